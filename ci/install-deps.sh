@@ -1,0 +1,34 @@
+#!/bin/sh
+# Install every Debian package placer's build, tests and default job need.
+# Idempotent and quiet on success; prints apt's output only when it fails.
+set -eu
+
+BUILD_PKGS="build-essential cmake pkg-config libhwloc-dev hwloc-nox libcgroup-dev \
+libnuma-dev libyaml-dev libjansson-dev libcmocka-dev"
+RUNTIME_PKGS="fio stress-ng util-linux procps psmisc"
+CEPH_PKGS="ceph-mon ceph-osd ceph-mgr ceph-mds ceph-common ceph-fuse"
+CONTAINER_PKGS="podman runc debootstrap"
+VM_PKGS="qemu-system-x86 linux-image-amd64 busybox-static cpio xz-utils"
+
+want="$BUILD_PKGS $RUNTIME_PKGS"
+case "${1:-all}" in
+  build) ;;
+  all) want="$want $CEPH_PKGS $CONTAINER_PKGS $VM_PKGS" ;;
+  *) echo "usage: $0 [build|all]" >&2; exit 2 ;;
+esac
+
+missing=""
+for p in $want; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" \
+    || missing="$missing $p"
+done
+[ -z "$missing" ] && exit 0
+
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+export DEBIAN_FRONTEND=noninteractive
+if ! { apt-get update -q && apt-get install -y -q --no-install-recommends $missing; } >"$log" 2>&1; then
+  cat "$log" >&2
+  echo "install-deps: apt-get failed installing:$missing" >&2
+  exit 1
+fi

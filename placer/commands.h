@@ -1,0 +1,14 @@
+/* The subcommands; main.c dispatches to these through one static table.
+ * Each returns a process exit code (enum placer_exit) and prints its own
+ * errors through placer_error_report(). */
+#ifndef PLACER_COMMANDS_H
+#define PLACER_COMMANDS_H
+
+int cmd_topo(int argc, char **argv);
+
+/* Subcommands parse options with getopt_long(argc, argv, "+:", ...) and
+ * opterr = 0; on '?' or ':' they return placer_usage_error(): one precise
+ * line on stderr, exit 2. */
+int placer_usage_error(const char *command, int getopt_rc, int argc, char **argv);
+
+#endif

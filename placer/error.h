@@ -1,0 +1,55 @@
+/* Error values that carry context up to the one place that prints them (main).
+ * A function that can fail returns a negative int and fills *err; callers add
+ * context with placer_error_prefix(); library code never prints. */
+#ifndef PLACER_ERROR_H
+#define PLACER_ERROR_H
+
+#include <stdarg.h>
+
+/* Exit codes, documented in README.md and docs/. */
+enum placer_exit {
+  PLACER_EXIT_OK = 0,
+  PLACER_EXIT_DRIFT = 1,      /* status: what is in force differs from the plan */
+  PLACER_EXIT_USAGE = 2,      /* bad command line, bad YAML, unreadable topology */
+  PLACER_EXIT_INFEASIBLE = 3, /* the profile does not fit the topology */
+  PLACER_EXIT_SYSTEM = 4,     /* the system refused a change (rolled back) */
+};
+
+struct placer_error {
+  int exit_code; /* one of enum placer_exit */
+  int errno_value; /* 0 when not from a system call */
+  char *msg;
+};
+
+/* Fill *err (if err is non-NULL) and return -1.  When *err is already set the
+ * first error wins: the later message is dropped. */
+int placer_error_set(struct placer_error **err, int exit_code, int errno_value, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+/* Same, appending ": strerror(errno_value)". */
+int placer_error_errno(struct placer_error **err, int exit_code, int errno_value, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+/* Prepend "context: " to an existing error.  Returns -1 for tail calls. */
+int placer_error_prefix(struct placer_error **err, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+void placer_error_free(struct placer_error *err);
+
+/* Print "placer: MSG" on stderr, free it, return its exit code. */
+int placer_error_report(struct placer_error *err);
+
+/* Cleanup helpers in the style of crun/systemd. */
+void placer_freep(void *p);
+void placer_closep(int *fd);
+void placer_fclosep(void *fp);
+#define cleanup_free __attribute__((cleanup(placer_freep)))
+#define cleanup_close __attribute__((cleanup(placer_closep)))
+#define cleanup_fclose __attribute__((cleanup(placer_fclosep)))
+
+static inline void *placer_take_ptr(void *pp) {
+  void **p = pp;
+  void *v = *p;
+  *p = 0;
+  return v;
+}
+#define TAKE_PTR(p) placer_take_ptr(&(p))
+
+#endif

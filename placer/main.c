@@ -1,0 +1,45 @@
+/* placer: place Ceph daemons, VMs and benchmark clients on a hyperconverged
+ * node.  This file only dispatches subcommands (iproute2 style: exact names). */
+#include <stdio.h>
+#include <string.h>
+
+#include "commands.h"
+#include "error.h"
+
+struct command {
+  const char *name;
+  int (*fn)(int argc, char **argv);
+  const char *summary;
+};
+
+static const struct command commands[] = {
+  { "topo", cmd_topo, "show the node: NUMA nodes, cores, caches, disks, NICs" },
+};
+
+static void usage(FILE *out) {
+  fprintf(out, "usage: placer COMMAND [OPTIONS]\n\ncommands:\n");
+  for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+    fprintf(out, "  %-8s %s\n", commands[i].name, commands[i].summary);
+  fprintf(out, "\n'placer COMMAND --help' describes each command.\n");
+}
+
+int main(int argc, char **argv) {
+  if (argc < 2) {
+    usage(stderr);
+    return PLACER_EXIT_USAGE;
+  }
+  const char *name = argv[1];
+  if (strcmp(name, "--help") == 0 || strcmp(name, "-h") == 0 || strcmp(name, "help") == 0) {
+    usage(stdout);
+    return PLACER_EXIT_OK;
+  }
+  if (strcmp(name, "--version") == 0 || strcmp(name, "version") == 0) {
+    printf("placer %s\n", PLACER_VERSION);
+    return PLACER_EXIT_OK;
+  }
+  for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+    if (strcmp(commands[i].name, name) == 0)
+      return commands[i].fn(argc - 1, argv + 1);
+  fprintf(stderr, "placer: unknown command '%s' (see 'placer --help')\n", name);
+  return PLACER_EXIT_USAGE;
+}

@@ -1,0 +1,101 @@
+/* A plan: where every instance of every role runs.  Produced by the pure
+ * planner (planner.c) from a topology and a profile; read by the printers,
+ * by apply/status/reset and by the launch backends. */
+#ifndef PLACER_PLAN_H
+#define PLACER_PLAN_H
+
+#include <hwloc.h>
+#include <jansson.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "error.h"
+#include "topology.h"
+
+enum placer_role_kind {
+  PLACER_KIND_CEPH_OSD,
+  PLACER_KIND_CEPH_MDS,
+  PLACER_KIND_CEPH_MON,
+  PLACER_KIND_CEPH_MGR,
+  PLACER_KIND_VM,
+  PLACER_KIND_FIO,
+  PLACER_KIND_GENERIC,
+};
+
+enum placer_locality {
+  PLACER_LOCALITY_NONE,   /* the role asked for no locality */
+  PLACER_LOCALITY_LOCAL,  /* on the device's / NIC's / asked node(s) */
+  PLACER_LOCALITY_REMOTE, /* asked for locality, fell back (preferred policy) */
+};
+
+/* How apply finds the running process(es) of an instance.  Values are
+ * already substituted for the instance ("--id 3", container "ceph-osd-3"). */
+enum placer_match_kind {
+  PLACER_MATCH_NONE,       /* only --pid INSTANCE=PID binds it */
+  PLACER_MATCH_CEPH_ID,    /* ceph daemon of the role's kind with --id VALUE / -i VALUE */
+  PLACER_MATCH_CONTAINER,  /* podman container named VALUE */
+  PLACER_MATCH_QEMU_NAME,  /* qemu with -name guest=VALUE (or -name VALUE) */
+  PLACER_MATCH_PIDFILE,    /* pid read from the file VALUE */
+  PLACER_MATCH_CMDLINE,    /* fnmatch(3) pattern VALUE on the NUL->space joined cmdline */
+};
+
+struct placer_match {
+  enum placer_match_kind kind;
+  char *value;             /* NULL for PLACER_MATCH_NONE */
+};
+
+struct placer_instance {
+  char *name;              /* "osd.0": role name, '.', index; unique in the plan */
+  char *role;              /* the role's name in the profile */
+  enum placer_role_kind kind;
+  unsigned index;          /* 0.. within the role */
+  char *device;            /* block device name it serves, or NULL */
+  char *nic;               /* NIC name it is placed near, or NULL */
+  bool pinned;             /* false: no cpuset restriction (unpinned baseline) */
+  hwloc_bitmap_t cpus;     /* OS indexes; all allowed PUs when !pinned */
+  hwloc_bitmap_t mems;     /* NUMA OS indexes */
+  bool has_memory_limit;
+  uint64_t memory_bytes;   /* limit and per-node budget when has_memory_limit */
+  unsigned cpu_weight;     /* 1..10000 as cgroup v2 cpu.weight; 0 = leave default */
+  bool exclusive;
+  bool whole_cores;
+  enum placer_locality locality;
+  int numa_node;           /* os_index of the node it mostly lies on, -1 if several/none */
+  struct placer_match match;
+  bool pin_vcpus;          /* vm: pin each vCPU thread to its own PU */
+};
+
+struct placer_plan {
+  char *profile_name;
+  char *profile_path;
+  char *topology_source;
+  unsigned topo_numa_nodes, topo_cores, topo_pus;
+  hwloc_bitmap_t reserved_cpus;
+  hwloc_bitmap_t reserved_mems;
+  uint64_t reserved_memory_bytes;
+  struct placer_instance *instances; size_t n_instances; /* profile order */
+  hwloc_bitmap_t free_cpus; /* PUs neither reserved nor held exclusively */
+  char **warnings; size_t n_warnings;
+};
+
+struct placer_profile; /* profile.h */
+
+/* The planner: pure, deterministic.  Infeasible profiles fail with
+ * PLACER_EXIT_INFEASIBLE and one message naming the role, its need and what
+ * is available; no partial plan is returned. */
+int placer_plan_compute(const struct placer_topology *topo, const struct placer_profile *profile,
+                        struct placer_plan **out, struct placer_error **err);
+void placer_plan_free(struct placer_plan *plan);
+
+const struct placer_instance *placer_plan_find(const struct placer_plan *plan, const char *name);
+
+const char *placer_role_kind_name(enum placer_role_kind kind);
+const char *placer_locality_name(enum placer_locality loc);
+const char *placer_match_kind_name(enum placer_match_kind kind);
+
+#define PLACER_PLAN_JSON_SCHEMA 1
+json_t *placer_plan_to_json(const struct placer_plan *plan);
+int placer_plan_print_text(const struct placer_plan *plan, FILE *out);
+
+#endif

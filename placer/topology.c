@@ -1,0 +1,254 @@
+/* Load the node's topology through hwloc (live or XML) into plain arrays.
+ * I/O devices are collected in topology-io.c; printers live in
+ * topology-json.c and topology-text.c. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "topology-internal.h"
+
+/* hwloc 2.x reads XML format 1.x and 2.x; a 3.x file fails inside hwloc with
+ * no reason given, so look at the root element first to say why. */
+static int check_xml_header(const char *path, struct placer_error **err) {
+  cleanup_fclose FILE *f = fopen(path, "r");
+  if (f == NULL)
+    return placer_error_errno(err, PLACER_EXIT_USAGE, errno, "topology '%s'", path);
+  char head[4096];
+  size_t n = fread(head, 1, sizeof(head) - 1, f);
+  if (ferror(f))
+    return placer_error_errno(err, PLACER_EXIT_USAGE, errno, "topology '%s': read", path);
+  head[n] = '\0';
+  if (n == 0)
+    return placer_error_set(err, PLACER_EXIT_USAGE, 0, "topology '%s': empty file", path);
+  const char *root = strstr(head, "<topology");
+  if (root == NULL)
+    return placer_error_set(err, PLACER_EXIT_USAGE, 0,
+                            "topology '%s': not an hwloc XML topology (no <topology> element)", path);
+  const char *version = strstr(root, "version=\"");
+  const char *end = strchr(root, '>');
+  if (version && end && version < end) {
+    unsigned major = (unsigned)strtoul(version + 9, NULL, 10);
+    if (major > HWLOC_API_VERSION >> 16)
+      return placer_error_set(err, PLACER_EXIT_USAGE, 0,
+                              "topology '%s': written by a newer hwloc (XML format %u.x; this placer reads up to %u.x)",
+                              path, major, HWLOC_API_VERSION >> 16);
+  }
+  return 0;
+}
+
+static int load_hwloc(struct placer_topology *topo, const char *xml_path, struct placer_error **err) {
+  if (hwloc_topology_init(&topo->hw) < 0)
+    return placer_error_errno(err, PLACER_EXIT_SYSTEM, errno, "hwloc_topology_init");
+  hwloc_topology_set_io_types_filter(topo->hw, HWLOC_TYPE_FILTER_KEEP_IMPORTANT);
+  hwloc_topology_set_flags(topo->hw, HWLOC_TOPOLOGY_FLAG_INCLUDE_DISALLOWED);
+  if (xml_path) {
+    if (check_xml_header(xml_path, err) < 0)
+      return -1;
+    if (hwloc_topology_set_xml(topo->hw, xml_path) < 0)
+      return placer_error_errno(err, PLACER_EXIT_USAGE, errno, "topology '%s': hwloc cannot read it", xml_path);
+  }
+  if (hwloc_topology_load(topo->hw) < 0) {
+    if (xml_path)
+      return placer_error_set(err, PLACER_EXIT_USAGE, errno,
+                              "topology '%s': not a valid hwloc XML topology (corrupt or truncated)", xml_path);
+    return placer_error_errno(err, PLACER_EXIT_SYSTEM, errno, "hwloc_topology_load");
+  }
+  return 0;
+}
+
+static unsigned package_of(hwloc_topology_t hw, hwloc_obj_t obj) {
+  hwloc_obj_t pkg = hwloc_get_ancestor_obj_by_type(hw, HWLOC_OBJ_PACKAGE, obj);
+  return pkg ? pkg->logical_index : 0;
+}
+
+static int compare_numa(const void *a, const void *b) {
+  const struct placer_numa_node *x = a, *y = b;
+  return (x->os_index > y->os_index) - (x->os_index < y->os_index);
+}
+
+static int collect_numa(struct placer_topology *topo) {
+  int n = hwloc_get_nbobjs_by_type(topo->hw, HWLOC_OBJ_NUMANODE);
+  topo->numa_nodes = calloc(n > 0 ? n : 1, sizeof(*topo->numa_nodes));
+  if (topo->numa_nodes == NULL)
+    return -1;
+  for (int i = 0; i < n; i++) {
+    hwloc_obj_t obj = hwloc_get_obj_by_type(topo->hw, HWLOC_OBJ_NUMANODE, i);
+    struct placer_numa_node *node = &topo->numa_nodes[topo->n_numa_nodes++];
+    node->os_index = obj->os_index;
+    node->memory_bytes = obj->attr->numanode.local_memory;
+    node->cpus = hwloc_bitmap_dup(obj->cpuset);
+    node->package = package_of(topo->hw, obj);
+  }
+  qsort(topo->numa_nodes, topo->n_numa_nodes, sizeof(*topo->numa_nodes), compare_numa);
+  return 0;
+}
+
+/* The NUMA node of a set of PUs when they all lie on exactly one, else -1. */
+static int single_numa_of(const struct placer_topology *topo, hwloc_const_bitmap_t cpus) {
+  int found = -1;
+  for (size_t i = 0; i < topo->n_numa_nodes; i++) {
+    if (hwloc_bitmap_intersects(topo->numa_nodes[i].cpus, cpus)) {
+      if (found >= 0)
+        return -1;
+      found = (int)topo->numa_nodes[i].os_index;
+    }
+  }
+  return found;
+}
+
+static int collect_l3(struct placer_topology *topo) {
+  int n = hwloc_get_nbobjs_by_type(topo->hw, HWLOC_OBJ_L3CACHE);
+  topo->l3_groups = calloc(n > 0 ? n : 1, sizeof(*topo->l3_groups));
+  if (topo->l3_groups == NULL)
+    return -1;
+  for (int i = 0; i < n; i++) {
+    hwloc_obj_t obj = hwloc_get_obj_by_type(topo->hw, HWLOC_OBJ_L3CACHE, i);
+    topo->l3_groups[i].size_bytes = obj->attr->cache.size;
+    topo->l3_groups[i].cpus = hwloc_bitmap_dup(obj->cpuset);
+  }
+  topo->n_l3_groups = n > 0 ? (size_t)n : 0;
+  return 0;
+}
+
+static int l3_group_of(const struct placer_topology *topo, hwloc_const_bitmap_t pus) {
+  for (size_t i = 0; i < topo->n_l3_groups; i++)
+    if (hwloc_bitmap_isincluded(pus, topo->l3_groups[i].cpus))
+      return (int)i;
+  return -1;
+}
+
+/* A core per hwloc Core object; a PU without a Core ancestor (some XML files
+ * omit cores) counts as a core of its own. */
+static int collect_cores(struct placer_topology *topo) {
+  int n_pus = hwloc_get_nbobjs_by_type(topo->hw, HWLOC_OBJ_PU);
+  topo->cores = calloc(n_pus > 0 ? n_pus : 1, sizeof(*topo->cores));
+  if (topo->cores == NULL)
+    return -1;
+  hwloc_obj_t last_core = NULL;
+  for (int i = 0; i < n_pus; i++) {
+    hwloc_obj_t pu = hwloc_get_obj_by_type(topo->hw, HWLOC_OBJ_PU, i);
+    hwloc_obj_t core = hwloc_get_ancestor_obj_by_type(topo->hw, HWLOC_OBJ_CORE, pu);
+    if (core && core == last_core)
+      continue;
+    last_core = core;
+    hwloc_obj_t owner = core ? core : pu;
+    struct placer_core *c = &topo->cores[topo->n_cores];
+    c->logical_index = (unsigned)topo->n_cores;
+    c->os_index = owner->os_index == HWLOC_UNKNOWN_INDEX ? c->logical_index : owner->os_index;
+    c->package = package_of(topo->hw, owner);
+    c->pus = hwloc_bitmap_dup(owner->cpuset);
+    c->numa_node = single_numa_of(topo, c->pus);
+    c->l3_group = l3_group_of(topo, c->pus);
+    topo->n_cores++;
+  }
+  return 0;
+}
+
+static int collect_distances(struct placer_topology *topo) {
+  size_t n = topo->n_numa_nodes;
+  unsigned nr = 1;
+  struct hwloc_distances_s *dist = NULL;
+  if (n < 2 || hwloc_distances_get_by_type(topo->hw, HWLOC_OBJ_NUMANODE, &nr, &dist, 0, 0) < 0 || nr == 0)
+    return 0;
+  if (dist->nbobjs == n) {
+    topo->distances = calloc(n * n, sizeof(uint64_t));
+    if (topo->distances == NULL) {
+      hwloc_distances_release(topo->hw, dist);
+      return -1;
+    }
+    for (unsigned i = 0; i < dist->nbobjs; i++)
+      for (unsigned j = 0; j < dist->nbobjs; j++) {
+        int row = placer_topology_numa_pos(topo, dist->objs[i]->os_index);
+        int col = placer_topology_numa_pos(topo, dist->objs[j]->os_index);
+        if (row >= 0 && col >= 0)
+          topo->distances[(size_t)row * n + (size_t)col] = dist->values[i * dist->nbobjs + j];
+      }
+  }
+  hwloc_distances_release(topo->hw, dist);
+  return 0;
+}
+
+int placer_topology_load(const char *xml_path, struct placer_topology **out, struct placer_error **err) {
+  struct placer_topology *topo = calloc(1, sizeof(*topo));
+  if (topo == NULL)
+    return placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "load topology");
+  topo->is_live = xml_path == NULL;
+  topo->source = strdup(xml_path ? xml_path : "live");
+  if (load_hwloc(topo, xml_path, err) < 0)
+    goto fail;
+  topo->n_packages = (unsigned)hwloc_get_nbobjs_by_type(topo->hw, HWLOC_OBJ_PACKAGE);
+  topo->online_cpus = hwloc_bitmap_dup(hwloc_topology_get_topology_cpuset(topo->hw));
+  topo->allowed_cpus = hwloc_bitmap_dup(hwloc_topology_get_allowed_cpuset(topo->hw));
+  topo->allowed_mems = hwloc_bitmap_dup(hwloc_topology_get_allowed_nodeset(topo->hw));
+  if (collect_numa(topo) < 0 || collect_l3(topo) < 0 || collect_cores(topo) < 0 || collect_distances(topo) < 0 ||
+      placer_topology_collect_io(topo) < 0) {
+    placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "load topology '%s'", topo->source);
+    goto fail;
+  }
+  *out = topo;
+  return 0;
+fail:
+  placer_topology_free(topo);
+  return -1;
+}
+
+void placer_topology_free(struct placer_topology *topo) {
+  if (topo == NULL)
+    return;
+  for (size_t i = 0; i < topo->n_numa_nodes; i++)
+    hwloc_bitmap_free(topo->numa_nodes[i].cpus);
+  for (size_t i = 0; i < topo->n_cores; i++)
+    hwloc_bitmap_free(topo->cores[i].pus);
+  for (size_t i = 0; i < topo->n_l3_groups; i++)
+    hwloc_bitmap_free(topo->l3_groups[i].cpus);
+  placer_topology_free_io(topo);
+  free(topo->numa_nodes);
+  free(topo->cores);
+  free(topo->l3_groups);
+  free(topo->distances);
+  hwloc_bitmap_free(topo->online_cpus);
+  hwloc_bitmap_free(topo->allowed_cpus);
+  hwloc_bitmap_free(topo->allowed_mems);
+  if (topo->hw)
+    hwloc_topology_destroy(topo->hw);
+  free(topo->source);
+  free(topo);
+}
+
+int placer_topology_numa_pos(const struct placer_topology *topo, unsigned os_index) {
+  for (size_t i = 0; i < topo->n_numa_nodes; i++)
+    if (topo->numa_nodes[i].os_index == os_index)
+      return (int)i;
+  return -1;
+}
+
+const struct placer_numa_node *placer_topology_numa_by_os(const struct placer_topology *topo, unsigned os_index) {
+  int pos = placer_topology_numa_pos(topo, os_index);
+  return pos < 0 ? NULL : &topo->numa_nodes[pos];
+}
+
+const struct placer_core *placer_topology_core_of_pu(const struct placer_topology *topo, unsigned pu_os_index) {
+  for (size_t i = 0; i < topo->n_cores; i++)
+    if (hwloc_bitmap_isset(topo->cores[i].pus, pu_os_index))
+      return &topo->cores[i];
+  return NULL;
+}
+
+uint64_t placer_topology_distance(const struct placer_topology *topo, unsigned from_os, unsigned to_os) {
+  int row = placer_topology_numa_pos(topo, from_os);
+  int col = placer_topology_numa_pos(topo, to_os);
+  if (topo->distances == NULL || row < 0 || col < 0)
+    return 0;
+  return topo->distances[(size_t)row * topo->n_numa_nodes + (size_t)col];
+}
+
+const char *placer_device_kind_name(enum placer_device_kind kind) {
+  switch (kind) {
+  case PLACER_DEVICE_NVME: return "nvme";
+  case PLACER_DEVICE_SSD: return "ssd";
+  case PLACER_DEVICE_HDD: return "hdd";
+  default: return "unknown";
+  }
+}

@@ -1,0 +1,109 @@
+/* The node as placer sees it: NUMA nodes, cores with their PUs, L3 groups,
+ * block devices and NICs with their NUMA locality.  Loaded once (live through
+ * hwloc, or from an hwloc XML file) into plain arrays; everything after the
+ * load is pure data that the planner and the printers read. */
+#ifndef PLACER_TOPOLOGY_H
+#define PLACER_TOPOLOGY_H
+
+#include <hwloc.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "error.h"
+
+struct placer_numa_node {
+  unsigned os_index;
+  uint64_t memory_bytes; /* local memory; 0 when the XML does not say */
+  hwloc_bitmap_t cpus;   /* OS indexes of the PUs local to this node */
+  unsigned package;      /* logical index of the package holding it */
+};
+
+struct placer_core {
+  unsigned logical_index; /* 0..n_cores-1 in topology order */
+  unsigned os_index;      /* the kernel's core_id (repeats across packages) */
+  unsigned package;       /* logical index of its package */
+  int numa_node;          /* os_index of its NUMA node, -1 when unknown */
+  int l3_group;           /* index into l3_groups, -1 when no L3 is known */
+  hwloc_bitmap_t pus;     /* OS indexes of its PUs (SMT siblings) */
+};
+
+struct placer_l3_group {
+  uint64_t size_bytes;
+  hwloc_bitmap_t cpus;
+};
+
+enum placer_device_kind {
+  PLACER_DEVICE_UNKNOWN = 0,
+  PLACER_DEVICE_NVME,
+  PLACER_DEVICE_SSD,
+  PLACER_DEVICE_HDD,
+};
+
+struct placer_blockdev {
+  char *name;              /* "nvme0n1", "sda" */
+  enum placer_device_kind kind;
+  uint64_t size_bytes;     /* 0 when unknown */
+  char *pci_busid;         /* "0000:11:00.0", NULL when not on PCI */
+  char *model;             /* NULL when unknown */
+  hwloc_bitmap_t numa_nodes; /* OS indexes; empty when locality is unknown */
+};
+
+struct placer_nic {
+  char *name;              /* "ens1f0" */
+  char *pci_busid;         /* NULL when not on PCI */
+  char *address;           /* MAC / IB GID, NULL when unknown */
+  uint64_t speed_mbps;     /* 0 when unknown */
+  hwloc_bitmap_t numa_nodes; /* OS indexes; empty when locality is unknown */
+};
+
+struct placer_topology {
+  hwloc_topology_t hw;
+  char *source;            /* "live" or the XML path as given */
+  bool is_live;
+
+  unsigned n_packages;
+  struct placer_numa_node *numa_nodes; size_t n_numa_nodes; /* sorted by os_index */
+  struct placer_core *cores;           size_t n_cores;      /* topology order */
+  struct placer_l3_group *l3_groups;   size_t n_l3_groups;
+  struct placer_blockdev *blockdevs;   size_t n_blockdevs;  /* sorted by name */
+  struct placer_nic *nics;             size_t n_nics;       /* sorted by name */
+
+  /* NUMA distance matrix (row-major, n_numa_nodes^2, same order as
+   * numa_nodes), NULL when the topology does not provide one. */
+  uint64_t *distances;
+
+  hwloc_bitmap_t online_cpus;  /* every PU of the topology */
+  hwloc_bitmap_t allowed_cpus; /* PUs this process may use */
+  hwloc_bitmap_t allowed_mems; /* NUMA nodes this process may use */
+};
+
+/* Load from an hwloc XML file, or the live machine when xml_path is NULL.
+ * Errors (missing, unreadable, corrupt or too-new XML) exit with
+ * PLACER_EXIT_USAGE and name the file. */
+int placer_topology_load(const char *xml_path, struct placer_topology **out, struct placer_error **err);
+void placer_topology_free(struct placer_topology *topo);
+
+/* Look-ups; NULL / -1 when absent. */
+const struct placer_numa_node *placer_topology_numa_by_os(const struct placer_topology *topo, unsigned os_index);
+int placer_topology_numa_pos(const struct placer_topology *topo, unsigned os_index);
+const struct placer_core *placer_topology_core_of_pu(const struct placer_topology *topo, unsigned pu_os_index);
+/* Distance between two NUMA nodes (by os_index); 0 when unknown. */
+uint64_t placer_topology_distance(const struct placer_topology *topo, unsigned from_os, unsigned to_os);
+
+const char *placer_device_kind_name(enum placer_device_kind kind);
+
+/* Output: JSON (schema documented in docs/topology.md) and text for a person. */
+#include <jansson.h>
+json_t *placer_topology_to_json(const struct placer_topology *topo);
+int placer_topology_print_text(const struct placer_topology *topo, FILE *out);
+
+#define PLACER_TOPOLOGY_JSON_SCHEMA 1
+
+/* "0-7,16-23" for a bitmap; caller frees.  Empty bitmap gives "". */
+char *placer_cpulist_format(hwloc_const_bitmap_t set);
+/* Parse "0-7,16-23" (whitespace tolerant); -1 on bad syntax. */
+int placer_cpulist_parse(const char *text, hwloc_bitmap_t set);
+
+#endif

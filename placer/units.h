@@ -1,0 +1,15 @@
+/* Human units for sizes: parse "6GiB" / "512M", print "5.5 GiB". */
+#ifndef PLACER_UNITS_H
+#define PLACER_UNITS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Parse a size: a decimal number (optionally with a fraction) followed by
+ * an optional unit: B, K/KiB, M/MiB, G/GiB, T/TiB (binary), KB/MB/GB/TB
+ * (decimal).  Returns 0, or -1 with *why set to a static reason. */
+int placer_parse_bytes(const char *text, uint64_t *out_bytes, const char **why);
+/* "23.5 GiB", "512 MiB", "4 KiB", "100 B". */
+void placer_format_bytes(uint64_t bytes, char *buf, size_t len);
+
+#endif
