@@ -5,7 +5,7 @@ set -eu
 
 BUILD_PKGS="build-essential cmake pkg-config libhwloc-dev hwloc-nox libcgroup-dev \
 libnuma-dev libyaml-dev libjansson-dev libcmocka-dev"
-RUNTIME_PKGS="fio stress-ng util-linux procps psmisc"
+RUNTIME_PKGS="fio stress-ng util-linux procps psmisc python3 numactl"
 CEPH_PKGS="ceph-mon ceph-osd ceph-mgr ceph-mds ceph-common ceph-fuse"
 CONTAINER_PKGS="podman runc debootstrap"
 VM_PKGS="qemu-system-x86 linux-image-amd64 busybox-static cpio xz-utils"

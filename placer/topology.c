@@ -170,6 +170,19 @@ static int collect_distances(struct placer_topology *topo) {
   return 0;
 }
 
+/* hwloc's allowed sets come from the cpuset cgroup; the process's own
+ * affinity (taskset, numactl) restricts it further. */
+static void restrict_to_own_binding(struct placer_topology *topo) {
+  hwloc_bitmap_t bound = hwloc_bitmap_alloc();
+  if (bound && hwloc_get_cpubind(topo->hw, bound, HWLOC_CPUBIND_PROCESS) == 0 && !hwloc_bitmap_iszero(bound))
+    hwloc_bitmap_and(topo->allowed_cpus, topo->allowed_cpus, bound);
+  hwloc_membind_policy_t policy;
+  if (bound && hwloc_get_membind(topo->hw, bound, &policy, HWLOC_MEMBIND_PROCESS | HWLOC_MEMBIND_BYNODESET) == 0 &&
+      !hwloc_bitmap_iszero(bound) && policy != HWLOC_MEMBIND_DEFAULT)
+    hwloc_bitmap_and(topo->allowed_mems, topo->allowed_mems, bound);
+  hwloc_bitmap_free(bound);
+}
+
 int placer_topology_load(const char *xml_path, struct placer_topology **out, struct placer_error **err) {
   struct placer_topology *topo = calloc(1, sizeof(*topo));
   if (topo == NULL)
@@ -182,6 +195,8 @@ int placer_topology_load(const char *xml_path, struct placer_topology **out, str
   topo->online_cpus = hwloc_bitmap_dup(hwloc_topology_get_topology_cpuset(topo->hw));
   topo->allowed_cpus = hwloc_bitmap_dup(hwloc_topology_get_allowed_cpuset(topo->hw));
   topo->allowed_mems = hwloc_bitmap_dup(hwloc_topology_get_allowed_nodeset(topo->hw));
+  if (topo->is_live)
+    restrict_to_own_binding(topo);
   if (collect_numa(topo) < 0 || collect_l3(topo) < 0 || collect_cores(topo) < 0 || collect_distances(topo) < 0 ||
       placer_topology_collect_io(topo) < 0) {
     placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "load topology '%s'", topo->source);

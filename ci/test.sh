@@ -1,0 +1,21 @@
+#!/bin/sh
+# Quick-start command (b): install what is needed, build, run the whole test
+# suite: unit tests, the same unit tests under ASan+UBSan, then the
+# integration tests that do the real thing (cgroups, podman, Ceph, qemu).
+# .ci/run runs this verbatim.  Needs root.
+set -eu
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+[ "$(id -u)" = 0 ] || { echo "ci/test.sh: run as root (it installs packages and uses cgroups)" >&2; exit 2; }
+
+echo "== install packages"
+sh ci/install-deps.sh all
+echo "== build (-Wall -Wextra -Werror)"
+BUILD_DIR=$root/build sh ci/build.sh
+echo "== build with ASan+UBSan"
+BUILD_DIR=$root/build-asan sh ci/build.sh -DPLACER_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug
+
+echo "== unit tests under ASan+UBSan"
+(cd build-asan && ctest -L unit --output-on-failure)
+echo "== all tests (unit + integration)"
+(cd build && ctest --output-on-failure)
