@@ -15,7 +15,7 @@ BUILD_DIR=$root/build sh ci/build.sh
 echo "== build with ASan+UBSan"
 BUILD_DIR=$root/build-asan sh ci/build.sh -DPLACER_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug
 
-echo "== unit tests under ASan+UBSan"
-(cd build-asan && ctest -L unit --output-on-failure)
+echo "== unit and live cgroup tests under ASan+UBSan"
+(cd build-asan && ctest -L 'unit|live' --output-on-failure)
 echo "== all tests (unit + integration)"
 (cd build && ctest --output-on-failure)

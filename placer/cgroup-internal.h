@@ -1,0 +1,86 @@
+/* Shared by the cgroup layer's files (cgroup.c, cgroup-v1.c, cgroup-v2.c,
+ * cgroup-names.c, cgroup-attach.c, cgroup-remove.c, cgroup-proc.c).  Not
+ * for the rest of placer (tests may use it). */
+#ifndef PLACER_CGROUP_INTERNAL_H
+#define PLACER_CGROUP_INTERNAL_H
+
+#include "cgroup.h"
+
+/* One mode's implementation.  GROUP arguments are already validated. */
+struct placer_cgroup_ops {
+  const char *name;
+  /* Find each controller's hierarchy; MOUNTINFO is /proc/self/mountinfo. */
+  int (*init)(struct placer_cgroup *cg, const char *mountinfo, struct placer_error **err);
+  int (*create)(struct placer_cgroup *cg, const char *group, struct placer_error **err);
+  int (*set_cpus)(struct placer_cgroup *cg, const char *group, const char *cpus, struct placer_error **err);
+  int (*set_mems)(struct placer_cgroup *cg, const char *group, const char *mems, struct placer_error **err);
+  int (*set_memory_limit)(struct placer_cgroup *cg, const char *group, uint64_t bytes, struct placer_error **err);
+  int (*set_cpu_weight)(struct placer_cgroup *cg, const char *group, unsigned weight, struct placer_error **err);
+  int (*attach_pid)(struct placer_cgroup *cg, const char *group, pid_t pid, struct placer_error **err);
+  int (*attach_tid)(struct placer_cgroup *cg, const char *group, pid_t tid, struct placer_error **err);
+  int (*read_memory_limit)(struct placer_cgroup *cg, const char *group, uint64_t *out, struct placer_error **err);
+  int (*read_cpu_weight)(struct placer_cgroup *cg, const char *group, unsigned *out, struct placer_error **err);
+};
+
+extern const struct placer_cgroup_ops placer_cgroup_ops_v1;
+extern const struct placer_cgroup_ops placer_cgroup_ops_v2;
+
+/* Where one controller's hierarchy is mounted.  In v2 all three entries
+ * describe the same unified mount. */
+struct placer_cgroup_hier {
+  char *mount_point; /* directory placer's group paths are relative to */
+  char *mount_root;  /* hierarchy path mounted there ("/" normally), as /proc/PID/cgroup names it */
+  bool shared;       /* same hierarchy as an earlier controller: skip when walking hierarchies */
+};
+
+struct placer_cgroup {
+  enum placer_cgroup_mode mode;
+  const struct placer_cgroup_ops *ops;
+  char *root;
+  struct placer_cgroup_hier hier[PLACER_CGROUP_N_CONTROLLERS];
+};
+
+/* Kernel limits from kernel/sched: v1 cpu.shares range. */
+#define PLACER_CGROUP_SHARES_MIN 2u
+#define PLACER_CGROUP_SHARES_MAX 262144u
+
+/* GROUP is a valid relative group path (else a PLACER_EXIT_USAGE error). */
+int cg_check_group(const char *group, struct placer_error **err);
+/* A path recorded from /proc/PID/cgroup: any spelling, but no "." / "..". */
+bool cg_recorded_path_is_safe(const char *path);
+
+/* cgroupfs file I/O.  Errors name the path, the value and errno. */
+int cg_write_file(const char *dir, const char *file, const char *value, struct placer_error **err);
+/* Whole file, trailing newline stripped. */
+int cg_read_file(const char *dir, const char *file, char **out, struct placer_error **err);
+/* A decimal number file ("123\n"). */
+int cg_read_u64(const char *dir, const char *file, uint64_t *out, struct placer_error **err);
+/* Replace *ERR (if its errno is ERRNO_VALUE) by its message plus HINT. */
+void cg_error_hint(struct placer_error **err, int errno_value, const char *hint);
+/* DIR/GROUP, or DIR when GROUP is "" or NULL. */
+char *cg_group_dir(const char *dir, const char *group);
+/* Parse the lines of a cgroup.procs-like file. */
+int cg_parse_pids(const char *text, pid_t **pids, size_t *n, struct placer_error **err);
+/* Move the whole process PID into GROUP in every hierarchy, then check
+ * each thread's /proc/PID/task/TID/cgroup and write PID again where one is
+ * found elsewhere (born during the move).  Bounded retries. */
+int cg_attach_group(struct placer_cgroup *cg, const char *group, pid_t pid, struct placer_error **err);
+
+/* /proc parsing, pure (cgroup-proc.c). */
+/* Find the cgroup mount of CONTROLLER ("cpuset") in mountinfo text whose
+ * mount point is a direct child of ROOT ("/sys/fs/cgroup/cpu,cpuacct").
+ * With CONTROLLER NULL: the cgroup2 mount at ROOT or above it (ROOT may be
+ * a delegated subtree); *mount_point is then ROOT and *mount_root the
+ * hierarchy path of ROOT.  -1 when absent. */
+int cg_mountinfo_lookup(const char *mountinfo, const char *root, const char *controller, char **mount_point,
+                        char **mount_root);
+/* Translate a path from /proc/PID/cgroup (hierarchy path) to one relative
+ * to the mount ("" for the mount itself); NULL when outside MOUNT_ROOT. */
+char *cg_path_from_proc(const char *mount_root, const char *proc_path);
+/* The reverse: the /proc/PID/cgroup path that GROUP has. */
+char *cg_path_to_proc(const char *mount_root, const char *group);
+/* Is thread TID of PID exiting (or gone)?  The kernel does not migrate an
+ * exiting thread, so it may stay behind in the old group until it is gone. */
+bool cg_task_exiting(pid_t pid, pid_t tid);
+
+#endif

@@ -1,0 +1,183 @@
+/* cgroup v1 (and the hybrid layout): one hierarchy per controller, each
+ * found in mountinfo; cpuset, memory and cpu are handled separately. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cgroup-internal.h"
+
+/* memory.limit_in_bytes reads back "no limit" as LONG_MAX rounded down to
+ * a page (9223372036854771712 with 4 KiB pages); anything this large is it. */
+#define V1_UNLIMITED_FLOOR (UINT64_C(1) << 62)
+
+static int v1_init(struct placer_cgroup *cg, const char *mountinfo, struct placer_error **err) {
+  for (int c = 0; c < PLACER_CGROUP_N_CONTROLLERS; c++) {
+    const char *name = placer_cgroup_controller_name(c);
+    struct placer_cgroup_hier *h = &cg->hier[c];
+    if (cg_mountinfo_lookup(mountinfo, cg->root, name, &h->mount_point, &h->mount_root) < 0)
+      return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOENT, "no cgroup v1 '%s' hierarchy mounted under %s", name,
+                              cg->root);
+    /* Controllers mounted together (say "cpuset,cpu") are one hierarchy:
+     * walk it once. */
+    for (int prev = 0; prev < c; prev++)
+      if (strcmp(cg->hier[prev].mount_point, h->mount_point) == 0)
+        h->shared = true;
+  }
+  return 0;
+}
+
+static char *dir_of(const struct placer_cgroup *cg, enum placer_cgroup_controller c, const char *group) {
+  return cg_group_dir(cg->hier[c].mount_point, group);
+}
+
+/* A new v1 cpuset has empty cpus and mems, and no task may enter it (nor a
+ * child be given CPUs) until they are set: copy the parent's. */
+static int populate_cpuset(const char *parent, const char *dir, struct placer_error **err) {
+  static const char *const files[] = { "cpuset.cpus", "cpuset.mems" };
+  for (size_t i = 0; i < 2; i++) {
+    cleanup_free char *have = NULL, *from_parent = NULL;
+    if (cg_read_file(dir, files[i], &have, err) < 0)
+      return -1;
+    if (*have)
+      continue;
+    if (cg_read_file(parent, files[i], &from_parent, err) < 0)
+      return -1;
+    if (*from_parent == '\0')
+      return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOSPC, "%s/%s is empty: cannot populate %s", parent, files[i],
+                              dir);
+    if (cg_write_file(dir, files[i], from_parent, err) < 0)
+      return -1;
+  }
+  return 0;
+}
+
+static int v1_create(struct placer_cgroup *cg, const char *group, struct placer_error **err) {
+  for (int c = 0; c < PLACER_CGROUP_N_CONTROLLERS; c++) {
+    if (cg->hier[c].shared)
+      continue;
+    cleanup_free char *path = strdup(group);
+    if (path == NULL)
+      return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+    /* Each level in turn, root side first: "placer", "placer/osd", ... */
+    for (char *slash = path;; slash++) {
+      slash = strchr(slash, '/');
+      if (slash)
+        *slash = '\0';
+      cleanup_free char *dir = dir_of(cg, c, path);
+      cleanup_free char *parent = NULL;
+      char *up = strrchr(path, '/');
+      if (up) {
+        *up = '\0';
+        parent = dir_of(cg, c, path);
+        *up = '/';
+      } else {
+        parent = strdup(cg->hier[c].mount_point);
+      }
+      if (dir == NULL || parent == NULL)
+        return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+      if (mkdir(dir, 0755) < 0 && errno != EEXIST)
+        return placer_error_errno(err, PLACER_EXIT_SYSTEM, errno, "mkdir %s", dir);
+      if (c == PLACER_CGROUP_CPUSET && populate_cpuset(parent, dir, err) < 0)
+        return -1;
+      if (slash == NULL)
+        break;
+      *slash = '/';
+    }
+  }
+  /* So that a process's pages follow it to the instance's nodes when it is
+   * moved in or its mems change (v2 always does this). */
+  cleanup_free char *leaf = dir_of(cg, PLACER_CGROUP_CPUSET, group);
+  if (leaf == NULL)
+    return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+  return cg_write_file(leaf, "cpuset.memory_migrate", "1", err);
+}
+
+static int write_group(struct placer_cgroup *cg, enum placer_cgroup_controller c, const char *group,
+                       const char *file, const char *value, struct placer_error **err) {
+  cleanup_free char *dir = dir_of(cg, c, group);
+  if (dir == NULL)
+    return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+  return cg_write_file(dir, file, value, err);
+}
+
+static int v1_set_cpus(struct placer_cgroup *cg, const char *group, const char *cpus, struct placer_error **err) {
+  return write_group(cg, PLACER_CGROUP_CPUSET, group, "cpuset.cpus", cpus, err);
+}
+
+static int v1_set_mems(struct placer_cgroup *cg, const char *group, const char *mems, struct placer_error **err) {
+  return write_group(cg, PLACER_CGROUP_CPUSET, group, "cpuset.mems", mems, err);
+}
+
+static int v1_set_memory_limit(struct placer_cgroup *cg, const char *group, uint64_t bytes,
+                               struct placer_error **err) {
+  char value[32];
+  if (bytes == PLACER_CGROUP_UNLIMITED)
+    snprintf(value, sizeof(value), "-1");
+  else
+    snprintf(value, sizeof(value), "%" PRIu64, bytes);
+  return write_group(cg, PLACER_CGROUP_MEMORY, group, "memory.limit_in_bytes", value, err);
+}
+
+static int v1_set_cpu_weight(struct placer_cgroup *cg, const char *group, unsigned weight,
+                             struct placer_error **err) {
+  char value[32];
+  snprintf(value, sizeof(value), "%" PRIu64, placer_cgroup_weight_to_shares(weight));
+  return write_group(cg, PLACER_CGROUP_CPU, group, "cpu.shares", value, err);
+}
+
+/* Writing a PID to v1 cgroup.procs moves all its threads, but only in that
+ * one hierarchy: cg_attach_group writes it in each. */
+static int v1_attach_pid(struct placer_cgroup *cg, const char *group, pid_t pid, struct placer_error **err) {
+  return cg_attach_group(cg, group, pid, err);
+}
+
+/* v1 `tasks` takes one thread id. */
+static int v1_attach_tid(struct placer_cgroup *cg, const char *group, pid_t tid, struct placer_error **err) {
+  char value[24];
+  snprintf(value, sizeof(value), "%d", (int)tid);
+  for (int c = 0; c < PLACER_CGROUP_N_CONTROLLERS; c++)
+    if (!cg->hier[c].shared && write_group(cg, c, group, "tasks", value, err) < 0)
+      return -1;
+  return 0;
+}
+
+static int v1_read_memory_limit(struct placer_cgroup *cg, const char *group, uint64_t *out,
+                                struct placer_error **err) {
+  cleanup_free char *dir = dir_of(cg, PLACER_CGROUP_MEMORY, group);
+  uint64_t v;
+  if (dir == NULL)
+    return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+  if (cg_read_u64(dir, "memory.limit_in_bytes", &v, err) < 0)
+    return -1;
+  *out = v >= V1_UNLIMITED_FLOOR ? PLACER_CGROUP_UNLIMITED : v;
+  return 0;
+}
+
+static int v1_read_cpu_weight(struct placer_cgroup *cg, const char *group, unsigned *out,
+                              struct placer_error **err) {
+  cleanup_free char *dir = dir_of(cg, PLACER_CGROUP_CPU, group);
+  uint64_t shares;
+  if (dir == NULL)
+    return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+  if (cg_read_u64(dir, "cpu.shares", &shares, err) < 0)
+    return -1;
+  *out = placer_cgroup_shares_to_weight(shares);
+  return 0;
+}
+
+const struct placer_cgroup_ops placer_cgroup_ops_v1 = {
+  .name = "v1",
+  .init = v1_init,
+  .create = v1_create,
+  .set_cpus = v1_set_cpus,
+  .set_mems = v1_set_mems,
+  .set_memory_limit = v1_set_memory_limit,
+  .set_cpu_weight = v1_set_cpu_weight,
+  .attach_pid = v1_attach_pid,
+  .attach_tid = v1_attach_tid,
+  .read_memory_limit = v1_read_memory_limit,
+  .read_cpu_weight = v1_read_cpu_weight,
+};

@@ -1,0 +1,145 @@
+/* The cgroup layer: create placer's groups, set cpus/mems/memory/weight,
+ * move processes in and out, read it all back.  cgroup v1 (and the hybrid
+ * layout) and v2 are detected once and hidden behind one ops table
+ * (cgroup-v1.c, cgroup-v2.c); callers never see file names. */
+#ifndef PLACER_CGROUP_H
+#define PLACER_CGROUP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "error.h"
+
+enum placer_cgroup_mode {
+  PLACER_CGROUP_V1, /* v1 controllers mounted under the root (also the hybrid layout) */
+  PLACER_CGROUP_V2, /* the root is the unified cgroup2 hierarchy */
+};
+
+/* The controllers placer uses.  In v2 they share one hierarchy. */
+enum placer_cgroup_controller {
+  PLACER_CGROUP_CPUSET,
+  PLACER_CGROUP_MEMORY,
+  PLACER_CGROUP_CPU,
+  PLACER_CGROUP_N_CONTROLLERS,
+};
+
+/* memory limit meaning "no limit" (v1 -1, v2 "max"). */
+#define PLACER_CGROUP_UNLIMITED UINT64_MAX
+/* cgroup v2 cpu.weight scale; v1 cpu.shares are converted to and from it. */
+#define PLACER_CGROUP_WEIGHT_MIN 1u
+#define PLACER_CGROUP_WEIGHT_DEFAULT 100u
+#define PLACER_CGROUP_WEIGHT_MAX 10000u
+
+struct placer_cgroup; /* opaque handle: mode, root, where each controller lives */
+
+/* Detect the mode of ROOT (NULL: $PLACER_CGROUP_ROOT, else /sys/fs/cgroup)
+ * by its filesystem magic, and find each controller's directory (v1: from
+ * /proc/self/mountinfo, so "cpu,cpuacct" mounts are found too). */
+int placer_cgroup_open(const char *root, struct placer_cgroup **out, struct placer_error **err);
+void placer_cgroup_close(struct placer_cgroup *cg);
+
+enum placer_cgroup_mode placer_cgroup_get_mode(const struct placer_cgroup *cg);
+const char *placer_cgroup_mode_name(enum placer_cgroup_mode mode); /* "v1", "v2" */
+const char *placer_cgroup_controller_name(enum placer_cgroup_controller c);
+/* Directory of GROUP ("" for the root) in controller C's hierarchy; caller frees. */
+char *placer_cgroup_dir(const struct placer_cgroup *cg, enum placer_cgroup_controller c, const char *group);
+
+/* Group paths are relative, '/'-separated, e.g. "placer/osd/osd.0"; every
+ * component must be a sanitized name, so a profile can never make placer
+ * write outside its subtree. */
+
+/* NAME with every byte outside [A-Za-z0-9._-] mapped to '_'; "", "." and
+ * ".." are refused (PLACER_EXIT_USAGE). */
+int placer_cgroup_sanitize_name(const char *name, char **out, struct placer_error **err);
+/* True when NAME is already sanitized (not "", ".", ".."; no other bytes). */
+bool placer_cgroup_name_is_valid(const char *name);
+/* PARENT + "/" + NAME (PARENT may be "" or NULL); NAME must be valid: a '/'
+ * in it is refused. */
+int placer_cgroup_path_join(const char *parent, const char *name, char **out, struct placer_error **err);
+/* True when GROUP is a non-empty relative path of valid names. */
+bool placer_cgroup_group_is_valid(const char *group);
+
+/* Create GROUP and every missing ancestor.  v1: intermediate cpusets get
+ * their parent's cpus/mems (a new v1 cpuset starts empty) and GROUP gets
+ * cpuset.memory_migrate=1; v2: +cpuset +memory +cpu are enabled in every
+ * ancestor's cgroup.subtree_control.  Existing groups are kept as they are. */
+int placer_cgroup_create(struct placer_cgroup *cg, const char *group, struct placer_error **err);
+bool placer_cgroup_exists(const struct placer_cgroup *cg, const char *group);
+
+/* CPUS / MEMS are kernel list syntax ("0-3,8").  A refused value fails with
+ * "write PATH = 'VALUE': strerror". */
+int placer_cgroup_set_cpus(struct placer_cgroup *cg, const char *group, const char *cpus, struct placer_error **err);
+int placer_cgroup_set_mems(struct placer_cgroup *cg, const char *group, const char *mems, struct placer_error **err);
+/* BYTES or PLACER_CGROUP_UNLIMITED. */
+int placer_cgroup_set_memory_limit(struct placer_cgroup *cg, const char *group, uint64_t bytes,
+                                   struct placer_error **err);
+/* WEIGHT on the v2 scale 1..10000 (v1 writes the equivalent cpu.shares). */
+int placer_cgroup_set_cpu_weight(struct placer_cgroup *cg, const char *group, unsigned weight,
+                                 struct placer_error **err);
+
+/* Move a whole process (every thread) into GROUP, in every controller, and
+ * verify each thread landed there (threads born during the move are moved
+ * too, with bounded retries). */
+int placer_cgroup_attach_pid(struct placer_cgroup *cg, const char *group, pid_t pid, struct placer_error **err);
+/* Move one thread.  v1 only: in v2 a thread can only move inside a threaded
+ * subtree, and the process is the unit (fails with EOPNOTSUPP there). */
+int placer_cgroup_attach_tid(struct placer_cgroup *cg, const char *group, pid_t tid, struct placer_error **err);
+
+/* Read back; strings are what the kernel holds ("" when empty). */
+int placer_cgroup_read_cpus(struct placer_cgroup *cg, const char *group, char **out, struct placer_error **err);
+int placer_cgroup_read_mems(struct placer_cgroup *cg, const char *group, char **out, struct placer_error **err);
+int placer_cgroup_read_memory_limit(struct placer_cgroup *cg, const char *group, uint64_t *out,
+                                    struct placer_error **err);
+int placer_cgroup_read_cpu_weight(struct placer_cgroup *cg, const char *group, unsigned *out,
+                                  struct placer_error **err);
+/* PIDs in cgroup.procs of GROUP (cpuset hierarchy in v1); sorted. */
+int placer_cgroup_list_pids(struct placer_cgroup *cg, const char *group, pid_t **pids, size_t *n_pids,
+                            struct placer_error **err);
+
+/* Where a process is now, per controller: the path relative to the
+ * hierarchy's mount ("" for the root).  Recorded before a move so that a
+ * rollback can put the process back. */
+struct placer_cgroup_membership {
+  char *path[PLACER_CGROUP_N_CONTROLLERS];
+};
+int placer_cgroup_pid_membership(struct placer_cgroup *cg, pid_t pid, struct placer_cgroup_membership *out,
+                                 struct placer_error **err);
+/* Move PID (whole process) back to the groups in M.  These are existing
+ * groups of any name, so only "." and ".." components are refused. */
+int placer_cgroup_restore_pid(struct placer_cgroup *cg, pid_t pid, const struct placer_cgroup_membership *m,
+                              struct placer_error **err);
+void placer_cgroup_membership_clear(struct placer_cgroup_membership *m);
+
+/* Remove GROUP and everything below it (deepest first, e.g. the conmon
+ * children podman leaves behind), in every controller.  A group that still
+ * has processes is not removed: the error names it and its PIDs.  A group
+ * that is already gone is not an error. */
+int placer_cgroup_remove(struct placer_cgroup *cg, const char *group, struct placer_error **err);
+/* Remove GROUP's ancestors that are now empty, deepest first; stops quietly
+ * at the first one that still has children or processes. */
+int placer_cgroup_remove_empty_parents(struct placer_cgroup *cg, const char *group, struct placer_error **err);
+
+/* cpu.weight (v2 scale) <-> cpu.shares (v1), the conversion runc >= 1.3.2
+ * and crun >= 1.23 use: weight = ceil(10^((L^2 + 125 L) / 612 - 7/34)) with
+ * L = log2(shares); shares 2 <-> 1, 1024 <-> 100, 262144 <-> 10000. */
+unsigned placer_cgroup_shares_to_weight(uint64_t shares);
+uint64_t placer_cgroup_weight_to_shares(unsigned weight);
+
+/* Parse /proc/PID/cgroup text: the path of CONTROLLER ("cpuset"; a line
+ * "4:cpu,cpuacct:/x" matches "cpu"), or with CONTROLLER NULL the v2 line
+ * "0::/path".  Returns 0 and a copy in *path, or -1 (no error filled) when
+ * there is no such line. */
+int placer_cgroup_proc_lookup(const char *content, const char *controller, char **path);
+
+/* Threads of a process and what the kernel allows each of them. */
+int placer_task_list(pid_t pid, pid_t **tids, size_t *n_tids, struct placer_error **err);
+/* Cpus_allowed_list / Mems_allowed_list of /proc/PID/task/TID/status (TID 0:
+ * /proc/PID/status).  Either out may be NULL. */
+int placer_task_read_allowed(pid_t pid, pid_t tid, char **cpus, char **mems, struct placer_error **err);
+/* sched_setaffinity of one thread (per-vCPU pinning) to CPUS ("3", "0-1").
+ * The kernel refuses CPUs outside the thread's cpuset (EINVAL). */
+int placer_task_set_affinity(pid_t tid, const char *cpus, struct placer_error **err);
+
+#endif

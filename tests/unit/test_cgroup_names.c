@@ -1,0 +1,273 @@
+/* The pure parts of the cgroup layer: names and paths, /proc/PID/cgroup
+ * and mountinfo parsing, shares <-> weight.  No cgroup is touched. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cgroup-internal.h"
+#include "test_support.h"
+
+static void expect_sanitized(const char *in, const char *want) {
+  struct placer_error *err = NULL;
+  char *out = NULL;
+  assert_int_equal(placer_cgroup_sanitize_name(in, &out, &err), 0);
+  assert_null(err);
+  assert_string_equal(out, want);
+  assert_true(placer_cgroup_name_is_valid(out));
+  free(out);
+}
+
+static void expect_refused(const char *in) {
+  struct placer_error *err = NULL;
+  char *out = NULL;
+  assert_int_equal(placer_cgroup_sanitize_name(in, &out, &err), -1);
+  assert_null(out);
+  assert_non_null(err);
+  assert_int_equal(err->exit_code, PLACER_EXIT_USAGE);
+  placer_error_free(err);
+}
+
+static void test_sanitize(void **state) {
+  (void)state;
+  expect_sanitized("osd.0", "osd.0");
+  expect_sanitized("ceph-mon_a", "ceph-mon_a");
+  expect_sanitized("my vm/1", "my_vm_1");
+  expect_sanitized("../../etc", ".._.._etc");
+  expect_sanitized("a:b*c\n", "a_b_c_");
+  expect_sanitized("\xc3\xa9t\xc3\xa9", "__t__"); /* every byte of UTF-8 */
+  expect_sanitized("...", "...");                 /* only "." and ".." are special */
+  expect_refused("");
+  expect_refused(".");
+  expect_refused("..");
+  expect_refused(NULL);
+}
+
+static void test_name_and_group_validity(void **state) {
+  (void)state;
+  assert_true(placer_cgroup_name_is_valid("osd.12"));
+  assert_false(placer_cgroup_name_is_valid("osd 12"));
+  assert_false(placer_cgroup_name_is_valid("a/b"));
+  assert_false(placer_cgroup_name_is_valid(".."));
+
+  assert_true(placer_cgroup_group_is_valid("placer"));
+  assert_true(placer_cgroup_group_is_valid("placer/osd/osd.0"));
+  assert_false(placer_cgroup_group_is_valid(""));
+  assert_false(placer_cgroup_group_is_valid("/placer"));
+  assert_false(placer_cgroup_group_is_valid("placer/"));
+  assert_false(placer_cgroup_group_is_valid("placer//osd"));
+  assert_false(placer_cgroup_group_is_valid("placer/../etc"));
+  assert_false(placer_cgroup_group_is_valid("placer/./osd"));
+  assert_false(placer_cgroup_group_is_valid("placer/os d"));
+  assert_false(placer_cgroup_group_is_valid(NULL));
+}
+
+static void test_path_join(void **state) {
+  (void)state;
+  struct placer_error *err = NULL;
+  char *out = NULL;
+  assert_int_equal(placer_cgroup_path_join("placer/osd", "osd.0", &out, &err), 0);
+  assert_string_equal(out, "placer/osd/osd.0");
+  free(out);
+  assert_int_equal(placer_cgroup_path_join("", "placer", &out, &err), 0);
+  assert_string_equal(out, "placer");
+  free(out);
+  assert_int_equal(placer_cgroup_path_join(NULL, "placer", &out, &err), 0);
+  assert_string_equal(out, "placer");
+  free(out);
+  assert_null(err);
+
+  out = NULL;
+  assert_int_equal(placer_cgroup_path_join("placer", "osd/osd.0", &out, &err), -1);
+  assert_null(out);
+  assert_non_null(err);
+  assert_int_equal(err->exit_code, PLACER_EXIT_USAGE);
+  assert_non_null(strstr(err->msg, "'osd/osd.0'"));
+  assert_non_null(strstr(err->msg, "'/'"));
+  placer_error_free(err);
+  err = NULL;
+
+  assert_int_equal(placer_cgroup_path_join("placer", "..", &out, &err), -1);
+  placer_error_free(err);
+  err = NULL;
+  assert_int_equal(placer_cgroup_path_join("placer", "a b", &out, &err), -1);
+  placer_error_free(err);
+  err = NULL;
+  assert_int_equal(placer_cgroup_path_join("../x", "osd", &out, &err), -1);
+  placer_error_free(err);
+}
+
+static void expect_lookup(const char *content, const char *controller, const char *want) {
+  char *path = NULL;
+  if (want == NULL) {
+    assert_int_equal(placer_cgroup_proc_lookup(content, controller, &path), -1);
+    assert_null(path);
+    return;
+  }
+  assert_int_equal(placer_cgroup_proc_lookup(content, controller, &path), 0);
+  assert_string_equal(path, want);
+  free(path);
+}
+
+static void test_proc_cgroup_lines(void **state) {
+  (void)state;
+  /* A hybrid host with cpu and cpuacct mounted together. */
+  const char *v1 = "12:pids:/user.slice/user-0.slice\n"
+                   "4:cpu,cpuacct:/placer/osd/osd.0\n"
+                   "3:cpuset:/placer/osd\n"
+                   "2:memory:/process_api/abb6\n"
+                   "1:name=systemd:/init.scope\n"
+                   "0::/\n";
+  expect_lookup(v1, "cpuset", "/placer/osd");
+  expect_lookup(v1, "cpu", "/placer/osd/osd.0");
+  expect_lookup(v1, "cpuacct", "/placer/osd/osd.0");
+  expect_lookup(v1, "memory", "/process_api/abb6");
+  expect_lookup(v1, "blkio", NULL);
+  expect_lookup(v1, "systemd", NULL); /* named hierarchies are not controllers */
+  expect_lookup(v1, NULL, "/");
+
+  /* "cpu" must not match "cpuset" or "cpuacct" on their own. */
+  expect_lookup("5:cpuset:/a\n6:cpuacct:/b\n", "cpu", NULL);
+
+  /* Pure v2; a path may hold ':' and the last line may lack '\n'. */
+  expect_lookup("0::/placer/vm/vm.0\n", NULL, "/placer/vm/vm.0");
+  expect_lookup("0::/a:b/c", NULL, "/a:b/c");
+  expect_lookup("0::/placer\n", "cpuset", NULL);
+  expect_lookup("", NULL, NULL);
+  expect_lookup("garbage\n", NULL, NULL);
+}
+
+static const char *mountinfo_hybrid =
+    "31 23 0:28 / /sys/fs/cgroup rw,relatime - tmpfs tmpfs rw,mode=755\n"
+    "32 31 0:29 / /sys/fs/cgroup/cpu,cpuacct rw,relatime shared:9 - cgroup cgroup rw,cpu,cpuacct\n"
+    "34 31 0:31 / /sys/fs/cgroup/cpuset rw,relatime - cgroup cgroup rw,cpuset\n"
+    "35 31 0:32 /docker/abc /sys/fs/cgroup/memory rw,relatime - cgroup cgroup rw,memory\n"
+    "40 31 0:37 / /sys/fs/cgroup/systemd rw,relatime - cgroup cgroup rw,xattr,name=systemd\n"
+    "41 31 0:38 / /sys/fs/cgroup/unified rw,relatime - cgroup2 cgroup2 rw\n"
+    "50 23 0:31 / /mnt/other\\040place/cpuset rw - cgroup cgroup rw,cpuset\n";
+
+static void expect_mount(const char *mountinfo, const char *root, const char *controller, const char *want_point,
+                         const char *want_root) {
+  char *point = NULL, *mroot = NULL;
+  if (want_point == NULL) {
+    assert_int_equal(cg_mountinfo_lookup(mountinfo, root, controller, &point, &mroot), -1);
+    return;
+  }
+  assert_int_equal(cg_mountinfo_lookup(mountinfo, root, controller, &point, &mroot), 0);
+  assert_string_equal(point, want_point);
+  assert_string_equal(mroot, want_root);
+  free(point);
+  free(mroot);
+}
+
+static void test_mountinfo(void **state) {
+  (void)state;
+  expect_mount(mountinfo_hybrid, "/sys/fs/cgroup", "cpu", "/sys/fs/cgroup/cpu,cpuacct", "/");
+  expect_mount(mountinfo_hybrid, "/sys/fs/cgroup/", "cpuset", "/sys/fs/cgroup/cpuset", "/");
+  expect_mount(mountinfo_hybrid, "/sys/fs/cgroup", "memory", "/sys/fs/cgroup/memory", "/docker/abc");
+  expect_mount(mountinfo_hybrid, "/sys/fs/cgroup", "pids", NULL, NULL);
+  /* The hybrid layout's cgroup2 lives below the root, not at it. */
+  expect_mount(mountinfo_hybrid, "/sys/fs/cgroup", NULL, NULL, NULL);
+  /* Another root (a test mount), with an escaped blank in its path. */
+  expect_mount(mountinfo_hybrid, "/mnt/other place", "cpuset", "/mnt/other place/cpuset", "/");
+
+  const char *v2 = "30 23 0:26 / /sys/fs/cgroup rw,nosuid,nodev - cgroup2 cgroup2 rw,nsdelegate\n";
+  expect_mount(v2, "/sys/fs/cgroup", NULL, "/sys/fs/cgroup", "/");
+  /* A delegated subtree as the root: its hierarchy path is below the mount. */
+  expect_mount(v2, "/sys/fs/cgroup/placer.slice/", NULL, "/sys/fs/cgroup/placer.slice", "/placer.slice");
+  expect_mount(v2, "/sys/fs/cgroupx", NULL, NULL, NULL);
+  expect_mount(v2, "/sys/fs/cgroup", "cpuset", NULL, NULL);
+}
+
+static void test_proc_path_translation(void **state) {
+  (void)state;
+  char *s;
+  assert_string_equal(s = cg_path_from_proc("/", "/placer/osd"), "placer/osd");
+  free(s);
+  assert_string_equal(s = cg_path_from_proc("/", "/"), "");
+  free(s);
+  assert_string_equal(s = cg_path_from_proc("/docker/abc", "/docker/abc/placer"), "placer");
+  free(s);
+  assert_string_equal(s = cg_path_from_proc("/docker/abc", "/docker/abc"), "");
+  free(s);
+  assert_null(cg_path_from_proc("/docker/abc", "/docker/abcd"));
+  assert_null(cg_path_from_proc("/docker/abc", "/other"));
+
+  assert_string_equal(s = cg_path_to_proc("/", "placer/osd"), "/placer/osd");
+  free(s);
+  assert_string_equal(s = cg_path_to_proc("/", ""), "/");
+  free(s);
+  assert_string_equal(s = cg_path_to_proc("/docker/abc", "placer"), "/docker/abc/placer");
+  free(s);
+  assert_string_equal(s = cg_path_to_proc("/docker/abc/", NULL), "/docker/abc");
+  free(s);
+}
+
+static void test_shares_weight(void **state) {
+  (void)state;
+  /* The three anchors of the map: minimum, default, maximum. */
+  assert_int_equal(placer_cgroup_shares_to_weight(2), 1);
+  assert_int_equal(placer_cgroup_shares_to_weight(1024), 100);
+  assert_int_equal(placer_cgroup_shares_to_weight(262144), 10000);
+  assert_int_equal(placer_cgroup_weight_to_shares(1), 2);
+  assert_int_equal(placer_cgroup_weight_to_shares(100), 1024);
+  assert_int_equal(placer_cgroup_weight_to_shares(10000), 262144);
+  /* Points in between (ceil(10^((L^2 + 125 L)/612 - 7/34)), L = log2 s). */
+  assert_int_equal(placer_cgroup_shares_to_weight(512), 59);
+  assert_int_equal(placer_cgroup_shares_to_weight(2048), 174);
+  assert_int_equal(placer_cgroup_shares_to_weight(100000), 4340);
+  assert_int_equal(placer_cgroup_weight_to_shares(2), 5);
+  assert_int_equal(placer_cgroup_weight_to_shares(10), 50);
+  assert_int_equal(placer_cgroup_weight_to_shares(1000), 17614);
+  /* Out of range is clamped. */
+  assert_int_equal(placer_cgroup_shares_to_weight(0), 1);
+  assert_int_equal(placer_cgroup_shares_to_weight(1u << 20), 10000);
+  assert_int_equal(placer_cgroup_weight_to_shares(0), 2);
+  assert_int_equal(placer_cgroup_weight_to_shares(20000), 262144);
+  /* Every weight survives set-then-read on v1, and the map is monotonic. */
+  uint64_t prev = 0;
+  for (unsigned w = 1; w <= 10000; w++) {
+    uint64_t s = placer_cgroup_weight_to_shares(w);
+    assert_int_equal(placer_cgroup_shares_to_weight(s), w);
+    assert_true(s > prev);
+    prev = s;
+  }
+}
+
+static void test_open_bad_root(void **state) {
+  (void)state;
+  struct placer_cgroup *cg = NULL;
+  struct placer_error *err = NULL;
+  assert_int_equal(placer_cgroup_open("/nonexistent/placer-cgroup", &cg, &err), -1);
+  assert_null(cg);
+  assert_non_null(strstr(err->msg, "/nonexistent/placer-cgroup"));
+  assert_int_equal(err->errno_value, ENOENT);
+  placer_error_free(err);
+  err = NULL;
+
+  /* The environment names the root when the argument does not. */
+  setenv("PLACER_CGROUP_ROOT", "/nonexistent/from-env", 1);
+  assert_int_equal(placer_cgroup_open(NULL, &cg, &err), -1);
+  assert_non_null(strstr(err->msg, "/nonexistent/from-env"));
+  placer_error_free(err);
+  err = NULL;
+
+  /* A directory without v1 mounts below it is not a cgroup root. */
+  assert_int_equal(placer_cgroup_open("/proc/self", &cg, &err), -1);
+  assert_non_null(strstr(err->msg, "no cgroup v1 'cpuset' hierarchy mounted under /proc/self"));
+  placer_error_free(err);
+  unsetenv("PLACER_CGROUP_ROOT");
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+    cmocka_unit_test(test_sanitize),
+    cmocka_unit_test(test_name_and_group_validity),
+    cmocka_unit_test(test_path_join),
+    cmocka_unit_test(test_proc_cgroup_lines),
+    cmocka_unit_test(test_mountinfo),
+    cmocka_unit_test(test_proc_path_translation),
+    cmocka_unit_test(test_shares_weight),
+    cmocka_unit_test(test_open_bad_root),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
