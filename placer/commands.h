@@ -5,6 +5,7 @@
 #define PLACER_COMMANDS_H
 
 int cmd_topo(int argc, char **argv);
+int cmd_plan(int argc, char **argv);
 
 /* Subcommands parse options with getopt_long(argc, argv, "+:", ...) and
  * opterr = 0; on '?' or ':' they return placer_usage_error(): one precise

@@ -14,6 +14,7 @@ struct command {
 
 static const struct command commands[] = {
   { "topo", cmd_topo, "show the node: NUMA nodes, cores, caches, disks, NICs" },
+  { "plan", cmd_plan, "compute where every role runs from a profile" },
 };
 
 static void usage(FILE *out) {

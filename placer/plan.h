@@ -75,7 +75,7 @@ struct placer_plan {
   hwloc_bitmap_t reserved_mems;
   uint64_t reserved_memory_bytes;
   struct placer_instance *instances; size_t n_instances; /* profile order */
-  hwloc_bitmap_t free_cpus; /* PUs neither reserved nor held exclusively */
+  hwloc_bitmap_t free_cpus; /* usable PUs neither reserved nor held by an instance or a shared pool */
   char **warnings; size_t n_warnings;
 };
 

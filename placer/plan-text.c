@@ -1,0 +1,134 @@
+/* A plan as a table for a person: one row per instance, then the warnings
+ * the rows refer to by number. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "plan.h"
+#include "units.h"
+
+enum { COL_INSTANCE, COL_ROLE, COL_NEAR, COL_NUMA, COL_CPUS, COL_MEMS, COL_MEMORY, COL_LOCALITY, COL_WARN, N_COLS };
+
+static const char *const headers[N_COLS] = {
+  "INSTANCE", "ROLE", "DEVICE/NIC", "NUMA", "CPUS", "MEMS", "MEMORY", "LOCALITY", "WARNINGS",
+};
+
+/* Warnings about an instance start with "NAME: ". */
+static bool warning_is_about(const char *warning, const char *name) {
+  size_t n = strlen(name);
+  return strncmp(warning, name, n) == 0 && warning[n] == ':' && warning[n + 1] == ' ';
+}
+
+static char *instance_cell(const struct placer_plan *plan, const struct placer_instance *inst, int col) {
+  char *s = NULL;
+  char buf[64];
+  switch (col) {
+  case COL_INSTANCE: return strdup(inst->name);
+  case COL_ROLE:
+    if (asprintf(&s, "%s (%s)", inst->role, placer_role_kind_name(inst->kind)) < 0)
+      return NULL;
+    return s;
+  case COL_NEAR:
+    if (inst->device && inst->nic) {
+      if (asprintf(&s, "%s/%s", inst->device, inst->nic) < 0)
+        return NULL;
+      return s;
+    }
+    return strdup(inst->device ? inst->device : inst->nic ? inst->nic : "-");
+  case COL_NUMA:
+    if (inst->numa_node < 0)
+      return strdup(hwloc_bitmap_weight(inst->mems) > 1 ? "several" : "-");
+    snprintf(buf, sizeof(buf), "%d", inst->numa_node);
+    return strdup(buf);
+  case COL_CPUS:
+    if (!inst->pinned)
+      return strdup("any");
+    s = placer_cpulist_format(inst->cpus);
+    if (s && !inst->exclusive) {
+      char *shared = NULL;
+      if (asprintf(&shared, "%s (shared)", s) < 0)
+        shared = NULL;
+      free(s);
+      return shared;
+    }
+    return s;
+  case COL_MEMS:
+    if (!inst->pinned)
+      return strdup("any");
+    return placer_cpulist_format(inst->mems);
+  case COL_MEMORY:
+    if (!inst->has_memory_limit)
+      return strdup("-");
+    placer_format_bytes(inst->memory_bytes, buf, sizeof(buf));
+    return strdup(buf);
+  case COL_LOCALITY: return strdup(placer_locality_name(inst->locality));
+  case COL_WARN: {
+    FILE *f;
+    size_t size = 0;
+    if ((f = open_memstream(&s, &size)) == NULL)
+      return NULL;
+    int n = 0;
+    for (size_t i = 0; i < plan->n_warnings; i++)
+      if (warning_is_about(plan->warnings[i], inst->name))
+        fprintf(f, "%s[%zu]", n++ ? " " : "", i + 1);
+    if (n == 0)
+      fputs("-", f);
+    fclose(f);
+    return s;
+  }
+  }
+  return NULL;
+}
+
+static void print_row(FILE *out, const char *const *row, const size_t *width) {
+  for (int c = 0; c + 1 < N_COLS; c++)
+    fprintf(out, "%-*s  ", (int)width[c], row[c]);
+  fprintf(out, "%s\n", row[N_COLS - 1]);
+}
+
+int placer_plan_print_text(const struct placer_plan *plan, FILE *out) {
+  size_t rows = plan->n_instances;
+  char **cells = calloc((rows ? rows : 1) * N_COLS, sizeof(char *));
+  if (cells == NULL)
+    return -1;
+  size_t width[N_COLS];
+  int rc = -1;
+  for (int c = 0; c < N_COLS; c++)
+    width[c] = strlen(headers[c]);
+  for (size_t r = 0; r < rows; r++)
+    for (int c = 0; c < N_COLS; c++) {
+      char *cell = instance_cell(plan, &plan->instances[r], c);
+      if (cell == NULL)
+        goto out;
+      cells[r * N_COLS + c] = cell;
+      if (strlen(cell) > width[c])
+        width[c] = strlen(cell);
+    }
+
+  cleanup_free char *reserved = placer_cpulist_format(plan->reserved_cpus);
+  cleanup_free char *reserved_mems = placer_cpulist_format(plan->reserved_mems);
+  cleanup_free char *free_cpus = placer_cpulist_format(plan->free_cpus);
+  char host_memory[32];
+  placer_format_bytes(plan->reserved_memory_bytes, host_memory, sizeof(host_memory));
+  fprintf(out, "profile  %s\n", plan->profile_name);
+  fprintf(out, "topology %s: %u NUMA node%s, %u cores, %u PUs\n", plan->topology_source, plan->topo_numa_nodes,
+          plan->topo_numa_nodes == 1 ? "" : "s", plan->topo_cores, plan->topo_pus);
+  fprintf(out, "reserved cpus %s, mems %s, memory %s\n", reserved && *reserved ? reserved : "none",
+          reserved_mems && *reserved_mems ? reserved_mems : "none", host_memory);
+  fprintf(out, "free     cpus %s\n\n", free_cpus && *free_cpus ? free_cpus : "none");
+
+  print_row(out, headers, width);
+  for (size_t r = 0; r < rows; r++)
+    print_row(out, (const char *const *)&cells[r * N_COLS], width);
+  if (plan->n_warnings) {
+    fprintf(out, "\nwarnings:\n");
+    for (size_t i = 0; i < plan->n_warnings; i++)
+      fprintf(out, "  [%zu] %s\n", i + 1, plan->warnings[i]);
+  }
+  rc = ferror(out) ? -1 : 0;
+out:
+  for (size_t i = 0; i < rows * N_COLS; i++)
+    free(cells[i]);
+  free(cells);
+  return rc;
+}

@@ -1,0 +1,1470 @@
+/* The planner: topology + profile -> plan.  Pure and deterministic: it reads
+ * only its two inputs, iterates in topology order and never looks at the
+ * clock, the environment or pointer values.
+ *
+ * Order of work: the host reserve; then roles with a locality (device, NIC,
+ * NUMA node, spread) in profile order; then roles without one; then the
+ * roles with count: fill, which take what is left.  Instances are listed in
+ * profile order whatever the order they were placed in. */
+#include <errno.h>
+#include <fnmatch.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "plan-internal.h"
+#include "profile.h"
+#include "units.h"
+
+enum unit {
+  UNIT_CORES,         /* whole cores, counted as cores */
+  UNIT_WHOLE_THREADS, /* threads, taken as whole cores */
+  UNIT_THREADS,       /* single hardware threads */
+};
+
+struct cpu_need {
+  enum unit unit;
+  unsigned amount;
+};
+
+struct node_info {
+  unsigned os;
+  size_t *cores; /* indexes into topo->cores, topology order */
+  size_t n_cores;
+  bool memory_known;
+  uint64_t memory_total, memory_reserved, memory_used;
+  char *first_over; /* the instance that first over-committed it (preferred policy) */
+};
+
+struct pool_state {
+  const char *name;
+  struct cpu_need need;
+  bool placed;
+  bool fill;
+  hwloc_bitmap_t cpus;
+};
+
+struct role_state {
+  const struct placer_role_spec *spec;
+  size_t pos;
+  struct placer_instance *inst;
+  size_t n, cap;
+  struct pool_state *pool;
+};
+
+struct warning {
+  int group;    /* 0: reserve, 1: an instance, 2: a NUMA node's memory */
+  size_t role;  /* profile position (group 1) or node position (group 2) */
+  size_t index; /* instance within its role */
+  size_t seq;
+  char *text;
+};
+
+struct planner {
+  const struct placer_topology *topo;
+  const struct placer_profile *profile;
+  struct placer_error **err;
+  hwloc_bitmap_t usable;   /* online PUs this process may use */
+  hwloc_bitmap_t used;     /* reserved or held by an instance or a pool */
+  hwloc_bitmap_t reserved; /* the host reserve */
+  hwloc_bitmap_t snapshot; /* used, when the current role started (for messages) */
+  struct node_info *nodes;
+  size_t n_nodes;
+  struct role_state *roles;
+  struct pool_state *pools;
+  size_t n_pools;
+  struct warning *warnings;
+  size_t n_warnings;
+};
+
+enum choice { CHOSE_LOCAL, CHOSE_REMOTE, CHOSE_ANY, NO_ROOM_THERE, NO_ROOM };
+
+static int oom(struct planner *p) {
+  return placer_error_errno(p->err, PLACER_EXIT_SYSTEM, ENOMEM, "plan");
+}
+
+static int infeasible(struct planner *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int infeasible(struct planner *p, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  char *msg = NULL;
+  if (vasprintf(&msg, fmt, ap) < 0)
+    msg = NULL;
+  va_end(ap);
+  placer_error_set(p->err, PLACER_EXIT_INFEASIBLE, 0, "%s", msg ? msg : "out of memory");
+  free(msg);
+  return -1;
+}
+
+static int warn(struct planner *p, int group, size_t role, size_t index, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+static int warn(struct planner *p, int group, size_t role, size_t index, const char *fmt, ...) {
+  struct warning *bigger = realloc(p->warnings, (p->n_warnings + 1) * sizeof(*bigger));
+  if (bigger == NULL)
+    return oom(p);
+  p->warnings = bigger;
+  va_list ap;
+  va_start(ap, fmt);
+  char *text = NULL;
+  if (vasprintf(&text, fmt, ap) < 0)
+    text = NULL;
+  va_end(ap);
+  if (text == NULL)
+    return oom(p);
+  p->warnings[p->n_warnings] = (struct warning){ group, role, index, p->n_warnings, text };
+  p->n_warnings++;
+  return 0;
+}
+
+/* ---- the node as the planner sees it ---- */
+
+static const struct placer_core *core_at(const struct planner *p, size_t i) {
+  return &p->topo->cores[i];
+}
+
+static bool core_usable(const struct planner *p, const struct placer_core *c) {
+  return !hwloc_bitmap_iszero(c->pus) && hwloc_bitmap_isincluded(c->pus, p->usable);
+}
+
+static bool core_free(const struct planner *p, hwloc_const_bitmap_t used, const struct placer_core *c) {
+  return core_usable(p, c) && !hwloc_bitmap_intersects(c->pus, used);
+}
+
+static size_t node_pos_of_os(const struct planner *p, unsigned os) {
+  for (size_t i = 0; i < p->n_nodes; i++)
+    if (p->nodes[i].os == os)
+      return i;
+  return SIZE_MAX;
+}
+
+static int setup_nodes(struct planner *p) {
+  const struct placer_topology *t = p->topo;
+  p->n_nodes = t->n_numa_nodes;
+  p->nodes = calloc(p->n_nodes ? p->n_nodes : 1, sizeof(*p->nodes));
+  if (p->nodes == NULL)
+    return oom(p);
+  for (size_t i = 0; i < p->n_nodes; i++) {
+    p->nodes[i].os = t->numa_nodes[i].os_index;
+    p->nodes[i].memory_total = t->numa_nodes[i].memory_bytes;
+    p->nodes[i].memory_known = t->numa_nodes[i].memory_bytes > 0;
+    p->nodes[i].cores = calloc(t->n_cores ? t->n_cores : 1, sizeof(size_t));
+    if (p->nodes[i].cores == NULL)
+      return oom(p);
+  }
+  /* A core belongs to the node of its first PU (cores never span nodes on
+   * real machines; the rule only keeps odd XML files deterministic). */
+  for (size_t c = 0; c < t->n_cores; c++) {
+    int first = hwloc_bitmap_first(t->cores[c].pus);
+    if (first < 0)
+      continue;
+    for (size_t i = 0; i < p->n_nodes; i++)
+      if (hwloc_bitmap_isset(t->numa_nodes[i].cpus, (unsigned)first)) {
+        p->nodes[i].cores[p->nodes[i].n_cores++] = c;
+        break;
+      }
+  }
+  return 0;
+}
+
+static bool node_has_cores(const struct planner *p, size_t pos) {
+  for (size_t k = 0; k < p->nodes[pos].n_cores; k++)
+    if (core_usable(p, core_at(p, p->nodes[pos].cores[k])))
+      return true;
+  return false;
+}
+
+/* Units of need free on one node with `used` taken. */
+static unsigned node_capacity(const struct planner *p, hwloc_const_bitmap_t used, size_t pos, enum unit unit) {
+  unsigned n = 0;
+  const struct node_info *node = &p->nodes[pos];
+  for (size_t k = 0; k < node->n_cores; k++) {
+    const struct placer_core *c = core_at(p, node->cores[k]);
+    if (unit == UNIT_THREADS) {
+      for (int pu = hwloc_bitmap_first(c->pus); pu >= 0; pu = hwloc_bitmap_next(c->pus, pu))
+        if (hwloc_bitmap_isset(p->usable, (unsigned)pu) && !hwloc_bitmap_isset(used, (unsigned)pu))
+          n++;
+    } else if (core_free(p, used, c)) {
+      n += unit == UNIT_CORES ? 1 : (unsigned)hwloc_bitmap_weight(c->pus);
+    }
+  }
+  return n;
+}
+
+/* Units in scope (a nodeset, or every node when NULL): all there are, those
+ * reserved for the host, and those free with `used` taken. */
+static void scope_stats(const struct planner *p, hwloc_const_bitmap_t used, hwloc_const_bitmap_t nodeset, enum unit unit,
+                        unsigned *total, unsigned *reserved, unsigned *free_units) {
+  *total = *reserved = *free_units = 0;
+  for (size_t i = 0; i < p->n_nodes; i++) {
+    if (nodeset && !hwloc_bitmap_isset(nodeset, p->nodes[i].os))
+      continue;
+    for (size_t k = 0; k < p->nodes[i].n_cores; k++) {
+      const struct placer_core *c = core_at(p, p->nodes[i].cores[k]);
+      if (unit == UNIT_THREADS) {
+        for (int pu = hwloc_bitmap_first(c->pus); pu >= 0; pu = hwloc_bitmap_next(c->pus, pu)) {
+          if (!hwloc_bitmap_isset(p->usable, (unsigned)pu))
+            continue;
+          (*total)++;
+          if (hwloc_bitmap_isset(p->reserved, (unsigned)pu))
+            (*reserved)++;
+          else if (!hwloc_bitmap_isset(used, (unsigned)pu))
+            (*free_units)++;
+        }
+        continue;
+      }
+      if (!core_usable(p, c))
+        continue;
+      unsigned weight = unit == UNIT_CORES ? 1 : (unsigned)hwloc_bitmap_weight(c->pus);
+      *total += weight;
+      if (hwloc_bitmap_intersects(c->pus, p->reserved))
+        *reserved += weight;
+      else if (!hwloc_bitmap_intersects(c->pus, used))
+        *free_units += weight;
+    }
+  }
+}
+
+static unsigned order_capacity(const struct planner *p, hwloc_const_bitmap_t used, const size_t *order, size_t n,
+                               enum unit unit) {
+  unsigned total = 0;
+  for (size_t i = 0; i < n; i++)
+    total += node_capacity(p, used, order[i], unit);
+  return total;
+}
+
+/* Take need from the nodes in order into out (not marked used).  Whole
+ * cores in topology order; single threads fill free cores first, core by
+ * core, and only then the spare threads of cores partly held by others. */
+static bool take(const struct planner *p, const size_t *order, size_t n, struct cpu_need need, hwloc_bitmap_t out) {
+  hwloc_bitmap_zero(out);
+  unsigned got = 0;
+  for (size_t i = 0; i < n && got < need.amount; i++) {
+    const struct node_info *node = &p->nodes[order[i]];
+    for (int pass = 0; pass < (need.unit == UNIT_THREADS ? 2 : 1) && got < need.amount; pass++) {
+      for (size_t k = 0; k < node->n_cores && got < need.amount; k++) {
+        const struct placer_core *c = core_at(p, node->cores[k]);
+        if (pass == 0 && !core_free(p, p->used, c))
+          continue;
+        if (need.unit == UNIT_CORES) {
+          hwloc_bitmap_or(out, out, c->pus);
+          got++;
+          continue;
+        }
+        if (need.unit == UNIT_WHOLE_THREADS) {
+          hwloc_bitmap_or(out, out, c->pus);
+          got += (unsigned)hwloc_bitmap_weight(c->pus);
+          continue;
+        }
+        for (int pu = hwloc_bitmap_first(c->pus); pu >= 0 && got < need.amount; pu = hwloc_bitmap_next(c->pus, pu)) {
+          if (!hwloc_bitmap_isset(p->usable, (unsigned)pu) || hwloc_bitmap_isset(p->used, (unsigned)pu) ||
+              hwloc_bitmap_isset(out, (unsigned)pu))
+            continue;
+          hwloc_bitmap_set(out, (unsigned)pu);
+          got++;
+        }
+      }
+    }
+  }
+  return got >= need.amount;
+}
+
+/* Ordering distance between two nodes: hwloc's matrix when there is one,
+ * else same package before other packages. */
+static uint64_t node_distance(const struct planner *p, size_t a, size_t b) {
+  if (a == b)
+    return 0;
+  uint64_t d = placer_topology_distance(p->topo, p->nodes[a].os, p->nodes[b].os);
+  if (d)
+    return d;
+  return p->topo->numa_nodes[a].package == p->topo->numa_nodes[b].package ? 1 : 2;
+}
+
+static uint64_t distance_to_set(const struct planner *p, size_t pos, hwloc_const_bitmap_t nodeset) {
+  uint64_t best = UINT64_MAX;
+  for (size_t i = 0; i < p->n_nodes; i++)
+    if (hwloc_bitmap_isset(nodeset, p->nodes[i].os)) {
+      uint64_t d = node_distance(p, i, pos);
+      if (d < best)
+        best = d;
+    }
+  return best;
+}
+
+/* Nodes with cores: those in nodeset first (topology order), then the rest
+ * by distance to nodeset, ties by topology order.  Returns the count; *n_local
+ * says how many of them lie in nodeset. */
+static size_t nodes_by_distance(const struct planner *p, hwloc_const_bitmap_t nodeset, size_t *order, size_t *n_local) {
+  size_t n = 0;
+  for (size_t i = 0; i < p->n_nodes; i++)
+    if (node_has_cores(p, i) && (nodeset == NULL || hwloc_bitmap_isset(nodeset, p->nodes[i].os)))
+      order[n++] = i;
+  *n_local = n;
+  if (nodeset == NULL)
+    return n;
+  for (size_t i = 0; i < p->n_nodes; i++)
+    if (node_has_cores(p, i) && !hwloc_bitmap_isset(nodeset, p->nodes[i].os))
+      order[n++] = i;
+  /* insertion sort of the remote part: stable, n is small */
+  for (size_t i = *n_local + 1; i < n; i++) {
+    size_t v = order[i];
+    uint64_t dv = distance_to_set(p, v, nodeset);
+    size_t j = i;
+    while (j > *n_local && distance_to_set(p, order[j - 1], nodeset) > dv) {
+      order[j] = order[j - 1];
+      j--;
+    }
+    order[j] = v;
+  }
+  return n;
+}
+
+static uint64_t node_memory_room(const struct node_info *node) {
+  uint64_t budget = node->memory_total > node->memory_reserved ? node->memory_total - node->memory_reserved : 0;
+  return budget > node->memory_used ? budget - node->memory_used : 0;
+}
+
+static bool memory_fits(const struct planner *p, size_t pos, uint64_t bytes) {
+  return !p->nodes[pos].memory_known || node_memory_room(&p->nodes[pos]) >= bytes;
+}
+
+/* Choose PUs for need near target (NULL: no locality).  Fills out, marks
+ * nothing.  Locality first; under the preferred policy, the nearest node
+ * with room (memory too when it can), then several nodes. */
+static enum choice choose(struct planner *p, struct cpu_need need, hwloc_const_bitmap_t target,
+                          enum placer_policy policy, uint64_t memory_bytes, hwloc_bitmap_t out) {
+  size_t order[p->n_nodes ? p->n_nodes : 1];
+  size_t n_local;
+  size_t n = nodes_by_distance(p, target, order, &n_local);
+  if (target) {
+    if (order_capacity(p, p->used, order, n_local, need.unit) >= need.amount) {
+      for (size_t i = 0; i < n_local; i++)
+        if (node_capacity(p, p->used, order[i], need.unit) >= need.amount && memory_fits(p, order[i], memory_bytes))
+          return take(p, &order[i], 1, need, out) ? CHOSE_LOCAL : NO_ROOM_THERE;
+      for (size_t i = 0; i < n_local; i++)
+        if (node_capacity(p, p->used, order[i], need.unit) >= need.amount)
+          return take(p, &order[i], 1, need, out) ? CHOSE_LOCAL : NO_ROOM_THERE;
+      return take(p, order, n_local, need, out) ? CHOSE_LOCAL : NO_ROOM_THERE;
+    }
+    if (policy == PLACER_POLICY_STRICT)
+      return NO_ROOM_THERE;
+    for (int with_memory = 1; with_memory >= 0; with_memory--)
+      for (size_t i = n_local; i < n; i++)
+        if (node_capacity(p, p->used, order[i], need.unit) >= need.amount &&
+            (!with_memory || memory_fits(p, order[i], memory_bytes)))
+          return take(p, &order[i], 1, need, out) ? CHOSE_REMOTE : NO_ROOM;
+    return take(p, order, n, need, out) ? CHOSE_REMOTE : NO_ROOM;
+  }
+  /* No locality: the node with the most room (memory too when it can),
+   * which keeps nodes balanced; several nodes only when no one node fits. */
+  for (int with_memory = 1; with_memory >= 0; with_memory--) {
+    size_t best = SIZE_MAX;
+    unsigned best_cap = 0;
+    for (size_t i = 0; i < n; i++) {
+      unsigned cap = node_capacity(p, p->used, order[i], need.unit);
+      if (cap >= need.amount && cap > best_cap && (!with_memory || memory_fits(p, order[i], memory_bytes))) {
+        best = order[i];
+        best_cap = cap;
+      }
+    }
+    if (best != SIZE_MAX)
+      return take(p, &best, 1, need, out) ? CHOSE_ANY : NO_ROOM;
+  }
+  return take(p, order, n, need, out) ? CHOSE_ANY : NO_ROOM;
+}
+
+/* ---- text helpers for messages ---- */
+
+static const char *unit_word(enum unit unit, unsigned n) {
+  if (unit == UNIT_CORES)
+    return n == 1 ? "core" : "cores";
+  return n == 1 ? "thread" : "threads";
+}
+
+static void need_text(struct cpu_need need, char *buf, size_t len) {
+  snprintf(buf, len, "%u %s%s", need.amount, unit_word(need.unit, need.amount),
+           need.unit == UNIT_WHOLE_THREADS ? " (whole cores)" : "");
+}
+
+static void nodes_text(hwloc_const_bitmap_t nodeset, char *buf, size_t len) {
+  cleanup_free char *list = placer_cpulist_format(nodeset);
+  snprintf(buf, len, "NUMA node%s %s", hwloc_bitmap_weight(nodeset) == 1 ? "" : "s", list ? list : "?");
+}
+
+static void nodes_of_cpus(const struct planner *p, hwloc_const_bitmap_t cpus, hwloc_bitmap_t out) {
+  hwloc_bitmap_zero(out);
+  for (size_t i = 0; i < p->n_nodes; i++)
+    if (hwloc_bitmap_intersects(p->topo->numa_nodes[i].cpus, cpus))
+      hwloc_bitmap_set(out, p->nodes[i].os);
+}
+
+static struct cpu_need role_need(const struct placer_role_spec *spec) {
+  struct cpu_need need;
+  if (spec->cpu.cores) {
+    need.unit = UNIT_CORES;
+    need.amount = spec->cpu.cores;
+  } else {
+    need.unit = spec->cpu.whole_cores ? UNIT_WHOLE_THREADS : UNIT_THREADS;
+    need.amount = spec->cpu.threads ? spec->cpu.threads : 1;
+  }
+  return need;
+}
+
+/* "(32 cores, 4 reserved for the host, 8 taken by earlier roles)" */
+static void scope_text(const struct planner *p, hwloc_const_bitmap_t nodeset, enum unit unit, unsigned *available,
+                       char *buf, size_t len) {
+  unsigned total, reserved, free_units;
+  scope_stats(p, p->snapshot, nodeset, unit, &total, &reserved, &free_units);
+  unsigned taken = total - reserved - free_units;
+  int n = snprintf(buf, len, "%u %s%s, %u reserved for the host", total, unit_word(unit, total),
+                   nodeset ? " there" : "", reserved);
+  if (taken && n > 0 && (size_t)n < len)
+    snprintf(buf + n, len - (size_t)n, ", %u taken by earlier roles", taken);
+  *available = free_units;
+}
+
+/* ---- reserve ---- */
+
+static unsigned reserve_on_node(struct planner *p, size_t pos, unsigned want) {
+  unsigned got = 0;
+  const struct node_info *node = &p->nodes[pos];
+  for (size_t k = 0; k < node->n_cores && got < want; k++) {
+    const struct placer_core *c = core_at(p, node->cores[k]);
+    if (!core_free(p, p->used, c))
+      continue;
+    hwloc_bitmap_or(p->reserved, p->reserved, c->pus);
+    hwloc_bitmap_or(p->used, p->used, c->pus);
+    got++;
+  }
+  return got;
+}
+
+static bool glob_list_match(const struct placer_string_list *globs, const char *name) {
+  for (size_t i = 0; i < globs->n; i++)
+    if (fnmatch(globs->items[i], name, 0) == 0)
+      return true;
+  return false;
+}
+
+static char *nic_names(const struct placer_topology *topo) {
+  char *buf = NULL;
+  size_t size = 0;
+  FILE *f = open_memstream(&buf, &size);
+  if (f == NULL)
+    return NULL;
+  for (size_t i = 0; i < topo->n_nics; i++)
+    fprintf(f, "%s%s", i ? ", " : "", topo->nics[i].name);
+  if (topo->n_nics == 0)
+    fputs("none", f);
+  fclose(f);
+  return buf;
+}
+
+static int plan_reserve(struct planner *p) {
+  const struct placer_reserve_spec *r = &p->profile->reserve;
+  size_t usable_cores = 0;
+  for (size_t c = 0; c < p->topo->n_cores; c++)
+    usable_cores += core_usable(p, core_at(p, c));
+
+  /* memory: split evenly, the remainder on the first nodes */
+  for (size_t i = 0; i < p->n_nodes; i++) {
+    uint64_t share = r->memory_per_numa_bytes;
+    if (r->memory_bytes)
+      share = r->memory_bytes / p->n_nodes + (i < r->memory_bytes % p->n_nodes ? 1 : 0);
+    p->nodes[i].memory_reserved = share;
+  }
+  if (!p->profile->pin)
+    return 0;
+
+  if (r->cores_per_numa) {
+    for (size_t i = 0; i < p->n_nodes; i++) {
+      if (!node_has_cores(p, i))
+        continue;
+      unsigned got = reserve_on_node(p, i, r->cores_per_numa);
+      if (got < r->cores_per_numa)
+        return infeasible(p, "reserve: cores_per_numa: %u cores on every NUMA node, but NUMA node %u has only %u",
+                          r->cores_per_numa, p->nodes[i].os, got);
+    }
+  }
+  unsigned want = r->cores_is_percent ? (unsigned)(usable_cores * r->cores / 100) : r->cores;
+  if (want > usable_cores)
+    return infeasible(p, "reserve: cores: %u cores for the host, but the node has only %zu", want, usable_cores);
+  /* round robin over the nodes: the host's work is spread like its memory */
+  for (unsigned got = 0; got < want;) {
+    unsigned before = got;
+    for (size_t i = 0; i < p->n_nodes && got < want; i++)
+      got += reserve_on_node(p, i, 1);
+    if (got == before)
+      return infeasible(p, "reserve: cores: %u cores for the host, only %u free", want, got);
+  }
+
+  if (r->nics.n) {
+    size_t matched = 0;
+    for (size_t i = 0; i < p->topo->n_nics; i++) {
+      const struct placer_nic *nic = &p->topo->nics[i];
+      if (!glob_list_match(&r->nics, nic->name))
+        continue;
+      matched++;
+      hwloc_bitmap_t nodes = hwloc_bitmap_dup(nic->numa_nodes);
+      if (nodes == NULL)
+        return oom(p);
+      if (hwloc_bitmap_iszero(nodes) && p->n_nodes == 1)
+        hwloc_bitmap_set(nodes, p->nodes[0].os);
+      if (hwloc_bitmap_iszero(nodes)) {
+        hwloc_bitmap_free(nodes);
+        if (warn(p, 0, 0, 0, "reserve: NUMA locality of NIC '%s' is unknown; no cores reserved for its interrupts",
+                 nic->name) < 0)
+          return -1;
+        continue;
+      }
+      unsigned got = 0;
+      for (size_t k = 0; k < p->n_nodes && got < r->nic_cores; k++)
+        if (hwloc_bitmap_isset(nodes, p->nodes[k].os))
+          got += reserve_on_node(p, k, r->nic_cores - got);
+      char where[64];
+      nodes_text(nodes, where, sizeof(where));
+      hwloc_bitmap_free(nodes);
+      if (got < r->nic_cores)
+        return infeasible(p, "reserve: nic_cores: %u cores for NIC '%s' on %s, only %u free there", r->nic_cores,
+                          nic->name, where, got);
+    }
+    if (matched == 0) {
+      cleanup_free char *names = nic_names(p->topo);
+      cleanup_free char *globs = NULL;
+      size_t size = 0;
+      FILE *f = open_memstream(&globs, &size);
+      if (f == NULL)
+        return oom(p);
+      for (size_t i = 0; i < r->nics.n; i++)
+        fprintf(f, "%s'%s'", i ? ", " : "", r->nics.items[i]);
+      fclose(f);
+      if (warn(p, 0, 0, 0, "reserve: no NIC matches %s (NICs here: %s); no cores reserved for NIC interrupts",
+               globs ? globs : "?", names ? names : "?") < 0)
+        return -1;
+    }
+  }
+  return 0;
+}
+
+/* ---- instances ---- */
+
+static struct placer_instance *new_instance(struct planner *p, struct role_state *rs, const char *device,
+                                            const char *nic) {
+  const struct placer_role_spec *spec = rs->spec;
+  if (rs->n == rs->cap) {
+    size_t cap = rs->cap ? rs->cap * 2 : 4;
+    struct placer_instance *bigger = realloc(rs->inst, cap * sizeof(*bigger));
+    if (bigger == NULL)
+      return oom(p), NULL;
+    rs->inst = bigger;
+    rs->cap = cap;
+  }
+  struct placer_instance *inst = &rs->inst[rs->n];
+  memset(inst, 0, sizeof(*inst));
+  unsigned index = spec->first_index + (unsigned)rs->n;
+  if (asprintf(&inst->name, "%s.%u", spec->name, index) < 0)
+    inst->name = NULL;
+  inst->role = strdup(spec->name);
+  inst->kind = spec->kind;
+  inst->index = index;
+  inst->device = device ? strdup(device) : NULL;
+  inst->nic = nic ? strdup(nic) : NULL;
+  inst->pinned = p->profile->pin;
+  inst->cpus = hwloc_bitmap_alloc();
+  inst->mems = hwloc_bitmap_alloc();
+  inst->has_memory_limit = spec->has_memory;
+  inst->memory_bytes = spec->has_memory ? spec->memory_bytes + spec->memory_overhead_bytes : 0;
+  inst->cpu_weight = spec->cpu.weight;
+  inst->exclusive = p->profile->pin && spec->has_cpu && spec->cpu.exclusive;
+  inst->whole_cores = spec->has_cpu && spec->cpu.whole_cores;
+  inst->locality = PLACER_LOCALITY_NONE;
+  inst->numa_node = -1;
+  inst->match.kind = spec->match_kind;
+  inst->pin_vcpus = spec->cpu.pin_vcpus;
+  if (spec->match_template)
+    inst->match.value = placer_match_expand(spec->match_template, inst->name ? inst->name : "", spec->name, index,
+                                            device);
+  rs->n++;
+  if (inst->name == NULL || inst->role == NULL || (device && inst->device == NULL) || (nic && inst->nic == NULL) ||
+      inst->cpus == NULL || inst->mems == NULL || (spec->match_template && inst->match.value == NULL)) {
+    oom(p);
+    return NULL;
+  }
+  return inst;
+}
+
+/* Fill mems and numa_node from cpus, and charge the instance's memory to
+ * its nodes.  Over-commit is an error under strict, a warning otherwise. */
+static int settle_memory(struct planner *p, struct role_state *rs, struct placer_instance *inst) {
+  if (rs->spec->mems == PLACER_MEMS_ALL || !inst->pinned) {
+    hwloc_bitmap_zero(inst->mems);
+    for (size_t i = 0; i < p->n_nodes; i++)
+      if (hwloc_bitmap_iszero(p->topo->allowed_mems) || hwloc_bitmap_isset(p->topo->allowed_mems, p->nodes[i].os))
+        hwloc_bitmap_set(inst->mems, p->nodes[i].os);
+  } else {
+    nodes_of_cpus(p, inst->cpus, inst->mems);
+  }
+  hwloc_bitmap_t cpu_nodes = hwloc_bitmap_alloc();
+  if (cpu_nodes == NULL)
+    return oom(p);
+  nodes_of_cpus(p, inst->cpus, cpu_nodes);
+  inst->numa_node = hwloc_bitmap_weight(cpu_nodes) == 1 ? hwloc_bitmap_first(cpu_nodes) : -1;
+  hwloc_bitmap_free(cpu_nodes);
+  if (!inst->has_memory_limit)
+    return 0;
+  unsigned k = (unsigned)hwloc_bitmap_weight(inst->mems);
+  if (k == 0)
+    return 0;
+  unsigned nth = 0;
+  for (size_t i = 0; i < p->n_nodes; i++) {
+    struct node_info *node = &p->nodes[i];
+    if (!hwloc_bitmap_isset(inst->mems, node->os))
+      continue;
+    uint64_t share = inst->memory_bytes / k + (nth++ < inst->memory_bytes % k ? 1 : 0);
+    uint64_t room = node_memory_room(node);
+    node->memory_used += share;
+    if (!node->memory_known || share <= room)
+      continue;
+    if (rs->spec->policy == PLACER_POLICY_STRICT) {
+      char need[32], left[32], total[32], host[32];
+      placer_format_bytes(share, need, sizeof(need));
+      placer_format_bytes(room, left, sizeof(left));
+      placer_format_bytes(node->memory_total, total, sizeof(total));
+      placer_format_bytes(node->memory_reserved, host, sizeof(host));
+      return infeasible(p,
+                        "role '%s': %s needs %s of memory on NUMA node %u, only %s left there (%s, %s reserved for "
+                        "the host, the rest to earlier instances; strict policy)",
+                        rs->spec->name, inst->name, need, node->os, left, total, host);
+    }
+    if (node->first_over == NULL && (node->first_over = strdup(inst->name)) == NULL)
+      return oom(p);
+  }
+  return 0;
+}
+
+/* ---- locality targets ---- */
+
+struct target {
+  hwloc_bitmap_t nodes; /* NULL: no locality asked */
+  bool unknown;         /* locality asked but not known: reason in why */
+  char what[160];       /* "near nvme3n1 (NUMA node 1)" */
+  char why[256];
+  const char *nic;      /* NEAR_NIC: the chosen NIC */
+};
+
+static void target_clear(struct target *t) {
+  hwloc_bitmap_free(t->nodes);
+  memset(t, 0, sizeof(*t));
+}
+
+static size_t nth_node_with_cores(const struct planner *p, size_t k) {
+  size_t n = 0;
+  for (size_t i = 0; i < p->n_nodes; i++)
+    n += node_has_cores(p, i);
+  if (n == 0)
+    return SIZE_MAX;
+  k %= n;
+  for (size_t i = 0; i < p->n_nodes; i++)
+    if (node_has_cores(p, i) && k-- == 0)
+      return i;
+  return SIZE_MAX;
+}
+
+static const struct placer_nic *nic_for(const struct planner *p, const char *glob) {
+  for (size_t i = 0; i < p->topo->n_nics; i++)
+    if (fnmatch(glob, p->topo->nics[i].name, 0) == 0)
+      return &p->topo->nics[i];
+  return NULL;
+}
+
+/* Where instance k (with its device, per_numa node) should run. */
+static int target_for(struct planner *p, const struct placer_role_spec *spec, size_t k,
+                      const struct placer_blockdev *dev, size_t numa_pos, struct target *t) {
+  memset(t, 0, sizeof(*t));
+  if (spec->near == PLACER_NEAR_NONE)
+    return 0;
+  t->nodes = hwloc_bitmap_alloc();
+  if (t->nodes == NULL)
+    return oom(p);
+  char where[96];
+  switch (spec->near) {
+  case PLACER_NEAR_DEVICE:
+    hwloc_bitmap_copy(t->nodes, dev->numa_nodes);
+    if (hwloc_bitmap_iszero(t->nodes) && p->n_nodes == 1)
+      hwloc_bitmap_set(t->nodes, p->nodes[0].os);
+    if (hwloc_bitmap_iszero(t->nodes)) {
+      t->unknown = true;
+      snprintf(t->what, sizeof(t->what), "near %s", dev->name);
+      snprintf(t->why, sizeof(t->why), "the NUMA locality of %s is unknown", dev->name);
+      return 0;
+    }
+    nodes_text(t->nodes, where, sizeof(where));
+    snprintf(t->what, sizeof(t->what), "near %s (%s)", dev->name, where);
+    return 0;
+  case PLACER_NEAR_NIC: {
+    const struct placer_nic *nic = nic_for(p, spec->nic);
+    if (nic == NULL) {
+      cleanup_free char *names = nic_names(p->topo);
+      t->unknown = true;
+      snprintf(t->what, sizeof(t->what), "near NIC '%s'", spec->nic);
+      snprintf(t->why, sizeof(t->why), "no NIC matches '%s' (NICs here: %s)", spec->nic, names ? names : "?");
+      return 0;
+    }
+    t->nic = nic->name;
+    hwloc_bitmap_copy(t->nodes, nic->numa_nodes);
+    if (hwloc_bitmap_iszero(t->nodes) && p->n_nodes == 1)
+      hwloc_bitmap_set(t->nodes, p->nodes[0].os);
+    if (hwloc_bitmap_iszero(t->nodes)) {
+      t->unknown = true;
+      snprintf(t->what, sizeof(t->what), "near %s", nic->name);
+      snprintf(t->why, sizeof(t->why), "the NUMA locality of NIC %s is unknown", nic->name);
+      return 0;
+    }
+    nodes_text(t->nodes, where, sizeof(where));
+    snprintf(t->what, sizeof(t->what), "near %s (%s)", nic->name, where);
+    return 0;
+  }
+  case PLACER_NEAR_NUMA:
+    hwloc_bitmap_set(t->nodes, spec->count_mode == PLACER_COUNT_PER_NUMA ? p->nodes[numa_pos].os : spec->numa);
+    break;
+  case PLACER_NEAR_SPREAD: {
+    size_t pos = nth_node_with_cores(p, k);
+    if (pos == SIZE_MAX)
+      return infeasible(p, "role '%s': no NUMA node has usable cores", spec->name);
+    hwloc_bitmap_set(t->nodes, p->nodes[pos].os);
+    break;
+  }
+  default:
+    break;
+  }
+  nodes_text(t->nodes, where, sizeof(where));
+  snprintf(t->what, sizeof(t->what), "on %s", where);
+  return 0;
+}
+
+static bool same_target(const struct target *a, const struct target *b) {
+  if (a->unknown || b->unknown || !a->nodes || !b->nodes)
+    return false;
+  return hwloc_bitmap_isequal(a->nodes, b->nodes);
+}
+
+/* ---- the roles ---- */
+
+/* What one role will place, worked out before placing: per instance its
+ * device / NUMA node, so that errors can speak for the whole role. */
+struct slot {
+  const struct placer_blockdev *dev;
+  size_t numa_pos;
+};
+
+static int role_slots(struct planner *p, const struct placer_role_spec *spec, struct slot **out, size_t *n_out) {
+  size_t n = 0, cap = 0;
+  struct slot *slots = NULL;
+#define PUSH(d, pos)                                                  \
+  do {                                                                \
+    if (n == cap) {                                                   \
+      cap = cap ? cap * 2 : 8;                                        \
+      struct slot *bigger = realloc(slots, cap * sizeof(*slots));     \
+      if (bigger == NULL) {                                           \
+        free(slots);                                                  \
+        return oom(p);                                                \
+      }                                                               \
+      slots = bigger;                                                 \
+    }                                                                 \
+    slots[n++] = (struct slot){ (d), (pos) };                         \
+  } while (0)
+  switch (spec->count_mode) {
+  case PLACER_COUNT_FIXED:
+    for (unsigned i = 0; i < spec->count; i++)
+      PUSH(NULL, 0);
+    break;
+  case PLACER_COUNT_PER_DEVICE:
+    for (size_t d = 0; d < p->topo->n_blockdevs; d++)
+      if (glob_list_match(&spec->devices, p->topo->blockdevs[d].name))
+        for (unsigned i = 0; i < spec->count; i++)
+          PUSH(&p->topo->blockdevs[d], 0);
+    break;
+  case PLACER_COUNT_PER_NUMA:
+    for (size_t pos = 0; pos < p->n_nodes; pos++)
+      if (node_has_cores(p, pos))
+        for (unsigned i = 0; i < spec->count; i++)
+          PUSH(NULL, pos);
+    break;
+  case PLACER_COUNT_FILL:
+    break;
+  }
+#undef PUSH
+  *out = slots;
+  *n_out = n;
+  return 0;
+}
+
+static int no_device_error(struct planner *p, const struct placer_role_spec *spec) {
+  char *buf = NULL, *have = NULL;
+  size_t size = 0, hsize = 0;
+  FILE *f = open_memstream(&buf, &size);
+  FILE *h = open_memstream(&have, &hsize);
+  if (f == NULL || h == NULL) {
+    if (f)
+      fclose(f);
+    if (h)
+      fclose(h);
+    free(buf);
+    free(have);
+    return oom(p);
+  }
+  for (size_t i = 0; i < spec->devices.n; i++)
+    fprintf(f, "%s'%s'", i ? ", " : "", spec->devices.items[i]);
+  for (size_t i = 0; i < p->topo->n_blockdevs; i++)
+    fprintf(h, "%s%s", i ? ", " : "", p->topo->blockdevs[i].name);
+  if (p->topo->n_blockdevs == 0)
+    fputs("none", h);
+  fclose(f);
+  fclose(h);
+  infeasible(p, "role '%s': no block device matches %s (block devices here: %s)", spec->name, buf ? buf : "?",
+             have ? have : "?");
+  free(buf);
+  free(have);
+  return -1;
+}
+
+/* The message when an instance finds no room: for the whole role when the
+ * role as a whole asks for more than there was, else for the instance. */
+static int shortage(struct planner *p, struct role_state *rs, size_t n_slots, const struct target *targets,
+                    size_t failed, bool there, struct cpu_need need) {
+  const struct placer_role_spec *spec = rs->spec;
+  const char *instance = rs->n ? rs->inst[rs->n - 1].name : spec->name;
+  hwloc_const_bitmap_t nodes = there ? targets[failed].nodes : NULL;
+  char per[64], scope[160];
+  need_text(need, per, sizeof(per));
+  unsigned available;
+  scope_text(p, nodes, need.unit, &available, scope, sizeof(scope));
+  /* the instances of this role that want the same place */
+  size_t k = there ? 0 : n_slots;
+  for (size_t i = 0; there && i < n_slots; i++)
+    if (same_target(&targets[i], &targets[failed]))
+      k++;
+  if (k > 1 && k * need.amount > available) {
+    if (!there)
+      return infeasible(p, "role '%s': needs %zu x %s = %zu %s, only %u available (%s)", spec->name, k, per,
+                        k * need.amount, unit_word(need.unit, 2), available, scope);
+    char where[96];
+    nodes_text(nodes, where, sizeof(where));
+    return infeasible(p, "role '%s': needs %zu x %s = %zu %s on %s (strict locality), only %u available there (%s)",
+                      spec->name, k, per, k * need.amount, unit_word(need.unit, 2), where, available, scope);
+  }
+  unsigned total, reserved, left;
+  scope_stats(p, p->used, nodes, need.unit, &total, &reserved, &left);
+  const char *whole = need.unit == UNIT_WHOLE_THREADS ? " in whole free cores" : "";
+  if (there)
+    return infeasible(p, "role '%s': %s needs %s %s (strict locality), only %u %s left there%s (%s)", spec->name,
+                      instance, per, targets[failed].what, left, unit_word(need.unit, left), whole, scope);
+  return infeasible(p, "role '%s': %s needs %s, only %u %s left%s (%s)", spec->name, instance, per, left,
+                    unit_word(need.unit, left), whole, scope);
+}
+
+static int locality_of_pool_member(struct planner *p, struct role_state *rs, struct placer_instance *inst,
+                                   const struct target *t) {
+  if (t->nodes == NULL && !t->unknown) {
+    inst->locality = PLACER_LOCALITY_NONE;
+    return 0;
+  }
+  if (t->unknown) {
+    if (rs->spec->policy == PLACER_POLICY_STRICT)
+      return infeasible(p, "role '%s': %s: %s (strict locality)", rs->spec->name, inst->name, t->why);
+    inst->locality = PLACER_LOCALITY_REMOTE;
+    return warn(p, 1, rs->pos, rs->n - 1, "%s: %s; placed without locality", inst->name, t->why);
+  }
+  hwloc_bitmap_t cpu_nodes = hwloc_bitmap_alloc();
+  if (cpu_nodes == NULL)
+    return oom(p);
+  nodes_of_cpus(p, inst->cpus, cpu_nodes);
+  bool local = hwloc_bitmap_isincluded(cpu_nodes, t->nodes);
+  char where[96];
+  nodes_text(cpu_nodes, where, sizeof(where));
+  hwloc_bitmap_free(cpu_nodes);
+  if (local) {
+    inst->locality = PLACER_LOCALITY_LOCAL;
+    return 0;
+  }
+  if (rs->spec->policy == PLACER_POLICY_STRICT)
+    return infeasible(p, "role '%s': %s wants to run %s (strict locality), but its pool '%s' is on %s", rs->spec->name,
+                      inst->name, t->what, rs->pool->name, where);
+  inst->locality = PLACER_LOCALITY_REMOTE;
+  return warn(p, 1, rs->pos, rs->n - 1, "%s: wants to run %s, but its pool '%s' is on %s", inst->name, t->what,
+              rs->pool->name, where);
+}
+
+/* Place one chosen set: mark it used (exclusive or pool), fill the instance. */
+static void commit(struct planner *p, hwloc_const_bitmap_t cpus) {
+  hwloc_bitmap_or(p->used, p->used, cpus);
+}
+
+static int remote_warning(struct planner *p, struct role_state *rs, struct placer_instance *inst,
+                          const struct target *t, struct cpu_need need, const char *subject) {
+  char per[64], where[96];
+  need_text(need, per, sizeof(per));
+  hwloc_bitmap_t cpu_nodes = hwloc_bitmap_alloc();
+  if (cpu_nodes == NULL)
+    return oom(p);
+  nodes_of_cpus(p, inst->cpus, cpu_nodes);
+  nodes_text(cpu_nodes, where, sizeof(where));
+  uint64_t dist = 0;
+  if (hwloc_bitmap_weight(cpu_nodes) == 1 && hwloc_bitmap_weight(t->nodes) >= 1)
+    dist = placer_topology_distance(p->topo, (unsigned)hwloc_bitmap_first(t->nodes),
+                                    (unsigned)hwloc_bitmap_first(cpu_nodes));
+  hwloc_bitmap_free(cpu_nodes);
+  unsigned total, reserved, free_units;
+  scope_stats(p, p->used, t->nodes, need.unit, &total, &reserved, &free_units);
+  if (dist)
+    return warn(p, 1, rs->pos, rs->n - 1, "%s: wants %s %s, only %u free there; placed on %s (distance %llu)", subject,
+                per, t->what, free_units, where, (unsigned long long)dist);
+  return warn(p, 1, rs->pos, rs->n - 1, "%s: wants %s %s, only %u free there; placed on %s", subject, per, t->what,
+              free_units, where);
+}
+
+/* Place a pool (for its first member): like an instance, without memory. */
+static int place_pool(struct planner *p, struct role_state *rs, const struct target *t) {
+  struct pool_state *pool = rs->pool;
+  hwloc_const_bitmap_t nodes = t->unknown ? NULL : t->nodes;
+  enum choice c = choose(p, pool->need, nodes, rs->spec->policy, 0, pool->cpus);
+  if (c == NO_ROOM || c == NO_ROOM_THERE) {
+    char per[64], scope[160];
+    unsigned available;
+    need_text(pool->need, per, sizeof(per));
+    scope_text(p, c == NO_ROOM_THERE ? nodes : NULL, pool->need.unit, &available, scope, sizeof(scope));
+    if (c == NO_ROOM_THERE)
+      return infeasible(p, "role '%s': pool '%s' needs %s %s (strict locality), only %u available there (%s)",
+                        rs->spec->name, pool->name, per, t->what, available, scope);
+    return infeasible(p, "role '%s': pool '%s' needs %s, only %u available (%s)", rs->spec->name, pool->name, per,
+                      available, scope);
+  }
+  commit(p, pool->cpus);
+  pool->placed = true;
+  return 0;
+}
+
+static int place_fixed_role(struct planner *p, struct role_state *rs) {
+  const struct placer_role_spec *spec = rs->spec;
+  struct slot *slots = NULL;
+  size_t n_slots = 0;
+  if (role_slots(p, spec, &slots, &n_slots) < 0)
+    return -1;
+  if (spec->count_mode == PLACER_COUNT_PER_DEVICE && n_slots == 0) {
+    free(slots);
+    return no_device_error(p, spec);
+  }
+  if (n_slots == 0) {
+    free(slots);
+    return infeasible(p, "role '%s': no NUMA node has usable cores", spec->name);
+  }
+  struct target *targets = calloc(n_slots, sizeof(*targets));
+  if (targets == NULL) {
+    free(slots);
+    return oom(p);
+  }
+  int rc = -1;
+  for (size_t i = 0; i < n_slots; i++)
+    if (target_for(p, spec, i, slots[i].dev, slots[i].numa_pos, &targets[i]) < 0)
+      goto out;
+  struct cpu_need need = role_need(spec);
+  if (p->profile->pin && spec->cpu.exclusive) {
+    /* the whole role at once, so the message speaks for all of it */
+    unsigned total, reserved, free_units;
+    scope_stats(p, p->used, NULL, need.unit, &total, &reserved, &free_units);
+    if ((uint64_t)n_slots * need.amount > free_units) {
+      shortage(p, rs, n_slots, targets, 0, false, need);
+      goto out;
+    }
+  }
+  for (size_t i = 0; i < n_slots; i++) {
+    const struct target *t = &targets[i];
+    struct placer_instance *inst = new_instance(p, rs, slots[i].dev ? slots[i].dev->name : NULL, t->nic);
+    if (inst == NULL)
+      goto out;
+    if (!p->profile->pin) {
+      hwloc_bitmap_copy(inst->cpus, p->usable);
+    } else if (rs->pool) {
+      if (!rs->pool->placed && place_pool(p, rs, t) < 0)
+        goto out;
+      hwloc_bitmap_copy(inst->cpus, rs->pool->cpus);
+      if (locality_of_pool_member(p, rs, inst, t) < 0)
+        goto out;
+    } else {
+      if (t->unknown && spec->policy == PLACER_POLICY_STRICT) {
+        infeasible(p, "role '%s': %s: %s (strict locality)", spec->name, inst->name, t->why);
+        goto out;
+      }
+      hwloc_const_bitmap_t nodes = t->unknown ? NULL : t->nodes;
+      enum choice c = choose(p, need, nodes, spec->policy, inst->memory_bytes, inst->cpus);
+      if (c == NO_ROOM || c == NO_ROOM_THERE) {
+        shortage(p, rs, n_slots, targets, i, c == NO_ROOM_THERE, need);
+        goto out;
+      }
+      commit(p, inst->cpus);
+      if (t->unknown) {
+        inst->locality = PLACER_LOCALITY_REMOTE;
+        if (warn(p, 1, rs->pos, rs->n - 1, "%s: %s; placed without locality", inst->name, t->why) < 0)
+          goto out;
+      } else if (c == CHOSE_LOCAL) {
+        inst->locality = PLACER_LOCALITY_LOCAL;
+      } else if (c == CHOSE_REMOTE) {
+        inst->locality = PLACER_LOCALITY_REMOTE;
+        if (remote_warning(p, rs, inst, t, need, inst->name) < 0)
+          goto out;
+      }
+    }
+    if (settle_memory(p, rs, inst) < 0)
+      goto out;
+  }
+  rc = 0;
+out:
+  for (size_t i = 0; i < n_slots; i++)
+    target_clear(&targets[i]);
+  free(targets);
+  free(slots);
+  return rc;
+}
+
+/* How many instances of memory_bytes fit on nodes (evenly split) without
+ * over-committing any node whose memory is known; UINT32_MAX: no limit. */
+static unsigned memory_fit_count(const struct planner *p, hwloc_const_bitmap_t nodes, uint64_t memory_bytes) {
+  unsigned k = (unsigned)hwloc_bitmap_weight(nodes);
+  if (memory_bytes == 0 || k == 0)
+    return UINT32_MAX;
+  uint64_t share = (memory_bytes + k - 1) / k;
+  unsigned fit = UINT32_MAX;
+  for (size_t i = 0; i < p->n_nodes; i++) {
+    if (!hwloc_bitmap_isset(nodes, p->nodes[i].os) || !p->nodes[i].memory_known)
+      continue;
+    uint64_t n = node_memory_room(&p->nodes[i]) / share;
+    if (n < fit)
+      fit = n > UINT32_MAX ? UINT32_MAX : (unsigned)n;
+  }
+  return fit;
+}
+
+static int fill_empty(struct planner *p, struct role_state *rs, struct cpu_need need, hwloc_const_bitmap_t nodes,
+                      const char *memory_note) {
+  char per[64], scope[160];
+  unsigned available;
+  need_text(need, per, sizeof(per));
+  scope_text(p, nodes, need.unit, &available, scope, sizeof(scope));
+  if (memory_note && *memory_note)
+    return infeasible(p, "role '%s': no room left for one instance: %s", rs->spec->name, memory_note);
+  return infeasible(p, "role '%s': no room left for one instance: needs %s, only %u available (%s)", rs->spec->name,
+                    per, available, scope);
+}
+
+/* Units of a unit kind that a set of PUs holds. */
+static unsigned units_in(const struct planner *p, hwloc_const_bitmap_t cpus, enum unit unit) {
+  if (unit == UNIT_THREADS)
+    return (unsigned)hwloc_bitmap_weight(cpus);
+  unsigned n = 0;
+  for (size_t c = 0; c < p->topo->n_cores; c++) {
+    const struct placer_core *core = core_at(p, c);
+    if (!hwloc_bitmap_iszero(core->pus) && hwloc_bitmap_isincluded(core->pus, cpus))
+      n += unit == UNIT_CORES ? 1 : (unsigned)hwloc_bitmap_weight(core->pus);
+  }
+  return n;
+}
+
+/* count: fill in a shared pool: the pool takes everything left near the
+ * role (or anywhere), and as many instances as the pool and memory hold. */
+static int place_fill_pool(struct planner *p, struct role_state *rs) {
+  const struct placer_role_spec *spec = rs->spec;
+  struct pool_state *pool = rs->pool;
+  struct cpu_need need = role_need(spec);
+  struct target t;
+  if (target_for(p, spec, 0, NULL, 0, &t) < 0)
+    return -1;
+  int rc = -1;
+  hwloc_bitmap_t nodes = hwloc_bitmap_alloc();
+  if (nodes == NULL) {
+    oom(p);
+    goto out;
+  }
+  if (!pool->placed) {
+    size_t order[p->n_nodes ? p->n_nodes : 1];
+    size_t n_local;
+    size_t n = nodes_by_distance(p, t.unknown ? NULL : t.nodes, order, &n_local);
+    if (t.unknown && spec->policy == PLACER_POLICY_STRICT) {
+      infeasible(p, "role '%s': %s (strict locality)", spec->name, t.why);
+      goto out;
+    }
+    unsigned local = order_capacity(p, p->used, order, n_local, need.unit);
+    size_t use = n_local;
+    if (local == 0 && t.nodes && !t.unknown && spec->policy == PLACER_POLICY_PREFERRED)
+      use = n;
+    struct cpu_need all = { need.unit, order_capacity(p, p->used, order, use, need.unit) };
+    if (all.amount == 0 || !take(p, order, use, all, pool->cpus)) {
+      fill_empty(p, rs, need, t.unknown ? NULL : t.nodes, NULL);
+      goto out;
+    }
+    commit(p, pool->cpus);
+    pool->placed = true;
+  }
+  unsigned count = units_in(p, pool->cpus, need.unit) / need.amount;
+  uint64_t memory = spec->has_memory ? spec->memory_bytes + spec->memory_overhead_bytes : 0;
+  nodes_of_cpus(p, pool->cpus, nodes);
+  if (spec->mems == PLACER_MEMS_ALL) {
+    hwloc_bitmap_zero(nodes);
+    for (size_t i = 0; i < p->n_nodes; i++)
+      hwloc_bitmap_set(nodes, p->nodes[i].os);
+  }
+  unsigned by_memory = memory_fit_count(p, nodes, memory);
+  if (by_memory < count)
+    count = by_memory;
+  if (spec->max_count && spec->max_count < count)
+    count = spec->max_count;
+  if (count == 0) {
+    char note[256] = "";
+    if (by_memory == 0) {
+      char m[32];
+      placer_format_bytes(memory, m, sizeof(m));
+      cleanup_free char *list = placer_cpulist_format(nodes);
+      snprintf(note, sizeof(note), "needs %s of memory, not that much left on NUMA node(s) %s", m, list ? list : "?");
+    }
+    fill_empty(p, rs, need, NULL, note);
+    goto out;
+  }
+  for (unsigned i = 0; i < count; i++) {
+    struct placer_instance *inst = new_instance(p, rs, NULL, t.nic);
+    if (inst == NULL)
+      goto out;
+    hwloc_bitmap_copy(inst->cpus, pool->cpus);
+    if (locality_of_pool_member(p, rs, inst, &t) < 0 || settle_memory(p, rs, inst) < 0)
+      goto out;
+  }
+  rc = 0;
+out:
+  hwloc_bitmap_free(nodes);
+  target_clear(&t);
+  return rc;
+}
+
+/* count: fill with exclusive CPUs: one instance after another while one
+ * more fits, in CPU and in memory. */
+static int place_fill_exclusive(struct planner *p, struct role_state *rs) {
+  const struct placer_role_spec *spec = rs->spec;
+  struct cpu_need need = role_need(spec);
+  uint64_t memory = spec->has_memory ? spec->memory_bytes + spec->memory_overhead_bytes : 0;
+  hwloc_bitmap_t cpus = hwloc_bitmap_alloc(), nodes = hwloc_bitmap_alloc();
+  int rc = -1;
+  if (cpus == NULL || nodes == NULL) {
+    oom(p);
+    goto out;
+  }
+  char memory_note[256] = "";
+  for (size_t k = 0; spec->max_count == 0 || k < spec->max_count; k++) {
+    struct target t;
+    if (target_for(p, spec, k, NULL, 0, &t) < 0)
+      goto out;
+    if (t.unknown && spec->policy == PLACER_POLICY_STRICT) {
+      infeasible(p, "role '%s': %s (strict locality)", spec->name, t.why);
+      target_clear(&t);
+      goto out;
+    }
+    hwloc_const_bitmap_t target = t.unknown ? NULL : t.nodes;
+    enum choice c = choose(p, need, target, spec->policy, memory, cpus);
+    if (c == NO_ROOM || c == NO_ROOM_THERE) {
+      target_clear(&t);
+      break;
+    }
+    nodes_of_cpus(p, cpus, nodes);
+    if (spec->mems == PLACER_MEMS_ALL)
+      for (size_t i = 0; i < p->n_nodes; i++)
+        hwloc_bitmap_set(nodes, p->nodes[i].os);
+    if (memory_fit_count(p, nodes, memory) == 0) {
+      char m[32];
+      placer_format_bytes(memory, m, sizeof(m));
+      cleanup_free char *list = placer_cpulist_format(nodes);
+      snprintf(memory_note, sizeof(memory_note), "needs %s of memory, not that much left on NUMA node(s) %s", m,
+               list ? list : "?");
+      target_clear(&t);
+      break;
+    }
+    struct placer_instance *inst = new_instance(p, rs, NULL, t.nic);
+    if (inst == NULL) {
+      target_clear(&t);
+      goto out;
+    }
+    hwloc_bitmap_copy(inst->cpus, cpus);
+    commit(p, cpus);
+    int wrc = 0;
+    if (t.unknown) {
+      inst->locality = PLACER_LOCALITY_REMOTE;
+      wrc = warn(p, 1, rs->pos, rs->n - 1, "%s: %s; placed without locality", inst->name, t.why);
+    } else if (c == CHOSE_LOCAL) {
+      inst->locality = PLACER_LOCALITY_LOCAL;
+    } else if (c == CHOSE_REMOTE) {
+      inst->locality = PLACER_LOCALITY_REMOTE;
+      wrc = remote_warning(p, rs, inst, &t, need, inst->name);
+    }
+    target_clear(&t);
+    if (wrc < 0 || settle_memory(p, rs, inst) < 0)
+      goto out;
+  }
+  if (rs->n == 0) {
+    fill_empty(p, rs, need, NULL, memory_note);
+    goto out;
+  }
+  rc = 0;
+out:
+  hwloc_bitmap_free(cpus);
+  hwloc_bitmap_free(nodes);
+  return rc;
+}
+
+/* count: fill when nothing is pinned: as many as the CPUs (one instance's
+ * worth each) and the memory of all nodes hold. */
+static int place_fill_unpinned(struct planner *p, struct role_state *rs) {
+  const struct placer_role_spec *spec = rs->spec;
+  unsigned count = UINT32_MAX;
+  struct cpu_need need = role_need(spec);
+  if (spec->has_cpu) {
+    unsigned total = 0;
+    for (size_t i = 0; i < p->n_nodes; i++)
+      total += node_capacity(p, p->reserved, i, need.unit);
+    count = total / need.amount;
+  }
+  hwloc_bitmap_t nodes = hwloc_bitmap_alloc();
+  if (nodes == NULL)
+    return oom(p);
+  for (size_t i = 0; i < p->n_nodes; i++)
+    hwloc_bitmap_set(nodes, p->nodes[i].os);
+  uint64_t memory = spec->has_memory ? spec->memory_bytes + spec->memory_overhead_bytes : 0;
+  unsigned by_memory = memory_fit_count(p, nodes, memory);
+  hwloc_bitmap_free(nodes);
+  if (by_memory < count)
+    count = by_memory;
+  if (spec->max_count && spec->max_count < count)
+    count = spec->max_count;
+  if (count == UINT32_MAX)
+    return infeasible(p, "role '%s': cannot tell how many instances fit: the topology does not give the NUMA "
+                         "nodes' memory",
+                      spec->name);
+  if (count == 0)
+    return fill_empty(p, rs, need, NULL, by_memory == 0 ? "not enough memory left" : NULL);
+  for (unsigned i = 0; i < count; i++) {
+    struct placer_instance *inst = new_instance(p, rs, NULL, NULL);
+    if (inst == NULL)
+      return -1;
+    hwloc_bitmap_copy(inst->cpus, p->usable);
+    if (settle_memory(p, rs, inst) < 0)
+      return -1;
+  }
+  return 0;
+}
+
+static int place_role(struct planner *p, struct role_state *rs) {
+  hwloc_bitmap_copy(p->snapshot, p->used);
+  const struct placer_role_spec *spec = rs->spec;
+  if (spec->near == PLACER_NEAR_NUMA && spec->count_mode != PLACER_COUNT_PER_NUMA &&
+      node_pos_of_os(p, spec->numa) == SIZE_MAX) {
+    hwloc_bitmap_t all = hwloc_bitmap_alloc();
+    for (size_t i = 0; all && i < p->n_nodes; i++)
+      hwloc_bitmap_set(all, p->nodes[i].os);
+    cleanup_free char *list = all ? placer_cpulist_format(all) : NULL;
+    hwloc_bitmap_free(all);
+    return infeasible(p, "role '%s': NUMA node %u does not exist (NUMA nodes here: %s)", spec->name, spec->numa,
+                      list ? list : "?");
+  }
+  if (spec->count_mode != PLACER_COUNT_FILL)
+    return place_fixed_role(p, rs);
+  if (!p->profile->pin)
+    return place_fill_unpinned(p, rs);
+  if (rs->pool)
+    return place_fill_pool(p, rs);
+  return place_fill_exclusive(p, rs);
+}
+
+static int setup_pools(struct planner *p) {
+  const struct placer_profile *profile = p->profile;
+  p->pools = calloc(profile->n_roles ? profile->n_roles : 1, sizeof(*p->pools));
+  if (p->pools == NULL)
+    return oom(p);
+  for (size_t i = 0; i < profile->n_roles; i++) {
+    const struct placer_role_spec *spec = &profile->roles[i];
+    if (!p->profile->pin || spec->cpu.pool == NULL)
+      continue;
+    struct pool_state *pool = NULL;
+    for (size_t j = 0; j < p->n_pools; j++)
+      if (strcmp(p->pools[j].name, spec->cpu.pool) == 0)
+        pool = &p->pools[j];
+    struct cpu_need need = role_need(spec);
+    if (pool == NULL) {
+      pool = &p->pools[p->n_pools++];
+      pool->name = spec->cpu.pool;
+      pool->need = need;
+      pool->fill = spec->count_mode == PLACER_COUNT_FILL;
+      pool->cpus = hwloc_bitmap_alloc();
+      if (pool->cpus == NULL)
+        return oom(p);
+    } else if (need.amount > pool->need.amount) {
+      pool->need.amount = need.amount; /* the biggest member sizes the pool */
+    }
+    p->roles[i].pool = pool;
+  }
+  return 0;
+}
+
+static int compare_warnings(const void *a, const void *b) {
+  const struct warning *x = a, *y = b;
+  if (x->group != y->group)
+    return x->group < y->group ? -1 : 1;
+  if (x->role != y->role)
+    return x->role < y->role ? -1 : 1;
+  if (x->index != y->index)
+    return x->index < y->index ? -1 : 1;
+  return (x->seq > y->seq) - (x->seq < y->seq);
+}
+
+static int memory_warnings(struct planner *p) {
+  for (size_t i = 0; i < p->n_nodes; i++) {
+    const struct node_info *node = &p->nodes[i];
+    if (node->first_over == NULL)
+      continue;
+    uint64_t budget = node->memory_total > node->memory_reserved ? node->memory_total - node->memory_reserved : 0;
+    char used[32], have[32], total[32], host[32];
+    placer_format_bytes(node->memory_used, used, sizeof(used));
+    placer_format_bytes(budget, have, sizeof(have));
+    placer_format_bytes(node->memory_total, total, sizeof(total));
+    placer_format_bytes(node->memory_reserved, host, sizeof(host));
+    if (warn(p, 2, i, 0,
+             "NUMA node %u: memory over-committed: instances need %s, %s available (%s, %s reserved for the host); "
+             "from %s on",
+             node->os, used, have, total, host, node->first_over) < 0)
+      return -1;
+  }
+  return 0;
+}
+
+static int assemble(struct planner *p, struct placer_plan *plan) {
+  const struct placer_topology *t = p->topo;
+  plan->profile_name = strdup(p->profile->name);
+  plan->profile_path = p->profile->path ? strdup(p->profile->path) : NULL;
+  plan->topology_source = strdup(t->source ? t->source : "");
+  plan->topo_numa_nodes = (unsigned)t->n_numa_nodes;
+  plan->topo_cores = (unsigned)t->n_cores;
+  plan->topo_pus = (unsigned)hwloc_bitmap_weight(t->online_cpus);
+  plan->reserved_cpus = hwloc_bitmap_dup(p->reserved);
+  plan->reserved_mems = hwloc_bitmap_alloc();
+  plan->free_cpus = hwloc_bitmap_alloc();
+  if (!plan->profile_name || !plan->topology_source || !plan->reserved_cpus || !plan->reserved_mems ||
+      !plan->free_cpus)
+    return oom(p);
+  nodes_of_cpus(p, p->reserved, plan->reserved_mems);
+  for (size_t i = 0; i < p->n_nodes; i++)
+    plan->reserved_memory_bytes += p->nodes[i].memory_reserved;
+  hwloc_bitmap_andnot(plan->free_cpus, p->usable, p->used);
+
+  size_t n = 0;
+  for (size_t r = 0; r < p->profile->n_roles; r++)
+    n += p->roles[r].n;
+  plan->instances = calloc(n ? n : 1, sizeof(*plan->instances));
+  if (plan->instances == NULL)
+    return oom(p);
+  for (size_t r = 0; r < p->profile->n_roles; r++) {
+    struct role_state *rs = &p->roles[r];
+    if (rs->n == 0)
+      continue;
+    memcpy(&plan->instances[plan->n_instances], rs->inst, rs->n * sizeof(*rs->inst));
+    plan->n_instances += rs->n;
+    rs->n = 0; /* moved */
+  }
+
+  if (p->n_warnings)
+    qsort(p->warnings, p->n_warnings, sizeof(*p->warnings), compare_warnings);
+  plan->warnings = calloc(p->n_warnings ? p->n_warnings : 1, sizeof(char *));
+  if (plan->warnings == NULL)
+    return oom(p);
+  for (size_t i = 0; i < p->n_warnings; i++) {
+    plan->warnings[plan->n_warnings++] = p->warnings[i].text;
+    p->warnings[i].text = NULL;
+  }
+  return 0;
+}
+
+static void planner_release(struct planner *p) {
+  hwloc_bitmap_free(p->usable);
+  hwloc_bitmap_free(p->used);
+  hwloc_bitmap_free(p->reserved);
+  hwloc_bitmap_free(p->snapshot);
+  for (size_t i = 0; i < p->n_nodes; i++) {
+    free(p->nodes[i].cores);
+    free(p->nodes[i].first_over);
+  }
+  free(p->nodes);
+  if (p->roles)
+    for (size_t r = 0; r < p->profile->n_roles; r++) {
+      for (size_t i = 0; i < p->roles[r].n; i++)
+        placer_instance_clear(&p->roles[r].inst[i]);
+      free(p->roles[r].inst);
+    }
+  free(p->roles);
+  for (size_t i = 0; i < p->n_pools; i++)
+    hwloc_bitmap_free(p->pools[i].cpus);
+  free(p->pools);
+  for (size_t i = 0; i < p->n_warnings; i++)
+    free(p->warnings[i].text);
+  free(p->warnings);
+}
+
+/* Placement phases: 0 roles with a locality, 1 roles without, 2 count: fill. */
+static int phase_of(const struct placer_role_spec *spec) {
+  if (spec->count_mode == PLACER_COUNT_FILL)
+    return 2;
+  return spec->near == PLACER_NEAR_NONE ? 1 : 0;
+}
+
+int placer_plan_compute(const struct placer_topology *topo, const struct placer_profile *profile,
+                        struct placer_plan **out, struct placer_error **err) {
+  struct planner p = { .topo = topo, .profile = profile, .err = err };
+  struct placer_plan *plan = NULL;
+  int rc = -1;
+  p.usable = hwloc_bitmap_alloc();
+  p.used = hwloc_bitmap_alloc();
+  p.reserved = hwloc_bitmap_alloc();
+  p.snapshot = hwloc_bitmap_alloc();
+  p.roles = calloc(profile->n_roles ? profile->n_roles : 1, sizeof(*p.roles));
+  if (!p.usable || !p.used || !p.reserved || !p.snapshot || !p.roles) {
+    oom(&p);
+    goto out;
+  }
+  hwloc_bitmap_copy(p.usable, topo->online_cpus);
+  if (topo->allowed_cpus && !hwloc_bitmap_iszero(topo->allowed_cpus))
+    hwloc_bitmap_and(p.usable, p.usable, topo->allowed_cpus);
+  for (size_t r = 0; r < profile->n_roles; r++) {
+    p.roles[r].spec = &profile->roles[r];
+    p.roles[r].pos = r;
+  }
+  if (setup_nodes(&p) < 0 || setup_pools(&p) < 0)
+    goto out;
+  if (p.n_nodes == 0) {
+    infeasible(&p, "topology '%s' has no NUMA node", topo->source);
+    goto out;
+  }
+  if (plan_reserve(&p) < 0)
+    goto out;
+  for (int phase = 0; phase < 3; phase++)
+    for (size_t r = 0; r < profile->n_roles; r++)
+      if (phase_of(&profile->roles[r]) == phase && place_role(&p, &p.roles[r]) < 0)
+        goto out;
+  if (memory_warnings(&p) < 0)
+    goto out;
+  plan = calloc(1, sizeof(*plan));
+  if (plan == NULL) {
+    oom(&p);
+    goto out;
+  }
+  if (assemble(&p, plan) < 0)
+    goto out;
+  *out = TAKE_PTR(plan);
+  rc = 0;
+out:
+  placer_plan_free(plan);
+  planner_release(&p);
+  return rc;
+}

@@ -1,0 +1,120 @@
+/* A placement profile: the host reserve and the roles to place, as read from
+ * YAML (schema in docs/profiles.md).  Parsing checks everything that can be
+ * checked without a topology; the planner (planner.c) does the rest. */
+#ifndef PLACER_PROFILE_H
+#define PLACER_PROFILE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "error.h"
+#include "plan.h"
+
+#define PLACER_PROFILE_VERSION 1
+
+struct placer_run_config; /* profile-run.h */
+
+struct placer_string_list {
+  char **items;
+  size_t n;
+};
+
+enum placer_count_mode {
+  PLACER_COUNT_FIXED,      /* count: N */
+  PLACER_COUNT_FILL,       /* count: fill -- as many as fit in what is left */
+  PLACER_COUNT_PER_DEVICE, /* per_device: N for each block device matching devices */
+  PLACER_COUNT_PER_NUMA,   /* per_numa: N on each NUMA node that has CPUs */
+};
+
+enum placer_near {
+  PLACER_NEAR_NONE,
+  PLACER_NEAR_DEVICE, /* the NUMA node(s) of the instance's device */
+  PLACER_NEAR_NIC,    /* the NUMA node(s) of the first NIC matching nic */
+  PLACER_NEAR_NUMA,   /* a fixed NUMA node (numa: N), or its node for per_numa */
+  PLACER_NEAR_SPREAD, /* instance i on the i-th NUMA node (round robin) */
+};
+
+enum placer_policy {
+  PLACER_POLICY_PREFERRED, /* fall back to the nearest node by distance, with a warning */
+  PLACER_POLICY_STRICT,    /* the plan fails (exit 3) */
+};
+
+enum placer_mems_mode {
+  PLACER_MEMS_LOCAL, /* the NUMA nodes of the instance's cpus */
+  PLACER_MEMS_ALL,   /* every NUMA node the topology allows */
+};
+
+struct placer_cpu_spec {
+  unsigned cores;        /* cores: N whole cores, 0 when threads is used */
+  unsigned threads;      /* threads: N hardware threads, 0 when cores is used */
+  bool whole_cores;      /* threads rounded up to whole cores (SMT siblings kept together) */
+  bool exclusive;        /* false: the instance runs in a shared pool */
+  char *pool;            /* shared pool's name (defaults to the role's name); NULL when exclusive */
+  unsigned weight;       /* cgroup v2 cpu.weight 1..10000; 0: leave the default */
+  bool pin_vcpus;        /* vm: each vCPU thread on its own PU */
+};
+
+struct placer_role_spec {
+  char *name;
+  enum placer_role_kind kind;
+  enum placer_count_mode count_mode;
+  unsigned count;        /* FIXED: instances; PER_DEVICE / PER_NUMA: instances per device / node */
+  unsigned max_count;    /* FILL: at most this many; 0: no cap */
+  unsigned first_index;  /* instance names and {index} start here */
+  struct placer_string_list devices; /* PER_DEVICE: block device name globs */
+  bool has_cpu;          /* cpu given (required when the profile pins) */
+  struct placer_cpu_spec cpu;
+  bool has_memory;
+  uint64_t memory_bytes;          /* per instance */
+  uint64_t memory_overhead_bytes; /* added to memory_bytes (hypervisor overhead per guest) */
+  enum placer_near near;
+  char *nic;             /* NEAR_NIC: name glob */
+  unsigned numa;         /* NEAR_NUMA: OS index of the node (not used with per_numa) */
+  enum placer_policy policy;
+  enum placer_mems_mode mems;
+  enum placer_match_kind match_kind;
+  char *match_template;  /* with {index}, {name}, {role}, {device} placeholders */
+  struct placer_run_config *run; /* run: section (profile-run.h), NULL when absent */
+  unsigned line;         /* where the role starts in the file */
+};
+
+struct placer_reserve_spec {
+  unsigned cores;          /* whole cores in total, spread over the NUMA nodes */
+  bool cores_is_percent;   /* cores is a percentage of the node's cores (rounded down) */
+  unsigned cores_per_numa; /* whole cores on every NUMA node (instead of cores) */
+  struct placer_string_list nics; /* NICs whose interrupts get cores of their own */
+  unsigned nic_cores;      /* whole cores per matching NIC, on its NUMA node */
+  uint64_t memory_bytes;   /* host memory kept out of every role, split evenly over nodes */
+  uint64_t memory_per_numa_bytes; /* ... or this much on every node */
+};
+
+struct placer_profile {
+  char *path;            /* as given, for messages */
+  char *name;            /* name:, or the file name without .yaml */
+  char *description;     /* NULL when not given */
+  bool pin;              /* false: nothing is pinned (the unpinned A/B baseline) */
+  struct placer_reserve_spec reserve;
+  struct placer_role_spec *roles;
+  size_t n_roles;
+};
+
+/* Read and check a profile.  Every error is "FILE:LINE:COL: PATH: message"
+ * with PLACER_EXIT_USAGE. */
+int placer_profile_load(const char *path, struct placer_profile **out, struct placer_error **err);
+/* The same from memory; file names the text in messages. */
+int placer_profile_parse(const char *file, const char *text, size_t len, struct placer_profile **out,
+                         struct placer_error **err);
+void placer_profile_free(struct placer_profile *profile);
+void placer_string_list_free(struct placer_string_list *list);
+
+const struct placer_role_spec *placer_profile_role(const struct placer_profile *profile, const char *name);
+
+/* The match value of one instance: template with {index}, {name}, {role} and
+ * {device} substituted.  Caller frees; NULL on ENOMEM. */
+char *placer_match_expand(const char *tmpl, const char *instance, const char *role, unsigned index, const char *device);
+
+const char *placer_near_name(enum placer_near near);
+const char *placer_policy_name(enum placer_policy policy);
+
+#endif
