@@ -1,0 +1,68 @@
+/* Statistics over benchmark repeats: descriptive summaries and the A/B comparison
+ * (bootstrap CI of the change of medians, Mann-Whitney U p-value). Pure and
+ * deterministic: the same samples always give the same bytes in a report. */
+#ifndef PLACER_STATS_H
+#define PLACER_STATS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Each returns NAN for an empty sample (and on allocation failure). */
+double placer_stats_mean(const double *x, size_t n);
+double placer_stats_min(const double *x, size_t n);
+double placer_stats_max(const double *x, size_t n);
+double placer_stats_median(const double *x, size_t n);
+/* p in [0, 100]; linear interpolation between closest ranks (numpy's default,
+ * Python's statistics.quantiles(method="inclusive")): 0 -> min, 100 -> max. */
+double placer_stats_percentile(const double *x, size_t n, double p);
+/* The same on an already sorted sample (no allocation). */
+double placer_stats_percentile_sorted(const double *sorted, size_t n, double p);
+
+struct placer_stats_summary {
+  size_t n;
+  double min, max, mean, median; /* NAN when n == 0 */
+};
+void placer_stats_summarize(const double *x, size_t n, struct placer_stats_summary *out);
+
+/* splitmix64: small, fast, and the same sequence on every platform. */
+uint64_t placer_stats_splitmix64(uint64_t *state);
+
+#define PLACER_STATS_BOOTSTRAP_RESAMPLES 2000
+#define PLACER_STATS_BOOTSTRAP_SEED UINT64_C(0x706c61636572) /* "placer" */
+
+/* Percentile-bootstrap CI of the relative change of medians, median(b)/median(a) - 1:
+ * `resamples` times, resample a and b with replacement (splitmix64 from `seed`),
+ * then take the (1-level)/2 and (1+level)/2 percentiles of the resampled changes.
+ * Sets *low and *high to NAN when a or b is empty or a resample of a has median 0.
+ * Returns 0, or -1 only on allocation failure (both NAN). */
+int placer_stats_bootstrap_change_ci(const double *a, size_t na, const double *b, size_t nb, unsigned resamples,
+                                     uint64_t seed, double level, double *low, double *high);
+
+/* Mann-Whitney U test, two-sided. *u_a is U for sample a: the number of pairs
+ * (a_i, b_j) with a_i > b_j, ties counting 1/2. Exact distribution (dynamic
+ * programming over the C(na+nb, na) rank arrangements) when both samples have at
+ * most PLACER_STATS_MW_EXACT_MAX values and no value is tied; otherwise the
+ * normal approximation with tie correction and continuity correction (as
+ * scipy.stats.mannwhitneyu's defaults). p is NAN when a or b is empty, 1 when
+ * every value is tied. */
+#define PLACER_STATS_MW_EXACT_MAX 10
+struct placer_stats_mann_whitney {
+  double u_a;
+  double p_value;
+  bool exact;
+};
+void placer_stats_mann_whitney(const double *a, size_t na, const double *b, size_t nb,
+                               struct placer_stats_mann_whitney *out);
+
+/* Everything the report says about "B vs A" for one cell. */
+struct placer_stats_comparison {
+  double median_a, median_b;
+  double change;          /* median_b / median_a - 1; NAN when undefined */
+  double ci_low, ci_high; /* bootstrap 95% CI of change (2000 resamples, fixed seed) */
+  double p_value;         /* Mann-Whitney, two-sided */
+  bool exact;             /* p_value from the exact distribution */
+};
+void placer_stats_compare(const double *a, size_t na, const double *b, size_t nb, struct placer_stats_comparison *out);
+
+#endif
