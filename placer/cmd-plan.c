@@ -27,7 +27,7 @@ int cmd_plan(int argc, char **argv) {
   int opt;
   opterr = 0;
   optind = 0;
-  while ((opt = getopt_long(argc, argv, "+:", options, NULL)) != -1) {
+  while ((opt = getopt_long(argc, argv, ":", options, NULL)) != -1) {
     switch (opt) {
     case 't': xml_path = optarg; break;
     case 'j': json = true; break;

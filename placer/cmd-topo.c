@@ -24,7 +24,8 @@ int cmd_topo(int argc, char **argv) {
   bool json = false;
   int opt;
   opterr = 0;
-  while ((opt = getopt_long(argc, argv, "+:", options, NULL)) != -1) {
+  optind = 0;
+  while ((opt = getopt_long(argc, argv, ":", options, NULL)) != -1) {
     switch (opt) {
     case 't': xml_path = optarg; break;
     case 'j': json = true; break;
