@@ -6,10 +6,16 @@
 
 int cmd_topo(int argc, char **argv);
 int cmd_plan(int argc, char **argv);
+int cmd_run(int argc, char **argv);
+int cmd_stop(int argc, char **argv);
+int cmd_apply(int argc, char **argv);
+int cmd_status(int argc, char **argv);
+int cmd_reset(int argc, char **argv);
 
-/* Subcommands parse options with getopt_long(argc, argv, "+:", ...) and
- * opterr = 0; on '?' or ':' they return placer_usage_error(): one precise
- * line on stderr, exit 2. */
+/* Subcommands parse options with getopt_long(argc, argv, ":", ...) (options
+ * may follow operands, as users expect; "+:" only for commands that pass a
+ * command line through after "--") and opterr = 0; on '?' or ':' they return
+ * placer_usage_error(): one precise line on stderr, exit 2. */
 int placer_usage_error(const char *command, int getopt_rc, int argc, char **argv);
 
 #endif

@@ -1,0 +1,524 @@
+/* Undoing what apply did, from the journal in the state directory: the
+ * rollback of a failed apply and `placer reset` share this. */
+#include <dirent.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "apply-internal.h"
+#include "cgroup-extra.h"
+#include "procmatch.h"
+#include "topology.h"
+
+/* ------------------------------------------------------------------ small helpers */
+
+int strv_add(struct strv *s, const char *fmt, ...) {
+  char *line = NULL;
+  va_list ap;
+  va_start(ap, fmt);
+  int ret = vasprintf(&line, fmt, ap);
+  va_end(ap);
+  if (ret < 0)
+    return -1;
+  char **bigger = realloc(s->v, (s->n + 2) * sizeof(*bigger));
+  if (bigger == NULL) {
+    free(line);
+    return -1;
+  }
+  s->v = bigger;
+  s->v[s->n++] = line;
+  s->v[s->n] = NULL;
+  return 0;
+}
+
+void strv_free(struct strv *s) {
+  for (size_t i = 0; i < s->n; i++)
+    free(s->v[i]);
+  free(s->v);
+  s->v = NULL;
+  s->n = 0;
+}
+
+bool apply_cpulist_equal(const char *a, const char *b) {
+  if (a == NULL || b == NULL)
+    return a == b;
+  hwloc_bitmap_t x = hwloc_bitmap_alloc(), y = hwloc_bitmap_alloc();
+  bool equal;
+  if (x && y && placer_cpulist_parse(a, x) == 0 && placer_cpulist_parse(b, y) == 0)
+    equal = hwloc_bitmap_isequal(x, y);
+  else
+    equal = strcmp(a, b) == 0;
+  hwloc_bitmap_free(x);
+  hwloc_bitmap_free(y);
+  return equal;
+}
+
+bool apply_memory_limit_equal(uint64_t have, uint64_t want) {
+  if (have == PLACER_CGROUP_UNLIMITED || want == PLACER_CGROUP_UNLIMITED)
+    return have == want;
+  long page = sysconf(_SC_PAGESIZE);
+  uint64_t p = page > 0 ? (uint64_t)page : 4096;
+  return have / p == want / p;
+}
+
+unsigned apply_effective_weight(unsigned planned) {
+  return planned ? planned : PLACER_CGROUP_WEIGHT_DEFAULT;
+}
+
+char *apply_vcpu_pu(hwloc_const_bitmap_t cpus, size_t k) {
+  int n = hwloc_bitmap_weight(cpus);
+  if (n <= 0)
+    return NULL;
+  size_t want = k % (size_t)n, seen = 0;
+  int pu = -1, chosen = -1;
+  hwloc_bitmap_foreach_begin(pu, cpus) {
+    if (seen++ == want) {
+      chosen = pu;
+      break;
+    }
+  }
+  hwloc_bitmap_foreach_end();
+  char *s = NULL;
+  if (chosen < 0 || asprintf(&s, "%d", chosen) < 0)
+    return NULL;
+  return s;
+}
+
+static char *read_small(const char *path) {
+  FILE *f = fopen(path, "re");
+  if (f == NULL)
+    return NULL;
+  char *buf = calloc(1, 8192);
+  if (buf && fread(buf, 1, 8191, f) == 0 && ferror(f)) {
+    free(buf);
+    buf = NULL;
+  }
+  fclose(f);
+  return buf;
+}
+
+pid_t apply_stray_thread(pid_t pid) {
+  char path[96];
+  snprintf(path, sizeof(path), "/proc/%d/task/%d/cgroup", (int)pid, (int)pid);
+  cleanup_free char *main_cg = read_small(path);
+  cleanup_free pid_t *tids = NULL;
+  size_t n = 0;
+  struct placer_error *gone = NULL;
+  if (main_cg == NULL || placer_task_list(pid, &tids, &n, &gone) < 0) {
+    placer_error_free(gone);
+    return 0;
+  }
+  for (size_t i = 0; i < n; i++) {
+    if (tids[i] == pid)
+      continue;
+    snprintf(path, sizeof(path), "/proc/%d/task/%d/cgroup", (int)pid, (int)tids[i]);
+    cleanup_free char *cg = read_small(path);
+    if (cg && strcmp(cg, main_cg) != 0)
+      return tids[i];
+  }
+  return 0;
+}
+
+int apply_open_cgroup(const struct placer_state *state, const char *root, struct placer_cgroup **out,
+                      struct placer_error **err) {
+  struct placer_cgroup *cg = NULL;
+  if (placer_cgroup_open(root ? root : state->cgroup_root, &cg, err) < 0)
+    return -1;
+  const char *mode = placer_cgroup_mode_name(placer_cgroup_get_mode(cg));
+  if (state->cgroup_mode && strcmp(state->cgroup_mode, mode) != 0) {
+    placer_cgroup_close(cg);
+    return placer_error_set(err, PLACER_EXIT_SYSTEM, 0,
+                            "the state was recorded on cgroup %s but %s is cgroup %s now (rebooted into another "
+                            "layout?); remove %s/%s by hand",
+                            state->cgroup_mode, root ? root : state->cgroup_root ? state->cgroup_root : "the root",
+                            mode, state->dir, PLACER_STATE_FILE);
+  }
+  *out = cg;
+  return 0;
+}
+
+static const char *comm_or(pid_t pid, char *buf, size_t len) {
+  cleanup_free char *comm = placer_proc_comm(pid);
+  snprintf(buf, len, "%s", comm ? comm : "?");
+  return buf;
+}
+
+/* ------------------------------------------------------------------ strays */
+
+static bool path_is_under(const char *path, const char *group) {
+  size_t len = strlen(group);
+  return path && strncmp(path, group, len) == 0 && (path[len] == '\0' || path[len] == '/');
+}
+
+struct pidset {
+  pid_t *v;
+  size_t n, cap;
+};
+
+static void pidset_add(struct pidset *s, pid_t pid) {
+  for (size_t i = 0; i < s->n; i++)
+    if (s->v[i] == pid)
+      return;
+  if (s->n == s->cap) {
+    size_t cap = s->cap ? s->cap * 2 : 16;
+    pid_t *bigger = realloc(s->v, cap * sizeof(*bigger));
+    if (bigger == NULL)
+      return;
+    s->v = bigger;
+    s->cap = cap;
+  }
+  s->v[s->n++] = pid;
+}
+
+/* Every PID in DIR's cgroup.procs and below. */
+static void collect_procs(const char *dir, struct pidset *out) {
+  cleanup_free char *procs_path = NULL;
+  if (asprintf(&procs_path, "%s/cgroup.procs", dir) < 0)
+    return;
+  FILE *f = fopen(procs_path, "re");
+  if (f) {
+    long pid;
+    while (fscanf(f, "%ld", &pid) == 1)
+      if (pid > 0)
+        pidset_add(out, (pid_t)pid);
+    fclose(f);
+  }
+  DIR *d = opendir(dir);
+  if (d == NULL)
+    return;
+  struct dirent *de;
+  while ((de = readdir(d)) != NULL) {
+    if (de->d_type != DT_DIR || strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+      continue;
+    cleanup_free char *sub = NULL;
+    if (asprintf(&sub, "%s/%s", dir, de->d_name) >= 0)
+      collect_procs(sub, out);
+  }
+  closedir(d);
+}
+
+/* Where a process found in GROUP without having been moved there by placer
+ * (a child a bound daemon forked, a daemon restarted into the group) goes:
+ * where the first process placer moved into GROUP came from, else the root. */
+static const struct placer_cgroup_membership *stray_target(const struct placer_state *state, const char *group) {
+  for (size_t i = 0; i < state->n_journal; i++) {
+    const struct placer_journal_entry *e = &state->journal[i];
+    if (e->op == PLACER_JOURNAL_MOVE && e->group && path_is_under(e->group, group))
+      return &e->original;
+  }
+  return NULL;
+}
+
+static bool group_dir_exists(const struct placer_cgroup *cg, enum placer_cgroup_controller c, const char *group) {
+  cleanup_free char *dir = placer_cgroup_dir(cg, c, group);
+  struct stat st;
+  return dir && stat(dir, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+/* Move every process out of GROUP (and below) in every hierarchy. */
+static int evict_strays(struct placer_cgroup *cg, const struct placer_state *state, const char *group,
+                        struct strv *notes, struct placer_error **err) {
+  struct pidset pids = { NULL, 0, 0 };
+  for (int c = 0; c < PLACER_CGROUP_N_CONTROLLERS; c++) {
+    cleanup_free char *dir = placer_cgroup_dir(cg, c, group);
+    if (dir)
+      collect_procs(dir, &pids);
+  }
+  const struct placer_cgroup_membership *target = stray_target(state, group);
+  int ret = 0;
+  for (size_t i = 0; i < pids.n && ret == 0; i++) {
+    struct placer_cgroup_membership m = { { 0 } };
+    struct placer_error *gone = NULL;
+    if (placer_cgroup_pid_membership(cg, pids.v[i], &m, &gone) < 0) {
+      placer_error_free(gone); /* exited meanwhile */
+      continue;
+    }
+    for (int c = 0; c < PLACER_CGROUP_N_CONTROLLERS && ret == 0; c++) {
+      if (!path_is_under(m.path[c], group))
+        continue;
+      const char *to = target && target->path[c] && group_dir_exists(cg, c, target->path[c]) ? target->path[c] : "";
+      char *copy = strdup(to);
+      if (copy == NULL)
+        ret = placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+      free(m.path[c]);
+      m.path[c] = copy;
+    }
+    char comm[64];
+    if (ret == 0 && placer_cgroup_restore_pid(cg, pids.v[i], &m, err) == 0)
+      strv_add(notes, "moved pid %d (%s), which placer had not bound, out of %s to %s", (int)pids.v[i],
+               comm_or(pids.v[i], comm, sizeof(comm)), group,
+               m.path[PLACER_CGROUP_CPUSET] && *m.path[PLACER_CGROUP_CPUSET] ? m.path[PLACER_CGROUP_CPUSET] : "the root");
+    else if (ret == 0 && placer_proc_start_time(pids.v[i], &(uint64_t){ 0 }, &gone) < 0) {
+      placer_error_free(gone); /* it exited while being moved: fine */
+      placer_error_free(*err);
+      *err = NULL;
+    } else {
+      ret = -1;
+    }
+    placer_cgroup_membership_clear(&m);
+  }
+  free(pids.v);
+  return ret;
+}
+
+/* ------------------------------------------------------------------ one entry */
+
+static int undo_create(struct placer_cgroup *cg, const struct placer_state *state,
+                       const struct placer_journal_entry *e, struct strv *notes, struct placer_error **err) {
+  /* A process can fork into the group while we empty it: a few rounds. */
+  for (int round = 0; round < 3; round++) {
+    if (evict_strays(cg, state, e->group, notes, err) < 0)
+      return placer_error_prefix(err, "empty %s", e->group);
+    struct placer_error *busy = NULL;
+    if (placer_cgroup_remove(cg, e->group, &busy) == 0)
+      return 0;
+    if (round == 2 || busy->errno_value != EBUSY) {
+      *err = busy;
+      return -1;
+    }
+    placer_error_free(busy);
+  }
+  return 0;
+}
+
+static int undo_set(struct placer_cgroup *cg, const struct placer_journal_entry *e, struct strv *notes,
+                    struct placer_error **err) {
+  if (!placer_cgroup_exists(cg, e->group)) {
+    strv_add(notes, "%s is gone: its %s is not restored", e->group, placer_setting_name(e->setting));
+    return 0;
+  }
+  switch (e->setting) {
+  case PLACER_SETTING_CPUS: return placer_cgroup_set_cpus(cg, e->group, e->previous, err);
+  case PLACER_SETTING_MEMS: return placer_cgroup_set_mems(cg, e->group, e->previous, err);
+  case PLACER_SETTING_MEMORY_LIMIT: {
+    uint64_t bytes = PLACER_CGROUP_UNLIMITED;
+    if (strcmp(e->previous, "max") != 0)
+      bytes = strtoull(e->previous, NULL, 10);
+    return placer_cgroup_set_memory_limit(cg, e->group, bytes, err);
+  }
+  case PLACER_SETTING_CPU_WEIGHT: return placer_cgroup_write_cpu_raw(cg, e->group, e->previous, err);
+  }
+  return 0;
+}
+
+/* Put each recorded thread's affinity back where it differs now. */
+static void restore_threads(pid_t pid, const struct placer_journal_entry *e, struct strv *notes) {
+  for (size_t i = 0; i < e->n_threads; i++) {
+    const struct placer_thread_affinity *t = &e->threads[i];
+    cleanup_free char *now = NULL;
+    struct placer_error *gone = NULL;
+    if (t->cpus == NULL || placer_task_read_allowed(pid, t->tid, &now, NULL, &gone) < 0) {
+      placer_error_free(gone); /* the thread has exited */
+      continue;
+    }
+    if (apply_cpulist_equal(now, t->cpus))
+      continue;
+    struct placer_error *refused = NULL;
+    if (placer_task_set_affinity(t->tid, t->cpus, &refused) < 0) {
+      strv_add(notes, "thread %d of pid %d keeps cpus %s (%s), ignoring", (int)t->tid, (int)pid, now, refused->msg);
+      placer_error_free(refused);
+    }
+  }
+}
+
+static int undo_move(struct placer_cgroup *cg, const struct placer_journal_entry *e, struct strv *notes,
+                     struct placer_error **err) {
+  char comm[64];
+  if (!placer_proc_is_same(e->pid, e->start_time)) {
+    strv_add(notes, "pid %d (%s) is gone: nothing to move back", (int)e->pid, e->instance ? e->instance : "?");
+    return 0;
+  }
+  struct placer_cgroup_membership now = { { 0 } };
+  struct placer_error *gone = NULL;
+  if (placer_cgroup_pid_membership(cg, e->pid, &now, &gone) < 0) {
+    placer_error_free(gone);
+    strv_add(notes, "pid %d (%s) is gone: nothing to move back", (int)e->pid, e->instance ? e->instance : "?");
+    return 0;
+  }
+  /* Only what is still where placer put it goes back: a process someone
+   * else has moved since stays where they put it. */
+  bool any = false, cpuset_back = false;
+  int ret = 0;
+  for (int c = 0; c < PLACER_CGROUP_N_CONTROLLERS && ret == 0; c++) {
+    if (now.path[c] == NULL || e->group == NULL || strcmp(now.path[c], e->group) != 0)
+      continue;
+    const char *to = e->original.path[c] ? e->original.path[c] : "";
+    if (*to && !group_dir_exists(cg, c, to)) {
+      strv_add(notes, "pid %d: its original %s group %s is gone: moved to the root instead", (int)e->pid,
+               placer_cgroup_controller_name(c), to);
+      to = "";
+    }
+    char *copy = strdup(to);
+    if (copy == NULL)
+      ret = placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+    free(now.path[c]);
+    now.path[c] = copy;
+    any = true;
+    if (c == PLACER_CGROUP_CPUSET)
+      cpuset_back = true;
+  }
+  if (ret == 0 && !any)
+    strv_add(notes, "pid %d (%s) was moved out of %s by someone else: left where it is", (int)e->pid,
+             comm_or(e->pid, comm, sizeof(comm)), e->group ? e->group : "?");
+  if (ret == 0 && any && placer_cgroup_restore_pid(cg, e->pid, &now, err) < 0) {
+    if (placer_proc_is_same(e->pid, e->start_time))
+      ret = -1;
+    else {
+      placer_error_free(*err);
+      *err = NULL;
+    }
+  }
+  placer_cgroup_membership_clear(&now);
+  if (ret == 0 && any && cpuset_back)
+    restore_threads(e->pid, e, notes);
+  return ret;
+}
+
+static int undo_affinity(const struct placer_journal_entry *e, struct placer_error **err) {
+  if (!placer_proc_is_same(e->pid, e->start_time))
+    return 0;
+  cleanup_free char *now = NULL;
+  struct placer_error *gone = NULL;
+  if (placer_task_read_allowed(e->pid, e->tid, &now, NULL, &gone) < 0) {
+    placer_error_free(gone);
+    return 0;
+  }
+  if (apply_cpulist_equal(now, e->previous))
+    return 0;
+  if (placer_task_set_affinity(e->tid, e->previous, err) < 0) {
+    /* The thread may have exited in between. */
+    if (placer_task_read_allowed(e->pid, e->tid, NULL, NULL, &gone) < 0) {
+      placer_error_free(gone);
+      placer_error_free(*err);
+      *err = NULL;
+      return 0;
+    }
+    return -1;
+  }
+  return 0;
+}
+
+/* ------------------------------------------------------------------ the journal */
+
+static bool created_in_scope(const struct placer_state *state, unsigned txn, const char *group) {
+  for (size_t i = 0; i < state->n_journal; i++) {
+    const struct placer_journal_entry *e = &state->journal[i];
+    if (e->op == PLACER_JOURNAL_CREATE && (txn == 0 || e->txn == txn) && e->group && path_is_under(group, e->group))
+      return true;
+  }
+  return false;
+}
+
+static const char *entry_what(const struct placer_journal_entry *e, char *buf, size_t len) {
+  switch (e->op) {
+  case PLACER_JOURNAL_CREATE: snprintf(buf, len, "remove group %s", e->group); break;
+  case PLACER_JOURNAL_SET:
+    snprintf(buf, len, "restore %s %s = %s", e->group, placer_setting_name(e->setting), e->previous);
+    break;
+  case PLACER_JOURNAL_MOVE: snprintf(buf, len, "move pid %d (%s) back", (int)e->pid, e->instance ? e->instance : "?"); break;
+  case PLACER_JOURNAL_AFFINITY:
+    snprintf(buf, len, "restore thread %d of pid %d to cpus %s", (int)e->tid, (int)e->pid, e->previous);
+    break;
+  }
+  return buf;
+}
+
+size_t apply_undo(struct placer_cgroup *cg, struct placer_state *state, unsigned txn, struct strv *notes,
+                  struct strv *failures) {
+  size_t n_failed = 0;
+  for (size_t i = state->n_journal; i-- > 0;) {
+    struct placer_journal_entry *e = &state->journal[i];
+    if (txn != 0 && e->txn != txn)
+      continue;
+    struct placer_error *err = NULL;
+    int ret = 0;
+    switch (e->op) {
+    case PLACER_JOURNAL_CREATE: ret = undo_create(cg, state, e, notes, &err); break;
+    case PLACER_JOURNAL_SET:
+      /* A group that is about to be removed needs no value back. */
+      ret = created_in_scope(state, txn, e->group) ? 0 : undo_set(cg, e, notes, &err);
+      break;
+    case PLACER_JOURNAL_MOVE: ret = undo_move(cg, e, notes, &err); break;
+    case PLACER_JOURNAL_AFFINITY: ret = undo_affinity(e, &err); break;
+    }
+    if (ret < 0) {
+      char what[512];
+      strv_add(failures, "%s: %s", entry_what(e, what, sizeof(what)), err ? err->msg : "failed");
+      placer_error_free(err);
+      n_failed++;
+      continue;
+    }
+    placer_state_journal_remove(state, i);
+    struct placer_error *save_err = NULL;
+    if (placer_state_save(state, &save_err) < 0) {
+      strv_add(failures, "%s", save_err->msg);
+      placer_error_free(save_err);
+      n_failed++;
+    }
+  }
+  return n_failed;
+}
+
+/* ------------------------------------------------------------------ reset */
+
+int placer_reset(const char *state_dir, char ***lines, size_t *n_lines, struct placer_error **err) {
+  if (state_dir == NULL)
+    state_dir = placer_state_default_dir();
+  struct placer_state *state = NULL;
+  if (placer_state_open(state_dir, PLACER_STATE_LOCK_EXCLUSIVE, &state, NULL, err) < 0)
+    return -1;
+  struct strv out = { NULL, 0 }, failures = { NULL, 0 };
+  if (placer_state_is_empty(state)) {
+    strv_add(&out, "nothing to reset (no placer state in %s)", state_dir);
+    placer_state_free(state);
+    *lines = out.v;
+    *n_lines = out.n;
+    return 0;
+  }
+  struct placer_cgroup *cg = NULL;
+  if (apply_open_cgroup(state, NULL, &cg, err) < 0) {
+    placer_state_free(state);
+    return -1;
+  }
+  if (state->pending_txn)
+    strv_add(&out, "an apply (pid %d) was interrupted part-way: undoing what it did too", (int)state->pending_pid);
+  size_t before = state->n_journal, n_moves = 0, n_groups = 0;
+  for (size_t i = 0; i < state->n_journal; i++) {
+    n_moves += state->journal[i].op == PLACER_JOURNAL_MOVE;
+    n_groups += state->journal[i].op == PLACER_JOURNAL_CREATE;
+  }
+  size_t failed = apply_undo(cg, state, 0, &out, &failures);
+  placer_cgroup_close(cg);
+  int ret = 0;
+  if (failed) {
+    char all[2048] = "";
+    for (size_t i = 0; i < failures.n; i++)
+      snprintf(all + strlen(all), sizeof(all) - strlen(all), "%s%s", i ? "; " : "", failures.v[i]);
+    ret = placer_error_set(err, PLACER_EXIT_SYSTEM, 0,
+                           "reset incomplete: %zu of %zu changes could not be undone (%s); they stay recorded in %s: "
+                           "fix the cause and run 'placer reset' again",
+                           failed, before, all, state_dir);
+  } else {
+    placer_state_clear_instances(state);
+    state->pending_txn = 0;
+    state->pending_pid = 0;
+    if (placer_state_save(state, err) < 0)
+      ret = -1;
+    else
+      strv_add(&out, "reset: %zu changes undone (%zu process moves, %zu groups created); no placer state left in %s",
+               before, n_moves, n_groups, state_dir);
+  }
+  strv_free(&failures);
+  placer_state_free(state);
+  if (ret < 0) {
+    strv_free(&out);
+    return -1;
+  }
+  *lines = out.v;
+  *n_lines = out.n;
+  return 0;
+}

@@ -1,0 +1,99 @@
+/* Putting a plan in force and taking it back: apply (validate everything,
+ * then change the system step by step with an undo journal, rolling back on
+ * any failure), status (planned vs actual, drift) and reset (undo it all).
+ * Reference: docs/apply.md. */
+#ifndef PLACER_APPLY_H
+#define PLACER_APPLY_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+#include "error.h"
+#include "plan.h"
+
+#define PLACER_DEFAULT_CGROUP_PREFIX "placer"
+#define PLACER_STATUS_JSON_SCHEMA 1
+
+/* --pid INSTANCE=PID and --qmp INSTANCE=SOCKET. */
+struct placer_instance_arg {
+  const char *instance;
+  const char *value;
+};
+
+struct placer_apply_options {
+  const char *state_dir;   /* NULL: placer_state_default_dir() */
+  const char *cgroup_root; /* NULL: $PLACER_CGROUP_ROOT or /sys/fs/cgroup */
+  const char *prefix;      /* NULL: $PLACER_CGROUP_PREFIX or "placer" */
+  bool dry_run;
+  bool strict;             /* an instance without a process is an error */
+  const struct placer_instance_arg *pids;
+  size_t n_pids;
+  const struct placer_instance_arg *qmps;
+  size_t n_qmps;
+};
+
+struct placer_apply_bound {
+  pid_t pid;
+  char *comm;
+  size_t n_threads;
+};
+
+struct placer_apply_instance_report {
+  char *name;
+  char *group;
+  char *cpus;
+  char *mems;
+  bool has_memory_limit;
+  uint64_t memory_bytes;
+  struct placer_apply_bound *bound;
+  size_t n_bound;
+  size_t n_vcpus_pinned;
+  const char *vcpu_source;  /* "qmp" / "thread names"; NULL when not pinned */
+  char *note;               /* "no process matches ceph-osd --id 3", or NULL */
+  unsigned changes;         /* steps done (dry run: that would be done) */
+};
+
+struct placer_apply_report {
+  char *profile_name;
+  const char *cgroup_mode;  /* "v1" / "v2" */
+  char *state_dir;
+  bool dry_run;
+  unsigned steps;           /* mutating steps done, or that a dry run would do */
+  struct placer_apply_instance_report *instances;
+  size_t n_instances;
+  char **actions;           /* one line per step ("create group placer/osd/osd.0") */
+  size_t n_actions;
+  char **notes;             /* things the operator should know */
+  size_t n_notes;
+};
+
+/* Validate PLAN against this node and the running processes, then apply it.
+ * On failure after a change, everything done is rolled back and the error
+ * says so.  The report (on success only) says what was done. */
+int placer_apply(const struct placer_plan *plan, const struct placer_apply_options *opt,
+                 struct placer_apply_report **report, struct placer_error **err);
+void placer_apply_report_free(struct placer_apply_report *report);
+
+/* Undo everything in the state directory STATE_DIR (NULL: default): bound
+ * processes back to their original groups (strays to their instance's
+ * original, else the root), changed values restored, placer's groups
+ * removed.  *lines says what was done; safe to run twice. */
+int placer_reset(const char *state_dir, char ***lines, size_t *n_lines, struct placer_error **err);
+
+/* Planned vs actual for every applied instance, as the JSON document that
+ * `placer status --json` prints (schema in docs/apply.md).  *drift is true
+ * when anything differs. */
+int placer_status(const char *state_dir, json_t **out, bool *drift, struct placer_error **err);
+int placer_status_print_text(json_t *status, FILE *out);
+
+/* The prefix in force: OPT_PREFIX, else $PLACER_CGROUP_PREFIX, else "placer". */
+const char *placer_apply_prefix(const char *opt_prefix);
+/* Group of an instance: PREFIX/ROLE/NAME with both names sanitized. */
+int placer_instance_group(const char *prefix, const char *role, const char *name, char **out,
+                          struct placer_error **err);
+
+#endif

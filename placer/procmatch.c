@@ -1,0 +1,678 @@
+/* Finding an instance's processes: /proc cmdline scans (ceph daemons, qemu,
+ * fnmatch patterns), `podman inspect` run without a shell, pid files. */
+#include "procmatch.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <fnmatch.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+/* podman inspect normally answers in well under a second; a hung podman
+ * must not hang apply. */
+#define PODMAN_TIMEOUT_MS 30000
+
+/* ------------------------------------------------------------------ command lines */
+
+int placer_cmdline_split(const char *raw, size_t len, struct placer_cmdline *out) {
+  struct placer_cmdline cl = { NULL, 0 };
+  size_t n = 0;
+  for (size_t i = 0; i < len; i++)
+    if (raw[i] == '\0')
+      n++;
+  if (len > 0 && raw[len - 1] != '\0')
+    n++; /* a last argument without its NUL (a process that rewrote its argv) */
+  cl.argv = calloc(n + 1, sizeof(*cl.argv));
+  if (cl.argv == NULL)
+    return -1;
+  size_t start = 0;
+  for (size_t i = 0; i <= len && cl.argc < n; i++) {
+    if (i == len || raw[i] == '\0') {
+      if ((cl.argv[cl.argc++] = strndup(raw + start, i - start)) == NULL) {
+        placer_cmdline_clear(&cl);
+        return -1;
+      }
+      start = i + 1;
+    }
+  }
+  *out = cl;
+  return 0;
+}
+
+void placer_cmdline_clear(struct placer_cmdline *cl) {
+  if (cl->argv)
+    for (size_t i = 0; i < cl->argc; i++)
+      free(cl->argv[i]);
+  free(cl->argv);
+  cl->argv = NULL;
+  cl->argc = 0;
+}
+
+char *placer_cmdline_join(const struct placer_cmdline *cl) {
+  size_t len = 1;
+  for (size_t i = 0; i < cl->argc; i++)
+    len += strlen(cl->argv[i]) + 1;
+  char *s = malloc(len);
+  if (s == NULL)
+    return NULL;
+  char *p = s;
+  for (size_t i = 0; i < cl->argc; i++) {
+    if (i > 0)
+      *p++ = ' ';
+    size_t l = strlen(cl->argv[i]);
+    memcpy(p, cl->argv[i], l);
+    p += l;
+  }
+  *p = '\0';
+  return s;
+}
+
+static const char *base_name(const char *path) {
+  const char *slash = strrchr(path, '/');
+  return slash ? slash + 1 : path;
+}
+
+const char *placer_ceph_binary(enum placer_role_kind kind) {
+  switch (kind) {
+  case PLACER_KIND_CEPH_OSD: return "ceph-osd";
+  case PLACER_KIND_CEPH_MDS: return "ceph-mds";
+  case PLACER_KIND_CEPH_MON: return "ceph-mon";
+  case PLACER_KIND_CEPH_MGR: return "ceph-mgr";
+  default: return NULL;
+  }
+}
+
+/* "-n osd.3": the part after the daemon type must be ID, and the type must
+ * be the binary's ("osd" for ceph-osd) when the binary is known. */
+static bool ceph_name_matches(const char *name, const char *binary, const char *id) {
+  const char *dot = strchr(name, '.');
+  if (dot == NULL || strcmp(dot + 1, id) != 0)
+    return false;
+  if (binary == NULL)
+    return true;
+  const char *type = binary + strlen("ceph-");
+  return (size_t)(dot - name) == strlen(type) && strncmp(name, type, strlen(type)) == 0;
+}
+
+bool placer_cmdline_is_ceph_daemon(const struct placer_cmdline *cl, const char *binary, const char *id) {
+  if (cl->argc == 0 || id == NULL || *id == '\0')
+    return false;
+  const char *exe = base_name(cl->argv[0]);
+  if (binary ? strcmp(exe, binary) != 0 : strncmp(exe, "ceph-", 5) != 0)
+    return false;
+  if (binary == NULL)
+    binary = exe;
+  for (size_t i = 1; i < cl->argc; i++) {
+    const char *a = cl->argv[i];
+    const char *next = i + 1 < cl->argc ? cl->argv[i + 1] : NULL;
+    if (strcmp(a, "--") == 0)
+      break;
+    if ((strcmp(a, "--id") == 0 || strcmp(a, "-i") == 0) && next)
+      return strcmp(next, id) == 0;
+    if (strncmp(a, "--id=", 5) == 0)
+      return strcmp(a + 5, id) == 0;
+    if (strncmp(a, "-i", 2) == 0 && a[2] != '\0')
+      return strcmp(a + 2, id) == 0;
+    if ((strcmp(a, "--name") == 0 || strcmp(a, "-n") == 0) && next)
+      return ceph_name_matches(next, binary, id);
+    if (strncmp(a, "--name=", 7) == 0)
+      return ceph_name_matches(a + 7, binary, id);
+  }
+  return false;
+}
+
+static bool is_qemu_binary(const char *argv0) {
+  const char *exe = base_name(argv0);
+  return strncmp(exe, "qemu-system-", 12) == 0 || strcmp(exe, "qemu-kvm") == 0 || strcmp(exe, "kvm") == 0;
+}
+
+/* Next item of a qemu option string ("a=b,c=d"; ",," is a literal comma)
+ * into BUF, unescaped; returns the rest or NULL at the end. */
+static const char *qemu_opt_next(const char *s, char *buf, size_t len) {
+  size_t o = 0;
+  while (*s) {
+    if (*s == ',') {
+      if (s[1] == ',') {
+        if (o + 1 < len)
+          buf[o++] = ',';
+        s += 2;
+        continue;
+      }
+      s++;
+      break;
+    }
+    if (o + 1 < len)
+      buf[o++] = *s;
+    s++;
+  }
+  buf[o] = '\0';
+  return s;
+}
+
+/* Value of KEY in a qemu option string; IMPLIED_KEY names the key of a
+ * first item given without "key=". */
+static bool qemu_opt_get(const char *opts, const char *key, const char *implied_key, char *out, size_t len) {
+  char item[1024];
+  bool first = true;
+  const char *p = opts;
+  while (*p) {
+    p = qemu_opt_next(p, item, sizeof(item));
+    char *eq = strchr(item, '=');
+    if (eq == NULL) {
+      if (first && implied_key && strcmp(key, implied_key) == 0) {
+        snprintf(out, len, "%s", item);
+        return true;
+      }
+    } else {
+      *eq = '\0';
+      if (strcmp(item, key) == 0) {
+        snprintf(out, len, "%s", eq + 1);
+        return true;
+      }
+    }
+    first = false;
+  }
+  return false;
+}
+
+bool placer_cmdline_is_qemu_guest(const struct placer_cmdline *cl, const char *name) {
+  if (cl->argc == 0 || name == NULL || !is_qemu_binary(cl->argv[0]))
+    return false;
+  for (size_t i = 1; i + 1 < cl->argc; i++) {
+    if (strcmp(cl->argv[i], "-name") != 0 && strcmp(cl->argv[i], "--name") != 0)
+      continue;
+    char guest[1024];
+    if (qemu_opt_get(cl->argv[i + 1], "guest", "guest", guest, sizeof(guest)) && strcmp(guest, name) == 0)
+      return true;
+  }
+  return false;
+}
+
+int placer_cmdline_qmp_socket(const struct placer_cmdline *cl, char **path) {
+  if (cl->argc == 0 || !is_qemu_binary(cl->argv[0]))
+    return -1;
+  char buf[1024];
+  for (size_t i = 1; i + 1 < cl->argc; i++) {
+    const char *a = cl->argv[i], *v = cl->argv[i + 1];
+    if ((strcmp(a, "-qmp") == 0 || strcmp(a, "--qmp") == 0) && strncmp(v, "unix:", 5) == 0) {
+      qemu_opt_next(v + 5, buf, sizeof(buf));
+      if (*buf)
+        return (*path = strdup(buf)) ? 0 : -1;
+    }
+  }
+  /* -mon chardev=ID,mode=control with -chardev socket,id=ID,path=PATH */
+  for (size_t i = 1; i + 1 < cl->argc; i++) {
+    if (strcmp(cl->argv[i], "-mon") != 0 && strcmp(cl->argv[i], "--mon") != 0)
+      continue;
+    char id[256], mode[64];
+    if (!qemu_opt_get(cl->argv[i + 1], "chardev", "chardev", id, sizeof(id)))
+      continue;
+    if (qemu_opt_get(cl->argv[i + 1], "mode", NULL, mode, sizeof(mode)) && strcmp(mode, "control") != 0)
+      continue;
+    for (size_t j = 1; j + 1 < cl->argc; j++) {
+      if (strcmp(cl->argv[j], "-chardev") != 0 && strcmp(cl->argv[j], "--chardev") != 0)
+        continue;
+      const char *opts = cl->argv[j + 1];
+      char backend[64], cid[256];
+      qemu_opt_next(opts, backend, sizeof(backend));
+      if (strcmp(backend, "socket") != 0 || !qemu_opt_get(opts, "id", NULL, cid, sizeof(cid)) ||
+          strcmp(cid, id) != 0)
+        continue;
+      if (qemu_opt_get(opts, "path", NULL, buf, sizeof(buf)) && *buf)
+        return (*path = strdup(buf)) ? 0 : -1;
+    }
+  }
+  return -1;
+}
+
+bool placer_cmdline_matches_pattern(const struct placer_cmdline *cl, const char *pattern) {
+  if (cl->argc == 0 || pattern == NULL)
+    return false;
+  cleanup_free char *joined = placer_cmdline_join(cl);
+  return joined && fnmatch(pattern, joined, 0) == 0;
+}
+
+int placer_parse_pid_text(const char *text, pid_t *pid) {
+  const char *p = text;
+  while (isspace((unsigned char)*p))
+    p++;
+  if (!isdigit((unsigned char)*p))
+    return -1;
+  errno = 0;
+  char *end;
+  long v = strtol(p, &end, 10);
+  while (isspace((unsigned char)*end))
+    end++;
+  if (errno || *end != '\0' || v <= 0 || v > 0x3fffffff)
+    return -1;
+  *pid = (pid_t)v;
+  return 0;
+}
+
+char *placer_match_describe(enum placer_role_kind kind, const struct placer_match *match) {
+  char *s = NULL;
+  const char *v = match->value ? match->value : "";
+  int ret = -1;
+  switch (match->kind) {
+  case PLACER_MATCH_NONE: ret = asprintf(&s, "no matcher (only --pid binds it)"); break;
+  case PLACER_MATCH_CEPH_ID: {
+    const char *bin = placer_ceph_binary(kind);
+    ret = asprintf(&s, "%s --id %s", bin ? bin : "ceph-*", v);
+    break;
+  }
+  case PLACER_MATCH_CONTAINER: ret = asprintf(&s, "podman container '%s'", v); break;
+  case PLACER_MATCH_QEMU_NAME: ret = asprintf(&s, "qemu -name guest=%s", v); break;
+  case PLACER_MATCH_PIDFILE: ret = asprintf(&s, "pid file %s", v); break;
+  case PLACER_MATCH_CMDLINE: ret = asprintf(&s, "cmdline '%s'", v); break;
+  }
+  return ret < 0 ? NULL : s;
+}
+
+/* ------------------------------------------------------------------ /proc */
+
+static int read_all(const char *path, char **out, size_t *out_len) {
+  cleanup_close int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return -1;
+  size_t cap = 4096, len = 0;
+  char *buf = malloc(cap);
+  if (buf == NULL)
+    return -1;
+  for (;;) {
+    ssize_t n = read(fd, buf + len, cap - len - 1);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n < 0) {
+      int saved = errno;
+      free(buf);
+      errno = saved;
+      return -1;
+    }
+    if (n == 0)
+      break;
+    len += (size_t)n;
+    if (cap - len - 1 == 0) {
+      char *bigger = realloc(buf, cap * 2);
+      if (bigger == NULL) {
+        free(buf);
+        return -1;
+      }
+      buf = bigger;
+      cap *= 2;
+    }
+  }
+  buf[len] = '\0';
+  *out = buf;
+  if (out_len)
+    *out_len = len;
+  return 0;
+}
+
+int placer_proc_read_cmdline(pid_t pid, struct placer_cmdline *out, struct placer_error **err) {
+  char path[64];
+  snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)pid);
+  cleanup_free char *raw = NULL;
+  size_t len = 0;
+  if (read_all(path, &raw, &len) < 0)
+    return placer_error_errno(err, PLACER_EXIT_SYSTEM, errno, "read %s", path);
+  if (placer_cmdline_split(raw, len, out) < 0)
+    return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+  return 0;
+}
+
+int placer_proc_stat_start_time(const char *stat_text, uint64_t *out) {
+  /* "PID (comm) S ppid ...": comm may hold spaces and ')', so start after
+   * the last ')'.  Field 3 (state) follows; start time is field 22. */
+  const char *p = strrchr(stat_text, ')');
+  if (p == NULL)
+    return -1;
+  p++;
+  for (int field = 3; field < 22; field++) {
+    while (*p == ' ')
+      p++;
+    if (*p == '\0')
+      return -1;
+    while (*p && *p != ' ')
+      p++;
+  }
+  while (*p == ' ')
+    p++;
+  if (!isdigit((unsigned char)*p))
+    return -1;
+  *out = strtoull(p, NULL, 10);
+  return 0;
+}
+
+static char proc_state(pid_t pid) {
+  char path[64];
+  snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+  cleanup_free char *text = NULL;
+  if (read_all(path, &text, NULL) < 0)
+    return '\0';
+  const char *p = strrchr(text, ')');
+  return p && p[1] == ' ' ? p[2] : '\0';
+}
+
+int placer_proc_start_time(pid_t pid, uint64_t *out, struct placer_error **err) {
+  char path[64];
+  snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+  cleanup_free char *text = NULL;
+  if (read_all(path, &text, NULL) < 0)
+    return placer_error_errno(err, PLACER_EXIT_SYSTEM, errno, "pid %d: read %s", (int)pid, path);
+  if (placer_proc_stat_start_time(text, out) < 0)
+    return placer_error_set(err, PLACER_EXIT_SYSTEM, EINVAL, "pid %d: cannot parse %s", (int)pid, path);
+  return 0;
+}
+
+bool placer_proc_is_same(pid_t pid, uint64_t start_time) {
+  uint64_t now = 0;
+  struct placer_error *ignored = NULL;
+  if (placer_proc_start_time(pid, &now, &ignored) < 0) {
+    placer_error_free(ignored);
+    return false;
+  }
+  char state = proc_state(pid);
+  return now == start_time && state != 'Z' && state != 'X';
+}
+
+char *placer_proc_comm(pid_t pid) {
+  char path[64];
+  snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
+  char *text = NULL;
+  if (read_all(path, &text, NULL) < 0)
+    return NULL;
+  size_t l = strlen(text);
+  while (l > 0 && text[l - 1] == '\n')
+    text[--l] = '\0';
+  return text;
+}
+
+/* ------------------------------------------------------------------ finding */
+
+struct pid_list {
+  pid_t *pids;
+  size_t n, cap;
+};
+
+static int pid_list_add(struct pid_list *l, pid_t pid) {
+  if (l->n == l->cap) {
+    size_t cap = l->cap ? l->cap * 2 : 8;
+    pid_t *bigger = realloc(l->pids, cap * sizeof(*bigger));
+    if (bigger == NULL)
+      return -1;
+    l->pids = bigger;
+    l->cap = cap;
+  }
+  l->pids[l->n++] = pid;
+  return 0;
+}
+
+static int compare_pid(const void *a, const void *b) {
+  pid_t x = *(const pid_t *)a, y = *(const pid_t *)b;
+  return (x > y) - (x < y);
+}
+
+/* A process that can be bound: alive (not a zombie), a user process (kernel
+ * threads have an empty cmdline), and not placer itself. */
+static bool bindable(pid_t pid) {
+  if (pid == getpid())
+    return false;
+  char state = proc_state(pid);
+  return state != '\0' && state != 'Z' && state != 'X';
+}
+
+static bool cmdline_test(enum placer_role_kind kind, const struct placer_match *m, const struct placer_cmdline *cl) {
+  switch (m->kind) {
+  case PLACER_MATCH_CEPH_ID: return placer_cmdline_is_ceph_daemon(cl, placer_ceph_binary(kind), m->value);
+  case PLACER_MATCH_QEMU_NAME: return placer_cmdline_is_qemu_guest(cl, m->value);
+  case PLACER_MATCH_CMDLINE: return placer_cmdline_matches_pattern(cl, m->value);
+  default: return false;
+  }
+}
+
+static int scan_proc(enum placer_role_kind kind, const struct placer_match *m, struct pid_list *found,
+                     struct placer_error **err) {
+  DIR *dir = opendir("/proc");
+  if (dir == NULL)
+    return placer_error_errno(err, PLACER_EXIT_SYSTEM, errno, "open /proc");
+  struct dirent *de;
+  int ret = 0;
+  while ((de = readdir(dir)) != NULL) {
+    char *end;
+    long v = strtol(de->d_name, &end, 10);
+    if (*end != '\0' || v <= 0)
+      continue;
+    pid_t pid = (pid_t)v;
+    char path[64];
+    snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)pid);
+    cleanup_free char *raw = NULL;
+    size_t len = 0;
+    if (read_all(path, &raw, &len) < 0 || len == 0)
+      continue; /* gone meanwhile, or a kernel thread */
+    struct placer_cmdline cl;
+    if (placer_cmdline_split(raw, len, &cl) < 0) {
+      ret = placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+      break;
+    }
+    bool hit = cmdline_test(kind, m, &cl);
+    placer_cmdline_clear(&cl);
+    if (hit && bindable(pid) && pid_list_add(found, pid) < 0) {
+      ret = placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+      break;
+    }
+  }
+  closedir(dir);
+  return ret;
+}
+
+/* Run ARGV (no shell) and capture its stdout and stderr; *status is the
+ * wait status.  A child still running after TIMEOUT_MS is killed. */
+static int run_capture(char *const argv[], char **out, char **errout, int *status, struct placer_error **err) {
+  int out_pipe[2], err_pipe[2];
+  if (pipe2(out_pipe, O_CLOEXEC) < 0)
+    return placer_error_errno(err, PLACER_EXIT_SYSTEM, errno, "pipe");
+  if (pipe2(err_pipe, O_CLOEXEC) < 0) {
+    int saved = errno;
+    close(out_pipe[0]);
+    close(out_pipe[1]);
+    return placer_error_errno(err, PLACER_EXIT_SYSTEM, saved, "pipe");
+  }
+  pid_t child = fork();
+  if (child < 0) {
+    int saved = errno;
+    close(out_pipe[0]), close(out_pipe[1]), close(err_pipe[0]), close(err_pipe[1]);
+    return placer_error_errno(err, PLACER_EXIT_SYSTEM, saved, "fork");
+  }
+  if (child == 0) {
+    int devnull = open("/dev/null", O_RDONLY);
+    if (devnull >= 0)
+      dup2(devnull, 0);
+    dup2(out_pipe[1], 1);
+    dup2(err_pipe[1], 2);
+    execvp(argv[0], argv);
+    dprintf(2, "exec %s: %s", argv[0], strerror(errno));
+    _exit(127);
+  }
+  close(out_pipe[1]);
+  close(err_pipe[1]);
+  char *bufs[2] = { NULL, NULL };
+  size_t lens[2] = { 0, 0 }, caps[2] = { 0, 0 };
+  struct pollfd fds[2] = { { out_pipe[0], POLLIN, 0 }, { err_pipe[0], POLLIN, 0 } };
+  bool open_fd[2] = { true, true };
+  struct timespec start;
+  clock_gettime(CLOCK_MONOTONIC, &start);
+  bool timed_out = false, oom = false;
+  while (open_fd[0] || open_fd[1]) {
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    long elapsed = (now.tv_sec - start.tv_sec) * 1000 + (now.tv_nsec - start.tv_nsec) / 1000000;
+    if (elapsed >= PODMAN_TIMEOUT_MS) {
+      timed_out = true;
+      kill(child, SIGKILL);
+      break;
+    }
+    for (int i = 0; i < 2; i++)
+      fds[i].fd = open_fd[i] ? (i == 0 ? out_pipe[0] : err_pipe[0]) : -1;
+    int r = poll(fds, 2, (int)(PODMAN_TIMEOUT_MS - elapsed));
+    if (r < 0 && errno == EINTR)
+      continue;
+    if (r < 0)
+      break;
+    for (int i = 0; i < 2; i++) {
+      if (!open_fd[i] || fds[i].revents == 0)
+        continue;
+      if (caps[i] - lens[i] < 1025) {
+        size_t cap = caps[i] ? caps[i] * 2 : 4096;
+        char *bigger = realloc(bufs[i], cap);
+        if (bigger == NULL) {
+          oom = true;
+          open_fd[0] = open_fd[1] = false;
+          break;
+        }
+        bufs[i] = bigger;
+        caps[i] = cap;
+      }
+      ssize_t n = read(fds[i].fd, bufs[i] + lens[i], caps[i] - lens[i] - 1);
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n <= 0)
+        open_fd[i] = false;
+      else
+        lens[i] += (size_t)n;
+    }
+  }
+  close(out_pipe[0]);
+  close(err_pipe[0]);
+  if (timed_out || oom)
+    kill(child, SIGKILL);
+  int st = 0;
+  while (waitpid(child, &st, 0) < 0 && errno == EINTR)
+    ;
+  for (int i = 0; i < 2; i++) {
+    if (bufs[i] == NULL)
+      bufs[i] = calloc(1, 1);
+    else
+      bufs[i][lens[i]] = '\0';
+  }
+  if (timed_out || oom || bufs[0] == NULL || bufs[1] == NULL) {
+    free(bufs[0]);
+    free(bufs[1]);
+    if (timed_out)
+      return placer_error_set(err, PLACER_EXIT_SYSTEM, ETIMEDOUT, "%s did not answer within %d s", argv[0],
+                              PODMAN_TIMEOUT_MS / 1000);
+    return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+  }
+  *out = bufs[0];
+  *errout = bufs[1];
+  *status = st;
+  return 0;
+}
+
+/* First line of TEXT, trimmed, at most 200 bytes; caller frees. */
+static char *first_line(const char *text) {
+  while (isspace((unsigned char)*text))
+    text++;
+  size_t len = strcspn(text, "\n");
+  if (len > 200)
+    len = 200;
+  while (len > 0 && isspace((unsigned char)text[len - 1]))
+    len--;
+  return strndup(text, len);
+}
+
+static int find_container(const char *name, struct pid_list *found, char **why, struct placer_error **err) {
+  const char *podman = getenv("PLACER_PODMAN");
+  if (podman == NULL || *podman == '\0')
+    podman = "podman";
+  char *argv[] = { (char *)podman, "inspect", "--type", "container", "-f", "{{.State.Pid}}", (char *)name, NULL };
+  cleanup_free char *out = NULL, *errout = NULL;
+  int status = 0;
+  if (run_capture(argv, &out, &errout, &status, err) < 0)
+    return placer_error_prefix(err, "podman inspect '%s'", name);
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+    cleanup_free char *line = first_line(*errout ? errout : out);
+    if (why && asprintf(why, "podman inspect: %s", line && *line ? line : "failed") < 0)
+      *why = NULL;
+    return 0;
+  }
+  pid_t pid = 0;
+  if (placer_parse_pid_text(out, &pid) < 0) {
+    /* "0": the container exists but does not run. */
+    if (why && (*why = strdup("the container is not running")) == NULL)
+      return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+    return 0;
+  }
+  if (!bindable(pid)) {
+    if (why && asprintf(why, "podman says pid %d, which is not running", (int)pid) < 0)
+      *why = NULL;
+    return 0;
+  }
+  if (pid_list_add(found, pid) < 0)
+    return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+  return 0;
+}
+
+static int find_pidfile(const char *path, struct pid_list *found, char **why, struct placer_error **err) {
+  cleanup_free char *text = NULL;
+  if (read_all(path, &text, NULL) < 0) {
+    if (why && asprintf(why, "cannot read %s: %s", path, strerror(errno)) < 0)
+      *why = NULL;
+    return 0;
+  }
+  pid_t pid = 0;
+  if (placer_parse_pid_text(text, &pid) < 0) {
+    if (why && asprintf(why, "%s does not hold a pid", path) < 0)
+      *why = NULL;
+    return 0;
+  }
+  if (!bindable(pid)) {
+    if (why && asprintf(why, "stale pid file: pid %d is not running", (int)pid) < 0)
+      *why = NULL;
+    return 0;
+  }
+  if (pid_list_add(found, pid) < 0)
+    return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+  return 0;
+}
+
+int placer_procmatch_find(enum placer_role_kind kind, const struct placer_match *match, pid_t **pids, size_t *n,
+                          char **why, struct placer_error **err) {
+  struct pid_list found = { NULL, 0, 0 };
+  if (why)
+    *why = NULL;
+  int ret = 0;
+  switch (match->kind) {
+  case PLACER_MATCH_NONE: break;
+  case PLACER_MATCH_CEPH_ID:
+  case PLACER_MATCH_QEMU_NAME:
+  case PLACER_MATCH_CMDLINE:
+    if (match->value == NULL || *match->value == '\0')
+      ret = placer_error_set(err, PLACER_EXIT_USAGE, EINVAL, "empty %s match", placer_match_kind_name(match->kind));
+    else
+      ret = scan_proc(kind, match, &found, err);
+    break;
+  case PLACER_MATCH_CONTAINER: ret = find_container(match->value ? match->value : "", &found, why, err); break;
+  case PLACER_MATCH_PIDFILE: ret = find_pidfile(match->value ? match->value : "", &found, why, err); break;
+  }
+  if (ret < 0) {
+    free(found.pids);
+    if (why) {
+      free(*why);
+      *why = NULL;
+    }
+    return -1;
+  }
+  if (found.n > 1)
+    qsort(found.pids, found.n, sizeof(*found.pids), compare_pid);
+  *pids = found.pids;
+  *n = found.n;
+  return 0;
+}

@@ -1,0 +1,69 @@
+/* Finding the running processes of an instance: ceph daemons and qemu VMs by
+ * their command line (/proc/PID/cmdline), podman containers through `podman
+ * inspect`, pid files, and fnmatch patterns.  The cmdline tests are pure so
+ * they can be unit-tested on captured command lines. */
+#ifndef PLACER_PROCMATCH_H
+#define PLACER_PROCMATCH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "error.h"
+#include "plan.h"
+
+/* A command line split at its NULs. */
+struct placer_cmdline {
+  char **argv;
+  size_t argc;
+};
+
+/* Split the raw bytes of /proc/PID/cmdline (LEN bytes, NUL-separated). */
+int placer_cmdline_split(const char *raw, size_t len, struct placer_cmdline *out);
+void placer_cmdline_clear(struct placer_cmdline *cl);
+/* argv joined with single spaces; caller frees. */
+char *placer_cmdline_join(const struct placer_cmdline *cl);
+
+/* The daemon binary of a ceph kind ("ceph-osd"), NULL for other kinds. */
+const char *placer_ceph_binary(enum placer_role_kind kind);
+/* Is CL the ceph daemon BINARY (basename of argv[0]; NULL: any "ceph-*")
+ * with id ID: "--id ID", "--id=ID", "-i ID", "-iID", or "-n TYPE.ID" /
+ * "--name TYPE.ID" / "--name=TYPE.ID"? */
+bool placer_cmdline_is_ceph_daemon(const struct placer_cmdline *cl, const char *binary, const char *id);
+/* Is CL a qemu (qemu-system-*, qemu-kvm, kvm) whose "-name" is NAME:
+ * "-name guest=NAME[,...]", "-name NAME[,...]" (qemu's ",," escapes kept)? */
+bool placer_cmdline_is_qemu_guest(const struct placer_cmdline *cl, const char *name);
+/* The QMP unix socket of a qemu command line: "-qmp unix:PATH[,...]", or a
+ * "-chardev socket,id=X,path=PATH,server..." used by "-mon chardev=X,mode=control".
+ * Returns 0 and a copy, or -1 when there is none. */
+int placer_cmdline_qmp_socket(const struct placer_cmdline *cl, char **path);
+/* fnmatch(3) of PATTERN on the space-joined command line. */
+bool placer_cmdline_matches_pattern(const struct placer_cmdline *cl, const char *pattern);
+
+/* "1234\n" -> 1234; -1 on anything else (0 and negatives too). */
+int placer_parse_pid_text(const char *text, pid_t *pid);
+
+/* "ceph-osd --id 3", "podman container 'web'", "qemu -name guest=vm0",
+ * "pid file /run/x.pid", "cmdline 'sleep *'"; caller frees. */
+char *placer_match_describe(enum placer_role_kind kind, const struct placer_match *match);
+
+/* The PIDs (thread-group leaders) that MATCH finds now, sorted; none is
+ * not an error: *n is 0 and *why (when non-NULL) says why, e.g. "podman:
+ * no such container".  placer itself and zombies never match. */
+int placer_procmatch_find(enum placer_role_kind kind, const struct placer_match *match, pid_t **pids, size_t *n,
+                          char **why, struct placer_error **err);
+
+/* Facts about a live process. */
+/* Field 22 of /proc/PID/stat (start time in clock ticks since boot): with
+ * the PID it names one process even after the PID is reused. */
+int placer_proc_start_time(pid_t pid, uint64_t *out, struct placer_error **err);
+/* Parse that field from the text of /proc/PID/stat; -1 on bad input. */
+int placer_proc_stat_start_time(const char *stat_text, uint64_t *out);
+/* Is PID alive and is it the process that started at START_TIME? */
+bool placer_proc_is_same(pid_t pid, uint64_t start_time);
+/* /proc/PID/comm, or NULL. */
+char *placer_proc_comm(pid_t pid);
+int placer_proc_read_cmdline(pid_t pid, struct placer_cmdline *out, struct placer_error **err);
+
+#endif

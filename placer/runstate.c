@@ -1,0 +1,298 @@
+/* Records of what `placer run` started; see runstate.h. */
+#include "runstate.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cgroup.h"
+#include "substitute.h"
+
+static int mkdir_p(const char *path, struct placer_error **err) {
+  cleanup_free char *copy = strdup(path);
+  if (copy == NULL)
+    return placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "mkdir %s", path);
+  for (char *p = copy + 1; *p; p++) {
+    if (*p != '/')
+      continue;
+    *p = '\0';
+    if (mkdir(copy, 0755) < 0 && errno != EEXIST)
+      return placer_error_errno(err, PLACER_EXIT_SYSTEM, errno, "mkdir %s", copy);
+    *p = '/';
+  }
+  if (mkdir(copy, 0755) < 0 && errno != EEXIST)
+    return placer_error_errno(err, PLACER_EXIT_SYSTEM, errno, "mkdir %s", copy);
+  return 0;
+}
+
+int placer_runstate_dir(const char *state_dir, const char *profile, char **out, struct placer_error **err) {
+  cleanup_free char *name = NULL;
+  if (placer_cgroup_sanitize_name(profile, &name, err) < 0)
+    return placer_error_prefix(err, "profile name");
+  if (asprintf(out, "%s/run/%s", state_dir, name) < 0)
+    return placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "state dir");
+  return 0;
+}
+
+int placer_runstate_lock(const char *state_dir, int *fd, struct placer_error **err) {
+  cleanup_free char *dir = NULL, *path = NULL;
+  if (asprintf(&dir, "%s/run", state_dir) < 0 || asprintf(&path, "%s/lock", dir) < 0)
+    return placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "lock");
+  if (mkdir_p(dir, err) < 0)
+    return -1;
+  int lfd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (lfd < 0)
+    return placer_error_errno(err, PLACER_EXIT_SYSTEM, errno, "open %s", path);
+  if (flock(lfd, LOCK_EX | LOCK_NB) < 0) {
+    int e = errno;
+    close(lfd);
+    if (e == EWOULDBLOCK)
+      return placer_error_set(err, PLACER_EXIT_SYSTEM, e, "another placer run/stop holds %s", path);
+    return placer_error_errno(err, PLACER_EXIT_SYSTEM, e, "flock %s", path);
+  }
+  *fd = lfd;
+  return 0;
+}
+
+static json_t *str_or_null(const char *s) {
+  return s ? json_string(s) : json_null();
+}
+
+json_t *placer_launch_record_to_json(const struct placer_launch_record *rec) {
+  json_t *argv = json_array();
+  for (size_t i = 0; rec->argv && rec->argv[i]; i++)
+    json_array_append_new(argv, json_string(rec->argv[i]));
+  return json_pack("{s:i, s:o, s:o, s:o, s:o, s:I, s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:i, s:I, s:i, s:o}",
+                   "schema", PLACER_RUNSTATE_SCHEMA,
+                   "profile", str_or_null(rec->profile),
+                   "instance", str_or_null(rec->instance),
+                   "role", str_or_null(rec->role),
+                   "backend", str_or_null(rec->backend),
+                   "pid", (json_int_t)rec->pid,
+                   "start_time", (json_int_t)rec->start_time,
+                   "group", str_or_null(rec->group),
+                   "container_name", str_or_null(rec->container_name),
+                   "container_id", str_or_null(rec->container_id),
+                   "container_cgroup", str_or_null(rec->container_cgroup),
+                   "log", str_or_null(rec->log_path),
+                   "accel", str_or_null(rec->accel),
+                   "argv", argv,
+                   "stop_timeout", (int)rec->stop_timeout_s,
+                   "started_at", (json_int_t)rec->started_at,
+                   "seq", (int)rec->seq,
+                   "joined_by", str_or_null(rec->joined_by));
+}
+
+static int get_str(json_t *obj, const char *key, bool required, char **out, struct placer_error **err) {
+  json_t *v = json_object_get(obj, key);
+  if (v == NULL || json_is_null(v)) {
+    if (required)
+      return placer_error_set(err, PLACER_EXIT_USAGE, 0, "run record: missing '%s'", key);
+    *out = NULL;
+    return 0;
+  }
+  if (!json_is_string(v))
+    return placer_error_set(err, PLACER_EXIT_USAGE, 0, "run record: '%s' is not a string", key);
+  *out = strdup(json_string_value(v));
+  return *out ? 0 : placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "run record");
+}
+
+static int get_int(json_t *obj, const char *key, json_int_t min, json_int_t *out, struct placer_error **err) {
+  json_t *v = json_object_get(obj, key);
+  if (!json_is_integer(v) || json_integer_value(v) < min)
+    return placer_error_set(err, PLACER_EXIT_USAGE, 0, "run record: '%s' is not an integer >= %lld", key,
+                            (long long)min);
+  *out = json_integer_value(v);
+  return 0;
+}
+
+int placer_launch_record_from_json(json_t *json, struct placer_launch_record *out, struct placer_error **err) {
+  struct placer_launch_record rec = { 0 };
+  json_int_t schema = 0, pid = 0, start = 0, timeout = 0, started = 0, seq = 0;
+  if (!json_is_object(json))
+    return placer_error_set(err, PLACER_EXIT_USAGE, 0, "run record: not a JSON object");
+  if (get_int(json, "schema", 0, &schema, err) < 0)
+    return -1;
+  if (schema != PLACER_RUNSTATE_SCHEMA)
+    return placer_error_set(err, PLACER_EXIT_USAGE, 0, "run record: schema %lld (this placer reads %d)",
+                            (long long)schema, PLACER_RUNSTATE_SCHEMA);
+  if (get_str(json, "profile", false, &rec.profile, err) < 0 || get_str(json, "instance", true, &rec.instance, err) < 0 ||
+      get_str(json, "role", false, &rec.role, err) < 0 || get_str(json, "backend", true, &rec.backend, err) < 0 ||
+      get_int(json, "pid", 0, &pid, err) < 0 || get_int(json, "start_time", 0, &start, err) < 0 ||
+      get_str(json, "group", false, &rec.group, err) < 0 ||
+      get_str(json, "container_name", false, &rec.container_name, err) < 0 ||
+      get_str(json, "container_id", false, &rec.container_id, err) < 0 ||
+      get_str(json, "container_cgroup", false, &rec.container_cgroup, err) < 0 ||
+      get_str(json, "log", false, &rec.log_path, err) < 0 || get_str(json, "accel", false, &rec.accel, err) < 0 ||
+      get_str(json, "joined_by", false, &rec.joined_by, err) < 0 ||
+      get_int(json, "stop_timeout", 0, &timeout, err) < 0 || get_int(json, "started_at", 0, &started, err) < 0 ||
+      get_int(json, "seq", 0, &seq, err) < 0)
+    goto fail;
+  if (rec.group && !placer_cgroup_group_is_valid(rec.group)) {
+    placer_error_set(err, PLACER_EXIT_USAGE, 0, "run record: bad group '%s'", rec.group);
+    goto fail;
+  }
+  json_t *argv = json_object_get(json, "argv");
+  if (!json_is_array(argv)) {
+    placer_error_set(err, PLACER_EXIT_USAGE, 0, "run record: 'argv' is not a list");
+    goto fail;
+  }
+  size_t i;
+  json_t *item;
+  json_array_foreach(argv, i, item) {
+    if (!json_is_string(item) || placer_argv_push(&rec.argv, json_string_value(item)) < 0) {
+      placer_error_set(err, PLACER_EXIT_USAGE, 0, "run record: bad 'argv'");
+      goto fail;
+    }
+  }
+  rec.pid = (pid_t)pid;
+  rec.start_time = (unsigned long long)start;
+  rec.stop_timeout_s = (unsigned)timeout;
+  rec.started_at = (long long)started;
+  rec.seq = (unsigned)seq;
+  *out = rec;
+  return 0;
+fail:
+  placer_launch_record_clear(&rec);
+  return -1;
+}
+
+static char *record_path(const char *dir, const char *instance) {
+  char *path = NULL;
+  if (asprintf(&path, "%s/%s.json", dir, instance) < 0)
+    return NULL;
+  return path;
+}
+
+int placer_runstate_save(const char *dir, const struct placer_launch_record *rec, struct placer_error **err) {
+  if (!placer_cgroup_name_is_valid(rec->instance))
+    return placer_error_set(err, PLACER_EXIT_USAGE, 0, "run record: bad instance name '%s'", rec->instance);
+  if (mkdir_p(dir, err) < 0)
+    return -1;
+  cleanup_free char *path = record_path(dir, rec->instance);
+  cleanup_free char *tmp = NULL;
+  if (path == NULL || asprintf(&tmp, "%s.tmp", path) < 0)
+    return placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "save run record");
+  json_t *json = placer_launch_record_to_json(rec);
+  if (json == NULL)
+    return placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "save run record");
+  char *text = json_dumps(json, JSON_INDENT(2) | JSON_SORT_KEYS);
+  json_decref(json);
+  if (text == NULL)
+    return placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "save run record");
+  int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  int ret = 0;
+  if (fd < 0) {
+    ret = placer_error_errno(err, PLACER_EXIT_SYSTEM, errno, "write %s", tmp);
+  } else {
+    size_t len = strlen(text);
+    if (write(fd, text, len) != (ssize_t)len || write(fd, "\n", 1) != 1 || fsync(fd) < 0)
+      ret = placer_error_errno(err, PLACER_EXIT_SYSTEM, errno, "write %s", tmp);
+    close(fd);
+    if (ret == 0 && rename(tmp, path) < 0)
+      ret = placer_error_errno(err, PLACER_EXIT_SYSTEM, errno, "rename %s", tmp);
+    if (ret < 0)
+      unlink(tmp);
+  }
+  free(text);
+  return ret;
+}
+
+int placer_runstate_load(const char *dir, const char *instance, struct placer_launch_record *rec, bool *found,
+                         struct placer_error **err) {
+  *found = false;
+  if (!placer_cgroup_name_is_valid(instance))
+    return placer_error_set(err, PLACER_EXIT_USAGE, 0, "bad instance name '%s'", instance);
+  cleanup_free char *path = record_path(dir, instance);
+  if (path == NULL)
+    return placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "load run record");
+  if (access(path, F_OK) < 0) {
+    if (errno == ENOENT)
+      return 0;
+    return placer_error_errno(err, PLACER_EXIT_SYSTEM, errno, "%s", path);
+  }
+  json_error_t jerr;
+  json_t *json = json_load_file(path, 0, &jerr);
+  if (json == NULL)
+    return placer_error_set(err, PLACER_EXIT_USAGE, 0, "%s:%d: %s", path, jerr.line, jerr.text);
+  int rc = placer_launch_record_from_json(json, rec, err);
+  json_decref(json);
+  if (rc < 0)
+    return placer_error_prefix(err, "%s", path);
+  *found = true;
+  return 0;
+}
+
+static int compare_names(const void *a, const void *b) {
+  return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int placer_runstate_list(const char *dir, struct placer_launch_record **recs, size_t *n, struct placer_error **err) {
+  *recs = NULL;
+  *n = 0;
+  DIR *d = opendir(dir);
+  if (d == NULL)
+    return errno == ENOENT ? 0 : placer_error_errno(err, PLACER_EXIT_SYSTEM, errno, "open %s", dir);
+  char **names = NULL;
+  struct dirent *de;
+  while ((de = readdir(d)) != NULL) {
+    size_t len = strlen(de->d_name);
+    if (len <= 5 || strcmp(de->d_name + len - 5, ".json") != 0)
+      continue;
+    cleanup_free char *name = strndup(de->d_name, len - 5);
+    if (name == NULL || placer_argv_push(&names, name) < 0) {
+      closedir(d);
+      placer_argv_free(names);
+      return placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "list %s", dir);
+    }
+  }
+  closedir(d);
+  size_t count = placer_argv_len(names);
+  if (count == 0) {
+    placer_argv_free(names);
+    return 0;
+  }
+  qsort(names, count, sizeof(char *), compare_names);
+  struct placer_launch_record *out = calloc(count, sizeof(*out));
+  if (out == NULL) {
+    placer_argv_free(names);
+    return placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "list %s", dir);
+  }
+  size_t k = 0;
+  for (size_t i = 0; i < count; i++) {
+    bool found;
+    if (placer_runstate_load(dir, names[i], &out[k], &found, err) < 0) {
+      placer_argv_free(names);
+      placer_runstate_free_list(out, k);
+      return -1;
+    }
+    if (found)
+      k++;
+  }
+  placer_argv_free(names);
+  *recs = out;
+  *n = k;
+  return 0;
+}
+
+int placer_runstate_remove(const char *dir, const char *instance, struct placer_error **err) {
+  cleanup_free char *path = record_path(dir, instance);
+  if (path == NULL)
+    return placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "remove run record");
+  if (unlink(path) < 0 && errno != ENOENT)
+    return placer_error_errno(err, PLACER_EXIT_SYSTEM, errno, "remove %s", path);
+  rmdir(dir); /* the profile's directory, once its last record is gone */
+  return 0;
+}
+
+void placer_runstate_free_list(struct placer_launch_record *recs, size_t n) {
+  for (size_t i = 0; i < n; i++)
+    placer_launch_record_clear(&recs[i]);
+  free(recs);
+}

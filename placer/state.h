@@ -1,0 +1,136 @@
+/* placer's state directory: what apply put in force and how to undo it.
+ * STATE_DIR/state.json is rewritten atomically (write, fsync, rename) before
+ * every mutating step, so it is a journal: after a crash (even SIGKILL),
+ * reset undoes exactly the steps that may have happened.  STATE_DIR/lock is
+ * flock(2)ed by apply and reset.  Format: docs/apply.md. */
+#ifndef PLACER_STATE_H
+#define PLACER_STATE_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "cgroup.h"
+#include "error.h"
+#include "plan.h"
+
+#define PLACER_STATE_SCHEMA 1
+#define PLACER_STATE_DEFAULT_DIR "/run/placer"
+#define PLACER_STATE_FILE "state.json"
+#define PLACER_STATE_LOCK_FILE "lock"
+
+/* One undo record, written before the step it undoes. */
+enum placer_journal_op {
+  PLACER_JOURNAL_CREATE,   /* group was created: remove it */
+  PLACER_JOURNAL_SET,      /* a value of an existing group changed: write previous back */
+  PLACER_JOURNAL_MOVE,     /* a process moved: back to original, threads' affinity back */
+  PLACER_JOURNAL_AFFINITY, /* one thread's affinity changed: previous back */
+};
+
+enum placer_setting {
+  PLACER_SETTING_CPUS,
+  PLACER_SETTING_MEMS,
+  PLACER_SETTING_MEMORY_LIMIT, /* "max" or bytes in decimal */
+  PLACER_SETTING_CPU_WEIGHT,   /* previous: the raw file, v1 cpu.shares or v2 cpu.weight */
+};
+
+struct placer_thread_affinity {
+  pid_t tid;
+  char *cpus;
+};
+
+struct placer_journal_entry {
+  unsigned txn;                 /* which apply wrote it */
+  enum placer_journal_op op;
+  char *group;                  /* CREATE, SET; MOVE: where the process went */
+  enum placer_setting setting;  /* SET */
+  char *previous;               /* SET: the value before; AFFINITY: the cpus before */
+  pid_t pid;                    /* MOVE, AFFINITY */
+  uint64_t start_time;          /* MOVE, AFFINITY: with pid, names one process */
+  pid_t tid;                    /* AFFINITY */
+  char *instance;               /* MOVE */
+  struct placer_cgroup_membership original;   /* MOVE */
+  struct placer_thread_affinity *threads;     /* MOVE: every thread's cpus before */
+  size_t n_threads;
+};
+
+struct placer_state_process {
+  pid_t pid;
+  uint64_t start_time;
+};
+
+/* One instance as applied: the plan's values and the processes bound. */
+struct placer_state_instance {
+  char *name;
+  char *role;
+  enum placer_role_kind kind;
+  char *group;
+  bool pinned;
+  char *cpus;
+  char *mems;
+  bool has_memory_limit;
+  uint64_t memory_bytes;
+  unsigned cpu_weight;          /* 0: left at the default */
+  bool pin_vcpus;
+  struct placer_match match;
+  char *qmp_socket;             /* given with --qmp, or NULL */
+  struct placer_state_process *procs;
+  size_t n_procs;
+};
+
+struct placer_state {
+  char *dir;                    /* not stored */
+  int lock_fd;                  /* not stored; -1 when not locked */
+  char *cgroup_mode;            /* "v1" / "v2" */
+  char *cgroup_root;            /* "/sys/fs/cgroup" */
+  char *prefix;                 /* top group, "placer" */
+  char *profile_name;
+  char *profile_path;
+  char *topology_source;
+  char *applied_at;             /* RFC 3339 UTC of the last successful apply */
+  unsigned last_txn;
+  unsigned pending_txn;         /* 0 when no apply is in progress or interrupted */
+  pid_t pending_pid;            /* the placer process of pending_txn */
+  struct placer_state_instance *instances;
+  size_t n_instances;
+  struct placer_journal_entry *journal;
+  size_t n_journal;
+};
+
+enum placer_state_lock {
+  PLACER_STATE_NO_LOCK,
+  PLACER_STATE_LOCK_SHARED,    /* status: tolerate a busy lock (state->lock_fd stays -1) */
+  PLACER_STATE_LOCK_EXCLUSIVE, /* apply, reset: a busy lock is an error */
+};
+
+/* $PLACER_STATE_DIR, else /run/placer (static or environment storage). */
+const char *placer_state_default_dir(void);
+/* Open DIR (created when LOCK is exclusive), take the lock, read state.json
+ * (an empty state when there is none).  *busy (may be NULL) tells a shared
+ * lock that an apply/reset holds the lock. */
+int placer_state_open(const char *dir, enum placer_state_lock lock, struct placer_state **out, bool *busy,
+                      struct placer_error **err);
+/* Write state.json atomically; an empty state (nothing applied, nothing to
+ * undo) removes it instead. */
+int placer_state_save(struct placer_state *state, struct placer_error **err);
+/* Append ENTRY (taken over, also on failure) and save. */
+int placer_state_journal_add(struct placer_state *state, struct placer_journal_entry *entry, struct placer_error **err);
+/* Drop journal entry I (its undo is done); not saved. */
+void placer_state_journal_remove(struct placer_state *state, size_t i);
+bool placer_state_is_empty(const struct placer_state *state);
+void placer_state_free(struct placer_state *state); /* also releases the lock */
+
+void placer_journal_entry_clear(struct placer_journal_entry *e);
+void placer_state_instance_clear(struct placer_state_instance *inst);
+void placer_state_clear_instances(struct placer_state *state);
+
+/* Pure conversions (unit-tested round trip). */
+json_t *placer_state_to_json(const struct placer_state *state);
+int placer_state_from_json(json_t *json, struct placer_state *state, struct placer_error **err);
+
+const char *placer_journal_op_name(enum placer_journal_op op);
+const char *placer_setting_name(enum placer_setting s);
+
+#endif

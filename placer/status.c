@@ -1,0 +1,457 @@
+/* placer status: for every applied instance, what the plan says against
+ * what the kernel holds now (group values, each process's groups, every
+ * thread's Cpus_allowed_list / Mems_allowed_list), flagging drift. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "apply-internal.h"
+#include "procmatch.h"
+#include "topology.h"
+#include "units.h"
+#include "vcpu.h"
+
+static json_t *str_or_null(const char *s) {
+  return s ? json_string(s) : json_null();
+}
+
+static json_t *limit_json(uint64_t bytes) {
+  return bytes == PLACER_CGROUP_UNLIMITED ? json_null() : json_integer((json_int_t)bytes);
+}
+
+static void drift(json_t *inst, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void drift(json_t *inst, const char *fmt, ...) {
+  char *msg = NULL;
+  va_list ap;
+  va_start(ap, fmt);
+  if (vasprintf(&msg, fmt, ap) < 0)
+    msg = NULL;
+  va_end(ap);
+  json_array_append_new(json_object_get(inst, "drift"), json_string(msg ? msg : "?"));
+  free(msg);
+}
+
+static void note(json_t *inst, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void note(json_t *inst, const char *fmt, ...) {
+  char *msg = NULL;
+  va_list ap;
+  va_start(ap, fmt);
+  if (vasprintf(&msg, fmt, ap) < 0)
+    msg = NULL;
+  va_end(ap);
+  json_array_append_new(json_object_get(inst, "notes"), json_string(msg ? msg : "?"));
+  free(msg);
+}
+
+struct pids {
+  pid_t *v;
+  size_t n;
+};
+
+static void pids_add(struct pids *p, pid_t pid) {
+  for (size_t i = 0; i < p->n; i++)
+    if (p->v[i] == pid)
+      return;
+  pid_t *bigger = realloc(p->v, (p->n + 1) * sizeof(*bigger));
+  if (bigger == NULL)
+    return;
+  p->v = bigger;
+  p->v[p->n++] = pid;
+}
+
+/* PIDs in GROUP in each hierarchy (v1 may differ per controller). */
+static void group_pids(struct placer_cgroup *cg, const char *group, struct pids *out) {
+  for (int c = 0; c < PLACER_CGROUP_N_CONTROLLERS; c++) {
+    cleanup_free char *dir = placer_cgroup_dir(cg, c, group);
+    cleanup_free char *path = NULL;
+    if (dir == NULL || asprintf(&path, "%s/cgroup.procs", dir) < 0)
+      continue;
+    FILE *f = fopen(path, "re");
+    if (f == NULL)
+      continue;
+    long pid;
+    while (fscanf(f, "%ld", &pid) == 1)
+      if (pid > 0)
+        pids_add(out, (pid_t)pid);
+    fclose(f);
+  }
+}
+
+static char *thread_comm(pid_t pid, pid_t tid) {
+  char path[96];
+  snprintf(path, sizeof(path), "/proc/%d/task/%d/comm", (int)pid, (int)tid);
+  FILE *f = fopen(path, "re");
+  char name[64] = "?";
+  if (f) {
+    if (fgets(name, sizeof(name), f))
+      name[strcspn(name, "\n")] = '\0';
+    fclose(f);
+  }
+  return strdup(name);
+}
+
+static const struct placer_state_process *bound_entry(const struct placer_state_instance *si, pid_t pid) {
+  for (size_t i = 0; i < si->n_procs; i++)
+    if (si->procs[i].pid == pid)
+      return &si->procs[i];
+  return NULL;
+}
+
+/* One process: its groups and every thread against the plan.  Returns
+ * whether it is in the instance's group in every hierarchy. */
+static bool check_process(struct placer_cgroup *cg, const struct placer_state_instance *si, hwloc_const_bitmap_t cpus,
+                          pid_t pid, bool bound, bool matched, json_t *inst, json_t *procs) {
+  cleanup_free char *comm = placer_proc_comm(pid);
+  struct placer_cgroup_membership m = { { 0 } };
+  struct placer_error *gone = NULL;
+  if (placer_cgroup_pid_membership(cg, pid, &m, &gone) < 0) {
+    placer_error_free(gone);
+    return false; /* exited while we looked */
+  }
+  json_t *jp = json_object();
+  json_object_set_new(jp, "pid", json_integer(pid));
+  json_object_set_new(jp, "comm", str_or_null(comm));
+  json_object_set_new(jp, "bound", json_boolean(bound));
+  json_object_set_new(jp, "matched", json_boolean(matched));
+  json_t *groups = json_object();
+  bool in_group = true;
+  char elsewhere[512] = "";
+  for (int c = 0; c < PLACER_CGROUP_N_CONTROLLERS; c++) {
+    json_object_set_new(groups, placer_cgroup_controller_name(c), str_or_null(m.path[c]));
+    if (m.path[c] == NULL || strcmp(m.path[c], si->group) != 0) {
+      in_group = false;
+      snprintf(elsewhere + strlen(elsewhere), sizeof(elsewhere) - strlen(elsewhere), "%s%s:/%s", *elsewhere ? " " : "",
+               placer_cgroup_controller_name(c), m.path[c] ? m.path[c] : "?");
+    }
+  }
+  placer_cgroup_membership_clear(&m);
+  pid_t stray = in_group ? apply_stray_thread(pid) : 0;
+  if (stray) {
+    cleanup_free char *tcomm = thread_comm(pid, stray);
+    drift(inst, "thread %d (%s) of pid %d is not in %s (moved alone)", (int)stray, tcomm ? tcomm : "?", (int)pid,
+          si->group);
+  }
+  json_object_set_new(jp, "groups", groups);
+  json_object_set_new(jp, "in_group", json_boolean(in_group));
+  bool ok = in_group && stray == 0;
+  if (!in_group) {
+    if (bound)
+      drift(inst, "pid %d (%s) is no longer in %s: it is in %s", (int)pid, comm ? comm : "?", si->group, elsewhere);
+    else if (matched) {
+      cleanup_free char *desc = placer_match_describe(si->kind, &si->match);
+      drift(inst, "pid %d (%s) matches %s but runs outside %s, in %s (restarted?)", (int)pid, comm ? comm : "?",
+            desc ? desc : "?", si->group, elsewhere);
+    } else
+      drift(inst, "pid %d (%s) is only partly in %s: %s", (int)pid, comm ? comm : "?", si->group, elsewhere);
+  }
+
+  /* vCPU pins, as apply made them. */
+  struct placer_vcpu *vcpus = NULL;
+  size_t n_vcpus = 0;
+  const char *source = NULL;
+  if (si->pin_vcpus) {
+    struct placer_error *verr = NULL;
+    if (placer_vcpu_find(pid, si->qmp_socket, &vcpus, &n_vcpus, &source, &verr) < 0)
+      placer_error_free(verr);
+  }
+
+  json_t *threads = json_array();
+  pid_t *tids = NULL;
+  size_t n_tids = 0;
+  if (placer_task_list(pid, &tids, &n_tids, &gone) < 0)
+    placer_error_free(gone);
+  size_t bad = 0;
+  for (size_t i = 0; i < n_tids; i++) {
+    cleanup_free char *tcpus = NULL, *tmems = NULL, *pin = NULL, *tcomm = NULL;
+    if (placer_task_read_allowed(pid, tids[i], &tcpus, &tmems, &gone) < 0) {
+      placer_error_free(gone);
+      continue;
+    }
+    for (size_t k = 0; k < n_vcpus; k++)
+      if (vcpus[k].tid == tids[i])
+        pin = apply_vcpu_pu(cpus, k);
+    const char *want = pin ? pin : si->cpus;
+    bool cpus_ok = apply_cpulist_equal(tcpus, want), mems_ok = apply_cpulist_equal(tmems, si->mems);
+    tcomm = thread_comm(pid, tids[i]);
+    json_t *jt = json_object();
+    json_object_set_new(jt, "tid", json_integer(tids[i]));
+    json_object_set_new(jt, "comm", str_or_null(tcomm));
+    json_object_set_new(jt, "cpus", str_or_null(tcpus));
+    json_object_set_new(jt, "mems", str_or_null(tmems));
+    json_object_set_new(jt, "planned_cpus", json_string(want));
+    json_object_set_new(jt, "planned_mems", json_string(si->mems));
+    if (pin)
+      json_object_set_new(jt, "vcpu", json_true());
+    json_object_set_new(jt, "ok", json_boolean(cpus_ok && mems_ok));
+    json_array_append_new(threads, jt);
+    if (in_group && !cpus_ok) {
+      drift(inst, "thread %d (%s) of pid %d: Cpus_allowed_list %s, planned %s", (int)tids[i], tcomm ? tcomm : "?",
+            (int)pid, tcpus, want);
+      bad++;
+    }
+    if (in_group && !mems_ok) {
+      drift(inst, "thread %d (%s) of pid %d: Mems_allowed_list %s, planned %s", (int)tids[i], tcomm ? tcomm : "?",
+            (int)pid, tmems, si->mems);
+      bad++;
+    }
+  }
+  free(tids);
+  free(vcpus);
+  json_object_set_new(jp, "n_threads", json_integer((json_int_t)json_array_size(threads)));
+  if (source)
+    json_object_set_new(jp, "vcpu_source", json_string(source));
+  json_object_set_new(jp, "threads", threads);
+  json_object_set_new(jp, "ok", json_boolean(ok && bad == 0));
+  json_array_append_new(procs, jp);
+  return in_group;
+}
+
+static json_t *check_instance(struct placer_cgroup *cg, const struct placer_state_instance *si) {
+  json_t *inst = json_object();
+  json_object_set_new(inst, "name", str_or_null(si->name));
+  json_object_set_new(inst, "role", str_or_null(si->role));
+  json_object_set_new(inst, "kind", json_string(placer_role_kind_name(si->kind)));
+  json_object_set_new(inst, "group", json_string(si->group));
+  json_object_set_new(inst, "drift", json_array());
+  json_object_set_new(inst, "notes", json_array());
+  cleanup_free char *desc = placer_match_describe(si->kind, &si->match);
+  json_object_set_new(inst, "match", str_or_null(desc));
+
+  uint64_t planned_limit = si->has_memory_limit ? si->memory_bytes : PLACER_CGROUP_UNLIMITED;
+  unsigned planned_weight = apply_effective_weight(si->cpu_weight);
+  json_t *planned = json_object();
+  json_object_set_new(planned, "cpus", json_string(si->cpus));
+  json_object_set_new(planned, "mems", json_string(si->mems));
+  json_object_set_new(planned, "memory_bytes", limit_json(planned_limit));
+  json_object_set_new(planned, "cpu_weight", json_integer(planned_weight));
+  json_object_set_new(planned, "pin_vcpus", json_boolean(si->pin_vcpus));
+  json_object_set_new(inst, "planned", planned);
+
+  json_t *actual = json_object();
+  bool exists = placer_cgroup_exists(cg, si->group);
+  json_object_set_new(actual, "exists", json_boolean(exists));
+  if (!exists) {
+    drift(inst, "group %s is missing", si->group);
+  } else {
+    cleanup_free char *cpus = NULL, *mems = NULL;
+    uint64_t limit = 0;
+    unsigned weight = 0;
+    struct placer_error *e = NULL;
+    if (placer_cgroup_read_cpus(cg, si->group, &cpus, &e) == 0) {
+      json_object_set_new(actual, "cpus", json_string(cpus));
+      if (!apply_cpulist_equal(cpus, si->cpus))
+        drift(inst, "%s cpus %s, planned %s", si->group, cpus, si->cpus);
+    }
+    if (e == NULL && placer_cgroup_read_mems(cg, si->group, &mems, &e) == 0) {
+      json_object_set_new(actual, "mems", json_string(mems));
+      if (!apply_cpulist_equal(mems, si->mems))
+        drift(inst, "%s mems %s, planned %s", si->group, mems, si->mems);
+    }
+    if (e == NULL && placer_cgroup_read_memory_limit(cg, si->group, &limit, &e) == 0) {
+      json_object_set_new(actual, "memory_bytes", limit_json(limit));
+      if (!apply_memory_limit_equal(limit, planned_limit)) {
+        char have[32] = "none", want[32] = "none";
+        if (limit != PLACER_CGROUP_UNLIMITED)
+          placer_format_bytes(limit, have, sizeof(have));
+        if (planned_limit != PLACER_CGROUP_UNLIMITED)
+          placer_format_bytes(planned_limit, want, sizeof(want));
+        drift(inst, "%s memory limit %s, planned %s", si->group, have, want);
+      }
+    }
+    if (e == NULL && placer_cgroup_read_cpu_weight(cg, si->group, &weight, &e) == 0) {
+      json_object_set_new(actual, "cpu_weight", json_integer(weight));
+      if (weight != planned_weight)
+        drift(inst, "%s cpu weight %u, planned %u", si->group, weight, planned_weight);
+    }
+    if (e) {
+      drift(inst, "cannot read %s: %s", si->group, e->msg);
+      placer_error_free(e);
+    }
+  }
+  json_object_set_new(inst, "actual", actual);
+
+  /* Which processes to look at: those bound, those in the group, and
+   * those the matcher finds now (a restarted daemon). */
+  struct pids all = { NULL, 0 };
+  for (size_t i = 0; i < si->n_procs; i++) {
+    if (placer_proc_is_same(si->procs[i].pid, si->procs[i].start_time))
+      pids_add(&all, si->procs[i].pid);
+    else
+      note(inst, "pid %d, bound by apply, has exited", (int)si->procs[i].pid);
+  }
+  if (exists)
+    group_pids(cg, si->group, &all);
+  cleanup_free pid_t *matched = NULL;
+  size_t n_matched = 0;
+  if (si->match.kind != PLACER_MATCH_NONE) {
+    struct placer_error *e = NULL;
+    cleanup_free char *why = NULL;
+    if (placer_procmatch_find(si->kind, &si->match, &matched, &n_matched, &why, &e) < 0) {
+      note(inst, "cannot look for %s: %s", desc ? desc : "?", e->msg);
+      placer_error_free(e);
+    }
+  }
+  for (size_t i = 0; i < n_matched; i++)
+    pids_add(&all, matched[i]);
+
+  hwloc_bitmap_t cpus = hwloc_bitmap_alloc();
+  if (cpus)
+    placer_cpulist_parse(si->cpus, cpus);
+  json_t *procs = json_array();
+  size_t in_group = 0;
+  for (size_t i = 0; i < all.n; i++) {
+    pid_t pid = all.v[i];
+    const struct placer_state_process *b = bound_entry(si, pid);
+    bool bound = b && placer_proc_is_same(pid, b->start_time);
+    bool is_matched = false;
+    for (size_t k = 0; k < n_matched; k++)
+      is_matched |= matched[k] == pid;
+    if (check_process(cg, si, cpus, pid, bound, is_matched, inst, procs))
+      in_group++;
+  }
+  hwloc_bitmap_free(cpus);
+  free(all.v);
+  json_object_set_new(inst, "processes", procs);
+  if (si->n_procs > 0 && in_group == 0)
+    drift(inst, "no process runs in %s any more (bound at apply: %zu)", si->group, si->n_procs);
+  else if (si->n_procs == 0 && in_group == 0)
+    note(inst, "no process bound (none matched at apply)");
+  json_object_set_new(inst, "ok", json_boolean(json_array_size(json_object_get(inst, "drift")) == 0));
+  return inst;
+}
+
+int placer_status(const char *state_dir, json_t **out, bool *drift_found, struct placer_error **err) {
+  if (state_dir == NULL)
+    state_dir = placer_state_default_dir();
+  struct placer_state *state = NULL;
+  bool busy = false;
+  if (placer_state_open(state_dir, PLACER_STATE_LOCK_SHARED, &state, &busy, err) < 0)
+    return -1;
+  json_t *doc = json_object();
+  json_object_set_new(doc, "schema", json_integer(PLACER_STATUS_JSON_SCHEMA));
+  json_object_set_new(doc, "state_dir", json_string(state_dir));
+  json_object_set_new(doc, "applied", json_boolean(state->n_instances > 0));
+  json_object_set_new(doc, "profile", str_or_null(state->profile_name));
+  json_object_set_new(doc, "profile_path", str_or_null(state->profile_path));
+  json_object_set_new(doc, "topology", str_or_null(state->topology_source));
+  json_object_set_new(doc, "applied_at", str_or_null(state->applied_at));
+  json_object_set_new(doc, "cgroup_mode", str_or_null(state->cgroup_mode));
+  json_object_set_new(doc, "cgroup_root", str_or_null(state->cgroup_root));
+  json_object_set_new(doc, "prefix", str_or_null(state->prefix));
+  json_object_set_new(doc, "busy", json_boolean(busy));
+  json_object_set_new(doc, "interrupted", json_boolean(state->pending_txn != 0 && !busy));
+  json_t *problems = json_array();
+  bool any = false;
+  if (state->pending_txn && !busy) {
+    json_array_append_new(problems, json_string("an apply was interrupted part-way (its changes are still in force): "
+                                                "run 'placer reset', or apply again"));
+    any = true;
+  }
+  if (state->n_instances == 0 && state->n_journal > 0 && !state->pending_txn) {
+    json_array_append_new(problems, json_string("changes from a failed rollback are still in force: run 'placer reset'"));
+    any = true;
+  }
+  json_t *insts = json_array();
+  if (state->n_instances > 0) {
+    struct placer_cgroup *cg = NULL;
+    if (apply_open_cgroup(state, NULL, &cg, err) < 0) {
+      json_decref(insts);
+      json_decref(problems);
+      json_decref(doc);
+      placer_state_free(state);
+      return -1;
+    }
+    for (size_t i = 0; i < state->n_instances; i++) {
+      json_t *inst = check_instance(cg, &state->instances[i]);
+      if (!json_is_true(json_object_get(inst, "ok")))
+        any = true;
+      json_array_append_new(insts, inst);
+    }
+    placer_cgroup_close(cg);
+  }
+  json_object_set_new(doc, "instances", insts);
+  json_object_set_new(doc, "problems", problems);
+  json_object_set_new(doc, "drift", json_boolean(any));
+  placer_state_free(state);
+  *out = doc;
+  *drift_found = any;
+  return 0;
+}
+
+/* ------------------------------------------------------------------ text */
+
+static const char *jstr(json_t *obj, const char *key) {
+  const char *s = json_string_value(json_object_get(obj, key));
+  return s ? s : "";
+}
+
+static void print_limit(FILE *out, json_t *v) {
+  char buf[32];
+  if (json_is_integer(v)) {
+    placer_format_bytes((uint64_t)json_integer_value(v), buf, sizeof(buf));
+    fprintf(out, "%s", buf);
+  } else {
+    fprintf(out, "none");
+  }
+}
+
+int placer_status_print_text(json_t *doc, FILE *out) {
+  const char *dir = jstr(doc, "state_dir");
+  if (json_is_true(json_object_get(doc, "busy")))
+    fprintf(out, "note: an apply or reset is running now; what follows may be mid-change\n");
+  json_t *problem;
+  size_t i;
+  json_array_foreach(json_object_get(doc, "problems"), i, problem)
+    fprintf(out, "DRIFT: %s\n", json_string_value(problem));
+  if (!json_is_true(json_object_get(doc, "applied"))) {
+    if (json_array_size(json_object_get(doc, "problems")))
+      fprintf(out, "no completed apply recorded in %s\n", dir);
+    else
+      fprintf(out, "nothing applied (no placer state in %s)\n", dir);
+    return 0;
+  }
+  fprintf(out, "profile %s applied %s (cgroup %s, groups under %s/, state %s)\n", jstr(doc, "profile"),
+          jstr(doc, "applied_at"), jstr(doc, "cgroup_mode"), jstr(doc, "prefix"), dir);
+  json_t *inst;
+  size_t n_drift = 0, n = 0;
+  json_array_foreach(json_object_get(doc, "instances"), i, inst) {
+    n++;
+    bool ok = json_is_true(json_object_get(inst, "ok"));
+    if (!ok)
+      n_drift++;
+    json_t *planned = json_object_get(inst, "planned");
+    json_t *actual = json_object_get(inst, "actual");
+    fprintf(out, "%-10s %-5s %s  cpus %s", jstr(inst, "name"), ok ? "ok" : "DRIFT", jstr(inst, "group"),
+            jstr(planned, "cpus"));
+    if (json_object_get(actual, "cpus") && !apply_cpulist_equal(jstr(actual, "cpus"), jstr(planned, "cpus")))
+      fprintf(out, " (actual %s)", jstr(actual, "cpus"));
+    fprintf(out, "  mems %s", jstr(planned, "mems"));
+    if (json_object_get(actual, "mems") && !apply_cpulist_equal(jstr(actual, "mems"), jstr(planned, "mems")))
+      fprintf(out, " (actual %s)", jstr(actual, "mems"));
+    fprintf(out, "  mem ");
+    print_limit(out, json_object_get(planned, "memory_bytes"));
+    json_t *procs = json_object_get(inst, "processes");
+    json_t *p;
+    size_t k;
+    json_array_foreach(procs, k, p) {
+      long long n_threads = (long long)json_integer_value(json_object_get(p, "n_threads"));
+      fprintf(out, "%s pid %lld %s (%lld thread%s%s)", k ? "," : " ",
+              (long long)json_integer_value(json_object_get(p, "pid")), jstr(p, "comm"), n_threads,
+              n_threads == 1 ? "" : "s", json_is_true(json_object_get(p, "in_group")) ? "" : ", outside its group");
+    }
+    if (json_array_size(procs) == 0)
+      fprintf(out, "  no process");
+    fputc('\n', out);
+    json_t *line;
+    json_array_foreach(json_object_get(inst, "drift"), k, line)
+      fprintf(out, "    DRIFT %s\n", json_string_value(line));
+    json_array_foreach(json_object_get(inst, "notes"), k, line)
+      fprintf(out, "    note: %s\n", json_string_value(line));
+  }
+  size_t n_problems = json_array_size(json_object_get(doc, "problems"));
+  fprintf(out, "%zu instance%s, %zu with drift%s\n", n, n == 1 ? "" : "s", n_drift,
+          n_problems ? ", and the state reports problems (above)" : "");
+  return ferror(out) ? -1 : 0;
+}

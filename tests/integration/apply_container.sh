@@ -1,0 +1,53 @@
+#!/bin/sh
+# placer apply binds a podman container by name (its PID from
+# `podman inspect`, podman run without a shell): the container's process
+# leaves podman's libpod_parent/libpod-ID groups for placer's, with the
+# planned CPUs; a container that does not exist is a clear note; reset puts
+# the process back in podman's groups.  The container runs the host's root
+# as a copy-on-write overlay (--rootfs /:O): no image needed.
+set -eu
+. "$PLACER_SOURCE_DIR/tests/integration/lib/common.sh"
+T_NAME=apply_container
+apply_require_v1
+command -v podman >/dev/null && command -v runc >/dev/null ||
+    { echo "apply_container: skipped: podman/runc not installed (ci/install-deps.sh all)" >&2; exit 77; }
+export CONTAINERS_CONF="$SRC/containers/containers.conf"
+apply_setup apply_container
+ctr=$TAG-ctr
+trap 'rc=$?; set +e; podman rm -f -t 0 "$ctr" >/dev/null 2>&1; apply_cleanup $rc' EXIT
+
+podman run -d --name "$ctr" --rootfs /:O sleep 1000 >/dev/null 2>"$WORK/podman.err" ||
+    { echo "apply_container: skipped: podman cannot run a container here: $(cat "$WORK/podman.err")" >&2; exit 77; }
+C=$(podman inspect --type container -f '{{.State.Pid}}' "$ctr")
+[ "$C" -gt 0 ] || fail "podman inspect gave pid '$C'"
+grep -q "cpuset:/libpod_parent/libpod-" "/proc/$C/cgroup" || fail "container not in podman's groups: $(cat "/proc/$C/cgroup")"
+snapshot "$C" >"$WORK/before"
+
+profile=$WORK/ctr.yaml
+cat >"$profile" <<EOF
+version: 1
+name: $TAG
+reserve: { cores: 0 }
+roles:
+  - name: ctr
+    kind: generic
+    count: 2
+    cpu: { threads: 1 }
+    memory: 128MiB
+    match: { container: "$TAG-{index}" }
+EOF
+podman rename "$ctr" "$TAG-0"
+ctr=$TAG-0
+"$PLACER" apply "$profile" >"$WORK/out" || fail "apply: $(cat "$WORK/out")"
+cat "$WORK/out"
+grep -q "^ctr.0 .* bound pid $C sleep" "$WORK/out" || fail "container not bound"
+grep -q "^ctr.1 .* no process matches podman container '$TAG-1' (podman inspect: .*no such" "$WORK/out" ||
+    fail "missing container note"
+set -- $(planned "$profile" ctr.0)
+"$PY" "$LIB/check_placement.py" "$C" "$TAG/ctr/ctr.0" "$1" "$2" || fail "container placement"
+"$PLACER" status >"$WORK/out" || fail "status: $(cat "$WORK/out")"
+"$PLACER" reset >/dev/null || fail "reset"
+snapshot "$C" >"$WORK/after"
+diff "$WORK/before" "$WORK/after" || fail "reset did not put the container's process back (diff above)"
+say "container bound by name via podman inspect, placed, and back in podman's groups after reset"
+say "ok"

@@ -1,0 +1,115 @@
+#!/bin/sh
+# placer apply / status / reset on pure cgroup v2, which this host (v1 hybrid)
+# cannot offer: boots a 2-NUMA-node qemu guest (ci/vm/, TCG, cgroup2 mounted
+# at /sys/fs/cgroup) and, inside it, with a live plan (no --topology):
+#   - applies a profile placing one instance near NUMA node 1 and binding a
+#     running `sleep`: cpuset.cpus 1, cpuset.mems 1, memory.max, cpu.weight in
+#     the group; the process's /proc/PID/cgroup, Cpus_allowed_list 1 and
+#     Mems_allowed_list 1 (a real second node);
+#   - a second apply changes nothing; status exits 0; a memory.max changed by
+#     hand is DRIFT (exit 1);
+#   - a failure injected before each step (PLACER_FAULT_AFTER_STEPS) is rolled
+#     back to exactly the state before (no group, the process back in the root
+#     with Cpus_allowed_list 0-1);
+#   - reset removes the groups and puts the process back.
+# Environment: PLACER_BIN, PLACER_SOURCE_DIR, PLACER_CACHE_DIR (default
+# /var/cache/placer).  Exit 77 (skip) without qemu, a kernel or busybox.
+set -eu
+src=${PLACER_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}
+bin=${PLACER_BIN:?PLACER_BIN not set}
+cache=${PLACER_CACHE_DIR:-/var/cache/placer}/vm
+command -v qemu-system-x86_64 >/dev/null 2>&1 || { echo "SKIP: qemu-system-x86_64 not installed"; exit 77; }
+ls /boot/vmlinuz-* >/dev/null 2>&1 || { echo "SKIP: no /boot/vmlinuz-*"; exit 77; }
+[ -r "$(ls /boot/vmlinuz-* | tail -n 1)" ] || { echo "SKIP: cannot read the kernel (not root)"; exit 77; }
+
+tmp=$(mktemp -d /tmp/placer-apply-v2.XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+trap 'exit 130' INT TERM HUP
+
+cat >"$tmp/p.yaml" <<'EOF'
+version: 1
+name: apply-v2
+reserve: { cores: 0, memory: 0 }
+roles:
+  - name: app
+    kind: generic
+    count: 1
+    cpu: { threads: 1, weight: 300 }
+    memory: 64MiB
+    locality: { near: numa, numa: 1 }
+    match: { cmdline: "sleep 1000" }
+EOF
+
+# Runs in the guest (busybox sh); the guest's exit code is this script's.
+cat >"$tmp/apply-v2.sh" <<'EOF'
+set -u
+export PLACER_STATE_DIR=/tmp/state PLACER_CGROUP_PREFIX=placer-t
+P=/t/placer G=/sys/fs/cgroup/placer-t/app/app.0
+fail() { echo "GUEST FAIL: $*"; exit 1; }
+field() { sed -n "s/^$2:[[:space:]]*//p" "/proc/$1/status"; }
+echo "GUEST nodes=$(cat /sys/devices/system/node/online) cpus=$(cat /sys/devices/system/cpu/online) controllers=$(cat /sys/fs/cgroup/cgroup.controllers)"
+[ -f /sys/fs/cgroup/cgroup.controllers ] || fail "not cgroup v2"
+sleep 1000 &
+S=$!
+sleep 0.2
+before="$(cat /proc/$S/cgroup) $(field $S Cpus_allowed_list) $(field $S Mems_allowed_list)"
+echo "GUEST before: $before"
+
+$P plan /t/p.yaml | sed 's/^/GUEST plan: /'
+$P apply /t/p.yaml >/tmp/out 2>&1 || { cat /tmp/out; fail "apply exited $?"; }
+sed 's/^/GUEST apply: /' /tmp/out
+grep -q "bound pid $S sleep" /tmp/out || fail "sleep not bound"
+[ "$(cat $G/cpuset.cpus)" = 1 ] || fail "cpuset.cpus '$(cat $G/cpuset.cpus)'"
+[ "$(cat $G/cpuset.mems)" = 1 ] || fail "cpuset.mems '$(cat $G/cpuset.mems)'"
+[ "$(cat $G/memory.max)" = 67108864 ] || fail "memory.max $(cat $G/memory.max)"
+[ "$(cat $G/cpu.weight)" = 300 ] || fail "cpu.weight $(cat $G/cpu.weight)"
+[ "$(cat /proc/$S/cgroup)" = "0::/placer-t/app/app.0" ] || fail "cgroup $(cat /proc/$S/cgroup)"
+[ "$(field $S Cpus_allowed_list)" = 1 ] || fail "Cpus_allowed_list $(field $S Cpus_allowed_list)"
+[ "$(field $S Mems_allowed_list)" = 1 ] || fail "Mems_allowed_list $(field $S Mems_allowed_list)"
+echo "GUEST applied: $(cat /proc/$S/cgroup) cpus $(field $S Cpus_allowed_list) mems $(field $S Mems_allowed_list), memory.max $(cat $G/memory.max), cpu.weight $(cat $G/cpu.weight)"
+
+$P apply /t/p.yaml >/tmp/out 2>&1 || fail "second apply exited $?"
+grep -q "^nothing to change" /tmp/out || fail "second apply: $(tail -n 1 /tmp/out)"
+$P status >/tmp/out 2>&1 || { cat /tmp/out; fail "status exited $?"; }
+echo 33554432 >$G/memory.max
+rc=0; $P status >/tmp/out 2>&1 || rc=$?
+[ $rc = 1 ] || fail "status after changing memory.max exited $rc"
+grep -q "DRIFT placer-t/app/app.0 memory limit 32.0 MiB, planned 64.0 MiB" /tmp/out || { cat /tmp/out; fail "drift not reported"; }
+echo "GUEST status: second apply changes nothing; a changed memory.max is DRIFT (exit 1)"
+
+$P reset >/tmp/out 2>&1 || { cat /tmp/out; fail "reset exited $?"; }
+[ ! -e /sys/fs/cgroup/placer-t ] || fail "groups left after reset: $(find /sys/fs/cgroup/placer-t -type d)"
+after="$(cat /proc/$S/cgroup) $(field $S Cpus_allowed_list) $(field $S Mems_allowed_list)"
+[ "$after" = "$before" ] || fail "after reset: $after, before: $before"
+echo "GUEST reset: groups removed, $after"
+
+steps=$($P apply --dry-run /t/p.yaml | sed -n 's/^dry run: \([0-9]*\) change.*/\1/p')
+[ -n "$steps" ] && [ "$steps" -ge 5 ] || fail "dry run steps '$steps'"
+[ ! -e /sys/fs/cgroup/placer-t ] || fail "dry run created groups"
+k=0
+while [ $k -lt "$steps" ]; do
+    rc=0; PLACER_FAULT_AFTER_STEPS=$k $P apply /t/p.yaml >/tmp/out 2>&1 || rc=$?
+    [ $rc = 4 ] || { cat /tmp/out; fail "fault before step $((k + 1)): exit $rc"; }
+    [ ! -e /sys/fs/cgroup/placer-t ] || fail "fault before step $((k + 1)): groups left"
+    after="$(cat /proc/$S/cgroup) $(field $S Cpus_allowed_list) $(field $S Mems_allowed_list)"
+    [ "$after" = "$before" ] || fail "fault before step $((k + 1)): $after"
+    [ ! -e /tmp/state/state.json ] || fail "fault before step $((k + 1)): state left"
+    k=$((k + 1))
+done
+echo "GUEST rollback: a failure before each of the $steps steps leaves exactly the state before"
+kill $S
+echo "GUEST OK: cgroup v2 apply, status, drift, rollback and reset"
+EOF
+
+eval "$(sh "$src/ci/vm/build-initramfs.sh" "$cache" --name apply-v2 \
+    --add "$bin:/t/placer" --add "$tmp/p.yaml:/t/p.yaml" --add "$tmp/apply-v2.sh:/t/apply-v2.sh" | tail -n 2)"
+if sh "$src/ci/vm/run-guest.sh" --kernel "$PLACER_VM_KERNEL" --initrd "$PLACER_VM_INITRD" \
+    --numa 2 --smp 2 --mem 1024 --timeout 240 --name "placer-applyv2-$$" \
+    --append "placer.mode=test placer.test=/t/apply-v2.sh placer.cgroup=v2" >"$tmp/console" 2>&1; then
+    tr -d '\r' <"$tmp/console" | grep -E '^GUEST'
+    tr -d '\r' <"$tmp/console" | grep -q '^GUEST OK' || { echo "FAIL: no GUEST OK line"; exit 1; }
+else
+    tr -d '\r' <"$tmp/console"
+    echo "FAIL: guest test failed"
+    exit 1
+fi

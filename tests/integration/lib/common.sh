@@ -1,0 +1,124 @@
+# Shared by the apply_*.sh integration tests (sourced, POSIX sh).  Every test
+# uses its own cgroup prefix (PLACER_CGROUP_PREFIX) and state directory
+# (PLACER_STATE_DIR) so it never touches a real placer's groups, and its
+# EXIT trap kills what it started, runs `placer reset` and removes any
+# group left under its prefix.
+PLACER=${PLACER_BIN:?PLACER_BIN not set}
+SRC=${PLACER_SOURCE_DIR:?PLACER_SOURCE_DIR not set}
+LIB=$SRC/tests/integration/lib
+if [ -x /usr/bin/python3 ]; then PY=/usr/bin/python3; else PY=python3; fi
+CG=/sys/fs/cgroup
+T_PIDS=""
+SNAP_GROUPS=""
+T_EXTRA_GROUPS="" # groups a test made outside its prefix: removed on exit
+
+fail() {
+    echo "$T_NAME: FAIL: $*" >&2
+    exit 1
+}
+
+say() {
+    echo "$T_NAME: $*"
+}
+
+# Root and this machine's cgroup v1 controllers, else skip (77).
+apply_require_v1() {
+    if [ "$(id -u)" != 0 ]; then echo "$T_NAME: skipped: needs root" >&2; exit 77; fi
+    for c in cpuset memory cpu; do
+        [ -f "$CG/$c/cgroup.procs" ] || { echo "$T_NAME: skipped: no cgroup v1 $c at $CG/$c" >&2; exit 77; }
+    done
+}
+
+apply_setup() {
+    T_NAME=$1
+    TAG=placer-test-$1-$$
+    export PLACER_CGROUP_PREFIX="$TAG"
+    WORK=$(mktemp -d "/tmp/$TAG.XXXXXX")
+    export PLACER_STATE_DIR="$WORK/state"
+    unset PLACER_FAULT_AFTER_STEPS PLACER_FAULT_MODE PLACER_STEP_DELAY_MS
+    trap apply_cleanup EXIT
+    trap 'exit 130' INT TERM
+}
+
+# Start a command in the background; its PID goes to $LAST_PID.
+bg_start() {
+    "$@" >>"$WORK/bg.log" 2>&1 &
+    LAST_PID=$!
+    T_PIDS="$T_PIDS $LAST_PID"
+}
+
+# Wait until FILE exists (at most 10 s).
+wait_file() {
+    i=0
+    while [ ! -s "$1" ]; do
+        i=$((i + 1))
+        [ $i -lt 100 ] || fail "timed out waiting for $1"
+        sleep 0.1
+    done
+}
+
+# EXIT trap; a test's own trap passes the exit status as $1.
+apply_cleanup() {
+    rc=$?
+    [ $# = 0 ] || rc=$1
+    set +e
+    for p in $T_PIDS; do kill -9 "$p" 2>/dev/null; done
+    for p in $T_PIDS; do wait "$p" 2>/dev/null; done
+    "$PLACER" reset >/dev/null 2>&1
+    for c in cpuset memory cpu; do
+        for g in $T_EXTRA_GROUPS; do
+            d=$CG/$c/$g
+            [ -d "$d" ] || continue
+            while read -r p; do echo "$p" >"$CG/$c/cgroup.procs"; done <"$d/cgroup.procs"
+            rmdir "$d"
+        done
+        d=$CG/$c/$TAG
+        [ -d "$d" ] || continue
+        echo "$T_NAME: cleanup: removing leftover $d" >&2
+        find "$d" -name cgroup.procs | while read -r f; do
+            while read -r p; do echo "$p" >"$CG/$c/cgroup.procs"; done <"$f"
+        done
+        find "$d" -depth -type d -exec rmdir {} \; 2>/dev/null
+        [ "$rc" != 0 ] || rc=1 # a test that leaves groups behind fails
+    done
+    rm -rf "$WORK"
+    exit $rc
+}
+
+# The placement planned for INSTANCE: "CPUS MEMS" (from placer plan --json).
+planned() {
+    "$PLACER" plan --json "$1" | "$PY" -c '
+import json, sys
+plan = json.load(sys.stdin)
+for i in plan["instances"]:
+    if i["name"] == sys.argv[1]:
+        print(i["cpus"], i["mems"])
+' "$2"
+}
+
+# What a rollback or a reset must restore, printed: placer's groups under
+# the prefix (with their values), the given groups' values, and for each
+# PID its groups and every thread's allowed cpus and mems.
+snapshot() {
+    for c in cpuset memory cpu; do
+        [ -d "$CG/$c/$TAG" ] && find "$CG/$c/$TAG" -type d | sort
+    done
+    for g in $SNAP_GROUPS; do
+        for f in cpuset/$g/cpuset.cpus cpuset/$g/cpuset.mems memory/$g/memory.limit_in_bytes cpu/$g/cpu.shares; do
+            [ -f "$CG/$f" ] && echo "$f=$(cat "$CG/$f")"
+        done
+    done
+    for p in "$@"; do
+        grep -E ':(cpuset|memory|cpu):' "/proc/$p/cgroup" | sed "s/^/$p /"
+        for t in /proc/"$p"/task/*; do
+            echo "$p/$(basename "$t") $(grep -E '^(Cpus|Mems)_allowed_list' "$t/status" | tr -s '\t\n' '  ')"
+        done
+    done
+    [ -f "$PLACER_STATE_DIR/state.json" ] && echo "state.json present"
+    return 0
+}
+
+# v1 cpu.shares -> cgroup v2 weight, the conversion cgroup.h documents.
+shares_to_weight() {
+    "$PY" -c 'import math,sys; s=int(sys.argv[1]); l=math.log2(s); print(max(1,min(10000,math.ceil(10**((l*l+125*l)/612-7/34)-1e-9))))' "$1"
+}
