@@ -57,12 +57,7 @@ int cmd_plan(int argc, char **argv) {
   }
   int rc;
   if (json) {
-    char *text = NULL;
-    json_t *j = placer_plan_to_json(plan);
-    text = j ? json_dumps(j, JSON_INDENT(2) | JSON_PRESERVE_ORDER) : NULL;
-    json_decref(j);
-    rc = text && fputs(text, stdout) >= 0 && fputc('\n', stdout) != EOF ? 0 : -1;
-    free(text);
+    rc = placer_print_json(placer_plan_to_json(plan), stdout);
     /* the warnings are in the JSON; say so on stderr too for a person */
     for (size_t i = 0; i < plan->n_warnings; i++)
       fprintf(stderr, "placer plan: warning: %s\n", plan->warnings[i]);
@@ -72,9 +67,5 @@ int cmd_plan(int argc, char **argv) {
   placer_plan_free(plan);
   placer_topology_free(topo);
   placer_profile_free(profile);
-  if (rc < 0 || fflush(stdout) != 0) {
-    fprintf(stderr, "placer plan: writing output failed\n");
-    return PLACER_EXIT_SYSTEM;
-  }
-  return PLACER_EXIT_OK;
+  return placer_finish_output("plan", rc);
 }

@@ -41,19 +41,7 @@ int cmd_topo(int argc, char **argv) {
   struct placer_topology *topo = NULL;
   if (placer_topology_load(xml_path, &topo, &err) < 0)
     return placer_error_report(err);
-  int rc = 0;
-  if (json) {
-    json_t *j = placer_topology_to_json(topo);
-    rc = json_dumpf(j, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-    fputc('\n', stdout);
-    json_decref(j);
-  } else {
-    rc = placer_topology_print_text(topo, stdout);
-  }
+  int rc = json ? placer_print_json(placer_topology_to_json(topo), stdout) : placer_topology_print_text(topo, stdout);
   placer_topology_free(topo);
-  if (rc < 0 || fflush(stdout) != 0) {
-    fprintf(stderr, "placer topo: writing output failed\n");
-    return PLACER_EXIT_SYSTEM;
-  }
-  return PLACER_EXIT_OK;
+  return placer_finish_output("topo", rc);
 }

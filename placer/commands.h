@@ -4,6 +4,9 @@
 #ifndef PLACER_COMMANDS_H
 #define PLACER_COMMANDS_H
 
+#include <jansson.h>
+#include <stdio.h>
+
 int cmd_topo(int argc, char **argv);
 int cmd_plan(int argc, char **argv);
 int cmd_run(int argc, char **argv);
@@ -17,5 +20,12 @@ int cmd_reset(int argc, char **argv);
  * command line through after "--") and opterr = 0; on '?' or ':' they return
  * placer_usage_error(): one precise line on stderr, exit 2. */
 int placer_usage_error(const char *command, int getopt_rc, int argc, char **argv);
+
+/* Print DOC indented with keys in insertion order and a newline; takes DOC
+ * (NULL fails).  -1 when writing failed. */
+int placer_print_json(json_t *doc, FILE *out);
+/* Flush stdout; when PRINT_RC < 0 or flushing fails, one line on stderr and
+ * PLACER_EXIT_SYSTEM, else PLACER_EXIT_OK. */
+int placer_finish_output(const char *command, int print_rc);
 
 #endif
