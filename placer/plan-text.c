@@ -86,24 +86,62 @@ static void print_row(FILE *out, const char *const *row, const size_t *width) {
   fprintf(out, "%s\n", row[N_COLS - 1]);
 }
 
+/* Rows R..END-1 hold instances of one role placed identically (every cell
+ * but the name equal): a run of 3 or more prints as one "vm.0..35" row, so
+ * a node with dozens of guests in one pool still fits a screen. */
+static size_t identical_run_end(const struct placer_plan *plan, char **cells, size_t r, size_t rows) {
+  size_t end = r + 1;
+  for (; end < rows; end++) {
+    if (strcmp(plan->instances[end].role, plan->instances[r].role) != 0 ||
+        plan->instances[end].index != plan->instances[end - 1].index + 1)
+      break;
+    for (int c = COL_INSTANCE + 1; c < N_COLS; c++)
+      if (strcmp(cells[end * N_COLS + c], cells[r * N_COLS + c]) != 0)
+        return end;
+  }
+  return end;
+}
+
+static int collapse_runs(const struct placer_plan *plan, char **cells, size_t rows, size_t *run_end) {
+  for (size_t r = 0; r < rows;) {
+    size_t end = identical_run_end(plan, cells, r, rows);
+    if (end - r < 3)
+      end = r + 1;
+    run_end[r] = end;
+    if (end - r >= 3) {
+      char *name = NULL;
+      if (asprintf(&name, "%s..%u", plan->instances[r].name, plan->instances[end - 1].index) < 0)
+        return -1;
+      free(cells[r * N_COLS + COL_INSTANCE]);
+      cells[r * N_COLS + COL_INSTANCE] = name;
+    }
+    r = end;
+  }
+  return 0;
+}
+
 int placer_plan_print_text(const struct placer_plan *plan, FILE *out) {
   size_t rows = plan->n_instances;
   char **cells = calloc((rows ? rows : 1) * N_COLS, sizeof(char *));
   if (cells == NULL)
     return -1;
+  cleanup_free size_t *run_end = calloc(rows ? rows : 1, sizeof(size_t));
   size_t width[N_COLS];
   int rc = -1;
+  if (run_end == NULL)
+    goto out;
   for (int c = 0; c < N_COLS; c++)
     width[c] = strlen(headers[c]);
   for (size_t r = 0; r < rows; r++)
-    for (int c = 0; c < N_COLS; c++) {
-      char *cell = instance_cell(plan, &plan->instances[r], c);
-      if (cell == NULL)
+    for (int c = 0; c < N_COLS; c++)
+      if ((cells[r * N_COLS + c] = instance_cell(plan, &plan->instances[r], c)) == NULL)
         goto out;
-      cells[r * N_COLS + c] = cell;
-      if (strlen(cell) > width[c])
-        width[c] = strlen(cell);
-    }
+  if (collapse_runs(plan, cells, rows, run_end) < 0)
+    goto out;
+  for (size_t r = 0; r < rows; r = run_end[r])
+    for (int c = 0; c < N_COLS; c++)
+      if (strlen(cells[r * N_COLS + c]) > width[c])
+        width[c] = strlen(cells[r * N_COLS + c]);
 
   cleanup_free char *reserved = placer_cpulist_format(plan->reserved_cpus);
   cleanup_free char *reserved_mems = placer_cpulist_format(plan->reserved_mems);
@@ -118,7 +156,7 @@ int placer_plan_print_text(const struct placer_plan *plan, FILE *out) {
   fprintf(out, "free     cpus %s\n\n", free_cpus && *free_cpus ? free_cpus : "none");
 
   print_row(out, headers, width);
-  for (size_t r = 0; r < rows; r++)
+  for (size_t r = 0; r < rows; r = run_end[r])
     print_row(out, (const char *const *)&cells[r * N_COLS], width);
   if (plan->n_warnings) {
     fprintf(out, "\nwarnings:\n");
