@@ -2,6 +2,7 @@
 #ifndef PLACER_APPLY_INTERNAL_H
 #define PLACER_APPLY_INTERNAL_H
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -11,6 +12,9 @@
 #include "apply.h"
 #include "cgroup.h"
 #include "state.h"
+
+/* FMT formatted (vasprintf); NULL on ENOMEM. */
+char *apply_vformat(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0)));
 
 /* A growable list of owned strings. */
 struct strv {

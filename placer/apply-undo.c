@@ -1,6 +1,5 @@
 /* Undoing what apply did, from the journal in the state directory: the
  * rollback of a failed apply and `placer reset` share this. */
-#include <dirent.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -10,19 +9,22 @@
 #include <unistd.h>
 
 #include "apply-internal.h"
-#include "cgroup-extra.h"
 #include "procmatch.h"
 #include "topology.h"
 
 /* ------------------------------------------------------------------ small helpers */
 
+char *apply_vformat(const char *fmt, va_list ap) {
+  char *text = NULL;
+  return vasprintf(&text, fmt, ap) < 0 ? NULL : text;
+}
+
 int strv_add(struct strv *s, const char *fmt, ...) {
-  char *line = NULL;
   va_list ap;
   va_start(ap, fmt);
-  int ret = vasprintf(&line, fmt, ap);
+  char *line = apply_vformat(fmt, ap);
   va_end(ap);
-  if (ret < 0)
+  if (line == NULL)
     return -1;
   char **bigger = realloc(s->v, (s->n + 2) * sizeof(*bigger));
   if (bigger == NULL) {
@@ -154,53 +156,6 @@ static bool path_is_under(const char *path, const char *group) {
   return path && strncmp(path, group, len) == 0 && (path[len] == '\0' || path[len] == '/');
 }
 
-struct pidset {
-  pid_t *v;
-  size_t n, cap;
-};
-
-static void pidset_add(struct pidset *s, pid_t pid) {
-  for (size_t i = 0; i < s->n; i++)
-    if (s->v[i] == pid)
-      return;
-  if (s->n == s->cap) {
-    size_t cap = s->cap ? s->cap * 2 : 16;
-    pid_t *bigger = realloc(s->v, cap * sizeof(*bigger));
-    if (bigger == NULL)
-      return;
-    s->v = bigger;
-    s->cap = cap;
-  }
-  s->v[s->n++] = pid;
-}
-
-/* Every PID in DIR's cgroup.procs and below. */
-static void collect_procs(const char *dir, struct pidset *out) {
-  cleanup_free char *procs_path = NULL;
-  if (asprintf(&procs_path, "%s/cgroup.procs", dir) < 0)
-    return;
-  FILE *f = fopen(procs_path, "re");
-  if (f) {
-    long pid;
-    while (fscanf(f, "%ld", &pid) == 1)
-      if (pid > 0)
-        pidset_add(out, (pid_t)pid);
-    fclose(f);
-  }
-  DIR *d = opendir(dir);
-  if (d == NULL)
-    return;
-  struct dirent *de;
-  while ((de = readdir(d)) != NULL) {
-    if (de->d_type != DT_DIR || strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
-      continue;
-    cleanup_free char *sub = NULL;
-    if (asprintf(&sub, "%s/%s", dir, de->d_name) >= 0)
-      collect_procs(sub, out);
-  }
-  closedir(d);
-}
-
 /* Where a process found in GROUP without having been moved there by placer
  * (a child a bound daemon forked, a daemon restarted into the group) goes:
  * where the first process placer moved into GROUP came from, else the root. */
@@ -222,18 +177,16 @@ static bool group_dir_exists(const struct placer_cgroup *cg, enum placer_cgroup_
 /* Move every process out of GROUP (and below) in every hierarchy. */
 static int evict_strays(struct placer_cgroup *cg, const struct placer_state *state, const char *group,
                         struct strv *notes, struct placer_error **err) {
-  struct pidset pids = { NULL, 0, 0 };
-  for (int c = 0; c < PLACER_CGROUP_N_CONTROLLERS; c++) {
-    cleanup_free char *dir = placer_cgroup_dir(cg, c, group);
-    if (dir)
-      collect_procs(dir, &pids);
-  }
+  cleanup_free pid_t *pids = NULL;
+  size_t n_pids = 0;
+  if (placer_cgroup_subtree_pids(cg, group, &pids, &n_pids, err) < 0)
+    return -1;
   const struct placer_cgroup_membership *target = stray_target(state, group);
   int ret = 0;
-  for (size_t i = 0; i < pids.n && ret == 0; i++) {
+  for (size_t i = 0; i < n_pids && ret == 0; i++) {
     struct placer_cgroup_membership m = { { 0 } };
     struct placer_error *gone = NULL;
-    if (placer_cgroup_pid_membership(cg, pids.v[i], &m, &gone) < 0) {
+    if (placer_cgroup_pid_membership(cg, pids[i], &m, &gone) < 0) {
       placer_error_free(gone); /* exited meanwhile */
       continue;
     }
@@ -248,11 +201,11 @@ static int evict_strays(struct placer_cgroup *cg, const struct placer_state *sta
       m.path[c] = copy;
     }
     char comm[64];
-    if (ret == 0 && placer_cgroup_restore_pid(cg, pids.v[i], &m, err) == 0)
-      strv_add(notes, "moved pid %d (%s), which placer had not bound, out of %s to %s", (int)pids.v[i],
-               comm_or(pids.v[i], comm, sizeof(comm)), group,
+    if (ret == 0 && placer_cgroup_restore_pid(cg, pids[i], &m, err) == 0)
+      strv_add(notes, "moved pid %d (%s), which placer had not bound, out of %s to %s", (int)pids[i],
+               comm_or(pids[i], comm, sizeof(comm)), group,
                m.path[PLACER_CGROUP_CPUSET] && *m.path[PLACER_CGROUP_CPUSET] ? m.path[PLACER_CGROUP_CPUSET] : "the root");
-    else if (ret == 0 && placer_proc_start_time(pids.v[i], &(uint64_t){ 0 }, &gone) < 0) {
+    else if (ret == 0 && placer_proc_start_time(pids[i], &(uint64_t){ 0 }, &gone) < 0) {
       placer_error_free(gone); /* it exited while being moved: fine */
       placer_error_free(*err);
       *err = NULL;
@@ -261,7 +214,6 @@ static int evict_strays(struct placer_cgroup *cg, const struct placer_state *sta
     }
     placer_cgroup_membership_clear(&m);
   }
-  free(pids.v);
   return ret;
 }
 
@@ -295,9 +247,10 @@ static int undo_set(struct placer_cgroup *cg, const struct placer_journal_entry 
   case PLACER_SETTING_CPUS: return placer_cgroup_set_cpus(cg, e->group, e->previous, err);
   case PLACER_SETTING_MEMS: return placer_cgroup_set_mems(cg, e->group, e->previous, err);
   case PLACER_SETTING_MEMORY_LIMIT: {
-    uint64_t bytes = PLACER_CGROUP_UNLIMITED;
-    if (strcmp(e->previous, "max") != 0)
-      bytes = strtoull(e->previous, NULL, 10);
+    uint64_t bytes;
+    if (placer_memory_limit_parse(e->previous, &bytes) < 0)
+      return placer_error_set(err, PLACER_EXIT_SYSTEM, EINVAL, "%s: recorded memory limit '%s' is not 'max' or bytes",
+                              e->group, e->previous);
     return placer_cgroup_set_memory_limit(cg, e->group, bytes, err);
   }
   case PLACER_SETTING_CPU_WEIGHT: return placer_cgroup_write_cpu_raw(cg, e->group, e->previous, err);

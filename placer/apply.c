@@ -12,7 +12,6 @@
 #include <unistd.h>
 
 #include "apply-internal.h"
-#include "cgroup-extra.h"
 #include "procmatch.h"
 #include "topology.h"
 #include "units.h"
@@ -118,11 +117,9 @@ static int step_begin(struct applier *a, struct target *t, struct placer_journal
                       struct placer_error **err, const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 static int step_begin(struct applier *a, struct target *t, struct placer_journal_entry *entry,
                       struct placer_error **err, const char *fmt, ...) {
-  char *line = NULL;
   va_list ap;
   va_start(ap, fmt);
-  if (vasprintf(&line, fmt, ap) < 0)
-    line = NULL;
+  char *line = apply_vformat(fmt, ap);
   va_end(ap);
   strv_add(&a->actions, "%s: %s", t->inst->name, line ? line : "?");
   free(line);
@@ -406,18 +403,9 @@ static int pin_threads(struct applier *a, struct target *t, struct bound_proc *p
                                       .tid = tids[i], .previous = strdup(now) };
     if (e.previous == NULL)
       return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
-    cleanup_free char *comm = NULL;
-    char path[96];
-    snprintf(path, sizeof(path), "/proc/%d/task/%d/comm", (int)p->pid, (int)tids[i]);
-    FILE *f = fopen(path, "re");
-    char name[64] = "?";
-    if (f) {
-      if (fgets(name, sizeof(name), f))
-        name[strcspn(name, "\n")] = '\0';
-      fclose(f);
-    }
-    if (step_begin(a, t, &e, err, "set thread %d (%s) of pid %d to cpus %s (was %s)", (int)tids[i], name,
-                   (int)p->pid, want, now) < 0)
+    cleanup_free char *name = placer_task_comm(p->pid, tids[i]);
+    if (step_begin(a, t, &e, err, "set thread %d (%s) of pid %d to cpus %s (was %s)", (int)tids[i],
+                   name ? name : "?", (int)p->pid, want, now) < 0)
       return -1;
     if (!a->dry_run && placer_task_set_affinity(tids[i], want, err) < 0) {
       /* A thread that has just exited is no failure. */

@@ -6,20 +6,25 @@
 
 #include "cgroup.h"
 
-/* One mode's implementation.  GROUP arguments are already validated. */
+/* One mode's implementation: what differs between v1 and v2, as file names
+ * and the few steps that really differ.  GROUP arguments are already
+ * validated. */
 struct placer_cgroup_ops {
   const char *name;
+  const char *memory_limit_file;    /* "memory.limit_in_bytes" / "memory.max" */
+  const char *memory_unlimited;     /* what to write for no limit: "-1" / "max" */
+  uint64_t memory_unlimited_floor;  /* a limit read back this large means none */
+  const char *cpu_weight_file;      /* the raw weight file: "cpu.shares" / "cpu.weight" */
+  const char *effective_cpus_file;  /* "cpuset.effective_cpus" / "cpuset.cpus.effective" */
+  const char *effective_mems_file;
   /* Find each controller's hierarchy; MOUNTINFO is /proc/self/mountinfo. */
   int (*init)(struct placer_cgroup *cg, const char *mountinfo, struct placer_error **err);
   int (*create)(struct placer_cgroup *cg, const char *group, struct placer_error **err);
-  int (*set_cpus)(struct placer_cgroup *cg, const char *group, const char *cpus, struct placer_error **err);
-  int (*set_mems)(struct placer_cgroup *cg, const char *group, const char *mems, struct placer_error **err);
-  int (*set_memory_limit)(struct placer_cgroup *cg, const char *group, uint64_t bytes, struct placer_error **err);
-  int (*set_cpu_weight)(struct placer_cgroup *cg, const char *group, unsigned weight, struct placer_error **err);
+  /* cpu.weight (1..10000) to what cpu_weight_file holds, and back. */
+  uint64_t (*weight_to_raw)(unsigned weight);
+  unsigned (*raw_to_weight)(uint64_t raw);
   int (*attach_pid)(struct placer_cgroup *cg, const char *group, pid_t pid, struct placer_error **err);
   int (*attach_tid)(struct placer_cgroup *cg, const char *group, pid_t tid, struct placer_error **err);
-  int (*read_memory_limit)(struct placer_cgroup *cg, const char *group, uint64_t *out, struct placer_error **err);
-  int (*read_cpu_weight)(struct placer_cgroup *cg, const char *group, unsigned *out, struct placer_error **err);
 };
 
 extern const struct placer_cgroup_ops placer_cgroup_ops_v1;
@@ -38,6 +43,13 @@ struct placer_cgroup {
   const struct placer_cgroup_ops *ops;
   char *root;
   struct placer_cgroup_hier hier[PLACER_CGROUP_N_CONTROLLERS];
+  /* Every hierarchy mounted under the root, once each: v1 every cgroup
+   * mount directly below it (cpuset, memory and cpu, but also pids, blkio,
+   * freezer, ... and the hybrid layout's cgroup2 "unified", where runc
+   * makes a container's groups too); v2 the root itself.  Removing a group
+   * and listing the processes of a subtree walk all of them. */
+  struct placer_cgroup_hier *all;
+  size_t n_all;
 };
 
 /* Kernel limits from kernel/sched: v1 cpu.shares range. */
@@ -50,6 +62,13 @@ int cg_check_group(const char *group, struct placer_error **err);
 bool cg_recorded_path_is_safe(const char *path);
 
 /* cgroupfs file I/O.  Errors name the path, the value and errno. */
+/* FILE of GROUP ("" or NULL: the root) in controller C's hierarchy. */
+int cg_write_group(const struct placer_cgroup *cg, enum placer_cgroup_controller c, const char *group,
+                   const char *file, const char *value, struct placer_error **err);
+int cg_read_group(const struct placer_cgroup *cg, enum placer_cgroup_controller c, const char *group,
+                  const char *file, char **out, struct placer_error **err);
+int cg_read_group_u64(const struct placer_cgroup *cg, enum placer_cgroup_controller c, const char *group,
+                      const char *file, uint64_t *out, struct placer_error **err);
 int cg_write_file(const char *dir, const char *file, const char *value, struct placer_error **err);
 /* Whole file, trailing newline stripped. */
 int cg_read_file(const char *dir, const char *file, char **out, struct placer_error **err);
@@ -74,11 +93,18 @@ int cg_attach_group(struct placer_cgroup *cg, const char *group, pid_t pid, stru
  * hierarchy path of ROOT.  -1 when absent. */
 int cg_mountinfo_lookup(const char *mountinfo, const char *root, const char *controller, char **mount_point,
                         char **mount_root);
+/* Every cgroup (v1) or cgroup2 mount whose mount point is a direct child of
+ * ROOT, once per mount point (a later mount over the same point wins).
+ * *n may be 0.  -1 on ENOMEM. */
+int cg_mountinfo_children(const char *mountinfo, const char *root, struct placer_cgroup_hier **out, size_t *n);
 /* Translate a path from /proc/PID/cgroup (hierarchy path) to one relative
  * to the mount ("" for the mount itself); NULL when outside MOUNT_ROOT. */
 char *cg_path_from_proc(const char *mount_root, const char *proc_path);
 /* The reverse: the /proc/PID/cgroup path that GROUP has. */
 char *cg_path_to_proc(const char *mount_root, const char *group);
+/* State letter of thread TID of PID (field 3 of its stat: 'R', 'S', 'Z', ...);
+ * '\0' when it is gone, '?' when unreadable.  *flags (may be NULL): field 9. */
+char cg_task_state(pid_t pid, pid_t tid, unsigned *flags);
 /* Is thread TID of PID exiting (or gone)?  The kernel does not migrate an
  * exiting thread, so it may stay behind in the old group until it is gone. */
 bool cg_task_exiting(pid_t pid, pid_t tid);

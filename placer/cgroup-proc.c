@@ -200,6 +200,58 @@ int cg_mountinfo_lookup(const char *mountinfo, const char *root, const char *con
   return 0;
 }
 
+int cg_mountinfo_children(const char *mountinfo, const char *root, struct placer_cgroup_hier **out, size_t *n) {
+  struct placer_cgroup_hier *list = NULL;
+  size_t count = 0;
+  for (const char *line = mountinfo; line && *line;) {
+    const char *eol = strchr(line, '\n');
+    size_t len = eol ? (size_t)(eol - line) : strlen(line);
+    struct mountinfo_fields f;
+    bool usable = split_mountinfo_line(line, len, &f) == 0 &&
+                  ((f.fstype_len == 6 && strncmp(f.fstype, "cgroup", 6) == 0) ||
+                   (f.fstype_len == 7 && strncmp(f.fstype, "cgroup2", 7) == 0));
+    line = eol ? eol + 1 : NULL;
+    if (!usable)
+      continue;
+    char *mp = unescape_octal(f.mount_point, f.mount_point_len);
+    char *mr = unescape_octal(f.root, f.root_len);
+    if (mp == NULL || mr == NULL || !is_child_of(mp, root)) {
+      free(mp);
+      free(mr);
+      if (mp == NULL || mr == NULL)
+        goto nomem;
+      continue;
+    }
+    size_t i = 0;
+    while (i < count && strcmp(list[i].mount_point, mp) != 0)
+      i++;
+    if (i == count) {
+      struct placer_cgroup_hier *bigger = realloc(list, (count + 1) * sizeof(*list));
+      if (bigger == NULL) {
+        free(mp);
+        free(mr);
+        goto nomem;
+      }
+      list = bigger;
+      list[count++] = (struct placer_cgroup_hier){ 0 };
+    }
+    free(list[i].mount_point);
+    free(list[i].mount_root);
+    list[i].mount_point = mp;
+    list[i].mount_root = mr;
+  }
+  *out = list;
+  *n = count;
+  return 0;
+nomem:
+  for (size_t i = 0; i < count; i++) {
+    free(list[i].mount_point);
+    free(list[i].mount_root);
+  }
+  free(list);
+  return -1;
+}
+
 char *cg_path_from_proc(const char *mount_root, const char *proc_path) {
   if (proc_path[0] != '/')
     return NULL;
@@ -236,23 +288,29 @@ char *cg_path_to_proc(const char *mount_root, const char *group) {
 /* PF_EXITING from include/linux/sched.h: the thread is in do_exit(). */
 #define TASK_PF_EXITING 0x00000004u
 
-bool cg_task_exiting(pid_t pid, pid_t tid) {
+char cg_task_state(pid_t pid, pid_t tid, unsigned *flags) {
   char path[64];
   snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", (int)pid, (int)tid);
   cleanup_fclose FILE *f = fopen(path, "re");
   char buf[512];
   if (f == NULL || fgets(buf, sizeof(buf), f) == NULL)
-    return true; /* gone already */
+    return '\0'; /* gone already */
   /* "TID (comm) S ppid pgrp session tty_nr tpgid flags ..."; comm may hold
    * blanks and parentheses, so start after the last ')'. */
   const char *p = strrchr(buf, ')');
-  if (p == NULL)
-    return false;
   char state;
-  unsigned flags;
-  if (sscanf(p + 1, " %c %*d %*d %*d %*d %*d %u", &state, &flags) != 2)
-    return false;
-  return state == 'Z' || state == 'X' || (flags & TASK_PF_EXITING) != 0;
+  unsigned fl;
+  if (p == NULL || sscanf(p + 1, " %c %*d %*d %*d %*d %*d %u", &state, &fl) != 2)
+    return '?';
+  if (flags)
+    *flags = fl;
+  return state;
+}
+
+bool cg_task_exiting(pid_t pid, pid_t tid) {
+  unsigned flags = 0;
+  char state = cg_task_state(pid, tid, &flags);
+  return state == '\0' || state == 'Z' || state == 'X' || (state != '?' && (flags & TASK_PF_EXITING) != 0);
 }
 
 static int compare_pids(const void *a, const void *b) {
@@ -293,6 +351,18 @@ int placer_task_list(pid_t pid, pid_t **tids, size_t *n_tids, struct placer_erro
   *tids = list;
   *n_tids = n;
   return 0;
+}
+
+char *placer_task_comm(pid_t pid, pid_t tid) {
+  char dir[64];
+  snprintf(dir, sizeof(dir), "/proc/%d/task/%d", (int)pid, (int)tid);
+  char *comm = NULL;
+  struct placer_error *gone = NULL;
+  if (cg_read_file(dir, "comm", &comm, &gone) < 0) {
+    placer_error_free(gone);
+    return strdup("?");
+  }
+  return comm;
 }
 
 /* Value of "KEY:\tVALUE" in status text. */

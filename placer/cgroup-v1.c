@@ -1,7 +1,6 @@
 /* cgroup v1 (and the hybrid layout): one hierarchy per controller, each
  * found in mountinfo; cpuset, memory and cpu are handled separately. */
 #include <errno.h>
-#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -95,39 +94,6 @@ static int v1_create(struct placer_cgroup *cg, const char *group, struct placer_
   return cg_write_file(leaf, "cpuset.memory_migrate", "1", err);
 }
 
-static int write_group(struct placer_cgroup *cg, enum placer_cgroup_controller c, const char *group,
-                       const char *file, const char *value, struct placer_error **err) {
-  cleanup_free char *dir = dir_of(cg, c, group);
-  if (dir == NULL)
-    return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
-  return cg_write_file(dir, file, value, err);
-}
-
-static int v1_set_cpus(struct placer_cgroup *cg, const char *group, const char *cpus, struct placer_error **err) {
-  return write_group(cg, PLACER_CGROUP_CPUSET, group, "cpuset.cpus", cpus, err);
-}
-
-static int v1_set_mems(struct placer_cgroup *cg, const char *group, const char *mems, struct placer_error **err) {
-  return write_group(cg, PLACER_CGROUP_CPUSET, group, "cpuset.mems", mems, err);
-}
-
-static int v1_set_memory_limit(struct placer_cgroup *cg, const char *group, uint64_t bytes,
-                               struct placer_error **err) {
-  char value[32];
-  if (bytes == PLACER_CGROUP_UNLIMITED)
-    snprintf(value, sizeof(value), "-1");
-  else
-    snprintf(value, sizeof(value), "%" PRIu64, bytes);
-  return write_group(cg, PLACER_CGROUP_MEMORY, group, "memory.limit_in_bytes", value, err);
-}
-
-static int v1_set_cpu_weight(struct placer_cgroup *cg, const char *group, unsigned weight,
-                             struct placer_error **err) {
-  char value[32];
-  snprintf(value, sizeof(value), "%" PRIu64, placer_cgroup_weight_to_shares(weight));
-  return write_group(cg, PLACER_CGROUP_CPU, group, "cpu.shares", value, err);
-}
-
 /* Writing a PID to v1 cgroup.procs moves all its threads, but only in that
  * one hierarchy: cg_attach_group writes it in each. */
 static int v1_attach_pid(struct placer_cgroup *cg, const char *group, pid_t pid, struct placer_error **err) {
@@ -139,45 +105,23 @@ static int v1_attach_tid(struct placer_cgroup *cg, const char *group, pid_t tid,
   char value[24];
   snprintf(value, sizeof(value), "%d", (int)tid);
   for (int c = 0; c < PLACER_CGROUP_N_CONTROLLERS; c++)
-    if (!cg->hier[c].shared && write_group(cg, c, group, "tasks", value, err) < 0)
+    if (!cg->hier[c].shared && cg_write_group(cg, c, group, "tasks", value, err) < 0)
       return -1;
-  return 0;
-}
-
-static int v1_read_memory_limit(struct placer_cgroup *cg, const char *group, uint64_t *out,
-                                struct placer_error **err) {
-  cleanup_free char *dir = dir_of(cg, PLACER_CGROUP_MEMORY, group);
-  uint64_t v;
-  if (dir == NULL)
-    return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
-  if (cg_read_u64(dir, "memory.limit_in_bytes", &v, err) < 0)
-    return -1;
-  *out = v >= V1_UNLIMITED_FLOOR ? PLACER_CGROUP_UNLIMITED : v;
-  return 0;
-}
-
-static int v1_read_cpu_weight(struct placer_cgroup *cg, const char *group, unsigned *out,
-                              struct placer_error **err) {
-  cleanup_free char *dir = dir_of(cg, PLACER_CGROUP_CPU, group);
-  uint64_t shares;
-  if (dir == NULL)
-    return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
-  if (cg_read_u64(dir, "cpu.shares", &shares, err) < 0)
-    return -1;
-  *out = placer_cgroup_shares_to_weight(shares);
   return 0;
 }
 
 const struct placer_cgroup_ops placer_cgroup_ops_v1 = {
   .name = "v1",
+  .memory_limit_file = "memory.limit_in_bytes",
+  .memory_unlimited = "-1",
+  .memory_unlimited_floor = V1_UNLIMITED_FLOOR,
+  .cpu_weight_file = "cpu.shares",
+  .effective_cpus_file = "cpuset.effective_cpus",
+  .effective_mems_file = "cpuset.effective_mems",
   .init = v1_init,
   .create = v1_create,
-  .set_cpus = v1_set_cpus,
-  .set_mems = v1_set_mems,
-  .set_memory_limit = v1_set_memory_limit,
-  .set_cpu_weight = v1_set_cpu_weight,
+  .weight_to_raw = placer_cgroup_weight_to_shares, /* the crun/runc map, cgroup-names.c */
+  .raw_to_weight = placer_cgroup_shares_to_weight,
   .attach_pid = v1_attach_pid,
   .attach_tid = v1_attach_tid,
-  .read_memory_limit = v1_read_memory_limit,
-  .read_cpu_weight = v1_read_cpu_weight,
 };

@@ -1,7 +1,6 @@
 /* cgroup v2: one unified hierarchy.  Controllers must be enabled in every
  * ancestor's cgroup.subtree_control, and only leaves hold processes. */
 #include <errno.h>
-#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -94,37 +93,12 @@ static int v2_create(struct placer_cgroup *cg, const char *group, struct placer_
   return 0;
 }
 
-static int write_group(struct placer_cgroup *cg, const char *group, const char *file, const char *value,
-                       struct placer_error **err) {
-  cleanup_free char *dir = cg_group_dir(cg->hier[0].mount_point, group);
-  if (dir == NULL)
-    return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
-  return cg_write_file(dir, file, value, err);
+static uint64_t weight_as_is(unsigned weight) {
+  return weight;
 }
 
-static int v2_set_cpus(struct placer_cgroup *cg, const char *group, const char *cpus, struct placer_error **err) {
-  return write_group(cg, group, "cpuset.cpus", cpus, err);
-}
-
-static int v2_set_mems(struct placer_cgroup *cg, const char *group, const char *mems, struct placer_error **err) {
-  return write_group(cg, group, "cpuset.mems", mems, err);
-}
-
-static int v2_set_memory_limit(struct placer_cgroup *cg, const char *group, uint64_t bytes,
-                               struct placer_error **err) {
-  char value[32];
-  if (bytes == PLACER_CGROUP_UNLIMITED)
-    snprintf(value, sizeof(value), "max");
-  else
-    snprintf(value, sizeof(value), "%" PRIu64, bytes);
-  return write_group(cg, group, "memory.max", value, err);
-}
-
-static int v2_set_cpu_weight(struct placer_cgroup *cg, const char *group, unsigned weight,
-                             struct placer_error **err) {
-  char value[16];
-  snprintf(value, sizeof(value), "%u", weight);
-  return write_group(cg, group, "cpu.weight", value, err);
+static unsigned weight_read(uint64_t raw) {
+  return raw > PLACER_CGROUP_WEIGHT_MAX ? PLACER_CGROUP_WEIGHT_MAX : (unsigned)raw;
 }
 
 static int v2_attach_pid(struct placer_cgroup *cg, const char *group, pid_t pid, struct placer_error **err) {
@@ -138,50 +112,25 @@ static int v2_attach_pid(struct placer_cgroup *cg, const char *group, pid_t pid,
 static int v2_attach_tid(struct placer_cgroup *cg, const char *group, pid_t tid, struct placer_error **err) {
   char value[24];
   snprintf(value, sizeof(value), "%d", (int)tid);
-  if (write_group(cg, group, "cgroup.threads", value, err) < 0) {
+  if (cg_write_group(cg, PLACER_CGROUP_CPUSET, group, "cgroup.threads", value, err) < 0) {
     cg_error_hint(err, EOPNOTSUPP, "cgroup v2 moves single threads only inside a threaded subtree; move the process");
     return -1;
   }
   return 0;
 }
 
-static int v2_read_memory_limit(struct placer_cgroup *cg, const char *group, uint64_t *out,
-                                struct placer_error **err) {
-  cleanup_free char *dir = cg_group_dir(cg->hier[0].mount_point, group);
-  cleanup_free char *text = NULL;
-  if (dir == NULL)
-    return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
-  if (cg_read_file(dir, "memory.max", &text, err) < 0)
-    return -1;
-  if (strcmp(text, "max") == 0) {
-    *out = PLACER_CGROUP_UNLIMITED;
-    return 0;
-  }
-  return cg_read_u64(dir, "memory.max", out, err);
-}
-
-static int v2_read_cpu_weight(struct placer_cgroup *cg, const char *group, unsigned *out,
-                              struct placer_error **err) {
-  cleanup_free char *dir = cg_group_dir(cg->hier[0].mount_point, group);
-  uint64_t w;
-  if (dir == NULL)
-    return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
-  if (cg_read_u64(dir, "cpu.weight", &w, err) < 0)
-    return -1;
-  *out = (unsigned)w;
-  return 0;
-}
-
 const struct placer_cgroup_ops placer_cgroup_ops_v2 = {
   .name = "v2",
+  .memory_limit_file = "memory.max",
+  .memory_unlimited = "max",
+  .memory_unlimited_floor = PLACER_CGROUP_UNLIMITED,
+  .cpu_weight_file = "cpu.weight",
+  .effective_cpus_file = "cpuset.cpus.effective",
+  .effective_mems_file = "cpuset.mems.effective",
   .init = v2_init,
   .create = v2_create,
-  .set_cpus = v2_set_cpus,
-  .set_mems = v2_set_mems,
-  .set_memory_limit = v2_set_memory_limit,
-  .set_cpu_weight = v2_set_cpu_weight,
+  .weight_to_raw = weight_as_is,
+  .raw_to_weight = weight_read,
   .attach_pid = v2_attach_pid,
   .attach_tid = v2_attach_tid,
-  .read_memory_limit = v2_read_memory_limit,
-  .read_cpu_weight = v2_read_cpu_weight,
 };

@@ -1,9 +1,11 @@
 /* cgroup layer: mode detection, the checks every entry point does, dispatch
- * to cgroup-v1.c / cgroup-v2.c, and the file I/O both share.  Names live in
- * cgroup-names.c, moving processes in cgroup-attach.c, removal in
+ * to cgroup-v1.c / cgroup-v2.c (which differ in file names and a few steps),
+ * and the file I/O both share.  Names live in cgroup-names.c, moving
+ * processes in cgroup-attach.c, whole subtrees (their processes, removal) in
  * cgroup-remove.c, /proc parsing in cgroup-proc.c. */
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <linux/magic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -99,17 +101,48 @@ int cg_read_file(const char *dir, const char *file, char **out, struct placer_er
   return 0;
 }
 
-int cg_read_u64(const char *dir, const char *file, uint64_t *out, struct placer_error **err) {
-  cleanup_free char *text = NULL;
-  if (cg_read_file(dir, file, &text, err) < 0)
-    return -1;
+/* TEXT as a decimal number, all of it. */
+static int parse_u64(const char *text, uint64_t *out) {
   char *end;
   errno = 0;
   unsigned long long v = strtoull(text, &end, 10);
   if (errno != 0 || end == text || *end != '\0' || text[0] == '-')
-    return placer_error_set(err, PLACER_EXIT_SYSTEM, EINVAL, "read %s/%s: not a number: '%s'", dir, file, text);
+    return -1;
   *out = v;
   return 0;
+}
+
+int cg_read_u64(const char *dir, const char *file, uint64_t *out, struct placer_error **err) {
+  cleanup_free char *text = NULL;
+  if (cg_read_file(dir, file, &text, err) < 0)
+    return -1;
+  if (parse_u64(text, out) < 0)
+    return placer_error_set(err, PLACER_EXIT_SYSTEM, EINVAL, "read %s/%s: not a number: '%s'", dir, file, text);
+  return 0;
+}
+
+int cg_write_group(const struct placer_cgroup *cg, enum placer_cgroup_controller c, const char *group,
+                   const char *file, const char *value, struct placer_error **err) {
+  cleanup_free char *dir = placer_cgroup_dir(cg, c, group);
+  if (dir == NULL)
+    return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+  return cg_write_file(dir, file, value, err);
+}
+
+int cg_read_group(const struct placer_cgroup *cg, enum placer_cgroup_controller c, const char *group,
+                  const char *file, char **out, struct placer_error **err) {
+  cleanup_free char *dir = placer_cgroup_dir(cg, c, group);
+  if (dir == NULL)
+    return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+  return cg_read_file(dir, file, out, err);
+}
+
+int cg_read_group_u64(const struct placer_cgroup *cg, enum placer_cgroup_controller c, const char *group,
+                      const char *file, uint64_t *out, struct placer_error **err) {
+  cleanup_free char *dir = placer_cgroup_dir(cg, c, group);
+  if (dir == NULL)
+    return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+  return cg_read_u64(dir, file, out, err);
 }
 
 void cg_error_hint(struct placer_error **err, int errno_value, const char *hint) {
@@ -151,6 +184,22 @@ int cg_parse_pids(const char *text, pid_t **pids, size_t *n, struct placer_error
 
 /* ------------------------------------------------------------------ open / close */
 
+static int find_all_hierarchies(struct placer_cgroup *cg, const char *mountinfo, struct placer_error **err) {
+  if (cg->mode == PLACER_CGROUP_V1) {
+    if (cg_mountinfo_children(mountinfo, cg->root, &cg->all, &cg->n_all) < 0)
+      return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+    return 0;
+  }
+  if ((cg->all = calloc(1, sizeof(*cg->all))) == NULL)
+    return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+  cg->n_all = 1;
+  cg->all[0].mount_point = strdup(cg->hier[0].mount_point);
+  cg->all[0].mount_root = strdup(cg->hier[0].mount_root);
+  if (cg->all[0].mount_point == NULL || cg->all[0].mount_root == NULL)
+    return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+  return 0;
+}
+
 int placer_cgroup_open(const char *root, struct placer_cgroup **out, struct placer_error **err) {
   if (root == NULL || *root == '\0')
     root = getenv("PLACER_CGROUP_ROOT");
@@ -181,7 +230,8 @@ int placer_cgroup_open(const char *root, struct placer_cgroup **out, struct plac
     cg->ops = &placer_cgroup_ops_v1;
   }
   cleanup_free char *mountinfo = NULL;
-  if (cg_read_file("/proc/self", "mountinfo", &mountinfo, err) < 0 || cg->ops->init(cg, mountinfo, err) < 0) {
+  if (cg_read_file("/proc/self", "mountinfo", &mountinfo, err) < 0 || cg->ops->init(cg, mountinfo, err) < 0 ||
+      find_all_hierarchies(cg, mountinfo, err) < 0) {
     enum placer_cgroup_mode mode = cg->mode;
     placer_cgroup_close(cg);
     return placer_error_prefix(err, "cgroup %s at %s", placer_cgroup_mode_name(mode), root);
@@ -197,6 +247,11 @@ void placer_cgroup_close(struct placer_cgroup *cg) {
     free(cg->hier[c].mount_point);
     free(cg->hier[c].mount_root);
   }
+  for (size_t i = 0; i < cg->n_all; i++) {
+    free(cg->all[i].mount_point);
+    free(cg->all[i].mount_root);
+  }
+  free(cg->all);
   free(cg->root);
   free(cg);
 }
@@ -224,20 +279,25 @@ int placer_cgroup_create(struct placer_cgroup *cg, const char *group, struct pla
 int placer_cgroup_set_cpus(struct placer_cgroup *cg, const char *group, const char *cpus, struct placer_error **err) {
   if (cg_check_group(group, err) < 0)
     return -1;
-  return cg->ops->set_cpus(cg, group, cpus, err);
+  return cg_write_group(cg, PLACER_CGROUP_CPUSET, group, "cpuset.cpus", cpus, err);
 }
 
 int placer_cgroup_set_mems(struct placer_cgroup *cg, const char *group, const char *mems, struct placer_error **err) {
   if (cg_check_group(group, err) < 0)
     return -1;
-  return cg->ops->set_mems(cg, group, mems, err);
+  return cg_write_group(cg, PLACER_CGROUP_CPUSET, group, "cpuset.mems", mems, err);
 }
 
 int placer_cgroup_set_memory_limit(struct placer_cgroup *cg, const char *group, uint64_t bytes,
                                    struct placer_error **err) {
   if (cg_check_group(group, err) < 0)
     return -1;
-  return cg->ops->set_memory_limit(cg, group, bytes, err);
+  char value[32];
+  if (bytes == PLACER_CGROUP_UNLIMITED)
+    snprintf(value, sizeof(value), "%s", cg->ops->memory_unlimited);
+  else
+    snprintf(value, sizeof(value), "%" PRIu64, bytes);
+  return cg_write_group(cg, PLACER_CGROUP_MEMORY, group, cg->ops->memory_limit_file, value, err);
 }
 
 int placer_cgroup_set_cpu_weight(struct placer_cgroup *cg, const char *group, unsigned weight,
@@ -246,7 +306,9 @@ int placer_cgroup_set_cpu_weight(struct placer_cgroup *cg, const char *group, un
     return -1;
   if (weight < PLACER_CGROUP_WEIGHT_MIN || weight > PLACER_CGROUP_WEIGHT_MAX)
     return placer_error_set(err, PLACER_EXIT_USAGE, EINVAL, "cpu weight %u of %s is outside 1..10000", weight, group);
-  return cg->ops->set_cpu_weight(cg, group, weight, err);
+  char value[32];
+  snprintf(value, sizeof(value), "%" PRIu64, cg->ops->weight_to_raw(weight));
+  return cg_write_group(cg, PLACER_CGROUP_CPU, group, cg->ops->cpu_weight_file, value, err);
 }
 
 int placer_cgroup_attach_pid(struct placer_cgroup *cg, const char *group, pid_t pid, struct placer_error **err) {
@@ -273,10 +335,7 @@ static int read_group_file(struct placer_cgroup *cg, enum placer_cgroup_controll
                            const char *file, char **out, struct placer_error **err) {
   if (cg_check_group(group, err) < 0)
     return -1;
-  cleanup_free char *dir = cg_group_dir(cg->hier[c].mount_point, group);
-  if (dir == NULL)
-    return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
-  return cg_read_file(dir, file, out, err);
+  return cg_read_group(cg, c, group, file, out, err);
 }
 
 int placer_cgroup_read_cpus(struct placer_cgroup *cg, const char *group, char **out, struct placer_error **err) {
@@ -289,16 +348,27 @@ int placer_cgroup_read_mems(struct placer_cgroup *cg, const char *group, char **
 
 int placer_cgroup_read_memory_limit(struct placer_cgroup *cg, const char *group, uint64_t *out,
                                     struct placer_error **err) {
-  if (cg_check_group(group, err) < 0)
+  const char *file = cg->ops->memory_limit_file;
+  cleanup_free char *text = NULL;
+  if (read_group_file(cg, PLACER_CGROUP_MEMORY, group, file, &text, err) < 0)
     return -1;
-  return cg->ops->read_memory_limit(cg, group, out, err);
+  uint64_t v;
+  if (strcmp(text, cg->ops->memory_unlimited) == 0)
+    v = PLACER_CGROUP_UNLIMITED;
+  else if (parse_u64(text, &v) < 0)
+    return placer_error_set(err, PLACER_EXIT_SYSTEM, EINVAL, "read %s of %s: not a number: '%s'", file, group, text);
+  *out = v >= cg->ops->memory_unlimited_floor ? PLACER_CGROUP_UNLIMITED : v;
+  return 0;
 }
 
 int placer_cgroup_read_cpu_weight(struct placer_cgroup *cg, const char *group, unsigned *out,
                                   struct placer_error **err) {
-  if (cg_check_group(group, err) < 0)
+  uint64_t raw;
+  if (cg_check_group(group, err) < 0 ||
+      cg_read_group_u64(cg, PLACER_CGROUP_CPU, group, cg->ops->cpu_weight_file, &raw, err) < 0)
     return -1;
-  return cg->ops->read_cpu_weight(cg, group, out, err);
+  *out = cg->ops->raw_to_weight(raw);
+  return 0;
 }
 
 static int compare_pid(const void *a, const void *b) {
@@ -316,4 +386,80 @@ int placer_cgroup_list_pids(struct placer_cgroup *cg, const char *group, pid_t *
   if (*n_pids > 1)
     qsort(*pids, *n_pids, sizeof(**pids), compare_pid);
   return 0;
+}
+
+/* ------------------------------------------------------------------ effective values, raw weight */
+
+/* /sys files for a root without effective cpuset files. */
+struct sys_file {
+  const char *dir, *file;
+};
+
+/* Hand E on in *ERR (the first error wins) and fail. */
+static int pass_error(struct placer_error **err, struct placer_error *e) {
+  if (err && *err == NULL)
+    *err = e;
+  else
+    placer_error_free(e);
+  return -1;
+}
+
+/* FILE of GROUP in the cpuset hierarchy; for the root, when there is no such
+ * file (v2 without the cpuset controller), the first of FALLBACKS that can be
+ * read, else "0" (no NUMA in /sys: one node). */
+static int read_effective(const struct placer_cgroup *cg, const char *group, const char *file,
+                          const struct sys_file *fallbacks, size_t n_fallbacks, char **out, struct placer_error **err) {
+  struct placer_error *e = NULL;
+  if (cg_read_group(cg, PLACER_CGROUP_CPUSET, group, file, out, &e) == 0)
+    return 0;
+  bool root = group == NULL || *group == '\0';
+  for (size_t i = 0; root && e->errno_value == ENOENT && i < n_fallbacks; i++) {
+    placer_error_free(e);
+    e = NULL;
+    if (cg_read_file(fallbacks[i].dir, fallbacks[i].file, out, &e) == 0)
+      return 0;
+  }
+  if (root && e->errno_value == ENOENT) {
+    placer_error_free(e);
+    if ((*out = strdup("0")) == NULL)
+      return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+    return 0;
+  }
+  return pass_error(err, e);
+}
+
+int placer_cgroup_read_effective(const struct placer_cgroup *cg, const char *group, char **cpus, char **mems,
+                                 struct placer_error **err) {
+  static const struct sys_file cpu_fallbacks[] = { { "/sys/devices/system/cpu", "online" } };
+  static const struct sys_file mem_fallbacks[] = { { "/sys/devices/system/node", "has_memory" },
+                                                   { "/sys/devices/system/node", "online" } };
+  if (group && *group && cg_check_group(group, err) < 0)
+    return -1;
+  cleanup_free char *c = NULL, *m = NULL;
+  if (cpus && read_effective(cg, group, cg->ops->effective_cpus_file, cpu_fallbacks, 1, &c, err) < 0)
+    return -1;
+  if (mems && read_effective(cg, group, cg->ops->effective_mems_file, mem_fallbacks, 2, &m, err) < 0)
+    return -1;
+  if (cpus)
+    *cpus = TAKE_PTR(c);
+  if (mems)
+    *mems = TAKE_PTR(m);
+  return 0;
+}
+
+int placer_cgroup_read_cpu_raw(const struct placer_cgroup *cg, const char *group, char **out,
+                               struct placer_error **err) {
+  if (cg_check_group(group, err) < 0)
+    return -1;
+  return cg_read_group(cg, PLACER_CGROUP_CPU, group, cg->ops->cpu_weight_file, out, err);
+}
+
+int placer_cgroup_write_cpu_raw(const struct placer_cgroup *cg, const char *group, const char *value,
+                                struct placer_error **err) {
+  if (cg_check_group(group, err) < 0)
+    return -1;
+  if (value == NULL || *value == '\0' || value[strspn(value, "0123456789")] != '\0')
+    return placer_error_set(err, PLACER_EXIT_USAGE, EINVAL, "%s: cpu weight value '%s' is not a number", group,
+                            value ? value : "");
+  return cg_write_group(cg, PLACER_CGROUP_CPU, group, cg->ops->cpu_weight_file, value, err);
 }

@@ -112,14 +112,46 @@ int placer_cgroup_restore_pid(struct placer_cgroup *cg, pid_t pid, const struct 
                               struct placer_error **err);
 void placer_cgroup_membership_clear(struct placer_cgroup_membership *m);
 
+/* Effective cpus and mems of GROUP ("" or NULL: the hierarchy's root):
+ * v1 cpuset.effective_cpus / cpuset.effective_mems, v2 cpuset.cpus.effective /
+ * cpuset.mems.effective.  Where the root has no such file (v2 without the
+ * cpuset controller), the online CPUs and the NUMA nodes with memory from
+ * /sys.  Either out may be NULL.  Lets a plan be checked before anything
+ * changes. */
+int placer_cgroup_read_effective(const struct placer_cgroup *cg, const char *group, char **cpus, char **mems,
+                                 struct placer_error **err);
+/* The raw content of GROUP's CPU weight file (v1 cpu.shares, v2 cpu.weight),
+ * and writing it back: a rollback restores v1 shares exactly, as the shares
+ * -> weight -> shares round trip is not the identity (512 comes back as 521).
+ * VALUE must be a decimal number. */
+int placer_cgroup_read_cpu_raw(const struct placer_cgroup *cg, const char *group, char **out,
+                               struct placer_error **err);
+int placer_cgroup_write_cpu_raw(const struct placer_cgroup *cg, const char *group, const char *value,
+                                struct placer_error **err);
+
 /* Remove GROUP and everything below it (deepest first, e.g. the conmon
- * children podman leaves behind), in every controller.  A group that still
- * has processes is not removed: the error names it and its PIDs.  A group
- * that is already gone is not an error. */
+ * children podman leaves behind), in every hierarchy mounted under the
+ * root: placer's three and the others runc makes a container's groups in
+ * (pids, blkio, freezer, the hybrid "unified", ...); never anywhere else.
+ * Nothing is removed while any of them still has processes: the error
+ * names the group and its PIDs.  A group that is already gone is not an
+ * error. */
 int placer_cgroup_remove(struct placer_cgroup *cg, const char *group, struct placer_error **err);
-/* Remove GROUP's ancestors that are now empty, deepest first; stops quietly
- * at the first one that still has children or processes. */
+/* Remove GROUP's ancestors that are now empty, deepest first, in every
+ * hierarchy; stops quietly at the first one that still has children or
+ * processes. */
 int placer_cgroup_remove_empty_parents(struct placer_cgroup *cg, const char *group, struct placer_error **err);
+
+/* Every process in GROUP and the groups below it, in every hierarchy
+ * mounted under the root, once each, sorted (zombies included). */
+int placer_cgroup_subtree_pids(struct placer_cgroup *cg, const char *group, pid_t **pids, size_t *n_pids,
+                               struct placer_error **err);
+/* Send SIG (0: none) to every process of GROUP's subtree that is not a
+ * zombie; *n_live (may be NULL) counts them.  Each PID is held with a pidfd
+ * and checked to be still in the subtree before the signal goes, so a PID
+ * reused by another process meanwhile is never signalled. */
+int placer_cgroup_signal_subtree(struct placer_cgroup *cg, const char *group, int sig, size_t *n_live,
+                                 struct placer_error **err);
 
 /* cpu.weight (v2 scale) <-> cpu.shares (v1), the conversion runc >= 1.3.2
  * and crun >= 1.23 use: weight = ceil(10^((L^2 + 125 L) / 612 - 7/34)) with
@@ -135,6 +167,9 @@ int placer_cgroup_proc_lookup(const char *content, const char *controller, char 
 
 /* Threads of a process and what the kernel allows each of them. */
 int placer_task_list(pid_t pid, pid_t **tids, size_t *n_tids, struct placer_error **err);
+/* /proc/PID/task/TID/comm without its newline, "?" when the thread is gone;
+ * NULL only on ENOMEM. */
+char *placer_task_comm(pid_t pid, pid_t tid);
 /* Cpus_allowed_list / Mems_allowed_list of /proc/PID/task/TID/status (TID 0:
  * /proc/PID/status).  Either out may be NULL. */
 int placer_task_read_allowed(pid_t pid, pid_t tid, char **cpus, char **mems, struct placer_error **err);

@@ -48,14 +48,13 @@ static int add_instance_arg(const char *option, const char *text, struct placer_
     return -1;
   }
   struct placer_instance_arg *bigger = realloc(*list, (*n + 1) * sizeof(*bigger));
-  char *instance = strndup(text, (size_t)(eq - text));
-  if (bigger == NULL || instance == NULL) {
-    free(bigger == *list ? NULL : bigger);
-    free(instance);
+  if (bigger != NULL)
+    *list = bigger; /* the old block may be gone now, whatever happens next */
+  char *instance = bigger ? strndup(text, (size_t)(eq - text)) : NULL;
+  if (instance == NULL) {
     fprintf(stderr, "placer apply: out of memory\n");
     return -1;
   }
-  *list = bigger;
   (*list)[(*n)++] = (struct placer_instance_arg){ instance, eq + 1 };
   return 0;
 }
@@ -120,7 +119,7 @@ int cmd_apply(int argc, char **argv) {
   size_t n_pids = 0, n_qmps = 0;
   int opt_c, rc = PLACER_EXIT_USAGE;
   opterr = 0;
-  while ((opt_c = getopt_long(argc, argv, "+:", options, NULL)) != -1) {
+  while ((opt_c = getopt_long(argc, argv, ":", options, NULL)) != -1) {
     switch (opt_c) {
     case 't': xml_path = optarg; break;
     case 'n': opt.dry_run = true; break;
@@ -159,7 +158,7 @@ int cmd_apply(int argc, char **argv) {
     rc = placer_error_report(err);
   } else {
     print_report(report, stdout);
-    rc = fflush(stdout) == 0 ? PLACER_EXIT_OK : PLACER_EXIT_SYSTEM;
+    rc = placer_finish_output("apply", ferror(stdout) ? -1 : 0);
   }
   placer_apply_report_free(report);
   placer_plan_free(plan);
@@ -182,7 +181,7 @@ int cmd_status(int argc, char **argv) {
   bool json = false;
   int opt;
   opterr = 0;
-  while ((opt = getopt_long(argc, argv, "+:", options, NULL)) != -1) {
+  while ((opt = getopt_long(argc, argv, ":", options, NULL)) != -1) {
     switch (opt) {
     case 'j': json = true; break;
     case 'd': state_dir = optarg; break;
@@ -199,18 +198,15 @@ int cmd_status(int argc, char **argv) {
   bool drift = false;
   if (placer_status(state_dir, &doc, &drift, &err) < 0)
     return placer_error_report(err);
-  int rc = 0;
+  int rc;
   if (json) {
-    rc = json_dumpf(doc, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-    fputc('\n', stdout);
+    rc = placer_print_json(doc, stdout); /* takes DOC */
   } else {
     rc = placer_status_print_text(doc, stdout);
+    json_decref(doc);
   }
-  json_decref(doc);
-  if (rc < 0 || fflush(stdout) != 0) {
-    fprintf(stderr, "placer status: writing output failed\n");
+  if (placer_finish_output("status", rc) != PLACER_EXIT_OK)
     return PLACER_EXIT_SYSTEM;
-  }
   return drift ? PLACER_EXIT_DRIFT : PLACER_EXIT_OK;
 }
 
@@ -223,7 +219,7 @@ int cmd_reset(int argc, char **argv) {
   const char *state_dir = NULL;
   int opt;
   opterr = 0;
-  while ((opt = getopt_long(argc, argv, "+:", options, NULL)) != -1) {
+  while ((opt = getopt_long(argc, argv, ":", options, NULL)) != -1) {
     switch (opt) {
     case 'd': state_dir = optarg; break;
     case 'h': fputs(reset_usage, stdout); return PLACER_EXIT_OK;
@@ -244,5 +240,5 @@ int cmd_reset(int argc, char **argv) {
     free(lines[i]);
   }
   free(lines);
-  return fflush(stdout) == 0 ? PLACER_EXIT_OK : PLACER_EXIT_SYSTEM;
+  return placer_finish_output("reset", ferror(stdout) ? -1 : 0);
 }

@@ -44,9 +44,18 @@ static const char stop_usage[] =
     "every process left in the instances' groups and the groups themselves.  Works from\n"
     "the records alone: a profile file that is gone can be named by its profile name.\n";
 
+/* After getopt: exactly one operand, the profile; else one line on stderr. */
+static int check_one_operand(const char *command, int argc, char **argv) {
+  if (optind == argc - 1)
+    return 0;
+  if (optind < argc)
+    fprintf(stderr, "placer %s: unexpected argument '%s'\n", command, argv[optind + 1]);
+  else
+    fprintf(stderr, "placer %s: missing PROFILE (see 'placer %s --help')\n", command, command);
+  return -1;
+}
+
 /* ------------------------------------------------------------------ one instance */
-
-
 
 /* A launch spec with the storage it points into. */
 struct prepared {
@@ -118,6 +127,11 @@ static int prepare_vm(const struct placer_run_config *run, const struct placer_s
   if (subst_one(kt, vars, &kernel, err) < 0 || subst_one(it, vars, &initrd, err) < 0 ||
       subst_one(vm->append, vars, &append, err) < 0)
     return -1;
+  /* A guest that cannot boot is bad input, found before anything starts. */
+  const char *const files[][2] = { { "kernel", kernel }, { "initramfs", initrd } };
+  for (size_t i = 0; i < 2; i++)
+    if (files[i][1] && access(files[i][1], R_OK) < 0)
+      return placer_error_errno(err, PLACER_EXIT_USAGE, errno, "guest %s '%s'", files[i][0], files[i][1]);
   if (asprintf(&p->console, "%s/%s.console", rundir, p->inst->name) < 0)
     return placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
   p->accel = placer_vm_detect_accel(vm->accel, &p->accel_why);
@@ -393,7 +407,7 @@ int cmd_run(int argc, char **argv) {
   bool dry_run = false;
   int opt;
   opterr = 0;
-  while ((opt = getopt_long(argc, argv, "+:", options, NULL)) != -1) {
+  while ((opt = getopt_long(argc, argv, ":", options, NULL)) != -1) {
     switch (opt) {
     case 't': xml = optarg; break;
     case 's': state_dir = optarg; break;
@@ -402,11 +416,8 @@ int cmd_run(int argc, char **argv) {
     default: return placer_usage_error("run", opt, argc, argv);
     }
   }
-  if (optind != argc - 1) {
-    fprintf(stderr, optind < argc ? "placer run: unexpected argument '%s'\n" : "placer run: missing PROFILE%s\n",
-            optind < argc ? argv[optind + 1] : "");
+  if (check_one_operand("run", argc, argv) < 0)
     return PLACER_EXIT_USAGE;
-  }
   if (state_dir == NULL)
     state_dir = placer_state_default_dir();
 
@@ -531,15 +542,15 @@ int cmd_stop(int argc, char **argv) {
   long timeout = -1;
   int opt;
   opterr = 0;
-  while ((opt = getopt_long(argc, argv, "+:", options, NULL)) != -1) {
+  while ((opt = getopt_long(argc, argv, ":", options, NULL)) != -1) {
     switch (opt) {
     case 's': state_dir = optarg; break;
     case 'T': {
       char *end;
       errno = 0;
       timeout = strtol(optarg, &end, 10);
-      if (errno || *end || end == optarg || timeout < 0 || timeout > 3600) {
-        fprintf(stderr, "placer stop: --timeout wants seconds 0..3600, got '%s'\n", optarg);
+      if (errno || *end || end == optarg || timeout < 0 || timeout > PLACER_RUN_STOP_TIMEOUT_MAX) {
+        fprintf(stderr, "placer stop: --timeout wants seconds 0..%d, got '%s'\n", PLACER_RUN_STOP_TIMEOUT_MAX, optarg);
         return PLACER_EXIT_USAGE;
       }
       break;
@@ -548,11 +559,8 @@ int cmd_stop(int argc, char **argv) {
     default: return placer_usage_error("stop", opt, argc, argv);
     }
   }
-  if (optind != argc - 1) {
-    fprintf(stderr, optind < argc ? "placer stop: unexpected argument '%s'\n" : "placer stop: missing PROFILE%s\n",
-            optind < argc ? argv[optind + 1] : "");
+  if (check_one_operand("stop", argc, argv) < 0)
     return PLACER_EXIT_USAGE;
-  }
   if (state_dir == NULL)
     state_dir = placer_state_default_dir();
 

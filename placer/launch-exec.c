@@ -18,10 +18,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "procmatch.h"
+#include "subprocess.h"
 #include "substitute.h"
 #include "topology.h"
-
-extern char **environ;
 
 #ifndef CLOSE_RANGE_CLOEXEC
 #define CLOSE_RANGE_CLOEXEC (1U << 2)
@@ -34,28 +34,6 @@ struct child_report {
   int errno_value;
   int detail; /* STAGE_CGROUP: index of the procs file */
 };
-
-/* ENV entries override placer's environment by key; the result shares the
- * strings (only the vector is allocated). */
-static char **merge_env(char **env) {
-  size_t n_base = placer_argv_len(environ), n_add = placer_argv_len(env);
-  char **out = calloc(n_base + n_add + 1, sizeof(char *));
-  if (out == NULL)
-    return NULL;
-  size_t n = 0;
-  for (size_t i = 0; i < n_base; i++) {
-    size_t klen = strcspn(environ[i], "=");
-    bool overridden = false;
-    for (size_t j = 0; j < n_add && !overridden; j++)
-      overridden = strncmp(env[j], environ[i], klen) == 0 && env[j][klen] == '=';
-    if (!overridden)
-      out[n++] = environ[i];
-  }
-  for (size_t j = 0; j < n_add; j++)
-    out[n++] = env[j];
-  out[n] = NULL;
-  return out;
-}
 
 /* The cgroup.procs files of GROUP, one per distinct hierarchy. */
 static int procs_files(struct placer_cgroup *cg, const char *group, char ***out, struct placer_error **err) {
@@ -170,7 +148,7 @@ static int exec_start(struct placer_cgroup *cg, const struct placer_launch_spec 
   char **procs = NULL;
   if (procs_files(cg, spec->group, &procs, err) < 0)
     return placer_error_prefix(err, "%s", spec->instance);
-  char **envp = merge_env(spec->env);
+  char **envp = placer_env_merge(spec->env);
   int pipefd[2] = { -1, -1 };
   if (envp == NULL || pipe2(pipefd, O_CLOEXEC) < 0) {
     int e = envp ? errno : ENOMEM;
@@ -259,7 +237,7 @@ static int exec_start(struct placer_cgroup *cg, const struct placer_launch_spec 
 }
 
 static bool exec_is_running(const struct placer_launch_record *rec) {
-  return placer_launch_pid_alive(rec->pid, rec->start_time);
+  return placer_launch_record_alive(rec);
 }
 
 /* Reap PID if it happens to be our child (a rollback in the same run). */
@@ -272,7 +250,7 @@ static int exec_stop(struct placer_cgroup *cg, const struct placer_launch_record
   bool alive = exec_is_running(rec);
   if (alive) {
     kill(-rec->pid, SIGTERM); /* its process group (it is a session leader) */
-    kill(rec->pid, SIGTERM);
+    placer_proc_signal(rec->pid, rec->start_time, SIGTERM);
   }
   /* Everything in its group gets the same treatment, even what left the
    * process group; then the main process, wherever it is now. */
@@ -287,7 +265,7 @@ static int exec_stop(struct placer_cgroup *cg, const struct placer_launch_record
     }
     if (exec_is_running(rec)) {
       kill(-rec->pid, SIGKILL);
-      kill(rec->pid, SIGKILL);
+      placer_proc_signal(rec->pid, rec->start_time, SIGKILL);
       for (int i = 0; i < 100 && exec_is_running(rec); i++) {
         reap(rec->pid);
         nanosleep(&ts, NULL);

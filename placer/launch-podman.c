@@ -6,39 +6,14 @@
 #include "launch.h"
 
 #include <errno.h>
-#include <fcntl.h>
-#include <poll.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
-#include <time.h>
-#include <unistd.h>
 
 #include "podman-argv.h"
+#include "subprocess.h"
 #include "substitute.h"
-
-struct capture {
-  char *data;
-  size_t len;
-};
-
-static void capture_add(struct capture *c, const char *buf, size_t n) {
-  char *grown = realloc(c->data, c->len + n + 1);
-  if (grown == NULL)
-    return;
-  memcpy(grown + c->len, buf, n);
-  c->len += n;
-  grown[c->len] = '\0';
-  c->data = grown;
-}
-
-static double now_s(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 /* The last line of TEXT with content, trimmed; for error messages. */
 static const char *last_line(char *text) {
@@ -52,86 +27,26 @@ static const char *last_line(char *text) {
 }
 
 /* Run podman (ARGV[0] looked up in PATH) with CONTAINERS_CONF=CONF, collect
- * stdout and stderr, kill it after TIMEOUT_S.  Fails with podman's last
- * stderr line when it exits non-zero. */
+ * its stdout, kill it after TIMEOUT_S.  Fails with podman's last stderr
+ * line when it exits non-zero. */
 static int run_podman(char **argv, const char *conf, unsigned timeout_s, char **out, struct placer_error **err) {
-  int opipe[2], epipe[2];
-  if (pipe2(opipe, O_CLOEXEC) < 0)
-    return placer_error_errno(err, PLACER_EXIT_SYSTEM, errno, "pipe");
-  if (pipe2(epipe, O_CLOEXEC) < 0) {
-    close(opipe[0]);
-    close(opipe[1]);
-    return placer_error_errno(err, PLACER_EXIT_SYSTEM, errno, "pipe");
+  cleanup_free char *conf_entry = NULL;
+  cleanup_free char **envp = NULL;
+  if (conf) {
+    if (asprintf(&conf_entry, "CONTAINERS_CONF=%s", conf) < 0 ||
+        (envp = placer_env_merge((char *const[]){ conf_entry, NULL })) == NULL)
+      return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "%s %s: out of memory", argv[0], argv[1]);
   }
-  pid_t pid = fork();
-  if (pid == 0) {
-    int in = open("/dev/null", O_RDONLY | O_CLOEXEC);
-    if (in < 0 || dup2(in, 0) < 0 || dup2(opipe[1], 1) < 0 || dup2(epipe[1], 2) < 0)
-      _exit(127);
-    if (conf)
-      setenv("CONTAINERS_CONF", conf, 1);
-    execvp(argv[0], argv);
-    dprintf(2, "exec '%s': %s\n", argv[0], strerror(errno));
-    _exit(127);
-  }
-  int fork_errno = errno;
-  close(opipe[1]);
-  close(epipe[1]);
-  if (pid < 0) {
-    close(opipe[0]);
-    close(epipe[0]);
-    return placer_error_errno(err, PLACER_EXIT_SYSTEM, fork_errno, "fork");
-  }
-  struct capture o = { 0 }, e = { 0 };
-  struct pollfd fds[2] = { { opipe[0], POLLIN, 0 }, { epipe[0], POLLIN, 0 } };
-  double end = now_s() + timeout_s;
-  bool timed_out = false;
-  while (fds[0].fd >= 0 || fds[1].fd >= 0) {
-    double left = end - now_s();
-    if (left <= 0) {
-      timed_out = true;
-      break;
-    }
-    int n = poll(fds, 2, (int)(left * 1000) + 1);
-    if (n < 0 && errno == EINTR)
-      continue;
-    if (n < 0)
-      break;
-    for (int i = 0; i < 2; i++) {
-      if (fds[i].fd < 0 || !(fds[i].revents & (POLLIN | POLLHUP | POLLERR)))
-        continue;
-      char buf[4096];
-      ssize_t r = read(fds[i].fd, buf, sizeof(buf));
-      if (r > 0) {
-        capture_add(i == 0 ? &o : &e, buf, (size_t)r);
-      } else {
-        close(fds[i].fd);
-        fds[i].fd = -1;
-      }
-    }
-  }
-  for (int i = 0; i < 2; i++)
-    if (fds[i].fd >= 0)
-      close(fds[i].fd);
-  if (timed_out)
-    kill(pid, SIGKILL);
+  cleanup_free char *o = NULL, *e = NULL;
   int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-    ;
-  cleanup_free char *cmd = placer_argv_quote((char *const *)argv);
-  int ret = 0;
-  if (timed_out)
-    ret = placer_error_set(err, PLACER_EXIT_SYSTEM, ETIMEDOUT, "%s: no answer within %u s", cmd ? cmd : argv[0],
-                           timeout_s);
-  else if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-    ret = placer_error_set(err, PLACER_EXIT_SYSTEM, 0, "%s %s: %s", argv[0], argv[1] ? argv[1] : "",
-                           *last_line(e.data) ? last_line(e.data) : "failed");
-  free(e.data);
-  if (ret == 0 && out)
-    *out = o.data ? o.data : strdup("");
-  else
-    free(o.data);
-  return ret;
+  if (placer_subprocess_capture(argv, envp, timeout_s * 1000u, &o, &e, &status, err) < 0)
+    return -1;
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+    return placer_error_set(err, PLACER_EXIT_SYSTEM, 0, "%s %s: %s", argv[0], argv[1] ? argv[1] : "",
+                            *last_line(e) ? last_line(e) : "failed");
+  if (out)
+    *out = TAKE_PTR(o);
+  return 0;
 }
 
 static int podman_start(struct placer_cgroup *cg, const struct placer_launch_spec *spec,
@@ -185,7 +100,7 @@ static int podman_start(struct placer_cgroup *cg, const struct placer_launch_spe
 }
 
 static bool podman_is_running(const struct placer_launch_record *rec) {
-  return placer_launch_pid_alive(rec->pid, rec->start_time);
+  return placer_launch_record_alive(rec);
 }
 
 static char *conf_for_podman(void) {

@@ -20,6 +20,9 @@ enum placer_network {
   PLACER_NETWORK_HOST, /* the host's network (podman --network=host) */
 };
 
+/* The longest stop_timeout (seconds) a role, `stop --timeout` or a record may give. */
+#define PLACER_RUN_STOP_TIMEOUT_MAX 3600
+
 /* What to start: one plan instance and its role's run config, with every
  * template already substituted.  Strings are borrowed. */
 struct placer_launch_spec {
@@ -99,19 +102,20 @@ extern const struct placer_launch_ops placer_launch_podman;
 const struct placer_launch_ops *placer_launch_find(const char *name);
 
 /* Helpers shared by the backends (launch.c). */
-/* Field 22 of /proc/PID/stat; 0 when PID is gone. */
+/* Field 22 of /proc/PID/stat (placer_proc_start_time); 0 when PID is gone. */
 unsigned long long placer_launch_start_time(pid_t pid);
-/* PID exists, is not a zombie, and (when start_time != 0) has that start time. */
-bool placer_launch_pid_alive(pid_t pid, unsigned long long start_time);
-/* SIGTERM to every process in GROUP (and in every group below it), wait up
- * to TIMEOUT_S for it to be empty, then SIGKILL what is left and wait again
- * (bounded).  Fails naming the PIDs that survived. */
+/* REC's process still runs: its PID is alive, not a zombie, and has the
+ * recorded start time (a record without one never matches: its PID may
+ * have been reused). */
+bool placer_launch_record_alive(const struct placer_launch_record *rec);
+/* SIGTERM to every process in GROUP (and in every group below it, in every
+ * hierarchy), wait up to TIMEOUT_S for it to be empty, then SIGKILL what is
+ * left and wait again (bounded).  Fails naming the PIDs that survived.  A
+ * PID reused by an unrelated process meanwhile is never signalled. */
 int placer_launch_kill_group(struct placer_cgroup *cg, const char *group, unsigned timeout_s,
                              struct placer_error **err);
-/* Remove GROUP and everything below it in every cgroup hierarchy mounted
- * (podman makes its groups in all of them), after placer_cgroup_remove's
- * check that no process is left.  PRUNE: also the ancestors that are left
- * empty ("placer/osd", "placer"). */
+/* placer_cgroup_remove (GROUP in every hierarchy, once no process is left);
+ * PRUNE: also the ancestors that are left empty ("placer/osd", "placer"). */
 int placer_launch_remove_group(struct placer_cgroup *cg, const char *group, bool prune, struct placer_error **err);
 /* containers.conf to use: $PLACER_CONTAINERS_CONF, else the one shipped next
  * to the executable (../containers, ../share/placer), else the source tree's.

@@ -7,14 +7,14 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <fnmatch.h>
-#include <poll.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
+
+#include "subprocess.h"
 
 /* podman inspect normally answers in well under a second; a hung podman
  * must not hang apply. */
@@ -383,6 +383,23 @@ bool placer_proc_is_same(pid_t pid, uint64_t start_time) {
   return now == start_time && state != 'Z' && state != 'X';
 }
 
+int placer_proc_signal(pid_t pid, uint64_t start_time, int sig) {
+#if defined(SYS_pidfd_open) && defined(SYS_pidfd_send_signal)
+  /* The pidfd holds on to the process that has PID now: if that is ours,
+   * the signal goes to it, even should it exit and its PID be reused in
+   * between. */
+  int pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+  if (pidfd >= 0) {
+    int ret = placer_proc_is_same(pid, start_time) ? (int)syscall(SYS_pidfd_send_signal, pidfd, sig, NULL, 0) : -1;
+    close(pidfd);
+    return ret < 0 ? -1 : 0;
+  }
+  if (errno != ENOSYS)
+    return -1;
+#endif
+  return placer_proc_is_same(pid, start_time) ? kill(pid, sig) : -1;
+}
+
 char *placer_proc_comm(pid_t pid) {
   char path[64];
   snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
@@ -473,109 +490,6 @@ static int scan_proc(enum placer_role_kind kind, const struct placer_match *m, s
   return ret;
 }
 
-/* Run ARGV (no shell) and capture its stdout and stderr; *status is the
- * wait status.  A child still running after TIMEOUT_MS is killed. */
-static int run_capture(char *const argv[], char **out, char **errout, int *status, struct placer_error **err) {
-  int out_pipe[2], err_pipe[2];
-  if (pipe2(out_pipe, O_CLOEXEC) < 0)
-    return placer_error_errno(err, PLACER_EXIT_SYSTEM, errno, "pipe");
-  if (pipe2(err_pipe, O_CLOEXEC) < 0) {
-    int saved = errno;
-    close(out_pipe[0]);
-    close(out_pipe[1]);
-    return placer_error_errno(err, PLACER_EXIT_SYSTEM, saved, "pipe");
-  }
-  pid_t child = fork();
-  if (child < 0) {
-    int saved = errno;
-    close(out_pipe[0]), close(out_pipe[1]), close(err_pipe[0]), close(err_pipe[1]);
-    return placer_error_errno(err, PLACER_EXIT_SYSTEM, saved, "fork");
-  }
-  if (child == 0) {
-    int devnull = open("/dev/null", O_RDONLY);
-    if (devnull >= 0)
-      dup2(devnull, 0);
-    dup2(out_pipe[1], 1);
-    dup2(err_pipe[1], 2);
-    execvp(argv[0], argv);
-    dprintf(2, "exec %s: %s", argv[0], strerror(errno));
-    _exit(127);
-  }
-  close(out_pipe[1]);
-  close(err_pipe[1]);
-  char *bufs[2] = { NULL, NULL };
-  size_t lens[2] = { 0, 0 }, caps[2] = { 0, 0 };
-  struct pollfd fds[2] = { { out_pipe[0], POLLIN, 0 }, { err_pipe[0], POLLIN, 0 } };
-  bool open_fd[2] = { true, true };
-  struct timespec start;
-  clock_gettime(CLOCK_MONOTONIC, &start);
-  bool timed_out = false, oom = false;
-  while (open_fd[0] || open_fd[1]) {
-    struct timespec now;
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    long elapsed = (now.tv_sec - start.tv_sec) * 1000 + (now.tv_nsec - start.tv_nsec) / 1000000;
-    if (elapsed >= PODMAN_TIMEOUT_MS) {
-      timed_out = true;
-      kill(child, SIGKILL);
-      break;
-    }
-    for (int i = 0; i < 2; i++)
-      fds[i].fd = open_fd[i] ? (i == 0 ? out_pipe[0] : err_pipe[0]) : -1;
-    int r = poll(fds, 2, (int)(PODMAN_TIMEOUT_MS - elapsed));
-    if (r < 0 && errno == EINTR)
-      continue;
-    if (r < 0)
-      break;
-    for (int i = 0; i < 2; i++) {
-      if (!open_fd[i] || fds[i].revents == 0)
-        continue;
-      if (caps[i] - lens[i] < 1025) {
-        size_t cap = caps[i] ? caps[i] * 2 : 4096;
-        char *bigger = realloc(bufs[i], cap);
-        if (bigger == NULL) {
-          oom = true;
-          open_fd[0] = open_fd[1] = false;
-          break;
-        }
-        bufs[i] = bigger;
-        caps[i] = cap;
-      }
-      ssize_t n = read(fds[i].fd, bufs[i] + lens[i], caps[i] - lens[i] - 1);
-      if (n < 0 && errno == EINTR)
-        continue;
-      if (n <= 0)
-        open_fd[i] = false;
-      else
-        lens[i] += (size_t)n;
-    }
-  }
-  close(out_pipe[0]);
-  close(err_pipe[0]);
-  if (timed_out || oom)
-    kill(child, SIGKILL);
-  int st = 0;
-  while (waitpid(child, &st, 0) < 0 && errno == EINTR)
-    ;
-  for (int i = 0; i < 2; i++) {
-    if (bufs[i] == NULL)
-      bufs[i] = calloc(1, 1);
-    else
-      bufs[i][lens[i]] = '\0';
-  }
-  if (timed_out || oom || bufs[0] == NULL || bufs[1] == NULL) {
-    free(bufs[0]);
-    free(bufs[1]);
-    if (timed_out)
-      return placer_error_set(err, PLACER_EXIT_SYSTEM, ETIMEDOUT, "%s did not answer within %d s", argv[0],
-                              PODMAN_TIMEOUT_MS / 1000);
-    return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
-  }
-  *out = bufs[0];
-  *errout = bufs[1];
-  *status = st;
-  return 0;
-}
-
 /* First line of TEXT, trimmed, at most 200 bytes; caller frees. */
 static char *first_line(const char *text) {
   while (isspace((unsigned char)*text))
@@ -595,7 +509,7 @@ static int find_container(const char *name, struct pid_list *found, char **why, 
   char *argv[] = { (char *)podman, "inspect", "--type", "container", "-f", "{{.State.Pid}}", (char *)name, NULL };
   cleanup_free char *out = NULL, *errout = NULL;
   int status = 0;
-  if (run_capture(argv, &out, &errout, &status, err) < 0)
+  if (placer_subprocess_capture(argv, NULL, PODMAN_TIMEOUT_MS, &out, &errout, &status, err) < 0)
     return placer_error_prefix(err, "podman inspect '%s'", name);
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
     cleanup_free char *line = first_line(*errout ? errout : out);

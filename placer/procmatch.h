@@ -62,6 +62,10 @@ int placer_proc_start_time(pid_t pid, uint64_t *out, struct placer_error **err);
 int placer_proc_stat_start_time(const char *stat_text, uint64_t *out);
 /* Is PID alive and is it the process that started at START_TIME? */
 bool placer_proc_is_same(pid_t pid, uint64_t start_time);
+/* Send SIG to PID if it is the process that started at START_TIME (held
+ * with a pidfd, so a PID reused meanwhile never gets it); -1 when it is not
+ * (any more). */
+int placer_proc_signal(pid_t pid, uint64_t start_time, int sig);
 /* /proc/PID/comm, or NULL. */
 char *placer_proc_comm(pid_t pid);
 int placer_proc_read_cmdline(pid_t pid, struct placer_cmdline *out, struct placer_error **err);

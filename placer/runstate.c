@@ -4,6 +4,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,24 +13,8 @@
 #include <unistd.h>
 
 #include "cgroup.h"
+#include "state.h" /* placer_mkdir_p, placer_file_replace */
 #include "substitute.h"
-
-static int mkdir_p(const char *path, struct placer_error **err) {
-  cleanup_free char *copy = strdup(path);
-  if (copy == NULL)
-    return placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "mkdir %s", path);
-  for (char *p = copy + 1; *p; p++) {
-    if (*p != '/')
-      continue;
-    *p = '\0';
-    if (mkdir(copy, 0755) < 0 && errno != EEXIST)
-      return placer_error_errno(err, PLACER_EXIT_SYSTEM, errno, "mkdir %s", copy);
-    *p = '/';
-  }
-  if (mkdir(copy, 0755) < 0 && errno != EEXIST)
-    return placer_error_errno(err, PLACER_EXIT_SYSTEM, errno, "mkdir %s", copy);
-  return 0;
-}
 
 int placer_runstate_dir(const char *state_dir, const char *profile, char **out, struct placer_error **err) {
   cleanup_free char *name = NULL;
@@ -44,7 +29,7 @@ int placer_runstate_lock(const char *state_dir, int *fd, struct placer_error **e
   cleanup_free char *dir = NULL, *path = NULL;
   if (asprintf(&dir, "%s/run", state_dir) < 0 || asprintf(&path, "%s/lock", dir) < 0)
     return placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "lock");
-  if (mkdir_p(dir, err) < 0)
+  if (placer_mkdir_p(dir, err) < 0)
     return -1;
   int lfd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
   if (lfd < 0)
@@ -103,11 +88,12 @@ static int get_str(json_t *obj, const char *key, bool required, char **out, stru
   return *out ? 0 : placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "run record");
 }
 
-static int get_int(json_t *obj, const char *key, json_int_t min, json_int_t *out, struct placer_error **err) {
+static int get_int(json_t *obj, const char *key, json_int_t min, json_int_t max, json_int_t *out,
+                   struct placer_error **err) {
   json_t *v = json_object_get(obj, key);
-  if (!json_is_integer(v) || json_integer_value(v) < min)
-    return placer_error_set(err, PLACER_EXIT_USAGE, 0, "run record: '%s' is not an integer >= %lld", key,
-                            (long long)min);
+  if (!json_is_integer(v) || json_integer_value(v) < min || json_integer_value(v) > max)
+    return placer_error_set(err, PLACER_EXIT_USAGE, 0, "run record: '%s' is not an integer in %lld..%lld", key,
+                            (long long)min, (long long)max);
   *out = json_integer_value(v);
   return 0;
 }
@@ -117,22 +103,22 @@ int placer_launch_record_from_json(json_t *json, struct placer_launch_record *ou
   json_int_t schema = 0, pid = 0, start = 0, timeout = 0, started = 0, seq = 0;
   if (!json_is_object(json))
     return placer_error_set(err, PLACER_EXIT_USAGE, 0, "run record: not a JSON object");
-  if (get_int(json, "schema", 0, &schema, err) < 0)
+  if (get_int(json, "schema", 0, INT_MAX, &schema, err) < 0)
     return -1;
   if (schema != PLACER_RUNSTATE_SCHEMA)
     return placer_error_set(err, PLACER_EXIT_USAGE, 0, "run record: schema %lld (this placer reads %d)",
                             (long long)schema, PLACER_RUNSTATE_SCHEMA);
   if (get_str(json, "profile", false, &rec.profile, err) < 0 || get_str(json, "instance", true, &rec.instance, err) < 0 ||
       get_str(json, "role", false, &rec.role, err) < 0 || get_str(json, "backend", true, &rec.backend, err) < 0 ||
-      get_int(json, "pid", 0, &pid, err) < 0 || get_int(json, "start_time", 0, &start, err) < 0 ||
+      get_int(json, "pid", 0, INT_MAX, &pid, err) < 0 || get_int(json, "start_time", 0, LLONG_MAX, &start, err) < 0 ||
       get_str(json, "group", false, &rec.group, err) < 0 ||
       get_str(json, "container_name", false, &rec.container_name, err) < 0 ||
       get_str(json, "container_id", false, &rec.container_id, err) < 0 ||
       get_str(json, "container_cgroup", false, &rec.container_cgroup, err) < 0 ||
       get_str(json, "log", false, &rec.log_path, err) < 0 || get_str(json, "accel", false, &rec.accel, err) < 0 ||
       get_str(json, "joined_by", false, &rec.joined_by, err) < 0 ||
-      get_int(json, "stop_timeout", 0, &timeout, err) < 0 || get_int(json, "started_at", 0, &started, err) < 0 ||
-      get_int(json, "seq", 0, &seq, err) < 0)
+      get_int(json, "stop_timeout", 0, PLACER_RUN_STOP_TIMEOUT_MAX, &timeout, err) < 0 ||
+      get_int(json, "started_at", 0, LLONG_MAX, &started, err) < 0 || get_int(json, "seq", 0, INT_MAX, &seq, err) < 0)
     goto fail;
   if (rec.group && !placer_cgroup_group_is_valid(rec.group)) {
     placer_error_set(err, PLACER_EXIT_USAGE, 0, "run record: bad group '%s'", rec.group);
@@ -173,35 +159,19 @@ static char *record_path(const char *dir, const char *instance) {
 int placer_runstate_save(const char *dir, const struct placer_launch_record *rec, struct placer_error **err) {
   if (!placer_cgroup_name_is_valid(rec->instance))
     return placer_error_set(err, PLACER_EXIT_USAGE, 0, "run record: bad instance name '%s'", rec->instance);
-  if (mkdir_p(dir, err) < 0)
+  if (placer_mkdir_p(dir, err) < 0)
     return -1;
-  cleanup_free char *path = record_path(dir, rec->instance);
-  cleanup_free char *tmp = NULL;
-  if (path == NULL || asprintf(&tmp, "%s.tmp", path) < 0)
+  cleanup_free char *name = NULL;
+  if (asprintf(&name, "%s.json", rec->instance) < 0)
     return placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "save run record");
   json_t *json = placer_launch_record_to_json(rec);
   if (json == NULL)
     return placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "save run record");
-  char *text = json_dumps(json, JSON_INDENT(2) | JSON_SORT_KEYS);
+  cleanup_free char *text = json_dumps(json, JSON_INDENT(2) | JSON_SORT_KEYS);
   json_decref(json);
   if (text == NULL)
     return placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "save run record");
-  int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  int ret = 0;
-  if (fd < 0) {
-    ret = placer_error_errno(err, PLACER_EXIT_SYSTEM, errno, "write %s", tmp);
-  } else {
-    size_t len = strlen(text);
-    if (write(fd, text, len) != (ssize_t)len || write(fd, "\n", 1) != 1 || fsync(fd) < 0)
-      ret = placer_error_errno(err, PLACER_EXIT_SYSTEM, errno, "write %s", tmp);
-    close(fd);
-    if (ret == 0 && rename(tmp, path) < 0)
-      ret = placer_error_errno(err, PLACER_EXIT_SYSTEM, errno, "rename %s", tmp);
-    if (ret < 0)
-      unlink(tmp);
-  }
-  free(text);
-  return ret;
+  return placer_file_replace(dir, name, text, err);
 }
 
 int placer_runstate_load(const char *dir, const char *instance, struct placer_launch_record *rec, bool *found,

@@ -27,6 +27,23 @@ const char *placer_setting_name(enum placer_setting s) {
   return (unsigned)s < 4 ? setting_names[s] : "?";
 }
 
+int placer_memory_limit_parse(const char *text, uint64_t *bytes) {
+  if (text == NULL || *text == '\0')
+    return -1;
+  if (strcmp(text, "max") == 0) {
+    *bytes = PLACER_CGROUP_UNLIMITED;
+    return 0;
+  }
+  if (text[strspn(text, "0123456789")] != '\0')
+    return -1;
+  errno = 0;
+  unsigned long long v = strtoull(text, NULL, 10);
+  if (errno == ERANGE || v == PLACER_CGROUP_UNLIMITED)
+    return -1;
+  *bytes = v;
+  return 0;
+}
+
 /* ------------------------------------------------------------------ freeing */
 
 void placer_journal_entry_clear(struct placer_journal_entry *e) {
@@ -425,7 +442,7 @@ int placer_state_from_json(json_t *j, struct placer_state *s, struct placer_erro
 
 /* ------------------------------------------------------------------ files */
 
-static int mkdir_p(const char *dir, struct placer_error **err) {
+int placer_mkdir_p(const char *dir, struct placer_error **err) {
   cleanup_free char *copy = strdup(dir);
   if (copy == NULL)
     return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
@@ -434,11 +451,11 @@ static int mkdir_p(const char *dir, struct placer_error **err) {
       continue;
     *p = '\0';
     if (mkdir(copy, 0755) < 0 && errno != EEXIST)
-      return placer_error_errno(err, PLACER_EXIT_SYSTEM, errno, "state directory: mkdir %s", copy);
+      return placer_error_errno(err, PLACER_EXIT_SYSTEM, errno, "mkdir %s", copy);
     *p = '/';
   }
   if (mkdir(copy, 0755) < 0 && errno != EEXIST)
-    return placer_error_errno(err, PLACER_EXIT_SYSTEM, errno, "state directory: mkdir %s", copy);
+    return placer_error_errno(err, PLACER_EXIT_SYSTEM, errno, "mkdir %s", copy);
   return 0;
 }
 
@@ -461,9 +478,9 @@ int placer_state_open(const char *dir, enum placer_state_lock lock, struct place
     return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
   }
   if (lock == PLACER_STATE_LOCK_EXCLUSIVE) {
-    if (mkdir_p(dir, err) < 0) {
+    if (placer_mkdir_p(dir, err) < 0) {
       placer_state_free(s);
-      return -1;
+      return placer_error_prefix(err, "state directory");
     }
     s->lock_fd = open(lock_path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
     if (s->lock_fd < 0) {
@@ -518,42 +535,29 @@ int placer_state_open(const char *dir, enum placer_state_lock lock, struct place
   return 0;
 }
 
-int placer_state_save(struct placer_state *s, struct placer_error **err) {
+int placer_file_replace(const char *dir, const char *name, const char *text, struct placer_error **err) {
   cleanup_free char *path = NULL, *tmp = NULL;
-  if (asprintf(&path, "%s/%s", s->dir, PLACER_STATE_FILE) < 0 ||
-      asprintf(&tmp, "%s/.%s.tmp", s->dir, PLACER_STATE_FILE) < 0)
+  if (asprintf(&path, "%s/%s", dir, name) < 0 || asprintf(&tmp, "%s/.%s.tmp", dir, name) < 0)
     return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
-  if (placer_state_is_empty(s)) {
-    if (unlink(path) < 0 && errno != ENOENT)
-      return placer_error_errno(err, PLACER_EXIT_SYSTEM, errno, "remove %s", path);
-    return 0;
-  }
-  json_t *j = placer_state_to_json(s);
-  char *text = json_dumps(j, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
-  json_decref(j);
-  if (text == NULL)
-    return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "state: out of memory");
   int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) {
-    int saved = errno;
-    free(text);
-    return placer_error_errno(err, PLACER_EXIT_SYSTEM, saved, "write %s", tmp);
-  }
+  if (fd < 0)
+    return placer_error_errno(err, PLACER_EXIT_SYSTEM, errno, "write %s", tmp);
   size_t len = strlen(text), off = 0;
   int saved = 0;
-  while (off < len) {
-    ssize_t n = write(fd, text + off, len - off);
+  while (off <= len && saved == 0) {
+    /* TEXT, then its closing newline. */
+    const char *from = off < len ? text + off : "\n";
+    size_t want = off < len ? len - off : 1;
+    ssize_t n = write(fd, from, want);
     if (n < 0 && errno == EINTR)
       continue;
-    if (n < 0) {
-      saved = errno;
-      break;
-    }
-    off += (size_t)n;
+    if (n <= 0)
+      saved = n < 0 ? errno : EIO;
+    else
+      off += (size_t)n;
   }
-  free(text);
-  if (saved == 0 && (write(fd, "\n", 1) != 1 || fsync(fd) < 0))
-    saved = errno ? errno : EIO;
+  if (saved == 0 && fsync(fd) < 0)
+    saved = errno;
   if (close(fd) < 0 && saved == 0)
     saved = errno;
   if (saved) {
@@ -566,12 +570,29 @@ int placer_state_save(struct placer_state *s, struct placer_error **err) {
     return placer_error_errno(err, PLACER_EXIT_SYSTEM, saved, "rename %s to %s", tmp, path);
   }
   /* The rename itself must survive a crash of the machine too. */
-  int dfd = open(s->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (dfd >= 0) {
     fsync(dfd);
     close(dfd);
   }
   return 0;
+}
+
+int placer_state_save(struct placer_state *s, struct placer_error **err) {
+  if (placer_state_is_empty(s)) {
+    cleanup_free char *path = NULL;
+    if (asprintf(&path, "%s/%s", s->dir, PLACER_STATE_FILE) < 0)
+      return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+    if (unlink(path) < 0 && errno != ENOENT)
+      return placer_error_errno(err, PLACER_EXIT_SYSTEM, errno, "remove %s", path);
+    return 0;
+  }
+  json_t *j = placer_state_to_json(s);
+  cleanup_free char *text = json_dumps(j, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
+  json_decref(j);
+  if (text == NULL)
+    return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "state: out of memory");
+  return placer_file_replace(s->dir, PLACER_STATE_FILE, text, err);
 }
 
 int placer_state_journal_add(struct placer_state *s, struct placer_journal_entry *entry, struct placer_error **err) {

@@ -105,6 +105,11 @@ enum placer_state_lock {
   PLACER_STATE_LOCK_EXCLUSIVE, /* apply, reset: a busy lock is an error */
 };
 
+/* Replace DIR/NAME by TEXT plus a newline, atomically: written to
+ * DIR/.NAME.tmp, fsynced, renamed over it, and the rename fsynced. */
+int placer_file_replace(const char *dir, const char *name, const char *text, struct placer_error **err);
+/* mkdir -p DIR (mode 0755); existing directories are fine. */
+int placer_mkdir_p(const char *dir, struct placer_error **err);
 /* $PLACER_STATE_DIR, else /run/placer (static or environment storage). */
 const char *placer_state_default_dir(void);
 /* Open DIR (created when LOCK is exclusive), take the lock, read state.json
@@ -129,6 +134,10 @@ void placer_state_clear_instances(struct placer_state *state);
 /* Pure conversions (unit-tested round trip). */
 json_t *placer_state_to_json(const struct placer_state *state);
 int placer_state_from_json(json_t *json, struct placer_state *state, struct placer_error **err);
+
+/* A recorded memory_limit value: "max" (PLACER_CGROUP_UNLIMITED) or bytes
+ * in decimal; -1 for anything else (never read as 0). */
+int placer_memory_limit_parse(const char *text, uint64_t *bytes);
 
 const char *placer_journal_op_name(enum placer_journal_op op);
 const char *placer_setting_name(enum placer_setting s);

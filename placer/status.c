@@ -21,28 +21,28 @@ static json_t *limit_json(uint64_t bytes) {
   return bytes == PLACER_CGROUP_UNLIMITED ? json_null() : json_integer((json_int_t)bytes);
 }
 
+/* Append a formatted line to INST's list KEY ("drift" or "notes"). */
+static void add_line(json_t *inst, const char *key, const char *fmt, va_list ap) __attribute__((format(printf, 3, 0)));
+static void add_line(json_t *inst, const char *key, const char *fmt, va_list ap) {
+  char *msg = apply_vformat(fmt, ap);
+  json_array_append_new(json_object_get(inst, key), json_string(msg ? msg : "?"));
+  free(msg);
+}
+
 static void drift(json_t *inst, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void drift(json_t *inst, const char *fmt, ...) {
-  char *msg = NULL;
   va_list ap;
   va_start(ap, fmt);
-  if (vasprintf(&msg, fmt, ap) < 0)
-    msg = NULL;
+  add_line(inst, "drift", fmt, ap);
   va_end(ap);
-  json_array_append_new(json_object_get(inst, "drift"), json_string(msg ? msg : "?"));
-  free(msg);
 }
 
 static void note(json_t *inst, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void note(json_t *inst, const char *fmt, ...) {
-  char *msg = NULL;
   va_list ap;
   va_start(ap, fmt);
-  if (vasprintf(&msg, fmt, ap) < 0)
-    msg = NULL;
+  add_line(inst, "notes", fmt, ap);
   va_end(ap);
-  json_array_append_new(json_object_get(inst, "notes"), json_string(msg ? msg : "?"));
-  free(msg);
 }
 
 struct pids {
@@ -77,19 +77,6 @@ static void group_pids(struct placer_cgroup *cg, const char *group, struct pids 
         pids_add(out, (pid_t)pid);
     fclose(f);
   }
-}
-
-static char *thread_comm(pid_t pid, pid_t tid) {
-  char path[96];
-  snprintf(path, sizeof(path), "/proc/%d/task/%d/comm", (int)pid, (int)tid);
-  FILE *f = fopen(path, "re");
-  char name[64] = "?";
-  if (f) {
-    if (fgets(name, sizeof(name), f))
-      name[strcspn(name, "\n")] = '\0';
-    fclose(f);
-  }
-  return strdup(name);
 }
 
 static const struct placer_state_process *bound_entry(const struct placer_state_instance *si, pid_t pid) {
@@ -129,7 +116,7 @@ static bool check_process(struct placer_cgroup *cg, const struct placer_state_in
   placer_cgroup_membership_clear(&m);
   pid_t stray = in_group ? apply_stray_thread(pid) : 0;
   if (stray) {
-    cleanup_free char *tcomm = thread_comm(pid, stray);
+    cleanup_free char *tcomm = placer_task_comm(pid, stray);
     drift(inst, "thread %d (%s) of pid %d is not in %s (moved alone)", (int)stray, tcomm ? tcomm : "?", (int)pid,
           si->group);
   }
@@ -174,7 +161,7 @@ static bool check_process(struct placer_cgroup *cg, const struct placer_state_in
         pin = apply_vcpu_pu(cpus, k);
     const char *want = pin ? pin : si->cpus;
     bool cpus_ok = apply_cpulist_equal(tcpus, want), mems_ok = apply_cpulist_equal(tmems, si->mems);
-    tcomm = thread_comm(pid, tids[i]);
+    tcomm = placer_task_comm(pid, tids[i]);
     json_t *jt = json_object();
     json_object_set_new(jt, "tid", json_integer(tids[i]));
     json_object_set_new(jt, "comm", str_or_null(tcomm));

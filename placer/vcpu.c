@@ -15,7 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cgroup.h"    /* placer_task_list */
+#include "cgroup.h"    /* placer_task_list, placer_task_comm */
 #include "procmatch.h" /* placer_proc_read_cmdline, placer_cmdline_qmp_socket */
 
 /* QMP answers in milliseconds; a socket nobody serves must not hang apply. */
@@ -175,7 +175,10 @@ int placer_qmp_query_cpus(const char *socket_path, struct placer_vcpu **out, siz
     return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
   c->path = socket_path;
   clock_gettime(CLOCK_MONOTONIC, &c->start);
-  c->fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  /* Non-blocking for the connect: a socket whose backlog is full (qemu
+   * listens for one client, which libvirt may be) fails at once with EAGAIN
+   * instead of blocking without the timeout. */
+  c->fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
   int ret = -1;
   json_t *msg = NULL;
   cleanup_free char *raw = NULL;
@@ -185,6 +188,11 @@ int placer_qmp_query_cpus(const char *socket_path, struct placer_vcpu **out, siz
   }
   if (connect(c->fd, (struct sockaddr *)&addr, sizeof(addr)) < 0) {
     placer_error_errno(err, PLACER_EXIT_SYSTEM, errno, "QMP %s: connect", socket_path);
+    goto out;
+  }
+  int flags = fcntl(c->fd, F_GETFL);
+  if (flags < 0 || fcntl(c->fd, F_SETFL, flags & ~O_NONBLOCK) < 0) {
+    placer_error_errno(err, PLACER_EXIT_SYSTEM, errno, "QMP %s: fcntl", socket_path);
     goto out;
   }
   /* Greeting, capabilities negotiation, then the query. */
@@ -234,17 +242,9 @@ static int vcpus_by_name(pid_t pid, struct placer_vcpu **out, size_t *n, struct 
     return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
   size_t count = 0;
   for (size_t i = 0; i < n_tids; i++) {
-    char path[96];
-    snprintf(path, sizeof(path), "/proc/%d/task/%d/comm", (int)pid, (int)tids[i]);
-    FILE *f = fopen(path, "re");
-    if (f == NULL)
-      continue;
-    char comm[64] = "";
-    if (fgets(comm, sizeof(comm), f))
-      comm[strcspn(comm, "\n")] = '\0';
-    fclose(f);
+    cleanup_free char *comm = placer_task_comm(pid, tids[i]);
     unsigned idx;
-    if (placer_vcpu_parse_comm(comm, &idx) == 0)
+    if (comm && placer_vcpu_parse_comm(comm, &idx) == 0)
       v[count++] = (struct placer_vcpu){ idx, tids[i] };
   }
   qsort(v, count, sizeof(*v), compare_vcpu);

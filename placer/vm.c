@@ -62,7 +62,8 @@ int placer_vm_qemu_argv(const struct placer_vm_params *p, char ***out, struct pl
   PUSH("-smp");
   PUSHF("%u", p->vcpus);
   PUSH("-m");
-  PUSHF("%" PRIu64 "M", (p->memory_bytes + (1u << 20) - 1) >> 20);
+  /* Whole MiB, rounded up without overflowing near UINT64_MAX. */
+  PUSHF("%" PRIu64 "M", (p->memory_bytes >> 20) + ((p->memory_bytes & ((1u << 20) - 1)) != 0));
   PUSH("-kernel");
   PUSH(p->kernel);
   PUSH("-initrd");

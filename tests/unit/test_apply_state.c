@@ -250,12 +250,34 @@ static void test_comparisons(void **state) {
   assert_string_equal(placer_apply_prefix(NULL), "placer");
 }
 
+/* A recorded limit is written back by reset: anything but "max" or bytes
+ * must be refused, never read as 0 (a limit of 0 bytes kills the group). */
+static void test_memory_limit_parse(void **state) {
+  (void)state;
+  uint64_t v = 7;
+  assert_int_equal(placer_memory_limit_parse("max", &v), 0);
+  assert_true(v == PLACER_CGROUP_UNLIMITED);
+  assert_int_equal(placer_memory_limit_parse("1048576", &v), 0);
+  assert_true(v == 1048576);
+  assert_int_equal(placer_memory_limit_parse("0", &v), 0);
+  assert_true(v == 0);
+  const char *bad[] = { "", "abc", "-1", "12x", " 5", "1e9", "18446744073709551616", "18446744073709551615", NULL };
+  for (size_t i = 0; bad[i]; i++) {
+    v = 7;
+    if (placer_memory_limit_parse(bad[i], &v) != -1)
+      fail_msg("'%s' was taken as %llu", bad[i], (unsigned long long)v);
+    assert_true(v == 7);
+  }
+  assert_int_equal(placer_memory_limit_parse(NULL, &v), -1);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_json_round_trip),
     cmocka_unit_test(test_refuses_bad_json),
     cmocka_unit_test(test_save_open_lock),
     cmocka_unit_test(test_comparisons),
+    cmocka_unit_test(test_memory_limit_parse),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -2,6 +2,7 @@
  * `placer run` started (runstate.c, JSON round trip).  Pure. */
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "launch.h"
 #include "profile-run.h"
@@ -173,7 +174,33 @@ static void test_record_round_trip(void **state) {
   assert_int_equal(placer_launch_record_from_json(j, &back, &err), -1);
   assert_non_null(strstr(err->msg, "schema 99"));
   placer_error_free(err);
+  err = NULL;
+  /* A stop timeout no role could have set (it would overflow the waits). */
+  json_object_set_new(j, "schema", json_integer(PLACER_RUNSTATE_SCHEMA));
+  json_object_set_new(j, "group", json_string("placer/osd/osd.3"));
+  json_object_set_new(j, "stop_timeout", json_integer(5000000));
+  assert_int_equal(placer_launch_record_from_json(j, &back, &err), -1);
+  assert_non_null(strstr(err->msg, "'stop_timeout' is not an integer in 0..3600"));
+  placer_error_free(err);
   json_decref(j);
+}
+
+/* A record names its process by PID and start time: a record whose start
+ * time is unknown (0) must not take whatever process has that PID now for
+ * the instance (stop would signal it). */
+static void test_record_liveness(void **state) {
+  (void)state;
+  struct placer_launch_record rec = { .pid = getpid(), .start_time = placer_launch_start_time(getpid()) };
+  assert_true(rec.start_time != 0);
+  assert_true(placer_launch_exec.is_running(&rec));
+  assert_true(placer_launch_podman.is_running(&rec));
+  rec.start_time++;
+  assert_false(placer_launch_exec.is_running(&rec));
+  rec.start_time = 0;
+  assert_false(placer_launch_exec.is_running(&rec));
+  assert_false(placer_launch_podman.is_running(&rec));
+  rec.pid = 0;
+  assert_false(placer_launch_exec.is_running(&rec));
 }
 
 int main(void) {
@@ -184,6 +211,7 @@ int main(void) {
     cmocka_unit_test(test_vm),
     cmocka_unit_test(test_errors),
     cmocka_unit_test(test_record_round_trip),
+    cmocka_unit_test(test_record_liveness),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/un.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "test_support.h"
@@ -131,12 +132,53 @@ static void test_qmp_client(void **state) {
   placer_error_free(err);
 }
 
+/* A QMP socket whose one connection slot is taken (libvirt holds it) and
+ * that accepts nobody: an error within the timeout, never a hang. */
+static void test_qmp_busy_socket(void **state) {
+  (void)state;
+  char path[108];
+  snprintf(path, sizeof(path), "/tmp/placer-test-qmp-busy.%d.sock", (int)getpid());
+  unlink(path);
+  int listen_fd = socket(AF_UNIX, SOCK_STREAM, 0);
+  struct sockaddr_un addr = { .sun_family = AF_UNIX };
+  strcpy(addr.sun_path, path);
+  assert_int_equal(bind(listen_fd, (struct sockaddr *)&addr, sizeof(addr)), 0);
+  assert_int_equal(listen(listen_fd, 0), 0);
+  int holders[8], n_holders = 0;
+  while (n_holders < 8) {
+    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0);
+    if (connect(fd, (struct sockaddr *)&addr, sizeof(addr)) < 0) {
+      close(fd);
+      break;
+    }
+    holders[n_holders++] = fd;
+  }
+  assert_true(n_holders < 8); /* the backlog is full now */
+  pid_t child = fork();
+  if (child == 0) {
+    alarm(10); /* a hang ends the child by SIGALRM */
+    struct placer_vcpu *v = NULL;
+    size_t n = 0;
+    struct placer_error *err = NULL;
+    _exit(placer_qmp_query_cpus(path, &v, &n, &err) == -1 ? 0 : 1);
+  }
+  int status = 0;
+  assert_int_equal(waitpid(child, &status, 0), child);
+  for (int i = 0; i < n_holders; i++)
+    close(holders[i]);
+  close(listen_fd);
+  unlink(path);
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+    fail_msg("the QMP client %s", WIFSIGNALED(status) ? "hung" : "did not fail");
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_parse_captured),
     cmocka_unit_test(test_parse_sorted_and_errors),
     cmocka_unit_test(test_comm),
     cmocka_unit_test(test_qmp_client),
+    cmocka_unit_test(test_qmp_busy_socket),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

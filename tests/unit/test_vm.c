@@ -71,6 +71,30 @@ static void expect_refused(struct placer_vm_params *p, const char *fragment) {
   placer_error_free(err);
 }
 
+/* -m is whole MiB, rounded up, also for sizes where adding a MiB first
+ * would wrap around (it used to give "-m 0M"). */
+static void test_memory_rounding(void **state) {
+  (void)state;
+  const struct { uint64_t bytes; const char *want; } cases[] = {
+    { 512ull << 20, "512M" },
+    { (512ull << 20) + 1, "513M" },
+    { UINT64_MAX, "17592186044416M" },
+  };
+  for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+    struct placer_vm_params p = base();
+    p.memory_bytes = cases[i].bytes;
+    char **argv = NULL;
+    struct placer_error *err = NULL;
+    assert_int_equal(placer_vm_qemu_argv(&p, &argv, &err), 0);
+    size_t k = 0;
+    while (argv[k] && strcmp(argv[k], "-m") != 0)
+      k++;
+    assert_non_null(argv[k]);
+    assert_string_equal(argv[k + 1], cases[i].want);
+    placer_argv_free(argv);
+  }
+}
+
 static void test_refusals(void **state) {
   (void)state;
   struct placer_vm_params p = base();
@@ -122,6 +146,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_tcg_argv),
     cmocka_unit_test(test_kvm_argv),
+    cmocka_unit_test(test_memory_rounding),
     cmocka_unit_test(test_refusals),
     cmocka_unit_test(test_choose_accel),
   };
