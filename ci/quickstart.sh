@@ -9,4 +9,4 @@ sh ci/install-deps.sh all
 BUILD_DIR=$root/build sh ci/build.sh
 ./build/placer topo
 echo
-./build/placer plan profiles/demo-local.yaml
+./build/placer bench

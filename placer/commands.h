@@ -14,6 +14,8 @@ int cmd_stop(int argc, char **argv);
 int cmd_apply(int argc, char **argv);
 int cmd_status(int argc, char **argv);
 int cmd_reset(int argc, char **argv);
+int cmd_bench(int argc, char **argv);
+int cmd_exec(int argc, char **argv);
 
 /* Subcommands parse options with getopt_long(argc, argv, ":", ...) (options
  * may follow operands, as users expect; "+:" only for commands that pass a

@@ -20,6 +20,8 @@ static const struct command commands[] = {
   { "apply", cmd_apply, "put running daemons, VMs and fio in their planned cgroups" },
   { "status", cmd_status, "planned vs actual placement; exit 1 on drift" },
   { "reset", cmd_reset, "undo apply: processes back, placer's groups removed" },
+  { "bench", cmd_bench, "A/B benchmark placements on real Ceph and fio (default: a built-in study)" },
+  { "exec", cmd_exec, "run a command already placed in an instance's planned group" },
 };
 
 static void usage(FILE *out) {

@@ -1,0 +1,152 @@
+#!/bin/sh
+# placer bench without Ceph (cluster none: fio on a local file), for real:
+#   - a tiny study (unpinned vs demo-local, 4K randwrite + randread, a stress-ng
+#     neighbour, a warm-up pass, 2 repeats, a hardware baseline) exits 0 and its results
+#     are complete (ci/bench-check.py: every cell and repeat, raw fio JSON, fio's CPU,
+#     the neighbours' rates with and without storage, fio and the neighbour on exactly
+#     the CPUs of their plan); the warm-up runs left their fio JSON; the baseline and
+#     its shares are in summary.json; the report is on stdout;
+#   - Ctrl-C (SIGINT) in the middle of a long run stops within seconds with exit 130,
+#     the summary says interrupted and keeps the runs done so far, and no process and
+#     no cgroup is left;
+#   - a study with a mistake is refused with FILE:LINE:COL (exit 2) before anything runs.
+set -u
+PLACER=${PLACER_BIN:?PLACER_BIN not set}
+SRC=${PLACER_SOURCE_DIR:?PLACER_SOURCE_DIR not set}
+T=bench_none
+skip() { echo "$T: SKIP: $*"; exit 77; }
+fail() { echo "$T: FAIL: $*" >&2; exit 1; }
+say() { echo "$T: $*"; }
+[ "$(id -u)" = 0 ] || skip "needs root"
+for b in fio stress-ng /usr/bin/python3; do
+  command -v "$b" >/dev/null 2>&1 || skip "$b not installed"
+done
+PY=/usr/bin/python3
+
+work=$(mktemp -d /var/tmp/placer-bench-none.XXXXXX) # not tmpfs: O_DIRECT
+prefix=placer-t-bench-$$
+cleanup() {
+  rc=$?
+  trap - EXIT INT TERM HUP
+  [ -z "${bg:-}" ] || kill -9 "$bg" 2>/dev/null
+  for d in /sys/fs/cgroup/*/"$prefix" /sys/fs/cgroup/"$prefix"; do
+    [ -d "$d" ] && { echo "$T: cgroup $d left behind" >&2; rc=1; }
+  done
+  [ "$rc" = 0 ] && rm -rf "$work" || echo "$T: kept $work" >&2
+  exit "$rc"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM HUP
+
+# Processes started for this test: fio on a file in $work, stress-ng in our groups.
+leftovers() {
+  for d in /proc/[0-9]*; do
+    [ "${d#/proc/}" != $$ ] || continue
+    grep -q "/$prefix/" "$d/cgroup" 2>/dev/null && printf '%s ' "${d#/proc/}"
+    case "$(tr '\0' ' ' 2>/dev/null <"$d/cmdline")" in *"$work/"*) printf '%s ' "${d#/proc/}" ;; esac
+  done
+  return 0
+}
+no_groups() {
+  for d in /sys/fs/cgroup/*/"$prefix" /sys/fs/cgroup/"$prefix"; do
+    [ ! -d "$d" ] || fail "$1: cgroup $d left behind"
+  done
+}
+
+cat >"$work/study.yaml" <<YAML
+version: 1
+title: bench none test
+cluster: { type: none }
+variants:
+  - { name: unpinned, profile: unpinned }
+  - { name: pinned, profile: demo-local }
+workloads:
+  path: $work/target.img
+  size: 32MiB
+  block_sizes: [4K]
+  patterns: [randwrite, randread]
+  iodepth: 4
+  runtime: 2
+  ramp: 0
+neighbours:
+  - { name: hog, kind: stress-ng, stressor: cpu, method: matrixprod }
+hardware_baseline: { path: hw.img, size: 32MiB }
+repeats: 2
+warmup: 1
+YAML
+
+# --- a whole study ------------------------------------------------------------------
+t0=$(date +%s)
+"$PLACER" bench --prefix "$prefix" --out "$work/r1" "$work/study.yaml" >"$work/r1.out" 2>"$work/r1.err" ||
+  { cat "$work/r1.err" >&2; fail "placer bench exited $?"; }
+say "study done in $(($(date +%s) - t0)) s"
+head -1 "$work/r1.out" | grep -q "^placer bench: bench none test" || fail "no report on stdout"
+grep -q "Hardware baseline" "$work/r1.out" || fail "no hardware baseline in the report"
+$PY "$SRC/ci/bench-check.py" "$work/r1" --roles fio --placer "$PLACER" || fail "results incomplete"
+for v in unpinned pinned; do
+  for w in 4k-randwrite 4k-randread; do
+    [ -s "$work/r1/fio/$v-warmup0-alone-$w.json" ] || fail "no warm-up fio JSON for $v $w"
+  done
+done
+$PY - "$work/r1/summary.json" <<'PY' || fail "summary.json: hardware baseline"
+import json, sys
+s = json.load(open(sys.argv[1]))
+hb = s["hardware_baseline"]
+assert len(hb["workloads"]) == 2, hb
+assert all(w["read_iops"] + w["write_iops"] > 0 for w in hb["workloads"]), hb
+assert len(hb["shares_alone"]) == 4 and all(x["share"] > 0 for x in hb["shares_alone"]), hb
+assert s["study"]["cluster"] == "none" and s["study"]["warmup"] == 1
+# the neighbour's own CPU is measured in the neighbour condition
+for r in s["runs"]:
+    roles = {u["role"]: u for u in r["roles"]}
+    if r["condition"] == "hog":
+        assert roles["neighbour"]["cpu_ns"] > 0, r
+PY
+[ ! -e "$work/r1/hw.img" ] || fail "the baseline's file was not removed"
+[ -z "$(leftovers)" ] || fail "processes left after the study: $(leftovers)"
+no_groups "after the study"
+
+# --- Ctrl-C -------------------------------------------------------------------------
+sed -e 's/repeats: 2/repeats: 20/' -e 's/warmup: 1/warmup: 0/' -e '/hardware_baseline/d' \
+  "$work/study.yaml" >"$work/long.yaml"
+"$PLACER" bench --prefix "$prefix" --out "$work/r2" "$work/long.yaml" >"$work/r2.out" 2>"$work/r2.err" &
+bg=$!
+# Wait until the second pass runs (the first one's 4 runs are done), then Ctrl-C.
+i=0
+until grep -q "] pinned-r0: 4k-randwrite alone" "$work/r2.err" 2>/dev/null; do
+  i=$((i + 1)); [ $i -lt 1200 ] || fail "the long study never reached its second pass"
+  sleep 0.1
+done
+sleep 1
+[ -n "$(leftovers)" ] || fail "nothing of the study runs before the Ctrl-C"
+t1=$(date +%s)
+kill -INT "$bg"
+wait "$bg"; rc=$?
+bg=""
+took=$(($(date +%s) - t1))
+[ "$rc" = 130 ] || { cat "$work/r2.err" >&2; fail "after SIGINT: exit $rc, expected 130"; }
+[ "$took" -le 20 ] || fail "SIGINT took $took s to stop"
+grep -q "INTERRUPTED" "$work/r2.out" || fail "the report does not say interrupted"
+$PY - "$work/r2/summary.json" <<'PY' || fail "summary.json after SIGINT"
+import json, sys
+s = json.load(open(sys.argv[1]))
+assert s["interrupted"] is True
+runs = [(r["variant"], r["repeat"]) for r in s["runs"]]
+assert runs.count(("unpinned", 0)) == 4, runs  # the first pass, kept
+assert all(v == "unpinned" or c == "alone" for v, c in
+           ((r["variant"], r["condition"]) for r in s["runs"])), runs
+PY
+$PY "$SRC/ci/bench-check.py" "$work/r2" --allow-interrupted >/dev/null 2>&1 &&
+  fail "bench-check accepted an interrupted study"
+[ -z "$(leftovers)" ] || fail "processes left after SIGINT: $(leftovers)"
+no_groups "after SIGINT"
+say "SIGINT: exit 130 after $took s, the first pass kept, nothing left"
+
+# --- a bad study --------------------------------------------------------------------
+printf 'variants:\n  - name: a\n    profile: unpinned\nworkloads:\n  patterns: [randwrte]\n' >"$work/bad.yaml"
+"$PLACER" bench --out "$work/r3" "$work/bad.yaml" >/dev/null 2>"$work/r3.err"; rc=$?
+[ "$rc" = 2 ] || fail "bad study: exit $rc, expected 2"
+grep -q "bad.yaml:5:14: workloads.patterns: \[0\]: unknown pattern 'randwrte'" "$work/r3.err" ||
+  fail "bad study: $(cat "$work/r3.err")"
+[ ! -e "$work/r3" ] || fail "bad study: a results directory was made"
+say "OK"

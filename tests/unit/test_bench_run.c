@@ -1,0 +1,190 @@
+/* The pure parts of bench orchestration: fio's command lines for each
+ * target, stress-ng's metrics and the guest's progress lines, and which
+ * plan instance places a Ceph daemon (what `placer exec` and the local
+ * cluster rely on). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench-run.h"
+#include "substitute.h"
+#include "test_support.h"
+#include "topology.h"
+
+static struct placer_study *study_of(const char *text) {
+  struct placer_study *s = NULL;
+  struct placer_error *err = NULL;
+  if (placer_study_parse("inline.yaml", text, strlen(text), &s, &err) < 0)
+    fail_msg("%s", err ? err->msg : "?");
+  return s;
+}
+
+static char *joined(const struct placer_study *s, enum placer_study_target t, const struct placer_bench_fio_cell *c) {
+  char **argv = NULL;
+  struct placer_error *err = NULL;
+  if (placer_bench_fio_argv(s, t, c, &argv, &err) < 0)
+    fail_msg("%s", err->msg);
+  size_t len = 0;
+  for (size_t i = 0; argv[i]; i++)
+    len += strlen(argv[i]) + 1;
+  char *out = calloc(len + 1, 1);
+  for (size_t i = 0; argv[i]; i++) {
+    strcat(out, argv[i]);
+    if (argv[i + 1])
+      strcat(out, " ");
+  }
+  placer_argv_free(argv);
+  return out;
+}
+
+static void test_fio_rbd(void **state) {
+  (void)state;
+  struct placer_study *s = study_of("variants: [ { name: a, profile: x } ]\n"
+                                    "workloads: { iodepth: 8, numjobs: 2, runtime: 5, ramp: 1, "
+                                    "fio_options: [--randrepeat=0] }\n");
+  struct placer_bench_fio_cell cell = { .kind = PLACER_BENCH_FIO_MEASURE, .name = "4k-randwrite",
+                                        .pattern = "randwrite", .block_size = 4096, .output = "/r/x.json" };
+  char *cmd = joined(s, PLACER_STUDY_TARGET_RBD, &cell);
+  assert_string_equal(cmd, "fio --name=4k-randwrite --ioengine=rbd --clientname=admin --pool=rbd "
+                           "--rbdname=placer-bench --rw=randwrite --bs=4096 --iodepth=8 --numjobs=2 --time_based "
+                           "--runtime=5 --ramp_time=1 --size=268435456 --group_reporting --output-format=json "
+                           "--output=/r/x.json --randrepeat=0");
+  free(cmd);
+  cell = (struct placer_bench_fio_cell){ .kind = PLACER_BENCH_FIO_PREFILL, .name = "prefill", .output = "/r/p.json" };
+  cmd = joined(s, PLACER_STUDY_TARGET_RBD, &cell);
+  assert_string_equal(cmd, "fio --name=prefill --ioengine=rbd --clientname=admin --pool=rbd --rbdname=placer-bench "
+                           "--rw=write --bs=4M --iodepth=4 --numjobs=1 --size=268435456 --group_reporting "
+                           "--output-format=json --output=/r/p.json");
+  free(cmd);
+  placer_study_free(s);
+}
+
+static void test_fio_file_and_rados(void **state) {
+  (void)state;
+  struct placer_study *s = study_of("cluster: { type: none }\nvariants: [ { name: a, profile: x } ]\n"
+                                    "workloads: { path: /var/tmp/t.img, size: 64MiB, ramp: 0, runtime: 2 }\n");
+  struct placer_bench_fio_cell cell = { .kind = PLACER_BENCH_FIO_MEASURE, .name = "4k-randread",
+                                        .pattern = "randread", .block_size = 4096, .output = "o.json",
+                                        .filename = "/var/tmp/t.img", .direct = true };
+  char *cmd = joined(s, PLACER_STUDY_TARGET_FILE, &cell);
+  assert_string_equal(cmd, "fio --name=4k-randread --ioengine=libaio --direct=1 --filename=/var/tmp/t.img "
+                           "--rw=randread --bs=4096 --iodepth=16 --numjobs=1 --time_based --runtime=2 "
+                           "--size=67108864 --group_reporting --output-format=json --output=o.json");
+  free(cmd);
+  cell.size_bytes = 1 << 20; /* the hardware baseline's own size */
+  cmd = joined(s, PLACER_STUDY_TARGET_FILE, &cell);
+  assert_non_null(strstr(cmd, "--size=1048576 "));
+  free(cmd);
+  cell.ceph_conf = "/c/ceph.conf";
+  cmd = joined(s, PLACER_STUDY_TARGET_RADOS, &cell);
+  assert_non_null(strstr(cmd, "--ioengine=rados --clientname=admin --pool=rbd --filename=placer-bench "
+                              "--conf=/c/ceph.conf --rw=randread"));
+  free(cmd);
+  /* A file target without a file is refused. */
+  cell.filename = NULL;
+  char **argv = NULL;
+  struct placer_error *err = NULL;
+  assert_int_equal(placer_bench_fio_argv(s, PLACER_STUDY_TARGET_FILE, &cell, &argv, &err), -1);
+  placer_error_free(err);
+  placer_study_free(s);
+}
+
+static void test_stress_ng_metrics(void **state) {
+  (void)state;
+  /* stress-ng 0.15 (Debian 12), after SIGINT. */
+  const char *v015 =
+      "stress-ng: info:  [23854] setting to a 60 second run per stressor\n"
+      "stress-ng: info:  [23854] dispatching hogs: 1 cpu\n"
+      "stress-ng: metrc: [23854] stressor       bogo ops real time  usr time  sys time   bogo ops/s     bogo ops/s\n"
+      "stress-ng: metrc: [23854]                           (secs)    (secs)    (secs)   (real time) (usr+sys time)\n"
+      "stress-ng: metrc: [23854] cpu                5362      3.00      2.29      0.03      1788.31        2309.04\n"
+      "stress-ng: info:  [23854] successful run completed in 3.00s\n";
+  double rate = 0;
+  assert_int_equal(placer_bench_parse_stress_ng(v015, &rate), 0);
+  assert_true(fabs(rate - 1788.31) < 1e-6);
+  /* Older "info:" tags, two stressors, and a podman k8s-file log prefix; newer
+   * versions add columns after the two rates. */
+  const char *two =
+      "2024-01-01T00:00:00.0+00:00 stderr F stress-ng: info:  [1] cpu     100   1.00  1.00  0.00  100.00  100.00\n"
+      "2024-01-01T00:00:00.0+00:00 stderr F stress-ng: metrc: [1] vm  50  1.00  1.00  0.00  50.5  50.00  99.0  1024\n";
+  assert_int_equal(placer_bench_parse_stress_ng(two, &rate), 0);
+  assert_true(fabs(rate - 150.5) < 1e-6);
+  assert_int_equal(placer_bench_parse_stress_ng("stress-ng: info: [1] dispatching hogs: 1 cpu\n", &rate), -1);
+  assert_int_equal(placer_bench_parse_stress_ng("", &rate), -1);
+}
+
+static void test_guest_progress(void **state) {
+  (void)state;
+  bool started;
+  double units = -1, ms = -1;
+  assert_int_equal(placer_bench_parse_guest_progress("PLACER-GUEST-BOOTED uptime_s=1.2\n", &started, &units, &ms), -1);
+  assert_false(started);
+  const char *text = "PLACER-WORK-START workers=2 mem_mb=64 seconds=20\n"
+                     "PLACER-WORK units=10 elapsed_ms=1000\n"
+                     "PLACER-WORK units=25 elapsed_ms=2010\n"
+                     "PLACER-WORK units=3"; /* being written */
+  assert_int_equal(placer_bench_parse_guest_progress(text, &started, &units, &ms), 0);
+  assert_true(started);
+  assert_true(units == 25 && ms == 2010);
+  assert_int_equal(placer_bench_parse_guest_progress("PLACER-WORK-START workers=1\n", &started, &units, &ms), -1);
+  assert_true(started);
+  assert_int_equal(
+      placer_bench_parse_guest_progress("x\nPLACER-WORK-TOTAL units=40 elapsed_ms=3000\n", &started, &units, &ms), 0);
+  assert_true(units == 40 && ms == 3000);
+}
+
+static void test_ceph_instance(void **state) {
+  (void)state;
+  struct placer_topology *topo = NULL;
+  struct placer_profile *profile = NULL;
+  struct placer_plan *plan = NULL;
+  struct placer_error *err = NULL;
+  if (placer_topology_load(test_data_path("fixtures/24em64t-2n6c2t-pci.xml"), &topo, &err) < 0 ||
+      placer_profile_load(test_data_path("../profiles/demo-local.yaml"), &profile, &err) < 0 ||
+      placer_plan_compute(topo, profile, &plan, &err) < 0)
+    fail_msg("%s", err->msg);
+  const struct placer_instance *i = placer_bench_ceph_instance(plan, "mon.a");
+  assert_non_null(i);
+  assert_string_equal(i->name, "mon.0");
+  i = placer_bench_ceph_instance(plan, "mgr.x");
+  assert_non_null(i);
+  assert_string_equal(i->name, "mgr.0");
+  i = placer_bench_ceph_instance(plan, "osd.1");
+  assert_non_null(i);
+  assert_string_equal(i->name, "osd.1");
+  assert_int_equal(i->kind, PLACER_KIND_CEPH_OSD);
+  i = placer_bench_ceph_instance(plan, "fio.0"); /* not a Ceph name: the instance itself */
+  assert_non_null(i);
+  assert_int_equal(i->kind, PLACER_KIND_FIO);
+  assert_null(placer_bench_ceph_instance(plan, "mds.a"));
+  assert_null(placer_bench_ceph_instance(plan, "osd.7"));
+
+  /* The local cluster's daemons, and a profile that lacks one. */
+  struct placer_study *s = study_of("variants: [ { name: a, profile: x } ]\n");
+  char **names = NULL;
+  assert_int_equal(placer_bench_local_daemons(s, plan, "a", &names, &err), 0);
+  assert_int_equal(placer_argv_len(names), 4);
+  assert_string_equal(names[3], "osd.1");
+  placer_argv_free(names);
+  placer_study_free(s);
+  s = study_of("variants: [ { name: a, profile: x } ]\ncluster: { mds: true, osds: 3 }\n");
+  assert_int_equal(placer_bench_local_daemons(s, plan, "a", &names, &err), -1);
+  assert_non_null(strstr(err->msg, "does not place osd.2, mds.a"));
+  placer_error_free(err);
+  placer_study_free(s);
+  placer_plan_free(plan);
+  placer_profile_free(profile);
+  placer_topology_free(topo);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+    cmocka_unit_test(test_fio_rbd),
+    cmocka_unit_test(test_fio_file_and_rados),
+    cmocka_unit_test(test_stress_ng_metrics),
+    cmocka_unit_test(test_guest_progress),
+    cmocka_unit_test(test_ceph_instance),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}

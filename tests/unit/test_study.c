@@ -1,0 +1,244 @@
+/* The study parser: the built-in default study reads as documented (and the
+ * shipped example), defaults are what docs/bench.md says, workloads form the
+ * block size x pattern matrix, profile references resolve, and bad input is
+ * refused with FILE:LINE:COL, the key's path and what is wrong. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "study.h"
+#include "test_support.h"
+
+static struct placer_study *parse_ok(const char *text) {
+  struct placer_study *s = NULL;
+  struct placer_error *err = NULL;
+  if (placer_study_parse("inline.yaml", text, strlen(text), &s, &err) < 0)
+    fail_msg("inline: %s", err ? err->msg : "?");
+  return s;
+}
+
+static char *parse_error(const char *text) {
+  struct placer_study *s = NULL;
+  struct placer_error *err = NULL;
+  int rc = placer_study_parse("inline.yaml", text, strlen(text), &s, &err);
+  assert_int_equal(rc, -1);
+  assert_null(s);
+  assert_non_null(err);
+  assert_int_equal(err->exit_code, PLACER_EXIT_USAGE);
+  char *msg = strdup(err->msg);
+  placer_error_free(err);
+  return msg;
+}
+
+static void expect_error(const char *text, const char *needle) {
+  char *msg = parse_error(text);
+  if (strstr(msg, needle) == NULL)
+    fail_msg("error '%s' does not contain '%s'", msg, needle);
+  free(msg);
+}
+
+static const char minimal[] = "variants:\n  - name: a\n    profile: unpinned\n";
+
+static void test_default_study(void **state) {
+  (void)state;
+  struct placer_study *s = NULL;
+  struct placer_error *err = NULL;
+  assert_int_equal(placer_study_load_default(&s, &err), 0);
+  assert_int_equal(s->cluster.type, PLACER_STUDY_CLUSTER_LOCAL);
+  assert_int_equal(s->cluster.osds, 2);
+  assert_int_equal(s->n_variants, 2);
+  assert_string_equal(s->variants[0].name, "unpinned");
+  assert_string_equal(s->variants[1].profile, "demo-local");
+  assert_int_equal(s->workloads.target, PLACER_STUDY_TARGET_RBD);
+  assert_int_equal(placer_study_n_workloads(s), 2);
+  char *name = NULL;
+  uint64_t bs;
+  const char *pattern;
+  assert_int_equal(placer_study_workload(s, 1, &name, &bs, &pattern), 0);
+  assert_string_equal(name, "4k-randread");
+  assert_int_equal(bs, 4096);
+  assert_string_equal(pattern, "randread");
+  free(name);
+  assert_int_equal(s->n_neighbours, 1);
+  assert_int_equal(s->neighbours[0].kind, PLACER_STUDY_NEIGHBOUR_STRESS_NG);
+  assert_string_equal(s->neighbours[0].method, "matrixprod");
+  assert_string_equal(s->neighbours[0].role, "neighbour");
+  assert_true(s->baseline.enabled);
+  assert_true(s->repeats >= 3);
+  assert_int_equal(s->warmup, 1);
+  assert_false(s->sweep.enabled);
+  /* Small enough for a 2-core machine in a few minutes. */
+  unsigned runs = s->n_variants * (s->repeats * 2 * 2 + s->warmup * 2);
+  assert_true(runs * (s->workloads.runtime_s + s->workloads.ramp_s) <= 300);
+  placer_study_free(s);
+}
+
+static void test_defaults(void **state) {
+  (void)state;
+  struct placer_study *s = parse_ok(minimal);
+  assert_int_equal(s->cluster.type, PLACER_STUDY_CLUSTER_LOCAL);
+  assert_int_equal(s->cluster.osds, 0); /* from the profiles */
+  assert_int_equal(s->cluster.osd_size_bytes, 16ull << 30);
+  assert_string_equal(s->cluster.client, "admin");
+  assert_string_equal(s->cluster.pool, "rbd");
+  assert_string_equal(s->cluster.image, "placer-bench");
+  assert_int_equal(s->workloads.target, PLACER_STUDY_TARGET_RBD);
+  assert_int_equal(s->workloads.iodepth, 16);
+  assert_int_equal(s->workloads.numjobs, 1);
+  assert_int_equal(s->workloads.runtime_s, 10);
+  assert_int_equal(s->workloads.ramp_s, 2);
+  assert_true(s->workloads.prefill);
+  assert_int_equal(s->workloads.size_bytes, 256ull << 20);
+  assert_int_equal(s->workloads.n_block_sizes, 1);
+  assert_int_equal(s->workloads.patterns.n, 2);
+  assert_int_equal(s->repeats, 3);
+  assert_int_equal(s->warmup, 1);
+  assert_int_equal(s->n_neighbours, 0);
+  assert_false(s->baseline.enabled);
+  placer_study_free(s);
+}
+
+static void test_matrix_and_sweep(void **state) {
+  (void)state;
+  struct placer_study *s = parse_ok("version: 1\n"
+                                    "cluster: { type: none }\n"
+                                    "variants: [ { name: a, profile: ./a.yaml }, { name: b, profile: b } ]\n"
+                                    "workloads:\n"
+                                    "  path: /tmp/x\n"
+                                    "  size: 1GiB\n"
+                                    "  block_sizes: [4M, 128K, 4K]\n"
+                                    "  patterns: [write, randread]\n"
+                                    "neighbours:\n"
+                                    "  - { kind: vm, intensity: 2, memory: 512MiB }\n"
+                                    "sweep:\n"
+                                    "  parameter: intensity\n"
+                                    "  values: [1, 2, 4]\n"
+                                    "  workload: 128k-write\n"
+                                    "  storage_min_fraction: 80%\n"
+                                    "  neighbour_min_fraction: 0.5\n");
+  assert_int_equal(s->workloads.target, PLACER_STUDY_TARGET_FILE); /* cluster none */
+  assert_int_equal(placer_study_n_workloads(s), 6);
+  const char *expect[] = { "4m-write", "4m-randread", "128k-write", "128k-randread", "4k-write", "4k-randread" };
+  for (size_t i = 0; i < 6; i++) {
+    char *name = NULL;
+    assert_int_equal(placer_study_workload(s, i, &name, NULL, NULL), 0);
+    assert_string_equal(name, expect[i]);
+    free(name);
+  }
+  assert_true(s->sweep.enabled);
+  assert_int_equal(s->sweep.n_values, 3);
+  assert_int_equal(s->sweep.values[2], 4);
+  assert_true(fabs(s->sweep.storage_min_fraction - 0.8) < 1e-9);
+  assert_true(fabs(s->sweep.neighbour_min_fraction - 0.5) < 1e-9);
+  assert_string_equal(s->neighbours[0].name, "neighbour");
+  assert_int_equal(s->neighbours[0].memory_bytes, 512ull << 20);
+  placer_study_free(s);
+}
+
+static void test_errors(void **state) {
+  (void)state;
+  expect_error("variants: []\n", "inline.yaml:1:11: variants: must list at least one variant");
+  expect_error("cluster: { type: local }\n", "missing key 'variants'");
+  expect_error("version: 2\nvariants: [ { name: a, profile: x } ]\n", "unsupported study version 2");
+  expect_error("variants: [ { name: a, profile: x }, { name: a, profile: y } ]\n", "duplicate variant name 'a'");
+  expect_error("variants: [ { name: a } ]\n", "missing key 'profile'");
+  expect_error("variants: [ { name: a, profile: x, env: [\"LD_PRELOAD=/a b\"] } ]\n",
+               "variants[0].env: [0]: expected KEY=VALUE without blanks");
+  expect_error("cluster: { type: none }\nvariants: [ { name: a, profile: x } ]\n",
+               "workloads: target file needs 'path'");
+  expect_error("cluster: { type: none }\nvariants: [ { name: a, profile: x } ]\nworkloads: { target: rbd }\n",
+               "target rbd needs Ceph");
+  expect_error("cluster: { type: existing }\nvariants: [ { name: a, profile: x } ]\n", "needs 'conf'");
+  expect_error("cluster: { type: none, osds: 3 }\nvariants: [ { name: a, profile: x } ]\nworkloads: { path: /x }\n",
+               "cluster.osds: only goes with type local");
+  expect_error("variants: [ { name: a, profile: x } ]\nworkloads: { patterns: [randwrte] }\n",
+               "workloads.patterns: [0]: unknown pattern 'randwrte'");
+  expect_error("variants: [ { name: a, profile: x } ]\nworkloads: { block_sizes: [4K, 4096] }\n",
+               "block size '4096' is listed twice");
+  expect_error("variants: [ { name: a, profile: x } ]\nworkloads: { block_sizes: [1000] }\n", "multiple of 512");
+  expect_error("variants: [ { name: a, profile: x } ]\nworkloads: { target: cephfs }\n",
+               "target cephfs needs an MDS");
+  expect_error("variants: [ { name: a, profile: x } ]\nworkloads: { size: 2GiB }\n", "larger than the rbd image");
+  expect_error("variants: [ { name: a, profile: x } ]\nsweep: { values: [1, 2] }\n", "list 'neighbours' too");
+  expect_error("variants: [ { name: a, profile: x } ]\nneighbours: [ {} ]\nsweep: { values: [2, 1] }\n",
+               "distinct and ascending");
+  expect_error("variants: [ { name: a, profile: x } ]\nneighbours: [ {} ]\nsweep: { values: [1], workload: 4k-read }\n",
+               "'4k-read' is not one of the workloads");
+  expect_error("variants: [ { name: a, profile: x } ]\nneighbours: [ {} ]\nsweep: { values: [1], "
+               "storage_min_fraction: 1.5 }\n",
+               "expected a fraction in (0, 1]");
+  expect_error("variants: [ { name: a, profile: x } ]\nneighbours: [ { kind: vm, method: x } ]\n",
+               "neighbours[0].method: only goes with kind stress-ng");
+  expect_error("variants: [ { name: a, profile: x } ]\nneighbours: [ { kind: vm }, { kind: stress-ng, name: b } ]\n",
+               "all neighbours must be of one kind");
+  expect_error("variants: [ { name: a, profile: x } ]\nneighbours: [ { image: foo } ]\n",
+               "only goes with backend podman");
+  expect_error("variants: [ { name: a, profile: x } ]\nrepeats: 0\n", "repeats: must be at least 1");
+  expect_error("variants: [ { name: a, profile: x } ]\nbogus: 1\n", "bogus");
+  expect_error("variants: [ { name: a, profile: x } ]\nhardware_baseline: { size: 1GiB }\n", "needs 'path'");
+  expect_error("variants: [ { name: a, profile: x } ]\nworkloads: { fio_options: [direct=1] }\n",
+               "expected --key=value");
+}
+
+static void test_profile_paths(void **state) {
+  (void)state;
+  struct placer_study *s = NULL;
+  struct placer_error *err = NULL;
+  const char *text = "variants:\n  - { name: a, profile: demo-local }\n  - { name: b, profile: p/x.yaml }\n"
+                     "  - { name: c, profile: /abs/y.yaml }\n  - { name: d, profile: nope }\n";
+  assert_int_equal(placer_study_parse("/some/dir/study.yaml", text, strlen(text), &s, &err), 0);
+  s->dir = strdup("/some/dir");
+  setenv("PLACER_PROFILES_DIR", test_data_path("../profiles"), 1);
+  char *path = NULL;
+  assert_int_equal(placer_study_profile_path(s, &s->variants[0], &path, &err), 0);
+  assert_non_null(strstr(path, "profiles/demo-local.yaml"));
+  free(path);
+  assert_int_equal(placer_study_profile_path(s, &s->variants[1], &path, &err), 0);
+  assert_string_equal(path, "/some/dir/p/x.yaml");
+  free(path);
+  assert_int_equal(placer_study_profile_path(s, &s->variants[2], &path, &err), 0);
+  assert_string_equal(path, "/abs/y.yaml");
+  free(path);
+  assert_int_equal(placer_study_profile_path(s, &s->variants[3], &path, &err), -1);
+  assert_non_null(strstr(err->msg, "no shipped profile 'nope'"));
+  placer_error_free(err);
+  unsetenv("PLACER_PROFILES_DIR");
+  placer_study_free(s);
+}
+
+/* The annotated example of docs/bench.md is a valid study. */
+static void test_docs_example(void **state) {
+  (void)state;
+  char *doc = test_read_file(test_data_path("../docs/bench.md"));
+  assert_non_null(doc);
+  char *section = strstr(doc, "## The study file");
+  assert_non_null(section);
+  char *start = strstr(section, "```yaml\n");
+  assert_non_null(start);
+  start += strlen("```yaml\n");
+  char *end = strstr(start, "```");
+  assert_non_null(end);
+  struct placer_study *s = NULL;
+  struct placer_error *err = NULL;
+  if (placer_study_parse("docs/bench.md", start, (size_t)(end - start), &s, &err) < 0)
+    fail_msg("the example in docs/bench.md: %s", err->msg);
+  assert_int_equal(s->n_variants, 2);
+  assert_int_equal(placer_study_n_workloads(s), 12);
+  assert_true(s->sweep.enabled);
+  assert_int_equal(s->neighbours[0].kind, PLACER_STUDY_NEIGHBOUR_VM);
+  placer_study_free(s);
+  free(doc);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+    cmocka_unit_test(test_default_study),
+    cmocka_unit_test(test_defaults),
+    cmocka_unit_test(test_matrix_and_sweep),
+    cmocka_unit_test(test_errors),
+    cmocka_unit_test(test_profile_paths),
+    cmocka_unit_test(test_docs_example),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
