@@ -426,21 +426,30 @@ static void cell_cores(const struct placer_bench_results *r, size_t v, size_t c,
   free(count);
 }
 
+/* The first three cells of a per-cell row: "4K randwrite", "alone", "pinned". */
+static void cell_label_cells(struct placer_table *t, const struct placer_bench_results *r, size_t v, size_t c,
+                             size_t w) {
+  char label[128];
+  workload_label(&r->workloads[w], label, sizeof(label));
+  placer_table_row(t, false);
+  placer_table_cell_l(t, "%s", label);
+  placer_table_cell_l(t, "%s", r->conditions[c].name);
+  placer_table_cell_l(t, "%s", r->variants[v]);
+}
+
+static void blank_label_cells(struct placer_table *t) {
+  placer_table_row(t, false);
+  for (int i = 0; i < 3; i++)
+    placer_table_cell_l(t, "%s", "");
+}
+
+/* The storage daemons' cost per client IO and how busy the machine was. */
 static int cost_table(const struct placer_bench_results *r, FILE *out) {
-  const char *roles[32];
-  size_t n_roles = collect_roles(r, roles, 32);
   struct placer_table t = {0};
-  char label[128], a[32];
-  placer_table_row(&t, false);
-  placer_table_cell_l(&t, "%s", "");
-  placer_table_cell_l(&t, "%s", "");
-  placer_table_cell_l(&t, "%s", "");
+  char a[32];
+  blank_label_cells(&t);
   placer_table_cell_r(&t, "%s ms CPU/IO", r->storage_role[0] ? r->storage_role : "storage");
   placer_table_cell_r(&t, "write amp");
-  for (size_t i = 0; i < n_roles; i++) {
-    placer_table_cell_r(&t, "%s cores", roles[i]);
-    placer_table_cell_r(&t, "%s peak RSS", roles[i]);
-  }
   placer_table_cell_r(&t, "cores busy");
   placer_table_cell_r(&t, "busiest core");
   for (size_t w = 0; w < r->n_workloads; w++)
@@ -448,21 +457,11 @@ static int cost_table(const struct placer_bench_results *r, FILE *out) {
       for (size_t v = 0; v < r->n_variants; v++) {
         struct placer_bench_cell_stats s;
         placer_bench_cell_stats(r, v, c, w, &s);
-        placer_table_row(&t, false);
-        workload_label(&r->workloads[w], label, sizeof(label));
-        placer_table_cell_l(&t, "%s", label);
-        placer_table_cell_l(&t, "%s", r->conditions[c].name);
-        placer_table_cell_l(&t, "%s", r->variants[v]);
+        cell_label_cells(&t, r, v, c, w);
         fmt_fixed(s.storage_cpu_ms_per_io.median, "%.3g", a, sizeof(a));
         placer_table_cell_r(&t, "%s", a);
         fmt_fixed(s.write_amplification.median, "%.2f", a, sizeof(a));
         placer_table_cell_r(&t, "%s", a);
-        for (size_t i = 0; i < n_roles; i++) {
-          fmt_fixed(cell_role_median(r, v, c, w, placer_bench_run_role_cores, roles[i]), "%.2f", a, sizeof(a));
-          placer_table_cell_r(&t, "%s", a);
-          fmt_bytes(cell_role_median(r, v, c, w, placer_bench_run_role_peak_rss, roles[i]), a, sizeof(a));
-          placer_table_cell_r(&t, "%s", a);
-        }
         double mean, busiest_value;
         int busiest;
         cell_cores(r, v, c, w, &mean, &busiest, &busiest_value);
@@ -474,8 +473,67 @@ static int cost_table(const struct placer_bench_results *r, FILE *out) {
         else
           placer_table_cell_r(&t, DASH);
       }
-  fprintf(out, "\nCost (medians over repeats; cores = CPU time / run time)\n");
+  fprintf(out, "\nCost (medians over repeats; cores busy = mean load of the cores)\n");
   return placer_table_print(&t, out);
+}
+
+/* CPU per role, one column per role: narrow enough for a terminal. */
+static int role_cores_table(const struct placer_bench_results *r, const char *const *roles, size_t n_roles,
+                            FILE *out) {
+  struct placer_table t = {0};
+  char a[32];
+  blank_label_cells(&t);
+  for (size_t i = 0; i < n_roles; i++)
+    placer_table_cell_r(&t, "%s", roles[i]);
+  for (size_t w = 0; w < r->n_workloads; w++)
+    for (size_t c = 0; c < r->n_conditions; c++)
+      for (size_t v = 0; v < r->n_variants; v++) {
+        cell_label_cells(&t, r, v, c, w);
+        for (size_t i = 0; i < n_roles; i++) {
+          fmt_fixed(cell_role_median(r, v, c, w, placer_bench_run_role_cores, roles[i]), "%.2f", a, sizeof(a));
+          placer_table_cell_r(&t, "%s", a);
+        }
+      }
+  fprintf(out, "\nCores used per role (CPU time / run time, medians over repeats)\n");
+  return placer_table_print(&t, out);
+}
+
+/* Peak RSS is a process's high-water mark since it started, so it is given
+ * once per variant: the largest seen over all its runs. */
+static int role_rss_table(const struct placer_bench_results *r, const char *const *roles, size_t n_roles, FILE *out) {
+  struct placer_table t = {0};
+  char a[32];
+  placer_table_row(&t, false);
+  placer_table_cell_l(&t, "%s", "");
+  for (size_t i = 0; i < n_roles; i++)
+    placer_table_cell_r(&t, "%s", roles[i]);
+  for (size_t v = 0; v < r->n_variants; v++) {
+    placer_table_row(&t, false);
+    placer_table_cell_l(&t, "%s", r->variants[v]);
+    for (size_t i = 0; i < n_roles; i++) {
+      double peak = NAN;
+      for (size_t w = 0; w < r->n_workloads; w++)
+        for (size_t c = 0; c < r->n_conditions; c++)
+          for (size_t k = 0; k < r->repeats; k++) {
+            const struct placer_bench_run *run = placer_bench_results_run_const(r, v, c, w, k);
+            double x = run->done ? placer_bench_run_role_peak_rss(run, roles[i]) : NAN;
+            if (!isnan(x) && (isnan(peak) || x > peak))
+              peak = x;
+          }
+      fmt_bytes(peak, a, sizeof(a));
+      placer_table_cell_r(&t, "%s", a);
+    }
+  }
+  fprintf(out, "\nPeak RSS per role (largest over the variant's runs)\n");
+  return placer_table_print(&t, out);
+}
+
+static int role_tables(const struct placer_bench_results *r, FILE *out) {
+  const char *roles[32];
+  size_t n_roles = collect_roles(r, roles, 32);
+  if (n_roles == 0)
+    return 0;
+  return role_cores_table(r, roles, n_roles, out) | role_rss_table(r, roles, n_roles, out);
 }
 
 struct thread_share {
@@ -588,6 +646,7 @@ int placer_bench_report(const struct placer_bench_results *r, char **out, struct
   rc |= interference_table(r, f);
   rc |= sweep_table(r, f);
   rc |= cost_table(r, f);
+  rc |= role_tables(r, f);
   rc |= threads_table(r, f);
   if (fclose(f) != 0 || rc != 0) {
     free(text);
