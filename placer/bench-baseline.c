@@ -85,6 +85,13 @@ int bench_hardware_baseline(struct bench *b, struct placer_error **err) {
       rc = -1;
       break;
     }
+    /* Like a measured run: a job error or no I/O is no baseline to compare with. */
+    if (fio->n_failed_jobs > 0 || fio->total.read.total_ios + fio->total.write.total_ios == 0) {
+      rc = placer_error_set(err, PLACER_EXIT_SYSTEM, 0, "hardware baseline: fio %s reported %s; see %s",
+                            b->wl_names[w], fio->n_failed_jobs > 0 ? "errors" : "no I/O", json);
+      placer_fio_result_free(fio);
+      break;
+    }
     const struct placer_fio_io *rd = &fio->total.read, *wr = &fio->total.write;
     json_t *o = json_pack("{s:s, s:s, s:I, s:s, s:f, s:f, s:I, s:I}", "workload", b->wl_names[w], "pattern",
                           b->wl_patterns[w], "block_size_bytes", (json_int_t)b->wl_bs[w], "fio_json", rel, "read_iops",

@@ -17,6 +17,7 @@
 
 #include "apply.h"
 #include "podman-argv.h"
+#include "procmatch.h"
 #include "substitute.h"
 #include "textfile.h"
 #include "topology.h"
@@ -349,7 +350,8 @@ static void interrupt_stress(struct placer_bench_neighbour_proc *p) {
     placer_bench_run_command(argv, env, NULL, 30, false, &e);
     placer_error_free(e);
   } else {
-    kill(p->rec.pid, SIGINT);
+    /* Only the process we started: its PID may have been reused by now. */
+    placer_proc_signal(p->rec.pid, p->rec.start_time, SIGINT);
   }
   for (int i = 0; i < 100 && p->ops->is_running(&p->rec); i++) {
     if (p->container == NULL)

@@ -106,7 +106,7 @@ static int write_atomic(const char *path, const char *text, struct placer_error 
   cleanup_free char *tmp = NULL;
   if (asprintf(&tmp, "%s.tmp", path) < 0)
     return bench_oom(err);
-  FILE *f = fopen(tmp, "w");
+  FILE *f = fopen(tmp, "we");
   if (f == NULL)
     return placer_error_errno(err, PLACER_EXIT_SYSTEM, errno, "create '%s'", tmp);
   fputs(text, f);

@@ -552,7 +552,7 @@ int placer_bench_run_study(const struct placer_study *study, const struct placer
       if (tail)
         fputs(tail, stdout);
       fflush(stdout);
-      FILE *f = path ? fopen(path, "w") : NULL;
+      FILE *f = path ? fopen(path, "we") : NULL;
       if (f) {
         fputs(report, f);
         if (tail)

@@ -372,7 +372,8 @@ static int open_csv(struct bench *b, const char *name, const char *header, FILE 
   cleanup_free char *path = bench_path_join(b->out, name);
   if (path == NULL)
     return bench_oom(err);
-  FILE *f = fopen(path, "w");
+  /* O_CLOEXEC: fio, stress-ng and the Ceph daemons must not hold them open. */
+  FILE *f = fopen(path, "we");
   if (f == NULL)
     return placer_error_errno(err, PLACER_EXIT_SYSTEM, errno, "create '%s'", path);
   fprintf(f, "%s\n", header);
@@ -423,11 +424,12 @@ int bench_setup(struct bench *b, struct placer_error **err) {
     cleanup_free char *path = NULL;
     if (asprintf(&path, "%s/plans/%s.txt", b->out, b->vars[i].spec->name) < 0)
       return bench_oom(err);
-    FILE *f = fopen(path, "w");
+    FILE *f = fopen(path, "we");
     if (f == NULL)
       return placer_error_errno(err, PLACER_EXIT_SYSTEM, errno, "create '%s'", path);
     placer_plan_print_text(b->vars[i].plan, f);
-    fclose(f);
+    if (fclose(f) != 0)
+      return placer_error_errno(err, PLACER_EXIT_SYSTEM, errno, "write '%s'", path);
   }
   if (make_results(b, err) < 0)
     return -1;

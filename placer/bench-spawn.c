@@ -10,13 +10,18 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "procmatch.h"
+#include "subprocess.h"
 #include "substitute.h"
 
-extern char **environ;
+#ifndef CLOSE_RANGE_CLOEXEC
+#define CLOSE_RANGE_CLOEXEC (1U << 2)
+#endif
 
 volatile sig_atomic_t placer_bench_stop = 0;
 
@@ -57,29 +62,9 @@ bool placer_bench_sleep_ms(unsigned ms) {
   return false;
 }
 
-/* ENV entries override placer's environment by key; the vector shares the strings. */
-static char **merge_env(char *const *env) {
-  size_t n_base = placer_argv_len(environ), n_add = env ? placer_argv_len(env) : 0;
-  char **out = calloc(n_base + n_add + 1, sizeof(char *));
-  if (out == NULL)
-    return NULL;
-  size_t n = 0;
-  for (size_t i = 0; i < n_base; i++) {
-    size_t klen = strcspn(environ[i], "=");
-    bool overridden = false;
-    for (size_t j = 0; j < n_add && !overridden; j++)
-      overridden = strncmp(env[j], environ[i], klen) == 0 && env[j][klen] == '=';
-    if (!overridden)
-      out[n++] = environ[i];
-  }
-  for (size_t j = 0; j < n_add; j++)
-    out[n++] = env[j];
-  out[n] = NULL;
-  return out;
-}
-
 int placer_bench_spawn(char *const *argv, char *const *env, const char *log, pid_t *pid, struct placer_error **err) {
-  char **envp = merge_env(env);
+  /* Built before fork: the child only makes async-signal-safe calls. */
+  char **envp = placer_env_merge(env);
   int pipefd[2];
   if (envp == NULL || pipe2(pipefd, O_CLOEXEC) < 0) {
     int e = envp ? errno : ENOMEM;
@@ -97,6 +82,11 @@ int placer_bench_spawn(char *const *argv, char *const *env, const char *log, pid
     signal(SIGHUP, SIG_DFL);
     signal(SIGPIPE, SIG_DFL);
     setsid();
+    /* Nothing placer holds open (a results file, a lock) leaks into the child. */
+    if (syscall(SYS_close_range, 3U, ~0U, CLOSE_RANGE_CLOEXEC) < 0)
+      for (int fd = 3; fd < 4096; fd++)
+        if (fd != pipefd[1])
+          fcntl(fd, F_SETFD, FD_CLOEXEC);
     int in = open("/dev/null", O_RDONLY | O_CLOEXEC);
     int out = log ? open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644)
                   : open("/dev/null", O_WRONLY | O_CLOEXEC);

@@ -6,6 +6,7 @@
 #     the neighbours' rates with and without storage, fio and the neighbour on exactly
 #     the CPUs of their plan); the warm-up runs left their fio JSON; the baseline and
 #     its shares are in summary.json; the report is on stdout;
+#   - fio and the neighbour hold none of the results files open;
 #   - Ctrl-C (SIGINT) in the middle of a long run stops within seconds with exit 130,
 #     the summary says interrupted and keeps the runs done so far, and no process and
 #     no cgroup is left;
@@ -119,6 +120,15 @@ until grep -q "] pinned-r0: 4k-randwrite alone" "$work/r2.err" 2>/dev/null; do
 done
 sleep 1
 [ -n "$(leftovers)" ] || fail "nothing of the study runs before the Ctrl-C"
+# Nothing bench starts inherits its results files (runs.csv, summary.json, ...).
+for p in $(leftovers); do
+  [ "$p" != "$bg" ] || continue
+  for fd in /proc/"$p"/fd/*; do
+    case "$(readlink "$fd" 2>/dev/null)" in
+      "$work/r2/"*.csv | "$work/r2/summary.json"*) fail "PID $p ($(cat /proc/"$p"/comm 2>/dev/null)) holds $(readlink "$fd") open" ;;
+    esac
+  done
+done
 t1=$(date +%s)
 kill -INT "$bg"
 wait "$bg"; rc=$?
