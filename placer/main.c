@@ -15,13 +15,13 @@ struct command {
 static const struct command commands[] = {
   { "topo", cmd_topo, "show the node: NUMA nodes, cores, caches, disks, NICs" },
   { "plan", cmd_plan, "compute where every role runs from a profile" },
-  { "run", cmd_run, "start a profile's daemons, containers and VMs already placed" },
-  { "stop", cmd_stop, "stop what 'placer run' started and remove its groups" },
   { "apply", cmd_apply, "put running daemons, VMs and fio in their planned cgroups" },
   { "status", cmd_status, "planned vs actual placement; exit 1 on drift" },
   { "reset", cmd_reset, "undo apply: processes back, placer's groups removed" },
-  { "bench", cmd_bench, "A/B benchmark placements on real Ceph and fio (default: a built-in study)" },
+  { "run", cmd_run, "start a profile's daemons, containers and VMs already placed" },
+  { "stop", cmd_stop, "stop what 'placer run' started and remove its groups" },
   { "exec", cmd_exec, "run a command already placed in an instance's planned group" },
+  { "bench", cmd_bench, "A/B benchmark placements on real Ceph and fio (default: a built-in study)" },
 };
 
 static void usage(FILE *out) {
