@@ -299,6 +299,12 @@ static int undo_move(struct placer_cgroup *cg, const struct placer_journal_entry
   for (int c = 0; c < PLACER_CGROUP_N_CONTROLLERS && ret == 0; c++) {
     if (now.path[c] == NULL || e->group == NULL || strcmp(now.path[c], e->group) != 0)
       continue;
+    if (e->original.path[c] == NULL && c == PLACER_CGROUP_CPUACCT) {
+      /* A state file from before placer moved processes in cpuacct: where
+       * it was is not recorded, so leave that hierarchy alone. */
+      free(TAKE_PTR(now.path[c]));
+      continue;
+    }
     const char *to = e->original.path[c] ? e->original.path[c] : "";
     if (*to && !group_dir_exists(cg, c, to)) {
       strv_add(notes, "pid %d: its original %s group %s is gone: moved to the root instead", (int)e->pid,

@@ -293,13 +293,6 @@ static int ensure_values(struct applier *a, struct target *t, struct placer_erro
   return 0;
 }
 
-static bool membership_is(const struct placer_cgroup_membership *m, const char *group) {
-  for (int c = 0; c < PLACER_CGROUP_N_CONTROLLERS; c++)
-    if (m->path[c] == NULL || strcmp(m->path[c], group) != 0)
-      return false;
-  return true;
-}
-
 /* Each thread's Cpus_allowed_list now. */
 static int snapshot_threads(pid_t pid, struct placer_thread_affinity **out, size_t *n, struct placer_error **err) {
   cleanup_free pid_t *tids = NULL;
@@ -332,7 +325,7 @@ static int move_process(struct applier *a, struct target *t, struct bound_proc *
   if (placer_cgroup_pid_membership(a->cg, p->pid, &m, err) < 0)
     return placer_error_prefix(err, "pid %d (%s)", (int)p->pid, p->comm);
   pid_t stray = 0;
-  if (membership_is(&m, t->group) && (stray = apply_stray_thread(p->pid)) == 0) {
+  if (placer_cgroup_membership_is(a->cg, &m, t->group) && (stray = apply_stray_thread(p->pid)) == 0) {
     placer_cgroup_membership_clear(&m);
     return 0;
   }
@@ -429,7 +422,7 @@ static int verify_process(struct applier *a, struct target *t, struct bound_proc
   struct placer_cgroup_membership m = { { 0 } };
   if (placer_cgroup_pid_membership(a->cg, p->pid, &m, err) < 0)
     return placer_error_prefix(err, "verify pid %d (%s)", (int)p->pid, p->comm);
-  bool ok = membership_is(&m, t->group);
+  bool ok = placer_cgroup_membership_is(a->cg, &m, t->group);
   placer_cgroup_membership_clear(&m);
   if (!ok)
     return placer_error_set(err, PLACER_EXIT_SYSTEM, EAGAIN, "verify pid %d (%s): not in %s in every hierarchy",

@@ -440,10 +440,6 @@ static int existing_up(const struct placer_study *study, const struct placer_ben
       rc = placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
       continue;
     }
-    /* apply moves the process in the cpuset, memory and cpu hierarchies; a
-     * cpuacct mounted apart needs it too, and back at the end. */
-    if (rc == 0 && placer_bench_cpuacct_path(d->pid, &d->cpuacct_before) == 0)
-      rc = placer_bench_cpuacct_join(env->cg, d->group, d->pid, err);
   }
   c->n_daemons = k;
   placer_apply_report_free(report);
@@ -453,20 +449,9 @@ static int existing_up(const struct placer_study *study, const struct placer_ben
   return rc;
 }
 
-static int existing_down(const struct placer_bench_cluster_env *env, struct placer_bench_cluster *c,
-                         struct placer_error **err) {
-  int rc = 0;
-  for (size_t i = 0; i < c->n_daemons; i++) {
-    struct placer_error *e = NULL;
-    if (c->daemons[i].cpuacct_before &&
-        placer_bench_cpuacct_restore(env->cg, c->daemons[i].cpuacct_before, c->daemons[i].pid, &e) < 0) {
-      if (rc == 0)
-        rc = placer_error_set(err, e->exit_code, e->errno_value, "%s: %s", c->daemons[i].name, e->msg);
-      placer_error_free(e);
-    }
-  }
+static int existing_down(struct placer_bench_cluster *c, struct placer_error **err) {
   if (!c->applied)
-    return rc;
+    return 0;
   char **lines = NULL;
   size_t n = 0;
   int reset = placer_reset(c->apply_state, &lines, &n, err);
@@ -476,7 +461,7 @@ static int existing_down(const struct placer_bench_cluster_env *env, struct plac
   c->applied = false;
   if (reset < 0)
     return placer_error_prefix(err, "put the existing cluster's daemons back");
-  return rc;
+  return 0;
 }
 
 /* ------------------------------------------------------------------ dispatch */
@@ -490,7 +475,6 @@ static void cluster_clear(struct placer_bench_cluster *c) {
   for (size_t i = 0; i < c->n_daemons; i++) {
     free(c->daemons[i].name);
     free(c->daemons[i].group);
-    free(c->daemons[i].cpuacct_before);
   }
   free(c->daemons);
   placer_argv_free(c->devices);
@@ -539,7 +523,7 @@ int placer_bench_cluster_down(const struct placer_study *study, const struct pla
   if (c->type == PLACER_STUDY_CLUSTER_LOCAL)
     rc = local_down(env, c, err);
   else if (c->type == PLACER_STUDY_CLUSTER_EXISTING)
-    rc = existing_down(env, c, err);
+    rc = existing_down(c, err);
   cluster_clear(c);
   return rc;
 }

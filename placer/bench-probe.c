@@ -11,7 +11,7 @@
 #include "sample.h"
 
 struct target_state {
-  char *instance, *role, *cgroup_dir;
+  char *instance, *role, *group;
   pid_t pid;
   uint64_t cpu_ns; /* at start: the cgroup's usage, or the process's CPU time */
   struct placer_sample_task *threads;
@@ -19,6 +19,7 @@ struct target_state {
 };
 
 struct placer_bench_probe {
+  const struct placer_cgroup *cg;
   struct timespec started;
   long ticks_per_second;
   size_t n_targets;
@@ -31,10 +32,10 @@ struct placer_bench_probe {
   size_t n_disks;
 };
 
-static int target_cpu_ns(const char *proc_root, const struct target_state *t, long hz, uint64_t *out,
-                         struct placer_error **err) {
-  if (t->cgroup_dir)
-    return placer_sample_cgroup_cpu_ns(t->cgroup_dir, out, err);
+static int target_cpu_ns(const struct placer_cgroup *cg, const char *proc_root, const struct target_state *t,
+                         long hz, uint64_t *out, struct placer_error **err) {
+  if (t->group)
+    return placer_cgroup_read_cpu_usage_ns(cg, t->group, out, err);
   struct placer_sample_task task;
   if (placer_sample_process(proc_root, t->pid, &task, NULL, err) < 0)
     return -1;
@@ -48,7 +49,7 @@ void placer_bench_probe_free(struct placer_bench_probe *p) {
   for (size_t i = 0; i < p->n_targets; i++) {
     free(p->targets[i].instance);
     free(p->targets[i].role);
-    free(p->targets[i].cgroup_dir);
+    free(p->targets[i].group);
     free(p->targets[i].threads);
   }
   free(p->targets);
@@ -62,6 +63,10 @@ void placer_bench_probe_free(struct placer_bench_probe *p) {
 
 static int copy_targets(struct placer_bench_probe *p, const struct placer_bench_target *targets, size_t n,
                         struct placer_error **err) {
+  for (size_t i = 0; i < n; i++)
+    if (targets[i].group && p->cg == NULL)
+      return placer_error_set(err, PLACER_EXIT_USAGE, 0, "bench probe: '%s' has a group but no cgroup layer to read it",
+                              targets[i].instance ? targets[i].instance : "?");
   p->targets = calloc(n ? n : 1, sizeof(*p->targets));
   if (p->targets == NULL)
     return placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "bench probe");
@@ -69,25 +74,27 @@ static int copy_targets(struct placer_bench_probe *p, const struct placer_bench_
     struct target_state *t = &p->targets[i];
     if (targets[i].instance == NULL || targets[i].role == NULL)
       return placer_error_set(err, PLACER_EXIT_USAGE, 0, "bench probe: target %zu has no instance or role", i);
-    if (targets[i].cgroup_dir == NULL && targets[i].pid <= 0)
+    if (targets[i].group == NULL && targets[i].pid <= 0)
       return placer_error_set(err, PLACER_EXIT_USAGE, 0, "bench probe: '%s' has neither a cgroup nor a pid",
                               targets[i].instance);
     t->instance = strdup(targets[i].instance);
     t->role = strdup(targets[i].role);
-    t->cgroup_dir = targets[i].cgroup_dir ? strdup(targets[i].cgroup_dir) : NULL;
+    t->group = targets[i].group ? strdup(targets[i].group) : NULL;
     t->pid = targets[i].pid;
-    if (t->instance == NULL || t->role == NULL || (targets[i].cgroup_dir && t->cgroup_dir == NULL))
+    if (t->instance == NULL || t->role == NULL || (targets[i].group && t->group == NULL))
       return placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "bench probe");
   }
   return 0;
 }
 
-int placer_bench_probe_start(const char *proc_root, const struct placer_bench_target *targets, size_t n_targets,
+int placer_bench_probe_start(const struct placer_cgroup *cg, const char *proc_root,
+                             const struct placer_bench_target *targets, size_t n_targets,
                              const char *const *devices, size_t n_devices, struct placer_bench_probe **out,
                              struct placer_error **err) {
   struct placer_bench_probe *p = calloc(1, sizeof(*p));
   if (p == NULL)
     return placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "bench probe");
+  p->cg = cg;
   p->ticks_per_second = sysconf(_SC_CLK_TCK);
   int rc = copy_targets(p, targets, n_targets, err);
   p->devices = calloc(n_devices ? n_devices : 1, sizeof(*p->devices));
@@ -98,7 +105,7 @@ int placer_bench_probe_start(const char *proc_root, const struct placer_bench_ta
       rc = placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "bench probe");
   for (size_t i = 0; rc == 0 && i < p->n_targets; i++) {
     struct target_state *t = &p->targets[i];
-    if (target_cpu_ns(proc_root, t, p->ticks_per_second, &t->cpu_ns, err) < 0 ||
+    if (target_cpu_ns(p->cg, proc_root, t, p->ticks_per_second, &t->cpu_ns, err) < 0 ||
         (t->pid > 0 && placer_sample_threads(proc_root, t->pid, &t->threads, &t->n_threads, err) < 0))
       rc = placer_error_prefix(err, "bench probe: %s", t->instance);
   }
@@ -168,7 +175,7 @@ int placer_bench_probe_finish(struct placer_bench_probe *p, const char *proc_roo
     struct placer_sample_mem mem = {0};
     struct placer_sample_task *threads = NULL;
     size_t n_threads = 0;
-    if (target_cpu_ns(proc_root, t, p->ticks_per_second, &cpu_ns, err) < 0 ||
+    if (target_cpu_ns(p->cg, proc_root, t, p->ticks_per_second, &cpu_ns, err) < 0 ||
         (t->pid > 0 && placer_sample_process(proc_root, t->pid, NULL, &mem, err) < 0) ||
         (t->pid > 0 && placer_sample_threads(proc_root, t->pid, &threads, &n_threads, err) < 0))
       return placer_error_prefix(err, "bench probe: %s", t->instance);

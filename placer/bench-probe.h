@@ -8,23 +8,26 @@
 #include <sys/types.h>
 
 #include "bench-results.h"
+#include "cgroup.h"
 #include "error.h"
 
 /* One instance to watch. */
 struct placer_bench_target {
   const char *instance;   /* "osd.0" */
   const char *role;       /* "osd" */
-  const char *cgroup_dir; /* its CPU accounting directory (see placer_sample_cgroup_cpu_ns),
+  const char *group;      /* its cgroup, whose CPU usage is read (placer_cgroup_read_cpu_usage_ns),
                              or NULL: then the CPU time of pid itself */
   pid_t pid;              /* its main process, for RSS and threads; 0: none */
 };
 
 struct placer_bench_probe;
 
-/* The "before" snapshot. proc_root is "/proc" (a captured tree in tests);
+/* The "before" snapshot. CG (NULL when no target has a group) reads the
+ * targets' groups; it must outlive the probe. proc_root is "/proc" (a captured tree in tests);
  * devices are /proc/diskstats names ("nvme0n1"), n_devices may be 0; a name
  * that is not there fails. The targets and device names are copied. */
-int placer_bench_probe_start(const char *proc_root, const struct placer_bench_target *targets, size_t n_targets,
+int placer_bench_probe_start(const struct placer_cgroup *cg, const char *proc_root,
+                             const struct placer_bench_target *targets, size_t n_targets,
                              const char *const *devices, size_t n_devices, struct placer_bench_probe **out,
                              struct placer_error **err);
 /* The "after" snapshot, and into run: duration_s (monotonic clock between the

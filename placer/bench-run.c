@@ -346,33 +346,26 @@ static int run_cell(struct bench *b, struct pass *p, size_t w, size_t c, struct 
       /* Targets: the daemons, fio (its group: it forks per job), the neighbours. */
       size_t n_targets = p->cluster.n_daemons + 1 + nb.n;
       struct placer_bench_target *targets = calloc(n_targets, sizeof(*targets));
-      char **dirs = calloc(n_targets, sizeof(char *));
-      if (targets == NULL || dirs == NULL) {
+      if (targets == NULL) {
         rc = bench_oom(err);
       } else {
         size_t k = 0;
         for (size_t i = 0; i < p->cluster.n_daemons; i++, k++) {
           const struct placer_bench_daemon *d = &p->cluster.daemons[i];
-          dirs[k] = placer_bench_cpu_dir(b->cg, d->group);
-          targets[k] = (struct placer_bench_target){ d->inst->name, d->inst->role, dirs[k], d->pid };
+          targets[k] = (struct placer_bench_target){ d->inst->name, d->inst->role, d->group, d->pid };
         }
-        dirs[k] = placer_bench_cpu_dir(b->cg, p->v->fio_group);
-        targets[k] = (struct placer_bench_target){ p->v->fio->name, p->v->fio->role, dirs[k], 0 };
-        k++;
+        targets[k++] = (struct placer_bench_target){ p->v->fio->name, p->v->fio->role, p->v->fio_group, 0 };
         for (size_t i = 0; i < nb.n; i++, k++) {
-          dirs[k] = placer_bench_cpu_dir(b->cg, nb.procs[i].group);
           /* A guest's threads (vCPUs) are worth listing; stress-ng's parent only waits. */
           pid_t tpid = nb.procs[i].console ? nb.procs[i].rec.pid : 0;
-          targets[k] = (struct placer_bench_target){ nb.procs[i].inst->name, nb.procs[i].inst->role, dirs[k], tpid };
+          targets[k] = (struct placer_bench_target){ nb.procs[i].inst->name, nb.procs[i].inst->role,
+                                                     nb.procs[i].group, tpid };
         }
-        rc = placer_bench_probe_start("/proc", targets, n_targets, (const char *const *)p->cluster.devices,
+        rc = placer_bench_probe_start(b->cg, "/proc", targets, n_targets, (const char *const *)p->cluster.devices,
                                       p->cluster.devices ? placer_argv_len(p->cluster.devices) : 0, &probe, err);
         if (rc == 0)
           placer_bench_neighbours_mark(&nb, err);
       }
-      for (size_t i = 0; dirs && i < n_targets; i++)
-        free(dirs[i]);
-      free(dirs);
       free(targets);
     }
     watch[n_watch++] = (struct hwm_watch){ p->v->fio->name, p->v->fio_group, 0 };

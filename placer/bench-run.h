@@ -158,7 +158,6 @@ struct placer_bench_daemon {
   const struct placer_instance *inst;    /* the plan instance that places it */
   char *group;
   pid_t pid;
-  char *cpuacct_before;                  /* existing: its cpuacct group before bench moved it */
 };
 
 /* A cluster in force for one variant and repeat. */
@@ -200,21 +199,8 @@ int placer_bench_cluster_up(const struct placer_study *study, const struct place
 int placer_bench_cluster_down(const struct placer_study *study, const struct placer_bench_cluster_env *env,
                               struct placer_bench_cluster *c, struct placer_error **err);
 
-/* ------------------------------------------------------------ CPU accounting */
+/* ------------------------------------------------------------ starting placed processes */
 
-/* Where GROUP's CPU usage is read (placer_sample_cgroup_cpu_ns): the v1
- * cpuacct hierarchy when it is mounted apart from cpu, else the cpu group
- * (v1 cpu,cpuacct; v2).  Caller frees. */
-char *placer_bench_cpu_dir(const struct placer_cgroup *cg, const char *group);
-/* Put PID in GROUP of a separately mounted v1 cpuacct hierarchy (creating
- * it); nothing to do elsewhere. */
-int placer_bench_cpuacct_join(const struct placer_cgroup *cg, const char *group, pid_t pid,
-                              struct placer_error **err);
-/* The cpuacct group PID is in now ("" for the root), when cpuacct is
- * mounted apart; -1 otherwise.  And moving it back there. */
-int placer_bench_cpuacct_path(pid_t pid, char **out);
-int placer_bench_cpuacct_restore(const struct placer_cgroup *cg, const char *path, pid_t pid,
-                                 struct placer_error **err);
 /* `EXE exec --prefix PREFIX [--topology T] PROFILE INSTANCE -- COMMAND...`:
  * how bench starts a process that forks (fio, stress-ng) so that it and its
  * children are accounted from the first instruction. */

@@ -214,3 +214,21 @@ int placer_bench_start_placed(const struct placer_bench_exec *x, const char *ins
   }
   return 0;
 }
+
+int placer_bench_exec_argv(const char *exe, const char *prefix, const char *topology, const char *profile,
+                           const char *instance, char *const *command, char ***out) {
+  char **argv = NULL;
+  int rc = placer_argv_push(&argv, exe) | placer_argv_push(&argv, "exec") | placer_argv_push(&argv, "--prefix") |
+           placer_argv_push(&argv, prefix);
+  if (topology)
+    rc |= placer_argv_push(&argv, "--topology") | placer_argv_push(&argv, topology);
+  rc |= placer_argv_push(&argv, profile) | placer_argv_push(&argv, instance) | placer_argv_push(&argv, "--");
+  for (size_t i = 0; command && command[i]; i++)
+    rc |= placer_argv_push(&argv, command[i]);
+  if (rc != 0) {
+    placer_argv_free(argv);
+    return -1;
+  }
+  *out = argv;
+  return 0;
+}

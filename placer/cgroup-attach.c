@@ -30,14 +30,15 @@ static int write_procs(const char *mount_point, const char *group, const char *p
   return cg_write_file(dir, "cgroup.procs", pid_text, err);
 }
 
-/* Write PID into each hierarchy's GROUPS[c], then check every thread and
- * write it again where one is elsewhere (born during the move). */
+/* Write PID into each hierarchy's GROUPS[c] (NULL: leave that hierarchy
+ * alone), then check every thread and write it again where one is
+ * elsewhere (born during the move). */
 static int attach_and_verify(struct placer_cgroup *cg, const char *const groups[PLACER_CGROUP_N_CONTROLLERS],
                              pid_t pid, struct placer_error **err) {
   char pid_text[24];
   snprintf(pid_text, sizeof(pid_text), "%d", (int)pid);
   for (int c = 0; c < PLACER_CGROUP_N_CONTROLLERS; c++) {
-    if (cg->hier[c].shared)
+    if (cg->hier[c].shared || groups[c] == NULL)
       continue;
     if (write_procs(cg->hier[c].mount_point, groups[c], pid_text, err) < 0)
       return -1;
@@ -47,7 +48,7 @@ static int attach_and_verify(struct placer_cgroup *cg, const char *const groups[
   cleanup_membership struct placer_cgroup_membership expected = { { 0 } };
   char **want = expected.path;
   for (int c = 0; c < PLACER_CGROUP_N_CONTROLLERS; c++)
-    if ((want[c] = cg_path_to_proc(cg->hier[c].mount_root, groups[c])) == NULL)
+    if (!cg->hier[c].shared && groups[c] && (want[c] = cg_path_to_proc(cg->hier[c].mount_root, groups[c])) == NULL)
       return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
 
   for (int round = 0; round < ATTACH_ROUNDS; round++) {
@@ -70,7 +71,7 @@ static int attach_and_verify(struct placer_cgroup *cg, const char *const groups[
         continue;
       }
       for (int c = 0; c < PLACER_CGROUP_N_CONTROLLERS; c++) {
-        if (cg->hier[c].shared)
+        if (cg->hier[c].shared || want[c] == NULL)
           continue;
         cleanup_free char *have = NULL;
         bool placed = placer_cgroup_proc_lookup(content, proc_controller(cg, c), &have) == 0 &&
@@ -105,7 +106,7 @@ static int attach_and_verify(struct placer_cgroup *cg, const char *const groups[
 int cg_attach_group(struct placer_cgroup *cg, const char *group, pid_t pid, struct placer_error **err) {
   const char *groups[PLACER_CGROUP_N_CONTROLLERS];
   for (int c = 0; c < PLACER_CGROUP_N_CONTROLLERS; c++)
-    groups[c] = group;
+    groups[c] = c == PLACER_CGROUP_CPUACCT && !placer_cgroup_accounts(cg, group) ? NULL : group;
   return attach_and_verify(cg, groups, pid, err);
 }
 
@@ -118,6 +119,16 @@ int placer_cgroup_pid_membership(struct placer_cgroup *cg, pid_t pid, struct pla
     return -1;
   struct placer_cgroup_membership m = { { 0 } };
   for (int c = 0; c < PLACER_CGROUP_N_CONTROLLERS; c++) {
+    if (cg->hier[c].shared) {
+      /* One hierarchy with an earlier controller: the same group (also
+       * where /proc/PID/cgroup has no line of this name, as for a cpuacct
+       * that is cpu's hierarchy only because it is not mounted). */
+      if ((m.path[c] = strdup(m.path[cg->hier[c].same_as])) == NULL) {
+        placer_cgroup_membership_clear(&m);
+        return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+      }
+      continue;
+    }
     cleanup_free char *proc_path = NULL;
     if (placer_cgroup_proc_lookup(content, proc_controller(cg, c), &proc_path) < 0) {
       placer_cgroup_membership_clear(&m);
@@ -139,11 +150,18 @@ int placer_cgroup_restore_pid(struct placer_cgroup *cg, pid_t pid, const struct 
                               struct placer_error **err) {
   const char *groups[PLACER_CGROUP_N_CONTROLLERS];
   for (int c = 0; c < PLACER_CGROUP_N_CONTROLLERS; c++) {
-    if (!cg_recorded_path_is_safe(m->path[c]))
+    /* A shared hierarchy goes where its first controller's path says. */
+    const char *path = m->path[cg->hier[c].shared ? cg->hier[c].same_as : c];
+    if (path && !cg_recorded_path_is_safe(path))
       return placer_error_set(err, PLACER_EXIT_SYSTEM, EINVAL, "move pid %d back: recorded %s group '%s' is not usable",
-                              (int)pid, placer_cgroup_controller_name(c), m->path[c] ? m->path[c] : "(none)");
-    groups[c] = m->path[c];
+                              (int)pid, placer_cgroup_controller_name(c), path);
+    groups[c] = path;
   }
+  bool any = false;
+  for (int c = 0; c < PLACER_CGROUP_N_CONTROLLERS; c++)
+    any = any || groups[c] != NULL;
+  if (!any)
+    return placer_error_set(err, PLACER_EXIT_SYSTEM, EINVAL, "move pid %d back: no group recorded", (int)pid);
   if (attach_and_verify(cg, groups, pid, err) < 0)
     return placer_error_prefix(err, "move pid %d back", (int)pid);
   return 0;

@@ -17,6 +17,7 @@ struct placer_cgroup_ops {
   const char *cpu_weight_file;      /* the raw weight file: "cpu.shares" / "cpu.weight" */
   const char *effective_cpus_file;  /* "cpuset.effective_cpus" / "cpuset.cpus.effective" */
   const char *effective_mems_file;
+  const char *cpu_usage_file;       /* "cpuacct.usage" (ns) / "cpu.stat" (usage_usec) */
   /* Find each controller's hierarchy; MOUNTINFO is /proc/self/mountinfo. */
   int (*init)(struct placer_cgroup *cg, const char *mountinfo, struct placer_error **err);
   int (*create)(struct placer_cgroup *cg, const char *group, struct placer_error **err);
@@ -30,12 +31,13 @@ struct placer_cgroup_ops {
 extern const struct placer_cgroup_ops placer_cgroup_ops_v1;
 extern const struct placer_cgroup_ops placer_cgroup_ops_v2;
 
-/* Where one controller's hierarchy is mounted.  In v2 all three entries
- * describe the same unified mount. */
+/* Where one controller's hierarchy is mounted.  In v2 all entries describe
+ * the same unified mount. */
 struct placer_cgroup_hier {
   char *mount_point; /* directory placer's group paths are relative to */
   char *mount_root;  /* hierarchy path mounted there ("/" normally), as /proc/PID/cgroup names it */
   bool shared;       /* same hierarchy as an earlier controller: skip when walking hierarchies */
+  int same_as;       /* shared: that earlier controller (its entry in /proc/PID/cgroup stands for this one) */
 };
 
 struct placer_cgroup {
@@ -44,7 +46,7 @@ struct placer_cgroup {
   char *root;
   struct placer_cgroup_hier hier[PLACER_CGROUP_N_CONTROLLERS];
   /* Every hierarchy mounted under the root, once each: v1 every cgroup
-   * mount directly below it (cpuset, memory and cpu, but also pids, blkio,
+   * mount directly below it (cpuset, memory, cpu and cpuacct, but also pids, blkio,
    * freezer, ... and the hybrid layout's cgroup2 "unified", where runc
    * makes a container's groups too); v2 the root itself.  Removing a group
    * and listing the processes of a subtree walk all of them. */
@@ -56,6 +58,8 @@ struct placer_cgroup {
 #define PLACER_CGROUP_SHARES_MIN 2u
 #define PLACER_CGROUP_SHARES_MAX 262144u
 
+/* GROUP's directory is there in controller C's hierarchy. */
+bool cg_group_dir_exists(const struct placer_cgroup *cg, enum placer_cgroup_controller c, const char *group);
 /* GROUP is a valid relative group path (else a PLACER_EXIT_USAGE error). */
 int cg_check_group(const char *group, struct placer_error **err);
 /* A path recorded from /proc/PID/cgroup: any spelling, but no "." / "..". */

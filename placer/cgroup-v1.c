@@ -1,5 +1,5 @@
 /* cgroup v1 (and the hybrid layout): one hierarchy per controller, each
- * found in mountinfo; cpuset, memory and cpu are handled separately. */
+ * found in mountinfo; cpuset, memory, cpu and cpuacct are handled separately. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,14 +16,25 @@ static int v1_init(struct placer_cgroup *cg, const char *mountinfo, struct place
   for (int c = 0; c < PLACER_CGROUP_N_CONTROLLERS; c++) {
     const char *name = placer_cgroup_controller_name(c);
     struct placer_cgroup_hier *h = &cg->hier[c];
-    if (cg_mountinfo_lookup(mountinfo, cg->root, name, &h->mount_point, &h->mount_root) < 0)
-      return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOENT, "no cgroup v1 '%s' hierarchy mounted under %s", name,
-                              cg->root);
-    /* Controllers mounted together (say "cpuset,cpu") are one hierarchy:
+    if (cg_mountinfo_lookup(mountinfo, cg->root, name, &h->mount_point, &h->mount_root) < 0) {
+      if (c != PLACER_CGROUP_CPUACCT)
+        return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOENT, "no cgroup v1 '%s' hierarchy mounted under %s", name,
+                                cg->root);
+      /* No cpuacct mount (a test root with cpuset, memory and cpu only):
+       * account in cpu's hierarchy, as with "cpu,cpuacct". */
+      h->mount_point = strdup(cg->hier[PLACER_CGROUP_CPU].mount_point);
+      h->mount_root = strdup(cg->hier[PLACER_CGROUP_CPU].mount_root);
+      if (h->mount_point == NULL || h->mount_root == NULL)
+        return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+    }
+    /* Controllers mounted together (say "cpu,cpuacct") are one hierarchy:
      * walk it once. */
-    for (int prev = 0; prev < c; prev++)
-      if (strcmp(cg->hier[prev].mount_point, h->mount_point) == 0)
+    h->same_as = c;
+    for (int prev = c - 1; prev >= 0; prev--)
+      if (strcmp(cg->hier[prev].mount_point, h->mount_point) == 0) {
         h->shared = true;
+        h->same_as = cg->hier[prev].same_as;
+      }
   }
   return 0;
 }
@@ -53,9 +64,31 @@ static int populate_cpuset(const char *parent, const char *dir, struct placer_er
   return 0;
 }
 
+/* May GROUP be made in a separately mounted cpuacct?  Not below a level
+ * that exists in cpuset but not in cpuacct (made by hand, or by a placer
+ * before cpuacct was part of the layer): making it there would leave a
+ * cpuacct group behind that nobody removes.  Such a group does not
+ * account (placer_cgroup_accounts). */
+static bool cpuacct_may_create(const struct placer_cgroup *cg, const char *group) {
+  cleanup_free char *path = strdup(group);
+  if (path == NULL)
+    return false;
+  for (char *slash = path;; slash++) {
+    slash = strchr(slash, '/');
+    if (slash)
+      *slash = '\0';
+    if (!cg_group_dir_exists(cg, PLACER_CGROUP_CPUACCT, path) && cg_group_dir_exists(cg, PLACER_CGROUP_CPUSET, path))
+      return false;
+    if (slash == NULL)
+      return true;
+    *slash = '/';
+  }
+}
+
 static int v1_create(struct placer_cgroup *cg, const char *group, struct placer_error **err) {
+  bool acct = cpuacct_may_create(cg, group);
   for (int c = 0; c < PLACER_CGROUP_N_CONTROLLERS; c++) {
-    if (cg->hier[c].shared)
+    if (cg->hier[c].shared || (c == PLACER_CGROUP_CPUACCT && !acct))
       continue;
     cleanup_free char *path = strdup(group);
     if (path == NULL)
@@ -104,9 +137,12 @@ static int v1_attach_pid(struct placer_cgroup *cg, const char *group, pid_t pid,
 static int v1_attach_tid(struct placer_cgroup *cg, const char *group, pid_t tid, struct placer_error **err) {
   char value[24];
   snprintf(value, sizeof(value), "%d", (int)tid);
-  for (int c = 0; c < PLACER_CGROUP_N_CONTROLLERS; c++)
-    if (!cg->hier[c].shared && cg_write_group(cg, c, group, "tasks", value, err) < 0)
+  for (int c = 0; c < PLACER_CGROUP_N_CONTROLLERS; c++) {
+    if (cg->hier[c].shared || (c == PLACER_CGROUP_CPUACCT && !placer_cgroup_accounts(cg, group)))
+      continue;
+    if (cg_write_group(cg, c, group, "tasks", value, err) < 0)
       return -1;
+  }
   return 0;
 }
 
@@ -118,6 +154,7 @@ const struct placer_cgroup_ops placer_cgroup_ops_v1 = {
   .cpu_weight_file = "cpu.shares",
   .effective_cpus_file = "cpuset.effective_cpus",
   .effective_mems_file = "cpuset.effective_mems",
+  .cpu_usage_file = "cpuacct.usage",
   .init = v1_init,
   .create = v1_create,
   .weight_to_raw = placer_cgroup_weight_to_shares, /* the crun/runc map, cgroup-names.c */

@@ -24,6 +24,7 @@ static int v2_init(struct placer_cgroup *cg, const char *mountinfo, struct place
     cg->hier[c].mount_point = strdup(h->mount_point);
     cg->hier[c].mount_root = strdup(h->mount_root);
     cg->hier[c].shared = true;
+    cg->hier[c].same_as = 0;
     if (cg->hier[c].mount_point == NULL || cg->hier[c].mount_root == NULL)
       return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
   }
@@ -127,6 +128,7 @@ const struct placer_cgroup_ops placer_cgroup_ops_v2 = {
   .cpu_weight_file = "cpu.weight",
   .effective_cpus_file = "cpuset.cpus.effective",
   .effective_mems_file = "cpuset.mems.effective",
+  .cpu_usage_file = "cpu.stat",
   .init = v2_init,
   .create = v2_create,
   .weight_to_raw = weight_as_is,

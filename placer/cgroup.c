@@ -15,10 +15,11 @@
 #include <unistd.h>
 
 #include "cgroup-internal.h"
+#include "sample.h"
 
 #define DEFAULT_ROOT "/sys/fs/cgroup"
 
-static const char *const controller_names[PLACER_CGROUP_N_CONTROLLERS] = { "cpuset", "memory", "cpu" };
+static const char *const controller_names[PLACER_CGROUP_N_CONTROLLERS] = { "cpuset", "memory", "cpu", "cpuacct" };
 
 const char *placer_cgroup_controller_name(enum placer_cgroup_controller c) {
   return (unsigned)c < PLACER_CGROUP_N_CONTROLLERS ? controller_names[c] : "?";
@@ -258,13 +259,34 @@ void placer_cgroup_close(struct placer_cgroup *cg) {
 
 /* ------------------------------------------------------------------ dispatch */
 
+bool cg_group_dir_exists(const struct placer_cgroup *cg, enum placer_cgroup_controller c, const char *group) {
+  cleanup_free char *dir = cg_group_dir(cg->hier[c].mount_point, group);
+  struct stat st;
+  return dir && stat(dir, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+/* cpuacct does not count: a group made before placer knew it (or by hand)
+ * exists all the same, it is only not accounted. */
 bool placer_cgroup_exists(const struct placer_cgroup *cg, const char *group) {
   if (!placer_cgroup_group_is_valid(group))
     return false;
+  for (int c = 0; c < PLACER_CGROUP_N_CONTROLLERS; c++)
+    if (c != PLACER_CGROUP_CPUACCT && !cg_group_dir_exists(cg, c, group))
+      return false;
+  return true;
+}
+
+bool placer_cgroup_accounts(const struct placer_cgroup *cg, const char *group) {
+  return cg->hier[PLACER_CGROUP_CPUACCT].shared ||
+         (placer_cgroup_group_is_valid(group) && cg_group_dir_exists(cg, PLACER_CGROUP_CPUACCT, group));
+}
+
+bool placer_cgroup_membership_is(const struct placer_cgroup *cg, const struct placer_cgroup_membership *m,
+                                 const char *group) {
   for (int c = 0; c < PLACER_CGROUP_N_CONTROLLERS; c++) {
-    cleanup_free char *dir = cg_group_dir(cg->hier[c].mount_point, group);
-    struct stat st;
-    if (dir == NULL || stat(dir, &st) < 0 || !S_ISDIR(st.st_mode))
+    if (c == PLACER_CGROUP_CPUACCT && !placer_cgroup_accounts(cg, group))
+      continue;
+    if (m->path[c] == NULL || strcmp(m->path[c], group) != 0)
       return false;
   }
   return true;
@@ -368,6 +390,19 @@ int placer_cgroup_read_cpu_weight(struct placer_cgroup *cg, const char *group, u
       cg_read_group_u64(cg, PLACER_CGROUP_CPU, group, cg->ops->cpu_weight_file, &raw, err) < 0)
     return -1;
   *out = cg->ops->raw_to_weight(raw);
+  return 0;
+}
+
+int placer_cgroup_read_cpu_usage_ns(const struct placer_cgroup *cg, const char *group, uint64_t *out,
+                                    struct placer_error **err) {
+  const char *file = cg->ops->cpu_usage_file;
+  cleanup_free char *text = NULL;
+  if (cg_check_group(group, err) < 0 || cg_read_group(cg, PLACER_CGROUP_CPUACCT, group, file, &text, err) < 0)
+    return -1;
+  int rc = cg->mode == PLACER_CGROUP_V2 ? placer_sample_parse_cpu_stat(text, out, err)
+                                        : placer_sample_parse_cpuacct_usage(text, out, err);
+  if (rc < 0)
+    return placer_error_prefix(err, "CPU usage of %s", group);
   return 0;
 }
 

@@ -17,11 +17,17 @@ enum placer_cgroup_mode {
   PLACER_CGROUP_V2, /* the root is the unified cgroup2 hierarchy */
 };
 
-/* The controllers placer uses.  In v2 they share one hierarchy. */
+/* The controllers placer uses.  In v2 they share one hierarchy.  CPUACCT
+ * (CPU usage accounting) is cpu's hierarchy where the two are mounted
+ * together ("cpu,cpuacct"), in v2 (cpu.stat) and where v1 has no cpuacct
+ * mount; a hierarchy of its own where it is mounted apart (Debian 12's
+ * hybrid layout).  Groups are created, entered and left in it like in the
+ * others. */
 enum placer_cgroup_controller {
   PLACER_CGROUP_CPUSET,
   PLACER_CGROUP_MEMORY,
   PLACER_CGROUP_CPU,
+  PLACER_CGROUP_CPUACCT,
   PLACER_CGROUP_N_CONTROLLERS,
 };
 
@@ -36,7 +42,8 @@ struct placer_cgroup; /* opaque handle: mode, root, where each controller lives 
 
 /* Detect the mode of ROOT (NULL: $PLACER_CGROUP_ROOT, else /sys/fs/cgroup)
  * by its filesystem magic, and find each controller's directory (v1: from
- * /proc/self/mountinfo, so "cpu,cpuacct" mounts are found too). */
+ * /proc/self/mountinfo, so "cpu,cpuacct" mounts are found too; cpuacct is
+ * optional in v1 and is then taken to be cpu's hierarchy). */
 int placer_cgroup_open(const char *root, struct placer_cgroup **out, struct placer_error **err);
 void placer_cgroup_close(struct placer_cgroup *cg);
 
@@ -66,7 +73,15 @@ bool placer_cgroup_group_is_valid(const char *group);
  * cpuset.memory_migrate=1; v2: +cpuset +memory +cpu are enabled in every
  * ancestor's cgroup.subtree_control.  Existing groups are kept as they are. */
 int placer_cgroup_create(struct placer_cgroup *cg, const char *group, struct placer_error **err);
+/* GROUP is there in cpuset, memory and cpu (a separate cpuacct need not
+ * have it: see placer_cgroup_accounts). */
 bool placer_cgroup_exists(const struct placer_cgroup *cg, const char *group);
+/* GROUP is there in the cpuacct hierarchy too (always where cpuacct is
+ * cpu's hierarchy or v2).  A group placer did not make (by hand, or by a
+ * placer before cpuacct was part of the layer) may lack it where cpuacct is
+ * mounted apart: moving a process in then leaves its cpuacct group alone,
+ * and its CPU usage cannot be read. */
+bool placer_cgroup_accounts(const struct placer_cgroup *cg, const char *group);
 
 /* CPUS / MEMS are kernel list syntax ("0-3,8").  A refused value fails with
  * "write PATH = 'VALUE': strerror". */
@@ -79,7 +94,8 @@ int placer_cgroup_set_memory_limit(struct placer_cgroup *cg, const char *group, 
 int placer_cgroup_set_cpu_weight(struct placer_cgroup *cg, const char *group, unsigned weight,
                                  struct placer_error **err);
 
-/* Move a whole process (every thread) into GROUP, in every controller, and
+/* Move a whole process (every thread) into GROUP, in every controller
+ * (cpuacct where GROUP accounts), and
  * verify each thread landed there (threads born during the move are moved
  * too, with bounded retries). */
 int placer_cgroup_attach_pid(struct placer_cgroup *cg, const char *group, pid_t pid, struct placer_error **err);
@@ -94,6 +110,11 @@ int placer_cgroup_read_memory_limit(struct placer_cgroup *cg, const char *group,
                                     struct placer_error **err);
 int placer_cgroup_read_cpu_weight(struct placer_cgroup *cg, const char *group, unsigned *out,
                                   struct placer_error **err);
+/* CPU time used by GROUP's processes (and its children's) since the group
+ * was made, in ns: v1 cpuacct.usage of the cpuacct hierarchy, v2 usage_usec
+ * of cpu.stat times 1000. */
+int placer_cgroup_read_cpu_usage_ns(const struct placer_cgroup *cg, const char *group, uint64_t *out,
+                                    struct placer_error **err);
 /* PIDs in cgroup.procs of GROUP (cpuset hierarchy in v1); sorted. */
 int placer_cgroup_list_pids(struct placer_cgroup *cg, const char *group, pid_t **pids, size_t *n_pids,
                             struct placer_error **err);
@@ -107,10 +128,15 @@ struct placer_cgroup_membership {
 int placer_cgroup_pid_membership(struct placer_cgroup *cg, pid_t pid, struct placer_cgroup_membership *out,
                                  struct placer_error **err);
 /* Move PID (whole process) back to the groups in M.  These are existing
- * groups of any name, so only "." and ".." components are refused. */
+ * groups of any name, so only "." and ".." components are refused.  A NULL
+ * path means "not recorded" (a state file written before placer knew
+ * cpuacct): that hierarchy is left alone. */
 int placer_cgroup_restore_pid(struct placer_cgroup *cg, pid_t pid, const struct placer_cgroup_membership *m,
                               struct placer_error **err);
 void placer_cgroup_membership_clear(struct placer_cgroup_membership *m);
+/* M is GROUP in every hierarchy (cpuacct only where GROUP accounts). */
+bool placer_cgroup_membership_is(const struct placer_cgroup *cg, const struct placer_cgroup_membership *m,
+                                 const char *group);
 
 /* Effective cpus and mems of GROUP ("" or NULL: the hierarchy's root):
  * v1 cpuset.effective_cpus / cpuset.effective_mems, v2 cpuset.cpus.effective /
@@ -131,7 +157,7 @@ int placer_cgroup_write_cpu_raw(const struct placer_cgroup *cg, const char *grou
 
 /* Remove GROUP and everything below it (deepest first, e.g. the conmon
  * children podman leaves behind), in every hierarchy mounted under the
- * root: placer's three and the others runc makes a container's groups in
+ * root: placer's four and the others runc makes a container's groups in
  * (pids, blkio, freezer, the hybrid "unified", ...); never anywhere else.
  * Nothing is removed while any of them still has processes: the error
  * names the group and its PIDs.  A group that is already gone is not an

@@ -35,10 +35,13 @@ struct child_report {
   int detail; /* STAGE_CGROUP: index of the procs file */
 };
 
-/* The cgroup.procs files of GROUP, one per distinct hierarchy. */
+/* The cgroup.procs files of GROUP, one per distinct hierarchy (cpuacct
+ * where GROUP accounts). */
 static int procs_files(struct placer_cgroup *cg, const char *group, char ***out, struct placer_error **err) {
   char **files = NULL;
   for (int c = 0; c < PLACER_CGROUP_N_CONTROLLERS; c++) {
+    if (c == PLACER_CGROUP_CPUACCT && !placer_cgroup_accounts(cg, group))
+      continue;
     cleanup_free char *dir = placer_cgroup_dir(cg, (enum placer_cgroup_controller)c, group);
     cleanup_free char *path = NULL;
     if (dir == NULL || asprintf(&path, "%s/cgroup.procs", dir) < 0) {

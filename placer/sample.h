@@ -21,7 +21,9 @@ int placer_sample_parse_cpu_stat(const char *text, uint64_t *out_ns, struct plac
 /* CPU time used so far by every task in a cgroup, in ns. dir is the group's
  * directory: a v1 cpuacct (or cpu,cpuacct) one, e.g.
  * /sys/fs/cgroup/cpuacct/placer/osd.0, read through cpuacct.usage; or a v2 one,
- * e.g. /sys/fs/cgroup/placer/osd.0, read through cpu.stat. */
+ * e.g. /sys/fs/cgroup/placer/osd.0, read through cpu.stat.  For placer's own
+ * groups, placer_cgroup_read_cpu_usage_ns (cgroup.h) knows the directory and
+ * the file; this one reads any directory by what it holds. */
 int placer_sample_cgroup_cpu_ns(const char *dir, uint64_t *out_ns, struct placer_error **err);
 
 /* --- processes and threads --------------------------------------------------- */

@@ -107,6 +107,8 @@ static bool check_process(struct placer_cgroup *cg, const struct placer_state_in
   char elsewhere[512] = "";
   for (int c = 0; c < PLACER_CGROUP_N_CONTROLLERS; c++) {
     json_object_set_new(groups, placer_cgroup_controller_name(c), str_or_null(m.path[c]));
+    if (c == PLACER_CGROUP_CPUACCT && !placer_cgroup_accounts(cg, si->group))
+      continue; /* a group made without it: not accounted, not misplaced */
     if (m.path[c] == NULL || strcmp(m.path[c], si->group) != 0) {
       in_group = false;
       snprintf(elsewhere + strlen(elsewhere), sizeof(elsewhere) - strlen(elsewhere), "%s%s:/%s", *elsewhere ? " " : "",

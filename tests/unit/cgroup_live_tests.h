@@ -231,6 +231,8 @@ static size_t live_expect_threads(pid_t pid, const char *group, const char *cpus
       continue;
     }
     for (int ctl = 0; ctl < PLACER_CGROUP_N_CONTROLLERS; ctl++) {
+      if (live.cg->hier[ctl].shared)
+        continue; /* one hierarchy with an earlier controller: checked there */
       char *have = NULL;
       bool v2 = placer_cgroup_get_mode(live.cg) == PLACER_CGROUP_V2;
       const char *name = v2 ? NULL : placer_cgroup_controller_name(ctl);

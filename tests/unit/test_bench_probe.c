@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "bench-probe.h"
+#include "cgroup-internal.h"
 #include "test_support.h"
 
 static const struct placer_bench_workload workload = {"4k-randwrite", "randwrite", 4096};
@@ -31,26 +32,44 @@ static struct placer_bench_results *one_run_results(void) {
   return r;
 }
 
+/* A v2 cgroup layer whose hierarchy is the directory DIR (no statfs, no
+ * mountinfo): the fixture groups below it read like real ones. */
+static struct placer_cgroup *fixture_cgroup_v2(const char *dir) {
+  struct placer_cgroup *cg = calloc(1, sizeof(*cg));
+  assert_non_null(cg);
+  cg->mode = PLACER_CGROUP_V2;
+  cg->ops = &placer_cgroup_ops_v2;
+  cg->root = strdup(dir);
+  for (int c = 0; c < PLACER_CGROUP_N_CONTROLLERS; c++) {
+    cg->hier[c].mount_point = strdup(dir);
+    cg->hier[c].mount_root = strdup("/");
+    cg->hier[c].shared = c > 0;
+  }
+  return cg;
+}
+
 static void test_probe_on_snapshots(void **state) {
   assert_int_equal(sysconf(_SC_CLK_TCK), 100); /* the fixture's ticks are USER_HZ = 100 */
   char before[4096], after[4096], v2[4096];
   snprintf(before, sizeof(before), "%s", test_data_path("fixtures/proc/osd-under-load/before"));
   snprintf(after, sizeof(after), "%s", test_data_path("fixtures/proc/osd-under-load/after"));
-  snprintf(v2, sizeof(v2), "%s", test_data_path("fixtures/cgroup-cpu/v2"));
+  snprintf(v2, sizeof(v2), "%s", test_data_path("fixtures/cgroup-cpu"));
+  struct placer_cgroup *cg = fixture_cgroup_v2(v2);
   const struct placer_bench_target targets[] = {
       {"osd.0", "osd", NULL, 29132}, /* CPU from the process itself */
-      {"mon.a", "mon", v2, 0},       /* CPU from a cgroup (unchanged file: 0) */
+      {"mon.a", "mon", "v2", 0},     /* CPU from a cgroup's cpu.stat (unchanged file: 0) */
   };
   const char *const devices[] = {"vda"};
   struct placer_bench_probe *p = NULL;
   struct placer_error *err = NULL;
-  if (placer_bench_probe_start(before, targets, 2, devices, 1, &p, &err) < 0)
+  if (placer_bench_probe_start(cg, before, targets, 2, devices, 1, &p, &err) < 0)
     fail_msg("%s", err->msg);
   struct placer_bench_results *r = one_run_results();
   struct placer_bench_run *run = placer_bench_results_run(r, 0, 0, 0, 0);
   if (placer_bench_probe_finish(p, after, 3, run, &err) < 0)
     fail_msg("%s", err->msg);
   placer_bench_probe_free(p);
+  placer_cgroup_close(cg);
 
   assert_true(run->duration_s >= 0 && run->duration_s < 5);
   assert_false(run->done);
@@ -87,7 +106,7 @@ static void expect_start_error(const struct placer_bench_target *targets, size_t
   struct placer_error *err = NULL;
   char root[4096];
   snprintf(root, sizeof(root), "%s", test_data_path("fixtures/proc/osd-under-load/before"));
-  assert_int_equal(placer_bench_probe_start(root, targets, n, devices, n_devices, &p, &err), -1);
+  assert_int_equal(placer_bench_probe_start(NULL, root, targets, n, devices, n_devices, &p, &err), -1);
   assert_null(p);
   if (strstr(err->msg, needle) == NULL)
     fail_msg("'%s' does not mention '%s'", err->msg, needle);

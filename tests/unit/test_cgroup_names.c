@@ -1,8 +1,11 @@
 /* The pure parts of the cgroup layer: names and paths, /proc/PID/cgroup
  * and mountinfo parsing, shares <-> weight.  No cgroup is touched. */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "cgroup-internal.h"
 #include "test_support.h"
@@ -162,6 +165,7 @@ static void expect_mount(const char *mountinfo, const char *root, const char *co
 static void test_mountinfo(void **state) {
   (void)state;
   expect_mount(mountinfo_hybrid, "/sys/fs/cgroup", "cpu", "/sys/fs/cgroup/cpu,cpuacct", "/");
+  expect_mount(mountinfo_hybrid, "/sys/fs/cgroup", "cpuacct", "/sys/fs/cgroup/cpu,cpuacct", "/");
   expect_mount(mountinfo_hybrid, "/sys/fs/cgroup/", "cpuset", "/sys/fs/cgroup/cpuset", "/");
   expect_mount(mountinfo_hybrid, "/sys/fs/cgroup", "memory", "/sys/fs/cgroup/memory", "/docker/abc");
   expect_mount(mountinfo_hybrid, "/sys/fs/cgroup", "pids", NULL, NULL);
@@ -176,6 +180,154 @@ static void test_mountinfo(void **state) {
   expect_mount(v2, "/sys/fs/cgroup/placer.slice/", NULL, "/sys/fs/cgroup/placer.slice", "/placer.slice");
   expect_mount(v2, "/sys/fs/cgroupx", NULL, NULL, NULL);
   expect_mount(v2, "/sys/fs/cgroup", "cpuset", NULL, NULL);
+}
+
+/* Debian 12's hybrid layout: cpu and cpuacct are hierarchies of their own. */
+static const char *mountinfo_apart =
+    "31 23 0:28 / /sys/fs/cgroup rw,relatime - tmpfs tmpfs rw,mode=755\n"
+    "32 31 0:29 / /sys/fs/cgroup/cpu rw,relatime - cgroup cgroup rw,cpu\n"
+    "33 31 0:30 / /sys/fs/cgroup/cpuacct rw,relatime - cgroup cgroup rw,cpuacct\n"
+    "34 31 0:31 / /sys/fs/cgroup/cpuset rw,relatime - cgroup cgroup rw,cpuset\n"
+    "35 31 0:32 / /sys/fs/cgroup/memory rw,relatime - cgroup cgroup rw,memory\n"
+    "41 31 0:38 / /sys/fs/cgroup/unified rw,relatime - cgroup2 cgroup2 rw\n";
+
+/* cpuset, memory and cpu only (a test root). */
+static const char *mountinfo_no_cpuacct =
+    "34 31 0:31 / /sys/fs/cgroup/cpuset rw,relatime - cgroup cgroup rw,cpuset\n"
+    "35 31 0:32 / /sys/fs/cgroup/memory rw,relatime - cgroup cgroup rw,memory\n"
+    "32 31 0:29 / /sys/fs/cgroup/cpu rw,relatime - cgroup cgroup rw,cpu\n";
+
+static struct placer_cgroup *fake_cgroup(enum placer_cgroup_mode mode, const char *root) {
+  struct placer_cgroup *cg = calloc(1, sizeof(*cg));
+  assert_non_null(cg);
+  cg->mode = mode;
+  cg->ops = mode == PLACER_CGROUP_V2 ? &placer_cgroup_ops_v2 : &placer_cgroup_ops_v1;
+  cg->root = strdup(root);
+  return cg;
+}
+
+static void expect_v1_hierarchies(const char *mountinfo, const char *cpuacct_point, bool cpuacct_shared) {
+  struct placer_cgroup *cg = fake_cgroup(PLACER_CGROUP_V1, "/sys/fs/cgroup");
+  struct placer_error *err = NULL;
+  assert_int_equal(placer_cgroup_ops_v1.init(cg, mountinfo, &err), 0);
+  assert_false(cg->hier[PLACER_CGROUP_CPUSET].shared);
+  assert_false(cg->hier[PLACER_CGROUP_MEMORY].shared);
+  assert_false(cg->hier[PLACER_CGROUP_CPU].shared);
+  assert_string_equal(cg->hier[PLACER_CGROUP_CPUACCT].mount_point, cpuacct_point);
+  assert_int_equal(cg->hier[PLACER_CGROUP_CPUACCT].shared, cpuacct_shared);
+  assert_int_equal(cg->hier[PLACER_CGROUP_CPUACCT].same_as, cpuacct_shared ? PLACER_CGROUP_CPU : PLACER_CGROUP_CPUACCT);
+  placer_cgroup_close(cg);
+}
+
+static void test_v1_cpuacct_hierarchy(void **state) {
+  (void)state;
+  /* Mounted together: one hierarchy, walked once, found under cpu's line. */
+  expect_v1_hierarchies(mountinfo_hybrid, "/sys/fs/cgroup/cpu,cpuacct", true);
+  /* Mounted apart: a hierarchy of its own that groups are made and entered in. */
+  expect_v1_hierarchies(mountinfo_apart, "/sys/fs/cgroup/cpuacct", false);
+  /* Not mounted: cpu's hierarchy stands in. */
+  expect_v1_hierarchies(mountinfo_no_cpuacct, "/sys/fs/cgroup/cpu", true);
+  assert_string_equal(placer_cgroup_controller_name(PLACER_CGROUP_CPUACCT), "cpuacct");
+
+  /* v2: every controller is the unified group. */
+  struct placer_cgroup *cg = fake_cgroup(PLACER_CGROUP_V2, "/sys/fs/cgroup");
+  struct placer_error *err = NULL;
+  const char *v2 = "30 23 0:26 / /sys/fs/cgroup rw,nosuid,nodev - cgroup2 cgroup2 rw,nsdelegate\n";
+  assert_int_equal(placer_cgroup_ops_v2.init(cg, v2, &err), 0);
+  assert_true(cg->hier[PLACER_CGROUP_CPUACCT].shared);
+  assert_int_equal(cg->hier[PLACER_CGROUP_CPUACCT].same_as, 0);
+  placer_cgroup_close(cg);
+}
+
+/* Point every controller of CG at DIR (fixture groups below it). */
+static void fake_hierarchies(struct placer_cgroup *cg, const char *dir) {
+  for (int c = 0; c < PLACER_CGROUP_N_CONTROLLERS; c++) {
+    cg->hier[c].mount_point = strdup(dir);
+    cg->hier[c].mount_root = strdup("/");
+    cg->hier[c].shared = c > 0;
+  }
+}
+
+static void test_read_cpu_usage(void **state) {
+  (void)state;
+  const char *dir = test_data_path("fixtures/cgroup-cpu");
+  struct placer_error *err = NULL;
+  uint64_t ns = 0;
+  struct placer_cgroup *v1 = fake_cgroup(PLACER_CGROUP_V1, dir);
+  fake_hierarchies(v1, dir);
+  assert_int_equal(placer_cgroup_read_cpu_usage_ns(v1, "v1-cpuacct", &ns, &err), 0);
+  assert_true(ns > 0);
+  uint64_t merged = 0;
+  /* cpu,cpuacct: cpuacct.usage, not v1's cpu.stat (throttling only). */
+  assert_int_equal(placer_cgroup_read_cpu_usage_ns(v1, "v1-cpu-cpuacct", &merged, &err), 0);
+  assert_true(merged > 0);
+  assert_int_equal(placer_cgroup_read_cpu_usage_ns(v1, "v1-cpu-only", &ns, &err), -1);
+  assert_non_null(strstr(err->msg, "cpuacct.usage"));
+  placer_error_free(err);
+  err = NULL;
+  assert_int_equal(placer_cgroup_read_cpu_usage_ns(v1, "../v2", &ns, &err), -1);
+  placer_error_free(err);
+  err = NULL;
+  placer_cgroup_close(v1);
+
+  struct placer_cgroup *v2 = fake_cgroup(PLACER_CGROUP_V2, dir);
+  fake_hierarchies(v2, dir);
+  assert_int_equal(placer_cgroup_read_cpu_usage_ns(v2, "v2", &ns, &err), 0);
+  assert_int_equal(ns, UINT64_C(797486247) * 1000);
+  placer_cgroup_close(v2);
+}
+
+/* A separate cpuacct where a group was made without it (by hand, or by an
+ * older placer): the group exists, does not account, and a process in it
+ * everywhere else is in it. */
+static void test_group_without_cpuacct(void **state) {
+  (void)state;
+  char tmp[] = "/tmp/placer-test-cpuacct.XXXXXX";
+  assert_non_null(mkdtemp(tmp));
+  static const char *const dirs[] = { "cpuset", "memory", "cpu", "cpuacct", "cpuset/g", "memory/g", "cpu/g",
+                                      "cpuset/h", "memory/h", "cpu/h", "cpuacct/h" };
+  char path[512];
+  for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
+    snprintf(path, sizeof(path), "%s/%s", tmp, dirs[i]);
+    assert_int_equal(mkdir(path, 0755), 0);
+  }
+  struct placer_cgroup *cg = fake_cgroup(PLACER_CGROUP_V1, tmp);
+  for (int c = 0; c < PLACER_CGROUP_N_CONTROLLERS; c++) {
+    snprintf(path, sizeof(path), "%s/%s", tmp, placer_cgroup_controller_name(c));
+    cg->hier[c].mount_point = strdup(path);
+    cg->hier[c].mount_root = strdup("/");
+    cg->hier[c].same_as = c;
+  }
+  assert_true(placer_cgroup_exists(cg, "g"));
+  assert_false(placer_cgroup_accounts(cg, "g"));
+  assert_true(placer_cgroup_exists(cg, "h"));
+  assert_true(placer_cgroup_accounts(cg, "h"));
+  assert_false(placer_cgroup_exists(cg, "x"));
+
+  struct placer_cgroup_membership m = { { strdup("g"), strdup("g"), strdup("g"), strdup("") } };
+  assert_true(placer_cgroup_membership_is(cg, &m, "g"));
+  free(m.path[3]);
+  m.path[3] = strdup("h");
+  free(m.path[0]);
+  m.path[0] = strdup("h");
+  assert_false(placer_cgroup_membership_is(cg, &m, "h")); /* memory and cpu are g */
+  for (int c = 0; c < PLACER_CGROUP_N_CONTROLLERS; c++) {
+    free(m.path[c]);
+    m.path[c] = strdup(c == PLACER_CGROUP_CPUACCT ? "" : "h");
+  }
+  assert_false(placer_cgroup_membership_is(cg, &m, "h")); /* h accounts: cpuacct counts */
+  placer_cgroup_membership_clear(&m);
+
+  /* cpuacct mounted with cpu: every group accounts. */
+  cg->hier[PLACER_CGROUP_CPUACCT].shared = true;
+  cg->hier[PLACER_CGROUP_CPUACCT].same_as = PLACER_CGROUP_CPU;
+  assert_true(placer_cgroup_accounts(cg, "g"));
+  placer_cgroup_close(cg);
+  for (size_t i = sizeof(dirs) / sizeof(dirs[0]); i-- > 0;) {
+    snprintf(path, sizeof(path), "%s/%s", tmp, dirs[i]);
+    assert_int_equal(rmdir(path), 0);
+  }
+  assert_int_equal(rmdir(tmp), 0);
 }
 
 static void test_proc_path_translation(void **state) {
@@ -265,6 +417,9 @@ int main(void) {
     cmocka_unit_test(test_path_join),
     cmocka_unit_test(test_proc_cgroup_lines),
     cmocka_unit_test(test_mountinfo),
+    cmocka_unit_test(test_v1_cpuacct_hierarchy),
+    cmocka_unit_test(test_read_cpu_usage),
+    cmocka_unit_test(test_group_without_cpuacct),
     cmocka_unit_test(test_proc_path_translation),
     cmocka_unit_test(test_shares_weight),
     cmocka_unit_test(test_open_bad_root),
