@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "apply.h"
+#include "datafile.h"
 #include "substitute.h"
 #include "textfile.h"
 
@@ -24,53 +25,12 @@
 
 /* ------------------------------------------------------------------ lookups */
 
-static char *existing_path(const char *dir, const char *rel) {
-  char *p = NULL;
-  if (asprintf(&p, "%s/%s", dir, rel) < 0)
-    return NULL;
-  if (access(p, R_OK) == 0)
-    return p;
-  free(p);
-  return NULL;
-}
-
-/* ENV, else REL next to the executable (build/ of the tree, PREFIX/bin), else
- * the source tree's. */
-static char *find_script(const char *env, const char *rel) {
-  const char *e = getenv(env);
-  if (e && *e)
-    return strdup(e);
-  char exe[4096];
-  ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-  if (n > 0) {
-    exe[n] = '\0';
-    char *slash = strrchr(exe, '/');
-    if (slash) {
-      *slash = '\0';
-      const char *prefixes[] = { "..", "../share/placer", "../.." };
-      for (size_t i = 0; i < N_OF(prefixes); i++) {
-        cleanup_free char *dir = NULL;
-        if (asprintf(&dir, "%s/%s", exe, prefixes[i]) < 0)
-          return NULL;
-        char *p = existing_path(dir, rel);
-        if (p)
-          return p;
-      }
-    }
-  }
-#ifdef PLACER_SOURCE_DIR
-  return existing_path(PLACER_SOURCE_DIR, rel);
-#else
-  return NULL;
-#endif
-}
-
 char *placer_bench_cluster_script(void) {
-  return find_script("PLACER_CEPH_CLUSTER_SCRIPT", "ci/ceph-cluster.sh");
+  return placer_data_file("PLACER_CEPH_CLUSTER_SCRIPT", "ci/ceph-cluster.sh");
 }
 
 char *placer_bench_vm_build_script(void) {
-  return find_script("PLACER_VM_BUILD_SCRIPT", "ci/vm/build-initramfs.sh");
+  return placer_data_file("PLACER_VM_BUILD_SCRIPT", "ci/vm/build-initramfs.sh");
 }
 
 int placer_bench_device_of(const char *path, char **name, struct placer_error **err) {

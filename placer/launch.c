@@ -2,6 +2,7 @@
  * recorded process still runs, killing what is left in a group); see
  * launch.h.  Removing groups in every hierarchy is the cgroup layer's. */
 #include "launch.h"
+#include "datafile.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -115,42 +116,6 @@ int placer_launch_remove_group(struct placer_cgroup *cg, const char *group, bool
 
 /* ------------------------------------------------------------------ containers.conf */
 
-static char *existing(const char *dir, const char *rel) {
-  char *path = NULL;
-  if (asprintf(&path, "%s/%s", dir, rel) < 0)
-    return NULL;
-  char *real = realpath(path, NULL);
-  free(path);
-  return real; /* NULL when it does not exist */
-}
-
 char *placer_containers_conf_path(void) {
-  const char *env = getenv("PLACER_CONTAINERS_CONF");
-  if (env && *env)
-    return strdup(env);
-  char exe[4096];
-  ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-  if (n > 0) {
-    exe[n] = '\0';
-    char *slash = strrchr(exe, '/');
-    if (slash) {
-      *slash = '\0';
-      /* build/placer -> containers/ of the tree; PREFIX/bin/placer -> PREFIX/share/placer */
-      static const char *const rels[] = {
-        "../containers/containers.conf",
-        "../share/placer/containers.conf",
-        "../../containers/containers.conf",
-      };
-      for (size_t i = 0; i < sizeof(rels) / sizeof(rels[0]); i++) {
-        char *p = existing(exe, rels[i]);
-        if (p)
-          return p;
-      }
-    }
-  }
-#ifdef PLACER_SOURCE_DIR
-  return existing(PLACER_SOURCE_DIR, "containers/containers.conf");
-#else
-  return NULL;
-#endif
+  return placer_data_file("PLACER_CONTAINERS_CONF", "containers/containers.conf");
 }

@@ -118,7 +118,8 @@ int placer_launch_kill_group(struct placer_cgroup *cg, const char *group, unsign
  * PRUNE: also the ancestors that are left empty ("placer/osd", "placer"). */
 int placer_launch_remove_group(struct placer_cgroup *cg, const char *group, bool prune, struct placer_error **err);
 /* containers.conf to use: $PLACER_CONTAINERS_CONF, else the one shipped next
- * to the executable (../containers, ../share/placer), else the source tree's.
+ * to the executable (placer_data_file(): ../containers, ../share/placer/containers), else
+ * the source tree's.
  * Caller frees; NULL when none exists. */
 char *placer_containers_conf_path(void);
 

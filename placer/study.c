@@ -2,6 +2,7 @@
  * profile-yaml.c, defaults, and the checks that span several keys.
  * docs/bench.md ("The study file") describes every key; keep the two in step. */
 #include "study.h"
+#include "datafile.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -744,17 +745,6 @@ int placer_study_workload(const struct placer_study *s, size_t i, char **name, u
   return 0;
 }
 
-/* DIR/REL if it is a regular file; NULL otherwise. */
-static char *existing_file(const char *dir, const char *rel) {
-  char *p = NULL;
-  if (asprintf(&p, "%s/%s", dir, rel) < 0)
-    return NULL;
-  if (access(p, R_OK) == 0)
-    return p;
-  free(p);
-  return NULL;
-}
-
 int placer_study_profile_path(const struct placer_study *s, const struct placer_study_variant *v, char **out,
                               struct placer_error **err) {
   const char *ref = v->profile;
@@ -776,26 +766,10 @@ int placer_study_profile_path(const struct placer_study *s, const struct placer_
   if (asprintf(&file, "%s.yaml", ref) < 0)
     return placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "variant '%s'", v->name);
   const char *env = getenv("PLACER_PROFILES_DIR");
-  char *found = env && *env ? existing_file(env, file) : NULL;
-  char exe[4096];
-  ssize_t n = found ? -1 : readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-  if (n > 0) {
-    exe[n] = '\0';
-    char *slash = strrchr(exe, '/');
-    if (slash) {
-      *slash = '\0';
-      static const char *const rels[] = { "../profiles", "../share/placer/profiles", "../../profiles" };
-      for (size_t i = 0; i < N_OF(rels) && found == NULL; i++) {
-        cleanup_free char *dir = NULL;
-        if (asprintf(&dir, "%s/%s", exe, rels[i]) >= 0)
-          found = existing_file(dir, file);
-      }
-    }
-  }
-#ifdef PLACER_SOURCE_DIR
-  if (found == NULL)
-    found = existing_file(PLACER_SOURCE_DIR "/profiles", file);
-#endif
+  char *found = env && *env ? placer_path_if_readable(env, file) : NULL;
+  cleanup_free char *rel = NULL;
+  if (found == NULL && asprintf(&rel, "profiles/%s", file) >= 0)
+    found = placer_data_file(NULL, rel);
   if (found == NULL)
     return placer_error_set(err, PLACER_EXIT_USAGE, ENOENT,
                             "variant '%s': no shipped profile '%s' (looked in $PLACER_PROFILES_DIR and placer's "
