@@ -101,15 +101,5 @@ kill $S
 echo "GUEST OK: cgroup v2 apply, status, drift, rollback and reset"
 EOF
 
-eval "$(sh "$src/ci/vm/build-initramfs.sh" "$cache" --name apply-v2 \
-    --add "$bin:/t/placer" --add "$tmp/p.yaml:/t/p.yaml" --add "$tmp/apply-v2.sh:/t/apply-v2.sh" | tail -n 2)"
-if sh "$src/ci/vm/run-guest.sh" --kernel "$PLACER_VM_KERNEL" --initrd "$PLACER_VM_INITRD" \
-    --numa 2 --smp 2 --mem 1024 --timeout 240 --name "placer-applyv2-$$" \
-    --append "placer.mode=test placer.test=/t/apply-v2.sh placer.cgroup=v2" >"$tmp/console" 2>&1; then
-    tr -d '\r' <"$tmp/console" | grep -E '^GUEST'
-    tr -d '\r' <"$tmp/console" | grep -q '^GUEST OK' || { echo "FAIL: no GUEST OK line"; exit 1; }
-else
-    tr -d '\r' <"$tmp/console"
-    echo "FAIL: guest test failed"
-    exit 1
-fi
+. "$src/tests/integration/lib/guest.sh"
+guest_run_test apply-v2 240 '^GUEST' "$tmp/apply-v2.sh" "$tmp/p.yaml:/t/p.yaml" || exit 1

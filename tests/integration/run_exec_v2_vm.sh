@@ -62,15 +62,5 @@ case "$st" in ''|Z|X) ;; *) fail "pid $pid still runs (state $st)" ;; esac
 echo "GUEST OK: born in its group by clone3, cpus 1, mems 1, memory.max, env; stop left nothing"
 EOF2
 
-eval "$(sh "$src/ci/vm/build-initramfs.sh" "$cache" --name run-v2 \
-    --add "$bin:/t/placer" --add "$tmp/p.yaml:/t/p.yaml" --add "$tmp/run-v2.sh:/t/run-v2.sh" | tail -n 2)"
-if sh "$src/ci/vm/run-guest.sh" --kernel "$PLACER_VM_KERNEL" --initrd "$PLACER_VM_INITRD" \
-    --numa 2 --smp 2 --mem 1024 --timeout 180 --name "placer-runv2-$$" \
-    --append "placer.mode=test placer.test=/t/run-v2.sh placer.cgroup=v2" >"$tmp/console" 2>&1; then
-  tr -d '\r' <"$tmp/console" | grep -E '^(GUEST|Cpus|Mems|0::|INSTANCE|near)'
-  tr -d '\r' <"$tmp/console" | grep -q '^GUEST OK' || { echo "FAIL: no GUEST OK line"; exit 1; }
-else
-  tr -d '\r' <"$tmp/console"
-  echo "FAIL: guest test failed"
-  exit 1
-fi
+. "$src/tests/integration/lib/guest.sh"
+guest_run_test run-v2 180 '^(GUEST|Cpus|Mems|0::|INSTANCE|near)' "$tmp/run-v2.sh" "$tmp/p.yaml:/t/p.yaml" || exit 1

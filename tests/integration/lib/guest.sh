@@ -1,0 +1,28 @@
+# Shared by the integration tests that run placer inside a qemu guest with
+# pure cgroup v2 and two NUMA nodes (sourced, POSIX sh).
+#
+# guest_run_test NAME TIMEOUT_S SHOW_REGEX SCRIPT [HOST:GUEST]...
+#   Packs placer's binary ($PLACER_BIN as /t/placer), SCRIPT (as /t/NAME.sh)
+#   and every extra HOST:GUEST file into a cached initramfs, boots it, and
+#   succeeds only when the guest script exits 0 and printed a line starting
+#   with "GUEST OK".  Console lines matching SHOW_REGEX are echoed; the whole
+#   console is printed on failure.  Needs $src (the source tree), $cache (the
+#   initramfs cache directory) and $tmp (a scratch directory).
+guest_run_test() {
+    g_name=$1 g_timeout=$2 g_show=$3 g_script=$4
+    shift 4
+    g_adds="--add ${PLACER_BIN:?}:/t/placer --add $g_script:/t/$g_name.sh"
+    for g_extra in "$@"; do g_adds="$g_adds --add $g_extra"; done
+    # shellcheck disable=SC2086 # paths with blanks are refused by build-initramfs.sh
+    eval "$(sh "$src/ci/vm/build-initramfs.sh" "$cache" --name "$g_name" $g_adds | tail -n 2)"
+    if sh "$src/ci/vm/run-guest.sh" --kernel "$PLACER_VM_KERNEL" --initrd "$PLACER_VM_INITRD" \
+        --numa 2 --smp 2 --mem 1024 --timeout "$g_timeout" --name "placer-$g_name-$$" \
+        --append "placer.mode=test placer.test=/t/$g_name.sh placer.cgroup=v2" >"$tmp/console" 2>&1; then
+        tr -d '\r' <"$tmp/console" | grep -E "$g_show"
+        tr -d '\r' <"$tmp/console" | grep -q '^GUEST OK' || { echo "FAIL: no GUEST OK line"; return 1; }
+    else
+        tr -d '\r' <"$tmp/console"
+        echo "FAIL: guest test failed"
+        return 1
+    fi
+}
