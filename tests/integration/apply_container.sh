@@ -14,7 +14,25 @@ command -v podman >/dev/null && command -v runc >/dev/null ||
 export CONTAINERS_CONF="$SRC/containers/containers.conf"
 apply_setup apply_container
 ctr=$TAG-ctr
-trap 'rc=$?; set +e; podman rm -f -t 0 "$ctr" >/dev/null 2>&1; apply_cleanup $rc' EXIT
+# podman (cgroupfs, no --cgroup-parent) makes libpod_parent and its conmon
+# child in every hierarchy and leaves them after 'podman rm': remove them
+# when this test is the one that made them (conmon may take a moment to go).
+[ -d "$CG/cpuset/libpod_parent" ] && had_libpod_parent=1 || had_libpod_parent=0
+remove_libpod_parent() {
+    [ "$had_libpod_parent" = 0 ] || return 0
+    for try in 1 2 3 4 5 6 7 8 9 10; do
+        left=0
+        for d in "$CG"/*/libpod_parent; do
+            [ -d "$d" ] || continue
+            rmdir "$d/conmon" 2>/dev/null; rmdir "$d" 2>/dev/null || left=1
+        done
+        [ "$left" = 0 ] && return 0
+        sleep 0.5
+    done
+    echo "apply_container: podman's libpod_parent groups still busy: $(ls -d "$CG"/*/libpod_parent)" >&2
+    return 1
+}
+trap 'rc=$?; set +e; podman rm -f -t 0 "$ctr" >/dev/null 2>&1; remove_libpod_parent || rc=1; apply_cleanup $rc' EXIT
 
 podman run -d --name "$ctr" --rootfs /:O sleep 1000 >/dev/null 2>"$WORK/podman.err" ||
     { echo "apply_container: skipped: podman cannot run a container here: $(cat "$WORK/podman.err")" >&2; exit 77; }
