@@ -14,7 +14,7 @@
 #include "apply-internal.h"
 #include "procmatch.h"
 #include "topology.h"
-#include "units.h"
+#include "lib/units.h"
 #include "vcpu.h"
 
 /* Threads born while we pin are fixed in the next round. */

@@ -12,7 +12,7 @@
 #include <stdio.h>
 #include <sys/types.h>
 
-#include "error.h"
+#include "lib/error.h"
 #include "plan.h"
 
 #define PLACER_DEFAULT_CGROUP_PREFIX "placer"

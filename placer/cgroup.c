@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "cgroup-internal.h"
-#include "sample.h"
+#include "bench/sample.h"
 
 #define DEFAULT_ROOT "/sys/fs/cgroup"
 

@@ -10,7 +10,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "error.h"
+#include "lib/error.h"
 
 enum placer_cgroup_mode {
   PLACER_CGROUP_V1, /* v1 controllers mounted under the root (also the hybrid layout) */

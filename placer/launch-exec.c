@@ -19,8 +19,8 @@
 #include <unistd.h>
 
 #include "procmatch.h"
-#include "subprocess.h"
-#include "substitute.h"
+#include "lib/subprocess.h"
+#include "lib/substitute.h"
 #include "topology.h"
 
 #ifndef CLOSE_RANGE_CLOEXEC

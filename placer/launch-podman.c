@@ -12,8 +12,8 @@
 #include <sys/wait.h>
 
 #include "podman-argv.h"
-#include "subprocess.h"
-#include "substitute.h"
+#include "lib/subprocess.h"
+#include "lib/substitute.h"
 
 /* The last line of TEXT with content, trimmed; for error messages. */
 static const char *last_line(char *text) {

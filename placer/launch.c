@@ -2,7 +2,7 @@
  * recorded process still runs, killing what is left in a group); see
  * launch.h.  Removing groups in every hierarchy is the cgroup layer's. */
 #include "launch.h"
-#include "datafile.h"
+#include "lib/datafile.h"
 
 #include <errno.h>
 #include <signal.h>

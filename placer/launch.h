@@ -13,7 +13,7 @@
 #include <sys/types.h>
 
 #include "cgroup.h"
-#include "error.h"
+#include "lib/error.h"
 
 enum placer_network {
   PLACER_NETWORK_NONE, /* no network namespace peers: loopback only (podman --network=none) */

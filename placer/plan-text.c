@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "plan.h"
-#include "units.h"
+#include "lib/units.h"
 
 enum { COL_INSTANCE, COL_ROLE, COL_NEAR, COL_NUMA, COL_CPUS, COL_MEMS, COL_MEMORY, COL_LOCALITY, COL_WARN, N_COLS };
 

@@ -10,7 +10,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "error.h"
+#include "lib/error.h"
 #include "topology.h"
 
 enum placer_role_kind {
@@ -98,4 +98,8 @@ const char *placer_match_kind_name(enum placer_match_kind kind);
 json_t *placer_plan_to_json(const struct placer_plan *plan);
 int placer_plan_print_text(const struct placer_plan *plan, FILE *out);
 
+/* The run-template placeholders of INST (lib/substitute.h): id, index, name,
+ * role, device, nic, cpus, mems.  The values point into INST and OUT. */
+struct placer_subst_vars;
+void placer_subst_vars_from_instance(const struct placer_instance *inst, struct placer_subst_vars *out);
 #endif

@@ -16,7 +16,7 @@
 
 #include "plan-internal.h"
 #include "profile.h"
-#include "units.h"
+#include "lib/units.h"
 
 enum unit {
   UNIT_CORES,         /* whole cores, counted as cores */

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "substitute.h"
+#include "lib/substitute.h"
 
 static bool alnum(char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');

@@ -7,7 +7,7 @@
 
 #include <stdbool.h>
 
-#include "error.h"
+#include "lib/error.h"
 #include "launch.h"
 
 /* "podman run --detach --replace --name=... --cgroup-parent=/GROUP

@@ -14,7 +14,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "subprocess.h"
+#include "lib/subprocess.h"
 
 /* podman inspect normally answers in well under a second; a hung podman
  * must not hang apply. */

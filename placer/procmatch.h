@@ -10,7 +10,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "error.h"
+#include "lib/error.h"
 #include "plan.h"
 
 /* A command line split at its NULs. */

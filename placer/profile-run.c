@@ -10,7 +10,7 @@
 
 #include "podman-argv.h"
 #include "profile-yaml.h"
-#include "substitute.h"
+#include "lib/substitute.h"
 
 #define N_OF(a) (sizeof(a) / sizeof((a)[0]))
 #define RUN_AT(field) offsetof(struct placer_run_config, field)

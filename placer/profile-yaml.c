@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "units.h"
+#include "lib/units.h"
 
 static int error_at(struct pyaml_walk *w, const yaml_node_t *node, const char *path, const char *fmt, va_list ap) {
   char *msg = NULL;

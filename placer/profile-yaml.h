@@ -10,7 +10,7 @@
 #include <stdint.h>
 #include <yaml.h>
 
-#include "error.h"
+#include "lib/error.h"
 #include "profile.h" /* struct placer_string_list */
 
 struct pyaml_walk {

@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "error.h"
+#include "lib/error.h"
 #include "plan.h"
 
 #define PLACER_PROFILE_VERSION 1

@@ -14,7 +14,7 @@
 
 #include "cgroup.h"
 #include "state.h" /* placer_mkdir_p, placer_file_replace */
-#include "substitute.h"
+#include "lib/substitute.h"
 
 int placer_runstate_dir(const char *state_dir, const char *profile, char **out, struct placer_error **err) {
   cleanup_free char *name = NULL;

@@ -10,7 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "error.h"
+#include "lib/error.h"
 #include "launch.h"
 
 #define PLACER_RUNSTATE_SCHEMA 1

@@ -13,7 +13,7 @@
 #include <sys/types.h>
 
 #include "cgroup.h"
-#include "error.h"
+#include "lib/error.h"
 #include "plan.h"
 
 #define PLACER_STATE_SCHEMA 1

@@ -10,7 +10,7 @@
 #include "apply-internal.h"
 #include "procmatch.h"
 #include "topology.h"
-#include "units.h"
+#include "lib/units.h"
 #include "vcpu.h"
 
 static json_t *str_or_null(const char *s) {

@@ -3,7 +3,7 @@
 #include <string.h>
 
 #include "topology.h"
-#include "units.h"
+#include "lib/units.h"
 
 static void print_cpulist(FILE *out, const char *fmt, hwloc_const_bitmap_t set) {
   cleanup_free char *s = placer_cpulist_format(set);

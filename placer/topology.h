@@ -11,7 +11,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "error.h"
+#include "lib/cpulist.h"
+#include "lib/error.h"
 
 struct placer_numa_node {
   unsigned os_index;
@@ -101,9 +102,5 @@ int placer_topology_print_text(const struct placer_topology *topo, FILE *out);
 
 #define PLACER_TOPOLOGY_JSON_SCHEMA 1
 
-/* "0-7,16-23" for a bitmap; caller frees.  Empty bitmap gives "". */
-char *placer_cpulist_format(hwloc_const_bitmap_t set);
-/* Parse "0-7,16-23" (whitespace tolerant); -1 on bad syntax. */
-int placer_cpulist_parse(const char *text, hwloc_bitmap_t set);
 
 #endif

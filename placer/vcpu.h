@@ -6,7 +6,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-#include "error.h"
+#include "lib/error.h"
 
 struct placer_vcpu {
   unsigned cpu_index; /* qemu's cpu-index */

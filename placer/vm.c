@@ -12,8 +12,8 @@
 #include <unistd.h>
 
 #include "cgroup.h"
-#include "substitute.h"
-#include "textfile.h"
+#include "lib/substitute.h"
+#include "lib/textfile.h"
 #include "topology.h"
 #include "vcpu.h"
 

@@ -8,7 +8,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "error.h"
+#include "lib/error.h"
 #include "profile-run.h"
 
 /* Everything the qemu argv is made of; strings borrowed. */

@@ -7,7 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "bench-probe.h"
+#include "bench/probe.h"
 #include "cgroup-internal.h"
 #include "test_support.h"
 

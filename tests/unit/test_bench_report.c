@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bench-report.h"
-#include "bench-results.h"
+#include "bench/report.h"
+#include "bench/results.h"
 #include "test_support.h"
 
 static const char *const variants[] = {"unpinned", "pinned"};

@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bench-run.h"
-#include "substitute.h"
+#include "bench/run.h"
+#include "lib/substitute.h"
 #include "test_support.h"
 #include "topology.h"
 

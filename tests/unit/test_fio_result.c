@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fio-result.h"
+#include "bench/fio-result.h"
 #include "test_support.h"
 
 static struct placer_fio_result *load(const char *name) {

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "podman-argv.h"
-#include "substitute.h"
+#include "lib/substitute.h"
 #include "test_support.h"
 
 static struct placer_launch_spec base_spec(void) {

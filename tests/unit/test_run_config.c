@@ -8,7 +8,7 @@
 #include "profile-run.h"
 #include "profile.h"
 #include "runstate.h"
-#include "substitute.h"
+#include "lib/substitute.h"
 #include "test_support.h"
 
 static struct placer_profile *parse_ok(const char *text) {

@@ -12,9 +12,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "sample.h"
+#include "bench/sample.h"
 #include "test_support.h"
-#include "textfile.h"
+#include "lib/textfile.h"
 
 static char *fixture(const char *rel) {
   char *text = NULL;

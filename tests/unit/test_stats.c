@@ -5,7 +5,7 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "stats.h"
+#include "bench/stats.h"
 #include "test_support.h"
 
 #define N(x) (sizeof(x) / sizeof((x)[0]))

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "study.h"
+#include "bench/study.h"
 #include "test_support.h"
 
 static struct placer_study *parse_ok(const char *text) {

@@ -8,7 +8,7 @@
 #include <sys/wait.h>
 #include <time.h>
 
-#include "subprocess.h"
+#include "lib/subprocess.h"
 #include "test_support.h"
 
 static int run(char *const argv[], char *const envp[], unsigned timeout_ms, char **out, char **errout, int *status,

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "plan.h"
-#include "substitute.h"
+#include "lib/substitute.h"
 #include "test_support.h"
 
 static const struct placer_subst_var vars[] = {

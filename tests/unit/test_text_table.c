@@ -3,7 +3,7 @@
 #include <stdlib.h>
 
 #include "test_support.h"
-#include "text-table.h"
+#include "lib/text-table.h"
 
 static void test_layout(void **state) {
   struct placer_table t = {0};

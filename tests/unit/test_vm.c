@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "substitute.h"
+#include "lib/substitute.h"
 #include "test_support.h"
 #include "vm.h"
 

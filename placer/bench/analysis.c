@@ -1,0 +1,236 @@
+/* Figures derived from bench results: per-run metrics, per-cell statistics,
+ * A/B comparisons, interference ratios and the sweep's balance point. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench/results.h"
+
+enum placer_bench_direction placer_bench_pattern_direction(const char *pattern) {
+  if (strcmp(pattern, "read") == 0 || strcmp(pattern, "randread") == 0)
+    return PLACER_BENCH_READ;
+  if (strcmp(pattern, "write") == 0 || strcmp(pattern, "randwrite") == 0 || strcmp(pattern, "trimwrite") == 0)
+    return PLACER_BENCH_WRITE;
+  return PLACER_BENCH_MIXED;
+}
+
+bool placer_bench_workload_uses_bandwidth(const struct placer_bench_workload *w) {
+  return w->block_size_bytes >= 64 * 1024;
+}
+
+static double nan_max(double a, double b) {
+  if (isnan(a))
+    return b;
+  return isnan(b) || a >= b ? a : b;
+}
+
+double placer_bench_run_main_metric(const struct placer_bench_run *run, const struct placer_bench_workload *w) {
+  if (!run->done)
+    return NAN;
+  bool bw = placer_bench_workload_uses_bandwidth(w);
+  double rd = bw ? (double)run->read.bw_bytes : run->read.iops;
+  double wr = bw ? (double)run->write.bw_bytes : run->write.iops;
+  switch (placer_bench_pattern_direction(w->pattern)) {
+  case PLACER_BENCH_READ: return rd;
+  case PLACER_BENCH_WRITE: return wr;
+  default: return rd + wr;
+  }
+}
+
+double placer_bench_run_p99_ns(const struct placer_bench_run *run, const struct placer_bench_workload *w) {
+  if (!run->done)
+    return NAN;
+  switch (placer_bench_pattern_direction(w->pattern)) {
+  case PLACER_BENCH_READ: return run->read.clat_p99_ns;
+  case PLACER_BENCH_WRITE: return run->write.clat_p99_ns;
+  default: return nan_max(run->read.clat_p99_ns, run->write.clat_p99_ns);
+  }
+}
+
+double placer_bench_run_write_amplification(const struct placer_bench_run *run) {
+  if (!run->done || !run->has_device_bytes)
+    return NAN;
+  return placer_bench_write_amplification(run->device_bytes_written, run->write.io_bytes);
+}
+
+/* Sum of the CPU of a role's instances; false when the run has none. */
+static bool role_cpu_ns(const struct placer_bench_run *run, const char *role, uint64_t *cpu_ns) {
+  bool found = false;
+  *cpu_ns = 0;
+  for (size_t i = 0; i < run->n_roles; i++)
+    if (strcmp(run->roles[i].role, role) == 0) {
+      *cpu_ns += run->roles[i].cpu_ns;
+      found = true;
+    }
+  return found;
+}
+
+double placer_bench_run_role_cpu_ms_per_io(const struct placer_bench_run *run, const char *role) {
+  uint64_t cpu_ns;
+  if (!run->done || !role_cpu_ns(run, role, &cpu_ns))
+    return NAN;
+  return placer_bench_cpu_ms_per_io(cpu_ns, run->read.total_ios + run->write.total_ios);
+}
+
+double placer_bench_run_role_cores(const struct placer_bench_run *run, const char *role) {
+  uint64_t cpu_ns;
+  if (!run->done || !role_cpu_ns(run, role, &cpu_ns) || !(run->duration_s > 0))
+    return NAN;
+  return (double)cpu_ns / 1e9 / run->duration_s;
+}
+
+double placer_bench_run_role_peak_rss(const struct placer_bench_run *run, const char *role) {
+  double peak = NAN;
+  for (size_t i = 0; run->done && i < run->n_roles; i++)
+    if (strcmp(run->roles[i].role, role) == 0)
+      peak = nan_max(peak, (double)run->roles[i].peak_rss_bytes);
+  return peak;
+}
+
+enum cell_metric { MAIN, P99, WA, CPU_PER_IO, NEIGHBOUR };
+
+static double run_metric(const struct placer_bench_results *r, const struct placer_bench_run *run,
+                         const struct placer_bench_workload *w, enum cell_metric m) {
+  switch (m) {
+  case MAIN: return placer_bench_run_main_metric(run, w);
+  case P99: return placer_bench_run_p99_ns(run, w);
+  case WA: return placer_bench_run_write_amplification(run);
+  case CPU_PER_IO: return placer_bench_run_role_cpu_ms_per_io(run, r->storage_role);
+  case NEIGHBOUR: return run->done ? run->neighbour_rate : NAN;
+  }
+  return NAN;
+}
+
+/* The defined values of a metric over a cell's done repeats; values has room
+ * for r->repeats. */
+static size_t cell_values(const struct placer_bench_results *r, size_t v, size_t c, size_t w, enum cell_metric m,
+                          double *values) {
+  size_t n = 0;
+  for (size_t k = 0; k < r->repeats; k++) {
+    double x = run_metric(r, placer_bench_results_run_const(r, v, c, w, k), &r->workloads[w], m);
+    if (!isnan(x))
+      values[n++] = x;
+  }
+  return n;
+}
+
+static double cell_median(const struct placer_bench_results *r, size_t v, size_t c, size_t w, enum cell_metric m) {
+  double *values = malloc(r->repeats * sizeof(*values));
+  if (values == NULL)
+    return NAN;
+  double med = placer_stats_median(values, cell_values(r, v, c, w, m, values));
+  free(values);
+  return med;
+}
+
+double placer_bench_solo_median(const struct placer_bench_results *r, size_t v, size_t c) {
+  double *values = malloc(r->repeats * sizeof(*values));
+  if (values == NULL)
+    return NAN;
+  size_t n = 0;
+  for (size_t k = 0; k < r->repeats; k++) {
+    double x = placer_bench_results_solo(r, v, c, k);
+    if (!isnan(x))
+      values[n++] = x;
+  }
+  double med = placer_stats_median(values, n);
+  free(values);
+  return med;
+}
+
+void placer_bench_cell_stats(const struct placer_bench_results *r, size_t variant, size_t condition, size_t workload,
+                             struct placer_bench_cell_stats *out) {
+  memset(out, 0, sizeof(*out));
+  for (size_t k = 0; k < r->repeats; k++) {
+    const struct placer_bench_run *run = placer_bench_results_run_const(r, variant, condition, workload, k);
+    out->n_done += run && run->done;
+  }
+  double *values = malloc((r->repeats ? r->repeats : 1) * sizeof(*values));
+  struct {
+    enum cell_metric m;
+    struct placer_stats_summary *s;
+  } wanted[] = {
+      {MAIN, &out->main},
+      {P99, &out->p99_ns},
+      {WA, &out->write_amplification},
+      {CPU_PER_IO, &out->storage_cpu_ms_per_io},
+      {NEIGHBOUR, &out->neighbour_rate},
+  };
+  for (size_t i = 0; i < sizeof(wanted) / sizeof(wanted[0]); i++) {
+    size_t n = values && variant < r->n_variants && condition < r->n_conditions && workload < r->n_workloads
+                   ? cell_values(r, variant, condition, workload, wanted[i].m, values)
+                   : 0;
+    placer_stats_summarize(values, n, wanted[i].s);
+  }
+  free(values);
+}
+
+void placer_bench_compare(const struct placer_bench_results *r, size_t variant, size_t condition, size_t workload,
+                          struct placer_stats_comparison *main_metric, struct placer_stats_comparison *p99) {
+  double *a = malloc(r->repeats * sizeof(*a)), *b = malloc(r->repeats * sizeof(*b));
+  enum cell_metric metrics[2] = {MAIN, P99};
+  struct placer_stats_comparison *outs[2] = {main_metric, p99};
+  for (int i = 0; i < 2; i++) {
+    if (outs[i] == NULL)
+      continue;
+    size_t na = a ? cell_values(r, 0, condition, workload, metrics[i], a) : 0;
+    size_t nb = b ? cell_values(r, variant, condition, workload, metrics[i], b) : 0;
+    placer_stats_compare(a, na, b, nb, outs[i]);
+  }
+  free(a);
+  free(b);
+}
+
+int placer_bench_alone_condition(const struct placer_bench_results *r) {
+  for (size_t c = 0; c < r->n_conditions; c++)
+    if (r->conditions[c].neighbour_level == 0)
+      return (int)c;
+  return -1;
+}
+
+void placer_bench_interference(const struct placer_bench_results *r, size_t variant, size_t condition, size_t workload,
+                               double *storage_ratio, double *neighbour_ratio) {
+  int alone = placer_bench_alone_condition(r);
+  *storage_ratio = *neighbour_ratio = NAN;
+  if (alone < 0 || (size_t)alone == condition)
+    return;
+  *storage_ratio = placer_bench_ratio(cell_median(r, variant, condition, workload, MAIN),
+                                      cell_median(r, variant, alone, workload, MAIN));
+  *neighbour_ratio = placer_bench_ratio(cell_median(r, variant, condition, workload, NEIGHBOUR),
+                                        placer_bench_solo_median(r, variant, condition));
+}
+
+void placer_bench_sweep_balance(const struct placer_bench_results *r, size_t variant,
+                                struct placer_bench_balance *out) {
+  *out = (struct placer_bench_balance){.level = NAN};
+  int alone = placer_bench_alone_condition(r);
+  if (!r->sweep || alone < 0)
+    return;
+  size_t w = r->sweep_workload;
+  struct placer_bench_balance_criteria crit = {
+      .storage_baseline = cell_median(r, variant, alone, w, MAIN),
+      .storage_min_fraction = r->storage_min_fraction,
+      .neighbour_min_fraction = r->neighbour_min_fraction,
+  };
+  if (isnan(crit.storage_baseline))
+    return;
+  struct placer_bench_sweep_step *steps = calloc(r->n_conditions, sizeof(*steps));
+  size_t *cond_of = calloc(r->n_conditions, sizeof(*cond_of));
+  size_t n = 0;
+  for (size_t c = 0; steps && cond_of && c < r->n_conditions; c++) {
+    if (!(r->conditions[c].neighbour_level > 0))
+      continue;
+    steps[n] = (struct placer_bench_sweep_step){
+        .level = r->conditions[c].neighbour_level,
+        .storage = cell_median(r, variant, c, w, MAIN),
+        .neighbour = cell_median(r, variant, c, w, NEIGHBOUR),
+        .neighbour_solo = placer_bench_solo_median(r, variant, c),
+    };
+    cond_of[n++] = c;
+  }
+  placer_bench_balance_point(steps, n, &crit, out);
+  if (out->found)
+    out->index = cond_of[out->index];
+  free(steps);
+  free(cond_of);
+}

@@ -1,0 +1,489 @@
+/* The cluster of a bench study, for one variant and repeat: a local
+ * throwaway cluster built by ci/ceph-cluster.sh with every daemon started
+ * through `placer exec` (placed before its first instruction), an existing
+ * cluster whose local daemons are placed with apply and put back with
+ * reset, or none (fio on a local file). */
+#include "bench/run.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "apply.h"
+#include "lib/datafile.h"
+#include "lib/substitute.h"
+#include "lib/textfile.h"
+
+#define N_OF(a) (sizeof(a) / sizeof((a)[0]))
+
+/* ------------------------------------------------------------------ lookups */
+
+char *placer_bench_cluster_script(void) {
+  return placer_data_file("PLACER_CEPH_CLUSTER_SCRIPT", "ci/ceph-cluster.sh");
+}
+
+char *placer_bench_vm_build_script(void) {
+  return placer_data_file("PLACER_VM_BUILD_SCRIPT", "ci/vm/build-initramfs.sh");
+}
+
+int placer_bench_device_of(const char *path, char **name, struct placer_error **err) {
+  struct stat st;
+  if (stat(path, &st) < 0)
+    return placer_error_errno(err, PLACER_EXIT_SYSTEM, errno, "stat '%s'", path);
+  dev_t dev = S_ISBLK(st.st_mode) ? st.st_rdev : st.st_dev;
+  cleanup_free char *uevent = NULL, *text = NULL;
+  if (asprintf(&uevent, "/sys/dev/block/%u:%u/uevent", major(dev), minor(dev)) < 0)
+    return placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+  if (placer_textfile_read(uevent, &text, err) < 0)
+    return placer_error_prefix(err, "'%s' is not on a block device (%u:%u)", path, major(dev), minor(dev));
+  const char *dn = strstr(text, "DEVNAME=");
+  if (dn == NULL)
+    return placer_error_set(err, PLACER_EXIT_SYSTEM, 0, "%s: no DEVNAME", uevent);
+  dn += strlen("DEVNAME=");
+  char *out = strndup(dn, strcspn(dn, "\n"));
+  if (out == NULL)
+    return placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+  *name = out;
+  return 0;
+}
+
+static enum placer_role_kind ceph_kind(const char *type, bool *ok) {
+  *ok = true;
+  if (strcmp(type, "osd") == 0)
+    return PLACER_KIND_CEPH_OSD;
+  if (strcmp(type, "mon") == 0)
+    return PLACER_KIND_CEPH_MON;
+  if (strcmp(type, "mgr") == 0)
+    return PLACER_KIND_CEPH_MGR;
+  if (strcmp(type, "mds") == 0)
+    return PLACER_KIND_CEPH_MDS;
+  *ok = false;
+  return PLACER_KIND_GENERIC;
+}
+
+const struct placer_instance *placer_bench_ceph_instance(const struct placer_plan *plan, const char *name) {
+  const char *dot = strchr(name, '.');
+  if (dot && dot != name && dot[1]) {
+    char type[16];
+    size_t len = (size_t)(dot - name);
+    if (len < sizeof(type)) {
+      memcpy(type, name, len);
+      type[len] = '\0';
+      bool ok;
+      enum placer_role_kind kind = ceph_kind(type, &ok);
+      for (size_t i = 0; ok && i < plan->n_instances; i++) {
+        const struct placer_instance *inst = &plan->instances[i];
+        if (inst->kind == kind && inst->match.kind == PLACER_MATCH_CEPH_ID && inst->match.value &&
+            strcmp(inst->match.value, dot + 1) == 0)
+          return inst;
+      }
+    }
+  }
+  return placer_plan_find(plan, name);
+}
+
+int placer_bench_local_daemons(const struct placer_study *study, const struct placer_plan *plan,
+                               const char *variant, char ***names, struct placer_error **err) {
+  unsigned osds = study->cluster.osds;
+  if (osds == 0)
+    for (size_t i = 0; i < plan->n_instances; i++)
+      osds += plan->instances[i].kind == PLACER_KIND_CEPH_OSD;
+  if (osds == 0)
+    return placer_error_set(err, PLACER_EXIT_USAGE, 0,
+                            "variant '%s': profile '%s' places no OSD (no role of kind ceph-osd); a local cluster "
+                            "needs its OSDs placed",
+                            variant, plan->profile_name);
+  char **list = NULL;
+  int rc = placer_argv_push(&list, "mon.a") | placer_argv_push(&list, "mgr.x");
+  for (unsigned i = 0; i < osds; i++) {
+    char buf[32];
+    snprintf(buf, sizeof(buf), "osd.%u", i);
+    rc |= placer_argv_push(&list, buf);
+  }
+  if (study->cluster.mds)
+    rc |= placer_argv_push(&list, "mds.a");
+  if (rc != 0) {
+    placer_argv_free(list);
+    return placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+  }
+  char missing[512] = "";
+  for (size_t i = 0; list[i]; i++)
+    if (placer_bench_ceph_instance(plan, list[i]) == NULL) {
+      size_t len = strlen(missing);
+      snprintf(missing + len, sizeof(missing) - len, "%s%s", len ? ", " : "", list[i]);
+    }
+  if (*missing) {
+    placer_argv_free(list);
+    return placer_error_set(err, PLACER_EXIT_USAGE, 0,
+                            "variant '%s': profile '%s' does not place %s (a role of kind ceph-mon/mgr/osd/mds whose "
+                            "ceph_id matches the daemon's id: mon a, mgr x, osd 0.., mds a)",
+                            variant, plan->profile_name, missing);
+  }
+  *names = list;
+  return 0;
+}
+
+/* ------------------------------------------------------------------ local */
+
+static int read_pid(const char *path, pid_t *pid) {
+  char *text = NULL;
+  struct placer_error *e = NULL;
+  if (placer_textfile_read(path, &text, &e) < 0) {
+    placer_error_free(e);
+    return -1;
+  }
+  long v = strtol(text, NULL, 10);
+  free(text);
+  if (v <= 0)
+    return -1;
+  *pid = (pid_t)v;
+  return 0;
+}
+
+static bool pid_in_group(struct placer_cgroup *cg, const char *group, pid_t pid) {
+  pid_t *pids = NULL;
+  size_t n = 0;
+  struct placer_error *e = NULL;
+  bool found = false;
+  if (placer_cgroup_list_pids(cg, group, &pids, &n, &e) == 0)
+    for (size_t i = 0; i < n && !found; i++)
+      found = pids[i] == pid;
+  placer_error_free(e);
+  free(pids);
+  return found;
+}
+
+static bool is_mounted(const char *dir) {
+  char *text = NULL;
+  struct placer_error *e = NULL;
+  if (placer_textfile_read("/proc/self/mountinfo", &text, &e) < 0) {
+    placer_error_free(e);
+    return false;
+  }
+  bool found = false;
+  size_t dlen = strlen(dir);
+  for (char *line = text; line && *line && !found;) {
+    char *nl = strchr(line, '\n');
+    /* field 5 is the mount point */
+    char *p = line;
+    for (int f = 0; f < 4 && p; f++) {
+      p = strchr(p, ' ');
+      if (p)
+        p++;
+    }
+    if (p && strncmp(p, dir, dlen) == 0 && p[dlen] == ' ')
+      found = true;
+    line = nl ? nl + 1 : NULL;
+  }
+  free(text);
+  return found;
+}
+
+static int mount_cephfs(const struct placer_bench_cluster_env *env, struct placer_bench_cluster *c,
+                        struct placer_error **err) {
+  const struct placer_instance *inst = env->fio_inst;
+  cleanup_free char *group = NULL, *cpus = NULL, *mems = NULL, *log = NULL;
+  if (asprintf(&c->mount, "%s/mnt", c->dir) < 0 || asprintf(&log, "%s/log/ceph-fuse.out", c->dir) < 0)
+    return placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+  if (mkdir(c->mount, 0755) < 0 && errno != EEXIST)
+    return placer_error_errno(err, PLACER_EXIT_SYSTEM, errno, "mkdir %s", c->mount);
+  if (placer_instance_group(env->prefix, inst->role, inst->name, &group, err) < 0 ||
+      placer_bench_place_group(env->cg, inst, group, err) < 0)
+    return -1;
+  cpus = placer_cpulist_format(inst->cpus);
+  mems = placer_cpulist_format(inst->mems);
+  char *cmd[] = { "ceph-fuse", "-f", "-c", c->conf, c->mount, NULL };
+  struct placer_bench_exec x = { env->exe, env->prefix, env->topology_xml, env->profile_path };
+  if (placer_bench_start_placed(&x, inst->name, group, cmd, NULL, log, &c->fuse, err) < 0)
+    return placer_error_prefix(err, "ceph-fuse");
+  c->fuse_running = true;
+  for (int i = 0; i < 300; i++) {
+    if (is_mounted(c->mount))
+      return 0;
+    if (!placer_launch_exec.is_running(&c->fuse))
+      return placer_error_set(err, PLACER_EXIT_SYSTEM, 0, "ceph-fuse exited before mounting %s; see %s", c->mount,
+                              log);
+    if (!placer_bench_sleep_ms(100))
+      return placer_error_set(err, PLACER_EXIT_SYSTEM, EINTR, "interrupted");
+  }
+  return placer_error_set(err, PLACER_EXIT_SYSTEM, ETIMEDOUT, "ceph-fuse did not mount %s within 30 s; see %s",
+                          c->mount, log);
+}
+
+static int local_up(const struct placer_study *study, const struct placer_bench_cluster_env *env,
+                    struct placer_bench_cluster *c, struct placer_error **err) {
+  const struct placer_study_cluster *sc = &study->cluster;
+  cleanup_free char *script = placer_bench_cluster_script();
+  if (script == NULL)
+    return placer_error_set(err, PLACER_EXIT_USAGE, ENOENT,
+                            "ci/ceph-cluster.sh not found (set PLACER_CEPH_CLUSTER_SCRIPT)");
+  char **names = NULL;
+  if (placer_bench_local_daemons(study, env->plan, env->variant->name, &names, err) < 0)
+    return -1;
+  size_t n_names = placer_argv_len(names);
+  if (asprintf(&c->dir, "%s/cluster", env->work_dir) < 0 || asprintf(&c->conf, "%s/ceph.conf", c->dir) < 0) {
+    placer_argv_free(names);
+    return placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+  }
+
+  /* Every daemon is started as `placer exec ... PROFILE NAME -- ceph-osd ...`:
+   * the launcher prefix is split on blanks by the script (checked: no value
+   * here has one). */
+  char *launcher = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&launcher, &len);
+  if (f == NULL) {
+    placer_argv_free(names);
+    return placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+  }
+  fprintf(f, "%s exec --prefix %s", env->exe, env->prefix);
+  if (env->topology_xml)
+    fprintf(f, " --topology %s", env->topology_xml);
+  for (size_t i = 0; i < env->variant->env.n; i++)
+    fprintf(f, " --env %s", env->variant->env.items[i]);
+  fprintf(f, " %s {name} --", env->profile_path);
+  fclose(f);
+  char **script_env = NULL;
+  cleanup_free char *launcher_env = NULL, *extra_env = NULL;
+  int rc = 0;
+  if (asprintf(&launcher_env, "CEPH_CLUSTER_LAUNCHER=%s", launcher) < 0 ||
+      placer_argv_push(&script_env, launcher_env) < 0 ||
+      (sc->extra_conf && (asprintf(&extra_env, "CEPH_CLUSTER_EXTRA_CONF=%s", sc->extra_conf) < 0 ||
+                          placer_argv_push(&script_env, extra_env) < 0)))
+    rc = placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+  free(launcher);
+
+  char **argv = NULL;
+  char osds[16], osd_size[32], image_size[32], timeout[16];
+  snprintf(osds, sizeof(osds), "%zu", n_names - 2 - (sc->mds ? 1 : 0));
+  snprintf(osd_size, sizeof(osd_size), "%llu", (unsigned long long)(sc->osd_size_bytes >> 30));
+  snprintf(image_size, sizeof(image_size), "%llu", (unsigned long long)(sc->image_size_bytes >> 30));
+  snprintf(timeout, sizeof(timeout), "%u", sc->timeout_s);
+  const char *args[] = { "sh", script, "up", c->dir, "--osds", osds, "--osd-size", osd_size, "--image-size",
+                         image_size, "--timeout", timeout, sc->mds ? "--mds" : NULL, NULL };
+  for (size_t i = 0; rc == 0 && args[i]; i++)
+    if (placer_argv_push(&argv, args[i]) < 0)
+      rc = placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+  if (rc == 0)
+    rc = placer_bench_run_command(argv, script_env, env->log, sc->timeout_s + 60, true, err);
+  placer_argv_free(argv);
+  placer_argv_free(script_env);
+  if (rc < 0) {
+    placer_argv_free(names);
+    return placer_error_prefix(err, "local cluster for variant '%s'", env->variant->name);
+  }
+
+  /* Which PID is which daemon, and is it where the plan put it? */
+  c->daemons = calloc(n_names, sizeof(*c->daemons));
+  if (c->daemons == NULL) {
+    placer_argv_free(names);
+    return placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+  }
+  for (size_t i = 0; rc == 0 && i < n_names; i++) {
+    struct placer_bench_daemon *d = &c->daemons[c->n_daemons++];
+    d->name = strdup(names[i]);
+    d->inst = placer_bench_ceph_instance(env->plan, names[i]);
+    cleanup_free char *pidfile = NULL;
+    if (d->name == NULL || asprintf(&pidfile, "%s/run/%s.pid", c->dir, names[i]) < 0) {
+      rc = placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+      break;
+    }
+    if (placer_instance_group(env->prefix, d->inst->role, d->inst->name, &d->group, err) < 0) {
+      rc = -1;
+      break;
+    }
+    if (read_pid(pidfile, &d->pid) < 0)
+      rc = placer_error_set(err, PLACER_EXIT_SYSTEM, 0, "%s: no PID in %s", names[i], pidfile);
+    else if (!pid_in_group(env->cg, d->group, d->pid))
+      rc = placer_error_set(err, PLACER_EXIT_SYSTEM, 0, "%s (PID %d) is not in its group %s", names[i], (int)d->pid,
+                            d->group);
+  }
+  placer_argv_free(names);
+  if (rc < 0)
+    return -1;
+  cleanup_free char *conf_env = NULL;
+  if (asprintf(&conf_env, "CEPH_CONF=%s", c->conf) < 0 || placer_argv_push(&c->fio_env, conf_env) < 0)
+    return placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+  /* No write amplification on a filesystem without a block device. */
+  struct placer_error *e = NULL;
+  cleanup_free char *device = NULL;
+  if (placer_bench_device_of(c->dir, &device, &e) == 0 && placer_argv_push(&c->devices, device) < 0)
+    return placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+  placer_error_free(e);
+  if (study->workloads.target == PLACER_STUDY_TARGET_CEPHFS)
+    return mount_cephfs(env, c, err);
+  return 0;
+}
+
+static int local_down(const struct placer_bench_cluster_env *env, struct placer_bench_cluster *c,
+                      struct placer_error **err) {
+  int rc = 0;
+  cleanup_free char *script = placer_bench_cluster_script();
+  if (script && c->dir) {
+    char *argv[] = { "sh", script, "down", c->dir, NULL };
+    rc = placer_bench_run_command(argv, NULL, env->log, 180, false, err);
+  }
+  if (c->fuse_running) {
+    struct placer_error *e = NULL;
+    if (placer_launch_exec.stop(env->cg, &c->fuse, &e) < 0 && rc == 0)
+      rc = placer_error_set(err, e->exit_code, e->errno_value, "ceph-fuse: %s", e->msg);
+    placer_error_free(e);
+    waitpid(c->fuse.pid, NULL, WNOHANG);
+    c->fuse_running = false;
+  }
+  return rc;
+}
+
+/* ------------------------------------------------------------------ existing */
+
+static int existing_up(const struct placer_study *study, const struct placer_bench_cluster_env *env,
+                       struct placer_bench_cluster *c, struct placer_error **err) {
+  const struct placer_study_cluster *sc = &study->cluster;
+  if ((c->conf = strdup(sc->conf)) == NULL || asprintf(&c->apply_state, "%s/apply-state", env->work_dir) < 0)
+    return placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+  cleanup_free char *conf_env = NULL, *args_env = NULL;
+  if (asprintf(&conf_env, "CEPH_CONF=%s", c->conf) < 0 || placer_argv_push(&c->fio_env, conf_env) < 0 ||
+      (sc->keyring && (asprintf(&args_env, "CEPH_ARGS=--keyring=%s", sc->keyring) < 0 ||
+                       placer_argv_push(&c->fio_env, args_env) < 0)))
+    return placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+
+  /* Only the Ceph daemons are bound: fio and the neighbours are started by
+   * bench itself, and a matcher such as "stress-ng*" must not catch someone
+   * else's process. */
+  const struct placer_plan *plan = env->plan;
+  struct placer_instance *subset = calloc(plan->n_instances ? plan->n_instances : 1, sizeof(*subset));
+  if (subset == NULL)
+    return placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+  size_t n = 0;
+  for (size_t i = 0; i < plan->n_instances; i++) {
+    enum placer_role_kind k = plan->instances[i].kind;
+    if (k == PLACER_KIND_CEPH_OSD || k == PLACER_KIND_CEPH_MON || k == PLACER_KIND_CEPH_MGR ||
+        k == PLACER_KIND_CEPH_MDS)
+      subset[n++] = plan->instances[i]; /* borrowed: never freed through this copy */
+  }
+  struct placer_plan sub = *plan;
+  sub.instances = subset;
+  sub.n_instances = n;
+  struct placer_apply_options opt = { .state_dir = c->apply_state, .prefix = env->prefix };
+  struct placer_apply_report *report = NULL;
+  int rc = n ? placer_apply(&sub, &opt, &report, err) : 0;
+  free(subset);
+  if (rc < 0)
+    return placer_error_prefix(err, "place the daemons of the existing cluster (variant '%s')", env->variant->name);
+  c->applied = n > 0;
+  for (size_t i = 0; report && i < report->n_instances; i++)
+    if (report->instances[i].n_bound > 0)
+      c->n_daemons++;
+  c->daemons = calloc(c->n_daemons ? c->n_daemons : 1, sizeof(*c->daemons));
+  if (c->daemons == NULL) {
+    placer_apply_report_free(report);
+    return placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+  }
+  size_t k = 0;
+  for (size_t i = 0; report && i < report->n_instances; i++) {
+    const struct placer_apply_instance_report *ir = &report->instances[i];
+    if (ir->n_bound == 0)
+      continue;
+    struct placer_bench_daemon *d = &c->daemons[k++];
+    d->inst = placer_plan_find(plan, ir->name);
+    d->name = strdup(ir->name);
+    d->group = strdup(ir->group);
+    d->pid = ir->bound[0].pid;
+    if (d->name == NULL || d->group == NULL || d->inst == NULL) {
+      rc = placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+      continue;
+    }
+  }
+  c->n_daemons = k;
+  placer_apply_report_free(report);
+  for (size_t i = 0; rc == 0 && i < sc->devices.n; i++)
+    if (placer_argv_push(&c->devices, sc->devices.items[i]) < 0)
+      rc = placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+  return rc;
+}
+
+static int existing_down(struct placer_bench_cluster *c, struct placer_error **err) {
+  if (!c->applied)
+    return 0;
+  char **lines = NULL;
+  size_t n = 0;
+  int reset = placer_reset(c->apply_state, &lines, &n, err);
+  for (size_t i = 0; i < n; i++)
+    free(lines[i]);
+  free(lines);
+  c->applied = false;
+  if (reset < 0)
+    return placer_error_prefix(err, "put the existing cluster's daemons back");
+  return 0;
+}
+
+/* ------------------------------------------------------------------ dispatch */
+
+static void cluster_clear(struct placer_bench_cluster *c) {
+  free(c->dir);
+  free(c->conf);
+  placer_argv_free(c->fio_env);
+  free(c->mount);
+  placer_launch_record_clear(&c->fuse);
+  for (size_t i = 0; i < c->n_daemons; i++) {
+    free(c->daemons[i].name);
+    free(c->daemons[i].group);
+  }
+  free(c->daemons);
+  placer_argv_free(c->devices);
+  free(c->apply_state);
+  memset(c, 0, sizeof(*c));
+}
+
+int placer_bench_cluster_up(const struct placer_study *study, const struct placer_bench_cluster_env *env,
+                            struct placer_bench_cluster *c, struct placer_error **err) {
+  memset(c, 0, sizeof(*c));
+  c->type = study->cluster.type;
+  switch (c->type) {
+  case PLACER_STUDY_CLUSTER_LOCAL:
+    return local_up(study, env, c, err);
+  case PLACER_STUDY_CLUSTER_EXISTING:
+    return existing_up(study, env, c, err);
+  case PLACER_STUDY_CLUSTER_NONE: {
+    /* The file may not exist yet (prefill makes it): then its directory's device. */
+    struct placer_error *e = NULL;
+    cleanup_free char *device = NULL;
+    if (placer_bench_device_of(study->workloads.path, &device, &e) < 0) {
+      placer_error_free(e);
+      e = NULL;
+      cleanup_free char *dir = strdup(study->workloads.path);
+      char *slash = dir ? strrchr(dir, '/') : NULL;
+      if (slash)
+        *(slash == dir ? slash + 1 : slash) = '\0';
+      if (dir == NULL || placer_bench_device_of(slash ? dir : ".", &device, &e) < 0)
+        device = NULL;
+    }
+    if (device && placer_argv_push(&c->devices, device) < 0) {
+      placer_error_free(e);
+      return placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+    }
+    placer_error_free(e);
+    return 0;
+  }
+  }
+  return 0;
+}
+
+int placer_bench_cluster_down(const struct placer_study *study, const struct placer_bench_cluster_env *env,
+                              struct placer_bench_cluster *c, struct placer_error **err) {
+  (void)study;
+  int rc = 0;
+  if (c->type == PLACER_STUDY_CLUSTER_LOCAL)
+    rc = local_down(env, c, err);
+  else if (c->type == PLACER_STUDY_CLUSTER_EXISTING)
+    rc = existing_down(c, err);
+  cluster_clear(c);
+  return rc;
+}

@@ -1,0 +1,115 @@
+/* Internal to placer bench's orchestration (bench-run.c, bench-setup.c,
+ * bench-baseline.c, bench-output.c): the state of a study being run. */
+#ifndef PLACER_BENCH_INTERNAL_H
+#define PLACER_BENCH_INTERNAL_H
+
+#include <errno.h>
+#include <stdio.h>
+#include <time.h>
+
+#include "bench/run.h"
+
+#define TOP_THREADS 3
+
+struct condition {
+  char *name;
+  unsigned intensity; /* per neighbour instance; 0: storage alone */
+  double level;       /* total intensity: what the report and a sweep show */
+};
+
+struct variant {
+  const struct placer_study_variant *spec;
+  char *profile_path;
+  struct placer_profile *profile;
+  struct placer_plan *plan;
+  const struct placer_instance *fio;
+  char *fio_group;
+  char *fio_cpus, *fio_mems;
+};
+
+struct bench {
+  const struct placer_study *study;
+  const struct placer_bench_options *opt;
+  const char *prefix;
+  char *out;
+  char *exe;
+  char *topology_xml;
+  struct placer_cgroup *cg;
+  struct variant *vars;
+  size_t n_vars;
+  size_t n_workloads;
+  char **wl_names;
+  uint64_t *wl_bs;
+  const char **wl_patterns;
+  struct condition *conds;
+  size_t n_conds;
+  struct placer_bench_results *results;
+  json_t *baseline;
+  char *vm_kernel, *vm_initrd;
+  FILE *runs_csv, *roles_csv, *threads_csv, *cores_csv, *placement_csv, *solo_csv;
+  /* progress */
+  long long t0_ms;
+  size_t runs_total, runs_started;
+  size_t passes_total, passes_done;
+  double run_wall_sum;
+  size_t run_wall_n;
+  double overhead_sum;
+  size_t overhead_n;
+  double pass_run_wall;
+  bool tty, line_open;
+};
+
+/* One variant in one pass (a warm-up pass, or a repeat). */
+struct pass {
+  struct variant *v;
+  size_t vi;
+  int repeat;        /* < 0: a warm-up pass */
+  char tag[160];
+  struct placer_bench_cluster cluster;
+  bool cluster_up;
+  struct placer_bench_cluster_env cenv;
+  char *cluster_log;
+  bool fio_placement_recorded, neighbour_placement_recorded;
+};
+
+static inline long long bench_now_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static inline int bench_oom(struct placer_error **err) {
+  return placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+}
+
+/* bench-setup.c: check and load everything, create the results directory
+ * and its files; free it all again; the --dry-run description. */
+int bench_setup(struct bench *b, struct placer_error **err);
+void bench_free(struct bench *b);
+
+/* bench-baseline.c: the hardware baseline's runs, and its lines of the
+ * report (which also put the shares into summary.json). */
+int bench_hardware_baseline(struct bench *b, struct placer_error **err);
+int bench_baseline_report(struct bench *b, FILE *out);
+
+/* bench-output.c: the progress line, the CSV files, summary.json. */
+void bench_fmt_duration(double s, char *buf, size_t len);
+double bench_nominal_run_s(const struct bench *b);
+double bench_default_overhead_s(const struct bench *b);
+void bench_progress(struct bench *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void bench_progress_done(struct bench *b);
+/* A run took from START until now: for the estimate of what is left. */
+void bench_note_run_wall(struct bench *b, long long start);
+char *bench_path_join(const char *a, const char *b);
+void bench_csv_field(FILE *f, const char *s, bool last);
+void bench_csv_num(FILE *f, double x, bool last);
+/* summary.json, rewritten atomically (after every run). */
+int bench_write_summary(struct bench *b, struct placer_error **err);
+/* placement.csv: where a process runs now (/proc/PID/status). */
+void bench_placement_row(struct bench *b, const struct pass *p, const char *instance, const char *role,
+                         const char *what, pid_t pid, const char *group);
+/* runs.csv, roles.csv, threads.csv and cores.csv rows of a finished run. */
+void bench_csv_run_rows(struct bench *b, const struct pass *p, size_t c, size_t w,
+                        const struct placer_bench_run *run);
+
+#endif

@@ -1,0 +1,247 @@
+/* What placer bench writes while it runs: the progress line on stderr
+ * (with the estimate of the time left), the CSV files and summary.json of
+ * the results directory. */
+#include "bench/internal.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cgroup.h"
+
+void bench_fmt_duration(double s, char *buf, size_t len) {
+  if (!(s >= 0))
+    s = 0;
+  long t = (long)(s + 0.5);
+  if (t >= 3600)
+    snprintf(buf, len, "%ldh%02ldm", t / 3600, (t / 60) % 60);
+  else if (t >= 60)
+    snprintf(buf, len, "%ldm%02lds", t / 60, t % 60);
+  else
+    snprintf(buf, len, "%lds", t);
+}
+
+double bench_nominal_run_s(const struct bench *b) {
+  return b->study->workloads.runtime_s + b->study->workloads.ramp_s + 1.0;
+}
+
+double bench_default_overhead_s(const struct bench *b) {
+  switch (b->study->cluster.type) {
+  case PLACER_STUDY_CLUSTER_LOCAL: return 12.0;
+  case PLACER_STUDY_CLUSTER_EXISTING: return 3.0;
+  default: return 1.0;
+  }
+}
+
+static double eta_s(const struct bench *b) {
+  double run = b->run_wall_n ? b->run_wall_sum / (double)b->run_wall_n : bench_nominal_run_s(b);
+  double over = b->overhead_n ? b->overhead_sum / (double)b->overhead_n : bench_default_overhead_s(b);
+  size_t runs_left = b->runs_total > b->runs_started ? b->runs_total - b->runs_started : 0;
+  size_t passes_left = b->passes_total > b->passes_done ? b->passes_total - b->passes_done : 0;
+  return (double)runs_left * run + (double)passes_left * over;
+}
+
+void bench_progress(struct bench *b, const char *fmt, ...) {
+  if (!b->opt->progress)
+    return;
+  char what[256], elapsed[32], left[32];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(what, sizeof(what), fmt, ap);
+  va_end(ap);
+  bench_fmt_duration((double)(bench_now_ms() - b->t0_ms) / 1000.0, elapsed, sizeof(elapsed));
+  bench_fmt_duration(eta_s(b), left, sizeof(left));
+  fprintf(stderr, "%splacer bench: [%zu/%zu] %s | %s elapsed, ~%s left%s", b->tty ? "\r\033[K" : "",
+          b->runs_started < b->runs_total ? b->runs_started : b->runs_total, b->runs_total, what, elapsed, left,
+          b->tty ? "" : "\n");
+  fflush(stderr);
+  b->line_open = b->tty;
+}
+
+void bench_progress_done(struct bench *b) {
+  if (b->line_open) {
+    fprintf(stderr, "\r\033[K");
+    fflush(stderr);
+    b->line_open = false;
+  }
+}
+
+void bench_note_run_wall(struct bench *b, long long start) {
+  double wall = (double)(bench_now_ms() - start) / 1000.0;
+  b->run_wall_sum += wall;
+  b->run_wall_n++;
+  b->pass_run_wall += wall;
+}
+
+char *bench_path_join(const char *a, const char *b) {
+  char *p = NULL;
+  return asprintf(&p, "%s/%s", a, b) < 0 ? NULL : p;
+}
+
+void bench_csv_field(FILE *f, const char *s, bool last) {
+  if (s && strpbrk(s, ",\"\n")) {
+    fputc('"', f);
+    for (const char *p = s; *p; p++) {
+      if (*p == '"')
+        fputc('"', f);
+      fputc(*p, f);
+    }
+    fputc('"', f);
+  } else if (s) {
+    fputs(s, f);
+  }
+  fputc(last ? '\n' : ',', f);
+}
+
+void bench_csv_num(FILE *f, double x, bool last) {
+  if (isnan(x))
+    fputc(last ? '\n' : ',', f);
+  else
+    fprintf(f, "%.10g%c", x, last ? '\n' : ',');
+}
+
+static int write_atomic(const char *path, const char *text, struct placer_error **err) {
+  cleanup_free char *tmp = NULL;
+  if (asprintf(&tmp, "%s.tmp", path) < 0)
+    return bench_oom(err);
+  FILE *f = fopen(tmp, "we");
+  if (f == NULL)
+    return placer_error_errno(err, PLACER_EXIT_SYSTEM, errno, "create '%s'", tmp);
+  fputs(text, f);
+  if (fclose(f) != 0 || rename(tmp, path) < 0)
+    return placer_error_errno(err, PLACER_EXIT_SYSTEM, errno, "write '%s'", path);
+  return 0;
+}
+
+static json_t *study_json(const struct bench *b) {
+  const struct placer_study *s = b->study;
+  json_t *bs = json_array(), *pats = json_array(), *vars = json_array();
+  for (size_t i = 0; i < s->workloads.n_block_sizes; i++)
+    json_array_append_new(bs, json_integer((json_int_t)s->workloads.block_sizes[i]));
+  for (size_t i = 0; i < s->workloads.patterns.n; i++)
+    json_array_append_new(pats, json_string(s->workloads.patterns.items[i]));
+  for (size_t i = 0; i < b->n_vars; i++)
+    json_array_append_new(vars, json_pack("{s:s, s:s, s:s}", "name", b->vars[i].spec->name, "profile",
+                                          b->vars[i].profile_path, "profile_name", b->vars[i].profile->name));
+  json_t *nbs = json_array();
+  for (size_t i = 0; i < s->n_neighbours; i++) {
+    const struct placer_study_neighbour *n = &s->neighbours[i];
+    json_array_append_new(nbs, json_pack("{s:s, s:s, s:s, s:i}", "name", n->name, "role", n->role, "kind",
+                                         placer_study_neighbour_kind_name(n->kind), "intensity", (int)n->intensity));
+  }
+  return json_pack("{s:s, s:s, s:s, s:o, s:o, s:i, s:i, s:i, s:i, s:I, s:b, s:i, s:i, s:o, s:o}", "study", s->path,
+                   "cluster", placer_study_cluster_name(s->cluster.type), "target",
+                   placer_study_target_name(s->workloads.target), "block_sizes", bs, "patterns", pats, "iodepth",
+                   (int)s->workloads.iodepth, "numjobs", (int)s->workloads.numjobs, "runtime_s",
+                   (int)s->workloads.runtime_s, "ramp_s", (int)s->workloads.ramp_s, "size_bytes",
+                   (json_int_t)s->workloads.size_bytes, "prefill", s->workloads.prefill, "warmup", (int)s->warmup,
+                   "repeats", (int)s->repeats, "variants", vars, "neighbours", nbs);
+}
+
+int bench_write_summary(struct bench *b, struct placer_error **err) {
+  json_t *j = placer_bench_results_to_json(b->results);
+  if (j == NULL)
+    return bench_oom(err);
+  json_object_set_new(j, "study", study_json(b));
+  json_object_set(j, "hardware_baseline", b->baseline ? b->baseline : json_null());
+  char *text = json_dumps(j, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+  json_decref(j);
+  if (text == NULL)
+    return bench_oom(err);
+  cleanup_free char *path = bench_path_join(b->out, "summary.json");
+  size_t len = strlen(text);
+  char *with_nl = realloc(text, len + 2);
+  if (with_nl == NULL) {
+    free(text);
+    return bench_oom(err);
+  }
+  with_nl[len] = '\n';
+  with_nl[len + 1] = '\0';
+  int rc = path ? write_atomic(path, with_nl, err) : bench_oom(err);
+  free(with_nl);
+  return rc;
+}
+
+void bench_placement_row(struct bench *b, const struct pass *p, const char *instance, const char *role,
+                          const char *what, pid_t pid, const char *group) {
+  char *cpus = NULL, *mems = NULL;
+  struct placer_error *e = NULL;
+  if (pid > 0 && placer_task_read_allowed(pid, 0, &cpus, &mems, &e) < 0) {
+    placer_error_free(e);
+    cpus = mems = NULL;
+  }
+  char rep[16], pidtxt[16];
+  snprintf(rep, sizeof(rep), "%d", p->repeat);
+  snprintf(pidtxt, sizeof(pidtxt), "%d", (int)pid);
+  FILE *f = b->placement_csv;
+  bench_csv_field(f, p->v->spec->name, false);
+  bench_csv_field(f, rep, false);
+  bench_csv_field(f, instance, false);
+  bench_csv_field(f, role, false);
+  bench_csv_field(f, what, false);
+  bench_csv_field(f, pidtxt, false);
+  bench_csv_field(f, group, false);
+  bench_csv_field(f, cpus ? cpus : "", false);
+  bench_csv_field(f, mems ? mems : "", true);
+  fflush(f);
+  free(cpus);
+  free(mems);
+}
+
+void bench_csv_run_rows(struct bench *b, const struct pass *p, size_t c, size_t w,
+                         const struct placer_bench_run *run) {
+  char rep[16];
+  snprintf(rep, sizeof(rep), "%d", p->repeat);
+  const char *keys[4] = { p->v->spec->name, rep, b->conds[c].name, b->wl_names[w] };
+  FILE *f = b->runs_csv;
+  for (int i = 0; i < 4; i++)
+    bench_csv_field(f, keys[i], false);
+  bench_csv_num(f, b->conds[c].level, false);
+  bench_csv_num(f, run->duration_s, false);
+  bench_csv_num(f, run->read.iops, false);
+  bench_csv_num(f, run->write.iops, false);
+  bench_csv_num(f, (double)run->read.bw_bytes, false);
+  bench_csv_num(f, (double)run->write.bw_bytes, false);
+  bench_csv_num(f, run->read.clat_p50_ns, false);
+  bench_csv_num(f, run->read.clat_p99_ns, false);
+  bench_csv_num(f, run->read.clat_p999_ns, false);
+  bench_csv_num(f, run->write.clat_p50_ns, false);
+  bench_csv_num(f, run->write.clat_p99_ns, false);
+  bench_csv_num(f, run->write.clat_p999_ns, false);
+  bench_csv_num(f, run->neighbour_rate, false);
+  bench_csv_num(f, run->has_device_bytes ? (double)run->device_bytes_written : NAN, false);
+  bench_csv_field(f, run->fio_json, true);
+  fflush(f);
+  for (size_t i = 0; i < run->n_roles; i++) {
+    const struct placer_bench_role_usage *u = &run->roles[i];
+    for (int k = 0; k < 4; k++)
+      bench_csv_field(b->roles_csv, keys[k], false);
+    bench_csv_field(b->roles_csv, u->instance, false);
+    bench_csv_field(b->roles_csv, u->role, false);
+    bench_csv_num(b->roles_csv, (double)u->cpu_ns, false);
+    bench_csv_num(b->roles_csv, run->duration_s > 0 ? (double)u->cpu_ns / 1e9 / run->duration_s : NAN, false);
+    bench_csv_num(b->roles_csv, (double)u->peak_rss_bytes, true);
+  }
+  fflush(b->roles_csv);
+  for (size_t i = 0; i < run->n_threads; i++) {
+    const struct placer_bench_thread_usage *t = &run->threads[i];
+    for (int k = 0; k < 4; k++)
+      bench_csv_field(b->threads_csv, keys[k], false);
+    bench_csv_field(b->threads_csv, t->instance, false);
+    bench_csv_field(b->threads_csv, t->thread, false);
+    bench_csv_num(b->threads_csv, (double)t->cpu_ns, true);
+  }
+  fflush(b->threads_csv);
+  for (size_t i = 0; i < run->n_cpus; i++) {
+    if (isnan(run->cpu_busy[i]))
+      continue;
+    for (int k = 0; k < 4; k++)
+      bench_csv_field(b->cores_csv, keys[k], false);
+    fprintf(b->cores_csv, "%zu,", i);
+    bench_csv_num(b->cores_csv, run->cpu_busy[i], true);
+  }
+  fflush(b->cores_csv);
+}
+

@@ -1,0 +1,657 @@
+/* The terminal summary of a bench study; see bench-report.h. */
+#include "bench/report.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/text-table.h"
+#include "lib/units.h"
+
+/* --- number formats ------------------------------------------------------------ */
+
+#define DASH "-"
+
+void placer_bench_format_block_size(uint64_t bytes, char *buf, size_t len) {
+  if (bytes >= (1u << 20) && bytes % (1u << 20) == 0)
+    snprintf(buf, len, "%lluM", (unsigned long long)(bytes >> 20));
+  else if (bytes >= 1024 && bytes % 1024 == 0)
+    snprintf(buf, len, "%lluK", (unsigned long long)(bytes >> 10));
+  else
+    snprintf(buf, len, "%lluB", (unsigned long long)bytes);
+}
+
+/* IOPS or MB/s: whole numbers from 100 up, then one or two decimals. */
+static void fmt_rate(double x, char *buf, size_t len) {
+  if (isnan(x))
+    snprintf(buf, len, DASH);
+  else if (x >= 99.5)
+    snprintf(buf, len, "%.0f", x);
+  else if (x >= 9.995)
+    snprintf(buf, len, "%.1f", x);
+  else
+    snprintf(buf, len, "%.2f", x);
+}
+
+static void fmt_ms(double ns, char *buf, size_t len) {
+  double ms = ns / 1e6;
+  if (isnan(ms))
+    snprintf(buf, len, DASH);
+  else if (ms < 0.9995)
+    snprintf(buf, len, "%.3f", ms);
+  else if (ms < 9.995)
+    snprintf(buf, len, "%.2f", ms);
+  else if (ms < 99.95)
+    snprintf(buf, len, "%.1f", ms);
+  else
+    snprintf(buf, len, "%.0f", ms);
+}
+
+/* +12.3% / -4.0%; never "-0.0%". */
+static void fmt_change(double x, char *buf, size_t len) {
+  if (isnan(x)) {
+    snprintf(buf, len, DASH);
+    return;
+  }
+  double tenths = round(x * 1000.0);
+  snprintf(buf, len, "%+.1f%%", tenths == 0 ? 0.0 : tenths / 10.0);
+}
+
+static void fmt_p(double p, char *buf, size_t len) {
+  if (isnan(p))
+    snprintf(buf, len, DASH);
+  else if (p < 0.001)
+    snprintf(buf, len, "p<0.001");
+  else if (p < 0.1)
+    snprintf(buf, len, "p=%.3f", p);
+  else
+    snprintf(buf, len, "p=%.2f", p);
+}
+
+static void fmt_fixed(double x, const char *format, char *buf, size_t len) {
+  if (isnan(x))
+    snprintf(buf, len, DASH);
+  else
+    snprintf(buf, len, format, x);
+}
+
+static void fmt_percent(double fraction, char *buf, size_t len) { fmt_fixed(fraction * 100.0, "%.0f%%", buf, len); }
+
+static void fmt_bytes(double bytes, char *buf, size_t len) {
+  if (isnan(bytes))
+    snprintf(buf, len, DASH);
+  else
+    placer_format_bytes((uint64_t)bytes, buf, len);
+}
+
+/* --- labels --------------------------------------------------------------------- */
+
+static const char *metric_name(const struct placer_bench_workload *w) {
+  return placer_bench_workload_uses_bandwidth(w) ? "MB/s" : "IOPS";
+}
+
+/* Main metric in display units: IOPS, or MB/s (10^6 bytes/s, as fio prints). */
+static double display(const struct placer_bench_workload *w, double x) {
+  return placer_bench_workload_uses_bandwidth(w) ? x / 1e6 : x;
+}
+
+static void workload_label(const struct placer_bench_workload *w, char *buf, size_t len) {
+  char bs[32];
+  placer_bench_format_block_size(w->block_size_bytes, bs, sizeof(bs));
+  snprintf(buf, len, "%s %s", bs, w->pattern);
+}
+
+static void condition_label(const struct placer_bench_results *r, size_t c, char *buf, size_t len) {
+  const struct placer_bench_condition *cond = &r->conditions[c];
+  if (cond->neighbour_level > 0 && r->level_unit[0])
+    snprintf(buf, len, "%s (%s: %g)", cond->name, r->level_unit, cond->neighbour_level);
+  else
+    snprintf(buf, len, "%s", cond->name);
+}
+
+static const char *neighbours(const struct placer_bench_results *r) {
+  return r->neighbour_name[0] ? r->neighbour_name : "the neighbours";
+}
+
+static size_t runs_done(const struct placer_bench_results *r) {
+  size_t n = 0, total = r->n_variants * r->n_conditions * r->n_workloads * r->repeats;
+  for (size_t i = 0; i < total; i++)
+    n += r->runs[i].done;
+  return n;
+}
+
+/* --- sections ------------------------------------------------------------------- */
+
+static void header(const struct placer_bench_results *r, FILE *out) {
+  size_t total = r->n_variants * r->n_conditions * r->n_workloads * r->repeats;
+  fprintf(out, "placer bench: %s\n", r->title[0] ? r->title : "(untitled)");
+  fprintf(out, "%zu repeat%s per cell, %zu of %zu runs done. Medians, with min-max over repeats.\n", r->repeats,
+          r->repeats == 1 ? "" : "s", runs_done(r), total);
+  if (r->n_variants > 1)
+    fprintf(out, "Changes: each variant vs %s, median change with bootstrap 95%% CI and Mann-Whitney p.\n",
+            r->variants[0]);
+  if (r->interrupted)
+    fprintf(out, "INTERRUPTED: these are the results so far; missing cells show \"-\".\n");
+}
+
+/* One block: the workloads of one block size, in the order first seen. */
+static int block_table(const struct placer_bench_results *r, uint64_t bs, FILE *out) {
+  size_t ws[PLACER_BENCH_MAX], n_ws = 0;
+  for (size_t w = 0; w < r->n_workloads && n_ws < PLACER_BENCH_MAX; w++)
+    if (r->workloads[w].block_size_bytes == bs)
+      ws[n_ws++] = w;
+  struct placer_table t = {0};
+  char label[160], a[64], b[64], c[64];
+  placer_bench_format_block_size(bs, label, sizeof(label));
+  placer_table_row(&t, false);
+  placer_table_cell_l(&t, "%s", label);
+  for (size_t i = 0; i < n_ws; i++) {
+    placer_table_cell_l(&t, "%s", r->workloads[ws[i]].pattern);
+    placer_table_cell_r(&t, "%s", "");
+    placer_table_cell_r(&t, "%s", "");
+  }
+  placer_table_row(&t, false);
+  placer_table_cell_l(&t, "%s", "");
+  for (size_t i = 0; i < n_ws; i++) {
+    placer_table_cell_r(&t, "%s", metric_name(&r->workloads[ws[i]]));
+    placer_table_cell_r(&t, "min-max");
+    placer_table_cell_r(&t, "p99 ms");
+  }
+  bool partial = false;
+  for (size_t cond = 0; cond < r->n_conditions; cond++) {
+    condition_label(r, cond, label, sizeof(label));
+    placer_table_row(&t, true);
+    placer_table_cell_l(&t, "%s", label);
+    for (size_t v = 0; v < r->n_variants; v++) {
+      placer_table_row(&t, false);
+      placer_table_cell_l(&t, "  %s", r->variants[v]);
+      for (size_t i = 0; i < n_ws; i++) {
+        const struct placer_bench_workload *w = &r->workloads[ws[i]];
+        struct placer_bench_cell_stats s;
+        placer_bench_cell_stats(r, v, cond, ws[i], &s);
+        bool short_cell = s.n_done > 0 && s.n_done < r->repeats;
+        partial |= short_cell;
+        fmt_rate(display(w, s.main.median), a, sizeof(a));
+        placer_table_cell_r(&t, "%s%s", a, short_cell ? "*" : "");
+        fmt_rate(display(w, s.main.min), a, sizeof(a));
+        fmt_rate(display(w, s.main.max), b, sizeof(b));
+        if (s.main.n)
+          placer_table_cell_r(&t, "%s-%s", a, b);
+        else
+          placer_table_cell_r(&t, DASH);
+        fmt_ms(s.p99_ns.median, c, sizeof(c));
+        placer_table_cell_r(&t, "%s", c);
+      }
+    }
+    for (size_t v = 1; v < r->n_variants; v++) {
+      placer_table_row(&t, false);
+      placer_table_cell_l(&t, "  %s vs %s", r->variants[v], r->variants[0]);
+      for (size_t i = 0; i < n_ws; i++) {
+        struct placer_stats_comparison cmp;
+        placer_bench_compare(r, v, cond, ws[i], &cmp, NULL);
+        fmt_change(cmp.change, a, sizeof(a));
+        placer_table_cell_r(&t, "%s", a);
+        fmt_change(cmp.ci_low, b, sizeof(b));
+        fmt_change(cmp.ci_high, c, sizeof(c));
+        if (isnan(cmp.ci_low))
+          placer_table_cell_r(&t, DASH);
+        else
+          placer_table_cell_r(&t, "[%s, %s]", b, c);
+        fmt_p(cmp.p_value, a, sizeof(a));
+        placer_table_cell_r(&t, "%s", a);
+      }
+    }
+  }
+  fprintf(out, "\n");
+  int rc = placer_table_print(&t, out);
+  if (partial)
+    fprintf(out, "* fewer repeats than planned\n");
+  return rc;
+}
+
+static int interference_table(const struct placer_bench_results *r, FILE *out) {
+  int alone = placer_bench_alone_condition(r);
+  /* A sweep shows the same ratios per step in its own table. */
+  if (alone < 0 || r->n_conditions < 2 || r->sweep)
+    return 0;
+  struct placer_table t = {0};
+  char label[128], a[32];
+  placer_table_row(&t, false);
+  placer_table_cell_l(&t, "%s", "");
+  for (size_t w = 0; w < r->n_workloads; w++) {
+    workload_label(&r->workloads[w], label, sizeof(label));
+    placer_table_cell_l(&t, "%s", label);
+    placer_table_cell_r(&t, "%s", "");
+  }
+  placer_table_row(&t, false);
+  placer_table_cell_l(&t, "%s", "");
+  for (size_t w = 0; w < r->n_workloads; w++) {
+    placer_table_cell_r(&t, "storage");
+    placer_table_cell_r(&t, "neighbours");
+  }
+  for (size_t v = 0; v < r->n_variants; v++)
+    for (size_t c = 0; c < r->n_conditions; c++) {
+      if ((int)c == alone)
+        continue;
+      placer_table_row(&t, false);
+      placer_table_cell_l(&t, "%s, %s", r->variants[v], r->conditions[c].name);
+      for (size_t w = 0; w < r->n_workloads; w++) {
+        double storage, neighbour;
+        placer_bench_interference(r, v, c, w, &storage, &neighbour);
+        fmt_fixed(storage, "%.2f", a, sizeof(a));
+        placer_table_cell_r(&t, "%s", a);
+        fmt_fixed(neighbour, "%.2f", a, sizeof(a));
+        placer_table_cell_r(&t, "%s", a);
+      }
+    }
+  fprintf(out, "\nInterference: storage with neighbours / storage alone; %s with storage / %s solo\n", neighbours(r),
+          neighbours(r));
+  return placer_table_print(&t, out);
+}
+
+static void balance_sentence(const struct placer_bench_results *r, const char *what, FILE *out) {
+  size_t order[PLACER_BENCH_MAX], n = 0;
+  struct placer_bench_balance bal[PLACER_BENCH_MAX];
+  for (size_t v = 0; v < r->n_variants && v < PLACER_BENCH_MAX; v++) {
+    placer_bench_sweep_balance(r, v, &bal[v]);
+    order[n++] = v;
+  }
+  /* Best first: found before not found, then the higher level; stable. */
+  for (size_t i = 1; i < n; i++)
+    for (size_t j = i; j > 0; j--) {
+      const struct placer_bench_balance *x = &bal[order[j]], *y = &bal[order[j - 1]];
+      bool better = (x->found && !y->found) || (x->found && y->found && x->level > y->level);
+      if (!better)
+        break;
+      size_t tmp = order[j];
+      order[j] = order[j - 1];
+      order[j - 1] = tmp;
+    }
+  double s = r->storage_min_fraction * 100, nb = r->neighbour_min_fraction * 100;
+  const struct placer_bench_balance *first = &bal[order[0]];
+  if (!first->found) {
+    fprintf(out, "No variant keeps >= %g%% of baseline %s at any step while %s keep >= %g%% of their solo rate.\n", s,
+            what, neighbours(r), nb);
+    return;
+  }
+  fprintf(out, "%s keeps >= %g%% of baseline %s up to %g %s while %s keep >= %g%% of their solo rate",
+          r->variants[order[0]], s, what, first->level, r->level_unit, neighbours(r), nb);
+  for (size_t i = 1; i < n; i++) {
+    if (bal[order[i]].found)
+      fprintf(out, "; %s up to %g", r->variants[order[i]], bal[order[i]].level);
+    else
+      fprintf(out, "; %s at no step", r->variants[order[i]]);
+  }
+  fprintf(out, ".\n");
+  for (size_t i = 0; i < n; i++)
+    if (bal[order[i]].passes_beyond)
+      fprintf(out, "Note: %s passes again above its first failing step; more repeats may settle it.\n",
+              r->variants[order[i]]);
+}
+
+static int sweep_table(const struct placer_bench_results *r, FILE *out) {
+  int alone = placer_bench_alone_condition(r);
+  if (!r->sweep)
+    return 0;
+  size_t w = r->sweep_workload;
+  const struct placer_bench_workload *wl = &r->workloads[w];
+  /* Steps in ascending level (insertion sort of condition indexes). */
+  size_t steps[PLACER_BENCH_MAX], n = 0;
+  for (size_t c = 0; c < r->n_conditions && n < PLACER_BENCH_MAX; c++) {
+    size_t j = n++;
+    while (j > 0 && r->conditions[steps[j - 1]].neighbour_level > r->conditions[c].neighbour_level) {
+      steps[j] = steps[j - 1];
+      j--;
+    }
+    steps[j] = c;
+  }
+  struct placer_table t = {0};
+  char label[128], a[32];
+  placer_table_row(&t, false);
+  placer_table_cell_l(&t, "%s", "");
+  for (size_t v = 0; v < r->n_variants; v++) {
+    placer_table_cell_l(&t, "%s", r->variants[v]);
+    placer_table_cell_r(&t, "%s", "");
+    placer_table_cell_r(&t, "%s", "");
+  }
+  placer_table_row(&t, false);
+  placer_table_cell_l(&t, "%s", r->level_unit[0] ? r->level_unit : "level");
+  for (size_t v = 0; v < r->n_variants; v++) {
+    placer_table_cell_r(&t, "%s", metric_name(wl));
+    placer_table_cell_r(&t, "storage");
+    placer_table_cell_r(&t, "neighbours");
+  }
+  for (size_t i = 0; i < n; i++) {
+    size_t c = steps[i];
+    placer_table_row(&t, false);
+    if ((int)c == alone)
+      placer_table_cell_l(&t, "%g (alone)", r->conditions[c].neighbour_level);
+    else
+      placer_table_cell_l(&t, "%g", r->conditions[c].neighbour_level);
+    for (size_t v = 0; v < r->n_variants; v++) {
+      struct placer_bench_cell_stats s, base;
+      placer_bench_cell_stats(r, v, c, w, &s);
+      fmt_rate(display(wl, s.main.median), a, sizeof(a));
+      placer_table_cell_r(&t, "%s", a);
+      if (alone >= 0) {
+        placer_bench_cell_stats(r, v, alone, w, &base);
+        fmt_percent(placer_bench_ratio(s.main.median, base.main.median), a, sizeof(a));
+      } else {
+        snprintf(a, sizeof(a), DASH);
+      }
+      placer_table_cell_r(&t, "%s", a);
+      fmt_percent(placer_bench_ratio(s.neighbour_rate.median, placer_bench_solo_median(r, v, c)), a, sizeof(a));
+      placer_table_cell_r(&t, "%s", (int)c == alone ? DASH : a);
+    }
+  }
+  char bs[32];
+  placer_bench_format_block_size(wl->block_size_bytes, bs, sizeof(bs));
+  snprintf(label, sizeof(label), "%s %s %s", bs, wl->pattern, metric_name(wl));
+  fprintf(out, "\nSweep: %s as %s grow (storage: %% of its alone median; %s: %% of their solo rate)\n", label,
+          r->level_unit[0] ? r->level_unit : "the neighbours", neighbours(r));
+  int rc = placer_table_print(&t, out);
+  balance_sentence(r, label, out);
+  return rc;
+}
+
+/* Roles in order of first appearance over the done runs. */
+static size_t collect_roles(const struct placer_bench_results *r, const char **roles, size_t max) {
+  size_t n = 0, total = r->n_variants * r->n_conditions * r->n_workloads * r->repeats;
+  for (size_t i = 0; i < total; i++)
+    for (size_t k = 0; r->runs[i].done && k < r->runs[i].n_roles; k++) {
+      const char *role = r->runs[i].roles[k].role;
+      size_t j = 0;
+      while (j < n && strcmp(roles[j], role) != 0)
+        j++;
+      if (j == n && n < max)
+        roles[n++] = role;
+    }
+  return n;
+}
+
+typedef double (*run_role_fn)(const struct placer_bench_run *, const char *);
+
+static double cell_role_median(const struct placer_bench_results *r, size_t v, size_t c, size_t w, run_role_fn fn,
+                               const char *role) {
+  double values[PLACER_BENCH_MAX];
+  size_t n = 0;
+  for (size_t k = 0; k < r->repeats && n < PLACER_BENCH_MAX; k++) {
+    double x = fn(placer_bench_results_run_const(r, v, c, w, k), role);
+    if (!isnan(x))
+      values[n++] = x;
+  }
+  return placer_stats_median(values, n);
+}
+
+/* Mean busy fraction over the cores, and the busiest core, averaged over the
+ * cell's done runs. */
+static void cell_cores(const struct placer_bench_results *r, size_t v, size_t c, size_t w, double *mean, int *busiest,
+                       double *busiest_value) {
+  *mean = *busiest_value = NAN;
+  *busiest = -1;
+  size_t n_cpus = 0;
+  for (size_t k = 0; k < r->repeats; k++) {
+    const struct placer_bench_run *run = placer_bench_results_run_const(r, v, c, w, k);
+    if (run->done && run->n_cpus > n_cpus)
+      n_cpus = run->n_cpus;
+  }
+  double *sum = calloc(n_cpus + 1, sizeof(*sum));
+  size_t *count = calloc(n_cpus + 1, sizeof(*count));
+  for (size_t k = 0; sum && count && k < r->repeats; k++) {
+    const struct placer_bench_run *run = placer_bench_results_run_const(r, v, c, w, k);
+    for (size_t i = 0; run->done && i < run->n_cpus; i++)
+      if (!isnan(run->cpu_busy[i])) {
+        sum[i] += run->cpu_busy[i];
+        count[i]++;
+      }
+  }
+  double total = 0;
+  size_t cores = 0;
+  for (size_t i = 0; sum && count && i < n_cpus; i++) {
+    if (count[i] == 0)
+      continue;
+    double avg = sum[i] / (double)count[i];
+    total += avg;
+    cores++;
+    if (*busiest < 0 || avg > *busiest_value) {
+      *busiest = (int)i;
+      *busiest_value = avg;
+    }
+  }
+  if (cores)
+    *mean = total / (double)cores;
+  free(sum);
+  free(count);
+}
+
+/* The first three cells of a per-cell row: "4K randwrite", "alone", "pinned". */
+static void cell_label_cells(struct placer_table *t, const struct placer_bench_results *r, size_t v, size_t c,
+                             size_t w) {
+  char label[128];
+  workload_label(&r->workloads[w], label, sizeof(label));
+  placer_table_row(t, false);
+  placer_table_cell_l(t, "%s", label);
+  placer_table_cell_l(t, "%s", r->conditions[c].name);
+  placer_table_cell_l(t, "%s", r->variants[v]);
+}
+
+static void blank_label_cells(struct placer_table *t) {
+  placer_table_row(t, false);
+  for (int i = 0; i < 3; i++)
+    placer_table_cell_l(t, "%s", "");
+}
+
+/* The storage daemons' cost per client IO and how busy the machine was. */
+static int cost_table(const struct placer_bench_results *r, FILE *out) {
+  struct placer_table t = {0};
+  char a[32];
+  blank_label_cells(&t);
+  placer_table_cell_r(&t, "%s ms CPU/IO", r->storage_role[0] ? r->storage_role : "storage");
+  placer_table_cell_r(&t, "write amp");
+  placer_table_cell_r(&t, "cores busy");
+  placer_table_cell_r(&t, "busiest core");
+  for (size_t w = 0; w < r->n_workloads; w++)
+    for (size_t c = 0; c < r->n_conditions; c++)
+      for (size_t v = 0; v < r->n_variants; v++) {
+        struct placer_bench_cell_stats s;
+        placer_bench_cell_stats(r, v, c, w, &s);
+        cell_label_cells(&t, r, v, c, w);
+        fmt_fixed(s.storage_cpu_ms_per_io.median, "%.3g", a, sizeof(a));
+        placer_table_cell_r(&t, "%s", a);
+        fmt_fixed(s.write_amplification.median, "%.2f", a, sizeof(a));
+        placer_table_cell_r(&t, "%s", a);
+        double mean, busiest_value;
+        int busiest;
+        cell_cores(r, v, c, w, &mean, &busiest, &busiest_value);
+        fmt_percent(mean, a, sizeof(a));
+        placer_table_cell_r(&t, "%s", a);
+        fmt_percent(busiest_value, a, sizeof(a));
+        if (busiest >= 0)
+          placer_table_cell_r(&t, "cpu%d %s", busiest, a);
+        else
+          placer_table_cell_r(&t, DASH);
+      }
+  fprintf(out, "\nCost (medians over repeats; cores busy = mean load of the cores)\n");
+  return placer_table_print(&t, out);
+}
+
+/* CPU per role, one column per role: narrow enough for a terminal. */
+static int role_cores_table(const struct placer_bench_results *r, const char *const *roles, size_t n_roles,
+                            FILE *out) {
+  struct placer_table t = {0};
+  char a[32];
+  blank_label_cells(&t);
+  for (size_t i = 0; i < n_roles; i++)
+    placer_table_cell_r(&t, "%s", roles[i]);
+  for (size_t w = 0; w < r->n_workloads; w++)
+    for (size_t c = 0; c < r->n_conditions; c++)
+      for (size_t v = 0; v < r->n_variants; v++) {
+        cell_label_cells(&t, r, v, c, w);
+        for (size_t i = 0; i < n_roles; i++) {
+          fmt_fixed(cell_role_median(r, v, c, w, placer_bench_run_role_cores, roles[i]), "%.2f", a, sizeof(a));
+          placer_table_cell_r(&t, "%s", a);
+        }
+      }
+  fprintf(out, "\nCores used per role (CPU time / run time, medians over repeats)\n");
+  return placer_table_print(&t, out);
+}
+
+/* Peak RSS is a process's high-water mark since it started, so it is given
+ * once per variant: the largest seen over all its runs. */
+static int role_rss_table(const struct placer_bench_results *r, const char *const *roles, size_t n_roles, FILE *out) {
+  struct placer_table t = {0};
+  char a[32];
+  placer_table_row(&t, false);
+  placer_table_cell_l(&t, "%s", "");
+  for (size_t i = 0; i < n_roles; i++)
+    placer_table_cell_r(&t, "%s", roles[i]);
+  for (size_t v = 0; v < r->n_variants; v++) {
+    placer_table_row(&t, false);
+    placer_table_cell_l(&t, "%s", r->variants[v]);
+    for (size_t i = 0; i < n_roles; i++) {
+      double peak = NAN;
+      for (size_t w = 0; w < r->n_workloads; w++)
+        for (size_t c = 0; c < r->n_conditions; c++)
+          for (size_t k = 0; k < r->repeats; k++) {
+            const struct placer_bench_run *run = placer_bench_results_run_const(r, v, c, w, k);
+            double x = run->done ? placer_bench_run_role_peak_rss(run, roles[i]) : NAN;
+            if (!isnan(x) && (isnan(peak) || x > peak))
+              peak = x;
+          }
+      fmt_bytes(peak, a, sizeof(a));
+      placer_table_cell_r(&t, "%s", a);
+    }
+  }
+  fprintf(out, "\nPeak RSS per role (largest over the variant's runs)\n");
+  return placer_table_print(&t, out);
+}
+
+static int role_tables(const struct placer_bench_results *r, FILE *out) {
+  const char *roles[32];
+  size_t n_roles = collect_roles(r, roles, 32);
+  if (n_roles == 0)
+    return 0;
+  return role_cores_table(r, roles, n_roles, out) | role_rss_table(r, roles, n_roles, out);
+}
+
+struct thread_share {
+  const char *instance, *thread;
+  double share;
+};
+
+static int cmp_share(const void *pa, const void *pb) {
+  const struct thread_share *a = pa, *b = pb;
+  if (a->share != b->share)
+    return a->share > b->share ? -1 : 1;
+  int c = strcmp(a->instance, b->instance);
+  return c ? c : strcmp(a->thread, b->thread);
+}
+
+#define TOP_THREADS 3
+
+/* The busiest threads of a cell: per (instance, thread), the median over the
+ * runs that recorded it of its share of one core. */
+static size_t cell_threads(const struct placer_bench_results *r, size_t v, size_t c, size_t w,
+                           struct thread_share *top) {
+  size_t n = 0, cap = 0;
+  struct thread_share *all = NULL;
+  for (size_t k = 0; k < r->repeats; k++) {
+    const struct placer_bench_run *run = placer_bench_results_run_const(r, v, c, w, k);
+    for (size_t i = 0; run->done && i < run->n_threads; i++) {
+      size_t j = 0;
+      while (j < n && !(strcmp(all[j].instance, run->threads[i].instance) == 0 &&
+                        strcmp(all[j].thread, run->threads[i].thread) == 0))
+        j++;
+      if (j < n)
+        continue;
+      if (n == cap) {
+        struct thread_share *bigger = realloc(all, (cap = cap ? 2 * cap : 16) * sizeof(*bigger));
+        if (bigger == NULL)
+          break;
+        all = bigger;
+      }
+      all[n++] = (struct thread_share){run->threads[i].instance, run->threads[i].thread, NAN};
+    }
+  }
+  for (size_t j = 0; j < n; j++) {
+    double values[PLACER_BENCH_MAX];
+    size_t m = 0;
+    for (size_t k = 0; k < r->repeats && m < PLACER_BENCH_MAX; k++) {
+      const struct placer_bench_run *run = placer_bench_results_run_const(r, v, c, w, k);
+      for (size_t i = 0; run->done && run->duration_s > 0 && i < run->n_threads; i++)
+        if (strcmp(all[j].instance, run->threads[i].instance) == 0 &&
+            strcmp(all[j].thread, run->threads[i].thread) == 0)
+          values[m++] = (double)run->threads[i].cpu_ns / 1e9 / run->duration_s;
+    }
+    all[j].share = m ? placer_stats_median(values, m) : -1;
+  }
+  if (n)
+    qsort(all, n, sizeof(*all), cmp_share);
+  size_t kept = 0;
+  for (size_t j = 0; j < n && kept < TOP_THREADS; j++)
+    if (all[j].share >= 0)
+      top[kept++] = all[j];
+  free(all);
+  return kept;
+}
+
+static int threads_table(const struct placer_bench_results *r, FILE *out) {
+  size_t total = r->n_variants * r->n_conditions * r->n_workloads * r->repeats;
+  bool any = false;
+  for (size_t i = 0; i < total && !any; i++)
+    any = r->runs[i].done && r->runs[i].n_threads > 0;
+  if (!any)
+    return 0;
+  struct placer_table t = {0};
+  char label[128], a[32];
+  for (size_t w = 0; w < r->n_workloads; w++)
+    for (size_t c = 0; c < r->n_conditions; c++)
+      for (size_t v = 0; v < r->n_variants; v++) {
+        struct thread_share top[TOP_THREADS];
+        size_t n = cell_threads(r, v, c, w, top);
+        placer_table_row(&t, false);
+        workload_label(&r->workloads[w], label, sizeof(label));
+        placer_table_cell_l(&t, "%s", label);
+        placer_table_cell_l(&t, "%s", r->conditions[c].name);
+        placer_table_cell_l(&t, "%s", r->variants[v]);
+        for (size_t i = 0; i < n; i++) {
+          fmt_percent(top[i].share, a, sizeof(a));
+          placer_table_cell_l(&t, "%s %s %s", top[i].instance, top[i].thread, a);
+        }
+        if (n == 0)
+          placer_table_cell_l(&t, DASH);
+      }
+  fprintf(out, "\nBusiest threads (share of one core, median over repeats)\n");
+  return placer_table_print(&t, out);
+}
+
+int placer_bench_report(const struct placer_bench_results *r, char **out, struct placer_error **err) {
+  char *text = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&text, &len);
+  if (f == NULL)
+    return placer_error_errno(err, PLACER_EXIT_SYSTEM, errno, "bench report");
+  header(r, f);
+  int rc = 0;
+  /* One block per block size, in the order the workloads first use them. */
+  for (size_t w = 0; w < r->n_workloads; w++) {
+    bool seen = false;
+    for (size_t k = 0; k < w && !seen; k++)
+      seen = r->workloads[k].block_size_bytes == r->workloads[w].block_size_bytes;
+    if (!seen)
+      rc |= block_table(r, r->workloads[w].block_size_bytes, f);
+  }
+  rc |= interference_table(r, f);
+  rc |= sweep_table(r, f);
+  rc |= cost_table(r, f);
+  rc |= role_tables(r, f);
+  rc |= threads_table(r, f);
+  if (fclose(f) != 0 || rc != 0) {
+    free(text);
+    return placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "bench report");
+  }
+  *out = text;
+  return 0;
+}

@@ -1,0 +1,375 @@
+/* The summary JSON of a bench study (schema in docs/bench.md): the study's
+ * shape, every done run, the solo rates, and a derived "summary" section that
+ * is recomputed, never read back. */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench/results.h"
+
+#define FORMAT_NAME "placer-bench-results"
+#define FORMAT_VERSION 1
+
+static json_t *num_or_null(double x) { return isnan(x) || isinf(x) ? json_null() : json_real(x); }
+
+static json_t *io_json(const struct placer_fio_io *io) {
+  return json_pack("{s:o, s:I, s:I, s:I, s:I, s:o, s:o, s:o, s:o}", "iops", num_or_null(io->iops), "bw_bytes",
+                   (json_int_t)io->bw_bytes, "io_bytes", (json_int_t)io->io_bytes, "total_ios",
+                   (json_int_t)io->total_ios, "runtime_ms", (json_int_t)io->runtime_ms, "clat_mean_ns",
+                   num_or_null(io->clat_mean_ns), "clat_p50_ns", num_or_null(io->clat_p50_ns), "clat_p99_ns",
+                   num_or_null(io->clat_p99_ns), "clat_p999_ns", num_or_null(io->clat_p999_ns));
+}
+
+static json_t *run_json(const struct placer_bench_results *r, size_t v, size_t c, size_t w, size_t k) {
+  const struct placer_bench_run *run = placer_bench_results_run_const(r, v, c, w, k);
+  json_t *roles = json_array(), *threads = json_array(), *busy = json_array();
+  for (size_t i = 0; i < run->n_roles; i++)
+    json_array_append_new(roles, json_pack("{s:s, s:s, s:I, s:I}", "instance", run->roles[i].instance, "role",
+                                           run->roles[i].role, "cpu_ns", (json_int_t)run->roles[i].cpu_ns,
+                                           "peak_rss_bytes", (json_int_t)run->roles[i].peak_rss_bytes));
+  for (size_t i = 0; i < run->n_threads; i++)
+    json_array_append_new(threads, json_pack("{s:s, s:s, s:I}", "instance", run->threads[i].instance, "thread",
+                                             run->threads[i].thread, "cpu_ns", (json_int_t)run->threads[i].cpu_ns));
+  for (size_t i = 0; i < run->n_cpus; i++)
+    json_array_append_new(busy, num_or_null(run->cpu_busy[i]));
+  return json_pack(
+      "{s:s, s:s, s:s, s:I, s:o, s:o, s:o, s:o, s:i, s:o, s:o, s:o, s:o, s:o}", "variant", r->variants[v], "condition",
+      r->conditions[c].name, "workload", r->workloads[w].name, "repeat", (json_int_t)k, "fio_json",
+      run->fio_json ? json_string(run->fio_json) : json_null(), "duration_s", num_or_null(run->duration_s), "read",
+      io_json(&run->read), "write", io_json(&run->write), "fio_failed_jobs", (int)run->fio_failed_jobs,
+      "device_bytes_written", run->has_device_bytes ? json_integer((json_int_t)run->device_bytes_written) : json_null(),
+      "neighbour_rate", num_or_null(run->neighbour_rate), "roles", roles, "threads", threads, "cpu_busy", busy);
+}
+
+static json_t *summary_stats_json(const struct placer_stats_summary *s) {
+  return json_pack("{s:I, s:o, s:o, s:o}", "n", (json_int_t)s->n, "median", num_or_null(s->median), "min",
+                   num_or_null(s->min), "max", num_or_null(s->max));
+}
+
+static json_t *comparison_json(const struct placer_stats_comparison *c) {
+  return json_pack("{s:o, s:o, s:o, s:o, s:b}", "change", num_or_null(c->change), "ci95_low", num_or_null(c->ci_low),
+                   "ci95_high", num_or_null(c->ci_high), "p_value", num_or_null(c->p_value), "p_exact", c->exact);
+}
+
+static json_t *cells_json(const struct placer_bench_results *r) {
+  json_t *cells = json_array();
+  for (size_t v = 0; v < r->n_variants; v++)
+    for (size_t c = 0; c < r->n_conditions; c++)
+      for (size_t w = 0; w < r->n_workloads; w++) {
+        struct placer_bench_cell_stats s;
+        placer_bench_cell_stats(r, v, c, w, &s);
+        double storage_ratio, neighbour_ratio;
+        placer_bench_interference(r, v, c, w, &storage_ratio, &neighbour_ratio);
+        json_t *cell =
+            json_pack("{s:s, s:s, s:s, s:s, s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "variant", r->variants[v],
+                      "condition", r->conditions[c].name, "workload", r->workloads[w].name, "main_metric",
+                      placer_bench_workload_uses_bandwidth(&r->workloads[w]) ? "bw_bytes" : "iops", "repeats_done",
+                      (json_int_t)s.n_done, "main", summary_stats_json(&s.main), "p99_ns",
+                      summary_stats_json(&s.p99_ns), "write_amplification", summary_stats_json(&s.write_amplification),
+                      "storage_cpu_ms_per_io", summary_stats_json(&s.storage_cpu_ms_per_io), "neighbour_rate",
+                      summary_stats_json(&s.neighbour_rate), "storage_with_neighbours_vs_alone",
+                      num_or_null(storage_ratio), "neighbours_with_storage_vs_solo", num_or_null(neighbour_ratio));
+        if (v > 0) {
+          struct placer_stats_comparison main_metric, p99;
+          placer_bench_compare(r, v, c, w, &main_metric, &p99);
+          json_object_set_new(cell, "vs_baseline",
+                              json_pack("{s:s, s:o, s:o}", "baseline", r->variants[0], "main",
+                                        comparison_json(&main_metric), "p99_ns", comparison_json(&p99)));
+        }
+        json_array_append_new(cells, cell);
+      }
+  return cells;
+}
+
+static json_t *balance_json(const struct placer_bench_results *r) {
+  if (!r->sweep)
+    return json_null();
+  json_t *arr = json_array();
+  for (size_t v = 0; v < r->n_variants; v++) {
+    struct placer_bench_balance b;
+    placer_bench_sweep_balance(r, v, &b);
+    json_array_append_new(arr, json_pack("{s:s, s:b, s:o, s:o, s:b}", "variant", r->variants[v], "found", b.found,
+                                         "level", num_or_null(b.level), "condition",
+                                         b.found ? json_string(r->conditions[b.index].name) : json_null(),
+                                         "passes_beyond", b.passes_beyond));
+  }
+  return arr;
+}
+
+json_t *placer_bench_results_to_json(const struct placer_bench_results *r) {
+  json_t *variants = json_array(), *workloads = json_array(), *conditions = json_array();
+  for (size_t v = 0; v < r->n_variants; v++)
+    json_array_append_new(variants, json_string(r->variants[v]));
+  for (size_t w = 0; w < r->n_workloads; w++)
+    json_array_append_new(workloads,
+                          json_pack("{s:s, s:s, s:I}", "name", r->workloads[w].name, "pattern", r->workloads[w].pattern,
+                                    "block_size_bytes", (json_int_t)r->workloads[w].block_size_bytes));
+  for (size_t c = 0; c < r->n_conditions; c++)
+    json_array_append_new(conditions, json_pack("{s:s, s:o}", "name", r->conditions[c].name, "neighbour_level",
+                                                num_or_null(r->conditions[c].neighbour_level)));
+  json_t *sweep = r->sweep ? json_pack("{s:s, s:o, s:o}", "workload", r->workloads[r->sweep_workload].name,
+                                       "storage_min_fraction", num_or_null(r->storage_min_fraction),
+                                       "neighbour_min_fraction", num_or_null(r->neighbour_min_fraction))
+                           : json_null();
+  json_t *runs = json_array(), *solo = json_array();
+  for (size_t v = 0; v < r->n_variants; v++)
+    for (size_t c = 0; c < r->n_conditions; c++) {
+      for (size_t w = 0; w < r->n_workloads; w++)
+        for (size_t k = 0; k < r->repeats; k++)
+          if (placer_bench_results_run_const(r, v, c, w, k)->done)
+            json_array_append_new(runs, run_json(r, v, c, w, k));
+      for (size_t k = 0; k < r->repeats; k++) {
+        double rate = placer_bench_results_solo(r, v, c, k);
+        if (!isnan(rate))
+          json_array_append_new(solo, json_pack("{s:s, s:s, s:I, s:o}", "variant", r->variants[v], "condition",
+                                                r->conditions[c].name, "repeat", (json_int_t)k, "neighbour_rate",
+                                                num_or_null(rate)));
+      }
+    }
+  return json_pack("{s:s, s:i, s:s, s:b, s:I, s:s, s:{s:s, s:s, s:s}, s:o, s:o, s:o, s:o, s:o, s:o, s:{s:o, s:o}}",
+                   "format", FORMAT_NAME, "version", FORMAT_VERSION, "title", r->title, "interrupted", r->interrupted,
+                   "repeats", (json_int_t)r->repeats, "storage_role", r->storage_role, "neighbour", "name",
+                   r->neighbour_name, "unit", r->neighbour_unit, "level_unit", r->level_unit, "variants", variants,
+                   "workloads", workloads, "conditions", conditions, "sweep", sweep, "runs", runs, "solo", solo,
+                   "summary", "cells", cells_json(r), "balance", balance_json(r));
+}
+
+/* --- reading it back ---------------------------------------------------------- */
+
+static int want(const json_t *obj, const char *key, json_type type, const char *where, const json_t **out,
+                struct placer_error **err) {
+  const json_t *v = json_object_get(obj, key);
+  bool ok = v && (json_typeof(v) == type || (type == JSON_REAL && json_is_number(v)) ||
+                  (type == JSON_TRUE && json_is_boolean(v)));
+  if (!ok)
+    return placer_error_set(err, PLACER_EXIT_USAGE, 0, "bench results JSON: %s: \"%s\" missing or not %s", where, key,
+                            type == JSON_STRING    ? "a string"
+                            : type == JSON_ARRAY   ? "an array"
+                            : type == JSON_OBJECT  ? "an object"
+                            : type == JSON_INTEGER ? "an integer"
+                            : type == JSON_TRUE    ? "true/false"
+                                                   : "a number");
+  *out = v;
+  return 0;
+}
+
+static const char *str(const json_t *obj, const char *key) {
+  const json_t *v = json_object_get(obj, key);
+  return json_is_string(v) ? json_string_value(v) : NULL;
+}
+
+static double num_or_nan(const json_t *obj, const char *key) {
+  const json_t *v = json_object_get(obj, key);
+  return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+static uint64_t u64(const json_t *obj, const char *key) {
+  const json_t *v = json_object_get(obj, key);
+  return json_is_integer(v) && json_integer_value(v) > 0 ? (uint64_t)json_integer_value(v) : 0;
+}
+
+static void io_from_json(const json_t *j, struct placer_fio_io *io) {
+  io->iops = num_or_nan(j, "iops");
+  io->bw_bytes = u64(j, "bw_bytes");
+  io->io_bytes = u64(j, "io_bytes");
+  io->total_ios = u64(j, "total_ios");
+  io->runtime_ms = u64(j, "runtime_ms");
+  io->clat_mean_ns = num_or_nan(j, "clat_mean_ns");
+  io->clat_p50_ns = num_or_nan(j, "clat_p50_ns");
+  io->clat_p99_ns = num_or_nan(j, "clat_p99_ns");
+  io->clat_p999_ns = num_or_nan(j, "clat_p999_ns");
+}
+
+/* Names in an array of objects ("name" key) or of strings. */
+static int names_from_json(const json_t *arr, const char *key, const char ***out, size_t *n,
+                           struct placer_error **err) {
+  const char **names = calloc(json_array_size(arr) + 1, sizeof(*names));
+  if (names == NULL)
+    return placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "bench results JSON");
+  for (size_t i = 0; i < json_array_size(arr); i++) {
+    const json_t *e = json_array_get(arr, i);
+    names[i] = json_is_string(e) ? json_string_value(e) : str(e, "name");
+    if (names[i] == NULL) {
+      free(names);
+      return placer_error_set(err, PLACER_EXIT_USAGE, 0, "bench results JSON: %s[%zu]: no name", key, i);
+    }
+  }
+  *out = names;
+  *n = json_array_size(arr);
+  return 0;
+}
+
+static int index_of(const struct placer_bench_results *r, const json_t *run, const char *key, size_t i, int *out,
+                    struct placer_error **err) {
+  const char *name = str(run, key);
+  int idx = name == NULL                    ? -1
+            : strcmp(key, "variant") == 0   ? placer_bench_results_variant_index(r, name)
+            : strcmp(key, "condition") == 0 ? placer_bench_results_condition_index(r, name)
+                                            : placer_bench_results_workload_index(r, name);
+  if (idx < 0)
+    return placer_error_set(err, PLACER_EXIT_USAGE, 0, "bench results JSON: runs[%zu]: unknown %s '%s'", i, key,
+                            name ? name : "(none)");
+  *out = idx;
+  return 0;
+}
+
+static int run_from_json(struct placer_bench_results *r, const json_t *j, size_t i, struct placer_error **err) {
+  int v, c, w;
+  if (index_of(r, j, "variant", i, &v, err) < 0 || index_of(r, j, "condition", i, &c, err) < 0 ||
+      index_of(r, j, "workload", i, &w, err) < 0)
+    return -1;
+  const json_t *rep = json_object_get(j, "repeat");
+  struct placer_bench_run *run =
+      json_is_integer(rep) ? placer_bench_results_run(r, v, c, w, (size_t)json_integer_value(rep)) : NULL;
+  if (run == NULL)
+    return placer_error_set(err, PLACER_EXIT_USAGE, 0, "bench results JSON: runs[%zu]: bad \"repeat\"", i);
+  if (run->done)
+    return placer_error_set(err, PLACER_EXIT_USAGE, 0, "bench results JSON: runs[%zu]: the same run twice", i);
+  struct placer_fio_result fio = {0};
+  io_from_json(json_object_get(j, "read"), &fio.total.read);
+  io_from_json(json_object_get(j, "write"), &fio.total.write);
+  fio.n_failed_jobs = (unsigned)u64(j, "fio_failed_jobs");
+  if (placer_bench_run_set_fio(run, &fio, str(j, "fio_json"), err) < 0)
+    return -1;
+  run->duration_s = num_or_nan(j, "duration_s");
+  run->has_device_bytes = json_is_integer(json_object_get(j, "device_bytes_written"));
+  run->device_bytes_written = u64(j, "device_bytes_written");
+  run->neighbour_rate = num_or_nan(j, "neighbour_rate");
+  const json_t *e;
+  size_t idx;
+  json_array_foreach(json_object_get(j, "roles"), idx, e) {
+    if (!str(e, "instance") || !str(e, "role"))
+      return placer_error_set(err, PLACER_EXIT_USAGE, 0, "bench results JSON: runs[%zu]: roles[%zu]: no instance/role",
+                              i, idx);
+    if (placer_bench_run_add_role(run, str(e, "instance"), str(e, "role"), u64(e, "cpu_ns"), u64(e, "peak_rss_bytes"),
+                                  err) < 0)
+      return -1;
+  }
+  json_array_foreach(json_object_get(j, "threads"), idx, e) {
+    if (!str(e, "instance") || !str(e, "thread"))
+      return placer_error_set(err, PLACER_EXIT_USAGE, 0,
+                              "bench results JSON: runs[%zu]: threads[%zu]: no instance/thread", i, idx);
+    if (placer_bench_run_add_thread(run, str(e, "instance"), str(e, "thread"), u64(e, "cpu_ns"), err) < 0)
+      return -1;
+  }
+  const json_t *busy = json_object_get(j, "cpu_busy");
+  if (json_array_size(busy) > 0) {
+    double *values = calloc(json_array_size(busy), sizeof(*values));
+    if (values == NULL)
+      return placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "bench results JSON");
+    json_array_foreach(busy, idx, e) values[idx] = json_is_number(e) ? json_number_value(e) : NAN;
+    int rc = placer_bench_run_set_cpu_busy(run, values, json_array_size(busy), err);
+    free(values);
+    if (rc < 0)
+      return -1;
+  }
+  run->done = true;
+  return 0;
+}
+
+static int shape_from_json(const json_t *j, struct placer_bench_results **out, struct placer_error **err) {
+  const json_t *variants = NULL, *workloads = NULL, *conditions = NULL, *repeats = NULL, *neighbour = NULL;
+  const json_t *sweep = json_object_get(j, "sweep");
+  if (want(j, "variants", JSON_ARRAY, "top level", &variants, err) < 0 ||
+      want(j, "workloads", JSON_ARRAY, "top level", &workloads, err) < 0 ||
+      want(j, "conditions", JSON_ARRAY, "top level", &conditions, err) < 0 ||
+      want(j, "repeats", JSON_INTEGER, "top level", &repeats, err) < 0 ||
+      want(j, "neighbour", JSON_OBJECT, "top level", &neighbour, err) < 0)
+    return -1;
+  size_t nw = json_array_size(workloads), nc = json_array_size(conditions);
+  struct placer_bench_workload *ws = calloc(nw + 1, sizeof(*ws));
+  struct placer_bench_condition *cs = calloc(nc + 1, sizeof(*cs));
+  const char **vnames = NULL, **wnames = NULL, **cnames = NULL;
+  size_t nv = 0;
+  int rc = -1;
+  if (ws == NULL || cs == NULL) {
+    placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "bench results JSON");
+    goto out;
+  }
+  if (names_from_json(variants, "variants", &vnames, &nv, err) < 0 ||
+      names_from_json(workloads, "workloads", &wnames, &nw, err) < 0 ||
+      names_from_json(conditions, "conditions", &cnames, &nc, err) < 0)
+    goto out;
+  for (size_t i = 0; i < nw; i++) {
+    const json_t *e = json_array_get(workloads, i);
+    ws[i] = (struct placer_bench_workload){(char *)wnames[i], (char *)str(e, "pattern"), u64(e, "block_size_bytes")};
+  }
+  for (size_t i = 0; i < nc; i++)
+    cs[i] = (struct placer_bench_condition){(char *)cnames[i],
+                                            num_or_nan(json_array_get(conditions, i), "neighbour_level")};
+  struct placer_bench_spec spec = {
+      .title = str(j, "title"),
+      .storage_role = str(j, "storage_role"),
+      .neighbour_name = str(neighbour, "name"),
+      .neighbour_unit = str(neighbour, "unit"),
+      .level_unit = str(neighbour, "level_unit"),
+      .variants = vnames,
+      .n_variants = nv,
+      .workloads = ws,
+      .n_workloads = nw,
+      .conditions = cs,
+      .n_conditions = nc,
+      .repeats = json_integer_value(repeats) > 0 ? (size_t)json_integer_value(repeats) : 0,
+      .sweep = json_is_object(sweep),
+  };
+  if (spec.sweep) {
+    const char *sw = str(sweep, "workload");
+    size_t i = 0;
+    while (i < nw && !(sw && strcmp(wnames[i], sw) == 0))
+      i++;
+    if (i == nw) {
+      placer_error_set(err, PLACER_EXIT_USAGE, 0, "bench results JSON: sweep: unknown workload '%s'",
+                       sw ? sw : "(none)");
+      goto out;
+    }
+    spec.sweep_workload = i;
+    spec.storage_min_fraction = num_or_nan(sweep, "storage_min_fraction");
+    spec.neighbour_min_fraction = num_or_nan(sweep, "neighbour_min_fraction");
+  }
+  rc = placer_bench_results_new(&spec, out, err);
+out:
+  free(ws);
+  free(cs);
+  free(vnames);
+  free(wnames);
+  free(cnames);
+  return rc;
+}
+
+int placer_bench_results_from_json(const json_t *j, struct placer_bench_results **out, struct placer_error **err) {
+  const char *format = str(j, "format");
+  const json_t *version = json_object_get(j, "version");
+  if (format == NULL || strcmp(format, FORMAT_NAME) != 0)
+    return placer_error_set(err, PLACER_EXIT_USAGE, 0, "bench results JSON: \"format\" is not \"%s\"", FORMAT_NAME);
+  if (!json_is_integer(version) || json_integer_value(version) != FORMAT_VERSION)
+    return placer_error_set(err, PLACER_EXIT_USAGE, 0, "bench results JSON: version %lld, expected %d",
+                            json_is_integer(version) ? (long long)json_integer_value(version) : -1LL, FORMAT_VERSION);
+  struct placer_bench_results *r = NULL;
+  if (shape_from_json(j, &r, err) < 0)
+    return -1;
+  const json_t *runs = json_object_get(j, "runs"), *solo = json_object_get(j, "solo"), *e;
+  size_t i;
+  json_array_foreach(runs, i, e) {
+    if (run_from_json(r, e, i, err) < 0)
+      goto fail;
+  }
+  json_array_foreach(solo, i, e) {
+    int v = str(e, "variant") ? placer_bench_results_variant_index(r, str(e, "variant")) : -1;
+    int c = str(e, "condition") ? placer_bench_results_condition_index(r, str(e, "condition")) : -1;
+    const json_t *rep = json_object_get(e, "repeat");
+    if (v < 0 || c < 0 || !json_is_integer(rep) ||
+        placer_bench_results_set_solo(r, v, c, (size_t)json_integer_value(rep), num_or_nan(e, "neighbour_rate")) < 0) {
+      placer_error_set(err, PLACER_EXIT_USAGE, 0, "bench results JSON: solo[%zu]: unknown variant, condition or repeat",
+                       i);
+      goto fail;
+    }
+  }
+  const json_t *interrupted = json_object_get(j, "interrupted");
+  r->interrupted = json_is_true(interrupted);
+  *out = r;
+  return 0;
+fail:
+  placer_bench_results_free(r);
+  return -1;
+}

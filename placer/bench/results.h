@@ -1,0 +1,188 @@
+/* The results of a placer bench study: variants x conditions x workloads x
+ * repeats of fio runs, with what was sampled around each run, and the neighbours'
+ * solo rates. The orchestrator creates it empty from the study's shape and fills
+ * runs one by one; the report and the summary JSON work on whatever is filled
+ * (an interrupted study keeps its results so far; missing cells show "-"). */
+#ifndef PLACER_BENCH_RESULTS_H
+#define PLACER_BENCH_RESULTS_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "bench/metrics.h"
+#include "lib/error.h"
+#include "bench/fio-result.h"
+#include "bench/stats.h"
+
+struct placer_bench_workload {
+  char *name;                /* unique: "4k-randwrite" */
+  char *pattern;             /* fio rw=: read, write, randread, randwrite, rw, randrw, ... */
+  uint64_t block_size_bytes; /* >= 64 KiB: reported in MB/s, else in IOPS */
+};
+
+struct placer_bench_condition {
+  char *name;             /* unique: "alone", "vms", "vms-4" */
+  double neighbour_level; /* 0: storage alone; else what a sweep varies (neighbour cores) */
+};
+
+/* CPU and memory of one instance of a role during one run. */
+struct placer_bench_role_usage {
+  char *instance;          /* "osd.0" */
+  char *role;              /* "osd" */
+  uint64_t cpu_ns;         /* CPU used during the measured window (cgroup delta) */
+  uint64_t peak_rss_bytes; /* VmHWM (or the highest VmRSS sampled) */
+};
+
+/* One thread of an instance: the orchestrator adds the busiest few per daemon. */
+struct placer_bench_thread_usage {
+  char *instance; /* "osd.0" */
+  char *thread;   /* its comm: "bstore_kv_sync", "msgr-worker-1" */
+  uint64_t cpu_ns;
+};
+
+struct placer_bench_run {
+  bool done;                        /* set by the orchestrator once the run is complete and valid;
+                                       false: not run, failed (fio errors) or interrupted: shown as "-" */
+  char *fio_json;                   /* raw fio JSON, relative to the results directory; may be NULL */
+  double duration_s;                /* the measured window (CPU shares divide by it); NAN if unknown */
+  struct placer_fio_io read, write; /* fio's sums over jobs */
+  unsigned fio_failed_jobs;
+  bool has_device_bytes;
+  uint64_t device_bytes_written; /* /proc/diskstats delta over the OSDs' devices */
+  double neighbour_rate;         /* neighbours' work rate during the run; NAN: none/unknown */
+  size_t n_roles;
+  struct placer_bench_role_usage *roles;
+  size_t n_threads;
+  struct placer_bench_thread_usage *threads;
+  size_t n_cpus;
+  double *cpu_busy; /* per core, indexed by OS CPU number: fraction busy in [0, 1] */
+};
+
+/* The shape of a study; strings and arrays are copied. */
+struct placer_bench_spec {
+  const char *title;           /* "pinned vs unpinned, 2 OSDs" */
+  const char *storage_role;    /* whose CPU per client I/O is reported: "osd" */
+  const char *neighbour_name;  /* "the VMs" (used in sentences) */
+  const char *neighbour_unit;  /* "bogo ops/s" */
+  const char *level_unit;      /* "neighbour cores" */
+  const char *const *variants; /* [0] is the baseline A that the others are compared with */
+  size_t n_variants;
+  const struct placer_bench_workload *workloads;
+  size_t n_workloads;
+  const struct placer_bench_condition *conditions;
+  size_t n_conditions;
+  size_t repeats;
+  /* A sweep: conditions with level > 0 are its steps, the level-0 condition its
+   * baseline; judged on sweep_workload's main metric (IOPS or MB/s). */
+  bool sweep;
+  size_t sweep_workload;
+  double storage_min_fraction;   /* e.g. 0.90 */
+  double neighbour_min_fraction; /* e.g. 0.85 */
+};
+
+struct placer_bench_results {
+  char *title, *storage_role, *neighbour_name, *neighbour_unit, *level_unit;
+  size_t n_variants;
+  char **variants;
+  size_t n_workloads;
+  struct placer_bench_workload *workloads;
+  size_t n_conditions;
+  struct placer_bench_condition *conditions;
+  size_t repeats;
+  bool sweep;
+  size_t sweep_workload;
+  double storage_min_fraction, neighbour_min_fraction;
+  bool interrupted;              /* stopped early (Ctrl-C): the report says so */
+  struct placer_bench_run *runs; /* [variant][condition][workload][repeat] */
+  double *solo_rates;            /* [variant][condition][repeat]; NAN: not measured */
+};
+
+/* Empty results of this shape (every run not done). Fails on duplicate or empty
+ * names, no variant/workload/condition, zero repeats, more than PLACER_BENCH_MAX
+ * of any, a bad sweep workload. */
+#define PLACER_BENCH_MAX 64
+int placer_bench_results_new(const struct placer_bench_spec *spec, struct placer_bench_results **out,
+                             struct placer_error **err);
+void placer_bench_results_free(struct placer_bench_results *r);
+
+/* The run slot of a cell and repeat, or NULL when out of range. */
+struct placer_bench_run *placer_bench_results_run(struct placer_bench_results *r, size_t variant, size_t condition,
+                                                  size_t workload, size_t repeat);
+const struct placer_bench_run *placer_bench_results_run_const(const struct placer_bench_results *r, size_t variant,
+                                                              size_t condition, size_t workload, size_t repeat);
+/* Index of a name, or -1. */
+int placer_bench_results_variant_index(const struct placer_bench_results *r, const char *name);
+int placer_bench_results_condition_index(const struct placer_bench_results *r, const char *name);
+int placer_bench_results_workload_index(const struct placer_bench_results *r, const char *name);
+
+/* Filling a run. set_fio copies fio's totals (and the path, may be NULL); the
+ * caller sets done = true once everything for the run is in. */
+int placer_bench_run_set_fio(struct placer_bench_run *run, const struct placer_fio_result *fio,
+                             const char *fio_json_path, struct placer_error **err);
+int placer_bench_run_add_role(struct placer_bench_run *run, const char *instance, const char *role, uint64_t cpu_ns,
+                              uint64_t peak_rss_bytes, struct placer_error **err);
+int placer_bench_run_add_thread(struct placer_bench_run *run, const char *instance, const char *thread, uint64_t cpu_ns,
+                                struct placer_error **err);
+int placer_bench_run_set_cpu_busy(struct placer_bench_run *run, const double *busy, size_t n_cpus,
+                                  struct placer_error **err);
+/* The neighbours' rate without storage, for a variant and condition. Returns -1
+ * when out of range. */
+int placer_bench_results_set_solo(struct placer_bench_results *r, size_t variant, size_t condition, size_t repeat,
+                                  double rate);
+double placer_bench_results_solo(const struct placer_bench_results *r, size_t variant, size_t condition, size_t repeat);
+
+/* --- analysis (bench-analysis.c) ---------------------------------------------- */
+
+enum placer_bench_direction { PLACER_BENCH_READ, PLACER_BENCH_WRITE, PLACER_BENCH_MIXED };
+/* read/randread -> READ; write/randwrite/trimwrite -> WRITE; anything else MIXED. */
+enum placer_bench_direction placer_bench_pattern_direction(const char *pattern);
+/* Bandwidth (MB/s) rather than IOPS: blocks of 64 KiB and more. */
+bool placer_bench_workload_uses_bandwidth(const struct placer_bench_workload *w);
+
+/* Per-run figures; NAN when the run lacks what they need. */
+double placer_bench_run_main_metric(const struct placer_bench_run *run, const struct placer_bench_workload *w);
+double placer_bench_run_p99_ns(const struct placer_bench_run *run, const struct placer_bench_workload *w);
+double placer_bench_run_write_amplification(const struct placer_bench_run *run);
+double placer_bench_run_role_cpu_ms_per_io(const struct placer_bench_run *run, const char *role);
+double placer_bench_run_role_cores(const struct placer_bench_run *run, const char *role);
+double placer_bench_run_role_peak_rss(const struct placer_bench_run *run, const char *role); /* largest instance */
+
+/* Everything over the done repeats of one cell. */
+struct placer_bench_cell_stats {
+  size_t n_done;
+  struct placer_stats_summary main; /* IOPS or bytes/s */
+  struct placer_stats_summary p99_ns;
+  struct placer_stats_summary write_amplification;
+  struct placer_stats_summary storage_cpu_ms_per_io;
+  struct placer_stats_summary neighbour_rate;
+};
+void placer_bench_cell_stats(const struct placer_bench_results *r, size_t variant, size_t condition, size_t workload,
+                             struct placer_bench_cell_stats *out);
+/* Variant `variant` against variant 0 in the same condition and workload: on
+ * the main metric and on p99 latency. */
+void placer_bench_compare(const struct placer_bench_results *r, size_t variant, size_t condition, size_t workload,
+                          struct placer_stats_comparison *main_metric, struct placer_stats_comparison *p99);
+/* Median of the neighbours' solo rates of a variant and condition; NAN if none. */
+double placer_bench_solo_median(const struct placer_bench_results *r, size_t variant, size_t condition);
+/* Interference: storage with neighbours / storage alone (same variant and
+ * workload; "alone" = the condition with level 0), and neighbours with storage
+ * / neighbours solo. Medians over repeats; NAN when a side is missing. */
+void placer_bench_interference(const struct placer_bench_results *r, size_t variant, size_t condition, size_t workload,
+                               double *storage_ratio, double *neighbour_ratio);
+/* The condition with neighbour level 0, or -1. */
+int placer_bench_alone_condition(const struct placer_bench_results *r);
+/* The sweep's balance point for a variant (see placer_bench_balance_point):
+ * its steps are the conditions with level > 0, its storage baseline the median
+ * of the level-0 condition, each step's neighbour baseline that condition's
+ * solo rates; out->index is the condition. Not found when there is no sweep or
+ * no baseline. */
+void placer_bench_sweep_balance(const struct placer_bench_results *r, size_t variant, struct placer_bench_balance *out);
+
+/* --- summary JSON (bench-results-json.c; schema in docs/bench.md) ------------ */
+
+json_t *placer_bench_results_to_json(const struct placer_bench_results *r);
+int placer_bench_results_from_json(const json_t *j, struct placer_bench_results **out, struct placer_error **err);
+
+#endif

@@ -1,0 +1,580 @@
+/* The loop of placer bench: for each pass (warm-up passes first, then the
+ * repeats), for each variant in turn (A B A B ...): place the variant's
+ * groups, bring the cluster up with its daemons placed, prefill, measure the
+ * neighbours alone (first repeat), run every workload cell alone and with the
+ * neighbours while sampling CPU, memory, threads, cores and device writes,
+ * then tear everything down.  Results go to the results directory as they
+ * come, so a Ctrl-C or a failure keeps what was measured. */
+#include "bench/internal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "apply.h"
+#include "bench/probe.h"
+#include "bench/report.h"
+#include "bench/fio-result.h"
+#include "bench/sample.h"
+#include "lib/substitute.h"
+#include "lib/textfile.h"
+#include "topology.h"
+
+/* ------------------------------------------------------------------ one pass */
+
+static int place_all_groups(struct bench *b, struct pass *p, struct placer_error **err) {
+  const struct placer_plan *plan = p->v->plan;
+  for (size_t i = 0; i < plan->n_instances; i++) {
+    const struct placer_instance *inst = &plan->instances[i];
+    bool ceph = inst->kind == PLACER_KIND_CEPH_OSD || inst->kind == PLACER_KIND_CEPH_MON ||
+                inst->kind == PLACER_KIND_CEPH_MGR || inst->kind == PLACER_KIND_CEPH_MDS;
+    if (ceph && b->study->cluster.type != PLACER_STUDY_CLUSTER_LOCAL)
+      continue; /* existing: apply makes them; none: nothing runs there */
+    cleanup_free char *group = NULL;
+    if (placer_instance_group(b->prefix, inst->role, inst->name, &group, err) < 0 ||
+        placer_bench_place_group(b->cg, inst, group, err) < 0)
+      return placer_error_prefix(err, "%s", inst->name);
+  }
+  return 0;
+}
+
+static int remove_all_groups(struct bench *b, struct placer_error **err) {
+  if (!placer_cgroup_exists(b->cg, b->prefix))
+    return 0;
+  /* What is left in there is ours (existing daemons went back with reset). */
+  if (b->study->cluster.type != PLACER_STUDY_CLUSTER_EXISTING &&
+      placer_launch_kill_group(b->cg, b->prefix, 5, err) < 0)
+    return -1;
+  return placer_launch_remove_group(b->cg, b->prefix, false, err);
+}
+
+static char *neighbour_tag(const struct pass *p, const char *what) {
+  char *t = NULL;
+  return asprintf(&t, "%s-%s", p->tag, what) < 0 ? NULL : t;
+}
+
+static struct placer_bench_neighbour_env neighbour_env(struct bench *b, struct pass *p, const char *tag,
+                                                        const char *log_dir) {
+  return (struct placer_bench_neighbour_env){
+    .cg = b->cg,
+    .prefix = b->prefix,
+    .plan = p->v->plan,
+    .log_dir = log_dir,
+    .tag = tag,
+    .vm_kernel = b->vm_kernel,
+    .vm_initrd = b->vm_initrd,
+    .max_seconds = b->study->workloads.runtime_s + b->study->workloads.ramp_s + 300,
+    .exe = b->exe,
+    .topology_xml = b->topology_xml,
+    .profile_path = p->v->profile_path,
+  };
+}
+
+static char **fio_env(const struct pass *p) {
+  char **env = p->cluster.fio_env ? placer_argv_dup(p->cluster.fio_env) : NULL;
+  if (p->v->spec->fio_env)
+    for (size_t i = 0; i < p->v->spec->env.n; i++)
+      placer_argv_push(&env, p->v->spec->env.items[i]);
+  return env;
+}
+
+/* fio's file: the target's (file, cephfs in the mount), or the baseline's. */
+static char *fio_filename(const struct bench *b, const struct pass *p) {
+  const struct placer_study *s = b->study;
+  if (s->workloads.target == PLACER_STUDY_TARGET_FILE)
+    return strdup(s->workloads.path);
+  if (s->workloads.target == PLACER_STUDY_TARGET_CEPHFS && p && p->cluster.mount)
+    return bench_path_join(p->cluster.mount, s->workloads.path);
+  return NULL;
+}
+
+/* Start fio placed in the variant's fio group; *pid is our child. */
+static int start_fio(struct bench *b, struct pass *p, char **argv, const char *log, pid_t *pid,
+                     struct placer_error **err) {
+  const struct variant *v = p->v;
+  struct placer_bench_exec x = { b->exe, b->prefix, b->topology_xml, v->profile_path };
+  char **env = fio_env(p);
+  struct placer_launch_record rec = { 0 };
+  int rc = placer_bench_start_placed(&x, v->fio->name, v->fio_group, argv, env, log, &rec, err);
+  placer_argv_free(env);
+  if (rc < 0)
+    return placer_error_prefix(err, "fio");
+  *pid = rec.pid;
+  placer_launch_record_clear(&rec);
+  return 0;
+}
+
+/* Peak RSS over the processes in GROUP now (fio forks one per job). */
+static void sample_group_hwm(struct bench *b, const char *group, uint64_t *peak) {
+  pid_t *pids = NULL;
+  size_t n = 0;
+  struct placer_error *e = NULL;
+  if (placer_cgroup_list_pids(b->cg, group, &pids, &n, &e) < 0) {
+    placer_error_free(e);
+    return;
+  }
+  for (size_t i = 0; i < n; i++) {
+    struct placer_sample_mem mem;
+    if (placer_sample_process("/proc", pids[i], NULL, &mem, &e) == 0) {
+      if (mem.hwm_bytes > *peak)
+        *peak = mem.hwm_bytes;
+    } else {
+      placer_error_free(e);
+      e = NULL;
+    }
+  }
+  free(pids);
+}
+
+/* Processes that fork (fio per job, stress-ng per worker): their peak RSS is
+ * the largest over the processes of the group, sampled while they run. */
+struct hwm_watch {
+  const char *instance;
+  const char *group;
+  uint64_t peak;
+};
+
+/* Wait for fio, sampling the watched groups' peak RSS; kill it on a stop or
+ * when it runs far past its time.  *ok: it exited 0 on its own. */
+static void wait_fio(struct bench *b, pid_t pid, unsigned limit_s, struct hwm_watch *watch, size_t n_watch, bool *ok) {
+  long long deadline = bench_now_ms() + (long long)limit_s * 1000;
+  bool signalled = false;
+  long long kill_at = 0;
+  *ok = false;
+  for (;;) {
+    int wstatus;
+    pid_t r = waitpid(pid, &wstatus, WNOHANG);
+    if (r == pid) {
+      *ok = !signalled && WIFEXITED(wstatus) && WEXITSTATUS(wstatus) == 0;
+      return;
+    }
+    if (r < 0 && errno != EINTR)
+      return;
+    for (size_t i = 0; i < n_watch; i++)
+      sample_group_hwm(b, watch[i].group, &watch[i].peak);
+    long long now = bench_now_ms();
+    if (!signalled && (placer_bench_stop || now >= deadline)) {
+      kill(-pid, SIGTERM);
+      kill(pid, SIGTERM);
+      signalled = true;
+      kill_at = now + 10000;
+    } else if (signalled && now >= kill_at) {
+      kill(-pid, SIGKILL);
+      kill(pid, SIGKILL);
+      kill_at = now + 1000000;
+    }
+    struct timespec ts = { 0, 200 * 1000000L };
+    nanosleep(&ts, NULL);
+  }
+}
+
+/* O_DIRECT on a local file and through ceph-fuse: the page cache must not
+ * answer for the device or for Ceph. */
+static bool direct_io(const struct placer_study *s) {
+  return s->workloads.target == PLACER_STUDY_TARGET_FILE || s->workloads.target == PLACER_STUDY_TARGET_CEPHFS;
+}
+
+static int prefill(struct bench *b, struct pass *p, struct placer_error **err) {
+  const struct placer_study *s = b->study;
+  if (!s->workloads.prefill)
+    return 0;
+  cleanup_free char *out = NULL, *log = NULL, *file = fio_filename(b, p);
+  if (asprintf(&out, "%s/logs/prefill-%s.json", b->out, p->tag) < 0 ||
+      asprintf(&log, "%s/logs/prefill-%s.log", b->out, p->tag) < 0)
+    return bench_oom(err);
+  struct placer_bench_fio_cell cell = {
+    .kind = PLACER_BENCH_FIO_PREFILL,
+    .name = "prefill",
+    .output = out,
+    .filename = file,
+    .direct = direct_io(s),
+    .ceph_conf = p->cluster.conf,
+  };
+  char **argv = NULL;
+  if (placer_bench_fio_argv(s, s->workloads.target, &cell, &argv, err) < 0)
+    return -1;
+  bench_progress(b, "%s: prefill %s", p->tag, placer_study_target_name(s->workloads.target));
+  pid_t pid;
+  int rc = start_fio(b, p, argv, log, &pid, err);
+  placer_argv_free(argv);
+  if (rc < 0)
+    return -1;
+  bool ok;
+  wait_fio(b, pid, 600, NULL, 0, &ok);
+  if (placer_bench_stop)
+    return placer_error_set(err, PLACER_EXIT_SYSTEM, EINTR, "interrupted");
+  if (!ok)
+    return placer_error_set(err, PLACER_EXIT_SYSTEM, 0, "%s: prefill failed; see %s", p->tag, log);
+  return 0;
+}
+
+/* The neighbours alone (storage idle) at each intensity: their solo rate. */
+static int solo(struct bench *b, struct pass *p, struct placer_error **err) {
+  cleanup_free char *log_dir = bench_path_join(b->out, "logs");
+  if (log_dir == NULL)
+    return bench_oom(err);
+  for (size_t c = 1; c < b->n_conds && !placer_bench_stop; c++) {
+    cleanup_free char *tag = NULL;
+    if (asprintf(&tag, "%s-solo-%s", p->tag, b->conds[c].name) < 0)
+      return bench_oom(err);
+    b->runs_started++;
+    bench_progress(b, "%s: %s alone (solo rate)", p->tag, b->conds[c].name);
+    long long start = bench_now_ms();
+    struct placer_bench_neighbour_env env = neighbour_env(b, p, tag, log_dir);
+    struct placer_bench_neighbours nb;
+    if (placer_bench_neighbours_start(b->study, &env, b->conds[c].intensity, &nb, err) < 0)
+      return -1;
+    if (!p->neighbour_placement_recorded) {
+      for (size_t i = 0; i < nb.n; i++)
+        bench_placement_row(b, p, nb.procs[i].inst->name, nb.procs[i].inst->role, nb.procs[i].spec->name,
+                      nb.procs[i].rec.pid, nb.procs[i].group);
+      p->neighbour_placement_recorded = true;
+    }
+    placer_bench_neighbours_mark(&nb, err);
+    placer_bench_sleep_ms((b->study->workloads.runtime_s + b->study->workloads.ramp_s) * 1000u);
+    double rate;
+    double secs = (double)(bench_now_ms() - start) / 1000.0;
+    if (placer_bench_neighbours_stop(&nb, b->cg, &rate, err) < 0)
+      return -1;
+    bench_note_run_wall(b, start);
+    if (placer_bench_stop)
+      break;
+    if (isnan(rate))
+      return placer_error_set(err, PLACER_EXIT_SYSTEM, 0, "%s: the neighbours reported no work rate; see %s/%s.*",
+                              tag, log_dir, tag);
+    placer_bench_results_set_solo(b->results, p->vi, c, (size_t)p->repeat, rate);
+    FILE *f = b->solo_csv;
+    char rep[16];
+    snprintf(rep, sizeof(rep), "%d", p->repeat);
+    bench_csv_field(f, p->v->spec->name, false);
+    bench_csv_field(f, b->conds[c].name, false);
+    bench_csv_field(f, rep, false);
+    bench_csv_num(f, b->conds[c].level, false);
+    bench_csv_num(f, rate, false);
+    bench_csv_num(f, secs, true);
+    fflush(f);
+  }
+  return 0;
+}
+
+static bool is_comm(pid_t pid, const char *comm) {
+  char path[64];
+  snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
+  char *text = NULL;
+  struct placer_error *e = NULL;
+  if (placer_textfile_read(path, &text, &e) < 0) {
+    placer_error_free(e);
+    return true; /* gone: nothing to wait for */
+  }
+  bool same = strncmp(text, comm, strlen(comm)) == 0;
+  free(text);
+  return same;
+}
+
+/* One fio run of workload W under condition C. */
+static int run_cell(struct bench *b, struct pass *p, size_t w, size_t c, struct placer_error **err) {
+  const struct placer_study *s = b->study;
+  bool warmup = p->repeat < 0;
+  struct placer_bench_run *run = warmup ? NULL : placer_bench_results_run(b->results, p->vi, c, w, (size_t)p->repeat);
+  cleanup_free char *rel = NULL, *json = NULL, *log = NULL, *file = fio_filename(b, p), *log_dir = NULL;
+  if (asprintf(&rel, "fio/%s-%s-%s.json", p->tag, b->conds[c].name, b->wl_names[w]) < 0 ||
+      (json = bench_path_join(b->out, rel)) == NULL ||
+      asprintf(&log, "%s/logs/fio-%s-%s-%s.log", b->out, p->tag, b->conds[c].name, b->wl_names[w]) < 0 ||
+      (log_dir = bench_path_join(b->out, "logs")) == NULL)
+    return bench_oom(err);
+  struct placer_bench_fio_cell cell = {
+    .kind = PLACER_BENCH_FIO_MEASURE,
+    .name = b->wl_names[w],
+    .pattern = b->wl_patterns[w],
+    .block_size = b->wl_bs[w],
+    .output = json,
+    .filename = file,
+    .direct = direct_io(s),
+    .ceph_conf = p->cluster.conf,
+  };
+  char **argv = NULL;
+  if (placer_bench_fio_argv(s, s->workloads.target, &cell, &argv, err) < 0)
+    return -1;
+  b->runs_started++;
+  bench_progress(b, "%s: %s%s%s", p->tag, b->wl_names[w], c ? " + " : " alone", c ? b->conds[c].name : "");
+  long long start = bench_now_ms();
+
+  struct placer_bench_neighbours nb = { 0 };
+  bool nb_running = false;
+  int rc = 0;
+  if (c > 0) {
+    cleanup_free char *tag = neighbour_tag(p, b->wl_names[w]);
+    struct placer_bench_neighbour_env env = neighbour_env(b, p, tag ? tag : p->tag, log_dir);
+    if (placer_bench_neighbours_start(s, &env, b->conds[c].intensity, &nb, err) < 0) {
+      placer_argv_free(argv);
+      return -1;
+    }
+    nb_running = true;
+    if (!p->neighbour_placement_recorded) {
+      for (size_t i = 0; i < nb.n; i++)
+        bench_placement_row(b, p, nb.procs[i].inst->name, nb.procs[i].inst->role, nb.procs[i].spec->name,
+                      nb.procs[i].rec.pid, nb.procs[i].group);
+      p->neighbour_placement_recorded = true;
+    }
+  }
+  pid_t pid = 0;
+  rc = start_fio(b, p, argv, log, &pid, err);
+  placer_argv_free(argv);
+  struct placer_bench_probe *probe = NULL;
+  struct hwm_watch watch[1 + 16];
+  size_t n_watch = 0;
+  bool ok = false;
+  if (rc == 0) {
+    placer_bench_sleep_ms(s->workloads.ramp_s * 1000u);
+    if (!p->fio_placement_recorded) {
+      /* Once `placer exec` has become fio: then it is where it runs. */
+      for (int i = 0; i < 50 && !is_comm(pid, "fio"); i++)
+        placer_bench_sleep_ms(20);
+      bench_placement_row(b, p, p->v->fio->name, p->v->fio->role, "fio", pid, p->v->fio_group);
+      p->fio_placement_recorded = true;
+    }
+    if (!warmup && !placer_bench_stop) {
+      /* Targets: the daemons, fio (its group: it forks per job), the neighbours. */
+      size_t n_targets = p->cluster.n_daemons + 1 + nb.n;
+      struct placer_bench_target *targets = calloc(n_targets, sizeof(*targets));
+      if (targets == NULL) {
+        rc = bench_oom(err);
+      } else {
+        size_t k = 0;
+        for (size_t i = 0; i < p->cluster.n_daemons; i++, k++) {
+          const struct placer_bench_daemon *d = &p->cluster.daemons[i];
+          targets[k] = (struct placer_bench_target){ d->inst->name, d->inst->role, d->group, d->pid };
+        }
+        targets[k++] = (struct placer_bench_target){ p->v->fio->name, p->v->fio->role, p->v->fio_group, 0 };
+        for (size_t i = 0; i < nb.n; i++, k++) {
+          /* A guest's threads (vCPUs) are worth listing; stress-ng's parent only waits. */
+          pid_t tpid = nb.procs[i].console ? nb.procs[i].rec.pid : 0;
+          targets[k] = (struct placer_bench_target){ nb.procs[i].inst->name, nb.procs[i].inst->role,
+                                                     nb.procs[i].group, tpid };
+        }
+        rc = placer_bench_probe_start(b->cg, "/proc", targets, n_targets, (const char *const *)p->cluster.devices,
+                                      p->cluster.devices ? placer_argv_len(p->cluster.devices) : 0, &probe, err);
+        if (rc == 0)
+          placer_bench_neighbours_mark(&nb, err);
+      }
+      free(targets);
+    }
+    watch[n_watch++] = (struct hwm_watch){ p->v->fio->name, p->v->fio_group, 0 };
+    for (size_t i = 0; i < nb.n && n_watch < sizeof(watch) / sizeof(watch[0]); i++)
+      if (nb.procs[i].console == NULL && nb.procs[i].container == NULL) /* stress-ng */
+        watch[n_watch++] = (struct hwm_watch){ nb.procs[i].inst->name, nb.procs[i].group, 0 };
+    wait_fio(b, pid, s->workloads.runtime_s + 120, watch, run ? n_watch : 0, &ok);
+    if (rc == 0 && probe && run)
+      rc = placer_bench_probe_finish(probe, "/proc", TOP_THREADS, run, err);
+  }
+  placer_bench_probe_free(probe);
+  double rate = NAN;
+  if (nb_running) {
+    struct placer_error *e = NULL;
+    if (placer_bench_neighbours_stop(&nb, b->cg, &rate, &e) < 0 && rc == 0) {
+      rc = placer_error_set(err, e->exit_code, e->errno_value, "%s", e->msg);
+    }
+    placer_error_free(e);
+  }
+  bench_note_run_wall(b, start);
+  if (rc < 0 || placer_bench_stop)
+    return rc;
+
+  struct placer_fio_result *fio = NULL;
+  if (!ok)
+    return placer_error_set(err, PLACER_EXIT_SYSTEM, 0, "%s: fio %s failed; see %s", p->tag, b->wl_names[w], log);
+  if (placer_fio_result_load(json, &fio, err) < 0)
+    return placer_error_prefix(err, "%s", p->tag);
+  if (fio->n_failed_jobs > 0 || fio->total.read.total_ios + fio->total.write.total_ios == 0) {
+    bool failed = fio->n_failed_jobs > 0;
+    placer_fio_result_free(fio);
+    return placer_error_set(err, PLACER_EXIT_SYSTEM, 0, "%s: fio %s reported %s; see %s", p->tag, b->wl_names[w],
+                            failed ? "errors" : "no I/O", json);
+  }
+  if (warmup) {
+    placer_fio_result_free(fio);
+    return 0;
+  }
+  rc = placer_bench_run_set_fio(run, fio, rel, err);
+  placer_fio_result_free(fio);
+  if (rc < 0)
+    return -1;
+  for (size_t i = 0; i < run->n_roles; i++)
+    for (size_t k = 0; k < n_watch; k++)
+      if (strcmp(run->roles[i].instance, watch[k].instance) == 0 && watch[k].peak > run->roles[i].peak_rss_bytes)
+        run->roles[i].peak_rss_bytes = watch[k].peak;
+  if (c > 0 && isnan(rate))
+    return placer_error_set(err, PLACER_EXIT_SYSTEM, 0, "%s: the neighbours reported no work rate during %s",
+                            p->tag, b->wl_names[w]);
+  run->neighbour_rate = c > 0 ? rate : NAN;
+  run->done = true;
+  bench_csv_run_rows(b, p, c, w, run);
+  return bench_write_summary(b, err);
+}
+
+static int pass_up(struct bench *b, struct pass *p, struct placer_error **err) {
+  if (place_all_groups(b, p, err) < 0)
+    return -1;
+  if (b->study->cluster.type == PLACER_STUDY_CLUSTER_LOCAL)
+    bench_progress(b, "%s: building the cluster", p->tag);
+  if (placer_bench_cluster_up(b->study, &p->cenv, &p->cluster, err) < 0)
+    return -1;
+  p->cluster_up = true;
+  for (size_t i = 0; i < p->cluster.n_daemons; i++) {
+    const struct placer_bench_daemon *d = &p->cluster.daemons[i];
+    bench_placement_row(b, p, d->inst->name, d->inst->role, d->name, d->pid, d->group);
+  }
+  return 0;
+}
+
+static int pass_down(struct bench *b, struct pass *p, struct placer_error **err) {
+  /* Also after a failed or interrupted bring-up: down cleans a half-built
+   * cluster (and does nothing when none was started). */
+  if (b->study->cluster.type == PLACER_STUDY_CLUSTER_LOCAL)
+    bench_progress(b, "%s: tearing down", p->tag);
+  int rc = placer_bench_cluster_down(b->study, &p->cenv, &p->cluster, err);
+  p->cluster_up = false;
+  struct placer_error *e = NULL;
+  if (remove_all_groups(b, &e) < 0) {
+    if (rc == 0)
+      rc = placer_error_set(err, e->exit_code, e->errno_value, "%s", e->msg);
+    placer_error_free(e);
+  }
+  return rc;
+}
+
+static int run_pass(struct bench *b, size_t vi, int repeat, unsigned warmup_index, struct placer_error **err) {
+  struct pass p = { 0 };
+  p.v = &b->vars[vi];
+  p.vi = vi;
+  p.repeat = repeat;
+  if (repeat < 0)
+    snprintf(p.tag, sizeof(p.tag), "%s-warmup%u", p.v->spec->name, warmup_index);
+  else
+    snprintf(p.tag, sizeof(p.tag), "%s-r%d", p.v->spec->name, repeat);
+  if (asprintf(&p.cluster_log, "%s/logs/cluster-%s.log", b->out, p.tag) < 0)
+    return bench_oom(err);
+  p.cenv = (struct placer_bench_cluster_env){
+    .cg = b->cg,
+    .prefix = b->prefix,
+    .exe = b->exe,
+    .topology_xml = b->topology_xml,
+    .profile_path = p.v->profile_path,
+    .plan = p.v->plan,
+    .variant = p.v->spec,
+    .work_dir = b->out,
+    .log = p.cluster_log,
+    .fio_inst = p.v->fio,
+  };
+  long long start = bench_now_ms();
+  b->pass_run_wall = 0;
+  int rc = pass_up(b, &p, err);
+  if (rc == 0)
+    rc = prefill(b, &p, err);
+  if (rc == 0 && repeat == 0)
+    rc = solo(b, &p, err);
+  for (size_t w = 0; rc == 0 && w < b->n_workloads && !placer_bench_stop; w++)
+    for (size_t c = 0; rc == 0 && c < b->n_conds && !placer_bench_stop; c++) {
+      if (repeat < 0 && c > 0)
+        continue; /* a warm-up pass runs each workload alone */
+      rc = run_cell(b, &p, w, c, err);
+    }
+  struct placer_error *e = NULL;
+  if (pass_down(b, &p, &e) < 0) {
+    if (rc == 0)
+      rc = placer_error_set(err, e->exit_code, e->errno_value, "teardown of %s: %s", p.tag, e->msg);
+    else
+      fprintf(stderr, "placer bench: teardown of %s: %s\n", p.tag, e->msg);
+    placer_error_free(e);
+  }
+  b->passes_done++;
+  b->overhead_sum += (double)(bench_now_ms() - start) / 1000.0 - b->pass_run_wall;
+  b->overhead_n++;
+  free(p.cluster_log);
+  return rc;
+}
+
+/* ------------------------------------------------------------------ the study */
+
+int placer_bench_run_study(const struct placer_study *study, const struct placer_bench_options *opt,
+                           struct placer_bench_results **results, json_t **extra, struct placer_error **err) {
+  struct bench b = { .study = study, .opt = opt };
+  b.prefix = opt->prefix ? opt->prefix : PLACER_BENCH_DEFAULT_PREFIX;
+  b.t0_ms = bench_now_ms();
+  b.tty = isatty(2);
+  int rc = bench_setup(&b, err);
+  bool ran = rc == 0;
+  if (rc == 0)
+    rc = bench_hardware_baseline(&b, err);
+  /* Interleaved: every variant once per pass, warm-up passes first. */
+  unsigned passes = study->warmup + study->repeats;
+  for (unsigned k = 0; rc == 0 && k < passes && !placer_bench_stop; k++)
+    for (size_t v = 0; rc == 0 && v < b.n_vars && !placer_bench_stop; v++) {
+      int repeat = (int)k - (int)study->warmup;
+      rc = run_pass(&b, v, repeat, k, err);
+    }
+  bench_progress_done(&b);
+  if (ran && b.results) {
+    b.results->interrupted = placer_bench_stop || rc < 0;
+    struct placer_error *e = NULL;
+    cleanup_free char *report = NULL, *path = bench_path_join(b.out, "report.txt");
+    char *tail = NULL;
+    size_t tail_len = 0;
+    FILE *tf = open_memstream(&tail, &tail_len);
+    if (tf) {
+      bench_baseline_report(&b, tf);
+      fprintf(tf, "\nResults: %s (summary.json, report.txt, fio/, runs.csv, roles.csv, threads.csv, cores.csv, "
+                  "placement.csv, solo.csv, logs/)\n",
+              b.out);
+      fclose(tf);
+    }
+    if (bench_write_summary(&b, &e) < 0 || placer_bench_report(b.results, &report, &e) < 0) {
+      fprintf(stderr, "placer bench: %s\n", e->msg);
+      placer_error_free(e);
+    } else {
+      fputs(report, stdout);
+      if (tail)
+        fputs(tail, stdout);
+      fflush(stdout);
+      FILE *f = path ? fopen(path, "we") : NULL;
+      if (f) {
+        fputs(report, f);
+        if (tail)
+          fputs(tail, f);
+        fclose(f);
+      }
+    }
+    free(tail);
+  }
+  if (results) {
+    *results = b.results;
+    b.results = NULL;
+  }
+  if (extra) {
+    *extra = json_object();
+    if (*extra && b.baseline)
+      json_object_set(*extra, "hardware_baseline", b.baseline);
+  }
+  placer_bench_results_free(b.results);
+  json_decref(b.baseline);
+  bench_free(&b);
+  if (placer_bench_stop) {
+    /* Whatever failed on the way out ("interrupted") is the interruption. */
+    if (err && *err) {
+      placer_error_free(*err);
+      *err = NULL;
+    }
+    return PLACER_BENCH_EXIT_INTERRUPTED;
+  }
+  return rc < 0 ? -1 : 0;
+}
+

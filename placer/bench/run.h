@@ -1,0 +1,240 @@
+/* The orchestration of `placer bench`: run a study (study.h) on real Ceph and
+ * fio, variant after variant and repeat after repeat, and fill the results
+ * (bench-results.h).  bench-run.c holds the loop, bench-cluster.c the
+ * cluster (local / existing / none), bench-neighbour.c the colocated load,
+ * bench-fio.c fio's command lines, bench-spawn.c child processes that a
+ * Ctrl-C can stop.  The pure parts (fio argv, stress-ng and guest output
+ * parsers) are unit-tested; the rest is exercised by the integration tests. */
+#ifndef PLACER_BENCH_RUN_H
+#define PLACER_BENCH_RUN_H
+
+#include <jansson.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "bench/results.h"
+#include "cgroup.h"
+#include "lib/error.h"
+#include "launch.h"
+#include "plan.h"
+#include "profile.h"
+#include "bench/study.h"
+
+#define PLACER_BENCH_DEFAULT_PREFIX "placer-bench"
+#define PLACER_BENCH_EXIT_INTERRUPTED 130
+
+/* Raised by SIGINT/SIGTERM/SIGHUP (placer_bench_catch_signals): the loop
+ * stops after the current fio run, tears everything down and keeps what it
+ * has. */
+extern volatile sig_atomic_t placer_bench_stop;
+void placer_bench_catch_signals(void);
+
+struct placer_bench_options {
+  const char *out_dir;      /* created; must not exist or be empty */
+  const char *topology_xml; /* NULL: this machine */
+  const char *prefix;       /* cgroup prefix, NULL: "placer-bench" */
+  bool progress;            /* the progress line on stderr */
+};
+
+/* Run STUDY.  On return (also after an error or a Ctrl-C) the results
+ * directory holds what was measured: fio JSON, CSV samples, summary.json,
+ * report.txt; *results (may be NULL) gets the results so far and *extra the
+ * parts of summary.json the results struct does not hold (hardware baseline,
+ * study).  Returns 0, -1 with err, or PLACER_BENCH_EXIT_INTERRUPTED. */
+int placer_bench_run_study(const struct placer_study *study, const struct placer_bench_options *opt,
+                           struct placer_bench_results **results, json_t **extra, struct placer_error **err);
+
+/* What would run, in order, with the time it should take (--dry-run). */
+int placer_bench_describe(const struct placer_study *study, const struct placer_bench_options *opt, FILE *out,
+                          struct placer_error **err);
+
+/* ------------------------------------------------------------ child processes */
+
+/* Start ARGV in a session of its own (a Ctrl-C on the terminal reaches only
+ * placer, which then stops it), stdin /dev/null, stdout and stderr appended
+ * to LOG (NULL: /dev/null), ENV ("K=V") on top of placer's environment. */
+int placer_bench_spawn(char *const *argv, char *const *env, const char *log, pid_t *pid, struct placer_error **err);
+/* Wait for a child started by placer_bench_spawn or the exec backend.
+ * TIMEOUT_MS 0: none.  With HONOUR_STOP, a raised stop flag (or the timeout)
+ * sends SIGTERM to its process group, SIGKILL 10 s later; *stopped says so.
+ * *status: the exit code, or 128 + signal. */
+int placer_bench_wait(pid_t pid, unsigned timeout_ms, bool honour_stop, int *status, bool *stopped);
+/* Spawn and wait; fails (naming ARGV[0] and LOG) when the exit code is not 0. */
+int placer_bench_run_command(char *const *argv, char *const *env, const char *log, unsigned timeout_s,
+                             bool honour_stop, struct placer_error **err);
+/* Sleep, unless the stop flag rises: false when it did. */
+bool placer_bench_sleep_ms(unsigned ms);
+
+/* ------------------------------------------------------------ fio */
+
+enum placer_bench_fio_kind {
+  PLACER_BENCH_FIO_MEASURE, /* a workload cell: time based, ramp, JSON */
+  PLACER_BENCH_FIO_PREFILL, /* write the whole region once, 4M sequential */
+};
+
+struct placer_bench_fio_cell {
+  enum placer_bench_fio_kind kind;
+  const char *name;           /* job name: the workload's name */
+  const char *pattern;        /* rw= */
+  uint64_t block_size;
+  const char *output;         /* --output (JSON) */
+  const char *filename;       /* file target / cephfs: the file or device; baseline too */
+  bool direct;                /* O_DIRECT (local file, block device) */
+  uint64_t size_bytes;        /* the region; 0: the workloads' size */
+  const char *ceph_conf;      /* rados: fio's engine reads no CEPH_CONF, it wants --conf */
+};
+
+/* fio's argv for a cell of STUDY's workloads, on the study's target (for
+ * the hardware baseline the caller passes target FILE).  Pure. */
+int placer_bench_fio_argv(const struct placer_study *study, enum placer_study_target target,
+                          const struct placer_bench_fio_cell *cell, char ***argv, struct placer_error **err);
+
+/* ------------------------------------------------------------ neighbours: parsers */
+
+/* stress-ng --metrics-brief output: the sum over stressors of "bogo ops/s
+ * (real time)".  -1 when there is no metrics line. */
+int placer_bench_parse_stress_ng(const char *text, double *rate);
+/* The guest's console (ci/vm/init work mode): the last
+ * "PLACER-WORK units=N elapsed_ms=M" line; *started when
+ * PLACER-WORK-START was seen.  -1 when there is no progress line yet. */
+int placer_bench_parse_guest_progress(const char *text, bool *started, double *units, double *elapsed_ms);
+
+/* ------------------------------------------------------------ neighbours: processes */
+
+/* One running neighbour process (stress-ng, its container, or a guest) in
+ * one instance of the neighbour's role. */
+struct placer_bench_neighbour_proc {
+  const struct placer_study_neighbour *spec;
+  const struct placer_instance *inst;
+  const struct placer_launch_ops *ops;
+  char *group, *log, *console, *container, *conf;
+  char **argv;
+  struct placer_launch_record rec;
+  bool running;
+  double units0, ms0;       /* vm: progress at the start of the window */
+};
+
+struct placer_bench_neighbours {
+  struct placer_bench_neighbour_proc *procs;
+  size_t n;
+};
+
+/* Where the neighbours run and log. */
+struct placer_bench_neighbour_env {
+  struct placer_cgroup *cg;
+  const char *prefix;       /* cgroup prefix */
+  const struct placer_plan *plan;
+  const char *log_dir;
+  const char *tag;          /* in log names: "pinned-r0-4k-randwrite" */
+  const char *vm_kernel, *vm_initrd;
+  unsigned max_seconds;     /* a safety bound: stress-ng --timeout, the guest's seconds */
+  const char *exe, *topology_xml, *profile_path; /* for `placer exec` */
+};
+
+/* Start every neighbour of STUDY at INTENSITY (stress-ng workers or guest
+ * vCPUs per instance) and return once each is working (a guest: booted and
+ * reporting progress).  On failure what started is stopped again. */
+int placer_bench_neighbours_start(const struct placer_study *study, const struct placer_bench_neighbour_env *env,
+                                  unsigned intensity, struct placer_bench_neighbours *out, struct placer_error **err);
+/* The start of the measured window (guests: their progress now). */
+int placer_bench_neighbours_mark(struct placer_bench_neighbours *nb, struct placer_error **err);
+/* Stop them all; *rate: the sum of their work rates (NAN when one has
+ * none).  Always stops everything, even after an error. */
+int placer_bench_neighbours_stop(struct placer_bench_neighbours *nb, struct placer_cgroup *cg, double *rate,
+                                 struct placer_error **err);
+
+/* An instance's group with the plan's cpus, mems, memory limit and weight
+ * (created when missing; cgroup.h keeps an existing one). */
+int placer_bench_place_group(struct placer_cgroup *cg, const struct placer_instance *inst, const char *group,
+                             struct placer_error **err);
+
+/* ------------------------------------------------------------ the cluster */
+
+struct placer_bench_daemon {
+  char *name;                            /* "osd.0" (Ceph's name) */
+  const struct placer_instance *inst;    /* the plan instance that places it */
+  char *group;
+  pid_t pid;
+};
+
+/* A cluster in force for one variant and repeat. */
+struct placer_bench_cluster {
+  enum placer_study_cluster_type type;
+  char *dir;                /* local: the cluster's directory */
+  char *conf;               /* ceph.conf for fio */
+  char **fio_env;           /* CEPH_CONF=..., CEPH_ARGS=--keyring=... */
+  char *mount;              /* cephfs: the ceph-fuse mount point */
+  struct placer_launch_record fuse;
+  bool fuse_running;
+  struct placer_bench_daemon *daemons;
+  size_t n_daemons;
+  char **devices;           /* diskstats names of the OSDs' (or the file's) devices; NULL: unknown */
+  char *apply_state;        /* existing: the state directory of placer apply */
+  bool applied;
+};
+
+struct placer_bench_cluster_env {
+  struct placer_cgroup *cg;
+  const char *prefix;
+  const char *exe;          /* this placer, for the launcher prefix */
+  const char *topology_xml;
+  const char *profile_path;
+  const struct placer_plan *plan;
+  const struct placer_study_variant *variant;
+  const char *work_dir;     /* local: the cluster goes in WORK_DIR/cluster */
+  const char *log;          /* the cluster script's output */
+  const struct placer_instance *fio_inst; /* ceph-fuse runs in its group */
+};
+
+/* The Ceph daemons a local cluster of STUDY has, each with the instance of
+ * PLAN that places it; fails naming the daemons the profile does not place. */
+int placer_bench_local_daemons(const struct placer_study *study, const struct placer_plan *plan,
+                               const char *variant, char ***names, struct placer_error **err);
+int placer_bench_cluster_up(const struct placer_study *study, const struct placer_bench_cluster_env *env,
+                            struct placer_bench_cluster *c, struct placer_error **err);
+/* Stop the cluster (local), undo the placement (existing); always clears C. */
+int placer_bench_cluster_down(const struct placer_study *study, const struct placer_bench_cluster_env *env,
+                              struct placer_bench_cluster *c, struct placer_error **err);
+
+/* ------------------------------------------------------------ starting placed processes */
+
+/* `EXE exec --prefix PREFIX [--topology T] PROFILE INSTANCE -- COMMAND...`:
+ * how bench starts a process that forks (fio, stress-ng) so that it and its
+ * children are accounted from the first instruction. */
+int placer_bench_exec_argv(const char *exe, const char *prefix, const char *topology, const char *profile,
+                           const char *instance, char *const *command, char ***out);
+
+/* How bench starts its own processes placed. */
+struct placer_bench_exec {
+  const char *exe, *prefix, *topology_xml, *profile_path;
+};
+/* Start COMMAND as `placer exec ... INSTANCE -- COMMAND` from placer itself
+ * (so that placer exec plans on the same CPUs as bench, not inside a group),
+ * in a session of its own, stdout and stderr to LOG, ENV added; REC is what
+ * the exec backend's is_running and stop understand. */
+int placer_bench_start_placed(const struct placer_bench_exec *x, const char *instance, const char *group,
+                              char *const *command, char *const *env, const char *log,
+                              struct placer_launch_record *rec, struct placer_error **err);
+
+/* ------------------------------------------------------------ Ceph daemons */
+
+/* The plan instance that places Ceph daemon NAME ("osd.1", "mon.a"): a role
+ * of kind ceph-TYPE whose ceph_id matches ID; else the instance named NAME.
+ * NULL when none. */
+const struct placer_instance *placer_bench_ceph_instance(const struct placer_plan *plan, const char *name);
+
+/* ci/ceph-cluster.sh: $PLACER_CEPH_CLUSTER_SCRIPT, next to the executable
+ * (../ci, ../share/placer/ci), else the source tree's.  Caller frees; NULL
+ * when none exists. */
+char *placer_bench_cluster_script(void);
+/* ci/vm/build-initramfs.sh, the same way ($PLACER_VM_BUILD_SCRIPT). */
+char *placer_bench_vm_build_script(void);
+
+/* The block device (a /proc/diskstats name) holding PATH: the device itself
+ * for a block device, else the one its filesystem is on. */
+int placer_bench_device_of(const char *path, char **name, struct placer_error **err);
+
+#endif

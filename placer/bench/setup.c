@@ -1,0 +1,564 @@
+/* Everything placer bench checks and prepares before it runs anything:
+ * every variant's profile and plan, the workload matrix and the conditions,
+ * the tools, a guest for VM neighbours, the results directory and its files;
+ * and the --dry-run description of a study. */
+#include "bench/internal.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "apply.h"
+#include "lib/substitute.h"
+#include "lib/textfile.h"
+#include "topology.h"
+
+static int mkdir_p(const char *path, struct placer_error **err) {
+  cleanup_free char *p = strdup(path);
+  if (p == NULL)
+    return bench_oom(err);
+  for (char *s = p + 1;; s++) {
+    char *slash = strchr(s, '/');
+    if (slash)
+      *slash = '\0';
+    if (mkdir(p, 0755) < 0 && errno != EEXIST)
+      return placer_error_errno(err, PLACER_EXIT_SYSTEM, errno, "mkdir '%s'", p);
+    if (slash == NULL)
+      break;
+    *slash = '/';
+    s = slash;
+  }
+  return 0;
+}
+
+static bool has_blank(const char *s) {
+  return s && strpbrk(s, " \t\n") != NULL;
+}
+
+static bool in_path(const char *prog) {
+  const char *path = getenv("PATH");
+  if (path == NULL)
+    path = "/usr/local/bin:/usr/bin:/bin";
+  cleanup_free char *copy = strdup(path);
+  if (copy == NULL)
+    return false;
+  for (char *save = NULL, *dir = strtok_r(copy, ":", &save); dir; dir = strtok_r(NULL, ":", &save)) {
+    cleanup_free char *p = bench_path_join(dir, prog);
+    if (p && access(p, X_OK) == 0)
+      return true;
+  }
+  return false;
+}
+
+static int check_tools(const struct bench *b, struct placer_error **err) {
+  const struct placer_study *s = b->study;
+  const char *need[8];
+  size_t n = 0;
+  need[n++] = "fio";
+  for (size_t i = 0; i < s->n_neighbours; i++) {
+    if (s->neighbours[i].kind == PLACER_STUDY_NEIGHBOUR_VM)
+      need[n++] = "qemu-system-x86_64";
+    else if (s->neighbours[i].backend == PLACER_STUDY_BACKEND_PODMAN)
+      need[n++] = "podman";
+    else
+      need[n++] = "stress-ng";
+    if (n >= 6)
+      break;
+  }
+  if (s->cluster.type == PLACER_STUDY_CLUSTER_LOCAL && s->workloads.target == PLACER_STUDY_TARGET_CEPHFS)
+    need[n++] = "ceph-fuse";
+  for (size_t i = 0; i < n; i++)
+    if (!in_path(need[i]))
+      return placer_error_set(err, PLACER_EXIT_USAGE, ENOENT, "'%s' is not installed (run ci/install-deps.sh)",
+                              need[i]);
+  if (s->cluster.type == PLACER_STUDY_CLUSTER_LOCAL) {
+    cleanup_free char *script = placer_bench_cluster_script();
+    if (script == NULL)
+      return placer_error_set(err, PLACER_EXIT_USAGE, ENOENT,
+                              "ci/ceph-cluster.sh not found (set PLACER_CEPH_CLUSTER_SCRIPT)");
+    if (!in_path("ceph-osd") || !in_path("ceph-mon"))
+      return placer_error_set(err, PLACER_EXIT_USAGE, ENOENT,
+                              "Ceph is not installed (ceph-mon, ceph-osd: run ci/install-deps.sh)");
+  }
+  return 0;
+}
+
+static int load_variants(struct bench *b, struct placer_error **err) {
+  const struct placer_study *s = b->study;
+  struct placer_topology *topo = NULL;
+  if (placer_topology_load(b->topology_xml, &topo, err) < 0)
+    return -1;
+  b->vars = calloc(s->n_variants, sizeof(*b->vars));
+  if (b->vars == NULL) {
+    placer_topology_free(topo);
+    return bench_oom(err);
+  }
+  int rc = 0;
+  for (size_t i = 0; rc == 0 && i < s->n_variants; i++) {
+    struct variant *v = &b->vars[i];
+    v->spec = &s->variants[i];
+    b->n_vars = i + 1;
+    char *rel = NULL;
+    if (placer_study_profile_path(s, v->spec, &rel, err) < 0) {
+      rc = -1;
+      break;
+    }
+    v->profile_path = realpath(rel, NULL);
+    if (v->profile_path == NULL) {
+      rc = placer_error_errno(err, PLACER_EXIT_USAGE, errno, "variant '%s': profile '%s'", v->spec->name, rel);
+      free(rel);
+      break;
+    }
+    free(rel);
+    if (has_blank(v->profile_path)) {
+      rc = placer_error_set(err, PLACER_EXIT_USAGE, 0, "variant '%s': the profile's path '%s' has a blank",
+                            v->spec->name, v->profile_path);
+      break;
+    }
+    if (placer_profile_load(v->profile_path, &v->profile, err) < 0 ||
+        placer_plan_compute(topo, v->profile, &v->plan, err) < 0) {
+      rc = placer_error_prefix(err, "variant '%s'", v->spec->name);
+      break;
+    }
+    for (size_t k = 0; k < v->plan->n_instances && v->fio == NULL; k++)
+      if (v->plan->instances[k].kind == PLACER_KIND_FIO)
+        v->fio = &v->plan->instances[k];
+    if (v->fio == NULL) {
+      rc = placer_error_set(err, PLACER_EXIT_USAGE, 0,
+                            "variant '%s': profile '%s' has no role of kind fio (fio runs in its group)",
+                            v->spec->name, v->profile->name);
+      break;
+    }
+    if (placer_instance_group(b->prefix, v->fio->role, v->fio->name, &v->fio_group, err) < 0) {
+      rc = -1;
+      break;
+    }
+    v->fio_cpus = placer_cpulist_format(v->fio->cpus);
+    v->fio_mems = placer_cpulist_format(v->fio->mems);
+    if (v->fio_cpus == NULL || v->fio_mems == NULL) {
+      rc = bench_oom(err);
+      break;
+    }
+    for (size_t k = 0; k < s->n_neighbours; k++) {
+      const struct placer_role_spec *role = placer_profile_role(v->profile, s->neighbours[k].role);
+      if (role == NULL) {
+        rc = placer_error_set(err, PLACER_EXIT_USAGE, 0,
+                              "variant '%s': profile '%s' has no role '%s' for neighbour '%s' (the neighbour runs in "
+                              "that role's instances)",
+                              v->spec->name, v->profile->name, s->neighbours[k].role, s->neighbours[k].name);
+        break;
+      }
+    }
+    if (rc == 0 && s->cluster.type == PLACER_STUDY_CLUSTER_LOCAL) {
+      char **names = NULL;
+      rc = placer_bench_local_daemons(s, v->plan, v->spec->name, &names, err);
+      placer_argv_free(names);
+    }
+  }
+  placer_topology_free(topo);
+  return rc;
+}
+
+static void variants_free(struct bench *b) {
+  for (size_t i = 0; i < b->n_vars; i++) {
+    struct variant *v = &b->vars[i];
+    free(v->profile_path);
+    free(v->fio_group);
+    free(v->fio_cpus);
+    free(v->fio_mems);
+    placer_plan_free(v->plan);
+    placer_profile_free(v->profile);
+  }
+  free(b->vars);
+  b->vars = NULL;
+  b->n_vars = 0;
+}
+
+static size_t neighbour_instances(const struct bench *b, const struct variant *v) {
+  size_t n = 0;
+  for (size_t k = 0; k < b->study->n_neighbours; k++)
+    for (size_t i = 0; i < v->plan->n_instances; i++)
+      n += strcmp(v->plan->instances[i].role, b->study->neighbours[k].role) == 0;
+  return n;
+}
+
+static int make_matrix(struct bench *b, struct placer_error **err) {
+  const struct placer_study *s = b->study;
+  b->n_workloads = placer_study_n_workloads(s);
+  b->wl_names = calloc(b->n_workloads + 1, sizeof(char *));
+  b->wl_bs = calloc(b->n_workloads + 1, sizeof(uint64_t));
+  b->wl_patterns = calloc(b->n_workloads + 1, sizeof(char *));
+  if (b->wl_names == NULL || b->wl_bs == NULL || b->wl_patterns == NULL)
+    return bench_oom(err);
+  for (size_t i = 0; i < b->n_workloads; i++)
+    if (placer_study_workload(s, i, &b->wl_names[i], &b->wl_bs[i], &b->wl_patterns[i]) < 0)
+      return bench_oom(err);
+  size_t steps = s->n_neighbours == 0 ? 0 : s->sweep.enabled ? s->sweep.n_values : 1;
+  b->conds = calloc(steps + 1, sizeof(*b->conds));
+  if (b->conds == NULL)
+    return bench_oom(err);
+  b->n_conds = steps + 1;
+  if ((b->conds[0].name = strdup("alone")) == NULL)
+    return bench_oom(err);
+  const char *who = s->n_neighbours == 1 ? s->neighbours[0].name : "neighbours";
+  /* The level is the total intensity of one variant's neighbours (every
+   * variant places the same number, or the level would mean two things). */
+  size_t per = b->n_vars ? neighbour_instances(b, &b->vars[0]) : 1;
+  for (size_t i = 0; i < b->n_vars; i++)
+    if (neighbour_instances(b, &b->vars[i]) != per)
+      return placer_error_set(err, PLACER_EXIT_USAGE, 0,
+                              "variants '%s' and '%s' run different numbers of neighbour instances (%zu and %zu)",
+                              b->vars[0].spec->name, b->vars[i].spec->name, per, neighbour_instances(b, &b->vars[i]));
+  if (steps > 0 && per == 0)
+    return placer_error_set(err, PLACER_EXIT_USAGE, 0, "the profiles give the neighbours' role no instance");
+  for (size_t i = 0; i < steps; i++) {
+    struct condition *c = &b->conds[i + 1];
+    c->intensity = s->sweep.enabled ? s->sweep.values[i] : s->neighbours[0].intensity;
+    c->level = 0;
+    for (size_t k = 0; k < s->n_neighbours; k++)
+      c->level += (double)(s->sweep.enabled ? c->intensity : s->neighbours[k].intensity);
+    c->level *= (double)per / (double)s->n_neighbours;
+    int r = s->sweep.enabled ? asprintf(&c->name, "%s-%u", who, c->intensity) : ((c->name = strdup(who)) ? 0 : -1);
+    if (r < 0 || c->name == NULL)
+      return bench_oom(err);
+  }
+  return 0;
+}
+
+static int make_results(struct bench *b, struct placer_error **err) {
+  const struct placer_study *s = b->study;
+  const char **vnames = calloc(b->n_vars, sizeof(char *));
+  struct placer_bench_workload *wls = calloc(b->n_workloads, sizeof(*wls));
+  struct placer_bench_condition *conds = calloc(b->n_conds, sizeof(*conds));
+  int rc = 0;
+  if (vnames == NULL || wls == NULL || conds == NULL) {
+    rc = bench_oom(err);
+    goto out;
+  }
+  for (size_t i = 0; i < b->n_vars; i++)
+    vnames[i] = b->vars[i].spec->name;
+  for (size_t i = 0; i < b->n_workloads; i++)
+    wls[i] = (struct placer_bench_workload){ b->wl_names[i], (char *)b->wl_patterns[i], b->wl_bs[i] };
+  for (size_t i = 0; i < b->n_conds; i++)
+    conds[i] = (struct placer_bench_condition){ b->conds[i].name, b->conds[i].level };
+  /* Whose CPU per client I/O: the OSDs' role, else (no Ceph) fio's. */
+  const char *storage_role = b->vars[0].fio->role;
+  for (size_t i = 0; i < b->vars[0].plan->n_instances; i++)
+    if (s->cluster.type != PLACER_STUDY_CLUSTER_NONE && b->vars[0].plan->instances[i].kind == PLACER_KIND_CEPH_OSD) {
+      storage_role = b->vars[0].plan->instances[i].role;
+      break;
+    }
+  char title[256], who[128] = "";
+  if (s->title)
+    snprintf(title, sizeof(title), "%s", s->title);
+  else if (b->n_vars >= 2)
+    snprintf(title, sizeof(title), "%s vs %s, cluster %s, fio %s iodepth %u", b->vars[1].spec->name,
+             b->vars[0].spec->name, placer_study_cluster_name(s->cluster.type),
+             placer_study_target_name(s->workloads.target), s->workloads.iodepth);
+  else
+    snprintf(title, sizeof(title), "%s, cluster %s, fio %s iodepth %u", b->vars[0].spec->name,
+             placer_study_cluster_name(s->cluster.type), placer_study_target_name(s->workloads.target),
+             s->workloads.iodepth);
+  for (size_t i = 0; i < s->n_neighbours; i++) {
+    size_t len = strlen(who);
+    snprintf(who + len, sizeof(who) - len, "%s%s", i ? "+" : "", s->neighbours[i].name);
+  }
+  bool vm = s->n_neighbours && s->neighbours[0].kind == PLACER_STUDY_NEIGHBOUR_VM;
+  size_t sweep_wl = 0;
+  for (size_t i = 0; s->sweep.workload && i < b->n_workloads; i++)
+    if (strcmp(b->wl_names[i], s->sweep.workload) == 0)
+      sweep_wl = i;
+  struct placer_bench_spec spec = {
+    .title = title,
+    .storage_role = storage_role,
+    .neighbour_name = s->n_neighbours ? who : "the neighbours",
+    .neighbour_unit = vm ? "work units/s" : "bogo ops/s",
+    .level_unit = vm ? "guest vCPUs" : "stress-ng workers",
+    .variants = vnames,
+    .n_variants = b->n_vars,
+    .workloads = wls,
+    .n_workloads = b->n_workloads,
+    .conditions = conds,
+    .n_conditions = b->n_conds,
+    .repeats = s->repeats,
+    .sweep = s->sweep.enabled,
+    .sweep_workload = sweep_wl,
+    .storage_min_fraction = s->sweep.storage_min_fraction,
+    .neighbour_min_fraction = s->sweep.neighbour_min_fraction,
+  };
+  rc = placer_bench_results_new(&spec, &b->results, err);
+out:
+  free(vnames);
+  free(wls);
+  free(conds);
+  return rc;
+}
+
+/* A guest kernel and initramfs for VM neighbours: the study's, the
+ * environment's, else built (and cached) by ci/vm/build-initramfs.sh. */
+static int find_guest(struct bench *b, struct placer_error **err) {
+  const struct placer_study *s = b->study;
+  const struct placer_study_neighbour *vm = NULL;
+  for (size_t i = 0; i < s->n_neighbours && vm == NULL; i++)
+    if (s->neighbours[i].kind == PLACER_STUDY_NEIGHBOUR_VM)
+      vm = &s->neighbours[i];
+  if (vm == NULL)
+    return 0;
+  const char *k = vm->kernel ? vm->kernel : getenv("PLACER_VM_KERNEL");
+  const char *i = vm->initrd ? vm->initrd : getenv("PLACER_VM_INITRD");
+  if (k && i && *k && *i) {
+    b->vm_kernel = strdup(k);
+    b->vm_initrd = strdup(i);
+    return b->vm_kernel && b->vm_initrd ? 0 : bench_oom(err);
+  }
+  cleanup_free char *script = placer_bench_vm_build_script();
+  if (script == NULL)
+    return placer_error_set(err, PLACER_EXIT_USAGE, ENOENT,
+                            "no guest for the VM neighbours: set PLACER_VM_KERNEL and PLACER_VM_INITRD, or give "
+                            "kernel and initrd in the study");
+  const char *cache = getenv("PLACER_CACHE_DIR");
+  cleanup_free char *dir = NULL;
+  if (asprintf(&dir, "%s/vm", cache && *cache ? cache : "/var/cache/placer") < 0)
+    dir = NULL;
+  cleanup_free char *log = bench_path_join(b->out, "logs/vm-build.log");
+  if (dir == NULL || log == NULL)
+    return bench_oom(err);
+  char *argv[] = { "sh", script, dir, NULL };
+  bench_progress(b, "building the guest kernel and initramfs (%s)", dir);
+  if (placer_bench_run_command(argv, NULL, log, 600, true, err) < 0)
+    return placer_error_prefix(err, "build the guest for the VM neighbours");
+  cleanup_free char *text = NULL;
+  if (placer_textfile_read(log, &text, err) < 0)
+    return -1;
+  for (char *line = text; line && *line;) {
+    char *nl = strchr(line, '\n');
+    if (nl)
+      *nl = '\0';
+    if (strncmp(line, "PLACER_VM_KERNEL=", 17) == 0) {
+      free(b->vm_kernel);
+      b->vm_kernel = strdup(line + 17);
+    } else if (strncmp(line, "PLACER_VM_INITRD=", 17) == 0) {
+      free(b->vm_initrd);
+      b->vm_initrd = strdup(line + 17);
+    }
+    line = nl ? nl + 1 : NULL;
+  }
+  if (b->vm_kernel == NULL || b->vm_initrd == NULL)
+    return placer_error_set(err, PLACER_EXIT_SYSTEM, 0, "%s printed no PLACER_VM_KERNEL/PLACER_VM_INITRD; see %s",
+                            script, log);
+  return 0;
+}
+
+/* The prefix group must be ours to create and remove: refuse one that holds
+ * processes (another bench?), remove an empty leftover. */
+static int check_prefix(struct bench *b, struct placer_error **err) {
+  if (!placer_cgroup_exists(b->cg, b->prefix))
+    return 0;
+  struct placer_error *e = NULL;
+  if (placer_launch_remove_group(b->cg, b->prefix, false, &e) < 0) {
+    int rc = placer_error_set(err, PLACER_EXIT_SYSTEM, EBUSY,
+                              "cgroup '%s' exists and holds processes (another placer bench?): %s; stop them or give "
+                              "--prefix",
+                              b->prefix, e->msg);
+    placer_error_free(e);
+    return rc;
+  }
+  return 0;
+}
+
+static int open_csv(struct bench *b, const char *name, const char *header, FILE **out, struct placer_error **err) {
+  cleanup_free char *path = bench_path_join(b->out, name);
+  if (path == NULL)
+    return bench_oom(err);
+  /* O_CLOEXEC: fio, stress-ng and the Ceph daemons must not hold them open. */
+  FILE *f = fopen(path, "we");
+  if (f == NULL)
+    return placer_error_errno(err, PLACER_EXIT_SYSTEM, errno, "create '%s'", path);
+  fprintf(f, "%s\n", header);
+  fflush(f);
+  *out = f;
+  return 0;
+}
+
+int bench_setup(struct bench *b, struct placer_error **err) {
+  const struct placer_bench_options *opt = b->opt;
+  if (opt->topology_xml && (b->topology_xml = realpath(opt->topology_xml, NULL)) == NULL)
+    return placer_error_errno(err, PLACER_EXIT_USAGE, errno, "topology '%s'", opt->topology_xml);
+  if (has_blank(b->topology_xml))
+    return placer_error_set(err, PLACER_EXIT_USAGE, 0, "the topology's path '%s' has a blank", b->topology_xml);
+  b->exe = realpath("/proc/self/exe", NULL);
+  if (b->exe == NULL)
+    return placer_error_errno(err, PLACER_EXIT_SYSTEM, errno, "readlink /proc/self/exe");
+  if (has_blank(b->exe) && b->study->cluster.type == PLACER_STUDY_CLUSTER_LOCAL)
+    return placer_error_set(err, PLACER_EXIT_USAGE, 0, "placer's path '%s' has a blank (the launcher prefix of the "
+                            "cluster script is split on blanks)", b->exe);
+  if (load_variants(b, err) < 0 || make_matrix(b, err) < 0 || check_tools(b, err) < 0)
+    return -1;
+  /* The results directory: new or empty. */
+  struct stat st;
+  if (stat(opt->out_dir, &st) == 0) {
+    cleanup_free char *probe = NULL;
+    if (!S_ISDIR(st.st_mode))
+      return placer_error_set(err, PLACER_EXIT_USAGE, ENOTDIR, "--out '%s' is not a directory", opt->out_dir);
+    if (rmdir(opt->out_dir) < 0 && errno != ENOENT)
+      return placer_error_set(err, PLACER_EXIT_USAGE, EEXIST, "--out '%s' exists and is not empty", opt->out_dir);
+  }
+  if (mkdir_p(opt->out_dir, err) < 0)
+    return -1;
+  b->out = realpath(opt->out_dir, NULL);
+  if (b->out == NULL)
+    return placer_error_errno(err, PLACER_EXIT_SYSTEM, errno, "results directory '%s'", opt->out_dir);
+  if (has_blank(b->out) && b->study->cluster.type == PLACER_STUDY_CLUSTER_LOCAL)
+    return placer_error_set(err, PLACER_EXIT_USAGE, 0, "the results directory '%s' has a blank", b->out);
+  const char *subdirs[] = { "fio", "logs", "plans" };
+  for (size_t i = 0; i < 3; i++) {
+    cleanup_free char *d = bench_path_join(b->out, subdirs[i]);
+    if (d == NULL)
+      return bench_oom(err);
+    if (mkdir(d, 0755) < 0 && errno != EEXIST)
+      return placer_error_errno(err, PLACER_EXIT_SYSTEM, errno, "mkdir '%s'", d);
+  }
+  for (size_t i = 0; i < b->n_vars; i++) {
+    cleanup_free char *path = NULL;
+    if (asprintf(&path, "%s/plans/%s.txt", b->out, b->vars[i].spec->name) < 0)
+      return bench_oom(err);
+    FILE *f = fopen(path, "we");
+    if (f == NULL)
+      return placer_error_errno(err, PLACER_EXIT_SYSTEM, errno, "create '%s'", path);
+    placer_plan_print_text(b->vars[i].plan, f);
+    if (fclose(f) != 0)
+      return placer_error_errno(err, PLACER_EXIT_SYSTEM, errno, "write '%s'", path);
+  }
+  if (make_results(b, err) < 0)
+    return -1;
+  static const char *const keys = "variant,repeat,condition,workload";
+  char header[512];
+  struct {
+    const char *name, *cols;
+    FILE **f;
+  } csvs[] = {
+    { "runs.csv",
+      "neighbour_level,duration_s,read_iops,write_iops,read_bw_bytes,write_bw_bytes,read_clat_p50_ns,"
+      "read_clat_p99_ns,read_clat_p999_ns,write_clat_p50_ns,write_clat_p99_ns,write_clat_p999_ns,neighbour_rate,"
+      "device_bytes_written,fio_json",
+      &b->runs_csv },
+    { "roles.csv", "instance,role,cpu_ns,cores,peak_rss_bytes", &b->roles_csv },
+    { "threads.csv", "instance,thread,cpu_ns", &b->threads_csv },
+    { "cores.csv", "cpu,busy", &b->cores_csv },
+  };
+  for (size_t i = 0; i < sizeof(csvs) / sizeof(csvs[0]); i++) {
+    snprintf(header, sizeof(header), "%s,%s", keys, csvs[i].cols);
+    if (open_csv(b, csvs[i].name, header, csvs[i].f, err) < 0)
+      return -1;
+  }
+  if (open_csv(b, "placement.csv", "variant,repeat,instance,role,process,pid,group,cpus_allowed,mems_allowed",
+               &b->placement_csv, err) < 0 ||
+      open_csv(b, "solo.csv", "variant,condition,repeat,neighbour_level,neighbour_rate,duration_s", &b->solo_csv,
+               err) < 0)
+    return -1;
+  if (placer_cgroup_open(NULL, &b->cg, err) < 0 || check_prefix(b, err) < 0 || find_guest(b, err) < 0)
+    return -1;
+  /* What will run, for the progress line. */
+  size_t cells = b->n_workloads * b->n_conds, solo_runs = b->n_conds - 1;
+  b->runs_total = b->n_vars * (b->study->repeats * cells + b->study->warmup * b->n_workloads + solo_runs) +
+                  (b->study->baseline.enabled ? b->n_workloads : 0);
+  b->passes_total = b->n_vars * (b->study->repeats + b->study->warmup);
+  return bench_write_summary(b, err);
+}
+
+void bench_free(struct bench *b) {
+  FILE *files[] = { b->runs_csv, b->roles_csv, b->threads_csv, b->cores_csv, b->placement_csv, b->solo_csv };
+  for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++)
+    if (files[i])
+      fclose(files[i]);
+  variants_free(b);
+  for (size_t i = 0; b->wl_names && i < b->n_workloads; i++)
+    free(b->wl_names[i]);
+  free(b->wl_names);
+  free(b->wl_bs);
+  free(b->wl_patterns);
+  for (size_t i = 0; i < b->n_conds; i++)
+    free(b->conds[i].name);
+  free(b->conds);
+  free(b->out);
+  free(b->exe);
+  free(b->topology_xml);
+  free(b->vm_kernel);
+  free(b->vm_initrd);
+  placer_cgroup_close(b->cg);
+}
+
+int placer_bench_describe(const struct placer_study *study, const struct placer_bench_options *opt, FILE *out,
+                          struct placer_error **err) {
+  struct bench b = { .study = study, .opt = opt };
+  b.prefix = opt->prefix ? opt->prefix : PLACER_BENCH_DEFAULT_PREFIX;
+  int rc = 0;
+  if (opt->topology_xml && (b.topology_xml = realpath(opt->topology_xml, NULL)) == NULL)
+    rc = placer_error_errno(err, PLACER_EXIT_USAGE, errno, "topology '%s'", opt->topology_xml);
+  if (rc == 0)
+    rc = load_variants(&b, err);
+  if (rc == 0)
+    rc = make_matrix(&b, err);
+  if (rc == 0) {
+    fprintf(out, "study %s: cluster %s, fio %s, %zu variant(s), %zu workload(s), %zu condition(s), %u repeat(s) + "
+                 "%u warm-up pass(es)\n",
+            study->path, placer_study_cluster_name(study->cluster.type),
+            placer_study_target_name(study->workloads.target), b.n_vars, b.n_workloads, b.n_conds, study->repeats,
+            study->warmup);
+    for (size_t v = 0; v < b.n_vars; v++) {
+      fprintf(out, "variant %s: profile %s\n", b.vars[v].spec->name, b.vars[v].profile_path);
+      for (size_t i = 0; i < b.vars[v].plan->n_instances; i++) {
+        const struct placer_instance *inst = &b.vars[v].plan->instances[i];
+        cleanup_free char *cpus = placer_cpulist_format(inst->cpus);
+        cleanup_free char *group = NULL;
+        struct placer_error *e = NULL;
+        if (placer_instance_group(b.prefix, inst->role, inst->name, &group, &e) < 0)
+          placer_error_free(e);
+        fprintf(out, "  %-14s cpus %-8s group %s\n", inst->name, inst->pinned && cpus ? cpus : "all",
+                group ? group : "?");
+      }
+    }
+    size_t runs = 0;
+    unsigned passes = study->warmup + study->repeats;
+    for (unsigned k = 0; k < passes; k++)
+      for (size_t v = 0; v < b.n_vars; v++) {
+        int repeat = (int)k - (int)study->warmup;
+        fprintf(out, "pass %s %s%d:", b.vars[v].spec->name, repeat < 0 ? "warm-up " : "repeat ",
+                repeat < 0 ? (int)k : repeat);
+        if (repeat == 0)
+          for (size_t c = 1; c < b.n_conds; c++, runs++)
+            fprintf(out, " solo:%s", b.conds[c].name);
+        for (size_t w = 0; w < b.n_workloads; w++)
+          for (size_t c = 0; c < b.n_conds; c++) {
+            if (repeat < 0 && c > 0)
+              continue;
+            fprintf(out, " %s/%s", b.wl_names[w], b.conds[c].name);
+            runs++;
+          }
+        fputc('\n', out);
+      }
+    if (study->baseline.enabled)
+      runs += b.n_workloads;
+    char est[32];
+    double seconds =
+        (double)runs * bench_nominal_run_s(&b) + (double)(passes * b.n_vars) * bench_default_overhead_s(&b);
+    bench_fmt_duration(seconds, est, sizeof(est));
+    fprintf(out, "%zu fio runs of %u+%u s, %zu %s: about %s\n", runs, study->workloads.ramp_s,
+            study->workloads.runtime_s, (size_t)passes * b.n_vars,
+            study->cluster.type == PLACER_STUDY_CLUSTER_LOCAL ? "cluster builds" : "passes", est);
+  }
+  variants_free(&b);
+  for (size_t i = 0; b.wl_names && i < b.n_workloads; i++)
+    free(b.wl_names[i]);
+  free(b.wl_names);
+  free(b.wl_bs);
+  free(b.wl_patterns);
+  for (size_t i = 0; i < b.n_conds; i++)
+    free(b.conds[i].name);
+  free(b.conds);
+  free(b.topology_xml);
+  return rc;
+}
+

@@ -1,0 +1,780 @@
+/* Bench studies: the YAML schema as key tables for the walker in
+ * profile-yaml.c, defaults, and the checks that span several keys.
+ * docs/bench.md ("The study file") describes every key; keep the two in step. */
+#include "bench/study.h"
+#include "lib/datafile.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "bench/report.h" /* placer_bench_format_block_size */
+#include "profile-yaml.h"
+#include "lib/units.h"
+
+#define N_OF(a) (sizeof(a) / sizeof((a)[0]))
+#define GIB (UINT64_C(1) << 30)
+
+static const char *const cluster_names[] = {
+  [PLACER_STUDY_CLUSTER_LOCAL] = "local", [PLACER_STUDY_CLUSTER_EXISTING] = "existing",
+  [PLACER_STUDY_CLUSTER_NONE] = "none", NULL,
+};
+static const char *const target_names[] = {
+  [PLACER_STUDY_TARGET_RBD] = "rbd", [PLACER_STUDY_TARGET_RADOS] = "rados",
+  [PLACER_STUDY_TARGET_CEPHFS] = "cephfs", [PLACER_STUDY_TARGET_FILE] = "file", NULL,
+};
+static const char *const neighbour_kind_names[] = {
+  [PLACER_STUDY_NEIGHBOUR_STRESS_NG] = "stress-ng", [PLACER_STUDY_NEIGHBOUR_VM] = "vm", NULL,
+};
+static const char *const backend_names[] = {
+  [PLACER_STUDY_BACKEND_EXEC] = "exec", [PLACER_STUDY_BACKEND_PODMAN] = "podman", NULL,
+};
+static const char *const sweep_parameter_names[] = { "intensity", NULL };
+
+/* fio rw= values placer knows how to report. */
+static const char *const pattern_names[] = {
+  "read", "write", "randread", "randwrite", "rw", "readwrite", "randrw", "trim", "randtrim", "trimwrite", NULL,
+};
+
+const char *placer_study_cluster_name(enum placer_study_cluster_type t) {
+  return t <= PLACER_STUDY_CLUSTER_NONE ? cluster_names[t] : "?";
+}
+const char *placer_study_target_name(enum placer_study_target t) {
+  return t <= PLACER_STUDY_TARGET_FILE ? target_names[t] : "?";
+}
+const char *placer_study_neighbour_kind_name(enum placer_study_neighbour_kind k) {
+  return k <= PLACER_STUDY_NEIGHBOUR_VM ? neighbour_kind_names[k] : "?";
+}
+
+static size_t seq_len(const yaml_node_t *v) {
+  return (size_t)(v->data.sequence.items.top - v->data.sequence.items.start);
+}
+
+static yaml_node_t *seq_item(struct pyaml_walk *w, const yaml_node_t *v, size_t i) {
+  return yaml_document_get_node(w->doc, v->data.sequence.items.start[i]);
+}
+
+static int oom(struct pyaml_walk *w) {
+  return placer_error_errno(w->err, PLACER_EXIT_SYSTEM, ENOMEM, "parse study");
+}
+
+/* ---- custom value parsers ---- */
+
+static int parse_version(struct pyaml_walk *w, const struct pyaml_field *f, yaml_node_t *v, void *target) {
+  unsigned long long value;
+  const char *why;
+  if (pyaml_walk_parse_uint(v, 1000, &value, &why) < 0)
+    return pyaml_walk_key_error(w, v, f->key, "%s", why);
+  if (value != PLACER_STUDY_VERSION)
+    return pyaml_walk_key_error(w, v, f->key, "unsupported study version %llu (this placer reads version %d)", value,
+                                PLACER_STUDY_VERSION);
+  return 0;
+}
+
+/* "90%" or 0.9, in (0, 1]. */
+static int parse_fraction(struct pyaml_walk *w, const struct pyaml_field *f, yaml_node_t *v, void *target) {
+  double *slot = (double *)((char *)target + f->offset);
+  if (!pyaml_walk_is_plain(v))
+    return pyaml_walk_key_error(w, v, f->key, "expected a fraction such as 0.9 or 90%%");
+  const char *s = pyaml_walk_scalar(v);
+  char *end;
+  errno = 0;
+  double x = strtod(s, &end);
+  if (end == s || errno)
+    return pyaml_walk_key_error(w, v, f->key, "expected a fraction such as 0.9 or 90%%, got '%s'", s);
+  if (*end == '%') {
+    x /= 100.0;
+    end++;
+  }
+  if (*end != '\0' || !(x > 0.0 && x <= 1.0))
+    return pyaml_walk_key_error(w, v, f->key, "expected a fraction in (0, 1] such as 0.9 or 90%%, got '%s'", s);
+  *slot = x;
+  return 0;
+}
+
+static int parse_block_sizes(struct pyaml_walk *w, const struct pyaml_field *f, yaml_node_t *v, void *target) {
+  struct placer_study_workloads *wl = target;
+  if (v->type != YAML_SEQUENCE_NODE || seq_len(v) == 0)
+    return pyaml_walk_key_error(w, v, f->key, "expected a non-empty list of sizes such as [4K, 128K, 4M]");
+  size_t n = seq_len(v);
+  free(wl->block_sizes);
+  wl->n_block_sizes = 0;
+  wl->block_sizes = calloc(n, sizeof(*wl->block_sizes));
+  if (wl->block_sizes == NULL)
+    return oom(w);
+  for (size_t i = 0; i < n; i++) {
+    yaml_node_t *item = seq_item(w, v, i);
+    uint64_t bytes;
+    const char *why;
+    if (!pyaml_walk_is_scalar(item) || placer_parse_bytes(pyaml_walk_scalar(item), &bytes, &why) < 0)
+      return pyaml_walk_key_error(w, item, f->key, "[%zu]: expected a size such as 4K or 4M", i);
+    if (bytes < 512 || bytes % 512 != 0 || bytes > (UINT64_C(1) << 30))
+      return pyaml_walk_key_error(w, item, f->key, "[%zu]: '%s': a block size is a multiple of 512 bytes, at most 1G",
+                                  i, pyaml_walk_scalar(item));
+    for (size_t j = 0; j < i; j++)
+      if (wl->block_sizes[j] == bytes)
+        return pyaml_walk_key_error(w, item, f->key, "[%zu]: block size '%s' is listed twice", i,
+                                    pyaml_walk_scalar(item));
+    wl->block_sizes[wl->n_block_sizes++] = bytes;
+  }
+  return 0;
+}
+
+static int parse_patterns(struct pyaml_walk *w, const struct pyaml_field *f, yaml_node_t *v, void *target) {
+  struct placer_study_workloads *wl = target;
+  if (v->type != YAML_SEQUENCE_NODE || seq_len(v) == 0)
+    return pyaml_walk_key_error(w, v, f->key, "expected a non-empty list such as [randwrite, randread]");
+  placer_string_list_free(&wl->patterns);
+  size_t n = seq_len(v);
+  wl->patterns.items = calloc(n, sizeof(char *));
+  if (wl->patterns.items == NULL)
+    return oom(w);
+  for (size_t i = 0; i < n; i++) {
+    yaml_node_t *item = seq_item(w, v, i);
+    const char *s = pyaml_walk_is_scalar(item) ? pyaml_walk_scalar(item) : "";
+    bool known = false;
+    for (size_t k = 0; pattern_names[k] && !known; k++)
+      known = strcmp(pattern_names[k], s) == 0;
+    if (!known)
+      return pyaml_walk_key_error(w, item, f->key,
+                                  "[%zu]: unknown pattern '%s' (read, write, randread, randwrite, rw, randrw, trim, "
+                                  "randtrim, trimwrite)",
+                                  i, s);
+    for (size_t j = 0; j < i; j++)
+      if (strcmp(wl->patterns.items[j], s) == 0)
+        return pyaml_walk_key_error(w, item, f->key, "[%zu]: pattern '%s' is listed twice", i, s);
+    if ((wl->patterns.items[i] = strdup(s)) == NULL)
+      return oom(w);
+    wl->patterns.n = i + 1;
+  }
+  return 0;
+}
+
+static int parse_sweep_values(struct pyaml_walk *w, const struct pyaml_field *f, yaml_node_t *v, void *target) {
+  struct placer_study_sweep *sw = target;
+  if (v->type != YAML_SEQUENCE_NODE || seq_len(v) == 0)
+    return pyaml_walk_key_error(w, v, f->key, "expected a non-empty list of intensities such as [1, 2, 4]");
+  size_t n = seq_len(v);
+  free(sw->values);
+  sw->n_values = 0;
+  sw->values = calloc(n, sizeof(*sw->values));
+  if (sw->values == NULL)
+    return oom(w);
+  for (size_t i = 0; i < n; i++) {
+    yaml_node_t *item = seq_item(w, v, i);
+    unsigned long long x;
+    const char *why;
+    if (pyaml_walk_parse_uint(item, 1024, &x, &why) < 0 || x == 0)
+      return pyaml_walk_key_error(w, item, f->key, "[%zu]: expected an intensity 1..1024", i);
+    if (i > 0 && x <= sw->values[i - 1])
+      return pyaml_walk_key_error(w, item, f->key, "[%zu]: values must be distinct and ascending", i);
+    sw->values[sw->n_values++] = (unsigned)x;
+  }
+  return 0;
+}
+
+#define CLUSTER_AT(field) offsetof(struct placer_study_cluster, field)
+#define VARIANT_AT(field) offsetof(struct placer_study_variant, field)
+#define WORKLOADS_AT(field) offsetof(struct placer_study_workloads, field)
+#define NEIGHBOUR_AT(field) offsetof(struct placer_study_neighbour, field)
+#define BASELINE_AT(field) offsetof(struct placer_study_baseline, field)
+#define SWEEP_AT(field) offsetof(struct placer_study_sweep, field)
+#define STUDY_AT(field) offsetof(struct placer_study, field)
+
+static const struct pyaml_field cluster_fields[] = {
+  { .key = "type", .type = PYAML_FIELD_ENUM, .offset = CLUSTER_AT(type), .names = cluster_names },
+  { .key = "osds", .type = PYAML_FIELD_UINT, .offset = CLUSTER_AT(osds), .min = 1, .max = 64 },
+  { .key = "mds", .type = PYAML_FIELD_BOOL, .offset = CLUSTER_AT(mds) },
+  { .key = "osd_size", .type = PYAML_FIELD_SIZE, .offset = CLUSTER_AT(osd_size_bytes), .min = 1 },
+  { .key = "image_size", .type = PYAML_FIELD_SIZE, .offset = CLUSTER_AT(image_size_bytes), .min = 1 },
+  { .key = "extra_conf", .type = PYAML_FIELD_STRING, .offset = CLUSTER_AT(extra_conf) },
+  { .key = "timeout", .type = PYAML_FIELD_UINT, .offset = CLUSTER_AT(timeout_s), .min = 10, .max = 3600 },
+  { .key = "conf", .type = PYAML_FIELD_STRING, .offset = CLUSTER_AT(conf) },
+  { .key = "keyring", .type = PYAML_FIELD_STRING, .offset = CLUSTER_AT(keyring) },
+  { .key = "client", .type = PYAML_FIELD_STRING, .offset = CLUSTER_AT(client) },
+  { .key = "pool", .type = PYAML_FIELD_STRING, .offset = CLUSTER_AT(pool) },
+  { .key = "image", .type = PYAML_FIELD_STRING, .offset = CLUSTER_AT(image) },
+  { .key = "devices", .type = PYAML_FIELD_STRING_LIST, .offset = CLUSTER_AT(devices) },
+};
+static const struct pyaml_schema cluster_schema = { "cluster", cluster_fields, N_OF(cluster_fields) };
+
+static const struct pyaml_field variant_fields[] = {
+  { .key = "name", .type = PYAML_FIELD_NAME, .offset = VARIANT_AT(name) },
+  { .key = "profile", .type = PYAML_FIELD_STRING, .offset = VARIANT_AT(profile) },
+  { .key = "env", .type = PYAML_FIELD_STRING_LIST, .offset = VARIANT_AT(env) },
+  { .key = "fio_env", .type = PYAML_FIELD_BOOL, .offset = VARIANT_AT(fio_env) },
+};
+static const struct pyaml_schema variant_schema = { "variant", variant_fields, N_OF(variant_fields) };
+
+static const struct pyaml_field workloads_fields[] = {
+  { .key = "target", .type = PYAML_FIELD_ENUM, .offset = WORKLOADS_AT(target), .names = target_names },
+  { .key = "path", .type = PYAML_FIELD_STRING, .offset = WORKLOADS_AT(path) },
+  { .key = "size", .type = PYAML_FIELD_SIZE, .offset = WORKLOADS_AT(size_bytes), .min = 1 },
+  { .key = "block_sizes", .type = PYAML_FIELD_CUSTOM, .parse = parse_block_sizes },
+  { .key = "patterns", .type = PYAML_FIELD_CUSTOM, .parse = parse_patterns },
+  { .key = "iodepth", .type = PYAML_FIELD_UINT, .offset = WORKLOADS_AT(iodepth), .min = 1, .max = 4096 },
+  { .key = "numjobs", .type = PYAML_FIELD_UINT, .offset = WORKLOADS_AT(numjobs), .min = 1, .max = 256 },
+  { .key = "runtime", .type = PYAML_FIELD_UINT, .offset = WORKLOADS_AT(runtime_s), .min = 1, .max = 86400 },
+  { .key = "ramp", .type = PYAML_FIELD_UINT, .offset = WORKLOADS_AT(ramp_s), .max = 3600 },
+  { .key = "prefill", .type = PYAML_FIELD_BOOL, .offset = WORKLOADS_AT(prefill) },
+  { .key = "fio_options", .type = PYAML_FIELD_STRING_LIST, .offset = WORKLOADS_AT(fio_options) },
+};
+static const struct pyaml_schema workloads_schema = { "workloads", workloads_fields, N_OF(workloads_fields) };
+
+static const struct pyaml_field neighbour_fields[] = {
+  { .key = "name", .type = PYAML_FIELD_NAME, .offset = NEIGHBOUR_AT(name) },
+  { .key = "role", .type = PYAML_FIELD_NAME, .offset = NEIGHBOUR_AT(role) },
+  { .key = "kind", .type = PYAML_FIELD_ENUM, .offset = NEIGHBOUR_AT(kind), .names = neighbour_kind_names },
+  { .key = "backend", .type = PYAML_FIELD_ENUM, .offset = NEIGHBOUR_AT(backend), .names = backend_names },
+  { .key = "image", .type = PYAML_FIELD_STRING, .offset = NEIGHBOUR_AT(image) },
+  { .key = "stressor", .type = PYAML_FIELD_NAME, .offset = NEIGHBOUR_AT(stressor) },
+  { .key = "method", .type = PYAML_FIELD_NAME, .offset = NEIGHBOUR_AT(method) },
+  { .key = "intensity", .type = PYAML_FIELD_UINT, .offset = NEIGHBOUR_AT(intensity), .min = 1, .max = 1024 },
+  { .key = "kernel", .type = PYAML_FIELD_STRING, .offset = NEIGHBOUR_AT(kernel) },
+  { .key = "initrd", .type = PYAML_FIELD_STRING, .offset = NEIGHBOUR_AT(initrd) },
+  { .key = "memory", .type = PYAML_FIELD_SIZE, .offset = NEIGHBOUR_AT(memory_bytes), .min = 1 },
+  { .key = "work_memory", .type = PYAML_FIELD_SIZE, .offset = NEIGHBOUR_AT(work_memory_bytes), .min = 1 },
+};
+static const struct pyaml_schema neighbour_schema = { "neighbour", neighbour_fields, N_OF(neighbour_fields) };
+
+static const struct pyaml_field baseline_fields[] = {
+  { .key = "path", .type = PYAML_FIELD_STRING, .offset = BASELINE_AT(path) },
+  { .key = "size", .type = PYAML_FIELD_SIZE, .offset = BASELINE_AT(size_bytes), .min = 1 },
+  { .key = "write", .type = PYAML_FIELD_BOOL, .offset = BASELINE_AT(write) },
+};
+static const struct pyaml_schema baseline_schema = { "hardware_baseline", baseline_fields, N_OF(baseline_fields) };
+
+static const struct pyaml_field sweep_fields[] = {
+  { .key = "parameter", .type = PYAML_FIELD_ENUM, .offset = SWEEP_AT(parameter), .names = sweep_parameter_names },
+  { .key = "values", .type = PYAML_FIELD_CUSTOM, .parse = parse_sweep_values },
+  { .key = "workload", .type = PYAML_FIELD_STRING, .offset = SWEEP_AT(workload) },
+  { .key = "storage_min_fraction", .type = PYAML_FIELD_CUSTOM, .parse = parse_fraction,
+    .offset = SWEEP_AT(storage_min_fraction) },
+  { .key = "neighbour_min_fraction", .type = PYAML_FIELD_CUSTOM, .parse = parse_fraction,
+    .offset = SWEEP_AT(neighbour_min_fraction) },
+};
+static const struct pyaml_schema sweep_schema = { "sweep", sweep_fields, N_OF(sweep_fields) };
+
+static int parse_variants(struct pyaml_walk *w, const struct pyaml_field *f, yaml_node_t *v, void *target);
+static int parse_neighbours(struct pyaml_walk *w, const struct pyaml_field *f, yaml_node_t *v, void *target);
+
+static const struct pyaml_field study_fields[] = {
+  { .key = "version", .type = PYAML_FIELD_CUSTOM, .parse = parse_version },
+  { .key = "title", .type = PYAML_FIELD_STRING, .offset = STUDY_AT(title) },
+  { .key = "cluster", .type = PYAML_FIELD_MAPPING, .offset = STUDY_AT(cluster), .mapping = &cluster_schema },
+  { .key = "variants", .type = PYAML_FIELD_CUSTOM, .parse = parse_variants },
+  { .key = "workloads", .type = PYAML_FIELD_MAPPING, .offset = STUDY_AT(workloads), .mapping = &workloads_schema },
+  { .key = "neighbours", .type = PYAML_FIELD_CUSTOM, .parse = parse_neighbours },
+  { .key = "hardware_baseline", .type = PYAML_FIELD_MAPPING, .offset = STUDY_AT(baseline),
+    .mapping = &baseline_schema },
+  { .key = "repeats", .type = PYAML_FIELD_UINT, .offset = STUDY_AT(repeats), .min = 1, .max = 100 },
+  { .key = "warmup", .type = PYAML_FIELD_UINT, .offset = STUDY_AT(warmup), .max = 10 },
+  { .key = "sweep", .type = PYAML_FIELD_MAPPING, .offset = STUDY_AT(sweep), .mapping = &sweep_schema },
+};
+static const struct pyaml_schema study_schema = { "study", study_fields, N_OF(study_fields) };
+
+static int parse_variants(struct pyaml_walk *w, const struct pyaml_field *f, yaml_node_t *v, void *target) {
+  struct placer_study *s = target;
+  if (v->type != YAML_SEQUENCE_NODE)
+    return pyaml_walk_key_error(w, v, f->key, "expected a list of variants (name and profile)");
+  size_t n = seq_len(v);
+  if (n == 0)
+    return pyaml_walk_key_error(w, v, f->key, "must list at least one variant");
+  s->variants = calloc(n, sizeof(*s->variants));
+  if (s->variants == NULL)
+    return oom(w);
+  for (size_t i = 0; i < n; i++) {
+    yaml_node_t *item = seq_item(w, v, i);
+    struct placer_study_variant *var = &s->variants[i];
+    var->line = (unsigned)item->start_mark.line + 1;
+    s->n_variants = i + 1;
+    size_t saved = pyaml_walk_push(w, "%s[%zu]", f->key, i);
+    int rc = pyaml_walk_mapping(w, item, &variant_schema, var);
+    pyaml_walk_pop(w, saved);
+    if (rc < 0)
+      return -1;
+  }
+  return 0;
+}
+
+static void neighbour_defaults(struct placer_study_neighbour *nb) {
+  nb->kind = PLACER_STUDY_NEIGHBOUR_STRESS_NG;
+  nb->backend = PLACER_STUDY_BACKEND_EXEC;
+  nb->intensity = 1;
+  nb->memory_bytes = UINT64_C(256) << 20;
+  nb->work_memory_bytes = UINT64_C(64) << 20;
+}
+
+static int parse_neighbours(struct pyaml_walk *w, const struct pyaml_field *f, yaml_node_t *v, void *target) {
+  struct placer_study *s = target;
+  if (v->type != YAML_SEQUENCE_NODE)
+    return pyaml_walk_key_error(w, v, f->key, "expected a list of neighbours");
+  size_t n = seq_len(v);
+  if (n == 0)
+    return 0;
+  s->neighbours = calloc(n, sizeof(*s->neighbours));
+  if (s->neighbours == NULL)
+    return oom(w);
+  for (size_t i = 0; i < n; i++) {
+    yaml_node_t *item = seq_item(w, v, i);
+    struct placer_study_neighbour *nb = &s->neighbours[i];
+    neighbour_defaults(nb);
+    nb->line = (unsigned)item->start_mark.line + 1;
+    s->n_neighbours = i + 1;
+    size_t saved = pyaml_walk_push(w, "%s[%zu]", f->key, i);
+    int rc = pyaml_walk_mapping(w, item, &neighbour_schema, nb);
+    pyaml_walk_pop(w, saved);
+    if (rc < 0)
+      return -1;
+  }
+  return 0;
+}
+
+/* ---- defaults and checks across keys ---- */
+
+static void study_defaults(struct placer_study *s) {
+  s->cluster.type = PLACER_STUDY_CLUSTER_LOCAL;
+  s->cluster.osd_size_bytes = 16 * GIB;
+  s->cluster.image_size_bytes = 1 * GIB;
+  s->cluster.timeout_s = 120;
+  s->workloads.iodepth = 16;
+  s->workloads.numjobs = 1;
+  s->workloads.runtime_s = 10;
+  s->workloads.ramp_s = 2;
+  s->workloads.prefill = true;
+  s->workloads.size_bytes = UINT64_C(256) << 20;
+  s->repeats = 3;
+  s->warmup = 1;
+  s->sweep.storage_min_fraction = 0.90;
+  s->sweep.neighbour_min_fraction = 0.85;
+}
+
+static int set_default(char **slot, const char *value) {
+  if (*slot)
+    return 0;
+  *slot = strdup(value);
+  return *slot ? 0 : -1;
+}
+
+/* The node of KEY below the mapping at PATH ("cluster"), for positions. */
+static yaml_node_t *key_at(struct pyaml_walk *w, yaml_node_t *root, const char *section, const char *key) {
+  yaml_node_t *m = section ? pyaml_walk_lookup(w, root, section) : root;
+  return pyaml_walk_lookup_key(w, m, key);
+}
+
+static int key_error(struct pyaml_walk *w, yaml_node_t *root, const char *section, const char *key, const char *fmt,
+                     ...) __attribute__((format(printf, 5, 6)));
+static int key_error(struct pyaml_walk *w, yaml_node_t *root, const char *section, const char *key, const char *fmt,
+                     ...) {
+  char msg[512];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof(msg), fmt, ap);
+  va_end(ap);
+  yaml_node_t *at = key_at(w, root, section, key);
+  size_t saved = section ? pyaml_walk_push(w, "%s", section) : strlen(w->path);
+  int rc = at ? pyaml_walk_key_error(w, at, key, "%s", msg)
+              : pyaml_walk_error(w, section && pyaml_walk_lookup(w, root, section) ? pyaml_walk_lookup(w, root, section)
+                                                                                     : root,
+                                 "%s", msg);
+  pyaml_walk_pop(w, saved);
+  return rc;
+}
+
+static const char *const local_only[] = { "osds", "mds", "osd_size", "image_size", "extra_conf", "timeout", NULL };
+
+static int check_cluster(struct pyaml_walk *w, struct placer_study *s, yaml_node_t *root) {
+  struct placer_study_cluster *c = &s->cluster;
+  yaml_node_t *cn = pyaml_walk_lookup(w, root, "cluster");
+  if (c->type != PLACER_STUDY_CLUSTER_LOCAL)
+    for (size_t i = 0; local_only[i]; i++)
+      if (pyaml_walk_lookup_key(w, cn, local_only[i]))
+        return key_error(w, root, "cluster", local_only[i], "only goes with type local (this cluster is %s)",
+                         placer_study_cluster_name(c->type));
+  if (c->type != PLACER_STUDY_CLUSTER_EXISTING) {
+    static const char *const existing_only[] = { "conf", "keyring", NULL };
+    for (size_t i = 0; existing_only[i]; i++)
+      if (pyaml_walk_lookup_key(w, cn, existing_only[i]))
+        return key_error(w, root, "cluster", existing_only[i], "only goes with type existing");
+  }
+  if (c->type == PLACER_STUDY_CLUSTER_NONE) {
+    static const char *const ceph_keys[] = { "client", "pool", "image", NULL };
+    for (size_t i = 0; ceph_keys[i]; i++)
+      if (pyaml_walk_lookup_key(w, cn, ceph_keys[i]))
+        return key_error(w, root, "cluster", ceph_keys[i], "there is no Ceph with type none");
+  }
+  if (c->type == PLACER_STUDY_CLUSTER_EXISTING && c->conf == NULL)
+    return key_error(w, root, "cluster", "type", "an existing cluster needs 'conf' (its ceph.conf)");
+  if (c->osd_size_bytes % GIB || c->image_size_bytes % GIB)
+    return key_error(w, root, "cluster", c->osd_size_bytes % GIB ? "osd_size" : "image_size",
+                     "must be a whole number of GiB");
+  if (set_default(&c->client, "admin") < 0 || set_default(&c->pool, "rbd") < 0 ||
+      set_default(&c->image, "placer-bench") < 0)
+    return oom(w);
+  return 0;
+}
+
+static bool has_blank(const char *s) {
+  return strpbrk(s, " \t\n") != NULL;
+}
+
+static int check_variants(struct pyaml_walk *w, struct placer_study *s, yaml_node_t *root) {
+  yaml_node_t *vs = pyaml_walk_lookup(w, root, "variants");
+  if (vs == NULL)
+    return pyaml_walk_error(w, root, "missing key 'variants' (the placements to compare, each a name and a profile)");
+  for (size_t i = 0; i < s->n_variants; i++) {
+    struct placer_study_variant *v = &s->variants[i];
+    yaml_node_t *vn = seq_item(w, vs, i);
+    size_t saved = pyaml_walk_push(w, "variants[%zu]", i);
+    int rc = 0;
+    if (v->name == NULL)
+      rc = pyaml_walk_error(w, vn, "missing key 'name'");
+    else if (v->profile == NULL)
+      rc = pyaml_walk_error(w, vn, "variant '%s': missing key 'profile' (a shipped profile's name or a path)",
+                            v->name);
+    else if (has_blank(v->profile))
+      rc = pyaml_walk_key_error(w, pyaml_walk_lookup(w, vn, "profile"), "profile",
+                                "a profile path must not contain blanks");
+    for (size_t j = 0; rc == 0 && j < i; j++)
+      if (strcmp(s->variants[j].name, v->name) == 0)
+        rc = pyaml_walk_key_error(w, pyaml_walk_lookup(w, vn, "name"), "name",
+                                  "duplicate variant name '%s' (first at line %u)", v->name, s->variants[j].line);
+    for (size_t k = 0; rc == 0 && k < v->env.n; k++) {
+      const char *e = v->env.items[k];
+      const char *eq = strchr(e, '=');
+      bool ok = eq && eq != e && !has_blank(e);
+      for (const char *p = e; ok && p < eq; p++)
+        ok = isalnum((unsigned char)*p) || *p == '_';
+      if (!ok) {
+        yaml_node_t *env = pyaml_walk_lookup(w, vn, "env");
+        rc = pyaml_walk_key_error(w, seq_item(w, env, k), "env",
+                                  "[%zu]: expected KEY=VALUE without blanks, got '%s'", k, e);
+      }
+    }
+    pyaml_walk_pop(w, saved);
+    if (rc < 0)
+      return -1;
+  }
+  if (s->n_variants > 64)
+    return key_error(w, root, NULL, "variants", "at most 64 variants");
+  return 0;
+}
+
+static int check_workloads(struct pyaml_walk *w, struct placer_study *s, yaml_node_t *root) {
+  struct placer_study_workloads *wl = &s->workloads;
+  yaml_node_t *wn = pyaml_walk_lookup(w, root, "workloads");
+  bool target_given = pyaml_walk_lookup(w, wn, "target") != NULL;
+  if (!target_given)
+    wl->target = s->cluster.type == PLACER_STUDY_CLUSTER_NONE ? PLACER_STUDY_TARGET_FILE : PLACER_STUDY_TARGET_RBD;
+  if (wl->n_block_sizes == 0) {
+    wl->block_sizes = calloc(1, sizeof(*wl->block_sizes));
+    if (wl->block_sizes == NULL)
+      return oom(w);
+    wl->block_sizes[0] = 4096;
+    wl->n_block_sizes = 1;
+  }
+  if (wl->patterns.n == 0) {
+    wl->patterns.items = calloc(2, sizeof(char *));
+    if (wl->patterns.items == NULL || (wl->patterns.items[0] = strdup("randwrite")) == NULL ||
+        (wl->patterns.items[1] = strdup("randread")) == NULL) {
+      wl->patterns.n = wl->patterns.items && wl->patterns.items[0] ? 1 : 0;
+      return oom(w);
+    }
+    wl->patterns.n = 2;
+  }
+  if (s->cluster.type == PLACER_STUDY_CLUSTER_NONE && wl->target != PLACER_STUDY_TARGET_FILE)
+    return key_error(w, root, "workloads", "target", "target %s needs Ceph; with cluster type none use target file",
+                     placer_study_target_name(wl->target));
+  if (wl->target == PLACER_STUDY_TARGET_FILE && wl->path == NULL)
+    return key_error(w, root, "workloads", "target", "target file needs 'path' (a file or a block device)");
+  if (wl->path && wl->target != PLACER_STUDY_TARGET_FILE && wl->target != PLACER_STUDY_TARGET_CEPHFS)
+    return key_error(w, root, "workloads", "path", "only goes with target file or cephfs");
+  if (wl->target == PLACER_STUDY_TARGET_CEPHFS) {
+    if (s->cluster.type == PLACER_STUDY_CLUSTER_LOCAL && !s->cluster.mds)
+      return key_error(w, root, "workloads", "target", "target cephfs needs an MDS: set cluster.mds: true");
+    if (s->cluster.type == PLACER_STUDY_CLUSTER_EXISTING)
+      return key_error(w, root, "workloads", "target", "target cephfs is only supported with cluster type local");
+    if (wl->path && (strchr(wl->path, '/') || strcmp(wl->path, "..") == 0 || strcmp(wl->path, ".") == 0))
+      return key_error(w, root, "workloads", "path", "for target cephfs, path is a file name in the mount");
+    if (set_default(&wl->path, "placer-bench.dat") < 0)
+      return oom(w);
+  }
+  if (s->cluster.type == PLACER_STUDY_CLUSTER_LOCAL && wl->target == PLACER_STUDY_TARGET_RBD &&
+      wl->size_bytes > s->cluster.image_size_bytes)
+    return key_error(w, root, "workloads", "size", "is larger than the rbd image (cluster.image_size)");
+  for (size_t i = 0; i < wl->n_block_sizes; i++)
+    if (wl->block_sizes[i] > wl->size_bytes)
+      return key_error(w, root, "workloads", "block_sizes", "a block size is larger than 'size'");
+  for (size_t i = 0; i < wl->fio_options.n; i++)
+    if (strncmp(wl->fio_options.items[i], "--", 2) != 0 || strchr(wl->fio_options.items[i], '=') == NULL)
+      return key_error(w, root, "workloads", "fio_options", "[%zu]: expected --key=value, got '%s'", i,
+                       wl->fio_options.items[i]);
+  if (placer_study_n_workloads(s) > 64)
+    return key_error(w, root, "workloads", "patterns", "at most 64 workloads (block sizes x patterns)");
+  return 0;
+}
+
+static int check_neighbours(struct pyaml_walk *w, struct placer_study *s, yaml_node_t *root) {
+  yaml_node_t *ns = pyaml_walk_lookup(w, root, "neighbours");
+  for (size_t i = 0; i < s->n_neighbours; i++) {
+    struct placer_study_neighbour *nb = &s->neighbours[i];
+    yaml_node_t *nn = seq_item(w, ns, i);
+    size_t saved = pyaml_walk_push(w, "neighbours[%zu]", i);
+    int rc = 0;
+    if (set_default(&nb->role, "neighbour") < 0)
+      rc = oom(w);
+    char fallback[32];
+    snprintf(fallback, sizeof(fallback), "neighbour%zu", i);
+    if (rc == 0 && set_default(&nb->name, i == 0 ? "neighbour" : fallback) < 0)
+      rc = oom(w);
+    for (size_t j = 0; rc == 0 && j < i; j++)
+      if (strcmp(s->neighbours[j].name, nb->name) == 0)
+        rc = pyaml_walk_error(w, nn, "duplicate neighbour name '%s' (first at line %u)", nb->name,
+                              s->neighbours[j].line);
+    if (rc == 0 && nb->kind != s->neighbours[0].kind)
+      rc = pyaml_walk_key_error(w, pyaml_walk_lookup(w, nn, "kind"), "kind",
+                                "all neighbours must be of one kind (their work rates add up)");
+    if (rc == 0 && nb->kind == PLACER_STUDY_NEIGHBOUR_VM) {
+      static const char *const stress_only[] = { "backend", "image", "stressor", "method", NULL };
+      for (size_t k = 0; rc == 0 && stress_only[k]; k++)
+        if (pyaml_walk_lookup_key(w, nn, stress_only[k]))
+          rc = pyaml_walk_key_error(w, pyaml_walk_lookup_key(w, nn, stress_only[k]), stress_only[k],
+                                    "only goes with kind stress-ng");
+    }
+    if (rc == 0 && nb->kind == PLACER_STUDY_NEIGHBOUR_STRESS_NG) {
+      static const char *const vm_only[] = { "kernel", "initrd", "memory", "work_memory", NULL };
+      for (size_t k = 0; rc == 0 && vm_only[k]; k++)
+        if (pyaml_walk_lookup_key(w, nn, vm_only[k]))
+          rc = pyaml_walk_key_error(w, pyaml_walk_lookup_key(w, nn, vm_only[k]), vm_only[k], "only goes with kind vm");
+      if (rc == 0 && nb->image && nb->backend != PLACER_STUDY_BACKEND_PODMAN)
+        rc = pyaml_walk_key_error(w, pyaml_walk_lookup_key(w, nn, "image"), "image", "only goes with backend podman");
+      if (rc == 0 && set_default(&nb->stressor, "cpu") < 0)
+        rc = oom(w);
+      if (rc == 0 && nb->backend == PLACER_STUDY_BACKEND_PODMAN &&
+          set_default(&nb->image, "localhost/placer/stress-ng:latest") < 0)
+        rc = oom(w);
+    }
+    pyaml_walk_pop(w, saved);
+    if (rc < 0)
+      return -1;
+  }
+  return 0;
+}
+
+static int check_sweep(struct pyaml_walk *w, struct placer_study *s, yaml_node_t *root) {
+  yaml_node_t *sn = pyaml_walk_lookup(w, root, "sweep");
+  s->sweep.enabled = sn != NULL;
+  if (!s->sweep.enabled)
+    return 0;
+  if (s->n_neighbours == 0)
+    return key_error(w, root, NULL, "sweep", "a sweep steps the neighbours' intensity: list 'neighbours' too");
+  if (s->sweep.n_values == 0)
+    return key_error(w, root, "sweep", "values", "a sweep needs 'values' (the intensities to step through)");
+  if (s->sweep.n_values + 1 > 64)
+    return key_error(w, root, "sweep", "values", "at most 63 steps");
+  if (s->sweep.workload) {
+    bool found = false;
+    for (size_t i = 0; i < placer_study_n_workloads(s) && !found; i++) {
+      char *name = NULL;
+      uint64_t bs;
+      const char *pattern;
+      if (placer_study_workload(s, i, &name, &bs, &pattern) < 0)
+        return oom(w);
+      found = strcmp(name, s->sweep.workload) == 0;
+      free(name);
+    }
+    if (!found)
+      return key_error(w, root, "sweep", "workload", "'%s' is not one of the workloads (e.g. \"4k-randwrite\")",
+                       s->sweep.workload);
+  }
+  return 0;
+}
+
+static int check_baseline(struct pyaml_walk *w, struct placer_study *s, yaml_node_t *root) {
+  yaml_node_t *bn = pyaml_walk_lookup(w, root, "hardware_baseline");
+  s->baseline.enabled = bn != NULL;
+  if (!s->baseline.enabled)
+    return 0;
+  if (s->baseline.path == NULL)
+    return key_error(w, root, NULL, "hardware_baseline", "needs 'path' (a file, or a block device with write: true)");
+  if (s->baseline.size_bytes == 0)
+    s->baseline.size_bytes = s->workloads.size_bytes;
+  for (size_t i = 0; i < s->workloads.n_block_sizes; i++)
+    if (s->workloads.block_sizes[i] > s->baseline.size_bytes)
+      return key_error(w, root, "hardware_baseline", "size", "is smaller than a block size");
+  return 0;
+}
+
+int placer_study_parse(const char *file, const char *text, size_t len, struct placer_study **out,
+                       struct placer_error **err) {
+  yaml_document_t doc;
+  if (pyaml_walk_load(file, text, len, &doc, err) < 0)
+    return -1;
+  struct pyaml_walk w = { .file = file, .doc = &doc, .err = err };
+  struct placer_study *s = calloc(1, sizeof(*s));
+  int rc = -1;
+  if (s == NULL) {
+    placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "parse study");
+    goto out;
+  }
+  study_defaults(s);
+  yaml_node_t *root = yaml_document_get_root_node(&doc);
+  if (pyaml_walk_mapping(&w, root, &study_schema, s) < 0)
+    goto out;
+  if (check_cluster(&w, s, root) < 0 || check_variants(&w, s, root) < 0 || check_workloads(&w, s, root) < 0 ||
+      check_neighbours(&w, s, root) < 0 || check_sweep(&w, s, root) < 0 || check_baseline(&w, s, root) < 0)
+    goto out;
+  if ((s->path = strdup(file)) == NULL) {
+    placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "parse study");
+    goto out;
+  }
+  *out = TAKE_PTR(s);
+  rc = 0;
+out:
+  placer_study_free(s);
+  yaml_document_delete(&doc);
+  return rc;
+}
+
+int placer_study_load(const char *path, struct placer_study **out, struct placer_error **err) {
+  cleanup_fclose FILE *f = fopen(path, "rb");
+  if (f == NULL)
+    return placer_error_errno(err, PLACER_EXIT_USAGE, errno, "study '%s'", path);
+  cleanup_free char *text = NULL;
+  size_t cap = 0, len = 0;
+  for (;;) {
+    if (len == cap) {
+      cap = cap ? cap * 2 : 8192;
+      if (cap > (16u << 20))
+        return placer_error_set(err, PLACER_EXIT_USAGE, 0, "study '%s': larger than 16 MiB", path);
+      char *bigger = realloc(text, cap);
+      if (bigger == NULL)
+        return placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "study '%s'", path);
+      text = bigger;
+    }
+    size_t n = fread(text + len, 1, cap - len, f);
+    len += n;
+    if (n == 0) {
+      if (ferror(f))
+        return placer_error_errno(err, PLACER_EXIT_USAGE, errno, "study '%s': read", path);
+      break;
+    }
+  }
+  struct placer_study *s = NULL;
+  if (placer_study_parse(path, text ? text : "", len, &s, err) < 0)
+    return -1;
+  const char *slash = strrchr(path, '/');
+  s->dir = slash ? strndup(path, (size_t)(slash - path) + (slash == path)) : NULL;
+  if (slash && s->dir == NULL) {
+    placer_study_free(s);
+    return placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "study '%s'", path);
+  }
+  *out = s;
+  return 0;
+}
+
+void placer_study_free(struct placer_study *s) {
+  if (s == NULL)
+    return;
+  free(s->path);
+  free(s->dir);
+  free(s->title);
+  struct placer_study_cluster *c = &s->cluster;
+  free(c->extra_conf);
+  free(c->conf);
+  free(c->keyring);
+  free(c->client);
+  free(c->pool);
+  free(c->image);
+  placer_string_list_free(&c->devices);
+  for (size_t i = 0; i < s->n_variants; i++) {
+    free(s->variants[i].name);
+    free(s->variants[i].profile);
+    placer_string_list_free(&s->variants[i].env);
+  }
+  free(s->variants);
+  free(s->workloads.path);
+  free(s->workloads.block_sizes);
+  placer_string_list_free(&s->workloads.patterns);
+  placer_string_list_free(&s->workloads.fio_options);
+  for (size_t i = 0; i < s->n_neighbours; i++) {
+    struct placer_study_neighbour *nb = &s->neighbours[i];
+    free(nb->name);
+    free(nb->role);
+    free(nb->image);
+    free(nb->stressor);
+    free(nb->method);
+    free(nb->kernel);
+    free(nb->initrd);
+  }
+  free(s->neighbours);
+  free(s->baseline.path);
+  free(s->sweep.values);
+  free(s->sweep.workload);
+  free(s);
+}
+
+size_t placer_study_n_workloads(const struct placer_study *s) {
+  return s->workloads.n_block_sizes * s->workloads.patterns.n;
+}
+
+int placer_study_workload(const struct placer_study *s, size_t i, char **name, uint64_t *block_size,
+                          const char **pattern) {
+  size_t np = s->workloads.patterns.n;
+  if (np == 0 || i >= placer_study_n_workloads(s))
+    return -1;
+  uint64_t bs = s->workloads.block_sizes[i / np];
+  const char *pat = s->workloads.patterns.items[i % np];
+  char label[32];
+  placer_bench_format_block_size(bs, label, sizeof(label));
+  for (char *p = label; *p; p++)
+    *p = (char)tolower((unsigned char)*p);
+  if (name && asprintf(name, "%s-%s", label, pat) < 0) {
+    *name = NULL;
+    return -1;
+  }
+  if (block_size)
+    *block_size = bs;
+  if (pattern)
+    *pattern = pat;
+  return 0;
+}
+
+int placer_study_profile_path(const struct placer_study *s, const struct placer_study_variant *v, char **out,
+                              struct placer_error **err) {
+  const char *ref = v->profile;
+  size_t len = strlen(ref);
+  bool bare = strchr(ref, '/') == NULL && !(len > 5 && strcmp(ref + len - 5, ".yaml") == 0) &&
+              !(len > 4 && strcmp(ref + len - 4, ".yml") == 0);
+  if (!bare) {
+    char *p = NULL;
+    if (ref[0] == '/' || s->dir == NULL)
+      p = strdup(ref);
+    else if (asprintf(&p, "%s/%s", s->dir, ref) < 0)
+      p = NULL;
+    if (p == NULL)
+      return placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "variant '%s'", v->name);
+    *out = p;
+    return 0;
+  }
+  cleanup_free char *file = NULL;
+  if (asprintf(&file, "%s.yaml", ref) < 0)
+    return placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "variant '%s'", v->name);
+  const char *env = getenv("PLACER_PROFILES_DIR");
+  char *found = env && *env ? placer_path_if_readable(env, file) : NULL;
+  cleanup_free char *rel = NULL;
+  if (found == NULL && asprintf(&rel, "profiles/%s", file) >= 0)
+    found = placer_data_file(NULL, rel);
+  if (found == NULL)
+    return placer_error_set(err, PLACER_EXIT_USAGE, ENOENT,
+                            "variant '%s': no shipped profile '%s' (looked in $PLACER_PROFILES_DIR and placer's "
+                            "profiles directory); give a path such as ./%s.yaml",
+                            v->name, ref, ref);
+  *out = found;
+  return 0;
+}

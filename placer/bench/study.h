@@ -1,0 +1,155 @@
+/* A bench study: what `placer bench` runs (cluster, variants, fio workload
+ * matrix, neighbours, repeats, sweep), as read from YAML with the schema
+ * walker of profile-yaml.h.  Pure: parsing checks everything that can be
+ * checked without the system; the schema is documented in docs/bench.md. */
+#ifndef PLACER_STUDY_H
+#define PLACER_STUDY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "lib/error.h"
+#include "profile.h" /* struct placer_string_list */
+
+#define PLACER_STUDY_VERSION 1
+
+enum placer_study_cluster_type {
+  PLACER_STUDY_CLUSTER_LOCAL,    /* a throwaway cluster on 127.0.0.1, rebuilt for every variant and repeat */
+  PLACER_STUDY_CLUSTER_EXISTING, /* ceph.conf + keyring of a running cluster; local daemons placed with apply */
+  PLACER_STUDY_CLUSTER_NONE,     /* no Ceph: fio on a local file or block device */
+};
+
+enum placer_study_target {
+  PLACER_STUDY_TARGET_RBD,    /* fio's rbd engine on POOL/IMAGE */
+  PLACER_STUDY_TARGET_RADOS,  /* fio's rados engine on POOL */
+  PLACER_STUDY_TARGET_CEPHFS, /* a file in CephFS mounted with ceph-fuse */
+  PLACER_STUDY_TARGET_FILE,   /* a local file or block device (libaio, O_DIRECT) */
+};
+
+enum placer_study_neighbour_kind {
+  PLACER_STUDY_NEIGHBOUR_STRESS_NG, /* rate: stress-ng's bogo ops/s (real time) */
+  PLACER_STUDY_NEIGHBOUR_VM,        /* rate: the guest's PLACER-WORK units per second */
+};
+
+enum placer_study_backend {
+  PLACER_STUDY_BACKEND_EXEC,   /* a plain process in the role's group */
+  PLACER_STUDY_BACKEND_PODMAN, /* a container under the role's group */
+};
+
+struct placer_study_cluster {
+  enum placer_study_cluster_type type;
+  unsigned osds;            /* local: 0 = as many as the profiles' ceph-osd instances */
+  bool mds;                 /* local: an MDS and a CephFS (target cephfs needs it) */
+  uint64_t osd_size_bytes;  /* local: sparse bluestore file per OSD (whole GiB) */
+  uint64_t image_size_bytes; /* local: the rbd image (whole GiB) */
+  char *extra_conf;         /* local: appended to ceph.conf; NULL when none */
+  unsigned timeout_s;       /* local: for the cluster to be active+clean */
+  char *conf;               /* existing: ceph.conf */
+  char *keyring;            /* existing: NULL = what ceph.conf says */
+  char *client;             /* cephx user fio connects as, without "client." ("admin") */
+  char *pool;               /* rbd and rados targets ("rbd") */
+  char *image;              /* rbd target ("placer-bench") */
+  struct placer_string_list devices; /* diskstats names backing the OSDs (existing; local: found) */
+};
+
+struct placer_study_variant {
+  char *name;
+  char *profile;            /* as written: a shipped profile's name or a path */
+  struct placer_string_list env; /* "KEY=VALUE" for the storage daemons of this variant */
+  bool fio_env;             /* the env goes to fio too */
+  unsigned line;
+};
+
+struct placer_study_workloads {
+  enum placer_study_target target;
+  char *path;               /* file: the file or device; cephfs: the file's name in the mount */
+  uint64_t size_bytes;      /* the region every job uses (and prefill writes) */
+  uint64_t *block_sizes;    /* in file order */
+  size_t n_block_sizes;
+  struct placer_string_list patterns; /* fio rw= values */
+  unsigned iodepth, numjobs;
+  unsigned runtime_s;       /* the measured window */
+  unsigned ramp_s;          /* before the window (fio ramp_time; not measured) */
+  bool prefill;             /* write the whole region once per cluster, before the cells */
+  struct placer_string_list fio_options; /* more "--key=value" for every fio run */
+};
+
+struct placer_study_neighbour {
+  char *name;
+  char *role;               /* the profile role whose instances run it ("neighbour") */
+  enum placer_study_neighbour_kind kind;
+  enum placer_study_backend backend; /* stress-ng only */
+  char *image;              /* podman image ("localhost/placer/stress-ng:latest") */
+  char *stressor;           /* stress-ng --STRESSOR N ("cpu") */
+  char *method;             /* --cpu-method etc.; NULL: stress-ng's default */
+  unsigned intensity;       /* stress-ng workers, or the guest's vCPUs, per instance */
+  char *kernel, *initrd;    /* vm: NULL = $PLACER_VM_KERNEL / $PLACER_VM_INITRD, else built */
+  uint64_t memory_bytes;    /* vm: guest RAM */
+  uint64_t work_memory_bytes; /* vm: the load's working set */
+  unsigned line;
+};
+
+struct placer_study_baseline {
+  bool enabled;
+  char *path;               /* relative: inside the results directory */
+  uint64_t size_bytes;
+  bool write;               /* a block device is only written when this is true */
+};
+
+struct placer_study_sweep {
+  bool enabled;
+  int parameter;            /* 0: the neighbours' intensity (the only one so far) */
+  unsigned *values;         /* neighbour intensity per step, ascending, distinct */
+  size_t n_values;
+  char *workload;           /* "4k-randwrite": judged on it; NULL = the first workload */
+  double storage_min_fraction;
+  double neighbour_min_fraction;
+};
+
+struct placer_study {
+  char *path;               /* as given, "(built-in)" for the default */
+  char *dir;                /* where relative paths start; NULL: the current directory */
+  char *title;
+  struct placer_study_cluster cluster;
+  struct placer_study_variant *variants;
+  size_t n_variants;
+  struct placer_study_workloads workloads;
+  struct placer_study_neighbour *neighbours;
+  size_t n_neighbours;
+  struct placer_study_baseline baseline;
+  unsigned repeats;
+  unsigned warmup;          /* discarded passes per variant (each workload alone) */
+  struct placer_study_sweep sweep;
+};
+
+/* Read and check a study.  Every error is "FILE:LINE:COL: PATH: message"
+ * with PLACER_EXIT_USAGE. */
+int placer_study_load(const char *path, struct placer_study **out, struct placer_error **err);
+int placer_study_parse(const char *file, const char *text, size_t len, struct placer_study **out,
+                       struct placer_error **err);
+void placer_study_free(struct placer_study *study);
+
+/* The built-in default study (study-default.c): its YAML text and the study. */
+const char *placer_study_default_text(void);
+int placer_study_load_default(struct placer_study **out, struct placer_error **err);
+
+/* Workload names in matrix order: block size major, "4k-randwrite". */
+size_t placer_study_n_workloads(const struct placer_study *s);
+/* The i-th workload's name, block size and pattern; name caller-freed. */
+int placer_study_workload(const struct placer_study *s, size_t i, char **name, uint64_t *block_size,
+                          const char **pattern);
+
+/* A profile reference resolved to a file: a bare name ("demo-local", no '/'
+ * and no .yaml) is a shipped profile ($PLACER_PROFILES_DIR, the profiles/
+ * directory next to the executable or in share/placer, else the source
+ * tree's); anything else is a path relative to the study's directory.
+ * Caller frees. */
+int placer_study_profile_path(const struct placer_study *s, const struct placer_study_variant *v, char **out,
+                              struct placer_error **err);
+
+const char *placer_study_cluster_name(enum placer_study_cluster_type t);
+const char *placer_study_target_name(enum placer_study_target t);
+const char *placer_study_neighbour_kind_name(enum placer_study_neighbour_kind k);
+
+#endif

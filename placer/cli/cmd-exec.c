@@ -1,0 +1,150 @@
+/* placer exec PROFILE INSTANCE -- COMMAND...: run COMMAND already placed in
+ * an instance's planned group.  placer plans the profile, creates (or
+ * reuses) the instance's group with its cpus, mems and memory limit, moves
+ * itself in and execs COMMAND, so the command never runs anywhere else.  It
+ * is the launcher prefix that places a local cluster's daemons for `placer
+ * bench` (ci/ceph-cluster.sh's CEPH_CLUSTER_LAUNCHER). */
+#include <errno.h>
+#include <getopt.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "apply.h"
+#include "bench/run.h"
+#include "cgroup.h"
+#include "cli/commands.h"
+#include "plan.h"
+#include "profile.h"
+#include "lib/substitute.h"
+#include "topology.h"
+
+static const char exec_usage[] =
+    "usage: placer exec [--topology FILE.xml] [--prefix NAME] [--env KEY=VALUE]... PROFILE INSTANCE -- COMMAND "
+    "[ARG...]\n"
+    "Run COMMAND inside INSTANCE's planned group (cpus, mems, memory limit), from its first instruction:\n"
+    "placer creates the group PREFIX/ROLE/INSTANCE when it is missing (default prefix: $PLACER_CGROUP_PREFIX\n"
+    "or 'placer'), moves itself in and execs COMMAND.  INSTANCE is a plan instance ('osd.0') or a Ceph\n"
+    "daemon name ('mon.a', 'osd.1'), found through the ceph_id of the profile's ceph-* roles.  --env sets\n"
+    "variables for COMMAND (e.g. LD_PRELOAD).  Nothing is recorded: stop COMMAND as usual and remove the\n"
+    "group with 'placer reset' or rmdir.\n";
+
+static int set_affinity(const struct placer_instance *inst, struct placer_error **err) {
+  if (!inst->pinned)
+    return 0;
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  int i;
+  hwloc_bitmap_foreach_begin(i, inst->cpus) {
+    if (i < CPU_SETSIZE)
+      CPU_SET(i, &set);
+  }
+  hwloc_bitmap_foreach_end();
+  if (sched_setaffinity(0, sizeof(set), &set) < 0)
+    return placer_error_errno(err, PLACER_EXIT_SYSTEM, errno, "%s: sched_setaffinity", inst->name);
+  return 0;
+}
+
+int cmd_exec(int argc, char **argv) {
+  static const struct option options[] = {
+    { "topology", required_argument, NULL, 't' },
+    { "prefix", required_argument, NULL, 'p' },
+    { "env", required_argument, NULL, 'e' },
+    { "help", no_argument, NULL, 'h' },
+    { NULL, 0, NULL, 0 },
+  };
+  const char *xml = NULL, *prefix_opt = NULL;
+  char **env = NULL;
+  int opt;
+  opterr = 0;
+  while ((opt = getopt_long(argc, argv, "+:", options, NULL)) != -1) {
+    switch (opt) {
+    case 't': xml = optarg; break;
+    case 'p': prefix_opt = optarg; break;
+    case 'e':
+      if (strchr(optarg, '=') == NULL || optarg[0] == '=') {
+        placer_argv_free(env);
+        fprintf(stderr, "placer exec: --env wants KEY=VALUE, got '%s'\n", optarg);
+        return PLACER_EXIT_USAGE;
+      }
+      if (placer_argv_push(&env, optarg) < 0) {
+        placer_argv_free(env);
+        fprintf(stderr, "placer exec: out of memory\n");
+        return PLACER_EXIT_SYSTEM;
+      }
+      break;
+    case 'h': fputs(exec_usage, stdout); placer_argv_free(env); return PLACER_EXIT_OK;
+    default: placer_argv_free(env); return placer_usage_error("exec", opt, argc, argv);
+    }
+  }
+  /* PROFILE INSTANCE -- COMMAND... (getopt stopped at the first operand, or ate "--") */
+  int dashdash = -1;
+  for (int i = optind; i < argc; i++)
+    if (strcmp(argv[i], "--") == 0) {
+      dashdash = i;
+      break;
+    }
+  int n_operands = dashdash >= 0 ? dashdash - optind : argc - optind;
+  if (n_operands != 2 || dashdash < 0 || dashdash + 1 >= argc) {
+    placer_argv_free(env);
+    fprintf(stderr, "placer exec: expected PROFILE INSTANCE -- COMMAND [ARG...] (see 'placer exec --help')\n");
+    return PLACER_EXIT_USAGE;
+  }
+  const char *profile_path = argv[optind], *name = argv[optind + 1];
+  char **command = argv + dashdash + 1;
+
+  struct placer_error *err = NULL;
+  struct placer_profile *profile = NULL;
+  struct placer_topology *topo = NULL;
+  struct placer_plan *plan = NULL;
+  struct placer_cgroup *cg = NULL;
+  char *group = NULL;
+  int rc = -1;
+  if (placer_profile_load(profile_path, &profile, &err) < 0 || placer_topology_load(xml, &topo, &err) < 0 ||
+      placer_plan_compute(topo, profile, &plan, &err) < 0)
+    goto out;
+  const struct placer_instance *inst = placer_bench_ceph_instance(plan, name);
+  if (inst == NULL) {
+    placer_error_set(&err, PLACER_EXIT_USAGE, 0,
+                     "profile '%s' has no instance '%s' (and no ceph-* role whose ceph_id matches it)", profile->name,
+                     name);
+    goto out;
+  }
+  if (placer_instance_group(placer_apply_prefix(prefix_opt), inst->role, inst->name, &group, &err) < 0 ||
+      placer_cgroup_open(NULL, &cg, &err) < 0 || placer_bench_place_group(cg, inst, group, &err) < 0 ||
+      placer_cgroup_attach_pid(cg, group, getpid(), &err) < 0 || set_affinity(inst, &err) < 0) {
+    placer_error_prefix(&err, "%s", inst->name);
+    goto out;
+  }
+  for (size_t i = 0; env && env[i]; i++) {
+    char *eq = strchr(env[i], '=');
+    *eq = '\0';
+    int r = setenv(env[i], eq + 1, 1);
+    *eq = '=';
+    if (r < 0) {
+      placer_error_errno(&err, PLACER_EXIT_SYSTEM, errno, "setenv '%s'", env[i]);
+      goto out;
+    }
+  }
+  placer_cgroup_close(cg);
+  cg = NULL;
+  placer_plan_free(plan);
+  plan = NULL;
+  placer_topology_free(topo);
+  topo = NULL;
+  placer_profile_free(profile);
+  profile = NULL;
+  execvp(command[0], command);
+  placer_error_errno(&err, PLACER_EXIT_SYSTEM, errno, "exec '%s'", command[0]);
+out:
+  rc = placer_error_report(err);
+  free(group);
+  placer_argv_free(env);
+  placer_cgroup_close(cg);
+  placer_plan_free(plan);
+  placer_topology_free(topo);
+  placer_profile_free(profile);
+  return rc;
+}

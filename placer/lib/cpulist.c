@@ -1,0 +1,50 @@
+/* OS-index lists in the kernel's cpuset syntax ("0-7,16-23"). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/cpulist.h"
+
+char *placer_cpulist_format(hwloc_const_bitmap_t set) {
+  char *s = NULL;
+  if (hwloc_bitmap_iszero(set))
+    return strdup("");
+  if (hwloc_bitmap_list_asprintf(&s, set) < 0)
+    return NULL;
+  return s;
+}
+
+int placer_cpulist_parse(const char *text, hwloc_bitmap_t set) {
+  hwloc_bitmap_zero(set);
+  const char *p = text;
+  while (*p) {
+    while (*p == ' ' || *p == '\t' || *p == '\n')
+      p++;
+    if (*p == '\0')
+      break;
+    char *end;
+    if (*p < '0' || *p > '9')
+      return -1;
+    unsigned long first = strtoul(p, &end, 10);
+    unsigned long last = first;
+    p = end;
+    if (*p == '-') {
+      p++;
+      if (*p < '0' || *p > '9')
+        return -1;
+      last = strtoul(p, &end, 10);
+      p = end;
+      if (last < first)
+        return -1;
+    }
+    if (last > 1u << 20)
+      return -1;
+    hwloc_bitmap_set_range(set, (unsigned)first, (int)last);
+    while (*p == ' ' || *p == '\t' || *p == '\n')
+      p++;
+    if (*p == ',')
+      p++;
+    else if (*p != '\0')
+      return -1;
+  }
+  return 0;
+}

@@ -1,0 +1,12 @@
+/* OS-index lists in the kernel's cpuset syntax ("0-7,16-23") to and from hwloc bitmaps. */
+#ifndef PLACER_CPULIST_H
+#define PLACER_CPULIST_H
+
+#include <hwloc.h>
+
+/* "0-7,16-23" for a bitmap; caller frees.  Empty bitmap gives "". */
+char *placer_cpulist_format(hwloc_const_bitmap_t set);
+/* Parse "0-7,16-23" (whitespace tolerant); -1 on bad syntax. */
+int placer_cpulist_parse(const char *text, hwloc_bitmap_t set);
+
+#endif

@@ -1,0 +1,102 @@
+/* Error values with context; see error.h. */
+#include "lib/error.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static char *vformat(const char *fmt, va_list ap) {
+  char *s = NULL;
+  if (vasprintf(&s, fmt, ap) < 0)
+    return NULL;
+  return s;
+}
+
+static int error_store(struct placer_error **err, int exit_code, int errno_value, char *msg) {
+  if (err == NULL || *err != NULL) {
+    free(msg);
+    return -1;
+  }
+  struct placer_error *e = calloc(1, sizeof(*e));
+  if (e == NULL) {
+    free(msg);
+    return -1;
+  }
+  e->exit_code = exit_code;
+  e->errno_value = errno_value;
+  e->msg = msg ? msg : strdup("out of memory");
+  *err = e;
+  return -1;
+}
+
+int placer_error_set(struct placer_error **err, int exit_code, int errno_value, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  char *msg = vformat(fmt, ap);
+  va_end(ap);
+  return error_store(err, exit_code, errno_value, msg);
+}
+
+int placer_error_errno(struct placer_error **err, int exit_code, int errno_value, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  char *base = vformat(fmt, ap);
+  va_end(ap);
+  char *msg = NULL;
+  if (base && asprintf(&msg, "%s: %s", base, strerror(errno_value)) < 0)
+    msg = NULL;
+  free(base);
+  return error_store(err, exit_code, errno_value, msg);
+}
+
+int placer_error_prefix(struct placer_error **err, const char *fmt, ...) {
+  if (err == NULL || *err == NULL)
+    return -1;
+  va_list ap;
+  va_start(ap, fmt);
+  char *ctx = vformat(fmt, ap);
+  va_end(ap);
+  char *msg = NULL;
+  if (ctx && asprintf(&msg, "%s: %s", ctx, (*err)->msg) >= 0) {
+    free((*err)->msg);
+    (*err)->msg = msg;
+  }
+  free(ctx);
+  return -1;
+}
+
+void placer_error_free(struct placer_error *err) {
+  if (err == NULL)
+    return;
+  free(err->msg);
+  free(err);
+}
+
+int placer_error_report(struct placer_error *err) {
+  if (err == NULL)
+    return PLACER_EXIT_OK;
+  fprintf(stderr, "placer: %s\n", err->msg);
+  int code = err->exit_code ? err->exit_code : PLACER_EXIT_SYSTEM;
+  placer_error_free(err);
+  return code;
+}
+
+void placer_freep(void *p) {
+  free(*(void **)p);
+}
+
+void placer_closep(int *fd) {
+  if (*fd >= 0) {
+    int saved = errno;
+    close(*fd);
+    errno = saved;
+  }
+}
+
+void placer_fclosep(void *fp) {
+  FILE *f = *(FILE **)fp;
+  if (f)
+    fclose(f);
+}

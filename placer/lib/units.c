@@ -1,0 +1,64 @@
+/* Human units for sizes. */
+#include "lib/units.h"
+
+#include <ctype.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+static const struct {
+  const char *suffix;
+  uint64_t factor;
+} size_units[] = {
+  { "", 1 }, { "B", 1 },
+  { "K", 1ull << 10 }, { "KiB", 1ull << 10 }, { "KB", 1000ull },
+  { "M", 1ull << 20 }, { "MiB", 1ull << 20 }, { "MB", 1000000ull },
+  { "G", 1ull << 30 }, { "GiB", 1ull << 30 }, { "GB", 1000000000ull },
+  { "T", 1ull << 40 }, { "TiB", 1ull << 40 }, { "TB", 1000000000000ull },
+};
+
+int placer_parse_bytes(const char *text, uint64_t *out_bytes, const char **why) {
+  const char *p = text;
+  while (isspace((unsigned char)*p))
+    p++;
+  if (!isdigit((unsigned char)*p)) {
+    *why = *p == '-' ? "must not be negative" : "expected a size such as 6GiB or 512MiB";
+    return -1;
+  }
+  char *end;
+  double value = strtod(p, &end);
+  while (isspace((unsigned char)*end))
+    end++;
+  size_t len = strlen(end);
+  while (len > 0 && isspace((unsigned char)end[len - 1]))
+    len--;
+  for (size_t i = 0; i < sizeof(size_units) / sizeof(size_units[0]); i++) {
+    if (strlen(size_units[i].suffix) == len && strncasecmp(end, size_units[i].suffix, len) == 0) {
+      double bytes = value * (double)size_units[i].factor;
+      if (bytes >= 18446744073709551615.0) {
+        *why = "too large";
+        return -1;
+      }
+      *out_bytes = (uint64_t)llround(bytes);
+      return 0;
+    }
+  }
+  *why = "unknown unit (use B, KiB, MiB, GiB, TiB, or KB, MB, GB, TB)";
+  return -1;
+}
+
+void placer_format_bytes(uint64_t bytes, char *buf, size_t len) {
+  static const char *names[] = { "B", "KiB", "MiB", "GiB", "TiB", "PiB" };
+  double v = (double)bytes;
+  size_t u = 0;
+  while (v >= 1024.0 && u + 1 < sizeof(names) / sizeof(names[0])) {
+    v /= 1024.0;
+    u++;
+  }
+  if (u == 0 || v >= 100.0)
+    snprintf(buf, len, "%.0f %s", v, names[u]);
+  else
+    snprintf(buf, len, "%.1f %s", v, names[u]);
+}
