@@ -24,6 +24,15 @@ struct placer_instance_arg {
   const char *value;
 };
 
+/* Test hooks for rollback tests (the CLI fills them from PLACER_FAULT_AFTER_STEPS,
+ * PLACER_FAULT_MODE and PLACER_STEP_DELAY_MS; docs/apply.md). */
+struct placer_apply_faults {
+  bool fail;              /* fail just before carrying out step after_steps+1 */
+  unsigned after_steps;
+  bool sigkill;           /* with fail: SIGKILL ourselves there instead (a crash) */
+  unsigned step_delay_ms; /* sleep after each step so a test can act part-way */
+};
+
 struct placer_apply_options {
   const char *state_dir;   /* NULL: placer_state_default_dir() */
   const char *cgroup_root; /* NULL: $PLACER_CGROUP_ROOT or /sys/fs/cgroup */
@@ -34,6 +43,7 @@ struct placer_apply_options {
   size_t n_pids;
   const struct placer_instance_arg *qmps;
   size_t n_qmps;
+  struct placer_apply_faults faults; /* test hooks; all zero in normal use */
 };
 
 struct placer_apply_bound {

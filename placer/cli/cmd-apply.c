@@ -114,6 +114,7 @@ int cmd_apply(int argc, char **argv) {
     { NULL, 0, NULL, 0 },
   };
   struct placer_apply_options opt = { 0 };
+  placer_apply_faults_from_env(&opt.faults);
   const char *xml_path = NULL;
   struct placer_instance_arg *pids = NULL, *qmps = NULL;
   size_t n_pids = 0, n_qmps = 0;

@@ -1,8 +1,14 @@
 /* Helpers shared by the subcommands' option parsing. */
+#include <errno.h>
 #include <getopt.h>
+#include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "cli/commands.h"
+#include "apply.h"
 #include "lib/error.h"
 
 int placer_usage_error(const char *command, int getopt_rc, int argc, char **argv) {
@@ -32,4 +38,25 @@ int placer_finish_output(const char *command, int print_rc) {
     return PLACER_EXIT_SYSTEM;
   }
   return PLACER_EXIT_OK;
+}
+
+static bool env_unsigned(const char *name, unsigned *out) {
+  const char *v = getenv(name);
+  if (v == NULL || *v == '\0')
+    return false;
+  char *end;
+  errno = 0;
+  unsigned long n = strtoul(v, &end, 10);
+  if (*end != '\0' || errno || n > UINT_MAX || *v == '-')
+    return false;
+  *out = (unsigned)n;
+  return true;
+}
+
+void placer_apply_faults_from_env(struct placer_apply_faults *out) {
+  *out = (struct placer_apply_faults){ 0 };
+  out->fail = env_unsigned("PLACER_FAULT_AFTER_STEPS", &out->after_steps);
+  const char *mode = getenv("PLACER_FAULT_MODE");
+  out->sigkill = mode && strcmp(mode, "sigkill") == 0;
+  env_unsigned("PLACER_STEP_DELAY_MS", &out->step_delay_ms);
 }

@@ -30,4 +30,9 @@ int placer_print_json(json_t *doc, FILE *out);
  * PLACER_EXIT_SYSTEM, else PLACER_EXIT_OK. */
 int placer_finish_output(const char *command, int print_rc);
 
+/* apply's test hooks from PLACER_FAULT_AFTER_STEPS, PLACER_FAULT_MODE=sigkill
+ * and PLACER_STEP_DELAY_MS (docs/apply.md); all off when unset. */
+struct placer_apply_faults;
+void placer_apply_faults_from_env(struct placer_apply_faults *out);
+
 #endif

@@ -1,0 +1,139 @@
+/* placer apply, after the changes: the instances recorded in the state and
+ * the report the command prints. */
+#include <errno.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "apply-run.h"
+#include "procmatch.h"
+#include "topology.h"
+#include "lib/units.h"
+#include "vcpu.h"
+
+int applier_record_instances(struct applier *a, struct placer_error **err) {
+  struct placer_state *s = a->state;
+  struct placer_state_instance *list = calloc(a->n_targets, sizeof(*list));
+  if (list == NULL)
+    return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+  bool oom = false;
+  for (size_t i = 0; i < a->n_targets; i++) {
+    const struct target *t = &a->targets[i];
+    const struct placer_instance *inst = t->inst;
+    struct placer_state_instance *si = &list[i];
+    si->name = strdup(inst->name);
+    si->role = strdup(inst->role);
+    si->kind = inst->kind;
+    si->group = strdup(t->group);
+    si->pinned = inst->pinned;
+    si->cpus = strdup(t->cpus);
+    si->mems = strdup(t->mems);
+    si->has_memory_limit = inst->has_memory_limit;
+    si->memory_bytes = inst->memory_bytes;
+    si->cpu_weight = inst->cpu_weight;
+    si->pin_vcpus = inst->pin_vcpus;
+    si->match.kind = inst->match.kind;
+    si->match.value = inst->match.value ? strdup(inst->match.value) : NULL;
+    si->qmp_socket = t->qmp_socket ? strdup(t->qmp_socket) : NULL;
+    si->procs = calloc(t->n_procs ? t->n_procs : 1, sizeof(*si->procs));
+    if (!si->name || !si->role || !si->group || !si->cpus || !si->mems || !si->procs ||
+        (inst->match.value && !si->match.value) || (t->qmp_socket && !si->qmp_socket))
+      oom = true;
+    for (size_t k = 0; si->procs && k < t->n_procs; k++)
+      si->procs[k] = (struct placer_state_process){ t->procs[k].pid, t->procs[k].start_time };
+    si->n_procs = si->procs ? t->n_procs : 0;
+  }
+  if (oom) {
+    for (size_t i = 0; i < a->n_targets; i++)
+      placer_state_instance_clear(&list[i]);
+    free(list);
+    return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+  }
+  placer_state_clear_instances(s);
+  s->instances = list;
+  s->n_instances = a->n_targets;
+  return 0;
+}
+
+int applier_build_report(struct applier *a, struct placer_apply_report **out, struct placer_error **err) {
+  struct placer_apply_report *r = calloc(1, sizeof(*r));
+  if (r == NULL)
+    return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+  r->profile_name = a->plan->profile_name ? strdup(a->plan->profile_name) : NULL;
+  r->cgroup_mode = placer_cgroup_mode_name(placer_cgroup_get_mode(a->cg));
+  r->state_dir = strdup(a->state->dir);
+  r->dry_run = a->dry_run;
+  r->steps = a->steps;
+  r->actions = a->actions.v;
+  r->n_actions = a->actions.n;
+  a->actions = (struct strv){ NULL, 0 };
+  r->notes = a->notes.v;
+  r->n_notes = a->notes.n;
+  a->notes = (struct strv){ NULL, 0 };
+  r->instances = calloc(a->n_targets, sizeof(*r->instances));
+  if (r->instances == NULL) {
+    placer_apply_report_free(r);
+    return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+  }
+  r->n_instances = a->n_targets;
+  for (size_t i = 0; i < a->n_targets; i++) {
+    struct target *t = &a->targets[i];
+    struct placer_apply_instance_report *ri = &r->instances[i];
+    ri->name = strdup(t->inst->name);
+    ri->group = TAKE_PTR(t->group);
+    ri->cpus = TAKE_PTR(t->cpus);
+    ri->mems = TAKE_PTR(t->mems);
+    ri->has_memory_limit = t->inst->has_memory_limit;
+    ri->memory_bytes = t->inst->memory_bytes;
+    ri->note = TAKE_PTR(t->note);
+    ri->changes = t->changes;
+    ri->bound = calloc(t->n_procs ? t->n_procs : 1, sizeof(*ri->bound));
+    if (ri->bound == NULL)
+      continue;
+    ri->n_bound = t->n_procs;
+    for (size_t k = 0; k < t->n_procs; k++) {
+      struct bound_proc *p = &t->procs[k];
+      ri->bound[k].pid = p->pid;
+      ri->bound[k].comm = TAKE_PTR(p->comm);
+      pid_t *tids = NULL;
+      size_t n = 0;
+      struct placer_error *gone = NULL;
+      if (placer_task_list(p->pid, &tids, &n, &gone) < 0)
+        placer_error_free(gone);
+      free(tids);
+      ri->bound[k].n_threads = n;
+      ri->n_vcpus_pinned += p->n_vcpus;
+      if (p->n_vcpus)
+        ri->vcpu_source = p->vcpu_source;
+    }
+  }
+  *out = r;
+  return 0;
+}
+
+void placer_apply_report_free(struct placer_apply_report *r) {
+  if (r == NULL)
+    return;
+  free(r->profile_name);
+  free(r->state_dir);
+  for (size_t i = 0; i < r->n_instances; i++) {
+    struct placer_apply_instance_report *ri = &r->instances[i];
+    free(ri->name);
+    free(ri->group);
+    free(ri->cpus);
+    free(ri->mems);
+    free(ri->note);
+    for (size_t k = 0; k < ri->n_bound; k++)
+      free(ri->bound[k].comm);
+    free(ri->bound);
+  }
+  free(r->instances);
+  struct strv actions = { r->actions, r->n_actions }, notes = { r->notes, r->n_notes };
+  strv_free(&actions);
+  strv_free(&notes);
+  free(r);
+}

@@ -1,0 +1,73 @@
+/* The applier's own types, shared by apply.c (the transaction),
+ * apply-steps.c (journaled changes), apply-validate.c (checks before the
+ * first change) and apply-report.c (state summary and report).  Not for the
+ * rest of placer. */
+#ifndef PLACER_APPLY_RUN_H
+#define PLACER_APPLY_RUN_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "apply-internal.h"
+#include "vcpu.h"
+
+struct bound_proc {
+  pid_t pid;
+  uint64_t start_time;
+  char *comm;
+  struct placer_vcpu *vcpus;
+  size_t n_vcpus;
+  char **vcpu_cpus; /* the PU each vCPU is pinned to, "3" */
+  const char *vcpu_source;
+  bool moved;       /* dry run: would be moved */
+};
+
+struct target {
+  const struct placer_instance *inst;
+  char *group;
+  char *cpus;
+  char *mems;
+  uint64_t memory_limit; /* PLACER_CGROUP_UNLIMITED when the plan sets none */
+  unsigned weight;       /* in force: the plan's, or the default */
+  const char *qmp_socket;
+  struct bound_proc *procs;
+  size_t n_procs;
+  char *note;
+  unsigned changes;
+};
+
+struct applier {
+  struct placer_cgroup *cg;
+  struct placer_state *state;
+  const struct placer_plan *plan;
+  const struct placer_apply_options *opt;
+  const char *prefix;
+  bool dry_run;
+  unsigned txn;
+  unsigned steps;
+  struct target *targets;
+  size_t n_targets;
+  struct strv actions;
+  struct strv notes;
+  struct strv would_create; /* dry run: groups that would exist by now */
+};
+
+void applier_target_clear(struct target *t);
+
+/* apply-validate.c: everything checked before the first change. */
+int applier_check_state(struct applier *a, const char *cgroup_root, struct placer_error **err);
+int applier_build_targets(struct applier *a, struct placer_error **err);
+int applier_check_fit(struct applier *a, struct placer_error **err);
+int applier_resolve_processes(struct applier *a, struct placer_error **err);
+/* The nearest existing ancestor of GROUP (the root: ""). */
+char *applier_existing_parent(const struct placer_cgroup *cg, const char *group);
+
+/* apply-steps.c: put one instance in force, one journaled step at a time. */
+int applier_apply_target(struct applier *a, struct target *t, struct placer_error **err);
+
+/* apply-report.c */
+int applier_record_instances(struct applier *a, struct placer_error **err);
+int applier_build_report(struct applier *a, struct placer_apply_report **out, struct placer_error **err);
+
+#endif

@@ -1,0 +1,385 @@
+/* placer apply, the changes: create a group, set a value, move a process,
+ * pin a thread, each journaled first so that apply-undo.c can take it back. */
+#include <errno.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "apply-run.h"
+#include "procmatch.h"
+#include "topology.h"
+#include "lib/units.h"
+#include "vcpu.h"
+
+/* Threads born while we pin are fixed in the next round. */
+#define AFFINITY_ROUNDS 5
+
+/* Record ENTRY (not in a dry run) and say what the step does.  After this,
+ * the caller carries the step out and calls step_done(). */
+static int step_begin(struct applier *a, struct target *t, struct placer_journal_entry *entry,
+                      struct placer_error **err, const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+static int step_begin(struct applier *a, struct target *t, struct placer_journal_entry *entry,
+                      struct placer_error **err, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  char *line = apply_vformat(fmt, ap);
+  va_end(ap);
+  strv_add(&a->actions, "%s: %s", t->inst->name, line ? line : "?");
+  free(line);
+  if (a->dry_run) {
+    placer_journal_entry_clear(entry);
+    a->steps++;
+    t->changes++;
+    return 0;
+  }
+  entry->txn = a->txn;
+  if (placer_state_journal_add(a->state, entry, err) < 0)
+    return -1;
+  /* Test hook (docs/apply.md): fail, or die as if killed, just before
+   * carrying out step N+1, its undo record already written. */
+  const struct placer_apply_faults *f = &a->opt->faults;
+  if (f->fail && a->steps == f->after_steps) {
+    if (f->sigkill)
+      raise(SIGKILL);
+    return placer_error_set(err, PLACER_EXIT_SYSTEM, 0,
+                            "fault injected before step %u (test hook PLACER_FAULT_AFTER_STEPS=%u)", a->steps + 1,
+                            f->after_steps);
+  }
+  return 0;
+}
+
+static void step_done(struct applier *a, struct target *t) {
+  if (a->dry_run)
+    return;
+  a->steps++;
+  t->changes++;
+  unsigned delay_ms = a->opt->faults.step_delay_ms;
+  if (delay_ms > 0) {
+    struct timespec ts = { delay_ms / 1000, (delay_ms % 1000) * 1000000L };
+    nanosleep(&ts, NULL);
+  }
+}
+
+static bool strv_has(const struct strv *s, const char *text) {
+  for (size_t i = 0; i < s->n; i++)
+    if (strcmp(s->v[i], text) == 0)
+      return true;
+  return false;
+}
+
+static bool would_exist(struct applier *a, const char *group) {
+  return placer_cgroup_exists(a->cg, group) || (a->dry_run && strv_has(&a->would_create, group));
+}
+
+static bool is_new_in_dry_run(struct applier *a, const char *group) {
+  return a->dry_run && !placer_cgroup_exists(a->cg, group);
+}
+
+static int ensure_groups(struct applier *a, struct target *t, struct placer_error **err) {
+  cleanup_free char *path = strdup(t->group);
+  if (path == NULL)
+    return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+  for (char *slash = path;; slash++) {
+    slash = strchr(slash, '/');
+    if (slash)
+      *slash = '\0';
+    if (!would_exist(a, path)) {
+      struct placer_journal_entry e = { .op = PLACER_JOURNAL_CREATE, .group = strdup(path) };
+      if (e.group == NULL)
+        return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+      if (step_begin(a, t, &e, err, "create group %s", path) < 0)
+        return -1;
+      if (a->dry_run)
+        strv_add(&a->would_create, "%s", path);
+      else if (placer_cgroup_create(a->cg, path, err) < 0)
+        return -1;
+      step_done(a, t);
+    }
+    if (slash == NULL)
+      break;
+    *slash = '/';
+  }
+  return 0;
+}
+
+static int set_value(struct applier *a, struct target *t, enum placer_setting setting, const char *previous,
+                     const char *shown_previous, const char *shown_value, struct placer_error **err) {
+  struct placer_journal_entry e = { .op = PLACER_JOURNAL_SET, .setting = setting, .group = strdup(t->group),
+                                    .previous = strdup(previous) };
+  if (e.group == NULL || e.previous == NULL) {
+    placer_journal_entry_clear(&e);
+    return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+  }
+  if (step_begin(a, t, &e, err, "set %s %s = %s (was %s)", t->group, placer_setting_name(setting), shown_value,
+                 *shown_previous ? shown_previous : "empty") < 0)
+    return -1;
+  if (!a->dry_run) {
+    int ret = 0;
+    switch (setting) {
+    case PLACER_SETTING_CPUS: ret = placer_cgroup_set_cpus(a->cg, t->group, t->cpus, err); break;
+    case PLACER_SETTING_MEMS: ret = placer_cgroup_set_mems(a->cg, t->group, t->mems, err); break;
+    case PLACER_SETTING_MEMORY_LIMIT: ret = placer_cgroup_set_memory_limit(a->cg, t->group, t->memory_limit, err); break;
+    case PLACER_SETTING_CPU_WEIGHT: ret = placer_cgroup_set_cpu_weight(a->cg, t->group, t->weight, err); break;
+    }
+    if (ret < 0)
+      return -1;
+  }
+  step_done(a, t);
+  return 0;
+}
+
+static void format_limit(uint64_t bytes, char *raw, size_t raw_len, char *shown, size_t shown_len) {
+  if (bytes == PLACER_CGROUP_UNLIMITED) {
+    snprintf(raw, raw_len, "max");
+    snprintf(shown, shown_len, "max");
+  } else {
+    snprintf(raw, raw_len, "%llu", (unsigned long long)bytes);
+    placer_format_bytes(bytes, shown, shown_len);
+  }
+}
+
+static int ensure_values(struct applier *a, struct target *t, struct placer_error **err) {
+  bool fresh = is_new_in_dry_run(a, t->group);
+  cleanup_free char *cpus = NULL, *mems = NULL;
+  if (fresh) {
+    /* What a new group will hold: v1 copies its parent's cpus/mems, v2
+     * starts empty. */
+    if (placer_cgroup_get_mode(a->cg) == PLACER_CGROUP_V1) {
+      cleanup_free char *parent = applier_existing_parent(a->cg, t->group);
+      if (parent == NULL)
+        return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+      if (placer_cgroup_read_effective(a->cg, parent, &cpus, &mems, err) < 0)
+        return -1;
+    } else {
+      cpus = strdup("");
+      mems = strdup("");
+    }
+  } else if (placer_cgroup_read_cpus(a->cg, t->group, &cpus, err) < 0 ||
+             placer_cgroup_read_mems(a->cg, t->group, &mems, err) < 0) {
+    return -1;
+  }
+  if (cpus == NULL || mems == NULL)
+    return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+  if (!apply_cpulist_equal(cpus, t->cpus) && set_value(a, t, PLACER_SETTING_CPUS, cpus, cpus, t->cpus, err) < 0)
+    return -1;
+  if (!apply_cpulist_equal(mems, t->mems) && set_value(a, t, PLACER_SETTING_MEMS, mems, mems, t->mems, err) < 0)
+    return -1;
+
+  uint64_t limit = PLACER_CGROUP_UNLIMITED;
+  if (!fresh && placer_cgroup_read_memory_limit(a->cg, t->group, &limit, err) < 0)
+    return -1;
+  if (!apply_memory_limit_equal(limit, t->memory_limit)) {
+    char raw[32], shown[32], want_raw[32], want_shown[32];
+    format_limit(limit, raw, sizeof(raw), shown, sizeof(shown));
+    format_limit(t->memory_limit, want_raw, sizeof(want_raw), want_shown, sizeof(want_shown));
+    if (set_value(a, t, PLACER_SETTING_MEMORY_LIMIT, raw, shown, want_shown, err) < 0)
+      return -1;
+  }
+
+  unsigned weight = PLACER_CGROUP_WEIGHT_DEFAULT;
+  if (!fresh && placer_cgroup_read_cpu_weight(a->cg, t->group, &weight, err) < 0)
+    return -1;
+  if (weight != t->weight) {
+    /* The undo record keeps the file's raw value: v1 shares do not survive
+     * a trip through the weight scale. */
+    cleanup_free char *raw = NULL;
+    char shown[16], want[16];
+    if (fresh)
+      raw = strdup(placer_cgroup_get_mode(a->cg) == PLACER_CGROUP_V2 ? "100" : "1024");
+    else if (placer_cgroup_read_cpu_raw(a->cg, t->group, &raw, err) < 0)
+      return -1;
+    if (raw == NULL)
+      return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+    snprintf(shown, sizeof(shown), "%u", weight);
+    snprintf(want, sizeof(want), "%u", t->weight);
+    if (set_value(a, t, PLACER_SETTING_CPU_WEIGHT, raw, shown, want, err) < 0)
+      return -1;
+  }
+  return 0;
+}
+
+/* Each thread's Cpus_allowed_list now. */
+static int snapshot_threads(pid_t pid, struct placer_thread_affinity **out, size_t *n, struct placer_error **err) {
+  cleanup_free pid_t *tids = NULL;
+  size_t n_tids = 0;
+  if (placer_task_list(pid, &tids, &n_tids, err) < 0)
+    return -1;
+  struct placer_thread_affinity *t = calloc(n_tids ? n_tids : 1, sizeof(*t));
+  if (t == NULL)
+    return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+  size_t count = 0;
+  for (size_t i = 0; i < n_tids; i++) {
+    struct placer_error *gone = NULL;
+    char *cpus = NULL;
+    if (placer_task_read_allowed(pid, tids[i], &cpus, NULL, &gone) < 0) {
+      placer_error_free(gone);
+      continue;
+    }
+    t[count].tid = tids[i];
+    t[count++].cpus = cpus;
+  }
+  *out = t;
+  *n = count;
+  return 0;
+}
+
+static int move_process(struct applier *a, struct target *t, struct bound_proc *p, struct placer_error **err) {
+  struct placer_cgroup_membership m = { { 0 } };
+  if (!placer_proc_is_same(p->pid, p->start_time))
+    return placer_error_set(err, PLACER_EXIT_SYSTEM, ESRCH, "pid %d (%s) exited during apply", (int)p->pid, p->comm);
+  if (placer_cgroup_pid_membership(a->cg, p->pid, &m, err) < 0)
+    return placer_error_prefix(err, "pid %d (%s)", (int)p->pid, p->comm);
+  pid_t stray = 0;
+  if (placer_cgroup_membership_is(a->cg, &m, t->group) && (stray = apply_stray_thread(p->pid)) == 0) {
+    placer_cgroup_membership_clear(&m);
+    return 0;
+  }
+  struct placer_journal_entry e = { .op = PLACER_JOURNAL_MOVE, .pid = p->pid, .start_time = p->start_time,
+                                    .group = strdup(t->group), .instance = strdup(t->inst->name), .original = m };
+  if (e.group == NULL || e.instance == NULL) {
+    placer_journal_entry_clear(&e);
+    return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+  }
+  if (snapshot_threads(p->pid, &e.threads, &e.n_threads, err) < 0) {
+    placer_journal_entry_clear(&e);
+    return placer_error_prefix(err, "pid %d (%s)", (int)p->pid, p->comm);
+  }
+  size_t n_threads = e.n_threads;
+  const char *from = m.path[PLACER_CGROUP_CPUSET];
+  int ret = stray ? step_begin(a, t, &e, err, "move pid %d (%s, %zu thread%s) to %s again: thread %d is elsewhere",
+                               (int)p->pid, p->comm, n_threads, n_threads == 1 ? "" : "s", t->group, (int)stray)
+                  : step_begin(a, t, &e, err, "move pid %d (%s, %zu thread%s) from %s to %s", (int)p->pid,
+                               p->comm, n_threads, n_threads == 1 ? "" : "s", from && *from ? from : "the root", t->group);
+  if (ret < 0)
+    return -1;
+  if (a->dry_run)
+    p->moved = true;
+  else if (placer_cgroup_attach_pid(a->cg, t->group, p->pid, err) < 0)
+    return -1;
+  step_done(a, t);
+  return 0;
+}
+
+static const char *desired_cpus(const struct target *t, const struct bound_proc *p, pid_t tid) {
+  for (size_t k = 0; k < p->n_vcpus; k++)
+    if (p->vcpus[k].tid == tid && p->vcpu_cpus && p->vcpu_cpus[k])
+      return p->vcpu_cpus[k];
+  return t->cpus;
+}
+
+/* Set every thread whose affinity differs from the plan; *fixed counts them. */
+static int pin_threads(struct applier *a, struct target *t, struct bound_proc *p, unsigned *fixed,
+                       struct placer_error **err) {
+  *fixed = 0;
+  if (a->dry_run && p->moved) {
+    /* The move resets every thread to the group's cpus; only vCPU pins follow. */
+    for (size_t k = 0; k < p->n_vcpus; k++) {
+      if (apply_cpulist_equal(p->vcpu_cpus[k], t->cpus))
+        continue;
+      struct placer_journal_entry e = { 0 };
+      step_begin(a, t, &e, err, "pin vCPU %u (thread %d) of pid %d to cpu %s", p->vcpus[k].cpu_index,
+                 (int)p->vcpus[k].tid, (int)p->pid, p->vcpu_cpus[k]);
+      (*fixed)++;
+    }
+    return 0;
+  }
+  cleanup_free pid_t *tids = NULL;
+  size_t n_tids = 0;
+  if (placer_task_list(p->pid, &tids, &n_tids, err) < 0)
+    return placer_error_prefix(err, "pid %d (%s)", (int)p->pid, p->comm);
+  for (size_t i = 0; i < n_tids; i++) {
+    cleanup_free char *now = NULL;
+    struct placer_error *gone = NULL;
+    if (placer_task_read_allowed(p->pid, tids[i], &now, NULL, &gone) < 0) {
+      placer_error_free(gone);
+      continue;
+    }
+    const char *want = desired_cpus(t, p, tids[i]);
+    if (apply_cpulist_equal(now, want))
+      continue;
+    struct placer_journal_entry e = { .op = PLACER_JOURNAL_AFFINITY, .pid = p->pid, .start_time = p->start_time,
+                                      .tid = tids[i], .previous = strdup(now) };
+    if (e.previous == NULL)
+      return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+    cleanup_free char *name = placer_task_comm(p->pid, tids[i]);
+    if (step_begin(a, t, &e, err, "set thread %d (%s) of pid %d to cpus %s (was %s)", (int)tids[i],
+                   name ? name : "?", (int)p->pid, want, now) < 0)
+      return -1;
+    if (!a->dry_run && placer_task_set_affinity(tids[i], want, err) < 0) {
+      /* A thread that has just exited is no failure. */
+      struct placer_error *gone2 = NULL;
+      if (placer_task_read_allowed(p->pid, tids[i], NULL, NULL, &gone2) < 0) {
+        placer_error_free(gone2);
+        placer_error_free(*err);
+        *err = NULL;
+      } else {
+        return placer_error_prefix(err, "pid %d (%s)", (int)p->pid, p->comm);
+      }
+    }
+    step_done(a, t);
+    (*fixed)++;
+  }
+  return 0;
+}
+
+/* Every thread in the group in every hierarchy, with the planned mems. */
+static int verify_process(struct applier *a, struct target *t, struct bound_proc *p, struct placer_error **err) {
+  struct placer_cgroup_membership m = { { 0 } };
+  if (placer_cgroup_pid_membership(a->cg, p->pid, &m, err) < 0)
+    return placer_error_prefix(err, "verify pid %d (%s)", (int)p->pid, p->comm);
+  bool ok = placer_cgroup_membership_is(a->cg, &m, t->group);
+  placer_cgroup_membership_clear(&m);
+  if (!ok)
+    return placer_error_set(err, PLACER_EXIT_SYSTEM, EAGAIN, "verify pid %d (%s): not in %s in every hierarchy",
+                            (int)p->pid, p->comm, t->group);
+  pid_t stray = apply_stray_thread(p->pid);
+  if (stray)
+    return placer_error_set(err, PLACER_EXIT_SYSTEM, EAGAIN, "verify pid %d (%s): thread %d is not in %s",
+                            (int)p->pid, p->comm, (int)stray, t->group);
+  cleanup_free pid_t *tids = NULL;
+  size_t n_tids = 0;
+  if (placer_task_list(p->pid, &tids, &n_tids, err) < 0)
+    return -1;
+  for (size_t i = 0; i < n_tids; i++) {
+    cleanup_free char *mems = NULL;
+    struct placer_error *gone = NULL;
+    if (placer_task_read_allowed(p->pid, tids[i], NULL, &mems, &gone) < 0) {
+      placer_error_free(gone);
+      continue;
+    }
+    if (!apply_cpulist_equal(mems, t->mems))
+      return placer_error_set(err, PLACER_EXIT_SYSTEM, EAGAIN,
+                              "verify pid %d (%s): thread %d has Mems_allowed_list %s, planned %s", (int)p->pid,
+                              p->comm, (int)tids[i], mems, t->mems);
+  }
+  return 0;
+}
+
+int applier_apply_target(struct applier *a, struct target *t, struct placer_error **err) {
+  if (ensure_groups(a, t, err) < 0 || ensure_values(a, t, err) < 0)
+    return -1;
+  for (size_t i = 0; i < t->n_procs; i++)
+    if (move_process(a, t, &t->procs[i], err) < 0)
+      return -1;
+  for (size_t i = 0; i < t->n_procs; i++) {
+    struct bound_proc *p = &t->procs[i];
+    unsigned fixed = 1;
+    for (int round = 0; fixed > 0; round++) {
+      if (round == AFFINITY_ROUNDS)
+        return placer_error_set(err, PLACER_EXIT_SYSTEM, EAGAIN,
+                                "pid %d (%s): threads keep changing affinity after %d rounds", (int)p->pid, p->comm,
+                                AFFINITY_ROUNDS);
+      if (pin_threads(a, t, p, &fixed, err) < 0)
+        return -1;
+      if (a->dry_run)
+        break;
+    }
+    if (!a->dry_run && verify_process(a, t, p, err) < 0)
+      return -1;
+  }
+  return 0;
+}

@@ -1,0 +1,284 @@
+/* placer apply, before the first change: the targets from the plan, every
+ * --pid/--qmp argument, the processes the matchers find, the groups' room
+ * in their parents, and a state directory of the same subtree. */
+#include <errno.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "apply-run.h"
+#include "procmatch.h"
+#include "topology.h"
+#include "lib/units.h"
+#include "vcpu.h"
+
+static const struct placer_instance_arg *find_arg(const struct placer_instance_arg *args, size_t n, const char *inst,
+                                                  size_t *from) {
+  for (size_t i = *from; i < n; i++)
+    if (strcmp(args[i].instance, inst) == 0) {
+      *from = i + 1;
+      return &args[i];
+    }
+  return NULL;
+}
+
+static int add_proc(struct target *t, pid_t pid, struct placer_error **err) {
+  for (size_t i = 0; i < t->n_procs; i++)
+    if (t->procs[i].pid == pid)
+      return 0;
+  struct bound_proc *bigger = realloc(t->procs, (t->n_procs + 1) * sizeof(*bigger));
+  if (bigger == NULL)
+    return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+  t->procs = bigger;
+  struct bound_proc *p = &t->procs[t->n_procs];
+  memset(p, 0, sizeof(*p));
+  if (placer_proc_start_time(pid, &p->start_time, err) < 0)
+    return placer_error_prefix(err, "%s", t->inst->name);
+  char *comm = placer_proc_comm(pid);
+  p->comm = comm ? comm : strdup("?");
+  p->pid = pid;
+  t->n_procs++;
+  return 0;
+}
+
+static int check_pid_arg(const char *instance, const char *value, pid_t *out, struct placer_error **err) {
+  pid_t pid;
+  if (placer_parse_pid_text(value, &pid) < 0)
+    return placer_error_set(err, PLACER_EXIT_USAGE, EINVAL, "--pid %s=%s: not a pid", instance, value);
+  struct placer_cmdline cl;
+  struct placer_error *gone = NULL;
+  if (placer_proc_read_cmdline(pid, &cl, &gone) < 0) {
+    placer_error_free(gone);
+    return placer_error_set(err, PLACER_EXIT_USAGE, ESRCH, "--pid %s=%d: no such process", instance, (int)pid);
+  }
+  bool kernel_thread = cl.argc == 0;
+  placer_cmdline_clear(&cl);
+  uint64_t start_time = 0;
+  if (placer_proc_start_time(pid, &start_time, &gone) < 0 || !placer_proc_is_same(pid, start_time)) {
+    placer_error_free(gone);
+    return placer_error_set(err, PLACER_EXIT_USAGE, ESRCH, "--pid %s=%d: the process is not running (a zombie?)",
+                            instance, (int)pid);
+  }
+  if (kernel_thread)
+    return placer_error_set(err, PLACER_EXIT_USAGE, EINVAL, "--pid %s=%d: a kernel thread cannot be bound", instance,
+                            (int)pid);
+  if (pid == getpid())
+    return placer_error_set(err, PLACER_EXIT_USAGE, EINVAL, "--pid %s=%d: that is placer itself", instance, (int)pid);
+  *out = pid;
+  return 0;
+}
+
+/* The vCPUs of P and the PU each goes to: the k-th vCPU (by cpu-index) on
+ * the k-th PU of the instance's cpus. */
+static int plan_vcpus(struct applier *a, struct target *t, struct bound_proc *p, struct placer_error **err) {
+  if (placer_vcpu_find(p->pid, t->qmp_socket, &p->vcpus, &p->n_vcpus, &p->vcpu_source, err) < 0)
+    return placer_error_prefix(err, "%s: vCPUs of pid %d", t->inst->name, (int)p->pid);
+  if (p->n_vcpus == 0) {
+    strv_add(&a->notes, "%s: pid %d (%s): no vCPU threads found (no QMP answer, no 'CPU n/KVM' or 'CPU n/TCG' "
+             "threads): vCPUs not pinned one by one", t->inst->name, (int)p->pid, p->comm);
+    return 0;
+  }
+  unsigned n_pus = (unsigned)hwloc_bitmap_weight(t->inst->cpus);
+  if ((p->vcpu_cpus = calloc(p->n_vcpus, sizeof(*p->vcpu_cpus))) == NULL)
+    return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+  if (n_pus < p->n_vcpus)
+    strv_add(&a->notes, "%s: pid %d has %zu vCPUs on %u PUs: some vCPUs share a PU", t->inst->name, (int)p->pid,
+             p->n_vcpus, n_pus);
+  for (size_t k = 0; k < p->n_vcpus; k++)
+    if ((p->vcpu_cpus[k] = apply_vcpu_pu(t->inst->cpus, k)) == NULL)
+      return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+  return 0;
+}
+
+/* The nearest existing ancestor of GROUP (the root: ""). */
+char *applier_existing_parent(const struct placer_cgroup *cg, const char *group) {
+  char *path = strdup(group);
+  if (path == NULL)
+    return NULL;
+  char *slash;
+  while ((slash = strrchr(path, '/')) != NULL) {
+    *slash = '\0';
+    if (placer_cgroup_exists(cg, path))
+      return path;
+  }
+  *path = '\0';
+  return path;
+}
+
+static int check_subset(const char *inst, const char *what, const char *want, const char *where,
+                        const char *allowed, struct placer_error **err) {
+  hwloc_bitmap_t w = hwloc_bitmap_alloc(), al = hwloc_bitmap_alloc();
+  int ret = 0;
+  if (w == NULL || al == NULL) {
+    ret = placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+  } else if (placer_cpulist_parse(allowed, al) < 0) {
+    ret = placer_error_set(err, PLACER_EXIT_SYSTEM, EINVAL, "%s: cannot parse %s '%s'", where, what, allowed);
+  } else if (placer_cpulist_parse(want, w) < 0 || hwloc_bitmap_iszero(w)) {
+    ret = placer_error_set(err, PLACER_EXIT_INFEASIBLE, EINVAL, "%s: planned %s '%s' is empty or invalid", inst, what,
+                           want);
+  } else if (!hwloc_bitmap_isincluded(w, al)) {
+    hwloc_bitmap_andnot(w, w, al);
+    cleanup_free char *missing = placer_cpulist_format(w);
+    ret = placer_error_set(err, PLACER_EXIT_INFEASIBLE, EINVAL,
+                           "%s: planned %s %s, but %s has only %s (%s missing); was the plan made for another "
+                           "machine (--topology)?",
+                           inst, what, want, where, allowed, missing ? missing : "?");
+  }
+  hwloc_bitmap_free(w);
+  hwloc_bitmap_free(al);
+  return ret;
+}
+
+int applier_build_targets(struct applier *a, struct placer_error **err) {
+  const struct placer_plan *plan = a->plan;
+  const struct placer_apply_options *opt = a->opt;
+  for (size_t i = 0; i < opt->n_pids; i++)
+    if (placer_plan_find(plan, opt->pids[i].instance) == NULL)
+      return placer_error_set(err, PLACER_EXIT_USAGE, EINVAL, "--pid %s=%s: the plan has no instance '%s'",
+                              opt->pids[i].instance, opt->pids[i].value, opt->pids[i].instance);
+  for (size_t i = 0; i < opt->n_qmps; i++)
+    if (placer_plan_find(plan, opt->qmps[i].instance) == NULL)
+      return placer_error_set(err, PLACER_EXIT_USAGE, EINVAL, "--qmp %s=%s: the plan has no instance '%s'",
+                              opt->qmps[i].instance, opt->qmps[i].value, opt->qmps[i].instance);
+  if (plan->n_instances == 0)
+    return placer_error_set(err, PLACER_EXIT_USAGE, EINVAL, "the plan has no instances: nothing to apply");
+
+  a->targets = calloc(plan->n_instances, sizeof(*a->targets));
+  if (a->targets == NULL)
+    return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+  a->n_targets = plan->n_instances;
+  for (size_t i = 0; i < plan->n_instances; i++) {
+    const struct placer_instance *inst = &plan->instances[i];
+    struct target *t = &a->targets[i];
+    t->inst = inst;
+    if (placer_instance_group(a->prefix, inst->role, inst->name, &t->group, err) < 0)
+      return placer_error_prefix(err, "%s", inst->name);
+    t->cpus = placer_cpulist_format(inst->cpus);
+    t->mems = placer_cpulist_format(inst->mems);
+    if (t->cpus == NULL || t->mems == NULL)
+      return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+    t->memory_limit = inst->has_memory_limit ? inst->memory_bytes : PLACER_CGROUP_UNLIMITED;
+    if (inst->cpu_weight > PLACER_CGROUP_WEIGHT_MAX)
+      return placer_error_set(err, PLACER_EXIT_USAGE, EINVAL, "%s: cpu weight %u is outside 1..10000", inst->name,
+                              inst->cpu_weight);
+    t->weight = apply_effective_weight(inst->cpu_weight);
+    size_t from = 0;
+    const struct placer_instance_arg *q = find_arg(opt->qmps, opt->n_qmps, inst->name, &from);
+    t->qmp_socket = q ? q->value : NULL;
+    for (size_t j = 0; j < i; j++)
+      if (strcmp(a->targets[j].group, t->group) == 0)
+        return placer_error_set(err, PLACER_EXIT_USAGE, EINVAL, "%s and %s would share the group %s",
+                                a->targets[j].inst->name, inst->name, t->group);
+  }
+  return 0;
+}
+
+int applier_check_fit(struct applier *a, struct placer_error **err) {
+  for (size_t i = 0; i < a->n_targets; i++) {
+    struct target *t = &a->targets[i];
+    cleanup_free char *parent = applier_existing_parent(a->cg, t->group);
+    cleanup_free char *cpus = NULL, *mems = NULL;
+    if (parent == NULL)
+      return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+    if (placer_cgroup_read_effective(a->cg, parent, &cpus, &mems, err) < 0)
+      return placer_error_prefix(err, "%s", t->inst->name);
+    char where[512];
+    snprintf(where, sizeof(where), "cgroup %s", *parent ? parent : "root");
+    if (check_subset(t->inst->name, "cpus", t->cpus, where, cpus, err) < 0 ||
+        check_subset(t->inst->name, "mems", t->mems, where, mems, err) < 0)
+      return -1;
+  }
+  return 0;
+}
+
+int applier_resolve_processes(struct applier *a, struct placer_error **err) {
+  const struct placer_apply_options *opt = a->opt;
+  for (size_t i = 0; i < a->n_targets; i++) {
+    struct target *t = &a->targets[i];
+    const struct placer_instance *inst = t->inst;
+    size_t from = 0;
+    const struct placer_instance_arg *arg;
+    bool explicit = false;
+    while ((arg = find_arg(opt->pids, opt->n_pids, inst->name, &from)) != NULL) {
+      pid_t pid = 0;
+      explicit = true;
+      if (check_pid_arg(inst->name, arg->value, &pid, err) < 0 || add_proc(t, pid, err) < 0)
+        return -1;
+    }
+    if (!explicit) {
+      cleanup_free pid_t *pids = NULL;
+      cleanup_free char *why = NULL;
+      size_t n = 0;
+      if (placer_procmatch_find(inst->kind, &inst->match, &pids, &n, &why, err) < 0)
+        return placer_error_prefix(err, "%s", inst->name);
+      for (size_t k = 0; k < n; k++) {
+        struct placer_error *gone = NULL;
+        if (add_proc(t, pids[k], &gone) < 0)
+          placer_error_free(gone); /* exited since the scan: as if never found */
+      }
+      if (t->n_procs == 0) {
+        cleanup_free char *desc = placer_match_describe(inst->kind, &inst->match);
+        if (inst->match.kind == PLACER_MATCH_NONE) {
+          if (asprintf(&t->note, "no process: the profile gives no matcher and no --pid %s=PID was given", inst->name) < 0)
+            t->note = NULL;
+        } else if (asprintf(&t->note, "no process matches %s%s%s%s", desc ? desc : "?", why ? " (" : "", why ? why : "",
+                            why ? ")" : "") < 0) {
+          t->note = NULL;
+        }
+        if (opt->strict)
+          return placer_error_set(err, PLACER_EXIT_INFEASIBLE, ESRCH, "%s: %s (--strict)", inst->name,
+                                  t->note ? t->note : "no process");
+      }
+    }
+    if (inst->pin_vcpus)
+      for (size_t k = 0; k < t->n_procs; k++)
+        if (plan_vcpus(a, t, &t->procs[k], err) < 0)
+          return -1;
+  }
+  /* One process, one instance. */
+  for (size_t i = 0; i < a->n_targets; i++)
+    for (size_t k = 0; k < a->targets[i].n_procs; k++)
+      for (size_t j = i + 1; j < a->n_targets; j++)
+        for (size_t l = 0; l < a->targets[j].n_procs; l++)
+          if (a->targets[i].procs[k].pid == a->targets[j].procs[l].pid)
+            return placer_error_set(err, PLACER_EXIT_USAGE, EINVAL,
+                                    "pid %d (%s) is matched by both %s and %s; make the matchers (or --pid) unambiguous",
+                                    (int)a->targets[i].procs[k].pid, a->targets[i].procs[k].comm,
+                                    a->targets[i].inst->name, a->targets[j].inst->name);
+  return 0;
+}
+
+/* The state directory must describe the same subtree and profile. */
+int applier_check_state(struct applier *a, const char *cgroup_root, struct placer_error **err) {
+  struct placer_state *s = a->state;
+  if (placer_state_is_empty(s))
+    return 0;
+  const char *mode = placer_cgroup_mode_name(placer_cgroup_get_mode(a->cg));
+  if (s->prefix && strcmp(s->prefix, a->prefix) != 0)
+    return placer_error_set(err, PLACER_EXIT_USAGE, EINVAL,
+                            "%s holds placer groups under '%s', not '%s': use the same prefix, or run 'placer reset' "
+                            "first",
+                            s->dir, s->prefix, a->prefix);
+  if ((s->cgroup_mode && strcmp(s->cgroup_mode, mode) != 0) ||
+      (s->cgroup_root && strcmp(s->cgroup_root, cgroup_root) != 0))
+    return placer_error_set(err, PLACER_EXIT_USAGE, EINVAL,
+                            "%s was applied to cgroup %s at %s, this is cgroup %s at %s: run 'placer reset' first", s->dir,
+                            s->cgroup_mode ? s->cgroup_mode : "?", s->cgroup_root ? s->cgroup_root : "?", mode,
+                            cgroup_root);
+  if (s->n_instances > 0) {
+    if (s->profile_name && a->plan->profile_name && strcmp(s->profile_name, a->plan->profile_name) != 0)
+      return placer_error_set(err, PLACER_EXIT_USAGE, EINVAL,
+                              "profile '%s' is applied (state %s); run 'placer reset' before applying '%s'",
+                              s->profile_name, s->dir, a->plan->profile_name);
+    for (size_t i = 0; i < s->n_instances; i++)
+      if (placer_plan_find(a->plan, s->instances[i].name) == NULL)
+        return placer_error_set(err, PLACER_EXIT_USAGE, EINVAL,
+                                "%s is applied but no longer in the plan of '%s'; run 'placer reset' first",
+                                s->instances[i].name, a->plan->profile_name ? a->plan->profile_name : "?");
+  }
+  return 0;
+}
