@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "apply-run.h"
+#include "proc.h"
 #include "procmatch.h"
 #include "topology.h"
 #include "lib/units.h"

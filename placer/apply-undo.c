@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "apply-internal.h"
+#include "proc.h"
 #include "procmatch.h"
 #include "topology.h"
 

@@ -78,7 +78,7 @@ static int attach_and_verify(struct placer_cgroup *cg, const char *const groups[
                       strcmp(have, want[c]) == 0;
         /* An exiting thread is skipped by the kernel's migration and is
          * about to disappear: it does not count as left behind. */
-        if (!placed && !cg_task_exiting(pid, tids[i])) {
+        if (!placed && !placer_task_exiting(pid, tids[i])) {
           misplaced[c] = any = true;
           if (stray_tid == 0) {
             stray_tid = tids[i], stray_c = c;

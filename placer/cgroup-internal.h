@@ -5,6 +5,7 @@
 #define PLACER_CGROUP_INTERNAL_H
 
 #include "cgroup.h"
+#include "proc.h"
 
 /* One mode's implementation: what differs between v1 and v2, as file names
  * and the few steps that really differ.  GROUP arguments are already
@@ -106,11 +107,4 @@ int cg_mountinfo_children(const char *mountinfo, const char *root, struct placer
 char *cg_path_from_proc(const char *mount_root, const char *proc_path);
 /* The reverse: the /proc/PID/cgroup path that GROUP has. */
 char *cg_path_to_proc(const char *mount_root, const char *group);
-/* State letter of thread TID of PID (field 3 of its stat: 'R', 'S', 'Z', ...);
- * '\0' when it is gone, '?' when unreadable.  *flags (may be NULL): field 9. */
-char cg_task_state(pid_t pid, pid_t tid, unsigned *flags);
-/* Is thread TID of PID exiting (or gone)?  The kernel does not migrate an
- * exiting thread, so it may stay behind in the old group until it is gone. */
-bool cg_task_exiting(pid_t pid, pid_t tid);
-
 #endif

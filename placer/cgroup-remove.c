@@ -169,7 +169,7 @@ int placer_cgroup_signal_subtree(struct placer_cgroup *cg, const char *group, in
   if (placer_cgroup_subtree_pids(cg, group, &pids, &n, err) < 0)
     return -1;
   for (size_t i = 0; i < n; i++) {
-    char state = cg_task_state(pids[i], pids[i], NULL);
+    char state = placer_task_state(pids[i], pids[i], NULL);
     if (state == '\0' || state == 'Z' || state == 'X' || state == 'x')
       continue; /* gone, or only waiting to be reaped */
     live++;

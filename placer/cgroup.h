@@ -191,16 +191,4 @@ uint64_t placer_cgroup_weight_to_shares(unsigned weight);
  * there is no such line. */
 int placer_cgroup_proc_lookup(const char *content, const char *controller, char **path);
 
-/* Threads of a process and what the kernel allows each of them. */
-int placer_task_list(pid_t pid, pid_t **tids, size_t *n_tids, struct placer_error **err);
-/* /proc/PID/task/TID/comm without its newline, "?" when the thread is gone;
- * NULL only on ENOMEM. */
-char *placer_task_comm(pid_t pid, pid_t tid);
-/* Cpus_allowed_list / Mems_allowed_list of /proc/PID/task/TID/status (TID 0:
- * /proc/PID/status).  Either out may be NULL. */
-int placer_task_read_allowed(pid_t pid, pid_t tid, char **cpus, char **mems, struct placer_error **err);
-/* sched_setaffinity of one thread (per-vCPU pinning) to CPUS ("3", "0-1").
- * The kernel refuses CPUs outside the thread's cpuset (EINVAL). */
-int placer_task_set_affinity(pid_t tid, const char *cpus, struct placer_error **err);
-
 #endif

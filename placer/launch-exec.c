@@ -21,6 +21,7 @@
 #include "procmatch.h"
 #include "lib/subprocess.h"
 #include "lib/substitute.h"
+#include "proc.h"
 #include "topology.h"
 
 #ifndef CLOSE_RANGE_CLOEXEC

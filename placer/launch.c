@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "procmatch.h"
+#include "proc.h"
 
 static const struct placer_launch_ops *const backends[] = {
   &placer_launch_exec,

@@ -15,65 +15,13 @@
 #include <unistd.h>
 
 #include "lib/subprocess.h"
+#include "lib/textfile.h"
 
 /* podman inspect normally answers in well under a second; a hung podman
  * must not hang apply. */
 #define PODMAN_TIMEOUT_MS 30000
 
 /* ------------------------------------------------------------------ command lines */
-
-int placer_cmdline_split(const char *raw, size_t len, struct placer_cmdline *out) {
-  struct placer_cmdline cl = { NULL, 0 };
-  size_t n = 0;
-  for (size_t i = 0; i < len; i++)
-    if (raw[i] == '\0')
-      n++;
-  if (len > 0 && raw[len - 1] != '\0')
-    n++; /* a last argument without its NUL (a process that rewrote its argv) */
-  cl.argv = calloc(n + 1, sizeof(*cl.argv));
-  if (cl.argv == NULL)
-    return -1;
-  size_t start = 0;
-  for (size_t i = 0; i <= len && cl.argc < n; i++) {
-    if (i == len || raw[i] == '\0') {
-      if ((cl.argv[cl.argc++] = strndup(raw + start, i - start)) == NULL) {
-        placer_cmdline_clear(&cl);
-        return -1;
-      }
-      start = i + 1;
-    }
-  }
-  *out = cl;
-  return 0;
-}
-
-void placer_cmdline_clear(struct placer_cmdline *cl) {
-  if (cl->argv)
-    for (size_t i = 0; i < cl->argc; i++)
-      free(cl->argv[i]);
-  free(cl->argv);
-  cl->argv = NULL;
-  cl->argc = 0;
-}
-
-char *placer_cmdline_join(const struct placer_cmdline *cl) {
-  size_t len = 1;
-  for (size_t i = 0; i < cl->argc; i++)
-    len += strlen(cl->argv[i]) + 1;
-  char *s = malloc(len);
-  if (s == NULL)
-    return NULL;
-  char *p = s;
-  for (size_t i = 0; i < cl->argc; i++) {
-    if (i > 0)
-      *p++ = ' ';
-    size_t l = strlen(cl->argv[i]);
-    memcpy(p, cl->argv[i], l);
-    p += l;
-  }
-  *p = '\0';
-  return s;
-}
 
 static const char *base_name(const char *path) {
   const char *slash = strrchr(path, '/');
@@ -276,142 +224,6 @@ char *placer_match_describe(enum placer_role_kind kind, const struct placer_matc
   return ret < 0 ? NULL : s;
 }
 
-/* ------------------------------------------------------------------ /proc */
-
-static int read_all(const char *path, char **out, size_t *out_len) {
-  cleanup_close int fd = open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0)
-    return -1;
-  size_t cap = 4096, len = 0;
-  char *buf = malloc(cap);
-  if (buf == NULL)
-    return -1;
-  for (;;) {
-    ssize_t n = read(fd, buf + len, cap - len - 1);
-    if (n < 0 && errno == EINTR)
-      continue;
-    if (n < 0) {
-      int saved = errno;
-      free(buf);
-      errno = saved;
-      return -1;
-    }
-    if (n == 0)
-      break;
-    len += (size_t)n;
-    if (cap - len - 1 == 0) {
-      char *bigger = realloc(buf, cap * 2);
-      if (bigger == NULL) {
-        free(buf);
-        return -1;
-      }
-      buf = bigger;
-      cap *= 2;
-    }
-  }
-  buf[len] = '\0';
-  *out = buf;
-  if (out_len)
-    *out_len = len;
-  return 0;
-}
-
-int placer_proc_read_cmdline(pid_t pid, struct placer_cmdline *out, struct placer_error **err) {
-  char path[64];
-  snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)pid);
-  cleanup_free char *raw = NULL;
-  size_t len = 0;
-  if (read_all(path, &raw, &len) < 0)
-    return placer_error_errno(err, PLACER_EXIT_SYSTEM, errno, "read %s", path);
-  if (placer_cmdline_split(raw, len, out) < 0)
-    return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
-  return 0;
-}
-
-int placer_proc_stat_start_time(const char *stat_text, uint64_t *out) {
-  /* "PID (comm) S ppid ...": comm may hold spaces and ')', so start after
-   * the last ')'.  Field 3 (state) follows; start time is field 22. */
-  const char *p = strrchr(stat_text, ')');
-  if (p == NULL)
-    return -1;
-  p++;
-  for (int field = 3; field < 22; field++) {
-    while (*p == ' ')
-      p++;
-    if (*p == '\0')
-      return -1;
-    while (*p && *p != ' ')
-      p++;
-  }
-  while (*p == ' ')
-    p++;
-  if (!isdigit((unsigned char)*p))
-    return -1;
-  *out = strtoull(p, NULL, 10);
-  return 0;
-}
-
-static char proc_state(pid_t pid) {
-  char path[64];
-  snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-  cleanup_free char *text = NULL;
-  if (read_all(path, &text, NULL) < 0)
-    return '\0';
-  const char *p = strrchr(text, ')');
-  return p && p[1] == ' ' ? p[2] : '\0';
-}
-
-int placer_proc_start_time(pid_t pid, uint64_t *out, struct placer_error **err) {
-  char path[64];
-  snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-  cleanup_free char *text = NULL;
-  if (read_all(path, &text, NULL) < 0)
-    return placer_error_errno(err, PLACER_EXIT_SYSTEM, errno, "pid %d: read %s", (int)pid, path);
-  if (placer_proc_stat_start_time(text, out) < 0)
-    return placer_error_set(err, PLACER_EXIT_SYSTEM, EINVAL, "pid %d: cannot parse %s", (int)pid, path);
-  return 0;
-}
-
-bool placer_proc_is_same(pid_t pid, uint64_t start_time) {
-  uint64_t now = 0;
-  struct placer_error *ignored = NULL;
-  if (placer_proc_start_time(pid, &now, &ignored) < 0) {
-    placer_error_free(ignored);
-    return false;
-  }
-  char state = proc_state(pid);
-  return now == start_time && state != 'Z' && state != 'X';
-}
-
-int placer_proc_signal(pid_t pid, uint64_t start_time, int sig) {
-#if defined(SYS_pidfd_open) && defined(SYS_pidfd_send_signal)
-  /* The pidfd holds on to the process that has PID now: if that is ours,
-   * the signal goes to it, even should it exit and its PID be reused in
-   * between. */
-  int pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
-  if (pidfd >= 0) {
-    int ret = placer_proc_is_same(pid, start_time) ? (int)syscall(SYS_pidfd_send_signal, pidfd, sig, NULL, 0) : -1;
-    close(pidfd);
-    return ret < 0 ? -1 : 0;
-  }
-  if (errno != ENOSYS)
-    return -1;
-#endif
-  return placer_proc_is_same(pid, start_time) ? kill(pid, sig) : -1;
-}
-
-char *placer_proc_comm(pid_t pid) {
-  char path[64];
-  snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
-  char *text = NULL;
-  if (read_all(path, &text, NULL) < 0)
-    return NULL;
-  size_t l = strlen(text);
-  while (l > 0 && text[l - 1] == '\n')
-    text[--l] = '\0';
-  return text;
-}
-
 /* ------------------------------------------------------------------ finding */
 
 struct pid_list {
@@ -442,7 +254,7 @@ static int compare_pid(const void *a, const void *b) {
 static bool bindable(pid_t pid) {
   if (pid == getpid())
     return false;
-  char state = proc_state(pid);
+  char state = placer_proc_state(pid);
   return state != '\0' && state != 'Z' && state != 'X';
 }
 
@@ -472,7 +284,7 @@ static int scan_proc(enum placer_role_kind kind, const struct placer_match *m, s
     snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)pid);
     cleanup_free char *raw = NULL;
     size_t len = 0;
-    if (read_all(path, &raw, &len) < 0 || len == 0)
+    if (placer_textfile_read_path(path, PLACER_TEXTFILE_MAX_BYTES, &raw, &len) < 0 || len == 0)
       continue; /* gone meanwhile, or a kernel thread */
     struct placer_cmdline cl;
     if (placer_cmdline_split(raw, len, &cl) < 0) {
@@ -536,7 +348,7 @@ static int find_container(const char *name, struct pid_list *found, char **why, 
 
 static int find_pidfile(const char *path, struct pid_list *found, char **why, struct placer_error **err) {
   cleanup_free char *text = NULL;
-  if (read_all(path, &text, NULL) < 0) {
+  if (placer_textfile_read_path(path, PLACER_TEXTFILE_MAX_BYTES, &text, NULL) < 0) {
     if (why && asprintf(why, "cannot read %s: %s", path, strerror(errno)) < 0)
       *why = NULL;
     return 0;

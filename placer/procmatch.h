@@ -12,18 +12,7 @@
 
 #include "lib/error.h"
 #include "plan.h"
-
-/* A command line split at its NULs. */
-struct placer_cmdline {
-  char **argv;
-  size_t argc;
-};
-
-/* Split the raw bytes of /proc/PID/cmdline (LEN bytes, NUL-separated). */
-int placer_cmdline_split(const char *raw, size_t len, struct placer_cmdline *out);
-void placer_cmdline_clear(struct placer_cmdline *cl);
-/* argv joined with single spaces; caller frees. */
-char *placer_cmdline_join(const struct placer_cmdline *cl);
+#include "proc.h"
 
 /* The daemon binary of a ceph kind ("ceph-osd"), NULL for other kinds. */
 const char *placer_ceph_binary(enum placer_role_kind kind);
@@ -53,21 +42,5 @@ char *placer_match_describe(enum placer_role_kind kind, const struct placer_matc
  * no such container".  placer itself and zombies never match. */
 int placer_procmatch_find(enum placer_role_kind kind, const struct placer_match *match, pid_t **pids, size_t *n,
                           char **why, struct placer_error **err);
-
-/* Facts about a live process. */
-/* Field 22 of /proc/PID/stat (start time in clock ticks since boot): with
- * the PID it names one process even after the PID is reused. */
-int placer_proc_start_time(pid_t pid, uint64_t *out, struct placer_error **err);
-/* Parse that field from the text of /proc/PID/stat; -1 on bad input. */
-int placer_proc_stat_start_time(const char *stat_text, uint64_t *out);
-/* Is PID alive and is it the process that started at START_TIME? */
-bool placer_proc_is_same(pid_t pid, uint64_t start_time);
-/* Send SIG to PID if it is the process that started at START_TIME (held
- * with a pidfd, so a PID reused meanwhile never gets it); -1 when it is not
- * (any more). */
-int placer_proc_signal(pid_t pid, uint64_t start_time, int sig);
-/* /proc/PID/comm, or NULL. */
-char *placer_proc_comm(pid_t pid);
-int placer_proc_read_cmdline(pid_t pid, struct placer_cmdline *out, struct placer_error **err);
 
 #endif

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "apply-internal.h"
+#include "proc.h"
 #include "procmatch.h"
 #include "topology.h"
 #include "lib/units.h"

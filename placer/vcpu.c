@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "cgroup.h"    /* placer_task_list, placer_task_comm */
+#include "proc.h"
 #include "procmatch.h" /* placer_proc_read_cmdline, placer_cmdline_qmp_socket */
 
 /* QMP answers in milliseconds; a socket nobody serves must not hang apply. */

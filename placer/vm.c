@@ -14,6 +14,7 @@
 #include "cgroup.h"
 #include "lib/substitute.h"
 #include "lib/textfile.h"
+#include "proc.h"
 #include "topology.h"
 #include "vcpu.h"
 

@@ -17,6 +17,7 @@
 
 #include "apply.h"
 #include "podman-argv.h"
+#include "proc.h"
 #include "procmatch.h"
 #include "lib/substitute.h"
 #include "lib/textfile.h"

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "cgroup.h"
+#include "proc.h"
 
 void bench_fmt_duration(double s, char *buf, size_t len) {
   if (!(s >= 0))

@@ -1,12 +1,27 @@
-/* Reading a whole (small) text file, including /proc and /sys files whose
- * size stat() reports as 0. */
+/* The one way placer reads a whole file: /proc and /sys files (whose size
+ * stat() reports as 0), cgroupfs files, profiles, studies, fio and stress-ng
+ * output.  Every read has a size limit, so a wrong path (a device, a
+ * runaway log) fails with EFBIG instead of eating memory. */
 #ifndef PLACER_TEXTFILE_H
 #define PLACER_TEXTFILE_H
 
+#include <stddef.h>
+
 #include "lib/error.h"
 
-/* *out: the file's bytes, NUL-terminated (caller frees). Errors name the path
- * and errno (exit code PLACER_EXIT_USAGE for ENOENT, else PLACER_EXIT_SYSTEM). */
+/* Far above anything placer reads (a fio JSON result of a long study is a
+ * few MiB), far below what would hurt. */
+#define PLACER_TEXTFILE_MAX_BYTES ((size_t)64 << 20)
+
+/* Read FD to its end: *out the bytes, NUL-terminated (caller frees), *len
+ * (may be NULL) how many (the text may hold NULs: /proc/PID/cmdline).
+ * 0, or -1 with errno set (EFBIG: more than MAX_BYTES). */
+int placer_textfile_read_fd(int fd, size_t max_bytes, char **out, size_t *len);
+/* The same for PATH; errno ENOENT etc. when it cannot be opened. */
+int placer_textfile_read_path(const char *path, size_t max_bytes, char **out, size_t *len);
+
+/* PATH with the default limit.  Errors name the path and errno (exit code
+ * PLACER_EXIT_USAGE for ENOENT, else PLACER_EXIT_SYSTEM). */
 int placer_textfile_read(const char *path, char **out, struct placer_error **err);
 
 #endif

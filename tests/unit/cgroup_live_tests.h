@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "cgroup-internal.h"
+#include "proc.h"
 #include "test_support.h"
 
 #define LIVE_MEMORY_LIMIT (64u << 20)
@@ -224,7 +225,7 @@ static size_t live_expect_threads(pid_t pid, const char *group, const char *cpus
     char *content = test_read_file(path);
     /* An exiting thread is not migrated by the kernel (it stays in the old
      * group until it is gone): not a failure, nothing to check. */
-    if (content == NULL || cg_task_exiting(pid, tids[i])) {
+    if (content == NULL || placer_task_exiting(pid, tids[i])) {
       free(content);
       free(c);
       free(m);

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include "procmatch.h"
+#include "proc.h"
 #include "test_support.h"
 
 /* A command line from space-separated words (no word holds a space). */
