@@ -19,6 +19,8 @@ struct placer_cgroup_ops {
   const char *effective_cpus_file;  /* "cpuset.effective_cpus" / "cpuset.cpus.effective" */
   const char *effective_mems_file;
   const char *cpu_usage_file;       /* "cpuacct.usage" (ns) / "cpu.stat" (usage_usec) */
+  /* What cpu_usage_file holds, in ns (cgroup-cpu-usage.c). */
+  int (*parse_cpu_usage)(const char *text, uint64_t *out_ns, struct placer_error **err);
   /* Find each controller's hierarchy; MOUNTINFO is /proc/self/mountinfo. */
   int (*init)(struct placer_cgroup *cg, const char *mountinfo, struct placer_error **err);
   int (*create)(struct placer_cgroup *cg, const char *group, struct placer_error **err);

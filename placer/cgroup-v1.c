@@ -155,6 +155,7 @@ const struct placer_cgroup_ops placer_cgroup_ops_v1 = {
   .effective_cpus_file = "cpuset.effective_cpus",
   .effective_mems_file = "cpuset.effective_mems",
   .cpu_usage_file = "cpuacct.usage",
+  .parse_cpu_usage = placer_cgroup_parse_cpuacct_usage,
   .init = v1_init,
   .create = v1_create,
   .weight_to_raw = placer_cgroup_weight_to_shares, /* the crun/runc map, cgroup-names.c */

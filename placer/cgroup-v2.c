@@ -129,6 +129,7 @@ const struct placer_cgroup_ops placer_cgroup_ops_v2 = {
   .effective_cpus_file = "cpuset.cpus.effective",
   .effective_mems_file = "cpuset.mems.effective",
   .cpu_usage_file = "cpu.stat",
+  .parse_cpu_usage = placer_cgroup_parse_cpu_stat,
   .init = v2_init,
   .create = v2_create,
   .weight_to_raw = weight_as_is,

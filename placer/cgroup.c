@@ -15,7 +15,6 @@
 #include <unistd.h>
 
 #include "cgroup-internal.h"
-#include "bench/sample.h"
 
 #define DEFAULT_ROOT "/sys/fs/cgroup"
 
@@ -390,19 +389,6 @@ int placer_cgroup_read_cpu_weight(struct placer_cgroup *cg, const char *group, u
       cg_read_group_u64(cg, PLACER_CGROUP_CPU, group, cg->ops->cpu_weight_file, &raw, err) < 0)
     return -1;
   *out = cg->ops->raw_to_weight(raw);
-  return 0;
-}
-
-int placer_cgroup_read_cpu_usage_ns(const struct placer_cgroup *cg, const char *group, uint64_t *out,
-                                    struct placer_error **err) {
-  const char *file = cg->ops->cpu_usage_file;
-  cleanup_free char *text = NULL;
-  if (cg_check_group(group, err) < 0 || cg_read_group(cg, PLACER_CGROUP_CPUACCT, group, file, &text, err) < 0)
-    return -1;
-  int rc = cg->mode == PLACER_CGROUP_V2 ? placer_sample_parse_cpu_stat(text, out, err)
-                                        : placer_sample_parse_cpuacct_usage(text, out, err);
-  if (rc < 0)
-    return placer_error_prefix(err, "CPU usage of %s", group);
   return 0;
 }
 

@@ -25,34 +25,6 @@ static int parse_u64(const char *s, const char **end, uint64_t *out) {
   return 0;
 }
 
-int placer_sample_parse_cpuacct_usage(const char *text, uint64_t *out_ns, struct placer_error **err) {
-  const char *end;
-  uint64_t v;
-  if (parse_u64(text, &end, &v) < 0 || strspn(end, " \t\n") != strlen(end))
-    return placer_error_set(err, PLACER_EXIT_SYSTEM, 0, "cpuacct.usage: not a number: \"%.40s\"", text);
-  *out_ns = v;
-  return 0;
-}
-
-/* The value of "KEY value" in a key-per-line file (cpu.stat), or -1. */
-static int keyed_u64(const char *text, const char *key, uint64_t *out) {
-  size_t klen = strlen(key);
-  for (const char *line = text; line && *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
-    const char *end;
-    if (strncmp(line, key, klen) == 0 && (line[klen] == ' ' || line[klen] == '\t'))
-      return parse_u64(line + klen, &end, out);
-  }
-  return -1;
-}
-
-int placer_sample_parse_cpu_stat(const char *text, uint64_t *out_ns, struct placer_error **err) {
-  uint64_t usec;
-  if (keyed_u64(text, "usage_usec", &usec) < 0)
-    return placer_error_set(err, PLACER_EXIT_SYSTEM, 0, "cpu.stat: no \"usage_usec\" line");
-  *out_ns = usec * 1000;
-  return 0;
-}
-
 int placer_sample_parse_stat(const char *text, struct placer_sample_task *out, struct placer_error **err) {
   const char *open = strchr(text, '('), *close = strrchr(text, ')');
   if (open == NULL || close == NULL || close < open || close[1] != ' ')

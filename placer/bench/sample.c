@@ -9,29 +9,6 @@
 #include "bench/sample.h"
 #include "lib/textfile.h"
 
-int placer_sample_cgroup_cpu_ns(const char *dir, uint64_t *out_ns, struct placer_error **err) {
-  cleanup_free char *path = NULL, *text = NULL;
-  /* cpuacct.usage first: in a v1 cpu,cpuacct directory cpu.stat also exists but
-   * holds only throttling counters. */
-  if (asprintf(&path, "%s/cpuacct.usage", dir) < 0)
-    return placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "cgroup CPU usage");
-  if (access(path, F_OK) == 0) {
-    if (placer_textfile_read(path, &text, err) < 0 || placer_sample_parse_cpuacct_usage(text, out_ns, err) < 0)
-      return placer_error_prefix(err, "cgroup CPU usage of '%s'", dir);
-    return 0;
-  }
-  free(path);
-  path = NULL;
-  if (asprintf(&path, "%s/cpu.stat", dir) < 0)
-    return placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "cgroup CPU usage");
-  if (access(path, F_OK) != 0)
-    return placer_error_set(err, PLACER_EXIT_USAGE, 0,
-                            "cgroup CPU usage of '%s': neither cpuacct.usage (v1) nor cpu.stat (v2) is there", dir);
-  if (placer_textfile_read(path, &text, err) < 0 || placer_sample_parse_cpu_stat(text, out_ns, err) < 0)
-    return placer_error_prefix(err, "cgroup CPU usage of '%s'", dir);
-  return 0;
-}
-
 static int read_parsed(const char *proc_root, const char *rel, char **text, struct placer_error **err) {
   cleanup_free char *path = NULL;
   if (asprintf(&path, "%s/%s", proc_root, rel) < 0)

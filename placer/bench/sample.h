@@ -1,8 +1,9 @@
-/* Measurements read from the running system around a benchmark run: cgroup CPU
- * usage, per-process and per-thread CPU time and memory, per-core utilisation
- * and device writes. The parsers are pure (text in, numbers out) and unit-tested
- * on captured files; the readers only open the files. Readers take the proc
- * root ("/proc", or a captured tree in tests) or the cgroup directory. */
+/* Measurements read from the running system around a benchmark run:
+ * per-process and per-thread CPU time and memory, per-core utilisation and
+ * device writes (a group's CPU usage is the cgroup layer's,
+ * placer_cgroup_read_cpu_usage_ns).  The parsers are pure (text in, numbers
+ * out) and unit-tested on captured files; the readers only open the files.
+ * Readers take the proc root ("/proc", or a captured tree in tests). */
 #ifndef PLACER_SAMPLE_H
 #define PLACER_SAMPLE_H
 
@@ -11,20 +12,6 @@
 #include <sys/types.h>
 
 #include "lib/error.h"
-
-/* --- cgroup CPU usage ------------------------------------------------------ */
-
-/* v1 cpuacct.usage: one integer, nanoseconds. */
-int placer_sample_parse_cpuacct_usage(const char *text, uint64_t *out_ns, struct placer_error **err);
-/* v2 cpu.stat: the "usage_usec" line, returned in nanoseconds. */
-int placer_sample_parse_cpu_stat(const char *text, uint64_t *out_ns, struct placer_error **err);
-/* CPU time used so far by every task in a cgroup, in ns. dir is the group's
- * directory: a v1 cpuacct (or cpu,cpuacct) one, e.g.
- * /sys/fs/cgroup/cpuacct/placer/osd.0, read through cpuacct.usage; or a v2 one,
- * e.g. /sys/fs/cgroup/placer/osd.0, read through cpu.stat.  For placer's own
- * groups, placer_cgroup_read_cpu_usage_ns (cgroup.h) knows the directory and
- * the file; this one reads any directory by what it holds. */
-int placer_sample_cgroup_cpu_ns(const char *dir, uint64_t *out_ns, struct placer_error **err);
 
 /* --- processes and threads --------------------------------------------------- */
 

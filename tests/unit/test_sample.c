@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "bench/sample.h"
+#include "cgroup.h"
 #include "test_support.h"
 #include "lib/textfile.h"
 
@@ -30,32 +31,32 @@ static void test_cgroup_cpu(void **state) {
   uint64_t ns = 0;
   struct placer_error *err = NULL;
   char *dir = fixture_dir("fixtures/cgroup-cpu/v1-cpuacct");
-  assert_int_equal(placer_sample_cgroup_cpu_ns(dir, &ns, &err), 0);
+  assert_int_equal(placer_cgroup_dir_cpu_usage_ns(dir, &ns, &err), 0);
   assert_int_equal(ns, 807219828208ull);
   free(dir);
   /* cpu,cpuacct: cpu.stat is the v1 one (throttling only); cpuacct.usage wins. */
   dir = fixture_dir("fixtures/cgroup-cpu/v1-cpu-cpuacct");
-  assert_int_equal(placer_sample_cgroup_cpu_ns(dir, &ns, &err), 0);
+  assert_int_equal(placer_cgroup_dir_cpu_usage_ns(dir, &ns, &err), 0);
   assert_int_equal(ns, 807222588079ull);
   free(dir);
   /* v2: usage_usec 797486247 -> ns. */
   dir = fixture_dir("fixtures/cgroup-cpu/v2");
-  assert_int_equal(placer_sample_cgroup_cpu_ns(dir, &ns, &err), 0);
+  assert_int_equal(placer_cgroup_dir_cpu_usage_ns(dir, &ns, &err), 0);
   assert_int_equal(ns, 797486247000ull);
   free(dir);
   /* A v1 cpu-only directory has no usage figure at all. */
   dir = fixture_dir("fixtures/cgroup-cpu/v1-cpu-only");
-  assert_int_equal(placer_sample_cgroup_cpu_ns(dir, &ns, &err), -1);
+  assert_int_equal(placer_cgroup_dir_cpu_usage_ns(dir, &ns, &err), -1);
   assert_non_null(strstr(err->msg, "no \"usage_usec\" line"));
   assert_non_null(strstr(err->msg, "v1-cpu-only"));
   placer_error_free(err);
   free(dir);
   err = NULL;
-  assert_int_equal(placer_sample_cgroup_cpu_ns("/nonexistent/placer/osd.0", &ns, &err), -1);
+  assert_int_equal(placer_cgroup_dir_cpu_usage_ns("/nonexistent/placer/osd.0", &ns, &err), -1);
   assert_non_null(strstr(err->msg, "neither cpuacct.usage (v1) nor cpu.stat (v2)"));
   placer_error_free(err);
   err = NULL;
-  assert_int_equal(placer_sample_parse_cpuacct_usage("12x\n", &ns, &err), -1);
+  assert_int_equal(placer_cgroup_parse_cpuacct_usage("12x\n", &ns, &err), -1);
   placer_error_free(err);
 }
 
@@ -295,7 +296,7 @@ static void test_live_self(void **state) {
   long hz = sysconf(_SC_CLK_TCK);
   char *cg = own_cpu_cgroup();
   uint64_t cg0 = 0, cg1 = 0;
-  if (cg && placer_sample_cgroup_cpu_ns(cg, &cg0, &err) < 0)
+  if (cg && placer_cgroup_dir_cpu_usage_ns(cg, &cg0, &err) < 0)
     fail_msg("%s", err->msg);
   assert_int_equal(placer_sample_process("/proc", getpid(), &t0, &mem, &err), 0);
   uint64_t c0 = process_cpu_ns();
@@ -320,7 +321,7 @@ static void test_live_self(void **state) {
   assert_int_equal(threads[0].pid, getpid());
   free(threads);
   if (cg) {
-    if (placer_sample_cgroup_cpu_ns(cg, &cg1, &err) < 0)
+    if (placer_cgroup_dir_cpu_usage_ns(cg, &cg1, &err) < 0)
       fail_msg("%s", err->msg);
     /* The group holds this process (and maybe more): at least our CPU. */
     assert_true((double)(cg1 - cg0) >= 0.9 * clock);

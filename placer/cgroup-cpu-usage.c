@@ -1,0 +1,83 @@
+/* CPU time a group used: v1 cpuacct.usage (ns), v2 cpu.stat usage_usec.
+ * The parsers are pure and are the ops table's parse_cpu_usage. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cgroup-internal.h"
+#include "lib/textfile.h"
+
+static int parse_u64(const char *s, const char **end, uint64_t *out) {
+  while (*s == ' ' || *s == '\t')
+    s++;
+  if (*s < '0' || *s > '9')
+    return -1;
+  char *e;
+  errno = 0;
+  unsigned long long v = strtoull(s, &e, 10);
+  if (errno != 0)
+    return -1;
+  *out = v;
+  *end = e;
+  return 0;
+}
+
+int placer_cgroup_parse_cpuacct_usage(const char *text, uint64_t *out_ns, struct placer_error **err) {
+  const char *end;
+  uint64_t v;
+  if (parse_u64(text, &end, &v) < 0 || strspn(end, " \t\n") != strlen(end))
+    return placer_error_set(err, PLACER_EXIT_SYSTEM, 0, "cpuacct.usage: not a number: \"%.40s\"", text);
+  *out_ns = v;
+  return 0;
+}
+
+/* The value of "KEY value" in a key-per-line file (cpu.stat), or -1. */
+static int keyed_u64(const char *text, const char *key, uint64_t *out) {
+  size_t klen = strlen(key);
+  for (const char *line = text; line && *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
+    const char *end;
+    if (strncmp(line, key, klen) == 0 && (line[klen] == ' ' || line[klen] == '\t'))
+      return parse_u64(line + klen, &end, out);
+  }
+  return -1;
+}
+
+int placer_cgroup_parse_cpu_stat(const char *text, uint64_t *out_ns, struct placer_error **err) {
+  uint64_t usec;
+  if (keyed_u64(text, "usage_usec", &usec) < 0)
+    return placer_error_set(err, PLACER_EXIT_SYSTEM, 0, "cpu.stat: no \"usage_usec\" line");
+  *out_ns = usec * 1000;
+  return 0;
+}
+
+int placer_cgroup_read_cpu_usage_ns(const struct placer_cgroup *cg, const char *group, uint64_t *out,
+                                    struct placer_error **err) {
+  const char *file = cg->ops->cpu_usage_file;
+  cleanup_free char *text = NULL;
+  if (cg_check_group(group, err) < 0 || cg_read_group(cg, PLACER_CGROUP_CPUACCT, group, file, &text, err) < 0)
+    return -1;
+  if (cg->ops->parse_cpu_usage(text, out, err) < 0)
+    return placer_error_prefix(err, "CPU usage of %s", group);
+  return 0;
+}
+
+int placer_cgroup_dir_cpu_usage_ns(const char *dir, uint64_t *out_ns, struct placer_error **err) {
+  /* cpuacct.usage first: in a v1 cpu,cpuacct directory cpu.stat also exists
+   * but holds only throttling counters. */
+  static const struct placer_cgroup_ops *const by_file[] = { &placer_cgroup_ops_v1, &placer_cgroup_ops_v2 };
+  for (size_t i = 0; i < sizeof(by_file) / sizeof(by_file[0]); i++) {
+    const struct placer_cgroup_ops *ops = by_file[i];
+    cleanup_free char *path = NULL, *text = NULL;
+    if (asprintf(&path, "%s/%s", dir, ops->cpu_usage_file) < 0)
+      return placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "cgroup CPU usage");
+    if (access(path, F_OK) != 0)
+      continue;
+    if (placer_textfile_read(path, &text, err) < 0 || ops->parse_cpu_usage(text, out_ns, err) < 0)
+      return placer_error_prefix(err, "cgroup CPU usage of '%s'", dir);
+    return 0;
+  }
+  return placer_error_set(err, PLACER_EXIT_USAGE, 0,
+                          "cgroup CPU usage of '%s': neither cpuacct.usage (v1) nor cpu.stat (v2) is there", dir);
+}
