@@ -14,14 +14,7 @@
 
 #include "cgroup.h"
 #include "lib/error.h"
-
-enum placer_network {
-  PLACER_NETWORK_NONE, /* no network namespace peers: loopback only (podman --network=none) */
-  PLACER_NETWORK_HOST, /* the host's network (podman --network=host) */
-};
-
-/* The longest stop_timeout (seconds) a role, `stop --timeout` or a record may give. */
-#define PLACER_RUN_STOP_TIMEOUT_MAX 3600
+#include "runspec.h"
 
 /* What to start: one plan instance and its role's run config, with every
  * template already substituted.  Strings are borrowed. */

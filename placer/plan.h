@@ -11,38 +11,13 @@
 #include <stdio.h>
 
 #include "lib/error.h"
+#include "role.h"
 #include "topology.h"
-
-enum placer_role_kind {
-  PLACER_KIND_CEPH_OSD,
-  PLACER_KIND_CEPH_MDS,
-  PLACER_KIND_CEPH_MON,
-  PLACER_KIND_CEPH_MGR,
-  PLACER_KIND_VM,
-  PLACER_KIND_FIO,
-  PLACER_KIND_GENERIC,
-};
 
 enum placer_locality {
   PLACER_LOCALITY_NONE,   /* the role asked for no locality */
   PLACER_LOCALITY_LOCAL,  /* on the device's / NIC's / asked node(s) */
   PLACER_LOCALITY_REMOTE, /* asked for locality, fell back (preferred policy) */
-};
-
-/* How apply finds the running process(es) of an instance.  Values are
- * already substituted for the instance ("--id 3", container "ceph-osd-3"). */
-enum placer_match_kind {
-  PLACER_MATCH_NONE,       /* only --pid INSTANCE=PID binds it */
-  PLACER_MATCH_CEPH_ID,    /* ceph daemon of the role's kind with --id VALUE / -i VALUE */
-  PLACER_MATCH_CONTAINER,  /* podman container named VALUE */
-  PLACER_MATCH_QEMU_NAME,  /* qemu with -name guest=VALUE (or -name VALUE) */
-  PLACER_MATCH_PIDFILE,    /* pid read from the file VALUE */
-  PLACER_MATCH_CMDLINE,    /* fnmatch(3) pattern VALUE on the NUL->space joined cmdline */
-};
-
-struct placer_match {
-  enum placer_match_kind kind;
-  char *value;             /* NULL for PLACER_MATCH_NONE */
 };
 
 struct placer_instance {
@@ -90,9 +65,7 @@ void placer_plan_free(struct placer_plan *plan);
 
 const struct placer_instance *placer_plan_find(const struct placer_plan *plan, const char *name);
 
-const char *placer_role_kind_name(enum placer_role_kind kind);
 const char *placer_locality_name(enum placer_locality loc);
-const char *placer_match_kind_name(enum placer_match_kind kind);
 
 #define PLACER_PLAN_JSON_SCHEMA 1
 json_t *placer_plan_to_json(const struct placer_plan *plan);

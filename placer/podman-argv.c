@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "lib/substitute.h"
+#include "runspec.h"
 
 static bool alnum(char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
@@ -31,15 +32,6 @@ char *placer_podman_container_name(const char *instance) {
     if (!alnum(*p) && *p != '_' && *p != '.' && *p != '-')
       *p = '_';
   return name;
-}
-
-bool placer_env_entry_is_valid(const char *entry) {
-  if (entry == NULL || !(alnum(entry[0]) || entry[0] == '_') || (entry[0] >= '0' && entry[0] <= '9'))
-    return false;
-  const char *p = entry;
-  while (alnum(*p) || *p == '_')
-    p++;
-  return *p == '=';
 }
 
 /* argv under construction; the first failure sticks. */

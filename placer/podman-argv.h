@@ -28,7 +28,5 @@ bool placer_podman_name_is_valid(const char *name);
 /* A container name for INSTANCE: "placer-" + INSTANCE with every other byte
  * mapped to '_'.  Caller frees; NULL on ENOMEM. */
 char *placer_podman_container_name(const char *instance);
-/* An environment entry "KEY=VALUE" with KEY [A-Za-z_][A-Za-z0-9_]*. */
-bool placer_env_entry_is_valid(const char *entry);
 
 #endif

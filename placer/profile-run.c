@@ -8,7 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "podman-argv.h"
 #include "profile-yaml.h"
 #include "lib/substitute.h"
 

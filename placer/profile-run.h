@@ -9,8 +9,8 @@
 #include <stdint.h>
 #include <yaml.h>
 
-#include "launch.h"
 #include "profile.h"
+#include "runspec.h"
 
 enum placer_run_backend {
   PLACER_RUN_EXEC,

@@ -9,7 +9,7 @@
 #include <stdint.h>
 
 #include "lib/error.h"
-#include "plan.h"
+#include "role.h"
 
 #define PLACER_PROFILE_VERSION 1
 

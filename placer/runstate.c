@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "cgroup.h"
-#include "state.h" /* placer_mkdir_p, placer_file_replace */
+#include "lib/fsfile.h"
 #include "lib/substitute.h"
 
 int placer_runstate_dir(const char *state_dir, const char *profile, char **out, struct placer_error **err) {

@@ -105,11 +105,6 @@ enum placer_state_lock {
   PLACER_STATE_LOCK_EXCLUSIVE, /* apply, reset: a busy lock is an error */
 };
 
-/* Replace DIR/NAME by TEXT plus a newline, atomically: written to
- * DIR/.NAME.tmp, fsynced, renamed over it, and the rename fsynced. */
-int placer_file_replace(const char *dir, const char *name, const char *text, struct placer_error **err);
-/* mkdir -p DIR (mode 0755); existing directories are fine. */
-int placer_mkdir_p(const char *dir, struct placer_error **err);
 /* $PLACER_STATE_DIR, else /run/placer (static or environment storage). */
 const char *placer_state_default_dir(void);
 /* Open DIR (created when LOCK is exclusive), take the lock, read state.json

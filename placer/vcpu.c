@@ -15,9 +15,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cgroup.h"    /* placer_task_list, placer_task_comm */
 #include "proc.h"
-#include "procmatch.h" /* placer_proc_read_cmdline, placer_cmdline_qmp_socket */
+#include "procmatch.h" /* placer_cmdline_qmp_socket */
 
 /* QMP answers in milliseconds; a socket nobody serves must not hang apply. */
 #define QMP_TIMEOUT_MS 3000

@@ -11,7 +11,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cgroup.h"
 #include "lib/substitute.h"
 #include "lib/textfile.h"
 #include "proc.h"

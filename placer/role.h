@@ -1,0 +1,35 @@
+/* What a role is, shared by the profile that declares it and the plan that
+ * places its instances: its kind and how apply finds its processes. */
+#ifndef PLACER_ROLE_H
+#define PLACER_ROLE_H
+
+enum placer_role_kind {
+  PLACER_KIND_CEPH_OSD,
+  PLACER_KIND_CEPH_MDS,
+  PLACER_KIND_CEPH_MON,
+  PLACER_KIND_CEPH_MGR,
+  PLACER_KIND_VM,
+  PLACER_KIND_FIO,
+  PLACER_KIND_GENERIC,
+};
+
+/* How apply finds the running process(es) of an instance.  Values are
+ * already substituted for the instance ("--id 3", container "ceph-osd-3"). */
+enum placer_match_kind {
+  PLACER_MATCH_NONE,       /* only --pid INSTANCE=PID binds it */
+  PLACER_MATCH_CEPH_ID,    /* ceph daemon of the role's kind with --id VALUE / -i VALUE */
+  PLACER_MATCH_CONTAINER,  /* podman container named VALUE */
+  PLACER_MATCH_QEMU_NAME,  /* qemu with -name guest=VALUE (or -name VALUE) */
+  PLACER_MATCH_PIDFILE,    /* pid read from the file VALUE */
+  PLACER_MATCH_CMDLINE,    /* fnmatch(3) pattern VALUE on the NUL->space joined cmdline */
+};
+
+struct placer_match {
+  enum placer_match_kind kind;
+  char *value;             /* NULL for PLACER_MATCH_NONE */
+};
+
+const char *placer_role_kind_name(enum placer_role_kind kind);
+const char *placer_match_kind_name(enum placer_match_kind kind);
+
+#endif
