@@ -18,22 +18,6 @@
 #include "vcpu.h"
 
 
-const char *placer_apply_prefix(const char *opt_prefix) {
-  if (opt_prefix && *opt_prefix)
-    return opt_prefix;
-  const char *env = getenv("PLACER_CGROUP_PREFIX");
-  return env && *env ? env : PLACER_DEFAULT_CGROUP_PREFIX;
-}
-
-int placer_instance_group(const char *prefix, const char *role, const char *name, char **out,
-                          struct placer_error **err) {
-  cleanup_free char *role_s = NULL, *name_s = NULL, *mid = NULL;
-  if (placer_cgroup_sanitize_name(role, &role_s, err) < 0 || placer_cgroup_sanitize_name(name, &name_s, err) < 0 ||
-      placer_cgroup_path_join(prefix, role_s, &mid, err) < 0 || placer_cgroup_path_join(mid, name_s, out, err) < 0)
-    return -1;
-  return 0;
-}
-
 void applier_target_clear(struct target *t) {
   free(t->group);
   free(t->cpus);

@@ -13,9 +13,9 @@
 #include <sys/types.h>
 
 #include "lib/error.h"
+#include "placement.h"
 #include "plan.h"
 
-#define PLACER_DEFAULT_CGROUP_PREFIX "placer"
 #define PLACER_STATUS_JSON_SCHEMA 1
 
 /* --pid INSTANCE=PID and --qmp INSTANCE=SOCKET. */
@@ -100,10 +100,5 @@ int placer_reset(const char *state_dir, char ***lines, size_t *n_lines, struct p
 int placer_status(const char *state_dir, json_t **out, bool *drift, struct placer_error **err);
 int placer_status_print_text(json_t *status, FILE *out);
 
-/* The prefix in force: OPT_PREFIX, else $PLACER_CGROUP_PREFIX, else "placer". */
-const char *placer_apply_prefix(const char *opt_prefix);
-/* Group of an instance: PREFIX/ROLE/NAME with both names sanitized. */
-int placer_instance_group(const char *prefix, const char *role, const char *name, char **out,
-                          struct placer_error **err);
 
 #endif

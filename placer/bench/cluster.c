@@ -195,7 +195,7 @@ static int mount_cephfs(const struct placer_bench_cluster_env *env, struct place
   if (mkdir(c->mount, 0755) < 0 && errno != EEXIST)
     return placer_error_errno(err, PLACER_EXIT_SYSTEM, errno, "mkdir %s", c->mount);
   if (placer_instance_group(env->prefix, inst->role, inst->name, &group, err) < 0 ||
-      placer_bench_place_group(env->cg, inst, group, err) < 0)
+      placer_instance_place_group(env->cg, inst, group, err) < 0)
     return -1;
   cpus = placer_cpulist_format(inst->cpus);
   mems = placer_cpulist_format(inst->mems);

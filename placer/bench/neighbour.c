@@ -101,26 +101,6 @@ int placer_bench_parse_guest_progress(const char *text, bool *started, double *u
 
 /* ------------------------------------------------------------------ groups */
 
-int placer_bench_place_group(struct placer_cgroup *cg, const struct placer_instance *inst, const char *group,
-                             struct placer_error **err) {
-  if (placer_cgroup_create(cg, group, err) < 0)
-    return -1;
-  if (inst->pinned) {
-    cleanup_free char *cpus = placer_cpulist_format(inst->cpus);
-    cleanup_free char *mems = placer_cpulist_format(inst->mems);
-    if (cpus == NULL || mems == NULL)
-      return placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
-    if (placer_cgroup_set_mems(cg, group, mems, err) < 0 || placer_cgroup_set_cpus(cg, group, cpus, err) < 0)
-      return -1;
-  }
-  if (placer_cgroup_set_memory_limit(cg, group, inst->has_memory_limit ? inst->memory_bytes : PLACER_CGROUP_UNLIMITED,
-                                     err) < 0)
-    return -1;
-  if (inst->cpu_weight && placer_cgroup_set_cpu_weight(cg, group, inst->cpu_weight, err) < 0)
-    return -1;
-  return 0;
-}
-
 /* ------------------------------------------------------------------ processes */
 
 static void proc_clear(struct placer_bench_neighbour_proc *p) {
@@ -238,7 +218,7 @@ static int start_one(const struct placer_study *study, const struct placer_bench
     }
   }
   spec.argv = p->argv;
-  if (placer_bench_place_group(env->cg, inst, p->group, err) < 0)
+  if (placer_instance_place_group(env->cg, inst, p->group, err) < 0)
     return placer_error_prefix(err, "neighbour %s", inst->name);
   if (p->ops == &placer_launch_exec) {
     /* Through `placer exec`: placed and accounted (cpuacct) with its children

@@ -146,10 +146,6 @@ int placer_bench_neighbours_mark(struct placer_bench_neighbours *nb, struct plac
 int placer_bench_neighbours_stop(struct placer_bench_neighbours *nb, struct placer_cgroup *cg, double *rate,
                                  struct placer_error **err);
 
-/* An instance's group with the plan's cpus, mems, memory limit and weight
- * (created when missing; cgroup.h keeps an existing one). */
-int placer_bench_place_group(struct placer_cgroup *cg, const struct placer_instance *inst, const char *group,
-                             struct placer_error **err);
 
 /* ------------------------------------------------------------ the cluster */
 

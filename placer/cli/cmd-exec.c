@@ -113,7 +113,7 @@ int cmd_exec(int argc, char **argv) {
     goto out;
   }
   if (placer_instance_group(placer_apply_prefix(prefix_opt), inst->role, inst->name, &group, &err) < 0 ||
-      placer_cgroup_open(NULL, &cg, &err) < 0 || placer_bench_place_group(cg, inst, group, &err) < 0 ||
+      placer_cgroup_open(NULL, &cg, &err) < 0 || placer_instance_place_group(cg, inst, group, &err) < 0 ||
       placer_cgroup_attach_pid(cg, group, getpid(), &err) < 0 || set_affinity(inst, &err) < 0) {
     placer_error_prefix(&err, "%s", inst->name);
     goto out;
