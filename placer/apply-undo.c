@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "apply-internal.h"
+#include "lib/textfile.h"
 #include "proc.h"
 #include "procmatch.h"
 #include "topology.h"
@@ -92,16 +93,8 @@ char *apply_vcpu_pu(hwloc_const_bitmap_t cpus, size_t k) {
 }
 
 static char *read_small(const char *path) {
-  FILE *f = fopen(path, "re");
-  if (f == NULL)
-    return NULL;
-  char *buf = calloc(1, 8192);
-  if (buf && fread(buf, 1, 8191, f) == 0 && ferror(f)) {
-    free(buf);
-    buf = NULL;
-  }
-  fclose(f);
-  return buf;
+  char *text = NULL;
+  return placer_textfile_read_path(path, PLACER_TEXTFILE_MAX_BYTES, &text, NULL) < 0 ? NULL : text;
 }
 
 pid_t apply_stray_thread(pid_t pid) {

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "cgroup-internal.h"
+#include "lib/textfile.h"
 
 #define DEFAULT_ROOT "/sys/fs/cgroup"
 
@@ -70,34 +71,17 @@ int cg_read_file(const char *dir, const char *file, char **out, struct placer_er
   cleanup_free char *path = NULL;
   if (asprintf(&path, "%s/%s", dir, file) < 0)
     return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
-  cleanup_close int fd = open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0)
+  char *text = NULL;
+  size_t len = 0;
+  if (placer_textfile_read_path(path, PLACER_TEXTFILE_MAX_BYTES, &text, &len) < 0) {
+    if (errno == ENOMEM)
+      return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "read %s: out of memory", path);
     return placer_error_errno(err, PLACER_EXIT_SYSTEM, errno, "read %s", path);
-  size_t cap = 4096, len = 0;
-  cleanup_free char *buf = malloc(cap);
-  if (buf == NULL)
-    return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "read %s: out of memory", path);
-  for (;;) {
-    ssize_t n = read(fd, buf + len, cap - len - 1);
-    if (n < 0 && errno == EINTR)
-      continue;
-    if (n < 0)
-      return placer_error_errno(err, PLACER_EXIT_SYSTEM, errno, "read %s", path);
-    if (n == 0)
-      break;
-    len += (size_t)n;
-    if (cap - len - 1 == 0) {
-      char *bigger = realloc(buf, cap * 2);
-      if (bigger == NULL)
-        return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "read %s: out of memory", path);
-      buf = bigger;
-      cap *= 2;
-    }
   }
-  while (len > 0 && (buf[len - 1] == '\n' || buf[len - 1] == ' '))
+  while (len > 0 && (text[len - 1] == '\n' || text[len - 1] == ' '))
     len--;
-  buf[len] = '\0';
-  *out = TAKE_PTR(buf);
+  text[len] = '\0';
+  *out = text;
   return 0;
 }
 

@@ -3,11 +3,14 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "lib/textfile.h"
 #include "lib/units.h"
 
 static int error_at(struct pyaml_walk *w, const yaml_node_t *node, const char *path, const char *fmt, va_list ap) {
@@ -296,6 +299,21 @@ int pyaml_walk_mapping(struct pyaml_walk *w, yaml_node_t *node, const struct pya
     }
     if (parse_field(w, field, v, target) < 0)
       return -1;
+  }
+  return 0;
+}
+
+int pyaml_read_file(const char *what, const char *path, size_t max_bytes, char **text, size_t *len,
+                    struct placer_error **err) {
+  cleanup_close int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return placer_error_errno(err, PLACER_EXIT_USAGE, errno, "%s '%s'", what, path);
+  if (placer_textfile_read_fd(fd, max_bytes, text, len) < 0) {
+    if (errno == EFBIG)
+      return placer_error_set(err, PLACER_EXIT_USAGE, 0, "%s '%s': larger than %zu MiB", what, path, max_bytes >> 20);
+    if (errno == ENOMEM)
+      return placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "%s '%s'", what, path);
+    return placer_error_errno(err, PLACER_EXIT_USAGE, errno, "%s '%s': read", what, path);
   }
   return 0;
 }

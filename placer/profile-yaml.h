@@ -52,6 +52,12 @@ struct pyaml_schema {
   size_t n_fields;
 };
 
+/* The one YAML file loader of profiles and studies: the bytes of PATH, at
+ * most MAX_BYTES, for placer_profile_parse/placer_study_parse.  Errors are
+ * bad input (PLACER_EXIT_USAGE) naming WHAT ("profile", "study") and PATH. */
+int pyaml_read_file(const char *what, const char *path, size_t max_bytes, char **text, size_t *len,
+                    struct placer_error **err);
+
 /* Parse a whole file (text, len) into doc; syntax errors and empty or
  * multi-document input fail with FILE:LINE:COL. */
 int pyaml_walk_load(const char *file, const char *text, size_t len, yaml_document_t *doc, struct placer_error **err);

@@ -567,29 +567,10 @@ out:
 }
 
 int placer_profile_load(const char *path, struct placer_profile **out, struct placer_error **err) {
-  cleanup_fclose FILE *f = fopen(path, "rb");
-  if (f == NULL)
-    return placer_error_errno(err, PLACER_EXIT_USAGE, errno, "profile '%s'", path);
   cleanup_free char *text = NULL;
-  size_t cap = 0, len = 0;
-  for (;;) {
-    if (len == cap) {
-      cap = cap ? cap * 2 : 8192;
-      if (cap > (64u << 20))
-        return placer_error_set(err, PLACER_EXIT_USAGE, 0, "profile '%s': larger than 64 MiB", path);
-      char *bigger = realloc(text, cap);
-      if (bigger == NULL)
-        return placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "profile '%s'", path);
-      text = bigger;
-    }
-    size_t n = fread(text + len, 1, cap - len, f);
-    len += n;
-    if (n == 0) {
-      if (ferror(f))
-        return placer_error_errno(err, PLACER_EXIT_USAGE, errno, "profile '%s': read", path);
-      break;
-    }
-  }
+  size_t len = 0;
+  if (pyaml_read_file("profile", path, (size_t)64 << 20, &text, &len, err) < 0)
+    return -1;
   return placer_profile_parse(path, text ? text : "", len, out, err);
 }
 

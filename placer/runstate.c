@@ -15,6 +15,7 @@
 #include "cgroup.h"
 #include "lib/fsfile.h"
 #include "lib/substitute.h"
+#include "lib/textfile.h"
 
 int placer_runstate_dir(const char *state_dir, const char *profile, char **out, struct placer_error **err) {
   cleanup_free char *name = NULL;
@@ -187,8 +188,12 @@ int placer_runstate_load(const char *dir, const char *instance, struct placer_la
       return 0;
     return placer_error_errno(err, PLACER_EXIT_SYSTEM, errno, "%s", path);
   }
+  cleanup_free char *text = NULL;
+  size_t len = 0;
+  if (placer_textfile_read_path(path, PLACER_TEXTFILE_MAX_BYTES, &text, &len) < 0)
+    return placer_error_errno(err, PLACER_EXIT_SYSTEM, errno, "%s", path);
   json_error_t jerr;
-  json_t *json = json_load_file(path, 0, &jerr);
+  json_t *json = json_loadb(text, len, 0, &jerr);
   if (json == NULL)
     return placer_error_set(err, PLACER_EXIT_USAGE, 0, "%s:%d: %s", path, jerr.line, jerr.text);
   int rc = placer_launch_record_from_json(json, rec, err);

@@ -2,6 +2,7 @@
  * the lock file.  See state.h and docs/apply.md. */
 #include "state.h"
 #include "lib/fsfile.h"
+#include "lib/textfile.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -493,8 +494,9 @@ int placer_state_open(const char *dir, enum placer_state_lock lock, struct place
     }
   }
 
-  cleanup_fclose FILE *f = fopen(state_path, "re");
-  if (f == NULL) {
+  cleanup_free char *text = NULL;
+  size_t len = 0;
+  if (placer_textfile_read_path(state_path, PLACER_TEXTFILE_MAX_BYTES, &text, &len) < 0) {
     if (errno == ENOENT) {
       *out = s;
       return 0;
@@ -504,7 +506,7 @@ int placer_state_open(const char *dir, enum placer_state_lock lock, struct place
     return placer_error_errno(err, PLACER_EXIT_SYSTEM, saved, "read %s", state_path);
   }
   json_error_t jerr;
-  json_t *j = json_loadf(f, 0, &jerr);
+  json_t *j = json_loadb(text, len, 0, &jerr);
   if (j == NULL) {
     placer_state_free(s);
     return placer_error_set(err, PLACER_EXIT_SYSTEM, EINVAL, "%s:%d: %s", state_path, jerr.line, jerr.text);

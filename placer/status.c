@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "apply-internal.h"
+#include "lib/textfile.h"
 #include "proc.h"
 #include "procmatch.h"
 #include "topology.h"
@@ -69,14 +70,16 @@ static void group_pids(struct placer_cgroup *cg, const char *group, struct pids 
     cleanup_free char *path = NULL;
     if (dir == NULL || asprintf(&path, "%s/cgroup.procs", dir) < 0)
       continue;
-    FILE *f = fopen(path, "re");
-    if (f == NULL)
+    cleanup_free char *text = NULL;
+    if (placer_textfile_read_path(path, PLACER_TEXTFILE_MAX_BYTES, &text, NULL) < 0)
       continue;
-    long pid;
-    while (fscanf(f, "%ld", &pid) == 1)
+    for (char *p = text, *end; *p; p = end) {
+      long pid = strtol(p, &end, 10);
+      if (end == p)
+        break;
       if (pid > 0)
         pids_add(out, (pid_t)pid);
-    fclose(f);
+    }
   }
 }
 

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "topology-internal.h"
+#include "lib/textfile.h"
 
 static hwloc_obj_t pci_ancestor(hwloc_obj_t obj) {
   for (hwloc_obj_t p = obj->parent; p; p = p->parent)
@@ -33,15 +34,9 @@ static hwloc_bitmap_t locality_of(const struct placer_topology *topo, hwloc_obj_
 static char *read_sys_line(const char *dir, const char *name, const char *leaf) {
   char path[PATH_MAX];
   snprintf(path, sizeof(path), "%s/%s/%s", dir, name, leaf);
-  cleanup_fclose FILE *f = fopen(path, "r");
-  if (f == NULL)
-    return NULL;
   char *line = NULL;
-  size_t cap = 0;
-  if (getline(&line, &cap, f) < 0) {
-    free(line);
+  if (placer_textfile_read_path(path, 4096, &line, NULL) < 0)
     return NULL;
-  }
   line[strcspn(line, "\n")] = '\0';
   return line;
 }
