@@ -16,6 +16,7 @@
 #include "bench/run.h"
 #include "cgroup.h"
 #include "cli/commands.h"
+#include "launch-prepare.h"
 #include "plan.h"
 #include "profile.h"
 #include "lib/substitute.h"
@@ -30,22 +31,6 @@ static const char exec_usage[] =
     "daemon name ('mon.a', 'osd.1'), found through the ceph_id of the profile's ceph-* roles.  --env sets\n"
     "variables for COMMAND (e.g. LD_PRELOAD).  Nothing is recorded: stop COMMAND as usual and remove the\n"
     "group with 'placer reset' or rmdir.\n";
-
-static int set_affinity(const struct placer_instance *inst, struct placer_error **err) {
-  if (!inst->pinned)
-    return 0;
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  int i;
-  hwloc_bitmap_foreach_begin(i, inst->cpus) {
-    if (i < CPU_SETSIZE)
-      CPU_SET(i, &set);
-  }
-  hwloc_bitmap_foreach_end();
-  if (sched_setaffinity(0, sizeof(set), &set) < 0)
-    return placer_error_errno(err, PLACER_EXIT_SYSTEM, errno, "%s: sched_setaffinity", inst->name);
-  return 0;
-}
 
 int cmd_exec(int argc, char **argv) {
   static const struct option options[] = {
@@ -113,8 +98,7 @@ int cmd_exec(int argc, char **argv) {
     goto out;
   }
   if (placer_instance_group(placer_apply_prefix(prefix_opt), inst->role, inst->name, &group, &err) < 0 ||
-      placer_cgroup_open(NULL, &cg, &err) < 0 || placer_instance_place_group(cg, inst, group, &err) < 0 ||
-      placer_cgroup_attach_pid(cg, group, getpid(), &err) < 0 || set_affinity(inst, &err) < 0) {
+      placer_cgroup_open(NULL, &cg, &err) < 0 || placer_launch_place_self(cg, inst, group, &err) < 0) {
     placer_error_prefix(&err, "%s", inst->name);
     goto out;
   }

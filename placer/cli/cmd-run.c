@@ -14,6 +14,7 @@
 #include "apply.h"
 #include "cgroup.h"
 #include "cli/commands.h"
+#include "launch-prepare.h"
 #include "launch.h"
 #include "plan.h"
 #include "podman-argv.h"
@@ -55,274 +56,6 @@ static int check_one_operand(const char *command, int argc, char **argv) {
   return -1;
 }
 
-/* ------------------------------------------------------------------ one instance */
-
-/* A launch spec with the storage it points into. */
-struct prepared {
-  const struct placer_instance *inst;
-  const struct placer_launch_ops *ops;
-  struct placer_launch_spec spec;
-  char **argv, **env, **volumes, **extra;
-  char *image, *group, *cpus, *mems, *container_name, *log_path, *conf, *console;
-  bool is_vm;
-  unsigned vcpus;
-  enum placer_vm_accel accel;
-  const char *accel_why;
-  /* after start */
-  struct placer_launch_record rec;
-  const char *state;   /* "started", "running", "-" */
-  char *note;
-};
-
-static void prepared_clear(struct prepared *p) {
-  placer_argv_free(p->argv);
-  placer_argv_free(p->env);
-  placer_argv_free(p->volumes);
-  placer_argv_free(p->extra);
-  free(p->image);
-  free(p->group);
-  free(p->cpus);
-  free(p->mems);
-  free(p->container_name);
-  free(p->log_path);
-  free(p->conf);
-  free(p->console);
-  free(p->note);
-  placer_launch_record_clear(&p->rec);
-  memset(p, 0, sizeof(*p));
-}
-
-static char **list_to_argv(const struct placer_string_list *list) {
-  char **argv = calloc(list->n + 1, sizeof(char *));
-  if (argv)
-    for (size_t i = 0; i < list->n; i++)
-      argv[i] = list->items[i]; /* borrowed: only substituted copies are kept */
-  return argv;
-}
-
-static int subst_list(const struct placer_string_list *list, const struct placer_subst_vars *vars, char ***out,
-                      struct placer_error **err) {
-  *out = NULL;
-  if (list->n == 0)
-    return 0;
-  char **tmpl = list_to_argv(list);
-  if (tmpl == NULL)
-    return placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
-  int rc = placer_substitute_argv(tmpl, vars->vars, vars->n, out, err);
-  free(tmpl);
-  return rc;
-}
-
-static int subst_one(const char *tmpl, const struct placer_subst_vars *vars, char **out, struct placer_error **err) {
-  *out = NULL;
-  return tmpl ? placer_substitute(tmpl, vars->vars, vars->n, out, err) : 0;
-}
-
-static int prepare_vm(const struct placer_run_config *run, const struct placer_subst_vars *vars, const char *rundir,
-                      struct prepared *p, struct placer_error **err) {
-  const struct placer_vm_config *vm = &run->vm;
-  cleanup_free char *kernel = NULL, *initrd = NULL, *append = NULL;
-  const char *kt = vm->kernel ? vm->kernel : getenv("PLACER_VM_KERNEL");
-  const char *it = vm->initrd ? vm->initrd : getenv("PLACER_VM_INITRD");
-  if (subst_one(kt, vars, &kernel, err) < 0 || subst_one(it, vars, &initrd, err) < 0 ||
-      subst_one(vm->append, vars, &append, err) < 0)
-    return -1;
-  /* A guest that cannot boot is bad input, found before anything starts. */
-  const char *const files[][2] = { { "kernel", kernel }, { "initramfs", initrd } };
-  for (size_t i = 0; i < 2; i++)
-    if (files[i][1] && access(files[i][1], R_OK) < 0)
-      return placer_error_errno(err, PLACER_EXIT_USAGE, errno, "guest %s '%s'", files[i][0], files[i][1]);
-  if (asprintf(&p->console, "%s/%s.console", rundir, p->inst->name) < 0)
-    return placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
-  p->accel = placer_vm_detect_accel(vm->accel, &p->accel_why);
-  p->vcpus = vm->vcpus;
-  struct placer_vm_params params = {
-    .name = p->inst->name,
-    .accel = p->accel,
-    .vcpus = vm->vcpus,
-    .memory_bytes = vm->memory_bytes,
-    .kernel = kernel,
-    .initrd = initrd,
-    .work = vm->work,
-    .seconds = vm->seconds,
-    .work_memory_bytes = vm->work_memory_bytes,
-    .append = append,
-    .console_path = p->console,
-  };
-  return placer_vm_qemu_argv(&params, &p->argv, err);
-}
-
-static int prepare(const struct placer_profile *profile, const struct placer_instance *inst, const char *prefix,
-                   const char *rundir, struct prepared *p, struct placer_error **err) {
-  const struct placer_role_spec *role = placer_profile_role(profile, inst->role);
-  const struct placer_run_config *run = role ? role->run : NULL;
-  p->inst = inst;
-  p->state = "-";
-  if (run == NULL)
-    return 0; /* a role placer only places (apply), it does not start it */
-  p->ops = placer_launch_find(placer_run_backend_name(run->backend));
-  if (p->ops == NULL)
-    return placer_error_set(err, PLACER_EXIT_USAGE, 0, "no launch backend '%s'", placer_run_backend_name(run->backend));
-  struct placer_subst_vars vars;
-  placer_subst_vars_from_instance(inst, &vars);
-
-  p->is_vm = inst->kind == PLACER_KIND_VM && (run->has_vm || run->command.n == 0);
-  if (inst->kind != PLACER_KIND_VM && run->has_vm)
-    return placer_error_set(err, PLACER_EXIT_USAGE, 0, "role '%s' (kind %s): 'run.vm' only goes with kind vm",
-                            inst->role, placer_role_kind_name(inst->kind));
-  if (p->is_vm && run->backend != PLACER_RUN_EXEC)
-    return placer_error_set(err, PLACER_EXIT_USAGE, 0, "role '%s': a vm runs with backend exec", inst->role);
-  if (!p->is_vm && run->command.n == 0 && run->backend == PLACER_RUN_EXEC)
-    return placer_error_set(err, PLACER_EXIT_USAGE, 0, "role '%s': run needs 'command' (the program and its arguments)",
-                            inst->role);
-  if (placer_instance_group(prefix, inst->role, inst->name, &p->group, err) < 0)
-    return -1;
-  if (asprintf(&p->log_path, "%s/%s.log", rundir, inst->name) < 0)
-    return placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
-  if (p->is_vm) {
-    if (prepare_vm(run, &vars, rundir, p, err) < 0)
-      return -1;
-  } else if (subst_list(&run->command, &vars, &p->argv, err) < 0) {
-    return -1;
-  }
-  if (subst_list(&run->env, &vars, &p->env, err) < 0 || subst_list(&run->volumes, &vars, &p->volumes, err) < 0 ||
-      subst_list(&run->podman_args, &vars, &p->extra, err) < 0 || subst_one(run->image, &vars, &p->image, err) < 0)
-    return -1;
-  p->cpus = inst->cpus ? placer_cpulist_format(inst->cpus) : strdup("");
-  p->mems = inst->mems ? placer_cpulist_format(inst->mems) : strdup("");
-  if (p->cpus == NULL || p->mems == NULL)
-    return placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
-  if (run->backend == PLACER_RUN_PODMAN) {
-    p->container_name = placer_podman_container_name(inst->name);
-    p->conf = placer_containers_conf_path();
-    if (p->container_name == NULL)
-      return placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
-  }
-  p->spec = (struct placer_launch_spec){
-    .instance = inst->name,
-    .role = inst->role,
-    .profile = profile->name,
-    .group = p->group,
-    .pinned = inst->pinned,
-    .cpus = p->cpus,
-    .mems = p->mems,
-    .has_memory_limit = inst->has_memory_limit,
-    .memory_bytes = inst->memory_bytes,
-    .argv = p->argv,
-    .env = p->env,
-    .image = p->image,
-    .network = run->network,
-    .volumes = p->volumes,
-    .extra_args = p->extra,
-    .container_name = p->container_name,
-    .log_path = p->log_path,
-    .containers_conf = p->conf,
-    .stop_timeout_s = run->stop_timeout_s,
-  };
-  if (run->backend == PLACER_RUN_PODMAN) {
-    /* Check the podman argv now, before anything starts. */
-    char **argv = NULL;
-    if (placer_podman_run_argv(&p->spec, &argv, err) < 0)
-      return -1;
-    placer_argv_free(argv);
-  }
-  return 0;
-}
-
-/* The instance's group with the plan's values, before anything runs in it. */
-static int place_group(struct placer_cgroup *cg, const struct prepared *p, struct placer_error **err) {
-  const struct placer_instance *inst = p->inst;
-  if (placer_cgroup_create(cg, p->group, err) < 0)
-    return -1;
-  if (inst->pinned) {
-    if (placer_cgroup_set_mems(cg, p->group, p->mems, err) < 0 || placer_cgroup_set_cpus(cg, p->group, p->cpus, err) < 0)
-      return -1;
-  }
-  if (placer_cgroup_set_memory_limit(cg, p->group, inst->has_memory_limit ? inst->memory_bytes : PLACER_CGROUP_UNLIMITED,
-                                     err) < 0)
-    return -1;
-  if (inst->cpu_weight && placer_cgroup_set_cpu_weight(cg, p->group, inst->cpu_weight, err) < 0)
-    return -1;
-  return 0;
-}
-
-static int fill_record(struct prepared *p, const char *profile, unsigned seq) {
-  struct placer_launch_record *r = &p->rec;
-  free(r->profile);
-  free(r->instance);
-  free(r->role);
-  r->profile = strdup(profile);
-  r->instance = strdup(p->inst->name);
-  r->role = strdup(p->inst->role);
-  if (r->backend == NULL)
-    r->backend = strdup(p->ops->name);
-  if (r->group == NULL)
-    r->group = strdup(p->group);
-  if (r->container_name == NULL && p->container_name)
-    r->container_name = strdup(p->container_name);
-  if (r->log_path == NULL)
-    r->log_path = strdup(p->log_path);
-  if (p->is_vm && r->accel == NULL)
-    r->accel = strdup(placer_vm_accel_name(p->accel));
-  r->stop_timeout_s = p->spec.stop_timeout_s;
-  r->started_at = (long long)time(NULL);
-  r->seq = seq;
-  return r->profile && r->instance && r->role && r->backend && r->group && r->log_path ? 0 : -1;
-}
-
-static int start_one(struct placer_cgroup *cg, const char *profile, const char *rundir, unsigned seq, struct prepared *p,
-                     struct placer_error **err) {
-  /* Written before the start: if placer dies half way, stop still finds
-   * the group (and the container name) to clean up. */
-  if (fill_record(p, profile, seq) < 0)
-    return placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
-  if (placer_runstate_save(rundir, &p->rec, err) < 0)
-    return -1;
-  if (place_group(cg, p, err) < 0)
-    return placer_error_prefix(err, "%s", p->inst->name);
-  struct placer_launch_record started = { 0 };
-  if (p->ops->start(cg, &p->spec, &started, err) < 0)
-    return -1;
-  placer_launch_record_clear(&p->rec);
-  p->rec = started;
-  if (fill_record(p, profile, seq) < 0 || placer_runstate_save(rundir, &p->rec, err) < 0) {
-    placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
-    return placer_error_prefix(err, "%s", p->inst->name);
-  }
-  if (p->is_vm) {
-    if (p->inst->pin_vcpus) {
-      char *summary = NULL;
-      if (placer_vm_pin_vcpus(p->rec.pid, p->cpus, p->vcpus, 15000, &summary, err) < 0)
-        return placer_error_prefix(err, "%s", p->inst->name);
-      if (asprintf(&p->note, "qemu %s (%s); %s", placer_vm_accel_name(p->accel), p->accel_why, summary) < 0)
-        p->note = NULL;
-      free(summary);
-    } else if (asprintf(&p->note, "qemu %s (%s)", placer_vm_accel_name(p->accel), p->accel_why) < 0) {
-      p->note = NULL;
-    }
-  } else if (p->container_name) {
-    if (asprintf(&p->note, "container %s (%s)", p->container_name, p->image) < 0)
-      p->note = NULL;
-  } else {
-    p->note = placer_argv_quote(p->argv);
-  }
-  p->state = "started";
-  return 0;
-}
-
-/* Stop and clean up one recorded instance; errors are collected, not fatal. */
-static int stop_record(struct placer_cgroup *cg, const char *rundir, const struct placer_launch_record *rec,
-                       bool *was_running, struct placer_error **err) {
-  const struct placer_launch_ops *ops = placer_launch_find(rec->backend);
-  if (ops == NULL)
-    return placer_error_set(err, PLACER_EXIT_USAGE, 0, "%s: unknown backend '%s' in its run record", rec->instance,
-                            rec->backend);
-  *was_running = rec->pid > 0 && ops->is_running(rec);
-  if (ops->stop(cg, rec, err) < 0 || ops->cleanup(cg, rec, err) < 0)
-    return -1;
-  return placer_runstate_remove(rundir, rec->instance, err);
-}
-
 /* ------------------------------------------------------------------ output */
 
 static void print_memory(const struct placer_instance *inst, char *buf, size_t len) {
@@ -332,11 +65,11 @@ static void print_memory(const struct placer_instance *inst, char *buf, size_t l
     snprintf(buf, len, "-");
 }
 
-static void print_run_table(const struct prepared *ps, size_t n, FILE *out) {
+static void print_run_table(const struct placer_launch_prepared *ps, size_t n, FILE *out) {
   fprintf(out, "%-14s %-7s %-8s %8s %-10s %-6s %-10s %s\n", "INSTANCE", "BACKEND", "STATE", "PID", "CPUS", "MEMS",
           "MEMORY", "WHAT");
   for (size_t i = 0; i < n; i++) {
-    const struct prepared *p = &ps[i];
+    const struct placer_launch_prepared *p = &ps[i];
     char mem[32], pid[16];
     print_memory(p->inst, mem, sizeof(mem));
     if (p->rec.pid > 0)
@@ -363,9 +96,9 @@ static int load_plan(const char *xml, const char *path, struct placer_profile **
   return rc;
 }
 
-static void dry_run_print(const struct prepared *ps, size_t n, FILE *out) {
+static void dry_run_print(const struct placer_launch_prepared *ps, size_t n, FILE *out) {
   for (size_t i = 0; i < n; i++) {
-    const struct prepared *p = &ps[i];
+    const struct placer_launch_prepared *p = &ps[i];
     if (p->ops == NULL) {
       fprintf(out, "%s: not run (no run: section)\n", p->inst->name);
       continue;
@@ -425,7 +158,7 @@ int cmd_run(int argc, char **argv) {
   struct placer_profile *profile = NULL;
   struct placer_plan *plan = NULL;
   struct placer_cgroup *cg = NULL;
-  struct prepared *ps = NULL;
+  struct placer_launch_prepared *ps = NULL;
   char *rundir = NULL;
   int lock_fd = -1;
   size_t n = 0, n_started = 0;
@@ -444,7 +177,7 @@ int cmd_run(int argc, char **argv) {
   }
   /* Everything is checked and substituted before anything starts. */
   for (size_t i = 0; i < n; i++)
-    if (prepare(profile, &plan->instances[i], prefix, rundir, &ps[i], &err) < 0) {
+    if (placer_launch_prepare(profile, &plan->instances[i], prefix, rundir, &ps[i], &err) < 0) {
       placer_error_prefix(&err, "%s", plan->instances[i].name);
       goto fail;
     }
@@ -456,7 +189,7 @@ int cmd_run(int argc, char **argv) {
     goto fail;
 
   for (size_t i = 0; i < n; i++) {
-    struct prepared *p = &ps[i];
+    struct placer_launch_prepared *p = &ps[i];
     if (p->ops == NULL)
       continue;
     struct placer_launch_record old = { 0 };
@@ -479,11 +212,11 @@ int cmd_run(int argc, char **argv) {
       }
       placer_launch_record_clear(&old);
     }
-    if (start_one(cg, profile->name, rundir, (unsigned)i, p, &err) < 0) {
+    if (placer_launch_start_prepared(cg, profile->name, rundir, (unsigned)i, p, &err) < 0) {
       /* The failed one too: its group, its record, a container half made. */
       struct placer_error *e2 = NULL;
       bool ignored;
-      stop_record(cg, rundir, &p->rec, &ignored, &e2);
+      placer_launch_stop_recorded(cg, rundir, &p->rec, &ignored, &e2);
       placer_error_free(e2);
       p->state = "failed";
       goto rollback;
@@ -496,12 +229,12 @@ int cmd_run(int argc, char **argv) {
 rollback:
   /* Undo what this run started, newest first; keep what ran before. */
   for (size_t i = n_started; i-- > 0;) {
-    struct prepared *p = &ps[i];
+    struct placer_launch_prepared *p = &ps[i];
     if (p->ops == NULL || strcmp(p->state, "started") != 0)
       continue;
     struct placer_error *e2 = NULL;
     bool ignored;
-    if (stop_record(cg, rundir, &p->rec, &ignored, &e2) < 0) {
+    if (placer_launch_stop_recorded(cg, rundir, &p->rec, &ignored, &e2) < 0) {
       fprintf(stderr, "placer run: rollback of %s: %s\n", p->inst->name, e2->msg);
       placer_error_free(e2);
     } else {
@@ -513,7 +246,7 @@ fail:
   err = NULL;
 out:
   for (size_t i = 0; ps && i < n; i++)
-    prepared_clear(&ps[i]);
+    placer_launch_prepared_clear(&ps[i]);
   free(ps);
   if (lock_fd >= 0)
     close(lock_fd);
@@ -609,7 +342,7 @@ int cmd_stop(int argc, char **argv) {
     struct placer_error *e = NULL;
     char pid[16];
     snprintf(pid, sizeof(pid), rec->pid > 0 ? "%d" : "-", (int)rec->pid);
-    if (stop_record(cg, rundir, rec, &was_running, &e) < 0) {
+    if (placer_launch_stop_recorded(cg, rundir, rec, &was_running, &e) < 0) {
       printf("%-14s %-7s %8s %s\n", rec->instance, rec->backend, pid, "FAILED");
       fprintf(stderr, "placer stop: %s\n", e->msg);
       placer_error_free(e);

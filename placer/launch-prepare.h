@@ -1,0 +1,59 @@
+/* From a plan instance to a running, recorded instance: what `placer run`
+ * does for each instance (substitute its role's run: section, check it,
+ * place its group, start it through its backend, record it, pin a guest's
+ * vCPUs), and what `placer exec` does to itself before exec.  Bench starts
+ * its neighbours through the same group placement and vCPU pinning. */
+#ifndef PLACER_LAUNCH_PREPARE_H
+#define PLACER_LAUNCH_PREPARE_H
+
+#include <stdbool.h>
+
+#include "cgroup.h"
+#include "launch.h"
+#include "lib/error.h"
+#include "plan.h"
+#include "profile-run.h"
+#include "profile.h"
+
+/* One instance of a run: its launch spec with the storage it points into,
+ * and after the start its record and a line for the table. */
+struct placer_launch_prepared {
+  const struct placer_instance *inst;
+  const struct placer_launch_ops *ops;
+  struct placer_launch_spec spec;
+  char **argv, **env, **volumes, **extra;
+  char *image, *group, *cpus, *mems, *container_name, *log_path, *conf, *console;
+  bool is_vm;
+  unsigned vcpus;
+  enum placer_vm_accel accel;
+  const char *accel_why;
+  /* after start */
+  struct placer_launch_record rec;
+  const char *state;   /* "started", "running", "-" */
+  char *note;
+};
+void placer_launch_prepared_clear(struct placer_launch_prepared *p);
+
+/* Fill P for INST: nothing to do (p->ops NULL) when its role has no run:
+ * section; else every template substituted, the guest files and the
+ * podman argv checked, the group PREFIX/ROLE/INSTANCE and the log (and a
+ * guest's console) in RUNDIR named.  Nothing on the system changes. */
+int placer_launch_prepare(const struct placer_profile *profile, const struct placer_instance *inst, const char *prefix,
+                          const char *rundir, struct placer_launch_prepared *p, struct placer_error **err);
+/* Record P in RUNDIR (before the start, so that stop finds what a crash
+ * left), place its group, start it, record what started, pin a guest's
+ * vCPUs; p->state becomes "started".  SEQ: its position in the plan. */
+int placer_launch_start_prepared(struct placer_cgroup *cg, const char *profile, const char *rundir, unsigned seq,
+                                 struct placer_launch_prepared *p, struct placer_error **err);
+/* Stop and clean up one recorded instance and remove its record;
+ * *was_running says whether it still ran. */
+int placer_launch_stop_recorded(struct placer_cgroup *cg, const char *rundir, const struct placer_launch_record *rec,
+                                bool *was_running, struct placer_error **err);
+
+/* `placer exec`: place INST's group GROUP, move the calling process in and
+ * give it INST's CPUs as its affinity, so what it execs next never runs
+ * elsewhere. */
+int placer_launch_place_self(struct placer_cgroup *cg, const struct placer_instance *inst, const char *group,
+                             struct placer_error **err);
+
+#endif
