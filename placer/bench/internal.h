@@ -56,7 +56,7 @@ struct bench {
   double overhead_sum;
   size_t overhead_n;
   double pass_run_wall;
-  bool tty, line_open;
+  bool line_open; /* a progress event was sent and not yet closed */
 };
 
 /* One variant in one pass (a warm-up pass, or a repeat). */
@@ -98,6 +98,8 @@ double bench_nominal_run_s(const struct bench *b);
 double bench_default_overhead_s(const struct bench *b);
 void bench_progress(struct bench *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void bench_progress_done(struct bench *b);
+/* A failure that does not stop the study, to the caller's notify. */
+void bench_warn(struct bench *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* A run took from START until now: for the estimate of what is left. */
 void bench_note_run_wall(struct bench *b, long long start);
 char *bench_path_join(const char *a, const char *b);

@@ -1,6 +1,6 @@
-/* What placer bench writes while it runs: the progress line on stderr
- * (with the estimate of the time left), the CSV files and summary.json of
- * the results directory. */
+/* What placer bench tells and writes while it runs: the progress line (with
+ * the estimate of the time left) and warnings, handed to the caller's notify,
+ * the CSV files and summary.json of the results directory. */
 #include "bench/internal.h"
 
 #include <math.h>
@@ -54,19 +54,30 @@ void bench_progress(struct bench *b, const char *fmt, ...) {
   va_end(ap);
   bench_fmt_duration((double)(bench_now_ms() - b->t0_ms) / 1000.0, elapsed, sizeof(elapsed));
   bench_fmt_duration(eta_s(b), left, sizeof(left));
-  fprintf(stderr, "%splacer bench: [%zu/%zu] %s | %s elapsed, ~%s left%s", b->tty ? "\r\033[K" : "",
-          b->runs_started < b->runs_total ? b->runs_started : b->runs_total, b->runs_total, what, elapsed, left,
-          b->tty ? "" : "\n");
-  fflush(stderr);
-  b->line_open = b->tty;
+  char line[400];
+  snprintf(line, sizeof(line), "[%zu/%zu] %s | %s elapsed, ~%s left",
+           b->runs_started < b->runs_total ? b->runs_started : b->runs_total, b->runs_total, what, elapsed, left);
+  if (b->opt->notify)
+    b->opt->notify(b->opt->notify_ctx, PLACER_BENCH_PROGRESS, line);
+  b->line_open = true;
 }
 
 void bench_progress_done(struct bench *b) {
-  if (b->line_open) {
-    fprintf(stderr, "\r\033[K");
-    fflush(stderr);
-    b->line_open = false;
-  }
+  if (b->line_open && b->opt->notify)
+    b->opt->notify(b->opt->notify_ctx, PLACER_BENCH_PROGRESS_DONE, "");
+  b->line_open = false;
+}
+
+void bench_warn(struct bench *b, const char *fmt, ...) {
+  if (b->opt->notify == NULL)
+    return;
+  char *text = NULL;
+  va_list ap;
+  va_start(ap, fmt);
+  int n = vasprintf(&text, fmt, ap);
+  va_end(ap);
+  b->opt->notify(b->opt->notify_ctx, PLACER_BENCH_WARNING, n < 0 ? fmt : text);
+  free(text);
 }
 
 void bench_note_run_wall(struct bench *b, long long start) {

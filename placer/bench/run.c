@@ -493,7 +493,7 @@ static int run_pass(struct bench *b, size_t vi, int repeat, unsigned warmup_inde
     if (rc == 0)
       rc = placer_error_set(err, e->exit_code, e->errno_value, "teardown of %s: %s", p.tag, e->msg);
     else
-      fprintf(stderr, "placer bench: teardown of %s: %s\n", p.tag, e->msg);
+      bench_warn(b, "teardown of %s: %s", p.tag, e->msg);
     placer_error_free(e);
   }
   b->passes_done++;
@@ -505,12 +505,11 @@ static int run_pass(struct bench *b, size_t vi, int repeat, unsigned warmup_inde
 
 /* ------------------------------------------------------------------ the study */
 
-int placer_bench_run_study(const struct placer_study *study, const struct placer_bench_options *opt,
+int placer_bench_run_study(const struct placer_study *study, const struct placer_bench_options *opt, char **report_out,
                            struct placer_bench_results **results, json_t **extra, struct placer_error **err) {
   struct bench b = { .study = study, .opt = opt };
   b.prefix = opt->prefix ? opt->prefix : PLACER_BENCH_DEFAULT_PREFIX;
   b.t0_ms = bench_now_ms();
-  b.tty = isatty(2);
   int rc = bench_setup(&b, err);
   bool ran = rc == 0;
   if (rc == 0)
@@ -523,6 +522,8 @@ int placer_bench_run_study(const struct placer_study *study, const struct placer
       rc = run_pass(&b, v, repeat, k, err);
     }
   bench_progress_done(&b);
+  if (report_out)
+    *report_out = NULL;
   if (ran && b.results) {
     b.results->interrupted = placer_bench_stop || rc < 0;
     struct placer_error *e = NULL;
@@ -538,19 +539,21 @@ int placer_bench_run_study(const struct placer_study *study, const struct placer
       fclose(tf);
     }
     if (bench_write_summary(&b, &e) < 0 || placer_bench_report(b.results, &report, &e) < 0) {
-      fprintf(stderr, "placer bench: %s\n", e->msg);
+      bench_warn(&b, "%s", e->msg);
       placer_error_free(e);
     } else {
-      fputs(report, stdout);
-      if (tail)
-        fputs(tail, stdout);
-      fflush(stdout);
       FILE *f = path ? fopen(path, "we") : NULL;
       if (f) {
         fputs(report, f);
         if (tail)
           fputs(tail, f);
         fclose(f);
+      }
+      if (report_out && tail) {
+        char *both = NULL;
+        *report_out = asprintf(&both, "%s%s", report, tail) < 0 ? NULL : both;
+      } else if (report_out) {
+        *report_out = TAKE_PTR(report);
       }
     }
     free(tail);

@@ -32,19 +32,32 @@
 extern volatile sig_atomic_t placer_bench_stop;
 void placer_bench_catch_signals(void);
 
+/* What bench has to say while it runs.  The library never prints: it hands
+ * each message to the caller's notify (the CLI prints them on stderr). */
+enum placer_bench_event {
+  PLACER_BENCH_PROGRESS,      /* "[3/12] what runs now | 1m02s elapsed, ~4m left" */
+  PLACER_BENCH_PROGRESS_DONE, /* no more progress: a line left open can be cleared (text "") */
+  PLACER_BENCH_WARNING,       /* a failure that does not stop the study ("teardown of x-r0: ...") */
+};
+
 struct placer_bench_options {
   const char *out_dir;      /* created; must not exist or be empty */
   const char *topology_xml; /* NULL: this machine */
   const char *prefix;       /* cgroup prefix, NULL: "placer-bench" */
-  bool progress;            /* the progress line on stderr */
+  bool progress;            /* send PLACER_BENCH_PROGRESS events */
+  /* May be NULL: nothing is told. */
+  void (*notify)(void *ctx, enum placer_bench_event event, const char *text);
+  void *notify_ctx;
 };
 
 /* Run STUDY.  On return (also after an error or a Ctrl-C) the results
  * directory holds what was measured: fio JSON, CSV samples, summary.json,
- * report.txt; *results (may be NULL) gets the results so far and *extra the
- * parts of summary.json the results struct does not hold (hardware baseline,
- * study).  Returns 0, -1 with err, or PLACER_BENCH_EXIT_INTERRUPTED. */
-int placer_bench_run_study(const struct placer_study *study, const struct placer_bench_options *opt,
+ * report.txt; *report (may be NULL; NULL when there is none) gets the text
+ * of report.txt for the caller to print, *results (may be NULL) the results
+ * so far and *extra the parts of summary.json the results struct does not
+ * hold (hardware baseline, study).  Returns 0, -1 with err, or
+ * PLACER_BENCH_EXIT_INTERRUPTED. */
+int placer_bench_run_study(const struct placer_study *study, const struct placer_bench_options *opt, char **report,
                            struct placer_bench_results **results, json_t **extra, struct placer_error **err);
 
 /* What would run, in order, with the time it should take (--dry-run). */

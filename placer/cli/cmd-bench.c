@@ -28,6 +28,34 @@ static const char bench_usage[] =
     "Ctrl-C stops after the current fio run, tears everything down and reports what was measured\n"
     "(exit 130).  Schema and outputs: docs/bench.md.\n";
 
+/* Bench's messages on stderr: the progress line redrawn in place on a
+ * terminal, one line each otherwise. */
+struct bench_tty {
+  bool tty, line_open;
+};
+
+static void print_bench_event(void *ctx, enum placer_bench_event event, const char *text) {
+  struct bench_tty *t = ctx;
+  switch (event) {
+  case PLACER_BENCH_PROGRESS:
+    fprintf(stderr, "%splacer bench: %s%s", t->tty ? "\r\033[K" : "", text, t->tty ? "" : "\n");
+    t->line_open = t->tty;
+    break;
+  case PLACER_BENCH_PROGRESS_DONE:
+    if (t->line_open)
+      fprintf(stderr, "\r\033[K");
+    t->line_open = false;
+    break;
+  case PLACER_BENCH_WARNING:
+    if (t->line_open)
+      fprintf(stderr, "\r\033[K");
+    t->line_open = false;
+    fprintf(stderr, "placer bench: %s\n", text);
+    break;
+  }
+  fflush(stderr);
+}
+
 static int parse_count(const char *opt, const char *text, unsigned min, unsigned max, unsigned *out) {
   char *end;
   errno = 0;
@@ -54,7 +82,8 @@ int cmd_bench(int argc, char **argv) {
     { "help", no_argument, NULL, 'h' },
     { NULL, 0, NULL, 0 },
   };
-  struct placer_bench_options opt = { .progress = true };
+  struct bench_tty tty = { .tty = isatty(2) };
+  struct placer_bench_options opt = { .progress = true, .notify = print_bench_event, .notify_ctx = &tty };
   unsigned repeats = 0, warmup = 0, runtime = 0;
   bool has_repeats = false, has_warmup = false, has_runtime = false, dry_run = false, print_default = false;
   int o;
@@ -131,8 +160,14 @@ int cmd_bench(int argc, char **argv) {
     opt.out_dir = out_dir;
   }
   placer_bench_catch_signals();
-  rc = placer_bench_run_study(study, &opt, NULL, NULL, &err);
+  char *report = NULL;
+  rc = placer_bench_run_study(study, &opt, &report, NULL, NULL, &err);
   placer_study_free(study);
+  if (report) {
+    fputs(report, stdout);
+    fflush(stdout);
+    free(report);
+  }
   if (rc < 0)
     return placer_error_report(err);
   if (rc == PLACER_BENCH_EXIT_INTERRUPTED)

@@ -60,3 +60,12 @@ void placer_apply_faults_from_env(struct placer_apply_faults *out) {
   out->sigkill = mode && strcmp(mode, "sigkill") == 0;
   env_unsigned("PLACER_STEP_DELAY_MS", &out->step_delay_ms);
 }
+
+int placer_error_report(struct placer_error *err) {
+  if (err == NULL)
+    return PLACER_EXIT_OK;
+  fprintf(stderr, "placer: %s\n", err->msg);
+  int code = err->exit_code ? err->exit_code : PLACER_EXIT_SYSTEM;
+  placer_error_free(err);
+  return code;
+}

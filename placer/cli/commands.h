@@ -7,6 +7,8 @@
 #include <jansson.h>
 #include <stdio.h>
 
+#include "lib/error.h"
+
 int cmd_topo(int argc, char **argv);
 int cmd_plan(int argc, char **argv);
 int cmd_run(int argc, char **argv);
@@ -22,6 +24,10 @@ int cmd_exec(int argc, char **argv);
  * command line through after "--") and opterr = 0; on '?' or ':' they return
  * placer_usage_error(): one precise line on stderr, exit 2. */
 int placer_usage_error(const char *command, int getopt_rc, int argc, char **argv);
+
+/* Print "placer: MSG" on stderr, free ERR, return its exit code: where the
+ * errors of the library (which never prints) end up. */
+int placer_error_report(struct placer_error *err);
 
 /* Print DOC indented with keys in insertion order and a newline; takes DOC
  * (NULL fails).  -1 when writing failed. */

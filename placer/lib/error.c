@@ -74,15 +74,6 @@ void placer_error_free(struct placer_error *err) {
   free(err);
 }
 
-int placer_error_report(struct placer_error *err) {
-  if (err == NULL)
-    return PLACER_EXIT_OK;
-  fprintf(stderr, "placer: %s\n", err->msg);
-  int code = err->exit_code ? err->exit_code : PLACER_EXIT_SYSTEM;
-  placer_error_free(err);
-  return code;
-}
-
 void placer_freep(void *p) {
   free(*(void **)p);
 }

@@ -33,9 +33,6 @@ int placer_error_prefix(struct placer_error **err, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 void placer_error_free(struct placer_error *err);
 
-/* Print "placer: MSG" on stderr, free it, return its exit code. */
-int placer_error_report(struct placer_error *err);
-
 /* Cleanup helpers in the style of crun/systemd. */
 void placer_freep(void *p);
 void placer_closep(int *fd);
