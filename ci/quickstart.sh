@@ -1,6 +1,6 @@
 #!/bin/sh
 # Quick-start command (a): install what is needed, build, and run placer's
-# main job on its built-in default.  Needs root.
+# main job on its default study (studies/default.yaml).  Needs root.
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"

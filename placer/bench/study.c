@@ -759,3 +759,27 @@ int placer_study_profile_path(const struct placer_study *s, const struct placer_
   *out = found;
   return 0;
 }
+
+int placer_study_default_path(char **out, struct placer_error **err) {
+  char *path = placer_data_file("PLACER_DEFAULT_STUDY", "studies/default.yaml");
+  if (path == NULL)
+    return placer_error_set(err, PLACER_EXIT_USAGE, ENOENT,
+                            "no default study: studies/default.yaml is neither next to placer, in its share/placer, "
+                            "nor in the source tree (set $PLACER_DEFAULT_STUDY)");
+  *out = path;
+  return 0;
+}
+
+int placer_study_default_text(char **out, struct placer_error **err) {
+  cleanup_free char *path = NULL;
+  if (placer_study_default_path(&path, err) < 0)
+    return -1;
+  return pyaml_read_file("study", path, (size_t)16 << 20, out, NULL, err);
+}
+
+int placer_study_load_default(struct placer_study **out, struct placer_error **err) {
+  cleanup_free char *path = NULL;
+  if (placer_study_default_path(&path, err) < 0)
+    return -1;
+  return placer_study_load(path, out, err);
+}

@@ -130,8 +130,12 @@ int placer_study_parse(const char *file, const char *text, size_t len, struct pl
                        struct placer_error **err);
 void placer_study_free(struct placer_study *study);
 
-/* The built-in default study (study-default.c): its YAML text and the study. */
-const char *placer_study_default_text(void);
+/* The default study: studies/default.yaml, shipped with placer and found
+ * like its profiles ($PLACER_DEFAULT_STUDY, else placer_data_file()).
+ * Its path (caller frees; a PLACER_EXIT_USAGE error when it is missing),
+ * its YAML text (caller frees) and the study. */
+int placer_study_default_path(char **out, struct placer_error **err);
+int placer_study_default_text(char **out, struct placer_error **err);
 int placer_study_load_default(struct placer_study **out, struct placer_error **err);
 
 /* Workload names in matrix order: block size major, "4k-randwrite". */

@@ -124,8 +124,13 @@ int cmd_bench(int argc, char **argv) {
       fprintf(stderr, "placer bench: --print-default takes no study\n");
       return PLACER_EXIT_USAGE;
     }
-    fputs(placer_study_default_text(), stdout);
-    return PLACER_EXIT_OK;
+    struct placer_error *err = NULL;
+    char *text = NULL;
+    if (placer_study_default_text(&text, &err) < 0)
+      return placer_error_report(err);
+    fputs(text, stdout);
+    free(text);
+    return placer_finish_output("bench", 0);
   }
   if (opt.prefix && !placer_cgroup_name_is_valid(opt.prefix)) {
     fprintf(stderr, "placer bench: --prefix '%s' is not a valid group name ([A-Za-z0-9._-])\n", opt.prefix);

@@ -1,4 +1,4 @@
-/* The study parser: the built-in default study reads as documented (and the
+/* The study parser: the shipped default study (studies/default.yaml) reads as documented (and the
  * shipped example), defaults are what docs/bench.md says, workloads form the
  * block size x pattern matrix, profile references resolve, and bad input is
  * refused with FILE:LINE:COL, the key's path and what is wrong. */
