@@ -4,10 +4,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "cgroup-internal.h"
-#include "lib/textfile.h"
 
 static int parse_u64(const char *s, const char **end, uint64_t *out) {
   while (*s == ' ' || *s == '\t')
@@ -61,23 +59,4 @@ int placer_cgroup_read_cpu_usage_ns(const struct placer_cgroup *cg, const char *
   if (cg->ops->parse_cpu_usage(text, out, err) < 0)
     return placer_error_prefix(err, "CPU usage of %s", group);
   return 0;
-}
-
-int placer_cgroup_dir_cpu_usage_ns(const char *dir, uint64_t *out_ns, struct placer_error **err) {
-  /* cpuacct.usage first: in a v1 cpu,cpuacct directory cpu.stat also exists
-   * but holds only throttling counters. */
-  static const struct placer_cgroup_ops *const by_file[] = { &placer_cgroup_ops_v1, &placer_cgroup_ops_v2 };
-  for (size_t i = 0; i < sizeof(by_file) / sizeof(by_file[0]); i++) {
-    const struct placer_cgroup_ops *ops = by_file[i];
-    cleanup_free char *path = NULL, *text = NULL;
-    if (asprintf(&path, "%s/%s", dir, ops->cpu_usage_file) < 0)
-      return placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "cgroup CPU usage");
-    if (access(path, F_OK) != 0)
-      continue;
-    if (placer_textfile_read(path, &text, err) < 0 || ops->parse_cpu_usage(text, out_ns, err) < 0)
-      return placer_error_prefix(err, "cgroup CPU usage of '%s'", dir);
-    return 0;
-  }
-  return placer_error_set(err, PLACER_EXIT_USAGE, 0,
-                          "cgroup CPU usage of '%s': neither cpuacct.usage (v1) nor cpu.stat (v2) is there", dir);
 }

@@ -115,9 +115,6 @@ int placer_cgroup_read_cpu_weight(struct placer_cgroup *cg, const char *group, u
  * of cpu.stat times 1000. */
 int placer_cgroup_read_cpu_usage_ns(const struct placer_cgroup *cg, const char *group, uint64_t *out,
                                     struct placer_error **err);
-/* The same for any group directory, by what it holds: a v1 cpuacct (or
- * cpu,cpuacct) one through cpuacct.usage, a v2 one through cpu.stat. */
-int placer_cgroup_dir_cpu_usage_ns(const char *dir, uint64_t *out_ns, struct placer_error **err);
 /* The parsers (pure): v1 cpuacct.usage, one integer in ns; v2 cpu.stat, its
  * "usage_usec" line, returned in ns. */
 int placer_cgroup_parse_cpuacct_usage(const char *text, uint64_t *out_ns, struct placer_error **err);

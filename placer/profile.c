@@ -28,14 +28,6 @@ static const char *const policy_names[] = {
 };
 static const char *const mems_names[] = { [PLACER_MEMS_LOCAL] = "local", [PLACER_MEMS_ALL] = "all", NULL };
 
-const char *placer_near_name(enum placer_near near) {
-  return near <= PLACER_NEAR_SPREAD ? near_names[near] : "?";
-}
-
-const char *placer_policy_name(enum placer_policy policy) {
-  return policy <= PLACER_POLICY_STRICT ? policy_names[policy] : "?";
-}
-
 /* ---- custom value parsers ---- */
 
 static int parse_version(struct pyaml_walk *w, const struct pyaml_field *f, yaml_node_t *v, void *target) {

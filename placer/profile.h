@@ -114,7 +114,5 @@ const struct placer_role_spec *placer_profile_role(const struct placer_profile *
  * {device} substituted.  Caller frees; NULL on ENOMEM. */
 char *placer_match_expand(const char *tmpl, const char *instance, const char *role, unsigned index, const char *device);
 
-const char *placer_near_name(enum placer_near near);
-const char *placer_policy_name(enum placer_policy policy);
 
 #endif

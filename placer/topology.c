@@ -239,18 +239,6 @@ int placer_topology_numa_pos(const struct placer_topology *topo, unsigned os_ind
   return -1;
 }
 
-const struct placer_numa_node *placer_topology_numa_by_os(const struct placer_topology *topo, unsigned os_index) {
-  int pos = placer_topology_numa_pos(topo, os_index);
-  return pos < 0 ? NULL : &topo->numa_nodes[pos];
-}
-
-const struct placer_core *placer_topology_core_of_pu(const struct placer_topology *topo, unsigned pu_os_index) {
-  for (size_t i = 0; i < topo->n_cores; i++)
-    if (hwloc_bitmap_isset(topo->cores[i].pus, pu_os_index))
-      return &topo->cores[i];
-  return NULL;
-}
-
 uint64_t placer_topology_distance(const struct placer_topology *topo, unsigned from_os, unsigned to_os) {
   int row = placer_topology_numa_pos(topo, from_os);
   int col = placer_topology_numa_pos(topo, to_os);

@@ -87,9 +87,7 @@ int placer_topology_load(const char *xml_path, struct placer_topology **out, str
 void placer_topology_free(struct placer_topology *topo);
 
 /* Look-ups; NULL / -1 when absent. */
-const struct placer_numa_node *placer_topology_numa_by_os(const struct placer_topology *topo, unsigned os_index);
 int placer_topology_numa_pos(const struct placer_topology *topo, unsigned os_index);
-const struct placer_core *placer_topology_core_of_pu(const struct placer_topology *topo, unsigned pu_os_index);
 /* Distance between two NUMA nodes (by os_index); 0 when unknown. */
 uint64_t placer_topology_distance(const struct placer_topology *topo, unsigned from_os, unsigned to_os);
 

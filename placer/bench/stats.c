@@ -64,17 +64,6 @@ static double median_sorted(const double *s, size_t n) {
   return n % 2 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2.0;
 }
 
-double placer_stats_percentile(const double *x, size_t n, double p) {
-  if (n == 0)
-    return NAN;
-  double *s = sorted_copy(x, n);
-  if (s == NULL)
-    return NAN;
-  double v = placer_stats_percentile_sorted(s, n, p);
-  free(s);
-  return v;
-}
-
 double placer_stats_median(const double *x, size_t n) {
   if (n == 0)
     return NAN;

@@ -13,10 +13,9 @@ double placer_stats_mean(const double *x, size_t n);
 double placer_stats_min(const double *x, size_t n);
 double placer_stats_max(const double *x, size_t n);
 double placer_stats_median(const double *x, size_t n);
-/* p in [0, 100]; linear interpolation between closest ranks (numpy's default,
- * Python's statistics.quantiles(method="inclusive")): 0 -> min, 100 -> max. */
-double placer_stats_percentile(const double *x, size_t n, double p);
-/* The same on an already sorted sample (no allocation). */
+/* p in [0, 100] of an already sorted sample (no allocation); linear
+ * interpolation between closest ranks (numpy's default, Python's
+ * statistics.quantiles(method="inclusive")): 0 -> min, 100 -> max. */
 double placer_stats_percentile_sorted(const double *sorted, size_t n, double p);
 
 struct placer_stats_summary {

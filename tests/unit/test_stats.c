@@ -4,11 +4,31 @@
  * enumeration with fractions.Fraction); each test says how. */
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "bench/stats.h"
 #include "test_support.h"
 
 #define N(x) (sizeof(x) / sizeof((x)[0]))
+
+/* p-th percentile of an unsorted sample, through placer_stats_percentile_sorted. */
+static int compare_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+static double placer_stats_percentile(const double *x, size_t n, double p) {
+  if (n == 0)
+    return NAN;
+  double *s = malloc(n * sizeof(*s));
+  if (s == NULL)
+    return NAN;
+  memcpy(s, x, n * sizeof(*s));
+  qsort(s, n, sizeof(*s), compare_double);
+  double v = placer_stats_percentile_sorted(s, n, p);
+  free(s);
+  return v;
+}
 
 static void test_descriptive(void **state) {
   /* statistics.median -> 2210, statistics.mean -> 2195.8 */

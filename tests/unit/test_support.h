@@ -13,4 +13,11 @@ const char *test_data_path(const char *relative);
 /* Whole file as a NUL-terminated string, or NULL; caller frees. */
 char *test_read_file(const char *path);
 
+/* Look-ups the tests use as oracles (placer itself needs neither). */
+struct placer_topology;
+/* The NUMA node with OS index OS_INDEX, NULL when absent. */
+const struct placer_numa_node *placer_topology_numa_by_os(const struct placer_topology *topo, unsigned os_index);
+/* The core holding PU PU_OS_INDEX, NULL when absent. */
+const struct placer_core *placer_topology_core_of_pu(const struct placer_topology *topo, unsigned pu_os_index);
+
 #endif
