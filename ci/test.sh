@@ -10,6 +10,8 @@ cd "$root"
 
 echo "== install packages"
 sh ci/install-deps.sh all
+echo "== includes point down the layers (docs/ARCHITECTURE.md)"
+sh ci/check-layers.sh
 echo "== build (-Wall -Wextra -Werror)"
 BUILD_DIR=$root/build sh ci/build.sh
 echo "== build with ASan+UBSan"
