@@ -9,8 +9,9 @@ RUNTIME_PKGS="fio stress-ng util-linux procps psmisc python3 numactl"
 CEPH_PKGS="ceph-mon ceph-osd ceph-mgr ceph-mds ceph-common ceph-fuse"
 CONTAINER_PKGS="podman runc debootstrap"
 VM_PKGS="qemu-system-x86 linux-image-amd64 busybox-static cpio xz-utils"
+CHECK_PKGS="clang-format" # ci/check-format.sh; Debian 12 ships clang-format 14
 
-want="$BUILD_PKGS $RUNTIME_PKGS"
+want="$BUILD_PKGS $RUNTIME_PKGS $CHECK_PKGS"
 case "${1:-all}" in
   build) ;;
   all) want="$want $CEPH_PKGS $CONTAINER_PKGS $VM_PKGS" ;;

@@ -12,6 +12,8 @@ echo "== install packages"
 sh ci/install-deps.sh all
 echo "== includes point down the layers (docs/ARCHITECTURE.md)"
 sh ci/check-layers.sh
+echo "== C sources formatted as .clang-format says"
+sh ci/check-format.sh
 echo "== build (-Wall -Wextra -Werror)"
 BUILD_DIR=$root/build sh ci/build.sh
 echo "== build with ASan+UBSan"

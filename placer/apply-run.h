@@ -20,7 +20,7 @@ struct bound_proc {
   size_t n_vcpus;
   char **vcpu_cpus; /* the PU each vCPU is pinned to, "3" */
   const char *vcpu_source;
-  bool moved;       /* dry run: would be moved */
+  bool moved; /* dry run: would be moved */
 };
 
 struct target {

@@ -130,7 +130,10 @@ int apply_open_cgroup(const struct placer_state *state, const char *root, struct
     return placer_error_set(err, PLACER_EXIT_SYSTEM, 0,
                             "the state was recorded on cgroup %s but %s is cgroup %s now (rebooted into another "
                             "layout?); remove %s/%s by hand",
-                            state->cgroup_mode, root ? root : state->cgroup_root ? state->cgroup_root : "the root",
+                            state->cgroup_mode,
+                            root                 ? root
+                            : state->cgroup_root ? state->cgroup_root
+                                                 : "the root",
                             mode, state->dir, PLACER_STATE_FILE);
   }
   *out = cg;
@@ -198,7 +201,8 @@ static int evict_strays(struct placer_cgroup *cg, const struct placer_state *sta
     if (ret == 0 && placer_cgroup_restore_pid(cg, pids[i], &m, err) == 0)
       strv_add(notes, "moved pid %d (%s), which placer had not bound, out of %s to %s", (int)pids[i],
                comm_or(pids[i], comm, sizeof(comm)), group,
-               m.path[PLACER_CGROUP_CPUSET] && *m.path[PLACER_CGROUP_CPUSET] ? m.path[PLACER_CGROUP_CPUSET] : "the root");
+               m.path[PLACER_CGROUP_CPUSET] && *m.path[PLACER_CGROUP_CPUSET] ? m.path[PLACER_CGROUP_CPUSET]
+                                                                             : "the root");
     else if (ret == 0 && placer_proc_start_time(pids[i], &(uint64_t){ 0 }, &gone) < 0) {
       placer_error_free(gone); /* it exited while being moved: fine */
       placer_error_free(*err);
@@ -213,8 +217,8 @@ static int evict_strays(struct placer_cgroup *cg, const struct placer_state *sta
 
 /* ------------------------------------------------------------------ one entry */
 
-static int undo_create(struct placer_cgroup *cg, const struct placer_state *state,
-                       const struct placer_journal_entry *e, struct strv *notes, struct placer_error **err) {
+static int undo_create(struct placer_cgroup *cg, const struct placer_state *state, const struct placer_journal_entry *e,
+                       struct strv *notes, struct placer_error **err) {
   /* A process can fork into the group while we empty it: a few rounds. */
   for (int round = 0; round < 3; round++) {
     if (evict_strays(cg, state, e->group, notes, err) < 0)
@@ -372,7 +376,9 @@ static const char *entry_what(const struct placer_journal_entry *e, char *buf, s
   case PLACER_JOURNAL_SET:
     snprintf(buf, len, "restore %s %s = %s", e->group, placer_setting_name(e->setting), e->previous);
     break;
-  case PLACER_JOURNAL_MOVE: snprintf(buf, len, "move pid %d (%s) back", (int)e->pid, e->instance ? e->instance : "?"); break;
+  case PLACER_JOURNAL_MOVE:
+    snprintf(buf, len, "move pid %d (%s) back", (int)e->pid, e->instance ? e->instance : "?");
+    break;
   case PLACER_JOURNAL_AFFINITY:
     snprintf(buf, len, "restore thread %d of pid %d to cpus %s", (int)e->tid, (int)e->pid, e->previous);
     break;

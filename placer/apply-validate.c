@@ -79,8 +79,10 @@ static int plan_vcpus(struct applier *a, struct target *t, struct bound_proc *p,
   if (placer_vcpu_find(p->pid, t->qmp_socket, &p->vcpus, &p->n_vcpus, &p->vcpu_source, err) < 0)
     return placer_error_prefix(err, "%s: vCPUs of pid %d", t->inst->name, (int)p->pid);
   if (p->n_vcpus == 0) {
-    strv_add(&a->notes, "%s: pid %d (%s): no vCPU threads found (no QMP answer, no 'CPU n/KVM' or 'CPU n/TCG' "
-             "threads): vCPUs not pinned one by one", t->inst->name, (int)p->pid, p->comm);
+    strv_add(&a->notes,
+             "%s: pid %d (%s): no vCPU threads found (no QMP answer, no 'CPU n/KVM' or 'CPU n/TCG' "
+             "threads): vCPUs not pinned one by one",
+             t->inst->name, (int)p->pid, p->comm);
     return 0;
   }
   unsigned n_pus = (unsigned)hwloc_bitmap_weight(t->inst->cpus);
@@ -110,8 +112,8 @@ char *applier_existing_parent(const struct placer_cgroup *cg, const char *group)
   return path;
 }
 
-static int check_subset(const char *inst, const char *what, const char *want, const char *where,
-                        const char *allowed, struct placer_error **err) {
+static int check_subset(const char *inst, const char *what, const char *want, const char *where, const char *allowed,
+                        struct placer_error **err) {
   hwloc_bitmap_t w = hwloc_bitmap_alloc(), al = hwloc_bitmap_alloc();
   int ret = 0;
   if (w == NULL || al == NULL) {
@@ -224,7 +226,8 @@ int applier_resolve_processes(struct applier *a, struct placer_error **err) {
       if (t->n_procs == 0) {
         cleanup_free char *desc = placer_match_describe(inst->kind, &inst->match);
         if (inst->match.kind == PLACER_MATCH_NONE) {
-          if (asprintf(&t->note, "no process: the profile gives no matcher and no --pid %s=PID was given", inst->name) < 0)
+          if (asprintf(&t->note, "no process: the profile gives no matcher and no --pid %s=PID was given", inst->name) <
+              0)
             t->note = NULL;
         } else if (asprintf(&t->note, "no process matches %s%s%s%s", desc ? desc : "?", why ? " (" : "", why ? why : "",
                             why ? ")" : "") < 0) {
@@ -246,10 +249,11 @@ int applier_resolve_processes(struct applier *a, struct placer_error **err) {
       for (size_t j = i + 1; j < a->n_targets; j++)
         for (size_t l = 0; l < a->targets[j].n_procs; l++)
           if (a->targets[i].procs[k].pid == a->targets[j].procs[l].pid)
-            return placer_error_set(err, PLACER_EXIT_USAGE, EINVAL,
-                                    "pid %d (%s) is matched by both %s and %s; make the matchers (or --pid) unambiguous",
-                                    (int)a->targets[i].procs[k].pid, a->targets[i].procs[k].comm,
-                                    a->targets[i].inst->name, a->targets[j].inst->name);
+            return placer_error_set(
+                err, PLACER_EXIT_USAGE, EINVAL,
+                "pid %d (%s) is matched by both %s and %s; make the matchers (or --pid) unambiguous",
+                (int)a->targets[i].procs[k].pid, a->targets[i].procs[k].comm, a->targets[i].inst->name,
+                a->targets[j].inst->name);
   return 0;
 }
 
@@ -267,8 +271,8 @@ int applier_check_state(struct applier *a, const char *cgroup_root, struct place
   if ((s->cgroup_mode && strcmp(s->cgroup_mode, mode) != 0) ||
       (s->cgroup_root && strcmp(s->cgroup_root, cgroup_root) != 0))
     return placer_error_set(err, PLACER_EXIT_USAGE, EINVAL,
-                            "%s was applied to cgroup %s at %s, this is cgroup %s at %s: run 'placer reset' first", s->dir,
-                            s->cgroup_mode ? s->cgroup_mode : "?", s->cgroup_root ? s->cgroup_root : "?", mode,
+                            "%s was applied to cgroup %s at %s, this is cgroup %s at %s: run 'placer reset' first",
+                            s->dir, s->cgroup_mode ? s->cgroup_mode : "?", s->cgroup_root ? s->cgroup_root : "?", mode,
                             cgroup_root);
   if (s->n_instances > 0) {
     if (s->profile_name && a->plan->profile_name && strcmp(s->profile_name, a->plan->profile_name) != 0)

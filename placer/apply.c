@@ -17,7 +17,6 @@
 #include "lib/units.h"
 #include "vcpu.h"
 
-
 void applier_target_clear(struct target *t) {
   free(t->group);
   free(t->cpus);
@@ -33,7 +32,6 @@ void applier_target_clear(struct target *t) {
   }
   free(t->procs);
 }
-
 
 static char *now_rfc3339(void) {
   time_t now = time(NULL);

@@ -27,7 +27,7 @@ struct placer_instance_arg {
 /* Test hooks for rollback tests (the CLI fills them from PLACER_FAULT_AFTER_STEPS,
  * PLACER_FAULT_MODE and PLACER_STEP_DELAY_MS; docs/apply.md). */
 struct placer_apply_faults {
-  bool fail;              /* fail just before carrying out step after_steps+1 */
+  bool fail; /* fail just before carrying out step after_steps+1 */
   unsigned after_steps;
   bool sigkill;           /* with fail: SIGKILL ourselves there instead (a crash) */
   unsigned step_delay_ms; /* sleep after each step so a test can act part-way */
@@ -38,7 +38,7 @@ struct placer_apply_options {
   const char *cgroup_root; /* NULL: $PLACER_CGROUP_ROOT or /sys/fs/cgroup */
   const char *prefix;      /* NULL: $PLACER_CGROUP_PREFIX or "placer" */
   bool dry_run;
-  bool strict;             /* an instance without a process is an error */
+  bool strict; /* an instance without a process is an error */
   const struct placer_instance_arg *pids;
   size_t n_pids;
   const struct placer_instance_arg *qmps;
@@ -62,22 +62,22 @@ struct placer_apply_instance_report {
   struct placer_apply_bound *bound;
   size_t n_bound;
   size_t n_vcpus_pinned;
-  const char *vcpu_source;  /* "qmp" / "thread names"; NULL when not pinned */
-  char *note;               /* "no process matches ceph-osd --id 3", or NULL */
-  unsigned changes;         /* steps done (dry run: that would be done) */
+  const char *vcpu_source; /* "qmp" / "thread names"; NULL when not pinned */
+  char *note;              /* "no process matches ceph-osd --id 3", or NULL */
+  unsigned changes;        /* steps done (dry run: that would be done) */
 };
 
 struct placer_apply_report {
   char *profile_name;
-  const char *cgroup_mode;  /* "v1" / "v2" */
+  const char *cgroup_mode; /* "v1" / "v2" */
   char *state_dir;
   bool dry_run;
-  unsigned steps;           /* mutating steps done, or that a dry run would do */
+  unsigned steps; /* mutating steps done, or that a dry run would do */
   struct placer_apply_instance_report *instances;
   size_t n_instances;
-  char **actions;           /* one line per step ("create group placer/osd/osd.0") */
+  char **actions; /* one line per step ("create group placer/osd/osd.0") */
   size_t n_actions;
-  char **notes;             /* things the operator should know */
+  char **notes; /* things the operator should know */
   size_t n_notes;
 };
 
@@ -99,6 +99,5 @@ int placer_reset(const char *state_dir, char ***lines, size_t *n_lines, struct p
  * when anything differs. */
 int placer_status(const char *state_dir, json_t **out, bool *drift, struct placer_error **err);
 int placer_status_print_text(json_t *status, FILE *out);
-
 
 #endif

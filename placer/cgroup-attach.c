@@ -33,8 +33,8 @@ static int write_procs(const char *mount_point, const char *group, const char *p
 /* Write PID into each hierarchy's GROUPS[c] (NULL: leave that hierarchy
  * alone), then check every thread and write it again where one is
  * elsewhere (born during the move). */
-static int attach_and_verify(struct placer_cgroup *cg, const char *const groups[PLACER_CGROUP_N_CONTROLLERS],
-                             pid_t pid, struct placer_error **err) {
+static int attach_and_verify(struct placer_cgroup *cg, const char *const groups[PLACER_CGROUP_N_CONTROLLERS], pid_t pid,
+                             struct placer_error **err) {
   char pid_text[24];
   snprintf(pid_text, sizeof(pid_text), "%d", (int)pid);
   for (int c = 0; c < PLACER_CGROUP_N_CONTROLLERS; c++) {
@@ -74,8 +74,8 @@ static int attach_and_verify(struct placer_cgroup *cg, const char *const groups[
         if (cg->hier[c].shared || want[c] == NULL)
           continue;
         cleanup_free char *have = NULL;
-        bool placed = placer_cgroup_proc_lookup(content, proc_controller(cg, c), &have) == 0 &&
-                      strcmp(have, want[c]) == 0;
+        bool placed =
+            placer_cgroup_proc_lookup(content, proc_controller(cg, c), &have) == 0 && strcmp(have, want[c]) == 0;
         /* An exiting thread is skipped by the kernel's migration and is
          * about to disappear: it does not count as left behind. */
         if (!placed && !placer_task_exiting(pid, tids[i])) {
@@ -92,8 +92,8 @@ static int attach_and_verify(struct placer_cgroup *cg, const char *const groups[
     if (round == ATTACH_ROUNDS - 1)
       return placer_error_set(err, PLACER_EXIT_SYSTEM, EAGAIN,
                               "thread %d of pid %d stays in %s (%s) instead of %s after %d tries", (int)stray_tid,
-                              (int)pid, stray_path ? stray_path : "?", placer_cgroup_controller_name(stray_c), want[stray_c],
-                              ATTACH_ROUNDS);
+                              (int)pid, stray_path ? stray_path : "?", placer_cgroup_controller_name(stray_c),
+                              want[stray_c], ATTACH_ROUNDS);
     for (int c = 0; c < PLACER_CGROUP_N_CONTROLLERS; c++)
       if (misplaced[c] && write_procs(cg->hier[c].mount_point, groups[c], pid_text, err) < 0)
         return -1;
@@ -138,8 +138,8 @@ int placer_cgroup_pid_membership(struct placer_cgroup *cg, pid_t pid, struct pla
     m.path[c] = cg_path_from_proc(cg->hier[c].mount_root, proc_path);
     if (m.path[c] == NULL) {
       placer_cgroup_membership_clear(&m);
-      return placer_error_set(err, PLACER_EXIT_SYSTEM, EXDEV, "pid %d is in %s (%s), outside the mount at %s",
-                              (int)pid, proc_path, placer_cgroup_controller_name(c), cg->hier[c].mount_point);
+      return placer_error_set(err, PLACER_EXIT_SYSTEM, EXDEV, "pid %d is in %s (%s), outside the mount at %s", (int)pid,
+                              proc_path, placer_cgroup_controller_name(c), cg->hier[c].mount_point);
     }
   }
   *out = m;

@@ -12,13 +12,13 @@
  * validated. */
 struct placer_cgroup_ops {
   const char *name;
-  const char *memory_limit_file;    /* "memory.limit_in_bytes" / "memory.max" */
-  const char *memory_unlimited;     /* what to write for no limit: "-1" / "max" */
-  uint64_t memory_unlimited_floor;  /* a limit read back this large means none */
-  const char *cpu_weight_file;      /* the raw weight file: "cpu.shares" / "cpu.weight" */
-  const char *effective_cpus_file;  /* "cpuset.effective_cpus" / "cpuset.cpus.effective" */
+  const char *memory_limit_file;   /* "memory.limit_in_bytes" / "memory.max" */
+  const char *memory_unlimited;    /* what to write for no limit: "-1" / "max" */
+  uint64_t memory_unlimited_floor; /* a limit read back this large means none */
+  const char *cpu_weight_file;     /* the raw weight file: "cpu.shares" / "cpu.weight" */
+  const char *effective_cpus_file; /* "cpuset.effective_cpus" / "cpuset.cpus.effective" */
   const char *effective_mems_file;
-  const char *cpu_usage_file;       /* "cpuacct.usage" (ns) / "cpu.stat" (usage_usec) */
+  const char *cpu_usage_file; /* "cpuacct.usage" (ns) / "cpu.stat" (usage_usec) */
   /* What cpu_usage_file holds, in ns (cgroup-cpu-usage.c). */
   int (*parse_cpu_usage)(const char *text, uint64_t *out_ns, struct placer_error **err);
   /* Find each controller's hierarchy; MOUNTINFO is /proc/self/mountinfo. */
@@ -70,10 +70,10 @@ bool cg_recorded_path_is_safe(const char *path);
 
 /* cgroupfs file I/O.  Errors name the path, the value and errno. */
 /* FILE of GROUP ("" or NULL: the root) in controller C's hierarchy. */
-int cg_write_group(const struct placer_cgroup *cg, enum placer_cgroup_controller c, const char *group,
-                   const char *file, const char *value, struct placer_error **err);
-int cg_read_group(const struct placer_cgroup *cg, enum placer_cgroup_controller c, const char *group,
-                  const char *file, char **out, struct placer_error **err);
+int cg_write_group(const struct placer_cgroup *cg, enum placer_cgroup_controller c, const char *group, const char *file,
+                   const char *value, struct placer_error **err);
+int cg_read_group(const struct placer_cgroup *cg, enum placer_cgroup_controller c, const char *group, const char *file,
+                  char **out, struct placer_error **err);
 int cg_read_group_u64(const struct placer_cgroup *cg, enum placer_cgroup_controller c, const char *group,
                       const char *file, uint64_t *out, struct placer_error **err);
 int cg_write_file(const char *dir, const char *file, const char *value, struct placer_error **err);

@@ -9,8 +9,7 @@
 #include "cgroup-internal.h"
 
 static bool name_byte_ok(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '_' ||
-         c == '-';
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-';
 }
 
 bool placer_cgroup_name_is_valid(const char *name) {

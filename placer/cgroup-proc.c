@@ -60,8 +60,8 @@ static char *unescape_octal(const char *s, size_t len) {
     return NULL;
   size_t o = 0;
   for (size_t i = 0; i < len; i++) {
-    if (s[i] == '\\' && i + 3 < len && isdigit((unsigned char)s[i + 1]) &&
-        isdigit((unsigned char)s[i + 2]) && isdigit((unsigned char)s[i + 3])) {
+    if (s[i] == '\\' && i + 3 < len && isdigit((unsigned char)s[i + 1]) && isdigit((unsigned char)s[i + 2]) &&
+        isdigit((unsigned char)s[i + 3])) {
       out[o++] = (char)(((s[i + 1] - '0') << 6) | ((s[i + 2] - '0') << 3) | (s[i + 3] - '0'));
       i += 3;
     } else {
@@ -206,9 +206,9 @@ int cg_mountinfo_children(const char *mountinfo, const char *root, struct placer
     const char *eol = strchr(line, '\n');
     size_t len = eol ? (size_t)(eol - line) : strlen(line);
     struct mountinfo_fields f;
-    bool usable = split_mountinfo_line(line, len, &f) == 0 &&
-                  ((f.fstype_len == 6 && strncmp(f.fstype, "cgroup", 6) == 0) ||
-                   (f.fstype_len == 7 && strncmp(f.fstype, "cgroup2", 7) == 0));
+    bool usable =
+        split_mountinfo_line(line, len, &f) == 0 && ((f.fstype_len == 6 && strncmp(f.fstype, "cgroup", 6) == 0) ||
+                                                     (f.fstype_len == 7 && strncmp(f.fstype, "cgroup2", 7) == 0));
     line = eol ? eol + 1 : NULL;
     if (!usable)
       continue;

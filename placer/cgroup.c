@@ -105,16 +105,16 @@ int cg_read_u64(const char *dir, const char *file, uint64_t *out, struct placer_
   return 0;
 }
 
-int cg_write_group(const struct placer_cgroup *cg, enum placer_cgroup_controller c, const char *group,
-                   const char *file, const char *value, struct placer_error **err) {
+int cg_write_group(const struct placer_cgroup *cg, enum placer_cgroup_controller c, const char *group, const char *file,
+                   const char *value, struct placer_error **err) {
   cleanup_free char *dir = placer_cgroup_dir(cg, c, group);
   if (dir == NULL)
     return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
   return cg_write_file(dir, file, value, err);
 }
 
-int cg_read_group(const struct placer_cgroup *cg, enum placer_cgroup_controller c, const char *group,
-                  const char *file, char **out, struct placer_error **err) {
+int cg_read_group(const struct placer_cgroup *cg, enum placer_cgroup_controller c, const char *group, const char *file,
+                  char **out, struct placer_error **err) {
   cleanup_free char *dir = placer_cgroup_dir(cg, c, group);
   if (dir == NULL)
     return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");

@@ -17,7 +17,6 @@
 #include "runstate.h"
 #include "vm.h"
 
-
 void placer_launch_prepared_clear(struct placer_launch_prepared *p) {
   placer_argv_free(p->argv);
   placer_argv_free(p->env);
@@ -248,7 +247,6 @@ int placer_launch_stop_recorded(struct placer_cgroup *cg, const char *rundir, co
     return -1;
   return placer_runstate_remove(rundir, rec->instance, err);
 }
-
 
 int placer_launch_place_self(struct placer_cgroup *cg, const struct placer_instance *inst, const char *group,
                              struct placer_error **err) {

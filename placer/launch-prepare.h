@@ -29,7 +29,7 @@ struct placer_launch_prepared {
   const char *accel_why;
   /* after start */
   struct placer_launch_record rec;
-  const char *state;   /* "started", "running", "-" */
+  const char *state; /* "started", "running", "-" */
   char *note;
 };
 void placer_launch_prepared_clear(struct placer_launch_prepared *p);

@@ -19,25 +19,25 @@
 /* What to start: one plan instance and its role's run config, with every
  * template already substituted.  Strings are borrowed. */
 struct placer_launch_spec {
-  const char *instance;      /* "osd.0" */
-  const char *role;          /* "osd" */
-  const char *profile;       /* profile name, for labels */
-  const char *group;         /* cgroup of the instance, "placer/osd/osd.0" */
-  bool pinned;               /* false: cpus/mems are not restricted */
-  const char *cpus;          /* kernel list syntax, "" when not pinned */
+  const char *instance; /* "osd.0" */
+  const char *role;     /* "osd" */
+  const char *profile;  /* profile name, for labels */
+  const char *group;    /* cgroup of the instance, "placer/osd/osd.0" */
+  bool pinned;          /* false: cpus/mems are not restricted */
+  const char *cpus;     /* kernel list syntax, "" when not pinned */
   const char *mems;
   bool has_memory_limit;
   uint64_t memory_bytes;
-  char **argv;               /* NULL-terminated; argv[0] is looked up in PATH */
-  char **env;                /* "K=V" set on top of placer's own environment (exec) or in the container */
-  const char *image;         /* podman */
+  char **argv;       /* NULL-terminated; argv[0] is looked up in PATH */
+  char **env;        /* "K=V" set on top of placer's own environment (exec) or in the container */
+  const char *image; /* podman */
   enum placer_network network;
-  char **volumes;            /* podman --volume values, "HOST:CONTAINER[:OPTS]" */
-  char **extra_args;         /* podman options placed before the image */
-  const char *container_name; /* podman */
-  const char *log_path;      /* stdout and stderr of the instance (appended); NULL: /dev/null */
+  char **volumes;              /* podman --volume values, "HOST:CONTAINER[:OPTS]" */
+  char **extra_args;           /* podman options placed before the image */
+  const char *container_name;  /* podman */
+  const char *log_path;        /* stdout and stderr of the instance (appended); NULL: /dev/null */
   const char *containers_conf; /* podman: CONTAINERS_CONF for every podman call */
-  unsigned stop_timeout_s;   /* SIGTERM, then SIGKILL after this long */
+  unsigned stop_timeout_s;     /* SIGTERM, then SIGKILL after this long */
 };
 
 /* What was started: enough to find, check and stop it after placer exited
@@ -46,22 +46,22 @@ struct placer_launch_record {
   char *profile;
   char *instance;
   char *role;
-  char *backend;             /* ops name */
-  pid_t pid;                 /* the instance's main process (podman: the container's init) */
+  char *backend;                 /* ops name */
+  pid_t pid;                     /* the instance's main process (podman: the container's init) */
   unsigned long long start_time; /* /proc/PID/stat starttime: a reused PID is not ours */
-  char *group;               /* where placer placed it: "placer/osd/osd.0" (podman: its cgroup parent) */
-  char *container_name;      /* podman, else NULL */
-  char *container_id;        /* podman, else NULL */
-  char *container_cgroup;    /* podman: the container's own group below group, else NULL */
+  char *group;                   /* where placer placed it: "placer/osd/osd.0" (podman: its cgroup parent) */
+  char *container_name;          /* podman, else NULL */
+  char *container_id;            /* podman, else NULL */
+  char *container_cgroup;        /* podman: the container's own group below group, else NULL */
   char *log_path;
-  char *accel;               /* vm: "tcg" or "kvm", else NULL */
-  char *joined_by;           /* how it got into its group before its first instruction:
+  char *accel;     /* vm: "tcg" or "kvm", else NULL */
+  char *joined_by; /* how it got into its group before its first instruction:
                                 "clone3" (CLONE_INTO_CGROUP), "cgroup.procs" (written by the
                                 child before execve), "runc" (podman) */
-  char **argv;               /* what was run (podman: the podman argv) */
+  char **argv;     /* what was run (podman: the podman argv) */
   unsigned stop_timeout_s;
-  long long started_at;      /* unix time */
-  unsigned seq;              /* position in the plan: stop goes in reverse */
+  long long started_at; /* unix time */
+  unsigned seq;         /* position in the plan: stop goes in reverse */
 };
 void placer_launch_record_clear(struct placer_launch_record *rec);
 

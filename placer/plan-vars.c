@@ -39,4 +39,3 @@ void placer_subst_vars_from_instance(const struct placer_instance *inst, struct 
   add_var(out, "cpus", out->storage[1]);
   add_var(out, "mems", out->storage[2]);
 }
-

@@ -21,24 +21,24 @@ enum placer_locality {
 };
 
 struct placer_instance {
-  char *name;              /* "osd.0": role name, '.', index; unique in the plan */
-  char *role;              /* the role's name in the profile */
+  char *name; /* "osd.0": role name, '.', index; unique in the plan */
+  char *role; /* the role's name in the profile */
   enum placer_role_kind kind;
-  unsigned index;          /* 0.. within the role */
-  char *device;            /* block device name it serves, or NULL */
-  char *nic;               /* NIC name it is placed near, or NULL */
-  bool pinned;             /* false: no cpuset restriction (unpinned baseline) */
-  hwloc_bitmap_t cpus;     /* OS indexes; all allowed PUs when !pinned */
-  hwloc_bitmap_t mems;     /* NUMA OS indexes */
+  unsigned index;      /* 0.. within the role */
+  char *device;        /* block device name it serves, or NULL */
+  char *nic;           /* NIC name it is placed near, or NULL */
+  bool pinned;         /* false: no cpuset restriction (unpinned baseline) */
+  hwloc_bitmap_t cpus; /* OS indexes; all allowed PUs when !pinned */
+  hwloc_bitmap_t mems; /* NUMA OS indexes */
   bool has_memory_limit;
-  uint64_t memory_bytes;   /* limit and per-node budget when has_memory_limit */
-  unsigned cpu_weight;     /* 1..10000 as cgroup v2 cpu.weight; 0 = leave default */
+  uint64_t memory_bytes; /* limit and per-node budget when has_memory_limit */
+  unsigned cpu_weight;   /* 1..10000 as cgroup v2 cpu.weight; 0 = leave default */
   bool exclusive;
   bool whole_cores;
   enum placer_locality locality;
-  int numa_node;           /* os_index of the node it mostly lies on, -1 if several/none */
+  int numa_node; /* os_index of the node it mostly lies on, -1 if several/none */
   struct placer_match match;
-  bool pin_vcpus;          /* vm: pin each vCPU thread to its own PU */
+  bool pin_vcpus; /* vm: pin each vCPU thread to its own PU */
 };
 
 struct placer_plan {
@@ -49,9 +49,11 @@ struct placer_plan {
   hwloc_bitmap_t reserved_cpus;
   hwloc_bitmap_t reserved_mems;
   uint64_t reserved_memory_bytes;
-  struct placer_instance *instances; size_t n_instances; /* profile order */
+  struct placer_instance *instances;
+  size_t n_instances;       /* profile order */
   hwloc_bitmap_t free_cpus; /* usable PUs neither reserved nor held by an instance or a shared pool */
-  char **warnings; size_t n_warnings;
+  char **warnings;
+  size_t n_warnings;
 };
 
 struct placer_profile; /* profile.h */

@@ -228,8 +228,7 @@ int placer_task_list(pid_t pid, pid_t **tids, size_t *n_tids, struct placer_erro
   snprintf(dir_path, sizeof(dir_path), "/proc/%d/task", (int)pid);
   DIR *dir = opendir(dir_path);
   if (dir == NULL)
-    return placer_error_errno(err, PLACER_EXIT_SYSTEM, errno, "list threads of pid %d: open %s", (int)pid,
-                              dir_path);
+    return placer_error_errno(err, PLACER_EXIT_SYSTEM, errno, "list threads of pid %d: open %s", (int)pid, dir_path);
   pid_t *list = NULL;
   size_t n = 0, cap = 0;
   struct dirent *de;

@@ -171,8 +171,7 @@ int placer_cmdline_qmp_socket(const struct placer_cmdline *cl, char **path) {
       const char *opts = cl->argv[j + 1];
       char backend[64], cid[256];
       qemu_opt_next(opts, backend, sizeof(backend));
-      if (strcmp(backend, "socket") != 0 || !qemu_opt_get(opts, "id", NULL, cid, sizeof(cid)) ||
-          strcmp(cid, id) != 0)
+      if (strcmp(backend, "socket") != 0 || !qemu_opt_get(opts, "id", NULL, cid, sizeof(cid)) || strcmp(cid, id) != 0)
         continue;
       if (qemu_opt_get(opts, "path", NULL, buf, sizeof(buf)) && *buf)
         return (*path = strdup(buf)) ? 0 : -1;

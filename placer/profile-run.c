@@ -18,7 +18,10 @@
 static const char *const backend_names[] = { [PLACER_RUN_EXEC] = "exec", [PLACER_RUN_PODMAN] = "podman", NULL };
 static const char *const network_names[] = { [PLACER_NETWORK_NONE] = "none", [PLACER_NETWORK_HOST] = "host", NULL };
 static const char *const accel_names[] = {
-  [PLACER_VM_ACCEL_AUTO] = "auto", [PLACER_VM_ACCEL_TCG] = "tcg", [PLACER_VM_ACCEL_KVM] = "kvm", NULL,
+  [PLACER_VM_ACCEL_AUTO] = "auto",
+  [PLACER_VM_ACCEL_TCG] = "tcg",
+  [PLACER_VM_ACCEL_KVM] = "kvm",
+  NULL,
 };
 
 const char *placer_run_backend_name(enum placer_run_backend b) {
@@ -48,8 +51,8 @@ static int list_push(struct placer_string_list *list, const char *s) {
 /* Every {placeholder} of S must be one substitute.c knows. */
 static int check_template(struct pyaml_walk *w, yaml_node_t *v, const char *key, const char *s) {
   static const struct placer_subst_var probe[] = {
-    { "id", "" }, { "index", "" }, { "name", "" }, { "role", "" },
-    { "device", "" }, { "nic", "" }, { "cpus", "" }, { "mems", "" },
+    { "id", "" },     { "index", "" }, { "name", "" }, { "role", "" },
+    { "device", "" }, { "nic", "" },   { "cpus", "" }, { "mems", "" },
   };
   struct placer_error *e = NULL;
   char *out = NULL;

@@ -26,29 +26,29 @@ enum placer_vm_accel {
 /* A vm role's guest: qemu with a kernel and an initramfs whose /init runs a
  * load (ci/vm/init) for SECONDS, then powers off. */
 struct placer_vm_config {
-  unsigned vcpus;              /* default 1 */
-  uint64_t memory_bytes;       /* guest RAM, default 512 MiB */
-  unsigned seconds;            /* how long the load runs, default 3600 */
-  char *work;                  /* the load, default "cpu" */
-  uint64_t work_memory_bytes;  /* working set of the load, default 64 MiB */
-  char *kernel;                /* templates; NULL: $PLACER_VM_KERNEL */
-  char *initrd;                /* NULL: $PLACER_VM_INITRD */
+  unsigned vcpus;             /* default 1 */
+  uint64_t memory_bytes;      /* guest RAM, default 512 MiB */
+  unsigned seconds;           /* how long the load runs, default 3600 */
+  char *work;                 /* the load, default "cpu" */
+  uint64_t work_memory_bytes; /* working set of the load, default 64 MiB */
+  char *kernel;               /* templates; NULL: $PLACER_VM_KERNEL */
+  char *initrd;               /* NULL: $PLACER_VM_INITRD */
   enum placer_vm_accel accel;
-  char *append;                /* more kernel parameters, NULL when none */
+  char *append; /* more kernel parameters, NULL when none */
 };
 
 struct placer_run_config {
   enum placer_run_backend backend;
-  struct placer_string_list command;  /* argv templates (a string is split on blanks, no shell) */
-  char *image;                        /* podman */
-  struct placer_string_list env;      /* "KEY=value template", in profile order */
-  enum placer_network network;        /* default none */
-  unsigned stop_timeout_s;            /* default 10 */
-  struct placer_string_list volumes;  /* podman --volume templates */
+  struct placer_string_list command;     /* argv templates (a string is split on blanks, no shell) */
+  char *image;                           /* podman */
+  struct placer_string_list env;         /* "KEY=value template", in profile order */
+  enum placer_network network;           /* default none */
+  unsigned stop_timeout_s;               /* default 10 */
+  struct placer_string_list volumes;     /* podman --volume templates */
   struct placer_string_list podman_args; /* more podman run options (templates), before the image */
   bool has_vm;
   struct placer_vm_config vm;
-  unsigned line;                      /* where run: starts */
+  unsigned line; /* where run: starts */
 };
 
 /* The pyaml CUSTOM parser of a role's "run" key: fills

@@ -176,16 +176,15 @@ static int parse_field(struct pyaml_walk *w, const struct pyaml_field *f, yaml_n
   void *slot = (char *)target + f->offset;
   const char *why = NULL;
   switch (f->type) {
-  case PYAML_FIELD_STRING:
-    return parse_string(w, v, f->key, slot);
+  case PYAML_FIELD_STRING: return parse_string(w, v, f->key, slot);
   case PYAML_FIELD_NAME:
     if (parse_string(w, v, f->key, slot) < 0)
       return -1;
     if (!valid_name(*(char **)slot))
       return pyaml_walk_key_error(w, v, f->key,
-                                 "'%s' is not a valid name (letters, digits, '-' and '_', at most 63, "
-                                 "starting with a letter or digit)",
-                                 *(char **)slot);
+                                  "'%s' is not a valid name (letters, digits, '-' and '_', at most 63, "
+                                  "starting with a letter or digit)",
+                                  *(char **)slot);
     return 0;
   case PYAML_FIELD_UINT: {
     unsigned long long value;
@@ -194,7 +193,7 @@ static int parse_field(struct pyaml_walk *w, const struct pyaml_field *f, yaml_n
       if (strcmp(why, "too large") == 0)
         return pyaml_walk_key_error(w, v, f->key, "'%s' is too large (at most %llu)", pyaml_walk_scalar(v), max);
       return pyaml_walk_key_error(w, v, f->key, "%s, got '%s'", why,
-                                 pyaml_walk_is_scalar(v) ? pyaml_walk_scalar(v) : node_kind_name(v));
+                                  pyaml_walk_is_scalar(v) ? pyaml_walk_scalar(v) : node_kind_name(v));
     }
     if (value < f->min)
       return pyaml_walk_key_error(w, v, f->key, "must be at least %u, got %llu", f->min, value);
@@ -202,9 +201,10 @@ static int parse_field(struct pyaml_walk *w, const struct pyaml_field *f, yaml_n
     return 0;
   }
   case PYAML_FIELD_BOOL: {
-    if (!pyaml_walk_is_plain(v) || (strcmp(pyaml_walk_scalar(v), "true") != 0 && strcmp(pyaml_walk_scalar(v), "false") != 0))
+    if (!pyaml_walk_is_plain(v) ||
+        (strcmp(pyaml_walk_scalar(v), "true") != 0 && strcmp(pyaml_walk_scalar(v), "false") != 0))
       return pyaml_walk_key_error(w, v, f->key, "expected true or false, got '%s'",
-                                 pyaml_walk_is_scalar(v) ? pyaml_walk_scalar(v) : node_kind_name(v));
+                                  pyaml_walk_is_scalar(v) ? pyaml_walk_scalar(v) : node_kind_name(v));
     *(bool *)slot = strcmp(pyaml_walk_scalar(v), "true") == 0;
     return 0;
   }
@@ -212,7 +212,7 @@ static int parse_field(struct pyaml_walk *w, const struct pyaml_field *f, yaml_n
     uint64_t bytes;
     if (!pyaml_walk_is_scalar(v) || is_null(v))
       return pyaml_walk_key_error(w, v, f->key, "expected a size such as 6GiB, got %s",
-                                 is_null(v) ? "nothing" : node_kind_name(v));
+                                  is_null(v) ? "nothing" : node_kind_name(v));
     if (placer_parse_bytes(pyaml_walk_scalar(v), &bytes, &why) < 0)
       return pyaml_walk_key_error(w, v, f->key, "bad size '%s': %s", pyaml_walk_scalar(v), why);
     if (bytes == 0 && f->min > 0)
@@ -233,13 +233,13 @@ static int parse_field(struct pyaml_walk *w, const struct pyaml_field *f, yaml_n
       snprintf(expected + len, sizeof(expected) - len, "%s%s", i ? ", " : "", f->names[i]);
     }
     return pyaml_walk_key_error(w, v, f->key, "expected one of %s, got '%s'", expected,
-                               pyaml_walk_is_scalar(v) ? pyaml_walk_scalar(v) : node_kind_name(v));
+                                pyaml_walk_is_scalar(v) ? pyaml_walk_scalar(v) : node_kind_name(v));
   }
   case PYAML_FIELD_STRING_LIST: {
     struct placer_string_list *list = slot;
     if (v->type != YAML_SEQUENCE_NODE)
       return pyaml_walk_key_error(w, v, f->key, "expected a list of strings such as [\"nvme*\"], got %s",
-                                 is_null(v) ? "nothing" : node_kind_name(v));
+                                  is_null(v) ? "nothing" : node_kind_name(v));
     size_t n = (size_t)(v->data.sequence.items.top - v->data.sequence.items.start);
     if (n == 0)
       return pyaml_walk_key_error(w, v, f->key, "must not be empty");
@@ -263,8 +263,7 @@ static int parse_field(struct pyaml_walk *w, const struct pyaml_field *f, yaml_n
     pyaml_walk_pop(w, saved);
     return rc;
   }
-  case PYAML_FIELD_CUSTOM:
-    return f->parse(w, f, v, target);
+  case PYAML_FIELD_CUSTOM: return f->parse(w, f, v, target);
   }
   return pyaml_walk_key_error(w, v, f->key, "unsupported field type");
 }
@@ -272,7 +271,9 @@ static int parse_field(struct pyaml_walk *w, const struct pyaml_field *f, yaml_n
 int pyaml_walk_mapping(struct pyaml_walk *w, yaml_node_t *node, const struct pyaml_schema *schema, void *target) {
   if (node == NULL || node->type != YAML_MAPPING_NODE)
     return pyaml_walk_error(w, node, "expected a mapping (%s), got %s", schema->what,
-                           node == NULL ? "nothing" : is_null(node) ? "nothing" : node_kind_name(node));
+                            node == NULL    ? "nothing"
+                            : is_null(node) ? "nothing"
+                                            : node_kind_name(node));
   for (yaml_node_pair_t *p = node->data.mapping.pairs.start; p < node->data.mapping.pairs.top; p++) {
     yaml_node_t *k = yaml_document_get_node(w->doc, p->key);
     yaml_node_t *v = yaml_document_get_node(w->doc, p->value);
@@ -283,7 +284,7 @@ int pyaml_walk_mapping(struct pyaml_walk *w, yaml_node_t *node, const struct pya
       yaml_node_t *earlier = yaml_document_get_node(w->doc, q->key);
       if (pyaml_walk_is_scalar(earlier) && strcmp(pyaml_walk_scalar(earlier), key) == 0)
         return pyaml_walk_key_error(w, k, key, "duplicate key '%s' (first given at line %u)", key,
-                                   (unsigned)earlier->start_mark.line + 1);
+                                    (unsigned)earlier->start_mark.line + 1);
     }
     const struct pyaml_field *field = NULL;
     for (size_t i = 0; i < schema->n_fields; i++)

@@ -14,10 +14,10 @@
 #include "profile.h" /* struct placer_string_list */
 
 struct pyaml_walk {
-  const char *file;        /* as named in messages */
+  const char *file; /* as named in messages */
   yaml_document_t *doc;
   struct placer_error **err;
-  char path[512];          /* "roles[0].cpu" while walking that mapping */
+  char path[512]; /* "roles[0].cpu" while walking that mapping */
 };
 
 enum pyaml_field_type {
@@ -37,13 +37,13 @@ struct pyaml_schema;
 struct pyaml_field {
   const char *key;
   enum pyaml_field_type type;
-  size_t offset;                     /* of the value in the target struct */
-  unsigned min, max;                 /* UINT bounds (max 0: none); SIZE: min 0 allows 0 */
-  const char *const *names;          /* ENUM: NULL-terminated */
+  size_t offset;                      /* of the value in the target struct */
+  unsigned min, max;                  /* UINT bounds (max 0: none); SIZE: min 0 allows 0 */
+  const char *const *names;           /* ENUM: NULL-terminated */
   const struct pyaml_schema *mapping; /* MAPPING */
-  int arg;                           /* CUSTOM: passed on, for parsers shared by several keys */
+  int arg;                            /* CUSTOM: passed on, for parsers shared by several keys */
   int (*parse)(struct pyaml_walk *w, const struct pyaml_field *field, yaml_node_t *value,
-               void *target);        /* CUSTOM: target is the struct base, not the slot */
+               void *target); /* CUSTOM: target is the struct base, not the slot */
 };
 
 struct pyaml_schema {
@@ -87,6 +87,5 @@ bool pyaml_walk_is_plain(const yaml_node_t *node);
 const char *pyaml_walk_scalar(const yaml_node_t *node);
 /* A plain decimal into *out; -1 with a reason on error (no message set). */
 int pyaml_walk_parse_uint(const yaml_node_t *node, unsigned long long max, unsigned long long *out, const char **why);
-
 
 #endif

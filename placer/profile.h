@@ -46,54 +46,54 @@ enum placer_mems_mode {
 };
 
 struct placer_cpu_spec {
-  unsigned cores;        /* cores: N whole cores, 0 when threads is used */
-  unsigned threads;      /* threads: N hardware threads, 0 when cores is used */
-  bool whole_cores;      /* threads rounded up to whole cores (SMT siblings kept together) */
-  bool exclusive;        /* false: the instance runs in a shared pool */
-  char *pool;            /* shared pool's name (defaults to the role's name); NULL when exclusive */
-  unsigned weight;       /* cgroup v2 cpu.weight 1..10000; 0: leave the default */
-  bool pin_vcpus;        /* vm: each vCPU thread on its own PU */
+  unsigned cores;   /* cores: N whole cores, 0 when threads is used */
+  unsigned threads; /* threads: N hardware threads, 0 when cores is used */
+  bool whole_cores; /* threads rounded up to whole cores (SMT siblings kept together) */
+  bool exclusive;   /* false: the instance runs in a shared pool */
+  char *pool;       /* shared pool's name (defaults to the role's name); NULL when exclusive */
+  unsigned weight;  /* cgroup v2 cpu.weight 1..10000; 0: leave the default */
+  bool pin_vcpus;   /* vm: each vCPU thread on its own PU */
 };
 
 struct placer_role_spec {
   char *name;
   enum placer_role_kind kind;
   enum placer_count_mode count_mode;
-  unsigned count;        /* FIXED: instances; PER_DEVICE / PER_NUMA: instances per device / node */
-  unsigned max_count;    /* FILL: at most this many; 0: no cap */
-  unsigned first_index;  /* instance names and {index} start here */
+  unsigned count;                    /* FIXED: instances; PER_DEVICE / PER_NUMA: instances per device / node */
+  unsigned max_count;                /* FILL: at most this many; 0: no cap */
+  unsigned first_index;              /* instance names and {index} start here */
   struct placer_string_list devices; /* PER_DEVICE: block device name globs */
-  bool has_cpu;          /* cpu given (required when the profile pins) */
+  bool has_cpu;                      /* cpu given (required when the profile pins) */
   struct placer_cpu_spec cpu;
   bool has_memory;
   uint64_t memory_bytes;          /* per instance */
   uint64_t memory_overhead_bytes; /* added to memory_bytes (hypervisor overhead per guest) */
   enum placer_near near;
-  char *nic;             /* NEAR_NIC: name glob */
-  unsigned numa;         /* NEAR_NUMA: OS index of the node (not used with per_numa) */
+  char *nic;     /* NEAR_NIC: name glob */
+  unsigned numa; /* NEAR_NUMA: OS index of the node (not used with per_numa) */
   enum placer_policy policy;
   enum placer_mems_mode mems;
   enum placer_match_kind match_kind;
-  char *match_template;  /* with {index}, {name}, {role}, {device} placeholders */
+  char *match_template;          /* with {index}, {name}, {role}, {device} placeholders */
   struct placer_run_config *run; /* run: section (profile-run.h), NULL when absent */
-  unsigned line;         /* where the role starts in the file */
+  unsigned line;                 /* where the role starts in the file */
 };
 
 struct placer_reserve_spec {
-  unsigned cores;          /* whole cores in total, spread over the NUMA nodes */
-  bool cores_is_percent;   /* cores is a percentage of the node's cores (rounded down) */
-  unsigned cores_per_numa; /* whole cores on every NUMA node (instead of cores) */
+  unsigned cores;                 /* whole cores in total, spread over the NUMA nodes */
+  bool cores_is_percent;          /* cores is a percentage of the node's cores (rounded down) */
+  unsigned cores_per_numa;        /* whole cores on every NUMA node (instead of cores) */
   struct placer_string_list nics; /* NICs whose interrupts get cores of their own */
-  unsigned nic_cores;      /* whole cores per matching NIC, on its NUMA node */
-  uint64_t memory_bytes;   /* host memory kept out of every role, split evenly over nodes */
+  unsigned nic_cores;             /* whole cores per matching NIC, on its NUMA node */
+  uint64_t memory_bytes;          /* host memory kept out of every role, split evenly over nodes */
   uint64_t memory_per_numa_bytes; /* ... or this much on every node */
 };
 
 struct placer_profile {
-  char *path;            /* as given, for messages */
-  char *name;            /* name:, or the file name without .yaml */
-  char *description;     /* NULL when not given */
-  bool pin;              /* false: nothing is pinned (the unpinned A/B baseline) */
+  char *path;        /* as given, for messages */
+  char *name;        /* name:, or the file name without .yaml */
+  char *description; /* NULL when not given */
+  bool pin;          /* false: nothing is pinned (the unpinned A/B baseline) */
   struct placer_reserve_spec reserve;
   struct placer_role_spec *roles;
   size_t n_roles;
@@ -113,6 +113,5 @@ const struct placer_role_spec *placer_profile_role(const struct placer_profile *
 /* The match value of one instance: template with {index}, {name}, {role} and
  * {device} substituted.  Caller frees; NULL on ENOMEM. */
 char *placer_match_expand(const char *tmpl, const char *instance, const char *role, unsigned index, const char *device);
-
 
 #endif

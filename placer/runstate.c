@@ -55,23 +55,13 @@ json_t *placer_launch_record_to_json(const struct placer_launch_record *rec) {
   for (size_t i = 0; rec->argv && rec->argv[i]; i++)
     json_array_append_new(argv, json_string(rec->argv[i]));
   return json_pack("{s:i, s:o, s:o, s:o, s:o, s:I, s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:i, s:I, s:i, s:o}",
-                   "schema", PLACER_RUNSTATE_SCHEMA,
-                   "profile", str_or_null(rec->profile),
-                   "instance", str_or_null(rec->instance),
-                   "role", str_or_null(rec->role),
-                   "backend", str_or_null(rec->backend),
-                   "pid", (json_int_t)rec->pid,
-                   "start_time", (json_int_t)rec->start_time,
-                   "group", str_or_null(rec->group),
-                   "container_name", str_or_null(rec->container_name),
-                   "container_id", str_or_null(rec->container_id),
-                   "container_cgroup", str_or_null(rec->container_cgroup),
-                   "log", str_or_null(rec->log_path),
-                   "accel", str_or_null(rec->accel),
-                   "argv", argv,
-                   "stop_timeout", (int)rec->stop_timeout_s,
-                   "started_at", (json_int_t)rec->started_at,
-                   "seq", (int)rec->seq,
+                   "schema", PLACER_RUNSTATE_SCHEMA, "profile", str_or_null(rec->profile), "instance",
+                   str_or_null(rec->instance), "role", str_or_null(rec->role), "backend", str_or_null(rec->backend),
+                   "pid", (json_int_t)rec->pid, "start_time", (json_int_t)rec->start_time, "group",
+                   str_or_null(rec->group), "container_name", str_or_null(rec->container_name), "container_id",
+                   str_or_null(rec->container_id), "container_cgroup", str_or_null(rec->container_cgroup), "log",
+                   str_or_null(rec->log_path), "accel", str_or_null(rec->accel), "argv", argv, "stop_timeout",
+                   (int)rec->stop_timeout_s, "started_at", (json_int_t)rec->started_at, "seq", (int)rec->seq,
                    "joined_by", str_or_null(rec->joined_by));
 }
 
@@ -109,9 +99,10 @@ int placer_launch_record_from_json(json_t *json, struct placer_launch_record *ou
   if (schema != PLACER_RUNSTATE_SCHEMA)
     return placer_error_set(err, PLACER_EXIT_USAGE, 0, "run record: schema %lld (this placer reads %d)",
                             (long long)schema, PLACER_RUNSTATE_SCHEMA);
-  if (get_str(json, "profile", false, &rec.profile, err) < 0 || get_str(json, "instance", true, &rec.instance, err) < 0 ||
-      get_str(json, "role", false, &rec.role, err) < 0 || get_str(json, "backend", true, &rec.backend, err) < 0 ||
-      get_int(json, "pid", 0, INT_MAX, &pid, err) < 0 || get_int(json, "start_time", 0, LLONG_MAX, &start, err) < 0 ||
+  if (get_str(json, "profile", false, &rec.profile, err) < 0 ||
+      get_str(json, "instance", true, &rec.instance, err) < 0 || get_str(json, "role", false, &rec.role, err) < 0 ||
+      get_str(json, "backend", true, &rec.backend, err) < 0 || get_int(json, "pid", 0, INT_MAX, &pid, err) < 0 ||
+      get_int(json, "start_time", 0, LLONG_MAX, &start, err) < 0 ||
       get_str(json, "group", false, &rec.group, err) < 0 ||
       get_str(json, "container_name", false, &rec.container_name, err) < 0 ||
       get_str(json, "container_id", false, &rec.container_id, err) < 0 ||

@@ -124,9 +124,7 @@ static json_t *journal_entry_to_json(const struct placer_journal_entry *e) {
   json_object_set_new(j, "txn", json_integer(e->txn));
   json_object_set_new(j, "op", json_string(placer_journal_op_name(e->op)));
   switch (e->op) {
-  case PLACER_JOURNAL_CREATE:
-    json_object_set_new(j, "group", str_or_null(e->group));
-    break;
+  case PLACER_JOURNAL_CREATE: json_object_set_new(j, "group", str_or_null(e->group)); break;
   case PLACER_JOURNAL_SET:
     json_object_set_new(j, "group", str_or_null(e->group));
     json_object_set_new(j, "setting", json_string(placer_setting_name(e->setting)));
@@ -253,13 +251,20 @@ static int parse_enum(const char *text, const char *(*name_of)(int), int n, int 
   return -1;
 }
 
-static const char *journal_op_name_int(int i) { return placer_journal_op_name((enum placer_journal_op)i); }
-static const char *setting_name_int(int i) { return placer_setting_name((enum placer_setting)i); }
-static const char *role_kind_name_int(int i) { return placer_role_kind_name((enum placer_role_kind)i); }
-static const char *match_kind_name_int(int i) { return placer_match_kind_name((enum placer_match_kind)i); }
+static const char *journal_op_name_int(int i) {
+  return placer_journal_op_name((enum placer_journal_op)i);
+}
+static const char *setting_name_int(int i) {
+  return placer_setting_name((enum placer_setting)i);
+}
+static const char *role_kind_name_int(int i) {
+  return placer_role_kind_name((enum placer_role_kind)i);
+}
+static const char *match_kind_name_int(int i) {
+  return placer_match_kind_name((enum placer_match_kind)i);
+}
 
-static int journal_entry_from_json(json_t *j, struct placer_journal_entry *e, size_t index,
-                                   struct placer_error **err) {
+static int journal_entry_from_json(json_t *j, struct placer_journal_entry *e, size_t index, struct placer_error **err) {
   char where[64];
   snprintf(where, sizeof(where), "journal[%zu]", index);
   memset(e, 0, sizeof(*e));
@@ -273,7 +278,8 @@ static int journal_entry_from_json(json_t *j, struct placer_journal_entry *e, si
   if (parse_enum(json_string_value(json_object_get(j, "op")), journal_op_name_int, 4, &op) < 0)
     return placer_error_set(err, PLACER_EXIT_SYSTEM, EINVAL, "%s: unknown \"op\"", where);
   e->op = (enum placer_journal_op)op;
-  if (dup_opt_string(j, "group", &e->group, where, err) < 0 || dup_opt_string(j, "previous", &e->previous, where, err) < 0 ||
+  if (dup_opt_string(j, "group", &e->group, where, err) < 0 ||
+      dup_opt_string(j, "previous", &e->previous, where, err) < 0 ||
       dup_opt_string(j, "instance", &e->instance, where, err) < 0)
     return -1;
   if (e->op == PLACER_JOURNAL_CREATE || e->op == PLACER_JOURNAL_SET) {
@@ -328,22 +334,23 @@ static int journal_entry_from_json(json_t *j, struct placer_journal_entry *e, si
   return 0;
 }
 
-static int instance_from_json(json_t *j, struct placer_state_instance *inst, size_t index,
-                              struct placer_error **err) {
+static int instance_from_json(json_t *j, struct placer_state_instance *inst, size_t index, struct placer_error **err) {
   char where[64];
   snprintf(where, sizeof(where), "instances[%zu]", index);
   memset(inst, 0, sizeof(*inst));
   if (!json_is_object(j))
     return placer_error_set(err, PLACER_EXIT_SYSTEM, EINVAL, "%s is not an object", where);
-  if (dup_opt_string(j, "name", &inst->name, where, err) < 0 || dup_opt_string(j, "role", &inst->role, where, err) < 0 ||
-      dup_opt_string(j, "group", &inst->group, where, err) < 0 || dup_opt_string(j, "cpus", &inst->cpus, where, err) < 0 ||
+  if (dup_opt_string(j, "name", &inst->name, where, err) < 0 ||
+      dup_opt_string(j, "role", &inst->role, where, err) < 0 ||
+      dup_opt_string(j, "group", &inst->group, where, err) < 0 ||
+      dup_opt_string(j, "cpus", &inst->cpus, where, err) < 0 ||
       dup_opt_string(j, "mems", &inst->mems, where, err) < 0 ||
       dup_opt_string(j, "qmp_socket", &inst->qmp_socket, where, err) < 0)
     return -1;
   if (inst->name == NULL || inst->group == NULL || !placer_cgroup_group_is_valid(inst->group) || inst->cpus == NULL ||
       inst->mems == NULL)
-    return placer_error_set(err, PLACER_EXIT_SYSTEM, EINVAL, "%s: needs \"name\", a valid \"group\", \"cpus\", \"mems\"",
-                            where);
+    return placer_error_set(err, PLACER_EXIT_SYSTEM, EINVAL,
+                            "%s: needs \"name\", a valid \"group\", \"cpus\", \"mems\"", where);
   int k = 0;
   if (parse_enum(json_string_value(json_object_get(j, "kind")), role_kind_name_int, PLACER_KIND_GENERIC + 1, &k) < 0)
     return placer_error_set(err, PLACER_EXIT_SYSTEM, EINVAL, "%s: unknown \"kind\"", where);
@@ -393,8 +400,8 @@ int placer_state_from_json(json_t *j, struct placer_state *s, struct placer_erro
   if (get_uint(j, "schema", UINT32_MAX, &v, false, "state", err) < 0)
     return -1;
   if (v != PLACER_STATE_SCHEMA)
-    return placer_error_set(err, PLACER_EXIT_SYSTEM, EINVAL, "schema %llu, this placer reads %d",
-                            (unsigned long long)v, PLACER_STATE_SCHEMA);
+    return placer_error_set(err, PLACER_EXIT_SYSTEM, EINVAL, "schema %llu, this placer reads %d", (unsigned long long)v,
+                            PLACER_STATE_SCHEMA);
   json_t *profile = json_object_get(j, "profile");
   if (dup_opt_string(j, "cgroup_mode", &s->cgroup_mode, "state", err) < 0 ||
       dup_opt_string(j, "cgroup_root", &s->cgroup_root, "state", err) < 0 ||

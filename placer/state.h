@@ -42,17 +42,17 @@ struct placer_thread_affinity {
 };
 
 struct placer_journal_entry {
-  unsigned txn;                 /* which apply wrote it */
+  unsigned txn; /* which apply wrote it */
   enum placer_journal_op op;
-  char *group;                  /* CREATE, SET; MOVE: where the process went */
-  enum placer_setting setting;  /* SET */
-  char *previous;               /* SET: the value before; AFFINITY: the cpus before */
-  pid_t pid;                    /* MOVE, AFFINITY */
-  uint64_t start_time;          /* MOVE, AFFINITY: with pid, names one process */
-  pid_t tid;                    /* AFFINITY */
-  char *instance;               /* MOVE */
-  struct placer_cgroup_membership original;   /* MOVE */
-  struct placer_thread_affinity *threads;     /* MOVE: every thread's cpus before */
+  char *group;                              /* CREATE, SET; MOVE: where the process went */
+  enum placer_setting setting;              /* SET */
+  char *previous;                           /* SET: the value before; AFFINITY: the cpus before */
+  pid_t pid;                                /* MOVE, AFFINITY */
+  uint64_t start_time;                      /* MOVE, AFFINITY: with pid, names one process */
+  pid_t tid;                                /* AFFINITY */
+  char *instance;                           /* MOVE */
+  struct placer_cgroup_membership original; /* MOVE */
+  struct placer_thread_affinity *threads;   /* MOVE: every thread's cpus before */
   size_t n_threads;
 };
 
@@ -72,27 +72,27 @@ struct placer_state_instance {
   char *mems;
   bool has_memory_limit;
   uint64_t memory_bytes;
-  unsigned cpu_weight;          /* 0: left at the default */
+  unsigned cpu_weight; /* 0: left at the default */
   bool pin_vcpus;
   struct placer_match match;
-  char *qmp_socket;             /* given with --qmp, or NULL */
+  char *qmp_socket; /* given with --qmp, or NULL */
   struct placer_state_process *procs;
   size_t n_procs;
 };
 
 struct placer_state {
-  char *dir;                    /* not stored */
-  int lock_fd;                  /* not stored; -1 when not locked */
-  char *cgroup_mode;            /* "v1" / "v2" */
-  char *cgroup_root;            /* "/sys/fs/cgroup" */
-  char *prefix;                 /* top group, "placer" */
+  char *dir;         /* not stored */
+  int lock_fd;       /* not stored; -1 when not locked */
+  char *cgroup_mode; /* "v1" / "v2" */
+  char *cgroup_root; /* "/sys/fs/cgroup" */
+  char *prefix;      /* top group, "placer" */
   char *profile_name;
   char *profile_path;
   char *topology_source;
-  char *applied_at;             /* RFC 3339 UTC of the last successful apply */
+  char *applied_at; /* RFC 3339 UTC of the last successful apply */
   unsigned last_txn;
-  unsigned pending_txn;         /* 0 when no apply is in progress or interrupted */
-  pid_t pending_pid;            /* the placer process of pending_txn */
+  unsigned pending_txn; /* 0 when no apply is in progress or interrupted */
+  pid_t pending_pid;    /* the placer process of pending_txn */
   struct placer_state_instance *instances;
   size_t n_instances;
   struct placer_journal_entry *journal;

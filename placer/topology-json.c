@@ -69,12 +69,11 @@ static json_t *cores_json(const struct placer_topology *topo) {
   json_t *arr = json_array();
   for (size_t i = 0; i < topo->n_cores; i++) {
     const struct placer_core *c = &topo->cores[i];
-    json_array_append_new(arr, json_pack("{s:i, s:i, s:i, s:o, s:o, s:o}", "logical_index",
-                                         (json_int_t)c->logical_index, "os_index", (json_int_t)c->os_index, "package",
-                                         (json_int_t)c->package, "numa_node",
-                                         c->numa_node >= 0 ? json_integer(c->numa_node) : json_null(), "l3",
-                                         c->l3_group >= 0 ? json_integer(c->l3_group) : json_null(), "pus",
-                                         json_index_array(c->pus)));
+    json_array_append_new(
+        arr, json_pack("{s:i, s:i, s:i, s:o, s:o, s:o}", "logical_index", (json_int_t)c->logical_index, "os_index",
+                       (json_int_t)c->os_index, "package", (json_int_t)c->package, "numa_node",
+                       c->numa_node >= 0 ? json_integer(c->numa_node) : json_null(), "l3",
+                       c->l3_group >= 0 ? json_integer(c->l3_group) : json_null(), "pus", json_index_array(c->pus)));
   }
   return arr;
 }
@@ -92,11 +91,11 @@ static json_t *blockdevs_json(const struct placer_topology *topo) {
   json_t *arr = json_array();
   for (size_t i = 0; i < topo->n_blockdevs; i++) {
     const struct placer_blockdev *b = &topo->blockdevs[i];
-    json_array_append_new(
-        arr, json_pack("{s:s, s:s, s:o, s:o, s:o, s:o}", "name", b->name, "kind", placer_device_kind_name(b->kind),
-                       "size_bytes", b->size_bytes ? json_integer((json_int_t)b->size_bytes) : json_null(),
-                       "pci_busid", json_string_or_null(b->pci_busid), "model", json_string_or_null(b->model),
-                       "numa_nodes", json_index_array(b->numa_nodes)));
+    json_array_append_new(arr, json_pack("{s:s, s:s, s:o, s:o, s:o, s:o}", "name", b->name, "kind",
+                                         placer_device_kind_name(b->kind), "size_bytes",
+                                         b->size_bytes ? json_integer((json_int_t)b->size_bytes) : json_null(),
+                                         "pci_busid", json_string_or_null(b->pci_busid), "model",
+                                         json_string_or_null(b->model), "numa_nodes", json_index_array(b->numa_nodes)));
   }
   return arr;
 }
@@ -105,11 +104,11 @@ static json_t *nics_json(const struct placer_topology *topo) {
   json_t *arr = json_array();
   for (size_t i = 0; i < topo->n_nics; i++) {
     const struct placer_nic *n = &topo->nics[i];
-    json_array_append_new(arr, json_pack("{s:s, s:o, s:o, s:o, s:o}", "name", n->name, "pci_busid",
-                                         json_string_or_null(n->pci_busid), "address",
-                                         json_string_or_null(n->address), "speed_mbps",
-                                         n->speed_mbps ? json_integer((json_int_t)n->speed_mbps) : json_null(),
-                                         "numa_nodes", json_index_array(n->numa_nodes)));
+    json_array_append_new(arr,
+                          json_pack("{s:s, s:o, s:o, s:o, s:o}", "name", n->name, "pci_busid",
+                                    json_string_or_null(n->pci_busid), "address", json_string_or_null(n->address),
+                                    "speed_mbps", n->speed_mbps ? json_integer((json_int_t)n->speed_mbps) : json_null(),
+                                    "numa_nodes", json_index_array(n->numa_nodes)));
   }
   return arr;
 }
@@ -130,7 +129,8 @@ json_t *placer_topology_to_json(const struct placer_topology *topo) {
   json_object_set_new(root, "block_devices", blockdevs_json(topo));
   json_object_set_new(root, "network_interfaces", nics_json(topo));
   json_object_set_new(root, "online", json_pack("{s:o}", "cpus", json_cpulist(topo->online_cpus)));
-  json_object_set_new(root, "allowed", json_pack("{s:o, s:o}", "cpus", json_cpulist(topo->allowed_cpus), "mems",
-                                                 json_cpulist(topo->allowed_mems)));
+  json_object_set_new(
+      root, "allowed",
+      json_pack("{s:o, s:o}", "cpus", json_cpulist(topo->allowed_cpus), "mems", json_cpulist(topo->allowed_mems)));
   return root;
 }

@@ -114,8 +114,8 @@ static void print_io(FILE *out, const struct placer_topology *topo) {
 int placer_topology_print_text(const struct placer_topology *topo, FILE *out) {
   int pus = hwloc_bitmap_weight(topo->online_cpus);
   fprintf(out, "topology %s: %u package%s, %zu NUMA node%s, %zu cores, %d PUs%s\n", topo->source, topo->n_packages,
-          topo->n_packages == 1 ? "" : "s", topo->n_numa_nodes, topo->n_numa_nodes == 1 ? "" : "s", topo->n_cores,
-          pus, (size_t)pus > topo->n_cores ? "" : " (no SMT)");
+          topo->n_packages == 1 ? "" : "s", topo->n_numa_nodes, topo->n_numa_nodes == 1 ? "" : "s", topo->n_cores, pus,
+          (size_t)pus > topo->n_cores ? "" : " (no SMT)");
   print_cpulist(out, "this process may use cpus %s", topo->allowed_cpus);
   print_cpulist(out, ", mems %s\n", topo->allowed_mems);
   print_numa(out, topo);

@@ -43,33 +43,38 @@ enum placer_device_kind {
 };
 
 struct placer_blockdev {
-  char *name;              /* "nvme0n1", "sda" */
+  char *name; /* "nvme0n1", "sda" */
   enum placer_device_kind kind;
-  uint64_t size_bytes;     /* 0 when unknown */
-  char *pci_busid;         /* "0000:11:00.0", NULL when not on PCI */
-  char *model;             /* NULL when unknown */
+  uint64_t size_bytes;       /* 0 when unknown */
+  char *pci_busid;           /* "0000:11:00.0", NULL when not on PCI */
+  char *model;               /* NULL when unknown */
   hwloc_bitmap_t numa_nodes; /* OS indexes; empty when locality is unknown */
 };
 
 struct placer_nic {
-  char *name;              /* "ens1f0" */
-  char *pci_busid;         /* NULL when not on PCI */
-  char *address;           /* MAC / IB GID, NULL when unknown */
-  uint64_t speed_mbps;     /* 0 when unknown */
+  char *name;                /* "ens1f0" */
+  char *pci_busid;           /* NULL when not on PCI */
+  char *address;             /* MAC / IB GID, NULL when unknown */
+  uint64_t speed_mbps;       /* 0 when unknown */
   hwloc_bitmap_t numa_nodes; /* OS indexes; empty when locality is unknown */
 };
 
 struct placer_topology {
   hwloc_topology_t hw;
-  char *source;            /* "live" or the XML path as given */
+  char *source; /* "live" or the XML path as given */
   bool is_live;
 
   unsigned n_packages;
-  struct placer_numa_node *numa_nodes; size_t n_numa_nodes; /* sorted by os_index */
-  struct placer_core *cores;           size_t n_cores;      /* topology order */
-  struct placer_l3_group *l3_groups;   size_t n_l3_groups;
-  struct placer_blockdev *blockdevs;   size_t n_blockdevs;  /* sorted by name */
-  struct placer_nic *nics;             size_t n_nics;       /* sorted by name */
+  struct placer_numa_node *numa_nodes;
+  size_t n_numa_nodes; /* sorted by os_index */
+  struct placer_core *cores;
+  size_t n_cores; /* topology order */
+  struct placer_l3_group *l3_groups;
+  size_t n_l3_groups;
+  struct placer_blockdev *blockdevs;
+  size_t n_blockdevs; /* sorted by name */
+  struct placer_nic *nics;
+  size_t n_nics; /* sorted by name */
 
   /* NUMA distance matrix (row-major, n_numa_nodes^2, same order as
    * numa_nodes), NULL when the topology does not provide one. */
@@ -99,6 +104,5 @@ json_t *placer_topology_to_json(const struct placer_topology *topo);
 int placer_topology_print_text(const struct placer_topology *topo, FILE *out);
 
 #define PLACER_TOPOLOGY_JSON_SCHEMA 1
-
 
 #endif

@@ -54,8 +54,7 @@ int placer_qmp_parse_cpus(const char *reply, struct placer_vcpu **out, size_t *n
   for (size_t i = 0; i < count; i++) {
     json_t *cpu = json_array_get(list, i);
     json_t *idx = json_object_get(cpu, "cpu-index"), *tid = json_object_get(cpu, "thread-id");
-    if (!json_is_integer(idx) || !json_is_integer(tid) || json_integer_value(idx) < 0 ||
-        json_integer_value(tid) <= 0) {
+    if (!json_is_integer(idx) || !json_is_integer(tid) || json_integer_value(idx) < 0 || json_integer_value(tid) <= 0) {
       free(v);
       json_decref(root);
       return placer_error_set(err, PLACER_EXIT_SYSTEM, EINVAL,

@@ -44,11 +44,11 @@ int placer_vm_qemu_argv(const struct placer_vm_params *p, char ***out, struct pl
   char *s = NULL;
   bool ok = true;
 #define PUSH(x) (ok = ok && placer_argv_push(&argv, (x)) == 0)
-#define PUSHF(...)                                                                                                     \
-  do {                                                                                                                 \
-    s = NULL;                                                                                                          \
-    ok = ok && asprintf(&s, __VA_ARGS__) >= 0 && placer_argv_push(&argv, s) == 0;                                      \
-    free(s);                                                                                                           \
+#define PUSHF(...)                                                                \
+  do {                                                                            \
+    s = NULL;                                                                     \
+    ok = ok && asprintf(&s, __VA_ARGS__) >= 0 && placer_argv_push(&argv, s) == 0; \
+    free(s);                                                                      \
   } while (0)
   PUSH(p->qemu ? p->qemu : "qemu-system-x86_64");
   PUSH("-accel");

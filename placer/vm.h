@@ -13,14 +13,14 @@
 
 /* Everything the qemu argv is made of; strings borrowed. */
 struct placer_vm_params {
-  const char *qemu;         /* NULL: "qemu-system-x86_64" */
-  const char *name;         /* -name guest=NAME,debug-threads=on: threads "CPU n/TCG" */
+  const char *qemu;           /* NULL: "qemu-system-x86_64" */
+  const char *name;           /* -name guest=NAME,debug-threads=on: threads "CPU n/TCG" */
   enum placer_vm_accel accel; /* TCG or KVM (resolved, not AUTO) */
   unsigned vcpus;
   uint64_t memory_bytes;
   const char *kernel;
   const char *initrd;
-  const char *work;         /* ci/vm/init's placer.work */
+  const char *work; /* ci/vm/init's placer.work */
   unsigned seconds;
   uint64_t work_memory_bytes;
   const char *append;       /* more kernel parameters, may be NULL */

@@ -150,11 +150,11 @@ void placer_bench_cell_stats(const struct placer_bench_results *r, size_t varian
     enum cell_metric m;
     struct placer_stats_summary *s;
   } wanted[] = {
-      {MAIN, &out->main},
-      {P99, &out->p99_ns},
-      {WA, &out->write_amplification},
-      {CPU_PER_IO, &out->storage_cpu_ms_per_io},
-      {NEIGHBOUR, &out->neighbour_rate},
+    { MAIN, &out->main },
+    { P99, &out->p99_ns },
+    { WA, &out->write_amplification },
+    { CPU_PER_IO, &out->storage_cpu_ms_per_io },
+    { NEIGHBOUR, &out->neighbour_rate },
   };
   for (size_t i = 0; i < sizeof(wanted) / sizeof(wanted[0]); i++) {
     size_t n = values && variant < r->n_variants && condition < r->n_conditions && workload < r->n_workloads
@@ -168,8 +168,8 @@ void placer_bench_cell_stats(const struct placer_bench_results *r, size_t varian
 void placer_bench_compare(const struct placer_bench_results *r, size_t variant, size_t condition, size_t workload,
                           struct placer_stats_comparison *main_metric, struct placer_stats_comparison *p99) {
   double *a = malloc(r->repeats * sizeof(*a)), *b = malloc(r->repeats * sizeof(*b));
-  enum cell_metric metrics[2] = {MAIN, P99};
-  struct placer_stats_comparison *outs[2] = {main_metric, p99};
+  enum cell_metric metrics[2] = { MAIN, P99 };
+  struct placer_stats_comparison *outs[2] = { main_metric, p99 };
   for (int i = 0; i < 2; i++) {
     if (outs[i] == NULL)
       continue;
@@ -202,15 +202,15 @@ void placer_bench_interference(const struct placer_bench_results *r, size_t vari
 
 void placer_bench_sweep_balance(const struct placer_bench_results *r, size_t variant,
                                 struct placer_bench_balance *out) {
-  *out = (struct placer_bench_balance){.level = NAN};
+  *out = (struct placer_bench_balance){ .level = NAN };
   int alone = placer_bench_alone_condition(r);
   if (!r->sweep || alone < 0)
     return;
   size_t w = r->sweep_workload;
   struct placer_bench_balance_criteria crit = {
-      .storage_baseline = cell_median(r, variant, alone, w, MAIN),
-      .storage_min_fraction = r->storage_min_fraction,
-      .neighbour_min_fraction = r->neighbour_min_fraction,
+    .storage_baseline = cell_median(r, variant, alone, w, MAIN),
+    .storage_min_fraction = r->storage_min_fraction,
+    .neighbour_min_fraction = r->neighbour_min_fraction,
   };
   if (isnan(crit.storage_baseline))
     return;
@@ -221,10 +221,10 @@ void placer_bench_sweep_balance(const struct placer_bench_results *r, size_t var
     if (!(r->conditions[c].neighbour_level > 0))
       continue;
     steps[n] = (struct placer_bench_sweep_step){
-        .level = r->conditions[c].neighbour_level,
-        .storage = cell_median(r, variant, c, w, MAIN),
-        .neighbour = cell_median(r, variant, c, w, NEIGHBOUR),
-        .neighbour_solo = placer_bench_solo_median(r, variant, c),
+      .level = r->conditions[c].neighbour_level,
+      .storage = cell_median(r, variant, c, w, MAIN),
+      .neighbour = cell_median(r, variant, c, w, NEIGHBOUR),
+      .neighbour_solo = placer_bench_solo_median(r, variant, c),
     };
     cond_of[n++] = c;
   }

@@ -43,8 +43,12 @@ int bench_hardware_baseline(struct bench *b, struct placer_error **err) {
     cleanup_free char *out = NULL;
     if (asprintf(&out, "%s/logs/prefill-baseline.json", b->out) < 0)
       return bench_oom(err);
-    struct placer_bench_fio_cell cell = { .kind = PLACER_BENCH_FIO_PREFILL, .name = "prefill", .output = out,
-                                          .filename = abs, .direct = true, .size_bytes = s->baseline.size_bytes };
+    struct placer_bench_fio_cell cell = { .kind = PLACER_BENCH_FIO_PREFILL,
+                                          .name = "prefill",
+                                          .output = out,
+                                          .filename = abs,
+                                          .direct = true,
+                                          .size_bytes = s->baseline.size_bytes };
     char **argv = NULL;
     cleanup_free char *log = NULL;
     if (asprintf(&log, "%s/logs/prefill-baseline.log", b->out) < 0)
@@ -63,8 +67,13 @@ int bench_hardware_baseline(struct bench *b, struct placer_error **err) {
       break;
     }
     struct placer_bench_fio_cell cell = {
-      .kind = PLACER_BENCH_FIO_MEASURE, .name = b->wl_names[w], .pattern = b->wl_patterns[w],
-      .block_size = b->wl_bs[w], .output = json, .filename = abs, .direct = true,
+      .kind = PLACER_BENCH_FIO_MEASURE,
+      .name = b->wl_names[w],
+      .pattern = b->wl_patterns[w],
+      .block_size = b->wl_bs[w],
+      .output = json,
+      .filename = abs,
+      .direct = true,
       .size_bytes = s->baseline.size_bytes,
     };
     char **argv = NULL;
@@ -87,18 +96,18 @@ int bench_hardware_baseline(struct bench *b, struct placer_error **err) {
     }
     /* Like a measured run: a job error or no I/O is no baseline to compare with. */
     if (fio->n_failed_jobs > 0 || fio->total.read.total_ios + fio->total.write.total_ios == 0) {
-      rc = placer_error_set(err, PLACER_EXIT_SYSTEM, 0, "hardware baseline: fio %s reported %s; see %s",
-                            b->wl_names[w], fio->n_failed_jobs > 0 ? "errors" : "no I/O", json);
+      rc = placer_error_set(err, PLACER_EXIT_SYSTEM, 0, "hardware baseline: fio %s reported %s; see %s", b->wl_names[w],
+                            fio->n_failed_jobs > 0 ? "errors" : "no I/O", json);
       placer_fio_result_free(fio);
       break;
     }
     const struct placer_fio_io *rd = &fio->total.read, *wr = &fio->total.write;
-    json_t *o = json_pack("{s:s, s:s, s:I, s:s, s:f, s:f, s:I, s:I}", "workload", b->wl_names[w], "pattern",
-                          b->wl_patterns[w], "block_size_bytes", (json_int_t)b->wl_bs[w], "fio_json", rel, "read_iops",
-                          rd->iops, "write_iops", wr->iops, "read_bw_bytes", (json_int_t)rd->bw_bytes,
-                          "write_bw_bytes", (json_int_t)wr->bw_bytes);
-    double p99 = placer_bench_pattern_direction(b->wl_patterns[w]) == PLACER_BENCH_READ ? rd->clat_p99_ns
-                                                                                          : wr->clat_p99_ns;
+    json_t *o =
+        json_pack("{s:s, s:s, s:I, s:s, s:f, s:f, s:I, s:I}", "workload", b->wl_names[w], "pattern", b->wl_patterns[w],
+                  "block_size_bytes", (json_int_t)b->wl_bs[w], "fio_json", rel, "read_iops", rd->iops, "write_iops",
+                  wr->iops, "read_bw_bytes", (json_int_t)rd->bw_bytes, "write_bw_bytes", (json_int_t)wr->bw_bytes);
+    double p99 =
+        placer_bench_pattern_direction(b->wl_patterns[w]) == PLACER_BENCH_READ ? rd->clat_p99_ns : wr->clat_p99_ns;
     json_object_set_new(o, "clat_p99_ns", isnan(p99) ? json_null() : json_real(p99));
     json_object_set_new(o, "failed_jobs", json_integer(fio->n_failed_jobs));
     json_array_append_new(runs, o);
@@ -184,4 +193,3 @@ int bench_baseline_report(struct bench *b, FILE *out) {
   json_object_set_new(b->baseline, "shares_alone", shares);
   return 0;
 }
-

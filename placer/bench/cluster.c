@@ -89,8 +89,8 @@ const struct placer_instance *placer_bench_ceph_instance(const struct placer_pla
   return placer_plan_find(plan, name);
 }
 
-int placer_bench_local_daemons(const struct placer_study *study, const struct placer_plan *plan,
-                               const char *variant, char ***names, struct placer_error **err) {
+int placer_bench_local_daemons(const struct placer_study *study, const struct placer_plan *plan, const char *variant,
+                               char ***names, struct placer_error **err) {
   unsigned osds = study->cluster.osds;
   if (osds == 0)
     for (size_t i = 0; i < plan->n_instances; i++)
@@ -208,8 +208,7 @@ static int mount_cephfs(const struct placer_bench_cluster_env *env, struct place
     if (is_mounted(c->mount))
       return 0;
     if (!placer_launch_exec.is_running(&c->fuse))
-      return placer_error_set(err, PLACER_EXIT_SYSTEM, 0, "ceph-fuse exited before mounting %s; see %s", c->mount,
-                              log);
+      return placer_error_set(err, PLACER_EXIT_SYSTEM, 0, "ceph-fuse exited before mounting %s; see %s", c->mount, log);
     if (!placer_bench_sleep_ms(100))
       return placer_error_set(err, PLACER_EXIT_SYSTEM, EINTR, "interrupted");
   }
@@ -266,8 +265,20 @@ static int local_up(const struct placer_study *study, const struct placer_bench_
   snprintf(osd_size, sizeof(osd_size), "%llu", (unsigned long long)(sc->osd_size_bytes >> 30));
   snprintf(image_size, sizeof(image_size), "%llu", (unsigned long long)(sc->image_size_bytes >> 30));
   snprintf(timeout, sizeof(timeout), "%u", sc->timeout_s);
-  const char *args[] = { "sh", script, "up", c->dir, "--osds", osds, "--osd-size", osd_size, "--image-size",
-                         image_size, "--timeout", timeout, sc->mds ? "--mds" : NULL, NULL };
+  const char *args[] = { "sh",
+                         script,
+                         "up",
+                         c->dir,
+                         "--osds",
+                         osds,
+                         "--osd-size",
+                         osd_size,
+                         "--image-size",
+                         image_size,
+                         "--timeout",
+                         timeout,
+                         sc->mds ? "--mds" : NULL,
+                         NULL };
   for (size_t i = 0; rc == 0 && args[i]; i++)
     if (placer_argv_push(&argv, args[i]) < 0)
       rc = placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
@@ -350,8 +361,8 @@ static int existing_up(const struct placer_study *study, const struct placer_ben
     return placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
   cleanup_free char *conf_env = NULL, *args_env = NULL;
   if (asprintf(&conf_env, "CEPH_CONF=%s", c->conf) < 0 || placer_argv_push(&c->fio_env, conf_env) < 0 ||
-      (sc->keyring && (asprintf(&args_env, "CEPH_ARGS=--keyring=%s", sc->keyring) < 0 ||
-                       placer_argv_push(&c->fio_env, args_env) < 0)))
+      (sc->keyring &&
+       (asprintf(&args_env, "CEPH_ARGS=--keyring=%s", sc->keyring) < 0 || placer_argv_push(&c->fio_env, args_env) < 0)))
     return placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
 
   /* Only the Ceph daemons are bound: fio and the neighbours are started by
@@ -447,10 +458,8 @@ int placer_bench_cluster_up(const struct placer_study *study, const struct place
   memset(c, 0, sizeof(*c));
   c->type = study->cluster.type;
   switch (c->type) {
-  case PLACER_STUDY_CLUSTER_LOCAL:
-    return local_up(study, env, c, err);
-  case PLACER_STUDY_CLUSTER_EXISTING:
-    return existing_up(study, env, c, err);
+  case PLACER_STUDY_CLUSTER_LOCAL: return local_up(study, env, c, err);
+  case PLACER_STUDY_CLUSTER_EXISTING: return existing_up(study, env, c, err);
   case PLACER_STUDY_CLUSTER_NONE: {
     /* The file may not exist yet (prefill makes it): then its directory's device. */
     struct placer_error *e = NULL;

@@ -63,7 +63,7 @@ struct bench {
 struct pass {
   struct variant *v;
   size_t vi;
-  int repeat;        /* < 0: a warm-up pass */
+  int repeat; /* < 0: a warm-up pass */
   char tag[160];
   struct placer_bench_cluster cluster;
   bool cluster_up;
@@ -111,7 +111,6 @@ int bench_write_summary(struct bench *b, struct placer_error **err);
 void bench_placement_row(struct bench *b, const struct pass *p, const char *instance, const char *role,
                          const char *what, pid_t pid, const char *group);
 /* runs.csv, roles.csv, threads.csv and cores.csv rows of a finished run. */
-void bench_csv_run_rows(struct bench *b, const struct pass *p, size_t c, size_t w,
-                        const struct placer_bench_run *run);
+void bench_csv_run_rows(struct bench *b, const struct pass *p, size_t c, size_t w, const struct placer_bench_run *run);
 
 #endif

@@ -32,7 +32,7 @@ bool placer_bench_step_passes(const struct placer_bench_sweep_step *step,
 
 void placer_bench_balance_point(const struct placer_bench_sweep_step *steps, size_t n,
                                 const struct placer_bench_balance_criteria *c, struct placer_bench_balance *out) {
-  *out = (struct placer_bench_balance){.level = NAN};
+  *out = (struct placer_bench_balance){ .level = NAN };
   /* Visit in ascending level without reordering the caller's array: repeatedly
    * take the smallest level above the previous one (n is a handful). */
   bool failed = false;

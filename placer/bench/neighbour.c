@@ -148,8 +148,8 @@ static int read_console(const char *path, bool *started, double *units, double *
   return rc;
 }
 
-static int start_one(const struct placer_study *study, const struct placer_bench_neighbour_env *env,
-                     unsigned intensity, struct placer_bench_neighbour_proc *p, struct placer_error **err) {
+static int start_one(const struct placer_study *study, const struct placer_bench_neighbour_env *env, unsigned intensity,
+                     struct placer_bench_neighbour_proc *p, struct placer_error **err) {
   const struct placer_study_neighbour *nb = p->spec;
   const struct placer_instance *inst = p->inst;
   if (placer_instance_group(env->prefix, inst->role, inst->name, &p->group, err) < 0)

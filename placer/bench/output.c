@@ -177,7 +177,7 @@ int bench_write_summary(struct bench *b, struct placer_error **err) {
 }
 
 void bench_placement_row(struct bench *b, const struct pass *p, const char *instance, const char *role,
-                          const char *what, pid_t pid, const char *group) {
+                         const char *what, pid_t pid, const char *group) {
   char *cpus = NULL, *mems = NULL;
   struct placer_error *e = NULL;
   if (pid > 0 && placer_task_read_allowed(pid, 0, &cpus, &mems, &e) < 0) {
@@ -202,8 +202,7 @@ void bench_placement_row(struct bench *b, const struct pass *p, const char *inst
   free(mems);
 }
 
-void bench_csv_run_rows(struct bench *b, const struct pass *p, size_t c, size_t w,
-                         const struct placer_bench_run *run) {
+void bench_csv_run_rows(struct bench *b, const struct pass *p, size_t c, size_t w, const struct placer_bench_run *run) {
   char rep[16];
   snprintf(rep, sizeof(rep), "%d", p->repeat);
   const char *keys[4] = { p->v->spec->name, rep, b->conds[c].name, b->wl_names[w] };
@@ -256,4 +255,3 @@ void bench_csv_run_rows(struct bench *b, const struct pass *p, size_t c, size_t 
   }
   fflush(b->cores_csv);
 }
-

@@ -32,8 +32,8 @@ struct placer_bench_probe {
   size_t n_disks;
 };
 
-static int target_cpu_ns(const struct placer_cgroup *cg, const char *proc_root, const struct target_state *t,
-                         long hz, uint64_t *out, struct placer_error **err) {
+static int target_cpu_ns(const struct placer_cgroup *cg, const char *proc_root, const struct target_state *t, long hz,
+                         uint64_t *out, struct placer_error **err) {
   if (t->group)
     return placer_cgroup_read_cpu_usage_ns(cg, t->group, out, err);
   struct placer_sample_task task;
@@ -88,9 +88,8 @@ static int copy_targets(struct placer_bench_probe *p, const struct placer_bench_
 }
 
 int placer_bench_probe_start(const struct placer_cgroup *cg, const char *proc_root,
-                             const struct placer_bench_target *targets, size_t n_targets,
-                             const char *const *devices, size_t n_devices, struct placer_bench_probe **out,
-                             struct placer_error **err) {
+                             const struct placer_bench_target *targets, size_t n_targets, const char *const *devices,
+                             size_t n_devices, struct placer_bench_probe **out, struct placer_error **err) {
   struct placer_bench_probe *p = calloc(1, sizeof(*p));
   if (p == NULL)
     return placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "bench probe");
@@ -172,7 +171,7 @@ int placer_bench_probe_finish(struct placer_bench_probe *p, const char *proc_roo
   for (size_t i = 0; i < p->n_targets; i++) {
     const struct target_state *t = &p->targets[i];
     uint64_t cpu_ns;
-    struct placer_sample_mem mem = {0};
+    struct placer_sample_mem mem = { 0 };
     struct placer_sample_task *threads = NULL;
     size_t n_threads = 0;
     if (target_cpu_ns(p->cg, proc_root, t, p->ticks_per_second, &cpu_ns, err) < 0 ||

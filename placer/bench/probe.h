@@ -13,11 +13,11 @@
 
 /* One instance to watch. */
 struct placer_bench_target {
-  const char *instance;   /* "osd.0" */
-  const char *role;       /* "osd" */
-  const char *group;      /* its cgroup, whose CPU usage is read (placer_cgroup_read_cpu_usage_ns),
+  const char *instance; /* "osd.0" */
+  const char *role;     /* "osd" */
+  const char *group;    /* its cgroup, whose CPU usage is read (placer_cgroup_read_cpu_usage_ns),
                              or NULL: then the CPU time of pid itself */
-  pid_t pid;              /* its main process, for RSS and threads; 0: none */
+  pid_t pid;            /* its main process, for RSS and threads; 0: none */
 };
 
 struct placer_bench_probe;
@@ -27,9 +27,8 @@ struct placer_bench_probe;
  * devices are /proc/diskstats names ("nvme0n1"), n_devices may be 0; a name
  * that is not there fails. The targets and device names are copied. */
 int placer_bench_probe_start(const struct placer_cgroup *cg, const char *proc_root,
-                             const struct placer_bench_target *targets, size_t n_targets,
-                             const char *const *devices, size_t n_devices, struct placer_bench_probe **out,
-                             struct placer_error **err);
+                             const struct placer_bench_target *targets, size_t n_targets, const char *const *devices,
+                             size_t n_devices, struct placer_bench_probe **out, struct placer_error **err);
 /* The "after" snapshot, and into run: duration_s (monotonic clock between the
  * two calls), one role entry per target (CPU delta; peak RSS = VmHWM now, the
  * process's peak since it started, 0 without a pid), the top_threads busiest

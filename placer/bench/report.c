@@ -77,7 +77,9 @@ static void fmt_fixed(double x, const char *format, char *buf, size_t len) {
     snprintf(buf, len, format, x);
 }
 
-static void fmt_percent(double fraction, char *buf, size_t len) { fmt_fixed(fraction * 100.0, "%.0f%%", buf, len); }
+static void fmt_percent(double fraction, char *buf, size_t len) {
+  fmt_fixed(fraction * 100.0, "%.0f%%", buf, len);
+}
 
 static void fmt_bytes(double bytes, char *buf, size_t len) {
   if (isnan(bytes))
@@ -142,7 +144,7 @@ static int block_table(const struct placer_bench_results *r, uint64_t bs, FILE *
   for (size_t w = 0; w < r->n_workloads && n_ws < PLACER_BENCH_MAX; w++)
     if (r->workloads[w].block_size_bytes == bs)
       ws[n_ws++] = w;
-  struct placer_table t = {0};
+  struct placer_table t = { 0 };
   char label[160], a[64], b[64], c[64];
   placer_bench_format_block_size(bs, label, sizeof(label));
   placer_table_row(&t, false);
@@ -216,7 +218,7 @@ static int interference_table(const struct placer_bench_results *r, FILE *out) {
   /* A sweep shows the same ratios per step in its own table. */
   if (alone < 0 || r->n_conditions < 2 || r->sweep)
     return 0;
-  struct placer_table t = {0};
+  struct placer_table t = { 0 };
   char label[128], a[32];
   placer_table_row(&t, false);
   placer_table_cell_l(&t, "%s", "");
@@ -307,7 +309,7 @@ static int sweep_table(const struct placer_bench_results *r, FILE *out) {
     }
     steps[j] = c;
   }
-  struct placer_table t = {0};
+  struct placer_table t = { 0 };
   char label[128], a[32];
   placer_table_row(&t, false);
   placer_table_cell_l(&t, "%s", "");
@@ -445,7 +447,7 @@ static void blank_label_cells(struct placer_table *t) {
 
 /* The storage daemons' cost per client IO and how busy the machine was. */
 static int cost_table(const struct placer_bench_results *r, FILE *out) {
-  struct placer_table t = {0};
+  struct placer_table t = { 0 };
   char a[32];
   blank_label_cells(&t);
   placer_table_cell_r(&t, "%s ms CPU/IO", r->storage_role[0] ? r->storage_role : "storage");
@@ -478,9 +480,8 @@ static int cost_table(const struct placer_bench_results *r, FILE *out) {
 }
 
 /* CPU per role, one column per role: narrow enough for a terminal. */
-static int role_cores_table(const struct placer_bench_results *r, const char *const *roles, size_t n_roles,
-                            FILE *out) {
-  struct placer_table t = {0};
+static int role_cores_table(const struct placer_bench_results *r, const char *const *roles, size_t n_roles, FILE *out) {
+  struct placer_table t = { 0 };
   char a[32];
   blank_label_cells(&t);
   for (size_t i = 0; i < n_roles; i++)
@@ -501,7 +502,7 @@ static int role_cores_table(const struct placer_bench_results *r, const char *co
 /* Peak RSS is a process's high-water mark since it started, so it is given
  * once per variant: the largest seen over all its runs. */
 static int role_rss_table(const struct placer_bench_results *r, const char *const *roles, size_t n_roles, FILE *out) {
-  struct placer_table t = {0};
+  struct placer_table t = { 0 };
   char a[32];
   placer_table_row(&t, false);
   placer_table_cell_l(&t, "%s", "");
@@ -572,7 +573,7 @@ static size_t cell_threads(const struct placer_bench_results *r, size_t v, size_
           break;
         all = bigger;
       }
-      all[n++] = (struct thread_share){run->threads[i].instance, run->threads[i].thread, NAN};
+      all[n++] = (struct thread_share){ run->threads[i].instance, run->threads[i].thread, NAN };
     }
   }
   for (size_t j = 0; j < n; j++) {
@@ -604,7 +605,7 @@ static int threads_table(const struct placer_bench_results *r, FILE *out) {
     any = r->runs[i].done && r->runs[i].n_threads > 0;
   if (!any)
     return 0;
-  struct placer_table t = {0};
+  struct placer_table t = { 0 };
   char label[128], a[32];
   for (size_t w = 0; w < r->n_workloads; w++)
     for (size_t c = 0; c < r->n_conditions; c++)

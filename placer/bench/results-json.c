@@ -11,7 +11,9 @@
 #define FORMAT_NAME "placer-bench-results"
 #define FORMAT_VERSION 1
 
-static json_t *num_or_null(double x) { return isnan(x) || isinf(x) ? json_null() : json_real(x); }
+static json_t *num_or_null(double x) {
+  return isnan(x) || isinf(x) ? json_null() : json_real(x);
+}
 
 static json_t *io_json(const struct placer_fio_io *io) {
   return json_pack("{s:o, s:I, s:I, s:I, s:I, s:o, s:o, s:o, s:o}", "iops", num_or_null(io->iops), "bw_bytes",
@@ -226,7 +228,7 @@ static int run_from_json(struct placer_bench_results *r, const json_t *j, size_t
     return placer_error_set(err, PLACER_EXIT_USAGE, 0, "bench results JSON: runs[%zu]: bad \"repeat\"", i);
   if (run->done)
     return placer_error_set(err, PLACER_EXIT_USAGE, 0, "bench results JSON: runs[%zu]: the same run twice", i);
-  struct placer_fio_result fio = {0};
+  struct placer_fio_result fio = { 0 };
   io_from_json(json_object_get(j, "read"), &fio.total.read);
   io_from_json(json_object_get(j, "write"), &fio.total.write);
   fio.n_failed_jobs = (unsigned)u64(j, "fio_failed_jobs");
@@ -293,25 +295,25 @@ static int shape_from_json(const json_t *j, struct placer_bench_results **out, s
     goto out;
   for (size_t i = 0; i < nw; i++) {
     const json_t *e = json_array_get(workloads, i);
-    ws[i] = (struct placer_bench_workload){(char *)wnames[i], (char *)str(e, "pattern"), u64(e, "block_size_bytes")};
+    ws[i] = (struct placer_bench_workload){ (char *)wnames[i], (char *)str(e, "pattern"), u64(e, "block_size_bytes") };
   }
   for (size_t i = 0; i < nc; i++)
-    cs[i] = (struct placer_bench_condition){(char *)cnames[i],
-                                            num_or_nan(json_array_get(conditions, i), "neighbour_level")};
+    cs[i] = (struct placer_bench_condition){ (char *)cnames[i],
+                                             num_or_nan(json_array_get(conditions, i), "neighbour_level") };
   struct placer_bench_spec spec = {
-      .title = str(j, "title"),
-      .storage_role = str(j, "storage_role"),
-      .neighbour_name = str(neighbour, "name"),
-      .neighbour_unit = str(neighbour, "unit"),
-      .level_unit = str(neighbour, "level_unit"),
-      .variants = vnames,
-      .n_variants = nv,
-      .workloads = ws,
-      .n_workloads = nw,
-      .conditions = cs,
-      .n_conditions = nc,
-      .repeats = json_integer_value(repeats) > 0 ? (size_t)json_integer_value(repeats) : 0,
-      .sweep = json_is_object(sweep),
+    .title = str(j, "title"),
+    .storage_role = str(j, "storage_role"),
+    .neighbour_name = str(neighbour, "name"),
+    .neighbour_unit = str(neighbour, "unit"),
+    .level_unit = str(neighbour, "level_unit"),
+    .variants = vnames,
+    .n_variants = nv,
+    .workloads = ws,
+    .n_workloads = nw,
+    .conditions = cs,
+    .n_conditions = nc,
+    .repeats = json_integer_value(repeats) > 0 ? (size_t)json_integer_value(repeats) : 0,
+    .sweep = json_is_object(sweep),
   };
   if (spec.sweep) {
     const char *sw = str(sweep, "workload");

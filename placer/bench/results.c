@@ -6,7 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-static char *dup_or_empty(const char *s) { return strdup(s ? s : ""); }
+static char *dup_or_empty(const char *s) {
+  return strdup(s ? s : "");
+}
 
 static int oom(struct placer_error **err, const char *what) {
   return placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "%s", what);

@@ -76,8 +76,8 @@ int placer_bench_spawn(char *const *argv, char *const *env, const char *log, pid
  * *status: the exit code, or 128 + signal. */
 int placer_bench_wait(pid_t pid, unsigned timeout_ms, bool honour_stop, int *status, bool *stopped);
 /* Spawn and wait; fails (naming ARGV[0] and LOG) when the exit code is not 0. */
-int placer_bench_run_command(char *const *argv, char *const *env, const char *log, unsigned timeout_s,
-                             bool honour_stop, struct placer_error **err);
+int placer_bench_run_command(char *const *argv, char *const *env, const char *log, unsigned timeout_s, bool honour_stop,
+                             struct placer_error **err);
 /* Sleep, unless the stop flag rises: false when it did. */
 bool placer_bench_sleep_ms(unsigned ms);
 
@@ -90,14 +90,14 @@ enum placer_bench_fio_kind {
 
 struct placer_bench_fio_cell {
   enum placer_bench_fio_kind kind;
-  const char *name;           /* job name: the workload's name */
-  const char *pattern;        /* rw= */
+  const char *name;    /* job name: the workload's name */
+  const char *pattern; /* rw= */
   uint64_t block_size;
-  const char *output;         /* --output (JSON) */
-  const char *filename;       /* file target / cephfs: the file or device; baseline too */
-  bool direct;                /* O_DIRECT (local file, block device) */
-  uint64_t size_bytes;        /* the region; 0: the workloads' size */
-  const char *ceph_conf;      /* rados: fio's engine reads no CEPH_CONF, it wants --conf */
+  const char *output;    /* --output (JSON) */
+  const char *filename;  /* file target / cephfs: the file or device; baseline too */
+  bool direct;           /* O_DIRECT (local file, block device) */
+  uint64_t size_bytes;   /* the region; 0: the workloads' size */
+  const char *ceph_conf; /* rados: fio's engine reads no CEPH_CONF, it wants --conf */
 };
 
 /* fio's argv for a cell of STUDY's workloads, on the study's target (for
@@ -127,7 +127,7 @@ struct placer_bench_neighbour_proc {
   char **argv;
   struct placer_launch_record rec;
   bool running;
-  double units0, ms0;       /* vm: progress at the start of the window */
+  double units0, ms0; /* vm: progress at the start of the window */
 };
 
 struct placer_bench_neighbours {
@@ -138,12 +138,12 @@ struct placer_bench_neighbours {
 /* Where the neighbours run and log. */
 struct placer_bench_neighbour_env {
   struct placer_cgroup *cg;
-  const char *prefix;       /* cgroup prefix */
+  const char *prefix; /* cgroup prefix */
   const struct placer_plan *plan;
   const char *log_dir;
-  const char *tag;          /* in log names: "pinned-r0-4k-randwrite" */
+  const char *tag; /* in log names: "pinned-r0-4k-randwrite" */
   const char *vm_kernel, *vm_initrd;
-  unsigned max_seconds;     /* a safety bound: stress-ng --timeout, the guest's seconds */
+  unsigned max_seconds;                          /* a safety bound: stress-ng --timeout, the guest's seconds */
   const char *exe, *topology_xml, *profile_path; /* for `placer exec` */
 };
 
@@ -159,12 +159,11 @@ int placer_bench_neighbours_mark(struct placer_bench_neighbours *nb, struct plac
 int placer_bench_neighbours_stop(struct placer_bench_neighbours *nb, struct placer_cgroup *cg, double *rate,
                                  struct placer_error **err);
 
-
 /* ------------------------------------------------------------ the cluster */
 
 struct placer_bench_daemon {
-  char *name;                            /* "osd.0" (Ceph's name) */
-  const struct placer_instance *inst;    /* the plan instance that places it */
+  char *name;                         /* "osd.0" (Ceph's name) */
+  const struct placer_instance *inst; /* the plan instance that places it */
   char *group;
   pid_t pid;
 };
@@ -172,36 +171,36 @@ struct placer_bench_daemon {
 /* A cluster in force for one variant and repeat. */
 struct placer_bench_cluster {
   enum placer_study_cluster_type type;
-  char *dir;                /* local: the cluster's directory */
-  char *conf;               /* ceph.conf for fio */
-  char **fio_env;           /* CEPH_CONF=..., CEPH_ARGS=--keyring=... */
-  char *mount;              /* cephfs: the ceph-fuse mount point */
+  char *dir;      /* local: the cluster's directory */
+  char *conf;     /* ceph.conf for fio */
+  char **fio_env; /* CEPH_CONF=..., CEPH_ARGS=--keyring=... */
+  char *mount;    /* cephfs: the ceph-fuse mount point */
   struct placer_launch_record fuse;
   bool fuse_running;
   struct placer_bench_daemon *daemons;
   size_t n_daemons;
-  char **devices;           /* diskstats names of the OSDs' (or the file's) devices; NULL: unknown */
-  char *apply_state;        /* existing: the state directory of placer apply */
+  char **devices;    /* diskstats names of the OSDs' (or the file's) devices; NULL: unknown */
+  char *apply_state; /* existing: the state directory of placer apply */
   bool applied;
 };
 
 struct placer_bench_cluster_env {
   struct placer_cgroup *cg;
   const char *prefix;
-  const char *exe;          /* this placer, for the launcher prefix */
+  const char *exe; /* this placer, for the launcher prefix */
   const char *topology_xml;
   const char *profile_path;
   const struct placer_plan *plan;
   const struct placer_study_variant *variant;
-  const char *work_dir;     /* local: the cluster goes in WORK_DIR/cluster */
-  const char *log;          /* the cluster script's output */
+  const char *work_dir;                   /* local: the cluster goes in WORK_DIR/cluster */
+  const char *log;                        /* the cluster script's output */
   const struct placer_instance *fio_inst; /* ceph-fuse runs in its group */
 };
 
 /* The Ceph daemons a local cluster of STUDY has, each with the instance of
  * PLAN that places it; fails naming the daemons the profile does not place. */
-int placer_bench_local_daemons(const struct placer_study *study, const struct placer_plan *plan,
-                               const char *variant, char ***names, struct placer_error **err);
+int placer_bench_local_daemons(const struct placer_study *study, const struct placer_plan *plan, const char *variant,
+                               char ***names, struct placer_error **err);
 int placer_bench_cluster_up(const struct placer_study *study, const struct placer_bench_cluster_env *env,
                             struct placer_bench_cluster *c, struct placer_error **err);
 /* Stop the cluster (local), undo the placement (existing); always clears C. */
@@ -225,8 +224,8 @@ struct placer_bench_exec {
  * in a session of its own, stdout and stderr to LOG, ENV added; REC is what
  * the exec backend's is_running and stop understand. */
 int placer_bench_start_placed(const struct placer_bench_exec *x, const char *instance, const char *group,
-                              char *const *command, char *const *env, const char *log,
-                              struct placer_launch_record *rec, struct placer_error **err);
+                              char *const *command, char *const *env, const char *log, struct placer_launch_record *rec,
+                              struct placer_error **err);
 
 /* ------------------------------------------------------------ Ceph daemons */
 

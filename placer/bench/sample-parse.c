@@ -29,7 +29,7 @@ int placer_sample_parse_stat(const char *text, struct placer_sample_task *out, s
   const char *open = strchr(text, '('), *close = strrchr(text, ')');
   if (open == NULL || close == NULL || close < open || close[1] != ' ')
     return placer_error_set(err, PLACER_EXIT_SYSTEM, 0, "stat: no \"(comm)\" field");
-  struct placer_sample_task t = {0};
+  struct placer_sample_task t = { 0 };
   t.pid = (pid_t)strtol(text, NULL, 10);
   size_t len = (size_t)(close - open - 1);
   if (len >= sizeof(t.comm))
@@ -67,7 +67,7 @@ int placer_sample_parse_stat(const char *text, struct placer_sample_task *out, s
 }
 
 int placer_sample_parse_status(const char *text, struct placer_sample_mem *out, struct placer_error **err) {
-  struct placer_sample_mem m = {0};
+  struct placer_sample_mem m = { 0 };
   uint64_t kib, threads;
   bool have_threads = false;
   for (const char *line = text; line && *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
@@ -162,7 +162,7 @@ int placer_sample_parse_proc_stat(const char *text, struct placer_sample_cpu_tim
       t->cpu = (int)cpu;
       p = e;
     }
-    uint64_t *fields[] = {&t->user, &t->nice, &t->system, &t->idle, &t->iowait, &t->irq, &t->softirq, &t->steal};
+    uint64_t *fields[] = { &t->user, &t->nice, &t->system, &t->idle, &t->iowait, &t->irq, &t->softirq, &t->steal };
     size_t got = 0;
     for (; got < sizeof(fields) / sizeof(fields[0]); got++)
       if (parse_u64(p, &p, fields[got]) < 0)

@@ -127,8 +127,8 @@ static int load_variants(struct bench *b, struct placer_error **err) {
         v->fio = &v->plan->instances[k];
     if (v->fio == NULL) {
       rc = placer_error_set(err, PLACER_EXIT_USAGE, 0,
-                            "variant '%s': profile '%s' has no role of kind fio (fio runs in its group)",
-                            v->spec->name, v->profile->name);
+                            "variant '%s': profile '%s' has no role of kind fio (fio runs in its group)", v->spec->name,
+                            v->profile->name);
       break;
     }
     if (placer_instance_group(b->prefix, v->fio->role, v->fio->name, &v->fio_group, err) < 0) {
@@ -392,8 +392,10 @@ int bench_setup(struct bench *b, struct placer_error **err) {
   if (b->exe == NULL)
     return placer_error_errno(err, PLACER_EXIT_SYSTEM, errno, "readlink /proc/self/exe");
   if (has_blank(b->exe) && b->study->cluster.type == PLACER_STUDY_CLUSTER_LOCAL)
-    return placer_error_set(err, PLACER_EXIT_USAGE, 0, "placer's path '%s' has a blank (the launcher prefix of the "
-                            "cluster script is split on blanks)", b->exe);
+    return placer_error_set(err, PLACER_EXIT_USAGE, 0,
+                            "placer's path '%s' has a blank (the launcher prefix of the "
+                            "cluster script is split on blanks)",
+                            b->exe);
   if (load_variants(b, err) < 0 || make_matrix(b, err) < 0 || check_tools(b, err) < 0)
     return -1;
   /* The results directory: new or empty. */
@@ -455,8 +457,8 @@ int bench_setup(struct bench *b, struct placer_error **err) {
   }
   if (open_csv(b, "placement.csv", "variant,repeat,instance,role,process,pid,group,cpus_allowed,mems_allowed",
                &b->placement_csv, err) < 0 ||
-      open_csv(b, "solo.csv", "variant,condition,repeat,neighbour_level,neighbour_rate,duration_s", &b->solo_csv,
-               err) < 0)
+      open_csv(b, "solo.csv", "variant,condition,repeat,neighbour_level,neighbour_rate,duration_s", &b->solo_csv, err) <
+          0)
     return -1;
   if (placer_cgroup_open(NULL, &b->cg, err) < 0 || check_prefix(b, err) < 0 || find_guest(b, err) < 0)
     return -1;
@@ -502,8 +504,9 @@ int placer_bench_describe(const struct placer_study *study, const struct placer_
   if (rc == 0)
     rc = make_matrix(&b, err);
   if (rc == 0) {
-    fprintf(out, "study %s: cluster %s, fio %s, %zu variant(s), %zu workload(s), %zu condition(s), %u repeat(s) + "
-                 "%u warm-up pass(es)\n",
+    fprintf(out,
+            "study %s: cluster %s, fio %s, %zu variant(s), %zu workload(s), %zu condition(s), %u repeat(s) + "
+            "%u warm-up pass(es)\n",
             study->path, placer_study_cluster_name(study->cluster.type),
             placer_study_target_name(study->workloads.target), b.n_vars, b.n_workloads, b.n_conds, study->repeats,
             study->warmup);
@@ -561,4 +564,3 @@ int placer_bench_describe(const struct placer_study *study, const struct placer_
   free(b.topology_xml);
   return rc;
 }
-

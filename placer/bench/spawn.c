@@ -88,8 +88,8 @@ int placer_bench_spawn(char *const *argv, char *const *env, const char *log, pid
         if (fd != pipefd[1])
           fcntl(fd, F_SETFD, FD_CLOEXEC);
     int in = open("/dev/null", O_RDONLY | O_CLOEXEC);
-    int out = log ? open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644)
-                  : open("/dev/null", O_WRONLY | O_CLOEXEC);
+    int out =
+        log ? open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644) : open("/dev/null", O_WRONLY | O_CLOEXEC);
     if (in >= 0 && out >= 0 && dup2(in, 0) >= 0 && dup2(out, 1) >= 0 && dup2(out, 2) >= 0)
       execvpe(argv[0], argv, envp);
     int e = errno;
@@ -163,8 +163,8 @@ int placer_bench_wait(pid_t pid, unsigned timeout_ms, bool honour_stop, int *sta
   }
 }
 
-int placer_bench_run_command(char *const *argv, char *const *env, const char *log, unsigned timeout_s,
-                             bool honour_stop, struct placer_error **err) {
+int placer_bench_run_command(char *const *argv, char *const *env, const char *log, unsigned timeout_s, bool honour_stop,
+                             struct placer_error **err) {
   pid_t pid;
   if (placer_bench_spawn(argv, env, log, &pid, err) < 0)
     return -1;
@@ -184,8 +184,8 @@ int placer_bench_run_command(char *const *argv, char *const *env, const char *lo
 }
 
 int placer_bench_start_placed(const struct placer_bench_exec *x, const char *instance, const char *group,
-                              char *const *command, char *const *env, const char *log,
-                              struct placer_launch_record *rec, struct placer_error **err) {
+                              char *const *command, char *const *env, const char *log, struct placer_launch_record *rec,
+                              struct placer_error **err) {
   char **argv = NULL;
   if (placer_bench_exec_argv(x->exe, x->prefix, x->topology_xml, x->profile_path, instance, command, &argv) < 0)
     return placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");

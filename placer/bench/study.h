@@ -39,77 +39,77 @@ enum placer_study_backend {
 
 struct placer_study_cluster {
   enum placer_study_cluster_type type;
-  unsigned osds;            /* local: 0 = as many as the profiles' ceph-osd instances */
-  bool mds;                 /* local: an MDS and a CephFS (target cephfs needs it) */
-  uint64_t osd_size_bytes;  /* local: sparse bluestore file per OSD (whole GiB) */
-  uint64_t image_size_bytes; /* local: the rbd image (whole GiB) */
-  char *extra_conf;         /* local: appended to ceph.conf; NULL when none */
-  unsigned timeout_s;       /* local: for the cluster to be active+clean */
-  char *conf;               /* existing: ceph.conf */
-  char *keyring;            /* existing: NULL = what ceph.conf says */
-  char *client;             /* cephx user fio connects as, without "client." ("admin") */
-  char *pool;               /* rbd and rados targets ("rbd") */
-  char *image;              /* rbd target ("placer-bench") */
+  unsigned osds;                     /* local: 0 = as many as the profiles' ceph-osd instances */
+  bool mds;                          /* local: an MDS and a CephFS (target cephfs needs it) */
+  uint64_t osd_size_bytes;           /* local: sparse bluestore file per OSD (whole GiB) */
+  uint64_t image_size_bytes;         /* local: the rbd image (whole GiB) */
+  char *extra_conf;                  /* local: appended to ceph.conf; NULL when none */
+  unsigned timeout_s;                /* local: for the cluster to be active+clean */
+  char *conf;                        /* existing: ceph.conf */
+  char *keyring;                     /* existing: NULL = what ceph.conf says */
+  char *client;                      /* cephx user fio connects as, without "client." ("admin") */
+  char *pool;                        /* rbd and rados targets ("rbd") */
+  char *image;                       /* rbd target ("placer-bench") */
   struct placer_string_list devices; /* diskstats names backing the OSDs (existing; local: found) */
 };
 
 struct placer_study_variant {
   char *name;
-  char *profile;            /* as written: a shipped profile's name or a path */
+  char *profile;                 /* as written: a shipped profile's name or a path */
   struct placer_string_list env; /* "KEY=VALUE" for the storage daemons of this variant */
-  bool fio_env;             /* the env goes to fio too */
+  bool fio_env;                  /* the env goes to fio too */
   unsigned line;
 };
 
 struct placer_study_workloads {
   enum placer_study_target target;
-  char *path;               /* file: the file or device; cephfs: the file's name in the mount */
-  uint64_t size_bytes;      /* the region every job uses (and prefill writes) */
-  uint64_t *block_sizes;    /* in file order */
+  char *path;            /* file: the file or device; cephfs: the file's name in the mount */
+  uint64_t size_bytes;   /* the region every job uses (and prefill writes) */
+  uint64_t *block_sizes; /* in file order */
   size_t n_block_sizes;
   struct placer_string_list patterns; /* fio rw= values */
   unsigned iodepth, numjobs;
-  unsigned runtime_s;       /* the measured window */
-  unsigned ramp_s;          /* before the window (fio ramp_time; not measured) */
-  bool prefill;             /* write the whole region once per cluster, before the cells */
+  unsigned runtime_s;                    /* the measured window */
+  unsigned ramp_s;                       /* before the window (fio ramp_time; not measured) */
+  bool prefill;                          /* write the whole region once per cluster, before the cells */
   struct placer_string_list fio_options; /* more "--key=value" for every fio run */
 };
 
 struct placer_study_neighbour {
   char *name;
-  char *role;               /* the profile role whose instances run it ("neighbour") */
+  char *role; /* the profile role whose instances run it ("neighbour") */
   enum placer_study_neighbour_kind kind;
   enum placer_study_backend backend; /* stress-ng only */
-  char *image;              /* podman image ("localhost/placer/stress-ng:latest") */
-  char *stressor;           /* stress-ng --STRESSOR N ("cpu") */
-  char *method;             /* --cpu-method etc.; NULL: stress-ng's default */
-  unsigned intensity;       /* stress-ng workers, or the guest's vCPUs, per instance */
-  char *kernel, *initrd;    /* vm: NULL = $PLACER_VM_KERNEL / $PLACER_VM_INITRD, else built */
-  uint64_t memory_bytes;    /* vm: guest RAM */
-  uint64_t work_memory_bytes; /* vm: the load's working set */
+  char *image;                       /* podman image ("localhost/placer/stress-ng:latest") */
+  char *stressor;                    /* stress-ng --STRESSOR N ("cpu") */
+  char *method;                      /* --cpu-method etc.; NULL: stress-ng's default */
+  unsigned intensity;                /* stress-ng workers, or the guest's vCPUs, per instance */
+  char *kernel, *initrd;             /* vm: NULL = $PLACER_VM_KERNEL / $PLACER_VM_INITRD, else built */
+  uint64_t memory_bytes;             /* vm: guest RAM */
+  uint64_t work_memory_bytes;        /* vm: the load's working set */
   unsigned line;
 };
 
 struct placer_study_baseline {
   bool enabled;
-  char *path;               /* relative: inside the results directory */
+  char *path; /* relative: inside the results directory */
   uint64_t size_bytes;
-  bool write;               /* a block device is only written when this is true */
+  bool write; /* a block device is only written when this is true */
 };
 
 struct placer_study_sweep {
   bool enabled;
-  int parameter;            /* 0: the neighbours' intensity (the only one so far) */
-  unsigned *values;         /* neighbour intensity per step, ascending, distinct */
+  int parameter;    /* 0: the neighbours' intensity (the only one so far) */
+  unsigned *values; /* neighbour intensity per step, ascending, distinct */
   size_t n_values;
-  char *workload;           /* "4k-randwrite": judged on it; NULL = the first workload */
+  char *workload; /* "4k-randwrite": judged on it; NULL = the first workload */
   double storage_min_fraction;
   double neighbour_min_fraction;
 };
 
 struct placer_study {
-  char *path;               /* as given, "(built-in)" for the default */
-  char *dir;                /* where relative paths start; NULL: the current directory */
+  char *path; /* as given, "(built-in)" for the default */
+  char *dir;  /* where relative paths start; NULL: the current directory */
   char *title;
   struct placer_study_cluster cluster;
   struct placer_study_variant *variants;
@@ -119,7 +119,7 @@ struct placer_study {
   size_t n_neighbours;
   struct placer_study_baseline baseline;
   unsigned repeats;
-  unsigned warmup;          /* discarded passes per variant (each workload alone) */
+  unsigned warmup; /* discarded passes per variant (each workload alone) */
   struct placer_study_sweep sweep;
 };
 

@@ -36,10 +36,9 @@ static const char status_usage[] =
     "is, and every thread's Cpus_allowed_list / Mems_allowed_list.  Exit 0 when all match,\n"
     "1 when anything drifted.\n";
 
-static const char reset_usage[] =
-    "usage: placer reset [--state-dir DIR]\n"
-    "Undo what apply did: processes back to their original groups, changed values back,\n"
-    "placer's groups removed.  Works after an interrupted apply; safe to run twice.\n";
+static const char reset_usage[] = "usage: placer reset [--state-dir DIR]\n"
+                                  "Undo what apply did: processes back to their original groups, changed values back,\n"
+                                  "placer's groups removed.  Works after an interrupted apply; safe to run twice.\n";
 
 static int add_instance_arg(const char *option, const char *text, struct placer_instance_arg **list, size_t *n) {
   const char *eq = strchr(text, '=');
@@ -76,7 +75,11 @@ static void print_report(const struct placer_apply_report *r, FILE *out) {
     if (ri->n_bound == 0)
       fprintf(out, "%s", ri->note ? ri->note : "no process");
     for (size_t k = 0; k < ri->n_bound; k++)
-      fprintf(out, "%s pid %d %s (%zu thread%s)", k ? "," : r->dry_run ? "would bind" : "bound", (int)ri->bound[k].pid, ri->bound[k].comm ? ri->bound[k].comm : "?", ri->bound[k].n_threads,
+      fprintf(out, "%s pid %d %s (%zu thread%s)",
+              k            ? ","
+              : r->dry_run ? "would bind"
+                           : "bound",
+              (int)ri->bound[k].pid, ri->bound[k].comm ? ri->bound[k].comm : "?", ri->bound[k].n_threads,
               ri->bound[k].n_threads == 1 ? "" : "s");
     if (ri->n_vcpus_pinned)
       fprintf(out, "; %zu vCPUs pinned one per PU (found by %s)", ri->n_vcpus_pinned, ri->vcpu_source);
@@ -92,8 +95,9 @@ static void print_report(const struct placer_apply_report *r, FILE *out) {
     fprintf(out, "dry run: %u change%s would be made for profile %s (cgroup %s); nothing was changed\n", r->steps,
             r->steps == 1 ? "" : "s", name, r->cgroup_mode);
   } else if (r->steps == 0) {
-    fprintf(out, "nothing to change: profile %s is already in force (%zu instances, %zu processes bound; cgroup %s, "
-                 "state %s)\n",
+    fprintf(out,
+            "nothing to change: profile %s is already in force (%zu instances, %zu processes bound; cgroup %s, "
+            "state %s)\n",
             name, r->n_instances, n_bound, r->cgroup_mode, r->state_dir);
   } else {
     fprintf(out, "applied profile %s: %zu instances, %zu processes bound, %u changes (cgroup %s, state %s)\n", name,
@@ -135,7 +139,10 @@ int cmd_apply(int argc, char **argv) {
       break;
     case 'd': opt.state_dir = optarg; break;
     case 'P': opt.prefix = optarg; break;
-    case 'h': fputs(apply_usage, stdout); rc = PLACER_EXIT_OK; goto out;
+    case 'h':
+      fputs(apply_usage, stdout);
+      rc = PLACER_EXIT_OK;
+      goto out;
     default: rc = placer_usage_error("apply", opt_c, argc, argv); goto out;
     }
   }

@@ -60,7 +60,10 @@ int cmd_exec(int argc, char **argv) {
         return PLACER_EXIT_SYSTEM;
       }
       break;
-    case 'h': fputs(exec_usage, stdout); placer_argv_free(env); return PLACER_EXIT_OK;
+    case 'h':
+      fputs(exec_usage, stdout);
+      placer_argv_free(env);
+      return PLACER_EXIT_OK;
     default: placer_argv_free(env); return placer_usage_error("exec", opt, argc, argv);
     }
   }

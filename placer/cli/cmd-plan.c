@@ -8,12 +8,11 @@
 #include "plan.h"
 #include "profile.h"
 
-static const char plan_usage[] =
-    "usage: placer plan [--topology FILE.xml] [--json] PROFILE\n"
-    "Compute where every instance of every role of PROFILE runs on this node (or on the\n"
-    "node an hwloc XML file describes): cpus, NUMA memory nodes, memory limit, locality.\n"
-    "Nothing is changed.  Exit 2: bad command line, profile or topology; 3: the profile\n"
-    "does not fit the node.  Profiles are described in docs/profiles.md.\n";
+static const char plan_usage[] = "usage: placer plan [--topology FILE.xml] [--json] PROFILE\n"
+                                 "Compute where every instance of every role of PROFILE runs on this node (or on the\n"
+                                 "node an hwloc XML file describes): cpus, NUMA memory nodes, memory limit, locality.\n"
+                                 "Nothing is changed.  Exit 2: bad command line, profile or topology; 3: the profile\n"
+                                 "does not fit the node.  Profiles are described in docs/profiles.md.\n";
 
 int cmd_plan(int argc, char **argv) {
   static const struct option options[] = {

@@ -27,23 +27,21 @@
 #include "lib/units.h"
 #include "vm.h"
 
-static const char run_usage[] =
-    "usage: placer run [--topology FILE.xml] [--state-dir DIR] [--dry-run] PROFILE\n"
-    "Start every instance of the roles that have a 'run:' section and is not running yet,\n"
-    "already placed: a plain process (backend exec) joins its cgroup before its first\n"
-    "instruction; a container (backend podman) gets --cpuset-cpus/--cpuset-mems/--memory\n"
-    "under placer's cgroup subtree; a vm role boots a qemu guest (TCG when KVM can't run)\n"
-    "with its vCPU threads pinned.  Records what it started in STATE_DIR/run/PROFILE\n"
-    "(default /run/placer, or $PLACER_STATE_DIR), with each instance's log.  If one\n"
-    "instance fails to start, what this run started is stopped again (exit 4).\n"
-    "--dry-run prints the command lines and groups and changes nothing.\n";
+static const char run_usage[] = "usage: placer run [--topology FILE.xml] [--state-dir DIR] [--dry-run] PROFILE\n"
+                                "Start every instance of the roles that have a 'run:' section and is not running yet,\n"
+                                "already placed: a plain process (backend exec) joins its cgroup before its first\n"
+                                "instruction; a container (backend podman) gets --cpuset-cpus/--cpuset-mems/--memory\n"
+                                "under placer's cgroup subtree; a vm role boots a qemu guest (TCG when KVM can't run)\n"
+                                "with its vCPU threads pinned.  Records what it started in STATE_DIR/run/PROFILE\n"
+                                "(default /run/placer, or $PLACER_STATE_DIR), with each instance's log.  If one\n"
+                                "instance fails to start, what this run started is stopped again (exit 4).\n"
+                                "--dry-run prints the command lines and groups and changes nothing.\n";
 
-static const char stop_usage[] =
-    "usage: placer stop [--state-dir DIR] [--timeout SECONDS] PROFILE|PROFILE-NAME\n"
-    "Stop what 'placer run PROFILE' started, in reverse order: SIGTERM (podman stop),\n"
-    "SIGKILL after the role's stop_timeout (or --timeout), then remove the containers,\n"
-    "every process left in the instances' groups and the groups themselves.  Works from\n"
-    "the records alone: a profile file that is gone can be named by its profile name.\n";
+static const char stop_usage[] = "usage: placer stop [--state-dir DIR] [--timeout SECONDS] PROFILE|PROFILE-NAME\n"
+                                 "Stop what 'placer run PROFILE' started, in reverse order: SIGTERM (podman stop),\n"
+                                 "SIGKILL after the role's stop_timeout (or --timeout), then remove the containers,\n"
+                                 "every process left in the instances' groups and the groups themselves.  Works from\n"
+                                 "the records alone: a profile file that is gone can be named by its profile name.\n";
 
 /* After getopt: exactly one operand, the profile; else one line on stderr. */
 static int check_one_operand(const char *command, int argc, char **argv) {
@@ -76,8 +74,8 @@ static void print_run_table(const struct placer_launch_prepared *ps, size_t n, F
       snprintf(pid, sizeof(pid), "%d", (int)p->rec.pid);
     else
       snprintf(pid, sizeof(pid), "-");
-    fprintf(out, "%-14s %-7s %-8s %8s %-10s %-6s %-10s %s\n", p->inst->name, p->ops ? p->ops->name : "-", p->state,
-            pid, p->cpus && p->inst->pinned ? p->cpus : "-", p->mems && p->inst->pinned ? p->mems : "-", mem,
+    fprintf(out, "%-14s %-7s %-8s %8s %-10s %-6s %-10s %s\n", p->inst->name, p->ops ? p->ops->name : "-", p->state, pid,
+            p->cpus && p->inst->pinned ? p->cpus : "-", p->mems && p->inst->pinned ? p->mems : "-", mem,
             p->note ? p->note : (p->ops ? "" : "no run: section (placer apply places it)"));
   }
 }

@@ -16,7 +16,7 @@ enum placer_exit {
 };
 
 struct placer_error {
-  int exit_code; /* one of enum placer_exit */
+  int exit_code;   /* one of enum placer_exit */
   int errno_value; /* 0 when not from a system call */
   char *msg;
 };
@@ -29,8 +29,7 @@ int placer_error_set(struct placer_error **err, int exit_code, int errno_value, 
 int placer_error_errno(struct placer_error **err, int exit_code, int errno_value, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 /* Prepend "context: " to an existing error.  Returns -1 for tail calls. */
-int placer_error_prefix(struct placer_error **err, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
+int placer_error_prefix(struct placer_error **err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void placer_error_free(struct placer_error *err);
 
 /* Cleanup helpers in the style of crun/systemd. */

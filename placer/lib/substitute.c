@@ -186,8 +186,7 @@ static bool needs_quotes(const char *s) {
   if (*s == '\0')
     return true;
   for (; *s; s++)
-    if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') ||
-          strchr("-_./=:,+@%", *s)))
+    if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') || strchr("-_./=:,+@%", *s)))
       return true;
   return false;
 }

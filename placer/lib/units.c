@@ -12,11 +12,20 @@ static const struct {
   const char *suffix;
   uint64_t factor;
 } size_units[] = {
-  { "", 1 }, { "B", 1 },
-  { "K", 1ull << 10 }, { "KiB", 1ull << 10 }, { "KB", 1000ull },
-  { "M", 1ull << 20 }, { "MiB", 1ull << 20 }, { "MB", 1000000ull },
-  { "G", 1ull << 30 }, { "GiB", 1ull << 30 }, { "GB", 1000000000ull },
-  { "T", 1ull << 40 }, { "TiB", 1ull << 40 }, { "TB", 1000000000000ull },
+  { "", 1 },
+  { "B", 1 },
+  { "K", 1ull << 10 },
+  { "KiB", 1ull << 10 },
+  { "KB", 1000ull },
+  { "M", 1ull << 20 },
+  { "MiB", 1ull << 20 },
+  { "MB", 1000000ull },
+  { "G", 1ull << 30 },
+  { "GiB", 1ull << 30 },
+  { "GB", 1000000000ull },
+  { "T", 1ull << 40 },
+  { "TiB", 1ull << 40 },
+  { "TB", 1000000000000ull },
 };
 
 int placer_parse_bytes(const char *text, uint64_t *out_bytes, const char **why) {

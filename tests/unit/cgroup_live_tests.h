@@ -61,8 +61,7 @@ static char *live_read(const char *dir, const char *file) {
   return s;
 }
 
-static void live_expect_file(enum placer_cgroup_controller c, const char *group, const char *file,
-                             const char *want) {
+static void live_expect_file(enum placer_cgroup_controller c, const char *group, const char *file, const char *want) {
   char *dir = placer_cgroup_dir(live.cg, c, group);
   char *have = live_read(dir, file);
   if (strcmp(have, want) != 0)
@@ -330,14 +329,14 @@ static int live_teardown(void **state) {
 /* Skip when this host cannot run the scenario, unless PLACER_LIVE_REQUIRED
  * is set (the qemu guests of tests/integration/cgroup_vm.sh): there a skip
  * would hide a broken setup. */
-#define LIVE_REQUIRE()                                     \
-  do {                                                     \
-    if (!live.ready) {                                     \
-      if (getenv("PLACER_LIVE_REQUIRED"))                  \
-        fail_msg("cannot run: %s", live.why);              \
-      print_message("skipped: %s\n", live.why);            \
-      skip();                                              \
-    }                                                      \
+#define LIVE_REQUIRE()                          \
+  do {                                          \
+    if (!live.ready) {                          \
+      if (getenv("PLACER_LIVE_REQUIRED"))       \
+        fail_msg("cannot run: %s", live.why);   \
+      print_message("skipped: %s\n", live.why); \
+      skip();                                   \
+    }                                           \
   } while (0)
 
 /* ------------------------------------------------------------------ tests */
@@ -568,8 +567,8 @@ static void test_memory_limit_kills_hog(void **state) {
 
   /* The kernel says it was the group's OOM killer. */
   char *dir = placer_cgroup_dir(live.cg, PLACER_CGROUP_MEMORY, live.hog);
-  char *events = live_read(dir, placer_cgroup_get_mode(live.cg) == PLACER_CGROUP_V1 ? "memory.oom_control"
-                                                                                     : "memory.events");
+  char *events =
+      live_read(dir, placer_cgroup_get_mode(live.cg) == PLACER_CGROUP_V1 ? "memory.oom_control" : "memory.events");
   const char *kills = strstr(events, "oom_kill ");
   assert_non_null(kills);
   assert_true(atoi(kills + strlen("oom_kill ")) >= 1);
@@ -658,12 +657,8 @@ static void test_remove_empty_parents(void **state) {
   assert_false(placer_cgroup_exists(live.cg, live.base));
 }
 
-#define LIVE_TESTS                                                  \
-  cmocka_unit_test(test_create_set_read_back),                      \
-  cmocka_unit_test(test_refused_cpuset_names_file_value_errno),     \
-  cmocka_unit_test(test_move_process_with_threads_and_back),        \
-  cmocka_unit_test(test_move_while_threads_are_born),               \
-  cmocka_unit_test(test_move_one_thread_and_pin),                   \
-  cmocka_unit_test(test_memory_limit_kills_hog),                    \
-  cmocka_unit_test(test_remove_refuses_busy_then_removes),          \
-  cmocka_unit_test(test_remove_empty_parents)
+#define LIVE_TESTS                                                                                                   \
+  cmocka_unit_test(test_create_set_read_back), cmocka_unit_test(test_refused_cpuset_names_file_value_errno),         \
+      cmocka_unit_test(test_move_process_with_threads_and_back), cmocka_unit_test(test_move_while_threads_are_born), \
+      cmocka_unit_test(test_move_one_thread_and_pin), cmocka_unit_test(test_memory_limit_kills_hog),                 \
+      cmocka_unit_test(test_remove_refuses_busy_then_removes), cmocka_unit_test(test_remove_empty_parents)

@@ -47,11 +47,18 @@ static void fill_state(struct placer_state *s) {
   s->n_journal = 4;
   s->journal = calloc(4, sizeof(*s->journal));
   s->journal[0] = (struct placer_journal_entry){ .txn = 1, .op = PLACER_JOURNAL_CREATE, .group = strdup("placer") };
-  s->journal[1] = (struct placer_journal_entry){ .txn = 1, .op = PLACER_JOURNAL_SET, .group = strdup("placer/osd/osd.3"),
-                                                 .setting = PLACER_SETTING_MEMORY_LIMIT, .previous = strdup("max") };
+  s->journal[1] = (struct placer_journal_entry){ .txn = 1,
+                                                 .op = PLACER_JOURNAL_SET,
+                                                 .group = strdup("placer/osd/osd.3"),
+                                                 .setting = PLACER_SETTING_MEMORY_LIMIT,
+                                                 .previous = strdup("max") };
   struct placer_journal_entry *m = &s->journal[2];
-  *m = (struct placer_journal_entry){ .txn = 2, .op = PLACER_JOURNAL_MOVE, .pid = 1234, .start_time = 5678,
-                                      .group = strdup("placer/osd/osd.3"), .instance = strdup("osd.3") };
+  *m = (struct placer_journal_entry){ .txn = 2,
+                                      .op = PLACER_JOURNAL_MOVE,
+                                      .pid = 1234,
+                                      .start_time = 5678,
+                                      .group = strdup("placer/osd/osd.3"),
+                                      .instance = strdup("osd.3") };
   m->original.path[PLACER_CGROUP_CPUSET] = strdup("");
   m->original.path[PLACER_CGROUP_MEMORY] = strdup("process_api/abc");
   m->original.path[PLACER_CGROUP_CPU] = strdup("system.slice/ceph-osd@3.service");
@@ -60,8 +67,9 @@ static void fill_state(struct placer_state *s) {
   m->threads = calloc(2, sizeof(*m->threads));
   m->threads[0] = (struct placer_thread_affinity){ 1234, strdup("0-15") };
   m->threads[1] = (struct placer_thread_affinity){ 1250, strdup("3") };
-  s->journal[3] = (struct placer_journal_entry){ .txn = 2, .op = PLACER_JOURNAL_AFFINITY, .pid = 1234,
-                                                 .start_time = 5678, .tid = 1250, .previous = strdup("0-15") };
+  s->journal[3] = (struct placer_journal_entry){
+    .txn = 2, .op = PLACER_JOURNAL_AFFINITY, .pid = 1234, .start_time = 5678, .tid = 1250, .previous = strdup("0-15")
+  };
 }
 
 static void assert_same(const struct placer_state *a, const struct placer_state *b) {
@@ -296,12 +304,9 @@ static void test_memory_limit_parse(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-    cmocka_unit_test(test_json_round_trip),
-    cmocka_unit_test(test_loads_state_without_cpuacct),
-    cmocka_unit_test(test_refuses_bad_json),
-    cmocka_unit_test(test_save_open_lock),
-    cmocka_unit_test(test_comparisons),
-    cmocka_unit_test(test_memory_limit_parse),
+    cmocka_unit_test(test_json_round_trip),  cmocka_unit_test(test_loads_state_without_cpuacct),
+    cmocka_unit_test(test_refuses_bad_json), cmocka_unit_test(test_save_open_lock),
+    cmocka_unit_test(test_comparisons),      cmocka_unit_test(test_memory_limit_parse),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

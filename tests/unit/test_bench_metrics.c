@@ -33,15 +33,15 @@ static void test_ratio(void **state) {
 }
 
 static const struct placer_bench_balance_criteria iops_criteria = {
-    .storage_baseline = 1000,
-    .storage_min_fraction = 0.90,
-    .neighbour_min_fraction = 0.85,
+  .storage_baseline = 1000,
+  .storage_min_fraction = 0.90,
+  .neighbour_min_fraction = 0.85,
 };
 
 static void test_balance_point(void **state) {
   /* pinned: storage 100%, 98%, 95%, 91%, 80%; neighbours always >= 85%. */
   const struct placer_bench_sweep_step pinned[] = {
-      {1, 1000, 200, 200}, {2, 980, 195, 200}, {4, 950, 190, 200}, {6, 910, 180, 200}, {8, 800, 175, 200},
+    { 1, 1000, 200, 200 }, { 2, 980, 195, 200 }, { 4, 950, 190, 200 }, { 6, 910, 180, 200 }, { 8, 800, 175, 200 },
   };
   struct placer_bench_balance b;
   placer_bench_balance_point(pinned, 5, &iops_criteria, &b);
@@ -52,24 +52,24 @@ static void test_balance_point(void **state) {
   assert_int_equal(b.n_passing, 4);
   /* unpinned: the neighbours fall below 85% (170) from 4 cores on. */
   const struct placer_bench_sweep_step unpinned[] = {
-      {1, 990, 190, 200},
-      {2, 950, 171, 200},
-      {4, 940, 169.9, 200},
-      {6, 700, 110, 200},
+    { 1, 990, 190, 200 },
+    { 2, 950, 171, 200 },
+    { 4, 940, 169.9, 200 },
+    { 6, 700, 110, 200 },
   };
   placer_bench_balance_point(unpinned, 4, &iops_criteria, &b);
   assert_true(b.found && b.level == 2 && b.index == 1);
   /* Exactly 90% and 85% pass. */
-  const struct placer_bench_sweep_step edge[] = {{3, 900, 170, 200}};
+  const struct placer_bench_sweep_step edge[] = { { 3, 900, 170, 200 } };
   placer_bench_balance_point(edge, 1, &iops_criteria, &b);
   assert_true(b.found && b.level == 3);
   /* Each step has its own solo rate (more neighbour cores do more work alone):
    * 300 of a solo 400 is 75%. */
-  const struct placer_bench_sweep_step grow[] = {{1, 1000, 95, 100}, {2, 990, 190, 200}, {4, 980, 300, 400}};
+  const struct placer_bench_sweep_step grow[] = { { 1, 1000, 95, 100 }, { 2, 990, 190, 200 }, { 4, 980, 300, 400 } };
   placer_bench_balance_point(grow, 3, &iops_criteria, &b);
   assert_true(b.found && b.level == 2);
   /* No solo measurement: the step cannot be judged, so it fails. */
-  const struct placer_bench_sweep_step no_solo[] = {{1, 1000, 95, NAN}};
+  const struct placer_bench_sweep_step no_solo[] = { { 1, 1000, 95, NAN } };
   placer_bench_balance_point(no_solo, 1, &iops_criteria, &b);
   assert_false(b.found);
 }
@@ -77,7 +77,7 @@ static void test_balance_point(void **state) {
 static void test_balance_none_and_noise(void **state) {
   struct placer_bench_balance b;
   /* Already the first step fails: none. */
-  const struct placer_bench_sweep_step none[] = {{1, 850, 200, 200}, {2, 800, 200, 200}};
+  const struct placer_bench_sweep_step none[] = { { 1, 850, 200, 200 }, { 2, 800, 200, 200 } };
   placer_bench_balance_point(none, 2, &iops_criteria, &b);
   assert_false(b.found);
   assert_true(isnan(b.level));
@@ -87,10 +87,10 @@ static void test_balance_none_and_noise(void **state) {
   /* Out of order input, a missing measurement (NAN) at 4 and a pass at 6 after
    * it: "up to 2", and the later pass is flagged. */
   const struct placer_bench_sweep_step noisy[] = {
-      {6, 920, 190, 200},
-      {1, 1000, 200, 200},
-      {4, NAN, 190, 200},
-      {2, 990, 199, 200},
+    { 6, 920, 190, 200 },
+    { 1, 1000, 200, 200 },
+    { 4, NAN, 190, 200 },
+    { 2, 990, 199, 200 },
   };
   placer_bench_balance_point(noisy, 4, &iops_criteria, &b);
   assert_true(b.found);
@@ -103,12 +103,12 @@ static void test_balance_none_and_noise(void **state) {
 static void test_balance_latency(void **state) {
   /* p99 latency: lower is better; 10 ms baseline, so <= 11.11 ms keeps 90%. */
   const struct placer_bench_balance_criteria c = {
-      .storage_baseline = 10,
-      .storage_min_fraction = 0.9,
-      .neighbour_min_fraction = 0.85,
-      .storage_lower_is_better = true,
+    .storage_baseline = 10,
+    .storage_min_fraction = 0.9,
+    .neighbour_min_fraction = 0.85,
+    .storage_lower_is_better = true,
   };
-  const struct placer_bench_sweep_step steps[] = {{1, 10.5, 100, 100}, {2, 11.1, 90, 100}, {3, 11.2, 95, 100}};
+  const struct placer_bench_sweep_step steps[] = { { 1, 10.5, 100, 100 }, { 2, 11.1, 90, 100 }, { 3, 11.2, 95, 100 } };
   struct placer_bench_balance b;
   placer_bench_balance_point(steps, 3, &c, &b);
   assert_true(b.found && b.level == 2);
@@ -118,12 +118,12 @@ static void test_balance_latency(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_write_amplification),
-      cmocka_unit_test(test_cpu_per_io),
-      cmocka_unit_test(test_ratio),
-      cmocka_unit_test(test_balance_point),
-      cmocka_unit_test(test_balance_none_and_noise),
-      cmocka_unit_test(test_balance_latency),
+    cmocka_unit_test(test_write_amplification),
+    cmocka_unit_test(test_cpu_per_io),
+    cmocka_unit_test(test_ratio),
+    cmocka_unit_test(test_balance_point),
+    cmocka_unit_test(test_balance_none_and_noise),
+    cmocka_unit_test(test_balance_latency),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

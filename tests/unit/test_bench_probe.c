@@ -11,19 +11,19 @@
 #include "cgroup-internal.h"
 #include "test_support.h"
 
-static const struct placer_bench_workload workload = {"4k-randwrite", "randwrite", 4096};
-static const struct placer_bench_condition condition = {"alone", 0};
-static const char *const variant[] = {"unpinned"};
+static const struct placer_bench_workload workload = { "4k-randwrite", "randwrite", 4096 };
+static const struct placer_bench_condition condition = { "alone", 0 };
+static const char *const variant[] = { "unpinned" };
 
 static struct placer_bench_results *one_run_results(void) {
   struct placer_bench_spec spec = {
-      .variants = variant,
-      .n_variants = 1,
-      .workloads = &workload,
-      .n_workloads = 1,
-      .conditions = &condition,
-      .n_conditions = 1,
-      .repeats = 1,
+    .variants = variant,
+    .n_variants = 1,
+    .workloads = &workload,
+    .n_workloads = 1,
+    .conditions = &condition,
+    .n_conditions = 1,
+    .repeats = 1,
   };
   struct placer_bench_results *r = NULL;
   struct placer_error *err = NULL;
@@ -56,10 +56,10 @@ static void test_probe_on_snapshots(void **state) {
   snprintf(v2, sizeof(v2), "%s", test_data_path("fixtures/cgroup-cpu"));
   struct placer_cgroup *cg = fixture_cgroup_v2(v2);
   const struct placer_bench_target targets[] = {
-      {"osd.0", "osd", NULL, 29132}, /* CPU from the process itself */
-      {"mon.a", "mon", "v2", 0},     /* CPU from a cgroup's cpu.stat (unchanged file: 0) */
+    { "osd.0", "osd", NULL, 29132 }, /* CPU from the process itself */
+    { "mon.a", "mon", "v2", 0 },     /* CPU from a cgroup's cpu.stat (unchanged file: 0) */
   };
-  const char *const devices[] = {"vda"};
+  const char *const devices[] = { "vda" };
   struct placer_bench_probe *p = NULL;
   struct placer_error *err = NULL;
   if (placer_bench_probe_start(cg, before, targets, 2, devices, 1, &p, &err) < 0)
@@ -114,19 +114,19 @@ static void expect_start_error(const struct placer_bench_target *targets, size_t
 }
 
 static void test_probe_errors(void **state) {
-  const struct placer_bench_target nothing[] = {{"osd.0", "osd", NULL, 0}};
+  const struct placer_bench_target nothing[] = { { "osd.0", "osd", NULL, 0 } };
   expect_start_error(nothing, 1, NULL, 0, "'osd.0' has neither a cgroup nor a pid");
-  const struct placer_bench_target gone[] = {{"osd.1", "osd", NULL, 4242}};
+  const struct placer_bench_target gone[] = { { "osd.1", "osd", NULL, 4242 } };
   expect_start_error(gone, 1, NULL, 0, "bench probe: osd.1: sample process 4242");
-  const struct placer_bench_target ok[] = {{"osd.0", "osd", NULL, 29132}};
-  const char *const wrong[] = {"nvme0n1"};
+  const struct placer_bench_target ok[] = { { "osd.0", "osd", NULL, 29132 } };
+  const char *const wrong[] = { "nvme0n1" };
   expect_start_error(ok, 1, wrong, 1, "device 'nvme0n1' is not in /proc/diskstats");
 }
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_probe_on_snapshots),
-      cmocka_unit_test(test_probe_errors),
+    cmocka_unit_test(test_probe_on_snapshots),
+    cmocka_unit_test(test_probe_errors),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -12,8 +12,8 @@
 #include "bench/results.h"
 #include "test_support.h"
 
-static const char *const variants[] = {"unpinned", "pinned"};
-static const double jitter[] = {-0.02, 0.0, 0.03, 0.01, -0.01};
+static const char *const variants[] = { "unpinned", "pinned" };
+static const double jitter[] = { -0.02, 0.0, 0.03, 0.01, -0.01 };
 
 /* One finished run: IOPS (or bytes/s) `rate` in the workload's direction, p99
  * latency in ms, OSD CPU of `ms_per_io` per I/O over two OSDs, 15 s long. */
@@ -21,7 +21,7 @@ static void fill_run(struct placer_bench_results *r, size_t v, size_t c, size_t 
                      double neighbour_rate) {
   struct placer_bench_run *run = placer_bench_results_run(r, v, c, w, k);
   const struct placer_bench_workload *wl = &r->workloads[w];
-  struct placer_fio_io io = {0};
+  struct placer_fio_io io = { 0 };
   double duration = 15.0;
   io.iops = iops;
   io.total_ios = (uint64_t)(iops * duration);
@@ -32,8 +32,8 @@ static void fill_run(struct placer_bench_results *r, size_t v, size_t c, size_t 
   io.clat_p50_ns = p99_ms * 1e6 / 3;
   io.clat_p99_ns = p99_ms * 1e6;
   io.clat_p999_ns = p99_ms * 1e6 * 2;
-  struct placer_fio_result fio = {0};
-  struct placer_fio_io idle = {.clat_mean_ns = NAN, .clat_p50_ns = NAN, .clat_p99_ns = NAN, .clat_p999_ns = NAN};
+  struct placer_fio_result fio = { 0 };
+  struct placer_fio_io idle = { .clat_mean_ns = NAN, .clat_p50_ns = NAN, .clat_p99_ns = NAN, .clat_p999_ns = NAN };
   bool reads = placer_bench_pattern_direction(wl->pattern) == PLACER_BENCH_READ;
   fio.total.read = reads ? io : idle;
   fio.total.write = reads ? idle : io;
@@ -57,7 +57,7 @@ static void fill_run(struct placer_bench_results *r, size_t v, size_t c, size_t 
     run->device_bytes_written = io.io_bytes * (31 + k) / 10; /* 2 replicas + RocksDB/WAL */
   }
   run->neighbour_rate = neighbour_rate;
-  double busy[2] = {0.93 + 0.01 * (double)k, v ? 0.99 : 0.97};
+  double busy[2] = { 0.93 + 0.01 * (double)k, v ? 0.99 : 0.97 };
   assert_int_equal(placer_bench_run_set_cpu_busy(run, busy, 2, &err), 0);
   run->done = true;
 }
@@ -66,23 +66,23 @@ static struct placer_bench_results *new_results(const struct placer_bench_worklo
                                                 const struct placer_bench_condition *conditions, size_t n_conditions,
                                                 size_t repeats, bool sweep) {
   struct placer_bench_spec spec = {
-      .title = sweep ? "balance-point sweep, 2 OSDs, fio rbd 4K iodepth 16"
-                     : "pinned vs unpinned, 2 OSDs, fio rbd iodepth 16",
-      .storage_role = "osd",
-      .neighbour_name = "the VMs",
-      .neighbour_unit = "bogo ops/s",
-      .level_unit = "neighbour cores",
-      .variants = variants,
-      .n_variants = 2,
-      .workloads = workloads,
-      .n_workloads = n_workloads,
-      .conditions = conditions,
-      .n_conditions = n_conditions,
-      .repeats = repeats,
-      .sweep = sweep,
-      .sweep_workload = 0,
-      .storage_min_fraction = 0.90,
-      .neighbour_min_fraction = 0.85,
+    .title =
+        sweep ? "balance-point sweep, 2 OSDs, fio rbd 4K iodepth 16" : "pinned vs unpinned, 2 OSDs, fio rbd iodepth 16",
+    .storage_role = "osd",
+    .neighbour_name = "the VMs",
+    .neighbour_unit = "bogo ops/s",
+    .level_unit = "neighbour cores",
+    .variants = variants,
+    .n_variants = 2,
+    .workloads = workloads,
+    .n_workloads = n_workloads,
+    .conditions = conditions,
+    .n_conditions = n_conditions,
+    .repeats = repeats,
+    .sweep = sweep,
+    .sweep_workload = 0,
+    .storage_min_fraction = 0.90,
+    .neighbour_min_fraction = 0.85,
   };
   struct placer_bench_results *r = NULL;
   struct placer_error *err = NULL;
@@ -92,22 +92,22 @@ static struct placer_bench_results *new_results(const struct placer_bench_worklo
 }
 
 static const struct placer_bench_workload ab_workloads[] = {
-    {"4k-randwrite", "randwrite", 4096},
-    {"4k-randread", "randread", 4096},
-    {"128k-write", "write", 131072},
+  { "4k-randwrite", "randwrite", 4096 },
+  { "4k-randread", "randread", 4096 },
+  { "128k-write", "write", 131072 },
 };
-static const struct placer_bench_condition ab_conditions[] = {{"alone", 0}, {"vms", 4}};
+static const struct placer_bench_condition ab_conditions[] = { { "alone", 0 }, { "vms", 4 } };
 
 /* MACHINE-NOTES medians: randwrite 2388 / 1903 unpinned, 1436 / 1358 pinned;
  * randread 8251 / 6391, 6064 / 5378; the neighbour keeps ~54% unpinned, ~91%
  * pinned of a solo 1000 bogo ops/s. */
 static const double ab_iops[2][2][3] = {
-    {{2388, 8251, 420}, {1903, 6391, 350}},
-    {{1436, 6064, 300}, {1358, 5378, 290}},
+  { { 2388, 8251, 420 }, { 1903, 6391, 350 } },
+  { { 1436, 6064, 300 }, { 1358, 5378, 290 } },
 };
 static const double ab_p99_ms[2][2][3] = {
-    {{37.2, 3.1, 95}, {113, 4.4, 140}},
-    {{48.0, 3.6, 120}, {52.5, 3.9, 125}},
+  { { 37.2, 3.1, 95 }, { 113, 4.4, 140 } },
+  { { 48.0, 3.6, 120 }, { 52.5, 3.9, 125 } },
 };
 
 static struct placer_bench_results *build_ab(size_t repeats) {
@@ -128,19 +128,19 @@ static struct placer_bench_results *build_ab(size_t repeats) {
 /* pinned keeps >= 90% up to 6 neighbour cores, unpinned up to 2; the VMs keep
  * >= 85% of their solo rate except unpinned from 4 cores on. */
 static const struct placer_bench_condition sweep_conditions[] = {
-    {"alone", 0}, {"vms-1", 1}, {"vms-2", 2}, {"vms-4", 4}, {"vms-6", 6}, {"vms-8", 8},
+  { "alone", 0 }, { "vms-1", 1 }, { "vms-2", 2 }, { "vms-4", 4 }, { "vms-6", 6 }, { "vms-8", 8 },
 };
 static const double sweep_storage[2][6] = {
-    {2388, 2300, 2180, 2000, 1800, 1500},
-    {1436, 1430, 1420, 1400, 1330, 1200},
+  { 2388, 2300, 2180, 2000, 1800, 1500 },
+  { 1436, 1430, 1420, 1400, 1330, 1200 },
 };
 static const double sweep_neighbour_share[2][6] = {
-    {0, 0.95, 0.88, 0.70, 0.60, 0.55},
-    {0, 0.99, 0.97, 0.95, 0.92, 0.90},
+  { 0, 0.95, 0.88, 0.70, 0.60, 0.55 },
+  { 0, 0.99, 0.97, 0.95, 0.92, 0.90 },
 };
 
 static struct placer_bench_results *build_sweep(void) {
-  const struct placer_bench_workload w[] = {{"4k-randwrite", "randwrite", 4096}};
+  const struct placer_bench_workload w[] = { { "4k-randwrite", "randwrite", 4096 } };
   struct placer_bench_results *r = new_results(w, 1, sweep_conditions, 6, 3, true);
   for (size_t v = 0; v < 2; v++)
     for (size_t c = 0; c < 6; c++)
@@ -230,14 +230,20 @@ static void golden_case(const char *name, struct placer_bench_results *r, bool j
   placer_bench_results_free(r);
 }
 
-static void test_golden_ab(void **state) { golden_case("ab", build_ab(3), true); }
+static void test_golden_ab(void **state) {
+  golden_case("ab", build_ab(3), true);
+}
 
-static void test_golden_sweep(void **state) { golden_case("sweep", build_sweep(), false); }
+static void test_golden_sweep(void **state) {
+  golden_case("sweep", build_sweep(), false);
+}
 
-static void test_golden_partial(void **state) { golden_case("partial", build_partial(), false); }
+static void test_golden_partial(void **state) {
+  golden_case("partial", build_partial(), false);
+}
 
 static void test_json_round_trip(void **state) {
-  struct placer_bench_results *builders[] = {build_ab(3), build_sweep(), build_partial()};
+  struct placer_bench_results *builders[] = { build_ab(3), build_sweep(), build_partial() };
   for (size_t i = 0; i < 3; i++) {
     json_t *j = placer_bench_results_to_json(builders[i]);
     struct placer_bench_results *back = NULL;
@@ -343,15 +349,15 @@ static void expect_new_error(const struct placer_bench_spec *spec, const char *n
 }
 
 static void test_bad_shapes(void **state) {
-  const char *const twice[] = {"a", "a"};
+  const char *const twice[] = { "a", "a" };
   struct placer_bench_spec spec = {
-      .variants = twice,
-      .n_variants = 2,
-      .workloads = ab_workloads,
-      .n_workloads = 3,
-      .conditions = ab_conditions,
-      .n_conditions = 2,
-      .repeats = 3,
+    .variants = twice,
+    .n_variants = 2,
+    .workloads = ab_workloads,
+    .n_workloads = 3,
+    .conditions = ab_conditions,
+    .n_conditions = 2,
+    .repeats = 3,
   };
   expect_new_error(&spec, "variant 'a' appears twice");
   spec.variants = variants;
@@ -396,11 +402,11 @@ static void test_block_size_labels(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_golden_ab),         cmocka_unit_test(test_golden_sweep),
-      cmocka_unit_test(test_golden_partial),    cmocka_unit_test(test_json_round_trip),
-      cmocka_unit_test(test_analysis_figures),  cmocka_unit_test(test_sweep_balance),
-      cmocka_unit_test(test_partial_cells),     cmocka_unit_test(test_bad_shapes),
-      cmocka_unit_test(test_block_size_labels),
+    cmocka_unit_test(test_golden_ab),         cmocka_unit_test(test_golden_sweep),
+    cmocka_unit_test(test_golden_partial),    cmocka_unit_test(test_json_round_trip),
+    cmocka_unit_test(test_analysis_figures),  cmocka_unit_test(test_sweep_balance),
+    cmocka_unit_test(test_partial_cells),     cmocka_unit_test(test_bad_shapes),
+    cmocka_unit_test(test_block_size_labels),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

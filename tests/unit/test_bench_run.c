@@ -43,8 +43,11 @@ static void test_fio_rbd(void **state) {
   struct placer_study *s = study_of("variants: [ { name: a, profile: x } ]\n"
                                     "workloads: { iodepth: 8, numjobs: 2, runtime: 5, ramp: 1, "
                                     "fio_options: [--randrepeat=0] }\n");
-  struct placer_bench_fio_cell cell = { .kind = PLACER_BENCH_FIO_MEASURE, .name = "4k-randwrite",
-                                        .pattern = "randwrite", .block_size = 4096, .output = "/r/x.json" };
+  struct placer_bench_fio_cell cell = { .kind = PLACER_BENCH_FIO_MEASURE,
+                                        .name = "4k-randwrite",
+                                        .pattern = "randwrite",
+                                        .block_size = 4096,
+                                        .output = "/r/x.json" };
   char *cmd = joined(s, PLACER_STUDY_TARGET_RBD, &cell);
   assert_string_equal(cmd, "fio --name=4k-randwrite --ioengine=rbd --clientname=admin --pool=rbd "
                            "--rbdname=placer-bench --rw=randwrite --bs=4096 --iodepth=8 --numjobs=2 --time_based "
@@ -64,9 +67,13 @@ static void test_fio_file_and_rados(void **state) {
   (void)state;
   struct placer_study *s = study_of("cluster: { type: none }\nvariants: [ { name: a, profile: x } ]\n"
                                     "workloads: { path: /var/tmp/t.img, size: 64MiB, ramp: 0, runtime: 2 }\n");
-  struct placer_bench_fio_cell cell = { .kind = PLACER_BENCH_FIO_MEASURE, .name = "4k-randread",
-                                        .pattern = "randread", .block_size = 4096, .output = "o.json",
-                                        .filename = "/var/tmp/t.img", .direct = true };
+  struct placer_bench_fio_cell cell = { .kind = PLACER_BENCH_FIO_MEASURE,
+                                        .name = "4k-randread",
+                                        .pattern = "randread",
+                                        .block_size = 4096,
+                                        .output = "o.json",
+                                        .filename = "/var/tmp/t.img",
+                                        .direct = true };
   char *cmd = joined(s, PLACER_STUDY_TARGET_FILE, &cell);
   assert_string_equal(cmd, "fio --name=4k-randread --ioengine=libaio --direct=1 --filename=/var/tmp/t.img "
                            "--rw=randread --bs=4096 --iodepth=16 --numjobs=1 --time_based --runtime=2 "
@@ -180,10 +187,8 @@ static void test_ceph_instance(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-    cmocka_unit_test(test_fio_rbd),
-    cmocka_unit_test(test_fio_file_and_rados),
-    cmocka_unit_test(test_stress_ng_metrics),
-    cmocka_unit_test(test_guest_progress),
+    cmocka_unit_test(test_fio_rbd),           cmocka_unit_test(test_fio_file_and_rados),
+    cmocka_unit_test(test_stress_ng_metrics), cmocka_unit_test(test_guest_progress),
     cmocka_unit_test(test_ceph_instance),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

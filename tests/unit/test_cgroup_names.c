@@ -183,19 +183,17 @@ static void test_mountinfo(void **state) {
 }
 
 /* Debian 12's hybrid layout: cpu and cpuacct are hierarchies of their own. */
-static const char *mountinfo_apart =
-    "31 23 0:28 / /sys/fs/cgroup rw,relatime - tmpfs tmpfs rw,mode=755\n"
-    "32 31 0:29 / /sys/fs/cgroup/cpu rw,relatime - cgroup cgroup rw,cpu\n"
-    "33 31 0:30 / /sys/fs/cgroup/cpuacct rw,relatime - cgroup cgroup rw,cpuacct\n"
-    "34 31 0:31 / /sys/fs/cgroup/cpuset rw,relatime - cgroup cgroup rw,cpuset\n"
-    "35 31 0:32 / /sys/fs/cgroup/memory rw,relatime - cgroup cgroup rw,memory\n"
-    "41 31 0:38 / /sys/fs/cgroup/unified rw,relatime - cgroup2 cgroup2 rw\n";
+static const char *mountinfo_apart = "31 23 0:28 / /sys/fs/cgroup rw,relatime - tmpfs tmpfs rw,mode=755\n"
+                                     "32 31 0:29 / /sys/fs/cgroup/cpu rw,relatime - cgroup cgroup rw,cpu\n"
+                                     "33 31 0:30 / /sys/fs/cgroup/cpuacct rw,relatime - cgroup cgroup rw,cpuacct\n"
+                                     "34 31 0:31 / /sys/fs/cgroup/cpuset rw,relatime - cgroup cgroup rw,cpuset\n"
+                                     "35 31 0:32 / /sys/fs/cgroup/memory rw,relatime - cgroup cgroup rw,memory\n"
+                                     "41 31 0:38 / /sys/fs/cgroup/unified rw,relatime - cgroup2 cgroup2 rw\n";
 
 /* cpuset, memory and cpu only (a test root). */
-static const char *mountinfo_no_cpuacct =
-    "34 31 0:31 / /sys/fs/cgroup/cpuset rw,relatime - cgroup cgroup rw,cpuset\n"
-    "35 31 0:32 / /sys/fs/cgroup/memory rw,relatime - cgroup cgroup rw,memory\n"
-    "32 31 0:29 / /sys/fs/cgroup/cpu rw,relatime - cgroup cgroup rw,cpu\n";
+static const char *mountinfo_no_cpuacct = "34 31 0:31 / /sys/fs/cgroup/cpuset rw,relatime - cgroup cgroup rw,cpuset\n"
+                                          "35 31 0:32 / /sys/fs/cgroup/memory rw,relatime - cgroup cgroup rw,memory\n"
+                                          "32 31 0:29 / /sys/fs/cgroup/cpu rw,relatime - cgroup cgroup rw,cpu\n";
 
 static struct placer_cgroup *fake_cgroup(enum placer_cgroup_mode mode, const char *root) {
   struct placer_cgroup *cg = calloc(1, sizeof(*cg));
@@ -284,8 +282,8 @@ static void test_group_without_cpuacct(void **state) {
   (void)state;
   char tmp[] = "/tmp/placer-test-cpuacct.XXXXXX";
   assert_non_null(mkdtemp(tmp));
-  static const char *const dirs[] = { "cpuset", "memory", "cpu", "cpuacct", "cpuset/g", "memory/g", "cpu/g",
-                                      "cpuset/h", "memory/h", "cpu/h", "cpuacct/h" };
+  static const char *const dirs[] = { "cpuset", "memory",   "cpu",      "cpuacct", "cpuset/g", "memory/g",
+                                      "cpu/g",  "cpuset/h", "memory/h", "cpu/h",   "cpuacct/h" };
   char path[512];
   for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
     snprintf(path, sizeof(path), "%s/%s", tmp, dirs[i]);

@@ -63,8 +63,8 @@ static int teardown(void **state) {
   snprintf(cmd, sizeof(cmd), "rm -rf '/tmp/%s-state'", top);
   if (system(cmd) != 0)
     return -1;
-  snprintf(cmd, sizeof(cmd), "for d in " CG "/*/%s; do [ -d \"$d\" ] && find \"$d\" -depth -type d -exec rmdir {} \\; ; done; true",
-           top);
+  snprintf(cmd, sizeof(cmd),
+           "for d in " CG "/*/%s; do [ -d \"$d\" ] && find \"$d\" -depth -type d -exec rmdir {} \\; ; done; true", top);
   return system(cmd) == 0 ? 0 : -1;
 }
 
@@ -235,8 +235,11 @@ static void test_undo_refuses_corrupt_limit(void **state) {
   st->lock_fd = -1;
   st->n_journal = 1;
   st->journal = calloc(1, sizeof(*st->journal));
-  st->journal[0] = (struct placer_journal_entry){ .txn = 1, .op = PLACER_JOURNAL_SET, .group = strdup(group),
-                                                  .setting = PLACER_SETTING_MEMORY_LIMIT, .previous = strdup("12abc") };
+  st->journal[0] = (struct placer_journal_entry){ .txn = 1,
+                                                  .op = PLACER_JOURNAL_SET,
+                                                  .group = strdup(group),
+                                                  .setting = PLACER_SETTING_MEMORY_LIMIT,
+                                                  .previous = strdup("12abc") };
   struct strv notes = { NULL, 0 }, failures = { NULL, 0 };
   assert_int_equal(apply_undo(cg, st, 0, &notes, &failures), 1);
   assert_int_equal(failures.n, 1);

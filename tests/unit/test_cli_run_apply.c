@@ -68,8 +68,7 @@ static void test_options_after_profile(void **state) {
                                     "    match: { cmdline: 'no-such-process-t-cli*' }\n"
                                     "    run: { command: [sleep, '100'] }\n");
   expect("run \"$W/p.yaml\" --dry-run --state-dir \"$W/state\"", 0, "w.0: backend exec");
-  expect("apply \"$W/p.yaml\" --dry-run --state-dir \"$W/state\" --cgroup-prefix t-cli-$$", 0,
-         "nothing was changed");
+  expect("apply \"$W/p.yaml\" --dry-run --state-dir \"$W/state\" --cgroup-prefix t-cli-$$", 0, "nothing was changed");
   expect("stop \"$W/p.yaml\" --timeout 1 --state-dir \"$W/state\"", 0, "nothing of profile 't-cli' is running");
   expect("status --state-dir \"$W/state\" --json", 0, "\"applied\": false");
   expect("reset --state-dir \"$W/state\"", 0, "nothing to reset");

@@ -177,10 +177,10 @@ static void test_bad_input(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_randwrite_4k),    cmocka_unit_test(test_randread_4k_and_write_128k),
-      cmocka_unit_test(test_two_jobs_summed), cmocka_unit_test(test_rbd_engine),
-      cmocka_unit_test(test_failed_job),      cmocka_unit_test(test_notes_before_json),
-      cmocka_unit_test(test_bad_input),
+    cmocka_unit_test(test_randwrite_4k),    cmocka_unit_test(test_randread_4k_and_write_128k),
+    cmocka_unit_test(test_two_jobs_summed), cmocka_unit_test(test_rbd_engine),
+    cmocka_unit_test(test_failed_job),      cmocka_unit_test(test_notes_before_json),
+    cmocka_unit_test(test_bad_input),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -14,14 +14,10 @@
 #define N(x) (sizeof(x) / sizeof((x)[0]))
 
 static const char *const fixtures[] = {
-  "16intel64-manyVFs.xml",
-  "192em64t-24n8c2t.xml",
-  "24em64t-2n6c2t-pci.xml",
-  "28intel64-2p2g7c-CoDgroups.v1tov2.xml",
-  "32em64t-2n8c2t-pci-normalio.xml",
-  "crafted-hci-2s16c-8nvme.xml",
-  "mpibind-cts1-quartz-smt1.xml",
-  "mpibind-epyc-corona.xml",
+  "16intel64-manyVFs.xml",           "192em64t-24n8c2t.xml",
+  "24em64t-2n6c2t-pci.xml",          "28intel64-2p2g7c-CoDgroups.v1tov2.xml",
+  "32em64t-2n8c2t-pci-normalio.xml", "crafted-hci-2s16c-8nvme.xml",
+  "mpibind-cts1-quartz-smt1.xml",    "mpibind-epyc-corona.xml",
 };
 
 static const char *const profiles[] = { "demo-local", "hci-hdd", "hci-nvme", "unpinned" };
@@ -32,7 +28,8 @@ static const struct {
   const char *profile, *fixture, *says;
 } infeasible_pairs[] = {
   { "hci-hdd", "16intel64-manyVFs.xml", "role 'osd': no block device matches 'sd*' (block devices here: none)" },
-  { "hci-hdd", "crafted-hci-2s16c-8nvme.xml", "role 'osd': no block device matches 'sd*' (block devices here: nvme0n1," },
+  { "hci-hdd", "crafted-hci-2s16c-8nvme.xml",
+    "role 'osd': no block device matches 'sd*' (block devices here: nvme0n1," },
   { "hci-nvme", "16intel64-manyVFs.xml", "role 'osd': no block device matches 'nvme*'" },
   { "hci-nvme", "192em64t-24n8c2t.xml", "role 'osd': no block device matches 'nvme*' (block devices here: sda, sdb)" },
   { "hci-nvme", "24em64t-2n6c2t-pci.xml", "role 'osd': no block device matches 'nvme*'" },
@@ -151,7 +148,8 @@ static void check_invariants(const struct placer_topology *topo, const struct pl
       assert_int_equal(inst->locality, PLACER_LOCALITY_NONE);
     } else {
       /* not on the reserve, not on what the plan calls free */
-      if (hwloc_bitmap_intersects(inst->cpus, plan->reserved_cpus) || hwloc_bitmap_intersects(inst->cpus, plan->free_cpus))
+      if (hwloc_bitmap_intersects(inst->cpus, plan->reserved_cpus) ||
+          hwloc_bitmap_intersects(inst->cpus, plan->free_cpus))
         fail_msg("%s: %s overlaps the reserve or the free set", where, inst->name);
       /* exclusive instances pairwise disjoint, and from every pool */
       for (size_t j = 0; j < plan->n_instances; j++) {
@@ -226,7 +224,8 @@ static void check_invariants(const struct placer_topology *topo, const struct pl
       continue;
     uint64_t host = profile->reserve.memory_per_numa_bytes;
     if (profile->reserve.memory_bytes)
-      host = profile->reserve.memory_bytes / topo->n_numa_nodes + (n < profile->reserve.memory_bytes % topo->n_numa_nodes);
+      host =
+          profile->reserve.memory_bytes / topo->n_numa_nodes + (n < profile->reserve.memory_bytes % topo->n_numa_nodes);
     uint64_t budget = node->memory_bytes > host ? node->memory_bytes - host : 0;
     char prefix[64];
     snprintf(prefix, sizeof(prefix), "NUMA node %u: memory over-committed", node->os_index);
@@ -442,11 +441,12 @@ static void test_infeasible_messages(void **state) {
                     "roles:\n  - name: osd\n    kind: ceph-osd\n    count: 8\n    cpu: { cores: 6 }\n",
                     "role 'osd': needs 8 x 6 cores = 48 cores, only 14 available (16 cores, 2 reserved for the host)");
   /* later roles see what earlier ones took */
-  expect_infeasible("32em64t-2n8c2t-pci-normalio.xml",
-                    "roles:\n  - name: a\n    kind: generic\n    count: 2\n    cpu: { cores: 6 }\n"
-                    "  - name: b\n    kind: generic\n    count: 5\n    cpu: { threads: 2, whole_cores: true }\n",
-                    "role 'b': needs 5 x 2 threads (whole cores) = 10 threads, only 8 available (32 threads, 0 reserved "
-                    "for the host, 24 taken by earlier roles)");
+  expect_infeasible(
+      "32em64t-2n8c2t-pci-normalio.xml",
+      "roles:\n  - name: a\n    kind: generic\n    count: 2\n    cpu: { cores: 6 }\n"
+      "  - name: b\n    kind: generic\n    count: 5\n    cpu: { threads: 2, whole_cores: true }\n",
+      "role 'b': needs 5 x 2 threads (whole cores) = 10 threads, only 8 available (32 threads, 0 reserved "
+      "for the host, 24 taken by earlier roles)");
   /* strict locality: 4 OSDs x 5 cores near nvme0-3, all on node 0 (16 cores) */
   expect_infeasible("crafted-hci-2s16c-8nvme.xml",
                     "roles:\n  - name: osd\n    kind: ceph-osd\n    per_device: 1\n"
@@ -473,9 +473,10 @@ static void test_infeasible_messages(void **state) {
                     "reserve: { cores_per_numa: 7 }\nroles:\n  - name: a\n    kind: generic\n    cpu: { cores: 1 }\n",
                     "reserve: cores_per_numa: 7 cores on every NUMA node, but NUMA node 0 has only 6");
   /* a NUMA node that is not there */
-  expect_infeasible("24em64t-2n6c2t-pci.xml",
-                    "roles:\n  - name: a\n    kind: generic\n    cpu: { cores: 1 }\n    locality: { near: numa, numa: 5 }\n",
-                    "role 'a': NUMA node 5 does not exist (NUMA nodes here: 0-1)");
+  expect_infeasible(
+      "24em64t-2n6c2t-pci.xml",
+      "roles:\n  - name: a\n    kind: generic\n    cpu: { cores: 1 }\n    locality: { near: numa, numa: 5 }\n",
+      "role 'a': NUMA node 5 does not exist (NUMA nodes here: 0-1)");
   /* unknown locality under strict */
   expect_infeasible("mpibind-cts1-quartz-smt1.xml",
                     "roles:\n  - name: osd\n    kind: ceph-osd\n    per_device: 1\n    devices: [\"sd*\"]\n"

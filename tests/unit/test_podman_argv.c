@@ -52,8 +52,8 @@ static void expect_refused(const struct placer_launch_spec *s, const char *fragm
 static void test_full_argv(void **state) {
   (void)state;
   struct placer_launch_spec s = base_spec();
-  char *env[] = { "LD_PRELOAD=/usr/lib/x86_64-linux-gnu/libjemalloc.so.2", "TCMALLOC_MAX_TOTAL_THREAD_CACHE_BYTES=134217728",
-                  NULL };
+  char *env[] = { "LD_PRELOAD=/usr/lib/x86_64-linux-gnu/libjemalloc.so.2",
+                  "TCMALLOC_MAX_TOTAL_THREAD_CACHE_BYTES=134217728", NULL };
   char *vols[] = { "/var/lib/ceph:/var/lib/ceph", NULL };
   char *extra[] = { "--privileged", NULL };
   s.env = env;
@@ -62,13 +62,31 @@ static void test_full_argv(void **state) {
   s.log_path = "/run/placer/run/hci/osd.3.log";
   char **argv = build_ok(&s);
   const char *want[] = {
-    "podman", "run", "--detach", "--replace", "--pull=never", "--name=placer-osd.3",
-    "--cgroup-parent=/placer/osd/osd.3", "--cpuset-cpus=4-7", "--cpuset-mems=1", "--memory=6442450944b",
-    "--network=host", "--stop-timeout=30", "--label=placer.instance=osd.3", "--label=placer.role=osd",
-    "--label=placer.profile=hci", "--log-opt=path=/run/placer/run/hci/osd.3.log",
+    "podman",
+    "run",
+    "--detach",
+    "--replace",
+    "--pull=never",
+    "--name=placer-osd.3",
+    "--cgroup-parent=/placer/osd/osd.3",
+    "--cpuset-cpus=4-7",
+    "--cpuset-mems=1",
+    "--memory=6442450944b",
+    "--network=host",
+    "--stop-timeout=30",
+    "--label=placer.instance=osd.3",
+    "--label=placer.role=osd",
+    "--label=placer.profile=hci",
+    "--log-opt=path=/run/placer/run/hci/osd.3.log",
     "--env=LD_PRELOAD=/usr/lib/x86_64-linux-gnu/libjemalloc.so.2",
-    "--env=TCMALLOC_MAX_TOTAL_THREAD_CACHE_BYTES=134217728", "--volume=/var/lib/ceph:/var/lib/ceph", "--privileged",
-    "localhost/placer/ceph:latest", "ceph-osd", "-f", "--id", "3",
+    "--env=TCMALLOC_MAX_TOTAL_THREAD_CACHE_BYTES=134217728",
+    "--volume=/var/lib/ceph:/var/lib/ceph",
+    "--privileged",
+    "localhost/placer/ceph:latest",
+    "ceph-osd",
+    "-f",
+    "--id",
+    "3",
   };
   size_t n = sizeof(want) / sizeof(want[0]);
   assert_int_equal(placer_argv_len(argv), n);
@@ -207,12 +225,9 @@ static void test_stop_rm_inspect(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-    cmocka_unit_test(test_full_argv),
-    cmocka_unit_test(test_unpinned_unlimited_no_network),
-    cmocka_unit_test(test_hostile_values),
-    cmocka_unit_test(test_refusals),
-    cmocka_unit_test(test_names),
-    cmocka_unit_test(test_stop_rm_inspect),
+    cmocka_unit_test(test_full_argv),      cmocka_unit_test(test_unpinned_unlimited_no_network),
+    cmocka_unit_test(test_hostile_values), cmocka_unit_test(test_refusals),
+    cmocka_unit_test(test_names),          cmocka_unit_test(test_stop_rm_inspect),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -210,8 +210,8 @@ static void test_find_self_never(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-    cmocka_unit_test(test_split_join),   cmocka_unit_test(test_ceph_ids),       cmocka_unit_test(test_qemu_names),
-    cmocka_unit_test(test_qmp_socket),   cmocka_unit_test(test_pattern),        cmocka_unit_test(test_pid_text),
+    cmocka_unit_test(test_split_join),      cmocka_unit_test(test_ceph_ids), cmocka_unit_test(test_qemu_names),
+    cmocka_unit_test(test_qmp_socket),      cmocka_unit_test(test_pattern),  cmocka_unit_test(test_pid_text),
     cmocka_unit_test(test_stat_start_time), cmocka_unit_test(test_describe), cmocka_unit_test(test_find_self_never),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -223,10 +223,12 @@ static const struct {
   { "bad-size-unit.yaml", 5, 13, "roles[0].memory: bad size '6 gigs': unknown unit" },
   { "bad-size-zero.yaml", 5, 13, "roles[0].memory: must be more than 0, got '0GiB'" },
   { "bad-size-negative.yaml", 2, 11, "reserve.memory: bad size '-4GiB': must not be negative" },
-  { "bad-syntax.yaml", 5, 9, "YAML syntax: did not find expected ',' or '}' while parsing a flow mapping (started at "
-                             "line 4, column 10)" },
-  { "bad-kind.yaml", 3, 11, "roles[0].kind: expected one of ceph-osd, ceph-mds, ceph-mon, ceph-mgr, vm, fio, generic, "
-                            "got 'ceph-rgw'" },
+  { "bad-syntax.yaml", 5, 9,
+    "YAML syntax: did not find expected ',' or '}' while parsing a flow mapping (started at "
+    "line 4, column 10)" },
+  { "bad-kind.yaml", 3, 11,
+    "roles[0].kind: expected one of ceph-osd, ceph-mds, ceph-mon, ceph-mgr, vm, fio, generic, "
+    "got 'ceph-rgw'" },
   { "bad-bool.yaml", 6, 20, "roles[0].cpu.whole_cores: expected true or false, got 'yes'" },
   { "bad-duplicate-key.yaml", 6, 5, "roles[0].memory: duplicate key 'memory' (first given at line 5)" },
   { "bad-cores-and-threads.yaml", 6, 7, "roles[0].cpu.threads: conflicts with 'cores'" },
@@ -234,13 +236,16 @@ static const struct {
   { "bad-missing-kind.yaml", 2, 5, "roles[0]: role 'osd': missing key 'kind'" },
   { "bad-near-nic-without-nic.yaml", 6, 13, "roles[0].locality.near: 'nic' needs the key 'nic'" },
   { "bad-devices-without-per-device.yaml", 5, 5, "roles[0].devices: only goes with per_device" },
-  { "bad-match-two-ways.yaml", 7, 18, "roles[0].match.container: give one way to find the process, not both 'ceph_id' "
-                                      "and 'container'" },
+  { "bad-match-two-ways.yaml", 7, 18,
+    "roles[0].match.container: give one way to find the process, not both 'ceph_id' "
+    "and 'container'" },
   { "bad-placeholder.yaml", 7, 18, "roles[0].match.container: unknown placeholder '{idx}'" },
-  { "bad-match-same-process.yaml", 7, 16, "roles[0].match.cmdline: 'stress-ng*' would find the same process for every "
-                                          "instance" },
-  { "bad-pool-unit.yaml", 7, 28, "roles[1].cpu: pool 'ceph' is sized in threads by role 'mon'; role 'osd' must use "
-                                 "the same unit" },
+  { "bad-match-same-process.yaml", 7, 16,
+    "roles[0].match.cmdline: 'stress-ng*' would find the same process for every "
+    "instance" },
+  { "bad-pool-unit.yaml", 7, 28,
+    "roles[1].cpu: pool 'ceph' is sized in threads by role 'mon'; role 'osd' must use "
+    "the same unit" },
   { "bad-weight.yaml", 6, 15, "roles[0].cpu.weight: '20000' is too large (at most 10000)" },
   { "bad-duplicate-role.yaml", 5, 11, "roles[1].name: duplicate role name 'osd' (first at line 2)" },
   { "bad-reserve-both.yaml", 3, 3, "reserve.cores_per_numa: conflicts with 'cores'" },
@@ -268,8 +273,7 @@ static void test_bad_files(void **state) {
       fail_msg("%s: accepted", bad_files[i].file);
     assert_null(profile);
     assert_int_equal(err->exit_code, PLACER_EXIT_USAGE);
-    snprintf(expected, sizeof(expected), "%s:%u:%u: %s", path, bad_files[i].line, bad_files[i].col,
-             bad_files[i].says);
+    snprintf(expected, sizeof(expected), "%s:%u:%u: %s", path, bad_files[i].line, bad_files[i].col, bad_files[i].says);
     if (strncmp(err->msg, expected, strlen(expected)) != 0)
       fail_msg("%s:\n  got      %s\n  expected %s...", bad_files[i].file, err->msg, expected);
     placer_error_free(err);
@@ -304,7 +308,8 @@ static void test_bad_inline(void **state) {
     const char *text;
     const char *says;
   } cases[] = {
-    { "roles:\n  - name: a\n    kind: vm\n    cpu: { threads: 1 }\n    locality: { nic: \"eth*\", near: numa, numa: 0 }\n",
+    { "roles:\n  - name: a\n    kind: vm\n    cpu: { threads: 1 }\n    locality: { nic: \"eth*\", near: numa, numa: 0 "
+      "}\n",
       "inline.yaml:5:17: roles[0].locality.nic: only goes with near: nic" },
     { "roles:\n  - name: a\n    kind: vm\n    count: fill\n    pin_vcpus: true\n",
       "inline.yaml:5:5: roles[0].pin_vcpus: unknown key 'pin_vcpus' in role" },
@@ -322,7 +327,8 @@ static void test_bad_inline(void **state) {
       "inline.yaml:5:23: roles[0].locality.near: 'numa' needs the key 'numa'" },
     { "roles:\n  - name: a\n    kind: fio\n    per_numa: 1\n    cpu: { cores: 1 }\n    locality: { near: spread }\n",
       "inline.yaml:6:23: roles[0].locality.near: a per_numa role is placed on each node" },
-    { "roles:\n  - name: a\n    kind: fio\n    count: 2\n    cpu: { cores: 1 }\n    match: { cmdline: \"fio {device}\" }\n",
+    { "roles:\n  - name: a\n    kind: fio\n    count: 2\n    cpu: { cores: 1 }\n    match: { cmdline: \"fio {device}\" "
+      "}\n",
       "inline.yaml:6:23: roles[0].match.cmdline: {device} only has a value in a per_device role" },
     { "roles:\n  - name: a\n    kind: fio\n    cpu: { cores: 1 }\n    locality: { policy: maybe }\n",
       "inline.yaml:5:25: roles[0].locality.policy: expected one of preferred, strict, got 'maybe'" },
@@ -372,16 +378,19 @@ static void test_cli_bad_profile(void **state) {
   char cmd[8192];
   char *xml = strdup(test_data_path("fixtures/crafted-hci-2s16c-8nvme.xml"));
   char *bad = strdup(test_data_path("profiles/bad-count-negative.yaml"));
-  snprintf(cmd, sizeof(cmd), "%s plan --topology %s %s >/tmp/placer-test-profile.$$.out 2>/tmp/placer-test-profile.$$.err;"
+  snprintf(cmd, sizeof(cmd),
+           "%s plan --topology %s %s >/tmp/placer-test-profile.$$.out 2>/tmp/placer-test-profile.$$.err;"
            " rc=$?; out=$(wc -c </tmp/placer-test-profile.$$.out); err=$(wc -l </tmp/placer-test-profile.$$.err);"
-           " grep -q 'bad-count-negative.yaml:4:12: roles\\[0\\].count: must not be negative' /tmp/placer-test-profile.$$.err;"
+           " grep -q 'bad-count-negative.yaml:4:12: roles\\[0\\].count: must not be negative' "
+           "/tmp/placer-test-profile.$$.err;"
            " found=$?; rm -f /tmp/placer-test-profile.$$.out /tmp/placer-test-profile.$$.err;"
            " [ $rc = 2 ] && [ $out = 0 ] && [ $err = 1 ] && [ $found = 0 ]",
            bin, xml, bad);
   free(xml);
   free(bad);
   assert_int_equal(system(cmd), 0);
-  snprintf(cmd, sizeof(cmd), "out=$(%s plan --frobnicate x.yaml 2>&1 >/dev/null); rc=$?;"
+  snprintf(cmd, sizeof(cmd),
+           "out=$(%s plan --frobnicate x.yaml 2>&1 >/dev/null); rc=$?;"
            " [ $rc = 2 ] && [ \"$out\" = \"placer plan: unknown option '--frobnicate' (see 'placer plan --help')\" ]",
            bin);
   assert_int_equal(system(cmd), 0);

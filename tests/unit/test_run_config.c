@@ -205,12 +205,9 @@ static void test_record_liveness(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-    cmocka_unit_test(test_exec_list),
-    cmocka_unit_test(test_string_command_is_split_without_shell),
-    cmocka_unit_test(test_podman),
-    cmocka_unit_test(test_vm),
-    cmocka_unit_test(test_errors),
-    cmocka_unit_test(test_record_round_trip),
+    cmocka_unit_test(test_exec_list),       cmocka_unit_test(test_string_command_is_split_without_shell),
+    cmocka_unit_test(test_podman),          cmocka_unit_test(test_vm),
+    cmocka_unit_test(test_errors),          cmocka_unit_test(test_record_round_trip),
     cmocka_unit_test(test_record_liveness),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -26,7 +26,9 @@ static char *fixture(const char *rel) {
   return text;
 }
 
-static char *fixture_dir(const char *rel) { return strdup(test_data_path(rel)); }
+static char *fixture_dir(const char *rel) {
+  return strdup(test_data_path(rel));
+}
 
 /* A group's CPU usage by what its directory holds (v1 cpuacct.usage, else
  * v2 cpu.stat), through the cgroup layer's parsers: the fixtures and this
@@ -37,7 +39,8 @@ static int placer_cgroup_dir_cpu_usage_ns(const char *dir, uint64_t *out_ns, str
   static const struct {
     const char *file;
     int (*parse)(const char *text, uint64_t *out_ns, struct placer_error **err);
-  } by_file[] = { { "cpuacct.usage", placer_cgroup_parse_cpuacct_usage }, { "cpu.stat", placer_cgroup_parse_cpu_stat } };
+  } by_file[] = { { "cpuacct.usage", placer_cgroup_parse_cpuacct_usage },
+                  { "cpu.stat", placer_cgroup_parse_cpu_stat } };
   for (size_t i = 0; i < sizeof(by_file) / sizeof(by_file[0]); i++) {
     cleanup_free char *path = NULL, *text = NULL;
     if (asprintf(&path, "%s/%s", dir, by_file[i].file) < 0)
@@ -245,14 +248,14 @@ static void test_device_writes(void **state) {
   assert_int_equal(b[8].write_sectors, 28178808);
   assert_int_equal(b[8].read_sectors, 7962842);
   /* vda: 28689648 - 28178808 sectors of 512 bytes. */
-  const char *devs[] = {"vda"};
+  const char *devs[] = { "vda" };
   uint64_t bytes = 0;
   assert_int_equal(placer_sample_disk_written_bytes(b, nb, a, na, devs, 1, &bytes, &err), 0);
   assert_int_equal(bytes, (28689648ull - 28178808ull) * 512);
-  const char *two[] = {"vda", "zram0"};
+  const char *two[] = { "vda", "zram0" };
   assert_int_equal(placer_sample_disk_written_bytes(b, nb, a, na, two, 2, &bytes, &err), 0);
   assert_int_equal(bytes, (28689648ull - 28178808ull) * 512);
-  const char *missing[] = {"nvme0n1"};
+  const char *missing[] = { "nvme0n1" };
   assert_int_equal(placer_sample_disk_written_bytes(b, nb, a, na, missing, 1, &bytes, &err), -1);
   assert_non_null(strstr(err->msg, "'nvme0n1'"));
   placer_error_free(err);
@@ -293,7 +296,7 @@ static char *own_cpu_cgroup(void) {
       continue;
     *path++ = '\0';
     controllers++;
-    const char *mounts[2] = {NULL, NULL};
+    const char *mounts[2] = { NULL, NULL };
     if (strcmp(controllers, "cpuacct") == 0 || strcmp(controllers, "cpu,cpuacct") == 0) {
       mounts[0] = "/sys/fs/cgroup/cpuacct";
       mounts[1] = "/sys/fs/cgroup/cpu,cpuacct";
@@ -365,10 +368,10 @@ static void test_live_self(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_cgroup_cpu),      cmocka_unit_test(test_parse_stat),
-      cmocka_unit_test(test_parse_status),    cmocka_unit_test(test_process_reader),
-      cmocka_unit_test(test_busiest_threads), cmocka_unit_test(test_core_utilisation),
-      cmocka_unit_test(test_device_writes),   cmocka_unit_test(test_live_self),
+    cmocka_unit_test(test_cgroup_cpu),      cmocka_unit_test(test_parse_stat),
+    cmocka_unit_test(test_parse_status),    cmocka_unit_test(test_process_reader),
+    cmocka_unit_test(test_busiest_threads), cmocka_unit_test(test_core_utilisation),
+    cmocka_unit_test(test_device_writes),   cmocka_unit_test(test_live_self),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

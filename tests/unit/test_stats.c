@@ -32,7 +32,7 @@ static double placer_stats_percentile(const double *x, size_t n, double p) {
 
 static void test_descriptive(void **state) {
   /* statistics.median -> 2210, statistics.mean -> 2195.8 */
-  const double x[] = {2388, 1903, 2210, 2501, 1977};
+  const double x[] = { 2388, 1903, 2210, 2501, 1977 };
   struct placer_stats_summary s;
   placer_stats_summarize(x, N(x), &s);
   assert_int_equal(s.n, 5);
@@ -40,7 +40,7 @@ static void test_descriptive(void **state) {
   assert_true(s.median == 2210);
   assert_true(fabs(s.mean - 2195.8) < 1e-9);
   /* Even n: the mean of the middle two; statistics.median([3.5,1,7.25,2]) = 2.75. */
-  const double y[] = {3.5, 1.0, 7.25, 2.0};
+  const double y[] = { 3.5, 1.0, 7.25, 2.0 };
   assert_true(placer_stats_median(y, N(y)) == 2.75);
   /* statistics.quantiles(y, n=4, method="inclusive") = [1.75, 2.75, 4.4375];
    * quantiles(y, n=100, method="inclusive")[89] (the 90th) = 6.125. */
@@ -51,7 +51,7 @@ static void test_descriptive(void **state) {
   assert_true(placer_stats_percentile(y, N(y), 0) == 1.0);
   assert_true(placer_stats_percentile(y, N(y), 100) == 7.25);
   /* One value is its own median and every percentile. */
-  const double one[] = {42};
+  const double one[] = { 42 };
   assert_true(placer_stats_median(one, 1) == 42 && placer_stats_percentile(one, 1, 99.9) == 42);
 }
 
@@ -61,7 +61,7 @@ static void test_empty_is_nan(void **state) {
   assert_int_equal(s.n, 0);
   assert_true(isnan(s.min) && isnan(s.max) && isnan(s.mean) && isnan(s.median));
   assert_true(isnan(placer_stats_percentile(NULL, 0, 50)));
-  const double x[] = {1, 2};
+  const double x[] = { 1, 2 };
   assert_true(isnan(placer_stats_percentile(x, 2, 101)));
   struct placer_stats_comparison c;
   placer_stats_compare(x, 2, NULL, 0, &c);
@@ -79,7 +79,7 @@ static void test_splitmix64_reference(void **state) {
 static void test_mann_whitney_exact(void **state) {
   /* [1,2,3] vs [4,5,6]: U_a = 0, the most extreme of C(6,3) = 20 equally likely
    * arrangements on either side: p = 2 * 1/20 = 0.1. */
-  const double a[] = {1, 2, 3}, b[] = {4, 5, 6};
+  const double a[] = { 1, 2, 3 }, b[] = { 4, 5, 6 };
   struct placer_stats_mann_whitney mw;
   placer_stats_mann_whitney(a, 3, b, 3, &mw);
   assert_true(mw.exact);
@@ -89,12 +89,12 @@ static void test_mann_whitney_exact(void **state) {
   placer_stats_mann_whitney(b, 3, a, 3, &mw);
   assert_true(mw.u_a == 9 && fabs(mw.p_value - 0.1) < 1e-15);
   /* Brute-force enumeration: [10,20,30,40] vs [15,25,35] U=6 (the middle) -> p = 1. */
-  const double c[] = {10, 20, 30, 40}, d[] = {15, 25, 35};
+  const double c[] = { 10, 20, 30, 40 }, d[] = { 15, 25, 35 };
   placer_stats_mann_whitney(c, 4, d, 3, &mw);
   assert_true(mw.exact && mw.u_a == 6 && mw.p_value == 1.0);
   /* Brute-force enumeration of C(11,5) = 462 arrangements: U = 7, P(U <= 7) = 41/462,
    * p = 41/231. */
-  const double e[] = {1.5, 3.1, 4.7, 6.2, 8.8}, f[] = {2.2, 5.3, 7.9, 9.4, 10.6, 11.1};
+  const double e[] = { 1.5, 3.1, 4.7, 6.2, 8.8 }, f[] = { 2.2, 5.3, 7.9, 9.4, 10.6, 11.1 };
   placer_stats_mann_whitney(e, 5, f, 6, &mw);
   assert_true(mw.exact && mw.u_a == 7);
   assert_true(fabs(mw.p_value - 41.0 / 231.0) < 1e-15);
@@ -104,7 +104,7 @@ static void test_mann_whitney_normal(void **state) {
   /* Ties -> normal approximation with tie and continuity correction (by hand:
    * U = 2.5, var = 4*4/12 * (9 - (8-2 + 27-3 + 8-2)/(8*7)) = 11.1428...,
    * z = (|2.5 - 8| - 0.5)/sqrt(var), p = erfc(z/sqrt 2) = 0.13665824773814753). */
-  const double a[] = {1, 2, 2, 3}, b[] = {2, 3, 4, 5};
+  const double a[] = { 1, 2, 2, 3 }, b[] = { 2, 3, 4, 5 };
   struct placer_stats_mann_whitney mw;
   placer_stats_mann_whitney(a, 4, b, 4, &mw);
   assert_false(mw.exact);
@@ -122,7 +122,7 @@ static void test_mann_whitney_normal(void **state) {
   assert_true(mw.u_a == 18);
   assert_true(fabs(mw.p_value - 0.0019823713592535376) < 1e-12);
   /* All values equal: no evidence at all. */
-  const double same[] = {5, 5, 5};
+  const double same[] = { 5, 5, 5 };
   placer_stats_mann_whitney(same, 3, same, 3, &mw);
   assert_true(mw.p_value == 1.0);
 }
@@ -132,17 +132,17 @@ static void test_bootstrap_exact_distribution(void **state) {
    * median 10 with probability 7/27, 12 with 13/27, 14 with 7/27. With 2000
    * resamples the 2.5th and 97.5th percentiles of the change are 0 and 0.4 for
    * any PRNG stream (each tail holds ~26%). */
-  const double a[] = {10}, b[] = {10, 12, 14};
+  const double a[] = { 10 }, b[] = { 10, 12, 14 };
   double lo, hi;
   assert_int_equal(placer_stats_bootstrap_change_ci(a, 1, b, 3, 2000, 12345, 0.95, &lo, &hi), 0);
   assert_true(lo == 0.0);
   assert_true(fabs(hi - 0.4) < 1e-12);
   /* Constant samples: no spread at all. */
-  const double c[] = {100, 100, 100}, d[] = {110, 110, 110};
+  const double c[] = { 100, 100, 100 }, d[] = { 110, 110, 110 };
   assert_int_equal(placer_stats_bootstrap_change_ci(c, 3, d, 3, 2000, 1, 0.95, &lo, &hi), 0);
   assert_true(fabs(lo - 0.1) < 1e-12 && fabs(hi - 0.1) < 1e-12);
   /* A zero median in A makes the relative change undefined. */
-  const double z[] = {0, 0, 1};
+  const double z[] = { 0, 0, 1 };
   assert_int_equal(placer_stats_bootstrap_change_ci(z, 3, d, 3, 2000, 1, 0.95, &lo, &hi), 0);
   assert_true(isnan(lo) && isnan(hi));
 }
@@ -153,7 +153,7 @@ static void test_compare_deterministic(void **state) {
    * documented algorithm (splitmix64 from seed 0x706c61636572, index =
    * (r * n) >> 64, a's draws then b's per resample, statistics.median, linear
    * percentile) gives the CI (-0.431323283082077, -0.2412746585735963). */
-  const double a[] = {2388, 1903, 2210, 2501, 1977}, b[] = {1436, 1358, 1500, 1402, 1466};
+  const double a[] = { 2388, 1903, 2210, 2501, 1977 }, b[] = { 1436, 1358, 1500, 1402, 1466 };
   struct placer_stats_comparison c;
   placer_stats_compare(a, 5, b, 5, &c);
   assert_true(c.median_a == 2210 && c.median_b == 1436);
@@ -172,10 +172,10 @@ static void test_compare_deterministic(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_descriptive),           cmocka_unit_test(test_empty_is_nan),
-      cmocka_unit_test(test_splitmix64_reference),  cmocka_unit_test(test_mann_whitney_exact),
-      cmocka_unit_test(test_mann_whitney_normal),   cmocka_unit_test(test_bootstrap_exact_distribution),
-      cmocka_unit_test(test_compare_deterministic),
+    cmocka_unit_test(test_descriptive),           cmocka_unit_test(test_empty_is_nan),
+    cmocka_unit_test(test_splitmix64_reference),  cmocka_unit_test(test_mann_whitney_exact),
+    cmocka_unit_test(test_mann_whitney_normal),   cmocka_unit_test(test_bootstrap_exact_distribution),
+    cmocka_unit_test(test_compare_deterministic),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -157,8 +157,7 @@ static void test_errors(void **state) {
   expect_error("variants: [ { name: a, profile: x } ]\nworkloads: { block_sizes: [4K, 4096] }\n",
                "block size '4096' is listed twice");
   expect_error("variants: [ { name: a, profile: x } ]\nworkloads: { block_sizes: [1000] }\n", "multiple of 512");
-  expect_error("variants: [ { name: a, profile: x } ]\nworkloads: { target: cephfs }\n",
-               "target cephfs needs an MDS");
+  expect_error("variants: [ { name: a, profile: x } ]\nworkloads: { target: cephfs }\n", "target cephfs needs an MDS");
   expect_error("variants: [ { name: a, profile: x } ]\nworkloads: { size: 2GiB }\n", "larger than the rbd image");
   expect_error("variants: [ { name: a, profile: x } ]\nsweep: { values: [1, 2] }\n", "list 'neighbours' too");
   expect_error("variants: [ { name: a, profile: x } ]\nneighbours: [ {} ]\nsweep: { values: [2, 1] }\n",
@@ -233,12 +232,8 @@ static void test_docs_example(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-    cmocka_unit_test(test_default_study),
-    cmocka_unit_test(test_defaults),
-    cmocka_unit_test(test_matrix_and_sweep),
-    cmocka_unit_test(test_errors),
-    cmocka_unit_test(test_profile_paths),
-    cmocka_unit_test(test_docs_example),
+    cmocka_unit_test(test_default_study), cmocka_unit_test(test_defaults),      cmocka_unit_test(test_matrix_and_sweep),
+    cmocka_unit_test(test_errors),        cmocka_unit_test(test_profile_paths), cmocka_unit_test(test_docs_example),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -79,8 +79,10 @@ static void test_environment(void **state) {
   char *out, *errout;
   int status = 0;
   struct placer_error *err = NULL;
-  char *argv[] = { "sh", "-c", "echo $PLACER_TEST_SUBPROCESS_A $PLACER_TEST_SUBPROCESS_B $PLACER_TEST_SUBPROCESS_C; "
-                   "env | grep -c ^PLACER_TEST_SUBPROCESS_B=", NULL };
+  char *argv[] = { "sh", "-c",
+                   "echo $PLACER_TEST_SUBPROCESS_A $PLACER_TEST_SUBPROCESS_B $PLACER_TEST_SUBPROCESS_C; "
+                   "env | grep -c ^PLACER_TEST_SUBPROCESS_B=",
+                   NULL };
   assert_int_equal(run(argv, envp, 10000, &out, &errout, &status, &err), 0);
   assert_string_equal(out, "from-placer mine x=y\n1\n");
   free(out);

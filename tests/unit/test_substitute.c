@@ -9,13 +9,8 @@
 #include "test_support.h"
 
 static const struct placer_subst_var vars[] = {
-  { "id", "3" },
-  { "name", "osd.3" },
-  { "role", "osd" },
-  { "device", "nvme0n1" },
-  { "cpus", "4-7" },
-  { "mems", "1" },
-  { "nic", NULL }, /* this instance has no NIC */
+  { "id", "3" },     { "name", "osd.3" }, { "role", "osd" }, { "device", "nvme0n1" },
+  { "cpus", "4-7" }, { "mems", "1" },     { "nic", NULL }, /* this instance has no NIC */
 };
 #define N_VARS (sizeof(vars) / sizeof(vars[0]))
 
@@ -59,16 +54,16 @@ static void test_placeholders(void **state) {
 
 static void test_braces(void **state) {
   (void)state;
-  expect("{{id}}", "{id}");        /* escaped: literal braces, no substitution */
+  expect("{{id}}", "{id}"); /* escaped: literal braces, no substitution */
   expect("{{{id}}}", "{3}");
-  expect("a}b", "a}b");            /* a lone closing brace is literal */
+  expect("a}b", "a}b");                 /* a lone closing brace is literal */
   expect("{{\"k\": 1}}", "{\"k\": 1}"); /* JSON needs {{ ... }} */
 }
 
 static void test_errors(void **state) {
   (void)state;
   expect_error("{x}", "unknown placeholder '{x}'");
-  expect_error("--opt={ID}", "'{ID}'");          /* case matters */
+  expect_error("--opt={ID}", "'{ID}'"); /* case matters */
   expect_error("{id", "unterminated");
   expect_error("{}", "unknown placeholder '{}'");
   expect_error("{nic}", "'{nic}' has no value");

@@ -6,7 +6,7 @@
 #include "lib/text-table.h"
 
 static void test_layout(void **state) {
-  struct placer_table t = {0};
+  struct placer_table t = { 0 };
   placer_table_row(&t, false);
   placer_table_cell_l(&t, "%s", "");
   placer_table_cell_r(&t, "IOPS");
@@ -34,6 +34,6 @@ static void test_layout(void **state) {
 }
 
 int main(void) {
-  const struct CMUnitTest tests[] = {cmocka_unit_test(test_layout)};
+  const struct CMUnitTest tests[] = { cmocka_unit_test(test_layout) };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

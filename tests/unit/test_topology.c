@@ -147,9 +147,10 @@ static void check_golden(const char *fixture) {
 
 static void test_golden_all_fixtures(void **state) {
   static const char *fixtures[] = {
-    "16intel64-manyVFs.xml",         "192em64t-24n8c2t.xml",       "24em64t-2n6c2t-pci.xml",
-    "28intel64-2p2g7c-CoDgroups.v1tov2.xml", "32em64t-2n8c2t-pci-normalio.xml", "crafted-hci-2s16c-8nvme.xml",
-    "mpibind-cts1-quartz-smt1.xml",  "mpibind-epyc-corona.xml",
+    "16intel64-manyVFs.xml",           "192em64t-24n8c2t.xml",
+    "24em64t-2n6c2t-pci.xml",          "28intel64-2p2g7c-CoDgroups.v1tov2.xml",
+    "32em64t-2n8c2t-pci-normalio.xml", "crafted-hci-2s16c-8nvme.xml",
+    "mpibind-cts1-quartz-smt1.xml",    "mpibind-epyc-corona.xml",
   };
   for (size_t i = 0; i < sizeof(fixtures) / sizeof(fixtures[0]); i++)
     check_golden(fixtures[i]);
@@ -225,9 +226,12 @@ static void test_cpulist_roundtrip(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-    cmocka_unit_test(test_crafted_hci),        cmocka_unit_test(test_epyc_corona),
-    cmocka_unit_test(test_normalio_nics_on_node1), cmocka_unit_test(test_smt_off_and_cod),
-    cmocka_unit_test(test_golden_all_fixtures), cmocka_unit_test(test_bad_input),
+    cmocka_unit_test(test_crafted_hci),
+    cmocka_unit_test(test_epyc_corona),
+    cmocka_unit_test(test_normalio_nics_on_node1),
+    cmocka_unit_test(test_smt_off_and_cod),
+    cmocka_unit_test(test_golden_all_fixtures),
+    cmocka_unit_test(test_bad_input),
     cmocka_unit_test(test_cpulist_roundtrip),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

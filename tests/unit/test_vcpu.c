@@ -87,7 +87,8 @@ static void *fake_qemu(void *arg) {
     return NULL;
   FILE *io = fdopen(fd, "r+");
   char line[512];
-  fputs("{\"QMP\": {\"version\": {\"qemu\": {\"micro\": 22, \"minor\": 2, \"major\": 7}}, \"capabilities\": [\"oob\"]}}\r\n",
+  fputs("{\"QMP\": {\"version\": {\"qemu\": {\"micro\": 22, \"minor\": 2, \"major\": 7}}, \"capabilities\": "
+        "[\"oob\"]}}\r\n",
         io);
   fflush(io);
   if (fgets(line, sizeof(line), io) && strstr(line, "qmp_capabilities"))
@@ -174,11 +175,8 @@ static void test_qmp_busy_socket(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-    cmocka_unit_test(test_parse_captured),
-    cmocka_unit_test(test_parse_sorted_and_errors),
-    cmocka_unit_test(test_comm),
-    cmocka_unit_test(test_qmp_client),
-    cmocka_unit_test(test_qmp_busy_socket),
+    cmocka_unit_test(test_parse_captured), cmocka_unit_test(test_parse_sorted_and_errors), cmocka_unit_test(test_comm),
+    cmocka_unit_test(test_qmp_client),     cmocka_unit_test(test_qmp_busy_socket),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

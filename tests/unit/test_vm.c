@@ -75,7 +75,10 @@ static void expect_refused(struct placer_vm_params *p, const char *fragment) {
  * would wrap around (it used to give "-m 0M"). */
 static void test_memory_rounding(void **state) {
   (void)state;
-  const struct { uint64_t bytes; const char *want; } cases[] = {
+  const struct {
+    uint64_t bytes;
+    const char *want;
+  } cases[] = {
     { 512ull << 20, "512M" },
     { (512ull << 20) + 1, "513M" },
     { UINT64_MAX, "17592186044416M" },
@@ -114,16 +117,14 @@ static void test_refusals(void **state) {
   expect_refused(&p, "resolved");
 }
 
-static const char cpuinfo_vmx[] =
-    "processor\t: 0\nvendor_id\t: GenuineIntel\n"
-    "flags\t\t: fpu vme de pse tsc msr pae mce cx8 apic sep mtrr vmx smx est tm2\n"
-    "bugs\t\t: spectre_v1\n\n";
+static const char cpuinfo_vmx[] = "processor\t: 0\nvendor_id\t: GenuineIntel\n"
+                                  "flags\t\t: fpu vme de pse tsc msr pae mce cx8 apic sep mtrr vmx smx est tm2\n"
+                                  "bugs\t\t: spectre_v1\n\n";
 static const char cpuinfo_svm[] = "processor\t: 0\nflags\t\t: fpu svm lahf_lm\n";
 /* This project's machines: a KVM guest without nested virtualization. */
-static const char cpuinfo_none[] =
-    "processor\t: 0\nvendor_id\t: AuthenticAMD\n"
-    "flags\t\t: fpu vme de pse tsc msr pae mce cx8 apic hypervisor lahf_lm cmp_legacy\n"
-    "vmx flags\t: vnmi\n"; /* a "vmx flags" line alone does not count */
+static const char cpuinfo_none[] = "processor\t: 0\nvendor_id\t: AuthenticAMD\n"
+                                   "flags\t\t: fpu vme de pse tsc msr pae mce cx8 apic hypervisor lahf_lm cmp_legacy\n"
+                                   "vmx flags\t: vnmi\n"; /* a "vmx flags" line alone does not count */
 static const char cpuinfo_lookalike[] = "flags\t\t: fpu svmx vmxe\n";
 
 static void test_choose_accel(void **state) {
@@ -144,11 +145,8 @@ static void test_choose_accel(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-    cmocka_unit_test(test_tcg_argv),
-    cmocka_unit_test(test_kvm_argv),
-    cmocka_unit_test(test_memory_rounding),
-    cmocka_unit_test(test_refusals),
-    cmocka_unit_test(test_choose_accel),
+    cmocka_unit_test(test_tcg_argv), cmocka_unit_test(test_kvm_argv),     cmocka_unit_test(test_memory_rounding),
+    cmocka_unit_test(test_refusals), cmocka_unit_test(test_choose_accel),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
