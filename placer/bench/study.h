@@ -108,7 +108,7 @@ struct placer_study_sweep {
 };
 
 struct placer_study {
-  char *path; /* as given, "(built-in)" for the default */
+  char *path; /* as given (the default: its path under studies/) */
   char *dir;  /* where relative paths start; NULL: the current directory */
   char *title;
   struct placer_study_cluster cluster;
