@@ -13,6 +13,9 @@
 /* *out: the whole report, NUL-terminated, caller frees. Byte-identical for the
  * same results (the bootstrap is seeded). */
 int placer_bench_report(const struct placer_bench_results *r, char **out, struct placer_error **err);
+/* The report of a results directory from its summary.json (`placer bench
+ * --report DIR`): the same tables, recomputed from the recorded runs. */
+int placer_bench_report_dir(const char *dir, char **out, struct placer_error **err);
 
 /* "4K", "128K", "1M"; "512B" for sizes that are not whole KiB. */
 void placer_bench_format_block_size(uint64_t bytes, char *buf, size_t len);

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "bench/run.h"
+#include "bench/report.h"
 #include "cli/commands.h"
 #include "bench/study.h"
 
@@ -16,6 +17,7 @@ static const char bench_usage[] =
     "usage: placer bench [--out DIR] [--topology FILE.xml] [--prefix NAME] [--repeats N] [--warmup N]\n"
     "                    [--runtime SECONDS] [--quiet] [--dry-run] [STUDY.yaml]\n"
     "       placer bench --print-default\n"
+    "       placer bench --report DIR\n"
     "Run a study: every variant (a placement profile, plus environment) with every fio workload, alone\n"
     "and next to the neighbours, repeated and interleaved (A B A B ...), on a Ceph cluster rebuilt for\n"
     "each variant and repeat (cluster local), an existing one, or a local file (none).  Without STUDY,\n"
@@ -25,6 +27,7 @@ static const char bench_usage[] =
     "interference, CPU and memory per role) and writes the results directory (default\n"
     "./placer-results/YYYYmmdd-HHMMSS): fio JSON, CSV samples, summary.json, report.txt.\n"
     "--repeats, --warmup and --runtime override the study's.  --dry-run prints what would run.\n"
+    "--report DIR prints the report of a results directory again, from its summary.json.\n"
     "Ctrl-C stops after the current fio run, tears everything down and reports what was measured\n"
     "(exit 130).  Schema and outputs: docs/bench.md.\n";
 
@@ -70,21 +73,17 @@ static int parse_count(const char *opt, const char *text, unsigned min, unsigned
 
 int cmd_bench(int argc, char **argv) {
   static const struct option options[] = {
-    { "out", required_argument, NULL, 'o' },
-    { "topology", required_argument, NULL, 't' },
-    { "prefix", required_argument, NULL, 'p' },
-    { "repeats", required_argument, NULL, 'r' },
-    { "warmup", required_argument, NULL, 'w' },
-    { "runtime", required_argument, NULL, 'R' },
-    { "quiet", no_argument, NULL, 'q' },
-    { "dry-run", no_argument, NULL, 'n' },
-    { "print-default", no_argument, NULL, 'P' },
-    { "help", no_argument, NULL, 'h' },
-    { NULL, 0, NULL, 0 },
+    { "out", required_argument, NULL, 'o' },     { "topology", required_argument, NULL, 't' },
+    { "prefix", required_argument, NULL, 'p' },  { "repeats", required_argument, NULL, 'r' },
+    { "warmup", required_argument, NULL, 'w' },  { "runtime", required_argument, NULL, 'R' },
+    { "quiet", no_argument, NULL, 'q' },         { "dry-run", no_argument, NULL, 'n' },
+    { "print-default", no_argument, NULL, 'P' }, { "report", required_argument, NULL, 'T' },
+    { "help", no_argument, NULL, 'h' },          { NULL, 0, NULL, 0 },
   };
   struct bench_tty tty = { .tty = isatty(2) };
   struct placer_bench_options opt = { .progress = true, .notify = print_bench_event, .notify_ctx = &tty };
   unsigned repeats = 0, warmup = 0, runtime = 0;
+  const char *report_dir = NULL;
   bool has_repeats = false, has_warmup = false, has_runtime = false, dry_run = false, print_default = false;
   int o;
   opterr = 0;
@@ -111,6 +110,7 @@ int cmd_bench(int argc, char **argv) {
     case 'q': opt.progress = false; break;
     case 'n': dry_run = true; break;
     case 'P': print_default = true; break;
+    case 'T': report_dir = optarg; break;
     case 'h': fputs(bench_usage, stdout); return PLACER_EXIT_OK;
     default: return placer_usage_error("bench", o, argc, argv);
     }
@@ -118,6 +118,19 @@ int cmd_bench(int argc, char **argv) {
   if (argc - optind > 1) {
     fprintf(stderr, "placer bench: unexpected argument '%s'\n", argv[optind + 1]);
     return PLACER_EXIT_USAGE;
+  }
+  if (report_dir) {
+    if (argc - optind > 0 || print_default) {
+      fprintf(stderr, "placer bench: --report takes no study\n");
+      return PLACER_EXIT_USAGE;
+    }
+    struct placer_error *err = NULL;
+    char *report = NULL;
+    if (placer_bench_report_dir(report_dir, &report, &err) < 0)
+      return placer_error_report(err);
+    fputs(report, stdout);
+    free(report);
+    return placer_finish_output("bench", 0);
   }
   if (print_default) {
     if (argc - optind > 0) {

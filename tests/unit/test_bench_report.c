@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "bench/report.h"
 #include "bench/results.h"
@@ -263,6 +264,34 @@ static void test_json_round_trip(void **state) {
   }
 }
 
+/* placer bench --report DIR: the report recomputed from DIR/summary.json
+ * is the report of the results it was written from. */
+static void test_report_dir(void **state) {
+  char dir[] = "/tmp/placer-report-XXXXXX";
+  assert_non_null(mkdtemp(dir));
+  char path[64];
+  snprintf(path, sizeof(path), "%s/summary.json", dir);
+  struct placer_bench_results *r = build_ab(3);
+  json_t *j = placer_bench_results_to_json(r);
+  assert_int_equal(json_dump_file(j, path, JSON_INDENT(2) | JSON_PRESERVE_ORDER), 0);
+  json_decref(j);
+  char *expected = report_of(r), *got = NULL;
+  struct placer_error *err = NULL;
+  if (placer_bench_report_dir(dir, &got, &err) < 0)
+    fail_msg("report_dir: %s", err->msg);
+  assert_string_equal(got, expected);
+  free(got);
+  free(expected);
+  placer_bench_results_free(r);
+  unlink(path);
+  rmdir(dir);
+  /* Not a results directory: bad input, naming the file. */
+  assert_int_equal(placer_bench_report_dir(dir, &got, &err), -1);
+  assert_int_equal(err->exit_code, PLACER_EXIT_USAGE);
+  assert_non_null(strstr(err->msg, "summary.json"));
+  placer_error_free(err);
+}
+
 static void test_analysis_figures(void **state) {
   struct placer_bench_results *r = build_ab(3);
   /* unpinned alone 4K randwrite: 2388 x (0.98, 1.00, 1.03) -> median 2388. */
@@ -402,11 +431,11 @@ static void test_block_size_labels(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-    cmocka_unit_test(test_golden_ab),         cmocka_unit_test(test_golden_sweep),
-    cmocka_unit_test(test_golden_partial),    cmocka_unit_test(test_json_round_trip),
-    cmocka_unit_test(test_analysis_figures),  cmocka_unit_test(test_sweep_balance),
-    cmocka_unit_test(test_partial_cells),     cmocka_unit_test(test_bad_shapes),
-    cmocka_unit_test(test_block_size_labels),
+    cmocka_unit_test(test_golden_ab),      cmocka_unit_test(test_golden_sweep),
+    cmocka_unit_test(test_golden_partial), cmocka_unit_test(test_json_round_trip),
+    cmocka_unit_test(test_report_dir),     cmocka_unit_test(test_analysis_figures),
+    cmocka_unit_test(test_sweep_balance),  cmocka_unit_test(test_partial_cells),
+    cmocka_unit_test(test_bad_shapes),     cmocka_unit_test(test_block_size_labels),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
