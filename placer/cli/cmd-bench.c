@@ -1,5 +1,5 @@
 /* placer bench [STUDY]: A/B benchmarks of placements on real Ceph and fio
- * (bench-run.h); without a study, the built-in default one. */
+ * (bench/run.h); without a study, the shipped default (studies/default.yaml). */
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
