@@ -766,6 +766,12 @@ int placer_study_default_path(char **out, struct placer_error **err) {
     return placer_error_set(err, PLACER_EXIT_USAGE, ENOENT,
                             "no default study: studies/default.yaml is neither next to placer, in its share/placer, "
                             "nor in the source tree (set $PLACER_DEFAULT_STUDY)");
+  /* "/usr/bin/../share/placer/studies/default.yaml" reads better resolved. */
+  char *real = realpath(path, NULL);
+  if (real) {
+    free(path);
+    path = real;
+  }
   *out = path;
   return 0;
 }
