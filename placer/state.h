@@ -75,8 +75,9 @@ struct placer_state_instance {
   unsigned cpu_weight; /* 0: left at the default */
   bool pin_vcpus;
   struct placer_match match;
-  char *qmp_socket; /* given with --qmp, or NULL */
-  struct placer_state_process *procs;
+  char *qmp_socket;                   /* given with --qmp, or NULL */
+  bool by_pid;                        /* bound with --pid: status checks those (and their trees), not the matcher */
+  struct placer_state_process *procs; /* bound; their descendants are found anew each time */
   size_t n_procs;
 };
 
