@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "apply-internal.h"
+#include "plan.h"
 #include "lib/textfile.h"
 #include "proc.h"
 #include "procmatch.h"
@@ -70,7 +71,7 @@ bool apply_memory_limit_equal(uint64_t have, uint64_t want) {
 }
 
 unsigned apply_effective_weight(unsigned planned) {
-  return planned ? planned : PLACER_CGROUP_WEIGHT_DEFAULT;
+  return placer_weight_effective(planned);
 }
 
 char *apply_vcpu_pu(hwloc_const_bitmap_t cpus, size_t k) {

@@ -69,6 +69,26 @@ const struct placer_instance *placer_plan_find(const struct placer_plan *plan, c
 
 const char *placer_locality_name(enum placer_locality loc);
 
+/* CPU weights between instances (plan-weight.c).  The kernel divides CPU
+ * among sibling groups, and instances live in PREFIX/ROLE/INSTANCE: so apply
+ * gives each role group the sum of its instances' weights, which makes every
+ * pair of instances sharing CPUs compete as if they were siblings (a role's
+ * group weight is spread over the CPUs its instances are busy on). */
+
+/* The weight in force for a planned weight: 0 (the profile sets none) is
+ * the kernel default, 100. */
+unsigned placer_weight_effective(unsigned planned);
+/* The role group's weight: the sum of the N instances' effective weights,
+ * clamped to 1..10000 (v2 cpu.weight's range; beyond it shares are no longer
+ * exact). */
+unsigned placer_weight_role_sum(const unsigned *planned, size_t n);
+/* The same for ROLE's instances in PLAN (0 when it has none). */
+unsigned placer_plan_role_weight(const struct placer_plan *plan, const char *role);
+/* The share (0..1] of its CPUs that instance INDEX gets when every
+ * instance is busy: its weight over the sum of the weights of every instance
+ * whose CPUs overlap its own, itself included. */
+double placer_plan_cpu_share(const struct placer_plan *plan, size_t index);
+
 #define PLACER_PLAN_JSON_SCHEMA 1
 json_t *placer_plan_to_json(const struct placer_plan *plan);
 int placer_plan_print_text(const struct placer_plan *plan, FILE *out);
