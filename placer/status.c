@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "apply-internal.h"
+#include "plan.h"
 #include "lib/textfile.h"
 #include "proc.h"
 #include "procmatch.h"
@@ -201,7 +202,39 @@ static bool check_process(struct placer_cgroup *cg, const struct placer_state_in
   return in_group;
 }
 
-static json_t *check_instance(struct placer_cgroup *cg, const struct placer_state_instance *si) {
+/* The weight ROLE's group should have: the sum of its instances' (plan-weight.c). */
+static unsigned role_weight(const struct placer_state *state, const char *role) {
+  cleanup_free unsigned *w = calloc(state->n_instances ? state->n_instances : 1, sizeof(*w));
+  size_t n = 0;
+  if (w == NULL)
+    return 0;
+  for (size_t i = 0; i < state->n_instances; i++)
+    if (role && state->instances[i].role && strcmp(state->instances[i].role, role) == 0)
+      w[n++] = state->instances[i].cpu_weight;
+  return placer_weight_role_sum(w, n);
+}
+
+/* The role group's weight against PLANNED (0: unknown, not checked). */
+static void check_role_weight(struct placer_cgroup *cg, const struct placer_state_instance *si, unsigned planned,
+                              json_t *inst, json_t *actual) {
+  const char *slash = strrchr(si->group, '/');
+  cleanup_free char *role_group = slash ? strndup(si->group, (size_t)(slash - si->group)) : NULL;
+  unsigned weight = 0;
+  struct placer_error *e = NULL;
+  if (planned == 0 || role_group == NULL)
+    return;
+  if (placer_cgroup_read_cpu_weight(cg, role_group, &weight, &e) < 0) {
+    drift(inst, "cannot read %s: %s", role_group, e->msg);
+    placer_error_free(e);
+    return;
+  }
+  json_object_set_new(actual, "role_cpu_weight", json_integer(weight));
+  if (weight != planned)
+    drift(inst, "%s cpu weight %u, planned %u (the sum of its instances')", role_group, weight, planned);
+}
+
+static json_t *check_instance(struct placer_cgroup *cg, const struct placer_state_instance *si,
+                              unsigned planned_role_weight) {
   json_t *inst = json_object();
   json_object_set_new(inst, "name", str_or_null(si->name));
   json_object_set_new(inst, "role", str_or_null(si->role));
@@ -219,6 +252,7 @@ static json_t *check_instance(struct placer_cgroup *cg, const struct placer_stat
   json_object_set_new(planned, "mems", json_string(si->mems));
   json_object_set_new(planned, "memory_bytes", limit_json(planned_limit));
   json_object_set_new(planned, "cpu_weight", json_integer(planned_weight));
+  json_object_set_new(planned, "role_cpu_weight", json_integer(planned_role_weight));
   json_object_set_new(planned, "pin_vcpus", json_boolean(si->pin_vcpus));
   json_object_set_new(inst, "planned", planned);
 
@@ -258,6 +292,8 @@ static json_t *check_instance(struct placer_cgroup *cg, const struct placer_stat
       if (weight != planned_weight)
         drift(inst, "%s cpu weight %u, planned %u", si->group, weight, planned_weight);
     }
+    if (e == NULL)
+      check_role_weight(cg, si, planned_role_weight, inst, actual);
     if (e) {
       drift(inst, "cannot read %s: %s", si->group, e->msg);
       placer_error_free(e);
@@ -357,7 +393,8 @@ int placer_status(const char *state_dir, json_t **out, bool *drift_found, struct
       return -1;
     }
     for (size_t i = 0; i < state->n_instances; i++) {
-      json_t *inst = check_instance(cg, &state->instances[i]);
+      const struct placer_state_instance *si = &state->instances[i];
+      json_t *inst = check_instance(cg, si, role_weight(state, si->role));
       if (!json_is_true(json_object_get(inst, "ok")))
         any = true;
       json_array_append_new(insts, inst);
