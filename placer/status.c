@@ -202,16 +202,19 @@ static bool check_process(struct placer_cgroup *cg, const struct placer_state_in
   return in_group;
 }
 
-/* The weight ROLE's group should have: the sum of its instances' (plan-weight.c). */
+/* The weight ROLE's group should have: the sum of its instances'
+ * (plan-weight.c); 0 when it cannot be told. */
 static unsigned role_weight(const struct placer_state *state, const char *role) {
-  cleanup_free unsigned *w = calloc(state->n_instances ? state->n_instances : 1, sizeof(*w));
-  size_t n = 0;
-  if (w == NULL)
+  size_t n = state->n_instances;
+  cleanup_free const char **roles = calloc(n ? n : 1, sizeof(*roles));
+  cleanup_free unsigned *planned = calloc(n ? n : 1, sizeof(*planned));
+  if (roles == NULL || planned == NULL || role == NULL)
     return 0;
-  for (size_t i = 0; i < state->n_instances; i++)
-    if (role && state->instances[i].role && strcmp(state->instances[i].role, role) == 0)
-      w[n++] = state->instances[i].cpu_weight;
-  return placer_weight_role_sum(w, n);
+  for (size_t i = 0; i < n; i++) {
+    roles[i] = state->instances[i].role;
+    planned[i] = state->instances[i].cpu_weight;
+  }
+  return placer_weight_role(roles, planned, n, role);
 }
 
 /* The role group's weight against PLANNED (0: unknown, not checked). */

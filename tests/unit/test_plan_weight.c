@@ -38,18 +38,24 @@ static void free_plan(struct placer_plan *plan) {
   free(plan);
 }
 
-static void test_effective_and_sum(void **state) {
+static void test_effective_and_role(void **state) {
   (void)state;
   assert_int_equal(placer_weight_effective(0), 100);
   assert_int_equal(placer_weight_effective(900), 900);
-  const unsigned none[] = { 0, 0, 0 };
-  assert_int_equal(placer_weight_role_sum(none, N(none)), 300);
-  const unsigned mixed[] = { 900, 0, 1 };
-  assert_int_equal(placer_weight_role_sum(mixed, N(mixed)), 1001);
-  /* Clamped to cpu.weight's range. */
-  const unsigned big[] = { 10000, 10000 };
-  assert_int_equal(placer_weight_role_sum(big, N(big)), 10000);
-  assert_int_equal(placer_weight_role_sum(NULL, 0), 1);
+  const char *const roles[] = { "a", "a", "a", "b", "b" };
+  const unsigned none[] = { 0, 0, 0, 0, 0 };
+  assert_int_equal(placer_weight_role(roles, none, N(roles), "a"), 300);
+  assert_int_equal(placer_weight_role(roles, none, N(roles), "b"), 200);
+  assert_int_equal(placer_weight_role(roles, none, N(roles), "c"), 0);
+  const unsigned mixed[] = { 900, 0, 1, 50, 0 };
+  assert_int_equal(placer_weight_role(roles, mixed, N(roles), "a"), 1001);
+  assert_int_equal(placer_weight_role(roles, mixed, N(roles), "b"), 150);
+  /* Beyond cpu.weight's range: every role scaled alike, ratios kept. */
+  const unsigned big[] = { 10000, 10000, 0, 5000, 0 };
+  assert_int_equal(placer_weight_role(roles, big, N(roles), "a"), 10000);
+  assert_int_equal(placer_weight_role(roles, big, N(roles), "b"), 2537); /* 5100 * 10000 / 20100 */
+  const unsigned tiny[] = { 10000, 10000, 10000, 1, 0 };
+  assert_int_equal(placer_weight_role(roles, tiny, N(roles), "b"), 34); /* 101 * 10000 / 30000 */
 }
 
 static void test_role_weight(void **state) {
@@ -91,11 +97,28 @@ static void test_cpu_share(void **state) {
   free_plan(plan);
 }
 
+/* 200 instances of one role at the default weight and one of another at
+ * 100 in one pool: the role weights are scaled (10000 : 50), and the shares
+ * stay those of a flat group, 1/201 each. */
+static void test_cpu_share_scaled(void **state) {
+  (void)state;
+  struct spec s[201];
+  for (size_t i = 0; i < N(s); i++)
+    s[i] = (struct spec){ i ? "vm" : "fio", "0-3", 0 };
+  struct placer_plan *plan = make_plan(s, N(s));
+  assert_int_equal(placer_plan_role_weight(plan, "vm"), 10000);
+  assert_int_equal(placer_plan_role_weight(plan, "fio"), 50);
+  assert_true(fabs(placer_plan_cpu_share(plan, 0) - 1.0 / 201) < 1e-9);
+  assert_true(fabs(placer_plan_cpu_share(plan, 7) - 1.0 / 201) < 1e-9);
+  free_plan(plan);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
-    cmocka_unit_test(test_effective_and_sum),
+    cmocka_unit_test(test_effective_and_role),
     cmocka_unit_test(test_role_weight),
     cmocka_unit_test(test_cpu_share),
+    cmocka_unit_test(test_cpu_share_scaled),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
