@@ -163,6 +163,10 @@ static bool check_process(struct placer_cgroup *cg, const struct placer_state_in
       placer_error_free(gone);
       continue;
     }
+    /* A thread in do_exit() keeps the masks of the group it was in when
+     * the process moved (the kernel does not migrate it): not drift. */
+    if (placer_task_exiting(pid, tids[i]))
+      continue;
     for (size_t k = 0; k < n_vcpus; k++)
       if (vcpus[k].tid == tids[i])
         pin = apply_vcpu_pu(cpus, k);
