@@ -8,6 +8,9 @@
 
 #include "apply-systemd-internal.h"
 #include "apply.h"
+#include "cephconf.h"
+#include "lib/textfile.h"
+#include "proc.h"
 #include "state.h"
 
 const struct placer_apply_backend_ops placer_apply_backend_cgroupfs = {
@@ -40,6 +43,51 @@ const struct placer_apply_backend_ops *placer_apply_backend_get(enum placer_appl
   return access("/run/systemd/system", F_OK) == 0 ? &placer_apply_backend_systemd : &placer_apply_backend_cgroupfs;
 }
 
+/* An OSD that sets its own affinity after start undoes the placement:
+ * say so for every bound OSD whose ceph.conf or command line lets it. */
+static void warn_ceph_affinity(const struct placer_plan *plan, struct placer_apply_report *r) {
+  struct strv notes = { r->notes, r->n_notes };
+  for (size_t i = 0; i < r->n_instances; i++) {
+    const struct placer_apply_instance_report *ri = &r->instances[i];
+    const struct placer_instance *inst = placer_plan_find(plan, ri->name);
+    if (inst == NULL || inst->kind != PLACER_KIND_CEPH_OSD)
+      continue;
+    for (size_t k = 0; k < ri->n_bound; k++) {
+      struct placer_cmdline cl = { NULL, 0 };
+      struct placer_error *e = NULL;
+      if (placer_proc_read_cmdline(ri->bound[k].pid, &cl, &e) < 0) {
+        placer_error_free(e);
+        continue;
+      }
+      bool is_osd = cl.argc > 0 && strstr(cl.argv[0], "ceph-osd") != NULL;
+      char *conf = NULL, *id = NULL;
+      struct placer_ceph_numa n;
+      placer_ceph_numa_init(&n);
+      if (is_osd && placer_ceph_cmdline_conf(&cl, &conf, &id) == 0 && conf) {
+        char *text = NULL;
+        char name[128];
+        snprintf(name, sizeof(name), "osd.%s", id ? id : "?");
+        if (placer_textfile_read_path(conf, 1 << 20, &text, NULL) == 0)
+          placer_ceph_numa_from_conf(&n, text, conf, name);
+        free(text);
+      }
+      if (is_osd)
+        placer_ceph_numa_from_cmdline(&n, &cl);
+      free(conf);
+      free(id);
+      placer_cmdline_clear(&cl);
+      char *msg = is_osd ? placer_ceph_numa_warning(&n, ri->name, ri->mems) : NULL;
+      if (msg)
+        strv_add(&notes, "%s", msg);
+      free(msg);
+      if (is_osd)
+        break; /* one OSD process per instance */
+    }
+  }
+  r->notes = notes.v;
+  r->n_notes = notes.n;
+}
+
 int placer_apply(const struct placer_plan *plan, const struct placer_apply_options *opt,
                  struct placer_apply_report **report, struct placer_error **err) {
   const struct placer_apply_backend_ops *ops = placer_apply_backend_get(opt->backend);
@@ -50,6 +98,7 @@ int placer_apply(const struct placer_plan *plan, const struct placer_apply_optio
   if (ops->apply(plan, opt, report, err) < 0)
     return -1;
   (*report)->backend = ops->name;
+  warn_ceph_affinity(plan, *report);
   return 0;
 }
 
