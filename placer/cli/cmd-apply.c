@@ -85,7 +85,7 @@ static void print_report(const struct placer_apply_report *r, FILE *out) {
       placer_format_bytes(ri->memory_bytes, mem, sizeof(mem));
     fprintf(out, "%-10s cpus %s  mems %s  mem %s  ", ri->name, ri->cpus, ri->mems, mem);
     if (r->backend && strcmp(r->backend, "systemd") == 0 && ri->group)
-      fprintf(out, "unit %s:", ri->group);
+      fprintf(out, "unit %s: ", ri->group);
     if (ri->n_bound == 0)
       fprintf(out, "%s", ri->note ? ri->note : "no process");
     for (size_t k = 0; k < ri->n_bound; k++)
