@@ -437,7 +437,7 @@ size_t apply_undo(struct placer_cgroup *cg, struct placer_state *state, unsigned
 
 /* ------------------------------------------------------------------ reset */
 
-int placer_reset(const char *state_dir, char ***lines, size_t *n_lines, struct placer_error **err) {
+int placer_cgroupfs_reset(const char *state_dir, char ***lines, size_t *n_lines, struct placer_error **err) {
   if (state_dir == NULL)
     state_dir = placer_state_default_dir();
   struct placer_state *state = NULL;
