@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "apply-internal.h"
+#include "plan.h"
 #include "lib/textfile.h"
 #include "proc.h"
 #include "procmatch.h"
@@ -70,7 +71,7 @@ bool apply_memory_limit_equal(uint64_t have, uint64_t want) {
 }
 
 unsigned apply_effective_weight(unsigned planned) {
-  return planned ? planned : PLACER_CGROUP_WEIGHT_DEFAULT;
+  return placer_weight_effective(planned);
 }
 
 char *apply_vcpu_pu(hwloc_const_bitmap_t cpus, size_t k) {
@@ -436,7 +437,7 @@ size_t apply_undo(struct placer_cgroup *cg, struct placer_state *state, unsigned
 
 /* ------------------------------------------------------------------ reset */
 
-int placer_reset(const char *state_dir, char ***lines, size_t *n_lines, struct placer_error **err) {
+int placer_cgroupfs_reset(const char *state_dir, char ***lines, size_t *n_lines, struct placer_error **err) {
   if (state_dir == NULL)
     state_dir = placer_state_default_dir();
   struct placer_state *state = NULL;
