@@ -5,7 +5,9 @@ line) and has Cpus_allowed_list CPUS (or the given per-thread CPUS) and
 Mems_allowed_list MEMS.  Threads are read twice, 0.2 s apart, so ones born
 after the move are seen too.  A thread that exits while it is read, or is in
 do_exit() (the kernel does not migrate it, v1 shows it in the root), is
-skipped.  Prints one line; exit 1 with every mismatch."""
+skipped; one that is wrong is read again a few times (a thread just created
+shows the root group for a moment).  Prints one line; exit 1 with every
+mismatch."""
 import os
 import sys
 import time
@@ -63,6 +65,36 @@ per_thread = {int(k): expand(v) for k, v in (a.split("=") for a in argv[4:])}
 bad, seen, procs = [], set(), set()
 
 
+def thread_problems(pid, tid):
+    """What is wrong with thread TID of PID; None when it is gone or going."""
+    try:
+        status = open(f"/proc/{pid}/task/{tid}/status").read()
+        cgroup = open(f"/proc/{pid}/task/{tid}/cgroup").read()
+    except (FileNotFoundError, ProcessLookupError):
+        return None  # exited meanwhile
+    if exiting(pid, tid):
+        return None
+    bad = []
+    fields = dict(l.split(":", 1) for l in status.splitlines() if ":" in l)
+    want = per_thread.get(int(tid), cpus)
+    have = expand(fields["Cpus_allowed_list"])
+    if have != want:
+        bad.append(f"pid {pid} thread {tid}: Cpus_allowed_list {fields['Cpus_allowed_list'].strip()}, want {sorted(want)}")
+    if expand(fields["Mems_allowed_list"]) != mems:
+        bad.append(f"pid {pid} thread {tid}: Mems_allowed_list {fields['Mems_allowed_list'].strip()}, want {sorted(mems)}")
+    lines = [l.split(":", 2) for l in cgroup.splitlines()]
+    v1 = {c: p for _, ctrls, p in lines for c in ctrls.split(",") if c}
+    if v1:
+        for c in ("cpuset", "memory", "cpu"):
+            if v1.get(c) != "/" + group:
+                bad.append(f"pid {pid} thread {tid}: {c} group {v1.get(c)}, want /{group}")
+    else:
+        v2 = [p for h, c, p in lines if h == "0"]
+        if v2 != ["/" + group]:
+            bad.append(f"pid {pid} thread {tid}: cgroup {v2}, want /{group}")
+    return bad
+
+
 def check_process(pid):
     try:
         tids = os.listdir(f"/proc/{pid}/task")
@@ -72,31 +104,18 @@ def check_process(pid):
         return  # a process on its way out
     procs.add(pid)
     for tid in tids:
-        try:
-            status = open(f"/proc/{pid}/task/{tid}/status").read()
-            cgroup = open(f"/proc/{pid}/task/{tid}/cgroup").read()
-        except (FileNotFoundError, ProcessLookupError):
-            continue  # exited meanwhile
-        if exiting(pid, tid):
+        problems = thread_problems(pid, tid)
+        # A thread is in /proc a moment before the kernel puts it in its
+        # creator's groups (it shows the root meanwhile): look again.
+        for pause in (0.005, 0.02, 0.08):
+            if not problems:
+                break
+            time.sleep(pause)
+            problems = thread_problems(pid, tid)
+        if problems is None:
             continue
         seen.add(tid)
-        fields = dict(l.split(":", 1) for l in status.splitlines() if ":" in l)
-        want = per_thread.get(int(tid), cpus)
-        have = expand(fields["Cpus_allowed_list"])
-        if have != want:
-            bad.append(f"pid {pid} thread {tid}: Cpus_allowed_list {fields['Cpus_allowed_list'].strip()}, want {sorted(want)}")
-        if expand(fields["Mems_allowed_list"]) != mems:
-            bad.append(f"pid {pid} thread {tid}: Mems_allowed_list {fields['Mems_allowed_list'].strip()}, want {sorted(mems)}")
-        lines = [l.split(":", 2) for l in cgroup.splitlines()]
-        v1 = {c: p for _, ctrls, p in lines for c in ctrls.split(",") if c}
-        if v1:
-            for c in ("cpuset", "memory", "cpu"):
-                if v1.get(c) != "/" + group:
-                    bad.append(f"pid {pid} thread {tid}: {c} group {v1.get(c)}, want /{group}")
-        else:
-            v2 = [p for h, c, p in lines if h == "0"]
-            if v2 != ["/" + group]:
-                bad.append(f"pid {pid} thread {tid}: cgroup {v2}, want /{group}")
+        bad.extend(problems)
 
 
 for attempt in range(2):
