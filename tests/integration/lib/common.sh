@@ -64,6 +64,14 @@ bg_start_group() {
     done
 }
 
+# The descendants of PID now (every thread's children, recursively).
+tree_pids() {
+    for c in $(cat /proc/"$1"/task/*/children 2>/dev/null); do
+        echo "$c"
+        tree_pids "$c"
+    done
+}
+
 # Wait until FILE exists (at most 10 s).
 wait_file() {
     i=0
@@ -80,7 +88,16 @@ apply_cleanup() {
     [ $# = 0 ] || rc=$1
     set +e
     for p in $T_PIDS; do kill -9 "$p" 2>/dev/null; done
-    for g in $T_PGIDS; do kill -9 "-$g" 2>/dev/null; done
+    # A tree: stopped first (a stopped process forks no more), listed
+    # again, then killed; its group too.  fio's job processes setsid()
+    # themselves, so the group alone is not enough.
+    for g in $T_PGIDS; do
+        kill -STOP "-$g" 2>/dev/null
+        t=$(tree_pids "$g")
+        [ -z "$t" ] || kill -STOP $t 2>/dev/null
+        t=$(tree_pids "$g")
+        kill -9 "-$g" $t 2>/dev/null
+    done
     for p in $T_PIDS $T_PGIDS; do wait "$p" 2>/dev/null; done
     # what was left of a group (reparented children die a moment later)
     for g in $T_PGIDS; do
@@ -89,6 +106,12 @@ apply_cleanup() {
             kill -9 "-$g" 2>/dev/null; i=$((i + 1)); sleep 0.1
         done
     done
+    # anything else that carries the test's tag on its command line
+    if [ -n "$T_PGIDS" ] && pgrep -f "$TAG" >/dev/null 2>&1; then
+        echo "$T_NAME: cleanup: killing leftovers: $(pgrep -f "$TAG" | tr '\n' ' ')" >&2
+        kill -9 $(pgrep -f "$TAG") 2>/dev/null
+        [ "$rc" != 0 ] || rc=1 # a test that leaks processes fails
+    fi
     "$PLACER" reset >/dev/null 2>&1
     for c in cpuset memory cpu; do
         for g in $T_EXTRA_GROUPS; do
