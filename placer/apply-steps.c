@@ -312,6 +312,10 @@ static int pin_threads(struct applier *a, struct target *t, struct bound_proc *p
     const char *want = desired_cpus(t, p, tids[i]);
     if (apply_cpulist_equal(now, want))
       continue;
+    /* A thread in do_exit() was left in the old group by the move (the
+     * kernel skips it) and is about to go: nothing to pin. */
+    if (placer_task_exiting(p->pid, tids[i]))
+      continue;
     struct placer_journal_entry e = { .op = PLACER_JOURNAL_AFFINITY, .pid = p->pid, .start_time = p->start_time,
                                       .tid = tids[i], .previous = strdup(now) };
     if (e.previous == NULL)
@@ -321,9 +325,9 @@ static int pin_threads(struct applier *a, struct target *t, struct bound_proc *p
                    name ? name : "?", (int)p->pid, want, now) < 0)
       return -1;
     if (!a->dry_run && placer_task_set_affinity(tids[i], want, err) < 0) {
-      /* A thread that has just exited is no failure. */
+      /* A thread that has just exited (or begun to) is no failure. */
       struct placer_error *gone2 = NULL;
-      if (placer_task_read_allowed(p->pid, tids[i], NULL, NULL, &gone2) < 0) {
+      if (placer_task_read_allowed(p->pid, tids[i], NULL, NULL, &gone2) < 0 || placer_task_exiting(p->pid, tids[i])) {
         placer_error_free(gone2);
         placer_error_free(*err);
         *err = NULL;
@@ -362,7 +366,7 @@ static int verify_process(struct applier *a, struct target *t, struct bound_proc
       placer_error_free(gone);
       continue;
     }
-    if (!apply_cpulist_equal(mems, t->mems))
+    if (!apply_cpulist_equal(mems, t->mems) && !placer_task_exiting(p->pid, tids[i]))
       return placer_error_set(err, PLACER_EXIT_SYSTEM, EAGAIN,
                               "verify pid %d (%s): thread %d has Mems_allowed_list %s, planned %s", (int)p->pid,
                               p->comm, (int)tids[i], mems, t->mems);

@@ -143,6 +143,9 @@ int placer_plan_print_text(const struct placer_plan *plan, FILE *out) {
   if (cells == NULL)
     return -1;
   cleanup_free size_t *run_end = calloc(rows ? rows : 1, sizeof(size_t));
+  /* declared before the first goto: jumping past a cleanup variable's
+   * initialization would free garbage at the return */
+  cleanup_free char *reserved = NULL, *reserved_mems = NULL, *free_cpus = NULL;
   size_t width[N_COLS];
   int rc = -1;
   if (run_end == NULL)
@@ -160,9 +163,9 @@ int placer_plan_print_text(const struct placer_plan *plan, FILE *out) {
       if (strlen(cells[r * N_COLS + c]) > width[c])
         width[c] = strlen(cells[r * N_COLS + c]);
 
-  cleanup_free char *reserved = placer_cpulist_format(plan->reserved_cpus);
-  cleanup_free char *reserved_mems = placer_cpulist_format(plan->reserved_mems);
-  cleanup_free char *free_cpus = placer_cpulist_format(plan->free_cpus);
+  reserved = placer_cpulist_format(plan->reserved_cpus);
+  reserved_mems = placer_cpulist_format(plan->reserved_mems);
+  free_cpus = placer_cpulist_format(plan->free_cpus);
   char host_memory[32];
   placer_format_bytes(plan->reserved_memory_bytes, host_memory, sizeof(host_memory));
   fprintf(out, "profile  %s\n", plan->profile_name);

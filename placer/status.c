@@ -163,6 +163,10 @@ static bool check_process(struct placer_cgroup *cg, const struct placer_state_in
       placer_error_free(gone);
       continue;
     }
+    /* A thread in do_exit() keeps the masks of the group it was in when
+     * the process moved (the kernel does not migrate it): not drift. */
+    if (placer_task_exiting(pid, tids[i]))
+      continue;
     for (size_t k = 0; k < n_vcpus; k++)
       if (vcpus[k].tid == tids[i])
         pin = apply_vcpu_pu(cpus, k);
@@ -354,7 +358,7 @@ static json_t *check_instance(struct placer_cgroup *cg, const struct placer_stat
   return inst;
 }
 
-int placer_status(const char *state_dir, json_t **out, bool *drift_found, struct placer_error **err) {
+int placer_cgroupfs_status(const char *state_dir, json_t **out, bool *drift_found, struct placer_error **err) {
   if (state_dir == NULL)
     state_dir = placer_state_default_dir();
   struct placer_state *state = NULL;
@@ -382,7 +386,8 @@ int placer_status(const char *state_dir, json_t **out, bool *drift_found, struct
     any = true;
   }
   if (state->n_instances == 0 && state->n_journal > 0 && !state->pending_txn) {
-    json_array_append_new(problems, json_string("changes from a failed rollback are still in force: run 'placer reset'"));
+    json_array_append_new(problems,
+                          json_string("changes from a failed rollback are still in force: run 'placer reset'"));
     any = true;
   }
   json_t *insts = json_array();
@@ -430,14 +435,14 @@ static void print_limit(FILE *out, json_t *v) {
   }
 }
 
-int placer_status_print_text(json_t *doc, FILE *out) {
+int placer_cgroupfs_status_print_text(json_t *doc, FILE *out) {
   const char *dir = jstr(doc, "state_dir");
   if (json_is_true(json_object_get(doc, "busy")))
     fprintf(out, "note: an apply or reset is running now; what follows may be mid-change\n");
   json_t *problem;
   size_t i;
   json_array_foreach(json_object_get(doc, "problems"), i, problem)
-    fprintf(out, "DRIFT: %s\n", json_string_value(problem));
+      fprintf(out, "DRIFT: %s\n", json_string_value(problem));
   if (!json_is_true(json_object_get(doc, "applied"))) {
     if (json_array_size(json_object_get(doc, "problems")))
       fprintf(out, "no completed apply recorded in %s\n", dir);
@@ -478,10 +483,8 @@ int placer_status_print_text(json_t *doc, FILE *out) {
       fprintf(out, "  no process");
     fputc('\n', out);
     json_t *line;
-    json_array_foreach(json_object_get(inst, "drift"), k, line)
-      fprintf(out, "    DRIFT %s\n", json_string_value(line));
-    json_array_foreach(json_object_get(inst, "notes"), k, line)
-      fprintf(out, "    note: %s\n", json_string_value(line));
+    json_array_foreach(json_object_get(inst, "drift"), k, line) fprintf(out, "    DRIFT %s\n", json_string_value(line));
+    json_array_foreach(json_object_get(inst, "notes"), k, line) fprintf(out, "    note: %s\n", json_string_value(line));
   }
   size_t n_problems = json_array_size(json_object_get(doc, "problems"));
   fprintf(out, "%zu instance%s, %zu with drift%s\n", n, n == 1 ? "" : "s", n_drift,
