@@ -19,6 +19,7 @@
 
 void applier_target_clear(struct target *t) {
   free(t->group);
+  free(t->role_group);
   free(t->cpus);
   free(t->mems);
   free(t->note);
