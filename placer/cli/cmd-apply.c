@@ -100,6 +100,9 @@ static void print_report(const struct placer_apply_report *r, FILE *out) {
     fputc('\n', out);
     n_bound += ri->n_bound;
   }
+  /* through systemd, what was done is a handful of commands: show them */
+  for (size_t i = 0; !r->dry_run && r->backend && strcmp(r->backend, "systemd") == 0 && i < r->n_actions; i++)
+    fprintf(out, "done: %s\n", r->actions[i]);
   for (size_t i = 0; i < r->n_notes; i++)
     fprintf(out, "note: %s\n", r->notes[i]);
   const char *name = r->profile_name ? r->profile_name : "?";
