@@ -3,6 +3,7 @@
  * topology-json.c and topology-text.c. */
 #include <errno.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,10 +34,21 @@ static int check_xml_header(const char *name, const char *head, size_t n, struct
   return 0;
 }
 
+/* TAG (an element's text up to '>') has attribute NAME with a quoted value,
+ * preceded by white space as hwloc's parser wants it. */
+static bool has_attribute(const char *tag, const char *name) {
+  size_t len = strlen(name);
+  for (const char *p = strstr(tag, name); p; p = strstr(p + 1, name))
+    if (p > tag && strchr(" \t\r\n", p[-1]) && p[len] == '=' && p[len + 1] == '"')
+      return true;
+  return false;
+}
+
 /* hwloc 2.9 dereferences NULL on an object that has a cpuset but no
- * complete_cpuset (or a nodeset but no complete_nodeset): lstopo crashes on
- * such a file too (found by tests/fuzz).  lstopo always writes both, so an
- * object with one alone is a corrupt file: refused before hwloc sees it. */
+ * complete_cpuset (or the reverse; a nodeset alone likewise): lstopo
+ * crashes on such a file too (found by tests/fuzz).  lstopo always writes
+ * both, so an object with one alone is a corrupt file: refused before hwloc
+ * sees it. */
 static int check_xml_objects(const char *name, const char *xml, struct placer_error **err) {
   for (const char *o = strstr(xml, "<object"); o; o = strstr(o + 1, "<object")) {
     const char *end = strchr(o, '>');
@@ -45,14 +57,14 @@ static int check_xml_objects(const char *name, const char *xml, struct placer_er
     cleanup_free char *tag = strndup(o, (size_t)(end - o));
     if (tag == NULL)
       return placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "topology '%s'", name);
-    if ((strstr(tag, " cpuset=") && !strstr(tag, " complete_cpuset=")) ||
-        (strstr(tag, " nodeset=") && !strstr(tag, " complete_nodeset="))) {
+    if (has_attribute(tag, "cpuset") != has_attribute(tag, "complete_cpuset") ||
+        has_attribute(tag, "nodeset") != has_attribute(tag, "complete_nodeset")) {
       size_t line = 1;
       for (const char *p = xml; p < o; p++)
         line += *p == '\n';
       return placer_error_set(err, PLACER_EXIT_USAGE, 0,
                               "topology '%s': line %zu: an object with a cpuset or nodeset but not its complete_ "
-                              "counterpart (corrupt file)",
+                              "counterpart, or the reverse (corrupt file)",
                               name, line);
     }
   }
