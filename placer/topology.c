@@ -34,6 +34,8 @@ static int check_xml_header(const char *name, const char *head, size_t n, struct
   return 0;
 }
 
+#define PLACER_TOPOLOGY_MAX_OS_INDEX (1u << 20)
+
 /* TAG (an element's text up to '>') has attribute NAME with a quoted value,
  * preceded by white space as hwloc's parser wants it. */
 static bool has_attribute(const char *tag, const char *name) {
@@ -66,6 +68,21 @@ static int check_xml_objects(const char *name, const char *xml, struct placer_er
                               "topology '%s': line %zu: an object with a cpuset or nodeset but not its complete_ "
                               "counterpart, or the reverse (corrupt file)",
                               name, line);
+    }
+    /* a PU or NUMA node without os_index (or a huge one) makes hwloc set bit
+     * 2^32-1 of a bitmap: 512 MiB for one object */
+    if (strstr(tag, "type=\"PU\"") || strstr(tag, "type=\"NUMANode\"")) {
+      const char *v = strstr(tag, " os_index=\"");
+      unsigned long index = v ? strtoul(v + 11, NULL, 10) : ULONG_MAX;
+      if (index >= PLACER_TOPOLOGY_MAX_OS_INDEX) {
+        size_t line = 1;
+        for (const char *p = xml; p < o; p++)
+          line += *p == '\n';
+        return placer_error_set(
+            err, PLACER_EXIT_USAGE, 0,
+            "topology '%s': line %zu: a PU or NUMA node without an os_index below %u (corrupt file)", name, line,
+            PLACER_TOPOLOGY_MAX_OS_INDEX);
+      }
     }
   }
   return 0;
