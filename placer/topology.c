@@ -37,12 +37,20 @@ static int check_xml_header(const char *name, const char *head, size_t n, struct
 #define PLACER_TOPOLOGY_MAX_OS_INDEX (1u << 20)
 
 /* TAG (an element's text up to '>') has attribute NAME with a quoted value,
- * preceded by white space as hwloc's parser wants it. */
+ * preceded by white space as hwloc's parser wants it; for a set (cpuset,
+ * nodeset, ...) the value must also be in hwloc's bitmap syntax
+ * ("0x000000ff,0x0", "0xf...f"): hwloc keeps a NULL set for one it cannot
+ * read and crashes on it later. */
 static bool has_attribute(const char *tag, const char *name) {
   size_t len = strlen(name);
   for (const char *p = strstr(tag, name); p; p = strstr(p + 1, name))
-    if (p > tag && strchr(" \t\r\n", p[-1]) && p[len] == '=' && p[len + 1] == '"')
-      return true;
+    if (p > tag && strchr(" \t\r\n", p[-1]) && p[len] == '=' && p[len + 1] == '"') {
+      if (strstr(name, "set") == NULL)
+        return true;
+      const char *v = p + len + 2;
+      size_t n = strspn(v, "0123456789abcdefABCDEFx,.");
+      return n > 0 && v[n] == '"';
+    }
   return false;
 }
 
@@ -66,7 +74,7 @@ static int check_xml_objects(const char *name, const char *xml, struct placer_er
         line += *p == '\n';
       return placer_error_set(err, PLACER_EXIT_USAGE, 0,
                               "topology '%s': line %zu: an object with a cpuset or nodeset but not its complete_ "
-                              "counterpart, or the reverse (corrupt file)",
+                              "counterpart, or the reverse, or one not in bitmap syntax (corrupt file)",
                               name, line);
     }
     /* a PU or NUMA node without os_index (or a huge one) makes hwloc set bit
