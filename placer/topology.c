@@ -59,6 +59,26 @@ static bool has_attribute(const char *tag, const char *name) {
  * crashes on such a file too (found by tests/fuzz).  lstopo always writes
  * both, so an object with one alone is a corrupt file: refused before hwloc
  * sees it. */
+/* TAG is "<object" then only  NAME="VALUE"  pairs separated by white space
+ * (and a closing '/'): hwloc's parser loses an attribute glued to a stray
+ * byte, and crashes on what is missing then. */
+static bool well_formed(const char *tag) {
+  const char *p = tag + strlen("<object");
+  for (;;) {
+    size_t ws = strspn(p, " \t\r\n");
+    p += ws;
+    if (*p == '\0' || (p[0] == '/' && p[1] == '\0'))
+      return true;
+    size_t n = strspn(p, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_");
+    if (ws == 0 || n == 0 || p[n] != '=' || p[n + 1] != '"')
+      return false;
+    const char *close = strchr(p + n + 2, '"');
+    if (close == NULL)
+      return false;
+    p = close + 1;
+  }
+}
+
 static int check_xml_objects(const char *name, const char *xml, struct placer_error **err) {
   for (const char *o = strstr(xml, "<object"); o; o = strstr(o + 1, "<object")) {
     const char *end = strchr(o, '>');
@@ -67,15 +87,16 @@ static int check_xml_objects(const char *name, const char *xml, struct placer_er
     cleanup_free char *tag = strndup(o, (size_t)(end - o));
     if (tag == NULL)
       return placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "topology '%s'", name);
-    if (has_attribute(tag, "cpuset") != has_attribute(tag, "complete_cpuset") ||
+    if (!well_formed(tag) || has_attribute(tag, "cpuset") != has_attribute(tag, "complete_cpuset") ||
         has_attribute(tag, "nodeset") != has_attribute(tag, "complete_nodeset")) {
       size_t line = 1;
       for (const char *p = xml; p < o; p++)
         line += *p == '\n';
-      return placer_error_set(err, PLACER_EXIT_USAGE, 0,
-                              "topology '%s': line %zu: an object with a cpuset or nodeset but not its complete_ "
-                              "counterpart, or the reverse, or one not in bitmap syntax (corrupt file)",
-                              name, line);
+      return placer_error_set(
+          err, PLACER_EXIT_USAGE, 0,
+          "topology '%s': line %zu: a malformed object, or one with a cpuset or nodeset but not its "
+          "complete_ counterpart, or one not in bitmap syntax (corrupt file)",
+          name, line);
     }
     /* a PU or NUMA node without os_index (or a huge one) makes hwloc set bit
      * 2^32-1 of a bitmap: 512 MiB for one object */
