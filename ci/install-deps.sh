@@ -10,7 +10,8 @@ CEPH_PKGS="ceph-mon ceph-osd ceph-mgr ceph-mds ceph-common ceph-fuse"
 CONTAINER_PKGS="podman runc debootstrap"
 VM_PKGS="qemu-system-x86 linux-image-amd64 busybox-static cpio xz-utils"
 FLEET_PKGS="ansible" # ansible/: the fleet playbooks; ships containers.podman (tests)
-CHECK_PKGS="clang-format" # ci/check-format.sh; Debian 12 ships clang-format 14
+# ci/check-format.sh (Debian 12 ships clang-format 14); ci/fuzz.sh (clang 14's libFuzzer and sanitizers)
+CHECK_PKGS="clang-format clang libclang-rt-14-dev"
 
 want="$BUILD_PKGS $RUNTIME_PKGS $CHECK_PKGS"
 case "${1:-all}" in

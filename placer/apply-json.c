@@ -87,6 +87,7 @@ json_t *placer_apply_report_json(const struct placer_apply_report *r) {
   put(doc, "schema", json_integer(PLACER_APPLY_JSON_SCHEMA), &oom);
   put(doc, "command", json_string("apply"), &oom);
   put(doc, "profile", string_or_null(r->profile_name), &oom);
+  put(doc, "backend", string_or_null(r->backend), &oom);
   put(doc, "cgroup_mode", string_or_null(r->cgroup_mode), &oom);
   put(doc, "state_dir", string_or_null(r->state_dir), &oom);
   put(doc, "dry_run", json_boolean(r->dry_run), &oom);
