@@ -21,27 +21,18 @@
 #define GIB (UINT64_C(1) << 30)
 
 static const char *const cluster_names[] = {
-  [PLACER_STUDY_CLUSTER_LOCAL] = "local",
-  [PLACER_STUDY_CLUSTER_EXISTING] = "existing",
-  [PLACER_STUDY_CLUSTER_NONE] = "none",
-  NULL,
+  [PLACER_STUDY_CLUSTER_LOCAL] = "local", [PLACER_STUDY_CLUSTER_EXISTING] = "existing",
+  [PLACER_STUDY_CLUSTER_NONE] = "none", NULL,
 };
 static const char *const target_names[] = {
-  [PLACER_STUDY_TARGET_RBD] = "rbd",
-  [PLACER_STUDY_TARGET_RADOS] = "rados",
-  [PLACER_STUDY_TARGET_CEPHFS] = "cephfs",
-  [PLACER_STUDY_TARGET_FILE] = "file",
-  NULL,
+  [PLACER_STUDY_TARGET_RBD] = "rbd", [PLACER_STUDY_TARGET_RADOS] = "rados",
+  [PLACER_STUDY_TARGET_CEPHFS] = "cephfs", [PLACER_STUDY_TARGET_FILE] = "file", NULL,
 };
 static const char *const neighbour_kind_names[] = {
-  [PLACER_STUDY_NEIGHBOUR_STRESS_NG] = "stress-ng",
-  [PLACER_STUDY_NEIGHBOUR_VM] = "vm",
-  NULL,
+  [PLACER_STUDY_NEIGHBOUR_STRESS_NG] = "stress-ng", [PLACER_STUDY_NEIGHBOUR_VM] = "vm", NULL,
 };
 static const char *const backend_names[] = {
-  [PLACER_STUDY_BACKEND_EXEC] = "exec",
-  [PLACER_STUDY_BACKEND_PODMAN] = "podman",
-  NULL,
+  [PLACER_STUDY_BACKEND_EXEC] = "exec", [PLACER_STUDY_BACKEND_PODMAN] = "podman", NULL,
 };
 static const char *const sweep_parameter_names[] = { "intensity", NULL };
 
@@ -262,13 +253,9 @@ static const struct pyaml_field sweep_fields[] = {
   { .key = "parameter", .type = PYAML_FIELD_ENUM, .offset = SWEEP_AT(parameter), .names = sweep_parameter_names },
   { .key = "values", .type = PYAML_FIELD_CUSTOM, .parse = parse_sweep_values },
   { .key = "workload", .type = PYAML_FIELD_STRING, .offset = SWEEP_AT(workload) },
-  { .key = "storage_min_fraction",
-    .type = PYAML_FIELD_CUSTOM,
-    .parse = parse_fraction,
+  { .key = "storage_min_fraction", .type = PYAML_FIELD_CUSTOM, .parse = parse_fraction,
     .offset = SWEEP_AT(storage_min_fraction) },
-  { .key = "neighbour_min_fraction",
-    .type = PYAML_FIELD_CUSTOM,
-    .parse = parse_fraction,
+  { .key = "neighbour_min_fraction", .type = PYAML_FIELD_CUSTOM, .parse = parse_fraction,
     .offset = SWEEP_AT(neighbour_min_fraction) },
 };
 static const struct pyaml_schema sweep_schema = { "sweep", sweep_fields, N_OF(sweep_fields) };
@@ -283,9 +270,7 @@ static const struct pyaml_field study_fields[] = {
   { .key = "variants", .type = PYAML_FIELD_CUSTOM, .parse = parse_variants },
   { .key = "workloads", .type = PYAML_FIELD_MAPPING, .offset = STUDY_AT(workloads), .mapping = &workloads_schema },
   { .key = "neighbours", .type = PYAML_FIELD_CUSTOM, .parse = parse_neighbours },
-  { .key = "hardware_baseline",
-    .type = PYAML_FIELD_MAPPING,
-    .offset = STUDY_AT(baseline),
+  { .key = "hardware_baseline", .type = PYAML_FIELD_MAPPING, .offset = STUDY_AT(baseline),
     .mapping = &baseline_schema },
   { .key = "repeats", .type = PYAML_FIELD_UINT, .offset = STUDY_AT(repeats), .min = 1, .max = 100 },
   { .key = "warmup", .type = PYAML_FIELD_UINT, .offset = STUDY_AT(warmup), .max = 10 },
@@ -394,9 +379,9 @@ static int key_error(struct pyaml_walk *w, yaml_node_t *root, const char *sectio
   yaml_node_t *at = key_at(w, root, section, key);
   size_t saved = section ? pyaml_walk_push(w, "%s", section) : strlen(w->path);
   int rc = at ? pyaml_walk_key_error(w, at, key, "%s", msg)
-              : pyaml_walk_error(
-                    w, section && pyaml_walk_lookup(w, root, section) ? pyaml_walk_lookup(w, root, section) : root,
-                    "%s", msg);
+              : pyaml_walk_error(w, section && pyaml_walk_lookup(w, root, section) ? pyaml_walk_lookup(w, root, section)
+                                                                                     : root,
+                                 "%s", msg);
   pyaml_walk_pop(w, saved);
   return rc;
 }
@@ -450,7 +435,8 @@ static int check_variants(struct pyaml_walk *w, struct placer_study *s, yaml_nod
     if (v->name == NULL)
       rc = pyaml_walk_error(w, vn, "missing key 'name'");
     else if (v->profile == NULL)
-      rc = pyaml_walk_error(w, vn, "variant '%s': missing key 'profile' (a shipped profile's name or a path)", v->name);
+      rc = pyaml_walk_error(w, vn, "variant '%s': missing key 'profile' (a shipped profile's name or a path)",
+                            v->name);
     else if (has_blank(v->profile))
       rc = pyaml_walk_key_error(w, pyaml_walk_lookup(w, vn, "profile"), "profile",
                                 "a profile path must not contain blanks");
@@ -466,8 +452,8 @@ static int check_variants(struct pyaml_walk *w, struct placer_study *s, yaml_nod
         ok = isalnum((unsigned char)*p) || *p == '_';
       if (!ok) {
         yaml_node_t *env = pyaml_walk_lookup(w, vn, "env");
-        rc = pyaml_walk_key_error(w, seq_item(w, env, k), "env", "[%zu]: expected KEY=VALUE without blanks, got '%s'",
-                                  k, e);
+        rc = pyaml_walk_key_error(w, seq_item(w, env, k), "env",
+                                  "[%zu]: expected KEY=VALUE without blanks, got '%s'", k, e);
       }
     }
     pyaml_walk_pop(w, saved);
