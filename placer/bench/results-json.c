@@ -27,9 +27,10 @@ static json_t *run_json(const struct placer_bench_results *r, size_t v, size_t c
   const struct placer_bench_run *run = placer_bench_results_run_const(r, v, c, w, k);
   json_t *roles = json_array(), *threads = json_array(), *busy = json_array();
   for (size_t i = 0; i < run->n_roles; i++)
-    json_array_append_new(roles, json_pack("{s:s, s:s, s:I, s:I}", "instance", run->roles[i].instance, "role",
+    json_array_append_new(roles, json_pack("{s:s, s:s, s:I, s:I, s:o}", "instance", run->roles[i].instance, "role",
                                            run->roles[i].role, "cpu_ns", (json_int_t)run->roles[i].cpu_ns,
-                                           "peak_rss_bytes", (json_int_t)run->roles[i].peak_rss_bytes));
+                                           "peak_rss_bytes", (json_int_t)run->roles[i].peak_rss_bytes,
+                                           "local_mem_share", num_or_null(run->roles[i].local_mem_share)));
   for (size_t i = 0; i < run->n_threads; i++)
     json_array_append_new(threads, json_pack("{s:s, s:s, s:I}", "instance", run->threads[i].instance, "thread",
                                              run->threads[i].thread, "cpu_ns", (json_int_t)run->threads[i].cpu_ns));
@@ -247,6 +248,7 @@ static int run_from_json(struct placer_bench_results *r, const json_t *j, size_t
     if (placer_bench_run_add_role(run, str(e, "instance"), str(e, "role"), u64(e, "cpu_ns"), u64(e, "peak_rss_bytes"),
                                   err) < 0)
       return -1;
+    run->roles[run->n_roles - 1].local_mem_share = num_or_nan(e, "local_mem_share"); /* absent before: NAN */
   }
   json_array_foreach(json_object_get(j, "threads"), idx, e) {
     if (!str(e, "instance") || !str(e, "thread"))

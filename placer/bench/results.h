@@ -33,6 +33,8 @@ struct placer_bench_role_usage {
   char *role;              /* "osd" */
   uint64_t cpu_ns;         /* CPU used during the measured window (cgroup delta) */
   uint64_t peak_rss_bytes; /* VmHWM (or the highest VmRSS sampled) */
+  double local_mem_share;  /* share of its resident memory on its group's NUMA nodes at the end
+                              of the run (numa-locality.h), in [0, 1]; NAN: unknown */
 };
 
 /* One thread of an instance: the orchestrator adds the busiest few per daemon. */
@@ -148,6 +150,9 @@ double placer_bench_run_write_amplification(const struct placer_bench_run *run);
 double placer_bench_run_role_cpu_ms_per_io(const struct placer_bench_run *run, const char *role);
 double placer_bench_run_role_cores(const struct placer_bench_run *run, const char *role);
 double placer_bench_run_role_peak_rss(const struct placer_bench_run *run, const char *role); /* largest instance */
+/* The lowest local_mem_share over the role's instances (the one with the most
+ * remote memory); NAN when none is known. */
+double placer_bench_run_role_local_mem(const struct placer_bench_run *run, const char *role);
 
 /* Everything over the done repeats of one cell. */
 struct placer_bench_cell_stats {
