@@ -35,6 +35,8 @@ static json_t *instance_to_json(const struct placer_instance *inst) {
   json_object_set_new(j, "whole_cores", json_boolean(inst->whole_cores));
   json_object_set_new(j, "numa_node", inst->numa_node >= 0 ? json_integer(inst->numa_node) : json_null());
   json_object_set_new(j, "cpu_weight", inst->cpu_weight ? json_integer(inst->cpu_weight) : json_null());
+  if (inst->cpu_quota) /* only when set: older readers and goldens stay as they were */
+    json_object_set_new(j, "cpu_quota_cores", json_real(inst->cpu_quota / 1000.0));
   json_t *match = json_object();
   json_object_set_new(match, "kind", json_string(placer_match_kind_name(inst->match.kind)));
   json_object_set_new(match, "value", string_or_null(inst->match.value));

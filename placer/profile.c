@@ -93,6 +93,32 @@ static int parse_reserve_cores(struct pyaml_walk *w, const struct pyaml_field *f
   return uint_or_why(w, f->key, v, 0, 65536, &r->cores);
 }
 
+/* cpu.quota: cores as a decimal ("1.5", "0.25", "2"), at most 3 places,
+ * 0.01..65536; stored in thousandths of a core. */
+static int parse_quota(struct pyaml_walk *w, const struct pyaml_field *f, yaml_node_t *v, void *target) {
+  struct placer_cpu_spec *cpu = target;
+  const char *s = pyaml_walk_is_plain(v) ? pyaml_walk_scalar(v) : "";
+  unsigned long long whole = 0, frac = 0;
+  int places = 0;
+  const char *p = s;
+  bool digits = false;
+  for (; *p >= '0' && *p <= '9' && whole <= 100000; p++, digits = true)
+    whole = whole * 10 + (unsigned)(*p - '0');
+  if (*p == '.') {
+    digits = digits && p[1] >= '0' && p[1] <= '9';
+    for (p++; *p >= '0' && *p <= '9' && places < 3; p++, places++)
+      frac = frac * 10 + (unsigned)(*p - '0');
+  }
+  for (int k = places; k < 3; k++)
+    frac *= 10;
+  unsigned long long m = whole * 1000 + frac;
+  if (!digits || *p != '\0' || m < 10 || m > 65536000ull)
+    return pyaml_walk_key_error(w, v, f->key,
+                                "expected cores as a number 0.01..65536 with at most 3 decimals (1.5), got '%s'", s);
+  cpu->quota = (unsigned)m;
+  return 0;
+}
+
 static const char *const placeholders[] = { "{index}", "{name}", "{role}", "{device}", NULL };
 
 static int check_template(struct pyaml_walk *w, const char *key, yaml_node_t *v, const char *s) {
@@ -142,6 +168,7 @@ static const struct pyaml_field cpu_fields[] = {
   { .key = "exclusive", .type = PYAML_FIELD_BOOL, .offset = CPU_AT(exclusive) },
   { .key = "pool", .type = PYAML_FIELD_NAME, .offset = CPU_AT(pool) },
   { .key = "weight", .type = PYAML_FIELD_UINT, .offset = CPU_AT(weight), .min = 1, .max = 10000 },
+  { .key = "quota", .type = PYAML_FIELD_CUSTOM, .parse = parse_quota },
   { .key = "pin_vcpus", .type = PYAML_FIELD_BOOL, .offset = CPU_AT(pin_vcpus) },
 };
 static const struct pyaml_schema cpu_schema = { "cpu", cpu_fields, N_OF(cpu_fields) };
@@ -292,6 +319,14 @@ static int check_cpu(struct pyaml_walk *w, struct placer_role_spec *role, yaml_n
   const char *which;
   if (at_most_one(w, cpu, amount_keys) < 0)
     goto out;
+  if (first_given(w, cpu, amount_keys, &which) == NULL && !pin) {
+    /* Unpinned: a cpu mapping may give only a weight or a quota. */
+    role->has_cpu = false;
+    role->cpu.pool = NULL;
+    role->cpu.exclusive = false;
+    rc = 0;
+    goto out;
+  }
   if (first_given(w, cpu, amount_keys, &which) == NULL) {
     pyaml_walk_error(w, cpu, "give 'cores' (whole cores) or 'threads' (hardware threads)");
     goto out;

@@ -52,6 +52,7 @@ struct placer_cpu_spec {
   bool exclusive;   /* false: the instance runs in a shared pool */
   char *pool;       /* shared pool's name (defaults to the role's name); NULL when exclusive */
   unsigned weight;  /* cgroup v2 cpu.weight 1..10000; 0: leave the default */
+  unsigned quota;   /* CPU quota of the role's group, thousandths of a core (1500 = 1.5 cores); 0: none */
   bool pin_vcpus;   /* vm: each vCPU thread on its own PU */
 };
 

@@ -149,6 +149,40 @@ static void test_defaults(void **state) {
   placer_profile_free(p);
 }
 
+/* cpu.quota in cores, kept in thousandths; an unpinned profile's cpu may
+ * give only a quota or a weight. */
+static void test_quota(void **state) {
+  (void)state;
+  static const struct {
+    const char *text;
+    unsigned mcores;
+  } ok[] = { { "1.5", 1500 }, { "0.5", 500 }, { "2", 2000 }, { "0.01", 10 }, { "0.125", 125 }, { "65536", 65536000 } };
+  for (size_t i = 0; i < N(ok); i++) {
+    char text[256];
+    snprintf(text, sizeof(text), "roles:\n  - { name: osd, kind: ceph-osd, cpu: { threads: 1, quota: %s } }\n",
+             ok[i].text);
+    struct placer_profile *p = parse_ok(text);
+    assert_int_equal(p->roles[0].cpu.quota, ok[i].mcores);
+    placer_profile_free(p);
+  }
+  static const char *const bad[] = { "0", "0.001", "-1", "1.", "abc", "1.5c", "65536.5", "\"\"" };
+  for (size_t i = 0; i < N(bad); i++) {
+    char text[256];
+    snprintf(text, sizeof(text), "roles:\n  - { name: osd, kind: ceph-osd, cpu: { threads: 1, quota: %s } }\n", bad[i]);
+    char *msg = parse_error(text);
+    if (strstr(msg, "roles[0].cpu.quota: expected cores as a number") == NULL)
+      fail_msg("quota %s: %s", bad[i], msg);
+    free(msg);
+  }
+  struct placer_profile *p = parse_ok("pin: false\nroles:\n  - { name: osd, kind: ceph-osd, cpu: { quota: 0.75 } }\n");
+  assert_int_equal(p->roles[0].cpu.quota, 750);
+  assert_false(p->roles[0].has_cpu);
+  placer_profile_free(p);
+  char *msg = parse_error("roles:\n  - { name: osd, kind: ceph-osd, cpu: { quota: 0.75 } }\n");
+  assert_non_null(strstr(msg, "give 'cores' (whole cores) or 'threads'"));
+  free(msg);
+}
+
 static void test_forms(void **state) {
   struct placer_profile *p = parse_ok("version: 1\n"
                                       "reserve: { cores: 10%, nics: [\"eth*\"], memory_per_numa: 1.5GiB }\n"
@@ -247,6 +281,8 @@ static const struct {
     "roles[1].cpu: pool 'ceph' is sized in threads by role 'mon'; role 'osd' must use "
     "the same unit" },
   { "bad-weight.yaml", 6, 15, "roles[0].cpu.weight: '20000' is too large (at most 10000)" },
+  { "bad-quota.yaml", 6, 14,
+    "roles[0].cpu.quota: expected cores as a number 0.01..65536 with at most 3 decimals (1.5), got '1.2345'" },
   { "bad-duplicate-role.yaml", 5, 11, "roles[1].name: duplicate role name 'osd' (first at line 2)" },
   { "bad-reserve-both.yaml", 3, 3, "reserve.cores_per_numa: conflicts with 'cores'" },
   { "bad-reserve-percent.yaml", 2, 10, "reserve.cores: expected a whole number of cores or a percentage" },
@@ -400,15 +436,11 @@ static void test_cli_bad_profile(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-    cmocka_unit_test(test_hci_nvme),
-    cmocka_unit_test(test_other_shipped_profiles),
-    cmocka_unit_test(test_defaults),
-    cmocka_unit_test(test_forms),
-    cmocka_unit_test(test_match_expand),
-    cmocka_unit_test(test_bad_files),
-    cmocka_unit_test(test_bad_files_all_listed),
-    cmocka_unit_test(test_bad_inline),
-    cmocka_unit_test(test_missing_file),
+    cmocka_unit_test(test_hci_nvme),        cmocka_unit_test(test_other_shipped_profiles),
+    cmocka_unit_test(test_defaults),        cmocka_unit_test(test_forms),
+    cmocka_unit_test(test_quota),           cmocka_unit_test(test_match_expand),
+    cmocka_unit_test(test_bad_files),       cmocka_unit_test(test_bad_files_all_listed),
+    cmocka_unit_test(test_bad_inline),      cmocka_unit_test(test_missing_file),
     cmocka_unit_test(test_cli_bad_profile),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
