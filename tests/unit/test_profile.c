@@ -183,6 +183,48 @@ static void test_quota(void **state) {
   free(msg);
 }
 
+/* ROLE.KEY=VALUE on a loaded profile: what bench's sweeps and --set do. */
+static void test_profile_set(void **state) {
+  (void)state;
+  struct placer_profile *p = parse_ok("roles:\n"
+                                      "  - { name: osd, kind: ceph-osd, cpu: { threads: 1, pool: ceph } }\n"
+                                      "  - { name: fio, kind: fio, cpu: { threads: 1, weight: 300 } }\n");
+  struct placer_error *err = NULL;
+  assert_int_equal(placer_profile_set(p, "osd.cpu.quota=0.75", &err), 0);
+  assert_int_equal(p->roles[0].cpu.quota, 750);
+  assert_int_equal(placer_profile_set(p, "osd.cpu.quota=none", &err), 0);
+  assert_int_equal(p->roles[0].cpu.quota, 0);
+  assert_int_equal(placer_profile_set(p, "osd.cpu.cores=2", &err), 0);
+  assert_int_equal(p->roles[0].cpu.cores, 2);
+  assert_int_equal(p->roles[0].cpu.threads, 0);
+  assert_true(p->roles[0].cpu.whole_cores);
+  assert_int_equal(placer_profile_set(p, "fio.cpu.weight=none", &err), 0);
+  assert_int_equal(p->roles[1].cpu.weight, 0);
+  assert_int_equal(placer_profile_set(p, "fio.cpu.pool=clients", &err), 0);
+  assert_string_equal(p->roles[1].cpu.pool, "clients");
+  assert_false(p->roles[1].cpu.exclusive);
+  static const struct {
+    const char *set, *says;
+  } bad[] = {
+    { "osd.cpu.quota", "expected ROLE.KEY=VALUE" },
+    { "nosuch.cpu.quota=1", "has no role 'nosuch'" },
+    { "osd.cpu.quota=0.0001", "expected cores 0.01..65536" },
+    { "osd.cpu.weight=0", "expected a weight 1..10000" },
+    { "osd.cpu.cores=x", "expected a count" },
+    { "osd.cpu.pool=a b", "not a valid pool name" },
+    { "osd.memory=1GiB", "unknown key 'memory'" },
+  };
+  for (size_t i = 0; i < N(bad); i++) {
+    err = NULL;
+    assert_int_equal(placer_profile_set(p, bad[i].set, &err), -1);
+    assert_int_equal(err->exit_code, PLACER_EXIT_USAGE);
+    if (strstr(err->msg, bad[i].says) == NULL)
+      fail_msg("%s: %s", bad[i].set, err->msg);
+    placer_error_free(err);
+  }
+  placer_profile_free(p);
+}
+
 static void test_forms(void **state) {
   struct placer_profile *p = parse_ok("version: 1\n"
                                       "reserve: { cores: 10%, nics: [\"eth*\"], memory_per_numa: 1.5GiB }\n"
@@ -436,11 +478,17 @@ static void test_cli_bad_profile(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-    cmocka_unit_test(test_hci_nvme),        cmocka_unit_test(test_other_shipped_profiles),
-    cmocka_unit_test(test_defaults),        cmocka_unit_test(test_forms),
-    cmocka_unit_test(test_quota),           cmocka_unit_test(test_match_expand),
-    cmocka_unit_test(test_bad_files),       cmocka_unit_test(test_bad_files_all_listed),
-    cmocka_unit_test(test_bad_inline),      cmocka_unit_test(test_missing_file),
+    cmocka_unit_test(test_hci_nvme),
+    cmocka_unit_test(test_other_shipped_profiles),
+    cmocka_unit_test(test_defaults),
+    cmocka_unit_test(test_forms),
+    cmocka_unit_test(test_quota),
+    cmocka_unit_test(test_profile_set),
+    cmocka_unit_test(test_match_expand),
+    cmocka_unit_test(test_bad_files),
+    cmocka_unit_test(test_bad_files_all_listed),
+    cmocka_unit_test(test_bad_inline),
+    cmocka_unit_test(test_missing_file),
     cmocka_unit_test(test_cli_bad_profile),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
