@@ -20,6 +20,7 @@ struct condition {
 struct variant {
   const struct placer_study_variant *spec;
   char *profile_path;
+  char **sets; /* the study's changes of the profile, resolved to "ROLE.KEY=VALUE" (NULL: none) */
   struct placer_profile *profile;
   struct placer_plan *plan;
   const struct placer_instance *fio;

@@ -51,8 +51,7 @@ static int remove_all_groups(struct bench *b, struct placer_error **err) {
   if (!placer_cgroup_exists(b->cg, b->prefix))
     return 0;
   /* What is left in there is ours (existing daemons went back with reset). */
-  if (b->study->cluster.type != PLACER_STUDY_CLUSTER_EXISTING &&
-      placer_launch_kill_group(b->cg, b->prefix, 5, err) < 0)
+  if (b->study->cluster.type != PLACER_STUDY_CLUSTER_EXISTING && placer_launch_kill_group(b->cg, b->prefix, 5, err) < 0)
     return -1;
   return placer_launch_remove_group(b->cg, b->prefix, false, err);
 }
@@ -63,7 +62,7 @@ static char *neighbour_tag(const struct pass *p, const char *what) {
 }
 
 static struct placer_bench_neighbour_env neighbour_env(struct bench *b, struct pass *p, const char *tag,
-                                                        const char *log_dir) {
+                                                       const char *log_dir) {
   return (struct placer_bench_neighbour_env){
     .cg = b->cg,
     .prefix = b->prefix,
@@ -76,6 +75,7 @@ static struct placer_bench_neighbour_env neighbour_env(struct bench *b, struct p
     .exe = b->exe,
     .topology_xml = b->topology_xml,
     .profile_path = p->v->profile_path,
+    .sets = p->v->sets,
   };
 }
 
@@ -101,7 +101,7 @@ static char *fio_filename(const struct bench *b, const struct pass *p) {
 static int start_fio(struct bench *b, struct pass *p, char **argv, const char *log, pid_t *pid,
                      struct placer_error **err) {
   const struct variant *v = p->v;
-  struct placer_bench_exec x = { b->exe, b->prefix, b->topology_xml, v->profile_path };
+  struct placer_bench_exec x = { b->exe, b->prefix, b->topology_xml, v->profile_path, v->sets };
   char **env = fio_env(p);
   struct placer_launch_record rec = { 0 };
   int rc = placer_bench_start_placed(&x, v->fio->name, v->fio_group, argv, env, log, &rec, err);
@@ -236,7 +236,7 @@ static int solo(struct bench *b, struct pass *p, struct placer_error **err) {
     if (!p->neighbour_placement_recorded) {
       for (size_t i = 0; i < nb.n; i++)
         bench_placement_row(b, p, nb.procs[i].inst->name, nb.procs[i].inst->role, nb.procs[i].spec->name,
-                      nb.procs[i].rec.pid, nb.procs[i].group);
+                            nb.procs[i].rec.pid, nb.procs[i].group);
       p->neighbour_placement_recorded = true;
     }
     placer_bench_neighbours_mark(&nb, err);
@@ -249,8 +249,8 @@ static int solo(struct bench *b, struct pass *p, struct placer_error **err) {
     if (placer_bench_stop)
       break;
     if (isnan(rate))
-      return placer_error_set(err, PLACER_EXIT_SYSTEM, 0, "%s: the neighbours reported no work rate; see %s/%s.*",
-                              tag, log_dir, tag);
+      return placer_error_set(err, PLACER_EXIT_SYSTEM, 0, "%s: the neighbours reported no work rate; see %s/%s.*", tag,
+                              log_dir, tag);
     placer_bench_results_set_solo(b->results, p->vi, c, (size_t)p->repeat, rate);
     FILE *f = b->solo_csv;
     char rep[16];
@@ -322,7 +322,7 @@ static int run_cell(struct bench *b, struct pass *p, size_t w, size_t c, struct 
     if (!p->neighbour_placement_recorded) {
       for (size_t i = 0; i < nb.n; i++)
         bench_placement_row(b, p, nb.procs[i].inst->name, nb.procs[i].inst->role, nb.procs[i].spec->name,
-                      nb.procs[i].rec.pid, nb.procs[i].group);
+                            nb.procs[i].rec.pid, nb.procs[i].group);
       p->neighbour_placement_recorded = true;
     }
   }
@@ -358,8 +358,8 @@ static int run_cell(struct bench *b, struct pass *p, size_t w, size_t c, struct 
         for (size_t i = 0; i < nb.n; i++, k++) {
           /* A guest's threads (vCPUs) are worth listing; stress-ng's parent only waits. */
           pid_t tpid = nb.procs[i].console ? nb.procs[i].rec.pid : 0;
-          targets[k] = (struct placer_bench_target){ nb.procs[i].inst->name, nb.procs[i].inst->role,
-                                                     nb.procs[i].group, tpid };
+          targets[k] =
+              (struct placer_bench_target){ nb.procs[i].inst->name, nb.procs[i].inst->role, nb.procs[i].group, tpid };
         }
         rc = placer_bench_probe_start(b->cg, "/proc", targets, n_targets, (const char *const *)p->cluster.devices,
                                       p->cluster.devices ? placer_argv_len(p->cluster.devices) : 0, &probe, err);
@@ -413,8 +413,8 @@ static int run_cell(struct bench *b, struct pass *p, size_t w, size_t c, struct 
       if (strcmp(run->roles[i].instance, watch[k].instance) == 0 && watch[k].peak > run->roles[i].peak_rss_bytes)
         run->roles[i].peak_rss_bytes = watch[k].peak;
   if (c > 0 && isnan(rate))
-    return placer_error_set(err, PLACER_EXIT_SYSTEM, 0, "%s: the neighbours reported no work rate during %s",
-                            p->tag, b->wl_names[w]);
+    return placer_error_set(err, PLACER_EXIT_SYSTEM, 0, "%s: the neighbours reported no work rate during %s", p->tag,
+                            b->wl_names[w]);
   run->neighbour_rate = c > 0 ? rate : NAN;
   run->done = true;
   bench_csv_run_rows(b, p, c, w, run);
@@ -469,6 +469,7 @@ static int run_pass(struct bench *b, size_t vi, int repeat, unsigned warmup_inde
     .exe = b->exe,
     .topology_xml = b->topology_xml,
     .profile_path = p.v->profile_path,
+    .sets = p.v->sets,
     .plan = p.v->plan,
     .variant = p.v->spec,
     .work_dir = b->out,
@@ -533,8 +534,9 @@ int placer_bench_run_study(const struct placer_study *study, const struct placer
     FILE *tf = open_memstream(&tail, &tail_len);
     if (tf) {
       bench_baseline_report(&b, tf);
-      fprintf(tf, "\nResults: %s (summary.json, report.txt, fio/, runs.csv, roles.csv, threads.csv, cores.csv, "
-                  "placement.csv, solo.csv, logs/)\n",
+      fprintf(tf,
+              "\nResults: %s (summary.json, report.txt, fio/, runs.csv, roles.csv, threads.csv, cores.csv, "
+              "placement.csv, solo.csv, logs/)\n",
               b.out);
       fclose(tf);
     }
@@ -580,4 +582,3 @@ int placer_bench_run_study(const struct placer_study *study, const struct placer
   }
   return rc < 0 ? -1 : 0;
 }
-

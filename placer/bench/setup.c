@@ -85,6 +85,109 @@ static int check_tools(const struct bench *b, struct placer_error **err) {
   return 0;
 }
 
+static bool is_ceph_kind(enum placer_role_kind k) {
+  return k == PLACER_KIND_CEPH_OSD || k == PLACER_KIND_CEPH_MON || k == PLACER_KIND_CEPH_MGR ||
+         k == PLACER_KIND_CEPH_MDS;
+}
+
+static bool in_list(const struct placer_string_list *l, const char *s) {
+  for (size_t i = 0; i < l->n; i++)
+    if (strcmp(l->items[i], s) == 0)
+      return true;
+  return false;
+}
+
+/* A role of the class CLASS ("storage", "neighbours", "clients"): storage is
+ * the sweep's roles, else every ceph-osd role (no Ceph: fio's);
+ * neighbours the study's neighbours' roles; clients everything that is not
+ * Ceph nor storage. */
+static bool role_in_class(const struct placer_study *s, const struct placer_role_spec *r, const char *cls) {
+  bool storage = s->sweep.roles.n                               ? in_list(&s->sweep.roles, r->name)
+                 : s->cluster.type == PLACER_STUDY_CLUSTER_NONE ? r->kind == PLACER_KIND_FIO
+                                                                : r->kind == PLACER_KIND_CEPH_OSD;
+  if (strcmp(cls, "storage") == 0)
+    return storage;
+  if (strcmp(cls, "neighbours") == 0) {
+    for (size_t i = 0; i < s->n_neighbours; i++)
+      if (strcmp(s->neighbours[i].role, r->name) == 0)
+        return true;
+    return false;
+  }
+  return !storage && !is_ceph_kind(r->kind); /* clients */
+}
+
+static int push_set(char ***sets, const char *role, const char *key, const char *value) {
+  char *a = NULL;
+  if (asprintf(&a, "%s.%s=%s", role, key, value) < 0)
+    return -1;
+  int rc = placer_argv_push(sets, a);
+  free(a);
+  return rc;
+}
+
+/* The variant's sets as "ROLE.KEY=VALUE": "@CLASS.KEY=VALUE" for every role
+ * of the class; "@storage.cpu.cores=N" is the split: Ceph and the storage
+ * roles in pool "storage" with N cores, every other role in pool "clients"
+ * with the node's other cores. */
+static int resolve_sets(const struct bench *b, struct variant *v, const struct placer_topology *topo,
+                        struct placer_error **err) {
+  const struct placer_study *s = b->study;
+  const struct placer_profile *prof = v->profile;
+  for (size_t i = 0; i < v->spec->sets.n; i++) {
+    const char *a = v->spec->sets.items[i];
+    if (a[0] != '@') {
+      if (placer_argv_push(&v->sets, a) < 0)
+        return bench_oom(err);
+      continue;
+    }
+    const char *dot = strchr(a, '.'), *eq = strchr(a, '=');
+    if (dot == NULL || eq == NULL || eq < dot)
+      return placer_error_set(err, PLACER_EXIT_USAGE, EINVAL, "variant '%s': set '%s': expected @CLASS.KEY=VALUE",
+                              v->spec->name, a);
+    char cls[32], key[32];
+    snprintf(cls, sizeof(cls), "%.*s", (int)(dot - a - 1), a + 1);
+    snprintf(key, sizeof(key), "%.*s", (int)(eq - dot - 1), dot + 1);
+    const char *value = eq + 1;
+    bool split = strcmp(cls, "storage") == 0 && strcmp(key, "cpu.cores") == 0;
+    unsigned total = (unsigned)topo->n_cores, n = (unsigned)atoi(value);
+    if (split && !prof->pin)
+      return placer_error_set(err, PLACER_EXIT_USAGE, EINVAL,
+                              "variant '%s': a cores sweep pins: profile '%s' has pin: false", v->spec->name,
+                              prof->name);
+    if (split && n + prof->reserve.cores >= total)
+      return placer_error_set(err, PLACER_EXIT_INFEASIBLE, 0,
+                              "variant '%s': %u storage cores leave none of the node's %u (reserve %u) to the "
+                              "neighbours",
+                              v->spec->name, n, total, prof->reserve.cores);
+    size_t hits = 0;
+    for (size_t r = 0; r < prof->n_roles; r++) {
+      const struct placer_role_spec *role = &prof->roles[r];
+      int rc = 0;
+      if (split) {
+        bool st = role_in_class(s, role, "storage") || is_ceph_kind(role->kind);
+        char rest[16];
+        snprintf(rest, sizeof(rest), "%u", total - prof->reserve.cores - n);
+        rc = push_set(&v->sets, role->name, "cpu.cores", st ? value : rest) |
+             push_set(&v->sets, role->name, "cpu.pool", st ? "storage" : "clients");
+        hits += st;
+      } else if (role_in_class(s, role, cls)) {
+        rc = push_set(&v->sets, role->name, key, value);
+        hits++;
+      }
+      if (rc != 0)
+        return bench_oom(err);
+    }
+    if (hits == 0)
+      return placer_error_set(err, PLACER_EXIT_USAGE, 0,
+                              "variant '%s': profile '%s' has no %s role for '%s' (name them in sweep.roles)",
+                              v->spec->name, prof->name, cls, a);
+  }
+  for (size_t i = 0; v->sets && v->sets[i]; i++)
+    if (placer_profile_set(v->profile, v->sets[i], err) < 0)
+      return placer_error_prefix(err, "variant '%s'", v->spec->name);
+  return 0;
+}
+
 static int load_variants(struct bench *b, struct placer_error **err) {
   const struct placer_study *s = b->study;
   struct placer_topology *topo = NULL;
@@ -117,7 +220,7 @@ static int load_variants(struct bench *b, struct placer_error **err) {
                             v->spec->name, v->profile_path);
       break;
     }
-    if (placer_profile_load(v->profile_path, &v->profile, err) < 0 ||
+    if (placer_profile_load(v->profile_path, &v->profile, err) < 0 || resolve_sets(b, v, topo, err) < 0 ||
         placer_plan_compute(topo, v->profile, &v->plan, err) < 0) {
       rc = placer_error_prefix(err, "variant '%s'", v->spec->name);
       break;
@@ -165,6 +268,7 @@ static void variants_free(struct bench *b) {
   for (size_t i = 0; i < b->n_vars; i++) {
     struct variant *v = &b->vars[i];
     free(v->profile_path);
+    placer_argv_free(v->sets);
     free(v->fio_group);
     free(v->fio_cpus);
     free(v->fio_mems);
