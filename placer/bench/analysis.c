@@ -181,6 +181,33 @@ void placer_bench_compare(const struct placer_bench_results *r, size_t variant, 
   free(b);
 }
 
+void placer_bench_compare_paired(const struct placer_bench_results *r, size_t variant, size_t condition,
+                                 size_t workload, struct placer_stats_paired *main_metric,
+                                 struct placer_stats_paired *p99) {
+  size_t n = r->repeats ? r->repeats : 1;
+  double *a = malloc(n * sizeof(*a)), *b = malloc(n * sizeof(*b));
+  enum cell_metric metrics[2] = { MAIN, P99 };
+  struct placer_stats_paired *outs[2] = { main_metric, p99 };
+  for (int i = 0; i < 2; i++) {
+    if (outs[i] == NULL)
+      continue;
+    size_t m = 0;
+    for (size_t k = 0; a && b && k < r->repeats; k++) {
+      const struct placer_bench_run *ra = placer_bench_results_run_const(r, 0, condition, workload, k);
+      const struct placer_bench_run *rb = placer_bench_results_run_const(r, variant, condition, workload, k);
+      if (ra == NULL || rb == NULL || !ra->done || !rb->done)
+        continue;
+      const struct placer_bench_workload *w = &r->workloads[workload];
+      a[m] = metrics[i] == MAIN ? placer_bench_run_main_metric(ra, w) : placer_bench_run_p99_ns(ra, w);
+      b[m] = metrics[i] == MAIN ? placer_bench_run_main_metric(rb, w) : placer_bench_run_p99_ns(rb, w);
+      m++;
+    }
+    placer_stats_paired_compare(a, b, m, outs[i]);
+  }
+  free(a);
+  free(b);
+}
+
 int placer_bench_alone_condition(const struct placer_bench_results *r) {
   for (size_t c = 0; c < r->n_conditions; c++)
     if (r->conditions[c].neighbour_level == 0)

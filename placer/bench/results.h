@@ -80,6 +80,13 @@ struct placer_bench_spec {
   size_t sweep_workload;
   double storage_min_fraction;   /* e.g. 0.90 */
   double neighbour_min_fraction; /* e.g. 0.85 */
+  /* A placement sweep (the split of CPU between storage and neighbours):
+   * the knob ("quota", "cores", "weight"; NULL: none) and each variant's
+   * step value (NAN: the unconstrained baseline).  Judged on sweep_workload
+   * too, with storage_min_fraction. */
+  const char *split_parameter;
+  const double *knobs;
+  double node_cpus; /* CPUs of the node (the physical limit of the efficiency bound); NAN: unknown */
 };
 
 struct placer_bench_results {
@@ -94,6 +101,11 @@ struct placer_bench_results {
   bool sweep;
   size_t sweep_workload;
   double storage_min_fraction, neighbour_min_fraction;
+  char *split_parameter; /* "" when no placement sweep */
+  double *knobs;         /* [variant] */
+  double node_cpus;
+  size_t repeats_run;            /* passes measured (dynamic repeats: fewer than repeats, the cap); 0: repeats */
+  char *stop_reason;             /* dynamic repeats: why the study stopped adding passes; NULL: fixed repeats */
   bool interrupted;              /* stopped early (Ctrl-C): the report says so */
   struct placer_bench_run *runs; /* [variant][condition][workload][repeat] */
   double *solo_rates;            /* [variant][condition][repeat]; NAN: not measured */
@@ -164,6 +176,11 @@ void placer_bench_cell_stats(const struct placer_bench_results *r, size_t varian
  * the main metric and on p99 latency. */
 void placer_bench_compare(const struct placer_bench_results *r, size_t variant, size_t condition, size_t workload,
                           struct placer_stats_comparison *main_metric, struct placer_stats_comparison *p99);
+/* The same, paired: run k of VARIANT against run k of variant 0 (the same
+ * pass, adjacent in time), for the main metric and p99. */
+void placer_bench_compare_paired(const struct placer_bench_results *r, size_t variant, size_t condition,
+                                 size_t workload, struct placer_stats_paired *main_metric,
+                                 struct placer_stats_paired *p99);
 /* Median of the neighbours' solo rates of a variant and condition; NAN if none. */
 double placer_bench_solo_median(const struct placer_bench_results *r, size_t variant, size_t condition);
 /* Interference: storage with neighbours / storage alone (same variant and

@@ -25,8 +25,10 @@
 #include "bench/report.h"
 #include "bench/fio-result.h"
 #include "bench/sample.h"
+#include "lib/cpulist.h"
 #include "lib/substitute.h"
 #include "lib/textfile.h"
+#include "proc.h"
 #include "topology.h"
 
 /* ------------------------------------------------------------------ one pass */
@@ -43,6 +45,67 @@ static int place_all_groups(struct bench *b, struct pass *p, struct placer_error
     if (placer_instance_group(b->prefix, inst->role, inst->name, &group, err) < 0 ||
         placer_instance_place_group(b->cg, inst, group, err) < 0)
       return placer_error_prefix(err, "%s", inst->name);
+  }
+  return 0;
+}
+
+/* Live re-placement: put variant P->v's values on every instance group
+ * (also what an earlier variant set and this one leaves at the default:
+ * all cpus, the default weight, no quota), then check that every thread of
+ * every daemon runs on the CPUs and nodes the plan gives it. */
+static int switch_placement(struct bench *b, struct pass *p, struct placer_error **err) {
+  const struct placer_plan *plan = p->v->plan;
+  for (size_t i = 0; i < plan->n_instances; i++) {
+    const struct placer_instance *inst = &plan->instances[i];
+    cleanup_free char *group = NULL, *cpus = placer_cpulist_format(inst->cpus),
+                      *mems = placer_cpulist_format(inst->mems);
+    if (cpus == NULL || mems == NULL)
+      return bench_oom(err);
+    if (placer_instance_group(b->prefix, inst->role, inst->name, &group, err) < 0 ||
+        placer_cgroup_create(b->cg, group, err) < 0 || placer_cgroup_set_mems(b->cg, group, mems, err) < 0 ||
+        placer_cgroup_set_cpus(b->cg, group, cpus, err) < 0 ||
+        placer_cgroup_set_cpu_weight(b->cg, group, inst->cpu_weight ? inst->cpu_weight : PLACER_CGROUP_WEIGHT_DEFAULT,
+                                     err) < 0 ||
+        placer_instance_place_group(b->cg, inst, group, err) < 0)
+      return placer_error_prefix(err, "switch to %s: %s", p->v->spec->name, inst->name);
+  }
+  for (size_t i = 0; i < p->cluster.n_daemons; i++) {
+    struct placer_bench_daemon *d = &p->cluster.daemons[i];
+    const struct placer_instance *inst = placer_bench_ceph_instance(plan, d->name);
+    cleanup_free char *group = NULL;
+    if (inst == NULL || placer_instance_group(b->prefix, inst->role, inst->name, &group, err) < 0)
+      return placer_error_set(err, PLACER_EXIT_USAGE, 0, "variant '%s' does not place daemon %s", p->v->spec->name,
+                              d->name);
+    if (strcmp(group, d->group) != 0)
+      return placer_error_set(err, PLACER_EXIT_USAGE, 0,
+                              "variant '%s' puts daemon %s in %s, not %s where it runs: use cluster.rebuild: "
+                              "per-variant",
+                              p->v->spec->name, d->name, group, d->group);
+    d->inst = inst;
+    cleanup_free char *want = placer_cpulist_format(inst->cpus);
+    hwloc_bitmap_t have = hwloc_bitmap_alloc();
+    pid_t *tids = NULL;
+    size_t n = 0;
+    int rc = want && have ? placer_task_list(d->pid, &tids, &n, err) : bench_oom(err);
+    for (size_t k = 0; rc == 0 && k < n; k++) {
+      char *now = NULL;
+      struct placer_error *gone = NULL;
+      if (placer_task_read_allowed(d->pid, tids[k], &now, NULL, &gone) < 0) {
+        placer_error_free(gone); /* the thread ended */
+        continue;
+      }
+      if (placer_cpulist_parse(now, have) < 0 || !hwloc_bitmap_isequal(have, inst->cpus))
+        rc = placer_error_set(err, PLACER_EXIT_SYSTEM, 0,
+                              "switch to %s: thread %d of %s (pid %d) runs on cpus %s, the plan says %s",
+                              p->v->spec->name, (int)tids[k], d->name, (int)d->pid, now, want);
+      free(now);
+    }
+    if (rc == 0)
+      p->threads_checked += n;
+    free(tids);
+    hwloc_bitmap_free(have);
+    if (rc < 0)
+      return -1;
   }
   return 0;
 }
@@ -452,7 +515,10 @@ static int pass_down(struct bench *b, struct pass *p, struct placer_error **err)
   return rc;
 }
 
-static int run_pass(struct bench *b, size_t vi, int repeat, unsigned warmup_index, struct placer_error **err) {
+/* One variant in one pass.  LIVE (cluster.rebuild: never): the cluster that
+ * is up already; its placement is switched to the variant. */
+static int run_pass(struct bench *b, size_t vi, int repeat, unsigned warmup_index, struct pass *live,
+                    struct placer_error **err) {
   struct pass p = { 0 };
   p.v = &b->vars[vi];
   p.vi = vi;
@@ -478,9 +544,24 @@ static int run_pass(struct bench *b, size_t vi, int repeat, unsigned warmup_inde
   };
   long long start = bench_now_ms();
   b->pass_run_wall = 0;
-  int rc = pass_up(b, &p, err);
-  if (rc == 0)
-    rc = prefill(b, &p, err);
+  int rc = 0;
+  if (live) {
+    p.cluster = live->cluster;
+    p.cluster_up = true;
+    bench_progress(b, "%s: switching the placement", p.tag);
+    rc = switch_placement(b, &p, err);
+    live->cluster = p.cluster;
+    for (size_t i = 0; rc == 0 && i < p.cluster.n_daemons; i++) {
+      const struct placer_bench_daemon *d = &p.cluster.daemons[i];
+      bench_placement_row(b, &p, d->inst->name, d->inst->role, d->name, d->pid, d->group);
+    }
+    b->threads_checked += p.threads_checked;
+    b->switches++;
+  } else {
+    rc = pass_up(b, &p, err);
+    if (rc == 0)
+      rc = prefill(b, &p, err);
+  }
   if (rc == 0 && repeat == 0)
     rc = solo(b, &p, err);
   for (size_t w = 0; rc == 0 && w < b->n_workloads && !placer_bench_stop; w++)
@@ -490,7 +571,7 @@ static int run_pass(struct bench *b, size_t vi, int repeat, unsigned warmup_inde
       rc = run_cell(b, &p, w, c, err);
     }
   struct placer_error *e = NULL;
-  if (pass_down(b, &p, &e) < 0) {
+  if (!live && pass_down(b, &p, &e) < 0) {
     if (rc == 0)
       rc = placer_error_set(err, e->exit_code, e->errno_value, "teardown of %s: %s", p.tag, e->msg);
     else
@@ -515,13 +596,59 @@ int placer_bench_run_study(const struct placer_study *study, const struct placer
   bool ran = rc == 0;
   if (rc == 0)
     rc = bench_hardware_baseline(&b, err);
-  /* Interleaved: every variant once per pass, warm-up passes first. */
-  unsigned passes = study->warmup + study->repeats;
-  for (unsigned k = 0; rc == 0 && k < passes && !placer_bench_stop; k++)
-    for (size_t v = 0; rc == 0 && v < b.n_vars && !placer_bench_stop; v++) {
-      int repeat = (int)k - (int)study->warmup;
-      rc = run_pass(&b, v, repeat, k, err);
+  /* cluster.rebuild: never: one cluster, placed as the first variant, its
+   * placement switched before every variant's pass. */
+  struct pass live = { 0 };
+  bool is_live =
+      study->cluster.type == PLACER_STUDY_CLUSTER_LOCAL && study->cluster.rebuild == PLACER_STUDY_REBUILD_NEVER;
+  if (rc == 0 && is_live) {
+    live.v = &b.vars[0];
+    live.repeat = -1;
+    snprintf(live.tag, sizeof(live.tag), "live");
+    if (asprintf(&live.cluster_log, "%s/logs/cluster-live.log", b.out) < 0)
+      rc = bench_oom(err);
+    live.cenv = (struct placer_bench_cluster_env){
+      .cg = b.cg,
+      .prefix = b.prefix,
+      .exe = b.exe,
+      .topology_xml = b.topology_xml,
+      .profile_path = live.v->profile_path,
+      .sets = live.v->sets,
+      .plan = live.v->plan,
+      .variant = live.v->spec,
+      .work_dir = b.out,
+      .log = live.cluster_log,
+      .fio_inst = live.v->fio,
+    };
+    if (rc == 0)
+      rc = pass_up(&b, &live, err);
+    if (rc == 0)
+      rc = prefill(&b, &live, err);
+  }
+  /* Interleaved: every variant once per pass, warm-up passes first; with
+   * dynamic repeats, more passes until the CIs are narrow enough. */
+  unsigned passes = study->warmup + study->repeats_max;
+  for (unsigned k = 0; rc == 0 && k < passes && !placer_bench_stop; k++) {
+    int repeat = (int)k - (int)study->warmup;
+    if (repeat >= (int)study->repeats && bench_repeats_enough(&b, (size_t)repeat))
+      break;
+    for (size_t v = 0; rc == 0 && v < b.n_vars && !placer_bench_stop; v++)
+      rc = run_pass(&b, v, repeat, k, is_live ? &live : NULL, err);
+  }
+  if (!placer_bench_stop && rc == 0 && study->repeats_max > study->repeats && b.results &&
+      b.results->stop_reason == NULL)
+    bench_repeats_enough(&b, study->repeats_max); /* says why it stopped at the cap */
+  if (is_live && live.cluster_up) {
+    struct placer_error *e = NULL;
+    if (pass_down(&b, &live, &e) < 0) {
+      if (rc == 0)
+        rc = placer_error_set(err, e->exit_code, e->errno_value, "teardown of the cluster: %s", e->msg);
+      else
+        bench_warn(&b, "teardown of the cluster: %s", e->msg);
+      placer_error_free(e);
     }
+  }
+  free(live.cluster_log);
   bench_progress_done(&b);
   if (report_out)
     *report_out = NULL;

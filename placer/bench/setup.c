@@ -299,7 +299,8 @@ static int make_matrix(struct bench *b, struct placer_error **err) {
   for (size_t i = 0; i < b->n_workloads; i++)
     if (placer_study_workload(s, i, &b->wl_names[i], &b->wl_bs[i], &b->wl_patterns[i]) < 0)
       return bench_oom(err);
-  size_t steps = s->n_neighbours == 0 ? 0 : s->sweep.enabled ? s->sweep.n_values : 1;
+  bool by_intensity = s->sweep.enabled && s->sweep.parameter == PLACER_STUDY_SWEEP_INTENSITY;
+  size_t steps = s->n_neighbours == 0 ? 0 : by_intensity ? s->sweep.n_values : 1;
   b->conds = calloc(steps + 1, sizeof(*b->conds));
   if (b->conds == NULL)
     return bench_oom(err);
@@ -319,12 +320,12 @@ static int make_matrix(struct bench *b, struct placer_error **err) {
     return placer_error_set(err, PLACER_EXIT_USAGE, 0, "the profiles give the neighbours' role no instance");
   for (size_t i = 0; i < steps; i++) {
     struct condition *c = &b->conds[i + 1];
-    c->intensity = s->sweep.enabled ? s->sweep.values[i] : s->neighbours[0].intensity;
+    c->intensity = by_intensity ? s->sweep.values[i] : s->neighbours[0].intensity;
     c->level = 0;
     for (size_t k = 0; k < s->n_neighbours; k++)
-      c->level += (double)(s->sweep.enabled ? c->intensity : s->neighbours[k].intensity);
+      c->level += (double)(by_intensity ? c->intensity : s->neighbours[k].intensity);
     c->level *= (double)per / (double)s->n_neighbours;
-    int r = s->sweep.enabled ? asprintf(&c->name, "%s-%u", who, c->intensity) : ((c->name = strdup(who)) ? 0 : -1);
+    int r = by_intensity ? asprintf(&c->name, "%s-%u", who, c->intensity) : ((c->name = strdup(who)) ? 0 : -1);
     if (r < 0 || c->name == NULL)
       return bench_oom(err);
   }
@@ -334,15 +335,18 @@ static int make_matrix(struct bench *b, struct placer_error **err) {
 static int make_results(struct bench *b, struct placer_error **err) {
   const struct placer_study *s = b->study;
   const char **vnames = calloc(b->n_vars, sizeof(char *));
+  double *knobs = calloc(b->n_vars ? b->n_vars : 1, sizeof(*knobs));
   struct placer_bench_workload *wls = calloc(b->n_workloads, sizeof(*wls));
   struct placer_bench_condition *conds = calloc(b->n_conds, sizeof(*conds));
   int rc = 0;
-  if (vnames == NULL || wls == NULL || conds == NULL) {
+  if (vnames == NULL || wls == NULL || conds == NULL || knobs == NULL) {
     rc = bench_oom(err);
     goto out;
   }
-  for (size_t i = 0; i < b->n_vars; i++)
+  for (size_t i = 0; i < b->n_vars; i++) {
     vnames[i] = b->vars[i].spec->name;
+    knobs[i] = b->vars[i].spec->knob;
+  }
   for (size_t i = 0; i < b->n_workloads; i++)
     wls[i] = (struct placer_bench_workload){ b->wl_names[i], (char *)b->wl_patterns[i], b->wl_bs[i] };
   for (size_t i = 0; i < b->n_conds; i++)
@@ -386,8 +390,11 @@ static int make_results(struct bench *b, struct placer_error **err) {
     .n_workloads = b->n_workloads,
     .conditions = conds,
     .n_conditions = b->n_conds,
-    .repeats = s->repeats,
-    .sweep = s->sweep.enabled,
+    .repeats = s->repeats_max,
+    .split_parameter = placer_study_sweeps_placement(s) ? placer_study_sweep_parameter_name(s->sweep.parameter) : NULL,
+    .knobs = knobs,
+    .node_cpus = (double)b->vars[0].plan->topo_pus,
+    .sweep = s->sweep.enabled && !placer_study_sweeps_placement(s),
     .sweep_workload = sweep_wl,
     .storage_min_fraction = s->sweep.storage_min_fraction,
     .neighbour_min_fraction = s->sweep.neighbour_min_fraction,
@@ -395,6 +402,7 @@ static int make_results(struct bench *b, struct placer_error **err) {
   rc = placer_bench_results_new(&spec, &b->results, err);
 out:
   free(vnames);
+  free(knobs);
   free(wls);
   free(conds);
   return rc;
