@@ -384,6 +384,7 @@ static int make_results(struct bench *b, struct placer_error **err) {
     .neighbour_name = s->n_neighbours ? who : "the neighbours",
     .neighbour_unit = vm ? "work units/s" : "bogo ops/s",
     .level_unit = vm ? "guest vCPUs" : "stress-ng workers",
+    .neighbour_role = s->n_neighbours ? s->neighbours[0].role : NULL,
     .variants = vnames,
     .n_variants = b->n_vars,
     .workloads = wls,
