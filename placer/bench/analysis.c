@@ -306,6 +306,35 @@ void placer_bench_split_balance(const struct placer_bench_results *r, const stru
     }
 }
 
+void placer_bench_compare_neighbours(const struct placer_bench_results *r, size_t variant, size_t condition,
+                                     size_t workload, struct placer_stats_comparison *cmp,
+                                     struct placer_stats_paired *paired) {
+  size_t n = r->repeats ? r->repeats : 1;
+  double *a = malloc(n * sizeof(*a)), *b = malloc(n * sizeof(*b)), *pa = malloc(n * sizeof(*pa)),
+         *pb = malloc(n * sizeof(*pb));
+  size_t na = 0, nb = 0, np = 0;
+  for (size_t k = 0; a && b && pa && pb && k < r->repeats; k++) {
+    double x =
+        run_metric(r, placer_bench_results_run_const(r, 0, condition, workload, k), &r->workloads[workload], NEIGHBOUR);
+    double y = run_metric(r, placer_bench_results_run_const(r, variant, condition, workload, k),
+                          &r->workloads[workload], NEIGHBOUR);
+    if (!isnan(x))
+      a[na++] = x;
+    if (!isnan(y))
+      b[nb++] = y;
+    if (!isnan(x) && !isnan(y)) {
+      pa[np] = x;
+      pb[np++] = y;
+    }
+  }
+  placer_stats_compare(a, na, b, nb, cmp);
+  placer_stats_paired_compare(pa, pb, np, paired);
+  free(a);
+  free(b);
+  free(pa);
+  free(pb);
+}
+
 int placer_bench_alone_condition(const struct placer_bench_results *r) {
   for (size_t c = 0; c < r->n_conditions; c++)
     if (r->conditions[c].neighbour_level == 0)

@@ -441,7 +441,32 @@ static int verdict_lines(const struct placer_bench_results *r, FILE *out) {
         fprintf(out, "  %-12s %s vs %s, %s, %s: %s %s\n", sig ? "significant" : "inconclusive", r->variants[v],
                 r->variants[0], r->conditions[c].name, r->workloads[w].name, ch, pp);
       }
-  fprintf(out, "  %zu of %zu cells conclusive.\n", conclusive, total);
+  fprintf(out, "  %zu of %zu storage cells conclusive.\n", conclusive, total);
+  /* The neighbour-protection effect: the neighbours' rate next to storage. */
+  for (size_t v = 1; v < r->n_variants; v++)
+    for (size_t c = 0; c < r->n_conditions; c++) {
+      if (!(r->conditions[c].neighbour_level > 0))
+        continue;
+      for (size_t w = 0; w < r->n_workloads; w++) {
+        struct placer_stats_comparison cmp;
+        struct placer_stats_paired pair;
+        placer_bench_compare_neighbours(r, v, c, w, &cmp, &pair);
+        if (isnan(cmp.change))
+          continue;
+        double p = fmin(isnan(cmp.p_value) ? 1 : cmp.p_value, isnan(pair.p_value) ? 1 : pair.p_value);
+        double kept_a, kept_b, dummy;
+        placer_bench_interference(r, 0, c, w, &dummy, &kept_a);
+        placer_bench_interference(r, v, c, w, &dummy, &kept_b);
+        char ch[32], pp[32], ka[32], kb[32];
+        fmt_change(isnan(pair.change) ? cmp.change : pair.change, ch, sizeof(ch));
+        fmt_p(p, pp, sizeof(pp));
+        fmt_percent(kept_b, kb, sizeof(kb));
+        fmt_percent(kept_a, ka, sizeof(ka));
+        fprintf(out, "  %-12s %s rate, %s vs %s, during %s: %s %s (%s keeps %s of solo, %s %s)\n",
+                p < 0.05 ? "significant" : "inconclusive", neighbours(r), r->variants[v], r->variants[0],
+                r->workloads[w].name, ch, pp, r->variants[v], kb, r->variants[0], ka);
+      }
+    }
   return 0;
 }
 

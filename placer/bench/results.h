@@ -228,6 +228,11 @@ struct placer_bench_split_balance {
 void placer_bench_split_balance(const struct placer_bench_results *r, const struct placer_bench_split_step *steps,
                                 size_t n, struct placer_bench_split_balance *out);
 
+/* The neighbours' rate (with storage) of VARIANT against variant 0's in one
+ * cell: the neighbour-protection effect, unpaired and paired. */
+void placer_bench_compare_neighbours(const struct placer_bench_results *r, size_t variant, size_t condition,
+                                     size_t workload, struct placer_stats_comparison *cmp,
+                                     struct placer_stats_paired *paired);
 /* Median of the neighbours' solo rates of a variant and condition; NAN if none. */
 double placer_bench_solo_median(const struct placer_bench_results *r, size_t variant, size_t condition);
 /* Interference: storage with neighbours / storage alone (same variant and

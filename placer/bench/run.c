@@ -280,11 +280,47 @@ static int prefill(struct bench *b, struct pass *p, struct placer_error **err) {
   return 0;
 }
 
+static bool is_neighbour_role(const struct bench *b, const char *role) {
+  for (size_t i = 0; i < b->study->n_neighbours; i++)
+    if (strcmp(b->study->neighbours[i].role, role) == 0)
+      return true;
+  return false;
+}
+
+/* V places the neighbours exactly as variant 0 does (a quota or weight sweep
+ * of storage): their solo rate, measured with storage idle, is variant 0's. */
+static bool same_neighbour_placement(const struct bench *b, const struct variant *v) {
+  const struct placer_plan *a = b->vars[0].plan, *p = v->plan;
+  for (size_t i = 0; i < p->n_instances; i++) {
+    const struct placer_instance *x = &p->instances[i];
+    if (!is_neighbour_role(b, x->role))
+      continue;
+    const struct placer_instance *y = placer_plan_find(a, x->name);
+    if (y == NULL || !hwloc_bitmap_isequal(x->cpus, y->cpus) || !hwloc_bitmap_isequal(x->mems, y->mems) ||
+        x->cpu_weight != y->cpu_weight || x->cpu_quota != y->cpu_quota || x->memory_bytes != y->memory_bytes)
+      return false;
+  }
+  return true;
+}
+
 /* The neighbours alone (storage idle) at each intensity: their solo rate. */
 static int solo(struct bench *b, struct pass *p, struct placer_error **err) {
   cleanup_free char *log_dir = bench_path_join(b->out, "logs");
   if (log_dir == NULL)
     return bench_oom(err);
+  if (p->vi > 0 && same_neighbour_placement(b, p->v)) {
+    bool all = true;
+    for (size_t c = 1; c < b->n_conds; c++) {
+      double rate = placer_bench_results_solo(b->results, 0, c, (size_t)p->repeat);
+      all &= !isnan(rate);
+      if (!isnan(rate))
+        placer_bench_results_set_solo(b->results, p->vi, c, (size_t)p->repeat, rate);
+    }
+    if (all) {
+      bench_progress(b, "%s: the neighbours are placed as in %s: its solo rate", p->tag, b->vars[0].spec->name);
+      return 0;
+    }
+  }
   for (size_t c = 1; c < b->n_conds && !placer_bench_stop; c++) {
     cleanup_free char *tag = NULL;
     if (asprintf(&tag, "%s-solo-%s", p->tag, b->conds[c].name) < 0)

@@ -661,9 +661,21 @@ int placer_bench_describe(const struct placer_study *study, const struct placer_
     double seconds =
         (double)runs * bench_nominal_run_s(&b) + (double)(passes * b.n_vars) * bench_default_overhead_s(&b);
     bench_fmt_duration(seconds, est, sizeof(est));
-    fprintf(out, "%zu fio runs of %u+%u s, %zu %s: about %s\n", runs, study->workloads.ramp_s,
-            study->workloads.runtime_s, (size_t)passes * b.n_vars,
-            study->cluster.type == PLACER_STUDY_CLUSTER_LOCAL ? "cluster builds" : "passes", est);
+    bool live =
+        study->cluster.type == PLACER_STUDY_CLUSTER_LOCAL && study->cluster.rebuild == PLACER_STUDY_REBUILD_NEVER;
+    if (live)
+      seconds += 30; /* the one cluster build and its prefill */
+    bench_fmt_duration(seconds, est, sizeof(est));
+    if (live)
+      fprintf(out, "%zu fio runs of %u+%u s, one cluster (rebuild: never; placement switched %zu times): about %s\n",
+              runs, study->workloads.ramp_s, study->workloads.runtime_s, (size_t)passes * b.n_vars, est);
+    else
+      fprintf(out, "%zu fio runs of %u+%u s, %zu %s: about %s\n", runs, study->workloads.ramp_s,
+              study->workloads.runtime_s, (size_t)passes * b.n_vars,
+              study->cluster.type == PLACER_STUDY_CLUSTER_LOCAL ? "cluster builds" : "passes", est);
+    if (study->repeats_max > study->repeats)
+      fprintf(out, "dynamic repeats: %u to %u passes, until every change's 95%% CI is narrower than %.1f points\n",
+              study->repeats, study->repeats_max, 100 * study->ci_width);
   }
   variants_free(&b);
   for (size_t i = 0; b.wl_names && i < b.n_workloads; i++)

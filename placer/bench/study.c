@@ -657,25 +657,23 @@ static int list_add(struct placer_string_list *l, const char *item) {
   return 0;
 }
 
-/* A placement sweep's variants, made from the one variant given: the base
- * (unconstrained, the baseline A) and one per step, named "quota-0.5",
- * "cores-1", "weight-4", whose sets use the role classes "@storage" and
- * "@clients" that bench resolves against the profile. */
+/* A placement sweep's variants, made from the first variant given (the
+ * unconstrained base, the baseline A) and appended after the variants
+ * given: one per step, named "quota-0.5", "cores-1", "weight-4", whose sets
+ * use the role classes "@storage", "@neighbours" and "@clients" that bench
+ * resolves against the profile. */
 static int generate_steps(struct pyaml_walk *w, struct placer_study *s, yaml_node_t *root) {
-  if (s->n_variants != 1)
-    return key_error(w, root, "sweep", "parameter",
-                     "a %s sweep makes its variants from one profile: give exactly one variant (the base), not %zu",
-                     placer_study_sweep_parameter_name(s->sweep.parameter), s->n_variants);
-  if (s->sweep.n_steps + 1 > 64)
-    return key_error(w, root, "sweep", "values", "at most 63 steps");
-  struct placer_study_variant *vs = realloc(s->variants, (s->sweep.n_steps + 1) * sizeof(*vs));
+  size_t given = s->n_variants;
+  if (given + s->sweep.n_steps > 64)
+    return key_error(w, root, "sweep", "values", "at most 64 variants with the steps");
+  struct placer_study_variant *vs = realloc(s->variants, (given + s->sweep.n_steps) * sizeof(*vs));
   if (vs == NULL)
     return oom(w);
   s->variants = vs;
   const struct placer_study_variant *base = &vs[0];
   for (size_t i = 0; i < s->sweep.n_steps; i++) {
     double x = s->sweep.steps[i];
-    struct placer_study_variant *v = &vs[i + 1];
+    struct placer_study_variant *v = &vs[given + i];
     memset(v, 0, sizeof(*v));
     v->knob = x;
     v->line = base->line;
@@ -719,12 +717,13 @@ static int generate_steps(struct pyaml_walk *w, struct placer_study *s, yaml_nod
     for (size_t k = 0; rc == 0 && k < base->sets.n; k++)
       rc = list_add(&v->sets, base->sets.items[k]);
     if (rc < 0 || (v->name = strdup(name)) == NULL || (v->profile = strdup(base->profile)) == NULL) {
-      s->n_variants = i + 2;
+      s->n_variants = given + i + 1;
       return oom(w);
     }
-    s->n_variants = i + 2;
-    if (strcmp(v->name, base->name) == 0)
-      return key_error(w, root, "variants", NULL, "the base variant's name '%s' is a step's name", base->name);
+    s->n_variants = given + i + 1;
+    for (size_t k = 0; k < given; k++)
+      if (strcmp(v->name, vs[k].name) == 0)
+        return key_error(w, root, "variants", NULL, "variant '%s' has the name of a sweep step", v->name);
   }
   return 0;
 }

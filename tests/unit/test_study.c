@@ -47,30 +47,36 @@ static void test_default_study(void **state) {
   assert_int_equal(placer_study_load_default(&s, &err), 0);
   assert_int_equal(s->cluster.type, PLACER_STUDY_CLUSTER_LOCAL);
   assert_int_equal(s->cluster.osds, 2);
-  assert_int_equal(s->n_variants, 2);
+  assert_int_equal(s->cluster.rebuild, PLACER_STUDY_REBUILD_NEVER); /* one cluster, placement switched */
+  assert_int_equal(s->n_variants, 4);
   assert_string_equal(s->variants[0].name, "unpinned");
   assert_string_equal(s->variants[1].profile, "demo-local");
+  assert_string_equal(s->variants[2].name, "quota-0.5");
+  assert_string_equal(s->variants[3].name, "quota-1");
+  assert_int_equal(s->sweep.parameter, PLACER_STUDY_SWEEP_QUOTA);
   assert_int_equal(s->workloads.target, PLACER_STUDY_TARGET_RBD);
-  assert_int_equal(placer_study_n_workloads(s), 2);
+  assert_int_equal(placer_study_n_workloads(s), 1);
   char *name = NULL;
   uint64_t bs;
   const char *pattern;
-  assert_int_equal(placer_study_workload(s, 1, &name, &bs, &pattern), 0);
-  assert_string_equal(name, "4k-randread");
+  assert_int_equal(placer_study_workload(s, 0, &name, &bs, &pattern), 0);
+  assert_string_equal(name, "4k-randwrite");
   assert_int_equal(bs, 4096);
-  assert_string_equal(pattern, "randread");
+  assert_string_equal(pattern, "randwrite");
   free(name);
   assert_int_equal(s->n_neighbours, 1);
   assert_int_equal(s->neighbours[0].kind, PLACER_STUDY_NEIGHBOUR_STRESS_NG);
   assert_string_equal(s->neighbours[0].method, "matrixprod");
   assert_string_equal(s->neighbours[0].role, "neighbour");
   assert_true(s->baseline.enabled);
-  assert_true(s->repeats >= 3);
-  assert_int_equal(s->warmup, 1);
-  assert_false(s->sweep.enabled);
-  /* Small enough for a 2-core machine in a few minutes. */
-  unsigned runs = s->n_variants * (s->repeats * 2 * 2 + s->warmup * 2);
-  assert_true(runs * (s->workloads.runtime_s + s->workloads.ramp_s) <= 300);
+  assert_true(s->repeats >= 5); /* 5 vs 5: the least that can reach p < 0.05 */
+  assert_true(s->repeats_max >= s->repeats);
+  assert_int_equal(s->warmup, 0);
+  assert_true(s->sweep.enabled);
+  /* Small enough for a 2-core machine in about six minutes: runs of the
+   * longest study (repeats_max) with ~1.5 s of overhead each. */
+  unsigned runs = s->n_variants * s->repeats_max * 2;
+  assert_true(runs * (s->workloads.runtime_s + s->workloads.ramp_s + 1.5) <= 330);
   placer_study_free(s);
 }
 
@@ -177,9 +183,9 @@ static void test_errors(void **state) {
   expect_error("variants: [ { name: a, profile: x } ]\nrepeats: { min: 5, max: 3 }\n",
                "repeats.max: expected min..100");
   expect_error("variants: [ { name: a, profile: x } ]\nrepeats: { mni: 5 }\n", "unknown key 'mni'");
-  expect_error("variants: [ { name: a, profile: x }, { name: b, profile: x } ]\nneighbours: [ {} ]\n"
-               "sweep: { parameter: quota, values: [0.5] }\n",
-               "give exactly one variant (the base), not 2");
+  expect_error("variants: [ { name: a, profile: x }, { name: cores-1, profile: x } ]\nneighbours: [ {} ]\n"
+               "sweep: { parameter: cores, values: [1] }\n",
+               "variant 'cores-1' has the name of a sweep step");
   expect_error("variants: [ { name: a, profile: x } ]\nneighbours: [ {} ]\nsweep: { parameter: quota, values: "
                "[0.0001] }\n",
                "quota 0.0001: expected cores");
@@ -234,6 +240,14 @@ static void test_placement_sweep(void **state) {
   assert_string_equal(s->variants[2].sets.items[1], "@neighbours.cpu.weight=100");
   assert_int_equal(s->repeats, 3);
   assert_int_equal(s->repeats_max, 3);
+  placer_study_free(s);
+
+  s = parse_ok("variants: [ { name: base, profile: unpinned }, { name: pinned, profile: demo-local } ]\n"
+               "neighbours: [ {} ]\nsweep: { parameter: quota, values: [1] }\n");
+  assert_int_equal(s->n_variants, 3);
+  assert_string_equal(s->variants[1].name, "pinned");
+  assert_string_equal(s->variants[2].name, "quota-1");
+  assert_string_equal(s->variants[2].profile, "unpinned");
   placer_study_free(s);
 
   s = parse_ok("variants: [ { name: a, profile: x }, { name: b, profile: y, env: [A=1] } ]\n");
