@@ -316,6 +316,20 @@ static void test_golden_split(void **state) {
   assert_true(b.found);
   assert_true(steps[b.step].knob == 1.5);
   assert_true(fabs(steps[b.step].eff.neighbour_kept - 0.6) < 1e-9);
+  /* Efficiency of quota-1 (variant 2) by hand: s = 1500 / 2388 = 0.62814; c_alone = osd
+   * 2388 x 0.73 ms + mon 0.02 + fio 2388 x 0.1 ms = 1.74324 + 0.02 + 0.2388 = 2.00204 cores;
+   * n_max = (2 - s x c_alone) / min(2 workers, 2 cpus) = 0.37122; bound = s + n_max = 0.99936;
+   * n = 780 / 1000; efficiency = (s + n) / bound = 1.40904. */
+  struct placer_bench_efficiency e;
+  placer_bench_efficiency(r, 2, 1, 0, &e);
+  assert_true(fabs(e.storage_kept - 1500.0 / 2388.0) < 1e-9);
+  assert_true(fabs(e.storage_cores_alone - 2.00204) < 1e-4);
+  assert_true(fabs(e.neighbour_kept - 0.78) < 1e-9);
+  assert_true(fabs(e.bound - 0.99936) < 1e-4);
+  assert_true(fabs(e.efficiency - 1.40904) < 1e-4);
+  /* Alone there is no neighbour side: no bound. */
+  placer_bench_efficiency(r, 2, 0, 0, &e);
+  assert_true(isnan(e.bound) && isnan(e.efficiency));
   r->storage_min_fraction = 0.90;
   golden_case("split", r, false);
 }
