@@ -33,6 +33,32 @@
 
 /* ------------------------------------------------------------------ one pass */
 
+/* Each role group PREFIX/ROLE gets the weight apply would give it (the sum
+ * of its instances', plan-weight.c), so that weights hold between roles. */
+static int place_role_weights(struct bench *b, const struct placer_plan *plan, struct placer_error **err) {
+  for (size_t i = 0; i < plan->n_instances; i++) {
+    const struct placer_instance *inst = &plan->instances[i];
+    bool first = true;
+    for (size_t k = 0; k < i && first; k++)
+      first = strcmp(plan->instances[k].role, inst->role) != 0;
+    if (!first)
+      continue;
+    cleanup_free char *group = NULL;
+    if (placer_instance_group(b->prefix, inst->role, inst->name, &group, err) < 0)
+      return -1;
+    char *slash = strrchr(group, '/');
+    if (slash == NULL)
+      continue;
+    *slash = '\0';
+    if (!placer_cgroup_exists(b->cg, group))
+      continue;
+    unsigned w = placer_plan_role_weight(plan, inst->role);
+    if (placer_cgroup_set_cpu_weight(b->cg, group, w ? w : PLACER_CGROUP_WEIGHT_DEFAULT, err) < 0)
+      return placer_error_prefix(err, "role %s", inst->role);
+  }
+  return 0;
+}
+
 static int place_all_groups(struct bench *b, struct pass *p, struct placer_error **err) {
   const struct placer_plan *plan = p->v->plan;
   for (size_t i = 0; i < plan->n_instances; i++) {
@@ -46,7 +72,7 @@ static int place_all_groups(struct bench *b, struct pass *p, struct placer_error
         placer_instance_place_group(b->cg, inst, group, err) < 0)
       return placer_error_prefix(err, "%s", inst->name);
   }
-  return 0;
+  return place_role_weights(b, plan, err);
 }
 
 /* Live re-placement: put variant P->v's values on every instance group
@@ -69,6 +95,8 @@ static int switch_placement(struct bench *b, struct pass *p, struct placer_error
         placer_instance_place_group(b->cg, inst, group, err) < 0)
       return placer_error_prefix(err, "switch to %s: %s", p->v->spec->name, inst->name);
   }
+  if (place_role_weights(b, plan, err) < 0)
+    return placer_error_prefix(err, "switch to %s", p->v->spec->name);
   for (size_t i = 0; i < p->cluster.n_daemons; i++) {
     struct placer_bench_daemon *d = &p->cluster.daemons[i];
     const struct placer_instance *inst = placer_bench_ceph_instance(plan, d->name);
