@@ -73,13 +73,13 @@ static const struct {
   unsigned ports;        /* NICs auto takes: the card's ports */
   unsigned numa;         /* their node */
 } expected[] = {
-  { "crafted-hci-2s16c-8nvme.xml", "ens1f0", 2, 0 },      /* ConnectX-4 dual port, 7.9 GB/s link */
-  { "mpibind-cts1-quartz-smt1.xml", "ens786f0", 2, 1 },   /* Emulex 7.9 GB/s over the i350 eno1/aci0 */
-  { "mpibind-epyc-corona.xml", "enp3s0f0", 2, 0 },        /* i350; hsi0 is the IB HCA */
-  { "32em64t-2n8c2t-pci-normalio.xml", "eth0", 2, 1 },    /* i350 on node 1; ib0 skipped */
-  { "24em64t-2n6c2t-pci.xml", "eth2", 1, 0 },             /* the ConnectX port in Ethernet mode, 2 GB/s */
+  { "crafted-hci-2s16c-8nvme.xml", "ens1f0", 2, 0 },            /* ConnectX-4 dual port, 7.9 GB/s link */
+  { "mpibind-cts1-quartz-smt1.xml", "ens786f0", 2, 1 },         /* Emulex 7.9 GB/s over the i350 eno1/aci0 */
+  { "mpibind-epyc-corona.xml", "enp3s0f0", 2, 0 },              /* i350; hsi0 is the IB HCA */
+  { "32em64t-2n8c2t-pci-normalio.xml", "eth0", 2, 1 },          /* i350 on node 1; ib0 skipped */
+  { "24em64t-2n6c2t-pci.xml", "eth2", 1, 0 },                   /* the ConnectX port in Ethernet mode, 2 GB/s */
   { "28intel64-2p2g7c-CoDgroups.v1tov2.xml", "enp12s0", 1, 0 }, /* two equal VICs: first by name */
-  { "16intel64-manyVFs.xml", "eth0", 2, 0 },              /* no link speeds: first card by name */
+  { "16intel64-manyVFs.xml", "eth0", 2, 0 },                    /* no link speeds: first card by name */
   { "192em64t-24n8c2t.xml", "eth0", 2, 0 },
 };
 
@@ -219,9 +219,9 @@ static void test_ceph_conf_networks(void **state) {
  * one pool over the nodes. */
 static void test_vms_numa_local(void **state) {
   (void)state;
-  static const char *const fixtures[] = { "crafted-hci-2s16c-8nvme.xml",     "mpibind-epyc-corona.xml",
-                                          "mpibind-cts1-quartz-smt1.xml",    "32em64t-2n8c2t-pci-normalio.xml",
-                                          "24em64t-2n6c2t-pci.xml",          "28intel64-2p2g7c-CoDgroups.v1tov2.xml",
+  static const char *const fixtures[] = { "crafted-hci-2s16c-8nvme.xml",  "mpibind-epyc-corona.xml",
+                                          "mpibind-cts1-quartz-smt1.xml", "32em64t-2n8c2t-pci-normalio.xml",
+                                          "24em64t-2n6c2t-pci.xml",       "28intel64-2p2g7c-CoDgroups.v1tov2.xml",
                                           "192em64t-24n8c2t.xml" };
   static const char *const profiles[] = { "hci-nvme", "hci-hdd" };
   unsigned checked = 0;
@@ -290,7 +290,7 @@ static void test_vms_numa_local(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-    cmocka_unit_test(test_auto_on_every_fixture), cmocka_unit_test(test_auto_by_address),
+    cmocka_unit_test(test_auto_on_every_fixture),  cmocka_unit_test(test_auto_by_address),
     cmocka_unit_test(test_storage_network_syntax), cmocka_unit_test(test_cidr),
     cmocka_unit_test(test_ceph_conf_networks),     cmocka_unit_test(test_vms_numa_local),
   };
