@@ -10,11 +10,13 @@ CEPH_PKGS="ceph-mon ceph-osd ceph-mgr ceph-mds ceph-common ceph-fuse"
 CONTAINER_PKGS="podman runc debootstrap"
 VM_PKGS="qemu-system-x86 linux-image-amd64 busybox-static cpio xz-utils"
 CHECK_PKGS="clang-format" # ci/check-format.sh; Debian 12 ships clang-format 14
+# placer report: gnuplot draws the SVG plots; the test renders the page in headless Chromium
+REPORT_PKGS="gnuplot-nox chromium"
 
 want="$BUILD_PKGS $RUNTIME_PKGS $CHECK_PKGS"
 case "${1:-all}" in
   build) ;;
-  all) want="$want $CEPH_PKGS $CONTAINER_PKGS $VM_PKGS" ;;
+  all) want="$want $CEPH_PKGS $CONTAINER_PKGS $VM_PKGS $REPORT_PKGS" ;;
   *) echo "usage: $0 [build|all]" >&2; exit 2 ;;
 esac
 

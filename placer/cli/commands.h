@@ -19,6 +19,7 @@ int cmd_reset(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
 int cmd_exec(int argc, char **argv);
 int cmd_size(int argc, char **argv);
+int cmd_report(int argc, char **argv);
 
 /* Subcommands parse options with getopt_long(argc, argv, ":", ...) (options
  * may follow operands, as users expect; "+:" only for commands that pass a
