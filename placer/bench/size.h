@@ -90,4 +90,44 @@ void placer_size_result_free(struct placer_size_result *r);
 json_t *placer_size_to_json(const struct placer_size_result *r);
 int placer_size_print_text(const struct placer_size_result *r, FILE *out);
 
+/* ---- the model and its check (bench/size-model.c) ---- */
+
+/* One measurement: CPU allotted to the OSDs (cores; a quota or a cpuset),
+ * the IOPS they served and the CPU they used. */
+struct placer_size_point {
+  double allotted_cores, iops, used_cores;
+};
+/* IOPS = min(allotted, demand) x 1000 / ms_per_io: the cost per I/O is a
+ * constant of the workload, and the OSDs use at most what they would use
+ * unconstrained (demand: the CPU used at an allotment it did not reach). */
+struct placer_size_model {
+  double ms_per_io;    /* median of used x 1000 / IOPS over the fit points */
+  double demand_cores; /* INFINITY when every fit point used its whole allotment */
+};
+/* Fit from N points (>= 1 with IOPS > 0); -1 when none is usable. */
+int placer_size_model_fit(const struct placer_size_point *points, size_t n, struct placer_size_model *out);
+double placer_size_model_iops(const struct placer_size_model *m, double allotted_cores);
+
+/* bench/size-validate.sh's JSON: per workload, fit on the FIT allotments
+ * (median of the repeats per allotment), predict the others, and the error. */
+struct placer_size_check_row {
+  char *workload;
+  double allotted_cores;
+  bool fitted; /* one of the fit allotments */
+  size_t n;    /* repeats */
+  double iops; /* measured median */
+  double used; /* OSD cores used, median */
+  double predicted;
+  double error; /* predicted / measured - 1 */
+};
+struct placer_size_check {
+  struct placer_size_check_row *rows;
+  size_t n_rows;
+  double max_abs_error; /* over the predicted (not fitted) rows */
+};
+int placer_size_check_file(const char *path, const double *fit, size_t n_fit, struct placer_size_check **out,
+                           struct placer_error **err);
+void placer_size_check_free(struct placer_size_check *c);
+int placer_size_check_print(const struct placer_size_check *c, const double *fit, size_t n_fit, FILE *out);
+
 #endif

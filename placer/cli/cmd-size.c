@@ -18,11 +18,14 @@ static const char size_usage[] =
     "                   [--vm-vcpus N] [--vm-memory SIZE] [--vm-overhead SIZE] [--osd-memory-target SIZE]\n"
     "                   [--headroom PCT] [--replicas N] [--measured-replicas N]\n"
     "                   [--cpu-ms-per-io MS] [--osd-rss SIZE] [--json] [RESULTS_DIR...]\n"
+    "       placer size --validate FILE.json [--fit CORES,CORES...]\n"
     "Size a hyperconverged node from measured costs: the OSD CPU per client I/O and the OSDs' peak RSS\n"
     "of placer bench results directories (or --cpu-ms-per-io / --osd-rss), the target node (an hwloc XML\n"
     "file, default this machine) and a profile (default hci-nvme): per OSD the threads a target IOPS needs\n"
     "(or the IOPS its planned threads give), its memory, and how many VMs fit in what is left, per NUMA\n"
     "node, with the host reserve; TripleO's HCI formula beside it.  Model: docs/size.md.\n"
+    "--validate: the model fitted on the --fit allotments (default 1.0,2.0 cores) of bench/size-validate.sh's\n"
+    "measurements predicts the others; prints measured, predicted and the error.\n"
     "Exit 2: bad command line, results, profile or topology; 3: the profile does not fit the node.\n";
 
 static int bad_value(const char *opt, const char *value, const char *why) {
@@ -85,6 +88,8 @@ int cmd_size(int argc, char **argv) {
     { "cpu-ms-per-io", required_argument, NULL, 'C' },
     { "osd-rss", required_argument, NULL, 'S' },
     { "json", no_argument, NULL, 'j' },
+    { "validate", required_argument, NULL, 'V' },
+    { "fit", required_argument, NULL, 'F' },
     { "help", no_argument, NULL, 'h' },
     { NULL, 0, NULL, 0 },
   };
@@ -92,6 +97,9 @@ int cmd_size(int argc, char **argv) {
   placer_size_options_default(&opt);
   const char *xml_path = NULL, *profile_ref = "hci-nvme";
   bool json = false;
+  const char *validate = NULL;
+  double fit[16] = { 1.0, 2.0 };
+  size_t n_fit = 2;
   int c;
   opterr = 0;
   optind = 0;
@@ -129,11 +137,39 @@ int cmd_size(int argc, char **argv) {
     case 'C': rc = parse_double("--cpu-ms-per-io", optarg, &opt.given_cpu_ms_per_io); break;
     case 'S': rc = parse_size("--osd-rss", optarg, &opt.given_rss_bytes); break;
     case 'j': json = true; break;
+    case 'V': validate = optarg; break;
+    case 'F': {
+      n_fit = 0;
+      char buf[256];
+      snprintf(buf, sizeof(buf), "%s", optarg);
+      for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok && rc == 0; tok = strtok_r(NULL, ",", &save)) {
+        if (n_fit == 16)
+          rc = bad_value("--fit", optarg, "has more than 16 allotments");
+        else
+          rc = parse_double("--fit", tok, &fit[n_fit++]);
+      }
+      if (rc == 0 && n_fit == 0)
+        rc = bad_value("--fit", optarg, "names no allotment");
+      break;
+    }
     case 'h': fputs(size_usage, stdout); return PLACER_EXIT_OK;
     default: return placer_usage_error("size", c, argc, argv);
     }
     if (rc)
       return rc;
+  }
+  if (validate) {
+    if (optind < argc) {
+      fprintf(stderr, "placer size: --validate takes no RESULTS_DIR\n");
+      return PLACER_EXIT_USAGE;
+    }
+    struct placer_error *err = NULL;
+    struct placer_size_check *check = NULL;
+    if (placer_size_check_file(validate, fit, n_fit, &check, &err) < 0)
+      return placer_error_report(err);
+    int prc = placer_size_check_print(check, fit, n_fit, stdout);
+    placer_size_check_free(check);
+    return placer_finish_output("size", prc);
   }
   size_t n_results = (size_t)(argc - optind);
   if (n_results == 0 && !(opt.given_cpu_ms_per_io > 0)) {
