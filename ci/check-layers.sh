@@ -20,6 +20,8 @@ module_of() {
   profile*) echo "profile 2" ;;
   plan* | planner.c) echo "plan 3" ;;
   cgroup*) echo "cgroup 4" ;;
+  systemd-unit.c | systemd-unit.h) echo "systemd 4" ;; # systemd units as text (pure)
+  cephconf.c | cephconf.h) echo "cephconf 4" ;; # a Ceph daemon's own affinity settings
   procmatch.c | procmatch.h) echo "procmatch 4" ;; # finds an instance's processes
   vcpu.c | vcpu.h) echo "vcpu 5" ;;     # qemu vCPU threads over QMP
   placement.c | placement.h) echo "placement 5" ;; # instance groups: shared by apply, run, exec, bench

@@ -9,7 +9,8 @@ RUNTIME_PKGS="fio stress-ng util-linux procps psmisc python3 numactl"
 CEPH_PKGS="ceph-mon ceph-osd ceph-mgr ceph-mds ceph-common ceph-fuse"
 CONTAINER_PKGS="podman runc debootstrap"
 VM_PKGS="qemu-system-x86 linux-image-amd64 busybox-static cpio xz-utils"
-CHECK_PKGS="clang-format" # ci/check-format.sh; Debian 12 ships clang-format 14
+# ci/check-format.sh (Debian 12 ships clang-format 14); ci/fuzz.sh (clang 14's libFuzzer and sanitizers)
+CHECK_PKGS="clang-format clang libclang-rt-14-dev"
 # placer report: gnuplot draws the SVG plots; the test renders the page in headless Chromium
 REPORT_PKGS="gnuplot-nox chromium"
 

@@ -1,7 +1,8 @@
 #!/bin/sh
 # Quick-start command (b): install what is needed, build, run the whole test
-# suite: unit tests, the same unit tests under ASan+UBSan, then the
-# integration tests that do the real thing (cgroups, podman, Ceph, qemu).
+# suite: unit tests, the same unit tests under ASan+UBSan, a bounded fuzz
+# run of every parser, then the integration tests that do the real thing
+# (cgroups, podman, Ceph, qemu).
 # .ci/run runs this verbatim.  Needs root.
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -21,5 +22,7 @@ BUILD_DIR=$root/build-asan sh ci/build.sh -DPLACER_SANITIZE=ON -DCMAKE_BUILD_TYP
 
 echo "== unit and live cgroup tests under ASan+UBSan"
 (cd build-asan && ctest -L 'unit|live' --output-on-failure)
+echo "== fuzz every parser under ASan+UBSan (ci/fuzz.sh; PLACER_FUZZ_SECONDS each, default 30)"
+sh ci/fuzz.sh
 echo "== all tests (unit + integration)"
 (cd build && ctest --output-on-failure)

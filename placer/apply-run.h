@@ -30,6 +30,9 @@ struct target {
   char *mems;
   uint64_t memory_limit; /* PLACER_CGROUP_UNLIMITED when the plan sets none */
   unsigned weight;       /* in force: the plan's, or the default */
+  char *role_group;      /* PREFIX/ROLE: its weight is the sum of the role's (plan-weight.c) */
+  unsigned role_weight;
+  bool sets_role_weight; /* the role's first target: it writes role_group's weight */
   const char *qmp_socket;
   struct bound_proc *procs;
   size_t n_procs;

@@ -107,30 +107,57 @@ static int ensure_groups(struct applier *a, struct target *t, struct placer_erro
   return 0;
 }
 
-static int set_value(struct applier *a, struct target *t, enum placer_setting setting, const char *previous,
-                     const char *shown_previous, const char *shown_value, struct placer_error **err) {
-  struct placer_journal_entry e = { .op = PLACER_JOURNAL_SET, .setting = setting, .group = strdup(t->group),
+/* Set SETTING of GROUP (the target's own, or its role group for the
+ * weight) to the target's value, or to WEIGHT for the cpu weight. */
+static int set_value(struct applier *a, struct target *t, const char *group, enum placer_setting setting,
+                     unsigned weight, const char *previous, const char *shown_previous, const char *shown_value,
+                     struct placer_error **err) {
+  struct placer_journal_entry e = { .op = PLACER_JOURNAL_SET, .setting = setting, .group = strdup(group),
                                     .previous = strdup(previous) };
   if (e.group == NULL || e.previous == NULL) {
     placer_journal_entry_clear(&e);
     return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
   }
-  if (step_begin(a, t, &e, err, "set %s %s = %s (was %s)", t->group, placer_setting_name(setting), shown_value,
+  if (step_begin(a, t, &e, err, "set %s %s = %s (was %s)", group, placer_setting_name(setting), shown_value,
                  *shown_previous ? shown_previous : "empty") < 0)
     return -1;
   if (!a->dry_run) {
     int ret = 0;
     switch (setting) {
-    case PLACER_SETTING_CPUS: ret = placer_cgroup_set_cpus(a->cg, t->group, t->cpus, err); break;
-    case PLACER_SETTING_MEMS: ret = placer_cgroup_set_mems(a->cg, t->group, t->mems, err); break;
-    case PLACER_SETTING_MEMORY_LIMIT: ret = placer_cgroup_set_memory_limit(a->cg, t->group, t->memory_limit, err); break;
-    case PLACER_SETTING_CPU_WEIGHT: ret = placer_cgroup_set_cpu_weight(a->cg, t->group, t->weight, err); break;
+    case PLACER_SETTING_CPUS: ret = placer_cgroup_set_cpus(a->cg, group, t->cpus, err); break;
+    case PLACER_SETTING_MEMS: ret = placer_cgroup_set_mems(a->cg, group, t->mems, err); break;
+    case PLACER_SETTING_MEMORY_LIMIT: ret = placer_cgroup_set_memory_limit(a->cg, group, t->memory_limit, err); break;
+    case PLACER_SETTING_CPU_WEIGHT: ret = placer_cgroup_set_cpu_weight(a->cg, group, weight, err); break;
     }
     if (ret < 0)
       return -1;
   }
   step_done(a, t);
   return 0;
+}
+
+/* GROUP's cpu weight to WANT, when it differs. */
+static int ensure_weight(struct applier *a, struct target *t, const char *group, unsigned want,
+                         struct placer_error **err) {
+  bool fresh = is_new_in_dry_run(a, group);
+  unsigned weight = PLACER_CGROUP_WEIGHT_DEFAULT;
+  if (!fresh && placer_cgroup_read_cpu_weight(a->cg, group, &weight, err) < 0)
+    return -1;
+  if (weight == want)
+    return 0;
+  /* The undo record keeps the file's raw value: v1 shares written by
+   * someone else need not be on the weight scale. */
+  cleanup_free char *raw = NULL;
+  char shown[16], want_shown[16];
+  if (fresh)
+    raw = strdup(placer_cgroup_get_mode(a->cg) == PLACER_CGROUP_V2 ? "100" : "1024");
+  else if (placer_cgroup_read_cpu_raw(a->cg, group, &raw, err) < 0)
+    return -1;
+  if (raw == NULL)
+    return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+  snprintf(shown, sizeof(shown), "%u", weight);
+  snprintf(want_shown, sizeof(want_shown), "%u", want);
+  return set_value(a, t, group, PLACER_SETTING_CPU_WEIGHT, want, raw, shown, want_shown, err);
 }
 
 static void format_limit(uint64_t bytes, char *raw, size_t raw_len, char *shown, size_t shown_len) {
@@ -165,9 +192,11 @@ static int ensure_values(struct applier *a, struct target *t, struct placer_erro
   }
   if (cpus == NULL || mems == NULL)
     return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
-  if (!apply_cpulist_equal(cpus, t->cpus) && set_value(a, t, PLACER_SETTING_CPUS, cpus, cpus, t->cpus, err) < 0)
+  if (!apply_cpulist_equal(cpus, t->cpus) &&
+      set_value(a, t, t->group, PLACER_SETTING_CPUS, 0, cpus, cpus, t->cpus, err) < 0)
     return -1;
-  if (!apply_cpulist_equal(mems, t->mems) && set_value(a, t, PLACER_SETTING_MEMS, mems, mems, t->mems, err) < 0)
+  if (!apply_cpulist_equal(mems, t->mems) &&
+      set_value(a, t, t->group, PLACER_SETTING_MEMS, 0, mems, mems, t->mems, err) < 0)
     return -1;
 
   uint64_t limit = PLACER_CGROUP_UNLIMITED;
@@ -177,30 +206,11 @@ static int ensure_values(struct applier *a, struct target *t, struct placer_erro
     char raw[32], shown[32], want_raw[32], want_shown[32];
     format_limit(limit, raw, sizeof(raw), shown, sizeof(shown));
     format_limit(t->memory_limit, want_raw, sizeof(want_raw), want_shown, sizeof(want_shown));
-    if (set_value(a, t, PLACER_SETTING_MEMORY_LIMIT, raw, shown, want_shown, err) < 0)
+    if (set_value(a, t, t->group, PLACER_SETTING_MEMORY_LIMIT, 0, raw, shown, want_shown, err) < 0)
       return -1;
   }
 
-  unsigned weight = PLACER_CGROUP_WEIGHT_DEFAULT;
-  if (!fresh && placer_cgroup_read_cpu_weight(a->cg, t->group, &weight, err) < 0)
-    return -1;
-  if (weight != t->weight) {
-    /* The undo record keeps the file's raw value: v1 shares do not survive
-     * a trip through the weight scale. */
-    cleanup_free char *raw = NULL;
-    char shown[16], want[16];
-    if (fresh)
-      raw = strdup(placer_cgroup_get_mode(a->cg) == PLACER_CGROUP_V2 ? "100" : "1024");
-    else if (placer_cgroup_read_cpu_raw(a->cg, t->group, &raw, err) < 0)
-      return -1;
-    if (raw == NULL)
-      return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
-    snprintf(shown, sizeof(shown), "%u", weight);
-    snprintf(want, sizeof(want), "%u", t->weight);
-    if (set_value(a, t, PLACER_SETTING_CPU_WEIGHT, raw, shown, want, err) < 0)
-      return -1;
-  }
-  return 0;
+  return ensure_weight(a, t, t->group, t->weight, err);
 }
 
 /* Each thread's Cpus_allowed_list now. */
@@ -302,6 +312,10 @@ static int pin_threads(struct applier *a, struct target *t, struct bound_proc *p
     const char *want = desired_cpus(t, p, tids[i]);
     if (apply_cpulist_equal(now, want))
       continue;
+    /* A thread in do_exit() was left in the old group by the move (the
+     * kernel skips it) and is about to go: nothing to pin. */
+    if (placer_task_exiting(p->pid, tids[i]))
+      continue;
     struct placer_journal_entry e = { .op = PLACER_JOURNAL_AFFINITY, .pid = p->pid, .start_time = p->start_time,
                                       .tid = tids[i], .previous = strdup(now) };
     if (e.previous == NULL)
@@ -311,9 +325,9 @@ static int pin_threads(struct applier *a, struct target *t, struct bound_proc *p
                    name ? name : "?", (int)p->pid, want, now) < 0)
       return -1;
     if (!a->dry_run && placer_task_set_affinity(tids[i], want, err) < 0) {
-      /* A thread that has just exited is no failure. */
+      /* A thread that has just exited (or begun to) is no failure. */
       struct placer_error *gone2 = NULL;
-      if (placer_task_read_allowed(p->pid, tids[i], NULL, NULL, &gone2) < 0) {
+      if (placer_task_read_allowed(p->pid, tids[i], NULL, NULL, &gone2) < 0 || placer_task_exiting(p->pid, tids[i])) {
         placer_error_free(gone2);
         placer_error_free(*err);
         *err = NULL;
@@ -352,7 +366,7 @@ static int verify_process(struct applier *a, struct target *t, struct bound_proc
       placer_error_free(gone);
       continue;
     }
-    if (!apply_cpulist_equal(mems, t->mems))
+    if (!apply_cpulist_equal(mems, t->mems) && !placer_task_exiting(p->pid, tids[i]))
       return placer_error_set(err, PLACER_EXIT_SYSTEM, EAGAIN,
                               "verify pid %d (%s): thread %d has Mems_allowed_list %s, planned %s", (int)p->pid,
                               p->comm, (int)tids[i], mems, t->mems);
@@ -362,6 +376,8 @@ static int verify_process(struct applier *a, struct target *t, struct bound_proc
 
 int applier_apply_target(struct applier *a, struct target *t, struct placer_error **err) {
   if (ensure_groups(a, t, err) < 0 || ensure_values(a, t, err) < 0)
+    return -1;
+  if (t->sets_role_weight && ensure_weight(a, t, t->role_group, t->role_weight, err) < 0)
     return -1;
   for (size_t i = 0; i < t->n_procs; i++)
     if (move_process(a, t, &t->procs[i], err) < 0)

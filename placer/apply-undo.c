@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "apply-internal.h"
+#include "plan.h"
 #include "lib/textfile.h"
 #include "proc.h"
 #include "procmatch.h"
@@ -70,7 +71,7 @@ bool apply_memory_limit_equal(uint64_t have, uint64_t want) {
 }
 
 unsigned apply_effective_weight(unsigned planned) {
-  return planned ? planned : PLACER_CGROUP_WEIGHT_DEFAULT;
+  return placer_weight_effective(planned);
 }
 
 char *apply_vcpu_pu(hwloc_const_bitmap_t cpus, size_t k) {
@@ -97,23 +98,35 @@ static char *read_small(const char *path) {
   return placer_textfile_read_path(path, PLACER_TEXTFILE_MAX_BYTES, &text, NULL) < 0 ? NULL : text;
 }
 
-pid_t apply_stray_thread(pid_t pid) {
+static char *task_cgroup(pid_t pid, pid_t tid) {
   char path[96];
-  snprintf(path, sizeof(path), "/proc/%d/task/%d/cgroup", (int)pid, (int)pid);
-  cleanup_free char *main_cg = read_small(path);
+  snprintf(path, sizeof(path), "/proc/%d/task/%d/cgroup", (int)pid, (int)tid);
+  return read_small(path);
+}
+
+pid_t apply_stray_thread(pid_t pid) {
   cleanup_free pid_t *tids = NULL;
   size_t n = 0;
   struct placer_error *gone = NULL;
-  if (main_cg == NULL || placer_task_list(pid, &tids, &n, &gone) < 0) {
+  if (placer_task_list(pid, &tids, &n, &gone) < 0) {
     placer_error_free(gone);
     return 0;
   }
+  /* A thread in do_exit() is skipped by the kernel's migration and v1
+   * shows it in the root: it is about to disappear, not misplaced.  The
+   * reference is the main thread, or the first live one when it is gone. */
+  cleanup_free char *ref = task_cgroup(pid, pid);
+  if (ref && placer_task_exiting(pid, pid))
+    free(TAKE_PTR(ref));
   for (size_t i = 0; i < n; i++) {
     if (tids[i] == pid)
       continue;
-    snprintf(path, sizeof(path), "/proc/%d/task/%d/cgroup", (int)pid, (int)tids[i]);
-    cleanup_free char *cg = read_small(path);
-    if (cg && strcmp(cg, main_cg) != 0)
+    cleanup_free char *cg = task_cgroup(pid, tids[i]);
+    if (cg == NULL || placer_task_exiting(pid, tids[i]))
+      continue; /* gone meanwhile, or going */
+    if (ref == NULL)
+      ref = TAKE_PTR(cg);
+    else if (strcmp(cg, ref) != 0)
       return tids[i];
   }
   return 0;
@@ -424,7 +437,7 @@ size_t apply_undo(struct placer_cgroup *cg, struct placer_state *state, unsigned
 
 /* ------------------------------------------------------------------ reset */
 
-int placer_reset(const char *state_dir, char ***lines, size_t *n_lines, struct placer_error **err) {
+int placer_cgroupfs_reset(const char *state_dir, char ***lines, size_t *n_lines, struct placer_error **err) {
   if (state_dir == NULL)
     state_dir = placer_state_default_dir();
   struct placer_state *state = NULL;

@@ -169,6 +169,17 @@ int applier_build_targets(struct applier *a, struct placer_error **err) {
       return placer_error_set(err, PLACER_EXIT_USAGE, EINVAL, "%s: cpu weight %u is outside 1..10000", inst->name,
                               inst->cpu_weight);
     t->weight = apply_effective_weight(inst->cpu_weight);
+    /* Role groups compete as siblings: each gets the sum of its instances'
+     * weights, so that instances of different roles compete by their own. */
+    const char *slash = strrchr(t->group, '/');
+    t->role_group = slash ? strndup(t->group, (size_t)(slash - t->group)) : NULL;
+    if (t->role_group == NULL)
+      return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+    t->role_weight = placer_plan_role_weight(plan, inst->role);
+    t->sets_role_weight = true;
+    for (size_t j = 0; j < i; j++)
+      if (strcmp(a->targets[j].role_group, t->role_group) == 0)
+        t->sets_role_weight = false;
     size_t from = 0;
     const struct placer_instance_arg *q = find_arg(opt->qmps, opt->n_qmps, inst->name, &from);
     t->qmp_socket = q ? q->value : NULL;

@@ -19,6 +19,7 @@
 
 void applier_target_clear(struct target *t) {
   free(t->group);
+  free(t->role_group);
   free(t->cpus);
   free(t->mems);
   free(t->note);
@@ -98,8 +99,8 @@ static int roll_back(struct applier *a, struct placer_error **err) {
   return -1;
 }
 
-int placer_apply(const struct placer_plan *plan, const struct placer_apply_options *opt,
-                 struct placer_apply_report **report, struct placer_error **err) {
+int placer_cgroupfs_apply(const struct placer_plan *plan, const struct placer_apply_options *opt,
+                          struct placer_apply_report **report, struct placer_error **err) {
   struct applier a = { 0 };
   a.plan = plan;
   a.opt = opt;

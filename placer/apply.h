@@ -33,6 +33,13 @@ struct placer_apply_faults {
   unsigned step_delay_ms; /* sleep after each step so a test can act part-way */
 };
 
+/* Who puts the plan in force (docs/apply.md, "Backends"). */
+enum placer_apply_backend_kind {
+  PLACER_APPLY_BACKEND_AUTO,     /* systemd when PID 1 is systemd, else cgroupfs */
+  PLACER_APPLY_BACKEND_CGROUPFS, /* placer's own groups under PREFIX, written directly */
+  PLACER_APPLY_BACKEND_SYSTEMD,  /* the daemons' units, through systemctl set-property */
+};
+
 struct placer_apply_options {
   const char *state_dir;   /* NULL: placer_state_default_dir() */
   const char *cgroup_root; /* NULL: $PLACER_CGROUP_ROOT or /sys/fs/cgroup */
@@ -44,6 +51,15 @@ struct placer_apply_options {
   const struct placer_instance_arg *qmps;
   size_t n_qmps;
   struct placer_apply_faults faults; /* test hooks; all zero in normal use */
+  enum placer_apply_backend_kind backend;
+  /* systemd backend */
+  bool persist;                    /* drop-ins in /etc/systemd/system/UNIT.d/ too (survive restart and reboot) */
+  bool restart_rolling;            /* restart the units one at a time, healthy in between, then verify */
+  const char *health_cmd;          /* sh -c CMD: exit 0 = healthy (before and after each restart); NULL: none */
+  unsigned health_timeout_s;       /* 0: 300 */
+  const char *systemctl;           /* NULL: "systemctl" from PATH */
+  const char *systemd_etc_dir;     /* NULL: /etc/systemd/system */
+  const char *systemd_control_dir; /* NULL: /run/systemd/system.control */
 };
 
 struct placer_apply_bound {
@@ -68,6 +84,7 @@ struct placer_apply_instance_report {
 };
 
 struct placer_apply_report {
+  const char *backend; /* "cgroupfs" / "systemd" */
   char *profile_name;
   const char *cgroup_mode; /* "v1" / "v2" */
   char *state_dir;
@@ -80,6 +97,25 @@ struct placer_apply_report {
   char **notes; /* things the operator should know */
   size_t n_notes;
 };
+
+/* A backend of apply/status/reset, fio's engine shape: the cgroupfs one
+ * (apply.c, status.c, apply-undo.c) and the systemd one (apply-systemd*.c). */
+struct placer_apply_backend_ops {
+  const char *name;
+  int (*apply)(const struct placer_plan *plan, const struct placer_apply_options *opt,
+               struct placer_apply_report **report, struct placer_error **err);
+  int (*status)(const char *state_dir, json_t **out, bool *drift, struct placer_error **err);
+  int (*reset)(const char *state_dir, char ***lines, size_t *n_lines, struct placer_error **err);
+  int (*print_status)(json_t *status, FILE *out);
+};
+extern const struct placer_apply_backend_ops placer_apply_backend_cgroupfs;
+extern const struct placer_apply_backend_ops placer_apply_backend_systemd;
+
+/* "cgroupfs" / "systemd" (and "auto") to the enum; -1 when unknown. */
+int placer_apply_backend_parse(const char *name, enum placer_apply_backend_kind *out);
+/* The backend KIND means on this host: AUTO is systemd when
+ * /run/systemd/system exists (PID 1 is systemd), else cgroupfs. */
+const struct placer_apply_backend_ops *placer_apply_backend_get(enum placer_apply_backend_kind kind);
 
 /* Validate PLAN against this node and the running processes, then apply it.
  * On failure after a change, everything done is rolled back and the error
@@ -99,5 +135,12 @@ int placer_reset(const char *state_dir, char ***lines, size_t *n_lines, struct p
  * when anything differs. */
 int placer_status(const char *state_dir, json_t **out, bool *drift, struct placer_error **err);
 int placer_status_print_text(json_t *status, FILE *out);
+
+/* The cgroupfs backend's own entry points (the ops table's). */
+int placer_cgroupfs_apply(const struct placer_plan *plan, const struct placer_apply_options *opt,
+                          struct placer_apply_report **report, struct placer_error **err);
+int placer_cgroupfs_status(const char *state_dir, json_t **out, bool *drift, struct placer_error **err);
+int placer_cgroupfs_reset(const char *state_dir, char ***lines, size_t *n_lines, struct placer_error **err);
+int placer_cgroupfs_status_print_text(json_t *status, FILE *out);
 
 #endif

@@ -1,6 +1,7 @@
 /* CPU time a group used: v1 cpuacct.usage (ns), v2 cpu.stat usage_usec.
  * The parsers are pure and are the ops table's parse_cpu_usage. */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,8 +26,12 @@ static int parse_u64(const char *s, const char **end, uint64_t *out) {
 int placer_cgroup_parse_cpuacct_usage(const char *text, uint64_t *out_ns, struct placer_error **err) {
   const char *end;
   uint64_t v;
-  if (parse_u64(text, &end, &v) < 0 || strspn(end, " \t\n") != strlen(end))
-    return placer_error_set(err, PLACER_EXIT_SYSTEM, 0, "cpuacct.usage: not a number: \"%.40s\"", text);
+  if (parse_u64(text, &end, &v) < 0 || strspn(end, " \t\n") != strlen(end)) {
+    /* the first line only: an error is one line */
+    int shown = (int)strcspn(text, "\n");
+    return placer_error_set(err, PLACER_EXIT_SYSTEM, 0, "cpuacct.usage: not a number: \"%.*s\"",
+                            shown < 40 ? shown : 40, text);
+  }
   *out_ns = v;
   return 0;
 }
@@ -46,6 +51,8 @@ int placer_cgroup_parse_cpu_stat(const char *text, uint64_t *out_ns, struct plac
   uint64_t usec;
   if (keyed_u64(text, "usage_usec", &usec) < 0)
     return placer_error_set(err, PLACER_EXIT_SYSTEM, 0, "cpu.stat: no \"usage_usec\" line");
+  if (usec > UINT64_MAX / 1000)
+    return placer_error_set(err, PLACER_EXIT_SYSTEM, 0, "cpu.stat: usage_usec %" PRIu64 " out of range", usec);
   *out_ns = usec * 1000;
   return 0;
 }

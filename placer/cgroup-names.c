@@ -1,7 +1,6 @@
 /* Group names and paths (what a profile may make placer create), and the
  * cpu.weight <-> cpu.shares conversion.  Pure: no cgroup is touched. */
 #include <errno.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -90,43 +89,23 @@ bool cg_recorded_path_is_safe(const char *path) {
 
 /* ------------------------------------------------------------------ shares <-> weight */
 
-/* The log-quadratic map runc and crun adopted (kubernetes KEP 2254 follow-up):
- * it sends v1's range [2, 2^18] onto v2's [1, 10^4] and the defaults
- * 1024 onto 100, which the older linear map did not (1024 -> 39). */
-static double weight_exponent(double shares) {
-  double l = log2(shares);
-  return (l * l + 125.0 * l) / 612.0 - 7.0 / 34.0;
-}
-
+/* Linear, so that weights stay ratios on v1 as they are on v2: two groups
+ * at weights 900 and 100 get 9216 and 1024 shares and split a CPU 9:1.
+ * (runc's log-quadratic map also sends 100 to 1024, but 900 to ~15000:
+ * a 15:1 split.)  Weight 100 is the default 1024 shares either way. */
 unsigned placer_cgroup_shares_to_weight(uint64_t shares) {
-  if (shares <= PLACER_CGROUP_SHARES_MIN)
-    return PLACER_CGROUP_WEIGHT_MIN;
-  if (shares >= PLACER_CGROUP_SHARES_MAX)
+  if (shares >= (uint64_t)PLACER_CGROUP_WEIGHT_MAX * 1024 / 100)
     return PLACER_CGROUP_WEIGHT_MAX;
-  /* The epsilon keeps exact points exact: 10^2.0 computed as 100.00000000001
-   * must give 100, not 101. */
-  double w = ceil(pow(10.0, weight_exponent((double)shares)) - 1e-9);
-  if (w < PLACER_CGROUP_WEIGHT_MIN)
-    return PLACER_CGROUP_WEIGHT_MIN;
-  if (w > PLACER_CGROUP_WEIGHT_MAX)
-    return PLACER_CGROUP_WEIGHT_MAX;
-  return (unsigned)w;
+  /* Nearest weight: exact for every shares value weight_to_shares writes. */
+  uint64_t w = (shares * 100 + 512) / 1024;
+  return w < PLACER_CGROUP_WEIGHT_MIN ? PLACER_CGROUP_WEIGHT_MIN : (unsigned)w;
 }
 
 uint64_t placer_cgroup_weight_to_shares(unsigned weight) {
-  if (weight <= PLACER_CGROUP_WEIGHT_MIN)
-    return PLACER_CGROUP_SHARES_MIN;
-  if (weight >= PLACER_CGROUP_WEIGHT_MAX)
-    return PLACER_CGROUP_SHARES_MAX;
-  /* Solve L^2 + 125 L - 612 (log10 W + 7/34) = 0 for L = log2(shares). */
-  double c = 612.0 * (log10((double)weight) + 7.0 / 34.0);
-  double l = (-125.0 + sqrt(125.0 * 125.0 + 4.0 * c)) / 2.0;
-  uint64_t s = (uint64_t)llround(exp2(l));
-  /* The map is many-to-one; take the shares nearest the exact inverse that
-   * reads back as WEIGHT, so set-then-read is stable. */
-  while (s > PLACER_CGROUP_SHARES_MIN && placer_cgroup_shares_to_weight(s) > weight)
-    s--;
-  while (s < PLACER_CGROUP_SHARES_MAX && placer_cgroup_shares_to_weight(s) < weight)
-    s++;
-  return s;
+  if (weight < PLACER_CGROUP_WEIGHT_MIN)
+    weight = PLACER_CGROUP_WEIGHT_MIN;
+  if (weight > PLACER_CGROUP_WEIGHT_MAX)
+    weight = PLACER_CGROUP_WEIGHT_MAX;
+  uint64_t s = (uint64_t)weight * 1024 / 100;
+  return s < PLACER_CGROUP_SHARES_MIN ? PLACER_CGROUP_SHARES_MIN : s;
 }

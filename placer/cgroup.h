@@ -183,9 +183,9 @@ int placer_cgroup_subtree_pids(struct placer_cgroup *cg, const char *group, pid_
 int placer_cgroup_signal_subtree(struct placer_cgroup *cg, const char *group, int sig, size_t *n_live,
                                  struct placer_error **err);
 
-/* cpu.weight (v2 scale) <-> cpu.shares (v1), the conversion runc >= 1.3.2
- * and crun >= 1.23 use: weight = ceil(10^((L^2 + 125 L) / 612 - 7/34)) with
- * L = log2(shares); shares 2 <-> 1, 1024 <-> 100, 262144 <-> 10000. */
+/* cpu.weight (v2 scale) <-> cpu.shares (v1), linear so that weights are
+ * ratios on both: shares = weight * 1024 / 100 (1 -> 10, 100 -> 1024,
+ * 10000 -> 102400); back to the nearest weight, clamped to 1..10000. */
 unsigned placer_cgroup_shares_to_weight(uint64_t shares);
 uint64_t placer_cgroup_weight_to_shares(unsigned weight);
 

@@ -1,6 +1,7 @@
 /* A plan as JSON: the contract other tools and CI checks read (schema 1,
  * documented in docs/profiles.md).  Keys are added in a fixed order so the
  * same plan always prints the same bytes. */
+#include <math.h>
 #include <stdlib.h>
 
 #include "plan.h"
@@ -16,7 +17,8 @@ static json_t *string_or_null(const char *s) {
   return s ? json_string(s) : json_null();
 }
 
-static json_t *instance_to_json(const struct placer_instance *inst) {
+static json_t *instance_to_json(const struct placer_plan *plan, size_t index) {
+  const struct placer_instance *inst = &plan->instances[index];
   json_t *j = json_object();
   json_object_set_new(j, "name", json_string(inst->name));
   json_object_set_new(j, "role", json_string(inst->role));
@@ -35,6 +37,9 @@ static json_t *instance_to_json(const struct placer_instance *inst) {
   json_object_set_new(j, "whole_cores", json_boolean(inst->whole_cores));
   json_object_set_new(j, "numa_node", inst->numa_node >= 0 ? json_integer(inst->numa_node) : json_null());
   json_object_set_new(j, "cpu_weight", inst->cpu_weight ? json_integer(inst->cpu_weight) : json_null());
+  json_object_set_new(j, "role_cpu_weight", json_integer(placer_plan_role_weight(plan, inst->role)));
+  /* Rounded so the same plan always prints the same, short, bytes. */
+  json_object_set_new(j, "cpu_share", json_real(round(placer_plan_cpu_share(plan, index) * 10000) / 10000));
   json_t *match = json_object();
   json_object_set_new(match, "kind", json_string(placer_match_kind_name(inst->match.kind)));
   json_object_set_new(match, "value", string_or_null(inst->match.value));
@@ -64,7 +69,7 @@ json_t *placer_plan_to_json(const struct placer_plan *plan) {
 
   json_t *instances = json_array();
   for (size_t i = 0; i < plan->n_instances; i++)
-    json_array_append_new(instances, instance_to_json(&plan->instances[i]));
+    json_array_append_new(instances, instance_to_json(plan, i));
   json_object_set_new(j, "instances", instances);
 
   json_t *free_set = json_object();

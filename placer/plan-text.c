@@ -7,10 +7,22 @@
 #include "plan.h"
 #include "lib/units.h"
 
-enum { COL_INSTANCE, COL_ROLE, COL_NEAR, COL_NUMA, COL_CPUS, COL_MEMS, COL_MEMORY, COL_LOCALITY, COL_WARN, N_COLS };
+enum {
+  COL_INSTANCE,
+  COL_ROLE,
+  COL_NEAR,
+  COL_NUMA,
+  COL_CPUS,
+  COL_SHARE,
+  COL_MEMS,
+  COL_MEMORY,
+  COL_LOCALITY,
+  COL_WARN,
+  N_COLS
+};
 
 static const char *const headers[N_COLS] = {
-  "INSTANCE", "ROLE", "DEVICE/NIC", "NUMA", "CPUS", "MEMS", "MEMORY", "LOCALITY", "WARNINGS",
+  "INSTANCE", "ROLE", "DEVICE/NIC", "NUMA", "CPUS", "CPU SHARE", "MEMS", "MEMORY", "LOCALITY", "WARNINGS",
 };
 
 /* Warnings about an instance start with "NAME: ". */
@@ -19,7 +31,8 @@ static bool warning_is_about(const char *warning, const char *name) {
   return strncmp(warning, name, n) == 0 && warning[n] == ':' && warning[n + 1] == ' ';
 }
 
-static char *instance_cell(const struct placer_plan *plan, const struct placer_instance *inst, int col) {
+static char *instance_cell(const struct placer_plan *plan, size_t index, int col) {
+  const struct placer_instance *inst = &plan->instances[index];
   char *s = NULL;
   char buf[64];
   switch (col) {
@@ -52,6 +65,10 @@ static char *instance_cell(const struct placer_plan *plan, const struct placer_i
       return shared;
     }
     return s;
+  case COL_SHARE:
+    /* What it gets of its CPUs when every instance is busy (plan-weight.c). */
+    snprintf(buf, sizeof(buf), "%.0f%%", 100.0 * placer_plan_cpu_share(plan, index));
+    return strdup(buf);
   case COL_MEMS:
     if (!inst->pinned)
       return strdup("any");
@@ -126,6 +143,9 @@ int placer_plan_print_text(const struct placer_plan *plan, FILE *out) {
   if (cells == NULL)
     return -1;
   cleanup_free size_t *run_end = calloc(rows ? rows : 1, sizeof(size_t));
+  /* declared before the first goto: jumping past a cleanup variable's
+   * initialization would free garbage at the return */
+  cleanup_free char *reserved = NULL, *reserved_mems = NULL, *free_cpus = NULL;
   size_t width[N_COLS];
   int rc = -1;
   if (run_end == NULL)
@@ -134,7 +154,7 @@ int placer_plan_print_text(const struct placer_plan *plan, FILE *out) {
     width[c] = strlen(headers[c]);
   for (size_t r = 0; r < rows; r++)
     for (int c = 0; c < N_COLS; c++)
-      if ((cells[r * N_COLS + c] = instance_cell(plan, &plan->instances[r], c)) == NULL)
+      if ((cells[r * N_COLS + c] = instance_cell(plan, r, c)) == NULL)
         goto out;
   if (collapse_runs(plan, cells, rows, run_end) < 0)
     goto out;
@@ -143,9 +163,9 @@ int placer_plan_print_text(const struct placer_plan *plan, FILE *out) {
       if (strlen(cells[r * N_COLS + c]) > width[c])
         width[c] = strlen(cells[r * N_COLS + c]);
 
-  cleanup_free char *reserved = placer_cpulist_format(plan->reserved_cpus);
-  cleanup_free char *reserved_mems = placer_cpulist_format(plan->reserved_mems);
-  cleanup_free char *free_cpus = placer_cpulist_format(plan->free_cpus);
+  reserved = placer_cpulist_format(plan->reserved_cpus);
+  reserved_mems = placer_cpulist_format(plan->reserved_mems);
+  free_cpus = placer_cpulist_format(plan->free_cpus);
   char host_memory[32];
   placer_format_bytes(plan->reserved_memory_bytes, host_memory, sizeof(host_memory));
   fprintf(out, "profile  %s\n", plan->profile_name);

@@ -69,6 +69,28 @@ const struct placer_instance *placer_plan_find(const struct placer_plan *plan, c
 
 const char *placer_locality_name(enum placer_locality loc);
 
+/* CPU weights between instances (plan-weight.c).  The kernel divides CPU
+ * among sibling groups, and instances live in PREFIX/ROLE/INSTANCE: so apply
+ * gives each role group the sum of its instances' weights, which makes every
+ * pair of instances sharing CPUs compete as if they were siblings (a role
+ * group's weight is spread over the CPUs its instances are busy on).  When
+ * the largest sum exceeds cpu.weight's 10000, every role's is scaled down
+ * by the same factor, which keeps the ratios between roles. */
+
+/* The weight in force for a planned weight: 0 (the profile sets none) is
+ * the kernel default, 100. */
+unsigned placer_weight_effective(unsigned planned);
+/* The group weight of role ROLE, given every instance's role name and
+ * planned weight (N of them); 0 when ROLE has none. */
+unsigned placer_weight_role(const char *const *roles, const unsigned *planned, size_t n, const char *role);
+/* The same for ROLE's instances in PLAN. */
+unsigned placer_plan_role_weight(const struct placer_plan *plan, const char *role);
+/* The share (0..1] of its CPUs that instance INDEX gets when every
+ * instance is busy: its weight over the sum of the weights of every instance
+ * whose CPUs overlap its own, itself included (weights as the role groups
+ * pass them on: scaled when the role weights were). */
+double placer_plan_cpu_share(const struct placer_plan *plan, size_t index);
+
 #define PLACER_PLAN_JSON_SCHEMA 1
 json_t *placer_plan_to_json(const struct placer_plan *plan);
 int placer_plan_print_text(const struct placer_plan *plan, FILE *out);

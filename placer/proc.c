@@ -269,8 +269,7 @@ char *placer_task_comm(pid_t pid, pid_t tid) {
   return comm;
 }
 
-/* Value of "KEY:\tVALUE" in status text. */
-static char *status_field(const char *status, const char *key) {
+char *placer_proc_status_field(const char *status, const char *key) {
   size_t klen = strlen(key);
   for (const char *line = status; line && *line;) {
     const char *eol = strchr(line, '\n');
@@ -295,8 +294,8 @@ int placer_task_read_allowed(pid_t pid, pid_t tid, char **cpus, char **mems, str
   cleanup_free char *status = NULL;
   if (read_task_file(dir, "status", &status, err) < 0)
     return -1;
-  cleanup_free char *c = status_field(status, "Cpus_allowed_list");
-  cleanup_free char *m = status_field(status, "Mems_allowed_list");
+  cleanup_free char *c = placer_proc_status_field(status, "Cpus_allowed_list");
+  cleanup_free char *m = placer_proc_status_field(status, "Mems_allowed_list");
   if (c == NULL || m == NULL)
     return placer_error_set(err, PLACER_EXIT_SYSTEM, 0, "%s/status: no Cpus_allowed_list/Mems_allowed_list", dir);
   if (cpus)

@@ -47,6 +47,9 @@ int placer_task_list(pid_t pid, pid_t **tids, size_t *n_tids, struct placer_erro
 /* /proc/PID/task/TID/comm without its newline, "?" when the thread is gone;
  * NULL only on ENOMEM. */
 char *placer_task_comm(pid_t pid, pid_t tid);
+/* Value of "KEY:\tVALUE" in the text of a status file (pure), NULL when
+ * absent; caller frees. */
+char *placer_proc_status_field(const char *status, const char *key);
 /* Cpus_allowed_list / Mems_allowed_list of /proc/PID/task/TID/status (TID 0:
  * /proc/PID/status).  Either out may be NULL. */
 int placer_task_read_allowed(pid_t pid, pid_t tid, char **cpus, char **mems, struct placer_error **err);

@@ -311,7 +311,7 @@ int pyaml_read_file(const char *what, const char *path, size_t max_bytes, char *
     return placer_error_errno(err, PLACER_EXIT_USAGE, errno, "%s '%s'", what, path);
   if (placer_textfile_read_fd(fd, max_bytes, text, len) < 0) {
     if (errno == EFBIG)
-      return placer_error_set(err, PLACER_EXIT_USAGE, 0, "%s '%s': larger than %zu MiB", what, path, max_bytes >> 20);
+      return placer_error_set(err, PLACER_EXIT_USAGE, 0, "%s:1:1: %s larger than %zu MiB", path, what, max_bytes >> 20);
     if (errno == ENOMEM)
       return placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "%s '%s'", what, path);
     return placer_error_errno(err, PLACER_EXIT_USAGE, errno, "%s '%s': read", what, path);
@@ -319,7 +319,59 @@ int pyaml_read_file(const char *what, const char *path, size_t max_bytes, char *
   return 0;
 }
 
+/* Before the document is built, a pass over the events refuses what would
+ * cost memory or time out of proportion to the file: aliases (a few lines
+ * of them can stand for billions of nodes, or for a cycle the walkers would
+ * follow forever), nesting deeper than PYAML_MAX_DEPTH and more than
+ * PYAML_MAX_NODES nodes.  A syntax error ends the pass quietly: the load
+ * that follows reports it with its position. */
+static int check_limits(const char *file, const char *text, size_t len, struct placer_error **err) {
+  yaml_parser_t parser;
+  if (!yaml_parser_initialize(&parser))
+    return placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "%s: yaml_parser_initialize", file);
+  yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
+  unsigned depth = 0;
+  size_t nodes = 0;
+  int rc = 0;
+  for (bool done = false; !done && rc == 0;) {
+    yaml_event_t event;
+    if (!yaml_parser_parse(&parser, &event))
+      break;
+    const yaml_mark_t *at = &event.start_mark;
+    switch (event.type) {
+    case YAML_STREAM_END_EVENT: done = true; break;
+    case YAML_ALIAS_EVENT:
+      rc = placer_error_set(err, PLACER_EXIT_USAGE, 0, "%s:%zu:%zu: YAML aliases (*%s) are not supported", file,
+                            at->line + 1, at->column + 1, (const char *)event.data.alias.anchor);
+      break;
+    case YAML_SEQUENCE_START_EVENT:
+    case YAML_MAPPING_START_EVENT:
+      if (++depth > PYAML_MAX_DEPTH) {
+        rc = placer_error_set(err, PLACER_EXIT_USAGE, 0, "%s:%zu:%zu: nested deeper than %u levels", file, at->line + 1,
+                              at->column + 1, PYAML_MAX_DEPTH);
+        break;
+      }
+      /* fall through */
+    case YAML_SCALAR_EVENT:
+      if (++nodes > PYAML_MAX_NODES)
+        rc = placer_error_set(err, PLACER_EXIT_USAGE, 0, "%s:%zu:%zu: more than %u YAML nodes", file, at->line + 1,
+                              at->column + 1, PYAML_MAX_NODES);
+      break;
+    case YAML_SEQUENCE_END_EVENT:
+    case YAML_MAPPING_END_EVENT: depth--; break;
+    default: break;
+    }
+    yaml_event_delete(&event);
+  }
+  yaml_parser_delete(&parser);
+  return rc;
+}
+
 int pyaml_walk_load(const char *file, const char *text, size_t len, yaml_document_t *doc, struct placer_error **err) {
+  if (len > PYAML_MAX_BYTES)
+    return placer_error_set(err, PLACER_EXIT_USAGE, 0, "%s:1:1: larger than %u MiB", file, PYAML_MAX_BYTES >> 20);
+  if (check_limits(file, text, len, err) < 0)
+    return -1;
   yaml_parser_t parser;
   if (!yaml_parser_initialize(&parser))
     return placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "%s: yaml_parser_initialize", file);

@@ -52,14 +52,22 @@ struct pyaml_schema {
   size_t n_fields;
 };
 
+/* Limits on a profile or study, far above any real one (the shipped ones are
+ * a few KiB, 5 levels deep): beyond them the load fails with one line
+ * (FILE:LINE:COL) before memory or time grows with the input. */
+#define PYAML_MAX_BYTES (1u << 20)
+#define PYAML_MAX_DEPTH 32u
+#define PYAML_MAX_NODES 100000u
+
 /* The one YAML file loader of profiles and studies: the bytes of PATH, at
- * most MAX_BYTES, for placer_profile_parse/placer_study_parse.  Errors are
+ * most MAX_BYTES (PYAML_MAX_BYTES), for placer_profile_parse/placer_study_parse.  Errors are
  * bad input (PLACER_EXIT_USAGE) naming WHAT ("profile", "study") and PATH. */
 int pyaml_read_file(const char *what, const char *path, size_t max_bytes, char **text, size_t *len,
                     struct placer_error **err);
 
-/* Parse a whole file (text, len) into doc; syntax errors and empty or
- * multi-document input fail with FILE:LINE:COL. */
+/* Parse a whole file (text, len) into doc; syntax errors, empty or
+ * multi-document input, aliases and input over the limits above fail with
+ * FILE:LINE:COL. */
 int pyaml_walk_load(const char *file, const char *text, size_t len, yaml_document_t *doc, struct placer_error **err);
 
 /* Walk a mapping node with a schema, storing values into target. */

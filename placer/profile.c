@@ -581,7 +581,7 @@ out:
 int placer_profile_load(const char *path, struct placer_profile **out, struct placer_error **err) {
   cleanup_free char *text = NULL;
   size_t len = 0;
-  if (pyaml_read_file("profile", path, (size_t)64 << 20, &text, &len, err) < 0)
+  if (pyaml_read_file("profile", path, PYAML_MAX_BYTES, &text, &len, err) < 0)
     return -1;
   return placer_profile_parse(path, text ? text : "", len, out, err);
 }

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "apply-internal.h"
+#include "plan.h"
 #include "lib/textfile.h"
 #include "proc.h"
 #include "procmatch.h"
@@ -162,6 +163,10 @@ static bool check_process(struct placer_cgroup *cg, const struct placer_state_in
       placer_error_free(gone);
       continue;
     }
+    /* A thread in do_exit() keeps the masks of the group it was in when
+     * the process moved (the kernel does not migrate it): not drift. */
+    if (placer_task_exiting(pid, tids[i]))
+      continue;
     for (size_t k = 0; k < n_vcpus; k++)
       if (vcpus[k].tid == tids[i])
         pin = apply_vcpu_pu(cpus, k);
@@ -201,7 +206,42 @@ static bool check_process(struct placer_cgroup *cg, const struct placer_state_in
   return in_group;
 }
 
-static json_t *check_instance(struct placer_cgroup *cg, const struct placer_state_instance *si) {
+/* The weight ROLE's group should have: the sum of its instances'
+ * (plan-weight.c); 0 when it cannot be told. */
+static unsigned role_weight(const struct placer_state *state, const char *role) {
+  size_t n = state->n_instances;
+  cleanup_free const char **roles = calloc(n ? n : 1, sizeof(*roles));
+  cleanup_free unsigned *planned = calloc(n ? n : 1, sizeof(*planned));
+  if (roles == NULL || planned == NULL || role == NULL)
+    return 0;
+  for (size_t i = 0; i < n; i++) {
+    roles[i] = state->instances[i].role;
+    planned[i] = state->instances[i].cpu_weight;
+  }
+  return placer_weight_role(roles, planned, n, role);
+}
+
+/* The role group's weight against PLANNED (0: unknown, not checked). */
+static void check_role_weight(struct placer_cgroup *cg, const struct placer_state_instance *si, unsigned planned,
+                              json_t *inst, json_t *actual) {
+  const char *slash = strrchr(si->group, '/');
+  cleanup_free char *role_group = slash ? strndup(si->group, (size_t)(slash - si->group)) : NULL;
+  unsigned weight = 0;
+  struct placer_error *e = NULL;
+  if (planned == 0 || role_group == NULL)
+    return;
+  if (placer_cgroup_read_cpu_weight(cg, role_group, &weight, &e) < 0) {
+    drift(inst, "cannot read %s: %s", role_group, e->msg);
+    placer_error_free(e);
+    return;
+  }
+  json_object_set_new(actual, "role_cpu_weight", json_integer(weight));
+  if (weight != planned)
+    drift(inst, "%s cpu weight %u, planned %u (the sum of its instances')", role_group, weight, planned);
+}
+
+static json_t *check_instance(struct placer_cgroup *cg, const struct placer_state_instance *si,
+                              unsigned planned_role_weight) {
   json_t *inst = json_object();
   json_object_set_new(inst, "name", str_or_null(si->name));
   json_object_set_new(inst, "role", str_or_null(si->role));
@@ -219,6 +259,7 @@ static json_t *check_instance(struct placer_cgroup *cg, const struct placer_stat
   json_object_set_new(planned, "mems", json_string(si->mems));
   json_object_set_new(planned, "memory_bytes", limit_json(planned_limit));
   json_object_set_new(planned, "cpu_weight", json_integer(planned_weight));
+  json_object_set_new(planned, "role_cpu_weight", json_integer(planned_role_weight));
   json_object_set_new(planned, "pin_vcpus", json_boolean(si->pin_vcpus));
   json_object_set_new(inst, "planned", planned);
 
@@ -258,6 +299,8 @@ static json_t *check_instance(struct placer_cgroup *cg, const struct placer_stat
       if (weight != planned_weight)
         drift(inst, "%s cpu weight %u, planned %u", si->group, weight, planned_weight);
     }
+    if (e == NULL)
+      check_role_weight(cg, si, planned_role_weight, inst, actual);
     if (e) {
       drift(inst, "cannot read %s: %s", si->group, e->msg);
       placer_error_free(e);
@@ -315,7 +358,7 @@ static json_t *check_instance(struct placer_cgroup *cg, const struct placer_stat
   return inst;
 }
 
-int placer_status(const char *state_dir, json_t **out, bool *drift_found, struct placer_error **err) {
+int placer_cgroupfs_status(const char *state_dir, json_t **out, bool *drift_found, struct placer_error **err) {
   if (state_dir == NULL)
     state_dir = placer_state_default_dir();
   struct placer_state *state = NULL;
@@ -343,7 +386,8 @@ int placer_status(const char *state_dir, json_t **out, bool *drift_found, struct
     any = true;
   }
   if (state->n_instances == 0 && state->n_journal > 0 && !state->pending_txn) {
-    json_array_append_new(problems, json_string("changes from a failed rollback are still in force: run 'placer reset'"));
+    json_array_append_new(problems,
+                          json_string("changes from a failed rollback are still in force: run 'placer reset'"));
     any = true;
   }
   json_t *insts = json_array();
@@ -357,7 +401,8 @@ int placer_status(const char *state_dir, json_t **out, bool *drift_found, struct
       return -1;
     }
     for (size_t i = 0; i < state->n_instances; i++) {
-      json_t *inst = check_instance(cg, &state->instances[i]);
+      const struct placer_state_instance *si = &state->instances[i];
+      json_t *inst = check_instance(cg, si, role_weight(state, si->role));
       if (!json_is_true(json_object_get(inst, "ok")))
         any = true;
       json_array_append_new(insts, inst);
@@ -390,14 +435,14 @@ static void print_limit(FILE *out, json_t *v) {
   }
 }
 
-int placer_status_print_text(json_t *doc, FILE *out) {
+int placer_cgroupfs_status_print_text(json_t *doc, FILE *out) {
   const char *dir = jstr(doc, "state_dir");
   if (json_is_true(json_object_get(doc, "busy")))
     fprintf(out, "note: an apply or reset is running now; what follows may be mid-change\n");
   json_t *problem;
   size_t i;
   json_array_foreach(json_object_get(doc, "problems"), i, problem)
-    fprintf(out, "DRIFT: %s\n", json_string_value(problem));
+      fprintf(out, "DRIFT: %s\n", json_string_value(problem));
   if (!json_is_true(json_object_get(doc, "applied"))) {
     if (json_array_size(json_object_get(doc, "problems")))
       fprintf(out, "no completed apply recorded in %s\n", dir);
@@ -438,10 +483,8 @@ int placer_status_print_text(json_t *doc, FILE *out) {
       fprintf(out, "  no process");
     fputc('\n', out);
     json_t *line;
-    json_array_foreach(json_object_get(inst, "drift"), k, line)
-      fprintf(out, "    DRIFT %s\n", json_string_value(line));
-    json_array_foreach(json_object_get(inst, "notes"), k, line)
-      fprintf(out, "    note: %s\n", json_string_value(line));
+    json_array_foreach(json_object_get(inst, "drift"), k, line) fprintf(out, "    DRIFT %s\n", json_string_value(line));
+    json_array_foreach(json_object_get(inst, "notes"), k, line) fprintf(out, "    note: %s\n", json_string_value(line));
   }
   size_t n_problems = json_array_size(json_object_get(doc, "problems"));
   fprintf(out, "%zu instance%s, %zu with drift%s\n", n, n == 1 ? "" : "s", n_drift,

@@ -2,6 +2,7 @@
  * I/O devices are collected in topology-io.c; printers live in
  * topology-json.c and topology-text.c. */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,8 +11,28 @@
 #include "topology-internal.h"
 
 /* hwloc 2.x reads XML format 1.x and 2.x; a 3.x file fails inside hwloc with
- * no reason given, so look at the root element first to say why. */
-static int check_xml_header(const char *path, struct placer_error **err) {
+ * no reason given, so look at the root element in the first bytes (HEAD, N
+ * bytes, NUL-terminated) to say why. */
+static int check_xml_header(const char *name, const char *head, size_t n, struct placer_error **err) {
+  if (n == 0)
+    return placer_error_set(err, PLACER_EXIT_USAGE, 0, "topology '%s': empty file", name);
+  const char *root = strstr(head, "<topology");
+  if (root == NULL)
+    return placer_error_set(err, PLACER_EXIT_USAGE, 0,
+                            "topology '%s': not an hwloc XML topology (no <topology> element)", name);
+  const char *version = strstr(root, "version=\"");
+  const char *end = strchr(root, '>');
+  if (version && end && version < end) {
+    unsigned major = (unsigned)strtoul(version + 9, NULL, 10);
+    if (major > HWLOC_API_VERSION >> 16)
+      return placer_error_set(err, PLACER_EXIT_USAGE, 0,
+                              "topology '%s': written by a newer hwloc (XML format %u.x; this placer reads up to %u.x)",
+                              name, major, HWLOC_API_VERSION >> 16);
+  }
+  return 0;
+}
+
+static int check_xml_file(const char *path, struct placer_error **err) {
   cleanup_fclose FILE *f = fopen(path, "r");
   if (f == NULL)
     return placer_error_errno(err, PLACER_EXIT_USAGE, errno, "topology '%s'", path);
@@ -20,39 +41,52 @@ static int check_xml_header(const char *path, struct placer_error **err) {
   if (ferror(f))
     return placer_error_errno(err, PLACER_EXIT_USAGE, errno, "topology '%s': read", path);
   head[n] = '\0';
-  if (n == 0)
-    return placer_error_set(err, PLACER_EXIT_USAGE, 0, "topology '%s': empty file", path);
-  const char *root = strstr(head, "<topology");
-  if (root == NULL)
-    return placer_error_set(err, PLACER_EXIT_USAGE, 0,
-                            "topology '%s': not an hwloc XML topology (no <topology> element)", path);
-  const char *version = strstr(root, "version=\"");
-  const char *end = strchr(root, '>');
-  if (version && end && version < end) {
-    unsigned major = (unsigned)strtoul(version + 9, NULL, 10);
-    if (major > HWLOC_API_VERSION >> 16)
-      return placer_error_set(err, PLACER_EXIT_USAGE, 0,
-                              "topology '%s': written by a newer hwloc (XML format %u.x; this placer reads up to %u.x)",
-                              path, major, HWLOC_API_VERSION >> 16);
-  }
-  return 0;
+  return check_xml_header(path, head, n, err);
 }
 
-static int load_hwloc(struct placer_topology *topo, const char *xml_path, struct placer_error **err) {
+/* XML_PATH NULL and XML NULL: the live machine; else the file, or the buffer
+ * XML of LEN bytes (named NAME in messages). */
+static int load_hwloc(struct placer_topology *topo, const char *xml_path, const char *xml, size_t len,
+                      struct placer_error **err) {
+  const char *name = topo->source;
+  /* hwloc prints a box of text on stderr about a corrupt XML file before it
+   * fails or repairs it; placer's error is one line (the user may still ask
+   * for hwloc's with HWLOC_HIDE_ERRORS=0) */
+  if (xml_path || xml)
+    setenv("HWLOC_HIDE_ERRORS", "2", 0);
   if (hwloc_topology_init(&topo->hw) < 0)
     return placer_error_errno(err, PLACER_EXIT_SYSTEM, errno, "hwloc_topology_init");
   hwloc_topology_set_io_types_filter(topo->hw, HWLOC_TYPE_FILTER_KEEP_IMPORTANT);
   hwloc_topology_set_flags(topo->hw, HWLOC_TOPOLOGY_FLAG_INCLUDE_DISALLOWED);
   if (xml_path) {
-    if (check_xml_header(xml_path, err) < 0)
+    if (check_xml_file(xml_path, err) < 0)
       return -1;
     if (hwloc_topology_set_xml(topo->hw, xml_path) < 0)
-      return placer_error_errno(err, PLACER_EXIT_USAGE, errno, "topology '%s': hwloc cannot read it", xml_path);
+      return placer_error_errno(err, PLACER_EXIT_USAGE, errno, "topology '%s': hwloc cannot read it", name);
+  } else if (xml) {
+    /* hwloc wants a NUL-terminated buffer, its size counting the NUL */
+    char head[4096];
+    size_t n = len < sizeof(head) - 1 ? len : sizeof(head) - 1;
+    memcpy(head, xml, n);
+    head[n] = '\0';
+    if (check_xml_header(name, head, n, err) < 0)
+      return -1;
+    cleanup_free char *copy = malloc(len + 1);
+    if (copy == NULL)
+      return placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "topology '%s'", name);
+    memcpy(copy, xml, len);
+    copy[len] = '\0';
+    if (len >= INT_MAX || hwloc_topology_set_xmlbuffer(topo->hw, copy, (int)len + 1) < 0)
+      return placer_error_errno(err, PLACER_EXIT_USAGE, errno, "topology '%s': hwloc cannot read it", name);
+    if (hwloc_topology_load(topo->hw) < 0)
+      return placer_error_set(err, PLACER_EXIT_USAGE, errno,
+                              "topology '%s': not a valid hwloc XML topology (corrupt or truncated)", name);
+    return 0;
   }
   if (hwloc_topology_load(topo->hw) < 0) {
     if (xml_path)
       return placer_error_set(err, PLACER_EXIT_USAGE, errno,
-                              "topology '%s': not a valid hwloc XML topology (corrupt or truncated)", xml_path);
+                              "topology '%s': not a valid hwloc XML topology (corrupt or truncated)", name);
     return placer_error_errno(err, PLACER_EXIT_SYSTEM, errno, "hwloc_topology_load");
   }
   return 0;
@@ -183,13 +217,30 @@ static void restrict_to_own_binding(struct placer_topology *topo) {
   hwloc_bitmap_free(bound);
 }
 
-int placer_topology_load(const char *xml_path, struct placer_topology **out, struct placer_error **err) {
+/* Objects placer counts by type must sit at one depth: hwloc gives no
+ * count (-1) and no object by index for a type found at several depths,
+ * which only a hand-edited or corrupt XML file has. */
+static int check_depths(const struct placer_topology *topo, struct placer_error **err) {
+  static const hwloc_obj_type_t types[] = { HWLOC_OBJ_PACKAGE, HWLOC_OBJ_CORE, HWLOC_OBJ_PU, HWLOC_OBJ_L3CACHE };
+  for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++)
+    if (hwloc_get_type_depth(topo->hw, types[i]) == HWLOC_TYPE_DEPTH_MULTIPLE)
+      return placer_error_set(err, PLACER_EXIT_USAGE, 0, "topology '%s': %s objects at several depths", topo->source,
+                              hwloc_obj_type_string(types[i]));
+  return 0;
+}
+
+static int topology_load(const char *xml_path, const char *name, const char *xml, size_t len,
+                         struct placer_topology **out, struct placer_error **err) {
   struct placer_topology *topo = calloc(1, sizeof(*topo));
   if (topo == NULL)
     return placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "load topology");
-  topo->is_live = xml_path == NULL;
-  topo->source = strdup(xml_path ? xml_path : "live");
-  if (load_hwloc(topo, xml_path, err) < 0)
+  topo->is_live = xml_path == NULL && xml == NULL;
+  topo->source = strdup(xml_path ? xml_path : xml ? name : "live");
+  if (topo->source == NULL) {
+    placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "load topology");
+    goto fail;
+  }
+  if (load_hwloc(topo, xml_path, xml, len, err) < 0 || check_depths(topo, err) < 0)
     goto fail;
   topo->n_packages = (unsigned)hwloc_get_nbobjs_by_type(topo->hw, HWLOC_OBJ_PACKAGE);
   topo->online_cpus = hwloc_bitmap_dup(hwloc_topology_get_topology_cpuset(topo->hw));
@@ -207,6 +258,15 @@ int placer_topology_load(const char *xml_path, struct placer_topology **out, str
 fail:
   placer_topology_free(topo);
   return -1;
+}
+
+int placer_topology_load(const char *xml_path, struct placer_topology **out, struct placer_error **err) {
+  return topology_load(xml_path, NULL, NULL, 0, out, err);
+}
+
+int placer_topology_load_xml_buffer(const char *name, const char *xml, size_t len, struct placer_topology **out,
+                                    struct placer_error **err) {
+  return topology_load(NULL, name, xml ? xml : "", len, out, err);
 }
 
 void placer_topology_free(struct placer_topology *topo) {

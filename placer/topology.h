@@ -99,6 +99,10 @@ struct placer_topology {
  * Errors (missing, unreadable, corrupt or too-new XML) exit with
  * PLACER_EXIT_USAGE and name the file. */
 int placer_topology_load(const char *xml_path, struct placer_topology **out, struct placer_error **err);
+/* The same from LEN bytes of hwloc XML in memory (what the fuzz harness
+ * feeds); NAME stands for the file in messages and as the source. */
+int placer_topology_load_xml_buffer(const char *name, const char *xml, size_t len, struct placer_topology **out,
+                                    struct placer_error **err);
 void placer_topology_free(struct placer_topology *topo);
 
 /* Look-ups; NULL / -1 when absent. */

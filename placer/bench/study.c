@@ -644,7 +644,7 @@ out:
 int placer_study_load(const char *path, struct placer_study **out, struct placer_error **err) {
   cleanup_free char *text = NULL;
   size_t len = 0;
-  if (pyaml_read_file("study", path, (size_t)16 << 20, &text, &len, err) < 0)
+  if (pyaml_read_file("study", path, PYAML_MAX_BYTES, &text, &len, err) < 0)
     return -1;
   struct placer_study *s = NULL;
   if (placer_study_parse(path, text ? text : "", len, &s, err) < 0)
@@ -780,7 +780,7 @@ int placer_study_default_text(char **out, struct placer_error **err) {
   cleanup_free char *path = NULL;
   if (placer_study_default_path(&path, err) < 0)
     return -1;
-  return pyaml_read_file("study", path, (size_t)16 << 20, out, NULL, err);
+  return pyaml_read_file("study", path, PYAML_MAX_BYTES, out, NULL, err);
 }
 
 int placer_study_load_default(struct placer_study **out, struct placer_error **err) {

@@ -18,6 +18,8 @@ static const char apply_usage[] =
     "usage: placer apply PROFILE [--topology FILE.xml] [--dry-run] [--strict]\n"
     "                    [--pid INSTANCE=PID]... [--qmp INSTANCE=SOCKET]...\n"
     "                    [--state-dir DIR] [--cgroup-prefix PATH]\n"
+    "                    [--backend auto|cgroupfs|systemd] [--persist]\n"
+    "                    [--restart rolling [--health-cmd CMD] [--health-timeout S]]\n"
     "Plan PROFILE for this node, check that the whole plan can be applied, then put it in\n"
     "force with cgroups: groups PREFIX/ROLE/INSTANCE with the planned cpus, mems, memory\n"
     "limit and cpu weight, every matching process (all its threads) moved in, VM vCPU threads\n"
@@ -28,7 +30,17 @@ static const char apply_usage[] =
     "  --pid INSTANCE=PID   bind PID to INSTANCE instead of using the profile's matcher\n"
     "  --qmp INSTANCE=SOCK  ask this QMP socket for the VM's vCPU threads\n"
     "  --state-dir DIR      state and lock (default $PLACER_STATE_DIR or /run/placer)\n"
-    "  --cgroup-prefix PATH top group (default $PLACER_CGROUP_PREFIX or 'placer')\n";
+    "  --cgroup-prefix PATH top group (default $PLACER_CGROUP_PREFIX or 'placer')\n"
+    "  --backend NAME       cgroupfs: placer's own groups; systemd: the daemons' units through\n"
+    "                       systemctl set-property --runtime; auto (default): systemd when PID 1\n"
+    "                       is systemd, else cgroupfs\n"
+    "  --persist            systemd: also drop-ins /etc/systemd/system/UNIT.d/50-placer.conf, so\n"
+    "                       the placement survives a daemon restart and a reboot\n"
+    "  --restart rolling    systemd: then restart the units one at a time, healthy in between,\n"
+    "                       and check every thread\n"
+    "  --health-cmd CMD     with --restart: sh -c CMD must exit 0 before and after each restart\n"
+    "                       (Ceph: 'ceph health | grep -q HEALTH_OK')\n"
+    "  --health-timeout S   how long to wait for health and for each unit (default 300)\n";
 
 static const char status_usage[] =
     "usage: placer status [--json] [--state-dir DIR]\n"
@@ -72,6 +84,8 @@ static void print_report(const struct placer_apply_report *r, FILE *out) {
     if (ri->has_memory_limit)
       placer_format_bytes(ri->memory_bytes, mem, sizeof(mem));
     fprintf(out, "%-10s cpus %s  mems %s  mem %s  ", ri->name, ri->cpus, ri->mems, mem);
+    if (r->backend && strcmp(r->backend, "systemd") == 0 && ri->group)
+      fprintf(out, "unit %s: ", ri->group);
     if (ri->n_bound == 0)
       fprintf(out, "%s", ri->note ? ri->note : "no process");
     for (size_t k = 0; k < ri->n_bound; k++)
@@ -89,19 +103,24 @@ static void print_report(const struct placer_apply_report *r, FILE *out) {
   for (size_t i = 0; i < r->n_notes; i++)
     fprintf(out, "note: %s\n", r->notes[i]);
   const char *name = r->profile_name ? r->profile_name : "?";
+  char where[64];
+  if (r->backend && strcmp(r->backend, "systemd") == 0)
+    snprintf(where, sizeof(where), "systemd units");
+  else
+    snprintf(where, sizeof(where), "cgroup %s", r->cgroup_mode);
   if (r->dry_run) {
     for (size_t i = 0; i < r->n_actions; i++)
       fprintf(out, "would: %s\n", r->actions[i]);
-    fprintf(out, "dry run: %u change%s would be made for profile %s (cgroup %s); nothing was changed\n", r->steps,
-            r->steps == 1 ? "" : "s", name, r->cgroup_mode);
+    fprintf(out, "dry run: %u change%s would be made for profile %s (%s); nothing was changed\n", r->steps,
+            r->steps == 1 ? "" : "s", name, where);
   } else if (r->steps == 0) {
     fprintf(out,
-            "nothing to change: profile %s is already in force (%zu instances, %zu processes bound; cgroup %s, "
+            "nothing to change: profile %s is already in force (%zu instances, %zu processes bound; %s, "
             "state %s)\n",
-            name, r->n_instances, n_bound, r->cgroup_mode, r->state_dir);
+            name, r->n_instances, n_bound, where, r->state_dir);
   } else {
-    fprintf(out, "applied profile %s: %zu instances, %zu processes bound, %u changes (cgroup %s, state %s)\n", name,
-            r->n_instances, n_bound, r->steps, r->cgroup_mode, r->state_dir);
+    fprintf(out, "applied profile %s: %zu instances, %zu processes bound, %u changes (%s, state %s)\n", name,
+            r->n_instances, n_bound, r->steps, where, r->state_dir);
   }
 }
 
@@ -114,6 +133,11 @@ int cmd_apply(int argc, char **argv) {
     { "qmp", required_argument, NULL, 'q' },
     { "state-dir", required_argument, NULL, 'd' },
     { "cgroup-prefix", required_argument, NULL, 'P' },
+    { "backend", required_argument, NULL, 'b' },
+    { "persist", no_argument, NULL, 'k' },
+    { "restart", required_argument, NULL, 'r' },
+    { "health-cmd", required_argument, NULL, 'H' },
+    { "health-timeout", required_argument, NULL, 'T' },
     { "help", no_argument, NULL, 'h' },
     { NULL, 0, NULL, 0 },
   };
@@ -139,6 +163,31 @@ int cmd_apply(int argc, char **argv) {
       break;
     case 'd': opt.state_dir = optarg; break;
     case 'P': opt.prefix = optarg; break;
+    case 'b':
+      if (placer_apply_backend_parse(optarg, &opt.backend) < 0) {
+        fprintf(stderr, "placer apply: --backend wants auto, cgroupfs or systemd, got '%s'\n", optarg);
+        goto out;
+      }
+      break;
+    case 'k': opt.persist = true; break;
+    case 'r':
+      if (strcmp(optarg, "rolling") != 0) {
+        fprintf(stderr, "placer apply: --restart wants 'rolling', got '%s'\n", optarg);
+        goto out;
+      }
+      opt.restart_rolling = true;
+      break;
+    case 'H': opt.health_cmd = optarg; break;
+    case 'T': {
+      char *end = NULL;
+      unsigned long s = strtoul(optarg, &end, 10);
+      if (end == optarg || *end || s == 0 || s > 86400) {
+        fprintf(stderr, "placer apply: --health-timeout wants seconds (1..86400), got '%s'\n", optarg);
+        goto out;
+      }
+      opt.health_timeout_s = (unsigned)s;
+      break;
+    }
     case 'h':
       fputs(apply_usage, stdout);
       rc = PLACER_EXIT_OK;
@@ -155,6 +204,10 @@ int cmd_apply(int argc, char **argv) {
     goto out;
   }
   opt.pids = pids, opt.n_pids = n_pids, opt.qmps = qmps, opt.n_qmps = n_qmps;
+  if ((opt.health_cmd || opt.health_timeout_s) && !opt.restart_rolling) {
+    fprintf(stderr, "placer apply: --health-cmd and --health-timeout go with --restart rolling\n");
+    goto out;
+  }
 
   struct placer_error *err = NULL;
   struct placer_profile *profile = NULL;

@@ -25,7 +25,8 @@ int placer_usage_error(const char *command, int getopt_rc, int argc, char **argv
 int placer_print_json(json_t *doc, FILE *out) {
   if (doc == NULL)
     return -1;
-  int rc = json_dumpf(doc, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+  /* 6 digits: a plan's cpu_share 0.3333 prints so, not as 0.33329999999999999. */
+  int rc = json_dumpf(doc, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(6));
   json_decref(doc);
   if (rc < 0 || fputc('\n', out) == EOF)
     return -1;

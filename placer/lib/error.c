@@ -14,7 +14,41 @@ static char *vformat(const char *fmt, va_list ap) {
   return s;
 }
 
+/* An error is one line: control bytes that a message quotes from its input
+ * (a thread name, a YAML string, a file's content) are written as \n, \r
+ * or \xHH.  Takes MSG; NULL on ENOMEM. */
+static char *one_line(char *msg) {
+  if (msg == NULL)
+    return NULL;
+  size_t extra = 0;
+  for (const unsigned char *p = (const unsigned char *)msg; *p; p++)
+    if ((*p < 0x20 && *p != '\t') || *p == 0x7f)
+      extra += 3;
+  if (extra == 0)
+    return msg;
+  char *out = malloc(strlen(msg) + extra + 1);
+  if (out == NULL) {
+    free(msg);
+    return NULL;
+  }
+  char *o = out;
+  for (const unsigned char *p = (const unsigned char *)msg; *p; p++) {
+    if (*p == '\n')
+      o += sprintf(o, "\\n");
+    else if (*p == '\r')
+      o += sprintf(o, "\\r");
+    else if ((*p < 0x20 && *p != '\t') || *p == 0x7f)
+      o += sprintf(o, "\\x%02x", *p);
+    else
+      *o++ = (char)*p;
+  }
+  *o = '\0';
+  free(msg);
+  return out;
+}
+
 static int error_store(struct placer_error **err, int exit_code, int errno_value, char *msg) {
+  msg = one_line(msg);
   if (err == NULL || *err != NULL) {
     free(msg);
     return -1;
@@ -56,7 +90,7 @@ int placer_error_prefix(struct placer_error **err, const char *fmt, ...) {
     return -1;
   va_list ap;
   va_start(ap, fmt);
-  char *ctx = vformat(fmt, ap);
+  char *ctx = one_line(vformat(fmt, ap));
   va_end(ap);
   char *msg = NULL;
   if (ctx && asprintf(&msg, "%s: %s", ctx, (*err)->msg) >= 0) {

@@ -18,7 +18,7 @@ enum placer_exit {
 struct placer_error {
   int exit_code;   /* one of enum placer_exit */
   int errno_value; /* 0 when not from a system call */
-  char *msg;
+  char *msg;       /* one line: control bytes quoted from input come out as \n, \xHH */
 };
 
 /* Fill *err (if err is non-NULL) and return -1.  When *err is already set the

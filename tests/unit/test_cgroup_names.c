@@ -354,33 +354,26 @@ static void test_proc_path_translation(void **state) {
 
 static void test_shares_weight(void **state) {
   (void)state;
-  /* The three anchors of the map: minimum, default, maximum. */
-  assert_int_equal(placer_cgroup_shares_to_weight(2), 1);
-  assert_int_equal(placer_cgroup_shares_to_weight(1024), 100);
-  assert_int_equal(placer_cgroup_shares_to_weight(262144), 10000);
-  assert_int_equal(placer_cgroup_weight_to_shares(1), 2);
+  /* Linear: weight 100 is the default 1024 shares, and ratios stay ratios. */
   assert_int_equal(placer_cgroup_weight_to_shares(100), 1024);
-  assert_int_equal(placer_cgroup_weight_to_shares(10000), 262144);
-  /* Points in between (ceil(10^((L^2 + 125 L)/612 - 7/34)), L = log2 s). */
-  assert_int_equal(placer_cgroup_shares_to_weight(512), 59);
-  assert_int_equal(placer_cgroup_shares_to_weight(2048), 174);
-  assert_int_equal(placer_cgroup_shares_to_weight(100000), 4340);
-  assert_int_equal(placer_cgroup_weight_to_shares(2), 5);
-  assert_int_equal(placer_cgroup_weight_to_shares(10), 50);
-  assert_int_equal(placer_cgroup_weight_to_shares(1000), 17614);
+  assert_int_equal(placer_cgroup_weight_to_shares(900), 9216);
+  assert_int_equal(placer_cgroup_weight_to_shares(1), 10);
+  assert_int_equal(placer_cgroup_weight_to_shares(50), 512);
+  assert_int_equal(placer_cgroup_weight_to_shares(10000), 102400);
+  assert_int_equal(placer_cgroup_shares_to_weight(1024), 100);
+  assert_int_equal(placer_cgroup_shares_to_weight(512), 50);
+  assert_int_equal(placer_cgroup_shares_to_weight(2048), 200);
+  assert_int_equal(placer_cgroup_shares_to_weight(1000), 98);
+  /* Every weight survives the trip through shares. */
+  for (unsigned w = 1; w <= 10000; w++)
+    assert_int_equal(placer_cgroup_shares_to_weight(placer_cgroup_weight_to_shares(w)), w);
   /* Out of range is clamped. */
+  assert_int_equal(placer_cgroup_shares_to_weight(2), 1);
   assert_int_equal(placer_cgroup_shares_to_weight(0), 1);
+  assert_int_equal(placer_cgroup_shares_to_weight(262144), 10000);
   assert_int_equal(placer_cgroup_shares_to_weight(1u << 20), 10000);
-  assert_int_equal(placer_cgroup_weight_to_shares(0), 2);
-  assert_int_equal(placer_cgroup_weight_to_shares(20000), 262144);
-  /* Every weight survives set-then-read on v1, and the map is monotonic. */
-  uint64_t prev = 0;
-  for (unsigned w = 1; w <= 10000; w++) {
-    uint64_t s = placer_cgroup_weight_to_shares(w);
-    assert_int_equal(placer_cgroup_shares_to_weight(s), w);
-    assert_true(s > prev);
-    prev = s;
-  }
+  assert_int_equal(placer_cgroup_weight_to_shares(0), 10);
+  assert_int_equal(placer_cgroup_weight_to_shares(20000), 102400);
 }
 
 static void test_open_bad_root(void **state) {

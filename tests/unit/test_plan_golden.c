@@ -106,7 +106,7 @@ static void test_golden_plans(void **state) {
         free(plan->topology_source);
         plan->topology_source = strdup(relative);
         json_t *j = placer_plan_to_json(plan);
-        char *text = json_dumps(j, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+        char *text = json_dumps(j, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(6)); /* as the CLI */
         char *with_newline = NULL;
         assert_true(asprintf(&with_newline, "%s\n", text) > 0);
         golden_name(golden, sizeof(golden), profiles[p], fixtures[f], "json");

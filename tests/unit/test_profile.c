@@ -260,6 +260,10 @@ static const struct {
   { "bad-fill-max-count.yaml", 5, 5, "roles[0].max_count: only goes with count: fill" },
   { "bad-missing-roles.yaml", 1, 1, "missing key 'roles'" },
   { "bad-cpu-scalar.yaml", 4, 10, "roles[0].cpu: expected a mapping (cpu), got a scalar" },
+  { "bad-alias.yaml", 8, 10, "YAML aliases (*osdcpu) are not supported" },
+  { "bad-billion-laughs.yaml", 4, 8, "YAML aliases (*a) are not supported" },
+  { "bad-recursive-alias.yaml", 5, 13, "YAML aliases (*roles) are not supported" },
+  { "bad-deep.yaml", 4, 39, "nested deeper than 32 levels" },
 };
 
 static void test_bad_files(void **state) {
@@ -279,6 +283,47 @@ static void test_bad_files(void **state) {
       fail_msg("%s:\n  got      %s\n  expected %s...", bad_files[i].file, err->msg, expected);
     placer_error_free(err);
   }
+}
+
+/* Input over the loader's limits, too big to keep as files: one line, at
+ * the position where the limit was crossed. */
+static void expect_one_line(const char *text, size_t len, const char *expected) {
+  struct placer_profile *profile = NULL;
+  struct placer_error *err = NULL;
+  assert_int_equal(placer_profile_parse("big.yaml", text, len, &profile, &err), -1);
+  assert_null(profile);
+  assert_non_null(err);
+  assert_int_equal(err->exit_code, PLACER_EXIT_USAGE);
+  if (strcmp(err->msg, expected) != 0)
+    fail_msg("got      %s\nexpected %s", err->msg, expected);
+  assert_null(strchr(err->msg, '\n'));
+  placer_error_free(err);
+}
+
+static void test_limits(void **state) {
+  /* 1 MiB + 1 of comment */
+  size_t len = ((size_t)1 << 20) + 1;
+  char *text = malloc(len + 1);
+  assert_non_null(text);
+  memset(text, ' ', len);
+  text[0] = '#';
+  text[len] = '\0';
+  expect_one_line(text, len, "big.yaml:1:1: larger than 1 MiB");
+  /* 100001 scalars in one flow list, well under 1 MiB */
+  size_t n = 0;
+  n += (size_t)sprintf(text + n, "roles: [");
+  for (unsigned i = 0; i < 100000; i++)
+    n += (size_t)sprintf(text + n, "0,");
+  n += (size_t)sprintf(text + n, "0]\n");
+  expect_one_line(text, n, "big.yaml:1:200003: more than 100000 YAML nodes");
+  /* 200000 levels of nesting stop at the 33rd */
+  n = 0;
+  for (unsigned i = 0; i < 200000; i++)
+    text[n++] = '[';
+  for (unsigned i = 0; i < 200000; i++)
+    text[n++] = ']';
+  expect_one_line(text, n, "big.yaml:1:33: nested deeper than 32 levels");
+  free(text);
 }
 
 /* Every bad-*.yaml under tests/profiles is in the table above. */
@@ -401,15 +446,11 @@ static void test_cli_bad_profile(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-    cmocka_unit_test(test_hci_nvme),
-    cmocka_unit_test(test_other_shipped_profiles),
-    cmocka_unit_test(test_defaults),
-    cmocka_unit_test(test_forms),
-    cmocka_unit_test(test_match_expand),
-    cmocka_unit_test(test_bad_files),
-    cmocka_unit_test(test_bad_files_all_listed),
-    cmocka_unit_test(test_bad_inline),
-    cmocka_unit_test(test_missing_file),
+    cmocka_unit_test(test_hci_nvme),        cmocka_unit_test(test_other_shipped_profiles),
+    cmocka_unit_test(test_defaults),        cmocka_unit_test(test_forms),
+    cmocka_unit_test(test_match_expand),    cmocka_unit_test(test_bad_files),
+    cmocka_unit_test(test_limits),          cmocka_unit_test(test_bad_files_all_listed),
+    cmocka_unit_test(test_bad_inline),      cmocka_unit_test(test_missing_file),
     cmocka_unit_test(test_cli_bad_profile),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -86,6 +86,16 @@ static void test_cgroup_cpu(void **state) {
   err = NULL;
   assert_int_equal(placer_cgroup_parse_cpuacct_usage("12x\n", &ns, &err), -1);
   placer_error_free(err);
+  /* found by tests/fuzz: the error quoted the whole file, newlines and all */
+  err = NULL;
+  assert_int_equal(placer_cgroup_parse_cpuacct_usage("nr_periods 0\nnr_throttled 0\n", &ns, &err), -1);
+  assert_string_equal(err->msg, "cpuacct.usage: not a number: \"nr_periods 0\"");
+  placer_error_free(err);
+  /* and usage_usec * 1000 wrapped around */
+  err = NULL;
+  assert_int_equal(placer_cgroup_parse_cpu_stat("usage_usec 18446744073709551615\n", &ns, &err), -1);
+  assert_non_null(strstr(err->msg, "out of range"));
+  placer_error_free(err);
 }
 
 static void test_parse_stat(void **state) {

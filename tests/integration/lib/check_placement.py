@@ -3,7 +3,9 @@
 is in GROUP in the cpuset, memory and cpu hierarchies (cgroup v1, or the v2
 line) and has Cpus_allowed_list CPUS (or the given per-thread CPUS) and
 Mems_allowed_list MEMS.  Threads are read twice, 0.2 s apart, so ones born
-after the move are seen too.  Prints one line; exit 1 with every mismatch."""
+after the move are seen too.  A thread that exits while it is read, or is in
+do_exit() (the kernel does not migrate it, v1 shows it in the root), is
+skipped.  Prints one line; exit 1 with every mismatch."""
 import os
 import sys
 import time
@@ -18,6 +20,19 @@ def expand(text):
     return out
 
 
+PF_EXITING = 0x4
+
+
+def exiting(pid, tid):
+    """True when the thread is gone, a zombie, or in do_exit()."""
+    try:
+        stat = open(f"/proc/{pid}/task/{tid}/stat").read()
+    except (FileNotFoundError, ProcessLookupError):
+        return True
+    fields = stat[stat.rindex(")") + 2:].split()
+    return fields[0] in "ZXx" or int(fields[6]) & PF_EXITING != 0
+
+
 pid, group, cpus, mems = sys.argv[1], sys.argv[2], expand(sys.argv[3]), expand(sys.argv[4])
 per_thread = {int(k): expand(v) for k, v in (a.split("=") for a in sys.argv[5:])}
 bad, seen = [], set()
@@ -26,8 +41,10 @@ for attempt in range(2):
         try:
             status = open(f"/proc/{pid}/task/{tid}/status").read()
             cgroup = open(f"/proc/{pid}/task/{tid}/cgroup").read()
-        except FileNotFoundError:
+        except (FileNotFoundError, ProcessLookupError):
             continue  # exited meanwhile
+        if exiting(pid, tid):
+            continue
         seen.add(tid)
         fields = dict(l.split(":", 1) for l in status.splitlines() if ":" in l)
         want = per_thread.get(int(tid), cpus)

@@ -120,5 +120,5 @@ snapshot() {
 
 # v1 cpu.shares -> cgroup v2 weight, the conversion cgroup.h documents.
 shares_to_weight() {
-    "$PY" -c 'import math,sys; s=int(sys.argv[1]); l=math.log2(s); print(max(1,min(10000,math.ceil(10**((l*l+125*l)/612-7/34)-1e-9))))' "$1"
+    "$PY" -c 'import sys; s=int(sys.argv[1]); print(10000 if s >= 102400 else max(1, (s * 100 + 512) // 1024))' "$1"
 }

@@ -1,0 +1,56 @@
+#!/bin/sh
+# Fuzz every parser (tests/fuzz/fuzz_*.c) with libFuzzer under ASan+UBSan
+# (clang 14 from Debian), each for a bounded time, starting from its seed
+# corpus (tests/fixtures, tests/profiles, profiles/, studies/).
+#
+#   PLACER_FUZZ_SECONDS  seconds per harness (default 30; e.g. 600 for a
+#                        long run by hand)
+#   PLACER_FUZZ_ONLY     run only these harnesses ("profile study")
+#
+# A finding fails the script and leaves the input in
+# build-fuzz/findings/NAME/; copy it to tests/fuzz/regressions/NAME/ with a
+# name that says what it is, fix the code, and the unit test
+# fuzz_NAME_replay replays it from then on (ctest -L unit, gcc, no clang).
+set -eu
+root=$(cd "$(dirname "$0")/.." && pwd)
+build=${BUILD_DIR:-$root/build-fuzz}
+seconds=${PLACER_FUZZ_SECONDS:-30}
+command -v clang >/dev/null || { echo "ci/fuzz.sh: clang missing (sh ci/install-deps.sh)" >&2; exit 2; }
+
+CC=clang cmake -S "$root" -B "$build" -DPLACER_FUZZ=ON -DPLACER_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug >/dev/null
+names=${PLACER_FUZZ_ONLY:-$(sed 's/ .*//' "$build/tests/fuzz/seeds.txt")}
+targets=""
+for n in $names; do targets="$targets --target fuzz_$n"; done
+cmake --build "$build" -j"$(nproc)" $targets -- --no-print-directory >"$build.log" 2>&1 || { cat "$build.log" >&2; exit 1; }
+
+failed=""
+for n in $names; do
+  seeds=$(sed -n "s/^$n //p" "$build/tests/fuzz/seeds.txt")
+  corpus=$build/corpus/$n          # what libFuzzer adds; kept between runs
+  findings=$build/findings/$n
+  mkdir -p "$corpus" "$findings"
+  # libFuzzer reads directories; seeds that are files go into the corpus
+  dirs=""
+  for s in $seeds; do
+    if [ -d "$s" ]; then dirs="$dirs $s"; else cp -n "$s" "$corpus/"; fi
+  done
+  regressions=""
+  [ -d "$root/tests/fuzz/regressions/$n" ] && regressions=$root/tests/fuzz/regressions/$n
+  log=$build/fuzz-$n.log
+  # -rss_limit_mb / -malloc_limit_mb: an input that makes a parser take
+  # more memory than this is a finding too (bounded memory on bad input).
+  # shellcheck disable=SC2086
+  if ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1 \
+     UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+     LSAN_OPTIONS=suppressions=$root/tests/fuzz/lsan.supp \
+     "$build/tests/fuzz/fuzz_$n" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=1024 \
+       -malloc_limit_mb=512 -max_len=65536 -print_final_stats=1 \
+       -artifact_prefix="$findings/" "$corpus" $regressions $dirs >"$log" 2>&1; then
+    echo "fuzz $n: $(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$') runs in ${seconds}s, corpus $(ls "$corpus" | wc -l), no finding"
+  else
+    echo "fuzz $n: FINDING (log $log, input in $findings/):" >&2
+    grep -E 'ERROR|SUMMARY|fuzz check failed|runtime error' "$log" | head -5 >&2
+    failed="$failed $n"
+  fi
+done
+[ -z "$failed" ] || { echo "ci/fuzz.sh: findings in:$failed" >&2; exit 1; }

@@ -1,0 +1,124 @@
+/* Which backend puts a plan in force: the ops tables of apply/status/reset
+ * (cgroupfs: placer's own groups; systemd: the daemons' units), chosen from
+ * the option or from PID 1, and for status/reset from what the state
+ * directory records. */
+#include <errno.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "apply-systemd-internal.h"
+#include "apply.h"
+#include "cephconf.h"
+#include "lib/textfile.h"
+#include "proc.h"
+#include "state.h"
+
+const struct placer_apply_backend_ops placer_apply_backend_cgroupfs = {
+  .name = "cgroupfs",
+  .apply = placer_cgroupfs_apply,
+  .status = placer_cgroupfs_status,
+  .reset = placer_cgroupfs_reset,
+  .print_status = placer_cgroupfs_status_print_text,
+};
+
+int placer_apply_backend_parse(const char *name, enum placer_apply_backend_kind *out) {
+  if (strcmp(name, "auto") == 0)
+    *out = PLACER_APPLY_BACKEND_AUTO;
+  else if (strcmp(name, "cgroupfs") == 0)
+    *out = PLACER_APPLY_BACKEND_CGROUPFS;
+  else if (strcmp(name, "systemd") == 0)
+    *out = PLACER_APPLY_BACKEND_SYSTEMD;
+  else
+    return -1;
+  return 0;
+}
+
+const struct placer_apply_backend_ops *placer_apply_backend_get(enum placer_apply_backend_kind kind) {
+  switch (kind) {
+  case PLACER_APPLY_BACKEND_CGROUPFS: return &placer_apply_backend_cgroupfs;
+  case PLACER_APPLY_BACKEND_SYSTEMD: return &placer_apply_backend_systemd;
+  case PLACER_APPLY_BACKEND_AUTO: break;
+  }
+  /* sd_booted(3): systemd as PID 1 creates this directory */
+  return access("/run/systemd/system", F_OK) == 0 ? &placer_apply_backend_systemd : &placer_apply_backend_cgroupfs;
+}
+
+/* An OSD that sets its own affinity after start undoes the placement:
+ * say so for every bound OSD whose ceph.conf or command line lets it. */
+static void warn_ceph_affinity(const struct placer_plan *plan, struct placer_apply_report *r) {
+  struct strv notes = { r->notes, r->n_notes };
+  for (size_t i = 0; i < r->n_instances; i++) {
+    const struct placer_apply_instance_report *ri = &r->instances[i];
+    const struct placer_instance *inst = placer_plan_find(plan, ri->name);
+    if (inst == NULL || inst->kind != PLACER_KIND_CEPH_OSD)
+      continue;
+    for (size_t k = 0; k < ri->n_bound; k++) {
+      struct placer_cmdline cl = { NULL, 0 };
+      struct placer_error *e = NULL;
+      if (placer_proc_read_cmdline(ri->bound[k].pid, &cl, &e) < 0) {
+        placer_error_free(e);
+        continue;
+      }
+      bool is_osd = cl.argc > 0 && strstr(cl.argv[0], "ceph-osd") != NULL;
+      char *conf = NULL, *id = NULL;
+      struct placer_ceph_numa n;
+      placer_ceph_numa_init(&n);
+      if (is_osd && placer_ceph_cmdline_conf(&cl, &conf, &id) == 0 && conf) {
+        char *text = NULL;
+        char name[128];
+        snprintf(name, sizeof(name), "osd.%s", id ? id : "?");
+        if (placer_textfile_read_path(conf, 1 << 20, &text, NULL) == 0)
+          placer_ceph_numa_from_conf(&n, text, conf, name);
+        free(text);
+      }
+      if (is_osd)
+        placer_ceph_numa_from_cmdline(&n, &cl);
+      free(conf);
+      free(id);
+      placer_cmdline_clear(&cl);
+      char *msg = is_osd ? placer_ceph_numa_warning(&n, ri->name, ri->mems) : NULL;
+      if (msg)
+        strv_add(&notes, "%s", msg);
+      free(msg);
+      if (is_osd)
+        break; /* one OSD process per instance */
+    }
+  }
+  r->notes = notes.v;
+  r->n_notes = notes.n;
+}
+
+int placer_apply(const struct placer_plan *plan, const struct placer_apply_options *opt,
+                 struct placer_apply_report **report, struct placer_error **err) {
+  const struct placer_apply_backend_ops *ops = placer_apply_backend_get(opt->backend);
+  if (ops != &placer_apply_backend_systemd && (opt->persist || opt->restart_rolling))
+    return placer_error_set(err, PLACER_EXIT_USAGE, EINVAL, "%s need the systemd backend (this is %s%s)",
+                            opt->persist ? "--persist" : "--restart", ops->name,
+                            opt->backend == PLACER_APPLY_BACKEND_AUTO ? ": PID 1 is not systemd" : "");
+  if (ops->apply(plan, opt, report, err) < 0)
+    return -1;
+  (*report)->backend = ops->name;
+  warn_ceph_affinity(plan, *report);
+  return 0;
+}
+
+/* The backend whose state STATE_DIR holds. */
+static const struct placer_apply_backend_ops *recorded_backend(const char *state_dir) {
+  return sd_state_exists(state_dir ? state_dir : placer_state_default_dir()) ? &placer_apply_backend_systemd
+                                                                             : &placer_apply_backend_cgroupfs;
+}
+
+int placer_status(const char *state_dir, json_t **out, bool *drift, struct placer_error **err) {
+  return recorded_backend(state_dir)->status(state_dir, out, drift, err);
+}
+
+int placer_status_print_text(json_t *status, FILE *out) {
+  const char *backend = json_string_value(json_object_get(status, "backend"));
+  if (backend && strcmp(backend, "systemd") == 0)
+    return placer_apply_backend_systemd.print_status(status, out);
+  return placer_apply_backend_cgroupfs.print_status(status, out);
+}
+
+int placer_reset(const char *state_dir, char ***lines, size_t *n_lines, struct placer_error **err) {
+  return recorded_backend(state_dir)->reset(state_dir, lines, n_lines, err);
+}

@@ -1,0 +1,118 @@
+/* The systemd apply backend's own types and helpers, shared by
+ * apply-systemd.c (apply, reset), apply-systemd-state.c (systemd.json,
+ * systemctl) and apply-systemd-status.c (status).  Not for the rest of
+ * placer. */
+#ifndef PLACER_APPLY_SYSTEMD_INTERNAL_H
+#define PLACER_APPLY_SYSTEMD_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include <jansson.h>
+#include <stdio.h>
+
+#include "apply-internal.h"
+#include "systemd-unit.h"
+
+/* The state file of the systemd backend, beside state.json in the state
+ * directory (whose lock it shares). */
+#define SD_STATE_FILE "systemd.json"
+
+/* The four properties, in the order of the state file and the messages. */
+enum sd_prop { SD_ALLOWED_CPUS, SD_ALLOWED_MEMORY_NODES, SD_MEMORY_MAX, SD_CPU_WEIGHT, SD_N_PROPS };
+extern const char *const sd_prop_names[SD_N_PROPS];
+
+/* Where and how: systemctl's name, the directories of drop-ins and the
+ * cgroup2 mount the unit groups are read from. */
+struct sd_ctx {
+  const char *systemctl;
+  const char *etc_dir;     /* /etc/systemd/system */
+  const char *control_dir; /* /run/systemd/system.control */
+  const char *cgroup_root; /* /sys/fs/cgroup */
+  unsigned timeout_ms;     /* for each systemctl call */
+};
+
+struct sd_instance {
+  char *name;
+  char *role;
+  enum placer_role_kind kind;
+  char *match; /* how it was found, for the messages */
+  char *unit;
+  char *cgroup; /* the unit's group, "/system.slice/x.service" */
+  char *cpus;   /* NULL: AllowedCPUs left as it is (unpinned) */
+  char *mems;
+  bool has_memory_limit;
+  uint64_t memory_bytes;
+  unsigned cpu_weight; /* 0: left */
+  bool pin_vcpus;
+  char *qmp_socket;
+  char *previous[SD_N_PROPS];         /* what `systemctl show` said before placer */
+  bool created[SD_N_PROPS];           /* the runtime drop-in set-property made */
+  char *dropin;                       /* --persist: the drop-in file, or NULL */
+  bool dropin_dir_created;            /* and its UNIT.d directory */
+  struct placer_state_process *procs; /* the processes in the unit at apply */
+  size_t n_procs;
+};
+
+struct sd_state {
+  char *dir;
+  char *profile_name;
+  char *profile_path;
+  char *applied_at;
+  bool persist;
+  struct sd_instance *v;
+  size_t n;
+};
+
+/* apply-systemd-state.c */
+void sd_ctx_init(struct sd_ctx *c, const struct placer_apply_options *opt);
+void sd_instance_clear(struct sd_instance *si);
+void sd_state_clear(struct sd_state *s);
+bool sd_state_exists(const char *dir);
+/* Read DIR/systemd.json (empty state when there is none). */
+int sd_state_load(const char *dir, struct sd_state *s, struct placer_error **err);
+/* Write it atomically; an empty state removes the file. */
+int sd_state_save(const struct sd_state *s, struct placer_error **err);
+/* The properties an instance sets. */
+struct placer_systemd_props sd_instance_props(const struct sd_instance *si);
+
+/* Run systemctl ARGV; *out (may be NULL) its stdout.  A non-zero exit is an
+ * error naming the command line and systemctl's first line of stderr. */
+int sd_systemctl(const struct sd_ctx *c, char **argv, char **out, struct placer_error **err);
+/* `systemctl show UNIT -p ...` of placer_systemd_show_keys. */
+int sd_show(const struct sd_ctx *c, const char *unit, char **text, struct placer_error **err);
+int sd_daemon_reload(const struct sd_ctx *c, struct placer_error **err);
+/* The v2 path of PID's group (the part after "0::"). */
+int sd_pid_cgroup(pid_t pid, char **path, struct placer_error **err);
+/* Every process in the group CGROUP and below it. */
+int sd_cgroup_pids(const struct sd_ctx *c, const char *cgroup, pid_t **pids, size_t *n, struct placer_error **err);
+/* A file of the unit's group, without its newline; NULL when unreadable. */
+char *sd_cgroup_read(const struct sd_ctx *c, const char *cgroup, const char *file);
+/* The runtime drop-in of property P for UNIT, as set-property writes it. */
+char *sd_control_file(const struct sd_ctx *c, const char *unit, enum sd_prop p);
+
+/* One problem with a unit's placement: "cpuset.cpus.effective of X is 0-1,
+ * planned 1".  Checks the group files and every thread of every process in
+ * the unit; vCPU threads against their own PU.  Calls REPORT once per
+ * problem (thread lines carry the tid) and returns how many.  *n_procs and
+ * *n_threads (may be NULL) count what was looked at. */
+typedef void (*sd_problem_fn)(void *ctx, const char *msg);
+size_t sd_check_unit(const struct sd_ctx *c, const struct sd_instance *si, sd_problem_fn report, void *ctx,
+                     size_t *n_procs, size_t *n_threads);
+/* Pin the vCPU threads of every qemu in the unit, one per PU. */
+int sd_pin_vcpus(const struct sd_ctx *c, const struct sd_instance *si, size_t *n_pinned, const char **source,
+                 struct placer_error **err);
+
+/* apply-systemd.c: undo what the state records for SI (properties back,
+ * drop-ins placer made removed); *reload is set when a daemon-reload is
+ * needed. */
+int sd_undo_instance(const struct sd_ctx *c, const struct sd_instance *si, bool *reload, struct strv *notes,
+                     struct placer_error **err);
+
+/* apply-systemd-status.c: the ops table's status and its text. */
+int sd_status(const char *state_dir, json_t **out, bool *drift, struct placer_error **err);
+int sd_status_print_text(json_t *status, FILE *out);
+
+#endif

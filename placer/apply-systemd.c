@@ -1,0 +1,841 @@
+/* placer apply and reset through systemd: each instance's settings go on
+ * the unit that runs its daemon (found from the process's cgroup), with
+ * `systemctl set-property --runtime`, and with --persist also in a drop-in
+ * /etc/systemd/system/UNIT.d/50-placer.conf; nothing is written inside
+ * systemd's cgroup tree and no process leaves its unit.  vCPU threads are
+ * pinned with sched_setaffinity.  State: STATE_DIR/systemd.json, written
+ * before every change so that reset can always take it back. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "apply-systemd-internal.h"
+#include "lib/cpulist.h"
+#include "lib/fsfile.h"
+#include "lib/subprocess.h"
+#include "proc.h"
+#include "procmatch.h"
+#include "state.h"
+
+#define VERIFY_ROUNDS 5
+
+struct sd_target {
+  const struct placer_instance *inst;
+  struct sd_instance rec; /* what the state will hold */
+  pid_t *pids;            /* the processes found (matcher or --pid) */
+  size_t n_pids;
+  bool needs_set; /* a property differs from the plan */
+  bool known;     /* already in the state from an earlier apply */
+  char *note;
+  unsigned changes;
+  size_t n_vcpus_pinned;
+  const char *vcpu_source;
+};
+
+struct sd_applier {
+  struct sd_ctx ctx;
+  const struct placer_plan *plan;
+  const struct placer_apply_options *opt;
+  struct sd_state state;
+  struct sd_target *t;
+  size_t n;
+  struct strv actions, notes;
+  unsigned steps;
+};
+
+static void applier_clear(struct sd_applier *a) {
+  for (size_t i = 0; i < a->n; i++) {
+    sd_instance_clear(&a->t[i].rec);
+    free(a->t[i].pids);
+    free(a->t[i].note);
+  }
+  free(a->t);
+  sd_state_clear(&a->state);
+  strv_free(&a->actions);
+  strv_free(&a->notes);
+}
+
+static char *now_rfc3339(void) {
+  time_t now = time(NULL);
+  struct tm tm;
+  char buf[32];
+  gmtime_r(&now, &tm);
+  strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return strdup(buf);
+}
+
+static void sleep_ms(unsigned ms) {
+  struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
+  nanosleep(&ts, NULL);
+}
+
+static const struct sd_instance *state_find(const struct sd_state *s, const char *name) {
+  for (size_t i = 0; i < s->n; i++)
+    if (strcmp(s->v[i].name, name) == 0)
+      return &s->v[i];
+  return NULL;
+}
+
+/* ------------------------------------------------------------------ find the units */
+
+static int add_pid(struct sd_target *t, pid_t pid) {
+  for (size_t i = 0; i < t->n_pids; i++)
+    if (t->pids[i] == pid)
+      return 0;
+  pid_t *bigger = realloc(t->pids, (t->n_pids + 1) * sizeof(*bigger));
+  if (bigger == NULL)
+    return -1;
+  t->pids = bigger;
+  t->pids[t->n_pids++] = pid;
+  return 0;
+}
+
+static int find_processes(struct sd_applier *a, struct sd_target *t, struct placer_error **err) {
+  const struct placer_apply_options *opt = a->opt;
+  const struct placer_instance *inst = t->inst;
+  bool explicit = false;
+  for (size_t i = 0; i < opt->n_pids; i++) {
+    if (strcmp(opt->pids[i].instance, inst->name) != 0)
+      continue;
+    explicit = true;
+    pid_t pid;
+    uint64_t start = 0;
+    struct placer_error *gone = NULL;
+    if (placer_parse_pid_text(opt->pids[i].value, &pid) < 0)
+      return placer_error_set(err, PLACER_EXIT_USAGE, EINVAL, "--pid %s=%s: not a pid", inst->name, opt->pids[i].value);
+    if (placer_proc_start_time(pid, &start, &gone) < 0) {
+      placer_error_free(gone);
+      return placer_error_set(err, PLACER_EXIT_USAGE, ESRCH, "--pid %s=%d: no such process", inst->name, (int)pid);
+    }
+    if (add_pid(t, pid) < 0)
+      return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+  }
+  if (explicit)
+    return 0;
+  cleanup_free pid_t *pids = NULL;
+  cleanup_free char *why = NULL;
+  size_t n = 0;
+  if (placer_procmatch_find(inst->kind, &inst->match, &pids, &n, &why, err) < 0)
+    return placer_error_prefix(err, "%s", inst->name);
+  for (size_t k = 0; k < n; k++)
+    if (add_pid(t, pids[k]) < 0)
+      return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+  if (n == 0) {
+    cleanup_free char *desc = placer_match_describe(inst->kind, &inst->match);
+    if (inst->match.kind == PLACER_MATCH_NONE) {
+      if (asprintf(&t->note, "no process: the profile gives no matcher and no --pid %s=PID was given", inst->name) < 0)
+        t->note = NULL;
+    } else if (asprintf(&t->note, "no process matches %s%s%s%s", desc ? desc : "?", why ? " (" : "", why ? why : "",
+                        why ? ")" : "") < 0) {
+      t->note = NULL;
+    }
+    if (opt->strict)
+      return placer_error_set(err, PLACER_EXIT_INFEASIBLE, ESRCH, "%s: %s (--strict)", inst->name,
+                              t->note ? t->note : "no process");
+  }
+  return 0;
+}
+
+/* The one unit that holds every process of T. */
+static int find_unit(struct sd_applier *a, struct sd_target *t, struct placer_error **err) {
+  (void)a;
+  for (size_t i = 0; i < t->n_pids; i++) {
+    cleanup_free char *path = NULL, *unit = NULL, *ucg = NULL, *comm = placer_proc_comm(t->pids[i]);
+    if (sd_pid_cgroup(t->pids[i], &path, err) < 0 || placer_systemd_unit_from_cgroup(path, &unit, &ucg, err) < 0)
+      return placer_error_prefix(err,
+                                 "%s: pid %d (%s) cannot be placed through systemd (run it as a unit, or use "
+                                 "--backend cgroupfs)",
+                                 t->inst->name, (int)t->pids[i], comm ? comm : "?");
+    if (t->rec.unit == NULL) {
+      t->rec.unit = TAKE_PTR(unit);
+      t->rec.cgroup = TAKE_PTR(ucg);
+    } else if (strcmp(t->rec.unit, unit) != 0) {
+      return placer_error_set(err, PLACER_EXIT_USAGE, EINVAL,
+                              "%s: its processes run in two units, %s and %s (pid %d): systemd places whole units; "
+                              "make the matcher (or --pid) pick one",
+                              t->inst->name, t->rec.unit, unit, (int)t->pids[i]);
+    }
+  }
+  return 0;
+}
+
+static int check_fit(struct sd_applier *a, struct sd_target *t, struct placer_error **err) {
+  cleanup_free char *root_cpus = sd_cgroup_read(&a->ctx, "", "cpuset.cpus.effective");
+  cleanup_free char *root_mems = sd_cgroup_read(&a->ctx, "", "cpuset.mems.effective");
+  struct {
+    const char *what, *want, *have;
+  } sets[] = { { "cpus", t->rec.cpus, root_cpus }, { "mems", t->rec.mems, root_mems } };
+  for (size_t i = 0; i < 2; i++) {
+    if (sets[i].want == NULL || sets[i].have == NULL)
+      continue;
+    hwloc_bitmap_t w = hwloc_bitmap_alloc(), h = hwloc_bitmap_alloc();
+    bool bad = w == NULL || h == NULL || placer_cpulist_parse(sets[i].want, w) < 0 ||
+               placer_cpulist_parse(sets[i].have, h) < 0 || !hwloc_bitmap_isincluded(w, h);
+    hwloc_bitmap_free(w);
+    hwloc_bitmap_free(h);
+    if (bad)
+      return placer_error_set(err, PLACER_EXIT_INFEASIBLE, EINVAL,
+                              "%s: planned %s %s, but this host's cgroup2 root has %s; was the plan made for another "
+                              "machine (--topology)?",
+                              t->inst->name, sets[i].what, sets[i].want, sets[i].have);
+  }
+  return 0;
+}
+
+/* Does what `systemctl show` says match the plan for property P? */
+static bool shown_matches(const struct sd_instance *r, enum sd_prop p, const char *shown) {
+  if (shown == NULL)
+    return false;
+  switch (p) {
+  case SD_ALLOWED_CPUS: return r->cpus == NULL || apply_cpulist_equal(shown, r->cpus);
+  case SD_ALLOWED_MEMORY_NODES: return r->mems == NULL || apply_cpulist_equal(shown, r->mems);
+  case SD_MEMORY_MAX: return !r->has_memory_limit || strtoull(shown, NULL, 10) == r->memory_bytes;
+  case SD_CPU_WEIGHT: return r->cpu_weight == 0 || strtoul(shown, NULL, 10) == r->cpu_weight;
+  case SD_N_PROPS: break;
+  }
+  return false;
+}
+
+static int fill_record(struct sd_applier *a, struct sd_target *t, struct placer_error **err) {
+  const struct placer_instance *inst = t->inst;
+  struct sd_instance *r = &t->rec;
+  r->name = strdup(inst->name);
+  r->role = strdup(inst->role);
+  r->kind = inst->kind;
+  r->match = placer_match_describe(inst->kind, &inst->match);
+  if (inst->pinned) {
+    r->cpus = placer_cpulist_format(inst->cpus);
+    r->mems = placer_cpulist_format(inst->mems);
+    if (r->cpus == NULL || r->mems == NULL)
+      return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+  }
+  r->has_memory_limit = inst->has_memory_limit;
+  r->memory_bytes = inst->memory_bytes;
+  r->cpu_weight = inst->cpu_weight;
+  r->pin_vcpus = inst->pin_vcpus;
+  for (size_t i = 0; i < a->opt->n_qmps; i++)
+    if (strcmp(a->opt->qmps[i].instance, inst->name) == 0 && r->qmp_socket == NULL)
+      r->qmp_socket = strdup(a->opt->qmps[i].value);
+  if (r->name == NULL || r->role == NULL)
+    return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+  if (r->unit == NULL)
+    return 0; /* no process: nothing to place */
+
+  const struct sd_instance *old = state_find(&a->state, inst->name);
+  if (old && strcmp(old->unit, r->unit) != 0)
+    return placer_error_set(err, PLACER_EXIT_USAGE, EINVAL,
+                            "%s: now runs in %s but was applied to %s; run 'placer reset' first", inst->name, r->unit,
+                            old->unit);
+  cleanup_free char *show = NULL;
+  if (sd_show(&a->ctx, r->unit, &show, err) < 0)
+    return placer_error_prefix(err, "%s", inst->name);
+  cleanup_free char *load = placer_systemd_show_value(show, "LoadState");
+  cleanup_free char *cg = placer_systemd_show_value(show, "ControlGroup");
+  if (load == NULL || strcmp(load, "loaded") != 0)
+    return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOENT, "%s: unit %s is %s", inst->name, r->unit,
+                            load ? load : "unknown to systemd");
+  if (cg && *cg && strcmp(cg, r->cgroup) != 0)
+    return placer_error_set(err, PLACER_EXIT_SYSTEM, EINVAL, "%s: systemd says %s is in %s, /proc says %s", inst->name,
+                            r->unit, cg, r->cgroup);
+  for (int p = 0; p < SD_N_PROPS; p++) {
+    cleanup_free char *shown = placer_systemd_show_value(show, sd_prop_names[p]);
+    if (!shown_matches(r, (enum sd_prop)p, shown))
+      t->needs_set = true;
+    if (old) {
+      t->known = true;
+      r->previous[p] = old->previous[p] ? strdup(old->previous[p]) : NULL;
+      r->created[p] = old->created[p];
+    } else {
+      r->previous[p] = TAKE_PTR(shown);
+      cleanup_free char *file = sd_control_file(&a->ctx, r->unit, (enum sd_prop)p);
+      r->created[p] = file && access(file, F_OK) != 0;
+    }
+  }
+  if (old && old->dropin) {
+    r->dropin = strdup(old->dropin);
+    r->dropin_dir_created = old->dropin_dir_created;
+  }
+  size_t ulen = strlen(r->unit);
+  if (a->opt->persist && !(ulen > 8 && strcmp(r->unit + ulen - 8, ".service") == 0))
+    return placer_error_set(err, PLACER_EXIT_USAGE, EINVAL,
+                            "%s: --persist: %s is a %s, which systemd makes at run time: no drop-in can make its "
+                            "placement outlive it (apply without --persist)",
+                            inst->name, r->unit, strrchr(r->unit, '.') + 1);
+  if (a->opt->restart_rolling && !(ulen > 8 && strcmp(r->unit + ulen - 8, ".service") == 0))
+    return placer_error_set(err, PLACER_EXIT_USAGE, EINVAL, "%s: --restart: %s is not a service systemd can restart",
+                            inst->name, r->unit);
+  return check_fit(a, t, err);
+}
+
+static int build_targets(struct sd_applier *a, struct placer_error **err) {
+  const struct placer_plan *plan = a->plan;
+  if (plan->n_instances == 0)
+    return placer_error_set(err, PLACER_EXIT_USAGE, EINVAL, "the plan has no instances: nothing to apply");
+  for (size_t i = 0; i < a->opt->n_pids; i++)
+    if (placer_plan_find(plan, a->opt->pids[i].instance) == NULL)
+      return placer_error_set(err, PLACER_EXIT_USAGE, EINVAL, "--pid %s=%s: the plan has no instance '%s'",
+                              a->opt->pids[i].instance, a->opt->pids[i].value, a->opt->pids[i].instance);
+  if ((a->t = calloc(plan->n_instances, sizeof(*a->t))) == NULL)
+    return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+  a->n = plan->n_instances;
+  for (size_t i = 0; i < a->n; i++) {
+    struct sd_target *t = &a->t[i];
+    t->inst = &plan->instances[i];
+    if (t->inst->cpu_weight > 10000)
+      return placer_error_set(err, PLACER_EXIT_USAGE, EINVAL, "%s: cpu weight %u is outside 1..10000", t->inst->name,
+                              t->inst->cpu_weight);
+    if (find_processes(a, t, err) < 0 || find_unit(a, t, err) < 0 || fill_record(a, t, err) < 0)
+      return -1;
+    for (size_t j = 0; j < i; j++)
+      if (t->rec.unit && a->t[j].rec.unit && strcmp(t->rec.unit, a->t[j].rec.unit) == 0)
+        return placer_error_set(err, PLACER_EXIT_USAGE, EINVAL,
+                                "%s and %s both run in %s: systemd places whole units; make the matchers (or --pid) "
+                                "unambiguous",
+                                a->t[j].inst->name, t->inst->name, t->rec.unit);
+  }
+  for (size_t i = 0; i < a->state.n; i++)
+    if (placer_plan_find(plan, a->state.v[i].name) == NULL)
+      return placer_error_set(err, PLACER_EXIT_USAGE, EINVAL,
+                              "%s is applied but no longer in the plan of '%s'; run 'placer reset' first",
+                              a->state.v[i].name, plan->profile_name ? plan->profile_name : "?");
+  return 0;
+}
+
+/* ------------------------------------------------------------------ state */
+
+static int copy_instance(struct sd_instance *dst, const struct sd_instance *src) {
+  memset(dst, 0, sizeof(*dst));
+  *dst = *src;
+#define DUP(f) dst->f = src->f ? strdup(src->f) : NULL
+  DUP(name);
+  DUP(role);
+  DUP(match);
+  DUP(unit);
+  DUP(cgroup);
+  DUP(cpus);
+  DUP(mems);
+  DUP(qmp_socket);
+  DUP(dropin);
+  for (int p = 0; p < SD_N_PROPS; p++)
+    DUP(previous[p]);
+#undef DUP
+  dst->procs = calloc(src->n_procs ? src->n_procs : 1, sizeof(*dst->procs));
+  if (dst->procs == NULL)
+    return -1;
+  memcpy(dst->procs, src->procs, src->n_procs * sizeof(*dst->procs));
+  return 0;
+}
+
+/* The state holds every target with a unit, as it is now. */
+static int save_state(struct sd_applier *a, struct placer_error **err) {
+  struct sd_state *s = &a->state;
+  for (size_t i = 0; i < s->n; i++)
+    sd_instance_clear(&s->v[i]);
+  free(s->v);
+  s->v = calloc(a->n + 1, sizeof(*s->v));
+  s->n = 0;
+  if (s->v == NULL)
+    return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+  for (size_t i = 0; i < a->n; i++) {
+    if (a->t[i].rec.unit == NULL)
+      continue;
+    if (copy_instance(&s->v[s->n], &a->t[i].rec) < 0)
+      return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+    s->n++;
+  }
+  free(s->profile_name);
+  free(s->profile_path);
+  s->profile_name = a->plan->profile_name ? strdup(a->plan->profile_name) : NULL;
+  s->profile_path = a->plan->profile_path ? strdup(a->plan->profile_path) : NULL;
+  s->persist = s->persist || a->opt->persist;
+  return sd_state_save(s, err);
+}
+
+static int record_procs(struct sd_applier *a, struct sd_target *t, struct placer_error **err) {
+  cleanup_free pid_t *pids = NULL;
+  size_t n = 0;
+  if (sd_cgroup_pids(&a->ctx, t->rec.cgroup, &pids, &n, err) < 0)
+    return -1;
+  free(t->rec.procs);
+  t->rec.procs = calloc(n ? n : 1, sizeof(*t->rec.procs));
+  if (t->rec.procs == NULL)
+    return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+  t->rec.n_procs = 0;
+  for (size_t i = 0; i < n; i++) {
+    struct placer_error *gone = NULL;
+    uint64_t start;
+    if (placer_proc_start_time(pids[i], &start, &gone) < 0) {
+      placer_error_free(gone);
+      continue;
+    }
+    t->rec.procs[t->rec.n_procs++] = (struct placer_state_process){ pids[i], start };
+  }
+  return 0;
+}
+
+/* ------------------------------------------------------------------ changes */
+
+static int write_dropin(struct sd_applier *a, struct sd_target *t, bool *reload, struct placer_error **err) {
+  struct sd_instance *r = &t->rec;
+  struct placer_systemd_props props = sd_instance_props(r);
+  cleanup_free char *text = placer_systemd_dropin_text(r->unit, a->plan->profile_name, r->name, &props);
+  cleanup_free char *dir = NULL, *path = NULL;
+  if (text == NULL || asprintf(&dir, "%s/%s.d", a->ctx.etc_dir, r->unit) < 0 ||
+      asprintf(&path, "%s/%s", dir, PLACER_SYSTEMD_DROPIN_NAME) < 0)
+    return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+  size_t len = strlen(text);
+  if (len && text[len - 1] == '\n')
+    text[len - 1] = '\0'; /* placer_file_replace adds it */
+  cleanup_free char *now = NULL;
+  FILE *f = fopen(path, "re");
+  if (f) {
+    char buf[4096];
+    size_t got = fread(buf, 1, sizeof(buf) - 1, f);
+    buf[got] = '\0';
+    fclose(f);
+    now = strdup(buf);
+  }
+  char want[4096];
+  snprintf(want, sizeof(want), "%s\n", text);
+  if (now && strcmp(now, want) == 0 && r->dropin)
+    return 0;
+  strv_add(&a->actions, "%s: write %s", r->name, path);
+  if (a->opt->dry_run) {
+    a->steps++;
+    t->changes++;
+    return 0;
+  }
+  struct stat st;
+  if (r->dropin == NULL) {
+    r->dropin = strdup(path);
+    r->dropin_dir_created = stat(dir, &st) != 0;
+    if (r->dropin == NULL)
+      return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+    if (save_state(a, err) < 0) /* recorded before it exists */
+      return -1;
+  }
+  if (placer_mkdir_p(dir, err) < 0 || placer_file_replace(dir, PLACER_SYSTEMD_DROPIN_NAME, text, err) < 0)
+    return placer_error_prefix(err, "%s", r->name);
+  *reload = true;
+  a->steps++;
+  t->changes++;
+  return 0;
+}
+
+static char *argv_text(char **argv) {
+  char *line = NULL;
+  size_t size = 0;
+  FILE *f = open_memstream(&line, &size);
+  if (f == NULL)
+    return NULL;
+  for (size_t i = 0; argv[i]; i++)
+    fprintf(f, "%s%s", i ? " " : "", argv[i]);
+  fclose(f);
+  return line;
+}
+
+static int set_properties(struct sd_applier *a, struct sd_target *t, struct placer_error **err) {
+  struct placer_systemd_props props = sd_instance_props(&t->rec);
+  char **argv = placer_systemd_set_property_argv(a->ctx.systemctl, t->rec.unit, true, &props);
+  if (argv == NULL)
+    return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+  cleanup_free char *line = argv_text(argv);
+  strv_add(&a->actions, "%s: %s", t->rec.name, line ? line : "systemctl set-property");
+  int ret = 0;
+  if (!a->opt->dry_run)
+    ret = sd_systemctl(&a->ctx, argv, NULL, err);
+  placer_systemd_argv_free(argv);
+  if (ret < 0)
+    return placer_error_prefix(err, "%s", t->rec.name);
+  a->steps++;
+  t->changes++;
+  return 0;
+}
+
+struct problems {
+  struct strv lines;
+};
+
+static void collect_problem(void *ctx, const char *msg) {
+  strv_add(&((struct problems *)ctx)->lines, "%s", msg);
+}
+
+/* The unit's group files and every thread, retried while threads settle. */
+static int verify_target(struct sd_applier *a, struct sd_target *t, const char *when, struct placer_error **err) {
+  for (int round = 0;; round++) {
+    struct problems pr = { { NULL, 0 } };
+    size_t n = sd_check_unit(&a->ctx, &t->rec, collect_problem, &pr, NULL, NULL);
+    if (n == 0) {
+      strv_free(&pr.lines);
+      return 0;
+    }
+    if (round + 1 == VERIFY_ROUNDS) {
+      placer_error_set(err, PLACER_EXIT_SYSTEM, EAGAIN, "%s: verify %s: %s%s", t->rec.name, when, pr.lines.v[0],
+                       n > 1 ? " (and more)" : "");
+      strv_free(&pr.lines);
+      return -1;
+    }
+    strv_free(&pr.lines);
+    sleep_ms(200);
+  }
+}
+
+int sd_undo_instance(const struct sd_ctx *c, const struct sd_instance *si, bool *reload, struct strv *notes,
+                     struct placer_error **err) {
+  int ret = 0;
+  if (si->dropin) {
+    if (unlink(si->dropin) < 0 && errno != ENOENT)
+      return placer_error_errno(err, PLACER_EXIT_SYSTEM, errno, "%s: remove %s", si->name, si->dropin);
+    strv_add(notes, "%s: removed %s", si->name, si->dropin);
+    if (si->dropin_dir_created) {
+      char *dir = strdup(si->dropin);
+      char *slash = dir ? strrchr(dir, '/') : NULL;
+      if (slash) {
+        *slash = '\0';
+        rmdir(dir); /* only when empty: an admin's drop-in stays */
+      }
+      free(dir);
+    }
+    *reload = true;
+  }
+  cleanup_free char *show = NULL;
+  struct placer_error *e = NULL;
+  cleanup_free char *load = NULL;
+  if (sd_show(c, si->unit, &show, &e) == 0)
+    load = placer_systemd_show_value(show, "LoadState");
+  placer_error_free(e);
+  struct placer_systemd_props props = sd_instance_props(si);
+  if (load && strcmp(load, "loaded") == 0) {
+    char **argv = placer_systemd_restore_argv(c->systemctl, si->unit, &props, si->previous[SD_ALLOWED_CPUS],
+                                              si->previous[SD_ALLOWED_MEMORY_NODES], si->previous[SD_MEMORY_MAX],
+                                              si->previous[SD_CPU_WEIGHT]);
+    if (argv == NULL)
+      return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+    ret = sd_systemctl(c, argv, NULL, err);
+    placer_systemd_argv_free(argv);
+    if (ret < 0)
+      return placer_error_prefix(err, "%s: set %s back", si->name, si->unit);
+    strv_add(notes, "%s: %s properties set back", si->name, si->unit);
+  } else {
+    strv_add(notes, "%s: unit %s is %s: only its drop-ins are removed", si->name, si->unit, load ? load : "unknown");
+  }
+  for (int p = 0; p < SD_N_PROPS; p++) {
+    bool sets = (p == SD_ALLOWED_CPUS && props.allowed_cpus) ||
+                (p == SD_ALLOWED_MEMORY_NODES && props.allowed_memory_nodes) ||
+                (p == SD_MEMORY_MAX && props.has_memory_max) || (p == SD_CPU_WEIGHT && props.cpu_weight);
+    if (!si->created[p] || !sets)
+      continue;
+    cleanup_free char *file = sd_control_file(c, si->unit, (enum sd_prop)p);
+    if (file && unlink(file) == 0)
+      *reload = true;
+    else if (file && errno != ENOENT)
+      return placer_error_errno(err, PLACER_EXIT_SYSTEM, errno, "%s: remove %s", si->name, file);
+  }
+  return 0;
+}
+
+/* Undo every instance the state holds; the state keeps what failed. */
+static size_t undo_all(const struct sd_ctx *c, struct sd_state *s, struct strv *notes, struct strv *failures) {
+  bool reload = false;
+  size_t failed = 0;
+  for (size_t i = s->n; i-- > 0;) {
+    struct placer_error *e = NULL;
+    if (sd_undo_instance(c, &s->v[i], &reload, notes, &e) < 0) {
+      strv_add(failures, "%s", e->msg);
+      placer_error_free(e);
+      failed++;
+      continue;
+    }
+    sd_instance_clear(&s->v[i]);
+    memmove(&s->v[i], &s->v[i + 1], (s->n - i - 1) * sizeof(*s->v));
+    s->n--;
+    struct placer_error *save_err = NULL;
+    if (sd_state_save(s, &save_err) < 0) {
+      strv_add(failures, "%s", save_err->msg);
+      placer_error_free(save_err);
+      failed++;
+    }
+  }
+  if (reload) {
+    struct placer_error *e = NULL;
+    if (sd_daemon_reload(c, &e) < 0) {
+      strv_add(failures, "%s", e->msg);
+      placer_error_free(e);
+      failed++;
+    }
+  }
+  return failed;
+}
+
+static int roll_back(struct sd_applier *a, struct placer_error **err) {
+  struct strv notes = { NULL, 0 }, failures = { NULL, 0 };
+  /* only what this apply added: instances known before keep their record */
+  size_t failed = undo_all(&a->ctx, &a->state, &notes, &failures);
+  if (failed == 0)
+    placer_error_prefix(err, "apply failed; the placement through systemd is taken back (every unit as before placer)");
+  else
+    placer_error_prefix(err, "apply failed and the rollback is incomplete (%s); run 'placer reset'", failures.v[0]);
+  strv_free(&notes);
+  strv_free(&failures);
+  return -1;
+}
+
+/* ------------------------------------------------------------------ rolling restart */
+
+static int wait_healthy(struct sd_applier *a, const char *when, struct placer_error **err) {
+  if (a->opt->health_cmd == NULL)
+    return 0;
+  unsigned limit_s = a->opt->health_timeout_s ? a->opt->health_timeout_s : 300;
+  time_t end = time(NULL) + limit_s;
+  char *argv[] = { "/bin/sh", "-c", (char *)a->opt->health_cmd, NULL };
+  for (;;) {
+    cleanup_free char *out = NULL, *errout = NULL;
+    int status = 0;
+    if (placer_subprocess_capture(argv, NULL, limit_s * 1000u, &out, &errout, &status, err) < 0)
+      return -1;
+    if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+      return 0;
+    if (time(NULL) >= end)
+      return placer_error_set(err, PLACER_EXIT_SYSTEM, ETIMEDOUT, "%s: not healthy after %u s ('%s' exits %d)", when,
+                              limit_s, a->opt->health_cmd, WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+    sleep_ms(1000);
+  }
+}
+
+static int wait_active(struct sd_applier *a, const char *unit, struct placer_error **err) {
+  unsigned limit_s = a->opt->health_timeout_s ? a->opt->health_timeout_s : 300;
+  time_t end = time(NULL) + limit_s;
+  for (;;) {
+    cleanup_free char *show = NULL;
+    if (sd_show(&a->ctx, unit, &show, err) < 0)
+      return -1;
+    cleanup_free char *state = placer_systemd_show_value(show, "ActiveState");
+    if (state && strcmp(state, "active") == 0)
+      return 0;
+    if (state && strcmp(state, "failed") == 0)
+      return placer_error_set(err, PLACER_EXIT_SYSTEM, EIO, "%s failed after the restart", unit);
+    if (time(NULL) >= end)
+      return placer_error_set(err, PLACER_EXIT_SYSTEM, ETIMEDOUT, "%s not active %u s after the restart (%s)", unit,
+                              limit_s, state ? state : "?");
+    sleep_ms(200);
+  }
+}
+
+static int restart_rolling(struct sd_applier *a, struct placer_error **err) {
+  for (size_t i = 0; i < a->n; i++) {
+    struct sd_target *t = &a->t[i];
+    if (t->rec.unit == NULL)
+      continue;
+    char when[512];
+    snprintf(when, sizeof(when), "before restarting %s", t->rec.unit);
+    if (wait_healthy(a, when, err) < 0)
+      return -1;
+    char *argv[] = { (char *)a->ctx.systemctl, "restart", t->rec.unit, NULL };
+    strv_add(&a->actions, "%s: systemctl restart %s", t->rec.name, t->rec.unit);
+    if (sd_systemctl(&a->ctx, argv, NULL, err) < 0 || wait_active(a, t->rec.unit, err) < 0)
+      return placer_error_prefix(err, "%s: rolling restart", t->rec.name);
+    snprintf(when, sizeof(when), "after restarting %s", t->rec.unit);
+    if (wait_healthy(a, when, err) < 0)
+      return -1;
+    if (sd_pin_vcpus(&a->ctx, &t->rec, &t->n_vcpus_pinned, &t->vcpu_source, err) < 0 ||
+        verify_target(a, t, "after the restart", err) < 0 || record_procs(a, t, err) < 0)
+      return -1;
+    strv_add(&a->notes, "%s: %s restarted; the placement holds on every thread", t->rec.name, t->rec.unit);
+  }
+  return save_state(a, err);
+}
+
+/* ------------------------------------------------------------------ report */
+
+static int build_report(struct sd_applier *a, struct placer_apply_report **out, struct placer_error **err) {
+  struct placer_apply_report *r = calloc(1, sizeof(*r));
+  if (r == NULL)
+    return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+  r->profile_name = a->plan->profile_name ? strdup(a->plan->profile_name) : NULL;
+  r->cgroup_mode = "v2";
+  r->state_dir = strdup(a->state.dir);
+  r->dry_run = a->opt->dry_run;
+  r->steps = a->steps;
+  r->instances = calloc(a->n, sizeof(*r->instances));
+  r->n_instances = a->n;
+  bool oom = r->instances == NULL || r->state_dir == NULL;
+  for (size_t i = 0; !oom && i < a->n; i++) {
+    struct sd_target *t = &a->t[i];
+    struct placer_apply_instance_report *ri = &r->instances[i];
+    ri->name = strdup(t->inst->name);
+    ri->group = t->rec.unit ? strdup(t->rec.unit) : NULL;
+    ri->cpus = placer_cpulist_format(t->inst->cpus);
+    ri->mems = placer_cpulist_format(t->inst->mems);
+    ri->has_memory_limit = t->inst->has_memory_limit;
+    ri->memory_bytes = t->inst->memory_bytes;
+    ri->note = t->note ? strdup(t->note) : NULL;
+    ri->changes = t->changes;
+    ri->n_vcpus_pinned = t->n_vcpus_pinned;
+    ri->vcpu_source = t->vcpu_source;
+    cleanup_free pid_t *pids = NULL;
+    size_t n = 0;
+    struct placer_error *e = NULL;
+    if (t->rec.cgroup && sd_cgroup_pids(&a->ctx, t->rec.cgroup, &pids, &n, &e) < 0) {
+      placer_error_free(e);
+      n = 0;
+    }
+    if (t->rec.cgroup == NULL) {
+      pids = calloc(1, sizeof(*pids));
+      n = 0;
+    }
+    ri->bound = calloc(n ? n : 1, sizeof(*ri->bound));
+    oom |= ri->name == NULL || ri->cpus == NULL || ri->mems == NULL || ri->bound == NULL;
+    for (size_t k = 0; ri->bound && k < n; k++) {
+      cleanup_free pid_t *tids = NULL;
+      size_t n_tids = 0;
+      if (placer_task_list(pids[k], &tids, &n_tids, &e) < 0) {
+        placer_error_free(e);
+        e = NULL;
+        continue;
+      }
+      ri->bound[ri->n_bound].pid = pids[k];
+      ri->bound[ri->n_bound].comm = placer_proc_comm(pids[k]);
+      ri->bound[ri->n_bound++].n_threads = n_tids;
+    }
+  }
+  r->actions = a->actions.v;
+  r->n_actions = a->actions.n;
+  a->actions = (struct strv){ NULL, 0 };
+  r->notes = a->notes.v;
+  r->n_notes = a->notes.n;
+  a->notes = (struct strv){ NULL, 0 };
+  if (oom) {
+    placer_apply_report_free(r);
+    return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+  }
+  *out = r;
+  return 0;
+}
+
+/* ------------------------------------------------------------------ apply */
+
+static int open_states(const char *dir, bool lock, struct placer_state **lock_state, struct sd_state *s,
+                       struct placer_error **err) {
+  if (placer_state_open(dir, lock ? PLACER_STATE_LOCK_EXCLUSIVE : PLACER_STATE_NO_LOCK, lock_state, NULL, err) < 0)
+    return -1;
+  if (!placer_state_is_empty(*lock_state))
+    return placer_error_set(err, PLACER_EXIT_USAGE, EINVAL,
+                            "%s holds a placement of the cgroupfs backend (groups under %s/): run 'placer reset' "
+                            "before applying through systemd",
+                            dir, (*lock_state)->prefix ? (*lock_state)->prefix : "?");
+  return sd_state_load(dir, s, err);
+}
+
+static int systemd_apply(const struct placer_plan *plan, const struct placer_apply_options *opt,
+                         struct placer_apply_report **report, struct placer_error **err) {
+  struct sd_applier a = { .plan = plan, .opt = opt };
+  sd_ctx_init(&a.ctx, opt);
+  const char *dir = opt->state_dir ? opt->state_dir : placer_state_default_dir();
+  struct placer_state *lock = NULL;
+  int ret = -1;
+  if (open_states(dir, !opt->dry_run, &lock, &a.state, err) < 0)
+    goto out;
+  if (a.state.n > 0 && a.state.profile_name && plan->profile_name && strcmp(a.state.profile_name, plan->profile_name)) {
+    placer_error_set(err, PLACER_EXIT_USAGE, EINVAL,
+                     "profile '%s' is applied (state %s); run 'placer reset' before applying '%s'",
+                     a.state.profile_name, dir, plan->profile_name);
+    goto out;
+  }
+  if (a.state.n > 0 && a.state.persist && !opt->persist)
+    strv_add(&a.notes, "the drop-ins of an earlier 'apply --persist' stay in place; 'placer reset' removes them");
+  if (build_targets(&a, err) < 0)
+    goto out;
+
+  /* Changes: drop-ins first (recorded before they are written), then the
+   * properties, then the vCPU threads. */
+  bool reload = false;
+  if (!opt->dry_run && save_state(&a, err) < 0)
+    goto out;
+  for (size_t i = 0; opt->persist && i < a.n; i++)
+    if (a.t[i].rec.unit && write_dropin(&a, &a.t[i], &reload, err) < 0)
+      goto fail;
+  if (reload && !opt->dry_run && sd_daemon_reload(&a.ctx, err) < 0)
+    goto fail;
+  for (size_t i = 0; i < a.n; i++)
+    if (a.t[i].rec.unit && a.t[i].needs_set && set_properties(&a, &a.t[i], err) < 0)
+      goto fail;
+  if (!opt->dry_run) {
+    for (size_t i = 0; i < a.n; i++) {
+      struct sd_target *t = &a.t[i];
+      if (t->rec.unit == NULL)
+        continue;
+      if (sd_pin_vcpus(&a.ctx, &t->rec, &t->n_vcpus_pinned, &t->vcpu_source, err) < 0 ||
+          verify_target(&a, t, "after apply", err) < 0 || record_procs(&a, t, err) < 0)
+        goto fail;
+    }
+    if (a.steps > 0 || a.state.applied_at == NULL) {
+      free(a.state.applied_at);
+      a.state.applied_at = now_rfc3339();
+    }
+    if (save_state(&a, err) < 0)
+      goto fail;
+    if (opt->restart_rolling && restart_rolling(&a, err) < 0) {
+      placer_error_prefix(err, "the placement is applied, but the rolling restart stopped");
+      goto out;
+    }
+  }
+  ret = build_report(&a, report, err);
+  goto out;
+fail:
+  if (!opt->dry_run)
+    roll_back(&a, err);
+out:
+  applier_clear(&a);
+  placer_state_free(lock);
+  return ret;
+}
+
+/* ------------------------------------------------------------------ reset */
+
+static int systemd_reset(const char *state_dir, char ***lines, size_t *n_lines, struct placer_error **err) {
+  const char *dir = state_dir ? state_dir : placer_state_default_dir();
+  struct sd_ctx c;
+  sd_ctx_init(&c, NULL);
+  struct placer_state *lock = NULL;
+  struct sd_state s = { 0 };
+  struct strv out = { NULL, 0 }, failures = { NULL, 0 };
+  int ret = -1;
+  if (placer_state_open(dir, PLACER_STATE_LOCK_EXCLUSIVE, &lock, NULL, err) < 0 || sd_state_load(dir, &s, err) < 0)
+    goto done;
+  size_t before = s.n;
+  size_t failed = undo_all(&c, &s, &out, &failures);
+  if (failed) {
+    placer_error_set(err, PLACER_EXIT_SYSTEM, 0,
+                     "reset incomplete: %zu of %zu units could not be set back (%s); they stay recorded in %s/%s: fix "
+                     "the cause and run 'placer reset' again",
+                     failed, before, failures.v[0], dir, SD_STATE_FILE);
+    goto done;
+  }
+  strv_add(&out, "reset: %zu unit%s set back through systemd; no placer state left in %s", before,
+           before == 1 ? "" : "s", dir);
+  ret = 0;
+done:
+  strv_free(&failures);
+  sd_state_clear(&s);
+  placer_state_free(lock);
+  if (ret < 0) {
+    strv_free(&out);
+    return -1;
+  }
+  *lines = out.v;
+  *n_lines = out.n;
+  return 0;
+}
+
+const struct placer_apply_backend_ops placer_apply_backend_systemd = {
+  .name = "systemd",
+  .apply = systemd_apply,
+  .status = sd_status,
+  .reset = systemd_reset,
+  .print_status = sd_status_print_text,
+};
