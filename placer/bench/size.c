@@ -407,8 +407,11 @@ int placer_size_compute(struct placer_bench_results *const *results, size_t n_re
   vm->memory_bytes = opt->vm_memory_bytes;
   vm->memory_overhead_bytes = opt->vm_overhead_bytes;
 
-  if (placer_plan_compute(topo, profile, &res->plan, err) < 0)
+  if (placer_plan_compute(topo, profile, &res->plan, err) < 0) {
+    placer_error_prefix(err, "size: %u %s per OSD on %s", osd->cpu.cores ? osd->cpu.cores : osd->cpu.threads,
+                        osd->cpu.cores ? "cores" : "threads", topo->source);
     goto fail;
+  }
   if (account_nodes(topo, profile, res, err) < 0)
     goto fail;
   for (size_t i = 0; i < res->n_workloads; i++) {
