@@ -8,9 +8,11 @@
 # of QUOTAS cores in turn (default "2.0 1.5 1.0 0.5", the order rotated every repeat so
 # that a drift of the machine spreads over all steps); at each, fio (rbd engine, 4K, iodepth
 # 16, RUNTIME_S seconds, default 6) runs randwrite and randread, and the OSDs' CPU
-# (utime + stime of their processes, /proc/PID/stat) is read around it.  Writes OUT.json
+# (utime + stime of their processes, /proc/PID/stat) is sampled every 0.2 s; IOPS and CPU
+# are taken over the same window, between fio's status reports (--status-interval=1;
+# bench/size-validate-window.py).  Writes OUT.json
 # (default size-validation.json):
-#   {"format": "placer-size-validation", "version": 1, "osds": 2, "replicas": 2,
+#   {"format": "placer-size-validation", "version": 1, "osds": 2, "replicas": 2,   (osd_cpu_s: in fio's window)
 #    "runs": [{"workload": "4k-randwrite", "quota_cores": 1.0, "repeat": 0, "iops": ...,
 #              "total_ios": ..., "osd_cpu_s": ..., "runtime_s": ...}, ...]}
 # and then `placer size --validate OUT.json` prints the prediction error (fit on 2.0 and
@@ -80,13 +82,19 @@ osd_ticks() { # utime + stime of every OSD process (all its threads, live and go
   done
   echo "$t"
 }
-fio_rbd() { # rw runtime out
+fio_rbd() { # rw runtime out samples: fio, with the OSDs' CPU sampled every 0.2 s while it runs
   fio --name=v --ioengine=rbd --clientname=admin --pool="$CEPH_CLUSTER_POOL" --rbdname="$CEPH_CLUSTER_IMAGE" \
     --rw="$1" --bs=4k --iodepth=16 --numjobs=1 --size=256M --time_based --runtime="$2" --ramp_time=0 \
-    --output-format=json --output="$3" >/dev/null 2>"$work/fio.err" &
+    --status-interval=1 --output-format=json --output="$3" >/dev/null 2>"$work/fio.err" &
   fio_pid=$!
+  : >"$4"
+  while kill -0 "$fio_pid" 2>/dev/null; do
+    echo "$(date +%s%3N) $(osd_ticks)" >>"$4"
+    sleep 0.2
+  done
   wait "$fio_pid" || { echo "size-validate: fio failed: $(tail -3 "$work/fio.err")" >&2; exit 1; }
   fio_pid=""
+  echo "$(date +%s%3N) $(osd_ticks)" >>"$4"
 }
 
 echo "size-validate: prefill" >&2
@@ -102,20 +110,9 @@ while [ "$rep" -lt "$REPEATS" ]; do
     set_quota "$q"
     for rw in randwrite randread; do
       sleep 1
-      t0=$(osd_ticks)
-      s0=$(date +%s.%N)
-      fio_rbd "$rw" "$RUNTIME" "$work/fio.json"
-      s1=$(date +%s.%N)
-      t1=$(osd_ticks)
-      "$PY" - "$work/fio.json" "$rw" "$q" "$rep" "$t0" "$t1" "$hz" "$s0" "$s1" >>"$work/runs" <<'EOF'
-import json, sys
-f, rw, q, rep, t0, t1, hz, s0, s1 = sys.argv[1:]
-j = json.load(open(f))["jobs"][0]
-io = j["read"] if rw.endswith("read") else j["write"]
-print(json.dumps({"workload": "4k-" + rw, "quota_cores": float(q), "repeat": int(rep), "iops": round(io["iops"], 1),
-                  "total_ios": io["total_ios"], "osd_cpu_s": (int(t1) - int(t0)) / int(hz),
-                  "runtime_s": round(float(s1) - float(s0), 3)}))
-EOF
+      fio_rbd "$rw" "$RUNTIME" "$work/fio.json" "$work/samples"
+      "$PY" "$SRC/bench/size-validate-window.py" "$work/fio.json" "$rw" "$q" "$rep" "$hz" "$work/samples" \
+        >>"$work/runs"
       echo "size-validate: repeat $rep quota $q $rw: $(tail -1 "$work/runs")" >&2
     done
   done
