@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 
 #include "bench/size.h"
 #include "test_support.h"
@@ -193,12 +194,52 @@ static void test_errors(void **state) {
   placer_topology_free(topo);
 }
 
+/* The command line: the same answer in JSON, usage errors exit 2. */
+static void test_cli(void **state) {
+  (void)state;
+  const char *bin = getenv("PLACER_BIN");
+  if (bin == NULL)
+    skip();
+  char *dir = strdup(test_data_path(""));
+  char cmd[4096];
+  snprintf(cmd, sizeof(cmd),
+           "cd '%s' && '%s' size --topology fixtures/crafted-hci-2s16c-8nvme.xml --target-iops 3000 --json "
+           "fixtures/results/sweep-2osd",
+           dir, bin);
+  FILE *p = popen(cmd, "r");
+  assert_non_null(p);
+  json_error_t jerr;
+  json_t *j = json_loadf(p, 0, &jerr);
+  assert_int_equal(pclose(p), 0);
+  if (j == NULL)
+    fail_msg("placer size --json: %s", jerr.text);
+  assert_string_equal(json_string_value(json_object_get(j, "format")), "placer-size");
+  assert_int_equal(json_integer_value(json_object_get(j, "vms")), 11);
+  assert_int_equal(json_integer_value(json_object_get(json_object_get(j, "osd"), "threads")), 4);
+  json_decref(j);
+  static const char *const bad[] = {
+    "size",                                   /* no results, no figures */
+    "size --vm-vcpus 0 --cpu-ms-per-io 1",    /* out of range */
+    "size --headroom lots --cpu-ms-per-io 1", /* not a number */
+    "size --validate golden/bench/ab.json",   /* not a validation file */
+    "size --bogus",
+  };
+  for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+    snprintf(cmd, sizeof(cmd), "cd '%s' && '%s' %s >/dev/null 2>&1", dir, bin, bad[i]);
+    int rc = system(cmd);
+    if (!WIFEXITED(rc) || WEXITSTATUS(rc) != 2)
+      fail_msg("placer %s: exit %d, expected 2", bad[i], WIFEXITED(rc) ? WEXITSTATUS(rc) : -1);
+  }
+  free(dir);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_recorded_default),
     cmocka_unit_test(test_recorded_target_iops),
     cmocka_unit_test(test_given_figures),
     cmocka_unit_test(test_errors),
+    cmocka_unit_test(test_cli),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
