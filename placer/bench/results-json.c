@@ -2,11 +2,13 @@
  * shape, every done run, the solo rates, and a derived "summary" section that
  * is recomputed, never read back. */
 #include <errno.h>
+#include <stdio.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "bench/results.h"
+#include "lib/textfile.h"
 
 #define FORMAT_NAME "placer-bench-results"
 #define FORMAT_VERSION 1
@@ -484,4 +486,23 @@ int placer_bench_results_from_json(const json_t *j, struct placer_bench_results 
 fail:
   placer_bench_results_free(r);
   return -1;
+}
+
+/* DIR/summary.json, as bench writes it (placer compare, report, size). */
+int placer_bench_results_load_dir(const char *dir, struct placer_bench_results **out, struct placer_error **err) {
+  cleanup_free char *path = NULL, *text = NULL;
+  size_t len = 0;
+  if (asprintf(&path, "%s/summary.json", dir) < 0)
+    return placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "results of '%s'", dir);
+  if (placer_textfile_read_path(path, PLACER_TEXTFILE_MAX_BYTES, &text, &len) < 0)
+    return placer_error_errno(err, errno == ENOENT ? PLACER_EXIT_USAGE : PLACER_EXIT_SYSTEM, errno, "read %s", path);
+  json_error_t jerr;
+  json_t *j = json_loadb(text, len, 0, &jerr);
+  if (j == NULL)
+    return placer_error_set(err, PLACER_EXIT_USAGE, EINVAL, "%s:%d: %s", path, jerr.line, jerr.text);
+  int rc = placer_bench_results_from_json(j, out, err);
+  json_decref(j);
+  if (rc < 0)
+    return placer_error_prefix(err, "%s", path);
+  return 0;
 }

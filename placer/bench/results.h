@@ -258,5 +258,7 @@ void placer_bench_sweep_balance(const struct placer_bench_results *r, size_t var
 
 json_t *placer_bench_results_to_json(const struct placer_bench_results *r);
 int placer_bench_results_from_json(const json_t *j, struct placer_bench_results **out, struct placer_error **err);
+/* Read DIR/summary.json into *out (exit code USAGE when it is missing or not JSON). */
+int placer_bench_results_load_dir(const char *dir, struct placer_bench_results **out, struct placer_error **err);
 
 #endif
