@@ -7,8 +7,8 @@
 # by `placer exec`.  The figures status prints (text and JSON) are checked
 # against the numa_maps of those processes, summed here independently, and
 # the host's nodes against /sys.  On this 1-node machine every page is local
-# (100%); a remote share needs a second node, which the unit tests cover on
-# fixtures (tests/unit/test_numa_locality.c).
+# (100%); a remote share needs a second node: status_locality_v2_guest.sh
+# shows one in a 2-node qemu guest, the unit tests on fixtures.
 set -eu
 . "$PLACER_SOURCE_DIR/tests/integration/lib/common.sh"
 T_NAME=status_locality
