@@ -12,11 +12,13 @@ VM_PKGS="qemu-system-x86 linux-image-amd64 busybox-static cpio xz-utils"
 FLEET_PKGS="ansible" # ansible/: the fleet playbooks; ships containers.podman (tests)
 # ci/check-format.sh (Debian 12 ships clang-format 14); ci/fuzz.sh (clang 14's libFuzzer and sanitizers)
 CHECK_PKGS="clang-format clang libclang-rt-14-dev"
+# placer report: gnuplot draws the SVG plots; the test renders the page in headless Chromium
+REPORT_PKGS="gnuplot-nox chromium"
 
 want="$BUILD_PKGS $RUNTIME_PKGS $CHECK_PKGS"
 case "${1:-all}" in
   build) ;;
-  all) want="$want $CEPH_PKGS $CONTAINER_PKGS $VM_PKGS $FLEET_PKGS" ;;
+  all) want="$want $CEPH_PKGS $CONTAINER_PKGS $VM_PKGS $FLEET_PKGS $REPORT_PKGS" ;;
   *) echo "usage: $0 [build|all]" >&2; exit 2 ;;
 esac
 

@@ -349,6 +349,24 @@ static json_t *check_instance(struct placer_cgroup *cg, const struct placer_stat
     }
     if (e == NULL)
       check_role_weight(cg, si, planned_role_weight, inst, actual);
+    const char *slash = strrchr(si->group, '/');
+    cleanup_free char *role_group = slash ? strndup(si->group, (size_t)(slash - si->group)) : NULL;
+    unsigned quota = 0;
+    if (e == NULL && role_group && placer_cgroup_read_cpu_quota(cg, role_group, &quota, &e) == 0) {
+      /* The keys only where a quota is planned or found: as before otherwise. */
+      if (si->cpu_quota)
+        json_object_set_new(planned, "cpu_quota_cores", json_real(si->cpu_quota / 1000.0));
+      if (si->cpu_quota || quota)
+        json_object_set_new(actual, "cpu_quota_cores", quota ? json_real(quota / 1000.0) : json_null());
+      if (quota != si->cpu_quota) {
+        char have[32] = "none", want[32] = "none";
+        if (quota)
+          snprintf(have, sizeof(have), "%g cores", quota / 1000.0);
+        if (si->cpu_quota)
+          snprintf(want, sizeof(want), "%g cores", si->cpu_quota / 1000.0);
+        drift(inst, "%s cpu quota %s, planned %s", role_group, have, want);
+      }
+    }
     if (e) {
       drift(inst, "cannot read %s: %s", si->group, e->msg);
       placer_error_free(e);

@@ -30,7 +30,7 @@ double bench_nominal_run_s(const struct bench *b) {
 
 double bench_default_overhead_s(const struct bench *b) {
   switch (b->study->cluster.type) {
-  case PLACER_STUDY_CLUSTER_LOCAL: return 12.0;
+  case PLACER_STUDY_CLUSTER_LOCAL: return b->study->cluster.rebuild == PLACER_STUDY_REBUILD_NEVER ? 1.0 : 12.0;
   case PLACER_STUDY_CLUSTER_EXISTING: return 3.0;
   default: return 1.0;
   }
