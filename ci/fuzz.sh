@@ -6,6 +6,8 @@
 #   PLACER_FUZZ_SECONDS  seconds per harness (default 30; e.g. 600 for a
 #                        long run by hand)
 #   PLACER_FUZZ_ONLY     run only these harnesses ("profile study")
+#   PLACER_FUZZ_STRICT   1: a crash inside hwloc's own XML import fails too
+#                        (by default it is reported, not failing: upstream)
 #
 # A finding fails the script and leaves the input in
 # build-fuzz/findings/NAME/; copy it to tests/fuzz/regressions/NAME/ with a
@@ -47,6 +49,11 @@ for n in $names; do
        -malloc_limit_mb=512 -max_len=65536 -print_final_stats=1 \
        -artifact_prefix="$findings/" "$corpus" $regressions $dirs >"$log" 2>&1; then
     echo "fuzz $n: $(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$') runs in ${seconds}s, corpus $(ls "$corpus" | wc -l), no finding"
+  elif [ "${PLACER_FUZZ_STRICT:-0}" = 0 ] && grep -q '#0 .*libhwloc\.so' "$log" && grep -q 'in hwloc_topology_load ' "$log"; then
+    # hwloc 2.9's own XML importer crashing on a corrupt file (as lstopo
+    # does): reported and kept, not failing CI; placer refuses the kinds
+    # found so far before hwloc sees them (topology.c, check_xml_objects)
+    echo "fuzz $n: hwloc crashed inside hwloc_topology_load (upstream, not placer's code): input in $findings/; add a check to topology.c (PLACER_FUZZ_STRICT=1 fails on it)" >&2
   else
     echo "fuzz $n: FINDING (log $log, input in $findings/):" >&2
     grep -E 'ERROR|SUMMARY|fuzz check failed|runtime error' "$log" | head -5 >&2

@@ -94,6 +94,7 @@ static int ensure_groups(struct applier *a, struct target *t, struct placer_erro
         return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
       if (step_begin(a, t, &e, err, "create group %s", path) < 0)
         return -1;
+      strv_add(&a->groups_created, "%s", path);
       if (a->dry_run)
         strv_add(&a->would_create, "%s", path);
       else if (placer_cgroup_create(a->cg, path, err) < 0)
@@ -122,6 +123,8 @@ static int set_value(struct applier *a, struct target *t, const char *group, enu
   if (step_begin(a, t, &e, err, "set %s %s = %s (was %s)", group, placer_setting_name(setting), shown_value,
                  *shown_previous ? shown_previous : "empty") < 0)
     return -1;
+  if (!strv_has(&a->groups_changed, group))
+    strv_add(&a->groups_changed, "%s", group);
   if (!a->dry_run) {
     int ret = 0;
     switch (setting) {

@@ -55,3 +55,15 @@ int placer_instance_place_group(struct placer_cgroup *cg, const struct placer_in
   }
   return 0;
 }
+
+int placer_role_place_weight(struct placer_cgroup *cg, const struct placer_plan *plan,
+                             const struct placer_instance *inst, const char *group, struct placer_error **err) {
+  const char *slash = strrchr(group, '/');
+  unsigned weight = placer_plan_role_weight(plan, inst->role);
+  if (slash == NULL || weight == 0)
+    return 0;
+  cleanup_free char *role_group = strndup(group, (size_t)(slash - group));
+  if (role_group == NULL)
+    return placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+  return placer_cgroup_set_cpu_weight(cg, role_group, weight, err);
+}

@@ -11,6 +11,7 @@
 
 #include "profile-run.h"
 #include "profile-yaml.h"
+#include "lib/cidr.h"
 
 #define N_OF(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -164,6 +165,7 @@ static const struct pyaml_field cpu_fields[] = {
   { .key = "weight", .type = PYAML_FIELD_UINT, .offset = CPU_AT(weight), .min = 1, .max = 10000 },
   { .key = "quota", .type = PYAML_FIELD_CUSTOM, .parse = parse_quota },
   { .key = "pin_vcpus", .type = PYAML_FIELD_BOOL, .offset = CPU_AT(pin_vcpus) },
+  { .key = "span_numa", .type = PYAML_FIELD_BOOL, .offset = CPU_AT(span_numa) },
 };
 static const struct pyaml_schema cpu_schema = { "cpu", cpu_fields, N_OF(cpu_fields) };
 
@@ -222,6 +224,7 @@ static const struct pyaml_field profile_fields[] = {
   { .key = "description", .type = PYAML_FIELD_STRING, .offset = PROFILE_AT(description) },
   { .key = "pin", .type = PYAML_FIELD_BOOL, .offset = PROFILE_AT(pin) },
   { .key = "reserve", .type = PYAML_FIELD_MAPPING, .offset = PROFILE_AT(reserve), .mapping = &reserve_schema },
+  { .key = "storage_network", .type = PYAML_FIELD_STRING_LIST, .offset = PROFILE_AT(storage_networks) },
   { .key = "roles", .type = PYAML_FIELD_CUSTOM, .parse = parse_roles },
 };
 static const struct pyaml_schema profile_schema = { "profile", profile_fields, N_OF(profile_fields) };
@@ -345,6 +348,8 @@ static int check_cpu(struct pyaml_walk *w, struct placer_role_spec *role, yaml_n
     placer_error_errno(w->err, PLACER_EXIT_SYSTEM, ENOMEM, "parse profile");
     goto out;
   }
+  if (pyaml_walk_lookup_key(w, cpu, "span_numa") == NULL)
+    role->cpu.span_numa = role->kind != PLACER_KIND_VM; /* real guests are NUMA-local */
   yaml_node_t *pin_vcpus = pyaml_walk_lookup_key(w, cpu, "pin_vcpus");
   if (pin_vcpus && role->kind != PLACER_KIND_VM) {
     pyaml_walk_key_error(w, pin_vcpus, "pin_vcpus", "only applies to roles of kind vm");
@@ -496,6 +501,9 @@ static int check_pools(struct pyaml_walk *w, struct placer_profile *profile, yam
                               : a->cpu.whole_cores ? "threads (whole cores)"
                                                    : "threads",
                               a->name, b->name);
+      else if (a->cpu.span_numa != b->cpu.span_numa)
+        rc = pyaml_walk_error(w, at, "pool '%s' spans NUMA nodes for role '%s' but not for role '%s' (span_numa)",
+                              b->cpu.pool, a->cpu.span_numa ? a->name : b->name, a->cpu.span_numa ? b->name : a->name);
       else if ((a->count_mode == PLACER_COUNT_FILL) != (b->count_mode == PLACER_COUNT_FILL))
         rc = pyaml_walk_error(w, at, "pool '%s' mixes 'count: fill' (role '%s') with a fixed count (role '%s')",
                               b->cpu.pool, a->count_mode == PLACER_COUNT_FILL ? a->name : b->name,
@@ -534,6 +542,18 @@ out:
   return rc;
 }
 
+static int check_storage_network(struct pyaml_walk *w, struct placer_profile *profile, yaml_node_t *root) {
+  yaml_node_t *list = pyaml_walk_lookup(w, root, "storage_network");
+  for (size_t i = 0; i < profile->storage_networks.n; i++) {
+    if (placer_cidr_valid(profile->storage_networks.items[i]))
+      continue;
+    yaml_node_t *item = yaml_document_get_node(w->doc, list->data.sequence.items.start[i]);
+    return pyaml_walk_key_error(w, item, "storage_network", "'%s' is not a network such as 10.0.0.0/24 or fd00::/64",
+                                profile->storage_networks.items[i]);
+  }
+  return 0;
+}
+
 static char *name_from_path(const char *path) {
   const char *base = strrchr(path, '/');
   base = base ? base + 1 : path;
@@ -567,7 +587,7 @@ int placer_profile_parse(const char *file, const char *text, size_t len, struct 
     pyaml_walk_error(&w, root, "missing key 'roles' (the list of roles to place)");
     goto out;
   }
-  if (check_reserve(&w, profile, root) < 0)
+  if (check_reserve(&w, profile, root) < 0 || check_storage_network(&w, profile, root) < 0)
     goto out;
   for (size_t i = 0; i < profile->n_roles; i++) {
     size_t saved = pyaml_walk_push(&w, "roles[%zu]", i);
@@ -616,6 +636,7 @@ void placer_profile_free(struct placer_profile *profile) {
     role_free(&profile->roles[i]);
   free(profile->roles);
   placer_string_list_free(&profile->reserve.nics);
+  placer_string_list_free(&profile->storage_networks);
   free(profile->path);
   free(profile->name);
   free(profile->description);

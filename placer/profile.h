@@ -54,6 +54,8 @@ struct placer_cpu_spec {
   unsigned weight;  /* cgroup v2 cpu.weight 1..10000; 0: leave the default */
   unsigned quota;   /* CPU quota of the role's group, thousandths of a core (1500 = 1.5 cores); 0: none */
   bool pin_vcpus;   /* vm: each vCPU thread on its own PU */
+  bool span_numa;   /* a count: fill pool may span NUMA nodes (default for all but vm);
+                     * false: one pool per NUMA node, each instance on one node */
 };
 
 struct placer_role_spec {
@@ -95,6 +97,9 @@ struct placer_profile {
   char *name;        /* name:, or the file name without .yaml */
   char *description; /* NULL when not given */
   bool pin;          /* false: nothing is pinned (the unpinned A/B baseline) */
+  /* storage_network: CIDRs whose NICs `nic: auto` picks (before the
+   * topology's ceph.conf networks and the fastest-NIC rule) */
+  struct placer_string_list storage_networks;
   struct placer_reserve_spec reserve;
   struct placer_role_spec *roles;
   size_t n_roles;

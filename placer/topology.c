@@ -3,11 +3,13 @@
  * topology-json.c and topology-text.c. */
 #include <errno.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "lib/textfile.h"
 #include "topology-internal.h"
 
 /* hwloc 2.x reads XML format 1.x and 2.x; a 3.x file fails inside hwloc with
@@ -32,16 +34,87 @@ static int check_xml_header(const char *name, const char *head, size_t n, struct
   return 0;
 }
 
-static int check_xml_file(const char *path, struct placer_error **err) {
-  cleanup_fclose FILE *f = fopen(path, "r");
-  if (f == NULL)
-    return placer_error_errno(err, PLACER_EXIT_USAGE, errno, "topology '%s'", path);
-  char head[4096];
-  size_t n = fread(head, 1, sizeof(head) - 1, f);
-  if (ferror(f))
-    return placer_error_errno(err, PLACER_EXIT_USAGE, errno, "topology '%s': read", path);
-  head[n] = '\0';
-  return check_xml_header(path, head, n, err);
+#define PLACER_TOPOLOGY_MAX_OS_INDEX (1u << 20)
+
+/* TAG (an element's text up to '>') has attribute NAME with a quoted value,
+ * preceded by white space as hwloc's parser wants it; for a set (cpuset,
+ * nodeset, ...) the value must also be in hwloc's bitmap syntax
+ * ("0x000000ff,0x0", "0xf...f"): hwloc keeps a NULL set for one it cannot
+ * read and crashes on it later. */
+static bool has_attribute(const char *tag, const char *name) {
+  size_t len = strlen(name);
+  for (const char *p = strstr(tag, name); p; p = strstr(p + 1, name))
+    if (p > tag && strchr(" \t\r\n", p[-1]) && p[len] == '=' && p[len + 1] == '"') {
+      if (strstr(name, "set") == NULL)
+        return true;
+      const char *v = p + len + 2;
+      size_t n = strspn(v, "0123456789abcdefABCDEFx,.");
+      return n > 0 && v[n] == '"';
+    }
+  return false;
+}
+
+/* hwloc 2.9 dereferences NULL on an object that has a cpuset but no
+ * complete_cpuset (or the reverse; a nodeset alone likewise): lstopo
+ * crashes on such a file too (found by tests/fuzz).  lstopo always writes
+ * both, so an object with one alone is a corrupt file: refused before hwloc
+ * sees it. */
+/* TAG is "<object" then only  NAME="VALUE"  pairs separated by white space
+ * (and a closing '/'): hwloc's parser loses an attribute glued to a stray
+ * byte, and crashes on what is missing then. */
+static bool well_formed(const char *tag) {
+  const char *p = tag + strlen("<object");
+  for (;;) {
+    size_t ws = strspn(p, " \t\r\n");
+    p += ws;
+    if (*p == '\0' || (p[0] == '/' && p[1] == '\0'))
+      return true;
+    size_t n = strspn(p, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_");
+    if (ws == 0 || n == 0 || p[n] != '=' || p[n + 1] != '"')
+      return false;
+    const char *close = strchr(p + n + 2, '"');
+    if (close == NULL)
+      return false;
+    p = close + 1;
+  }
+}
+
+static int check_xml_objects(const char *name, const char *xml, struct placer_error **err) {
+  for (const char *o = strstr(xml, "<object"); o; o = strstr(o + 1, "<object")) {
+    const char *end = strchr(o, '>');
+    if (end == NULL)
+      break;
+    cleanup_free char *tag = strndup(o, (size_t)(end - o));
+    if (tag == NULL)
+      return placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "topology '%s'", name);
+    if (!well_formed(tag) || has_attribute(tag, "cpuset") != has_attribute(tag, "complete_cpuset") ||
+        has_attribute(tag, "nodeset") != has_attribute(tag, "complete_nodeset")) {
+      size_t line = 1;
+      for (const char *p = xml; p < o; p++)
+        line += *p == '\n';
+      return placer_error_set(
+          err, PLACER_EXIT_USAGE, 0,
+          "topology '%s': line %zu: a malformed object, or one with a cpuset or nodeset but not its "
+          "complete_ counterpart, or one not in bitmap syntax (corrupt file)",
+          name, line);
+    }
+    /* a PU or NUMA node without os_index (or a huge one) makes hwloc set bit
+     * 2^32-1 of a bitmap: 512 MiB for one object */
+    if (strstr(tag, "type=\"PU\"") || strstr(tag, "type=\"NUMANode\"")) {
+      const char *v = strstr(tag, " os_index=\"");
+      unsigned long index = v ? strtoul(v + 11, NULL, 10) : ULONG_MAX;
+      if (index >= PLACER_TOPOLOGY_MAX_OS_INDEX) {
+        size_t line = 1;
+        for (const char *p = xml; p < o; p++)
+          line += *p == '\n';
+        return placer_error_set(
+            err, PLACER_EXIT_USAGE, 0,
+            "topology '%s': line %zu: a PU or NUMA node without an os_index below %u (corrupt file)", name, line,
+            PLACER_TOPOLOGY_MAX_OS_INDEX);
+      }
+    }
+  }
+  return 0;
 }
 
 /* XML_PATH NULL and XML NULL: the live machine; else the file, or the buffer
@@ -49,46 +122,49 @@ static int check_xml_file(const char *path, struct placer_error **err) {
 static int load_hwloc(struct placer_topology *topo, const char *xml_path, const char *xml, size_t len,
                       struct placer_error **err) {
   const char *name = topo->source;
+  cleanup_free char *text = NULL;
+  if (xml_path) {
+    if (placer_textfile_read_path(xml_path, PLACER_TEXTFILE_MAX_BYTES, &text, &len) < 0) {
+      if (errno == EFBIG)
+        return placer_error_set(err, PLACER_EXIT_USAGE, 0, "topology '%s': larger than %zu MiB", name,
+                                PLACER_TEXTFILE_MAX_BYTES >> 20);
+      return placer_error_errno(err, PLACER_EXIT_USAGE, errno, "topology '%s'", name);
+    }
+    xml = text ? text : "";
+  }
   /* hwloc prints a box of text on stderr about a corrupt XML file before it
    * fails or repairs it; placer's error is one line (the user may still ask
    * for hwloc's with HWLOC_HIDE_ERRORS=0) */
-  if (xml_path || xml)
+  if (xml)
     setenv("HWLOC_HIDE_ERRORS", "2", 0);
   if (hwloc_topology_init(&topo->hw) < 0)
     return placer_error_errno(err, PLACER_EXIT_SYSTEM, errno, "hwloc_topology_init");
   hwloc_topology_set_io_types_filter(topo->hw, HWLOC_TYPE_FILTER_KEEP_IMPORTANT);
   hwloc_topology_set_flags(topo->hw, HWLOC_TOPOLOGY_FLAG_INCLUDE_DISALLOWED);
-  if (xml_path) {
-    if (check_xml_file(xml_path, err) < 0)
-      return -1;
-    if (hwloc_topology_set_xml(topo->hw, xml_path) < 0)
-      return placer_error_errno(err, PLACER_EXIT_USAGE, errno, "topology '%s': hwloc cannot read it", name);
-  } else if (xml) {
-    /* hwloc wants a NUL-terminated buffer, its size counting the NUL */
-    char head[4096];
-    size_t n = len < sizeof(head) - 1 ? len : sizeof(head) - 1;
-    memcpy(head, xml, n);
-    head[n] = '\0';
-    if (check_xml_header(name, head, n, err) < 0)
-      return -1;
-    cleanup_free char *copy = malloc(len + 1);
-    if (copy == NULL)
-      return placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "topology '%s'", name);
-    memcpy(copy, xml, len);
-    copy[len] = '\0';
-    if (len >= INT_MAX || hwloc_topology_set_xmlbuffer(topo->hw, copy, (int)len + 1) < 0)
-      return placer_error_errno(err, PLACER_EXIT_USAGE, errno, "topology '%s': hwloc cannot read it", name);
+  if (xml == NULL) {
     if (hwloc_topology_load(topo->hw) < 0)
-      return placer_error_set(err, PLACER_EXIT_USAGE, errno,
-                              "topology '%s': not a valid hwloc XML topology (corrupt or truncated)", name);
+      return placer_error_errno(err, PLACER_EXIT_SYSTEM, errno, "hwloc_topology_load");
     return 0;
   }
-  if (hwloc_topology_load(topo->hw) < 0) {
-    if (xml_path)
-      return placer_error_set(err, PLACER_EXIT_USAGE, errno,
-                              "topology '%s': not a valid hwloc XML topology (corrupt or truncated)", name);
-    return placer_error_errno(err, PLACER_EXIT_SYSTEM, errno, "hwloc_topology_load");
-  }
+  /* hwloc wants a NUL-terminated buffer, its size counting the NUL */
+  char head[4096];
+  size_t n = len < sizeof(head) - 1 ? len : sizeof(head) - 1;
+  memcpy(head, xml, n);
+  head[n] = '\0';
+  if (check_xml_header(name, head, n, err) < 0)
+    return -1;
+  cleanup_free char *copy = malloc(len + 1);
+  if (copy == NULL)
+    return placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "topology '%s'", name);
+  memcpy(copy, xml, len);
+  copy[len] = '\0';
+  if (check_xml_objects(name, copy, err) < 0)
+    return -1;
+  if (len >= INT_MAX || hwloc_topology_set_xmlbuffer(topo->hw, copy, (int)len + 1) < 0)
+    return placer_error_errno(err, PLACER_EXIT_USAGE, errno, "topology '%s': hwloc cannot read it", name);
+  if (hwloc_topology_load(topo->hw) < 0)
+    return placer_error_set(err, PLACER_EXIT_USAGE, errno,
+                            "topology '%s': not a valid hwloc XML topology (corrupt or truncated)", name);
   return 0;
 }
 
@@ -249,7 +325,7 @@ static int topology_load(const char *xml_path, const char *name, const char *xml
   if (topo->is_live)
     restrict_to_own_binding(topo);
   if (collect_numa(topo) < 0 || collect_l3(topo) < 0 || collect_cores(topo) < 0 || collect_distances(topo) < 0 ||
-      placer_topology_collect_io(topo) < 0) {
+      placer_topology_collect_io(topo) < 0 || (topo->is_live && placer_topology_collect_net(topo) < 0)) {
     placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "load topology '%s'", topo->source);
     goto fail;
   }
@@ -278,6 +354,7 @@ void placer_topology_free(struct placer_topology *topo) {
     hwloc_bitmap_free(topo->cores[i].pus);
   for (size_t i = 0; i < topo->n_l3_groups; i++)
     hwloc_bitmap_free(topo->l3_groups[i].cpus);
+  placer_topology_free_net(topo);
   placer_topology_free_io(topo);
   free(topo->numa_nodes);
   free(topo->cores);

@@ -87,6 +87,15 @@ double placer_bench_run_role_peak_rss(const struct placer_bench_run *run, const 
   return peak;
 }
 
+double placer_bench_run_role_local_mem(const struct placer_bench_run *run, const char *role) {
+  double low = NAN;
+  for (size_t i = 0; run->done && i < run->n_roles; i++)
+    if (strcmp(run->roles[i].role, role) == 0 && !isnan(run->roles[i].local_mem_share) &&
+        (isnan(low) || run->roles[i].local_mem_share < low))
+      low = run->roles[i].local_mem_share;
+  return low;
+}
+
 enum cell_metric { MAIN, P99, WA, CPU_PER_IO, NEIGHBOUR };
 
 static double run_metric(const struct placer_bench_results *r, const struct placer_bench_run *run,

@@ -29,7 +29,5 @@ int placer_bench_compare_results(const struct placer_bench_results *base, const 
 /* The same from two results directories (their summary.json). */
 int placer_bench_compare_dirs(const char *base_dir, const char *cand_dir, const struct placer_bench_gate *gate,
                               char **report, size_t *n_regressed, size_t *n_cells, struct placer_error **err);
-/* summary.json of DIR read back. */
-int placer_bench_results_load_dir(const char *dir, struct placer_bench_results **out, struct placer_error **err);
 
 #endif

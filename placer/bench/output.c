@@ -233,7 +233,8 @@ void bench_csv_run_rows(struct bench *b, const struct pass *p, size_t c, size_t 
     bench_csv_field(b->roles_csv, u->role, false);
     bench_csv_num(b->roles_csv, (double)u->cpu_ns, false);
     bench_csv_num(b->roles_csv, run->duration_s > 0 ? (double)u->cpu_ns / 1e9 / run->duration_s : NAN, false);
-    bench_csv_num(b->roles_csv, (double)u->peak_rss_bytes, true);
+    bench_csv_num(b->roles_csv, (double)u->peak_rss_bytes, false);
+    bench_csv_num(b->roles_csv, u->local_mem_share, true);
   }
   fflush(b->roles_csv);
   for (size_t i = 0; i < run->n_threads; i++) {

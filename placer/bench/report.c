@@ -82,6 +82,16 @@ static void fmt_percent(double fraction, char *buf, size_t len) {
   fmt_fixed(fraction * 100.0, "%.0f%%", buf, len);
 }
 
+/* A memory locality share: 100% only when all of it is local. */
+static void fmt_local(double share, char *buf, size_t len) {
+  if (isnan(share))
+    snprintf(buf, len, DASH);
+  else if (share >= 1.0)
+    snprintf(buf, len, "100%%");
+  else
+    snprintf(buf, len, "%.0f%%", share > 0.99 ? 99.0 : share * 100.0);
+}
+
 static void fmt_bytes(double bytes, char *buf, size_t len) {
   if (isnan(bytes))
     snprintf(buf, len, DASH);
@@ -631,6 +641,7 @@ static int cost_table(const struct placer_bench_results *r, FILE *out) {
   placer_table_cell_r(&t, "write amp");
   placer_table_cell_r(&t, "cores busy");
   placer_table_cell_r(&t, "busiest core");
+  placer_table_cell_r(&t, "%s local mem", r->storage_role[0] ? r->storage_role : "storage");
   for (size_t w = 0; w < r->n_workloads; w++)
     for (size_t c = 0; c < r->n_conditions; c++)
       for (size_t v = 0; v < r->n_variants; v++) {
@@ -651,8 +662,11 @@ static int cost_table(const struct placer_bench_results *r, FILE *out) {
           placer_table_cell_r(&t, "cpu%d %s", busiest, a);
         else
           placer_table_cell_r(&t, DASH);
+        fmt_local(cell_role_median(r, v, c, w, placer_bench_run_role_local_mem, r->storage_role), a, sizeof(a));
+        placer_table_cell_r(&t, "%s", a);
       }
-  fprintf(out, "\nCost (medians over repeats; cores busy = mean load of the cores)\n");
+  fprintf(out, "\nCost (medians over repeats; cores busy = mean load of the cores; local mem = share of the "
+               "least local instance's resident memory on its group's NUMA nodes)\n");
   return placer_table_print(&t, out);
 }
 
@@ -673,6 +687,29 @@ static int role_cores_table(const struct placer_bench_results *r, const char *co
         }
       }
   fprintf(out, "\nCores used per role (CPU time / run time, medians over repeats)\n");
+  return placer_table_print(&t, out);
+}
+
+/* Memory locality per role: the least local instance's share of resident
+ * memory on its group's NUMA nodes, sampled at the end of each run. */
+static int role_local_mem_table(const struct placer_bench_results *r, const char *const *roles, size_t n_roles,
+                                FILE *out) {
+  struct placer_table t = { 0 };
+  char a[32];
+  blank_label_cells(&t);
+  for (size_t i = 0; i < n_roles; i++)
+    placer_table_cell_r(&t, "%s", roles[i]);
+  for (size_t w = 0; w < r->n_workloads; w++)
+    for (size_t c = 0; c < r->n_conditions; c++)
+      for (size_t v = 0; v < r->n_variants; v++) {
+        cell_label_cells(&t, r, v, c, w);
+        for (size_t i = 0; i < n_roles; i++) {
+          fmt_local(cell_role_median(r, v, c, w, placer_bench_run_role_local_mem, roles[i]), a, sizeof(a));
+          placer_table_cell_r(&t, "%s", a);
+        }
+      }
+  fprintf(out, "\nLocal memory per role (share of the least local instance's resident memory on its group's NUMA "
+               "nodes at the end of each run, medians over repeats)\n");
   return placer_table_print(&t, out);
 }
 
@@ -711,7 +748,8 @@ static int role_tables(const struct placer_bench_results *r, FILE *out) {
   size_t n_roles = collect_roles(r, roles, 32);
   if (n_roles == 0)
     return 0;
-  return role_cores_table(r, roles, n_roles, out) | role_rss_table(r, roles, n_roles, out);
+  return role_cores_table(r, roles, n_roles, out) | role_local_mem_table(r, roles, n_roles, out) |
+         role_rss_table(r, roles, n_roles, out);
 }
 
 struct thread_share {

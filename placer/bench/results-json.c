@@ -2,11 +2,13 @@
  * shape, every done run, the solo rates, and a derived "summary" section that
  * is recomputed, never read back. */
 #include <errno.h>
+#include <stdio.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "bench/results.h"
+#include "lib/textfile.h"
 
 #define FORMAT_NAME "placer-bench-results"
 #define FORMAT_VERSION 1
@@ -27,9 +29,10 @@ static json_t *run_json(const struct placer_bench_results *r, size_t v, size_t c
   const struct placer_bench_run *run = placer_bench_results_run_const(r, v, c, w, k);
   json_t *roles = json_array(), *threads = json_array(), *busy = json_array();
   for (size_t i = 0; i < run->n_roles; i++)
-    json_array_append_new(roles, json_pack("{s:s, s:s, s:I, s:I}", "instance", run->roles[i].instance, "role",
+    json_array_append_new(roles, json_pack("{s:s, s:s, s:I, s:I, s:o}", "instance", run->roles[i].instance, "role",
                                            run->roles[i].role, "cpu_ns", (json_int_t)run->roles[i].cpu_ns,
-                                           "peak_rss_bytes", (json_int_t)run->roles[i].peak_rss_bytes));
+                                           "peak_rss_bytes", (json_int_t)run->roles[i].peak_rss_bytes,
+                                           "local_mem_share", num_or_null(run->roles[i].local_mem_share)));
   for (size_t i = 0; i < run->n_threads; i++)
     json_array_append_new(threads, json_pack("{s:s, s:s, s:I}", "instance", run->threads[i].instance, "thread",
                                              run->threads[i].thread, "cpu_ns", (json_int_t)run->threads[i].cpu_ns));
@@ -324,6 +327,7 @@ static int run_from_json(struct placer_bench_results *r, const json_t *j, size_t
     if (placer_bench_run_add_role(run, str(e, "instance"), str(e, "role"), u64(e, "cpu_ns"), u64(e, "peak_rss_bytes"),
                                   err) < 0)
       return -1;
+    run->roles[run->n_roles - 1].local_mem_share = num_or_nan(e, "local_mem_share"); /* absent before: NAN */
   }
   json_array_foreach(json_object_get(j, "threads"), idx, e) {
     if (!str(e, "instance") || !str(e, "thread"))
@@ -482,4 +486,23 @@ int placer_bench_results_from_json(const json_t *j, struct placer_bench_results 
 fail:
   placer_bench_results_free(r);
   return -1;
+}
+
+/* DIR/summary.json, as bench writes it (placer compare, report, size). */
+int placer_bench_results_load_dir(const char *dir, struct placer_bench_results **out, struct placer_error **err) {
+  cleanup_free char *path = NULL, *text = NULL;
+  size_t len = 0;
+  if (asprintf(&path, "%s/summary.json", dir) < 0)
+    return placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "results of '%s'", dir);
+  if (placer_textfile_read_path(path, PLACER_TEXTFILE_MAX_BYTES, &text, &len) < 0)
+    return placer_error_errno(err, errno == ENOENT ? PLACER_EXIT_USAGE : PLACER_EXIT_SYSTEM, errno, "read %s", path);
+  json_error_t jerr;
+  json_t *j = json_loadb(text, len, 0, &jerr);
+  if (j == NULL)
+    return placer_error_set(err, PLACER_EXIT_USAGE, EINVAL, "%s:%d: %s", path, jerr.line, jerr.text);
+  int rc = placer_bench_results_from_json(j, out, err);
+  json_decref(j);
+  if (rc < 0)
+    return placer_error_prefix(err, "%s", path);
+  return 0;
 }

@@ -236,6 +236,7 @@ int placer_bench_run_add_role(struct placer_bench_run *run, const char *instance
   }
   u->cpu_ns = cpu_ns;
   u->peak_rss_bytes = peak_rss_bytes;
+  u->local_mem_share = NAN;
   run->n_roles++;
   return 0;
 }

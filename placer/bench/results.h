@@ -33,6 +33,8 @@ struct placer_bench_role_usage {
   char *role;              /* "osd" */
   uint64_t cpu_ns;         /* CPU used during the measured window (cgroup delta) */
   uint64_t peak_rss_bytes; /* VmHWM (or the highest VmRSS sampled) */
+  double local_mem_share;  /* share of its resident memory on its group's NUMA nodes at the end
+                              of the run (numa-locality.h), in [0, 1]; NAN: unknown */
 };
 
 /* One thread of an instance: the orchestrator adds the busiest few per daemon. */
@@ -161,6 +163,9 @@ double placer_bench_run_write_amplification(const struct placer_bench_run *run);
 double placer_bench_run_role_cpu_ms_per_io(const struct placer_bench_run *run, const char *role);
 double placer_bench_run_role_cores(const struct placer_bench_run *run, const char *role);
 double placer_bench_run_role_peak_rss(const struct placer_bench_run *run, const char *role); /* largest instance */
+/* The lowest local_mem_share over the role's instances (the one with the most
+ * remote memory); NAN when none is known. */
+double placer_bench_run_role_local_mem(const struct placer_bench_run *run, const char *role);
 
 /* Everything over the done repeats of one cell. */
 struct placer_bench_cell_stats {
@@ -259,5 +264,7 @@ void placer_bench_sweep_balance(const struct placer_bench_results *r, size_t var
 
 json_t *placer_bench_results_to_json(const struct placer_bench_results *r);
 int placer_bench_results_from_json(const json_t *j, struct placer_bench_results **out, struct placer_error **err);
+/* Read DIR/summary.json into *out (exit code USAGE when it is missing or not JSON). */
+int placer_bench_results_load_dir(const char *dir, struct placer_bench_results **out, struct placer_error **err);
 
 #endif

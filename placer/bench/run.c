@@ -69,7 +69,8 @@ static int place_all_groups(struct bench *b, struct pass *p, struct placer_error
       continue; /* existing: apply makes them; none: nothing runs there */
     cleanup_free char *group = NULL;
     if (placer_instance_group(b->prefix, inst->role, inst->name, &group, err) < 0 ||
-        placer_instance_place_group(b->cg, inst, group, err) < 0)
+        placer_instance_place_group(b->cg, inst, group, err) < 0 ||
+        placer_role_place_weight(b->cg, plan, inst, group, err) < 0)
       return placer_error_prefix(err, "%s", inst->name);
   }
   return place_role_weights(b, plan, err);

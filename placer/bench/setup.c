@@ -559,7 +559,7 @@ int bench_setup(struct bench *b, struct placer_error **err) {
       "read_clat_p99_ns,read_clat_p999_ns,write_clat_p50_ns,write_clat_p99_ns,write_clat_p999_ns,neighbour_rate,"
       "device_bytes_written,fio_json",
       &b->runs_csv },
-    { "roles.csv", "instance,role,cpu_ns,cores,peak_rss_bytes", &b->roles_csv },
+    { "roles.csv", "instance,role,cpu_ns,cores,peak_rss_bytes,local_mem_share", &b->roles_csv },
     { "threads.csv", "instance,thread,cpu_ns", &b->threads_csv },
     { "cores.csv", "cpu,busy", &b->cores_csv },
   };

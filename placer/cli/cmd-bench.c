@@ -10,6 +10,7 @@
 
 #include "bench/run.h"
 #include "bench/compare.h"
+#include "bench/report-html.h"
 #include "bench/report.h"
 #include "cli/commands.h"
 #include "bench/study.h"
@@ -74,6 +75,26 @@ static int parse_count(const char *opt, const char *text, unsigned min, unsigned
   }
   *out = (unsigned)v;
   return 0;
+}
+
+/* report.html beside summary.json (placer report); a page that cannot be
+ * drawn (no gnuplot) is a warning: the results are what counts. */
+static void write_html_report(const char *dir) {
+  char *summary = NULL;
+  if (asprintf(&summary, "%s/summary.json", dir) < 0 || access(summary, R_OK) != 0) {
+    free(summary);
+    return;
+  }
+  free(summary);
+  struct placer_error *err = NULL;
+  char *page = NULL;
+  if (placer_report_html_dir(dir, NULL, &page, &err) < 0) {
+    fprintf(stderr, "placer bench: warning: no report page: %s\n", err ? err->msg : "?");
+    placer_error_free(err);
+    return;
+  }
+  fprintf(stderr, "placer bench: report page %s\n", page);
+  free(page);
 }
 
 int cmd_bench(int argc, char **argv) {
@@ -220,6 +241,7 @@ int cmd_bench(int argc, char **argv) {
     fflush(stdout);
     free(report);
   }
+  write_html_report(opt.out_dir);
   if (rc < 0)
     return placer_error_report(err);
   if (rc == PLACER_BENCH_EXIT_INTERRUPTED)

@@ -115,7 +115,8 @@ int cmd_exec(int argc, char **argv) {
     goto out;
   }
   if (placer_instance_group(placer_apply_prefix(prefix_opt), inst->role, inst->name, &group, &err) < 0 ||
-      placer_cgroup_open(NULL, &cg, &err) < 0 || placer_launch_place_self(cg, inst, group, &err) < 0) {
+      placer_cgroup_open(NULL, &cg, &err) < 0 || placer_launch_place_self(cg, inst, group, &err) < 0 ||
+      placer_role_place_weight(cg, plan, inst, group, &err) < 0) {
     placer_error_prefix(&err, "%s", inst->name);
     goto out;
   }

@@ -50,6 +50,11 @@ static void fill_run(struct placer_bench_results *r, size_t v, size_t c, size_t 
   assert_int_equal(placer_bench_run_add_role(run, "osd.1", "osd", osd_ns - osd_ns / 2, (180 + 20 * v) << 20, &err), 0);
   assert_int_equal(placer_bench_run_add_role(run, "mon.a", "mon", 300000000ull, 43ull << 20, &err), 0);
   assert_int_equal(placer_bench_run_add_role(run, "fio", "fio", (uint64_t)(iops * 15 * 0.1e6), 60ull << 20, &err), 0);
+  /* Memory locality: osd.1 unpinned keeps a third of its memory remote; the
+   * mon's is unknown ("-"). */
+  run->roles[0].local_mem_share = 1.0;
+  run->roles[1].local_mem_share = v == 0 ? 0.62 + 0.01 * (double)k : 1.0;
+  run->roles[3].local_mem_share = 0.999;
   assert_int_equal(
       placer_bench_run_add_thread(run, "osd.0", reads ? "tp_osd_tp" : "bstore_kv_sync", osd_ns / 2 * 4 / 10, &err), 0);
   assert_int_equal(placer_bench_run_add_thread(run, "osd.1", "msgr-worker-1", osd_ns / 2 * 3 / 10, &err), 0);

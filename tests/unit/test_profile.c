@@ -49,7 +49,7 @@ static void test_hci_nvme(void **state) {
   assert_int_equal(p->reserve.cores_per_numa, 1);
   assert_int_equal(p->reserve.cores, 0);
   assert_int_equal(p->reserve.nics.n, 1);
-  assert_string_equal(p->reserve.nics.items[0], "ens1f*");
+  assert_string_equal(p->reserve.nics.items[0], "auto");
   assert_int_equal(p->reserve.nic_cores, 1);
   assert_true(p->reserve.memory_bytes == 4ull << 30);
   assert_int_equal(p->n_roles, 3);
@@ -72,7 +72,7 @@ static void test_hci_nvme(void **state) {
 
   const struct placer_role_spec *mds = placer_profile_role(p, "mds");
   assert_int_equal(mds->near, PLACER_NEAR_NIC);
-  assert_string_equal(mds->nic, "ens1f*");
+  assert_string_equal(mds->nic, "auto");
   assert_int_equal(mds->cpu.cores, 1);
   assert_true(mds->cpu.whole_cores);
 
@@ -80,6 +80,7 @@ static void test_hci_nvme(void **state) {
   assert_int_equal(vm->count_mode, PLACER_COUNT_FILL);
   assert_false(vm->cpu.exclusive);
   assert_string_equal(vm->cpu.pool, "vms");
+  assert_false(vm->cpu.span_numa); /* the default for kind vm: one pool per NUMA node */
   assert_true(vm->memory_bytes == 4ull << 30 && vm->memory_overhead_bytes == 512ull << 20);
   assert_int_equal(vm->match_kind, PLACER_MATCH_QEMU_NAME);
   placer_profile_free(p);
