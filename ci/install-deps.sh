@@ -3,8 +3,8 @@
 # Idempotent and quiet on success; prints apt's output only when it fails.
 set -eu
 
-BUILD_PKGS="build-essential cmake pkg-config libhwloc-dev hwloc-nox libcgroup-dev \
-libnuma-dev libyaml-dev libjansson-dev libcmocka-dev"
+BUILD_PKGS="build-essential cmake pkg-config libhwloc-dev hwloc-nox libnuma-dev \
+libyaml-dev libjansson-dev libcmocka-dev"
 RUNTIME_PKGS="fio stress-ng util-linux procps psmisc python3 numactl"
 CEPH_PKGS="ceph-mon ceph-osd ceph-mgr ceph-mds ceph-common ceph-fuse"
 CONTAINER_PKGS="podman runc debootstrap"

@@ -36,6 +36,7 @@ int applier_record_instances(struct applier *a, struct placer_error **err) {
     si->has_memory_limit = inst->has_memory_limit;
     si->memory_bytes = inst->memory_bytes;
     si->cpu_weight = inst->cpu_weight;
+    si->cpu_quota = inst->cpu_quota;
     si->pin_vcpus = inst->pin_vcpus;
     si->match.kind = inst->match.kind;
     si->match.value = inst->match.value ? strdup(inst->match.value) : NULL;

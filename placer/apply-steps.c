@@ -132,6 +132,7 @@ static int set_value(struct applier *a, struct target *t, const char *group, enu
     case PLACER_SETTING_MEMS: ret = placer_cgroup_set_mems(a->cg, group, t->mems, err); break;
     case PLACER_SETTING_MEMORY_LIMIT: ret = placer_cgroup_set_memory_limit(a->cg, group, t->memory_limit, err); break;
     case PLACER_SETTING_CPU_WEIGHT: ret = placer_cgroup_set_cpu_weight(a->cg, group, weight, err); break;
+    case PLACER_SETTING_CPU_QUOTA: break; /* on the role group: ensure_role_quota */
     }
     if (ret < 0)
       return -1;
@@ -215,6 +216,57 @@ static int ensure_values(struct applier *a, struct target *t, struct placer_erro
   }
 
   return ensure_weight(a, t, t->group, t->weight, err);
+}
+
+/* The role group's CPU quota (PREFIX/ROLE, the instance group's parent),
+ * shared by the role's instances: the first target of the role sets it,
+ * also back to none when a group made earlier has one the plan does not. */
+static int ensure_role_quota(struct applier *a, struct target *t, struct placer_error **err) {
+  const char *slash = strrchr(t->group, '/');
+  if (slash == NULL)
+    return 0;
+  cleanup_free char *role_group = strndup(t->group, (size_t)(slash - t->group));
+  if (role_group == NULL)
+    return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+  for (struct target *o = a->targets; o < t; o++)
+    if (strncmp(o->group, role_group, strlen(role_group)) == 0 && o->group[strlen(role_group)] == '/' &&
+        strchr(o->group + strlen(role_group) + 1, '/') == NULL)
+      return 0; /* an earlier instance of the role did it */
+  unsigned want = t->inst->cpu_quota;
+  bool fresh = is_new_in_dry_run(a, role_group);
+  unsigned have = 0;
+  cleanup_free char *raw = NULL;
+  if (fresh)
+    raw = strdup("max 100000");
+  else if (placer_cgroup_read_cpu_quota_raw(a->cg, role_group, &raw, err) < 0 ||
+           placer_cgroup_read_cpu_quota(a->cg, role_group, &have, err) < 0)
+    return -1;
+  if (raw == NULL)
+    return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+  if (have == want)
+    return 0;
+  struct placer_journal_entry e = {
+    .op = PLACER_JOURNAL_SET, .setting = PLACER_SETTING_CPU_QUOTA, .group = strdup(role_group), .previous = strdup(raw)
+  };
+  if (e.group == NULL || e.previous == NULL) {
+    placer_journal_entry_clear(&e);
+    return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+  }
+  char shown[32], was[32];
+  if (want)
+    snprintf(shown, sizeof(shown), "%g cores", want / 1000.0);
+  else
+    snprintf(shown, sizeof(shown), "none");
+  if (have)
+    snprintf(was, sizeof(was), "%g cores", have / 1000.0);
+  else
+    snprintf(was, sizeof(was), "none");
+  if (step_begin(a, t, &e, err, "set %s cpu_quota = %s (was %s)", role_group, shown, was) < 0)
+    return -1;
+  if (!a->dry_run && placer_cgroup_set_cpu_quota(a->cg, role_group, want, err) < 0)
+    return -1;
+  step_done(a, t);
+  return 0;
 }
 
 /* Each thread's Cpus_allowed_list now. */
@@ -384,7 +436,7 @@ static int verify_process(struct applier *a, struct target *t, struct bound_proc
 }
 
 int applier_apply_target(struct applier *a, struct target *t, struct placer_error **err) {
-  if (ensure_groups(a, t, err) < 0 || ensure_values(a, t, err) < 0)
+  if (ensure_groups(a, t, err) < 0 || ensure_values(a, t, err) < 0 || ensure_role_quota(a, t, err) < 0)
     return -1;
   if (t->sets_role_weight && ensure_weight(a, t, t->role_group, t->role_weight, err) < 0)
     return -1;

@@ -265,6 +265,7 @@ static int undo_set(struct placer_cgroup *cg, const struct placer_journal_entry 
     return placer_cgroup_set_memory_limit(cg, e->group, bytes, err);
   }
   case PLACER_SETTING_CPU_WEIGHT: return placer_cgroup_write_cpu_raw(cg, e->group, e->previous, err);
+  case PLACER_SETTING_CPU_QUOTA: return placer_cgroup_write_cpu_quota_raw(cg, e->group, e->previous, err);
   }
   return 0;
 }

@@ -693,6 +693,7 @@ static struct placer_instance *new_instance(struct planner *p, struct role_state
   inst->has_memory_limit = spec->has_memory;
   inst->memory_bytes = spec->has_memory ? spec->memory_bytes + spec->memory_overhead_bytes : 0;
   inst->cpu_weight = spec->cpu.weight;
+  inst->cpu_quota = spec->cpu.quota;
   inst->exclusive = p->profile->pin && spec->has_cpu && spec->cpu.exclusive;
   inst->whole_cores = spec->has_cpu && spec->cpu.whole_cores;
   inst->locality = PLACER_LOCALITY_NONE;

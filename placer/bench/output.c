@@ -30,7 +30,7 @@ double bench_nominal_run_s(const struct bench *b) {
 
 double bench_default_overhead_s(const struct bench *b) {
   switch (b->study->cluster.type) {
-  case PLACER_STUDY_CLUSTER_LOCAL: return 12.0;
+  case PLACER_STUDY_CLUSTER_LOCAL: return b->study->cluster.rebuild == PLACER_STUDY_REBUILD_NEVER ? 1.0 : 12.0;
   case PLACER_STUDY_CLUSTER_EXISTING: return 3.0;
   default: return 1.0;
   }
@@ -233,7 +233,8 @@ void bench_csv_run_rows(struct bench *b, const struct pass *p, size_t c, size_t 
     bench_csv_field(b->roles_csv, u->role, false);
     bench_csv_num(b->roles_csv, (double)u->cpu_ns, false);
     bench_csv_num(b->roles_csv, run->duration_s > 0 ? (double)u->cpu_ns / 1e9 / run->duration_s : NAN, false);
-    bench_csv_num(b->roles_csv, (double)u->peak_rss_bytes, true);
+    bench_csv_num(b->roles_csv, (double)u->peak_rss_bytes, false);
+    bench_csv_num(b->roles_csv, u->local_mem_share, true);
   }
   fflush(b->roles_csv);
   for (size_t i = 0; i < run->n_threads; i++) {

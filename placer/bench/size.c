@@ -12,25 +12,6 @@
 #include "lib/textfile.h"
 #include "lib/units.h"
 
-int placer_bench_results_load_dir(const char *dir, struct placer_bench_results **out, struct placer_error **err) {
-  cleanup_free char *path = NULL, *text = NULL;
-  size_t len = 0;
-  if (asprintf(&path, "%s/summary.json", dir) < 0)
-    return placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "results '%s'", dir);
-  if (placer_textfile_read_path(path, PLACER_TEXTFILE_MAX_BYTES, &text, &len) < 0)
-    return placer_error_errno(err, errno == ENOENT ? PLACER_EXIT_USAGE : PLACER_EXIT_SYSTEM, errno,
-                              "results '%s': read %s", dir, path);
-  json_error_t jerr;
-  json_t *j = json_loadb(text, len, 0, &jerr);
-  if (j == NULL)
-    return placer_error_set(err, PLACER_EXIT_USAGE, EINVAL, "%s:%d: %s", path, jerr.line, jerr.text);
-  int rc = placer_bench_results_from_json(j, out, err);
-  json_decref(j);
-  if (rc < 0)
-    return placer_error_prefix(err, "%s", path);
-  return 0;
-}
-
 void placer_size_options_default(struct placer_size_options *o) {
   memset(o, 0, sizeof(*o));
   o->vm_vcpus = 2;

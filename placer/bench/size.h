@@ -17,9 +17,6 @@
 #include "profile.h"
 #include "topology.h"
 
-/* summary.json of a results directory, read back. */
-int placer_bench_results_load_dir(const char *dir, struct placer_bench_results **out, struct placer_error **err);
-
 /* What one workload costs the storage role, from the runs with no
  * neighbours (level 0) of every variant of every results directory. */
 struct placer_size_workload {

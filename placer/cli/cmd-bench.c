@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "bench/run.h"
+#include "bench/compare.h"
 #include "bench/report-html.h"
 #include "bench/report.h"
 #include "cli/commands.h"
@@ -16,12 +17,14 @@
 
 static const char bench_usage[] =
     "usage: placer bench [--out DIR] [--topology FILE.xml] [--prefix NAME] [--repeats N] [--warmup N]\n"
-    "                    [--runtime SECONDS] [--quiet] [--dry-run] [STUDY.yaml]\n"
+    "                    [--runtime SECONDS] [--quiet] [--dry-run] [--compare BASELINE_DIR [--threshold PCT]\n"
+    "                    [--alpha P]] [STUDY.yaml]\n"
     "       placer bench --print-default\n"
     "       placer bench --report DIR\n"
     "Run a study: every variant (a placement profile, plus environment) with every fio workload, alone\n"
-    "and next to the neighbours, repeated and interleaved (A B A B ...), on a Ceph cluster rebuilt for\n"
-    "each variant and repeat (cluster local), an existing one, or a local file (none).  Without STUDY,\n"
+    "and next to the neighbours, repeated and interleaved (A B A B ...), on one local Ceph cluster whose\n"
+    "placement is switched between variants (or rebuilt per variant: cluster.rebuild), an existing one,\n"
+    "or a local file (none).  Without STUDY,\n"
     "the built-in default study (--print-default shows it): unpinned vs demo-local on a local cluster,\n"
     "4K randwrite and randread on rbd, a stress-ng neighbour, 3 repeats, about five minutes.\n"
     "Prints the report (medians, min-max, change vs the first variant with 95% CI and Mann-Whitney p,\n"
@@ -29,6 +32,8 @@ static const char bench_usage[] =
     "./placer-results/YYYYmmdd-HHMMSS): fio JSON, CSV samples, summary.json, report.txt.\n"
     "--repeats, --warmup and --runtime override the study's.  --dry-run prints what would run.\n"
     "--report DIR prints the report of a results directory again, from its summary.json.\n"
+    "--compare BASELINE_DIR then gates the new results against an earlier directory as 'placer compare'\n"
+    "does: exit 5 when a cell's main metric drops by more than --threshold (5%) with p < --alpha (0.05).\n"
     "Ctrl-C stops after the current fio run, tears everything down and reports what was measured\n"
     "(exit 130).  Schema and outputs: docs/bench.md.\n";
 
@@ -94,13 +99,24 @@ static void write_html_report(const char *dir) {
 
 int cmd_bench(int argc, char **argv) {
   static const struct option options[] = {
-    { "out", required_argument, NULL, 'o' },     { "topology", required_argument, NULL, 't' },
-    { "prefix", required_argument, NULL, 'p' },  { "repeats", required_argument, NULL, 'r' },
-    { "warmup", required_argument, NULL, 'w' },  { "runtime", required_argument, NULL, 'R' },
-    { "quiet", no_argument, NULL, 'q' },         { "dry-run", no_argument, NULL, 'n' },
-    { "print-default", no_argument, NULL, 'P' }, { "report", required_argument, NULL, 'T' },
-    { "help", no_argument, NULL, 'h' },          { NULL, 0, NULL, 0 },
+    { "out", required_argument, NULL, 'o' },
+    { "topology", required_argument, NULL, 't' },
+    { "prefix", required_argument, NULL, 'p' },
+    { "repeats", required_argument, NULL, 'r' },
+    { "warmup", required_argument, NULL, 'w' },
+    { "runtime", required_argument, NULL, 'R' },
+    { "quiet", no_argument, NULL, 'q' },
+    { "dry-run", no_argument, NULL, 'n' },
+    { "print-default", no_argument, NULL, 'P' },
+    { "report", required_argument, NULL, 'T' },
+    { "compare", required_argument, NULL, 'C' },
+    { "threshold", required_argument, NULL, 'H' },
+    { "alpha", required_argument, NULL, 'A' },
+    { "help", no_argument, NULL, 'h' },
+    { NULL, 0, NULL, 0 },
   };
+  const char *compare_dir = NULL;
+  struct placer_bench_gate gate = { 0.05, 0.05 };
   struct bench_tty tty = { .tty = isatty(2) };
   struct placer_bench_options opt = { .progress = true, .notify = print_bench_event, .notify_ctx = &tty };
   unsigned repeats = 0, warmup = 0, runtime = 0;
@@ -132,6 +148,22 @@ int cmd_bench(int argc, char **argv) {
     case 'n': dry_run = true; break;
     case 'P': print_default = true; break;
     case 'T': report_dir = optarg; break;
+    case 'C': compare_dir = optarg; break;
+    case 'H':
+      if (placer_cli_parse_threshold(optarg, &gate.threshold) < 0) {
+        fprintf(stderr, "placer bench: --threshold wants a percentage such as 5%%, got '%s'\n", optarg);
+        return PLACER_EXIT_USAGE;
+      }
+      break;
+    case 'A': {
+      char *end;
+      gate.alpha = strtod(optarg, &end);
+      if (end == optarg || *end || !(gate.alpha > 0 && gate.alpha < 1)) {
+        fprintf(stderr, "placer bench: --alpha wants a probability such as 0.05, got '%s'\n", optarg);
+        return PLACER_EXIT_USAGE;
+      }
+      break;
+    }
     case 'h': fputs(bench_usage, stdout); return PLACER_EXIT_OK;
     default: return placer_usage_error("bench", o, argc, argv);
     }
@@ -176,8 +208,10 @@ int cmd_bench(int argc, char **argv) {
   int rc = optind < argc ? placer_study_load(argv[optind], &study, &err) : placer_study_load_default(&study, &err);
   if (rc < 0)
     return placer_error_report(err);
-  if (has_repeats)
-    study->repeats = repeats;
+  if (has_repeats) {
+    study->repeats = study->repeats_max = repeats;
+    study->ci_width = 0;
+  }
   if (has_warmup)
     study->warmup = warmup;
   if (has_runtime)
@@ -212,5 +246,17 @@ int cmd_bench(int argc, char **argv) {
     return placer_error_report(err);
   if (rc == PLACER_BENCH_EXIT_INTERRUPTED)
     fprintf(stderr, "placer bench: interrupted; the results so far are above and in %s\n", opt.out_dir);
+  if (rc == 0 && compare_dir) {
+    char *cmp = NULL;
+    size_t regressed = 0, cells = 0;
+    if (placer_bench_compare_dirs(compare_dir, opt.out_dir, &gate, &cmp, &regressed, &cells, &err) < 0)
+      return placer_error_report(err);
+    fputs("\n", stdout);
+    fputs(cmp, stdout);
+    free(cmp);
+    fflush(stdout);
+    if (regressed)
+      return PLACER_BENCH_EXIT_REGRESSION;
+  }
   return rc;
 }
