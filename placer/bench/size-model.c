@@ -197,7 +197,13 @@ int placer_size_check_print(const struct placer_size_check *c, const double *fit
   }
   if (placer_table_print(&t, out) < 0)
     return -1;
-  fprintf(out, "\nlargest error where predicted: %.1f%%\n", 100 * c->max_abs_error);
+  size_t predicted = 0;
+  for (size_t i = 0; i < c->n_rows; i++)
+    predicted += !c->rows[i].fitted;
+  if (predicted)
+    fprintf(out, "\nlargest error where predicted: %.1f%%\n", 100 * c->max_abs_error);
+  else
+    fputs("\nnothing predicted: every allotment measured is a fit allotment (see --fit)\n", out);
   return ferror(out) ? -1 : 0;
 }
 
@@ -222,8 +228,9 @@ int placer_size_check_results(const struct placer_bench_results *r, const double
   if (c == NULL || iops == NULL || used == NULL)
     goto oom;
   size_t quota_variants = 0;
+  bool knobs = r->split_parameter && strcmp(r->split_parameter, "quota") == 0 && r->knobs;
   for (size_t v = 0; v < r->n_variants; v++) {
-    double q = quota_of(r->variants[v]);
+    double q = knobs ? (isfinite(r->knobs[v]) ? r->knobs[v] : -1) : quota_of(r->variants[v]);
     quota_variants += q > 0;
     for (size_t w = 0; w < r->n_workloads; w++) {
       size_t n = 0;
@@ -253,7 +260,7 @@ int placer_size_check_results(const struct placer_bench_results *r, const double
       memset(row, 0, sizeof(*row));
       if ((row->workload = strdup(r->workloads[w].name)) == NULL)
         goto oom;
-      row->allotted_cores = q > 0 ? q : (double)cpus;
+      row->allotted_cores = q > 0 ? q : r->node_cpus > 0 ? r->node_cpus : (double)cpus;
       row->n = n;
       row->iops = median(iops, n);
       row->used = median(used, n);
