@@ -1,7 +1,8 @@
 #!/bin/sh
 # placer report in a real browser: from recorded results directories
-# (tests/fixtures/results/sweep-2osd, a real bench run with a neighbour sweep, and
-# tests/golden/bench/ab.json), `placer report --compare` writes report.html whose every
+# (tests/fixtures/results/sweep-2osd, a real bench run with a neighbour sweep; quota-2osd,
+# one with bench's quota sweep (split.svg); tests/golden/bench/ab.json), `placer report`
+# (--compare) writes report.html whose every
 # reference (img src, href) is a file inside the results directory that exists and is
 # not empty, every SVG is an <svg> document that gnuplot drew (paths, text), and
 # headless Chromium renders the page to a PNG that is not blank (many colours, plenty of
@@ -35,9 +36,13 @@ trap 'exit 130' INT TERM HUP
 
 a=$work/sweep
 b=$work/ab
-mkdir -p "$a" "$b"
+q=$work/quota
+mkdir -p "$a" "$b" "$q"
 cp "$DATA/fixtures/results/sweep-2osd/summary.json" "$a/" || fail "no recorded sweep results"
 cp "$DATA/golden/bench/ab.json" "$b/summary.json"
+cp "$DATA/fixtures/results/quota-2osd/summary.json" "$q/" || fail "no recorded quota sweep results"
+"$PLACER" report "$q" >/dev/null 2>"$work/err" || fail "report quota: $(cat "$work/err")"
+grep -q 'src="report/split.svg"' "$q/report.html" || fail "a quota sweep's page has no split.svg"
 
 "$PLACER" report "$b" >"$work/out-b" 2>"$work/err" || fail "report ab: $(cat "$work/err")"
 "$PLACER" report --compare "$b" "$a" >"$work/out" 2>"$work/err" || fail "report --compare: $(cat "$work/err")"
@@ -50,7 +55,7 @@ rc=$?
 grep -q "summary.json" "$work/err" || fail "the error does not name summary.json: $(cat "$work/err")"
 
 # the references and the SVGs
-for page in "$a/report.html" "$b/report.html"; do
+for page in "$a/report.html" "$b/report.html" "$q/report.html"; do
   "$PY" - "$page" <<'EOF' || fail "references of $page"
 import os, sys, xml.etree.ElementTree as ET
 from html.parser import HTMLParser

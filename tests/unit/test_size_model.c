@@ -83,6 +83,37 @@ static void test_recorded_quota_sweep(void **state) {
   placer_size_check_free(c);
 }
 
+/* The same model on bench's own quota sweep (tests/fixtures/results/quota-2osd,
+ * recorded with tests/fixtures/results/quota-study.yaml): the variants
+ * quota-0.5 and quota-1.5 predicted from quota-1 and the unconstrained base
+ * (the node's 2 CPUs), storage alone. */
+#define TOLERANCE_BENCH 0.25
+
+static void test_recorded_bench_quota_sweep(void **state) {
+  (void)state;
+  struct placer_bench_results *r = NULL;
+  struct placer_error *err = NULL;
+  if (placer_bench_results_load_dir(test_data_path("fixtures/results/quota-2osd"), &r, &err) < 0)
+    fail_msg("%s", err->msg);
+  const double fit[] = { 1.0, 2.0 };
+  struct placer_size_check *c = NULL;
+  if (placer_size_check_results(r, fit, 2, &c, &err) < 0)
+    fail_msg("%s", err->msg);
+  unsigned predicted = 0;
+  for (size_t i = 0; i < c->n_rows; i++) {
+    const struct placer_size_check_row *row = &c->rows[i];
+    if (row->fitted)
+      continue;
+    predicted++;
+    if (!(fabs(row->error) <= TOLERANCE_BENCH))
+      fail_msg("%s at %.2f cores: predicted %.0f IOPS, measured %.0f (%+.1f%%)", row->workload, row->allotted_cores,
+               row->predicted, row->iops, 100 * row->error);
+  }
+  assert_int_equal(predicted, 4);
+  placer_size_check_free(c);
+  placer_bench_results_free(r);
+}
+
 static void test_bad_file(void **state) {
   (void)state;
   const double fit[] = { 1.0 };
@@ -98,6 +129,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_fit_and_predict),
     cmocka_unit_test(test_recorded_quota_sweep),
+    cmocka_unit_test(test_recorded_bench_quota_sweep),
     cmocka_unit_test(test_bad_file),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
