@@ -223,6 +223,8 @@ static int solo(struct bench *b, struct pass *p, struct placer_error **err) {
   if (log_dir == NULL)
     return bench_oom(err);
   for (size_t c = 1; c < b->n_conds && !placer_bench_stop; c++) {
+    if (!isnan(placer_bench_results_solo(b->results, p->vi, c, (size_t)p->repeat)))
+      continue; /* --resume: measured before */
     cleanup_free char *tag = NULL;
     if (asprintf(&tag, "%s-solo-%s", p->tag, b->conds[c].name) < 0)
       return bench_oom(err);
@@ -486,6 +488,8 @@ static int run_pass(struct bench *b, size_t vi, int repeat, unsigned warmup_inde
     for (size_t c = 0; rc == 0 && c < b->n_conds && !placer_bench_stop; c++) {
       if (repeat < 0 && c > 0)
         continue; /* a warm-up pass runs each workload alone */
+      if (repeat >= 0 && bench_run_done(b, vi, c, w, (size_t)repeat))
+        continue; /* --resume: measured before */
       rc = run_cell(b, &p, w, c, err);
     }
   struct placer_error *e = NULL;
@@ -512,13 +516,15 @@ int placer_bench_run_study(const struct placer_study *study, const struct placer
   b.t0_ms = bench_now_ms();
   int rc = bench_setup(&b, err);
   bool ran = rc == 0;
-  if (rc == 0)
+  if (rc == 0 && !(b.resumed && b.baseline))
     rc = bench_hardware_baseline(&b, err);
   /* Interleaved: every variant once per pass, warm-up passes first. */
   unsigned passes = study->warmup + study->repeats;
   for (unsigned k = 0; rc == 0 && k < passes && !placer_bench_stop; k++)
     for (size_t v = 0; rc == 0 && v < b.n_vars && !placer_bench_stop; v++) {
       int repeat = (int)k - (int)study->warmup;
+      if (bench_pass_done(&b, v, repeat))
+        continue; /* --resume: all of it measured before */
       rc = run_pass(&b, v, repeat, k, err);
     }
   bench_progress_done(&b);
@@ -526,6 +532,11 @@ int placer_bench_run_study(const struct placer_study *study, const struct placer
     *report_out = NULL;
   if (ran && b.results) {
     b.results->interrupted = placer_bench_stop || rc < 0;
+    /* what stopped it, for the record (and for whoever resumes it) */
+    if (rc < 0 && err && *err)
+      b.stopped_by = strdup((*err)->msg);
+    else if (placer_bench_stop)
+      b.stopped_by = strdup("interrupted (SIGINT or SIGTERM)");
     struct placer_error *e = NULL;
     cleanup_free char *report = NULL, *path = bench_path_join(b.out, "report.txt");
     char *tail = NULL;
