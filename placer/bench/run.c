@@ -27,6 +27,7 @@
 #include "bench/sample.h"
 #include "lib/substitute.h"
 #include "lib/textfile.h"
+#include "proc.h"
 #include "topology.h"
 
 /* ------------------------------------------------------------------ one pass */
@@ -282,6 +283,21 @@ static bool is_comm(pid_t pid, const char *comm) {
   return same;
 }
 
+/* Every daemon of the pass's cluster still runs: one that died during a run
+ * (an OSD killed, the OOM killer) makes the run worthless and stops the
+ * study, naming it (before fio's own failure, which it causes). */
+static int check_daemons(struct bench *b, struct pass *p, size_t w, size_t c, struct placer_error **err) {
+  for (size_t i = 0; i < p->cluster.n_daemons; i++) {
+    const struct placer_bench_daemon *d = &p->cluster.daemons[i];
+    char state = d->pid > 0 ? placer_proc_state(d->pid) : 'S';
+    if (state == '\0' || state == 'Z' || state == 'X')
+      return placer_error_set(err, PLACER_EXIT_SYSTEM, 0, "%s: %s (pid %d) exited during %s%s%s; see %s", p->tag,
+                              d->name, (int)d->pid, b->wl_names[w], c ? " + " : " alone", c ? b->conds[c].name : "",
+                              p->cluster_log);
+  }
+  return 0;
+}
+
 /* One fio run of workload W under condition C. */
 static int run_cell(struct bench *b, struct pass *p, size_t w, size_t c, struct placer_error **err) {
   const struct placer_study *s = b->study;
@@ -388,6 +404,8 @@ static int run_cell(struct bench *b, struct pass *p, size_t w, size_t c, struct 
     placer_error_free(e);
   }
   bench_note_run_wall(b, start);
+  if (rc == 0 && !placer_bench_stop)
+    rc = check_daemons(b, p, w, c, err);
   if (rc < 0 || placer_bench_stop)
     return rc;
 
