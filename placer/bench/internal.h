@@ -58,6 +58,7 @@ struct bench {
   double pass_run_wall;
   bool line_open;   /* a progress event was sent and not yet closed */
   bool resumed;     /* --resume: the results so far came from summary.json */
+  bool fio_hung;    /* the last fio waited for ran past its limit and was killed */
   char *stopped_by; /* why the study stopped early (an error's message), or NULL */
 };
 

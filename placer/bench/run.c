@@ -145,8 +145,10 @@ struct hwm_watch {
 };
 
 /* Wait for fio, sampling the watched groups' peak RSS; kill it on a stop or
- * when it runs far past its time.  *ok: it exited 0 on its own. */
+ * when it runs far past its time (b->fio_hung says so: a hung fio, e.g. on
+ * a cluster that lost its OSDs).  *ok: it exited 0 on its own. */
 static void wait_fio(struct bench *b, pid_t pid, unsigned limit_s, struct hwm_watch *watch, size_t n_watch, bool *ok) {
+  b->fio_hung = false;
   long long deadline = bench_now_ms() + (long long)limit_s * 1000;
   bool signalled = false;
   long long kill_at = 0;
@@ -164,6 +166,7 @@ static void wait_fio(struct bench *b, pid_t pid, unsigned limit_s, struct hwm_wa
       sample_group_hwm(b, watch[i].group, &watch[i].peak);
     long long now = bench_now_ms();
     if (!signalled && (placer_bench_stop || now >= deadline)) {
+      b->fio_hung = !placer_bench_stop;
       kill(-pid, SIGTERM);
       kill(pid, SIGTERM);
       signalled = true;
@@ -214,7 +217,8 @@ static int prefill(struct bench *b, struct pass *p, struct placer_error **err) {
   if (placer_bench_stop)
     return placer_error_set(err, PLACER_EXIT_SYSTEM, EINTR, "interrupted");
   if (!ok)
-    return placer_error_set(err, PLACER_EXIT_SYSTEM, 0, "%s: prefill failed; see %s", p->tag, log);
+    return placer_error_set(err, PLACER_EXIT_SYSTEM, 0, "%s: prefill %s; see %s", p->tag,
+                            b->fio_hung ? "did not finish in 600 s (hung?), killed" : "failed", log);
   return 0;
 }
 
@@ -410,6 +414,9 @@ static int run_cell(struct bench *b, struct pass *p, size_t w, size_t c, struct 
     return rc;
 
   struct placer_fio_result *fio = NULL;
+  if (!ok && b->fio_hung)
+    return placer_error_set(err, PLACER_EXIT_SYSTEM, 0, "%s: fio %s did not finish in %u s (hung?), killed; see %s",
+                            p->tag, b->wl_names[w], s->workloads.runtime_s + 120, log);
   if (!ok)
     return placer_error_set(err, PLACER_EXIT_SYSTEM, 0, "%s: fio %s failed; see %s", p->tag, b->wl_names[w], log);
   if (placer_fio_result_load(json, &fio, err) < 0)
