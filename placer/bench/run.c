@@ -395,6 +395,9 @@ static int run_cell(struct bench *b, struct pass *p, size_t w, size_t c, struct 
       if (nb.procs[i].console == NULL && nb.procs[i].container == NULL) /* stress-ng */
         watch[n_watch++] = (struct hwm_watch){ nb.procs[i].inst->name, nb.procs[i].group, 0 };
     wait_fio(b, pid, s->workloads.runtime_s + 120, watch, run ? n_watch : 0, &ok);
+    /* a daemon that died is the cause of what fails after (its samples) */
+    if (rc == 0 && !placer_bench_stop)
+      rc = check_daemons(b, p, w, c, err);
     if (rc == 0 && probe && run)
       rc = placer_bench_probe_finish(probe, "/proc", TOP_THREADS, run, err);
   }
@@ -408,8 +411,6 @@ static int run_cell(struct bench *b, struct pass *p, size_t w, size_t c, struct 
     placer_error_free(e);
   }
   bench_note_run_wall(b, start);
-  if (rc == 0 && !placer_bench_stop)
-    rc = check_daemons(b, p, w, c, err);
   if (rc < 0 || placer_bench_stop)
     return rc;
 
