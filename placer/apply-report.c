@@ -104,7 +104,7 @@ int applier_build_report(struct applier *a, struct placer_apply_report **out, st
       size_t n = 0;
       struct placer_error *gone = NULL;
       if (placer_task_list(p->pid, &tids, &n, &gone) < 0)
-        placer_error_free(gone);
+        placer_error_clear(&gone);
       free(tids);
       ri->bound[k].n_threads = n;
       ri->n_vcpus_pinned += p->n_vcpus;

@@ -227,7 +227,7 @@ static int snapshot_threads(pid_t pid, struct placer_thread_affinity **out, size
     struct placer_error *gone = NULL;
     char *cpus = NULL;
     if (placer_task_read_allowed(pid, tids[i], &cpus, NULL, &gone) < 0) {
-      placer_error_free(gone);
+      placer_error_clear(&gone);
       continue;
     }
     t[count].tid = tids[i];
@@ -306,7 +306,7 @@ static int pin_threads(struct applier *a, struct target *t, struct bound_proc *p
     cleanup_free char *now = NULL;
     struct placer_error *gone = NULL;
     if (placer_task_read_allowed(p->pid, tids[i], &now, NULL, &gone) < 0) {
-      placer_error_free(gone);
+      placer_error_clear(&gone);
       continue;
     }
     const char *want = desired_cpus(t, p, tids[i]);
@@ -363,7 +363,7 @@ static int verify_process(struct applier *a, struct target *t, struct bound_proc
     cleanup_free char *mems = NULL;
     struct placer_error *gone = NULL;
     if (placer_task_read_allowed(p->pid, tids[i], NULL, &mems, &gone) < 0) {
-      placer_error_free(gone);
+      placer_error_clear(&gone);
       continue;
     }
     if (!apply_cpulist_equal(mems, t->mems) && !placer_task_exiting(p->pid, tids[i]))
