@@ -1,7 +1,8 @@
 #!/bin/sh
 # CI job: a short pinned-vs-unpinned `placer bench` study on a real throwaway Ceph
 # cluster (unpinned.yaml vs demo-local.yaml, 4K randwrite on rbd, alone and next to a
-# stress-ng neighbour, 2 interleaved repeats, 4 s runs; about 1.5 minutes on 2 cores),
+# stress-ng neighbour, 2 interleaved repeats, 4 s runs, one cluster whose placement is
+# switched between variants; about 1.5 minutes on 2 cores),
 # then checks that the result is well-formed and complete with ci/bench-check.py:
 # every cell measured, every repeat present, raw fio JSON for each run, CPU of every
 # Ceph role and fio sampled, the neighbours' rates (with and without storage), and every
@@ -80,4 +81,10 @@ cat "$work/report.txt"
 [ "$status" = 0 ] || { echo "$me: FAIL: placer bench exited $status" >&2; exit 1; }
 "$PY" "$root/ci/bench-check.py" "$work/results" --roles osd,mon,mgr,fio --placer "$PLACER" ||
   { echo "$me: FAIL: the results are not complete" >&2; exit 1; }
+# Live re-placement (cluster.rebuild: never, the default here): one cluster for
+# the study, its placement switched before every variant's pass.
+[ -f "$work/results/logs/cluster-live.log" ] || { echo "$me: FAIL: no live cluster log" >&2; exit 1; }
+if ls "$work/results/logs/" | grep -q '^cluster-.*-r[0-9]*\.log$'; then
+  echo "$me: FAIL: a cluster was built per pass" >&2; exit 1
+fi
 echo "$me: OK in $(($(date +%s) - t0)) s"

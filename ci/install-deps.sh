@@ -3,19 +3,22 @@
 # Idempotent and quiet on success; prints apt's output only when it fails.
 set -eu
 
-BUILD_PKGS="build-essential cmake pkg-config libhwloc-dev hwloc-nox libcgroup-dev \
-libnuma-dev libyaml-dev libjansson-dev libcmocka-dev"
+BUILD_PKGS="build-essential cmake pkg-config libhwloc-dev hwloc-nox libnuma-dev \
+libyaml-dev libjansson-dev libcmocka-dev"
 RUNTIME_PKGS="fio stress-ng util-linux procps psmisc python3 numactl"
 CEPH_PKGS="ceph-mon ceph-osd ceph-mgr ceph-mds ceph-common ceph-fuse"
 CONTAINER_PKGS="podman runc debootstrap"
 VM_PKGS="qemu-system-x86 linux-image-amd64 busybox-static cpio xz-utils"
+FLEET_PKGS="ansible" # ansible/: the fleet playbooks; ships containers.podman (tests)
 # ci/check-format.sh (Debian 12 ships clang-format 14); ci/fuzz.sh (clang 14's libFuzzer and sanitizers)
 CHECK_PKGS="clang-format clang libclang-rt-14-dev"
+# placer report: gnuplot draws the SVG plots; the test renders the page in headless Chromium
+REPORT_PKGS="gnuplot-nox chromium"
 
 want="$BUILD_PKGS $RUNTIME_PKGS $CHECK_PKGS"
 case "${1:-all}" in
   build) ;;
-  all) want="$want $CEPH_PKGS $CONTAINER_PKGS $VM_PKGS" ;;
+  all) want="$want $CEPH_PKGS $CONTAINER_PKGS $VM_PKGS $FLEET_PKGS $REPORT_PKGS" ;;
   *) echo "usage: $0 [build|all]" >&2; exit 2 ;;
 esac
 

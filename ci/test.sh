@@ -17,6 +17,8 @@ echo "== C sources formatted as .clang-format says"
 sh ci/check-format.sh
 echo "== build (-Wall -Wextra -Werror)"
 BUILD_DIR=$root/build sh ci/build.sh
+echo "== every linked library is called (docs/dependencies.md)"
+sh ci/check-linked.sh build/placer
 echo "== build with ASan+UBSan"
 BUILD_DIR=$root/build-asan sh ci/build.sh -DPLACER_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug
 

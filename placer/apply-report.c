@@ -36,6 +36,7 @@ int applier_record_instances(struct applier *a, struct placer_error **err) {
     si->has_memory_limit = inst->has_memory_limit;
     si->memory_bytes = inst->memory_bytes;
     si->cpu_weight = inst->cpu_weight;
+    si->cpu_quota = inst->cpu_quota;
     si->pin_vcpus = inst->pin_vcpus;
     si->match.kind = inst->match.kind;
     si->match.value = inst->match.value ? strdup(inst->match.value) : NULL;
@@ -75,6 +76,12 @@ int applier_build_report(struct applier *a, struct placer_apply_report **out, st
   r->notes = a->notes.v;
   r->n_notes = a->notes.n;
   a->notes = (struct strv){ NULL, 0 };
+  r->groups_created = a->groups_created.v;
+  r->n_groups_created = a->groups_created.n;
+  a->groups_created = (struct strv){ NULL, 0 };
+  r->groups_changed = a->groups_changed.v;
+  r->n_groups_changed = a->groups_changed.n;
+  a->groups_changed = (struct strv){ NULL, 0 };
   r->instances = calloc(a->n_targets, sizeof(*r->instances));
   if (r->instances == NULL) {
     placer_apply_report_free(r);
@@ -134,7 +141,11 @@ void placer_apply_report_free(struct placer_apply_report *r) {
   }
   free(r->instances);
   struct strv actions = { r->actions, r->n_actions }, notes = { r->notes, r->n_notes };
+  struct strv created = { r->groups_created, r->n_groups_created },
+              changed = { r->groups_changed, r->n_groups_changed };
   strv_free(&actions);
   strv_free(&notes);
+  strv_free(&created);
+  strv_free(&changed);
   free(r);
 }

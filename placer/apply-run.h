@@ -53,7 +53,9 @@ struct applier {
   size_t n_targets;
   struct strv actions;
   struct strv notes;
-  struct strv would_create; /* dry run: groups that would exist by now */
+  struct strv would_create;   /* dry run: groups that would exist by now */
+  struct strv groups_created; /* by this apply (dry run: that would be) */
+  struct strv groups_changed; /* existing or new groups whose values were set */
 };
 
 void applier_target_clear(struct target *t);

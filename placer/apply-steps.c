@@ -94,6 +94,7 @@ static int ensure_groups(struct applier *a, struct target *t, struct placer_erro
         return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
       if (step_begin(a, t, &e, err, "create group %s", path) < 0)
         return -1;
+      strv_add(&a->groups_created, "%s", path);
       if (a->dry_run)
         strv_add(&a->would_create, "%s", path);
       else if (placer_cgroup_create(a->cg, path, err) < 0)
@@ -112,8 +113,9 @@ static int ensure_groups(struct applier *a, struct target *t, struct placer_erro
 static int set_value(struct applier *a, struct target *t, const char *group, enum placer_setting setting,
                      unsigned weight, const char *previous, const char *shown_previous, const char *shown_value,
                      struct placer_error **err) {
-  struct placer_journal_entry e = { .op = PLACER_JOURNAL_SET, .setting = setting, .group = strdup(group),
-                                    .previous = strdup(previous) };
+  struct placer_journal_entry e = {
+    .op = PLACER_JOURNAL_SET, .setting = setting, .group = strdup(group), .previous = strdup(previous)
+  };
   if (e.group == NULL || e.previous == NULL) {
     placer_journal_entry_clear(&e);
     return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
@@ -121,6 +123,8 @@ static int set_value(struct applier *a, struct target *t, const char *group, enu
   if (step_begin(a, t, &e, err, "set %s %s = %s (was %s)", group, placer_setting_name(setting), shown_value,
                  *shown_previous ? shown_previous : "empty") < 0)
     return -1;
+  if (!strv_has(&a->groups_changed, group))
+    strv_add(&a->groups_changed, "%s", group);
   if (!a->dry_run) {
     int ret = 0;
     switch (setting) {
@@ -128,6 +132,7 @@ static int set_value(struct applier *a, struct target *t, const char *group, enu
     case PLACER_SETTING_MEMS: ret = placer_cgroup_set_mems(a->cg, group, t->mems, err); break;
     case PLACER_SETTING_MEMORY_LIMIT: ret = placer_cgroup_set_memory_limit(a->cg, group, t->memory_limit, err); break;
     case PLACER_SETTING_CPU_WEIGHT: ret = placer_cgroup_set_cpu_weight(a->cg, group, weight, err); break;
+    case PLACER_SETTING_CPU_QUOTA: break; /* on the role group: ensure_role_quota */
     }
     if (ret < 0)
       return -1;
@@ -213,6 +218,57 @@ static int ensure_values(struct applier *a, struct target *t, struct placer_erro
   return ensure_weight(a, t, t->group, t->weight, err);
 }
 
+/* The role group's CPU quota (PREFIX/ROLE, the instance group's parent),
+ * shared by the role's instances: the first target of the role sets it,
+ * also back to none when a group made earlier has one the plan does not. */
+static int ensure_role_quota(struct applier *a, struct target *t, struct placer_error **err) {
+  const char *slash = strrchr(t->group, '/');
+  if (slash == NULL)
+    return 0;
+  cleanup_free char *role_group = strndup(t->group, (size_t)(slash - t->group));
+  if (role_group == NULL)
+    return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+  for (struct target *o = a->targets; o < t; o++)
+    if (strncmp(o->group, role_group, strlen(role_group)) == 0 && o->group[strlen(role_group)] == '/' &&
+        strchr(o->group + strlen(role_group) + 1, '/') == NULL)
+      return 0; /* an earlier instance of the role did it */
+  unsigned want = t->inst->cpu_quota;
+  bool fresh = is_new_in_dry_run(a, role_group);
+  unsigned have = 0;
+  cleanup_free char *raw = NULL;
+  if (fresh)
+    raw = strdup("max 100000");
+  else if (placer_cgroup_read_cpu_quota_raw(a->cg, role_group, &raw, err) < 0 ||
+           placer_cgroup_read_cpu_quota(a->cg, role_group, &have, err) < 0)
+    return -1;
+  if (raw == NULL)
+    return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+  if (have == want)
+    return 0;
+  struct placer_journal_entry e = {
+    .op = PLACER_JOURNAL_SET, .setting = PLACER_SETTING_CPU_QUOTA, .group = strdup(role_group), .previous = strdup(raw)
+  };
+  if (e.group == NULL || e.previous == NULL) {
+    placer_journal_entry_clear(&e);
+    return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+  }
+  char shown[32], was[32];
+  if (want)
+    snprintf(shown, sizeof(shown), "%g cores", want / 1000.0);
+  else
+    snprintf(shown, sizeof(shown), "none");
+  if (have)
+    snprintf(was, sizeof(was), "%g cores", have / 1000.0);
+  else
+    snprintf(was, sizeof(was), "none");
+  if (step_begin(a, t, &e, err, "set %s cpu_quota = %s (was %s)", role_group, shown, was) < 0)
+    return -1;
+  if (!a->dry_run && placer_cgroup_set_cpu_quota(a->cg, role_group, want, err) < 0)
+    return -1;
+  step_done(a, t);
+  return 0;
+}
+
 /* Each thread's Cpus_allowed_list now. */
 static int snapshot_threads(pid_t pid, struct placer_thread_affinity **out, size_t *n, struct placer_error **err) {
   cleanup_free pid_t *tids = NULL;
@@ -249,8 +305,12 @@ static int move_process(struct applier *a, struct target *t, struct bound_proc *
     placer_cgroup_membership_clear(&m);
     return 0;
   }
-  struct placer_journal_entry e = { .op = PLACER_JOURNAL_MOVE, .pid = p->pid, .start_time = p->start_time,
-                                    .group = strdup(t->group), .instance = strdup(t->inst->name), .original = m };
+  struct placer_journal_entry e = { .op = PLACER_JOURNAL_MOVE,
+                                    .pid = p->pid,
+                                    .start_time = p->start_time,
+                                    .group = strdup(t->group),
+                                    .instance = strdup(t->inst->name),
+                                    .original = m };
   if (e.group == NULL || e.instance == NULL) {
     placer_journal_entry_clear(&e);
     return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
@@ -263,8 +323,8 @@ static int move_process(struct applier *a, struct target *t, struct bound_proc *
   const char *from = m.path[PLACER_CGROUP_CPUSET];
   int ret = stray ? step_begin(a, t, &e, err, "move pid %d (%s, %zu thread%s) to %s again: thread %d is elsewhere",
                                (int)p->pid, p->comm, n_threads, n_threads == 1 ? "" : "s", t->group, (int)stray)
-                  : step_begin(a, t, &e, err, "move pid %d (%s, %zu thread%s) from %s to %s", (int)p->pid,
-                               p->comm, n_threads, n_threads == 1 ? "" : "s", from && *from ? from : "the root", t->group);
+                  : step_begin(a, t, &e, err, "move pid %d (%s, %zu thread%s) from %s to %s", (int)p->pid, p->comm,
+                               n_threads, n_threads == 1 ? "" : "s", from && *from ? from : "the root", t->group);
   if (ret < 0)
     return -1;
   if (a->dry_run)
@@ -316,13 +376,14 @@ static int pin_threads(struct applier *a, struct target *t, struct bound_proc *p
      * kernel skips it) and is about to go: nothing to pin. */
     if (placer_task_exiting(p->pid, tids[i]))
       continue;
-    struct placer_journal_entry e = { .op = PLACER_JOURNAL_AFFINITY, .pid = p->pid, .start_time = p->start_time,
-                                      .tid = tids[i], .previous = strdup(now) };
+    struct placer_journal_entry e = {
+      .op = PLACER_JOURNAL_AFFINITY, .pid = p->pid, .start_time = p->start_time, .tid = tids[i], .previous = strdup(now)
+    };
     if (e.previous == NULL)
       return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
     cleanup_free char *name = placer_task_comm(p->pid, tids[i]);
-    if (step_begin(a, t, &e, err, "set thread %d (%s) of pid %d to cpus %s (was %s)", (int)tids[i],
-                   name ? name : "?", (int)p->pid, want, now) < 0)
+    if (step_begin(a, t, &e, err, "set thread %d (%s) of pid %d to cpus %s (was %s)", (int)tids[i], name ? name : "?",
+                   (int)p->pid, want, now) < 0)
       return -1;
     if (!a->dry_run && placer_task_set_affinity(tids[i], want, err) < 0) {
       /* A thread that has just exited (or begun to) is no failure. */
@@ -353,8 +414,8 @@ static int verify_process(struct applier *a, struct target *t, struct bound_proc
                             (int)p->pid, p->comm, t->group);
   pid_t stray = apply_stray_thread(p->pid);
   if (stray)
-    return placer_error_set(err, PLACER_EXIT_SYSTEM, EAGAIN, "verify pid %d (%s): thread %d is not in %s",
-                            (int)p->pid, p->comm, (int)stray, t->group);
+    return placer_error_set(err, PLACER_EXIT_SYSTEM, EAGAIN, "verify pid %d (%s): thread %d is not in %s", (int)p->pid,
+                            p->comm, (int)stray, t->group);
   cleanup_free pid_t *tids = NULL;
   size_t n_tids = 0;
   if (placer_task_list(p->pid, &tids, &n_tids, err) < 0)
@@ -375,7 +436,7 @@ static int verify_process(struct applier *a, struct target *t, struct bound_proc
 }
 
 int applier_apply_target(struct applier *a, struct target *t, struct placer_error **err) {
-  if (ensure_groups(a, t, err) < 0 || ensure_values(a, t, err) < 0)
+  if (ensure_groups(a, t, err) < 0 || ensure_values(a, t, err) < 0 || ensure_role_quota(a, t, err) < 0)
     return -1;
   if (t->sets_role_weight && ensure_weight(a, t, t->role_group, t->role_weight, err) < 0)
     return -1;

@@ -265,6 +265,7 @@ static int undo_set(struct placer_cgroup *cg, const struct placer_journal_entry 
     return placer_cgroup_set_memory_limit(cg, e->group, bytes, err);
   }
   case PLACER_SETTING_CPU_WEIGHT: return placer_cgroup_write_cpu_raw(cg, e->group, e->previous, err);
+  case PLACER_SETTING_CPU_QUOTA: return placer_cgroup_write_cpu_quota_raw(cg, e->group, e->previous, err);
   }
   return 0;
 }
@@ -437,31 +438,53 @@ size_t apply_undo(struct placer_cgroup *cg, struct placer_state *state, unsigned
 
 /* ------------------------------------------------------------------ reset */
 
-int placer_cgroupfs_reset(const char *state_dir, char ***lines, size_t *n_lines, struct placer_error **err) {
+int placer_cgroupfs_reset_run(const char *state_dir, struct placer_reset_result *res, struct placer_error **err) {
+  *res = (struct placer_reset_result){ 0 };
   if (state_dir == NULL)
     state_dir = placer_state_default_dir();
+  res->state_dir = strdup(state_dir);
+  if (res->state_dir == NULL)
+    return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
   struct placer_state *state = NULL;
-  if (placer_state_open(state_dir, PLACER_STATE_LOCK_EXCLUSIVE, &state, NULL, err) < 0)
+  if (placer_state_open(state_dir, PLACER_STATE_LOCK_EXCLUSIVE, &state, NULL, err) < 0) {
+    placer_reset_result_clear(res);
     return -1;
-  struct strv out = { NULL, 0 }, failures = { NULL, 0 };
+  }
+  struct strv out = { NULL, 0 }, failures = { NULL, 0 }, removed = { NULL, 0 };
   if (placer_state_is_empty(state)) {
     strv_add(&out, "nothing to reset (no placer state in %s)", state_dir);
     placer_state_free(state);
-    *lines = out.v;
-    *n_lines = out.n;
+    res->lines = out.v;
+    res->n_lines = out.n;
     return 0;
   }
   struct placer_cgroup *cg = NULL;
   if (apply_open_cgroup(state, NULL, &cg, err) < 0) {
     placer_state_free(state);
+    placer_reset_result_clear(res);
     return -1;
   }
+  res->changed = true;
+  res->interrupted = state->pending_txn != 0;
   if (state->pending_txn)
     strv_add(&out, "an apply (pid %d) was interrupted part-way: undoing what it did too", (int)state->pending_pid);
   size_t before = state->n_journal, n_moves = 0, n_groups = 0;
+  res->pids_restored = calloc(before ? before : 1, sizeof(*res->pids_restored));
   for (size_t i = 0; i < state->n_journal; i++) {
-    n_moves += state->journal[i].op == PLACER_JOURNAL_MOVE;
-    n_groups += state->journal[i].op == PLACER_JOURNAL_CREATE;
+    const struct placer_journal_entry *e = &state->journal[i];
+    n_moves += e->op == PLACER_JOURNAL_MOVE;
+    n_groups += e->op == PLACER_JOURNAL_CREATE;
+  }
+  /* Newest first, as they are undone: the deepest groups first. */
+  for (size_t i = state->n_journal; i-- > 0;) {
+    const struct placer_journal_entry *e = &state->journal[i];
+    if (e->op == PLACER_JOURNAL_CREATE && e->group)
+      strv_add(&removed, "%s", e->group);
+    bool seen = false;
+    for (size_t k = 0; k < res->n_pids_restored; k++)
+      seen = seen || res->pids_restored[k] == e->pid;
+    if (e->op == PLACER_JOURNAL_MOVE && res->pids_restored && !seen)
+      res->pids_restored[res->n_pids_restored++] = e->pid;
   }
   size_t failed = apply_undo(cg, state, 0, &out, &failures);
   placer_cgroup_close(cg);
@@ -486,11 +509,35 @@ int placer_cgroupfs_reset(const char *state_dir, char ***lines, size_t *n_lines,
   }
   strv_free(&failures);
   placer_state_free(state);
+  res->lines = out.v;
+  res->n_lines = out.n;
+  res->groups_removed = removed.v;
+  res->n_groups_removed = removed.n;
+  res->n_undone = before;
   if (ret < 0) {
-    strv_free(&out);
+    placer_reset_result_clear(res);
     return -1;
   }
-  *lines = out.v;
-  *n_lines = out.n;
+  return 0;
+}
+
+void placer_reset_result_clear(struct placer_reset_result *res) {
+  struct strv lines = { res->lines, res->n_lines }, removed = { res->groups_removed, res->n_groups_removed };
+  strv_free(&lines);
+  strv_free(&removed);
+  free(res->pids_restored);
+  free(res->state_dir);
+  *res = (struct placer_reset_result){ 0 };
+}
+
+int placer_cgroupfs_reset(const char *state_dir, char ***lines, size_t *n_lines, struct placer_error **err) {
+  struct placer_reset_result res;
+  if (placer_cgroupfs_reset_run(state_dir, &res, err) < 0)
+    return -1;
+  *lines = res.lines;
+  *n_lines = res.n_lines;
+  res.lines = NULL;
+  res.n_lines = 0;
+  placer_reset_result_clear(&res);
   return 0;
 }

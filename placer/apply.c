@@ -59,6 +59,8 @@ static void applier_clear(struct applier *a) {
   strv_free(&a->actions);
   strv_free(&a->notes);
   strv_free(&a->would_create);
+  strv_free(&a->groups_created);
+  strv_free(&a->groups_changed);
   placer_state_free(a->state);
   placer_cgroup_close(a->cg);
 }

@@ -96,6 +96,24 @@ struct placer_apply_report {
   size_t n_actions;
   char **notes; /* things the operator should know */
   size_t n_notes;
+  char **groups_created; /* groups this apply created (dry run: would create), parents first */
+  size_t n_groups_created;
+  char **groups_changed; /* groups whose values it set (new ones included) */
+  size_t n_groups_changed;
+};
+
+/* What `placer reset` did. */
+struct placer_reset_result {
+  char *state_dir;
+  bool changed;     /* there was something to undo */
+  bool interrupted; /* the state held an interrupted apply */
+  size_t n_undone;  /* journal records undone */
+  char **groups_removed;
+  size_t n_groups_removed;
+  pid_t *pids_restored; /* processes placer had moved, moved back (or gone) */
+  size_t n_pids_restored;
+  char **lines; /* what the text output prints, one line each */
+  size_t n_lines;
 };
 
 /* A backend of apply/status/reset, fio's engine shape: the cgroupfs one
@@ -106,6 +124,8 @@ struct placer_apply_backend_ops {
                struct placer_apply_report **report, struct placer_error **err);
   int (*status)(const char *state_dir, json_t **out, bool *drift, struct placer_error **err);
   int (*reset)(const char *state_dir, char ***lines, size_t *n_lines, struct placer_error **err);
+  /* Optional: reset with what was undone (reset --json); without it, only the lines. */
+  int (*reset_run)(const char *state_dir, struct placer_reset_result *result, struct placer_error **err);
   int (*print_status)(json_t *status, FILE *out);
 };
 extern const struct placer_apply_backend_ops placer_apply_backend_cgroupfs;
@@ -129,6 +149,15 @@ void placer_apply_report_free(struct placer_apply_report *report);
  * original, else the root), changed values restored, placer's groups
  * removed.  *lines says what was done; safe to run twice. */
 int placer_reset(const char *state_dir, char ***lines, size_t *n_lines, struct placer_error **err);
+/* The same, with what was undone in *RESULT (placer_reset_result_clear). */
+int placer_reset_run(const char *state_dir, struct placer_reset_result *result, struct placer_error **err);
+void placer_reset_result_clear(struct placer_reset_result *result);
+
+/* apply-json.c: the documents `placer apply --json` and `placer reset --json`
+ * print (schema PLACER_APPLY_JSON_SCHEMA, docs/apply.md); NULL when out of memory. */
+#define PLACER_APPLY_JSON_SCHEMA 1
+json_t *placer_apply_report_json(const struct placer_apply_report *report);
+json_t *placer_reset_result_json(const struct placer_reset_result *result);
 
 /* Planned vs actual for every applied instance, as the JSON document that
  * `placer status --json` prints (schema in docs/apply.md).  *drift is true
@@ -141,6 +170,7 @@ int placer_cgroupfs_apply(const struct placer_plan *plan, const struct placer_ap
                           struct placer_apply_report **report, struct placer_error **err);
 int placer_cgroupfs_status(const char *state_dir, json_t **out, bool *drift, struct placer_error **err);
 int placer_cgroupfs_reset(const char *state_dir, char ***lines, size_t *n_lines, struct placer_error **err);
+int placer_cgroupfs_reset_run(const char *state_dir, struct placer_reset_result *result, struct placer_error **err);
 int placer_cgroupfs_status_print_text(json_t *status, FILE *out);
 
 #endif

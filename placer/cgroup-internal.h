@@ -27,6 +27,10 @@ struct placer_cgroup_ops {
   /* cpu.weight (1..10000) to what cpu_weight_file holds, and back. */
   uint64_t (*weight_to_raw)(unsigned weight);
   unsigned (*raw_to_weight)(uint64_t raw);
+  /* The CPU quota as "QUOTA PERIOD" (v2 cpu.max syntax), both ways. */
+  int (*read_cpu_max)(struct placer_cgroup *cg, const char *group, char **out, struct placer_error **err);
+  int (*write_cpu_max)(struct placer_cgroup *cg, const char *group, uint64_t quota_us, uint64_t period_us,
+                       struct placer_error **err);
   int (*attach_pid)(struct placer_cgroup *cg, const char *group, pid_t pid, struct placer_error **err);
   int (*attach_tid)(struct placer_cgroup *cg, const char *group, pid_t tid, struct placer_error **err);
 };

@@ -1,6 +1,7 @@
 /* cgroup v1 (and the hybrid layout): one hierarchy per controller, each
  * found in mountinfo; cpuset, memory, cpu and cpuacct are handled separately. */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -146,6 +147,36 @@ static int v1_attach_tid(struct placer_cgroup *cg, const char *group, pid_t tid,
   return 0;
 }
 
+/* v1 keeps quota and period in two files; -1 is no quota. */
+static int v1_read_cpu_max(struct placer_cgroup *cg, const char *group, char **out, struct placer_error **err) {
+  cleanup_free char *quota = NULL, *period = NULL;
+  if (cg_read_group(cg, PLACER_CGROUP_CPU, group, "cpu.cfs_quota_us", &quota, err) < 0 ||
+      cg_read_group(cg, PLACER_CGROUP_CPU, group, "cpu.cfs_period_us", &period, err) < 0)
+    return -1;
+  bool none = quota[0] == '-';
+  if (asprintf(out, "%s %s", none ? "max" : quota, period) < 0)
+    return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+  return 0;
+}
+
+static int v1_write_cpu_max(struct placer_cgroup *cg, const char *group, uint64_t quota_us, uint64_t period_us,
+                            struct placer_error **err) {
+  char quota[32], period[32];
+  snprintf(period, sizeof(period), "%" PRIu64, period_us);
+  if (quota_us == PLACER_CGROUP_UNLIMITED)
+    snprintf(quota, sizeof(quota), "-1");
+  else
+    snprintf(quota, sizeof(quota), "%" PRIu64, quota_us);
+  /* No quota first, so that a new period never meets an old quota it
+   * cannot carry; then the period, then the quota. */
+  if (cg_write_group(cg, PLACER_CGROUP_CPU, group, "cpu.cfs_quota_us", "-1", err) < 0 ||
+      cg_write_group(cg, PLACER_CGROUP_CPU, group, "cpu.cfs_period_us", period, err) < 0)
+    return -1;
+  if (quota_us == PLACER_CGROUP_UNLIMITED)
+    return 0;
+  return cg_write_group(cg, PLACER_CGROUP_CPU, group, "cpu.cfs_quota_us", quota, err);
+}
+
 const struct placer_cgroup_ops placer_cgroup_ops_v1 = {
   .name = "v1",
   .memory_limit_file = "memory.limit_in_bytes",
@@ -160,6 +191,8 @@ const struct placer_cgroup_ops placer_cgroup_ops_v1 = {
   .create = v1_create,
   .weight_to_raw = placer_cgroup_weight_to_shares, /* linear, cgroup-names.c */
   .raw_to_weight = placer_cgroup_shares_to_weight,
+  .read_cpu_max = v1_read_cpu_max,
+  .write_cpu_max = v1_write_cpu_max,
   .attach_pid = v1_attach_pid,
   .attach_tid = v1_attach_tid,
 };

@@ -1,6 +1,7 @@
 /* cgroup v2: one unified hierarchy.  Controllers must be enabled in every
  * ancestor's cgroup.subtree_control, and only leaves hold processes. */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -120,6 +121,20 @@ static int v2_attach_tid(struct placer_cgroup *cg, const char *group, pid_t tid,
   return 0;
 }
 
+static int v2_read_cpu_max(struct placer_cgroup *cg, const char *group, char **out, struct placer_error **err) {
+  return cg_read_group(cg, PLACER_CGROUP_CPU, group, "cpu.max", out, err);
+}
+
+static int v2_write_cpu_max(struct placer_cgroup *cg, const char *group, uint64_t quota_us, uint64_t period_us,
+                            struct placer_error **err) {
+  char value[64];
+  if (quota_us == PLACER_CGROUP_UNLIMITED)
+    snprintf(value, sizeof(value), "max %" PRIu64, period_us);
+  else
+    snprintf(value, sizeof(value), "%" PRIu64 " %" PRIu64, quota_us, period_us);
+  return cg_write_group(cg, PLACER_CGROUP_CPU, group, "cpu.max", value, err);
+}
+
 const struct placer_cgroup_ops placer_cgroup_ops_v2 = {
   .name = "v2",
   .memory_limit_file = "memory.max",
@@ -134,6 +149,8 @@ const struct placer_cgroup_ops placer_cgroup_ops_v2 = {
   .create = v2_create,
   .weight_to_raw = weight_as_is,
   .raw_to_weight = weight_read,
+  .read_cpu_max = v2_read_cpu_max,
+  .write_cpu_max = v2_write_cpu_max,
   .attach_pid = v2_attach_pid,
   .attach_tid = v2_attach_tid,
 };

@@ -316,6 +316,73 @@ int placer_cgroup_set_cpu_weight(struct placer_cgroup *cg, const char *group, un
   return cg_write_group(cg, PLACER_CGROUP_CPU, group, cg->ops->cpu_weight_file, value, err);
 }
 
+int placer_cgroup_parse_cpu_max(const char *text, uint64_t *quota_us, uint64_t *period_us) {
+  char quota[32];
+  unsigned long long period;
+  char extra;
+  if (text == NULL || sscanf(text, "%31s %llu %c", quota, &period, &extra) != 2 || period == 0)
+    return -1;
+  uint64_t q;
+  if (strcmp(quota, "max") == 0 || strcmp(quota, "-1") == 0)
+    q = PLACER_CGROUP_UNLIMITED;
+  else if (parse_u64(quota, &q) < 0 || q == 0)
+    return -1;
+  *quota_us = q;
+  *period_us = period;
+  return 0;
+}
+
+unsigned placer_cgroup_cpu_max_mcores(uint64_t quota_us, uint64_t period_us) {
+  if (quota_us == PLACER_CGROUP_UNLIMITED || period_us == 0)
+    return 0;
+  double m = (double)quota_us * 1000.0 / (double)period_us + 0.5;
+  if (m < 1)
+    return 1;
+  return m > (double)PLACER_CGROUP_QUOTA_MAX_MCORES ? PLACER_CGROUP_QUOTA_MAX_MCORES : (unsigned)m;
+}
+
+int placer_cgroup_set_cpu_quota(struct placer_cgroup *cg, const char *group, unsigned mcores,
+                                struct placer_error **err) {
+  if (cg_check_group(group, err) < 0)
+    return -1;
+  if (mcores && (mcores < PLACER_CGROUP_QUOTA_MIN_MCORES || mcores > PLACER_CGROUP_QUOTA_MAX_MCORES))
+    return placer_error_set(err, PLACER_EXIT_USAGE, EINVAL, "cpu quota %u.%03u cores of %s is outside 0.01..65536",
+                            mcores / 1000, mcores % 1000, group);
+  uint64_t period = PLACER_CGROUP_CPU_PERIOD_US;
+  uint64_t quota = mcores ? (uint64_t)mcores * period / 1000 : PLACER_CGROUP_UNLIMITED;
+  return cg->ops->write_cpu_max(cg, group, quota, period, err);
+}
+
+int placer_cgroup_read_cpu_quota_raw(struct placer_cgroup *cg, const char *group, char **out,
+                                     struct placer_error **err) {
+  if (cg_check_group(group, err) < 0)
+    return -1;
+  return cg->ops->read_cpu_max(cg, group, out, err);
+}
+
+int placer_cgroup_read_cpu_quota(struct placer_cgroup *cg, const char *group, unsigned *mcores,
+                                 struct placer_error **err) {
+  cleanup_free char *raw = NULL;
+  if (placer_cgroup_read_cpu_quota_raw(cg, group, &raw, err) < 0)
+    return -1;
+  uint64_t quota, period;
+  if (placer_cgroup_parse_cpu_max(raw, &quota, &period) < 0)
+    return placer_error_set(err, PLACER_EXIT_SYSTEM, EINVAL, "%s: cpu quota '%s' is not 'QUOTA PERIOD'", group, raw);
+  *mcores = placer_cgroup_cpu_max_mcores(quota, period);
+  return 0;
+}
+
+int placer_cgroup_write_cpu_quota_raw(struct placer_cgroup *cg, const char *group, const char *value,
+                                      struct placer_error **err) {
+  if (cg_check_group(group, err) < 0)
+    return -1;
+  uint64_t quota, period;
+  if (placer_cgroup_parse_cpu_max(value, &quota, &period) < 0)
+    return placer_error_set(err, PLACER_EXIT_USAGE, EINVAL, "%s: cpu quota value '%s' is not 'QUOTA PERIOD'", group,
+                            value ? value : "");
+  return cg->ops->write_cpu_max(cg, group, quota, period, err);
+}
+
 int placer_cgroup_attach_pid(struct placer_cgroup *cg, const char *group, pid_t pid, struct placer_error **err) {
   if (cg_check_group(group, err) < 0)
     return -1;

@@ -37,6 +37,12 @@ enum placer_cgroup_controller {
 #define PLACER_CGROUP_WEIGHT_MIN 1u
 #define PLACER_CGROUP_WEIGHT_DEFAULT 100u
 #define PLACER_CGROUP_WEIGHT_MAX 10000u
+/* CPU quota (bandwidth) in thousandths of a core over this period: 1500
+ * millicores = "150000 100000" in v2 cpu.max, cpu.cfs_quota_us=150000 with
+ * cpu.cfs_period_us=100000 in v1.  0 millicores: no quota ("max", -1). */
+#define PLACER_CGROUP_CPU_PERIOD_US 100000u
+#define PLACER_CGROUP_QUOTA_MIN_MCORES 10u       /* 1 ms per 100 ms period (the kernel's floor) */
+#define PLACER_CGROUP_QUOTA_MAX_MCORES 65536000u /* 65536 cores */
 
 struct placer_cgroup; /* opaque handle: mode, root, where each controller lives */
 
@@ -93,6 +99,26 @@ int placer_cgroup_set_memory_limit(struct placer_cgroup *cg, const char *group, 
 /* WEIGHT on the v2 scale 1..10000 (v1 writes the equivalent cpu.shares). */
 int placer_cgroup_set_cpu_weight(struct placer_cgroup *cg, const char *group, unsigned weight,
                                  struct placer_error **err);
+
+/* GROUP's CPU quota: MCORES thousandths of a core per
+ * PLACER_CGROUP_CPU_PERIOD_US, or none (0). */
+int placer_cgroup_set_cpu_quota(struct placer_cgroup *cg, const char *group, unsigned mcores,
+                                struct placer_error **err);
+/* GROUP's CPU quota as millicores (0: none), rounded to the nearest. */
+int placer_cgroup_read_cpu_quota(struct placer_cgroup *cg, const char *group, unsigned *mcores,
+                                 struct placer_error **err);
+/* The quota as "QUOTA PERIOD" in v2's cpu.max syntax ("max 100000",
+ * "150000 100000") in both modes, and writing such a value back exactly
+ * (a rollback restores the period too). */
+int placer_cgroup_read_cpu_quota_raw(struct placer_cgroup *cg, const char *group, char **out,
+                                     struct placer_error **err);
+int placer_cgroup_write_cpu_quota_raw(struct placer_cgroup *cg, const char *group, const char *value,
+                                      struct placer_error **err);
+/* Pure: parse "QUOTA PERIOD" (QUOTA "max" or -1: *quota_us =
+ * PLACER_CGROUP_UNLIMITED); -1 when malformed.  And millicores of it (0 for
+ * none). */
+int placer_cgroup_parse_cpu_max(const char *text, uint64_t *quota_us, uint64_t *period_us);
+unsigned placer_cgroup_cpu_max_mcores(uint64_t quota_us, uint64_t period_us);
 
 /* Move a whole process (every thread) into GROUP, in every controller
  * (cpuacct where GROUP accounts), and

@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "lib/cpulist.h"
 
@@ -39,5 +40,30 @@ int placer_instance_place_group(struct placer_cgroup *cg, const struct placer_in
     return -1;
   if (inst->cpu_weight && placer_cgroup_set_cpu_weight(cg, group, inst->cpu_weight, err) < 0)
     return -1;
+  /* The role's quota on its group (GROUP's parent), which all its
+   * instances share; none where the plan gives none. */
+  const char *slash = strrchr(group, '/');
+  if (slash) {
+    cleanup_free char *role_group = strndup(group, (size_t)(slash - group));
+    if (role_group == NULL)
+      return placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+    unsigned have = 0;
+    if (placer_cgroup_read_cpu_quota(cg, role_group, &have, err) < 0)
+      return -1;
+    if (have != inst->cpu_quota && placer_cgroup_set_cpu_quota(cg, role_group, inst->cpu_quota, err) < 0)
+      return -1;
+  }
   return 0;
+}
+
+int placer_role_place_weight(struct placer_cgroup *cg, const struct placer_plan *plan,
+                             const struct placer_instance *inst, const char *group, struct placer_error **err) {
+  const char *slash = strrchr(group, '/');
+  unsigned weight = placer_plan_role_weight(plan, inst->role);
+  if (slash == NULL || weight == 0)
+    return 0;
+  cleanup_free char *role_group = strndup(group, (size_t)(slash - group));
+  if (role_group == NULL)
+    return placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+  return placer_cgroup_set_cpu_weight(cg, role_group, weight, err);
 }

@@ -21,4 +21,11 @@ int placer_instance_group(const char *prefix, const char *role, const char *name
 int placer_instance_place_group(struct placer_cgroup *cg, const struct placer_instance *inst, const char *group,
                                 struct placer_error **err);
 
+/* Give INST's role group (GROUP's parent, PREFIX/ROLE) the weight PLAN
+ * gives its role, the sum of its instances' (plan-weight.c), so that
+ * instances of different roles sharing CPUs compete by their own weights.
+ * The group exists (placer_instance_place_group made it). */
+int placer_role_place_weight(struct placer_cgroup *cg, const struct placer_plan *plan,
+                             const struct placer_instance *inst, const char *group, struct placer_error **err);
+
 #endif

@@ -40,6 +40,8 @@ static json_t *instance_to_json(const struct placer_plan *plan, size_t index) {
   json_object_set_new(j, "role_cpu_weight", json_integer(placer_plan_role_weight(plan, inst->role)));
   /* Rounded so the same plan always prints the same, short, bytes. */
   json_object_set_new(j, "cpu_share", json_real(round(placer_plan_cpu_share(plan, index) * 10000) / 10000));
+  if (inst->cpu_quota) /* only when set: older readers and goldens stay as they were */
+    json_object_set_new(j, "cpu_quota_cores", json_real(inst->cpu_quota / 1000.0));
   json_t *match = json_object();
   json_object_set_new(match, "kind", json_string(placer_match_kind_name(inst->match.kind)));
   json_object_set_new(match, "value", string_or_null(inst->match.value));

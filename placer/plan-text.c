@@ -178,6 +178,16 @@ int placer_plan_print_text(const struct placer_plan *plan, FILE *out) {
   print_row(out, headers, width);
   for (size_t r = 0; r < rows; r = run_end[r])
     print_row(out, (const char *const *)&cells[r * N_COLS], width);
+  bool quota_title = false;
+  for (size_t r = 0; r < rows; r++) {
+    const struct placer_instance *inst = &plan->instances[r];
+    if (inst->cpu_quota == 0 || (r > 0 && strcmp(plan->instances[r - 1].role, inst->role) == 0))
+      continue;
+    if (!quota_title)
+      fprintf(out, "\ncpu quota (on the role's group, all its instances together):\n");
+    quota_title = true;
+    fprintf(out, "  %s: %g cores\n", inst->role, inst->cpu_quota / 1000.0);
+  }
   if (plan->n_warnings) {
     fprintf(out, "\nwarnings:\n");
     for (size_t i = 0; i < plan->n_warnings; i++)

@@ -33,6 +33,8 @@ struct placer_instance {
   bool has_memory_limit;
   uint64_t memory_bytes; /* limit and per-node budget when has_memory_limit */
   unsigned cpu_weight;   /* 1..10000 as cgroup v2 cpu.weight; 0 = leave default */
+  unsigned cpu_quota;    /* the role's CPU quota, thousandths of a core, on the role group PREFIX/ROLE that
+                            all its instances share; 0 = none */
   bool exclusive;
   bool whole_cores;
   enum placer_locality locality;

@@ -16,6 +16,7 @@
 
 #include "plan-internal.h"
 #include "profile.h"
+#include "lib/cidr.h"
 #include "lib/units.h"
 
 enum unit {
@@ -44,6 +45,7 @@ struct pool_state {
   bool placed;
   bool fill;
   hwloc_bitmap_t cpus;
+  hwloc_bitmap_t *node_cpus; /* fill without span_numa: one pool per node (by node position) */
 };
 
 struct role_state {
@@ -77,6 +79,8 @@ struct planner {
   size_t n_pools;
   struct warning *warnings;
   size_t n_warnings;
+  bool *storage_nic; /* per topology NIC: picked by `nic: auto` */
+  char auto_why[160]; /* why those, for messages */
 };
 
 enum choice { CHOSE_LOCAL, CHOSE_REMOTE, CHOSE_ANY, NO_ROOM_THERE, NO_ROOM };
@@ -447,6 +451,119 @@ static bool glob_list_match(const struct placer_string_list *globs, const char *
   return false;
 }
 
+/* ---- the storage NICs (`nic: auto`) ---- */
+
+static bool nic_in_networks(const struct placer_nic *nic, char *const *nets, size_t n_nets) {
+  for (size_t k = 0; k < nic->n_ip_addresses; k++)
+    for (size_t j = 0; j < n_nets; j++)
+      if (placer_cidr_contains(nets[j], nic->ip_addresses[k]))
+        return true;
+  return false;
+}
+
+/* a before b: faster (link speed when the machine told it, then the PCI
+ * link), ties in name order (the NIC list is sorted by name) */
+static bool nic_faster(const struct placer_nic *a, const struct placer_nic *b) {
+  if (a->speed_mbps != b->speed_mbps)
+    return a->speed_mbps > b->speed_mbps;
+  return a->pci_link_gbps > b->pci_link_gbps;
+}
+
+/* Same PCI card: domain:bus:device equal, any function ("0000:15:00.1"). */
+static bool same_card(const char *a, const char *b) {
+  const char *da = strrchr(a, '.'), *db = strrchr(b, '.');
+  size_t la = da ? (size_t)(da - a) : strlen(a), lb = db ? (size_t)(db - b) : strlen(b);
+  return la == lb && strncmp(a, b, la) == 0;
+}
+
+static bool is_auto(const char *glob) {
+  return strcmp(glob, "auto") == 0;
+}
+
+static bool profile_uses_auto(const struct placer_profile *profile) {
+  for (size_t i = 0; i < profile->reserve.nics.n; i++)
+    if (is_auto(profile->reserve.nics.items[i]))
+      return true;
+  for (size_t i = 0; i < profile->n_roles; i++)
+    if (profile->roles[i].near == PLACER_NEAR_NIC && is_auto(profile->roles[i].nic))
+      return true;
+  return false;
+}
+
+/* The NICs that carry the storage network: those holding an address in one
+ * of the profile's storage_network CIDRs (else ceph.conf's, from a live
+ * topology); when none does, every port of the fastest PCI NIC, Ethernet
+ * before InfiniBand/Omni-Path (Ceph speaks IP, almost always on Ethernet). */
+static int select_storage_nics(struct planner *p) {
+  const struct placer_topology *t = p->topo;
+  p->storage_nic = calloc(t->n_nics ? t->n_nics : 1, sizeof(*p->storage_nic));
+  if (p->storage_nic == NULL)
+    return oom(p);
+  char *const *nets = p->profile->storage_networks.items;
+  size_t n_nets = p->profile->storage_networks.n;
+  const char *from = "storage_network";
+  if (n_nets == 0) {
+    nets = t->storage_networks;
+    n_nets = t->n_storage_networks;
+    from = "ceph.conf";
+  }
+  size_t hits = 0;
+  for (size_t i = 0; i < t->n_nics; i++)
+    if (nic_in_networks(&t->nics[i], nets, n_nets)) {
+      p->storage_nic[i] = true;
+      hits++;
+    }
+  if (hits) {
+    snprintf(p->auto_why, sizeof(p->auto_why), "holding an address in the %s network %s", from, nets[0]);
+    return 0;
+  }
+  if (n_nets && profile_uses_auto(p->profile) &&
+      warn(p, 0, 0, 0, "nic: auto: no NIC holds an address in the %s network %s%s; taking the fastest NIC", from,
+           nets[0], n_nets > 1 ? " (or the others given)" : "") < 0)
+    return -1;
+  bool any_ethernet = false;
+  for (size_t i = 0; i < t->n_nics; i++)
+    any_ethernet |= t->nics[i].pci_busid && t->nics[i].ethernet;
+  const struct placer_nic *best = NULL;
+  for (size_t i = 0; i < t->n_nics; i++) {
+    const struct placer_nic *nic = &t->nics[i];
+    if (nic->pci_busid == NULL || (any_ethernet && !nic->ethernet))
+      continue;
+    if (best == NULL || nic_faster(nic, best))
+      best = nic;
+  }
+  if (best == NULL) {
+    snprintf(p->auto_why, sizeof(p->auto_why), "no NIC on PCI%s", n_nets ? " and none in the storage network" : "");
+    return 0;
+  }
+  for (size_t i = 0; i < t->n_nics; i++)
+    if (t->nics[i].pci_busid && t->nics[i].ethernet == best->ethernet &&
+        same_card(t->nics[i].pci_busid, best->pci_busid))
+      p->storage_nic[i] = true;
+  char link[48] = "";
+  if (best->speed_mbps)
+    snprintf(link, sizeof(link), ", %llu Mb/s", (unsigned long long)best->speed_mbps);
+  else if (best->pci_link_gbps > 0)
+    snprintf(link, sizeof(link), ", PCI link %.2f GB/s", best->pci_link_gbps);
+  snprintf(p->auto_why, sizeof(p->auto_why), "the fastest %sNIC on PCI (%s%s)%s", best->ethernet ? "Ethernet " : "",
+           best->pci_busid, link, n_nets ? "; none holds an address in the storage network" : "");
+  return 0;
+}
+
+/* NIC i matches a profile's NIC glob, `auto` being the storage NICs. */
+static bool nic_matches(const struct planner *p, const char *glob, size_t i) {
+  if (is_auto(glob))
+    return p->storage_nic[i];
+  return fnmatch(glob, p->topo->nics[i].name, 0) == 0;
+}
+
+static bool nic_list_matches(const struct planner *p, const struct placer_string_list *globs, size_t i) {
+  for (size_t k = 0; k < globs->n; k++)
+    if (nic_matches(p, globs->items[k], i))
+      return true;
+  return false;
+}
+
 static char *nic_names(const struct placer_topology *topo) {
   char *buf = NULL;
   size_t size = 0;
@@ -503,7 +620,7 @@ static int plan_reserve(struct planner *p) {
     size_t matched = 0;
     for (size_t i = 0; i < p->topo->n_nics; i++) {
       const struct placer_nic *nic = &p->topo->nics[i];
-      if (!glob_list_match(&r->nics, nic->name))
+      if (!nic_list_matches(p, &r->nics, i))
         continue;
       matched++;
       hwloc_bitmap_t nodes = hwloc_bitmap_dup(nic->numa_nodes);
@@ -576,6 +693,7 @@ static struct placer_instance *new_instance(struct planner *p, struct role_state
   inst->has_memory_limit = spec->has_memory;
   inst->memory_bytes = spec->has_memory ? spec->memory_bytes + spec->memory_overhead_bytes : 0;
   inst->cpu_weight = spec->cpu.weight;
+  inst->cpu_quota = spec->cpu.quota;
   inst->exclusive = p->profile->pin && spec->has_cpu && spec->cpu.exclusive;
   inst->whole_cores = spec->has_cpu && spec->cpu.whole_cores;
   inst->locality = PLACER_LOCALITY_NONE;
@@ -649,7 +767,7 @@ struct target {
   hwloc_bitmap_t nodes; /* NULL: no locality asked */
   bool unknown;         /* locality asked but not known: reason in why */
   char what[160];       /* "near nvme3n1 (NUMA node 1)" */
-  char why[256];
+  char why[320];
   const char *nic;      /* NEAR_NIC: the chosen NIC */
 };
 
@@ -673,7 +791,7 @@ static size_t nth_node_with_cores(const struct planner *p, size_t k) {
 
 static const struct placer_nic *nic_for(const struct planner *p, const char *glob) {
   for (size_t i = 0; i < p->topo->n_nics; i++)
-    if (fnmatch(glob, p->topo->nics[i].name, 0) == 0)
+    if (nic_matches(p, glob, i))
       return &p->topo->nics[i];
   return NULL;
 }
@@ -708,7 +826,11 @@ static int target_for(struct planner *p, const struct placer_role_spec *spec, si
       cleanup_free char *names = nic_names(p->topo);
       t->unknown = true;
       snprintf(t->what, sizeof(t->what), "near NIC '%s'", spec->nic);
-      snprintf(t->why, sizeof(t->why), "no NIC matches '%s' (NICs here: %s)", spec->nic, names ? names : "?");
+      if (is_auto(spec->nic))
+        snprintf(t->why, sizeof(t->why), "nic: auto found no storage NIC: %s (NICs here: %s)", p->auto_why,
+                 names ? names : "?");
+      else
+        snprintf(t->why, sizeof(t->why), "no NIC matches '%s' (NICs here: %s)", spec->nic, names ? names : "?");
       return 0;
     }
     t->nic = nic->name;
@@ -1070,9 +1192,108 @@ static unsigned units_in(const struct planner *p, hwloc_const_bitmap_t cpus, enu
   return n;
 }
 
+/* count: fill in per-node pools (span_numa: false, the default for VMs):
+ * on every node near the role (or every node), a pool of what is left
+ * there, and as many instances as that pool and that node's memory hold;
+ * each instance lies on one node, as real guests do. */
+static int place_fill_pool_per_node(struct planner *p, struct role_state *rs) {
+  const struct placer_role_spec *spec = rs->spec;
+  struct pool_state *pool = rs->pool;
+  struct cpu_need need = role_need(spec);
+  uint64_t memory = spec->has_memory ? spec->memory_bytes + spec->memory_overhead_bytes : 0;
+  struct target t;
+  if (target_for(p, spec, 0, NULL, 0, &t) < 0)
+    return -1;
+  int rc = -1;
+  size_t *order = calloc(p->n_nodes ? p->n_nodes : 1, sizeof(*order));
+  hwloc_bitmap_t nodes = hwloc_bitmap_alloc();
+  if (nodes == NULL || order == NULL) {
+    oom(p);
+    goto out;
+  }
+  if (t.unknown && spec->policy == PLACER_POLICY_STRICT) {
+    infeasible(p, "role '%s': %s (strict locality)", spec->name, t.why);
+    goto out;
+  }
+  size_t n_local;
+  size_t n = nodes_by_distance(p, t.unknown ? NULL : t.nodes, order, &n_local);
+  size_t use = n_local;
+  if (!pool->placed) {
+    pool->node_cpus = calloc(p->n_nodes, sizeof(*pool->node_cpus));
+    if (pool->node_cpus == NULL) {
+      oom(p);
+      goto out;
+    }
+    if (order_capacity(p, p->used, order, n_local, need.unit) == 0 && t.nodes && !t.unknown &&
+        spec->policy == PLACER_POLICY_PREFERRED)
+      use = n;
+    for (size_t i = 0; i < use; i++) {
+      unsigned cap = node_capacity(p, p->used, order[i], need.unit);
+      if (cap < need.amount)
+        continue;
+      hwloc_bitmap_t cpus = hwloc_bitmap_alloc();
+      if (cpus == NULL) {
+        oom(p);
+        goto out;
+      }
+      pool->node_cpus[order[i]] = cpus;
+      struct cpu_need all = { need.unit, cap };
+      if (!take(p, &order[i], 1, all, cpus)) {
+        hwloc_bitmap_zero(cpus);
+        continue;
+      }
+      commit(p, cpus);
+    }
+    pool->placed = true;
+  }
+  unsigned placed = 0;
+  char note[256] = "";
+  for (size_t pos = 0; pos < p->n_nodes; pos++) {
+    hwloc_bitmap_t cpus = pool->node_cpus[pos];
+    if (cpus == NULL || hwloc_bitmap_iszero(cpus))
+      continue;
+    unsigned count = units_in(p, cpus, need.unit) / need.amount;
+    hwloc_bitmap_zero(nodes);
+    hwloc_bitmap_set(nodes, p->nodes[pos].os);
+    if (spec->mems == PLACER_MEMS_ALL)
+      for (size_t i = 0; i < p->n_nodes; i++)
+        hwloc_bitmap_set(nodes, p->nodes[i].os);
+    unsigned by_memory = memory_fit_count(p, nodes, memory);
+    if (by_memory < count)
+      count = by_memory;
+    if (spec->max_count && spec->max_count - placed < count)
+      count = spec->max_count - placed;
+    if (by_memory == 0 && note[0] == '\0') {
+      char m[32];
+      placer_format_bytes(memory, m, sizeof(m));
+      snprintf(note, sizeof(note), "needs %s of memory, not that much left on NUMA node %u", m, p->nodes[pos].os);
+    }
+    for (unsigned i = 0; i < count; i++, placed++) {
+      struct placer_instance *inst = new_instance(p, rs, NULL, t.nic);
+      if (inst == NULL)
+        goto out;
+      hwloc_bitmap_copy(inst->cpus, cpus);
+      if (locality_of_pool_member(p, rs, inst, &t) < 0 || settle_memory(p, rs, inst) < 0)
+        goto out;
+    }
+  }
+  if (placed == 0) {
+    fill_empty(p, rs, need, t.unknown ? NULL : t.nodes, note);
+    goto out;
+  }
+  rc = 0;
+out:
+  free(order);
+  hwloc_bitmap_free(nodes);
+  target_clear(&t);
+  return rc;
+}
+
 /* count: fill in a shared pool: the pool takes everything left near the
  * role (or anywhere), and as many instances as the pool and memory hold. */
 static int place_fill_pool(struct planner *p, struct role_state *rs) {
+  if (!rs->spec->cpu.span_numa)
+    return place_fill_pool_per_node(p, rs);
   const struct placer_role_spec *spec = rs->spec;
   struct pool_state *pool = rs->pool;
   struct cpu_need need = role_need(spec);
@@ -1404,12 +1625,17 @@ static void planner_release(struct planner *p) {
       free(p->roles[r].inst);
     }
   free(p->roles);
-  for (size_t i = 0; i < p->n_pools; i++)
+  for (size_t i = 0; i < p->n_pools; i++) {
     hwloc_bitmap_free(p->pools[i].cpus);
+    for (size_t k = 0; p->pools[i].node_cpus && k < p->n_nodes; k++)
+      hwloc_bitmap_free(p->pools[i].node_cpus[k]);
+    free(p->pools[i].node_cpus);
+  }
   free(p->pools);
   for (size_t i = 0; i < p->n_warnings; i++)
     free(p->warnings[i].text);
   free(p->warnings);
+  free(p->storage_nic);
 }
 
 /* Placement phases: 0 roles with a locality, 1 roles without, 2 count: fill. */
@@ -1440,7 +1666,7 @@ int placer_plan_compute(const struct placer_topology *topo, const struct placer_
     p.roles[r].spec = &profile->roles[r];
     p.roles[r].pos = r;
   }
-  if (setup_nodes(&p) < 0 || setup_pools(&p) < 0)
+  if (setup_nodes(&p) < 0 || setup_pools(&p) < 0 || select_storage_nics(&p) < 0)
     goto out;
   if (p.n_nodes == 0) {
     infeasible(&p, "topology '%s' has no NUMA node", topo->source);

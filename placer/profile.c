@@ -11,20 +11,28 @@
 
 #include "profile-run.h"
 #include "profile-yaml.h"
+#include "lib/cidr.h"
 
 #define N_OF(a) (sizeof(a) / sizeof((a)[0]))
 
 static const char *const kind_names[] = {
-  [PLACER_KIND_CEPH_OSD] = "ceph-osd", [PLACER_KIND_CEPH_MDS] = "ceph-mds", [PLACER_KIND_CEPH_MON] = "ceph-mon",
-  [PLACER_KIND_CEPH_MGR] = "ceph-mgr", [PLACER_KIND_VM] = "vm",             [PLACER_KIND_FIO] = "fio",
-  [PLACER_KIND_GENERIC] = "generic",   NULL,
+  [PLACER_KIND_CEPH_OSD] = "ceph-osd",
+  [PLACER_KIND_CEPH_MDS] = "ceph-mds",
+  [PLACER_KIND_CEPH_MON] = "ceph-mon",
+  [PLACER_KIND_CEPH_MGR] = "ceph-mgr",
+  [PLACER_KIND_VM] = "vm",
+  [PLACER_KIND_FIO] = "fio",
+  [PLACER_KIND_GENERIC] = "generic",
+  NULL,
 };
 static const char *const near_names[] = {
   [PLACER_NEAR_NONE] = "none", [PLACER_NEAR_DEVICE] = "device", [PLACER_NEAR_NIC] = "nic",
   [PLACER_NEAR_NUMA] = "numa", [PLACER_NEAR_SPREAD] = "spread", NULL,
 };
 static const char *const policy_names[] = {
-  [PLACER_POLICY_PREFERRED] = "preferred", [PLACER_POLICY_STRICT] = "strict", NULL,
+  [PLACER_POLICY_PREFERRED] = "preferred",
+  [PLACER_POLICY_STRICT] = "strict",
+  NULL,
 };
 static const char *const mems_names[] = { [PLACER_MEMS_LOCAL] = "local", [PLACER_MEMS_ALL] = "all", NULL };
 
@@ -46,7 +54,8 @@ static int uint_or_why(struct pyaml_walk *w, const char *key, yaml_node_t *v, un
   unsigned long long value;
   const char *why;
   if (pyaml_walk_parse_uint(v, max, &value, &why) < 0)
-    return pyaml_walk_key_error(w, v, key, "%s, got '%s'", why, pyaml_walk_is_scalar(v) ? pyaml_walk_scalar(v) : "a collection");
+    return pyaml_walk_key_error(w, v, key, "%s, got '%s'", why,
+                                pyaml_walk_is_scalar(v) ? pyaml_walk_scalar(v) : "a collection");
   if (value < min)
     return pyaml_walk_key_error(w, v, key, "must be at least %u, got %llu", min, value);
   *out = (unsigned)value;
@@ -83,7 +92,8 @@ static int parse_reserve_cores(struct pyaml_walk *w, const struct pyaml_field *f
       errno = 0;
       unsigned long pct = strtoul(s, &end, 10);
       if (s[0] < '0' || s[0] > '9' || end != s + len - 1 || errno || pct > 100)
-        return pyaml_walk_key_error(w, v, f->key, "expected a whole number of cores or a percentage 0%%..100%%, got '%s'", s);
+        return pyaml_walk_key_error(w, v, f->key,
+                                    "expected a whole number of cores or a percentage 0%%..100%%, got '%s'", s);
       r->cores = (unsigned)pct;
       r->cores_is_percent = true;
       return 0;
@@ -91,6 +101,17 @@ static int parse_reserve_cores(struct pyaml_walk *w, const struct pyaml_field *f
   }
   r->cores_is_percent = false;
   return uint_or_why(w, f->key, v, 0, 65536, &r->cores);
+}
+
+/* cpu.quota: cores as a decimal ("1.5", "0.25", "2"), at most 3 places,
+ * 0.01..65536; stored in thousandths of a core. */
+static int parse_quota(struct pyaml_walk *w, const struct pyaml_field *f, yaml_node_t *v, void *target) {
+  struct placer_cpu_spec *cpu = target;
+  const char *s = pyaml_walk_is_plain(v) ? pyaml_walk_scalar(v) : "";
+  if (placer_parse_quota(s, &cpu->quota) < 0)
+    return pyaml_walk_key_error(w, v, f->key,
+                                "expected cores as a number 0.01..65536 with at most 3 decimals (1.5), got '%s'", s);
+  return 0;
 }
 
 static const char *const placeholders[] = { "{index}", "{name}", "{role}", "{device}", NULL };
@@ -142,7 +163,9 @@ static const struct pyaml_field cpu_fields[] = {
   { .key = "exclusive", .type = PYAML_FIELD_BOOL, .offset = CPU_AT(exclusive) },
   { .key = "pool", .type = PYAML_FIELD_NAME, .offset = CPU_AT(pool) },
   { .key = "weight", .type = PYAML_FIELD_UINT, .offset = CPU_AT(weight), .min = 1, .max = 10000 },
+  { .key = "quota", .type = PYAML_FIELD_CUSTOM, .parse = parse_quota },
   { .key = "pin_vcpus", .type = PYAML_FIELD_BOOL, .offset = CPU_AT(pin_vcpus) },
+  { .key = "span_numa", .type = PYAML_FIELD_BOOL, .offset = CPU_AT(span_numa) },
 };
 static const struct pyaml_schema cpu_schema = { "cpu", cpu_fields, N_OF(cpu_fields) };
 
@@ -201,6 +224,7 @@ static const struct pyaml_field profile_fields[] = {
   { .key = "description", .type = PYAML_FIELD_STRING, .offset = PROFILE_AT(description) },
   { .key = "pin", .type = PYAML_FIELD_BOOL, .offset = PROFILE_AT(pin) },
   { .key = "reserve", .type = PYAML_FIELD_MAPPING, .offset = PROFILE_AT(reserve), .mapping = &reserve_schema },
+  { .key = "storage_network", .type = PYAML_FIELD_STRING_LIST, .offset = PROFILE_AT(storage_networks) },
   { .key = "roles", .type = PYAML_FIELD_CUSTOM, .parse = parse_roles },
 };
 static const struct pyaml_schema profile_schema = { "profile", profile_fields, N_OF(profile_fields) };
@@ -243,7 +267,8 @@ static int parse_roles(struct pyaml_walk *w, const struct pyaml_field *f, yaml_n
 /* ---- checks across keys ---- */
 
 /* The first of keys given in mapping; NULL when none. */
-static yaml_node_t *first_given(struct pyaml_walk *w, yaml_node_t *mapping, const char *const *keys, const char **which) {
+static yaml_node_t *first_given(struct pyaml_walk *w, yaml_node_t *mapping, const char *const *keys,
+                                const char **which) {
   for (int i = 0; keys[i]; i++) {
     yaml_node_t *k = pyaml_walk_lookup_key(w, mapping, keys[i]);
     if (k) {
@@ -292,6 +317,14 @@ static int check_cpu(struct pyaml_walk *w, struct placer_role_spec *role, yaml_n
   const char *which;
   if (at_most_one(w, cpu, amount_keys) < 0)
     goto out;
+  if (first_given(w, cpu, amount_keys, &which) == NULL && !pin) {
+    /* Unpinned: a cpu mapping may give only a weight or a quota. */
+    role->has_cpu = false;
+    role->cpu.pool = NULL;
+    role->cpu.exclusive = false;
+    rc = 0;
+    goto out;
+  }
   if (first_given(w, cpu, amount_keys, &which) == NULL) {
     pyaml_walk_error(w, cpu, "give 'cores' (whole cores) or 'threads' (hardware threads)");
     goto out;
@@ -315,6 +348,8 @@ static int check_cpu(struct pyaml_walk *w, struct placer_role_spec *role, yaml_n
     placer_error_errno(w->err, PLACER_EXIT_SYSTEM, ENOMEM, "parse profile");
     goto out;
   }
+  if (pyaml_walk_lookup_key(w, cpu, "span_numa") == NULL)
+    role->cpu.span_numa = role->kind != PLACER_KIND_VM; /* real guests are NUMA-local */
   yaml_node_t *pin_vcpus = pyaml_walk_lookup_key(w, cpu, "pin_vcpus");
   if (pin_vcpus && role->kind != PLACER_KIND_VM) {
     pyaml_walk_key_error(w, pin_vcpus, "pin_vcpus", "only applies to roles of kind vm");
@@ -363,7 +398,7 @@ static int check_locality(struct pyaml_walk *w, struct placer_role_spec *role, y
   if (numa && (role->near != PLACER_NEAR_NUMA || role->count_mode == PLACER_COUNT_PER_NUMA)) {
     pyaml_walk_key_error(w, pyaml_walk_lookup_key(w, loc, "numa"), "numa",
                          role->count_mode == PLACER_COUNT_PER_NUMA ? "a per_numa role is placed on every node"
-                                                                    : "only goes with near: numa");
+                                                                   : "only goes with near: numa");
     goto out;
   }
   if (role->near == PLACER_NEAR_NUMA && numa == NULL && role->count_mode != PLACER_COUNT_PER_NUMA) {
@@ -381,8 +416,9 @@ static int check_role(struct pyaml_walk *w, struct placer_profile *profile, size
   if (pyaml_walk_lookup(w, rn, "name") == NULL)
     return pyaml_walk_error(w, rn, "missing key 'name'");
   if (pyaml_walk_lookup(w, rn, "kind") == NULL)
-    return pyaml_walk_error(w, rn, "role '%s': missing key 'kind' (ceph-osd, ceph-mds, ceph-mon, ceph-mgr, vm, fio "
-                                   "or generic)",
+    return pyaml_walk_error(w, rn,
+                            "role '%s': missing key 'kind' (ceph-osd, ceph-mds, ceph-mon, ceph-mgr, vm, fio "
+                            "or generic)",
                             role->name);
   for (size_t j = 0; j < i; j++)
     if (strcmp(profile->roles[j].name, role->name) == 0)
@@ -460,8 +496,14 @@ static int check_pools(struct pyaml_walk *w, struct placer_profile *profile, yam
         at = pyaml_walk_lookup(w, rn, "cpu");
       if ((a->cpu.cores != 0) != (b->cpu.cores != 0) || a->cpu.whole_cores != b->cpu.whole_cores)
         rc = pyaml_walk_error(w, at, "pool '%s' is sized in %s by role '%s'; role '%s' must use the same unit",
-                              b->cpu.pool, a->cpu.cores ? "cores" : a->cpu.whole_cores ? "threads (whole cores)" : "threads",
+                              b->cpu.pool,
+                              a->cpu.cores         ? "cores"
+                              : a->cpu.whole_cores ? "threads (whole cores)"
+                                                   : "threads",
                               a->name, b->name);
+      else if (a->cpu.span_numa != b->cpu.span_numa)
+        rc = pyaml_walk_error(w, at, "pool '%s' spans NUMA nodes for role '%s' but not for role '%s' (span_numa)",
+                              b->cpu.pool, a->cpu.span_numa ? a->name : b->name, a->cpu.span_numa ? b->name : a->name);
       else if ((a->count_mode == PLACER_COUNT_FILL) != (b->count_mode == PLACER_COUNT_FILL))
         rc = pyaml_walk_error(w, at, "pool '%s' mixes 'count: fill' (role '%s') with a fixed count (role '%s')",
                               b->cpu.pool, a->count_mode == PLACER_COUNT_FILL ? a->name : b->name,
@@ -500,6 +542,18 @@ out:
   return rc;
 }
 
+static int check_storage_network(struct pyaml_walk *w, struct placer_profile *profile, yaml_node_t *root) {
+  yaml_node_t *list = pyaml_walk_lookup(w, root, "storage_network");
+  for (size_t i = 0; i < profile->storage_networks.n; i++) {
+    if (placer_cidr_valid(profile->storage_networks.items[i]))
+      continue;
+    yaml_node_t *item = yaml_document_get_node(w->doc, list->data.sequence.items.start[i]);
+    return pyaml_walk_key_error(w, item, "storage_network", "'%s' is not a network such as 10.0.0.0/24 or fd00::/64",
+                                profile->storage_networks.items[i]);
+  }
+  return 0;
+}
+
 static char *name_from_path(const char *path) {
   const char *base = strrchr(path, '/');
   base = base ? base + 1 : path;
@@ -533,7 +587,7 @@ int placer_profile_parse(const char *file, const char *text, size_t len, struct 
     pyaml_walk_error(&w, root, "missing key 'roles' (the list of roles to place)");
     goto out;
   }
-  if (check_reserve(&w, profile, root) < 0)
+  if (check_reserve(&w, profile, root) < 0 || check_storage_network(&w, profile, root) < 0)
     goto out;
   for (size_t i = 0; i < profile->n_roles; i++) {
     size_t saved = pyaml_walk_push(&w, "roles[%zu]", i);
@@ -582,6 +636,7 @@ void placer_profile_free(struct placer_profile *profile) {
     role_free(&profile->roles[i]);
   free(profile->roles);
   placer_string_list_free(&profile->reserve.nics);
+  placer_string_list_free(&profile->storage_networks);
   free(profile->path);
   free(profile->name);
   free(profile->description);
@@ -595,7 +650,8 @@ const struct placer_role_spec *placer_profile_role(const struct placer_profile *
   return NULL;
 }
 
-char *placer_match_expand(const char *tmpl, const char *instance, const char *role, unsigned index, const char *device) {
+char *placer_match_expand(const char *tmpl, const char *instance, const char *role, unsigned index,
+                          const char *device) {
   if (tmpl == NULL)
     return NULL;
   char index_text[16];

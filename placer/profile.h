@@ -52,7 +52,10 @@ struct placer_cpu_spec {
   bool exclusive;   /* false: the instance runs in a shared pool */
   char *pool;       /* shared pool's name (defaults to the role's name); NULL when exclusive */
   unsigned weight;  /* cgroup v2 cpu.weight 1..10000; 0: leave the default */
+  unsigned quota;   /* CPU quota of the role's group, thousandths of a core (1500 = 1.5 cores); 0: none */
   bool pin_vcpus;   /* vm: each vCPU thread on its own PU */
+  bool span_numa;   /* a count: fill pool may span NUMA nodes (default for all but vm);
+                     * false: one pool per NUMA node, each instance on one node */
 };
 
 struct placer_role_spec {
@@ -94,6 +97,9 @@ struct placer_profile {
   char *name;        /* name:, or the file name without .yaml */
   char *description; /* NULL when not given */
   bool pin;          /* false: nothing is pinned (the unpinned A/B baseline) */
+  /* storage_network: CIDRs whose NICs `nic: auto` picks (before the
+   * topology's ceph.conf networks and the fastest-NIC rule) */
+  struct placer_string_list storage_networks;
   struct placer_reserve_spec reserve;
   struct placer_role_spec *roles;
   size_t n_roles;
@@ -107,6 +113,18 @@ int placer_profile_parse(const char *file, const char *text, size_t len, struct 
                          struct placer_error **err);
 void placer_profile_free(struct placer_profile *profile);
 void placer_string_list_free(struct placer_string_list *list);
+
+/* A quota in cores as the profile writes it ("1.5": 0.01..65536, at most 3
+ * decimals) in thousandths of a core; -1 when it is not one.  Pure. */
+int placer_parse_quota(const char *text, unsigned *mcores);
+
+/* Change one setting of a loaded profile, "ROLE.KEY=VALUE" (profile-override.c):
+ * cpu.quota (cores, "none" removes it), cpu.weight (1..10000, "none"),
+ * cpu.cores / cpu.threads (N; the other is cleared), cpu.pool (NAME; the
+ * role then shares it).  How `placer bench` makes a sweep's variants from one
+ * profile and how `placer exec/plan --set` repeat them.  Errors name the
+ * assignment (PLACER_EXIT_USAGE). */
+int placer_profile_set(struct placer_profile *profile, const char *assignment, struct placer_error **err);
 
 const struct placer_role_spec *placer_profile_role(const struct placer_profile *profile, const char *name);
 

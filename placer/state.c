@@ -19,14 +19,15 @@ const char *placer_state_default_dir(void) {
 }
 
 static const char *const journal_op_names[] = { "create", "set", "move", "affinity" };
-static const char *const setting_names[] = { "cpus", "mems", "memory_limit", "cpu_weight" };
+static const char *const setting_names[] = { "cpus", "mems", "memory_limit", "cpu_weight", "cpu_quota" };
+#define N_SETTINGS (sizeof(setting_names) / sizeof(setting_names[0]))
 
 const char *placer_journal_op_name(enum placer_journal_op op) {
   return (unsigned)op < 4 ? journal_op_names[op] : "?";
 }
 
 const char *placer_setting_name(enum placer_setting s) {
-  return (unsigned)s < 4 ? setting_names[s] : "?";
+  return (unsigned)s < N_SETTINGS ? setting_names[s] : "?";
 }
 
 int placer_memory_limit_parse(const char *text, uint64_t *bytes) {
@@ -171,6 +172,8 @@ static json_t *instance_to_json(const struct placer_state_instance *inst) {
   json_object_set_new(j, "memory_bytes",
                       inst->has_memory_limit ? json_integer((json_int_t)inst->memory_bytes) : json_null());
   json_object_set_new(j, "cpu_weight", inst->cpu_weight ? json_integer(inst->cpu_weight) : json_null());
+  if (inst->cpu_quota) /* only when set: state files of older placers read the same */
+    json_object_set_new(j, "cpu_quota", json_integer(inst->cpu_quota));
   json_object_set_new(j, "pin_vcpus", json_boolean(inst->pin_vcpus));
   json_t *m = json_object();
   json_object_set_new(m, "kind", json_string(placer_match_kind_name(inst->match.kind)));
@@ -288,7 +291,7 @@ static int journal_entry_from_json(json_t *j, struct placer_journal_entry *e, si
   }
   if (e->op == PLACER_JOURNAL_SET) {
     int s = 0;
-    if (parse_enum(json_string_value(json_object_get(j, "setting")), setting_name_int, 4, &s) < 0)
+    if (parse_enum(json_string_value(json_object_get(j, "setting")), setting_name_int, (int)N_SETTINGS, &s) < 0)
       return placer_error_set(err, PLACER_EXIT_SYSTEM, EINVAL, "%s: unknown \"setting\"", where);
     e->setting = (enum placer_setting)s;
     if (e->previous == NULL)
@@ -367,6 +370,9 @@ static int instance_from_json(json_t *j, struct placer_state_instance *inst, siz
   if (get_uint(j, "cpu_weight", PLACER_CGROUP_WEIGHT_MAX, &v, true, where, err) < 0)
     return -1;
   inst->cpu_weight = (unsigned)v;
+  if (get_uint(j, "cpu_quota", PLACER_CGROUP_QUOTA_MAX_MCORES, &v, true, where, err) < 0)
+    return -1;
+  inst->cpu_quota = (unsigned)v;
   json_t *m = json_object_get(j, "match");
   int mk = 0;
   if (!json_is_object(m) ||

@@ -34,6 +34,7 @@ enum placer_setting {
   PLACER_SETTING_MEMS,
   PLACER_SETTING_MEMORY_LIMIT, /* "max" or bytes in decimal */
   PLACER_SETTING_CPU_WEIGHT,   /* previous: the raw file, v1 cpu.shares or v2 cpu.weight */
+  PLACER_SETTING_CPU_QUOTA,    /* previous: "QUOTA PERIOD" (v2 cpu.max syntax, also for v1's two files) */
 };
 
 struct placer_thread_affinity {
@@ -73,6 +74,7 @@ struct placer_state_instance {
   bool has_memory_limit;
   uint64_t memory_bytes;
   unsigned cpu_weight; /* 0: left at the default */
+  unsigned cpu_quota;  /* the role group's (the instance group's parent) quota, 1/1000 core; 0: none */
   bool pin_vcpus;
   struct placer_match match;
   char *qmp_socket; /* given with --qmp, or NULL */

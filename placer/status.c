@@ -2,6 +2,7 @@
  * what the kernel holds now (group values, each process's groups, every
  * thread's Cpus_allowed_list / Mems_allowed_list), flagging drift. */
 #include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,6 +11,7 @@
 #include "apply-internal.h"
 #include "plan.h"
 #include "lib/textfile.h"
+#include "numa-locality.h"
 #include "proc.h"
 #include "procmatch.h"
 #include "topology.h"
@@ -206,6 +208,52 @@ static bool check_process(struct placer_cgroup *cg, const struct placer_state_in
   return in_group;
 }
 
+/* Memory locality: the resident pages of the instance's processes, per NUMA
+ * node (/proc/PID/numa_maps), against its planned nodes.  Not drift: a
+ * process keeps pages it had before it was moved (v1 cpusets do not migrate
+ * them unless cpuset.memory_migrate is set), and that is what this shows.
+ * NULL when it cannot be known (no NUMA in the kernel, nothing readable). */
+static json_t *memory_locality(const struct placer_numa_host *host, const struct placer_state_instance *si,
+                               const struct pids *all, json_t *inst) {
+  if (!host->available) {
+    note(inst, "memory locality unknown: the kernel has no NUMA support (numa_available() < 0)");
+    return json_null();
+  }
+  struct placer_numa_usage u = { 0 };
+  for (size_t i = 0; i < all->n; i++) {
+    struct placer_error *e = NULL;
+    if (placer_numa_usage_add_pid("/proc", all->v[i], &u, &e) < 0) {
+      note(inst, "memory locality of pid %d unknown: %s", (int)all->v[i], e->msg);
+      placer_error_free(e);
+    }
+  }
+  struct placer_numa_locality l;
+  struct placer_error *e = NULL;
+  if (u.n_processes == 0 || placer_numa_locality(&u, si->mems, &l, &e) < 0) {
+    placer_error_free(e);
+    placer_numa_usage_clear(&u);
+    return json_null();
+  }
+  json_t *loc = json_object();
+  json_object_set_new(loc, "planned_mems", json_string(si->mems));
+  json_object_set_new(loc, "resident_bytes", json_integer((json_int_t)l.resident_bytes));
+  json_object_set_new(loc, "local_bytes", json_integer((json_int_t)l.local_bytes));
+  json_object_set_new(loc, "local_share", isnan(l.local_share) ? json_null() : json_real(l.local_share));
+  json_t *nodes = json_object();
+  for (size_t n = 0; n < u.n_nodes; n++)
+    if (u.node_bytes[n]) {
+      char key[24];
+      snprintf(key, sizeof(key), "%zu", n);
+      json_object_set_new(nodes, key, json_integer((json_int_t)u.node_bytes[n]));
+    }
+  json_object_set_new(loc, "node_bytes", nodes);
+  json_object_set_new(loc, "n_processes", json_integer((json_int_t)u.n_processes));
+  cleanup_free char *shown = placer_numa_locality_format(&u, si->mems);
+  json_object_set_new(loc, "shown", str_or_null(shown));
+  placer_numa_usage_clear(&u);
+  return loc;
+}
+
 /* The weight ROLE's group should have: the sum of its instances'
  * (plan-weight.c); 0 when it cannot be told. */
 static unsigned role_weight(const struct placer_state *state, const char *role) {
@@ -241,7 +289,7 @@ static void check_role_weight(struct placer_cgroup *cg, const struct placer_stat
 }
 
 static json_t *check_instance(struct placer_cgroup *cg, const struct placer_state_instance *si,
-                              unsigned planned_role_weight) {
+                              unsigned planned_role_weight, const struct placer_numa_host *host) {
   json_t *inst = json_object();
   json_object_set_new(inst, "name", str_or_null(si->name));
   json_object_set_new(inst, "role", str_or_null(si->role));
@@ -301,6 +349,24 @@ static json_t *check_instance(struct placer_cgroup *cg, const struct placer_stat
     }
     if (e == NULL)
       check_role_weight(cg, si, planned_role_weight, inst, actual);
+    const char *slash = strrchr(si->group, '/');
+    cleanup_free char *role_group = slash ? strndup(si->group, (size_t)(slash - si->group)) : NULL;
+    unsigned quota = 0;
+    if (e == NULL && role_group && placer_cgroup_read_cpu_quota(cg, role_group, &quota, &e) == 0) {
+      /* The keys only where a quota is planned or found: as before otherwise. */
+      if (si->cpu_quota)
+        json_object_set_new(planned, "cpu_quota_cores", json_real(si->cpu_quota / 1000.0));
+      if (si->cpu_quota || quota)
+        json_object_set_new(actual, "cpu_quota_cores", quota ? json_real(quota / 1000.0) : json_null());
+      if (quota != si->cpu_quota) {
+        char have[32] = "none", want[32] = "none";
+        if (quota)
+          snprintf(have, sizeof(have), "%g cores", quota / 1000.0);
+        if (si->cpu_quota)
+          snprintf(want, sizeof(want), "%g cores", si->cpu_quota / 1000.0);
+        drift(inst, "%s cpu quota %s, planned %s", role_group, have, want);
+      }
+    }
     if (e) {
       drift(inst, "cannot read %s: %s", si->group, e->msg);
       placer_error_free(e);
@@ -348,6 +414,7 @@ static json_t *check_instance(struct placer_cgroup *cg, const struct placer_stat
       in_group++;
   }
   hwloc_bitmap_free(cpus);
+  json_object_set_new(inst, "memory_locality", memory_locality(host, si, &all, inst));
   free(all.v);
   json_object_set_new(inst, "processes", procs);
   if (si->n_procs > 0 && in_group == 0)
@@ -390,6 +457,16 @@ int placer_cgroupfs_status(const char *state_dir, json_t **out, bool *drift_foun
                           json_string("changes from a failed rollback are still in force: run 'placer reset'"));
     any = true;
   }
+  struct placer_numa_host host;
+  placer_numa_host_read(&host);
+  json_t *numa = json_object();
+  json_object_set_new(numa, "available", json_boolean(host.available));
+  json_object_set_new(numa, "nodes", json_integer(host.n_nodes));
+  json_t *sizes = json_array();
+  for (int n = 0; host.node_bytes && n < host.n_nodes; n++)
+    json_array_append_new(sizes, json_integer((json_int_t)host.node_bytes[n]));
+  json_object_set_new(numa, "node_bytes", sizes);
+  json_object_set_new(doc, "numa", numa);
   json_t *insts = json_array();
   if (state->n_instances > 0) {
     struct placer_cgroup *cg = NULL;
@@ -398,11 +475,12 @@ int placer_cgroupfs_status(const char *state_dir, json_t **out, bool *drift_foun
       json_decref(problems);
       json_decref(doc);
       placer_state_free(state);
+      placer_numa_host_clear(&host);
       return -1;
     }
     for (size_t i = 0; i < state->n_instances; i++) {
       const struct placer_state_instance *si = &state->instances[i];
-      json_t *inst = check_instance(cg, si, role_weight(state, si->role));
+      json_t *inst = check_instance(cg, si, role_weight(state, si->role), &host);
       if (!json_is_true(json_object_get(inst, "ok")))
         any = true;
       json_array_append_new(insts, inst);
@@ -413,6 +491,7 @@ int placer_cgroupfs_status(const char *state_dir, json_t **out, bool *drift_foun
   json_object_set_new(doc, "problems", problems);
   json_object_set_new(doc, "drift", json_boolean(any));
   placer_state_free(state);
+  placer_numa_host_clear(&host);
   *out = doc;
   *drift_found = any;
   return 0;
@@ -452,6 +531,14 @@ int placer_cgroupfs_status_print_text(json_t *doc, FILE *out) {
   }
   fprintf(out, "profile %s applied %s (cgroup %s, groups under %s/, state %s)\n", jstr(doc, "profile"),
           jstr(doc, "applied_at"), jstr(doc, "cgroup_mode"), jstr(doc, "prefix"), dir);
+  json_t *numa = json_object_get(doc, "numa");
+  long long n_nodes = (long long)json_integer_value(json_object_get(numa, "nodes"));
+  if (!json_is_true(json_object_get(numa, "available")))
+    fprintf(out, "local mem: unknown (the kernel has no NUMA support)\n");
+  else if (n_nodes == 1)
+    fprintf(out, "local mem: share of resident memory on the planned nodes (1 NUMA node here: always 100%%)\n");
+  else
+    fprintf(out, "local mem: share of resident memory on the planned nodes (other nodes in parentheses)\n");
   json_t *inst;
   size_t n_drift = 0, n = 0;
   json_array_foreach(json_object_get(doc, "instances"), i, inst) {
@@ -470,7 +557,9 @@ int placer_cgroupfs_status_print_text(json_t *doc, FILE *out) {
       fprintf(out, " (actual %s)", jstr(actual, "mems"));
     fprintf(out, "  mem ");
     print_limit(out, json_object_get(planned, "memory_bytes"));
+    json_t *loc = json_object_get(inst, "memory_locality");
     json_t *procs = json_object_get(inst, "processes");
+    fprintf(out, "  local mem %s", json_is_object(loc) ? jstr(loc, "shown") : json_array_size(procs) ? "?" : "-");
     json_t *p;
     size_t k;
     json_array_foreach(procs, k, p) {

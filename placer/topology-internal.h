@@ -7,5 +7,8 @@
 /* Block devices and NICs, with locality; live extras from /sys. */
 int placer_topology_collect_io(struct placer_topology *topo);
 void placer_topology_free_io(struct placer_topology *topo);
+/* Live: the addresses each NIC holds and ceph.conf's storage networks. */
+int placer_topology_collect_net(struct placer_topology *topo);
+void placer_topology_free_net(struct placer_topology *topo);
 
 #endif

@@ -96,6 +96,9 @@ static int add_nic(struct placer_topology *topo, hwloc_obj_t osdev) {
   nic->pci_busid = pci_busid_of(pci_ancestor(osdev));
   nic->address = dup_info(osdev, "Address");
   nic->speed_mbps = topo->is_live ? live_nic_speed(osdev->name) : 0;
+  hwloc_obj_t pci = pci_ancestor(osdev);
+  nic->pci_link_gbps = pci ? pci->attr->pcidev.linkspeed : 0;
+  nic->ethernet = nic->address && strlen(nic->address) == 17;
   nic->numa_nodes = locality_of(topo, osdev);
   return nic->name && nic->numa_nodes ? 0 : -1;
 }

@@ -104,10 +104,16 @@ static json_t *nics_json(const struct placer_topology *topo) {
   json_t *arr = json_array();
   for (size_t i = 0; i < topo->n_nics; i++) {
     const struct placer_nic *n = &topo->nics[i];
+    json_t *ips = json_array();
+    for (size_t k = 0; k < n->n_ip_addresses; k++)
+      json_array_append_new(ips, json_string(n->ip_addresses[k]));
+    /* hwloc's float GB/s as whole MB/s: an integer prints the same everywhere */
+    json_t *link = n->pci_link_gbps > 0 ? json_integer((json_int_t)(n->pci_link_gbps * 1000 + 0.5)) : json_null();
     json_array_append_new(arr,
-                          json_pack("{s:s, s:o, s:o, s:o, s:o}", "name", n->name, "pci_busid",
+                          json_pack("{s:s, s:o, s:o, s:o, s:o, s:b, s:o, s:o}", "name", n->name, "pci_busid",
                                     json_string_or_null(n->pci_busid), "address", json_string_or_null(n->address),
                                     "speed_mbps", n->speed_mbps ? json_integer((json_int_t)n->speed_mbps) : json_null(),
+                                    "pci_link_mbytes_per_s", link, "ethernet", n->ethernet, "ip_addresses", ips,
                                     "numa_nodes", json_index_array(n->numa_nodes)));
   }
   return arr;
@@ -128,6 +134,10 @@ json_t *placer_topology_to_json(const struct placer_topology *topo) {
   json_object_set_new(root, "l3_caches", l3_json(topo));
   json_object_set_new(root, "block_devices", blockdevs_json(topo));
   json_object_set_new(root, "network_interfaces", nics_json(topo));
+  json_t *nets = json_array();
+  for (size_t i = 0; i < topo->n_storage_networks; i++)
+    json_array_append_new(nets, json_string(topo->storage_networks[i]));
+  json_object_set_new(root, "storage_networks", nets);
   json_object_set_new(root, "online", json_pack("{s:o}", "cpus", json_cpulist(topo->online_cpus)));
   json_object_set_new(
       root, "allowed",

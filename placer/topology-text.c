@@ -104,9 +104,14 @@ static void print_io(FILE *out, const struct placer_topology *topo) {
       fprintf(out, "%-12s %-13s ", n->name, n->pci_busid ? n->pci_busid : "-");
       print_nodes(out, n->numa_nodes);
       if (n->speed_mbps)
-        fprintf(out, " %llu Mb/s\n", (unsigned long long)n->speed_mbps);
+        fprintf(out, " %llu Mb/s", (unsigned long long)n->speed_mbps);
       else
-        fprintf(out, " unknown\n");
+        fprintf(out, " unknown");
+      if (n->pci_link_gbps > 0)
+        fprintf(out, " (PCI link %.2f GB/s)", n->pci_link_gbps);
+      for (size_t k = 0; k < n->n_ip_addresses; k++)
+        fprintf(out, "%s%s", k ? ", " : "  ", n->ip_addresses[k]);
+      fputc('\n', out);
     }
   }
 }

@@ -325,7 +325,7 @@ static int topology_load(const char *xml_path, const char *name, const char *xml
   if (topo->is_live)
     restrict_to_own_binding(topo);
   if (collect_numa(topo) < 0 || collect_l3(topo) < 0 || collect_cores(topo) < 0 || collect_distances(topo) < 0 ||
-      placer_topology_collect_io(topo) < 0) {
+      placer_topology_collect_io(topo) < 0 || (topo->is_live && placer_topology_collect_net(topo) < 0)) {
     placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "load topology '%s'", topo->source);
     goto fail;
   }
@@ -354,6 +354,7 @@ void placer_topology_free(struct placer_topology *topo) {
     hwloc_bitmap_free(topo->cores[i].pus);
   for (size_t i = 0; i < topo->n_l3_groups; i++)
     hwloc_bitmap_free(topo->l3_groups[i].cpus);
+  placer_topology_free_net(topo);
   placer_topology_free_io(topo);
   free(topo->numa_nodes);
   free(topo->cores);

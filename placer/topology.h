@@ -52,10 +52,14 @@ struct placer_blockdev {
 };
 
 struct placer_nic {
-  char *name;                /* "ens1f0" */
-  char *pci_busid;           /* NULL when not on PCI */
-  char *address;             /* MAC / IB GID, NULL when unknown */
-  uint64_t speed_mbps;       /* 0 when unknown */
+  char *name;           /* "ens1f0" */
+  char *pci_busid;      /* NULL when not on PCI */
+  char *address;        /* MAC / IB GID, NULL when unknown */
+  uint64_t speed_mbps;  /* 0 when unknown */
+  double pci_link_gbps; /* the PCI device's link, GB/s (hwloc); 0 when unknown */
+  bool ethernet;        /* address is a 6-byte MAC (not an InfiniBand GID) */
+  char **ip_addresses;  /* live only: the IPv4/IPv6 addresses it holds */
+  size_t n_ip_addresses;
   hwloc_bitmap_t numa_nodes; /* OS indexes; empty when locality is unknown */
 };
 
@@ -75,6 +79,12 @@ struct placer_topology {
   size_t n_blockdevs; /* sorted by name */
   struct placer_nic *nics;
   size_t n_nics; /* sorted by name */
+
+  /* Live only: the Ceph public/cluster networks of ceph.conf ($CEPH_CONF,
+   * else /etc/ceph/ceph.conf), in CIDR notation; how `nic: auto` finds the
+   * storage NICs when the profile names no storage_network. */
+  char **storage_networks;
+  size_t n_storage_networks;
 
   /* NUMA distance matrix (row-major, n_numa_nodes^2, same order as
    * numa_nodes), NULL when the topology does not provide one. */
@@ -101,6 +111,12 @@ int placer_topology_numa_pos(const struct placer_topology *topo, unsigned os_ind
 uint64_t placer_topology_distance(const struct placer_topology *topo, unsigned from_os, unsigned to_os);
 
 const char *placer_device_kind_name(enum placer_device_kind kind);
+
+/* The networks named by `public network` / `cluster network` (any spelling
+ * with spaces or underscores, any section) in the text of a ceph.conf, each
+ * a comma-separated CIDR list.  Appends to *nets / *n (caller frees each and
+ * the array); -1 on ENOMEM. */
+int placer_ceph_conf_networks(const char *text, char ***nets, size_t *n);
 
 /* Output: JSON (schema documented in docs/topology.md) and text for a person. */
 #include <jansson.h>

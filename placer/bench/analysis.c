@@ -87,6 +87,15 @@ double placer_bench_run_role_peak_rss(const struct placer_bench_run *run, const 
   return peak;
 }
 
+double placer_bench_run_role_local_mem(const struct placer_bench_run *run, const char *role) {
+  double low = NAN;
+  for (size_t i = 0; run->done && i < run->n_roles; i++)
+    if (strcmp(run->roles[i].role, role) == 0 && !isnan(run->roles[i].local_mem_share) &&
+        (isnan(low) || run->roles[i].local_mem_share < low))
+      low = run->roles[i].local_mem_share;
+  return low;
+}
+
 enum cell_metric { MAIN, P99, WA, CPU_PER_IO, NEIGHBOUR };
 
 static double run_metric(const struct placer_bench_results *r, const struct placer_bench_run *run,
@@ -179,6 +188,160 @@ void placer_bench_compare(const struct placer_bench_results *r, size_t variant, 
   }
   free(a);
   free(b);
+}
+
+void placer_bench_compare_paired(const struct placer_bench_results *r, size_t variant, size_t condition,
+                                 size_t workload, struct placer_stats_paired *main_metric,
+                                 struct placer_stats_paired *p99) {
+  size_t n = r->repeats ? r->repeats : 1;
+  double *a = malloc(n * sizeof(*a)), *b = malloc(n * sizeof(*b));
+  enum cell_metric metrics[2] = { MAIN, P99 };
+  struct placer_stats_paired *outs[2] = { main_metric, p99 };
+  for (int i = 0; i < 2; i++) {
+    if (outs[i] == NULL)
+      continue;
+    size_t m = 0;
+    for (size_t k = 0; a && b && k < r->repeats; k++) {
+      const struct placer_bench_run *ra = placer_bench_results_run_const(r, 0, condition, workload, k);
+      const struct placer_bench_run *rb = placer_bench_results_run_const(r, variant, condition, workload, k);
+      if (ra == NULL || rb == NULL || !ra->done || !rb->done)
+        continue;
+      const struct placer_bench_workload *w = &r->workloads[workload];
+      a[m] = metrics[i] == MAIN ? placer_bench_run_main_metric(ra, w) : placer_bench_run_p99_ns(ra, w);
+      b[m] = metrics[i] == MAIN ? placer_bench_run_main_metric(rb, w) : placer_bench_run_p99_ns(rb, w);
+      m++;
+    }
+    placer_stats_paired_compare(a, b, m, outs[i]);
+  }
+  free(a);
+  free(b);
+}
+
+static double run_storage_side_cores(const struct placer_bench_results *r, const struct placer_bench_run *run) {
+  if (!run->done || !(run->duration_s > 0) || run->n_roles == 0)
+    return NAN;
+  uint64_t ns = 0;
+  for (size_t i = 0; i < run->n_roles; i++)
+    if (strcmp(run->roles[i].role, r->neighbour_role) != 0)
+      ns += run->roles[i].cpu_ns;
+  return (double)ns / 1e9 / run->duration_s;
+}
+
+double placer_bench_cell_cores(const struct placer_bench_results *r, size_t variant, size_t condition, size_t workload,
+                               const char *role) {
+  double *values = malloc((r->repeats ? r->repeats : 1) * sizeof(*values));
+  size_t n = 0;
+  for (size_t k = 0; values && k < r->repeats; k++) {
+    const struct placer_bench_run *run = placer_bench_results_run_const(r, variant, condition, workload, k);
+    double x = run == NULL ? NAN : role ? placer_bench_run_role_cores(run, role) : run_storage_side_cores(r, run);
+    if (!isnan(x))
+      values[n++] = x;
+  }
+  double med = values ? placer_stats_median(values, n) : NAN;
+  free(values);
+  return med;
+}
+
+int placer_bench_neighbour_condition(const struct placer_bench_results *r) {
+  for (size_t c = 0; c < r->n_conditions; c++)
+    if (r->conditions[c].neighbour_level > 0)
+      return (int)c;
+  return -1;
+}
+
+void placer_bench_efficiency(const struct placer_bench_results *r, size_t variant, size_t condition, size_t workload,
+                             struct placer_bench_efficiency *out) {
+  *out = (struct placer_bench_efficiency){ NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN };
+  int alone = placer_bench_alone_condition(r);
+  if (alone < 0 || variant >= r->n_variants || condition >= r->n_conditions || workload >= r->n_workloads)
+    return;
+  out->storage_kept = placer_bench_ratio(cell_median(r, variant, condition, workload, MAIN),
+                                         cell_median(r, 0, (size_t)alone, workload, MAIN));
+  out->storage_cores_alone = placer_bench_cell_cores(r, 0, (size_t)alone, workload, NULL);
+  out->storage_cores = placer_bench_cell_cores(r, variant, condition, workload, NULL);
+  out->storage_role_cores = placer_bench_cell_cores(r, variant, condition, workload, r->storage_role);
+  double level = r->conditions[condition].neighbour_level;
+  if (!(level > 0))
+    return;
+  out->neighbour_kept = placer_bench_ratio(cell_median(r, variant, condition, workload, NEIGHBOUR),
+                                           placer_bench_solo_median(r, variant, condition));
+  double cpus = r->node_cpus > 0 ? r->node_cpus : NAN;
+  double demand = fmin(level, cpus);
+  double n_max = (cpus - out->storage_kept * out->storage_cores_alone) / demand;
+  if (!isnan(n_max))
+    n_max = fmax(0.0, fmin(1.0, n_max));
+  out->sum = out->storage_kept + out->neighbour_kept;
+  out->bound = out->storage_kept + n_max;
+  out->efficiency = out->bound > 0 ? out->sum / out->bound : NAN;
+}
+
+size_t placer_bench_split_steps(const struct placer_bench_results *r, struct placer_bench_split_step *steps) {
+  int alone = placer_bench_alone_condition(r), cond = placer_bench_neighbour_condition(r);
+  if (!r->split_parameter[0] || alone < 0)
+    return 0;
+  size_t w = r->sweep_workload, n = 0;
+  for (size_t v = 0; v < r->n_variants && n < PLACER_BENCH_MAX; v++) {
+    struct placer_bench_split_step *s = &steps[n++];
+    s->variant = v;
+    s->knob = r->knobs[v];
+    s->alone = cell_median(r, v, (size_t)alone, w, MAIN);
+    s->with_neighbours = cond >= 0 ? cell_median(r, v, (size_t)cond, w, MAIN) : NAN;
+    s->p99_ns = cond >= 0 ? cell_median(r, v, (size_t)cond, w, P99) : NAN;
+    s->neighbour_rate = cond >= 0 ? cell_median(r, v, (size_t)cond, w, NEIGHBOUR) : NAN;
+    placer_bench_efficiency(r, v, cond >= 0 ? (size_t)cond : (size_t)alone, w, &s->eff);
+  }
+  /* knob order, the base (NAN) first; insertion sort, stable */
+  for (size_t i = 1; i < n; i++)
+    for (size_t j = i; j > 0; j--) {
+      double x = steps[j].knob, y = steps[j - 1].knob;
+      bool before = !isnan(y) && (isnan(x) || x < y);
+      if (!before)
+        break;
+      struct placer_bench_split_step t = steps[j];
+      steps[j] = steps[j - 1];
+      steps[j - 1] = t;
+    }
+  return n;
+}
+
+void placer_bench_split_balance(const struct placer_bench_results *r, const struct placer_bench_split_step *steps,
+                                size_t n, struct placer_bench_split_balance *out) {
+  *out = (struct placer_bench_split_balance){ 0 };
+  for (size_t i = 0; i < n; i++)
+    if (!isnan(steps[i].knob) && steps[i].eff.storage_kept >= r->storage_min_fraction) {
+      out->found = true;
+      out->step = i;
+      return;
+    }
+}
+
+void placer_bench_compare_neighbours(const struct placer_bench_results *r, size_t variant, size_t condition,
+                                     size_t workload, struct placer_stats_comparison *cmp,
+                                     struct placer_stats_paired *paired) {
+  size_t n = r->repeats ? r->repeats : 1;
+  double *a = malloc(n * sizeof(*a)), *b = malloc(n * sizeof(*b)), *pa = malloc(n * sizeof(*pa)),
+         *pb = malloc(n * sizeof(*pb));
+  size_t na = 0, nb = 0, np = 0;
+  for (size_t k = 0; a && b && pa && pb && k < r->repeats; k++) {
+    double x =
+        run_metric(r, placer_bench_results_run_const(r, 0, condition, workload, k), &r->workloads[workload], NEIGHBOUR);
+    double y = run_metric(r, placer_bench_results_run_const(r, variant, condition, workload, k),
+                          &r->workloads[workload], NEIGHBOUR);
+    if (!isnan(x))
+      a[na++] = x;
+    if (!isnan(y))
+      b[nb++] = y;
+    if (!isnan(x) && !isnan(y)) {
+      pa[np] = x;
+      pb[np++] = y;
+    }
+  }
+  placer_stats_compare(a, na, b, nb, cmp);
+  placer_stats_paired_compare(pa, pb, np, paired);
+  free(a);
+  free(b);
+  free(pa);
+  free(pb);
 }
 
 int placer_bench_alone_condition(const struct placer_bench_results *r) {

@@ -200,7 +200,7 @@ static int mount_cephfs(const struct placer_bench_cluster_env *env, struct place
   cpus = placer_cpulist_format(inst->cpus);
   mems = placer_cpulist_format(inst->mems);
   char *cmd[] = { "ceph-fuse", "-f", "-c", c->conf, c->mount, NULL };
-  struct placer_bench_exec x = { env->exe, env->prefix, env->topology_xml, env->profile_path };
+  struct placer_bench_exec x = { env->exe, env->prefix, env->topology_xml, env->profile_path, env->sets };
   if (placer_bench_start_placed(&x, inst->name, group, cmd, NULL, log, &c->fuse, err) < 0)
     return placer_error_prefix(err, "ceph-fuse");
   c->fuse_running = true;
@@ -247,6 +247,8 @@ static int local_up(const struct placer_study *study, const struct placer_bench_
     fprintf(f, " --topology %s", env->topology_xml);
   for (size_t i = 0; i < env->variant->env.n; i++)
     fprintf(f, " --env %s", env->variant->env.items[i]);
+  for (size_t i = 0; env->sets && env->sets[i]; i++)
+    fprintf(f, " --set %s", env->sets[i]);
   fprintf(f, " %s {name} --", env->profile_path);
   fclose(f);
   char **script_env = NULL;

@@ -20,6 +20,7 @@ struct condition {
 struct variant {
   const struct placer_study_variant *spec;
   char *profile_path;
+  char **sets; /* the study's changes of the profile, resolved to "ROLE.KEY=VALUE" (NULL: none) */
   struct placer_profile *profile;
   struct placer_plan *plan;
   const struct placer_instance *fio;
@@ -60,6 +61,9 @@ struct bench {
   bool resumed;     /* --resume: the results so far came from summary.json */
   bool fio_hung;    /* the last fio waited for ran past its limit and was killed */
   char *stopped_by; /* why the study stopped early (an error's message), or NULL */
+  /* live re-placement */
+  size_t switches;        /* placement switches done */
+  size_t threads_checked; /* daemon threads found where the plan says, over all switches */
 };
 
 /* One variant in one pass (a warm-up pass, or a repeat). */
@@ -73,6 +77,7 @@ struct pass {
   struct placer_bench_cluster_env cenv;
   char *cluster_log;
   bool fio_placement_recorded, neighbour_placement_recorded;
+  size_t threads_checked; /* live: daemon threads checked after the switch */
 };
 
 static inline long long bench_now_ms(void) {
@@ -84,6 +89,11 @@ static inline long long bench_now_ms(void) {
 static inline int bench_oom(struct placer_error **err) {
   return placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
 }
+
+/* analysis of the repeats so far (dynamic repeats): true when every main
+ * metric CI of a change against the baseline is narrower than the study's
+ * ci_width, or DONE has reached repeats_max; sets the results' stop reason. */
+bool bench_repeats_enough(struct bench *b, size_t done);
 
 /* bench-setup.c: check and load everything, create the results directory
  * and its files; free it all again; the --dry-run description. */

@@ -223,7 +223,7 @@ static int start_one(const struct placer_study *study, const struct placer_bench
   if (p->ops == &placer_launch_exec) {
     /* Through `placer exec`: placed and accounted (cpuacct) with its children
      * from its first instruction. */
-    struct placer_bench_exec x = { env->exe, env->prefix, env->topology_xml, env->profile_path };
+    struct placer_bench_exec x = { env->exe, env->prefix, env->topology_xml, env->profile_path, env->sets };
     if (placer_bench_start_placed(&x, inst->name, p->group, p->argv, NULL, p->log, &p->rec, err) < 0)
       return placer_error_prefix(err, "neighbour '%s'", nb->name);
   } else if (p->ops->start(env->cg, &spec, &p->rec, err) < 0) {

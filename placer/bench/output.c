@@ -30,7 +30,7 @@ double bench_nominal_run_s(const struct bench *b) {
 
 double bench_default_overhead_s(const struct bench *b) {
   switch (b->study->cluster.type) {
-  case PLACER_STUDY_CLUSTER_LOCAL: return 12.0;
+  case PLACER_STUDY_CLUSTER_LOCAL: return b->study->cluster.rebuild == PLACER_STUDY_REBUILD_NEVER ? 1.0 : 12.0;
   case PLACER_STUDY_CLUSTER_EXISTING: return 3.0;
   default: return 1.0;
   }
@@ -160,6 +160,10 @@ int bench_write_summary(struct bench *b, struct placer_error **err) {
   char *file = b->study->path ? realpath(b->study->path, NULL) : NULL;
   if (study && file)
     json_object_set_new(study, "study_file", json_string(file));
+  if (study) { /* what --resume needs to make the same passes */
+    json_object_set_new(study, "repeats_max", json_integer((json_int_t)b->study->repeats_max));
+    json_object_set_new(study, "ci_width", json_real(b->study->ci_width));
+  }
   free(file);
   json_object_set_new(j, "study", study);
   json_object_set_new(j, "stopped_by", b->stopped_by ? json_string(b->stopped_by) : json_null());
@@ -239,7 +243,8 @@ void bench_csv_run_rows(struct bench *b, const struct pass *p, size_t c, size_t 
     bench_csv_field(b->roles_csv, u->role, false);
     bench_csv_num(b->roles_csv, (double)u->cpu_ns, false);
     bench_csv_num(b->roles_csv, run->duration_s > 0 ? (double)u->cpu_ns / 1e9 / run->duration_s : NAN, false);
-    bench_csv_num(b->roles_csv, (double)u->peak_rss_bytes, true);
+    bench_csv_num(b->roles_csv, (double)u->peak_rss_bytes, false);
+    bench_csv_num(b->roles_csv, u->local_mem_share, true);
   }
   fflush(b->roles_csv);
   for (size_t i = 0; i < run->n_threads; i++) {

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "bench/sample.h"
+#include "numa-locality.h"
 
 struct target_state {
   char *instance, *role, *group;
@@ -19,7 +20,7 @@ struct target_state {
 };
 
 struct placer_bench_probe {
-  const struct placer_cgroup *cg;
+  struct placer_cgroup *cg;
   struct timespec started;
   long ticks_per_second;
   size_t n_targets;
@@ -87,9 +88,9 @@ static int copy_targets(struct placer_bench_probe *p, const struct placer_bench_
   return 0;
 }
 
-int placer_bench_probe_start(const struct placer_cgroup *cg, const char *proc_root,
-                             const struct placer_bench_target *targets, size_t n_targets, const char *const *devices,
-                             size_t n_devices, struct placer_bench_probe **out, struct placer_error **err) {
+int placer_bench_probe_start(struct placer_cgroup *cg, const char *proc_root, const struct placer_bench_target *targets,
+                             size_t n_targets, const char *const *devices, size_t n_devices,
+                             struct placer_bench_probe **out, struct placer_error **err) {
   struct placer_bench_probe *p = calloc(1, sizeof(*p));
   if (p == NULL)
     return placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "bench probe");
@@ -163,6 +164,43 @@ static int set_cpu_busy(const struct placer_bench_probe *p, const struct placer_
   return rc;
 }
 
+/* The share of the target's resident memory on its group's NUMA nodes now:
+ * every process in the group (fio forks per job), else its pid.  NAN when it
+ * cannot be told (no group to say which nodes are planned, nothing readable).
+ * The group's effective nodes: what the plan put in force (an unpinned v2
+ * group's empty cpuset.mems means all of its parent's):
+ * a measurement, never a reason to fail the run. */
+static double target_local_mem_share(struct placer_cgroup *cg, const char *proc_root, const struct target_state *t) {
+  if (t->group == NULL || cg == NULL)
+    return NAN;
+  struct placer_error *e = NULL;
+  cleanup_free char *mems = NULL;
+  pid_t *pids = NULL;
+  size_t n = 0;
+  if (placer_cgroup_read_effective(cg, t->group, NULL, &mems, &e) < 0 ||
+      placer_cgroup_list_pids(cg, t->group, &pids, &n, &e) < 0) {
+    placer_error_free(e);
+    return NAN;
+  }
+  struct placer_numa_usage u = { 0 };
+  for (size_t i = 0; i < n; i++)
+    if (placer_numa_usage_add_pid(proc_root, pids[i], &u, &e) < 0) {
+      placer_error_free(e);
+      e = NULL;
+    }
+  if (n == 0 && t->pid > 0 && placer_numa_usage_add_pid(proc_root, t->pid, &u, &e) < 0)
+    placer_error_free(e);
+  free(pids);
+  struct placer_numa_locality l = { 0, 0, NAN };
+  e = NULL;
+  if (u.n_processes > 0 && placer_numa_locality(&u, mems, &l, &e) < 0) {
+    placer_error_free(e);
+    l.local_share = NAN;
+  }
+  placer_numa_usage_clear(&u);
+  return l.local_share;
+}
+
 int placer_bench_probe_finish(struct placer_bench_probe *p, const char *proc_root, size_t top_threads,
                               struct placer_bench_run *run, struct placer_error **err) {
   struct timespec now;
@@ -180,6 +218,8 @@ int placer_bench_probe_finish(struct placer_bench_probe *p, const char *proc_roo
       return placer_error_prefix(err, "bench probe: %s", t->instance);
     int rc = placer_bench_run_add_role(run, t->instance, t->role, cpu_ns > t->cpu_ns ? cpu_ns - t->cpu_ns : 0,
                                        mem.hwm_bytes, err);
+    if (rc == 0)
+      run->roles[run->n_roles - 1].local_mem_share = target_local_mem_share(p->cg, proc_root, t);
     if (rc == 0 && t->pid > 0)
       rc = add_threads(p, t, threads, n_threads, top_threads, run, err);
     free(threads);

@@ -26,12 +26,13 @@ struct placer_bench_probe;
  * targets' groups; it must outlive the probe. proc_root is "/proc" (a captured tree in tests);
  * devices are /proc/diskstats names ("nvme0n1"), n_devices may be 0; a name
  * that is not there fails. The targets and device names are copied. */
-int placer_bench_probe_start(const struct placer_cgroup *cg, const char *proc_root,
-                             const struct placer_bench_target *targets, size_t n_targets, const char *const *devices,
-                             size_t n_devices, struct placer_bench_probe **out, struct placer_error **err);
+int placer_bench_probe_start(struct placer_cgroup *cg, const char *proc_root, const struct placer_bench_target *targets,
+                             size_t n_targets, const char *const *devices, size_t n_devices,
+                             struct placer_bench_probe **out, struct placer_error **err);
 /* The "after" snapshot, and into run: duration_s (monotonic clock between the
  * two calls), one role entry per target (CPU delta; peak RSS = VmHWM now, the
- * process's peak since it started, 0 without a pid), the top_threads busiest
+ * process's peak since it started, 0 without a pid; the share of its group's
+ * processes' resident memory on the group's NUMA nodes, NAN without a group), the top_threads busiest
  * threads of each target with a pid, per-core utilisation, and the devices'
  * bytes written. It does not touch run->done or the fio figures. On failure
  * the run may hold part of these: leave it not done. */

@@ -82,6 +82,16 @@ static void fmt_percent(double fraction, char *buf, size_t len) {
   fmt_fixed(fraction * 100.0, "%.0f%%", buf, len);
 }
 
+/* A memory locality share: 100% only when all of it is local. */
+static void fmt_local(double share, char *buf, size_t len) {
+  if (isnan(share))
+    snprintf(buf, len, DASH);
+  else if (share >= 1.0)
+    snprintf(buf, len, "100%%");
+  else
+    snprintf(buf, len, "%.0f%%", share > 0.99 ? 99.0 : share * 100.0);
+}
+
 static void fmt_bytes(double bytes, char *buf, size_t len) {
   if (isnan(bytes))
     snprintf(buf, len, DASH);
@@ -118,6 +128,11 @@ static const char *neighbours(const struct placer_bench_results *r) {
   return r->neighbour_name[0] ? r->neighbour_name : "the neighbours";
 }
 
+/* Repeats a cell should have: the passes run (dynamic repeats), else the plan. */
+static size_t planned_repeats(const struct placer_bench_results *r) {
+  return r->repeats_run ? r->repeats_run : r->repeats;
+}
+
 static size_t runs_done(const struct placer_bench_results *r) {
   size_t n = 0, total = r->n_variants * r->n_conditions * r->n_workloads * r->repeats;
   for (size_t i = 0; i < total; i++)
@@ -128,12 +143,17 @@ static size_t runs_done(const struct placer_bench_results *r) {
 /* --- sections ------------------------------------------------------------------- */
 
 static void header(const struct placer_bench_results *r, FILE *out) {
-  size_t total = r->n_variants * r->n_conditions * r->n_workloads * r->repeats;
+  size_t planned = planned_repeats(r);
+  size_t total = r->n_variants * r->n_conditions * r->n_workloads * planned;
   fprintf(out, "placer bench: %s\n", r->title[0] ? r->title : "(untitled)");
-  fprintf(out, "%zu repeat%s per cell, %zu of %zu runs done. Medians, with min-max over repeats.\n", r->repeats,
-          r->repeats == 1 ? "" : "s", runs_done(r), total);
+  fprintf(out, "%zu repeat%s per cell, %zu of %zu runs done. Medians, with min-max over repeats.\n", planned,
+          planned == 1 ? "" : "s", runs_done(r), total);
+  if (r->stop_reason)
+    fprintf(out, "Repeats: stopped at %zu: %s.\n", planned, r->stop_reason);
   if (r->n_variants > 1)
-    fprintf(out, "Changes: each variant vs %s, median change with bootstrap 95%% CI and Mann-Whitney p.\n",
+    fprintf(out,
+            "Changes: each variant vs %s, median change with bootstrap 95%% CI and Mann-Whitney p; \"paired\": the\n"
+            "median ratio of runs of the same pass (adjacent in time), bootstrap 95%% CI, Wilcoxon signed-rank p.\n",
             r->variants[0]);
   if (r->interrupted)
     fprintf(out, "INTERRUPTED: these are the results so far; missing cells show \"-\".\n");
@@ -174,7 +194,7 @@ static int block_table(const struct placer_bench_results *r, uint64_t bs, FILE *
         const struct placer_bench_workload *w = &r->workloads[ws[i]];
         struct placer_bench_cell_stats s;
         placer_bench_cell_stats(r, v, cond, ws[i], &s);
-        bool short_cell = s.n_done > 0 && s.n_done < r->repeats;
+        bool short_cell = s.n_done > 0 && s.n_done < planned_repeats(r);
         partial |= short_cell;
         fmt_rate(display(w, s.main.median), a, sizeof(a));
         placer_table_cell_r(&t, "%s%s", a, short_cell ? "*" : "");
@@ -203,6 +223,22 @@ static int block_table(const struct placer_bench_results *r, uint64_t bs, FILE *
         else
           placer_table_cell_r(&t, "[%s, %s]", b, c);
         fmt_p(cmp.p_value, a, sizeof(a));
+        placer_table_cell_r(&t, "%s", a);
+      }
+      placer_table_row(&t, false);
+      placer_table_cell_l(&t, "    paired");
+      for (size_t i = 0; i < n_ws; i++) {
+        struct placer_stats_paired pair;
+        placer_bench_compare_paired(r, v, cond, ws[i], &pair, NULL);
+        fmt_change(pair.change, a, sizeof(a));
+        placer_table_cell_r(&t, "%s", a);
+        fmt_change(pair.ci_low, b, sizeof(b));
+        fmt_change(pair.ci_high, c, sizeof(c));
+        if (isnan(pair.ci_low))
+          placer_table_cell_r(&t, DASH);
+        else
+          placer_table_cell_r(&t, "[%s, %s]", b, c);
+        fmt_p(pair.p_value, a, sizeof(a));
         placer_table_cell_r(&t, "%s", a);
       }
     }
@@ -292,6 +328,156 @@ static void balance_sentence(const struct placer_bench_results *r, const char *w
     if (bal[order[i]].passes_beyond)
       fprintf(out, "Note: %s passes again above its first failing step; more repeats may settle it.\n",
               r->variants[order[i]]);
+}
+
+/* A placement sweep: per step storage, neighbours, both fractions, the
+ * efficiency, and the balance point. */
+static int split_table(const struct placer_bench_results *r, FILE *out) {
+  struct placer_bench_split_step steps[PLACER_BENCH_MAX];
+  size_t n = placer_bench_split_steps(r, steps);
+  if (n == 0)
+    return 0;
+  const struct placer_bench_workload *w = &r->workloads[r->sweep_workload];
+  char label[128], a[32];
+  workload_label(w, label, sizeof(label));
+  const char *unit = strcmp(r->split_parameter, "quota") == 0   ? "cores (quota)"
+                     : strcmp(r->split_parameter, "cores") == 0 ? "whole cores"
+                                                                : "storage:neighbours weight";
+  fprintf(out, "\nSplit sweep: storage %s, %s, medians (kept: against %s alone; bound: see Efficiency)\n", unit, label,
+          r->variants[0]);
+  struct placer_table t = { 0 };
+  placer_table_row(&t, false);
+  static const char *const heads[] = { "step",          "alone",     "+neighbours", "p99 ms",
+                                       "storage cores", "osd cores", "neighbours",  "storage kept",
+                                       "nb kept",       "sum",       "bound",       "efficiency" };
+  for (size_t i = 0; i < sizeof(heads) / sizeof(heads[0]); i++) {
+    if (i == 0)
+      placer_table_cell_l(&t, "%s", heads[i]);
+    else
+      placer_table_cell_r(&t, "%s", heads[i]);
+  }
+  for (size_t i = 0; i < n; i++) {
+    const struct placer_bench_split_step *s = &steps[i];
+    placer_table_row(&t, false);
+    placer_table_cell_l(&t, "%s", r->variants[s->variant]);
+    fmt_rate(display(w, s->alone), a, sizeof(a));
+    placer_table_cell_r(&t, "%s", a);
+    fmt_rate(display(w, s->with_neighbours), a, sizeof(a));
+    placer_table_cell_r(&t, "%s", a);
+    fmt_ms(s->p99_ns, a, sizeof(a));
+    placer_table_cell_r(&t, "%s", a);
+    fmt_fixed(s->eff.storage_cores, "%.2f", a, sizeof(a));
+    placer_table_cell_r(&t, "%s", a);
+    fmt_fixed(s->eff.storage_role_cores, "%.2f", a, sizeof(a));
+    placer_table_cell_r(&t, "%s", a);
+    fmt_rate(s->neighbour_rate, a, sizeof(a));
+    placer_table_cell_r(&t, "%s", a);
+    fmt_percent(s->eff.storage_kept, a, sizeof(a));
+    placer_table_cell_r(&t, "%s", a);
+    fmt_percent(s->eff.neighbour_kept, a, sizeof(a));
+    placer_table_cell_r(&t, "%s", a);
+    fmt_fixed(s->eff.sum, "%.2f", a, sizeof(a));
+    placer_table_cell_r(&t, "%s", a);
+    fmt_fixed(s->eff.bound, "%.2f", a, sizeof(a));
+    placer_table_cell_r(&t, "%s", a);
+    fmt_percent(s->eff.efficiency, a, sizeof(a));
+    placer_table_cell_r(&t, "%s", a);
+  }
+  int rc = placer_table_print(&t, out);
+  struct placer_bench_split_balance b;
+  placer_bench_split_balance(r, steps, n, &b);
+  double pct = r->storage_min_fraction * 100;
+  if (b.found) {
+    const struct placer_bench_split_step *s = &steps[b.step];
+    char kept[32], cores[32];
+    fmt_percent(s->eff.neighbour_kept, kept, sizeof(kept));
+    fmt_fixed(s->eff.storage_role_cores, "%.2f", cores, sizeof(cores));
+    fprintf(out,
+            "Balance point: %s is the least CPU for storage that keeps >= %g%% of its unconstrained %s %s "
+            "(%s keeps %.0f%%, %s using %s cores); %s keep %s of their solo rate there.\n",
+            r->variants[s->variant], pct, label, metric_name(w), r->variants[s->variant], 100 * s->eff.storage_kept,
+            r->storage_role, cores, neighbours(r), kept);
+  } else {
+    fprintf(out, "Balance point: no step keeps >= %g%% of the unconstrained %s %s.\n", pct, label, metric_name(w));
+  }
+  return rc;
+}
+
+static int efficiency_lines(const struct placer_bench_results *r, FILE *out) {
+  int cond = placer_bench_neighbour_condition(r);
+  if (cond < 0 || !(r->node_cpus > 0))
+    return 0;
+  char label[128];
+  workload_label(&r->workloads[r->sweep_workload], label, sizeof(label));
+  fprintf(out,
+          "\nEfficiency against the physical limit (%s, %s): storage kept + %s kept, against the most %g CPUs\n"
+          "allow when IOPS follow CPU (storage at a fraction s of %s's alone rate needs s x its CPU alone):\n",
+          label, r->conditions[cond].name, neighbours(r), r->node_cpus, r->variants[0]);
+  for (size_t v = 0; v < r->n_variants; v++) {
+    struct placer_bench_efficiency e;
+    placer_bench_efficiency(r, v, (size_t)cond, r->sweep_workload, &e);
+    char eff[32], s[32], n[32];
+    fmt_percent(e.efficiency, eff, sizeof(eff));
+    fmt_fixed(e.storage_kept, "%.2f", s, sizeof(s));
+    fmt_fixed(e.neighbour_kept, "%.2f", n, sizeof(n));
+    fprintf(out, "  %s: %s of the bound (storage %s + %s %s = %.2f of %.2f)\n", r->variants[v], eff, s, neighbours(r),
+            n, e.sum, e.bound);
+  }
+  return 0;
+}
+
+/* What the statistics conclude: every change cell, significant or not. */
+static int verdict_lines(const struct placer_bench_results *r, FILE *out) {
+  if (r->n_variants < 2)
+    return 0;
+  fprintf(out, "\nVerdict (p < 0.05 in the paired or the unpaired test):\n");
+  size_t conclusive = 0, total = 0;
+  for (size_t v = 1; v < r->n_variants; v++)
+    for (size_t c = 0; c < r->n_conditions; c++)
+      for (size_t w = 0; w < r->n_workloads; w++) {
+        struct placer_stats_comparison cmp;
+        struct placer_stats_paired pair;
+        placer_bench_compare(r, v, c, w, &cmp, NULL);
+        placer_bench_compare_paired(r, v, c, w, &pair, NULL);
+        if (isnan(cmp.change))
+          continue;
+        total++;
+        double p = fmin(isnan(cmp.p_value) ? 1 : cmp.p_value, isnan(pair.p_value) ? 1 : pair.p_value);
+        char ch[32], pp[32];
+        fmt_change(isnan(pair.change) ? cmp.change : pair.change, ch, sizeof(ch));
+        fmt_p(p, pp, sizeof(pp));
+        bool sig = p < 0.05;
+        conclusive += sig;
+        fprintf(out, "  %-12s %s vs %s, %s, %s: %s %s\n", sig ? "significant" : "inconclusive", r->variants[v],
+                r->variants[0], r->conditions[c].name, r->workloads[w].name, ch, pp);
+      }
+  fprintf(out, "  %zu of %zu storage cells conclusive.\n", conclusive, total);
+  /* The neighbour-protection effect: the neighbours' rate next to storage. */
+  for (size_t v = 1; v < r->n_variants; v++)
+    for (size_t c = 0; c < r->n_conditions; c++) {
+      if (!(r->conditions[c].neighbour_level > 0))
+        continue;
+      for (size_t w = 0; w < r->n_workloads; w++) {
+        struct placer_stats_comparison cmp;
+        struct placer_stats_paired pair;
+        placer_bench_compare_neighbours(r, v, c, w, &cmp, &pair);
+        if (isnan(cmp.change))
+          continue;
+        double p = fmin(isnan(cmp.p_value) ? 1 : cmp.p_value, isnan(pair.p_value) ? 1 : pair.p_value);
+        double kept_a, kept_b, dummy;
+        placer_bench_interference(r, 0, c, w, &dummy, &kept_a);
+        placer_bench_interference(r, v, c, w, &dummy, &kept_b);
+        char ch[32], pp[32], ka[32], kb[32];
+        fmt_change(isnan(pair.change) ? cmp.change : pair.change, ch, sizeof(ch));
+        fmt_p(p, pp, sizeof(pp));
+        fmt_percent(kept_b, kb, sizeof(kb));
+        fmt_percent(kept_a, ka, sizeof(ka));
+        fprintf(out, "  %-12s %s rate, %s vs %s, during %s: %s %s (%s keeps %s of solo, %s %s)\n",
+                p < 0.05 ? "significant" : "inconclusive", neighbours(r), r->variants[v], r->variants[0],
+                r->workloads[w].name, ch, pp, r->variants[v], kb, r->variants[0], ka);
+      }
+    }
+  return 0;
 }
 
 static int sweep_table(const struct placer_bench_results *r, FILE *out) {
@@ -455,6 +641,7 @@ static int cost_table(const struct placer_bench_results *r, FILE *out) {
   placer_table_cell_r(&t, "write amp");
   placer_table_cell_r(&t, "cores busy");
   placer_table_cell_r(&t, "busiest core");
+  placer_table_cell_r(&t, "%s local mem", r->storage_role[0] ? r->storage_role : "storage");
   for (size_t w = 0; w < r->n_workloads; w++)
     for (size_t c = 0; c < r->n_conditions; c++)
       for (size_t v = 0; v < r->n_variants; v++) {
@@ -475,8 +662,11 @@ static int cost_table(const struct placer_bench_results *r, FILE *out) {
           placer_table_cell_r(&t, "cpu%d %s", busiest, a);
         else
           placer_table_cell_r(&t, DASH);
+        fmt_local(cell_role_median(r, v, c, w, placer_bench_run_role_local_mem, r->storage_role), a, sizeof(a));
+        placer_table_cell_r(&t, "%s", a);
       }
-  fprintf(out, "\nCost (medians over repeats; cores busy = mean load of the cores)\n");
+  fprintf(out, "\nCost (medians over repeats; cores busy = mean load of the cores; local mem = share of the "
+               "least local instance's resident memory on its group's NUMA nodes)\n");
   return placer_table_print(&t, out);
 }
 
@@ -497,6 +687,29 @@ static int role_cores_table(const struct placer_bench_results *r, const char *co
         }
       }
   fprintf(out, "\nCores used per role (CPU time / run time, medians over repeats)\n");
+  return placer_table_print(&t, out);
+}
+
+/* Memory locality per role: the least local instance's share of resident
+ * memory on its group's NUMA nodes, sampled at the end of each run. */
+static int role_local_mem_table(const struct placer_bench_results *r, const char *const *roles, size_t n_roles,
+                                FILE *out) {
+  struct placer_table t = { 0 };
+  char a[32];
+  blank_label_cells(&t);
+  for (size_t i = 0; i < n_roles; i++)
+    placer_table_cell_r(&t, "%s", roles[i]);
+  for (size_t w = 0; w < r->n_workloads; w++)
+    for (size_t c = 0; c < r->n_conditions; c++)
+      for (size_t v = 0; v < r->n_variants; v++) {
+        cell_label_cells(&t, r, v, c, w);
+        for (size_t i = 0; i < n_roles; i++) {
+          fmt_local(cell_role_median(r, v, c, w, placer_bench_run_role_local_mem, roles[i]), a, sizeof(a));
+          placer_table_cell_r(&t, "%s", a);
+        }
+      }
+  fprintf(out, "\nLocal memory per role (share of the least local instance's resident memory on its group's NUMA "
+               "nodes at the end of each run, medians over repeats)\n");
   return placer_table_print(&t, out);
 }
 
@@ -535,7 +748,8 @@ static int role_tables(const struct placer_bench_results *r, FILE *out) {
   size_t n_roles = collect_roles(r, roles, 32);
   if (n_roles == 0)
     return 0;
-  return role_cores_table(r, roles, n_roles, out) | role_rss_table(r, roles, n_roles, out);
+  return role_cores_table(r, roles, n_roles, out) | role_local_mem_table(r, roles, n_roles, out) |
+         role_rss_table(r, roles, n_roles, out);
 }
 
 struct thread_share {
@@ -647,6 +861,9 @@ int placer_bench_report(const struct placer_bench_results *r, char **out, struct
   }
   rc |= interference_table(r, f);
   rc |= sweep_table(r, f);
+  rc |= split_table(r, f);
+  rc |= efficiency_lines(r, f);
+  rc |= verdict_lines(r, f);
   rc |= cost_table(r, f);
   rc |= role_tables(r, f);
   rc |= threads_table(r, f);

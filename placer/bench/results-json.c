@@ -2,11 +2,13 @@
  * shape, every done run, the solo rates, and a derived "summary" section that
  * is recomputed, never read back. */
 #include <errno.h>
+#include <stdio.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "bench/results.h"
+#include "lib/textfile.h"
 
 #define FORMAT_NAME "placer-bench-results"
 #define FORMAT_VERSION 1
@@ -27,9 +29,10 @@ static json_t *run_json(const struct placer_bench_results *r, size_t v, size_t c
   const struct placer_bench_run *run = placer_bench_results_run_const(r, v, c, w, k);
   json_t *roles = json_array(), *threads = json_array(), *busy = json_array();
   for (size_t i = 0; i < run->n_roles; i++)
-    json_array_append_new(roles, json_pack("{s:s, s:s, s:I, s:I}", "instance", run->roles[i].instance, "role",
+    json_array_append_new(roles, json_pack("{s:s, s:s, s:I, s:I, s:o}", "instance", run->roles[i].instance, "role",
                                            run->roles[i].role, "cpu_ns", (json_int_t)run->roles[i].cpu_ns,
-                                           "peak_rss_bytes", (json_int_t)run->roles[i].peak_rss_bytes));
+                                           "peak_rss_bytes", (json_int_t)run->roles[i].peak_rss_bytes,
+                                           "local_mem_share", num_or_null(run->roles[i].local_mem_share)));
   for (size_t i = 0; i < run->n_threads; i++)
     json_array_append_new(threads, json_pack("{s:s, s:s, s:I}", "instance", run->threads[i].instance, "thread",
                                              run->threads[i].thread, "cpu_ns", (json_int_t)run->threads[i].cpu_ns));
@@ -54,6 +57,65 @@ static json_t *comparison_json(const struct placer_stats_comparison *c) {
                    "ci95_high", num_or_null(c->ci_high), "p_value", num_or_null(c->p_value), "p_exact", c->exact);
 }
 
+static json_t *paired_json(const struct placer_stats_paired *p) {
+  return json_pack("{s:I, s:o, s:o, s:o, s:o, s:b}", "n_pairs", (json_int_t)p->n_pairs, "change",
+                   num_or_null(p->change), "ci95_low", num_or_null(p->ci_low), "ci95_high", num_or_null(p->ci_high),
+                   "p_value", num_or_null(p->p_value), "p_exact", p->exact);
+}
+
+static json_t *efficiency_json(const struct placer_bench_efficiency *e) {
+  return json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "storage_kept", num_or_null(e->storage_kept),
+                   "neighbour_kept", num_or_null(e->neighbour_kept), "sum", num_or_null(e->sum), "bound",
+                   num_or_null(e->bound), "efficiency", num_or_null(e->efficiency), "storage_cores",
+                   num_or_null(e->storage_cores), "storage_cores_alone", num_or_null(e->storage_cores_alone),
+                   "storage_role_cores", num_or_null(e->storage_role_cores));
+}
+
+/* Per variant, in the first neighbour condition, on the judged workload. */
+static json_t *efficiencies_json(const struct placer_bench_results *r) {
+  int cond = placer_bench_neighbour_condition(r);
+  if (cond < 0)
+    return json_null();
+  json_t *arr = json_array();
+  for (size_t v = 0; v < r->n_variants; v++) {
+    struct placer_bench_efficiency e;
+    placer_bench_efficiency(r, v, (size_t)cond, r->sweep_workload, &e);
+    json_t *o = efficiency_json(&e);
+    json_object_set_new(o, "variant", json_string(r->variants[v]));
+    json_object_set_new(o, "condition", json_string(r->conditions[cond].name));
+    json_object_set_new(o, "workload", json_string(r->workloads[r->sweep_workload].name));
+    json_array_append_new(arr, o);
+  }
+  return arr;
+}
+
+static json_t *split_summary_json(const struct placer_bench_results *r) {
+  struct placer_bench_split_step steps[PLACER_BENCH_MAX];
+  size_t n = placer_bench_split_steps(r, steps);
+  if (n == 0)
+    return json_null();
+  json_t *arr = json_array();
+  for (size_t i = 0; i < n; i++) {
+    const struct placer_bench_split_step *s = &steps[i];
+    json_t *o = efficiency_json(&s->eff);
+    json_object_set_new(o, "variant", json_string(r->variants[s->variant]));
+    json_object_set_new(o, "knob", num_or_null(s->knob));
+    json_object_set_new(o, "alone", num_or_null(s->alone));
+    json_object_set_new(o, "with_neighbours", num_or_null(s->with_neighbours));
+    json_object_set_new(o, "p99_ns", num_or_null(s->p99_ns));
+    json_object_set_new(o, "neighbour_rate", num_or_null(s->neighbour_rate));
+    json_array_append_new(arr, o);
+  }
+  struct placer_bench_split_balance b;
+  placer_bench_split_balance(r, steps, n, &b);
+  json_t *bal = b.found ? json_pack("{s:b, s:s, s:o, s:o, s:o}", "found", 1, "variant",
+                                    r->variants[steps[b.step].variant], "knob", num_or_null(steps[b.step].knob),
+                                    "storage_kept", num_or_null(steps[b.step].eff.storage_kept), "neighbour_kept",
+                                    num_or_null(steps[b.step].eff.neighbour_kept))
+                        : json_pack("{s:b}", "found", 0);
+  return json_pack("{s:o, s:o}", "steps", arr, "balance", bal);
+}
+
 static json_t *cells_json(const struct placer_bench_results *r) {
   json_t *cells = json_array();
   for (size_t v = 0; v < r->n_variants; v++)
@@ -74,10 +136,13 @@ static json_t *cells_json(const struct placer_bench_results *r) {
                       num_or_null(storage_ratio), "neighbours_with_storage_vs_solo", num_or_null(neighbour_ratio));
         if (v > 0) {
           struct placer_stats_comparison main_metric, p99;
+          struct placer_stats_paired main_paired, p99_paired;
           placer_bench_compare(r, v, c, w, &main_metric, &p99);
+          placer_bench_compare_paired(r, v, c, w, &main_paired, &p99_paired);
           json_object_set_new(cell, "vs_baseline",
-                              json_pack("{s:s, s:o, s:o}", "baseline", r->variants[0], "main",
-                                        comparison_json(&main_metric), "p99_ns", comparison_json(&p99)));
+                              json_pack("{s:s, s:o, s:o, s:o, s:o}", "baseline", r->variants[0], "main",
+                                        comparison_json(&main_metric), "p99_ns", comparison_json(&p99), "main_paired",
+                                        paired_json(&main_paired), "p99_ns_paired", paired_json(&p99_paired)));
         }
         json_array_append_new(cells, cell);
       }
@@ -129,12 +194,27 @@ json_t *placer_bench_results_to_json(const struct placer_bench_results *r) {
                                                 num_or_null(rate)));
       }
     }
-  return json_pack("{s:s, s:i, s:s, s:b, s:I, s:s, s:{s:s, s:s, s:s}, s:o, s:o, s:o, s:o, s:o, s:o, s:{s:o, s:o}}",
-                   "format", FORMAT_NAME, "version", FORMAT_VERSION, "title", r->title, "interrupted", r->interrupted,
-                   "repeats", (json_int_t)r->repeats, "storage_role", r->storage_role, "neighbour", "name",
-                   r->neighbour_name, "unit", r->neighbour_unit, "level_unit", r->level_unit, "variants", variants,
-                   "workloads", workloads, "conditions", conditions, "sweep", sweep, "runs", runs, "solo", solo,
-                   "summary", "cells", cells_json(r), "balance", balance_json(r));
+  json_t *split = json_null();
+  if (r->split_parameter[0]) {
+    json_t *knobs = json_array();
+    for (size_t v = 0; v < r->n_variants; v++)
+      json_array_append_new(knobs, num_or_null(r->knobs[v]));
+    split = json_pack("{s:s, s:s, s:o, s:o}", "parameter", r->split_parameter, "workload",
+                      r->workloads[r->sweep_workload].name, "storage_min_fraction",
+                      num_or_null(r->storage_min_fraction), "knobs", knobs);
+  }
+  json_t *j = json_pack(
+      "{s:s, s:i, s:s, s:b, s:I, s:s, s:{s:s, s:s, s:s, s:s}, s:o, s:o, s:o, s:o, s:o, s:o, s:{s:o, s:o, s:o, s:o}}",
+      "format", FORMAT_NAME, "version", FORMAT_VERSION, "title", r->title, "interrupted", r->interrupted, "repeats",
+      (json_int_t)r->repeats, "storage_role", r->storage_role, "neighbour", "name", r->neighbour_name, "unit",
+      r->neighbour_unit, "level_unit", r->level_unit, "role", r->neighbour_role, "variants", variants, "workloads",
+      workloads, "conditions", conditions, "sweep", sweep, "runs", runs, "solo", solo, "summary", "cells",
+      cells_json(r), "balance", balance_json(r), "efficiency", efficiencies_json(r), "split", split_summary_json(r));
+  json_object_set_new(j, "repeats_run", r->repeats_run ? json_integer((json_int_t)r->repeats_run) : json_null());
+  json_object_set_new(j, "stop_reason", r->stop_reason ? json_string(r->stop_reason) : json_null());
+  json_object_set_new(j, "split", split);
+  json_object_set_new(j, "node_cpus", num_or_null(r->node_cpus > 0 ? r->node_cpus : NAN));
+  return j;
 }
 
 /* --- reading it back ---------------------------------------------------------- */
@@ -247,6 +327,7 @@ static int run_from_json(struct placer_bench_results *r, const json_t *j, size_t
     if (placer_bench_run_add_role(run, str(e, "instance"), str(e, "role"), u64(e, "cpu_ns"), u64(e, "peak_rss_bytes"),
                                   err) < 0)
       return -1;
+    run->roles[run->n_roles - 1].local_mem_share = num_or_nan(e, "local_mem_share"); /* absent before: NAN */
   }
   json_array_foreach(json_object_get(j, "threads"), idx, e) {
     if (!str(e, "instance") || !str(e, "thread"))
@@ -285,6 +366,7 @@ static int shape_from_json(const json_t *j, struct placer_bench_results **out, s
   const char **vnames = NULL, **wnames = NULL, **cnames = NULL;
   size_t nv = 0;
   int rc = -1;
+  double *knobs = NULL;
   if (ws == NULL || cs == NULL) {
     placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "bench results JSON");
     goto out;
@@ -314,7 +396,29 @@ static int shape_from_json(const json_t *j, struct placer_bench_results **out, s
     .n_conditions = nc,
     .repeats = json_integer_value(repeats) > 0 ? (size_t)json_integer_value(repeats) : 0,
     .sweep = json_is_object(sweep),
+    .neighbour_role = str(neighbour, "role"),
+    .node_cpus = num_or_nan(j, "node_cpus"),
   };
+  const json_t *split = json_object_get(j, "split");
+  if (json_is_object(split)) {
+    const json_t *kn = json_object_get(split, "knobs");
+    const char *sw = str(split, "workload");
+    knobs = calloc(nv ? nv : 1, sizeof(*knobs));
+    if (knobs == NULL || !json_is_array(kn) || json_array_size(kn) != nv || sw == NULL) {
+      placer_error_set(err, PLACER_EXIT_USAGE, 0, "bench results JSON: split: bad knobs or workload");
+      goto out;
+    }
+    for (size_t i = 0; i < nv; i++) {
+      const json_t *k = json_array_get(kn, i);
+      knobs[i] = json_is_number(k) ? json_number_value(k) : NAN;
+    }
+    spec.split_parameter = str(split, "parameter");
+    spec.knobs = knobs;
+    for (size_t i = 0; i < nw; i++)
+      if (strcmp(wnames[i], sw) == 0)
+        spec.sweep_workload = i;
+    spec.storage_min_fraction = num_or_nan(split, "storage_min_fraction");
+  }
   if (spec.sweep) {
     const char *sw = str(sweep, "workload");
     size_t i = 0;
@@ -331,6 +435,7 @@ static int shape_from_json(const json_t *j, struct placer_bench_results **out, s
   }
   rc = placer_bench_results_new(&spec, out, err);
 out:
+  free(knobs);
   free(ws);
   free(cs);
   free(vnames);
@@ -369,9 +474,35 @@ int placer_bench_results_from_json(const json_t *j, struct placer_bench_results 
   }
   const json_t *interrupted = json_object_get(j, "interrupted");
   r->interrupted = json_is_true(interrupted);
+  const json_t *rr = json_object_get(j, "repeats_run"), *why = json_object_get(j, "stop_reason");
+  if (json_is_integer(rr) && json_integer_value(rr) > 0 && (size_t)json_integer_value(rr) <= r->repeats)
+    r->repeats_run = (size_t)json_integer_value(rr);
+  if (json_is_string(why) && (r->stop_reason = strdup(json_string_value(why))) == NULL) {
+    placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "bench results JSON");
+    goto fail;
+  }
   *out = r;
   return 0;
 fail:
   placer_bench_results_free(r);
   return -1;
+}
+
+/* DIR/summary.json, as bench writes it (placer compare, report, size). */
+int placer_bench_results_load_dir(const char *dir, struct placer_bench_results **out, struct placer_error **err) {
+  cleanup_free char *path = NULL, *text = NULL;
+  size_t len = 0;
+  if (asprintf(&path, "%s/summary.json", dir) < 0)
+    return placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "results of '%s'", dir);
+  if (placer_textfile_read_path(path, PLACER_TEXTFILE_MAX_BYTES, &text, &len) < 0)
+    return placer_error_errno(err, errno == ENOENT ? PLACER_EXIT_USAGE : PLACER_EXIT_SYSTEM, errno, "read %s", path);
+  json_error_t jerr;
+  json_t *j = json_loadb(text, len, 0, &jerr);
+  if (j == NULL)
+    return placer_error_set(err, PLACER_EXIT_USAGE, EINVAL, "%s:%d: %s", path, jerr.line, jerr.text);
+  int rc = placer_bench_results_from_json(j, out, err);
+  json_decref(j);
+  if (rc < 0)
+    return placer_error_prefix(err, "%s", path);
+  return 0;
 }

@@ -76,16 +76,22 @@ int placer_bench_results_new(const struct placer_bench_spec *spec, struct placer
   r->neighbour_name = dup_or_empty(spec->neighbour_name);
   r->neighbour_unit = dup_or_empty(spec->neighbour_unit);
   r->level_unit = dup_or_empty(spec->level_unit);
+  r->neighbour_role = dup_or_empty(spec->neighbour_role);
   r->repeats = spec->repeats;
   r->sweep = spec->sweep;
   r->sweep_workload = spec->sweep_workload;
   r->storage_min_fraction = spec->storage_min_fraction;
   r->neighbour_min_fraction = spec->neighbour_min_fraction;
+  r->split_parameter = dup_or_empty(spec->split_parameter);
+  r->node_cpus = spec->node_cpus;
+  r->knobs = malloc((spec->n_variants ? spec->n_variants : 1) * sizeof(*r->knobs));
+  for (size_t i = 0; r->knobs && i < spec->n_variants; i++)
+    r->knobs[i] = spec->knobs ? spec->knobs[i] : NAN;
   r->variants = calloc(spec->n_variants, sizeof(*r->variants));
   r->workloads = calloc(spec->n_workloads, sizeof(*r->workloads));
   r->conditions = calloc(spec->n_conditions, sizeof(*r->conditions));
-  bool ok = r->title && r->storage_role && r->neighbour_name && r->neighbour_unit && r->level_unit && r->variants &&
-            r->workloads && r->conditions;
+  bool ok = r->title && r->storage_role && r->neighbour_name && r->neighbour_unit && r->level_unit &&
+            r->neighbour_role && r->variants && r->workloads && r->conditions && r->split_parameter && r->knobs;
   for (size_t i = 0; ok && i < spec->n_variants; i++, r->n_variants++)
     ok = (r->variants[i] = strdup(spec->variants[i])) != NULL;
   for (size_t i = 0; ok && i < spec->n_workloads; i++, r->n_workloads++) {
@@ -161,6 +167,10 @@ void placer_bench_results_free(struct placer_bench_results *r) {
   free(r->neighbour_name);
   free(r->neighbour_unit);
   free(r->level_unit);
+  free(r->neighbour_role);
+  free(r->split_parameter);
+  free(r->knobs);
+  free(r->stop_reason);
   free(r);
 }
 
@@ -226,6 +236,7 @@ int placer_bench_run_add_role(struct placer_bench_run *run, const char *instance
   }
   u->cpu_ns = cpu_ns;
   u->peak_rss_bytes = peak_rss_bytes;
+  u->local_mem_share = NAN;
   run->n_roles++;
   return 0;
 }

@@ -33,6 +33,8 @@ struct placer_bench_role_usage {
   char *role;              /* "osd" */
   uint64_t cpu_ns;         /* CPU used during the measured window (cgroup delta) */
   uint64_t peak_rss_bytes; /* VmHWM (or the highest VmRSS sampled) */
+  double local_mem_share;  /* share of its resident memory on its group's NUMA nodes at the end
+                              of the run (numa-locality.h), in [0, 1]; NAN: unknown */
 };
 
 /* One thread of an instance: the orchestrator adds the busiest few per daemon. */
@@ -67,6 +69,7 @@ struct placer_bench_spec {
   const char *neighbour_name;  /* "the VMs" (used in sentences) */
   const char *neighbour_unit;  /* "bogo ops/s" */
   const char *level_unit;      /* "neighbour cores" */
+  const char *neighbour_role;  /* the neighbours' role in the profiles (their CPU is not storage's); may be NULL */
   const char *const *variants; /* [0] is the baseline A that the others are compared with */
   size_t n_variants;
   const struct placer_bench_workload *workloads;
@@ -80,10 +83,17 @@ struct placer_bench_spec {
   size_t sweep_workload;
   double storage_min_fraction;   /* e.g. 0.90 */
   double neighbour_min_fraction; /* e.g. 0.85 */
+  /* A placement sweep (the split of CPU between storage and neighbours):
+   * the knob ("quota", "cores", "weight"; NULL: none) and each variant's
+   * step value (NAN: the unconstrained baseline).  Judged on sweep_workload
+   * too, with storage_min_fraction. */
+  const char *split_parameter;
+  const double *knobs;
+  double node_cpus; /* CPUs of the node (the physical limit of the efficiency bound); NAN: unknown */
 };
 
 struct placer_bench_results {
-  char *title, *storage_role, *neighbour_name, *neighbour_unit, *level_unit;
+  char *title, *storage_role, *neighbour_name, *neighbour_unit, *level_unit, *neighbour_role;
   size_t n_variants;
   char **variants;
   size_t n_workloads;
@@ -94,6 +104,11 @@ struct placer_bench_results {
   bool sweep;
   size_t sweep_workload;
   double storage_min_fraction, neighbour_min_fraction;
+  char *split_parameter; /* "" when no placement sweep */
+  double *knobs;         /* [variant] */
+  double node_cpus;
+  size_t repeats_run;            /* passes measured (dynamic repeats: fewer than repeats, the cap); 0: repeats */
+  char *stop_reason;             /* dynamic repeats: why the study stopped adding passes; NULL: fixed repeats */
   bool interrupted;              /* stopped early (Ctrl-C): the report says so */
   struct placer_bench_run *runs; /* [variant][condition][workload][repeat] */
   double *solo_rates;            /* [variant][condition][repeat]; NAN: not measured */
@@ -148,6 +163,9 @@ double placer_bench_run_write_amplification(const struct placer_bench_run *run);
 double placer_bench_run_role_cpu_ms_per_io(const struct placer_bench_run *run, const char *role);
 double placer_bench_run_role_cores(const struct placer_bench_run *run, const char *role);
 double placer_bench_run_role_peak_rss(const struct placer_bench_run *run, const char *role); /* largest instance */
+/* The lowest local_mem_share over the role's instances (the one with the most
+ * remote memory); NAN when none is known. */
+double placer_bench_run_role_local_mem(const struct placer_bench_run *run, const char *role);
 
 /* Everything over the done repeats of one cell. */
 struct placer_bench_cell_stats {
@@ -164,6 +182,62 @@ void placer_bench_cell_stats(const struct placer_bench_results *r, size_t varian
  * the main metric and on p99 latency. */
 void placer_bench_compare(const struct placer_bench_results *r, size_t variant, size_t condition, size_t workload,
                           struct placer_stats_comparison *main_metric, struct placer_stats_comparison *p99);
+/* The same, paired: run k of VARIANT against run k of variant 0 (the same
+ * pass, adjacent in time), for the main metric and p99. */
+void placer_bench_compare_paired(const struct placer_bench_results *r, size_t variant, size_t condition,
+                                 size_t workload, struct placer_stats_paired *main_metric,
+                                 struct placer_stats_paired *p99);
+/* Efficiency against the physical limit, for a variant in a neighbour
+ * condition: storage keeps s = its main metric / the baseline's (variant 0)
+ * alone; the neighbours keep n = their rate / their solo rate.  With IOPS
+ * following CPU, storage at s needs s * c_alone cores (c_alone: the CPU of
+ * every role but the neighbours' in variant 0 alone), so the neighbours can
+ * keep at most n_max = (node cpus - s * c_alone) / demand (clamped to
+ * [0, 1]; demand: min(their level, node cpus) cores).  bound = s + n_max;
+ * efficiency = (s + n) / bound.  NAN parts when unknown. */
+struct placer_bench_efficiency {
+  double storage_kept, neighbour_kept, sum, bound, efficiency;
+  double storage_cores_alone; /* c_alone */
+  double storage_cores;       /* every role but the neighbours', in this cell */
+  double storage_role_cores;  /* the storage role (osd) alone, in this cell */
+};
+void placer_bench_efficiency(const struct placer_bench_results *r, size_t variant, size_t condition, size_t workload,
+                             struct placer_bench_efficiency *out);
+/* The first condition with neighbours (level > 0), or -1. */
+int placer_bench_neighbour_condition(const struct placer_bench_results *r);
+/* Median over a cell's done runs of the CPU (cores) of every role but the
+ * neighbours' (ROLE NULL), or of ROLE. */
+double placer_bench_cell_cores(const struct placer_bench_results *r, size_t variant, size_t condition, size_t workload,
+                               const char *role);
+
+/* A placement sweep's steps (split_parameter set): every variant in the
+ * order of its knob, the unconstrained base (NAN knob) first, on
+ * sweep_workload in the first neighbour condition.  Storage kept is against
+ * the base alone ("unconstrained"). */
+struct placer_bench_split_step {
+  size_t variant;
+  double knob;
+  double alone, with_neighbours; /* main metric medians */
+  double p99_ns;                 /* with neighbours */
+  double neighbour_rate;
+  struct placer_bench_efficiency eff;
+};
+size_t placer_bench_split_steps(const struct placer_bench_results *r, struct placer_bench_split_step *steps);
+/* The balance point of a placement sweep: the step with the least CPU for
+ * storage (the smallest knob) whose storage keeps >= storage_min_fraction of
+ * the unconstrained rate; what the neighbours keep there. */
+struct placer_bench_split_balance {
+  bool found;
+  size_t step; /* index into the steps */
+};
+void placer_bench_split_balance(const struct placer_bench_results *r, const struct placer_bench_split_step *steps,
+                                size_t n, struct placer_bench_split_balance *out);
+
+/* The neighbours' rate (with storage) of VARIANT against variant 0's in one
+ * cell: the neighbour-protection effect, unpaired and paired. */
+void placer_bench_compare_neighbours(const struct placer_bench_results *r, size_t variant, size_t condition,
+                                     size_t workload, struct placer_stats_comparison *cmp,
+                                     struct placer_stats_paired *paired);
 /* Median of the neighbours' solo rates of a variant and condition; NAN if none. */
 double placer_bench_solo_median(const struct placer_bench_results *r, size_t variant, size_t condition);
 /* Interference: storage with neighbours / storage alone (same variant and
@@ -184,5 +258,7 @@ void placer_bench_sweep_balance(const struct placer_bench_results *r, size_t var
 
 json_t *placer_bench_results_to_json(const struct placer_bench_results *r);
 int placer_bench_results_from_json(const json_t *j, struct placer_bench_results **out, struct placer_error **err);
+/* Read DIR/summary.json into *out (exit code USAGE when it is missing or not JSON). */
+int placer_bench_results_load_dir(const char *dir, struct placer_bench_results **out, struct placer_error **err);
 
 #endif

@@ -44,6 +44,11 @@ int placer_bench_resume_study(const char *dir, struct placer_study **out, struct
   }
   /* what --repeats, --warmup and --runtime said the first time */
   study->repeats = (unsigned)json_integer_value(json_object_get(s, "repeats"));
+  study->repeats_max = (unsigned)json_integer_value(json_object_get(s, "repeats_max"));
+  if (study->repeats_max < study->repeats)
+    study->repeats_max = study->repeats;
+  if (json_is_number(json_object_get(s, "ci_width")))
+    study->ci_width = json_number_value(json_object_get(s, "ci_width"));
   study->warmup = (unsigned)json_integer_value(json_object_get(s, "warmup"));
   study->workloads.runtime_s = (unsigned)json_integer_value(json_object_get(s, "runtime_s"));
   json_decref(j);

@@ -25,12 +25,39 @@
 #include "bench/report.h"
 #include "bench/fio-result.h"
 #include "bench/sample.h"
+#include "lib/cpulist.h"
 #include "lib/substitute.h"
 #include "lib/textfile.h"
 #include "proc.h"
 #include "topology.h"
 
 /* ------------------------------------------------------------------ one pass */
+
+/* Each role group PREFIX/ROLE gets the weight apply would give it (the sum
+ * of its instances', plan-weight.c), so that weights hold between roles. */
+static int place_role_weights(struct bench *b, const struct placer_plan *plan, struct placer_error **err) {
+  for (size_t i = 0; i < plan->n_instances; i++) {
+    const struct placer_instance *inst = &plan->instances[i];
+    bool first = true;
+    for (size_t k = 0; k < i && first; k++)
+      first = strcmp(plan->instances[k].role, inst->role) != 0;
+    if (!first)
+      continue;
+    cleanup_free char *group = NULL;
+    if (placer_instance_group(b->prefix, inst->role, inst->name, &group, err) < 0)
+      return -1;
+    char *slash = strrchr(group, '/');
+    if (slash == NULL)
+      continue;
+    *slash = '\0';
+    if (!placer_cgroup_exists(b->cg, group))
+      continue;
+    unsigned w = placer_plan_role_weight(plan, inst->role);
+    if (placer_cgroup_set_cpu_weight(b->cg, group, w ? w : PLACER_CGROUP_WEIGHT_DEFAULT, err) < 0)
+      return placer_error_prefix(err, "role %s", inst->role);
+  }
+  return 0;
+}
 
 static int place_all_groups(struct bench *b, struct pass *p, struct placer_error **err) {
   const struct placer_plan *plan = p->v->plan;
@@ -42,8 +69,72 @@ static int place_all_groups(struct bench *b, struct pass *p, struct placer_error
       continue; /* existing: apply makes them; none: nothing runs there */
     cleanup_free char *group = NULL;
     if (placer_instance_group(b->prefix, inst->role, inst->name, &group, err) < 0 ||
-        placer_instance_place_group(b->cg, inst, group, err) < 0)
+        placer_instance_place_group(b->cg, inst, group, err) < 0 ||
+        placer_role_place_weight(b->cg, plan, inst, group, err) < 0)
       return placer_error_prefix(err, "%s", inst->name);
+  }
+  return place_role_weights(b, plan, err);
+}
+
+/* Live re-placement: put variant P->v's values on every instance group
+ * (also what an earlier variant set and this one leaves at the default:
+ * all cpus, the default weight, no quota), then check that every thread of
+ * every daemon runs on the CPUs and nodes the plan gives it. */
+static int switch_placement(struct bench *b, struct pass *p, struct placer_error **err) {
+  const struct placer_plan *plan = p->v->plan;
+  for (size_t i = 0; i < plan->n_instances; i++) {
+    const struct placer_instance *inst = &plan->instances[i];
+    cleanup_free char *group = NULL, *cpus = placer_cpulist_format(inst->cpus),
+                      *mems = placer_cpulist_format(inst->mems);
+    if (cpus == NULL || mems == NULL)
+      return bench_oom(err);
+    if (placer_instance_group(b->prefix, inst->role, inst->name, &group, err) < 0 ||
+        placer_cgroup_create(b->cg, group, err) < 0 || placer_cgroup_set_mems(b->cg, group, mems, err) < 0 ||
+        placer_cgroup_set_cpus(b->cg, group, cpus, err) < 0 ||
+        placer_cgroup_set_cpu_weight(b->cg, group, inst->cpu_weight ? inst->cpu_weight : PLACER_CGROUP_WEIGHT_DEFAULT,
+                                     err) < 0 ||
+        placer_instance_place_group(b->cg, inst, group, err) < 0)
+      return placer_error_prefix(err, "switch to %s: %s", p->v->spec->name, inst->name);
+  }
+  if (place_role_weights(b, plan, err) < 0)
+    return placer_error_prefix(err, "switch to %s", p->v->spec->name);
+  for (size_t i = 0; i < p->cluster.n_daemons; i++) {
+    struct placer_bench_daemon *d = &p->cluster.daemons[i];
+    const struct placer_instance *inst = placer_bench_ceph_instance(plan, d->name);
+    cleanup_free char *group = NULL;
+    if (inst == NULL || placer_instance_group(b->prefix, inst->role, inst->name, &group, err) < 0)
+      return placer_error_set(err, PLACER_EXIT_USAGE, 0, "variant '%s' does not place daemon %s", p->v->spec->name,
+                              d->name);
+    if (strcmp(group, d->group) != 0)
+      return placer_error_set(err, PLACER_EXIT_USAGE, 0,
+                              "variant '%s' puts daemon %s in %s, not %s where it runs: use cluster.rebuild: "
+                              "per-variant",
+                              p->v->spec->name, d->name, group, d->group);
+    d->inst = inst;
+    cleanup_free char *want = placer_cpulist_format(inst->cpus);
+    hwloc_bitmap_t have = hwloc_bitmap_alloc();
+    pid_t *tids = NULL;
+    size_t n = 0;
+    int rc = want && have ? placer_task_list(d->pid, &tids, &n, err) : bench_oom(err);
+    for (size_t k = 0; rc == 0 && k < n; k++) {
+      char *now = NULL;
+      struct placer_error *gone = NULL;
+      if (placer_task_read_allowed(d->pid, tids[k], &now, NULL, &gone) < 0) {
+        placer_error_free(gone); /* the thread ended */
+        continue;
+      }
+      if (placer_cpulist_parse(now, have) < 0 || !hwloc_bitmap_isequal(have, inst->cpus))
+        rc = placer_error_set(err, PLACER_EXIT_SYSTEM, 0,
+                              "switch to %s: thread %d of %s (pid %d) runs on cpus %s, the plan says %s",
+                              p->v->spec->name, (int)tids[k], d->name, (int)d->pid, now, want);
+      free(now);
+    }
+    if (rc == 0)
+      p->threads_checked += n;
+    free(tids);
+    hwloc_bitmap_free(have);
+    if (rc < 0)
+      return -1;
   }
   return 0;
 }
@@ -52,8 +143,7 @@ static int remove_all_groups(struct bench *b, struct placer_error **err) {
   if (!placer_cgroup_exists(b->cg, b->prefix))
     return 0;
   /* What is left in there is ours (existing daemons went back with reset). */
-  if (b->study->cluster.type != PLACER_STUDY_CLUSTER_EXISTING &&
-      placer_launch_kill_group(b->cg, b->prefix, 5, err) < 0)
+  if (b->study->cluster.type != PLACER_STUDY_CLUSTER_EXISTING && placer_launch_kill_group(b->cg, b->prefix, 5, err) < 0)
     return -1;
   return placer_launch_remove_group(b->cg, b->prefix, false, err);
 }
@@ -64,7 +154,7 @@ static char *neighbour_tag(const struct pass *p, const char *what) {
 }
 
 static struct placer_bench_neighbour_env neighbour_env(struct bench *b, struct pass *p, const char *tag,
-                                                        const char *log_dir) {
+                                                       const char *log_dir) {
   return (struct placer_bench_neighbour_env){
     .cg = b->cg,
     .prefix = b->prefix,
@@ -77,6 +167,7 @@ static struct placer_bench_neighbour_env neighbour_env(struct bench *b, struct p
     .exe = b->exe,
     .topology_xml = b->topology_xml,
     .profile_path = p->v->profile_path,
+    .sets = p->v->sets,
   };
 }
 
@@ -102,7 +193,7 @@ static char *fio_filename(const struct bench *b, const struct pass *p) {
 static int start_fio(struct bench *b, struct pass *p, char **argv, const char *log, pid_t *pid,
                      struct placer_error **err) {
   const struct variant *v = p->v;
-  struct placer_bench_exec x = { b->exe, b->prefix, b->topology_xml, v->profile_path };
+  struct placer_bench_exec x = { b->exe, b->prefix, b->topology_xml, v->profile_path, v->sets };
   char **env = fio_env(p);
   struct placer_launch_record rec = { 0 };
   int rc = placer_bench_start_placed(&x, v->fio->name, v->fio_group, argv, env, log, &rec, err);
@@ -222,11 +313,47 @@ static int prefill(struct bench *b, struct pass *p, struct placer_error **err) {
   return 0;
 }
 
+static bool is_neighbour_role(const struct bench *b, const char *role) {
+  for (size_t i = 0; i < b->study->n_neighbours; i++)
+    if (strcmp(b->study->neighbours[i].role, role) == 0)
+      return true;
+  return false;
+}
+
+/* V places the neighbours exactly as variant 0 does (a quota or weight sweep
+ * of storage): their solo rate, measured with storage idle, is variant 0's. */
+static bool same_neighbour_placement(const struct bench *b, const struct variant *v) {
+  const struct placer_plan *a = b->vars[0].plan, *p = v->plan;
+  for (size_t i = 0; i < p->n_instances; i++) {
+    const struct placer_instance *x = &p->instances[i];
+    if (!is_neighbour_role(b, x->role))
+      continue;
+    const struct placer_instance *y = placer_plan_find(a, x->name);
+    if (y == NULL || !hwloc_bitmap_isequal(x->cpus, y->cpus) || !hwloc_bitmap_isequal(x->mems, y->mems) ||
+        x->cpu_weight != y->cpu_weight || x->cpu_quota != y->cpu_quota || x->memory_bytes != y->memory_bytes)
+      return false;
+  }
+  return true;
+}
+
 /* The neighbours alone (storage idle) at each intensity: their solo rate. */
 static int solo(struct bench *b, struct pass *p, struct placer_error **err) {
   cleanup_free char *log_dir = bench_path_join(b->out, "logs");
   if (log_dir == NULL)
     return bench_oom(err);
+  if (p->vi > 0 && same_neighbour_placement(b, p->v)) {
+    bool all = true;
+    for (size_t c = 1; c < b->n_conds; c++) {
+      double rate = placer_bench_results_solo(b->results, 0, c, (size_t)p->repeat);
+      all &= !isnan(rate);
+      if (!isnan(rate))
+        placer_bench_results_set_solo(b->results, p->vi, c, (size_t)p->repeat, rate);
+    }
+    if (all) {
+      bench_progress(b, "%s: the neighbours are placed as in %s: its solo rate", p->tag, b->vars[0].spec->name);
+      return 0;
+    }
+  }
   for (size_t c = 1; c < b->n_conds && !placer_bench_stop; c++) {
     if (!isnan(placer_bench_results_solo(b->results, p->vi, c, (size_t)p->repeat)))
       continue; /* --resume: measured before */
@@ -243,7 +370,7 @@ static int solo(struct bench *b, struct pass *p, struct placer_error **err) {
     if (!p->neighbour_placement_recorded) {
       for (size_t i = 0; i < nb.n; i++)
         bench_placement_row(b, p, nb.procs[i].inst->name, nb.procs[i].inst->role, nb.procs[i].spec->name,
-                      nb.procs[i].rec.pid, nb.procs[i].group);
+                            nb.procs[i].rec.pid, nb.procs[i].group);
       p->neighbour_placement_recorded = true;
     }
     placer_bench_neighbours_mark(&nb, err);
@@ -256,8 +383,8 @@ static int solo(struct bench *b, struct pass *p, struct placer_error **err) {
     if (placer_bench_stop)
       break;
     if (isnan(rate))
-      return placer_error_set(err, PLACER_EXIT_SYSTEM, 0, "%s: the neighbours reported no work rate; see %s/%s.*",
-                              tag, log_dir, tag);
+      return placer_error_set(err, PLACER_EXIT_SYSTEM, 0, "%s: the neighbours reported no work rate; see %s/%s.*", tag,
+                              log_dir, tag);
     placer_bench_results_set_solo(b->results, p->vi, c, (size_t)p->repeat, rate);
     FILE *f = b->solo_csv;
     char rep[16];
@@ -344,7 +471,7 @@ static int run_cell(struct bench *b, struct pass *p, size_t w, size_t c, struct 
     if (!p->neighbour_placement_recorded) {
       for (size_t i = 0; i < nb.n; i++)
         bench_placement_row(b, p, nb.procs[i].inst->name, nb.procs[i].inst->role, nb.procs[i].spec->name,
-                      nb.procs[i].rec.pid, nb.procs[i].group);
+                            nb.procs[i].rec.pid, nb.procs[i].group);
       p->neighbour_placement_recorded = true;
     }
   }
@@ -380,8 +507,8 @@ static int run_cell(struct bench *b, struct pass *p, size_t w, size_t c, struct 
         for (size_t i = 0; i < nb.n; i++, k++) {
           /* A guest's threads (vCPUs) are worth listing; stress-ng's parent only waits. */
           pid_t tpid = nb.procs[i].console ? nb.procs[i].rec.pid : 0;
-          targets[k] = (struct placer_bench_target){ nb.procs[i].inst->name, nb.procs[i].inst->role,
-                                                     nb.procs[i].group, tpid };
+          targets[k] =
+              (struct placer_bench_target){ nb.procs[i].inst->name, nb.procs[i].inst->role, nb.procs[i].group, tpid };
         }
         rc = placer_bench_probe_start(b->cg, "/proc", targets, n_targets, (const char *const *)p->cluster.devices,
                                       p->cluster.devices ? placer_argv_len(p->cluster.devices) : 0, &probe, err);
@@ -441,8 +568,8 @@ static int run_cell(struct bench *b, struct pass *p, size_t w, size_t c, struct 
       if (strcmp(run->roles[i].instance, watch[k].instance) == 0 && watch[k].peak > run->roles[i].peak_rss_bytes)
         run->roles[i].peak_rss_bytes = watch[k].peak;
   if (c > 0 && isnan(rate))
-    return placer_error_set(err, PLACER_EXIT_SYSTEM, 0, "%s: the neighbours reported no work rate during %s",
-                            p->tag, b->wl_names[w]);
+    return placer_error_set(err, PLACER_EXIT_SYSTEM, 0, "%s: the neighbours reported no work rate during %s", p->tag,
+                            b->wl_names[w]);
   run->neighbour_rate = c > 0 ? rate : NAN;
   run->done = true;
   bench_csv_run_rows(b, p, c, w, run);
@@ -480,7 +607,10 @@ static int pass_down(struct bench *b, struct pass *p, struct placer_error **err)
   return rc;
 }
 
-static int run_pass(struct bench *b, size_t vi, int repeat, unsigned warmup_index, struct placer_error **err) {
+/* One variant in one pass.  LIVE (cluster.rebuild: never): the cluster that
+ * is up already; its placement is switched to the variant. */
+static int run_pass(struct bench *b, size_t vi, int repeat, unsigned warmup_index, struct pass *live,
+                    struct placer_error **err) {
   struct pass p = { 0 };
   p.v = &b->vars[vi];
   p.vi = vi;
@@ -497,6 +627,7 @@ static int run_pass(struct bench *b, size_t vi, int repeat, unsigned warmup_inde
     .exe = b->exe,
     .topology_xml = b->topology_xml,
     .profile_path = p.v->profile_path,
+    .sets = p.v->sets,
     .plan = p.v->plan,
     .variant = p.v->spec,
     .work_dir = b->out,
@@ -505,9 +636,24 @@ static int run_pass(struct bench *b, size_t vi, int repeat, unsigned warmup_inde
   };
   long long start = bench_now_ms();
   b->pass_run_wall = 0;
-  int rc = pass_up(b, &p, err);
-  if (rc == 0)
-    rc = prefill(b, &p, err);
+  int rc = 0;
+  if (live) {
+    p.cluster = live->cluster;
+    p.cluster_up = true;
+    bench_progress(b, "%s: switching the placement", p.tag);
+    rc = switch_placement(b, &p, err);
+    live->cluster = p.cluster;
+    for (size_t i = 0; rc == 0 && i < p.cluster.n_daemons; i++) {
+      const struct placer_bench_daemon *d = &p.cluster.daemons[i];
+      bench_placement_row(b, &p, d->inst->name, d->inst->role, d->name, d->pid, d->group);
+    }
+    b->threads_checked += p.threads_checked;
+    b->switches++;
+  } else {
+    rc = pass_up(b, &p, err);
+    if (rc == 0)
+      rc = prefill(b, &p, err);
+  }
   if (rc == 0 && repeat == 0)
     rc = solo(b, &p, err);
   for (size_t w = 0; rc == 0 && w < b->n_workloads && !placer_bench_stop; w++)
@@ -519,7 +665,7 @@ static int run_pass(struct bench *b, size_t vi, int repeat, unsigned warmup_inde
       rc = run_cell(b, &p, w, c, err);
     }
   struct placer_error *e = NULL;
-  if (pass_down(b, &p, &e) < 0) {
+  if (!live && pass_down(b, &p, &e) < 0) {
     if (rc == 0)
       rc = placer_error_set(err, e->exit_code, e->errno_value, "teardown of %s: %s", p.tag, e->msg);
     else
@@ -544,15 +690,62 @@ int placer_bench_run_study(const struct placer_study *study, const struct placer
   bool ran = rc == 0;
   if (rc == 0 && !(b.resumed && b.baseline))
     rc = bench_hardware_baseline(&b, err);
-  /* Interleaved: every variant once per pass, warm-up passes first. */
-  unsigned passes = study->warmup + study->repeats;
-  for (unsigned k = 0; rc == 0 && k < passes && !placer_bench_stop; k++)
+  /* cluster.rebuild: never: one cluster, placed as the first variant, its
+   * placement switched before every variant's pass. */
+  struct pass live = { 0 };
+  bool is_live =
+      study->cluster.type == PLACER_STUDY_CLUSTER_LOCAL && study->cluster.rebuild == PLACER_STUDY_REBUILD_NEVER;
+  if (rc == 0 && is_live) {
+    live.v = &b.vars[0];
+    live.repeat = -1;
+    snprintf(live.tag, sizeof(live.tag), "live");
+    if (asprintf(&live.cluster_log, "%s/logs/cluster-live.log", b.out) < 0)
+      rc = bench_oom(err);
+    live.cenv = (struct placer_bench_cluster_env){
+      .cg = b.cg,
+      .prefix = b.prefix,
+      .exe = b.exe,
+      .topology_xml = b.topology_xml,
+      .profile_path = live.v->profile_path,
+      .sets = live.v->sets,
+      .plan = live.v->plan,
+      .variant = live.v->spec,
+      .work_dir = b.out,
+      .log = live.cluster_log,
+      .fio_inst = live.v->fio,
+    };
+    if (rc == 0)
+      rc = pass_up(&b, &live, err);
+    if (rc == 0)
+      rc = prefill(&b, &live, err);
+  }
+  /* Interleaved: every variant once per pass, warm-up passes first; with
+   * dynamic repeats, more passes until the CIs are narrow enough. */
+  unsigned passes = study->warmup + study->repeats_max;
+  for (unsigned k = 0; rc == 0 && k < passes && !placer_bench_stop; k++) {
+    int repeat = (int)k - (int)study->warmup;
+    if (repeat >= (int)study->repeats && bench_repeats_enough(&b, (size_t)repeat))
+      break;
     for (size_t v = 0; rc == 0 && v < b.n_vars && !placer_bench_stop; v++) {
-      int repeat = (int)k - (int)study->warmup;
       if (bench_pass_done(&b, v, repeat))
         continue; /* --resume: all of it measured before */
-      rc = run_pass(&b, v, repeat, k, err);
+      rc = run_pass(&b, v, repeat, k, is_live ? &live : NULL, err);
     }
+  }
+  if (!placer_bench_stop && rc == 0 && study->repeats_max > study->repeats && b.results &&
+      b.results->stop_reason == NULL)
+    bench_repeats_enough(&b, study->repeats_max); /* says why it stopped at the cap */
+  if (is_live && live.cluster_up) {
+    struct placer_error *e = NULL;
+    if (pass_down(&b, &live, &e) < 0) {
+      if (rc == 0)
+        rc = placer_error_set(err, e->exit_code, e->errno_value, "teardown of the cluster: %s", e->msg);
+      else
+        bench_warn(&b, "teardown of the cluster: %s", e->msg);
+      placer_error_free(e);
+    }
+  }
+  free(live.cluster_log);
   bench_progress_done(&b);
   if (report_out)
     *report_out = NULL;
@@ -570,8 +763,9 @@ int placer_bench_run_study(const struct placer_study *study, const struct placer
     FILE *tf = open_memstream(&tail, &tail_len);
     if (tf) {
       bench_baseline_report(&b, tf);
-      fprintf(tf, "\nResults: %s (summary.json, report.txt, fio/, runs.csv, roles.csv, threads.csv, cores.csv, "
-                  "placement.csv, solo.csv, logs/)\n",
+      fprintf(tf,
+              "\nResults: %s (summary.json, report.txt, fio/, runs.csv, roles.csv, threads.csv, cores.csv, "
+              "placement.csv, solo.csv, logs/)\n",
               b.out);
       fclose(tf);
     }
@@ -617,4 +811,3 @@ int placer_bench_run_study(const struct placer_study *study, const struct placer
   }
   return rc < 0 ? -1 : 0;
 }
-

@@ -150,6 +150,7 @@ struct placer_bench_neighbour_env {
   const char *vm_kernel, *vm_initrd;
   unsigned max_seconds;                          /* a safety bound: stress-ng --timeout, the guest's seconds */
   const char *exe, *topology_xml, *profile_path; /* for `placer exec` */
+  char *const *sets;                             /* its --set changes of the profile */
 };
 
 /* Start every neighbour of STUDY at INTENSITY (stress-ng workers or guest
@@ -195,6 +196,7 @@ struct placer_bench_cluster_env {
   const char *exe; /* this placer, for the launcher prefix */
   const char *topology_xml;
   const char *profile_path;
+  char *const *sets; /* --set changes of the profile for `placer exec` */
   const struct placer_plan *plan;
   const struct placer_study_variant *variant;
   const char *work_dir;                   /* local: the cluster goes in WORK_DIR/cluster */
@@ -218,11 +220,12 @@ int placer_bench_cluster_down(const struct placer_study *study, const struct pla
  * how bench starts a process that forks (fio, stress-ng) so that it and its
  * children are accounted from the first instruction. */
 int placer_bench_exec_argv(const char *exe, const char *prefix, const char *topology, const char *profile,
-                           const char *instance, char *const *command, char ***out);
+                           char *const *sets, const char *instance, char *const *command, char ***out);
 
 /* How bench starts its own processes placed. */
 struct placer_bench_exec {
   const char *exe, *prefix, *topology_xml, *profile_path;
+  char *const *sets; /* --set ROLE.KEY=VALUE for the profile (NULL: none) */
 };
 /* Start COMMAND as `placer exec ... INSTANCE -- COMMAND` from placer itself
  * (so that placer exec plans on the same CPUs as bench, not inside a group),

@@ -86,6 +86,109 @@ static int check_tools(const struct bench *b, struct placer_error **err) {
   return 0;
 }
 
+static bool is_ceph_kind(enum placer_role_kind k) {
+  return k == PLACER_KIND_CEPH_OSD || k == PLACER_KIND_CEPH_MON || k == PLACER_KIND_CEPH_MGR ||
+         k == PLACER_KIND_CEPH_MDS;
+}
+
+static bool in_list(const struct placer_string_list *l, const char *s) {
+  for (size_t i = 0; i < l->n; i++)
+    if (strcmp(l->items[i], s) == 0)
+      return true;
+  return false;
+}
+
+/* A role of the class CLASS ("storage", "neighbours", "clients"): storage is
+ * the sweep's roles, else every ceph-osd role (no Ceph: fio's);
+ * neighbours the study's neighbours' roles; clients everything that is not
+ * Ceph nor storage. */
+static bool role_in_class(const struct placer_study *s, const struct placer_role_spec *r, const char *cls) {
+  bool storage = s->sweep.roles.n                               ? in_list(&s->sweep.roles, r->name)
+                 : s->cluster.type == PLACER_STUDY_CLUSTER_NONE ? r->kind == PLACER_KIND_FIO
+                                                                : r->kind == PLACER_KIND_CEPH_OSD;
+  if (strcmp(cls, "storage") == 0)
+    return storage;
+  if (strcmp(cls, "neighbours") == 0) {
+    for (size_t i = 0; i < s->n_neighbours; i++)
+      if (strcmp(s->neighbours[i].role, r->name) == 0)
+        return true;
+    return false;
+  }
+  return !storage && !is_ceph_kind(r->kind); /* clients */
+}
+
+static int push_set(char ***sets, const char *role, const char *key, const char *value) {
+  char *a = NULL;
+  if (asprintf(&a, "%s.%s=%s", role, key, value) < 0)
+    return -1;
+  int rc = placer_argv_push(sets, a);
+  free(a);
+  return rc;
+}
+
+/* The variant's sets as "ROLE.KEY=VALUE": "@CLASS.KEY=VALUE" for every role
+ * of the class; "@storage.cpu.cores=N" is the split: Ceph and the storage
+ * roles in pool "storage" with N cores, every other role in pool "clients"
+ * with the node's other cores. */
+static int resolve_sets(const struct bench *b, struct variant *v, const struct placer_topology *topo,
+                        struct placer_error **err) {
+  const struct placer_study *s = b->study;
+  const struct placer_profile *prof = v->profile;
+  for (size_t i = 0; i < v->spec->sets.n; i++) {
+    const char *a = v->spec->sets.items[i];
+    if (a[0] != '@') {
+      if (placer_argv_push(&v->sets, a) < 0)
+        return bench_oom(err);
+      continue;
+    }
+    const char *dot = strchr(a, '.'), *eq = strchr(a, '=');
+    if (dot == NULL || eq == NULL || eq < dot)
+      return placer_error_set(err, PLACER_EXIT_USAGE, EINVAL, "variant '%s': set '%s': expected @CLASS.KEY=VALUE",
+                              v->spec->name, a);
+    char cls[32], key[32];
+    snprintf(cls, sizeof(cls), "%.*s", (int)(dot - a - 1), a + 1);
+    snprintf(key, sizeof(key), "%.*s", (int)(eq - dot - 1), dot + 1);
+    const char *value = eq + 1;
+    bool split = strcmp(cls, "storage") == 0 && strcmp(key, "cpu.cores") == 0;
+    unsigned total = (unsigned)topo->n_cores, n = (unsigned)atoi(value);
+    if (split && !prof->pin)
+      return placer_error_set(err, PLACER_EXIT_USAGE, EINVAL,
+                              "variant '%s': a cores sweep pins: profile '%s' has pin: false", v->spec->name,
+                              prof->name);
+    if (split && n + prof->reserve.cores >= total)
+      return placer_error_set(err, PLACER_EXIT_INFEASIBLE, 0,
+                              "variant '%s': %u storage cores leave none of the node's %u (reserve %u) to the "
+                              "neighbours",
+                              v->spec->name, n, total, prof->reserve.cores);
+    size_t hits = 0;
+    for (size_t r = 0; r < prof->n_roles; r++) {
+      const struct placer_role_spec *role = &prof->roles[r];
+      int rc = 0;
+      if (split) {
+        bool st = role_in_class(s, role, "storage") || is_ceph_kind(role->kind);
+        char rest[16];
+        snprintf(rest, sizeof(rest), "%u", total - prof->reserve.cores - n);
+        rc = push_set(&v->sets, role->name, "cpu.cores", st ? value : rest) |
+             push_set(&v->sets, role->name, "cpu.pool", st ? "storage" : "clients");
+        hits += st;
+      } else if (role_in_class(s, role, cls)) {
+        rc = push_set(&v->sets, role->name, key, value);
+        hits++;
+      }
+      if (rc != 0)
+        return bench_oom(err);
+    }
+    if (hits == 0)
+      return placer_error_set(err, PLACER_EXIT_USAGE, 0,
+                              "variant '%s': profile '%s' has no %s role for '%s' (name them in sweep.roles)",
+                              v->spec->name, prof->name, cls, a);
+  }
+  for (size_t i = 0; v->sets && v->sets[i]; i++)
+    if (placer_profile_set(v->profile, v->sets[i], err) < 0)
+      return placer_error_prefix(err, "variant '%s'", v->spec->name);
+  return 0;
+}
+
 static int load_variants(struct bench *b, struct placer_error **err) {
   const struct placer_study *s = b->study;
   struct placer_topology *topo = NULL;
@@ -118,7 +221,7 @@ static int load_variants(struct bench *b, struct placer_error **err) {
                             v->spec->name, v->profile_path);
       break;
     }
-    if (placer_profile_load(v->profile_path, &v->profile, err) < 0 ||
+    if (placer_profile_load(v->profile_path, &v->profile, err) < 0 || resolve_sets(b, v, topo, err) < 0 ||
         placer_plan_compute(topo, v->profile, &v->plan, err) < 0) {
       rc = placer_error_prefix(err, "variant '%s'", v->spec->name);
       break;
@@ -166,6 +269,7 @@ static void variants_free(struct bench *b) {
   for (size_t i = 0; i < b->n_vars; i++) {
     struct variant *v = &b->vars[i];
     free(v->profile_path);
+    placer_argv_free(v->sets);
     free(v->fio_group);
     free(v->fio_cpus);
     free(v->fio_mems);
@@ -196,7 +300,8 @@ static int make_matrix(struct bench *b, struct placer_error **err) {
   for (size_t i = 0; i < b->n_workloads; i++)
     if (placer_study_workload(s, i, &b->wl_names[i], &b->wl_bs[i], &b->wl_patterns[i]) < 0)
       return bench_oom(err);
-  size_t steps = s->n_neighbours == 0 ? 0 : s->sweep.enabled ? s->sweep.n_values : 1;
+  bool by_intensity = s->sweep.enabled && s->sweep.parameter == PLACER_STUDY_SWEEP_INTENSITY;
+  size_t steps = s->n_neighbours == 0 ? 0 : by_intensity ? s->sweep.n_values : 1;
   b->conds = calloc(steps + 1, sizeof(*b->conds));
   if (b->conds == NULL)
     return bench_oom(err);
@@ -216,12 +321,12 @@ static int make_matrix(struct bench *b, struct placer_error **err) {
     return placer_error_set(err, PLACER_EXIT_USAGE, 0, "the profiles give the neighbours' role no instance");
   for (size_t i = 0; i < steps; i++) {
     struct condition *c = &b->conds[i + 1];
-    c->intensity = s->sweep.enabled ? s->sweep.values[i] : s->neighbours[0].intensity;
+    c->intensity = by_intensity ? s->sweep.values[i] : s->neighbours[0].intensity;
     c->level = 0;
     for (size_t k = 0; k < s->n_neighbours; k++)
-      c->level += (double)(s->sweep.enabled ? c->intensity : s->neighbours[k].intensity);
+      c->level += (double)(by_intensity ? c->intensity : s->neighbours[k].intensity);
     c->level *= (double)per / (double)s->n_neighbours;
-    int r = s->sweep.enabled ? asprintf(&c->name, "%s-%u", who, c->intensity) : ((c->name = strdup(who)) ? 0 : -1);
+    int r = by_intensity ? asprintf(&c->name, "%s-%u", who, c->intensity) : ((c->name = strdup(who)) ? 0 : -1);
     if (r < 0 || c->name == NULL)
       return bench_oom(err);
   }
@@ -231,15 +336,18 @@ static int make_matrix(struct bench *b, struct placer_error **err) {
 static int make_results(struct bench *b, struct placer_error **err) {
   const struct placer_study *s = b->study;
   const char **vnames = calloc(b->n_vars, sizeof(char *));
+  double *knobs = calloc(b->n_vars ? b->n_vars : 1, sizeof(*knobs));
   struct placer_bench_workload *wls = calloc(b->n_workloads, sizeof(*wls));
   struct placer_bench_condition *conds = calloc(b->n_conds, sizeof(*conds));
   int rc = 0;
-  if (vnames == NULL || wls == NULL || conds == NULL) {
+  if (vnames == NULL || wls == NULL || conds == NULL || knobs == NULL) {
     rc = bench_oom(err);
     goto out;
   }
-  for (size_t i = 0; i < b->n_vars; i++)
+  for (size_t i = 0; i < b->n_vars; i++) {
     vnames[i] = b->vars[i].spec->name;
+    knobs[i] = b->vars[i].spec->knob;
+  }
   for (size_t i = 0; i < b->n_workloads; i++)
     wls[i] = (struct placer_bench_workload){ b->wl_names[i], (char *)b->wl_patterns[i], b->wl_bs[i] };
   for (size_t i = 0; i < b->n_conds; i++)
@@ -277,14 +385,18 @@ static int make_results(struct bench *b, struct placer_error **err) {
     .neighbour_name = s->n_neighbours ? who : "the neighbours",
     .neighbour_unit = vm ? "work units/s" : "bogo ops/s",
     .level_unit = vm ? "guest vCPUs" : "stress-ng workers",
+    .neighbour_role = s->n_neighbours ? s->neighbours[0].role : NULL,
     .variants = vnames,
     .n_variants = b->n_vars,
     .workloads = wls,
     .n_workloads = b->n_workloads,
     .conditions = conds,
     .n_conditions = b->n_conds,
-    .repeats = s->repeats,
-    .sweep = s->sweep.enabled,
+    .repeats = s->repeats_max,
+    .split_parameter = placer_study_sweeps_placement(s) ? placer_study_sweep_parameter_name(s->sweep.parameter) : NULL,
+    .knobs = knobs,
+    .node_cpus = (double)b->vars[0].plan->topo_pus,
+    .sweep = s->sweep.enabled && !placer_study_sweeps_placement(s),
     .sweep_workload = sweep_wl,
     .storage_min_fraction = s->sweep.storage_min_fraction,
     .neighbour_min_fraction = s->sweep.neighbour_min_fraction,
@@ -292,6 +404,7 @@ static int make_results(struct bench *b, struct placer_error **err) {
   rc = placer_bench_results_new(&spec, &b->results, err);
 out:
   free(vnames);
+  free(knobs);
   free(wls);
   free(conds);
   return rc;
@@ -475,7 +588,7 @@ int bench_setup(struct bench *b, struct placer_error **err) {
       "read_clat_p99_ns,read_clat_p999_ns,write_clat_p50_ns,write_clat_p99_ns,write_clat_p999_ns,neighbour_rate,"
       "device_bytes_written,fio_json",
       &b->runs_csv },
-    { "roles.csv", "instance,role,cpu_ns,cores,peak_rss_bytes", &b->roles_csv },
+    { "roles.csv", "instance,role,cpu_ns,cores,peak_rss_bytes,local_mem_share", &b->roles_csv },
     { "threads.csv", "instance,thread,cpu_ns", &b->threads_csv },
     { "cores.csv", "cpu,busy", &b->cores_csv },
   };
@@ -578,9 +691,21 @@ int placer_bench_describe(const struct placer_study *study, const struct placer_
     double seconds =
         (double)runs * bench_nominal_run_s(&b) + (double)(passes * b.n_vars) * bench_default_overhead_s(&b);
     bench_fmt_duration(seconds, est, sizeof(est));
-    fprintf(out, "%zu fio runs of %u+%u s, %zu %s: about %s\n", runs, study->workloads.ramp_s,
-            study->workloads.runtime_s, (size_t)passes * b.n_vars,
-            study->cluster.type == PLACER_STUDY_CLUSTER_LOCAL ? "cluster builds" : "passes", est);
+    bool live =
+        study->cluster.type == PLACER_STUDY_CLUSTER_LOCAL && study->cluster.rebuild == PLACER_STUDY_REBUILD_NEVER;
+    if (live)
+      seconds += 30; /* the one cluster build and its prefill */
+    bench_fmt_duration(seconds, est, sizeof(est));
+    if (live)
+      fprintf(out, "%zu fio runs of %u+%u s, one cluster (rebuild: never; placement switched %zu times): about %s\n",
+              runs, study->workloads.ramp_s, study->workloads.runtime_s, (size_t)passes * b.n_vars, est);
+    else
+      fprintf(out, "%zu fio runs of %u+%u s, %zu %s: about %s\n", runs, study->workloads.ramp_s,
+              study->workloads.runtime_s, (size_t)passes * b.n_vars,
+              study->cluster.type == PLACER_STUDY_CLUSTER_LOCAL ? "cluster builds" : "passes", est);
+    if (study->repeats_max > study->repeats)
+      fprintf(out, "dynamic repeats: %u to %u passes, until every change's 95%% CI is narrower than %.1f points\n",
+              study->repeats, study->repeats_max, 100 * study->ci_width);
   }
   variants_free(&b);
   for (size_t i = 0; b.wl_names && i < b.n_workloads; i++)

@@ -187,7 +187,8 @@ int placer_bench_start_placed(const struct placer_bench_exec *x, const char *ins
                               char *const *command, char *const *env, const char *log, struct placer_launch_record *rec,
                               struct placer_error **err) {
   char **argv = NULL;
-  if (placer_bench_exec_argv(x->exe, x->prefix, x->topology_xml, x->profile_path, instance, command, &argv) < 0)
+  if (placer_bench_exec_argv(x->exe, x->prefix, x->topology_xml, x->profile_path, x->sets, instance, command, &argv) <
+      0)
     return placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
   pid_t pid;
   int rc = placer_bench_spawn(argv, env, log, &pid, err);
@@ -216,12 +217,14 @@ int placer_bench_start_placed(const struct placer_bench_exec *x, const char *ins
 }
 
 int placer_bench_exec_argv(const char *exe, const char *prefix, const char *topology, const char *profile,
-                           const char *instance, char *const *command, char ***out) {
+                           char *const *sets, const char *instance, char *const *command, char ***out) {
   char **argv = NULL;
   int rc = placer_argv_push(&argv, exe) | placer_argv_push(&argv, "exec") | placer_argv_push(&argv, "--prefix") |
            placer_argv_push(&argv, prefix);
   if (topology)
     rc |= placer_argv_push(&argv, "--topology") | placer_argv_push(&argv, topology);
+  for (size_t i = 0; sets && sets[i]; i++)
+    rc |= placer_argv_push(&argv, "--set") | placer_argv_push(&argv, sets[i]);
   rc |= placer_argv_push(&argv, profile) | placer_argv_push(&argv, instance) | placer_argv_push(&argv, "--");
   for (size_t i = 0; command && command[i]; i++)
     rc |= placer_argv_push(&argv, command[i]);

@@ -223,3 +223,150 @@ void placer_stats_compare(const double *a, size_t na, const double *b, size_t nb
   out->p_value = mw.p_value;
   out->exact = mw.exact;
 }
+
+/* ------------------------------------------------------------------ paired */
+
+static double norm_sf(double z) {
+  return 0.5 * erfc(z / sqrt(2.0));
+}
+
+struct abs_rank {
+  double v;
+  size_t i;
+};
+
+static int cmp_abs_rank(const void *pa, const void *pb) {
+  const struct abs_rank *a = pa, *b = pb;
+  return (a->v > b->v) - (a->v < b->v);
+}
+
+void placer_stats_wilcoxon(const double *d, size_t n, struct placer_stats_wilcoxon *out) {
+  *out = (struct placer_stats_wilcoxon){ .w_plus = NAN, .p_value = NAN };
+  struct abs_rank *r = malloc((n ? n : 1) * sizeof(*r));
+  double *rank = malloc((n ? n : 1) * sizeof(*rank));
+  bool *pos = malloc((n ? n : 1) * sizeof(*pos));
+  if (r == NULL || rank == NULL || pos == NULL)
+    goto out;
+  size_t m = 0;
+  bool zeros = false;
+  for (size_t i = 0; i < n; i++) {
+    zeros |= d[i] == 0;
+    if (!isnan(d[i]) && d[i] != 0) {
+      r[m] = (struct abs_rank){ fabs(d[i]), m };
+      pos[m] = d[i] > 0;
+      m++;
+    }
+  }
+  out->n = m;
+  if (m == 0)
+    goto out;
+  qsort(r, m, sizeof(*r), cmp_abs_rank);
+  bool ties = false;
+  double tie_term = 0;
+  for (size_t i = 0; i < m;) {
+    size_t j = i + 1;
+    while (j < m && r[j].v == r[i].v)
+      j++;
+    double t = (double)(j - i);
+    if (j - i > 1) {
+      ties = true;
+      tie_term += t * t * t - t;
+    }
+    for (size_t k = i; k < j; k++)
+      rank[r[k].i] = (double)(i + j + 1) / 2.0; /* average of ranks i+1..j */
+    i = j;
+  }
+  double w = 0;
+  for (size_t i = 0; i < m; i++)
+    if (pos[i])
+      w += rank[i];
+  out->w_plus = w;
+  double mn = (double)m * (double)(m + 1) / 4.0;
+  if (!ties && !zeros && m <= PLACER_STATS_WILCOXON_EXACT_MAX) {
+    /* count[s]: sign patterns whose positive ranks sum to s */
+    size_t top = m * (m + 1) / 2;
+    double *count = calloc(top + 1, sizeof(*count));
+    if (count == NULL)
+      goto out;
+    count[0] = 1;
+    for (size_t k = 1; k <= m; k++)
+      for (size_t s = top; s >= k; s--)
+        count[s] += count[s - k];
+    double total = ldexp(1.0, (int)m), le = 0, ge = 0;
+    size_t wi = (size_t)w;
+    for (size_t s = 0; s <= top; s++) {
+      if (s <= wi)
+        le += count[s];
+      if (s >= wi)
+        ge += count[s];
+    }
+    free(count);
+    double p = 2.0 * fmin(le, ge) / total;
+    out->p_value = p > 1 ? 1 : p;
+    out->exact = true;
+  } else {
+    double var = ((double)m * (double)(m + 1) * (double)(2 * m + 1) - tie_term / 2.0) / 24.0;
+    out->p_value = var > 0 ? fmin(1.0, 2.0 * norm_sf(fabs(w - mn) / sqrt(var))) : 1.0;
+    out->exact = false;
+  }
+out:
+  free(r);
+  free(rank);
+  free(pos);
+}
+
+int placer_stats_bootstrap_median_ci(const double *x, size_t n, unsigned resamples, uint64_t seed, double level,
+                                     double *low, double *high) {
+  *low = *high = NAN;
+  if (n == 0 || resamples == 0)
+    return 0;
+  double *sample = malloc(n * sizeof(*sample)), *meds = malloc(resamples * sizeof(*meds));
+  if (sample == NULL || meds == NULL) {
+    free(sample);
+    free(meds);
+    return -1;
+  }
+  uint64_t state = seed;
+  for (unsigned r = 0; r < resamples; r++) {
+    for (size_t i = 0; i < n; i++) {
+      unsigned __int128 prod = (unsigned __int128)placer_stats_splitmix64(&state) * n;
+      sample[i] = x[(size_t)(prod >> 64)];
+    }
+    qsort(sample, n, sizeof(*sample), cmp_double);
+    meds[r] = median_sorted(sample, n);
+  }
+  qsort(meds, resamples, sizeof(*meds), cmp_double);
+  *low = placer_stats_percentile_sorted(meds, resamples, 100.0 * (1.0 - level) / 2.0);
+  *high = placer_stats_percentile_sorted(meds, resamples, 100.0 * (1.0 + level) / 2.0);
+  free(sample);
+  free(meds);
+  return 0;
+}
+
+void placer_stats_paired_compare(const double *a, const double *b, size_t n, struct placer_stats_paired *out) {
+  *out = (struct placer_stats_paired){ .change = NAN, .ci_low = NAN, .ci_high = NAN, .p_value = NAN };
+  double *ratio = malloc((n ? n : 1) * sizeof(*ratio)), *logr = malloc((n ? n : 1) * sizeof(*logr));
+  size_t m = 0;
+  for (size_t i = 0; ratio && logr && i < n; i++)
+    if (a[i] > 0 && b[i] > 0 && !isnan(a[i]) && !isnan(b[i])) {
+      ratio[m] = b[i] / a[i];
+      logr[m++] = log(b[i] / a[i]);
+    }
+  out->n_pairs = m;
+  if (m > 0) {
+    out->change = placer_stats_median(ratio, m) - 1.0;
+    double lo, hi;
+    if (placer_stats_bootstrap_median_ci(ratio, m, PLACER_STATS_BOOTSTRAP_RESAMPLES, PLACER_STATS_BOOTSTRAP_SEED, 0.95,
+                                         &lo, &hi) == 0 &&
+        !isnan(lo)) {
+      out->ci_low = lo - 1.0;
+      out->ci_high = hi - 1.0;
+    }
+    struct placer_stats_wilcoxon wx;
+    placer_stats_wilcoxon(logr, m, &wx);
+    out->p_value = wx.p_value;
+    out->exact = wx.exact;
+  }
+  free(ratio);
+  free(logr);
+}

@@ -54,6 +54,39 @@ struct placer_stats_mann_whitney {
 void placer_stats_mann_whitney(const double *a, size_t na, const double *b, size_t nb,
                                struct placer_stats_mann_whitney *out);
 
+/* Wilcoxon signed-rank test of D (paired differences), two-sided, zeros
+ * dropped (scipy.stats.wilcoxon's zero_method="wilcox"). *w_plus: the sum of
+ * the ranks of |d| over the positive d.  Exact distribution (all 2^n sign
+ * patterns, by dynamic programming) when at most PLACER_STATS_WILCOXON_EXACT_MAX
+ * values remain, none was zero and no |d| is tied; otherwise the normal
+ * approximation with tie correction and no continuity correction (scipy
+ * 1.10's defaults).  p is NAN when no non-zero d remains. */
+#define PLACER_STATS_WILCOXON_EXACT_MAX 50
+struct placer_stats_wilcoxon {
+  size_t n; /* non-zero differences used */
+  double w_plus;
+  double p_value;
+  bool exact;
+};
+void placer_stats_wilcoxon(const double *d, size_t n, struct placer_stats_wilcoxon *out);
+
+/* Percentile-bootstrap CI of the median of X (resampled with replacement,
+ * splitmix64 from SEED); NAN when X is empty.  -1 only on allocation failure. */
+int placer_stats_bootstrap_median_ci(const double *x, size_t n, unsigned resamples, uint64_t seed, double level,
+                                     double *low, double *high);
+
+/* Paired "B vs A": pair i is (a_i, b_i), two runs adjacent in time (the same
+ * pass of an interleaved study).  The change is the median pair ratio
+ * b_i/a_i - 1, its 95% CI the bootstrap of the median of the pair ratios
+ * (2000 resamples of pairs, fixed seed), p the Wilcoxon signed-rank test of
+ * log(b_i/a_i).  Pairs with a value <= 0 or NAN are skipped. */
+struct placer_stats_paired {
+  size_t n_pairs;
+  double change, ci_low, ci_high, p_value; /* NAN when undefined */
+  bool exact;
+};
+void placer_stats_paired_compare(const double *a, const double *b, size_t n, struct placer_stats_paired *out);
+
 /* Everything the report says about "B vs A" for one cell. */
 struct placer_stats_comparison {
   double median_a, median_b;

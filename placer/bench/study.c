@@ -21,20 +21,43 @@
 #define GIB (UINT64_C(1) << 30)
 
 static const char *const cluster_names[] = {
-  [PLACER_STUDY_CLUSTER_LOCAL] = "local", [PLACER_STUDY_CLUSTER_EXISTING] = "existing",
-  [PLACER_STUDY_CLUSTER_NONE] = "none", NULL,
+  [PLACER_STUDY_CLUSTER_LOCAL] = "local",
+  [PLACER_STUDY_CLUSTER_EXISTING] = "existing",
+  [PLACER_STUDY_CLUSTER_NONE] = "none",
+  NULL,
 };
 static const char *const target_names[] = {
-  [PLACER_STUDY_TARGET_RBD] = "rbd", [PLACER_STUDY_TARGET_RADOS] = "rados",
-  [PLACER_STUDY_TARGET_CEPHFS] = "cephfs", [PLACER_STUDY_TARGET_FILE] = "file", NULL,
+  [PLACER_STUDY_TARGET_RBD] = "rbd",
+  [PLACER_STUDY_TARGET_RADOS] = "rados",
+  [PLACER_STUDY_TARGET_CEPHFS] = "cephfs",
+  [PLACER_STUDY_TARGET_FILE] = "file",
+  NULL,
 };
 static const char *const neighbour_kind_names[] = {
-  [PLACER_STUDY_NEIGHBOUR_STRESS_NG] = "stress-ng", [PLACER_STUDY_NEIGHBOUR_VM] = "vm", NULL,
+  [PLACER_STUDY_NEIGHBOUR_STRESS_NG] = "stress-ng",
+  [PLACER_STUDY_NEIGHBOUR_VM] = "vm",
+  NULL,
 };
 static const char *const backend_names[] = {
-  [PLACER_STUDY_BACKEND_EXEC] = "exec", [PLACER_STUDY_BACKEND_PODMAN] = "podman", NULL,
+  [PLACER_STUDY_BACKEND_EXEC] = "exec",
+  [PLACER_STUDY_BACKEND_PODMAN] = "podman",
+  NULL,
 };
-static const char *const sweep_parameter_names[] = { "intensity", NULL };
+static const char *const sweep_parameter_names[] = { "intensity", "quota", "cores", "weight", NULL };
+static const char *const rebuild_names[] = {
+  [PLACER_STUDY_REBUILD_AUTO] = "auto",
+  [PLACER_STUDY_REBUILD_PER_VARIANT] = "per-variant",
+  [PLACER_STUDY_REBUILD_NEVER] = "never",
+  NULL,
+};
+
+bool placer_study_sweeps_placement(const struct placer_study *s) {
+  return s->sweep.enabled && s->sweep.parameter != PLACER_STUDY_SWEEP_INTENSITY;
+}
+
+const char *placer_study_sweep_parameter_name(int parameter) {
+  return parameter >= 0 && parameter <= PLACER_STUDY_SWEEP_WEIGHT ? sweep_parameter_names[parameter] : "?";
+}
 
 /* fio rw= values placer knows how to report. */
 static const char *const pattern_names[] = {
@@ -155,26 +178,68 @@ static int parse_patterns(struct pyaml_walk *w, const struct pyaml_field *f, yam
   return 0;
 }
 
+/* Positive decimals, ascending and distinct; what they mean is checked
+ * with the parameter (check_sweep). */
 static int parse_sweep_values(struct pyaml_walk *w, const struct pyaml_field *f, yaml_node_t *v, void *target) {
   struct placer_study_sweep *sw = target;
   if (v->type != YAML_SEQUENCE_NODE || seq_len(v) == 0)
-    return pyaml_walk_key_error(w, v, f->key, "expected a non-empty list of intensities such as [1, 2, 4]");
+    return pyaml_walk_key_error(w, v, f->key, "expected a non-empty list of values such as [1, 2, 4]");
   size_t n = seq_len(v);
-  free(sw->values);
-  sw->n_values = 0;
-  sw->values = calloc(n, sizeof(*sw->values));
-  if (sw->values == NULL)
+  free(sw->steps);
+  sw->n_steps = 0;
+  sw->steps = calloc(n, sizeof(*sw->steps));
+  if (sw->steps == NULL)
     return oom(w);
   for (size_t i = 0; i < n; i++) {
     yaml_node_t *item = seq_item(w, v, i);
+    const char *t = pyaml_walk_is_plain(item) ? pyaml_walk_scalar(item) : "";
+    char *end;
+    errno = 0;
+    double x = strtod(t, &end);
+    if (end == t || *end || errno || !(x > 0) || x > 1e6)
+      return pyaml_walk_key_error(w, item, f->key, "[%zu]: expected a positive number, got '%s'", i, t);
+    if (i > 0 && x <= sw->steps[i - 1])
+      return pyaml_walk_key_error(w, item, f->key, "[%zu]: values must be distinct and ascending", i);
+    sw->steps[sw->n_steps++] = x;
+  }
+  return 0;
+}
+
+/* repeats: N, or { min: N, max: M, ci_width: 5% }. */
+static int parse_repeats(struct pyaml_walk *w, const struct pyaml_field *f, yaml_node_t *v, void *target) {
+  struct placer_study *st = target;
+  if (v->type != YAML_MAPPING_NODE) {
     unsigned long long x;
     const char *why;
-    if (pyaml_walk_parse_uint(item, 1024, &x, &why) < 0 || x == 0)
-      return pyaml_walk_key_error(w, item, f->key, "[%zu]: expected an intensity 1..1024", i);
-    if (i > 0 && x <= sw->values[i - 1])
-      return pyaml_walk_key_error(w, item, f->key, "[%zu]: values must be distinct and ascending", i);
-    sw->values[sw->n_values++] = (unsigned)x;
+    if (pyaml_walk_parse_uint(v, 100, &x, &why) < 0 || x == 0)
+      return pyaml_walk_key_error(w, v, f->key, "expected 1..100 or {min: N, max: M, ci_width: 5%%}");
+    st->repeats = st->repeats_max = (unsigned)x;
+    st->ci_width = 0;
+    return 0;
   }
+  yaml_node_t *mn = pyaml_walk_lookup(w, v, "min"), *mx = pyaml_walk_lookup(w, v, "max"),
+              *cw = pyaml_walk_lookup(w, v, "ci_width");
+  for (yaml_node_pair_t *pr = v->data.mapping.pairs.start; pr < v->data.mapping.pairs.top; pr++) {
+    yaml_node_t *k = yaml_document_get_node(w->doc, pr->key);
+    const char *ks = k && pyaml_walk_is_scalar(k) ? pyaml_walk_scalar(k) : "";
+    if (strcmp(ks, "min") && strcmp(ks, "max") && strcmp(ks, "ci_width"))
+      return pyaml_walk_key_error(w, k, f->key, "unknown key '%s' (min, max, ci_width)", ks);
+  }
+  unsigned long long lo = 5, hi = 20;
+  const char *why;
+  if (mn && (pyaml_walk_parse_uint(mn, 100, &lo, &why) < 0 || lo < 2))
+    return pyaml_walk_key_error(w, mn, "repeats.min", "expected 2..100");
+  if (mx && (pyaml_walk_parse_uint(mx, 100, &hi, &why) < 0 || hi < lo))
+    return pyaml_walk_key_error(w, mx, "repeats.max", "expected min..100");
+  double width = 0.05;
+  if (cw) {
+    struct pyaml_field ff = { .key = "repeats.ci_width", .offset = 0 };
+    if (parse_fraction(w, &ff, cw, &width) < 0)
+      return -1;
+  }
+  st->repeats = (unsigned)lo;
+  st->repeats_max = (unsigned)hi;
+  st->ci_width = width;
   return 0;
 }
 
@@ -200,6 +265,7 @@ static const struct pyaml_field cluster_fields[] = {
   { .key = "pool", .type = PYAML_FIELD_STRING, .offset = CLUSTER_AT(pool) },
   { .key = "image", .type = PYAML_FIELD_STRING, .offset = CLUSTER_AT(image) },
   { .key = "devices", .type = PYAML_FIELD_STRING_LIST, .offset = CLUSTER_AT(devices) },
+  { .key = "rebuild", .type = PYAML_FIELD_ENUM, .offset = CLUSTER_AT(rebuild), .names = rebuild_names },
 };
 static const struct pyaml_schema cluster_schema = { "cluster", cluster_fields, N_OF(cluster_fields) };
 
@@ -208,6 +274,7 @@ static const struct pyaml_field variant_fields[] = {
   { .key = "profile", .type = PYAML_FIELD_STRING, .offset = VARIANT_AT(profile) },
   { .key = "env", .type = PYAML_FIELD_STRING_LIST, .offset = VARIANT_AT(env) },
   { .key = "fio_env", .type = PYAML_FIELD_BOOL, .offset = VARIANT_AT(fio_env) },
+  { .key = "set", .type = PYAML_FIELD_STRING_LIST, .offset = VARIANT_AT(sets) },
 };
 static const struct pyaml_schema variant_schema = { "variant", variant_fields, N_OF(variant_fields) };
 
@@ -252,10 +319,15 @@ static const struct pyaml_schema baseline_schema = { "hardware_baseline", baseli
 static const struct pyaml_field sweep_fields[] = {
   { .key = "parameter", .type = PYAML_FIELD_ENUM, .offset = SWEEP_AT(parameter), .names = sweep_parameter_names },
   { .key = "values", .type = PYAML_FIELD_CUSTOM, .parse = parse_sweep_values },
+  { .key = "roles", .type = PYAML_FIELD_STRING_LIST, .offset = SWEEP_AT(roles) },
   { .key = "workload", .type = PYAML_FIELD_STRING, .offset = SWEEP_AT(workload) },
-  { .key = "storage_min_fraction", .type = PYAML_FIELD_CUSTOM, .parse = parse_fraction,
+  { .key = "storage_min_fraction",
+    .type = PYAML_FIELD_CUSTOM,
+    .parse = parse_fraction,
     .offset = SWEEP_AT(storage_min_fraction) },
-  { .key = "neighbour_min_fraction", .type = PYAML_FIELD_CUSTOM, .parse = parse_fraction,
+  { .key = "neighbour_min_fraction",
+    .type = PYAML_FIELD_CUSTOM,
+    .parse = parse_fraction,
     .offset = SWEEP_AT(neighbour_min_fraction) },
 };
 static const struct pyaml_schema sweep_schema = { "sweep", sweep_fields, N_OF(sweep_fields) };
@@ -270,9 +342,11 @@ static const struct pyaml_field study_fields[] = {
   { .key = "variants", .type = PYAML_FIELD_CUSTOM, .parse = parse_variants },
   { .key = "workloads", .type = PYAML_FIELD_MAPPING, .offset = STUDY_AT(workloads), .mapping = &workloads_schema },
   { .key = "neighbours", .type = PYAML_FIELD_CUSTOM, .parse = parse_neighbours },
-  { .key = "hardware_baseline", .type = PYAML_FIELD_MAPPING, .offset = STUDY_AT(baseline),
+  { .key = "hardware_baseline",
+    .type = PYAML_FIELD_MAPPING,
+    .offset = STUDY_AT(baseline),
     .mapping = &baseline_schema },
-  { .key = "repeats", .type = PYAML_FIELD_UINT, .offset = STUDY_AT(repeats), .min = 1, .max = 100 },
+  { .key = "repeats", .type = PYAML_FIELD_CUSTOM, .parse = parse_repeats },
   { .key = "warmup", .type = PYAML_FIELD_UINT, .offset = STUDY_AT(warmup), .max = 10 },
   { .key = "sweep", .type = PYAML_FIELD_MAPPING, .offset = STUDY_AT(sweep), .mapping = &sweep_schema },
 };
@@ -349,9 +423,16 @@ static void study_defaults(struct placer_study *s) {
   s->workloads.prefill = true;
   s->workloads.size_bytes = UINT64_C(256) << 20;
   s->repeats = 3;
+  s->repeats_max = 3;
   s->warmup = 1;
   s->sweep.storage_min_fraction = 0.90;
   s->sweep.neighbour_min_fraction = 0.85;
+}
+
+/* Every variant's knob starts undefined (not a sweep step). */
+static void variants_defaults(struct placer_study *s) {
+  for (size_t i = 0; i < s->n_variants; i++)
+    s->variants[i].knob = NAN;
 }
 
 static int set_default(char **slot, const char *value) {
@@ -379,9 +460,9 @@ static int key_error(struct pyaml_walk *w, yaml_node_t *root, const char *sectio
   yaml_node_t *at = key_at(w, root, section, key);
   size_t saved = section ? pyaml_walk_push(w, "%s", section) : strlen(w->path);
   int rc = at ? pyaml_walk_key_error(w, at, key, "%s", msg)
-              : pyaml_walk_error(w, section && pyaml_walk_lookup(w, root, section) ? pyaml_walk_lookup(w, root, section)
-                                                                                     : root,
-                                 "%s", msg);
+              : pyaml_walk_error(
+                    w, section && pyaml_walk_lookup(w, root, section) ? pyaml_walk_lookup(w, root, section) : root,
+                    "%s", msg);
   pyaml_walk_pop(w, saved);
   return rc;
 }
@@ -435,8 +516,7 @@ static int check_variants(struct pyaml_walk *w, struct placer_study *s, yaml_nod
     if (v->name == NULL)
       rc = pyaml_walk_error(w, vn, "missing key 'name'");
     else if (v->profile == NULL)
-      rc = pyaml_walk_error(w, vn, "variant '%s': missing key 'profile' (a shipped profile's name or a path)",
-                            v->name);
+      rc = pyaml_walk_error(w, vn, "variant '%s': missing key 'profile' (a shipped profile's name or a path)", v->name);
     else if (has_blank(v->profile))
       rc = pyaml_walk_key_error(w, pyaml_walk_lookup(w, vn, "profile"), "profile",
                                 "a profile path must not contain blanks");
@@ -452,8 +532,8 @@ static int check_variants(struct pyaml_walk *w, struct placer_study *s, yaml_nod
         ok = isalnum((unsigned char)*p) || *p == '_';
       if (!ok) {
         yaml_node_t *env = pyaml_walk_lookup(w, vn, "env");
-        rc = pyaml_walk_key_error(w, seq_item(w, env, k), "env",
-                                  "[%zu]: expected KEY=VALUE without blanks, got '%s'", k, e);
+        rc = pyaml_walk_key_error(w, seq_item(w, env, k), "env", "[%zu]: expected KEY=VALUE without blanks, got '%s'",
+                                  k, e);
       }
     }
     pyaml_walk_pop(w, saved);
@@ -566,17 +646,115 @@ static int check_neighbours(struct pyaml_walk *w, struct placer_study *s, yaml_n
   return 0;
 }
 
+static int list_add(struct placer_string_list *l, const char *item) {
+  char **items = realloc(l->items, (l->n + 1) * sizeof(*items));
+  if (items == NULL)
+    return -1;
+  l->items = items;
+  if ((items[l->n] = strdup(item)) == NULL)
+    return -1;
+  l->n++;
+  return 0;
+}
+
+/* A placement sweep's variants, made from the first variant given (the
+ * unconstrained base, the baseline A) and appended after the variants
+ * given: one per step, named "quota-0.5", "cores-1", "weight-4", whose sets
+ * use the role classes "@storage", "@neighbours" and "@clients" that bench
+ * resolves against the profile. */
+static int generate_steps(struct pyaml_walk *w, struct placer_study *s, yaml_node_t *root) {
+  size_t given = s->n_variants;
+  if (given + s->sweep.n_steps > 64)
+    return key_error(w, root, "sweep", "values", "at most 64 variants with the steps");
+  struct placer_study_variant *vs = realloc(s->variants, (given + s->sweep.n_steps) * sizeof(*vs));
+  if (vs == NULL)
+    return oom(w);
+  s->variants = vs;
+  const struct placer_study_variant *base = &vs[0];
+  for (size_t i = 0; i < s->sweep.n_steps; i++) {
+    double x = s->sweep.steps[i];
+    struct placer_study_variant *v = &vs[given + i];
+    memset(v, 0, sizeof(*v));
+    v->knob = x;
+    v->line = base->line;
+    v->fio_env = base->fio_env;
+    char name[64], set[128];
+    int rc = 0;
+    switch (s->sweep.parameter) {
+    case PLACER_STUDY_SWEEP_QUOTA: {
+      unsigned m;
+      char text[32];
+      snprintf(text, sizeof(text), "%.3f", x);
+      if (placer_parse_quota(text, &m) < 0 || fabs(m / 1000.0 - x) > 1e-9)
+        return key_error(w, root, "sweep", "values", "quota %g: expected cores 0.01..65536 with at most 3 decimals", x);
+      snprintf(name, sizeof(name), "quota-%g", x);
+      snprintf(set, sizeof(set), "@storage.cpu.quota=%g", x);
+      rc = list_add(&v->sets, set);
+      break;
+    }
+    case PLACER_STUDY_SWEEP_CORES:
+      if (x != floor(x) || x > 65536)
+        return key_error(w, root, "sweep", "values", "cores %g: expected whole cores", x);
+      snprintf(name, sizeof(name), "cores-%g", x);
+      snprintf(set, sizeof(set), "@storage.cpu.cores=%g", x);
+      rc = list_add(&v->sets, set);
+      break;
+    case PLACER_STUDY_SWEEP_WEIGHT: {
+      /* storage : neighbours = x : 1 on the weight scale, 100 the smaller side. */
+      double ws = x >= 1 ? 100.0 * x : 100.0, wn = x >= 1 ? 100.0 : 100.0 / x;
+      if (ws > 10000.5 || wn > 10000.5)
+        return key_error(w, root, "sweep", "values", "weight ratio %g: expected 0.01..100 (storage : neighbours)", x);
+      snprintf(name, sizeof(name), "weight-%g", x);
+      snprintf(set, sizeof(set), "@storage.cpu.weight=%.0f", ws);
+      rc = list_add(&v->sets, set);
+      snprintf(set, sizeof(set), "@neighbours.cpu.weight=%.0f", wn);
+      rc |= list_add(&v->sets, set);
+      break;
+    }
+    }
+    for (size_t k = 0; rc == 0 && k < base->env.n; k++)
+      rc = list_add(&v->env, base->env.items[k]);
+    for (size_t k = 0; rc == 0 && k < base->sets.n; k++)
+      rc = list_add(&v->sets, base->sets.items[k]);
+    if (rc < 0 || (v->name = strdup(name)) == NULL || (v->profile = strdup(base->profile)) == NULL) {
+      s->n_variants = given + i + 1;
+      return oom(w);
+    }
+    s->n_variants = given + i + 1;
+    for (size_t k = 0; k < given; k++)
+      if (strcmp(v->name, vs[k].name) == 0)
+        return key_error(w, root, "variants", NULL, "variant '%s' has the name of a sweep step", v->name);
+  }
+  return 0;
+}
+
 static int check_sweep(struct pyaml_walk *w, struct placer_study *s, yaml_node_t *root) {
   yaml_node_t *sn = pyaml_walk_lookup(w, root, "sweep");
   s->sweep.enabled = sn != NULL;
   if (!s->sweep.enabled)
     return 0;
   if (s->n_neighbours == 0)
-    return key_error(w, root, NULL, "sweep", "a sweep steps the neighbours' intensity: list 'neighbours' too");
-  if (s->sweep.n_values == 0)
-    return key_error(w, root, "sweep", "values", "a sweep needs 'values' (the intensities to step through)");
-  if (s->sweep.n_values + 1 > 64)
-    return key_error(w, root, "sweep", "values", "at most 63 steps");
+    return key_error(w, root, NULL, "sweep", "a sweep measures storage against its neighbours: list 'neighbours' too");
+  if (s->sweep.n_steps == 0)
+    return key_error(w, root, "sweep", "values", "a sweep needs 'values' (the steps)");
+  if (s->sweep.roles.n && s->sweep.parameter == PLACER_STUDY_SWEEP_INTENSITY)
+    return key_error(w, root, "sweep", "roles", "only goes with a placement sweep (quota, cores, weight)");
+  if (s->sweep.parameter == PLACER_STUDY_SWEEP_INTENSITY) {
+    if (s->sweep.n_steps + 1 > 64)
+      return key_error(w, root, "sweep", "values", "at most 63 steps");
+    s->sweep.values = calloc(s->sweep.n_steps, sizeof(*s->sweep.values));
+    if (s->sweep.values == NULL)
+      return oom(w);
+    for (size_t i = 0; i < s->sweep.n_steps; i++) {
+      double x = s->sweep.steps[i];
+      if (x != floor(x) || x < 1 || x > 1024)
+        return key_error(w, root, "sweep", "values", "[%zu]: expected an intensity 1..1024", i);
+      s->sweep.values[i] = (unsigned)x;
+    }
+    s->sweep.n_values = s->sweep.n_steps;
+  } else if (generate_steps(w, s, root) < 0) {
+    return -1;
+  }
   if (s->sweep.workload) {
     bool found = false;
     for (size_t i = 0; i < placer_study_n_workloads(s) && !found; i++) {
@@ -591,6 +769,42 @@ static int check_sweep(struct pyaml_walk *w, struct placer_study *s, yaml_node_t
     if (!found)
       return key_error(w, root, "sweep", "workload", "'%s' is not one of the workloads (e.g. \"4k-randwrite\")",
                        s->sweep.workload);
+  }
+  return 0;
+}
+
+static bool same_list(const struct placer_string_list *a, const struct placer_string_list *b) {
+  if (a->n != b->n)
+    return false;
+  for (size_t i = 0; i < a->n; i++)
+    if (strcmp(a->items[i], b->items[i]) != 0)
+      return false;
+  return true;
+}
+
+/* rebuild: never needs one cluster that serves every variant: a local
+ * cluster, and variants that differ only in placement (the daemons' env is
+ * fixed when they start).  auto picks never where it holds. */
+static int check_rebuild(struct pyaml_walk *w, struct placer_study *s, yaml_node_t *root) {
+  const char *why = NULL;
+  size_t bad = 0;
+  if (s->cluster.type != PLACER_STUDY_CLUSTER_LOCAL)
+    why = "only a local cluster is built by placer";
+  for (size_t i = 1; why == NULL && i < s->n_variants; i++)
+    if (!same_list(&s->variants[i].env, &s->variants[0].env) || s->variants[i].fio_env != s->variants[0].fio_env) {
+      why = "variants differ in 'env', which the daemons get when they start";
+      bad = i;
+    }
+  if (s->cluster.rebuild == PLACER_STUDY_REBUILD_AUTO) {
+    s->cluster.rebuild = why ? PLACER_STUDY_REBUILD_PER_VARIANT : PLACER_STUDY_REBUILD_NEVER;
+    return 0;
+  }
+  if (s->cluster.rebuild == PLACER_STUDY_REBUILD_NEVER && why) {
+    if (bad)
+      return key_error(w, root, "cluster", "rebuild",
+                       "'never' keeps one cluster for every variant, but %s ('%s' and '%s'): use per-variant", why,
+                       s->variants[0].name, s->variants[bad].name);
+    return key_error(w, root, "cluster", "rebuild", "'never' is for cluster type local: %s", why);
   }
   return 0;
 }
@@ -626,8 +840,10 @@ int placer_study_parse(const char *file, const char *text, size_t len, struct pl
   yaml_node_t *root = yaml_document_get_root_node(&doc);
   if (pyaml_walk_mapping(&w, root, &study_schema, s) < 0)
     goto out;
+  variants_defaults(s);
   if (check_cluster(&w, s, root) < 0 || check_variants(&w, s, root) < 0 || check_workloads(&w, s, root) < 0 ||
-      check_neighbours(&w, s, root) < 0 || check_sweep(&w, s, root) < 0 || check_baseline(&w, s, root) < 0)
+      check_neighbours(&w, s, root) < 0 || check_sweep(&w, s, root) < 0 || check_rebuild(&w, s, root) < 0 ||
+      check_baseline(&w, s, root) < 0)
     goto out;
   if ((s->path = strdup(file)) == NULL) {
     placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "parse study");
@@ -677,6 +893,7 @@ void placer_study_free(struct placer_study *s) {
     free(s->variants[i].name);
     free(s->variants[i].profile);
     placer_string_list_free(&s->variants[i].env);
+    placer_string_list_free(&s->variants[i].sets);
   }
   free(s->variants);
   free(s->workloads.path);
@@ -697,6 +914,8 @@ void placer_study_free(struct placer_study *s) {
   free(s->baseline.path);
   free(s->sweep.values);
   free(s->sweep.workload);
+  free(s->sweep.steps);
+  placer_string_list_free(&s->sweep.roles);
   free(s);
 }
 

@@ -37,8 +37,17 @@ enum placer_study_backend {
   PLACER_STUDY_BACKEND_PODMAN, /* a container under the role's group */
 };
 
+/* Whether a local cluster is built for every variant and repeat, or once for
+ * the study with placement switched between runs (live re-placement). */
+enum placer_study_rebuild {
+  PLACER_STUDY_REBUILD_AUTO,        /* never when valid (variants differ only in placement), else per-variant */
+  PLACER_STUDY_REBUILD_PER_VARIANT, /* a new cluster for every variant and repeat (CBT style) */
+  PLACER_STUDY_REBUILD_NEVER,       /* one cluster; placement switched with placer's own group placement */
+};
+
 struct placer_study_cluster {
   enum placer_study_cluster_type type;
+  int rebuild;                       /* enum placer_study_rebuild */
   unsigned osds;                     /* local: 0 = as many as the profiles' ceph-osd instances */
   bool mds;                          /* local: an MDS and a CephFS (target cephfs needs it) */
   uint64_t osd_size_bytes;           /* local: sparse bluestore file per OSD (whole GiB) */
@@ -55,9 +64,12 @@ struct placer_study_cluster {
 
 struct placer_study_variant {
   char *name;
-  char *profile;                 /* as written: a shipped profile's name or a path */
-  struct placer_string_list env; /* "KEY=VALUE" for the storage daemons of this variant */
-  bool fio_env;                  /* the env goes to fio too */
+  char *profile;                  /* as written: a shipped profile's name or a path */
+  struct placer_string_list env;  /* "KEY=VALUE" for the storage daemons of this variant */
+  bool fio_env;                   /* the env goes to fio too */
+  struct placer_string_list sets; /* "ROLE.KEY=VALUE" changes of the profile (placer_profile_set); a placement
+                                     sweep's steps use "@storage." / "@clients." for its role classes */
+  double knob;                    /* a placement sweep's step value (NAN: the unconstrained base, or no sweep) */
   unsigned line;
 };
 
@@ -97,12 +109,22 @@ struct placer_study_baseline {
   bool write; /* a block device is only written when this is true */
 };
 
+enum placer_study_sweep_parameter {
+  PLACER_STUDY_SWEEP_INTENSITY, /* the neighbours' intensity: conditions */
+  PLACER_STUDY_SWEEP_QUOTA,     /* the storage roles' CPU quota in cores: variants */
+  PLACER_STUDY_SWEEP_CORES,     /* whole cores to the storage pool, the rest to the clients' pool: variants */
+  PLACER_STUDY_SWEEP_WEIGHT,    /* storage : neighbours CPU weight ratio in a shared pool: variants */
+};
+
 struct placer_study_sweep {
   bool enabled;
-  int parameter;    /* 0: the neighbours' intensity (the only one so far) */
-  unsigned *values; /* neighbour intensity per step, ascending, distinct */
+  int parameter;    /* enum placer_study_sweep_parameter */
+  unsigned *values; /* intensity: neighbour intensity per step, ascending, distinct */
   size_t n_values;
-  char *workload; /* "4k-randwrite": judged on it; NULL = the first workload */
+  double *steps; /* every parameter: the values as written, ascending, distinct */
+  size_t n_steps;
+  struct placer_string_list roles; /* placement sweeps: the storage roles (default: every ceph-osd role) */
+  char *workload;                  /* "4k-randwrite": judged on it; NULL = the first workload */
   double storage_min_fraction;
   double neighbour_min_fraction;
 };
@@ -118,8 +140,10 @@ struct placer_study {
   struct placer_study_neighbour *neighbours;
   size_t n_neighbours;
   struct placer_study_baseline baseline;
-  unsigned repeats;
-  unsigned warmup; /* discarded passes per variant (each workload alone) */
+  unsigned repeats;     /* fixed, or dynamic: the least number of passes */
+  unsigned repeats_max; /* dynamic: at most this many passes; = repeats when fixed */
+  double ci_width;      /* dynamic: stop when every main-metric CI of a change is narrower (0.05 = 5 points) */
+  unsigned warmup;      /* discarded passes per variant (each workload alone) */
   struct placer_study_sweep sweep;
 };
 
@@ -151,6 +175,10 @@ int placer_study_workload(const struct placer_study *s, size_t i, char **name, u
  * Caller frees. */
 int placer_study_profile_path(const struct placer_study *s, const struct placer_study_variant *v, char **out,
                               struct placer_error **err);
+
+/* A placement sweep (quota, cores, weight): its variants are generated. */
+bool placer_study_sweeps_placement(const struct placer_study *s);
+const char *placer_study_sweep_parameter_name(int parameter);
 
 const char *placer_study_cluster_name(enum placer_study_cluster_type t);
 const char *placer_study_target_name(enum placer_study_target t);

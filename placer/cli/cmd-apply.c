@@ -15,7 +15,7 @@
 #include "lib/units.h"
 
 static const char apply_usage[] =
-    "usage: placer apply PROFILE [--topology FILE.xml] [--dry-run] [--strict]\n"
+    "usage: placer apply PROFILE [--topology FILE.xml] [--dry-run] [--strict] [--json]\n"
     "                    [--pid INSTANCE=PID]... [--qmp INSTANCE=SOCKET]...\n"
     "                    [--state-dir DIR] [--cgroup-prefix PATH]\n"
     "                    [--backend auto|cgroupfs|systemd] [--persist]\n"
@@ -26,6 +26,7 @@ static const char apply_usage[] =
     "pinned one per PU.  A failure part-way rolls everything back.  Applying the same plan\n"
     "again changes nothing.\n"
     "  --dry-run            print what would change; change nothing\n"
+    "  --json               print the result as one JSON document (docs/apply.md)\n"
     "  --strict             an instance with no running process is an error\n"
     "  --pid INSTANCE=PID   bind PID to INSTANCE instead of using the profile's matcher\n"
     "  --qmp INSTANCE=SOCK  ask this QMP socket for the VM's vCPU threads\n"
@@ -48,7 +49,7 @@ static const char status_usage[] =
     "is, and every thread's Cpus_allowed_list / Mems_allowed_list.  Exit 0 when all match,\n"
     "1 when anything drifted.\n";
 
-static const char reset_usage[] = "usage: placer reset [--state-dir DIR]\n"
+static const char reset_usage[] = "usage: placer reset [--json] [--state-dir DIR]\n"
                                   "Undo what apply did: processes back to their original groups, changed values back,\n"
                                   "placer's groups removed.  Works after an interrupted apply; safe to run twice.\n";
 
@@ -100,6 +101,9 @@ static void print_report(const struct placer_apply_report *r, FILE *out) {
     fputc('\n', out);
     n_bound += ri->n_bound;
   }
+  /* through systemd, what was done is a handful of commands: show them */
+  for (size_t i = 0; !r->dry_run && r->backend && strcmp(r->backend, "systemd") == 0 && i < r->n_actions; i++)
+    fprintf(out, "done: %s\n", r->actions[i]);
   for (size_t i = 0; i < r->n_notes; i++)
     fprintf(out, "note: %s\n", r->notes[i]);
   const char *name = r->profile_name ? r->profile_name : "?";
@@ -129,6 +133,7 @@ int cmd_apply(int argc, char **argv) {
     { "topology", required_argument, NULL, 't' },
     { "dry-run", no_argument, NULL, 'n' },
     { "strict", no_argument, NULL, 's' },
+    { "json", no_argument, NULL, 'j' },
     { "pid", required_argument, NULL, 'p' },
     { "qmp", required_argument, NULL, 'q' },
     { "state-dir", required_argument, NULL, 'd' },
@@ -144,6 +149,7 @@ int cmd_apply(int argc, char **argv) {
   struct placer_apply_options opt = { 0 };
   placer_apply_faults_from_env(&opt.faults);
   const char *xml_path = NULL;
+  bool json = false;
   struct placer_instance_arg *pids = NULL, *qmps = NULL;
   size_t n_pids = 0, n_qmps = 0;
   int opt_c, rc = PLACER_EXIT_USAGE;
@@ -153,6 +159,7 @@ int cmd_apply(int argc, char **argv) {
     case 't': xml_path = optarg; break;
     case 'n': opt.dry_run = true; break;
     case 's': opt.strict = true; break;
+    case 'j': json = true; break;
     case 'p':
       if (add_instance_arg("--pid", optarg, &pids, &n_pids) < 0)
         goto out;
@@ -218,8 +225,12 @@ int cmd_apply(int argc, char **argv) {
       placer_plan_compute(topo, profile, &plan, &err) < 0 || placer_apply(plan, &opt, &report, &err) < 0) {
     rc = placer_error_report(err);
   } else {
-    print_report(report, stdout);
-    rc = placer_finish_output("apply", ferror(stdout) ? -1 : 0);
+    int print_rc = 0;
+    if (json)
+      print_rc = placer_print_json(placer_apply_report_json(report), stdout);
+    else
+      print_report(report, stdout);
+    rc = placer_finish_output("apply", ferror(stdout) ? -1 : print_rc);
   }
   placer_apply_report_free(report);
   placer_plan_free(plan);
@@ -273,15 +284,18 @@ int cmd_status(int argc, char **argv) {
 
 int cmd_reset(int argc, char **argv) {
   static const struct option options[] = {
+    { "json", no_argument, NULL, 'j' },
     { "state-dir", required_argument, NULL, 'd' },
     { "help", no_argument, NULL, 'h' },
     { NULL, 0, NULL, 0 },
   };
   const char *state_dir = NULL;
+  bool json = false;
   int opt;
   opterr = 0;
   while ((opt = getopt_long(argc, argv, ":", options, NULL)) != -1) {
     switch (opt) {
+    case 'j': json = true; break;
     case 'd': state_dir = optarg; break;
     case 'h': fputs(reset_usage, stdout); return PLACER_EXIT_OK;
     default: return placer_usage_error("reset", opt, argc, argv);
@@ -292,14 +306,15 @@ int cmd_reset(int argc, char **argv) {
     return PLACER_EXIT_USAGE;
   }
   struct placer_error *err = NULL;
-  char **lines = NULL;
-  size_t n = 0;
-  if (placer_reset(state_dir, &lines, &n, &err) < 0)
+  struct placer_reset_result res;
+  if (placer_reset_run(state_dir, &res, &err) < 0)
     return placer_error_report(err);
-  for (size_t i = 0; i < n; i++) {
-    printf("%s\n", lines[i]);
-    free(lines[i]);
-  }
-  free(lines);
-  return placer_finish_output("reset", ferror(stdout) ? -1 : 0);
+  int print_rc = 0;
+  if (json)
+    print_rc = placer_print_json(placer_reset_result_json(&res), stdout);
+  else
+    for (size_t i = 0; i < res.n_lines; i++)
+      printf("%s\n", res.lines[i]);
+  placer_reset_result_clear(&res);
+  return placer_finish_output("reset", ferror(stdout) ? -1 : print_rc);
 }

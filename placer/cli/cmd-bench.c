@@ -9,19 +9,23 @@
 #include <unistd.h>
 
 #include "bench/run.h"
+#include "bench/compare.h"
+#include "bench/report-html.h"
 #include "bench/report.h"
 #include "cli/commands.h"
 #include "bench/study.h"
 
 static const char bench_usage[] =
     "usage: placer bench [--out DIR] [--topology FILE.xml] [--prefix NAME] [--repeats N] [--warmup N]\n"
-    "                    [--runtime SECONDS] [--quiet] [--dry-run] [STUDY.yaml]\n"
+    "                    [--runtime SECONDS] [--quiet] [--dry-run] [--compare BASELINE_DIR [--threshold PCT]\n"
+    "                    [--alpha P]] [STUDY.yaml]\n"
     "       placer bench --print-default\n"
     "       placer bench --report DIR\n"
     "       placer bench [--prefix NAME] [--quiet] --resume DIR\n"
     "Run a study: every variant (a placement profile, plus environment) with every fio workload, alone\n"
-    "and next to the neighbours, repeated and interleaved (A B A B ...), on a Ceph cluster rebuilt for\n"
-    "each variant and repeat (cluster local), an existing one, or a local file (none).  Without STUDY,\n"
+    "and next to the neighbours, repeated and interleaved (A B A B ...), on one local Ceph cluster whose\n"
+    "placement is switched between variants (or rebuilt per variant: cluster.rebuild), an existing one,\n"
+    "or a local file (none).  Without STUDY,\n"
     "the built-in default study (--print-default shows it): unpinned vs demo-local on a local cluster,\n"
     "4K randwrite and randread on rbd, a stress-ng neighbour, 3 repeats, about five minutes.\n"
     "Prints the report (medians, min-max, change vs the first variant with 95% CI and Mann-Whitney p,\n"
@@ -31,6 +35,8 @@ static const char bench_usage[] =
     "--report DIR prints the report of a results directory again, from its summary.json.\n"
     "--resume DIR completes a study that stopped (an error, Ctrl-C, placer killed): what a killed run\n"
     "left in its cgroups is killed, the runs DIR holds are kept and only the missing ones run.\n"
+    "--compare BASELINE_DIR then gates the new results against an earlier directory as 'placer compare'\n"
+    "does: exit 5 when a cell's main metric drops by more than --threshold (5%) with p < --alpha (0.05).\n"
     "Ctrl-C stops after the current fio run, tears everything down and reports what was measured\n"
     "(exit 130).  Schema and outputs: docs/bench.md.\n";
 
@@ -74,6 +80,26 @@ static int parse_count(const char *opt, const char *text, unsigned min, unsigned
   return 0;
 }
 
+/* report.html beside summary.json (placer report); a page that cannot be
+ * drawn (no gnuplot) is a warning: the results are what counts. */
+static void write_html_report(const char *dir) {
+  char *summary = NULL;
+  if (asprintf(&summary, "%s/summary.json", dir) < 0 || access(summary, R_OK) != 0) {
+    free(summary);
+    return;
+  }
+  free(summary);
+  struct placer_error *err = NULL;
+  char *page = NULL;
+  if (placer_report_html_dir(dir, NULL, &page, &err) < 0) {
+    fprintf(stderr, "placer bench: warning: no report page: %s\n", err ? err->msg : "?");
+    placer_error_free(err);
+    return;
+  }
+  fprintf(stderr, "placer bench: report page %s\n", page);
+  free(page);
+}
+
 int cmd_bench(int argc, char **argv) {
   static const struct option options[] = {
     { "out", required_argument, NULL, 'o' },
@@ -87,9 +113,14 @@ int cmd_bench(int argc, char **argv) {
     { "print-default", no_argument, NULL, 'P' },
     { "report", required_argument, NULL, 'T' },
     { "resume", required_argument, NULL, 'S' },
+    { "compare", required_argument, NULL, 'C' },
+    { "threshold", required_argument, NULL, 'H' },
+    { "alpha", required_argument, NULL, 'A' },
     { "help", no_argument, NULL, 'h' },
     { NULL, 0, NULL, 0 },
   };
+  const char *compare_dir = NULL;
+  struct placer_bench_gate gate = { 0.05, 0.05 };
   struct bench_tty tty = { .tty = isatty(2) };
   struct placer_bench_options opt = { .progress = true, .notify = print_bench_event, .notify_ctx = &tty };
   unsigned repeats = 0, warmup = 0, runtime = 0;
@@ -122,6 +153,22 @@ int cmd_bench(int argc, char **argv) {
     case 'P': print_default = true; break;
     case 'T': report_dir = optarg; break;
     case 'S': resume_dir = optarg; break;
+    case 'C': compare_dir = optarg; break;
+    case 'H':
+      if (placer_cli_parse_threshold(optarg, &gate.threshold) < 0) {
+        fprintf(stderr, "placer bench: --threshold wants a percentage such as 5%%, got '%s'\n", optarg);
+        return PLACER_EXIT_USAGE;
+      }
+      break;
+    case 'A': {
+      char *end;
+      gate.alpha = strtod(optarg, &end);
+      if (end == optarg || *end || !(gate.alpha > 0 && gate.alpha < 1)) {
+        fprintf(stderr, "placer bench: --alpha wants a probability such as 0.05, got '%s'\n", optarg);
+        return PLACER_EXIT_USAGE;
+      }
+      break;
+    }
     case 'h': fputs(bench_usage, stdout); return PLACER_EXIT_OK;
     default: return placer_usage_error("bench", o, argc, argv);
     }
@@ -178,8 +225,10 @@ int cmd_bench(int argc, char **argv) {
   }
   if (rc < 0)
     return placer_error_report(err);
-  if (has_repeats)
-    study->repeats = repeats;
+  if (has_repeats) {
+    study->repeats = study->repeats_max = repeats;
+    study->ci_width = 0;
+  }
   if (has_warmup)
     study->warmup = warmup;
   if (has_runtime)
@@ -209,6 +258,7 @@ int cmd_bench(int argc, char **argv) {
     fflush(stdout);
     free(report);
   }
+  write_html_report(opt.out_dir);
   if (rc < 0) {
     fprintf(stderr, "placer bench: the results so far are in %s (placer bench --resume %s completes it)\n", opt.out_dir,
             opt.out_dir);
@@ -219,5 +269,17 @@ int cmd_bench(int argc, char **argv) {
             "placer bench: interrupted; the results so far are above and in %s (placer bench --resume %s "
             "completes it)\n",
             opt.out_dir, opt.out_dir);
+  if (rc == 0 && compare_dir) {
+    char *cmp = NULL;
+    size_t regressed = 0, cells = 0;
+    if (placer_bench_compare_dirs(compare_dir, opt.out_dir, &gate, &cmp, &regressed, &cells, &err) < 0)
+      return placer_error_report(err);
+    fputs("\n", stdout);
+    fputs(cmp, stdout);
+    free(cmp);
+    fflush(stdout);
+    if (regressed)
+      return PLACER_BENCH_EXIT_REGRESSION;
+  }
   return rc;
 }

@@ -23,25 +23,27 @@
 #include "topology.h"
 
 static const char exec_usage[] =
-    "usage: placer exec [--topology FILE.xml] [--prefix NAME] [--env KEY=VALUE]... PROFILE INSTANCE -- COMMAND "
+    "usage: placer exec [--topology FILE.xml] [--prefix NAME] [--env KEY=VALUE]... [--set ROLE.KEY=VALUE]... PROFILE "
+    "INSTANCE -- COMMAND "
     "[ARG...]\n"
     "Run COMMAND inside INSTANCE's planned group (cpus, mems, memory limit), from its first instruction:\n"
     "placer creates the group PREFIX/ROLE/INSTANCE when it is missing (default prefix: $PLACER_CGROUP_PREFIX\n"
     "or 'placer'), moves itself in and execs COMMAND.  INSTANCE is a plan instance ('osd.0') or a Ceph\n"
     "daemon name ('mon.a', 'osd.1'), found through the ceph_id of the profile's ceph-* roles.  --env sets\n"
-    "variables for COMMAND (e.g. LD_PRELOAD).  Nothing is recorded: stop COMMAND as usual and remove the\n"
+    "variables for COMMAND (e.g. LD_PRELOAD); --set changes the profile first, as for 'placer plan'.  Nothing is "
+    "recorded: stop COMMAND as usual and remove the\n"
     "group with 'placer reset' or rmdir.\n";
 
 int cmd_exec(int argc, char **argv) {
   static const struct option options[] = {
-    { "topology", required_argument, NULL, 't' },
-    { "prefix", required_argument, NULL, 'p' },
-    { "env", required_argument, NULL, 'e' },
-    { "help", no_argument, NULL, 'h' },
-    { NULL, 0, NULL, 0 },
+    { "topology", required_argument, NULL, 't' }, { "prefix", required_argument, NULL, 'p' },
+    { "env", required_argument, NULL, 'e' },      { "set", required_argument, NULL, 's' },
+    { "help", no_argument, NULL, 'h' },           { NULL, 0, NULL, 0 },
   };
   const char *xml = NULL, *prefix_opt = NULL;
   char **env = NULL;
+  const char *sets[64];
+  size_t n_sets = 0;
   int opt;
   opterr = 0;
   while ((opt = getopt_long(argc, argv, "+:", options, NULL)) != -1) {
@@ -59,6 +61,14 @@ int cmd_exec(int argc, char **argv) {
         fprintf(stderr, "placer exec: out of memory\n");
         return PLACER_EXIT_SYSTEM;
       }
+      break;
+    case 's':
+      if (n_sets == sizeof(sets) / sizeof(sets[0])) {
+        placer_argv_free(env);
+        fprintf(stderr, "placer exec: at most 64 --set\n");
+        return PLACER_EXIT_USAGE;
+      }
+      sets[n_sets++] = optarg;
       break;
     case 'h':
       fputs(exec_usage, stdout);
@@ -90,8 +100,12 @@ int cmd_exec(int argc, char **argv) {
   struct placer_cgroup *cg = NULL;
   char *group = NULL;
   int rc = -1;
-  if (placer_profile_load(profile_path, &profile, &err) < 0 || placer_topology_load(xml, &topo, &err) < 0 ||
-      placer_plan_compute(topo, profile, &plan, &err) < 0)
+  if (placer_profile_load(profile_path, &profile, &err) < 0)
+    goto out;
+  for (size_t i = 0; i < n_sets; i++)
+    if (placer_profile_set(profile, sets[i], &err) < 0)
+      goto out;
+  if (placer_topology_load(xml, &topo, &err) < 0 || placer_plan_compute(topo, profile, &plan, &err) < 0)
     goto out;
   const struct placer_instance *inst = placer_bench_ceph_instance(plan, name);
   if (inst == NULL) {
@@ -101,7 +115,8 @@ int cmd_exec(int argc, char **argv) {
     goto out;
   }
   if (placer_instance_group(placer_apply_prefix(prefix_opt), inst->role, inst->name, &group, &err) < 0 ||
-      placer_cgroup_open(NULL, &cg, &err) < 0 || placer_launch_place_self(cg, inst, group, &err) < 0) {
+      placer_cgroup_open(NULL, &cg, &err) < 0 || placer_launch_place_self(cg, inst, group, &err) < 0 ||
+      placer_role_place_weight(cg, plan, inst, group, &err) < 0) {
     placer_error_prefix(&err, "%s", inst->name);
     goto out;
   }

@@ -1,4 +1,5 @@
-/* placer plan [--topology FILE.xml] [--json] PROFILE: where every role runs. */
+/* placer plan [--topology FILE.xml] [--json] [--set ROLE.KEY=VALUE]... PROFILE:
+ * where every role runs. */
 #include <getopt.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -8,21 +9,27 @@
 #include "plan.h"
 #include "profile.h"
 
-static const char plan_usage[] = "usage: placer plan [--topology FILE.xml] [--json] PROFILE\n"
-                                 "Compute where every instance of every role of PROFILE runs on this node (or on the\n"
-                                 "node an hwloc XML file describes): cpus, NUMA memory nodes, memory limit, locality.\n"
-                                 "Nothing is changed.  Exit 2: bad command line, profile or topology; 3: the profile\n"
-                                 "does not fit the node.  Profiles are described in docs/profiles.md.\n";
+static const char plan_usage[] =
+    "usage: placer plan [--topology FILE.xml] [--json] [--set ROLE.KEY=VALUE]... PROFILE\n"
+    "Compute where every instance of every role of PROFILE runs on this node (or on the\n"
+    "node an hwloc XML file describes): cpus, NUMA memory nodes, memory limit, locality.\n"
+    "Nothing is changed.  Exit 2: bad command line, profile or topology; 3: the profile\n"
+    "does not fit the node.  --set changes one setting of the profile first (osd.cpu.quota=0.5;\n"
+    "keys cpu.quota, cpu.weight, cpu.cores, cpu.threads, cpu.pool).  Profiles are described\n"
+    "in docs/profiles.md.\n";
 
 int cmd_plan(int argc, char **argv) {
   static const struct option options[] = {
     { "topology", required_argument, NULL, 't' },
     { "json", no_argument, NULL, 'j' },
+    { "set", required_argument, NULL, 's' },
     { "help", no_argument, NULL, 'h' },
     { NULL, 0, NULL, 0 },
   };
   const char *xml_path = NULL;
   bool json = false;
+  const char *sets[64];
+  size_t n_sets = 0;
   int opt;
   opterr = 0;
   optind = 0;
@@ -30,6 +37,13 @@ int cmd_plan(int argc, char **argv) {
     switch (opt) {
     case 't': xml_path = optarg; break;
     case 'j': json = true; break;
+    case 's':
+      if (n_sets == sizeof(sets) / sizeof(sets[0])) {
+        fprintf(stderr, "placer plan: at most 64 --set\n");
+        return PLACER_EXIT_USAGE;
+      }
+      sets[n_sets++] = optarg;
+      break;
     case 'h': fputs(plan_usage, stdout); return PLACER_EXIT_OK;
     default: return placer_usage_error("plan", opt, argc, argv);
     }
@@ -48,7 +62,10 @@ int cmd_plan(int argc, char **argv) {
   struct placer_profile *profile = NULL;
   struct placer_topology *topo = NULL;
   struct placer_plan *plan = NULL;
-  if (placer_profile_load(profile_path, &profile, &err) < 0 || placer_topology_load(xml_path, &topo, &err) < 0 ||
+  int set_rc = placer_profile_load(profile_path, &profile, &err);
+  for (size_t i = 0; set_rc == 0 && i < n_sets; i++)
+    set_rc = placer_profile_set(profile, sets[i], &err);
+  if (set_rc < 0 || placer_topology_load(xml_path, &topo, &err) < 0 ||
       placer_plan_compute(topo, profile, &plan, &err) < 0) {
     placer_profile_free(profile);
     placer_topology_free(topo);

@@ -210,7 +210,8 @@ int cmd_run(int argc, char **argv) {
       }
       placer_launch_record_clear(&old);
     }
-    if (placer_launch_start_prepared(cg, profile->name, rundir, (unsigned)i, p, &err) < 0) {
+    if (placer_launch_start_prepared(cg, profile->name, rundir, (unsigned)i, p, &err) < 0 ||
+        placer_role_place_weight(cg, plan, p->inst, p->group, &err) < 0) {
       /* The failed one too: its group, its record, a container half made. */
       struct placer_error *e2 = NULL;
       bool ignored;

@@ -18,6 +18,11 @@ int cmd_status(int argc, char **argv);
 int cmd_reset(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
 int cmd_exec(int argc, char **argv);
+int cmd_compare(int argc, char **argv);
+/* --threshold: "5%", "5" or "0.05" as a fraction in (0, 1); -1 when not one. */
+int placer_cli_parse_threshold(const char *s, double *out);
+int cmd_size(int argc, char **argv);
+int cmd_report(int argc, char **argv);
 
 /* Subcommands parse options with getopt_long(argc, argv, ":", ...) (options
  * may follow operands, as users expect; "+:" only for commands that pass a

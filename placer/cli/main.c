@@ -22,6 +22,9 @@ static const struct command commands[] = {
   { "stop", cmd_stop, "stop what 'placer run' started and remove its groups" },
   { "exec", cmd_exec, "run a command already placed in an instance's planned group" },
   { "bench", cmd_bench, "A/B benchmark placements on real Ceph and fio (default: a built-in study)" },
+  { "compare", cmd_compare, "the CI gate: two bench results directories cell by cell; exit 5 on a regression" },
+  { "report", cmd_report, "an HTML page with SVG plots (gnuplot) of a bench results directory" },
+  { "size", cmd_size, "how many VMs fit beside the OSDs, from measured costs (and TripleO's formula)" },
 };
 
 static void usage(FILE *out) {

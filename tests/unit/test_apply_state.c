@@ -37,6 +37,7 @@ static void fill_state(struct placer_state *s) {
   i->has_memory_limit = true;
   i->memory_bytes = 6ull << 30;
   i->cpu_weight = 200;
+  i->cpu_quota = 1500;
   i->match.kind = PLACER_MATCH_CEPH_ID;
   i->match.value = strdup("3");
   i->n_procs = 2;
@@ -44,14 +45,19 @@ static void fill_state(struct placer_state *s) {
   i->procs[0] = (struct placer_state_process){ 1234, 5678 };
   i->procs[1] = (struct placer_state_process){ 1240, 18446744073709551ull };
 
-  s->n_journal = 4;
-  s->journal = calloc(4, sizeof(*s->journal));
+  s->n_journal = 5;
+  s->journal = calloc(5, sizeof(*s->journal));
   s->journal[0] = (struct placer_journal_entry){ .txn = 1, .op = PLACER_JOURNAL_CREATE, .group = strdup("placer") };
   s->journal[1] = (struct placer_journal_entry){ .txn = 1,
                                                  .op = PLACER_JOURNAL_SET,
                                                  .group = strdup("placer/osd/osd.3"),
                                                  .setting = PLACER_SETTING_MEMORY_LIMIT,
                                                  .previous = strdup("max") };
+  s->journal[4] = (struct placer_journal_entry){ .txn = 2,
+                                                 .op = PLACER_JOURNAL_SET,
+                                                 .group = strdup("placer/osd"),
+                                                 .setting = PLACER_SETTING_CPU_QUOTA,
+                                                 .previous = strdup("20000 50000") };
   struct placer_journal_entry *m = &s->journal[2];
   *m = (struct placer_journal_entry){ .txn = 2,
                                       .op = PLACER_JOURNAL_MOVE,
@@ -88,6 +94,7 @@ static void assert_same(const struct placer_state *a, const struct placer_state 
   assert_string_equal(x->cpus, y->cpus);
   assert_int_equal(x->memory_bytes, y->memory_bytes);
   assert_int_equal(x->cpu_weight, y->cpu_weight);
+  assert_int_equal(x->cpu_quota, y->cpu_quota);
   assert_int_equal(x->match.kind, y->match.kind);
   assert_string_equal(x->match.value, y->match.value);
   assert_int_equal(x->n_procs, y->n_procs);
@@ -97,6 +104,8 @@ static void assert_same(const struct placer_state *a, const struct placer_state 
     const struct placer_journal_entry *e = &a->journal[i], *f = &b->journal[i];
     assert_int_equal(e->txn, f->txn);
     assert_int_equal(e->op, f->op);
+    if (e->op == PLACER_JOURNAL_SET)
+      assert_int_equal(e->setting, f->setting);
     assert_int_equal(e->pid, f->pid);
     assert_int_equal(e->tid, f->tid);
     assert_int_equal(e->start_time, f->start_time);
@@ -212,7 +221,7 @@ static void test_save_open_lock(void **state) {
   struct placer_journal_entry e = { .op = PLACER_JOURNAL_CREATE, .txn = 2, .group = strdup("placer/x") };
   assert_int_equal(placer_state_journal_add(s, &e, &err), 0);
   assert_null(e.group); /* taken over */
-  assert_int_equal(s->n_journal, 5);
+  assert_int_equal(s->n_journal, 6);
   struct placer_state *copy = NULL;
   assert_int_equal(placer_state_open(sub, PLACER_STATE_NO_LOCK, &copy, NULL, &err), 0);
   assert_same(s, copy);

@@ -58,11 +58,12 @@ static void test_probe_on_snapshots(void **state) {
   const struct placer_bench_target targets[] = {
     { "osd.0", "osd", NULL, 29132 }, /* CPU from the process itself */
     { "mon.a", "mon", "v2", 0 },     /* CPU from a cgroup's cpu.stat (unchanged file: 0) */
+    { "fio", "fio", "v2-numa", 0 },  /* memory locality: its group's processes on its group's nodes */
   };
   const char *const devices[] = { "vda" };
   struct placer_bench_probe *p = NULL;
   struct placer_error *err = NULL;
-  if (placer_bench_probe_start(cg, before, targets, 2, devices, 1, &p, &err) < 0)
+  if (placer_bench_probe_start(cg, before, targets, 3, devices, 1, &p, &err) < 0)
     fail_msg("%s", err->msg);
   struct placer_bench_results *r = one_run_results();
   struct placer_bench_run *run = placer_bench_results_run(r, 0, 0, 0, 0);
@@ -73,7 +74,7 @@ static void test_probe_on_snapshots(void **state) {
 
   assert_true(run->duration_s >= 0 && run->duration_s < 5);
   assert_false(run->done);
-  assert_int_equal(run->n_roles, 2);
+  assert_int_equal(run->n_roles, 3);
   /* ceph-osd utime+stime: 36 ticks before, 184 after -> 1.48 s. */
   assert_string_equal(run->roles[0].instance, "osd.0");
   assert_string_equal(run->roles[0].role, "osd");
@@ -82,6 +83,12 @@ static void test_probe_on_snapshots(void **state) {
   assert_string_equal(run->roles[1].instance, "mon.a");
   assert_int_equal(run->roles[1].cpu_ns, 0);
   assert_int_equal(run->roles[1].peak_rss_bytes, 0);
+  /* Locality: unknown without a group (osd.0) or without processes in it
+   * (mon.a); fio's group holds pid 4243 (numa-maps/two-node) and node 0. */
+  assert_true(isnan(run->roles[0].local_mem_share));
+  assert_true(isnan(run->roles[1].local_mem_share));
+  assert_string_equal(run->roles[2].instance, "fio");
+  assert_true(fabs(run->roles[2].local_mem_share - 54140928.0 / 104140800.0) < 1e-12);
   /* The three busiest of 59 threads: 30, 23 and 17 ticks. */
   assert_int_equal(run->n_threads, 3);
   assert_string_equal(run->threads[0].thread, "bstore_kv_sync");

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "bench/compare.h"
 #include "bench/report.h"
 #include "bench/results.h"
 #include "test_support.h"
@@ -49,6 +50,11 @@ static void fill_run(struct placer_bench_results *r, size_t v, size_t c, size_t 
   assert_int_equal(placer_bench_run_add_role(run, "osd.1", "osd", osd_ns - osd_ns / 2, (180 + 20 * v) << 20, &err), 0);
   assert_int_equal(placer_bench_run_add_role(run, "mon.a", "mon", 300000000ull, 43ull << 20, &err), 0);
   assert_int_equal(placer_bench_run_add_role(run, "fio", "fio", (uint64_t)(iops * 15 * 0.1e6), 60ull << 20, &err), 0);
+  /* Memory locality: osd.1 unpinned keeps a third of its memory remote; the
+   * mon's is unknown ("-"). */
+  run->roles[0].local_mem_share = 1.0;
+  run->roles[1].local_mem_share = v == 0 ? 0.62 + 0.01 * (double)k : 1.0;
+  run->roles[3].local_mem_share = 0.999;
   assert_int_equal(
       placer_bench_run_add_thread(run, "osd.0", reads ? "tp_osd_tp" : "bstore_kv_sync", osd_ns / 2 * 4 / 10, &err), 0);
   assert_int_equal(placer_bench_run_add_thread(run, "osd.1", "msgr-worker-1", osd_ns / 2 * 3 / 10, &err), 0);
@@ -111,6 +117,24 @@ static const double ab_p99_ms[2][2][3] = {
   { { 48.0, 3.6, 120 }, { 52.5, 3.9, 125 } },
 };
 
+/* The A/B results with every pinned rate times SCALE (0.5: pinned to half
+ * the cores), for the gate. */
+static struct placer_bench_results *build_ab_scaled(size_t repeats, double scale) {
+  struct placer_bench_results *r = new_results(ab_workloads, 3, ab_conditions, 2, repeats, false);
+  for (size_t v = 0; v < 2; v++)
+    for (size_t c = 0; c < 2; c++) {
+      for (size_t w = 0; w < 3; w++)
+        for (size_t k = 0; k < repeats; k++) {
+          double rate = c == 0 ? NAN : (v == 0 ? 540 : 910) * (1 + jitter[(k + w) % 5]);
+          fill_run(r, v, c, w, k, ab_iops[v][c][w] * (1 + jitter[k]) * (v ? scale : 1.0),
+                   ab_p99_ms[v][c][w] * (1 - jitter[k]), rate);
+        }
+      for (size_t k = 0; c == 1 && k < repeats; k++)
+        placer_bench_results_set_solo(r, v, c, k, 1000 * (1 + jitter[k]));
+    }
+  return r;
+}
+
 static struct placer_bench_results *build_ab(size_t repeats) {
   struct placer_bench_results *r = new_results(ab_workloads, 3, ab_conditions, 2, repeats, false);
   for (size_t v = 0; v < 2; v++)
@@ -172,9 +196,15 @@ static struct placer_bench_results *build_partial(void) {
   return r;
 }
 
+static void check_golden_path(const char *rel, const char *text);
+
 static void check_golden(const char *name, const char *text) {
   char rel[256];
   snprintf(rel, sizeof(rel), "golden/bench/%s", name);
+  check_golden_path(rel, text);
+}
+
+static void check_golden_path(const char *rel, const char *text) {
   if (getenv("PLACER_UPDATE_GOLDEN")) {
     FILE *f = fopen(test_data_path(rel), "w");
     assert_non_null(f);
@@ -229,6 +259,129 @@ static void golden_case(const char *name, struct placer_bench_results *r, bool j
     free(json);
   }
   placer_bench_results_free(r);
+}
+
+/* A quota sweep (placement sweep): the unconstrained base and 4 quota steps
+ * on a 2-CPU node; storage follows its quota (constant CPU per I/O), the
+ * neighbour gets the rest. */
+static struct placer_bench_results *build_split(void) {
+  static const char *const names[] = { "free", "quota-0.5", "quota-1", "quota-1.5", "quota-2" };
+  static const double knobs[] = { NAN, 0.5, 1.0, 1.5, 2.0 };
+  static const double with[] = { 1903, 900, 1500, 1800, 1900 }, nb[] = { 540, 900, 780, 600, 550 };
+  const struct placer_bench_workload w[] = { { "4k-randwrite", "randwrite", 4096 } };
+  const struct placer_bench_condition c[] = { { "alone", 0 }, { "cpu-hog", 2 } };
+  struct placer_bench_spec spec = {
+    .title = "quota sweep, 2 OSDs, fio rbd 4K iodepth 16",
+    .storage_role = "osd",
+    .neighbour_name = "cpu-hog",
+    .neighbour_unit = "bogo ops/s",
+    .level_unit = "stress-ng workers",
+    .neighbour_role = "neighbour",
+    .variants = names,
+    .n_variants = 5,
+    .workloads = w,
+    .n_workloads = 1,
+    .conditions = c,
+    .n_conditions = 2,
+    .repeats = 3,
+    .storage_min_fraction = 0.90,
+    .neighbour_min_fraction = 0.85,
+    .split_parameter = "quota",
+    .knobs = knobs,
+    .node_cpus = 2,
+  };
+  struct placer_bench_results *r = NULL;
+  struct placer_error *err = NULL;
+  if (placer_bench_results_new(&spec, &r, &err) < 0)
+    fail_msg("%s", err->msg);
+  for (size_t v = 0; v < 5; v++)
+    for (size_t k = 0; k < 3; k++) {
+      double alone = v == 0 ? 2388 : fmin(2388, 2388 * knobs[v] / 1.3);
+      fill_run(r, v, 0, 0, k, alone * (1 + jitter[k]), 40, NAN);
+      fill_run(r, v, 1, 0, k, with[v] * (1 + jitter[k]), 60, nb[v] * (1 + jitter[k]));
+      placer_bench_results_set_solo(r, v, 1, k, 1000 * (1 + jitter[k]));
+    }
+  return r;
+}
+
+static void test_golden_split(void **state) {
+  struct placer_bench_results *r = build_split();
+  struct placer_bench_split_step steps[PLACER_BENCH_MAX];
+  size_t n = placer_bench_split_steps(r, steps);
+  assert_int_equal(n, 5);
+  assert_true(isnan(steps[0].knob));
+  assert_true(steps[1].knob == 0.5 && steps[4].knob == 2.0);
+  struct placer_bench_split_balance b;
+  placer_bench_split_balance(r, steps, n, &b);
+  /* 1800 / 2388 = 0.754 < 0.9 at quota 1.5; 1900 / 2388 = 0.796: no step keeps 90% of the
+   * unconstrained alone rate. */
+  assert_false(b.found);
+  r->storage_min_fraction = 0.75;
+  placer_bench_split_balance(r, steps, n, &b);
+  assert_true(b.found);
+  assert_true(steps[b.step].knob == 1.5);
+  assert_true(fabs(steps[b.step].eff.neighbour_kept - 0.6) < 1e-9);
+  /* Efficiency of quota-1 (variant 2) by hand: s = 1500 / 2388 = 0.62814; c_alone = osd
+   * 2388 x 0.73 ms + mon 0.02 + fio 2388 x 0.1 ms = 1.74324 + 0.02 + 0.2388 = 2.00204 cores;
+   * n_max = (2 - s x c_alone) / min(2 workers, 2 cpus) = 0.37122; bound = s + n_max = 0.99936;
+   * n = 780 / 1000; efficiency = (s + n) / bound = 1.40904. */
+  struct placer_bench_efficiency e;
+  placer_bench_efficiency(r, 2, 1, 0, &e);
+  assert_true(fabs(e.storage_kept - 1500.0 / 2388.0) < 1e-9);
+  assert_true(fabs(e.storage_cores_alone - 2.00204) < 1e-4);
+  assert_true(fabs(e.neighbour_kept - 0.78) < 1e-9);
+  assert_true(fabs(e.bound - 0.99936) < 1e-4);
+  assert_true(fabs(e.efficiency - 1.40904) < 1e-4);
+  /* Alone there is no neighbour side: no bound. */
+  placer_bench_efficiency(r, 2, 0, 0, &e);
+  assert_true(isnan(e.bound) && isnan(e.efficiency));
+  r->storage_min_fraction = 0.90;
+  golden_case("split", r, false);
+}
+
+/* The gate: an A/A comparison passes, a candidate whose pinned variant has
+ * half its rate (pinned to half the cores) fails exactly on the pinned cells;
+ * 5 repeats each (3 vs 3 can never reach p < 0.05: the smallest p is 0.1).
+ * The recorded directories of tests/fixtures/bench-gate (used by
+ * tests/integration/bench_gate.sh) are these results' summary.json
+ * (PLACER_UPDATE_GOLDEN=1 rewrites them). */
+static void test_compare_gate(void **state) {
+  struct placer_bench_results *base = build_ab_scaled(5, 1.0), *aa = build_ab_scaled(5, 1.0),
+                              *half = build_ab_scaled(5, 0.5);
+  struct placer_bench_gate gate = { 0.05, 0.05 };
+  char *report = NULL;
+  size_t regressed = 0, cells = 0;
+  struct placer_error *err = NULL;
+  assert_int_equal(placer_bench_compare_results(base, aa, &gate, &report, &regressed, &cells, &err), 0);
+  assert_int_equal(cells, 12);
+  assert_int_equal(regressed, 0);
+  assert_non_null(strstr(report, "No regression: 12 cells compared."));
+  free(report);
+  assert_int_equal(placer_bench_compare_results(base, half, &gate, &report, &regressed, &cells, &err), 0);
+  assert_int_equal(regressed, 6);
+  assert_non_null(strstr(report, "REGRESSION in 6 of 12 cells: pinned / alone / 4k-randwrite"));
+  assert_null(strstr(report, "unpinned / alone / 4k-randwrite  REGRESSION"));
+  free(report);
+  /* A threshold above the drop: no regression. */
+  gate.threshold = 0.6;
+  assert_int_equal(placer_bench_compare_results(base, half, &gate, &report, &regressed, &cells, &err), 0);
+  assert_int_equal(regressed, 0);
+  free(report);
+  const char *names[] = { "baseline", "aa", "half" };
+  struct placer_bench_results *all[] = { base, aa, half };
+  for (int i = 0; i < 3; i++) {
+    char rel[128];
+    snprintf(rel, sizeof(rel), "fixtures/bench-gate/%s/summary.json", names[i]);
+    char *json = json_of(all[i]);
+    if (getenv("PLACER_UPDATE_GOLDEN")) {
+      char dir[4200];
+      snprintf(dir, sizeof(dir), "mkdir -p %s/fixtures/bench-gate/%s", getenv("PLACER_TEST_DATA"), names[i]);
+      assert_int_equal(system(dir), 0);
+    }
+    check_golden_path(rel, json);
+    free(json);
+    placer_bench_results_free(all[i]);
+  }
 }
 
 static void test_golden_ab(void **state) {
@@ -431,6 +584,7 @@ static void test_block_size_labels(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
+    cmocka_unit_test(test_golden_split),   cmocka_unit_test(test_compare_gate),
     cmocka_unit_test(test_golden_ab),      cmocka_unit_test(test_golden_sweep),
     cmocka_unit_test(test_golden_partial), cmocka_unit_test(test_json_round_trip),
     cmocka_unit_test(test_report_dir),     cmocka_unit_test(test_analysis_figures),

@@ -352,6 +352,30 @@ static void test_proc_path_translation(void **state) {
   free(s);
 }
 
+/* "QUOTA PERIOD" as v2 cpu.max holds it (and placer records v1's two
+ * files), to millicores. */
+static void test_cpu_max(void **state) {
+  (void)state;
+  uint64_t q = 0, p = 0;
+  assert_int_equal(placer_cgroup_parse_cpu_max("150000 100000", &q, &p), 0);
+  assert_true(q == 150000 && p == 100000);
+  assert_int_equal(placer_cgroup_cpu_max_mcores(q, p), 1500);
+  assert_int_equal(placer_cgroup_parse_cpu_max("max 100000", &q, &p), 0);
+  assert_true(q == PLACER_CGROUP_UNLIMITED && p == 100000);
+  assert_int_equal(placer_cgroup_cpu_max_mcores(q, p), 0);
+  assert_int_equal(placer_cgroup_parse_cpu_max("-1 50000\n", &q, &p), 0);
+  assert_true(q == PLACER_CGROUP_UNLIMITED && p == 50000);
+  assert_int_equal(placer_cgroup_parse_cpu_max("20000 50000", &q, &p), 0);
+  assert_int_equal(placer_cgroup_cpu_max_mcores(q, p), 400);
+  assert_int_equal(placer_cgroup_cpu_max_mcores(33333, 100000), 333);
+  assert_int_equal(placer_cgroup_cpu_max_mcores(1, 1000000), 1); /* a quota is never read as none */
+  const char *bad[] = { "", "max", "150000", "150000 0", "0 100000", "x 100000", "1 2 3", "150000 100000 x" };
+  for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+    if (placer_cgroup_parse_cpu_max(bad[i], &q, &p) == 0)
+      fail_msg("'%s' accepted", bad[i]);
+  assert_int_equal(placer_cgroup_parse_cpu_max(NULL, &q, &p), -1);
+}
+
 static void test_shares_weight(void **state) {
   (void)state;
   /* Linear: weight 100 is the default 1024 shares, and ratios stay ratios. */
@@ -413,6 +437,7 @@ int main(void) {
     cmocka_unit_test(test_group_without_cpuacct),
     cmocka_unit_test(test_proc_path_translation),
     cmocka_unit_test(test_shares_weight),
+    cmocka_unit_test(test_cpu_max),
     cmocka_unit_test(test_open_bad_root),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

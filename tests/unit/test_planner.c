@@ -577,7 +577,10 @@ static void test_unknown_locality_and_missing_nic(void **state) {
 
   /* corona has no ens1f*: reserve and MDS say so */
   topo = topo_load("mpibind-epyc-corona.xml");
-  profile = profile_load("hci-nvme");
+  profile = profile_inline("reserve: { nics: [\"ens1f*\"] }\n"
+                           "roles:\n"
+                           "  - name: mds\n    kind: ceph-mds\n    cpu: { cores: 1 }\n"
+                           "    locality: { near: nic, nic: \"ens1f*\" }\n");
   plan = plan_ok(topo, profile);
   assert_string_equal(plan->warnings[0], "reserve: no NIC matches 'ens1f*' (NICs here: enp3s0f0, enp3s0f1, hsi0); no "
                                          "cores reserved for NIC interrupts");

@@ -49,7 +49,7 @@ static void test_hci_nvme(void **state) {
   assert_int_equal(p->reserve.cores_per_numa, 1);
   assert_int_equal(p->reserve.cores, 0);
   assert_int_equal(p->reserve.nics.n, 1);
-  assert_string_equal(p->reserve.nics.items[0], "ens1f*");
+  assert_string_equal(p->reserve.nics.items[0], "auto");
   assert_int_equal(p->reserve.nic_cores, 1);
   assert_true(p->reserve.memory_bytes == 4ull << 30);
   assert_int_equal(p->n_roles, 3);
@@ -72,7 +72,7 @@ static void test_hci_nvme(void **state) {
 
   const struct placer_role_spec *mds = placer_profile_role(p, "mds");
   assert_int_equal(mds->near, PLACER_NEAR_NIC);
-  assert_string_equal(mds->nic, "ens1f*");
+  assert_string_equal(mds->nic, "auto");
   assert_int_equal(mds->cpu.cores, 1);
   assert_true(mds->cpu.whole_cores);
 
@@ -80,6 +80,7 @@ static void test_hci_nvme(void **state) {
   assert_int_equal(vm->count_mode, PLACER_COUNT_FILL);
   assert_false(vm->cpu.exclusive);
   assert_string_equal(vm->cpu.pool, "vms");
+  assert_false(vm->cpu.span_numa); /* the default for kind vm: one pool per NUMA node */
   assert_true(vm->memory_bytes == 4ull << 30 && vm->memory_overhead_bytes == 512ull << 20);
   assert_int_equal(vm->match_kind, PLACER_MATCH_QEMU_NAME);
   placer_profile_free(p);
@@ -146,6 +147,82 @@ static void test_defaults(void **state) {
   assert_string_equal(load->cpu.pool, "load"); /* a shared role's pool is its own */
   assert_int_equal(load->match_kind, PLACER_MATCH_NONE);
   assert_null(load->match_template);
+  placer_profile_free(p);
+}
+
+/* cpu.quota in cores, kept in thousandths; an unpinned profile's cpu may
+ * give only a quota or a weight. */
+static void test_quota(void **state) {
+  (void)state;
+  static const struct {
+    const char *text;
+    unsigned mcores;
+  } ok[] = { { "1.5", 1500 }, { "0.5", 500 }, { "2", 2000 }, { "0.01", 10 }, { "0.125", 125 }, { "65536", 65536000 } };
+  for (size_t i = 0; i < N(ok); i++) {
+    char text[256];
+    snprintf(text, sizeof(text), "roles:\n  - { name: osd, kind: ceph-osd, cpu: { threads: 1, quota: %s } }\n",
+             ok[i].text);
+    struct placer_profile *p = parse_ok(text);
+    assert_int_equal(p->roles[0].cpu.quota, ok[i].mcores);
+    placer_profile_free(p);
+  }
+  static const char *const bad[] = { "0", "0.001", "-1", "1.", "abc", "1.5c", "65536.5", "\"\"" };
+  for (size_t i = 0; i < N(bad); i++) {
+    char text[256];
+    snprintf(text, sizeof(text), "roles:\n  - { name: osd, kind: ceph-osd, cpu: { threads: 1, quota: %s } }\n", bad[i]);
+    char *msg = parse_error(text);
+    if (strstr(msg, "roles[0].cpu.quota: expected cores as a number") == NULL)
+      fail_msg("quota %s: %s", bad[i], msg);
+    free(msg);
+  }
+  struct placer_profile *p = parse_ok("pin: false\nroles:\n  - { name: osd, kind: ceph-osd, cpu: { quota: 0.75 } }\n");
+  assert_int_equal(p->roles[0].cpu.quota, 750);
+  assert_false(p->roles[0].has_cpu);
+  placer_profile_free(p);
+  char *msg = parse_error("roles:\n  - { name: osd, kind: ceph-osd, cpu: { quota: 0.75 } }\n");
+  assert_non_null(strstr(msg, "give 'cores' (whole cores) or 'threads'"));
+  free(msg);
+}
+
+/* ROLE.KEY=VALUE on a loaded profile: what bench's sweeps and --set do. */
+static void test_profile_set(void **state) {
+  (void)state;
+  struct placer_profile *p = parse_ok("roles:\n"
+                                      "  - { name: osd, kind: ceph-osd, cpu: { threads: 1, pool: ceph } }\n"
+                                      "  - { name: fio, kind: fio, cpu: { threads: 1, weight: 300 } }\n");
+  struct placer_error *err = NULL;
+  assert_int_equal(placer_profile_set(p, "osd.cpu.quota=0.75", &err), 0);
+  assert_int_equal(p->roles[0].cpu.quota, 750);
+  assert_int_equal(placer_profile_set(p, "osd.cpu.quota=none", &err), 0);
+  assert_int_equal(p->roles[0].cpu.quota, 0);
+  assert_int_equal(placer_profile_set(p, "osd.cpu.cores=2", &err), 0);
+  assert_int_equal(p->roles[0].cpu.cores, 2);
+  assert_int_equal(p->roles[0].cpu.threads, 0);
+  assert_true(p->roles[0].cpu.whole_cores);
+  assert_int_equal(placer_profile_set(p, "fio.cpu.weight=none", &err), 0);
+  assert_int_equal(p->roles[1].cpu.weight, 0);
+  assert_int_equal(placer_profile_set(p, "fio.cpu.pool=clients", &err), 0);
+  assert_string_equal(p->roles[1].cpu.pool, "clients");
+  assert_false(p->roles[1].cpu.exclusive);
+  static const struct {
+    const char *set, *says;
+  } bad[] = {
+    { "osd.cpu.quota", "expected ROLE.KEY=VALUE" },
+    { "nosuch.cpu.quota=1", "has no role 'nosuch'" },
+    { "osd.cpu.quota=0.0001", "expected cores 0.01..65536" },
+    { "osd.cpu.weight=0", "expected a weight 1..10000" },
+    { "osd.cpu.cores=x", "expected a count" },
+    { "osd.cpu.pool=a b", "not a valid pool name" },
+    { "osd.memory=1GiB", "unknown key 'memory'" },
+  };
+  for (size_t i = 0; i < N(bad); i++) {
+    err = NULL;
+    assert_int_equal(placer_profile_set(p, bad[i].set, &err), -1);
+    assert_int_equal(err->exit_code, PLACER_EXIT_USAGE);
+    if (strstr(err->msg, bad[i].says) == NULL)
+      fail_msg("%s: %s", bad[i].set, err->msg);
+    placer_error_free(err);
+  }
   placer_profile_free(p);
 }
 
@@ -247,6 +324,8 @@ static const struct {
     "roles[1].cpu: pool 'ceph' is sized in threads by role 'mon'; role 'osd' must use "
     "the same unit" },
   { "bad-weight.yaml", 6, 15, "roles[0].cpu.weight: '20000' is too large (at most 10000)" },
+  { "bad-quota.yaml", 6, 14,
+    "roles[0].cpu.quota: expected cores as a number 0.01..65536 with at most 3 decimals (1.5), got '1.2345'" },
   { "bad-duplicate-role.yaml", 5, 11, "roles[1].name: duplicate role name 'osd' (first at line 2)" },
   { "bad-reserve-both.yaml", 3, 3, "reserve.cores_per_numa: conflicts with 'cores'" },
   { "bad-reserve-percent.yaml", 2, 10, "reserve.cores: expected a whole number of cores or a percentage" },
@@ -450,6 +529,7 @@ int main(void) {
     cmocka_unit_test(test_match_expand),    cmocka_unit_test(test_bad_files),
     cmocka_unit_test(test_limits),          cmocka_unit_test(test_bad_files_all_listed),
     cmocka_unit_test(test_bad_inline),      cmocka_unit_test(test_missing_file),
+    cmocka_unit_test(test_quota),           cmocka_unit_test(test_profile_set),
     cmocka_unit_test(test_cli_bad_profile),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -170,12 +170,95 @@ static void test_compare_deterministic(void **state) {
   assert_true(again.ci_low == c.ci_low && again.ci_high == c.ci_high && again.p_value == c.p_value);
 }
 
+/* Wilcoxon signed-rank against scipy 1.10.1 (Debian 12's python3-scipy):
+ * scipy.stats.wilcoxon(d) with its defaults (zero_method="wilcox",
+ * correction=False, method="auto": exact for n <= 50 without zeros, else
+ * normal) and, for the tied sample, method="approx" (scipy 1.10 would use
+ * the exact table despite the ties; placer uses the tie-corrected normal
+ * approximation there).  W+ by hand from the ranks of |d|. */
+static void test_wilcoxon_scipy(void **state) {
+  (void)state;
+  static const struct {
+    double d[10];
+    size_t n;
+    double w_plus, p;
+    bool exact;
+  } cases[] = {
+    /* ranks 1(-0.02) 2 3 4 5: W+ = 14 */
+    { { 0.10, -0.02, 0.05, 0.07, 0.12 }, 5, 14, 0.125, true },
+    /* |d| ranks: 0.2:1 0.3:2 0.6:3 0.8:4 1.1:5 1.5:6 1.9:7 2.1:8; W- = 2 + 5 = 7, W+ = 29 */
+    { { 1.5, -0.3, 2.1, 0.8, -1.1, 0.6, 1.9, 0.2 }, 8, 29, 0.1484375, true },
+    /* ties (1,1 / 2,2 / 4,4,4): tie-corrected normal, scipy method="approx" */
+    { { 1, 2, 2, -3, 4, 4, 4, 5, -1, 6 }, 10, 48.5, 0.03164177738597928, false },
+    /* a zero is dropped (n = 5); zeros make scipy use the normal approximation */
+    { { 0.0, 0.3, 0.1, 0.2, -0.05, 0.4 }, 6, 14, 0.07961580146011343, false },
+    /* all positive: the smallest exact two-sided p for n = 7, 2/2^7 */
+    { { 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7 }, 7, 28, 0.015625, true },
+  };
+  for (size_t i = 0; i < N(cases); i++) {
+    struct placer_stats_wilcoxon w;
+    placer_stats_wilcoxon(cases[i].d, cases[i].n, &w);
+    if (fabs(w.w_plus - cases[i].w_plus) > 1e-9 || fabs(w.p_value - cases[i].p) > 1e-12 || w.exact != cases[i].exact)
+      fail_msg("case %zu: W+ %g p %.17g exact %d, want W+ %g p %.17g exact %d", i, w.w_plus, w.p_value, w.exact,
+               cases[i].w_plus, cases[i].p, cases[i].exact);
+  }
+  /* n = 60 > 50: normal approximation; scipy 1.10.1 wilcoxon(d6) = (585.0, 0.015126799117971637)
+   * for these values (numpy default_rng(1).normal(0.3, 1, 60) rounded to 6 places). */
+  static const double d6[60] = {
+    0.645584,  1.121618,  0.630437,  -1.003157, 1.205356,  0.746375,  -0.236953, 0.881118,  0.664572,  0.594132,
+    0.328422,  0.846713,  -0.436454, 0.13709,   -0.182119, 0.898846,  0.339722,  0.007543,  -0.481908, 0.042808,
+    0.308142,  0.024397,  1.594064,  1.306724,  -2.411162, -1.589013, 0.125228,  -0.12219,  0.513643,  0.517322,
+    2.417839,  -0.812021, -0.077605, 2.342772,  0.946703,  0.963063,  -0.214006, -1.348075, 0.467465,  0.409014,
+    -0.927352, -0.383227, 0.227956,  -0.644752, 0.20173,   0.395483,  0.335586,  -0.206292, 0.893748,  1.191167,
+    0.620848,  -0.51823,  1.031652,  -0.20144,  1.179161,  -0.771787, 1.214467,  0.279937,  -0.948749, -0.013899,
+  };
+  struct placer_stats_wilcoxon w;
+  placer_stats_wilcoxon(d6, 60, &w);
+  assert_false(w.exact);
+  assert_true(fabs(fmin(w.w_plus, 60 * 61 / 2 - w.w_plus) - 585.0) < 1e-9);
+  assert_true(fabs(w.p_value - 0.015126799117971637) < 1e-12);
+  double none[2] = { 0, 0 };
+  placer_stats_wilcoxon(none, 2, &w);
+  assert_true(isnan(w.p_value));
+}
+
+/* Paired A/B: 5 pairs where B is ~40% lower in every pass.  The pair ratios'
+ * median - 1 = 1407/2340 - 1 = -0.39871794871794874 (numpy); Wilcoxon on
+ * log ratios, all negative: exact p = 2/2^5 = 0.0625 (scipy 1.10.1).  The CI
+ * lies within the pair ratios' range and holds the change. */
+static void test_paired_compare(void **state) {
+  (void)state;
+  const double a[5] = { 2388, 2340, 2460, 2401, 2377 }, b[5] = { 1436, 1407, 1479, 1450, 1420 };
+  struct placer_stats_paired p;
+  placer_stats_paired_compare(a, b, 5, &p);
+  assert_int_equal(p.n_pairs, 5);
+  assert_true(fabs(p.change - (1407.0 / 2340.0 - 1)) < 1e-12);
+  assert_true(fabs(p.p_value - 0.0625) < 1e-12);
+  assert_true(p.exact);
+  double lo = 1e9, hi = -1e9;
+  for (int i = 0; i < 5; i++) {
+    lo = fmin(lo, b[i] / a[i] - 1);
+    hi = fmax(hi, b[i] / a[i] - 1);
+  }
+  assert_true(p.ci_low >= lo - 1e-12 && p.ci_high <= hi + 1e-12);
+  assert_true(p.ci_low <= p.change && p.change <= p.ci_high);
+  struct placer_stats_paired q;
+  placer_stats_paired_compare(a, b, 5, &q);
+  assert_true(q.ci_low == p.ci_low && q.ci_high == p.ci_high); /* deterministic */
+  const double bad_a[3] = { 0, NAN, 5 }, bad_b[3] = { 1, 2, 5 };
+  placer_stats_paired_compare(bad_a, bad_b, 3, &p);
+  assert_int_equal(p.n_pairs, 1);
+  assert_true(fabs(p.change) < 1e-12);
+  assert_true(isnan(p.p_value)); /* the one pair is a zero difference */
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_descriptive),           cmocka_unit_test(test_empty_is_nan),
     cmocka_unit_test(test_splitmix64_reference),  cmocka_unit_test(test_mann_whitney_exact),
     cmocka_unit_test(test_mann_whitney_normal),   cmocka_unit_test(test_bootstrap_exact_distribution),
-    cmocka_unit_test(test_compare_deterministic),
+    cmocka_unit_test(test_compare_deterministic), cmocka_unit_test(test_wilcoxon_scipy),
+    cmocka_unit_test(test_paired_compare),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

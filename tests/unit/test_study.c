@@ -47,30 +47,36 @@ static void test_default_study(void **state) {
   assert_int_equal(placer_study_load_default(&s, &err), 0);
   assert_int_equal(s->cluster.type, PLACER_STUDY_CLUSTER_LOCAL);
   assert_int_equal(s->cluster.osds, 2);
-  assert_int_equal(s->n_variants, 2);
+  assert_int_equal(s->cluster.rebuild, PLACER_STUDY_REBUILD_NEVER); /* one cluster, placement switched */
+  assert_int_equal(s->n_variants, 4);
   assert_string_equal(s->variants[0].name, "unpinned");
   assert_string_equal(s->variants[1].profile, "demo-local");
+  assert_string_equal(s->variants[2].name, "quota-0.5");
+  assert_string_equal(s->variants[3].name, "quota-1");
+  assert_int_equal(s->sweep.parameter, PLACER_STUDY_SWEEP_QUOTA);
   assert_int_equal(s->workloads.target, PLACER_STUDY_TARGET_RBD);
-  assert_int_equal(placer_study_n_workloads(s), 2);
+  assert_int_equal(placer_study_n_workloads(s), 1);
   char *name = NULL;
   uint64_t bs;
   const char *pattern;
-  assert_int_equal(placer_study_workload(s, 1, &name, &bs, &pattern), 0);
-  assert_string_equal(name, "4k-randread");
+  assert_int_equal(placer_study_workload(s, 0, &name, &bs, &pattern), 0);
+  assert_string_equal(name, "4k-randwrite");
   assert_int_equal(bs, 4096);
-  assert_string_equal(pattern, "randread");
+  assert_string_equal(pattern, "randwrite");
   free(name);
   assert_int_equal(s->n_neighbours, 1);
   assert_int_equal(s->neighbours[0].kind, PLACER_STUDY_NEIGHBOUR_STRESS_NG);
   assert_string_equal(s->neighbours[0].method, "matrixprod");
   assert_string_equal(s->neighbours[0].role, "neighbour");
   assert_true(s->baseline.enabled);
-  assert_true(s->repeats >= 3);
-  assert_int_equal(s->warmup, 1);
-  assert_false(s->sweep.enabled);
-  /* Small enough for a 2-core machine in a few minutes. */
-  unsigned runs = s->n_variants * (s->repeats * 2 * 2 + s->warmup * 2);
-  assert_true(runs * (s->workloads.runtime_s + s->workloads.ramp_s) <= 300);
+  assert_true(s->repeats >= 5); /* 5 vs 5: the least that can reach p < 0.05 */
+  assert_true(s->repeats_max >= s->repeats);
+  assert_int_equal(s->warmup, 0);
+  assert_true(s->sweep.enabled);
+  /* Small enough for a 2-core machine in about six minutes: runs of the
+   * longest study (repeats_max) with ~1.5 s of overhead each. */
+  unsigned runs = s->n_variants * s->repeats_max * 2;
+  assert_true(runs * (s->workloads.runtime_s + s->workloads.ramp_s + 1.5) <= 330);
   placer_study_free(s);
 }
 
@@ -173,11 +179,80 @@ static void test_errors(void **state) {
                "all neighbours must be of one kind");
   expect_error("variants: [ { name: a, profile: x } ]\nneighbours: [ { image: foo } ]\n",
                "only goes with backend podman");
-  expect_error("variants: [ { name: a, profile: x } ]\nrepeats: 0\n", "repeats: must be at least 1");
+  expect_error("variants: [ { name: a, profile: x } ]\nrepeats: 0\n", "repeats: expected 1..100 or {min: N");
+  expect_error("variants: [ { name: a, profile: x } ]\nrepeats: { min: 5, max: 3 }\n",
+               "repeats.max: expected min..100");
+  expect_error("variants: [ { name: a, profile: x } ]\nrepeats: { mni: 5 }\n", "unknown key 'mni'");
+  expect_error("variants: [ { name: a, profile: x }, { name: cores-1, profile: x } ]\nneighbours: [ {} ]\n"
+               "sweep: { parameter: cores, values: [1] }\n",
+               "variant 'cores-1' has the name of a sweep step");
+  expect_error("variants: [ { name: a, profile: x } ]\nneighbours: [ {} ]\nsweep: { parameter: quota, values: "
+               "[0.0001] }\n",
+               "quota 0.0001: expected cores");
+  expect_error(
+      "variants: [ { name: a, profile: x } ]\nneighbours: [ {} ]\nsweep: { parameter: cores, values: [1.5] }\n",
+      "cores 1.5: expected whole cores");
+  expect_error("variants: [ { name: a, profile: x } ]\nneighbours: [ {} ]\nsweep: { values: [1.5] }\n",
+               "expected an intensity 1..1024");
+  expect_error(
+      "cluster: { rebuild: never }\nvariants: [ { name: a, profile: x }, { name: b, profile: x, env: [A=1] } ]\n",
+      "cluster.rebuild: 'never' keeps one cluster for every variant, but variants differ in 'env'");
+  expect_error(
+      "cluster: { type: none, rebuild: never }\nvariants: [ { name: a, profile: x } ]\nworkloads: { path: /x }\n",
+      "'never' is for cluster type local");
   expect_error("variants: [ { name: a, profile: x } ]\nbogus: 1\n", "bogus");
   expect_error("variants: [ { name: a, profile: x } ]\nhardware_baseline: { size: 1GiB }\n", "needs 'path'");
   expect_error("variants: [ { name: a, profile: x } ]\nworkloads: { fio_options: [direct=1] }\n",
                "expected --key=value");
+}
+
+/* A placement sweep makes its variants from the one given; rebuild: auto
+ * becomes never when the variants differ only in placement; dynamic repeats. */
+static void test_placement_sweep(void **state) {
+  (void)state;
+  struct placer_study *s = parse_ok("variants: [ { name: free, profile: unpinned, set: [fio.cpu.weight=200] } ]\n"
+                                    "neighbours: [ { intensity: 2 } ]\n"
+                                    "repeats: { min: 4, max: 12, ci_width: 4% }\n"
+                                    "sweep: { parameter: quota, values: [0.5, 0.75, 1.5] }\n");
+  assert_int_equal(s->n_variants, 4);
+  assert_string_equal(s->variants[0].name, "free");
+  assert_true(isnan(s->variants[0].knob));
+  assert_string_equal(s->variants[1].name, "quota-0.5");
+  assert_string_equal(s->variants[2].name, "quota-0.75");
+  assert_true(fabs(s->variants[3].knob - 1.5) < 1e-12);
+  assert_string_equal(s->variants[3].profile, "unpinned");
+  assert_int_equal(s->variants[2].sets.n, 2);
+  assert_string_equal(s->variants[2].sets.items[0], "@storage.cpu.quota=0.75");
+  assert_string_equal(s->variants[2].sets.items[1], "fio.cpu.weight=200");
+  assert_int_equal(s->cluster.rebuild, PLACER_STUDY_REBUILD_NEVER);
+  assert_int_equal(s->repeats, 4);
+  assert_int_equal(s->repeats_max, 12);
+  assert_true(fabs(s->ci_width - 0.04) < 1e-12);
+  assert_true(placer_study_sweeps_placement(s));
+  placer_study_free(s);
+
+  s = parse_ok("variants: [ { name: base, profile: unpinned } ]\nneighbours: [ {} ]\n"
+               "sweep: { parameter: weight, values: [0.25, 4] }\n");
+  assert_int_equal(s->n_variants, 3);
+  assert_string_equal(s->variants[1].sets.items[0], "@storage.cpu.weight=100");
+  assert_string_equal(s->variants[1].sets.items[1], "@neighbours.cpu.weight=400");
+  assert_string_equal(s->variants[2].sets.items[0], "@storage.cpu.weight=400");
+  assert_string_equal(s->variants[2].sets.items[1], "@neighbours.cpu.weight=100");
+  assert_int_equal(s->repeats, 3);
+  assert_int_equal(s->repeats_max, 3);
+  placer_study_free(s);
+
+  s = parse_ok("variants: [ { name: base, profile: unpinned }, { name: pinned, profile: demo-local } ]\n"
+               "neighbours: [ {} ]\nsweep: { parameter: quota, values: [1] }\n");
+  assert_int_equal(s->n_variants, 3);
+  assert_string_equal(s->variants[1].name, "pinned");
+  assert_string_equal(s->variants[2].name, "quota-1");
+  assert_string_equal(s->variants[2].profile, "unpinned");
+  placer_study_free(s);
+
+  s = parse_ok("variants: [ { name: a, profile: x }, { name: b, profile: y, env: [A=1] } ]\n");
+  assert_int_equal(s->cluster.rebuild, PLACER_STUDY_REBUILD_PER_VARIANT);
+  placer_study_free(s);
 }
 
 static void test_profile_paths(void **state) {
@@ -232,8 +307,9 @@ static void test_docs_example(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-    cmocka_unit_test(test_default_study), cmocka_unit_test(test_defaults),      cmocka_unit_test(test_matrix_and_sweep),
-    cmocka_unit_test(test_errors),        cmocka_unit_test(test_profile_paths), cmocka_unit_test(test_docs_example),
+    cmocka_unit_test(test_placement_sweep),  cmocka_unit_test(test_default_study), cmocka_unit_test(test_defaults),
+    cmocka_unit_test(test_matrix_and_sweep), cmocka_unit_test(test_errors),        cmocka_unit_test(test_profile_paths),
+    cmocka_unit_test(test_docs_example),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """A test process for placer's apply tests: TAG (on the command line, for
-matching) and N threads that sleep; with --churn one more thread keeps
+matching) and N threads that sleep (--spin: that burn CPU); with --churn one more thread keeps
 creating and joining short-lived threads (threads born while placer moves the
 process); SIGUSR1 makes it allocate and touch --alloc-mb MiB (memory limit
 tests); SIGTERM ends it."""
@@ -18,6 +18,7 @@ ap.add_argument("--churn", action="store_true")
 ap.add_argument("--alloc-mb", type=int, default=0)
 ap.add_argument("--hold-mb", type=int, default=0, help="allocate and touch this much at start")
 ap.add_argument("--pidfile")
+ap.add_argument("--spin", action="store_true", help="the threads burn CPU instead of sleeping (one core at most: the GIL)")
 args = ap.parse_args()
 
 stop = threading.Event()
@@ -26,6 +27,11 @@ held = []
 
 def sleeper():
     while not stop.wait(3600):
+        pass
+
+
+def spinner():
+    while not stop.is_set():
         pass
 
 
@@ -56,7 +62,7 @@ signal.signal(signal.SIGTERM, lambda s, f: (stop.set(), os._exit(0)))
 if args.hold_mb:
     touch(args.hold_mb)
 for _ in range(args.threads):
-    threading.Thread(target=sleeper, daemon=True).start()
+    threading.Thread(target=spinner if args.spin else sleeper, daemon=True).start()
 if args.churn:
     threading.Thread(target=churn, daemon=True).start()
 if args.pidfile:

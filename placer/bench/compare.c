@@ -1,0 +1,152 @@
+/* The CI gate between two results directories; see compare.h. */
+#include "bench/compare.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/text-table.h"
+#include "lib/textfile.h"
+
+static void fmt_change(double x, char *buf, size_t len) {
+  if (isnan(x))
+    snprintf(buf, len, "-");
+  else
+    snprintf(buf, len, "%+.1f%%", round(x * 1000.0) == 0 ? 0.0 : round(x * 1000.0) / 10.0);
+}
+
+static void fmt_p(double p, char *buf, size_t len) {
+  if (isnan(p))
+    snprintf(buf, len, "-");
+  else if (p < 0.001)
+    snprintf(buf, len, "p<0.001");
+  else
+    snprintf(buf, len, "p=%.3f", p);
+}
+
+/* The main metric of every done run of a cell. */
+static size_t cell_main(const struct placer_bench_results *r, size_t v, size_t c, size_t w, double *out) {
+  size_t n = 0;
+  for (size_t k = 0; k < r->repeats; k++) {
+    const struct placer_bench_run *run = placer_bench_results_run_const(r, v, c, w, k);
+    double x = run ? placer_bench_run_main_metric(run, &r->workloads[w]) : NAN;
+    if (!isnan(x))
+      out[n++] = x;
+  }
+  return n;
+}
+
+int placer_bench_compare_results(const struct placer_bench_results *base, const struct placer_bench_results *cand,
+                                 const struct placer_bench_gate *gate, char **report, size_t *n_regressed,
+                                 size_t *n_cells, struct placer_error **err) {
+  *n_regressed = *n_cells = 0;
+  char *text = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&text, &len);
+  double *a = malloc((base->repeats + 1) * sizeof(*a)), *b = malloc((cand->repeats + 1) * sizeof(*b));
+  if (f == NULL || a == NULL || b == NULL) {
+    if (f)
+      fclose(f);
+    free(text);
+    free(a);
+    free(b);
+    return placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "compare");
+  }
+  fprintf(f, "placer compare: %s (baseline) against %s (candidate)\n", base->title, cand->title);
+  fprintf(f,
+          "Per cell: candidate median vs baseline median, bootstrap 95%% CI, Mann-Whitney p.  Regression: a drop of\n"
+          "more than %g%% with p < %g.\n\n",
+          gate->threshold * 100, gate->alpha);
+  struct placer_table t = { 0 };
+  placer_table_row(&t, false);
+  placer_table_cell_l(&t, "cell");
+  placer_table_cell_r(&t, "baseline");
+  placer_table_cell_r(&t, "candidate");
+  placer_table_cell_r(&t, "change");
+  placer_table_cell_r(&t, "95%% CI");
+  placer_table_cell_r(&t, "p");
+  placer_table_cell_l(&t, "verdict");
+  char regressed_list[1024] = "";
+  for (size_t v = 0; v < cand->n_variants; v++) {
+    int bv = placer_bench_results_variant_index(base, cand->variants[v]);
+    for (size_t c = 0; bv >= 0 && c < cand->n_conditions; c++) {
+      int bc = placer_bench_results_condition_index(base, cand->conditions[c].name);
+      for (size_t w = 0; bc >= 0 && w < cand->n_workloads; w++) {
+        int bw = placer_bench_results_workload_index(base, cand->workloads[w].name);
+        if (bw < 0)
+          continue;
+        size_t na = cell_main(base, (size_t)bv, (size_t)bc, (size_t)bw, a);
+        size_t nb = cell_main(cand, v, c, w, b);
+        if (na == 0 || nb == 0)
+          continue;
+        struct placer_stats_comparison cmp;
+        placer_stats_compare(a, na, b, nb, &cmp);
+        (*n_cells)++;
+        bool regress = cmp.change < -gate->threshold && cmp.p_value < gate->alpha;
+        bool improve = cmp.change > gate->threshold && cmp.p_value < gate->alpha;
+        char ch[32], lo[32], hi[32], p[32], cell[256];
+        fmt_change(cmp.change, ch, sizeof(ch));
+        fmt_change(cmp.ci_low, lo, sizeof(lo));
+        fmt_change(cmp.ci_high, hi, sizeof(hi));
+        fmt_p(cmp.p_value, p, sizeof(p));
+        snprintf(cell, sizeof(cell), "%s / %s / %s", cand->variants[v], cand->conditions[c].name,
+                 cand->workloads[w].name);
+        placer_table_row(&t, false);
+        placer_table_cell_l(&t, "%s", cell);
+        placer_table_cell_r(&t, "%.0f (n=%zu)", cmp.median_a, na);
+        placer_table_cell_r(&t, "%.0f (n=%zu)", cmp.median_b, nb);
+        placer_table_cell_r(&t, "%s", ch);
+        placer_table_cell_r(&t, "[%s, %s]", lo, hi);
+        placer_table_cell_r(&t, "%s", p);
+        placer_table_cell_l(&t, "%s",
+                            regress                     ? "REGRESSION"
+                            : improve                   ? "improved"
+                            : cmp.p_value < gate->alpha ? "changed, within the threshold"
+                                                        : "no significant change");
+        if (regress) {
+          (*n_regressed)++;
+          size_t l = strlen(regressed_list);
+          snprintf(regressed_list + l, sizeof(regressed_list) - l, "%s%s", l ? ", " : "", cell);
+        }
+      }
+    }
+  }
+  int rc = placer_table_print(&t, f);
+  if (*n_cells == 0) {
+    fclose(f);
+    free(text);
+    free(a);
+    free(b);
+    return placer_error_set(err, PLACER_EXIT_USAGE, 0,
+                            "compare: no cell (variant, condition, workload) has runs in both results");
+  }
+  if (*n_regressed)
+    fprintf(f, "\nREGRESSION in %zu of %zu cells: %s\n", *n_regressed, *n_cells, regressed_list);
+  else
+    fprintf(f, "\nNo regression: %zu cells compared.\n", *n_cells);
+  free(a);
+  free(b);
+  if (fclose(f) != 0 || rc != 0) {
+    free(text);
+    return placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "compare");
+  }
+  *report = text;
+  return 0;
+}
+
+int placer_bench_compare_dirs(const char *base_dir, const char *cand_dir, const struct placer_bench_gate *gate,
+                              char **report, size_t *n_regressed, size_t *n_cells, struct placer_error **err) {
+  struct placer_bench_results *a = NULL, *b = NULL;
+  if (placer_bench_results_load_dir(base_dir, &a, err) < 0)
+    return -1;
+  if (placer_bench_results_load_dir(cand_dir, &b, err) < 0) {
+    placer_bench_results_free(a);
+    return -1;
+  }
+  int rc = placer_bench_compare_results(a, b, gate, report, n_regressed, n_cells, err);
+  placer_bench_results_free(a);
+  placer_bench_results_free(b);
+  return rc;
+}

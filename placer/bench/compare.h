@@ -1,0 +1,33 @@
+/* The CI gate: two results directories of the same study shape (a baseline,
+ * a candidate), compared cell by cell (`placer compare A B`, `placer bench
+ * --compare A`).  Per cell present in both: the change of the candidate's
+ * median against the baseline's, its bootstrap 95% CI and the Mann-Whitney p
+ * (the runs of two studies are not paired).  A cell regresses when its main
+ * metric (IOPS, MB/s) drops by more than the threshold with p < alpha. */
+#ifndef PLACER_BENCH_COMPARE_H
+#define PLACER_BENCH_COMPARE_H
+
+#include <stdbool.h>
+
+#include "bench/results.h"
+#include "lib/error.h"
+
+/* The exit status of a gate that found a regression (CBT's is-regression). */
+#define PLACER_BENCH_EXIT_REGRESSION 5
+
+struct placer_bench_gate {
+  double threshold; /* 0.05: a drop of more than 5% */
+  double alpha;     /* 0.05 */
+};
+
+/* *report: the table and a last line saying which cells regressed; *n_regressed
+ * counts them, *n_cells the cells compared.  Fails (PLACER_EXIT_USAGE) when no
+ * cell is in both. */
+int placer_bench_compare_results(const struct placer_bench_results *base, const struct placer_bench_results *cand,
+                                 const struct placer_bench_gate *gate, char **report, size_t *n_regressed,
+                                 size_t *n_cells, struct placer_error **err);
+/* The same from two results directories (their summary.json). */
+int placer_bench_compare_dirs(const char *base_dir, const char *cand_dir, const struct placer_bench_gate *gate,
+                              char **report, size_t *n_regressed, size_t *n_cells, struct placer_error **err);
+
+#endif

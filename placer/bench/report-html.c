@@ -1,0 +1,674 @@
+/* report.html: the mailing-list table and gnuplot's SVG plots of a results
+ * directory -- interference with CI whiskers, the sweep curves with the
+ * balance point, CPU per role, latency percentiles, and with a second
+ * directory the change of every cell.  Data and scripts stay beside the SVGs
+ * in DIR/report/, so a plot can be redrawn or restyled by hand. */
+#include "bench/report-html.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "bench/metrics.h"
+#include "bench/report.h"
+#include "bench/size.h"
+#include "bench/stats.h"
+#include "lib/fsfile.h"
+#include "lib/subprocess.h"
+
+#define GNUPLOT_TIMEOUT_MS 60000
+
+struct page {
+  const char *dir;
+  char *plots; /* DIR/report */
+  const struct placer_bench_results *r, *b;
+  const char *compare_dir;
+  FILE *html;
+  struct placer_error **err;
+};
+
+/* ---- samples of a cell ---- */
+
+enum what { MAIN, NEIGHBOUR, P50, P99, P999 };
+
+static double clat(const struct placer_bench_run *run, const struct placer_bench_workload *w, enum what what) {
+  const struct placer_fio_io *io =
+      placer_bench_pattern_direction(w->pattern) == PLACER_BENCH_READ ? &run->read : &run->write;
+  double v = what == P50 ? io->clat_p50_ns : what == P99 ? io->clat_p99_ns : io->clat_p999_ns;
+  return v > 0 ? v / 1e6 : NAN;
+}
+
+/* The done repeats' values (finite only); returns how many. */
+static size_t samples(const struct placer_bench_results *r, size_t v, size_t c, size_t w, enum what what, double *out) {
+  size_t n = 0;
+  for (size_t rep = 0; rep < r->repeats; rep++) {
+    const struct placer_bench_run *run = placer_bench_results_run_const(r, v, c, w, rep);
+    if (run == NULL || !run->done)
+      continue;
+    double x = NAN;
+    switch (what) {
+    case MAIN:
+      x = placer_bench_run_main_metric(run, &r->workloads[w]);
+      if (placer_bench_workload_uses_bandwidth(&r->workloads[w]))
+        x /= 1e6;
+      break;
+    case NEIGHBOUR: x = run->neighbour_rate; break;
+    default: x = clat(run, &r->workloads[w], what); break;
+    }
+    if (isfinite(x))
+      out[n++] = x;
+  }
+  return n;
+}
+
+static double median_of(const double *x, size_t n) {
+  struct placer_stats_summary s;
+  placer_stats_summarize(x, n, &s);
+  return s.median;
+}
+
+static const char *metric_unit(const struct placer_bench_workload *w) {
+  return placer_bench_workload_uses_bandwidth(w) ? "MB/s" : "IOPS";
+}
+
+/* ---- writing files ---- */
+
+static void put_num(FILE *f, double x) {
+  if (isfinite(x))
+    fprintf(f, " %.6g", x);
+  else
+    fputs(" -", f);
+}
+
+/* A gnuplot single-quoted string: '' stands for one quote. */
+static void gq(FILE *f, const char *s) {
+  fputc('\'', f);
+  for (; *s; s++) {
+    if (*s == '\'')
+      fputc('\'', f);
+    if (*s != '\n')
+      fputc(*s, f);
+  }
+  fputc('\'', f);
+}
+
+/* A data-file label: double-quoted, without quotes inside. */
+static void dq(FILE *f, const char *s) {
+  fputc('"', f);
+  for (; *s; s++)
+    fputc(*s == '"' ? '\'' : *s, f);
+  fputc('"', f);
+}
+
+static FILE *open_in(struct page *pg, const char *name, char **path) {
+  if (asprintf(path, "%s/%s", pg->plots, name) < 0) {
+    *path = NULL;
+    placer_error_errno(pg->err, PLACER_EXIT_SYSTEM, ENOMEM, "report");
+    return NULL;
+  }
+  FILE *f = fopen(*path, "w");
+  if (f == NULL)
+    placer_error_errno(pg->err, PLACER_EXIT_SYSTEM, errno, "report: create %s", *path);
+  return f;
+}
+
+static int close_file(struct page *pg, FILE *f, const char *path) {
+  if (ferror(f) | (fclose(f) != 0))
+    return placer_error_errno(pg->err, PLACER_EXIT_SYSTEM, errno ? errno : EIO, "report: write %s", path);
+  return 0;
+}
+
+/* The common head of every script: SVG, no enhanced text (names hold _). */
+static void script_head(struct page *pg, FILE *f, const char *name, int width, int height) {
+  char *out = NULL;
+  fprintf(f, "set terminal svg size %d,%d dynamic noenhanced font 'sans,11' background rgb 'white'\n", width, height);
+  if (asprintf(&out, "%s/%s.svg", pg->plots, name) >= 0) {
+    fputs("set output ", f);
+    gq(f, out);
+    fputc('\n', f);
+  }
+  free(out);
+  fputs("set datafile missing '-'\nset grid ytics\nset key outside top center horizontal\n", f);
+}
+
+static void data_ref(struct page *pg, FILE *f, const char *name) {
+  char *p = NULL;
+  if (asprintf(&p, "%s/%s.dat", pg->plots, name) >= 0)
+    gq(f, p);
+  free(p);
+}
+
+static int gnuplot(struct page *pg, const char *script) {
+  const char *bin = getenv("PLACER_GNUPLOT");
+  char *argv[] = { (char *)(bin && *bin ? bin : "gnuplot"), (char *)script, NULL };
+  char *out = NULL, *errout = NULL;
+  int status = 0;
+  if (placer_subprocess_capture(argv, NULL, GNUPLOT_TIMEOUT_MS, &out, &errout, &status, pg->err) < 0)
+    return placer_error_prefix(pg->err, "report: plot");
+  int rc = 0;
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+    char *nl = strchr(errout, '\n');
+    if (nl && nl[1] == '\0')
+      *nl = '\0';
+    rc = placer_error_set(pg->err, PLACER_EXIT_USAGE, 0,
+                          "report: %s %s failed (%s; is gnuplot installed? Debian: gnuplot-nox): %.300s", argv[0],
+                          script, WIFEXITED(status) ? "exit status" : "killed", errout[0] ? errout : "no message");
+  }
+  free(out);
+  free(errout);
+  return rc;
+}
+
+/* Finish a plot: close its data and script, run gnuplot, link it in the page. */
+static int finish_plot(struct page *pg, const char *name, FILE *dat, char *dat_path, FILE *gp, char *gp_path,
+                       const char *caption) {
+  int rc = -1;
+  if (close_file(pg, dat, dat_path) < 0) {
+    fclose(gp);
+    goto out;
+  }
+  if (close_file(pg, gp, gp_path) < 0 || gnuplot(pg, gp_path) < 0)
+    goto out;
+  fprintf(pg->html, "<figure><img src=\"report/%s.svg\" alt=\"%s\"><figcaption>%s</figcaption></figure>\n", name, name,
+          caption);
+  rc = 0;
+out:
+  free(dat_path);
+  free(gp_path);
+  return rc;
+}
+
+static void html_text(FILE *f, const char *s) {
+  for (; *s; s++) {
+    if (*s == '<')
+      fputs("&lt;", f);
+    else if (*s == '>')
+      fputs("&gt;", f);
+    else if (*s == '&')
+      fputs("&amp;", f);
+    else if (*s == '"')
+      fputs("&quot;", f);
+    else
+      fputc(*s, f);
+  }
+}
+
+/* ---- the plots ---- */
+
+static size_t max_repeats(const struct placer_bench_results *r) {
+  return r->repeats ? r->repeats : 1;
+}
+
+/* Storage kept with neighbours (% of alone) and neighbours kept with storage
+ * (% of solo), per variant, with the bootstrap 95% CI as whiskers. */
+static int plot_interference(struct page *pg, bool neighbours) {
+  const struct placer_bench_results *r = pg->r;
+  int alone = placer_bench_alone_condition(r);
+  if (alone < 0 || r->n_conditions < 2)
+    return 0;
+  const char *name = neighbours ? "interference-neighbours" : "interference-storage";
+  char *dat_path = NULL, *gp_path = NULL;
+  char file[64];
+  snprintf(file, sizeof(file), "%s.dat", name);
+  FILE *dat = open_in(pg, file, &dat_path);
+  snprintf(file, sizeof(file), "%s.gp", name);
+  FILE *gp = dat ? open_in(pg, file, &gp_path) : NULL;
+  if (dat == NULL || gp == NULL) {
+    if (dat)
+      fclose(dat);
+    free(dat_path);
+    free(gp_path);
+    return -1;
+  }
+  size_t cap = max_repeats(r);
+  double *a = calloc(cap, sizeof(double)), *b = calloc(cap, sizeof(double));
+  if (a == NULL || b == NULL) {
+    free(a);
+    free(b);
+    fclose(dat);
+    fclose(gp);
+    free(dat_path);
+    free(gp_path);
+    return placer_error_errno(pg->err, PLACER_EXIT_SYSTEM, ENOMEM, "report");
+  }
+  fputs("# label, then per variant: kept% low% high%\n", dat);
+  for (size_t w = 0; w < r->n_workloads; w++)
+    for (size_t c = 0; c < r->n_conditions; c++) {
+      if ((int)c == alone)
+        continue;
+      char label[256];
+      snprintf(label, sizeof(label), "%s %s", r->workloads[w].name, r->conditions[c].name);
+      dq(dat, label);
+      for (size_t v = 0; v < r->n_variants; v++) {
+        size_t na = 0, nb;
+        if (neighbours) {
+          for (size_t rep = 0; rep < r->repeats; rep++) {
+            double s = placer_bench_results_solo(r, v, c, rep);
+            if (isfinite(s))
+              a[na++] = s;
+          }
+          nb = samples(r, v, c, w, NEIGHBOUR, b);
+        } else {
+          na = samples(r, v, (size_t)alone, w, MAIN, a);
+          nb = samples(r, v, c, w, MAIN, b);
+        }
+        struct placer_stats_comparison cmp;
+        placer_stats_compare(a, na, b, nb, &cmp);
+        put_num(dat, 100 * (1 + cmp.change));
+        put_num(dat, 100 * (1 + cmp.ci_low));
+        put_num(dat, 100 * (1 + cmp.ci_high));
+      }
+      fputc('\n', dat);
+    }
+  free(a);
+  free(b);
+  script_head(pg, gp, name, 900, 420);
+  fputs("set style data histogram\nset style histogram errorbars gap 2 lw 1\n"
+        "set style fill solid 0.6 border -1\nset yrange [0:*]\nset xtics rotate by -15\n",
+        gp);
+  if (neighbours) {
+    fputs("set ylabel ", gp);
+    char label[256];
+    snprintf(label, sizeof(label), "%s kept with storage (%% of solo)", r->neighbour_name);
+    gq(gp, label);
+  } else {
+    fputs("set ylabel 'storage kept with neighbours (% of alone)'", gp);
+  }
+  fputs("\nplot ", gp);
+  for (size_t v = 0; v < r->n_variants; v++) {
+    fputs(v ? ", '' " : "", gp);
+    if (v == 0)
+      data_ref(pg, gp, name);
+    fprintf(gp, " using %zu:%zu:%zu%s title ", 2 + 3 * v, 3 + 3 * v, 4 + 3 * v, v == 0 ? ":xtic(1)" : "");
+    gq(gp, r->variants[v]);
+  }
+  fputs(", 100 with lines dt 2 lc rgb 'black' notitle\n", gp);
+  return finish_plot(pg, name, dat, dat_path, gp, gp_path,
+                     neighbours ? "Neighbours' rate with storage running, as % of their solo rate (median; whiskers: "
+                                  "bootstrap 95% CI)"
+                                : "Storage main metric with neighbours, as % of the same variant alone (median; "
+                                  "whiskers: bootstrap 95% CI)");
+}
+
+/* Storage's main metric and the neighbours' rate against the neighbour
+ * level, one line per variant, the balance point marked. */
+static int plot_sweep(struct page *pg) {
+  const struct placer_bench_results *r = pg->r;
+  if (r->n_conditions < 2)
+    return 0;
+  size_t w = r->sweep ? r->sweep_workload : 0;
+  char *dat_path = NULL, *gp_path = NULL;
+  FILE *dat = open_in(pg, "sweep.dat", &dat_path);
+  FILE *gp = dat ? open_in(pg, "sweep.gp", &gp_path) : NULL;
+  size_t cap = max_repeats(r);
+  double *x = calloc(cap, sizeof(double));
+  if (dat == NULL || gp == NULL || x == NULL) {
+    if (dat)
+      fclose(dat);
+    if (gp)
+      fclose(gp);
+    free(dat_path);
+    free(gp_path);
+    free(x);
+    return x ? -1 : placer_error_errno(pg->err, PLACER_EXIT_SYSTEM, ENOMEM, "report");
+  }
+  /* levels ascending (conditions are in study order; sort indexes) */
+  size_t order[PLACER_BENCH_MAX];
+  size_t n = r->n_conditions < PLACER_BENCH_MAX ? r->n_conditions : PLACER_BENCH_MAX;
+  for (size_t i = 0; i < n; i++) {
+    size_t j = i;
+    for (; j > 0 && r->conditions[order[j - 1]].neighbour_level > r->conditions[i].neighbour_level; j--)
+      order[j] = order[j - 1];
+    order[j] = i;
+  }
+  bool any_balance = false;
+  for (size_t v = 0; v < r->n_variants; v++) {
+    fprintf(dat, "# variant %s: level, storage median, neighbour rate median\n", r->variants[v]);
+    for (size_t i = 0; i < n; i++) {
+      size_t c = order[i];
+      fprintf(dat, "%.6g", r->conditions[c].neighbour_level);
+      size_t k = samples(r, v, c, w, MAIN, x);
+      put_num(dat, k ? median_of(x, k) : NAN);
+      k = samples(r, v, c, w, NEIGHBOUR, x);
+      put_num(dat, k ? median_of(x, k) : NAN);
+      fputc('\n', dat);
+    }
+    fputs("\n\n", dat);
+  }
+  /* the balance points: one block per variant, empty when not found */
+  for (size_t v = 0; v < r->n_variants; v++) {
+    struct placer_bench_balance bal;
+    placer_bench_sweep_balance(r, v, &bal);
+    fprintf(dat, "# balance %s\n", r->variants[v]);
+    if (bal.found) {
+      size_t k = samples(r, v, bal.index, w, MAIN, x);
+      fprintf(dat, "%.6g", r->conditions[bal.index].neighbour_level);
+      put_num(dat, k ? median_of(x, k) : NAN);
+      fputc('\n', dat);
+      any_balance = true;
+    } else {
+      fputs("- -\n", dat);
+    }
+    fputs("\n\n", dat);
+  }
+  free(x);
+  script_head(pg, gp, "sweep", 900, 460);
+  fputs("set xlabel ", gp);
+  gq(gp, r->level_unit ? r->level_unit : "neighbour level");
+  fputs("\nset ylabel ", gp);
+  char label[256];
+  snprintf(label, sizeof(label), "storage %s (%s)", metric_unit(&r->workloads[w]), r->workloads[w].name);
+  gq(gp, label);
+  fputs("\nset y2label ", gp);
+  snprintf(label, sizeof(label), "%s (%s)", r->neighbour_name, r->neighbour_unit);
+  gq(gp, label);
+  fputs("\nset ytics nomirror\nset y2tics\nset yrange [0:*]\nset y2range [0:*]\nset offsets 0.1,0.1,0,0\nplot ", gp);
+  for (size_t v = 0; v < r->n_variants; v++) {
+    fputs(v ? ", " : "", gp);
+    data_ref(pg, gp, "sweep");
+    fprintf(gp, " index %zu using 1:2 with linespoints lw 2 pt 7 lc %zu title ", v, v + 1);
+    snprintf(label, sizeof(label), "%s storage", r->variants[v]);
+    gq(gp, label);
+    fputs(", ", gp);
+    data_ref(pg, gp, "sweep");
+    fprintf(gp, " index %zu using 1:3 axes x1y2 with linespoints lw 1 dt 2 pt 4 lc %zu title ", v, v + 1);
+    snprintf(label, sizeof(label), "%s neighbours", r->variants[v]);
+    gq(gp, label);
+  }
+  for (size_t v = 0; any_balance && v < r->n_variants; v++) {
+    fputs(", ", gp);
+    data_ref(pg, gp, "sweep");
+    fprintf(gp, " index %zu using 1:2 with points pt 6 ps 3 lw 2 lc %zu title ", r->n_variants + v, v + 1);
+    snprintf(label, sizeof(label), "%s balance point", r->variants[v]);
+    gq(gp, label);
+  }
+  fputc('\n', gp);
+  snprintf(label, sizeof(label),
+           "%s: storage %s (solid, left axis) and the neighbours' rate (dashed, right axis) against the neighbour "
+           "level; circles: the balance point%s",
+           r->workloads[w].name, metric_unit(&r->workloads[w]),
+           any_balance ? "" : " (none found: no step keeps both fractions, or no sweep)");
+  return finish_plot(pg, "sweep", dat, dat_path, gp, gp_path, label);
+}
+
+/* CPU per role in cores, stacked, per variant and condition. */
+static int plot_cpu(struct page *pg) {
+  const struct placer_bench_results *r = pg->r;
+  size_t w = r->sweep ? r->sweep_workload : 0;
+  const char *roles[32];
+  size_t n_roles = 0;
+  size_t total = r->n_variants * r->n_conditions * r->n_workloads * r->repeats;
+  for (size_t i = 0; i < total; i++)
+    for (size_t j = 0; r->runs[i].done && j < r->runs[i].n_roles; j++) {
+      bool seen = false;
+      for (size_t k = 0; k < n_roles; k++)
+        seen |= strcmp(roles[k], r->runs[i].roles[j].role) == 0;
+      if (!seen && n_roles < 32)
+        roles[n_roles++] = r->runs[i].roles[j].role;
+    }
+  if (n_roles == 0)
+    return 0;
+  char *dat_path = NULL, *gp_path = NULL;
+  FILE *dat = open_in(pg, "cpu.dat", &dat_path);
+  FILE *gp = dat ? open_in(pg, "cpu.gp", &gp_path) : NULL;
+  size_t cap = max_repeats(r);
+  double *x = calloc(cap, sizeof(double));
+  if (dat == NULL || gp == NULL || x == NULL) {
+    if (dat)
+      fclose(dat);
+    if (gp)
+      fclose(gp);
+    free(dat_path);
+    free(gp_path);
+    free(x);
+    return x ? -1 : placer_error_errno(pg->err, PLACER_EXIT_SYSTEM, ENOMEM, "report");
+  }
+  fputs("# variant/condition, then cores per role:", dat);
+  for (size_t k = 0; k < n_roles; k++)
+    fprintf(dat, " %s", roles[k]);
+  fputc('\n', dat);
+  for (size_t v = 0; v < r->n_variants; v++)
+    for (size_t c = 0; c < r->n_conditions; c++) {
+      char label[256];
+      snprintf(label, sizeof(label), "%s %s", r->variants[v], r->conditions[c].name);
+      dq(dat, label);
+      for (size_t k = 0; k < n_roles; k++) {
+        size_t m = 0;
+        for (size_t rep = 0; rep < r->repeats; rep++) {
+          const struct placer_bench_run *run = placer_bench_results_run_const(r, v, c, w, rep);
+          double cores = run ? placer_bench_run_role_cores(run, roles[k]) : NAN;
+          if (isfinite(cores))
+            x[m++] = cores;
+        }
+        put_num(dat, m ? median_of(x, m) : 0);
+      }
+      fputc('\n', dat);
+    }
+  free(x);
+  script_head(pg, gp, "cpu", 900, 420);
+  fputs("set style data histogram\nset style histogram rowstacked\nset style fill solid 0.7 border -1\n"
+        "set boxwidth 0.6\nset yrange [0:*]\nset xtics rotate by -15\nset ylabel ",
+        gp);
+  char label[256];
+  snprintf(label, sizeof(label), "CPU (cores) during %s", r->workloads[w].name);
+  gq(gp, label);
+  fputs("\nplot ", gp);
+  for (size_t k = 0; k < n_roles; k++) {
+    fputs(k ? ", '' " : "", gp);
+    if (k == 0)
+      data_ref(pg, gp, "cpu");
+    fprintf(gp, " using %zu%s title ", 2 + k, k == 0 ? ":xtic(1)" : "");
+    gq(gp, roles[k]);
+  }
+  fputc('\n', gp);
+  snprintf(label, sizeof(label), "CPU used per role (cores, median over repeats) during %s, per variant and condition",
+           r->workloads[w].name);
+  return finish_plot(pg, "cpu", dat, dat_path, gp, gp_path, label);
+}
+
+/* Completion latency p50 / p99 / p99.9 of every workload alone, per variant. */
+static int plot_latency(struct page *pg) {
+  const struct placer_bench_results *r = pg->r;
+  int alone = placer_bench_alone_condition(r);
+  size_t c = alone >= 0 ? (size_t)alone : 0;
+  char *dat_path = NULL, *gp_path = NULL;
+  FILE *dat = open_in(pg, "latency.dat", &dat_path);
+  FILE *gp = dat ? open_in(pg, "latency.gp", &gp_path) : NULL;
+  size_t cap = max_repeats(r);
+  double *x = calloc(cap, sizeof(double));
+  if (dat == NULL || gp == NULL || x == NULL) {
+    if (dat)
+      fclose(dat);
+    if (gp)
+      fclose(gp);
+    free(dat_path);
+    free(gp_path);
+    free(x);
+    return x ? -1 : placer_error_errno(pg->err, PLACER_EXIT_SYSTEM, ENOMEM, "report");
+  }
+  fputs("# variant workload, p50 p99 p99.9 (ms, median over repeats)\n", dat);
+  for (size_t w = 0; w < r->n_workloads; w++)
+    for (size_t v = 0; v < r->n_variants; v++) {
+      char label[256];
+      snprintf(label, sizeof(label), "%s %s", r->variants[v], r->workloads[w].name);
+      dq(dat, label);
+      static const enum what ps[] = { P50, P99, P999 };
+      for (size_t k = 0; k < 3; k++) {
+        size_t m = samples(r, v, c, w, ps[k], x);
+        put_num(dat, m ? median_of(x, m) : NAN);
+      }
+      fputc('\n', dat);
+    }
+  free(x);
+  script_head(pg, gp, "latency", 900, 420);
+  fputs("set style data histogram\nset style histogram clustered gap 1\nset style fill solid 0.7 border -1\n"
+        "set logscale y\nset xtics rotate by -15\nset ylabel 'completion latency (ms, log scale)'\nplot ",
+        gp);
+  data_ref(pg, gp, "latency");
+  fputs(" using 2:xtic(1) title 'p50', '' using 3 title 'p99', '' using 4 title 'p99.9'\n", gp);
+  char label[256];
+  snprintf(label, sizeof(label), "fio completion latency percentiles, %s (median over repeats)", r->conditions[c].name);
+  return finish_plot(pg, "latency", dat, dat_path, gp, gp_path, label);
+}
+
+/* B (compare_dir) against A (dir): the change of every cell both hold. */
+static int plot_compare(struct page *pg) {
+  const struct placer_bench_results *a = pg->r, *b = pg->b;
+  char *dat_path = NULL, *gp_path = NULL;
+  FILE *dat = open_in(pg, "compare.dat", &dat_path);
+  FILE *gp = dat ? open_in(pg, "compare.gp", &gp_path) : NULL;
+  size_t cap = (a->repeats > b->repeats ? a->repeats : b->repeats) + 1;
+  double *xa = calloc(cap, sizeof(double)), *xb = calloc(cap, sizeof(double));
+  if (dat == NULL || gp == NULL || xa == NULL || xb == NULL) {
+    if (dat)
+      fclose(dat);
+    if (gp)
+      fclose(gp);
+    free(dat_path);
+    free(gp_path);
+    free(xa);
+    free(xb);
+    return placer_error_errno(pg->err, PLACER_EXIT_SYSTEM, ENOMEM, "report");
+  }
+  fputs("<h2>Compared with ", pg->html);
+  html_text(pg->html, pg->compare_dir);
+  fputs("</h2>\n<table>\n<tr><th>variant</th><th>condition</th><th>workload</th><th>A median</th><th>B median</th>"
+        "<th>change</th><th>95% CI</th><th>p</th></tr>\n",
+        pg->html);
+  fputs("# cell, change% low% high%\n", dat);
+  size_t cells = 0;
+  for (size_t v = 0; v < a->n_variants; v++) {
+    int vb = placer_bench_results_variant_index(b, a->variants[v]);
+    for (size_t c = 0; vb >= 0 && c < a->n_conditions; c++) {
+      int cb = placer_bench_results_condition_index(b, a->conditions[c].name);
+      for (size_t w = 0; cb >= 0 && w < a->n_workloads; w++) {
+        int wb = placer_bench_results_workload_index(b, a->workloads[w].name);
+        if (wb < 0)
+          continue;
+        size_t na = samples(a, v, c, w, MAIN, xa), nb = samples(b, (size_t)vb, (size_t)cb, (size_t)wb, MAIN, xb);
+        if (na == 0 || nb == 0)
+          continue;
+        struct placer_stats_comparison cmp;
+        placer_stats_compare(xa, na, xb, nb, &cmp);
+        char label[256];
+        snprintf(label, sizeof(label), "%s %s %s", a->variants[v], a->conditions[c].name, a->workloads[w].name);
+        dq(dat, label);
+        put_num(dat, 100 * cmp.change);
+        put_num(dat, 100 * cmp.ci_low);
+        put_num(dat, 100 * cmp.ci_high);
+        fputc('\n', dat);
+        fputs("<tr><td>", pg->html);
+        html_text(pg->html, a->variants[v]);
+        fputs("</td><td>", pg->html);
+        html_text(pg->html, a->conditions[c].name);
+        fputs("</td><td>", pg->html);
+        html_text(pg->html, a->workloads[w].name);
+        fprintf(pg->html,
+                "</td><td>%.0f %s</td><td>%.0f %s</td><td>%+.1f%%</td><td>[%+.1f%%, %+.1f%%]</td><td>%.3g</td></tr>\n",
+                cmp.median_a, metric_unit(&a->workloads[w]), cmp.median_b, metric_unit(&a->workloads[w]),
+                100 * cmp.change, 100 * cmp.ci_low, 100 * cmp.ci_high, cmp.p_value);
+        cells++;
+      }
+    }
+  }
+  fputs("</table>\n", pg->html);
+  free(xa);
+  free(xb);
+  if (cells == 0) {
+    fclose(dat);
+    fclose(gp);
+    free(dat_path);
+    free(gp_path);
+    fputs("<p>No cell is in both results.</p>\n", pg->html);
+    return 0;
+  }
+  script_head(pg, gp, "compare", 900, 460);
+  fputs("set style data histogram\nset style histogram errorbars gap 2 lw 1\nset style fill solid 0.6 border -1\n"
+        "set xtics rotate by -20\nset ylabel 'change of B vs A (%)'\nplot ",
+        gp);
+  data_ref(pg, gp, "compare");
+  fputs(" using 2:3:4:xtic(1) title 'B vs A, median (95% CI)', 0 with lines lc rgb 'black' notitle\n", gp);
+  return finish_plot(pg, "compare", dat, dat_path, gp, gp_path,
+                     "Change of each cell's main metric, B vs A (median; whiskers: bootstrap 95% CI)");
+}
+
+int placer_report_html_write(const char *dir, const struct placer_bench_results *r, const char *compare_dir,
+                             const struct placer_bench_results *b, char **written, struct placer_error **err) {
+  struct page pg = { .dir = dir, .r = r, .b = b, .compare_dir = compare_dir, .err = err };
+  char *html_path = NULL, *tmp_path = NULL, *text = NULL;
+  int rc = -1;
+  if (asprintf(&pg.plots, "%s/report", dir) < 0 || asprintf(&html_path, "%s/report.html", dir) < 0 ||
+      asprintf(&tmp_path, "%s/.report.html.tmp", dir) < 0) {
+    placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "report");
+    goto out;
+  }
+  if (placer_mkdir_p(pg.plots, err) < 0 || placer_bench_report(r, &text, err) < 0)
+    goto out;
+  pg.html = fopen(tmp_path, "w");
+  if (pg.html == NULL) {
+    placer_error_errno(err, PLACER_EXIT_SYSTEM, errno, "report: create %s", tmp_path);
+    goto out;
+  }
+  fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>", pg.html);
+  html_text(pg.html, r->title ? r->title : "placer bench");
+  fputs("</title>\n<style>\nbody { font-family: sans-serif; margin: 2em; max-width: 1000px; }\n"
+        "pre { background: #f6f6f6; padding: 1em; overflow-x: auto; font-size: 12px; }\n"
+        "figure { margin: 1.5em 0; } img { max-width: 100%; border: 1px solid #ddd; }\n"
+        "table { border-collapse: collapse; } td, th { border: 1px solid #ccc; padding: 2px 6px; }\n"
+        "</style>\n</head>\n<body>\n<h1>",
+        pg.html);
+  html_text(pg.html, r->title ? r->title : "placer bench");
+  fputs("</h1>\n<p>Results directory <code>", pg.html);
+  html_text(pg.html, dir);
+  fprintf(pg.html, "</code>: %zu variant%s, %zu condition%s, %zu workload%s, %zu repeat%s%s.</p>\n", r->n_variants,
+          r->n_variants == 1 ? "" : "s", r->n_conditions, r->n_conditions == 1 ? "" : "s", r->n_workloads,
+          r->n_workloads == 1 ? "" : "s", r->repeats, r->repeats == 1 ? "" : "s",
+          r->interrupted ? "; <strong>interrupted</strong>: the cells with no runs are empty" : "");
+  fputs("<h2>Summary</h2>\n<pre>", pg.html);
+  html_text(pg.html, text);
+  fputs("</pre>\n<h2>Plots</h2>\n", pg.html);
+  if (plot_interference(&pg, false) < 0 || plot_interference(&pg, true) < 0 || plot_sweep(&pg) < 0 ||
+      plot_cpu(&pg) < 0 || plot_latency(&pg) < 0 || (b && plot_compare(&pg) < 0))
+    goto out;
+  fputs("<p>Made by <code>placer report</code> with gnuplot; the data and scripts of every plot are in "
+        "<code>report/</code> beside it.</p>\n</body>\n</html>\n",
+        pg.html);
+  FILE *f = pg.html;
+  pg.html = NULL;
+  if (ferror(f) | (fclose(f) != 0)) {
+    placer_error_errno(err, PLACER_EXIT_SYSTEM, errno ? errno : EIO, "report: write %s", tmp_path);
+    goto out;
+  }
+  if (rename(tmp_path, html_path) < 0) {
+    placer_error_errno(err, PLACER_EXIT_SYSTEM, errno, "report: rename %s", tmp_path);
+    goto out;
+  }
+  if (written)
+    *written = html_path, html_path = NULL;
+  rc = 0;
+out:
+  if (pg.html) {
+    fclose(pg.html);
+    unlink(tmp_path);
+  }
+  free(pg.plots);
+  free(html_path);
+  free(tmp_path);
+  free(text);
+  return rc;
+}
+
+int placer_report_html_dir(const char *dir, const char *compare_dir, char **written, struct placer_error **err) {
+  struct placer_bench_results *a = NULL, *b = NULL;
+  int rc = -1;
+  if (placer_bench_results_load_dir(dir, &a, err) == 0 &&
+      (compare_dir == NULL || placer_bench_results_load_dir(compare_dir, &b, err) == 0))
+    rc = placer_report_html_write(dir, a, compare_dir, b, written, err);
+  placer_bench_results_free(a);
+  placer_bench_results_free(b);
+  return rc;
+}

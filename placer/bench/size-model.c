@@ -1,0 +1,198 @@
+/* The sizing model -- IOPS follow the CPU the OSDs get -- fitted on some
+ * allotments and checked on others (bench/size-validate.sh's measurements). */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench/size.h"
+#include "bench/stats.h"
+#include "lib/text-table.h"
+#include "lib/textfile.h"
+
+static double median(double *x, size_t n) {
+  struct placer_stats_summary s;
+  placer_stats_summarize(x, n, &s);
+  return s.median;
+}
+
+int placer_size_model_fit(const struct placer_size_point *points, size_t n, struct placer_size_model *out) {
+  double *cost = calloc(n ? n : 1, sizeof(double));
+  if (cost == NULL)
+    return -1;
+  size_t k = 0;
+  double demand = INFINITY;
+  for (size_t i = 0; i < n; i++) {
+    const struct placer_size_point *p = &points[i];
+    if (!(p->iops > 0) || !(p->used_cores > 0))
+      continue;
+    cost[k++] = p->used_cores * 1000.0 / p->iops;
+    /* well below its allotment: the OSDs did not want more */
+    if (p->used_cores < 0.9 * p->allotted_cores && (isinf(demand) || p->used_cores > demand))
+      demand = p->used_cores;
+  }
+  if (k == 0) {
+    free(cost);
+    return -1;
+  }
+  out->ms_per_io = median(cost, k);
+  out->demand_cores = demand;
+  free(cost);
+  return 0;
+}
+
+double placer_size_model_iops(const struct placer_size_model *m, double allotted_cores) {
+  double cores = allotted_cores < m->demand_cores ? allotted_cores : m->demand_cores;
+  return m->ms_per_io > 0 ? cores * 1000.0 / m->ms_per_io : NAN;
+}
+
+void placer_size_check_free(struct placer_size_check *c) {
+  if (c == NULL)
+    return;
+  for (size_t i = 0; i < c->n_rows; i++)
+    free(c->rows[i].workload);
+  free(c->rows);
+  free(c);
+}
+
+static bool is_fit(double q, const double *fit, size_t n_fit) {
+  for (size_t i = 0; i < n_fit; i++)
+    if (fabs(q - fit[i]) < 1e-6)
+      return true;
+  return false;
+}
+
+/* The median point of every (workload, allotment) of the runs. */
+static int rows_of(json_t *runs, struct placer_size_check *c) {
+  size_t n = json_array_size(runs);
+  for (size_t i = 0; i < n; i++) {
+    json_t *run = json_array_get(runs, i);
+    const char *w = json_string_value(json_object_get(run, "workload"));
+    double q = json_number_value(json_object_get(run, "quota_cores"));
+    if (w == NULL || !(q > 0))
+      continue;
+    bool seen = false;
+    for (size_t k = 0; k < c->n_rows; k++)
+      seen |= strcmp(c->rows[k].workload, w) == 0 && fabs(c->rows[k].allotted_cores - q) < 1e-6;
+    if (seen)
+      continue;
+    struct placer_size_check_row *bigger = realloc(c->rows, (c->n_rows + 1) * sizeof(*bigger));
+    if (bigger == NULL)
+      return -1;
+    c->rows = bigger;
+    struct placer_size_check_row *row = &c->rows[c->n_rows++];
+    memset(row, 0, sizeof(*row));
+    row->allotted_cores = q;
+    if ((row->workload = strdup(w)) == NULL)
+      return -1;
+    double *iops = calloc(n, sizeof(double)), *used = calloc(n, sizeof(double));
+    if (iops == NULL || used == NULL) {
+      free(iops);
+      free(used);
+      return -1;
+    }
+    for (size_t j = 0; j < n; j++) {
+      json_t *r = json_array_get(runs, j);
+      const char *rw = json_string_value(json_object_get(r, "workload"));
+      double rq = json_number_value(json_object_get(r, "quota_cores"));
+      double ri = json_number_value(json_object_get(r, "iops"));
+      double cpu = json_number_value(json_object_get(r, "osd_cpu_s"));
+      double t = json_number_value(json_object_get(r, "runtime_s"));
+      if (rw == NULL || strcmp(rw, w) != 0 || fabs(rq - q) > 1e-6 || !(ri > 0) || !(t > 0))
+        continue;
+      iops[row->n] = ri;
+      used[row->n] = cpu / t;
+      row->n++;
+    }
+    row->iops = row->n ? median(iops, row->n) : NAN;
+    row->used = row->n ? median(used, row->n) : NAN;
+    free(iops);
+    free(used);
+  }
+  return 0;
+}
+
+int placer_size_check_file(const char *path, const double *fit, size_t n_fit, struct placer_size_check **out,
+                           struct placer_error **err) {
+  cleanup_free char *text = NULL;
+  size_t len = 0;
+  if (placer_textfile_read_path(path, PLACER_TEXTFILE_MAX_BYTES, &text, &len) < 0)
+    return placer_error_errno(err, errno == ENOENT ? PLACER_EXIT_USAGE : PLACER_EXIT_SYSTEM, errno, "read %s", path);
+  json_error_t jerr;
+  json_t *j = json_loadb(text, len, 0, &jerr);
+  if (j == NULL)
+    return placer_error_set(err, PLACER_EXIT_USAGE, EINVAL, "%s:%d: %s", path, jerr.line, jerr.text);
+  const char *format = json_string_value(json_object_get(j, "format"));
+  json_t *runs = json_object_get(j, "runs");
+  if (format == NULL || strcmp(format, "placer-size-validation") != 0 || !json_is_array(runs)) {
+    json_decref(j);
+    return placer_error_set(err, PLACER_EXIT_USAGE, EINVAL,
+                            "%s: not the output of bench/size-validate.sh (format placer-size-validation)", path);
+  }
+  struct placer_size_check *c = calloc(1, sizeof(*c));
+  if (c == NULL || rows_of(runs, c) < 0) {
+    json_decref(j);
+    placer_size_check_free(c);
+    return placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "%s", path);
+  }
+  json_decref(j);
+  /* per workload: fit on the fit allotments, predict every row */
+  for (size_t i = 0; i < c->n_rows; i++) {
+    struct placer_size_point pts[64];
+    size_t k = 0;
+    for (size_t r = 0; r < c->n_rows && k < 64; r++)
+      if (strcmp(c->rows[r].workload, c->rows[i].workload) == 0 && is_fit(c->rows[r].allotted_cores, fit, n_fit))
+        pts[k++] = (struct placer_size_point){ c->rows[r].allotted_cores, c->rows[r].iops, c->rows[r].used };
+    struct placer_size_model m;
+    struct placer_size_check_row *row = &c->rows[i];
+    row->fitted = is_fit(row->allotted_cores, fit, n_fit);
+    row->predicted = placer_size_model_fit(pts, k, &m) == 0 ? placer_size_model_iops(&m, row->allotted_cores) : NAN;
+    row->error = row->predicted / row->iops - 1;
+    if (!row->fitted && isfinite(row->error) && fabs(row->error) > c->max_abs_error)
+      c->max_abs_error = fabs(row->error);
+  }
+  /* by workload, then allotment */
+  for (size_t i = 1; i < c->n_rows; i++)
+    for (size_t k = i; k > 0; k--) {
+      struct placer_size_check_row *a = &c->rows[k - 1], *b = &c->rows[k];
+      int cmp = strcmp(a->workload, b->workload);
+      if (cmp < 0 || (cmp == 0 && a->allotted_cores <= b->allotted_cores))
+        break;
+      struct placer_size_check_row t = *a;
+      *a = *b;
+      *b = t;
+    }
+  *out = c;
+  return 0;
+}
+
+int placer_size_check_print(const struct placer_size_check *c, const double *fit, size_t n_fit, FILE *out) {
+  fputs("model: IOPS = min(allotted, demand) x 1000 / (ms of OSD CPU per I/O); fit on", out);
+  for (size_t i = 0; i < n_fit; i++)
+    fprintf(out, "%s %.2f", i ? "," : "", fit[i]);
+  fputs(" cores\n\n", out);
+  struct placer_table t = { 0 };
+  placer_table_row(&t, false);
+  placer_table_cell_l(&t, "workload");
+  placer_table_cell_r(&t, "OSD cores allotted");
+  placer_table_cell_r(&t, "runs");
+  placer_table_cell_r(&t, "OSD cores used");
+  placer_table_cell_r(&t, "IOPS measured");
+  placer_table_cell_r(&t, "IOPS predicted");
+  placer_table_cell_r(&t, "error");
+  for (size_t i = 0; i < c->n_rows; i++) {
+    const struct placer_size_check_row *r = &c->rows[i];
+    placer_table_row(&t, false);
+    placer_table_cell_l(&t, "%s", r->workload);
+    placer_table_cell_r(&t, "%.2f%s", r->allotted_cores, r->fitted ? " (fit)" : "");
+    placer_table_cell_r(&t, "%zu", r->n);
+    placer_table_cell_r(&t, "%.2f", r->used);
+    placer_table_cell_r(&t, "%.0f", r->iops);
+    placer_table_cell_r(&t, "%.0f", r->predicted);
+    placer_table_cell_r(&t, isfinite(r->error) ? "%+.1f%%" : "-", 100 * r->error);
+  }
+  if (placer_table_print(&t, out) < 0)
+    return -1;
+  fprintf(out, "\nlargest error where predicted: %.1f%%\n", 100 * c->max_abs_error);
+  return ferror(out) ? -1 : 0;
+}

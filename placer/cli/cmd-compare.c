@@ -1,0 +1,82 @@
+/* placer compare [--threshold PCT] [--alpha P] BASELINE_DIR CANDIDATE_DIR: the
+ * CI gate between two `placer bench` results directories (bench/compare.h).
+ * Exit 0: no cell regressed; 5: a cell regressed; 2: bad input. */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench/compare.h"
+#include "cli/commands.h"
+
+static const char compare_usage[] =
+    "usage: placer compare [--threshold PCT] [--alpha P] BASELINE_DIR CANDIDATE_DIR\n"
+    "Compare two placer bench results directories cell by cell (variant, condition, workload in both):\n"
+    "the candidate's median main metric (IOPS, MB/s) against the baseline's, with a bootstrap 95% CI and\n"
+    "the Mann-Whitney p.  A cell regresses when it drops by more than --threshold (default 5%) with\n"
+    "p < --alpha (default 0.05).  Exit 0: no regression; 5: at least one cell regressed; 2: bad input.\n";
+
+/* "5%", "5" (percent) or "0.05"; in (0, 1] as a fraction. */
+int placer_cli_parse_threshold(const char *s, double *out) {
+  char *end;
+  double x = strtod(s, &end);
+  if (end == s)
+    return -1;
+  if (*end == '%') {
+    x /= 100;
+    end++;
+  } else if (x >= 1) {
+    x /= 100;
+  }
+  if (*end || !(x > 0 && x < 1))
+    return -1;
+  *out = x;
+  return 0;
+}
+
+int cmd_compare(int argc, char **argv) {
+  static const struct option options[] = {
+    { "threshold", required_argument, NULL, 't' },
+    { "alpha", required_argument, NULL, 'a' },
+    { "help", no_argument, NULL, 'h' },
+    { NULL, 0, NULL, 0 },
+  };
+  struct placer_bench_gate gate = { 0.05, 0.05 };
+  int opt;
+  opterr = 0;
+  optind = 0;
+  while ((opt = getopt_long(argc, argv, ":", options, NULL)) != -1) {
+    switch (opt) {
+    case 't':
+      if (placer_cli_parse_threshold(optarg, &gate.threshold) < 0) {
+        fprintf(stderr, "placer compare: --threshold wants a percentage such as 5%%, got '%s'\n", optarg);
+        return PLACER_EXIT_USAGE;
+      }
+      break;
+    case 'a': {
+      char *end;
+      gate.alpha = strtod(optarg, &end);
+      if (end == optarg || *end || !(gate.alpha > 0 && gate.alpha < 1)) {
+        fprintf(stderr, "placer compare: --alpha wants a probability such as 0.05, got '%s'\n", optarg);
+        return PLACER_EXIT_USAGE;
+      }
+      break;
+    }
+    case 'h': fputs(compare_usage, stdout); return PLACER_EXIT_OK;
+    default: return placer_usage_error("compare", opt, argc, argv);
+    }
+  }
+  if (argc - optind != 2) {
+    fprintf(stderr, "placer compare: expected BASELINE_DIR CANDIDATE_DIR (see 'placer compare --help')\n");
+    return PLACER_EXIT_USAGE;
+  }
+  struct placer_error *err = NULL;
+  char *report = NULL;
+  size_t regressed = 0, cells = 0;
+  if (placer_bench_compare_dirs(argv[optind], argv[optind + 1], &gate, &report, &regressed, &cells, &err) < 0)
+    return placer_error_report(err);
+  fputs(report, stdout);
+  free(report);
+  int rc = placer_finish_output("compare", 0);
+  return rc != PLACER_EXIT_OK ? rc : regressed ? PLACER_BENCH_EXIT_REGRESSION : PLACER_EXIT_OK;
+}

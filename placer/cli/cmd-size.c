@@ -1,0 +1,211 @@
+/* placer size [options] [RESULTS_DIR...]: how many VMs fit beside the OSDs
+ * of a node, from the costs bench measured (bench/size.c, docs/size.md). */
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench/size.h"
+#include "cli/commands.h"
+#include "lib/datafile.h"
+#include "lib/units.h"
+
+static const char size_usage[] =
+    "usage: placer size [--topology FILE.xml] [--profile PROFILE] [--target-iops N] [--workload NAME]\n"
+    "                   [--vm-vcpus N] [--vm-memory SIZE] [--vm-overhead SIZE] [--osd-memory-target SIZE]\n"
+    "                   [--headroom PCT] [--replicas N] [--measured-replicas N]\n"
+    "                   [--cpu-ms-per-io MS] [--osd-rss SIZE] [--json] [RESULTS_DIR...]\n"
+    "       placer size --validate FILE.json [--fit CORES,CORES...]\n"
+    "Size a hyperconverged node from measured costs: the OSD CPU per client I/O and the OSDs' peak RSS\n"
+    "of placer bench results directories (or --cpu-ms-per-io / --osd-rss), the target node (an hwloc XML\n"
+    "file, default this machine) and a profile (default hci-nvme): per OSD the threads a target IOPS needs\n"
+    "(or the IOPS its planned threads give), its memory, and how many VMs fit in what is left, per NUMA\n"
+    "node, with the host reserve; TripleO's HCI formula beside it.  Model: docs/size.md.\n"
+    "--validate: the model fitted on the --fit allotments (default 1.0,2.0 cores) of bench/size-validate.sh's\n"
+    "measurements predicts the others; prints measured, predicted and the error.\n"
+    "Exit 2: bad command line, results, profile or topology; 3: the profile does not fit the node.\n";
+
+static int bad_value(const char *opt, const char *value, const char *why) {
+  fprintf(stderr, "placer size: %s: '%s' %s\n", opt, value, why);
+  return PLACER_EXIT_USAGE;
+}
+
+static int parse_uint(const char *opt, const char *text, unsigned *out) {
+  char *end = NULL;
+  errno = 0;
+  unsigned long v = strtoul(text, &end, 10);
+  if (errno || end == text || *end || v == 0 || v > 65536 || text[0] == '-')
+    return bad_value(opt, text, "is not a whole number from 1 to 65536");
+  *out = (unsigned)v;
+  return 0;
+}
+
+static int parse_double(const char *opt, const char *text, double *out) {
+  char *end = NULL;
+  errno = 0;
+  double v = strtod(text, &end);
+  if (errno || end == text || *end || !isfinite(v) || v <= 0)
+    return bad_value(opt, text, "is not a positive number");
+  *out = v;
+  return 0;
+}
+
+static int parse_size(const char *opt, const char *text, uint64_t *out) {
+  const char *why = NULL;
+  if (placer_parse_bytes(text, out, &why) < 0)
+    return bad_value(opt, text, why ? why : "is not a size");
+  return 0;
+}
+
+/* A path, or the name of a shipped profile ("hci-nvme"). */
+static char *profile_path(const char *ref) {
+  if (strchr(ref, '/') || strstr(ref, ".yaml") || strstr(ref, ".yml"))
+    return strdup(ref);
+  char *rel = NULL;
+  if (asprintf(&rel, "profiles/%s.yaml", ref) < 0)
+    return NULL;
+  char *found = placer_data_file(NULL, rel);
+  free(rel);
+  return found ? found : strdup(ref);
+}
+
+int cmd_size(int argc, char **argv) {
+  static const struct option options[] = {
+    { "topology", required_argument, NULL, 't' },
+    { "profile", required_argument, NULL, 'p' },
+    { "target-iops", required_argument, NULL, 'i' },
+    { "workload", required_argument, NULL, 'w' },
+    { "vm-vcpus", required_argument, NULL, 'c' },
+    { "vm-memory", required_argument, NULL, 'm' },
+    { "vm-overhead", required_argument, NULL, 'o' },
+    { "osd-memory-target", required_argument, NULL, 'T' },
+    { "headroom", required_argument, NULL, 'H' },
+    { "replicas", required_argument, NULL, 'r' },
+    { "measured-replicas", required_argument, NULL, 'R' },
+    { "cpu-ms-per-io", required_argument, NULL, 'C' },
+    { "osd-rss", required_argument, NULL, 'S' },
+    { "json", no_argument, NULL, 'j' },
+    { "validate", required_argument, NULL, 'V' },
+    { "fit", required_argument, NULL, 'F' },
+    { "help", no_argument, NULL, 'h' },
+    { NULL, 0, NULL, 0 },
+  };
+  struct placer_size_options opt;
+  placer_size_options_default(&opt);
+  const char *xml_path = NULL, *profile_ref = "hci-nvme";
+  bool json = false;
+  const char *validate = NULL;
+  double fit[16] = { 1.0, 2.0 };
+  size_t n_fit = 2;
+  int c;
+  opterr = 0;
+  optind = 0;
+  while ((c = getopt_long(argc, argv, ":", options, NULL)) != -1) {
+    int rc = 0;
+    double pct;
+    switch (c) {
+    case 't': xml_path = optarg; break;
+    case 'p': profile_ref = optarg; break;
+    case 'i': rc = parse_double("--target-iops", optarg, &opt.target_iops); break;
+    case 'w': opt.workload = optarg; break;
+    case 'c': rc = parse_uint("--vm-vcpus", optarg, &opt.vm_vcpus); break;
+    case 'm': rc = parse_size("--vm-memory", optarg, &opt.vm_memory_bytes); break;
+    case 'o': rc = parse_size("--vm-overhead", optarg, &opt.vm_overhead_bytes); break;
+    case 'T': rc = parse_size("--osd-memory-target", optarg, &opt.osd_memory_target_bytes); break;
+    case 'H':
+      if (strcmp(optarg, "0") == 0 || strcmp(optarg, "0%") == 0) {
+        opt.memory_headroom = 0;
+        break;
+      }
+      {
+        char buf[32];
+        snprintf(buf, sizeof(buf), "%s", optarg);
+        size_t n = strlen(buf);
+        if (n && buf[n - 1] == '%')
+          buf[n - 1] = '\0';
+        rc = parse_double("--headroom", buf, &pct);
+        if (rc == 0 && pct > 1000)
+          rc = bad_value("--headroom", optarg, "is more than 1000%");
+        opt.memory_headroom = pct / 100;
+      }
+      break;
+    case 'r': rc = parse_uint("--replicas", optarg, &opt.replicas); break;
+    case 'R': rc = parse_uint("--measured-replicas", optarg, &opt.measured_replicas); break;
+    case 'C': rc = parse_double("--cpu-ms-per-io", optarg, &opt.given_cpu_ms_per_io); break;
+    case 'S': rc = parse_size("--osd-rss", optarg, &opt.given_rss_bytes); break;
+    case 'j': json = true; break;
+    case 'V': validate = optarg; break;
+    case 'F': {
+      n_fit = 0;
+      char buf[256];
+      snprintf(buf, sizeof(buf), "%s", optarg);
+      for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok && rc == 0; tok = strtok_r(NULL, ",", &save)) {
+        if (n_fit == 16)
+          rc = bad_value("--fit", optarg, "has more than 16 allotments");
+        else
+          rc = parse_double("--fit", tok, &fit[n_fit++]);
+      }
+      if (rc == 0 && n_fit == 0)
+        rc = bad_value("--fit", optarg, "names no allotment");
+      break;
+    }
+    case 'h': fputs(size_usage, stdout); return PLACER_EXIT_OK;
+    default: return placer_usage_error("size", c, argc, argv);
+    }
+    if (rc)
+      return rc;
+  }
+  if (validate) {
+    if (optind < argc) {
+      fprintf(stderr, "placer size: --validate takes no RESULTS_DIR\n");
+      return PLACER_EXIT_USAGE;
+    }
+    struct placer_error *err = NULL;
+    struct placer_size_check *check = NULL;
+    if (placer_size_check_file(validate, fit, n_fit, &check, &err) < 0)
+      return placer_error_report(err);
+    int prc = placer_size_check_print(check, fit, n_fit, stdout);
+    placer_size_check_free(check);
+    return placer_finish_output("size", prc);
+  }
+  size_t n_results = (size_t)(argc - optind);
+  if (n_results == 0 && !(opt.given_cpu_ms_per_io > 0)) {
+    fprintf(stderr,
+            "placer size: give RESULTS_DIR (from placer bench) or --cpu-ms-per-io (see 'placer size --help')\n");
+    return PLACER_EXIT_USAGE;
+  }
+  struct placer_error *err = NULL;
+  struct placer_bench_results **results = calloc(n_results ? n_results : 1, sizeof(*results));
+  char *path = profile_path(profile_ref);
+  struct placer_profile *profile = NULL;
+  struct placer_topology *topo = NULL;
+  struct placer_size_result *res = NULL;
+  int rc = PLACER_EXIT_OK;
+  if (results == NULL || path == NULL) {
+    placer_error_errno(&err, PLACER_EXIT_SYSTEM, ENOMEM, "size");
+    goto fail;
+  }
+  for (size_t i = 0; i < n_results; i++)
+    if (placer_bench_results_load_dir(argv[optind + (int)i], &results[i], &err) < 0)
+      goto fail;
+  if (placer_profile_load(path, &profile, &err) < 0 || placer_topology_load(xml_path, &topo, &err) < 0 ||
+      placer_size_compute(results, n_results, topo, profile, &opt, &res, &err) < 0)
+    goto fail;
+  int prc = json ? placer_print_json(placer_size_to_json(res), stdout) : placer_size_print_text(res, stdout);
+  rc = placer_finish_output("size", prc);
+  goto out;
+fail:
+  rc = placer_error_report(err);
+out:
+  placer_size_result_free(res);
+  placer_topology_free(topo);
+  placer_profile_free(profile);
+  for (size_t i = 0; results && i < n_results; i++)
+    placer_bench_results_free(results[i]);
+  free(results);
+  free(path);
+  return rc;
+}

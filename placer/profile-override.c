@@ -1,0 +1,117 @@
+/* One profile setting changed after loading, "ROLE.KEY=VALUE": the variants a
+ * bench sweep makes from one profile, and `placer exec/plan --set`. */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "profile.h"
+
+int placer_parse_quota(const char *s, unsigned *mcores) {
+  if (s == NULL)
+    return -1;
+  unsigned long long whole = 0, frac = 0;
+  int places = 0;
+  const char *p = s;
+  bool digits = false;
+  for (; *p >= '0' && *p <= '9' && whole <= 100000; p++, digits = true)
+    whole = whole * 10 + (unsigned)(*p - '0');
+  if (*p == '.') {
+    digits = digits && p[1] >= '0' && p[1] <= '9';
+    for (p++; *p >= '0' && *p <= '9' && places < 3; p++, places++)
+      frac = frac * 10 + (unsigned)(*p - '0');
+  }
+  for (int k = places; k < 3; k++)
+    frac *= 10;
+  unsigned long long m = whole * 1000 + frac;
+  if (!digits || *p != '\0' || m < 10 || m > 65536000ull)
+    return -1;
+  *mcores = (unsigned)m;
+  return 0;
+}
+
+static int parse_count(const char *s, unsigned long max, unsigned *out) {
+  char *end;
+  errno = 0;
+  if (*s < '0' || *s > '9')
+    return -1;
+  unsigned long v = strtoul(s, &end, 10);
+  if (errno || *end || v == 0 || v > max)
+    return -1;
+  *out = (unsigned)v;
+  return 0;
+}
+
+static bool valid_name(const char *s) {
+  if (*s == '\0' || strlen(s) > 63 || *s == '-' || *s == '_')
+    return false;
+  for (; *s; s++)
+    if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') || *s == '-' || *s == '_'))
+      return false;
+  return true;
+}
+
+int placer_profile_set(struct placer_profile *profile, const char *assignment, struct placer_error **err) {
+  const char *eq = strchr(assignment, '=');
+  const char *dot = strchr(assignment, '.');
+  if (eq == NULL || dot == NULL || dot > eq || dot == assignment)
+    return placer_error_set(err, PLACER_EXIT_USAGE, EINVAL, "--set '%s': expected ROLE.KEY=VALUE (osd.cpu.quota=0.5)",
+                            assignment);
+  char role_name[64];
+  size_t rlen = (size_t)(dot - assignment);
+  if (rlen >= sizeof(role_name))
+    return placer_error_set(err, PLACER_EXIT_USAGE, EINVAL, "--set '%s': role name too long", assignment);
+  memcpy(role_name, assignment, rlen);
+  role_name[rlen] = '\0';
+  char key[32];
+  size_t klen = (size_t)(eq - dot - 1);
+  if (klen >= sizeof(key))
+    return placer_error_set(err, PLACER_EXIT_USAGE, EINVAL, "--set '%s': unknown key", assignment);
+  memcpy(key, dot + 1, klen);
+  key[klen] = '\0';
+  const char *value = eq + 1;
+  struct placer_role_spec *role = (struct placer_role_spec *)placer_profile_role(profile, role_name);
+  if (role == NULL)
+    return placer_error_set(err, PLACER_EXIT_USAGE, EINVAL, "--set '%s': profile '%s' has no role '%s'", assignment,
+                            profile->name, role_name);
+  struct placer_cpu_spec *cpu = &role->cpu;
+  bool none = strcmp(value, "none") == 0;
+  if (strcmp(key, "cpu.quota") == 0) {
+    unsigned m = 0;
+    if (!none && placer_parse_quota(value, &m) < 0)
+      return placer_error_set(err, PLACER_EXIT_USAGE, EINVAL,
+                              "--set '%s': expected cores 0.01..65536 with at most 3 decimals, or none", assignment);
+    cpu->quota = m;
+  } else if (strcmp(key, "cpu.weight") == 0) {
+    unsigned w = 0;
+    if (!none && parse_count(value, 10000, &w) < 0)
+      return placer_error_set(err, PLACER_EXIT_USAGE, EINVAL, "--set '%s': expected a weight 1..10000, or none",
+                              assignment);
+    cpu->weight = w;
+  } else if (strcmp(key, "cpu.cores") == 0 || strcmp(key, "cpu.threads") == 0) {
+    unsigned n;
+    if (parse_count(value, 65536, &n) < 0)
+      return placer_error_set(err, PLACER_EXIT_USAGE, EINVAL, "--set '%s': expected a count 1..65536", assignment);
+    bool cores = strcmp(key, "cpu.cores") == 0;
+    cpu->cores = cores ? n : 0;
+    cpu->threads = cores ? 0 : n;
+    cpu->whole_cores = cores;
+    role->has_cpu = true;
+  } else if (strcmp(key, "cpu.pool") == 0) {
+    if (!valid_name(value))
+      return placer_error_set(err, PLACER_EXIT_USAGE, EINVAL, "--set '%s': '%s' is not a valid pool name", assignment,
+                              value);
+    char *pool = strdup(value);
+    if (pool == NULL)
+      return placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+    free(cpu->pool);
+    cpu->pool = pool;
+    cpu->exclusive = false;
+  } else {
+    return placer_error_set(err, PLACER_EXIT_USAGE, EINVAL,
+                            "--set '%s': unknown key '%s' (cpu.quota, cpu.weight, cpu.cores, cpu.threads, cpu.pool)",
+                            assignment, key);
+  }
+  return 0;
+}

@@ -1,0 +1,305 @@
+#!/bin/sh
+# The Ansible fleet playbooks (ansible/, docs/fleet.md) for real, on 3 podman containers acting as
+# nodes (the containers.podman.podman connection; each a privileged container on a copy-on-write
+# overlay of this machine's root, --network none), each with its own hwloc XML from tests/fixtures
+# (AMD EPYC 8 NUMA nodes, Intel 2x8c2t, Intel quartz 2x18c no SMT), cgroup prefix and state dir;
+# one installs placer from the build, one from the .deb that `cpack -G DEB` makes:
+#   - site.yml --check --diff: the plan and what would change, and nothing changes;
+#   - site.yml applies and verifies on all 3: the cgroup files each node's apply made (seen from
+#     the host under the container's own cgroup: cpuset.cpus/mems, memory limit, cpu.shares), the
+#     node's two processes in their groups on the planned CPUs; the facts differ per node;
+#   - a second site.yml reports changed=0 on every node;
+#   - a drift (another cpuset written into one group of one node) fails verify.yml on that node
+#     only; site.yml repairs it;
+#   - bench.yml runs a tiny study (cluster none: fio on a file) on 2 nodes, fetches both results
+#     directories and merges them into one report (fleet.json, fleet.md);
+#   - reset.yml removes every group and puts the processes back; a second reset changes nothing.
+# Cleanup (also on failure or SIGTERM): containers removed, every cgroup under them gone.
+set -u
+PLACER=${PLACER_BIN:?PLACER_BIN not set}
+SRC=${PLACER_SOURCE_DIR:?PLACER_SOURCE_DIR not set}
+T=fleet_ansible
+skip() { echo "$T: SKIP: $*"; exit 77; }
+fail() { echo "$T: FAIL: $*" >&2; exit 1; }
+say() { echo "$T: $*"; }
+[ "$(id -u)" = 0 ] || skip "needs root"
+for b in ansible-playbook podman runc fio tar cpack python3; do
+  command -v "$b" >/dev/null 2>&1 || skip "$b not installed"
+done
+[ -f /sys/fs/cgroup/cpuset/cpuset.cpus ] || skip "needs the cgroup v1 cpuset hierarchy (this test reads the nodes' groups there)"
+ansible-doc -t connection containers.podman.podman >/dev/null 2>&1 || skip "no containers.podman collection"
+BUILD=$(cd "$(dirname "$PLACER")" && pwd)
+[ -f "$BUILD/CPackConfig.cmake" ] || skip "$BUILD has no CPackConfig.cmake"
+CG=/sys/fs/cgroup
+export CONTAINERS_CONF="$SRC/containers/containers.conf"
+export ANSIBLE_CONFIG="$SRC/ansible/ansible.cfg" ANSIBLE_NOCOLOR=1 ANSIBLE_FORCE_COLOR=0
+export ANSIBLE_LOCAL_TEMP ANSIBLE_HOME
+
+work=$(mktemp -d /var/tmp/placer-fleet.XXXXXX) # not tmpfs: fio's O_DIRECT in the study
+ANSIBLE_LOCAL_TEMP=$work/ansible-tmp ANSIBLE_HOME=$work/ansible-home
+tag=placer-t-fleet-$$
+NODES="n1 n2 n3"
+cgpath() { cat "$work/$1.cgpath" 2>/dev/null; }
+cleanup() {
+  rc=$?
+  trap - EXIT INT TERM HUP
+  [ -z "${bg:-}" ] || kill -9 "$bg" 2>/dev/null
+  for n in $NODES; do
+    podman rm -f -t 0 "$tag-$n" >/dev/null 2>&1
+    p=$(cgpath "$n")
+    [ -n "$p" ] || continue
+    # runc removes the container's groups; what placer made under them must go too.
+    for d in "$CG"/*"$p"; do
+      [ -d "$d" ] || continue
+      find "$d" -depth -type d -exec rmdir {} + 2>/dev/null
+      [ ! -d "$d" ] || { echo "$T: cgroup $d left behind" >&2; rc=1; }
+    done
+  done
+  [ "$rc" = 0 ] && rm -rf "$work" || echo "$T: kept $work" >&2
+  exit "$rc"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM HUP
+
+# ansible-playbook with its output in $work/NAME.out; exit code in $prc.
+play() {
+  out=$1
+  shift
+  t0=$(date +%s)
+  (cd "$SRC/ansible" && timeout 240 ansible-playbook -i "$work/inventory.yml" "$@") >"$work/$out.out" 2>&1
+  prc=$?
+  say "$out: exit $prc in $(($(date +%s) - t0)) s"
+}
+# PLAY RECAP counter of one host: recap OUT HOST KEY (ok, changed, failed, ...).
+recap() {
+  sed -n "/^PLAY RECAP/,\$p" "$work/$1.out" | grep "^$2 " | tail -1 | sed -n "s/.* $3=\([0-9]*\).*/\1/p"
+}
+show() { sed -n '/TASK\|fatal\|FAILED\|PLAY RECAP/,$p' "$work/$1.out" | tail -40 >&2; }
+
+# --- the nodes ----------------------------------------------------------------------------
+for n in $NODES; do
+  mkdir -p "$work/$n"
+  podman run -d --name "$tag-$n" --privileged --cgroupns=host --network none \
+    -v "$work/$n:/var/lib/placer" --rootfs /:O \
+    sh -c 'sleep 7001 & sleep 7002 & exec sleep infinity' >/dev/null 2>"$work/$n.err" ||
+    fail "podman run $n: $(cat "$work/$n.err")"
+  podman inspect -f '{{.State.CgroupPath}}' "$tag-$n" >"$work/$n.cgpath" || fail "podman inspect $n"
+  [ -d "$CG/cpuset$(cgpath "$n")" ] || fail "$n: no cpuset group $(cgpath "$n") on the host"
+done
+say "3 nodes up: $(for n in $NODES; do printf '%s ' "$(cgpath "$n")"; done)"
+
+# The .deb for n2, made outside the build directory.
+cpack -G DEB --config "$BUILD/CPackConfig.cmake" -B "$work/deb" >"$work/cpack.out" 2>&1 ||
+  { cat "$work/cpack.out" >&2; fail "cpack -G DEB failed"; }
+deb=$(ls "$work"/deb/placer_*.deb 2>/dev/null | head -1)
+[ -n "$deb" ] || fail "cpack made no placer_*.deb"
+rm -rf "$work/deb/_CPack_Packages"
+
+# Two profiles: both plan cpus 0 and 1 on NUMA node 0 of every fixture (their first two cores'
+# first PUs), so they can be put in force on this 2-CPU machine; profile b swaps the roles.
+cat >"$work/profile.yaml" <<'EOF'
+version: 1
+name: fleet-a
+reserve: { cores: 0 }
+roles:
+  - name: app
+    kind: generic
+    count: 1
+    cpu: { threads: 1 }
+    memory: 64MiB
+    locality: { near: numa, numa: 0 }
+    match: { cmdline: "sleep 7001" }
+  - name: svc
+    kind: generic
+    count: 1
+    cpu: { threads: 1, weight: 200 }
+    locality: { near: numa, numa: 0 }
+    match: { cmdline: "sleep 7002" }
+EOF
+sed -e 's/name: fleet-a/name: fleet-b/' "$work/profile.yaml" | awk '
+  /^  - name: app/ { grab = 1 } /^  - name: svc/ { grab = 0 }
+  grab { app = app $0 "\n"; next } { print } END { printf "%s", app }' >"$work/profile-b.yaml"
+
+cat >"$work/study.yaml" <<'EOF'
+version: 1
+title: fleet tiny study
+cluster: { type: none }
+variants:
+  - { name: unpinned, profile: unpinned }
+  - { name: pinned, profile: demo-local }
+workloads:
+  path: target.img
+  size: 16MiB
+  block_sizes: [4K]
+  patterns: [randread]
+  iodepth: 4
+  runtime: 1
+  ramp: 0
+repeats: 1
+warmup: 0
+EOF
+
+F=$SRC/tests/fixtures
+cat >"$work/inventory.yml" <<EOF
+all:
+  vars:
+    ansible_connection: containers.podman.podman
+    ansible_python_interpreter: /usr/bin/python3
+    placer_install: build
+    placer_build_dir: $BUILD
+    placer_profile: $work/profile.yaml
+    placer_state_dir: /var/lib/placer/state
+  children:
+    placer_nodes:
+      hosts:
+        n1:
+          ansible_host: $tag-n1
+          placer_topology_xml: $F/mpibind-epyc-corona.xml
+          placer_cgroup_prefix: fleet-n1
+        n2:
+          ansible_host: $tag-n2
+          placer_topology_xml: $F/32em64t-2n8c2t-pci-normalio.xml
+          placer_cgroup_prefix: fleet-n2
+          placer_install: deb
+          placer_deb: $deb
+        n3:
+          ansible_host: $tag-n3
+          placer_topology_xml: $F/mpibind-cts1-quartz-smt1.xml
+          placer_cgroup_prefix: fleet-n3
+          placer_profile: $work/profile-b.yaml
+    placer_bench:
+      hosts:
+        n1: {}
+        n2: {}
+EOF
+# Expected per node: prefix, app.0 cpus, svc.0 cpus, PUs of its fixture.
+expect_n1="fleet-n1 0 1 96" expect_n2="fleet-n2 0 1 32" expect_n3="fleet-n3 1 0 36"
+groups_of() { echo "$CG/cpuset$(cgpath "$1")/fleet-$1"; }
+
+# --- install, then check mode: the plan and the diff, nothing changes ------------------------
+play install playbooks/site.yml --tags install
+[ "$prc" = 0 ] || { show install; fail "site.yml --tags install exited $prc"; }
+play check playbooks/site.yml --check --diff
+[ "$prc" = 0 ] || { show check; fail "site.yml --check --diff exited $prc"; }
+for n in $NODES; do
+  [ ! -d "$(groups_of $n)" ] || fail "check mode created $(groups_of $n)"
+done
+grep -q "^+++ after: plan (fleet-b)" "$work/check.out" || { show check; fail "no plan diff for fleet-b in check mode"; }
+grep -q "^+  cpus: 1" "$work/check.out" || { show check; fail "the check-mode diff shows no planned cpus"; }
+
+# --- apply and verify on all 3 -------------------------------------------------------------------
+play apply1 playbooks/site.yml
+[ "$prc" = 0 ] || { show apply1; fail "site.yml exited $prc"; }
+for n in $NODES; do
+  [ "$(recap apply1 $n failed)" = 0 ] || { show apply1; fail "$n failed in site.yml"; }
+  [ "$(recap apply1 $n changed)" -gt 0 ] || { show apply1; fail "$n: nothing changed in the first site.yml"; }
+done
+# The cgroup files each node's apply made, and its processes in them.
+for n in $NODES; do
+  eval "set -- \$expect_$n"
+  prefix=$1 app=$2 svc=$3
+  base="$(cgpath $n)/$prefix"
+  for r in app:$app svc:$svc; do
+    role=${r%%:*} want=${r#*:}
+    d=$CG/cpuset$base/$role/$role.0
+    [ "$(cat "$d/cpuset.cpus" 2>/dev/null)" = "$want" ] || fail "$n: $d/cpuset.cpus is '$(cat "$d/cpuset.cpus" 2>&1)', planned $want"
+    [ "$(cat "$d/cpuset.mems")" = 0 ] || fail "$n: $d/cpuset.mems is $(cat "$d/cpuset.mems")"
+    pids=$(cat "$d/cgroup.procs")
+    [ "$(echo "$pids" | wc -w)" = 1 ] || fail "$n: $d holds '$pids', expected one process"
+    case "$role" in app) cmd="sleep 7001" ;; *) cmd="sleep 7002" ;; esac
+    [ "$(tr '\0' ' ' <"/proc/$pids/cmdline")" = "$cmd " ] || fail "$n: $d holds pid $pids, not '$cmd'"
+    allowed=$(sed -n 's/^Cpus_allowed_list:\s*//p' "/proc/$pids/status")
+    [ "$allowed" = "$want" ] || fail "$n: pid $pids ($cmd) Cpus_allowed_list $allowed, planned $want"
+    grep -q "^[0-9]*:cpuset:$base/$role/$role.0\$" "/proc/$pids/cgroup" || fail "$n: pid $pids not in cpuset $base/$role/$role.0"
+  done
+  lim=$(cat "$CG/memory$base/app/app.0/memory.limit_in_bytes")
+  [ "$lim" = $((64 << 20)) ] || fail "$n: app.0 memory.limit_in_bytes $lim, planned 64 MiB"
+  shares=$(cat "$CG/cpu$base/svc/svc.0/cpu.shares")
+  w=$(python3 -c 'import math,sys; s=int(sys.argv[1]); l=math.log2(s); print(max(1,min(10000,math.ceil(10**((l*l+125*l)/612-7/34)-1e-9))))' "$shares")
+  [ "$w" = 200 ] || fail "$n: svc.0 cpu.shares $shares is weight $w, planned 200"
+  # The node planned from its own XML.
+  podman exec "$tag-$n" cmp -s /etc/placer/topology.xml "$(sed -n "/^        $n:/,/placer_cgroup/s/.*placer_topology_xml: //p" "$work/inventory.yml")" ||
+    fail "$n: /etc/placer/topology.xml is not its fixture"
+done
+podman exec "$tag-n2" dpkg-query -W -f '${Version}' placer >"$work/n2.deb" 2>&1 || fail "n2: placer .deb not installed: $(cat "$work/n2.deb")"
+podman exec "$tag-n1" test -x /usr/local/bin/placer || fail "n1: placer not installed from the build"
+say "applied: every node's groups hold its processes on the planned CPUs (n2 from the .deb $(cat "$work/n2.deb"))"
+
+# The facts differ per node: PUs of each fixture.
+(cd "$SRC/ansible" && ansible -i "$work/inventory.yml" placer_nodes -o -m placer.fleet.placer_facts \
+  -a 'topology=/etc/placer/topology.xml') >"$work/facts.out" 2>&1 || { cat "$work/facts.out" >&2; fail "placer_facts ad hoc"; }
+for n in $NODES; do
+  eval "set -- \$expect_$n"
+  grep "^$n | SUCCESS" "$work/facts.out" | grep -q "\"pus\": $4\b" || { cat "$work/facts.out" >&2; fail "$n: facts do not say $4 PUs"; }
+done
+
+# --- idempotent ----------------------------------------------------------------------------------
+play apply2 playbooks/site.yml
+[ "$prc" = 0 ] || { show apply2; fail "second site.yml exited $prc"; }
+for n in $NODES; do
+  [ "$(recap apply2 $n changed)" = 0 ] || { show apply2; fail "$n: the second site.yml changed $(recap apply2 $n changed) things"; }
+done
+say "second run: changed=0 on every node"
+
+# --- drift on one node fails only that node --------------------------------------------------------
+echo 0 >"$(groups_of n2)/svc/svc.0/cpuset.cpus" || fail "could not write the drift"
+play drift playbooks/verify.yml
+[ "$prc" != 0 ] || { show drift; fail "verify.yml passed with a drift on n2"; }
+[ "$(recap drift n2 failed)" = 1 ] || { show drift; fail "n2 did not fail on its drift"; }
+for n in n1 n3; do
+  [ "$(recap drift $n failed)" = 0 ] && [ "$(recap drift $n ok)" -gt 0 ] || { show drift; fail "$n failed without drift"; }
+done
+grep -q "placement drift: svc.0: " "$work/drift.out" || { show drift; fail "n2's failure does not name svc.0"; }
+play repair playbooks/site.yml
+[ "$prc" = 0 ] || { show repair; fail "site.yml did not repair the drift (exit $prc)"; }
+[ "$(recap repair n2 changed)" -gt 0 ] && [ "$(recap repair n1 changed)" = 0 ] || { show repair; fail "repair: changed n1=$(recap repair n1 changed) n2=$(recap repair n2 changed)"; }
+[ "$(cat "$(groups_of n2)/svc/svc.0/cpuset.cpus")" = 1 ] || fail "n2 svc.0 still drifted after the repair"
+say "drift on n2: only n2 failed; site.yml repaired it"
+
+# --- a fleet study on 2 nodes ------------------------------------------------------------------
+play bench playbooks/bench.yml -e "placer_bench_study=$work/study.yaml placer_bench_results=$work/results placer_bench_prefix=fleet-bench"
+[ "$prc" = 0 ] || { show bench; fail "bench.yml exited $prc"; }
+python3 - "$work/results/study" <<'PY' || fail "merged fleet results"
+import json, os, sys
+d = sys.argv[1]
+for n in ("n1", "n2"):
+    s = json.load(open(os.path.join(d, n, "summary.json")))
+    assert len(s["runs"]) == 2 and all(r["read"]["iops"] > 0 for r in s["runs"]), (n, s["runs"])
+f = json.load(open(os.path.join(d, "fleet", "fleet.json")))
+assert f["nodes"] == ["n1", "n2"], f["nodes"]
+assert sorted(f["per_node"]) == ["n1", "n2"]
+cells = f["across_nodes"]
+assert len(cells) == 2, cells
+for c in cells:
+    assert c["n_nodes"] == 2 and set(c["nodes"]) == {"n1", "n2"}, c
+    assert c["min"] > 0 and c["min"] <= c["median"] <= c["max"], c
+md = open(os.path.join(d, "fleet", "fleet.md")).read()
+assert "## n1" in md and "## n2" in md and "Across nodes" in md, md
+print("fleet_ansible: merged:", "; ".join("%s %s median %.0f IOPS (n1 %.0f, n2 %.0f)" % (
+    c["variant"], c["workload"], c["median"], c["nodes"]["n1"], c["nodes"]["n2"]) for c in cells))
+PY
+[ ! -d "$CG/cpuset$(cgpath n1)/fleet-bench" ] || fail "the study left its groups on n1"
+
+# --- reset -----------------------------------------------------------------------------------
+play reset1 playbooks/reset.yml
+[ "$prc" = 0 ] || { show reset1; fail "reset.yml exited $prc"; }
+for n in $NODES; do
+  for h in cpuset cpu memory; do
+    [ ! -d "$CG/$h$(cgpath $n)/fleet-$n" ] || fail "$n: $CG/$h$(cgpath $n)/fleet-$n left after reset"
+  done
+  [ "$(recap reset1 $n changed)" = 1 ] || { show reset1; fail "$n: reset changed $(recap reset1 $n changed)"; }
+done
+for p in $(cat "$CG/cpuset$(cgpath n1)/cgroup.procs"); do
+  case "$(tr '\0' ' ' <"/proc/$p/cmdline" 2>/dev/null)" in "sleep 700"*)
+    [ "$(sed -n 's/^Cpus_allowed_list:\s*//p' "/proc/$p/status")" = 0-1 ] || fail "n1: pid $p not back on cpus 0-1" ;;
+  esac
+done
+n_back=$(for p in $(cat "$CG/cpuset$(cgpath n1)/cgroup.procs"); do tr '\0' ' ' <"/proc/$p/cmdline"; echo; done | grep -c '^sleep 700')
+[ "$n_back" = 2 ] || fail "n1: $n_back of its 2 processes back in the container's group"
+play reset2 playbooks/reset.yml
+[ "$prc" = 0 ] || { show reset2; fail "second reset.yml exited $prc"; }
+for n in $NODES; do
+  [ "$(recap reset2 $n changed)" = 0 ] || { show reset2; fail "$n: the second reset changed something"; }
+done
+say "reset: every group gone, processes back; a second reset changed nothing"
+say "OK"

@@ -1,0 +1,175 @@
+/* `placer apply --json` and `placer reset --json` documents (apply-json.c):
+ * the changed flag, groups created and changed, pids bound, per instance
+ * what changed; a dry run says would_bind; reset lists groups removed and
+ * pids moved back.  Built from reports made by hand; plus the CLI on an
+ * empty state directory (no root, nothing changes). */
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#include "apply.h"
+#include "test_support.h"
+
+static char *sv[] = { "t/osd", "t/osd/osd.0" };
+static char *changed_groups[] = { "t/osd/osd.0" };
+static char *acts[] = { "osd.0: create group t/osd", "osd.0: create group t/osd/osd.0",
+                        "osd.0: set t/osd/osd.0 cpus = 1 (was 0-1)" };
+
+static void fill_report(struct placer_apply_report *r, struct placer_apply_instance_report *ri,
+                        struct placer_apply_bound *b, bool dry_run, unsigned steps) {
+  *b = (struct placer_apply_bound){ .pid = 4505, .comm = "ceph-osd", .n_threads = 59 };
+  *ri = (struct placer_apply_instance_report){ .name = "osd.0",
+                                               .group = "t/osd/osd.0",
+                                               .cpus = "1",
+                                               .mems = "0",
+                                               .has_memory_limit = true,
+                                               .memory_bytes = 1610612736,
+                                               .bound = b,
+                                               .n_bound = 1,
+                                               .changes = steps };
+  *r = (struct placer_apply_report){ .profile_name = "demo",
+                                     .cgroup_mode = "v1",
+                                     .state_dir = "/run/placer",
+                                     .dry_run = dry_run,
+                                     .steps = steps,
+                                     .instances = ri,
+                                     .n_instances = 1,
+                                     .actions = steps ? acts : NULL,
+                                     .n_actions = steps ? 3 : 0,
+                                     .groups_created = steps ? sv : NULL,
+                                     .n_groups_created = steps ? 2 : 0,
+                                     .groups_changed = steps ? changed_groups : NULL,
+                                     .n_groups_changed = steps ? 1 : 0 };
+}
+
+static void test_apply_changed(void **state) {
+  (void)state;
+  struct placer_apply_report r;
+  struct placer_apply_instance_report ri;
+  struct placer_apply_bound b;
+  fill_report(&r, &ri, &b, false, 3);
+  json_t *doc = placer_apply_report_json(&r);
+  assert_non_null(doc);
+  assert_int_equal(json_integer_value(json_object_get(doc, "schema")), PLACER_APPLY_JSON_SCHEMA);
+  assert_string_equal(json_string_value(json_object_get(doc, "command")), "apply");
+  assert_true(json_is_true(json_object_get(doc, "changed")));
+  assert_int_equal(json_integer_value(json_object_get(doc, "changes")), 3);
+  json_t *created = json_object_get(doc, "groups_created");
+  assert_int_equal(json_array_size(created), 2);
+  assert_string_equal(json_string_value(json_array_get(created, 1)), "t/osd/osd.0");
+  assert_string_equal(json_string_value(json_array_get(json_object_get(doc, "groups_changed"), 0)), "t/osd/osd.0");
+  json_t *pids = json_object_get(doc, "pids_bound");
+  assert_int_equal(json_array_size(pids), 1);
+  assert_int_equal(json_integer_value(json_array_get(pids, 0)), 4505);
+  json_t *inst = json_array_get(json_object_get(doc, "instances"), 0);
+  assert_string_equal(json_string_value(json_object_get(inst, "cpus")), "1");
+  assert_int_equal(json_integer_value(json_object_get(inst, "memory_bytes")), 1610612736);
+  assert_true(json_is_null(json_object_get(inst, "note")));
+  json_t *bound = json_object_get(inst, "bound");
+  assert_int_equal(json_integer_value(json_object_get(json_array_get(bound, 0), "n_threads")), 59);
+  assert_null(json_object_get(inst, "would_bind"));
+  assert_int_equal(json_array_size(json_object_get(doc, "actions")), 3);
+  json_decref(doc);
+}
+
+static void test_apply_unchanged_and_dry_run(void **state) {
+  (void)state;
+  struct placer_apply_report r;
+  struct placer_apply_instance_report ri;
+  struct placer_apply_bound b;
+  fill_report(&r, &ri, &b, false, 0);
+  ri.has_memory_limit = false;
+  json_t *doc = placer_apply_report_json(&r);
+  assert_non_null(doc);
+  assert_true(json_is_false(json_object_get(doc, "changed")));
+  assert_int_equal(json_array_size(json_object_get(doc, "groups_created")), 0);
+  assert_int_equal(json_array_size(json_object_get(doc, "pids_bound")), 1); /* still bound */
+  json_t *inst = json_array_get(json_object_get(doc, "instances"), 0);
+  assert_true(json_is_false(json_object_get(inst, "changed")));
+  assert_true(json_is_null(json_object_get(inst, "memory_bytes")));
+  json_decref(doc);
+
+  fill_report(&r, &ri, &b, true, 3);
+  doc = placer_apply_report_json(&r);
+  assert_non_null(doc);
+  assert_true(json_is_true(json_object_get(doc, "dry_run")));
+  assert_true(json_is_true(json_object_get(doc, "changed")));
+  inst = json_array_get(json_object_get(doc, "instances"), 0);
+  assert_non_null(json_object_get(inst, "would_bind"));
+  assert_null(json_object_get(inst, "bound"));
+  json_decref(doc);
+}
+
+static void test_reset(void **state) {
+  (void)state;
+  char *removed[] = { "t/osd/osd.0", "t/osd", "t" };
+  char *lines[] = { "reset: 5 changes undone" };
+  pid_t pids[] = { 4505 };
+  struct placer_reset_result res = { .state_dir = "/run/placer",
+                                     .changed = true,
+                                     .n_undone = 5,
+                                     .groups_removed = removed,
+                                     .n_groups_removed = 3,
+                                     .pids_restored = pids,
+                                     .n_pids_restored = 1,
+                                     .lines = lines,
+                                     .n_lines = 1 };
+  json_t *doc = placer_reset_result_json(&res);
+  assert_non_null(doc);
+  assert_string_equal(json_string_value(json_object_get(doc, "command")), "reset");
+  assert_true(json_is_true(json_object_get(doc, "changed")));
+  assert_true(json_is_false(json_object_get(doc, "interrupted")));
+  assert_int_equal(json_integer_value(json_object_get(doc, "changes")), 5);
+  assert_string_equal(json_string_value(json_array_get(json_object_get(doc, "groups_removed"), 2)), "t");
+  assert_int_equal(json_integer_value(json_array_get(json_object_get(doc, "pids_restored"), 0)), 4505);
+  assert_string_equal(json_string_value(json_array_get(json_object_get(doc, "messages"), 0)), lines[0]);
+  json_decref(doc);
+
+  struct placer_reset_result empty = { .state_dir = "/x" };
+  doc = placer_reset_result_json(&empty);
+  assert_non_null(doc);
+  assert_true(json_is_false(json_object_get(doc, "changed")));
+  assert_int_equal(json_array_size(json_object_get(doc, "groups_removed")), 0);
+  json_decref(doc);
+}
+
+/* The CLI: reset --json on an empty state directory. */
+static void test_cli_reset_json_empty(void **state) {
+  (void)state;
+  const char *bin = getenv("PLACER_BIN");
+  if (bin == NULL)
+    skip();
+  char work[] = "/tmp/placer-test-apply-json.XXXXXX";
+  assert_non_null(mkdtemp(work));
+  char cmd[1024];
+  snprintf(cmd, sizeof(cmd), "'%s' reset --json --state-dir '%s/state' >'%s/out' 2>&1", bin, work, work);
+  int status = system(cmd);
+  assert_true(WIFEXITED(status));
+  char path[256];
+  snprintf(path, sizeof(path), "%s/out", work);
+  char *out = test_read_file(path);
+  assert_non_null(out);
+  if (WEXITSTATUS(status) != 0)
+    fail_msg("reset --json: exit %d: %s", WEXITSTATUS(status), out);
+  json_error_t jerr;
+  json_t *doc = json_loads(out, 0, &jerr);
+  if (doc == NULL)
+    fail_msg("reset --json printed no JSON (%s): %s", jerr.text, out);
+  assert_true(json_is_false(json_object_get(doc, "changed")));
+  json_decref(doc);
+  free(out);
+  snprintf(cmd, sizeof(cmd), "rm -rf '%s'", work);
+  assert_int_equal(system(cmd), 0);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+    cmocka_unit_test(test_apply_changed),
+    cmocka_unit_test(test_apply_unchanged_and_dry_run),
+    cmocka_unit_test(test_reset),
+    cmocka_unit_test(test_cli_reset_json_empty),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
