@@ -655,6 +655,8 @@ int placer_bench_describe(const struct placer_study *study, const struct placer_
             study->warmup);
     for (size_t v = 0; v < b.n_vars; v++) {
       fprintf(out, "variant %s: profile %s\n", b.vars[v].spec->name, b.vars[v].profile_path);
+      for (size_t i = 0; b.vars[v].sets && b.vars[v].sets[i]; i++)
+        fprintf(out, "  --set %s\n", b.vars[v].sets[i]);
       for (size_t i = 0; i < b.vars[v].plan->n_instances; i++) {
         const struct placer_instance *inst = &b.vars[v].plan->instances[i];
         cleanup_free char *cpus = placer_cpulist_format(inst->cpus);
