@@ -31,6 +31,7 @@ struct sd_target {
   size_t n_pids;
   bool needs_set; /* a property differs from the plan */
   bool known;     /* already in the state from an earlier apply */
+  bool kept;      /* no process now: the earlier record is kept, nothing done */
   char *note;
   unsigned changes;
   size_t n_vcpus_pinned;
