@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "apply-internal.h"
@@ -104,6 +105,27 @@ static char *task_cgroup(pid_t pid, pid_t tid) {
   return read_small(path);
 }
 
+/* A thread is visible in /proc a moment before the kernel puts it in its
+ * creator's groups (copy_process() attaches the pid, then
+ * cgroup_post_fork()); meanwhile it shows the root.  So a thread seen
+ * elsewhere is looked at again a few times, over about 85 ms, before it
+ * counts as moved alone. */
+#define STRAY_RECHECKS 4
+#define STRAY_PAUSE_NS 1000000L /* times 4 each time: 1, 4, 16, 64 ms */
+
+/* Is thread TID of PID in other groups than REF, and staying there? */
+static bool thread_stays_elsewhere(pid_t pid, pid_t tid, const char *ref) {
+  for (int i = 0;; i++) {
+    cleanup_free char *cg = task_cgroup(pid, tid);
+    if (cg == NULL || placer_task_exiting(pid, tid) || strcmp(cg, ref) == 0)
+      return false; /* gone meanwhile, going, or in place now */
+    if (i == STRAY_RECHECKS)
+      return true;
+    struct timespec ts = { 0, STRAY_PAUSE_NS << (2 * i) };
+    nanosleep(&ts, NULL);
+  }
+}
+
 pid_t apply_stray_thread(pid_t pid) {
   cleanup_free pid_t *tids = NULL;
   size_t n = 0;
@@ -126,7 +148,7 @@ pid_t apply_stray_thread(pid_t pid) {
       continue; /* gone meanwhile, or going */
     if (ref == NULL)
       ref = TAKE_PTR(cg);
-    else if (strcmp(cg, ref) != 0)
+    else if (strcmp(cg, ref) != 0 && thread_stays_elsewhere(pid, tids[i], ref))
       return tids[i];
   }
   return 0;

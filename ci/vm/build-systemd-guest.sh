@@ -8,7 +8,7 @@
 #                  systemd, systemd-sysv, dbus and stress-ng, from the host's configured apt
 #                  source (deb.debian.org by default; $PLACER_DEBIAN_MIRROR overrides), docs and
 #                  locales dropped. KEY hashes the suite, the packages and RECIPE below, so it is
-#                  built once (about a minute with a near mirror) and shared by every test.
+#                  built once (5 min 20 s seen here, most of it downloading) and shared by every test.
 #   OUTDIR/NAME.cpio  the base plus a second archive (the kernel unpacks both) holding every
 #                  --add (an ELF brings the shared libraries ldd finds that the base lacks), a
 #                  fixed machine-id and placer-test.target/.service: systemd starts the target

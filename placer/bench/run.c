@@ -233,6 +233,7 @@ struct hwm_watch {
   const char *instance;
   const char *group;
   uint64_t peak;
+  double local_mem_share; /* the last sample while it ran (numa_maps), NAN: none */
 };
 
 /* Wait for fio, sampling the watched groups' peak RSS; kill it on a stop or
@@ -241,6 +242,7 @@ static void wait_fio(struct bench *b, pid_t pid, unsigned limit_s, struct hwm_wa
   long long deadline = bench_now_ms() + (long long)limit_s * 1000;
   bool signalled = false;
   long long kill_at = 0;
+  unsigned ticks = 0;
   *ok = false;
   for (;;) {
     int wstatus;
@@ -253,6 +255,14 @@ static void wait_fio(struct bench *b, pid_t pid, unsigned limit_s, struct hwm_wa
       return;
     for (size_t i = 0; i < n_watch; i++)
       sample_group_hwm(b, watch[i].group, &watch[i].peak);
+    /* fio has exited when the run's last snapshot is taken: its memory
+     * locality is sampled while it runs, every 2 s (numa_maps are long). */
+    if (++ticks % 10 == 1)
+      for (size_t i = 0; i < n_watch; i++) {
+        double share = placer_bench_group_local_mem_share(b->cg, "/proc", watch[i].group, 0);
+        if (!isnan(share))
+          watch[i].local_mem_share = share;
+      }
     long long now = bench_now_ms();
     if (!signalled && (placer_bench_stop || now >= deadline)) {
       kill(-pid, SIGTERM);
@@ -496,10 +506,10 @@ static int run_cell(struct bench *b, struct pass *p, size_t w, size_t c, struct 
       }
       free(targets);
     }
-    watch[n_watch++] = (struct hwm_watch){ p->v->fio->name, p->v->fio_group, 0 };
+    watch[n_watch++] = (struct hwm_watch){ p->v->fio->name, p->v->fio_group, 0, NAN };
     for (size_t i = 0; i < nb.n && n_watch < sizeof(watch) / sizeof(watch[0]); i++)
       if (nb.procs[i].console == NULL && nb.procs[i].container == NULL) /* stress-ng */
-        watch[n_watch++] = (struct hwm_watch){ nb.procs[i].inst->name, nb.procs[i].group, 0 };
+        watch[n_watch++] = (struct hwm_watch){ nb.procs[i].inst->name, nb.procs[i].group, 0, NAN };
     wait_fio(b, pid, s->workloads.runtime_s + 120, watch, run ? n_watch : 0, &ok);
     if (rc == 0 && probe && run)
       rc = placer_bench_probe_finish(probe, "/proc", TOP_THREADS, run, err);
@@ -538,8 +548,12 @@ static int run_cell(struct bench *b, struct pass *p, size_t w, size_t c, struct 
     return -1;
   for (size_t i = 0; i < run->n_roles; i++)
     for (size_t k = 0; k < n_watch; k++)
-      if (strcmp(run->roles[i].instance, watch[k].instance) == 0 && watch[k].peak > run->roles[i].peak_rss_bytes)
-        run->roles[i].peak_rss_bytes = watch[k].peak;
+      if (strcmp(run->roles[i].instance, watch[k].instance) == 0) {
+        if (watch[k].peak > run->roles[i].peak_rss_bytes)
+          run->roles[i].peak_rss_bytes = watch[k].peak;
+        if (isnan(run->roles[i].local_mem_share))
+          run->roles[i].local_mem_share = watch[k].local_mem_share;
+      }
   if (c > 0 && isnan(rate))
     return placer_error_set(err, PLACER_EXIT_SYSTEM, 0, "%s: the neighbours reported no work rate during %s", p->tag,
                             b->wl_names[w]);

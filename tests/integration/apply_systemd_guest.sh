@@ -1,0 +1,214 @@
+#!/bin/sh
+# placer apply / status / reset through systemd, as on a production Ceph node (systemd as PID 1,
+# pure cgroup v2), which this host (no systemd, v1 hybrid) cannot offer: boots a 2-NUMA-node qemu
+# guest whose init is systemd (ci/vm/build-systemd-guest.sh: Debian 12 rootfs, the host's
+# kernel, TCG) and, inside it, with a live plan:
+#   - a service unit running a forking, multi-threaded load (stress-ng --cpu 2 --pthread 1
+#     --mutex 1: a parent, cpu workers, a worker that keeps creating and ending threads and one
+#     with three long-lived threads) is placed by
+#     `placer apply` (backend chosen automatically): the unit's group has cpuset.cpus.effective 1,
+#     cpuset.mems.effective 1, memory.max and cpu.weight as planned; every thread of every process
+#     in the unit has Cpus_allowed_list 1 / Mems_allowed_list 1; the processes stay in the unit's
+#     own group and placer made no group of its own;
+#   - a second apply changes nothing; status exits 0; an AllowedCPUs changed behind placer's back
+#     is DRIFT (exit 1); `systemctl restart` keeps the runtime properties (until reboot);
+#   - reset leaves the unit as before (no runtime drop-in, every thread on 0-1);
+#   - apply --persist writes /etc/systemd/system/UNIT.d/50-placer.conf; with the runtime
+#     properties wiped (as a reboot does) and the unit restarted, the placement holds on every
+#     new thread; --restart rolling restarts it, waits for health and checks every thread;
+#   - systemctl stop still stops every process of the unit (KillMode=control-group);
+#   - reset removes the drop-in; a pid in init.scope and --persist on a scope are precise errors.
+# No real ceph-osd runs in the guest (a Ceph rootfs would triple the image and the boot time
+# under TCG); stress-ng stands in for a forking, threaded daemon.
+# Environment: PLACER_BIN, PLACER_SOURCE_DIR, PLACER_CACHE_DIR (default /var/cache/placer).
+# Exit 77 (skip) without qemu, a kernel or debootstrap.
+set -eu
+src=${PLACER_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}
+bin=${PLACER_BIN:?PLACER_BIN not set}
+cache=${PLACER_CACHE_DIR:-/var/cache/placer}/vm
+command -v qemu-system-x86_64 >/dev/null 2>&1 || { echo "SKIP: qemu-system-x86_64 not installed"; exit 77; }
+command -v debootstrap >/dev/null 2>&1 || { echo "SKIP: debootstrap not installed"; exit 77; }
+ls /boot/vmlinuz-* >/dev/null 2>&1 || { echo "SKIP: no /boot/vmlinuz-*"; exit 77; }
+[ -r "$(ls /boot/vmlinuz-* | tail -n 1)" ] || { echo "SKIP: cannot read the kernel (not root)"; exit 77; }
+
+tmp=$(mktemp -d /tmp/placer-apply-systemd.XXXXXX)
+name=apply-systemd-$$
+cleanup() { rm -rf "$tmp" "$cache/$name.cpio" "$cache/$name.cpio.key"; }
+trap cleanup EXIT
+trap 'exit 130' INT TERM HUP
+
+cat >"$tmp/p.yaml" <<'EOF'
+version: 1
+name: apply-systemd
+reserve: { cores: 0, memory: 0 }
+roles:
+  - name: app
+    kind: generic
+    count: 1
+    cpu: { threads: 1, weight: 300 }
+    memory: 256MiB
+    locality: { near: numa, numa: 1 }
+    match: { cmdline: "stress-ng*" }
+EOF
+
+cat >"$tmp/placer-stress.service" <<'EOF'
+[Unit]
+Description=placer test load: forking and multi-threaded
+
+[Service]
+ExecStart=/usr/bin/stress-ng --cpu 2 --cpu-load 30 --pthread 1 --pthread-max 8 --mutex 1 --timeout 0 --quiet
+EOF
+
+# Runs in the guest (dash) as a oneshot service; the guest's exit code is this script's.
+cat >"$tmp/test.sh" <<'EOF'
+set -u
+export PLACER_STATE_DIR=/run/placer-t
+P=/t/placer U=placer-stress.service G=/sys/fs/cgroup/system.slice/placer-stress.service
+D=/etc/systemd/system/placer-stress.service.d C=/run/systemd/system.control/placer-stress.service.d
+fail() { echo "GUEST FAIL: $*"; systemctl status $U --no-pager 2>&1 | head -n 20; exit 1; }
+field() { sed -n "s/^$3:[[:space:]]*//p" "/proc/$1/task/$2/status" 2>/dev/null; }
+procs() { cat $G/cgroup.procs 2>/dev/null; }
+# every thread of every process in the unit: "pids threads bad"
+threads_on() {  # CPUS MEMS
+    np=0 nt=0 bad=0
+    for p in $(procs); do
+        np=$((np + 1))
+        for t in /proc/$p/task/*; do
+            t=${t##*/}
+            c=$(field $p $t Cpus_allowed_list) m=$(field $p $t Mems_allowed_list)
+            [ -n "$c" ] || continue
+            nt=$((nt + 1))
+            if [ "$c" != "$1" ] || [ "$m" != "$2" ]; then bad=$((bad + 1)); echo "GUEST thread $t of $p ($(cat /proc/$p/task/$t/comm 2>/dev/null)): cpus $c mems $m"; fi
+        done
+    done
+    echo "GUEST threads: $np processes, $nt threads, $bad not on cpus $1 mems $2"
+    [ $nt -le "$(cat /tmp/max-threads 2>/dev/null || echo 0)" ] || echo $nt >/tmp/max-threads
+    [ $np -ge 5 ] && [ $bad = 0 ]
+}
+wait_procs() {  # 5 processes in the unit (parent, 2 cpu workers, pthread and mutex workers)
+    i=0
+    while [ "$(procs | wc -l)" -lt 5 ]; do i=$((i + 1)); [ $i -lt 100 ] || fail "$U has $(procs | wc -l) processes"; sleep 0.1; done
+}
+echo "GUEST pid1=$(cat /proc/1/comm) controllers=$(cat /sys/fs/cgroup/cgroup.controllers) nodes=$(cat /sys/devices/system/node/online)"
+[ -d /run/systemd/system ] || fail "PID 1 is not systemd"
+systemctl daemon-reload
+systemctl start $U || fail "start $U"
+wait_procs
+threads_on 0-1 0-1 >/dev/null || fail "before apply: threads not on 0-1"
+
+# ---- apply at run time
+$P apply /t/p.yaml >/tmp/out 2>&1 || { cat /tmp/out; fail "apply exited $?"; }
+sed 's/^/GUEST apply: /' /tmp/out
+grep -q "unit $U: bound pid" /tmp/out || fail "apply did not go through the unit"
+[ "$(cat $G/cpuset.cpus.effective)" = 1 ] || fail "cpuset.cpus.effective $(cat $G/cpuset.cpus.effective)"
+[ "$(cat $G/cpuset.mems.effective)" = 1 ] || fail "cpuset.mems.effective $(cat $G/cpuset.mems.effective)"
+[ "$(cat $G/memory.max)" = 268435456 ] || fail "memory.max $(cat $G/memory.max)"
+[ "$(cat $G/cpu.weight)" = 300 ] || fail "cpu.weight $(cat $G/cpu.weight)"
+[ "$(systemctl show -p AllowedCPUs --value $U)" = 1 ] || fail "AllowedCPUs $(systemctl show -p AllowedCPUs --value $U)"
+threads_on 1 1 || fail "after apply"
+for p in $(procs); do
+    [ "$(cat /proc/$p/cgroup 2>/dev/null || echo 0::/system.slice/$U)" = "0::/system.slice/$U" ] || fail "pid $p left its unit: $(cat /proc/$p/cgroup)"
+done
+[ -z "$(ls -d /sys/fs/cgroup/placer* 2>/dev/null)" ] || fail "placer made groups of its own"
+ls $C/50-AllowedCPUs.conf >/dev/null || fail "no runtime drop-in"
+echo "GUEST applied: cpuset.cpus.effective 1, cpuset.mems.effective 1, memory.max 256 MiB, cpu.weight 300"
+
+$P apply /t/p.yaml >/tmp/out 2>&1 || fail "second apply exited $?"
+grep -q "^nothing to change" /tmp/out || { cat /tmp/out; fail "second apply changed something"; }
+$P status >/tmp/out 2>&1 || { cat /tmp/out; fail "status exited $?"; }
+sed 's/^/GUEST status: /' /tmp/out
+systemctl set-property --runtime $U AllowedCPUs=0-1
+rc=0; $P status >/tmp/out 2>&1 || rc=$?
+[ $rc = 1 ] || { cat /tmp/out; fail "status after AllowedCPUs=0-1 exited $rc"; }
+grep -q "DRIFT $U AllowedCPUs=0-1, planned 1" /tmp/out || { cat /tmp/out; fail "drift not reported"; }
+$P apply /t/p.yaml >/dev/null 2>&1 || fail "apply after drift"
+$P status >/dev/null 2>&1 || fail "status after re-apply"
+echo "GUEST status: second apply changes nothing; AllowedCPUs changed by hand is DRIFT (exit 1); apply puts it back"
+
+old=$(procs | tr '\n' ' ')
+systemctl restart $U || fail "restart"
+wait_procs
+threads_on 1 1 || fail "runtime properties after restart"
+$P status >/tmp/out 2>&1 || { cat /tmp/out; fail "status after restart exited $?"; }
+grep -q "have exited (restarted?)" /tmp/out || { cat /tmp/out; fail "status does not note the restart"; }
+echo "GUEST restart: the runtime properties hold for the new processes (pids were $old)"
+
+$P reset >/tmp/out 2>&1 || { cat /tmp/out; fail "reset exited $?"; }
+sed 's/^/GUEST reset: /' /tmp/out
+[ -z "$(ls $C 2>/dev/null)" ] || fail "runtime drop-ins left: $(ls $C)"
+[ -z "$(systemctl show -p AllowedCPUs --value $U)" ] || fail "AllowedCPUs left: $(systemctl show -p AllowedCPUs --value $U)"
+# systemd drops a controller nothing asks for any more: a missing file is the default too
+[ ! -e $G/memory.max ] || [ "$(cat $G/memory.max)" = max ] || fail "memory.max after reset $(cat $G/memory.max)"
+[ ! -e $G/cpu.weight ] || [ "$(cat $G/cpu.weight)" = 100 ] || fail "cpu.weight after reset $(cat $G/cpu.weight)"
+[ ! -e $G/cpuset.cpus ] || [ -z "$(cat $G/cpuset.cpus)" ] || fail "cpuset.cpus after reset $(cat $G/cpuset.cpus)"
+threads_on 0-1 0-1 || fail "after reset"
+[ ! -e /run/placer-t/systemd.json ] || fail "state left"
+
+# ---- persistent
+$P apply --persist /t/p.yaml >/tmp/out 2>&1 || { cat /tmp/out; fail "apply --persist exited $?"; }
+grep -q "write $D/50-placer.conf" /tmp/out || { cat /tmp/out; fail "no drop-in written"; }
+sed 's/^/GUEST drop-in: /' $D/50-placer.conf
+grep -qx "AllowedCPUs=1" $D/50-placer.conf || fail "drop-in lacks AllowedCPUs=1"
+# a reboot empties /run: only the drop-in is left
+rm -rf $C
+systemctl daemon-reload
+systemctl restart $U || fail "restart after wiping the runtime properties"
+wait_procs
+[ "$(cat $G/cpuset.cpus.effective)" = 1 ] || fail "drop-in: cpuset.cpus.effective $(cat $G/cpuset.cpus.effective)"
+threads_on 1 1 || fail "drop-in after restart"
+$P status >/tmp/out 2>&1 || { cat /tmp/out; fail "status after restart with --persist exited $?"; }
+echo "GUEST persist: with only the drop-in left (runtime properties wiped) a restarted unit is placed on every thread"
+
+old=$(systemctl show -p MainPID --value $U)
+$P apply --persist --restart rolling --health-cmd "systemctl is-active --quiet $U" --health-timeout 60 /t/p.yaml >/tmp/out 2>&1 ||
+  { cat /tmp/out; fail "apply --restart rolling exited $?"; }
+grep -q "restarted; the placement holds on every thread" /tmp/out || { cat /tmp/out; fail "rolling restart not reported"; }
+new=$(systemctl show -p MainPID --value $U)
+[ "$new" != "$old" ] || fail "not restarted (MainPID $new)"
+wait_procs
+threads_on 1 1 || fail "after the rolling restart"
+echo "GUEST rolling: $U restarted (MainPID $old -> $new), health checked, every thread placed"
+
+systemctl stop $U || fail "stop"
+[ -z "$(procs)" ] || fail "processes left after stop: $(procs)"
+for p in /proc/[0-9]*; do
+    case "$(cat $p/cmdline 2>/dev/null | tr '\0' ' ')" in /usr/bin/stress-ng*) fail "stress-ng left after stop: ${p#/proc/}" ;; esac
+done
+echo "GUEST stop: systemctl stop ended every process of the unit"
+$P reset >/tmp/out 2>&1 || { cat /tmp/out; fail "reset after --persist exited $?"; }
+[ ! -e $D/50-placer.conf ] || fail "drop-in left"
+[ ! -d $D ] || fail "drop-in directory left"
+systemctl cat $U | grep -q 50-placer && fail "systemd still has the drop-in"
+echo "GUEST reset: drop-in removed"
+
+# ---- precise errors
+rc=0; $P apply --pid app.0=1 /t/p.yaml >/tmp/out 2>&1 || rc=$?
+[ $rc = 3 ] && grep -q "init.scope" /tmp/out || { cat /tmp/out; fail "pid 1: exit $rc"; }
+systemd-run --scope --unit placer-t-scope sleep 1000 >/dev/null 2>&1 &
+i=0; while ! systemctl is-active --quiet placer-t-scope.scope; do i=$((i + 1)); [ $i -lt 50 ] || fail "no scope"; sleep 0.1; done
+S=$(cat /sys/fs/cgroup/system.slice/placer-t-scope.scope/cgroup.procs | head -n 1)
+rc=0; $P apply --persist --pid app.0=$S /t/p.yaml >/tmp/out 2>&1 || rc=$?
+[ $rc = 2 ] && grep -q "placer-t-scope.scope is a scope" /tmp/out || { cat /tmp/out; fail "--persist on a scope: exit $rc"; }
+[ ! -e /run/placer-t/systemd.json ] || fail "a refused apply left state"
+systemctl stop placer-t-scope.scope
+echo "GUEST errors: $(head -n 1 /tmp/out)"
+echo "GUEST most threads seen in the unit at one check: $(cat /tmp/max-threads)"
+[ "$(cat /tmp/max-threads)" -ge 7 ] || fail "the load was not multi-threaded (the mutex worker keeps 3 threads)"
+echo "GUEST OK: systemd backend: apply, status, drift, restart, --persist, --restart rolling, stop, reset"
+EOF
+
+build=$(sh "$src/ci/vm/build-systemd-guest.sh" "$cache" --name "$name" --add "$bin:/t/placer" \
+    --add "$tmp/test.sh:/t/test.sh" --add "$tmp/p.yaml:/t/p.yaml" \
+    --add "$tmp/placer-stress.service:/etc/systemd/system/placer-stress.service" | tail -n 3)
+eval "$build"
+rc=0
+sh "$src/ci/vm/run-guest.sh" --kernel "$PLACER_VM_KERNEL" --initrd "$PLACER_VM_INITRD" \
+    --numa 2 --smp 2 --mem 1024 --timeout 420 --name "placer-$name" \
+    --append "$PLACER_VM_APPEND" >"$tmp/console" 2>&1 || rc=$?
+if [ $rc = 0 ] && tr -d '\r' <"$tmp/console" | grep -q '^GUEST OK'; then
+    tr -d '\r' <"$tmp/console" | grep -E '^GUEST|PLACER-GUEST-BOOTED'
+    exit 0
+fi
+tr -d '\r' <"$tmp/console"
+echo "FAIL: systemd guest test failed (run-guest exit $rc)"
+exit 1
