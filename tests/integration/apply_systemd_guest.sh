@@ -66,7 +66,6 @@ export PLACER_STATE_DIR=/run/placer-t
 P=/t/placer U=placer-stress.service G=/sys/fs/cgroup/system.slice/placer-stress.service
 D=/etc/systemd/system/placer-stress.service.d C=/run/systemd/system.control/placer-stress.service.d
 fail() { echo "GUEST FAIL: $*"; systemctl status $U --no-pager 2>&1 | head -n 20; exit 1; }
-field() { sed -n "s/^$3:[[:space:]]*//p" "/proc/$1/task/$2/status" 2>/dev/null; }
 procs() { cat $G/cgroup.procs 2>/dev/null; }
 # every thread of every process in the unit: "pids threads bad"
 threads_on() {  # CPUS MEMS
@@ -75,8 +74,11 @@ threads_on() {  # CPUS MEMS
         np=$((np + 1))
         for t in /proc/$p/task/*; do
             t=${t##*/}
-            c=$(field $p $t Cpus_allowed_list) m=$(field $p $t Mems_allowed_list)
-            [ -n "$c" ] || continue
+            # one read of the status file: a thread that ends between two reads is gone, not wrong
+            st=$(cat /proc/$p/task/$t/status 2>/dev/null)
+            c=$(echo "$st" | sed -n 's/^Cpus_allowed_list:[[:space:]]*//p')
+            m=$(echo "$st" | sed -n 's/^Mems_allowed_list:[[:space:]]*//p')
+            [ -n "$c" ] && [ -n "$m" ] || continue
             nt=$((nt + 1))
             if [ "$c" != "$1" ] || [ "$m" != "$2" ]; then bad=$((bad + 1)); echo "GUEST thread $t of $p ($(cat /proc/$p/task/$t/comm 2>/dev/null)): cpus $c mems $m"; fi
         done
