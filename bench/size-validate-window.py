@@ -25,7 +25,8 @@ def main():
     f, rw, quota, rep, hz, samples = sys.argv[1:]
     docs = fio_documents(open(f).read())
     key = "read" if rw.endswith("read") else "write"
-    status = [(d["timestamp_ms"], d["jobs"][0][key]["total_ios"]) for d in docs]
+    # the interim reports only: the final one is written after the image is closed
+    status = [(d["timestamp_ms"], d["jobs"][0][key]["total_ios"]) for d in docs[:-1]]
     moving = [status[i] for i in range(len(status))
               if status[i][1] > 0 and (i == 0 or status[i][1] > status[i - 1][1])]
     if len(moving) < 2:

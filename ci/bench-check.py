@@ -13,7 +13,8 @@ It checks what a study must have produced, never which variant won:
   - under a neighbour condition: the neighbours' rate of every run > 0, a solo rate
     for every variant, and the interference ratios present;
   - the roles named by --roles have CPU time > 0 in every run, peak RSS > 0 where a
-    process was sampled; per-core utilisation is there;
+    process was sampled, a memory locality (local_mem_share) in [0, 1] for every
+    instance, 1.0 on a host with one NUMA node; per-core utilisation is there;
   - runs.csv has one row per run; roles.csv, cores.csv, placement.csv are not empty;
     report.txt starts with the title;
   - with --placer: every process in placement.csv of a pinned instance had exactly
@@ -64,6 +65,8 @@ def main(argv):
             return 2
 
     problems = []
+    host_nodes = len([d for d in os.listdir("/sys/devices/system/node")
+                      if d.startswith("node") and d[4:].isdigit()])
 
     def bad(msg):
         problems.append(msg)
@@ -127,6 +130,12 @@ def main(argv):
                 bad(f"{where}: no CPU sample of role {role}")
             elif sum(u.get("cpu_ns") or 0 for u in us) <= 0:
                 bad(f"{where}: role {role} used no CPU")
+            for u in us or []:
+                share = u.get("local_mem_share")
+                if not (isinstance(share, (int, float)) and 0 <= share <= 1):
+                    bad(f"{where}: {u['instance']}: no memory locality ({share})")
+                elif host_nodes == 1 and share != 1:
+                    bad(f"{where}: {u['instance']}: memory locality {share} on a 1-node host")
         if not r.get("cpu_busy"):
             bad(f"{where}: no per-core utilisation")
     for v in variants:

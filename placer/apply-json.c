@@ -59,6 +59,7 @@ static json_t *instance_json(const struct placer_apply_instance_report *ri, bool
     put(p, "pid", json_integer(ri->bound[k].pid), oom);
     put(p, "comm", string_or_null(ri->bound[k].comm), oom);
     put(p, "n_threads", json_integer((json_int_t)ri->bound[k].n_threads), oom);
+    put(p, "n_descendants", json_integer((json_int_t)ri->bound[k].n_descendants), oom);
     append(bound, p, oom);
   }
   put(o, dry_run ? "would_bind" : "bound", bound, oom);

@@ -41,13 +41,16 @@ int applier_record_instances(struct applier *a, struct placer_error **err) {
     si->match.kind = inst->match.kind;
     si->match.value = inst->match.value ? strdup(inst->match.value) : NULL;
     si->qmp_socket = t->qmp_socket ? strdup(t->qmp_socket) : NULL;
+    si->by_pid = t->explicit_pids;
     si->procs = calloc(t->n_procs ? t->n_procs : 1, sizeof(*si->procs));
     if (!si->name || !si->role || !si->group || !si->cpus || !si->mems || !si->procs ||
         (inst->match.value && !si->match.value) || (t->qmp_socket && !si->qmp_socket))
       oom = true;
+    /* The bound processes; status finds their descendants anew. */
+    si->n_procs = 0;
     for (size_t k = 0; si->procs && k < t->n_procs; k++)
-      si->procs[k] = (struct placer_state_process){ t->procs[k].pid, t->procs[k].start_time };
-    si->n_procs = si->procs ? t->n_procs : 0;
+      if (t->procs[k].root_pid == 0)
+        si->procs[si->n_procs++] = (struct placer_state_process){ t->procs[k].pid, t->procs[k].start_time };
   }
   if (oom) {
     for (size_t i = 0; i < a->n_targets; i++)
@@ -102,18 +105,24 @@ int applier_build_report(struct applier *a, struct placer_apply_report **out, st
     ri->bound = calloc(t->n_procs ? t->n_procs : 1, sizeof(*ri->bound));
     if (ri->bound == NULL)
       continue;
-    ri->n_bound = t->n_procs;
     for (size_t k = 0; k < t->n_procs; k++) {
       struct bound_proc *p = &t->procs[k];
-      ri->bound[k].pid = p->pid;
-      ri->bound[k].comm = TAKE_PTR(p->comm);
+      if (p->root_pid != 0)
+        continue;
+      struct placer_apply_bound *b = &ri->bound[ri->n_bound++];
+      b->pid = p->pid;
+      b->comm = TAKE_PTR(p->comm);
       pid_t *tids = NULL;
       size_t n = 0;
       struct placer_error *gone = NULL;
       if (placer_task_list(p->pid, &tids, &n, &gone) < 0)
-        placer_error_free(gone);
+        placer_error_clear(&gone);
       free(tids);
-      ri->bound[k].n_threads = n;
+      b->n_threads = n;
+      for (size_t d = 0; d < t->n_procs; d++)
+        if (t->procs[d].root_pid == p->pid && !t->procs[d].gone &&
+            placer_proc_is_same(t->procs[d].pid, t->procs[d].start_time))
+          b->n_descendants++;
       ri->n_vcpus_pinned += p->n_vcpus;
       if (p->n_vcpus)
         ri->vcpu_source = p->vcpu_source;

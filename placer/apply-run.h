@@ -20,7 +20,9 @@ struct bound_proc {
   size_t n_vcpus;
   char **vcpu_cpus; /* the PU each vCPU is pinned to, "3" */
   const char *vcpu_source;
-  bool moved; /* dry run: would be moved */
+  bool moved;     /* dry run: would be moved */
+  pid_t root_pid; /* a descendant of this bound process; 0: bound itself */
+  bool gone;      /* a descendant that exited during apply */
 };
 
 struct target {
@@ -30,6 +32,7 @@ struct target {
   char *mems;
   uint64_t memory_limit; /* PLACER_CGROUP_UNLIMITED when the plan sets none */
   unsigned weight;       /* in force: the plan's, or the default */
+  bool explicit_pids;    /* bound with --pid: the matcher is not used */
   char *role_group;      /* PREFIX/ROLE: its weight is the sum of the role's (plan-weight.c) */
   unsigned role_weight;
   bool sets_role_weight; /* the role's first target: it writes role_group's weight */
@@ -65,6 +68,13 @@ int applier_check_state(struct applier *a, const char *cgroup_root, struct place
 int applier_build_targets(struct applier *a, struct placer_error **err);
 int applier_check_fit(struct applier *a, struct placer_error **err);
 int applier_resolve_processes(struct applier *a, struct placer_error **err);
+/* Add process PID to T (a descendant of ROOT_PID, or 0); *index (may be
+ * NULL) says where it is.  A pid already there is not added twice. */
+int applier_add_proc(struct target *t, pid_t pid, pid_t root_pid, size_t *index, struct placer_error **err);
+/* The pids of every target but T (roots and descendants): where T's
+ * descendants stop.  Caller frees. */
+int applier_other_pids(const struct applier *a, const struct target *t, pid_t **out, size_t *n,
+                       struct placer_error **err);
 /* The nearest existing ancestor of GROUP (the root: ""). */
 char *applier_existing_parent(const struct placer_cgroup *cg, const char *group);
 

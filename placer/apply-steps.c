@@ -18,6 +18,8 @@
 
 /* Threads born while we pin are fixed in the next round. */
 #define AFFINITY_ROUNDS 5
+/* Looks at the process trees after the moves (move_new_descendants). */
+#define TREE_PASSES 8
 
 /* Record ENTRY (not in a dry run) and say what the step does.  After this,
  * the caller carries the step out and calls step_done(). */
@@ -283,7 +285,7 @@ static int snapshot_threads(pid_t pid, struct placer_thread_affinity **out, size
     struct placer_error *gone = NULL;
     char *cpus = NULL;
     if (placer_task_read_allowed(pid, tids[i], &cpus, NULL, &gone) < 0) {
-      placer_error_free(gone);
+      placer_error_clear(&gone);
       continue;
     }
     t[count].tid = tids[i];
@@ -294,12 +296,27 @@ static int snapshot_threads(pid_t pid, struct placer_thread_affinity **out, size
   return 0;
 }
 
+/* A descendant that exits while we work on it is no failure: it is simply
+ * no longer there to bind.  Returns whether P is such a one now (and then
+ * drops *ERR). */
+static bool descendant_gone(struct bound_proc *p, struct placer_error **err) {
+  /* In do_exit() it is not moved by the kernel, and v1 shows it in the root. */
+  if (p->root_pid == 0 || (placer_proc_is_same(p->pid, p->start_time) && !placer_task_exiting(p->pid, p->pid)))
+    return false;
+  p->gone = true;
+  placer_error_free(*err);
+  *err = NULL;
+  return true;
+}
+
 static int move_process(struct applier *a, struct target *t, struct bound_proc *p, struct placer_error **err) {
   struct placer_cgroup_membership m = { { 0 } };
+  if (p->gone || descendant_gone(p, err))
+    return 0;
   if (!placer_proc_is_same(p->pid, p->start_time))
     return placer_error_set(err, PLACER_EXIT_SYSTEM, ESRCH, "pid %d (%s) exited during apply", (int)p->pid, p->comm);
   if (placer_cgroup_pid_membership(a->cg, p->pid, &m, err) < 0)
-    return placer_error_prefix(err, "pid %d (%s)", (int)p->pid, p->comm);
+    return descendant_gone(p, err) ? 0 : placer_error_prefix(err, "pid %d (%s)", (int)p->pid, p->comm);
   pid_t stray = 0;
   if (placer_cgroup_membership_is(a->cg, &m, t->group) && (stray = apply_stray_thread(p->pid)) == 0) {
     placer_cgroup_membership_clear(&m);
@@ -317,19 +334,23 @@ static int move_process(struct applier *a, struct target *t, struct bound_proc *
   }
   if (snapshot_threads(p->pid, &e.threads, &e.n_threads, err) < 0) {
     placer_journal_entry_clear(&e);
-    return placer_error_prefix(err, "pid %d (%s)", (int)p->pid, p->comm);
+    return descendant_gone(p, err) ? 0 : placer_error_prefix(err, "pid %d (%s)", (int)p->pid, p->comm);
   }
   size_t n_threads = e.n_threads;
   const char *from = m.path[PLACER_CGROUP_CPUSET];
-  int ret = stray ? step_begin(a, t, &e, err, "move pid %d (%s, %zu thread%s) to %s again: thread %d is elsewhere",
-                               (int)p->pid, p->comm, n_threads, n_threads == 1 ? "" : "s", t->group, (int)stray)
-                  : step_begin(a, t, &e, err, "move pid %d (%s, %zu thread%s) from %s to %s", (int)p->pid, p->comm,
-                               n_threads, n_threads == 1 ? "" : "s", from && *from ? from : "the root", t->group);
+  char child_of[48] = "";
+  if (p->root_pid)
+    snprintf(child_of, sizeof(child_of), ", below pid %d", (int)p->root_pid);
+  int ret =
+      stray ? step_begin(a, t, &e, err, "move pid %d (%s, %zu thread%s%s) to %s again: thread %d is elsewhere",
+                         (int)p->pid, p->comm, n_threads, n_threads == 1 ? "" : "s", child_of, t->group, (int)stray)
+            : step_begin(a, t, &e, err, "move pid %d (%s, %zu thread%s%s) from %s to %s", (int)p->pid, p->comm,
+                         n_threads, n_threads == 1 ? "" : "s", child_of, from && *from ? from : "the root", t->group);
   if (ret < 0)
     return -1;
   if (a->dry_run)
     p->moved = true;
-  else if (placer_cgroup_attach_pid(a->cg, t->group, p->pid, err) < 0)
+  else if (placer_cgroup_attach_pid(a->cg, t->group, p->pid, err) < 0 && !descendant_gone(p, err))
     return -1;
   step_done(a, t);
   return 0;
@@ -360,13 +381,15 @@ static int pin_threads(struct applier *a, struct target *t, struct bound_proc *p
   }
   cleanup_free pid_t *tids = NULL;
   size_t n_tids = 0;
+  if (p->gone)
+    return 0;
   if (placer_task_list(p->pid, &tids, &n_tids, err) < 0)
-    return placer_error_prefix(err, "pid %d (%s)", (int)p->pid, p->comm);
+    return descendant_gone(p, err) ? 0 : placer_error_prefix(err, "pid %d (%s)", (int)p->pid, p->comm);
   for (size_t i = 0; i < n_tids; i++) {
     cleanup_free char *now = NULL;
     struct placer_error *gone = NULL;
     if (placer_task_read_allowed(p->pid, tids[i], &now, NULL, &gone) < 0) {
-      placer_error_free(gone);
+      placer_error_clear(&gone);
       continue;
     }
     const char *want = desired_cpus(t, p, tids[i]);
@@ -405,26 +428,30 @@ static int pin_threads(struct applier *a, struct target *t, struct bound_proc *p
 /* Every thread in the group in every hierarchy, with the planned mems. */
 static int verify_process(struct applier *a, struct target *t, struct bound_proc *p, struct placer_error **err) {
   struct placer_cgroup_membership m = { { 0 } };
+  if (p->gone)
+    return 0;
   if (placer_cgroup_pid_membership(a->cg, p->pid, &m, err) < 0)
-    return placer_error_prefix(err, "verify pid %d (%s)", (int)p->pid, p->comm);
+    return descendant_gone(p, err) ? 0 : placer_error_prefix(err, "verify pid %d (%s)", (int)p->pid, p->comm);
   bool ok = placer_cgroup_membership_is(a->cg, &m, t->group);
   placer_cgroup_membership_clear(&m);
-  if (!ok)
+  if (!ok && !descendant_gone(p, err))
     return placer_error_set(err, PLACER_EXIT_SYSTEM, EAGAIN, "verify pid %d (%s): not in %s in every hierarchy",
                             (int)p->pid, p->comm, t->group);
   pid_t stray = apply_stray_thread(p->pid);
-  if (stray)
+  if (stray && !descendant_gone(p, err))
     return placer_error_set(err, PLACER_EXIT_SYSTEM, EAGAIN, "verify pid %d (%s): thread %d is not in %s", (int)p->pid,
                             p->comm, (int)stray, t->group);
   cleanup_free pid_t *tids = NULL;
   size_t n_tids = 0;
+  if (p->gone)
+    return 0;
   if (placer_task_list(p->pid, &tids, &n_tids, err) < 0)
-    return -1;
+    return descendant_gone(p, err) ? 0 : -1;
   for (size_t i = 0; i < n_tids; i++) {
     cleanup_free char *mems = NULL;
     struct placer_error *gone = NULL;
     if (placer_task_read_allowed(p->pid, tids[i], NULL, &mems, &gone) < 0) {
-      placer_error_free(gone);
+      placer_error_clear(&gone);
       continue;
     }
     if (!apply_cpulist_equal(mems, t->mems) && !placer_task_exiting(p->pid, tids[i]))
@@ -435,6 +462,49 @@ static int verify_process(struct applier *a, struct target *t, struct bound_proc
   return 0;
 }
 
+/* Processes fork while we move them: a child forked by a process already
+ * moved is born in the group, one forked just before its parent moved is
+ * not.  Look at the trees again and move what is new, until a pass finds
+ * nothing to move. */
+static int move_new_descendants(struct applier *a, struct target *t, struct placer_error **err) {
+  for (int pass = 0;; pass++) {
+    unsigned steps_before = a->steps;
+    cleanup_free pid_t *stop = NULL;
+    size_t n_stop = 0;
+    if (applier_other_pids(a, t, &stop, &n_stop, err) < 0)
+      return -1;
+    size_t n_roots = t->n_procs;
+    for (size_t r = 0; r < n_roots; r++) {
+      if (t->procs[r].root_pid != 0)
+        continue;
+      pid_t root = t->procs[r].pid;
+      cleanup_free pid_t *desc = NULL;
+      size_t n = 0;
+      if (placer_proc_descendants(root, stop, n_stop, &desc, &n, err) < 0)
+        return -1;
+      for (size_t k = 0; k < n; k++) {
+        size_t before = t->n_procs, idx = 0;
+        struct placer_error *gone = NULL;
+        if (applier_add_proc(t, desc[k], root, &idx, &gone) < 0) {
+          bool oom = gone && gone->errno_value == ENOMEM;
+          placer_error_clear(&gone);
+          if (oom)
+            return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+          continue; /* exited since the scan */
+        }
+        if (t->n_procs > before && move_process(a, t, &t->procs[idx], err) < 0)
+          return -1;
+      }
+    }
+    if (a->steps == steps_before)
+      return 0;
+    if (pass + 1 == TREE_PASSES)
+      return placer_error_set(err, PLACER_EXIT_SYSTEM, EAGAIN,
+                              "new processes keep appearing outside %s below its bound processes after %d passes",
+                              t->group, TREE_PASSES);
+  }
+}
+
 int applier_apply_target(struct applier *a, struct target *t, struct placer_error **err) {
   if (ensure_groups(a, t, err) < 0 || ensure_values(a, t, err) < 0 || ensure_role_quota(a, t, err) < 0)
     return -1;
@@ -443,6 +513,8 @@ int applier_apply_target(struct applier *a, struct target *t, struct placer_erro
   for (size_t i = 0; i < t->n_procs; i++)
     if (move_process(a, t, &t->procs[i], err) < 0)
       return -1;
+  if (!a->dry_run && move_new_descendants(a, t, err) < 0)
+    return -1;
   for (size_t i = 0; i < t->n_procs; i++) {
     struct bound_proc *p = &t->procs[i];
     unsigned fixed = 1;

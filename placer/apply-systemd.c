@@ -110,7 +110,7 @@ static int find_processes(struct sd_applier *a, struct sd_target *t, struct plac
     if (placer_parse_pid_text(opt->pids[i].value, &pid) < 0)
       return placer_error_set(err, PLACER_EXIT_USAGE, EINVAL, "--pid %s=%s: not a pid", inst->name, opt->pids[i].value);
     if (placer_proc_start_time(pid, &start, &gone) < 0) {
-      placer_error_free(gone);
+      placer_error_clear(&gone);
       return placer_error_set(err, PLACER_EXIT_USAGE, ESRCH, "--pid %s=%d: no such process", inst->name, (int)pid);
     }
     if (add_pid(t, pid) < 0)
@@ -382,7 +382,7 @@ static int record_procs(struct sd_applier *a, struct sd_target *t, struct placer
     struct placer_error *gone = NULL;
     uint64_t start;
     if (placer_proc_start_time(pids[i], &start, &gone) < 0) {
-      placer_error_free(gone);
+      placer_error_clear(&gone);
       continue;
     }
     t->rec.procs[t->rec.n_procs++] = (struct placer_state_process){ pids[i], start };

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "apply-internal.h"
@@ -104,12 +105,33 @@ static char *task_cgroup(pid_t pid, pid_t tid) {
   return read_small(path);
 }
 
+/* A thread is visible in /proc a moment before the kernel puts it in its
+ * creator's groups (copy_process() attaches the pid, then
+ * cgroup_post_fork()); meanwhile it shows the root.  So a thread seen
+ * elsewhere is looked at again a few times, over about 85 ms, before it
+ * counts as moved alone. */
+#define STRAY_RECHECKS 4
+#define STRAY_PAUSE_NS 1000000L /* times 4 each time: 1, 4, 16, 64 ms */
+
+/* Is thread TID of PID in other groups than REF, and staying there? */
+static bool thread_stays_elsewhere(pid_t pid, pid_t tid, const char *ref) {
+  for (int i = 0;; i++) {
+    cleanup_free char *cg = task_cgroup(pid, tid);
+    if (cg == NULL || placer_task_exiting(pid, tid) || strcmp(cg, ref) == 0)
+      return false; /* gone meanwhile, going, or in place now */
+    if (i == STRAY_RECHECKS)
+      return true;
+    struct timespec ts = { 0, STRAY_PAUSE_NS << (2 * i) };
+    nanosleep(&ts, NULL);
+  }
+}
+
 pid_t apply_stray_thread(pid_t pid) {
   cleanup_free pid_t *tids = NULL;
   size_t n = 0;
   struct placer_error *gone = NULL;
   if (placer_task_list(pid, &tids, &n, &gone) < 0) {
-    placer_error_free(gone);
+    placer_error_clear(&gone);
     return 0;
   }
   /* A thread in do_exit() is skipped by the kernel's migration and v1
@@ -126,7 +148,7 @@ pid_t apply_stray_thread(pid_t pid) {
       continue; /* gone meanwhile, or going */
     if (ref == NULL)
       ref = TAKE_PTR(cg);
-    else if (strcmp(cg, ref) != 0)
+    else if (strcmp(cg, ref) != 0 && thread_stays_elsewhere(pid, tids[i], ref))
       return tids[i];
   }
   return 0;
@@ -197,7 +219,7 @@ static int evict_strays(struct placer_cgroup *cg, const struct placer_state *sta
     struct placer_cgroup_membership m = { { 0 } };
     struct placer_error *gone = NULL;
     if (placer_cgroup_pid_membership(cg, pids[i], &m, &gone) < 0) {
-      placer_error_free(gone); /* exited meanwhile */
+      placer_error_clear(&gone); /* exited meanwhile */
       continue;
     }
     for (int c = 0; c < PLACER_CGROUP_N_CONTROLLERS && ret == 0; c++) {
@@ -217,7 +239,7 @@ static int evict_strays(struct placer_cgroup *cg, const struct placer_state *sta
                m.path[PLACER_CGROUP_CPUSET] && *m.path[PLACER_CGROUP_CPUSET] ? m.path[PLACER_CGROUP_CPUSET]
                                                                              : "the root");
     else if (ret == 0 && placer_proc_start_time(pids[i], &(uint64_t){ 0 }, &gone) < 0) {
-      placer_error_free(gone); /* it exited while being moved: fine */
+      placer_error_clear(&gone); /* it exited while being moved: fine */
       placer_error_free(*err);
       *err = NULL;
     } else {
@@ -277,7 +299,7 @@ static void restore_threads(pid_t pid, const struct placer_journal_entry *e, str
     cleanup_free char *now = NULL;
     struct placer_error *gone = NULL;
     if (t->cpus == NULL || placer_task_read_allowed(pid, t->tid, &now, NULL, &gone) < 0) {
-      placer_error_free(gone); /* the thread has exited */
+      placer_error_clear(&gone); /* the thread has exited */
       continue;
     }
     if (apply_cpulist_equal(now, t->cpus))
@@ -300,7 +322,7 @@ static int undo_move(struct placer_cgroup *cg, const struct placer_journal_entry
   struct placer_cgroup_membership now = { { 0 } };
   struct placer_error *gone = NULL;
   if (placer_cgroup_pid_membership(cg, e->pid, &now, &gone) < 0) {
-    placer_error_free(gone);
+    placer_error_clear(&gone);
     strv_add(notes, "pid %d (%s) is gone: nothing to move back", (int)e->pid, e->instance ? e->instance : "?");
     return 0;
   }
@@ -355,7 +377,7 @@ static int undo_affinity(const struct placer_journal_entry *e, struct placer_err
   cleanup_free char *now = NULL;
   struct placer_error *gone = NULL;
   if (placer_task_read_allowed(e->pid, e->tid, &now, NULL, &gone) < 0) {
-    placer_error_free(gone);
+    placer_error_clear(&gone);
     return 0;
   }
   if (apply_cpulist_equal(now, e->previous))
@@ -363,7 +385,7 @@ static int undo_affinity(const struct placer_journal_entry *e, struct placer_err
   if (placer_task_set_affinity(e->tid, e->previous, err) < 0) {
     /* The thread may have exited in between. */
     if (placer_task_read_allowed(e->pid, e->tid, NULL, NULL, &gone) < 0) {
-      placer_error_free(gone);
+      placer_error_clear(&gone);
       placer_error_free(*err);
       *err = NULL;
       return 0;

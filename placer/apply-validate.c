@@ -27,10 +27,13 @@ static const struct placer_instance_arg *find_arg(const struct placer_instance_a
   return NULL;
 }
 
-static int add_proc(struct target *t, pid_t pid, struct placer_error **err) {
+int applier_add_proc(struct target *t, pid_t pid, pid_t root_pid, size_t *index, struct placer_error **err) {
   for (size_t i = 0; i < t->n_procs; i++)
-    if (t->procs[i].pid == pid)
+    if (t->procs[i].pid == pid) {
+      if (index)
+        *index = i;
       return 0;
+    }
   struct bound_proc *bigger = realloc(t->procs, (t->n_procs + 1) * sizeof(*bigger));
   if (bigger == NULL)
     return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
@@ -42,8 +45,70 @@ static int add_proc(struct target *t, pid_t pid, struct placer_error **err) {
   char *comm = placer_proc_comm(pid);
   p->comm = comm ? comm : strdup("?");
   p->pid = pid;
+  p->root_pid = root_pid;
+  if (index)
+    *index = t->n_procs;
   t->n_procs++;
   return 0;
+}
+
+int applier_other_pids(const struct applier *a, const struct target *t, pid_t **out, size_t *n,
+                       struct placer_error **err) {
+  size_t total = 0;
+  for (size_t i = 0; i < a->n_targets; i++)
+    if (&a->targets[i] != t)
+      total += a->targets[i].n_procs;
+  pid_t *v = malloc((total ? total : 1) * sizeof(*v));
+  if (v == NULL)
+    return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+  size_t k = 0;
+  for (size_t i = 0; i < a->n_targets; i++)
+    for (size_t j = 0; &a->targets[i] != t && j < a->targets[i].n_procs; j++)
+      v[k++] = a->targets[i].procs[j].pid;
+  *out = v;
+  *n = k;
+  return 0;
+}
+
+/* T's processes take their descendants along (children, grandchildren,
+ * ...; each a whole process, its threads move with it), up to the trees of
+ * other instances' processes.  One of T's processes found below another
+ * becomes its descendant. */
+static int expand_trees(struct applier *a, struct target *t, struct placer_error **err) {
+  cleanup_free pid_t *stop = NULL;
+  size_t n_stop = 0;
+  if (applier_other_pids(a, t, &stop, &n_stop, err) < 0)
+    return -1;
+  size_t n_roots = t->n_procs;
+  for (size_t r = 0; r < n_roots; r++) {
+    if (t->procs[r].root_pid != 0)
+      continue; /* below one of T's processes seen earlier */
+    pid_t root = t->procs[r].pid;
+    cleanup_free pid_t *desc = NULL;
+    size_t n = 0;
+    if (placer_proc_descendants(root, stop, n_stop, &desc, &n, err) < 0)
+      return placer_error_prefix(err, "%s", t->inst->name);
+    for (size_t k = 0; k < n; k++) {
+      size_t idx = 0;
+      struct placer_error *gone = NULL;
+      if (applier_add_proc(t, desc[k], root, &idx, &gone) < 0) {
+        bool oom = gone && gone->errno_value == ENOMEM;
+        placer_error_clear(&gone);
+        if (oom)
+          return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+        continue; /* exited since the scan */
+      }
+      t->procs[idx].root_pid = root;
+    }
+  }
+  return 0;
+}
+
+static bool target_has(const struct target *t, pid_t pid) {
+  for (size_t i = 0; i < t->n_procs; i++)
+    if (t->procs[i].pid == pid)
+      return true;
+  return false;
 }
 
 static int check_pid_arg(const char *instance, const char *value, pid_t *out, struct placer_error **err) {
@@ -53,14 +118,14 @@ static int check_pid_arg(const char *instance, const char *value, pid_t *out, st
   struct placer_cmdline cl;
   struct placer_error *gone = NULL;
   if (placer_proc_read_cmdline(pid, &cl, &gone) < 0) {
-    placer_error_free(gone);
+    placer_error_clear(&gone);
     return placer_error_set(err, PLACER_EXIT_USAGE, ESRCH, "--pid %s=%d: no such process", instance, (int)pid);
   }
   bool kernel_thread = cl.argc == 0;
   placer_cmdline_clear(&cl);
   uint64_t start_time = 0;
   if (placer_proc_start_time(pid, &start_time, &gone) < 0 || !placer_proc_is_same(pid, start_time)) {
-    placer_error_free(gone);
+    placer_error_clear(&gone);
     return placer_error_set(err, PLACER_EXIT_USAGE, ESRCH, "--pid %s=%d: the process is not running (a zombie?)",
                             instance, (int)pid);
   }
@@ -211,47 +276,63 @@ int applier_check_fit(struct applier *a, struct placer_error **err) {
 
 int applier_resolve_processes(struct applier *a, struct placer_error **err) {
   const struct placer_apply_options *opt = a->opt;
+  /* --pid first: an explicit binding (and its tree) is never taken by
+   * another instance's matcher. */
+  for (size_t i = 0; i < a->n_targets; i++) {
+    struct target *t = &a->targets[i];
+    size_t from = 0;
+    const struct placer_instance_arg *arg;
+    while ((arg = find_arg(opt->pids, opt->n_pids, t->inst->name, &from)) != NULL) {
+      pid_t pid = 0;
+      t->explicit_pids = true;
+      if (check_pid_arg(t->inst->name, arg->value, &pid, err) < 0 || applier_add_proc(t, pid, 0, NULL, err) < 0)
+        return -1;
+    }
+  }
+  for (size_t i = 0; i < a->n_targets; i++)
+    if (a->targets[i].explicit_pids && expand_trees(a, &a->targets[i], err) < 0)
+      return -1;
   for (size_t i = 0; i < a->n_targets; i++) {
     struct target *t = &a->targets[i];
     const struct placer_instance *inst = t->inst;
-    size_t from = 0;
-    const struct placer_instance_arg *arg;
-    bool explicit = false;
-    while ((arg = find_arg(opt->pids, opt->n_pids, inst->name, &from)) != NULL) {
-      pid_t pid = 0;
-      explicit = true;
-      if (check_pid_arg(inst->name, arg->value, &pid, err) < 0 || add_proc(t, pid, err) < 0)
-        return -1;
+    if (t->explicit_pids)
+      continue;
+    cleanup_free pid_t *pids = NULL;
+    cleanup_free char *why = NULL;
+    size_t n = 0;
+    if (placer_procmatch_find(inst->kind, &inst->match, &pids, &n, &why, err) < 0)
+      return placer_error_prefix(err, "%s", inst->name);
+    for (size_t k = 0; k < n; k++) {
+      bool taken = false;
+      for (size_t j = 0; j < a->n_targets; j++)
+        taken |= a->targets[j].explicit_pids && target_has(&a->targets[j], pids[k]);
+      struct placer_error *gone = NULL;
+      if (!taken && applier_add_proc(t, pids[k], 0, NULL, &gone) < 0)
+        placer_error_clear(&gone); /* exited since the scan: as if never found */
     }
-    if (!explicit) {
-      cleanup_free pid_t *pids = NULL;
-      cleanup_free char *why = NULL;
-      size_t n = 0;
-      if (placer_procmatch_find(inst->kind, &inst->match, &pids, &n, &why, err) < 0)
-        return placer_error_prefix(err, "%s", inst->name);
-      for (size_t k = 0; k < n; k++) {
-        struct placer_error *gone = NULL;
-        if (add_proc(t, pids[k], &gone) < 0)
-          placer_error_free(gone); /* exited since the scan: as if never found */
-      }
-      if (t->n_procs == 0) {
-        cleanup_free char *desc = placer_match_describe(inst->kind, &inst->match);
-        if (inst->match.kind == PLACER_MATCH_NONE) {
-          if (asprintf(&t->note, "no process: the profile gives no matcher and no --pid %s=PID was given", inst->name) <
-              0)
-            t->note = NULL;
-        } else if (asprintf(&t->note, "no process matches %s%s%s%s", desc ? desc : "?", why ? " (" : "", why ? why : "",
-                            why ? ")" : "") < 0) {
+    if (t->n_procs == 0) {
+      cleanup_free char *desc = placer_match_describe(inst->kind, &inst->match);
+      if (inst->match.kind == PLACER_MATCH_NONE) {
+        if (asprintf(&t->note, "no process: the profile gives no matcher and no --pid %s=PID was given", inst->name) <
+            0)
           t->note = NULL;
-        }
-        if (opt->strict)
-          return placer_error_set(err, PLACER_EXIT_INFEASIBLE, ESRCH, "%s: %s (--strict)", inst->name,
-                                  t->note ? t->note : "no process");
+      } else if (asprintf(&t->note, "no process matches %s%s%s%s", desc ? desc : "?", why ? " (" : "", why ? why : "",
+                          why ? ")" : "") < 0) {
+        t->note = NULL;
       }
+      if (opt->strict)
+        return placer_error_set(err, PLACER_EXIT_INFEASIBLE, ESRCH, "%s: %s (--strict)", inst->name,
+                                t->note ? t->note : "no process");
     }
-    if (inst->pin_vcpus)
+  }
+  for (size_t i = 0; i < a->n_targets; i++)
+    if (!a->targets[i].explicit_pids && expand_trees(a, &a->targets[i], err) < 0)
+      return -1;
+  for (size_t i = 0; i < a->n_targets; i++) {
+    struct target *t = &a->targets[i];
+    if (t->inst->pin_vcpus)
       for (size_t k = 0; k < t->n_procs; k++)
-        if (plan_vcpus(a, t, &t->procs[k], err) < 0)
+        if (t->procs[k].root_pid == 0 && plan_vcpus(a, t, &t->procs[k], err) < 0)
           return -1;
   }
   /* One process, one instance. */

@@ -66,6 +66,7 @@ struct placer_apply_bound {
   pid_t pid;
   char *comm;
   size_t n_threads;
+  size_t n_descendants; /* its child processes, theirs, ...: bound with it */
 };
 
 struct placer_apply_instance_report {

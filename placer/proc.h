@@ -64,4 +64,22 @@ char placer_task_state(pid_t pid, pid_t tid, unsigned *flags);
  * exiting thread, so it may stay behind in the old group until it is gone. */
 bool placer_task_exiting(pid_t pid, pid_t tid);
 
+/* The process tree (proc-tree.c). */
+struct placer_proc_parent {
+  pid_t pid;
+  pid_t ppid;
+};
+/* Field 4 of /proc/PID/stat (the parent's PID); -1 on bad input. */
+int placer_proc_stat_ppid(const char *stat_text, pid_t *out);
+/* The descendants of ROOT in TABLE (who is whose child), breadth first:
+ * children, grandchildren, ...; pids in STOP are neither listed nor
+ * descended into.  -1 only on ENOMEM. */
+int placer_proc_tree_descendants(const struct placer_proc_parent *table, size_t n, pid_t root, const pid_t *stop,
+                                 size_t n_stop, pid_t **out, size_t *n_out);
+/* The live descendants of ROOT now (zombies left out; none when ROOT is
+ * gone), from /proc/PID/task/TID/children, else every process's PPid.
+ * STOP as above; placer itself is always one. */
+int placer_proc_descendants(pid_t root, const pid_t *stop, size_t n_stop, pid_t **out, size_t *n_out,
+                            struct placer_error **err);
+
 #endif

@@ -180,6 +180,7 @@ static json_t *instance_to_json(const struct placer_state_instance *inst) {
   json_object_set_new(m, "value", str_or_null(inst->match.value));
   json_object_set_new(j, "match", m);
   json_object_set_new(j, "qmp_socket", str_or_null(inst->qmp_socket));
+  json_object_set_new(j, "by_pid", json_boolean(inst->by_pid));
   json_t *procs = json_array();
   for (size_t i = 0; i < inst->n_procs; i++) {
     json_t *p = json_object();
@@ -360,6 +361,7 @@ static int instance_from_json(json_t *j, struct placer_state_instance *inst, siz
   inst->kind = (enum placer_role_kind)k;
   inst->pinned = json_is_true(json_object_get(j, "pinned"));
   inst->pin_vcpus = json_is_true(json_object_get(j, "pin_vcpus"));
+  inst->by_pid = json_is_true(json_object_get(j, "by_pid"));
   json_t *mem = json_object_get(j, "memory_bytes");
   inst->has_memory_limit = mem != NULL && !json_is_null(mem);
   uint64_t v;

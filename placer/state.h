@@ -77,8 +77,9 @@ struct placer_state_instance {
   unsigned cpu_quota;  /* the role group's (the instance group's parent) quota, 1/1000 core; 0: none */
   bool pin_vcpus;
   struct placer_match match;
-  char *qmp_socket; /* given with --qmp, or NULL */
-  struct placer_state_process *procs;
+  char *qmp_socket;                   /* given with --qmp, or NULL */
+  bool by_pid;                        /* bound with --pid: status checks those (and their trees), not the matcher */
+  struct placer_state_process *procs; /* bound; their descendants are found anew each time */
   size_t n_procs;
 };
 

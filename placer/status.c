@@ -50,20 +50,86 @@ static void note(json_t *inst, const char *fmt, ...) {
   va_end(ap);
 }
 
+/* Processes to look at; root[i]: the bound process that V[i] descends
+ * from, 0 for the others. */
 struct pids {
   pid_t *v;
+  pid_t *root;
   size_t n;
 };
 
-static void pids_add(struct pids *p, pid_t pid) {
+static bool pids_has(const struct pids *p, pid_t pid) {
   for (size_t i = 0; i < p->n; i++)
     if (p->v[i] == pid)
-      return;
+      return true;
+  return false;
+}
+
+static void pids_add_below(struct pids *p, pid_t pid, pid_t root) {
+  if (pids_has(p, pid))
+    return;
   pid_t *bigger = realloc(p->v, (p->n + 1) * sizeof(*bigger));
   if (bigger == NULL)
     return;
   p->v = bigger;
+  bigger = realloc(p->root, (p->n + 1) * sizeof(*bigger));
+  if (bigger == NULL)
+    return;
+  p->root = bigger;
+  p->root[p->n] = root;
   p->v[p->n++] = pid;
+}
+
+static void pids_add(struct pids *p, pid_t pid) {
+  pids_add_below(p, pid, 0);
+}
+
+static void pids_free(struct pids *p) {
+  free(p->v);
+  free(p->root);
+}
+
+/* The tree of every instance of STATE: its live bound processes and their
+ * descendants now, each tagged with the bound process it is below.  A
+ * tree ends where another instance's bound process is.  Found once for
+ * all instances: each instance's check needs the others' too. */
+static struct pids *instance_trees(const struct placer_state *state) {
+  struct pids *trees = calloc(state->n_instances ? state->n_instances : 1, sizeof(*trees));
+  struct pids all_roots = { NULL, NULL, 0 };
+  if (trees == NULL)
+    return NULL;
+  for (size_t i = 0; i < state->n_instances; i++) {
+    const struct placer_state_instance *si = &state->instances[i];
+    for (size_t k = 0; k < si->n_procs; k++)
+      if (placer_proc_is_same(si->procs[k].pid, si->procs[k].start_time)) {
+        pids_add(&trees[i], si->procs[k].pid);
+        pids_add(&all_roots, si->procs[k].pid);
+      }
+  }
+  for (size_t i = 0; i < state->n_instances; i++) {
+    size_t n_roots = trees[i].n;
+    for (size_t r = 0; r < n_roots; r++) {
+      pid_t root = trees[i].v[r];
+      pid_t *desc = NULL;
+      size_t n = 0;
+      struct placer_error *e = NULL;
+      if (placer_proc_descendants(root, all_roots.v, all_roots.n, &desc, &n, &e) < 0) {
+        placer_error_free(e);
+        continue;
+      }
+      for (size_t k = 0; k < n; k++)
+        pids_add_below(&trees[i], desc[k], root);
+      free(desc);
+    }
+  }
+  pids_free(&all_roots);
+  return trees;
+}
+
+static void instance_trees_free(struct pids *trees, size_t n) {
+  for (size_t i = 0; trees && i < n; i++)
+    pids_free(&trees[i]);
+  free(trees);
 }
 
 /* PIDs in GROUP in each hierarchy (v1 may differ per controller). */
@@ -96,18 +162,20 @@ static const struct placer_state_process *bound_entry(const struct placer_state_
 /* One process: its groups and every thread against the plan.  Returns
  * whether it is in the instance's group in every hierarchy. */
 static bool check_process(struct placer_cgroup *cg, const struct placer_state_instance *si, hwloc_const_bitmap_t cpus,
-                          pid_t pid, bool bound, bool matched, json_t *inst, json_t *procs) {
+                          pid_t pid, bool bound, pid_t below, bool matched, json_t *inst, json_t *procs) {
   cleanup_free char *comm = placer_proc_comm(pid);
   struct placer_cgroup_membership m = { { 0 } };
   struct placer_error *gone = NULL;
   if (placer_cgroup_pid_membership(cg, pid, &m, &gone) < 0) {
-    placer_error_free(gone);
+    placer_error_clear(&gone);
     return false; /* exited while we looked */
   }
   json_t *jp = json_object();
   json_object_set_new(jp, "pid", json_integer(pid));
   json_object_set_new(jp, "comm", str_or_null(comm));
-  json_object_set_new(jp, "bound", json_boolean(bound));
+  json_object_set_new(jp, "bound", json_boolean(bound || below));
+  if (below)
+    json_object_set_new(jp, "descendant_of", json_integer(below));
   json_object_set_new(jp, "matched", json_boolean(matched));
   json_t *groups = json_object();
   bool in_group = true;
@@ -123,6 +191,13 @@ static bool check_process(struct placer_cgroup *cg, const struct placer_state_in
     }
   }
   placer_cgroup_membership_clear(&m);
+  /* A process in do_exit() (v1 shows it in the root) or a zombie is on its
+   * way out, not misplaced. */
+  if (!in_group && placer_task_exiting(pid, pid)) {
+    json_decref(jp);
+    json_decref(groups);
+    return false;
+  }
   pid_t stray = in_group ? apply_stray_thread(pid) : 0;
   if (stray) {
     cleanup_free char *tcomm = placer_task_comm(pid, stray);
@@ -135,6 +210,9 @@ static bool check_process(struct placer_cgroup *cg, const struct placer_state_in
   if (!in_group) {
     if (bound)
       drift(inst, "pid %d (%s) is no longer in %s: it is in %s", (int)pid, comm ? comm : "?", si->group, elsewhere);
+    else if (below)
+      drift(inst, "pid %d (%s), below bound pid %d, is not in %s: it is in %s", (int)pid, comm ? comm : "?", (int)below,
+            si->group, elsewhere);
     else if (matched) {
       cleanup_free char *desc = placer_match_describe(si->kind, &si->match);
       drift(inst, "pid %d (%s) matches %s but runs outside %s, in %s (restarted?)", (int)pid, comm ? comm : "?",
@@ -157,12 +235,12 @@ static bool check_process(struct placer_cgroup *cg, const struct placer_state_in
   pid_t *tids = NULL;
   size_t n_tids = 0;
   if (placer_task_list(pid, &tids, &n_tids, &gone) < 0)
-    placer_error_free(gone);
+    placer_error_clear(&gone);
   size_t bad = 0;
   for (size_t i = 0; i < n_tids; i++) {
     cleanup_free char *tcpus = NULL, *tmems = NULL, *pin = NULL, *tcomm = NULL;
     if (placer_task_read_allowed(pid, tids[i], &tcpus, &tmems, &gone) < 0) {
-      placer_error_free(gone);
+      placer_error_clear(&gone);
       continue;
     }
     /* A thread in do_exit() keeps the masks of the group it was in when
@@ -288,8 +366,9 @@ static void check_role_weight(struct placer_cgroup *cg, const struct placer_stat
     drift(inst, "%s cpu weight %u, planned %u (the sum of its instances')", role_group, weight, planned);
 }
 
-static json_t *check_instance(struct placer_cgroup *cg, const struct placer_state_instance *si,
-                              unsigned planned_role_weight, const struct placer_numa_host *host) {
+static json_t *check_instance(struct placer_cgroup *cg, const struct placer_state *state, const struct pids *trees,
+                              size_t self, unsigned planned_role_weight, const struct placer_numa_host *host) {
+  const struct placer_state_instance *si = &state->instances[self];
   json_t *inst = json_object();
   json_object_set_new(inst, "name", str_or_null(si->name));
   json_object_set_new(inst, "role", str_or_null(si->role));
@@ -374,20 +453,21 @@ static json_t *check_instance(struct placer_cgroup *cg, const struct placer_stat
   }
   json_object_set_new(inst, "actual", actual);
 
-  /* Which processes to look at: those bound, those in the group, and
-   * those the matcher finds now (a restarted daemon). */
-  struct pids all = { NULL, 0 };
-  for (size_t i = 0; i < si->n_procs; i++) {
-    if (placer_proc_is_same(si->procs[i].pid, si->procs[i].start_time))
-      pids_add(&all, si->procs[i].pid);
-    else
+  /* Which processes to look at: those bound and their descendants, those
+   * in the group, and unless the processes were given with --pid, those
+   * the matcher finds now (a restarted daemon).  A process bound to
+   * another instance, or below one, is that instance's. */
+  struct pids all = { NULL, NULL, 0 };
+  for (size_t i = 0; i < si->n_procs; i++)
+    if (!placer_proc_is_same(si->procs[i].pid, si->procs[i].start_time))
       note(inst, "pid %d, bound by apply, has exited", (int)si->procs[i].pid);
-  }
+  for (size_t i = 0; trees && i < trees[self].n; i++)
+    pids_add_below(&all, trees[self].v[i], trees[self].root[i]);
   if (exists)
     group_pids(cg, si->group, &all);
   cleanup_free pid_t *matched = NULL;
   size_t n_matched = 0;
-  if (si->match.kind != PLACER_MATCH_NONE) {
+  if (si->match.kind != PLACER_MATCH_NONE && !si->by_pid) {
     struct placer_error *e = NULL;
     cleanup_free char *why = NULL;
     if (placer_procmatch_find(si->kind, &si->match, &matched, &n_matched, &why, &e) < 0) {
@@ -395,8 +475,13 @@ static json_t *check_instance(struct placer_cgroup *cg, const struct placer_stat
       placer_error_free(e);
     }
   }
-  for (size_t i = 0; i < n_matched; i++)
-    pids_add(&all, matched[i]);
+  for (size_t i = 0; i < n_matched; i++) {
+    bool elsewhere = false;
+    for (size_t j = 0; trees && j < state->n_instances; j++)
+      elsewhere |= j != self && pids_has(&trees[j], matched[i]);
+    if (!elsewhere)
+      pids_add(&all, matched[i]);
+  }
 
   hwloc_bitmap_t cpus = hwloc_bitmap_alloc();
   if (cpus)
@@ -410,12 +495,12 @@ static json_t *check_instance(struct placer_cgroup *cg, const struct placer_stat
     bool is_matched = false;
     for (size_t k = 0; k < n_matched; k++)
       is_matched |= matched[k] == pid;
-    if (check_process(cg, si, cpus, pid, bound, is_matched, inst, procs))
+    if (check_process(cg, si, cpus, pid, bound, bound ? 0 : all.root[i], is_matched, inst, procs))
       in_group++;
   }
   hwloc_bitmap_free(cpus);
   json_object_set_new(inst, "memory_locality", memory_locality(host, si, &all, inst));
-  free(all.v);
+  pids_free(&all);
   json_object_set_new(inst, "processes", procs);
   if (si->n_procs > 0 && in_group == 0)
     drift(inst, "no process runs in %s any more (bound at apply: %zu)", si->group, si->n_procs);
@@ -478,13 +563,15 @@ int placer_cgroupfs_status(const char *state_dir, json_t **out, bool *drift_foun
       placer_numa_host_clear(&host);
       return -1;
     }
+    struct pids *trees = instance_trees(state);
     for (size_t i = 0; i < state->n_instances; i++) {
       const struct placer_state_instance *si = &state->instances[i];
-      json_t *inst = check_instance(cg, si, role_weight(state, si->role), &host);
+      json_t *inst = check_instance(cg, state, trees, i, role_weight(state, si->role), &host);
       if (!json_is_true(json_object_get(inst, "ok")))
         any = true;
       json_array_append_new(insts, inst);
     }
+    instance_trees_free(trees, state->n_instances);
     placer_cgroup_close(cg);
   }
   json_object_set_new(doc, "instances", insts);

@@ -164,21 +164,18 @@ static int set_cpu_busy(const struct placer_bench_probe *p, const struct placer_
   return rc;
 }
 
-/* The share of the target's resident memory on its group's NUMA nodes now:
- * every process in the group (fio forks per job), else its pid.  NAN when it
- * cannot be told (no group to say which nodes are planned, nothing readable).
- * The group's effective nodes: what the plan put in force (an unpinned v2
- * group's empty cpuset.mems means all of its parent's):
- * a measurement, never a reason to fail the run. */
-static double target_local_mem_share(struct placer_cgroup *cg, const char *proc_root, const struct target_state *t) {
-  if (t->group == NULL || cg == NULL)
+/* See probe.h.  The group's effective nodes are what the plan put in force (an
+ * unpinned v2 group's empty cpuset.mems means all of its parent's). */
+double placer_bench_group_local_mem_share(struct placer_cgroup *cg, const char *proc_root, const char *group,
+                                          pid_t pid) {
+  if (group == NULL || cg == NULL)
     return NAN;
   struct placer_error *e = NULL;
   cleanup_free char *mems = NULL;
   pid_t *pids = NULL;
   size_t n = 0;
-  if (placer_cgroup_read_effective(cg, t->group, NULL, &mems, &e) < 0 ||
-      placer_cgroup_list_pids(cg, t->group, &pids, &n, &e) < 0) {
+  if (placer_cgroup_read_effective(cg, group, NULL, &mems, &e) < 0 ||
+      placer_cgroup_list_pids(cg, group, &pids, &n, &e) < 0) {
     placer_error_free(e);
     return NAN;
   }
@@ -188,7 +185,7 @@ static double target_local_mem_share(struct placer_cgroup *cg, const char *proc_
       placer_error_free(e);
       e = NULL;
     }
-  if (n == 0 && t->pid > 0 && placer_numa_usage_add_pid(proc_root, t->pid, &u, &e) < 0)
+  if (n == 0 && pid > 0 && placer_numa_usage_add_pid(proc_root, pid, &u, &e) < 0)
     placer_error_free(e);
   free(pids);
   struct placer_numa_locality l = { 0, 0, NAN };
@@ -219,7 +216,8 @@ int placer_bench_probe_finish(struct placer_bench_probe *p, const char *proc_roo
     int rc = placer_bench_run_add_role(run, t->instance, t->role, cpu_ns > t->cpu_ns ? cpu_ns - t->cpu_ns : 0,
                                        mem.hwm_bytes, err);
     if (rc == 0)
-      run->roles[run->n_roles - 1].local_mem_share = target_local_mem_share(p->cg, proc_root, t);
+      run->roles[run->n_roles - 1].local_mem_share =
+          placer_bench_group_local_mem_share(p->cg, proc_root, t->group, t->pid);
     if (rc == 0 && t->pid > 0)
       rc = add_threads(p, t, threads, n_threads, top_threads, run, err);
     free(threads);

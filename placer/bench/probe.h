@@ -40,4 +40,11 @@ int placer_bench_probe_finish(struct placer_bench_probe *p, const char *proc_roo
                               struct placer_bench_run *run, struct placer_error **err);
 void placer_bench_probe_free(struct placer_bench_probe *p);
 
+/* The share of the resident memory of GROUP's processes (PID's when the group
+ * is empty) on GROUP's NUMA nodes now (numa-locality.h), in [0, 1].  NAN when
+ * it cannot be told (no group or cgroup layer, nothing readable): a
+ * measurement, never a reason to fail a run. */
+double placer_bench_group_local_mem_share(struct placer_cgroup *cg, const char *proc_root, const char *group,
+                                          pid_t pid);
+
 #endif

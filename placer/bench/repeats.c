@@ -1,7 +1,8 @@
 /* Dynamic repeats: after each pass from `repeats.min` on, is every change
  * against the baseline known closely enough (the main metric's 95% CI of
  * every cell narrower than ci_width), or has the cap been reached?  The
- * answer, with its reason, goes into the results' stop_reason. */
+ * decision is pure (placer_bench_repeats_decide, results.h); bench records
+ * its reason in the results' stop_reason. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,11 +10,8 @@
 
 #include "bench/internal.h"
 
-bool bench_repeats_enough(struct bench *b, size_t done) {
-  const struct placer_study *s = b->study;
-  struct placer_bench_results *r = b->results;
-  if (r == NULL || s->repeats_max <= s->repeats)
-    return done >= s->repeats;
+bool placer_bench_repeats_decide(const struct placer_bench_results *r, size_t done, unsigned max, double ci_width,
+                                 char *reason, size_t len) {
   double widest = 0;
   const char *wv = NULL, *wc = NULL, *ww = NULL;
   bool undefined = false;
@@ -39,28 +37,37 @@ bool bench_repeats_enough(struct bench *b, size_t done) {
           ww = r->workloads[w].name;
         }
       }
-  char reason[512];
-  bool enough = false;
   if (wv == NULL) {
-    snprintf(reason, sizeof(reason), "no comparison to narrow (one variant): %zu repeats, the minimum", done);
-    enough = true;
-  } else if (!undefined && widest <= s->ci_width) {
-    snprintf(reason, sizeof(reason),
+    snprintf(reason, len, "no comparison to narrow (one variant): %zu repeats, the minimum", done);
+    return true;
+  }
+  if (!undefined && widest <= ci_width) {
+    snprintf(reason, len,
              "every change's 95%% CI is narrower than %.1f points after %zu repeats (widest %.1f: %s, %s, %s)",
-             100 * s->ci_width, done, 100 * widest, wv, wc, ww);
-    enough = true;
-  } else if (done >= s->repeats_max) {
+             100 * ci_width, done, 100 * widest, wv, wc, ww);
+    return true;
+  }
+  if (done >= max) {
     if (isinf(widest))
-      snprintf(reason, sizeof(reason), "the cap of %u repeats; %s, %s, %s has no CI", s->repeats_max, wv, wc, ww);
+      snprintf(reason, len, "the cap of %u repeats; %s, %s, %s has no CI", max, wv, wc, ww);
     else
-      snprintf(reason, sizeof(reason), "the cap of %u repeats; the widest 95%% CI is still %.1f points (%s, %s, %s)",
-               s->repeats_max, 100 * widest, wv, wc, ww);
-    enough = true;
+      snprintf(reason, len, "the cap of %u repeats; the widest 95%% CI is still %.1f points (%s, %s, %s)", max,
+               100 * widest, wv, wc, ww);
+    return true;
   }
-  if (enough) {
-    free(r->stop_reason);
-    r->stop_reason = strdup(reason);
-    r->repeats_run = done;
-  }
-  return enough;
+  return false;
+}
+
+bool bench_repeats_enough(struct bench *b, size_t done) {
+  const struct placer_study *s = b->study;
+  struct placer_bench_results *r = b->results;
+  if (r == NULL || s->repeats_max <= s->repeats)
+    return done >= s->repeats;
+  char reason[512];
+  if (!placer_bench_repeats_decide(r, done, s->repeats_max, s->ci_width, reason, sizeof(reason)))
+    return false;
+  free(r->stop_reason);
+  r->stop_reason = strdup(reason);
+  r->repeats_run = done;
+  return true;
 }

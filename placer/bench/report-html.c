@@ -395,6 +395,87 @@ static int plot_sweep(struct page *pg) {
   return finish_plot(pg, "sweep", dat, dat_path, gp, gp_path, label);
 }
 
+/* A placement sweep (quota, cores, weight): storage's main metric alone and
+ * with the neighbours, and the neighbours' rate, against the knob; the
+ * unconstrained base at the node's CPUs; the balance point marked. */
+static int plot_split(struct page *pg) {
+  const struct placer_bench_results *r = pg->r;
+  if (r->split_parameter == NULL || !r->split_parameter[0])
+    return 0;
+  struct placer_bench_split_step steps[PLACER_BENCH_MAX];
+  size_t n = placer_bench_split_steps(r, steps);
+  if (n == 0)
+    return 0;
+  struct placer_bench_split_balance bal;
+  placer_bench_split_balance(r, steps, n, &bal);
+  char *dat_path = NULL, *gp_path = NULL;
+  FILE *dat = open_in(pg, "split.dat", &dat_path);
+  FILE *gp = dat ? open_in(pg, "split.gp", &gp_path) : NULL;
+  if (dat == NULL || gp == NULL) {
+    if (dat)
+      fclose(dat);
+    free(dat_path);
+    free(gp_path);
+    return -1;
+  }
+  const struct placer_bench_workload *w = &r->workloads[r->sweep_workload];
+  double scale = placer_bench_workload_uses_bandwidth(w) ? 1e-6 : 1;
+  double base_x = r->node_cpus > 0 ? r->node_cpus : NAN;
+  fprintf(dat, "# %s, storage alone, storage with neighbours, neighbour rate (variant)\n", r->split_parameter);
+  for (size_t i = 0; i < n; i++) {
+    double x = isfinite(steps[i].knob) ? steps[i].knob : base_x;
+    if (!isfinite(x))
+      continue;
+    fprintf(dat, "%.6g", x);
+    put_num(dat, steps[i].alone * scale);
+    put_num(dat, steps[i].with_neighbours * scale);
+    put_num(dat, steps[i].neighbour_rate);
+    fprintf(dat, " # %s\n", r->variants[steps[i].variant]);
+  }
+  fputs("\n\n# balance point\n", dat);
+  if (bal.found) {
+    double x = isfinite(steps[bal.step].knob) ? steps[bal.step].knob : base_x;
+    fprintf(dat, "%.6g", x);
+    put_num(dat, steps[bal.step].alone * scale);
+    fputc('\n', dat);
+  } else {
+    fputs("- -\n", dat);
+  }
+  script_head(pg, gp, "split", 900, 460);
+  char label[256];
+  bool in_cores = strcmp(r->split_parameter, "quota") == 0 || strcmp(r->split_parameter, "cores") == 0;
+  snprintf(label, sizeof(label), "storage %s (%sthe unconstrained base at the node's CPUs)", r->split_parameter,
+           in_cores ? "cores; " : "");
+  fputs("set xlabel ", gp);
+  gq(gp, label);
+  snprintf(label, sizeof(label), "storage %s (%s)", metric_unit(w), w->name);
+  fputs("\nset ylabel ", gp);
+  gq(gp, label);
+  snprintf(label, sizeof(label), "%s (%s)", r->neighbour_name, r->neighbour_unit);
+  fputs("\nset y2label ", gp);
+  gq(gp, label);
+  fputs("\nset ytics nomirror\nset y2tics\nset yrange [0:*]\nset y2range [0:*]\nset offsets 0.1,0.1,0,0\nplot ", gp);
+  data_ref(pg, gp, "split");
+  fputs(" index 0 using 1:2 with linespoints lw 2 pt 7 title 'storage alone', ", gp);
+  data_ref(pg, gp, "split");
+  fputs(" index 0 using 1:3 with linespoints lw 2 pt 5 title 'storage with neighbours', ", gp);
+  data_ref(pg, gp, "split");
+  fputs(" index 0 using 1:4 axes x1y2 with linespoints dt 2 pt 4 title 'neighbours'", gp);
+  if (bal.found) {
+    fputs(", ", gp);
+    data_ref(pg, gp, "split");
+    fputs(" index 1 using 1:2 with points pt 6 ps 3 lw 2 lc rgb 'black' title 'balance point'", gp);
+  }
+  fputc('\n', gp);
+  snprintf(label, sizeof(label),
+           "%s sweep of the storage roles: %s %s alone and with the neighbours (left axis), the neighbours' rate "
+           "(dashed, right axis)%s",
+           r->split_parameter, w->name, metric_unit(w),
+           bal.found ? "; circle: the balance point, the least CPU for storage that keeps its minimum fraction"
+                     : "; no step keeps storage's minimum fraction (no balance point)");
+  return finish_plot(pg, "split", dat, dat_path, gp, gp_path, label);
+}
+
 /* CPU per role in cores, stacked, per variant and condition. */
 static int plot_cpu(struct page *pg) {
   const struct placer_bench_results *r = pg->r;
@@ -632,7 +713,7 @@ int placer_report_html_write(const char *dir, const struct placer_bench_results 
   html_text(pg.html, text);
   fputs("</pre>\n<h2>Plots</h2>\n", pg.html);
   if (plot_interference(&pg, false) < 0 || plot_interference(&pg, true) < 0 || plot_sweep(&pg) < 0 ||
-      plot_cpu(&pg) < 0 || plot_latency(&pg) < 0 || (b && plot_compare(&pg) < 0))
+      plot_split(&pg) < 0 || plot_cpu(&pg) < 0 || plot_latency(&pg) < 0 || (b && plot_compare(&pg) < 0))
     goto out;
   fputs("<p>Made by <code>placer report</code> with gnuplot; the data and scripts of every plot are in "
         "<code>report/</code> beside it.</p>\n</body>\n</html>\n",

@@ -238,6 +238,12 @@ void placer_bench_split_balance(const struct placer_bench_results *r, const stru
 void placer_bench_compare_neighbours(const struct placer_bench_results *r, size_t variant, size_t condition,
                                      size_t workload, struct placer_stats_comparison *cmp,
                                      struct placer_stats_paired *paired);
+/* Dynamic repeats: with DONE passes measured, stop?  True when every
+ * change's main-metric 95% CI (the narrower of the paired and the unpaired)
+ * is at most CI_WIDTH wide (0.05 = 5 points), or DONE >= MAX; REASON says
+ * which, naming the widest cell. */
+bool placer_bench_repeats_decide(const struct placer_bench_results *r, size_t done, unsigned max, double ci_width,
+                                 char *reason, size_t len);
 /* Median of the neighbours' solo rates of a variant and condition; NAN if none. */
 double placer_bench_solo_median(const struct placer_bench_results *r, size_t variant, size_t condition);
 /* Interference: storage with neighbours / storage alone (same variant and

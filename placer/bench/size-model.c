@@ -112,30 +112,7 @@ static int rows_of(json_t *runs, struct placer_size_check *c) {
   return 0;
 }
 
-int placer_size_check_file(const char *path, const double *fit, size_t n_fit, struct placer_size_check **out,
-                           struct placer_error **err) {
-  cleanup_free char *text = NULL;
-  size_t len = 0;
-  if (placer_textfile_read_path(path, PLACER_TEXTFILE_MAX_BYTES, &text, &len) < 0)
-    return placer_error_errno(err, errno == ENOENT ? PLACER_EXIT_USAGE : PLACER_EXIT_SYSTEM, errno, "read %s", path);
-  json_error_t jerr;
-  json_t *j = json_loadb(text, len, 0, &jerr);
-  if (j == NULL)
-    return placer_error_set(err, PLACER_EXIT_USAGE, EINVAL, "%s:%d: %s", path, jerr.line, jerr.text);
-  const char *format = json_string_value(json_object_get(j, "format"));
-  json_t *runs = json_object_get(j, "runs");
-  if (format == NULL || strcmp(format, "placer-size-validation") != 0 || !json_is_array(runs)) {
-    json_decref(j);
-    return placer_error_set(err, PLACER_EXIT_USAGE, EINVAL,
-                            "%s: not the output of bench/size-validate.sh (format placer-size-validation)", path);
-  }
-  struct placer_size_check *c = calloc(1, sizeof(*c));
-  if (c == NULL || rows_of(runs, c) < 0) {
-    json_decref(j);
-    placer_size_check_free(c);
-    return placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "%s", path);
-  }
-  json_decref(j);
+static void finish_check(struct placer_size_check *c, const double *fit, size_t n_fit) {
   /* per workload: fit on the fit allotments, predict every row */
   for (size_t i = 0; i < c->n_rows; i++) {
     struct placer_size_point pts[64];
@@ -162,6 +139,33 @@ int placer_size_check_file(const char *path, const double *fit, size_t n_fit, st
       *a = *b;
       *b = t;
     }
+}
+
+int placer_size_check_file(const char *path, const double *fit, size_t n_fit, struct placer_size_check **out,
+                           struct placer_error **err) {
+  cleanup_free char *text = NULL;
+  size_t len = 0;
+  if (placer_textfile_read_path(path, PLACER_TEXTFILE_MAX_BYTES, &text, &len) < 0)
+    return placer_error_errno(err, errno == ENOENT ? PLACER_EXIT_USAGE : PLACER_EXIT_SYSTEM, errno, "read %s", path);
+  json_error_t jerr;
+  json_t *j = json_loadb(text, len, 0, &jerr);
+  if (j == NULL)
+    return placer_error_set(err, PLACER_EXIT_USAGE, EINVAL, "%s:%d: %s", path, jerr.line, jerr.text);
+  const char *format = json_string_value(json_object_get(j, "format"));
+  json_t *runs = json_object_get(j, "runs");
+  if (format == NULL || strcmp(format, "placer-size-validation") != 0 || !json_is_array(runs)) {
+    json_decref(j);
+    return placer_error_set(err, PLACER_EXIT_USAGE, EINVAL,
+                            "%s: not the output of bench/size-validate.sh (format placer-size-validation)", path);
+  }
+  struct placer_size_check *c = calloc(1, sizeof(*c));
+  if (c == NULL || rows_of(runs, c) < 0) {
+    json_decref(j);
+    placer_size_check_free(c);
+    return placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "%s", path);
+  }
+  json_decref(j);
+  finish_check(c, fit, n_fit);
   *out = c;
   return 0;
 }
@@ -193,6 +197,88 @@ int placer_size_check_print(const struct placer_size_check *c, const double *fit
   }
   if (placer_table_print(&t, out) < 0)
     return -1;
-  fprintf(out, "\nlargest error where predicted: %.1f%%\n", 100 * c->max_abs_error);
+  size_t predicted = 0;
+  for (size_t i = 0; i < c->n_rows; i++)
+    predicted += !c->rows[i].fitted;
+  if (predicted)
+    fprintf(out, "\nlargest error where predicted: %.1f%%\n", 100 * c->max_abs_error);
+  else
+    fputs("\nnothing predicted: every allotment measured is a fit allotment (see --fit)\n", out);
   return ferror(out) ? -1 : 0;
+}
+
+/* "quota-0.5" -> 0.5 (bench's quota sweep names its variants so); -1 otherwise */
+static double quota_of(const char *variant) {
+  if (strncmp(variant, "quota-", 6) != 0)
+    return -1;
+  char *end = NULL;
+  double v = strtod(variant + 6, &end);
+  return end != variant + 6 && *end == '\0' && v > 0 ? v : -1;
+}
+
+int placer_size_check_results(const struct placer_bench_results *r, const double *fit, size_t n_fit,
+                              struct placer_size_check **out, struct placer_error **err) {
+  int alone = placer_bench_alone_condition(r);
+  if (alone < 0)
+    return placer_error_set(err, PLACER_EXIT_USAGE, EINVAL,
+                            "validate: the results have no condition without neighbours");
+  struct placer_size_check *c = calloc(1, sizeof(*c));
+  double *iops = calloc(r->repeats ? r->repeats : 1, sizeof(double));
+  double *used = calloc(r->repeats ? r->repeats : 1, sizeof(double));
+  if (c == NULL || iops == NULL || used == NULL)
+    goto oom;
+  size_t quota_variants = 0;
+  bool knobs = r->split_parameter && strcmp(r->split_parameter, "quota") == 0 && r->knobs;
+  for (size_t v = 0; v < r->n_variants; v++) {
+    double q = knobs ? (isfinite(r->knobs[v]) ? r->knobs[v] : -1) : quota_of(r->variants[v]);
+    quota_variants += q > 0;
+    for (size_t w = 0; w < r->n_workloads; w++) {
+      size_t n = 0;
+      size_t cpus = 0;
+      for (size_t rep = 0; rep < r->repeats; rep++) {
+        const struct placer_bench_run *run = placer_bench_results_run_const(r, v, (size_t)alone, w, rep);
+        if (run == NULL || !run->done)
+          continue;
+        double i = placer_bench_run_main_metric(run, &r->workloads[w]);
+        double u = placer_bench_run_role_cores(run, r->storage_role);
+        if (!(i > 0) || !(u > 0))
+          continue;
+        iops[n] = i;
+        used[n] = u;
+        n++;
+        if (run->n_cpus > cpus)
+          cpus = run->n_cpus;
+      }
+      /* the base variant (no quota): the whole machine is its allotment */
+      if (n == 0 || (q <= 0 && (v != 0 || cpus == 0)))
+        continue;
+      struct placer_size_check_row *bigger = realloc(c->rows, (c->n_rows + 1) * sizeof(*bigger));
+      if (bigger == NULL)
+        goto oom;
+      c->rows = bigger;
+      struct placer_size_check_row *row = &c->rows[c->n_rows++];
+      memset(row, 0, sizeof(*row));
+      if ((row->workload = strdup(r->workloads[w].name)) == NULL)
+        goto oom;
+      row->allotted_cores = q > 0 ? q : r->node_cpus > 0 ? r->node_cpus : (double)cpus;
+      row->n = n;
+      row->iops = median(iops, n);
+      row->used = median(used, n);
+    }
+  }
+  free(iops);
+  free(used);
+  if (quota_variants == 0) {
+    placer_size_check_free(c);
+    return placer_error_set(err, PLACER_EXIT_USAGE, EINVAL,
+                            "validate: no variant named quota-CORES (a study with sweep: {parameter: quota})");
+  }
+  finish_check(c, fit, n_fit);
+  *out = c;
+  return 0;
+oom:
+  free(iops);
+  free(used);
+  placer_size_check_free(c);
+  return placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "validate");
 }

@@ -124,6 +124,11 @@ struct placer_size_check {
 };
 int placer_size_check_file(const char *path, const double *fit, size_t n_fit, struct placer_size_check **out,
                            struct placer_error **err);
+/* The same from a bench results directory with a quota sweep: the variants
+ * quota-CORES (allotment CORES) and the first variant (no quota: allotment
+ * the machine's CPUs), storage alone, IOPS and the storage role's cores. */
+int placer_size_check_results(const struct placer_bench_results *r, const double *fit, size_t n_fit,
+                              struct placer_size_check **out, struct placer_error **err);
 void placer_size_check_free(struct placer_size_check *c);
 int placer_size_check_print(const struct placer_size_check *c, const double *fit, size_t n_fit, FILE *out);
 

@@ -89,13 +89,16 @@ static void print_report(const struct placer_apply_report *r, FILE *out) {
       fprintf(out, "unit %s: ", ri->group);
     if (ri->n_bound == 0)
       fprintf(out, "%s", ri->note ? ri->note : "no process");
-    for (size_t k = 0; k < ri->n_bound; k++)
+    for (size_t k = 0; k < ri->n_bound; k++) {
       fprintf(out, "%s pid %d %s (%zu thread%s)",
               k            ? ","
               : r->dry_run ? "would bind"
                            : "bound",
               (int)ri->bound[k].pid, ri->bound[k].comm ? ri->bound[k].comm : "?", ri->bound[k].n_threads,
               ri->bound[k].n_threads == 1 ? "" : "s");
+      if (ri->bound[k].n_descendants)
+        fprintf(out, " + %zu child%s", ri->bound[k].n_descendants, ri->bound[k].n_descendants == 1 ? "" : "ren");
+    }
     if (ri->n_vcpus_pinned)
       fprintf(out, "; %zu vCPUs pinned one per PU (found by %s)", ri->n_vcpus_pinned, ri->vcpu_source);
     fputc('\n', out);

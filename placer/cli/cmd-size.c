@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "bench/size.h"
 #include "cli/commands.h"
@@ -18,14 +19,15 @@ static const char size_usage[] =
     "                   [--vm-vcpus N] [--vm-memory SIZE] [--vm-overhead SIZE] [--osd-memory-target SIZE]\n"
     "                   [--headroom PCT] [--replicas N] [--measured-replicas N]\n"
     "                   [--cpu-ms-per-io MS] [--osd-rss SIZE] [--json] [RESULTS_DIR...]\n"
-    "       placer size --validate FILE.json [--fit CORES,CORES...]\n"
+    "       placer size --validate FILE.json|RESULTS_DIR [--fit CORES,CORES...]\n"
     "Size a hyperconverged node from measured costs: the OSD CPU per client I/O and the OSDs' peak RSS\n"
     "of placer bench results directories (or --cpu-ms-per-io / --osd-rss), the target node (an hwloc XML\n"
     "file, default this machine) and a profile (default hci-nvme): per OSD the threads a target IOPS needs\n"
     "(or the IOPS its planned threads give), its memory, and how many VMs fit in what is left, per NUMA\n"
     "node, with the host reserve; TripleO's HCI formula beside it.  Model: docs/size.md.\n"
     "--validate: the model fitted on the --fit allotments (default 1.0,2.0 cores) of bench/size-validate.sh's\n"
-    "measurements predicts the others; prints measured, predicted and the error.\n"
+    "measurements, or of a results directory with a quota sweep (variants quota-CORES), predicts the\n"
+    "others; prints measured, predicted and the error.\n"
     "Exit 2: bad command line, results, profile or topology; 3: the profile does not fit the node.\n";
 
 static int bad_value(const char *opt, const char *value, const char *why) {
@@ -165,8 +167,18 @@ int cmd_size(int argc, char **argv) {
     }
     struct placer_error *err = NULL;
     struct placer_size_check *check = NULL;
-    if (placer_size_check_file(validate, fit, n_fit, &check, &err) < 0)
+    struct stat st;
+    if (stat(validate, &st) == 0 && S_ISDIR(st.st_mode)) {
+      struct placer_bench_results *r = NULL;
+      int rc = placer_bench_results_load_dir(validate, &r, &err);
+      if (rc == 0)
+        rc = placer_size_check_results(r, fit, n_fit, &check, &err);
+      placer_bench_results_free(r);
+      if (rc < 0)
+        return placer_error_report(err);
+    } else if (placer_size_check_file(validate, fit, n_fit, &check, &err) < 0) {
       return placer_error_report(err);
+    }
     int prc = placer_size_check_print(check, fit, n_fit, stdout);
     placer_size_check_free(check);
     return placer_finish_output("size", prc);

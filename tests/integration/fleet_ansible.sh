@@ -4,13 +4,13 @@
 # overlay of this machine's root, --network none), each with its own hwloc XML from tests/fixtures
 # (AMD EPYC 8 NUMA nodes, Intel 2x8c2t, Intel quartz 2x18c no SMT), cgroup prefix and state dir;
 # one installs placer from the build, one from the .deb that `cpack -G DEB` makes:
-#   - site.yml --check --diff: the plan and what would change, and nothing changes;
 #   - site.yml applies and verifies on all 3: the cgroup files each node's apply made (seen from
 #     the host under the container's own cgroup: cpuset.cpus/mems, memory limit, cpu.shares), the
 #     node's two processes in their groups on the planned CPUs; the facts differ per node;
 #   - a second site.yml reports changed=0 on every node;
 #   - a drift (another cpuset written into one group of one node) fails verify.yml on that node
-#     only; site.yml repairs it;
+#     only; site.yml --check --diff shows that node's plan diff and what apply would set, and
+#     changes nothing;
 #   - bench.yml runs a tiny study (cluster none: fio on a file) on 2 nodes, fetches both results
 #     directories and merges them into one report (fleet.json, fleet.md);
 #   - reset.yml removes every group and puts the processes back; a second reset changes nothing.
@@ -33,6 +33,7 @@ BUILD=$(cd "$(dirname "$PLACER")" && pwd)
 CG=/sys/fs/cgroup
 export CONTAINERS_CONF="$SRC/containers/containers.conf"
 export ANSIBLE_CONFIG="$SRC/ansible/ansible.cfg" ANSIBLE_NOCOLOR=1 ANSIBLE_FORCE_COLOR=0
+export ANSIBLE_CALLBACKS_ENABLED=ansible.posix.profile_tasks # each task's time in the .out files
 export ANSIBLE_LOCAL_TEMP ANSIBLE_HOME
 
 work=$(mktemp -d /var/tmp/placer-fleet.XXXXXX) # not tmpfs: fio's O_DIRECT in the study
@@ -176,17 +177,6 @@ EOF
 expect_n1="fleet-n1 0 1 96" expect_n2="fleet-n2 0 1 32" expect_n3="fleet-n3 1 0 36"
 groups_of() { echo "$CG/cpuset$(cgpath "$1")/fleet-$1"; }
 
-# --- install, then check mode: the plan and the diff, nothing changes ------------------------
-play install playbooks/site.yml --tags install
-[ "$prc" = 0 ] || { show install; fail "site.yml --tags install exited $prc"; }
-play check playbooks/site.yml --check --diff
-[ "$prc" = 0 ] || { show check; fail "site.yml --check --diff exited $prc"; }
-for n in $NODES; do
-  [ ! -d "$(groups_of $n)" ] || fail "check mode created $(groups_of $n)"
-done
-grep -q "^+++ after: plan (fleet-b)" "$work/check.out" || { show check; fail "no plan diff for fleet-b in check mode"; }
-grep -q "^+  cpus: 1" "$work/check.out" || { show check; fail "the check-mode diff shows no planned cpus"; }
-
 # --- apply and verify on all 3 -------------------------------------------------------------------
 play apply1 playbooks/site.yml
 [ "$prc" = 0 ] || { show apply1; fail "site.yml exited $prc"; }
@@ -215,7 +205,7 @@ for n in $NODES; do
   lim=$(cat "$CG/memory$base/app/app.0/memory.limit_in_bytes")
   [ "$lim" = $((64 << 20)) ] || fail "$n: app.0 memory.limit_in_bytes $lim, planned 64 MiB"
   shares=$(cat "$CG/cpu$base/svc/svc.0/cpu.shares")
-  w=$(python3 -c 'import math,sys; s=int(sys.argv[1]); l=math.log2(s); print(max(1,min(10000,math.ceil(10**((l*l+125*l)/612-7/34)-1e-9))))' "$shares")
+  w=$(((shares * 100 + 512) / 1024)) # placer's v1 mapping: linear, 100 = 1024 shares
   [ "$w" = 200 ] || fail "$n: svc.0 cpu.shares $shares is weight $w, planned 200"
   # The node planned from its own XML.
   podman exec "$tag-$n" cmp -s /etc/placer/topology.xml "$(sed -n "/^        $n:/,/placer_cgroup/s/.*placer_topology_xml: //p" "$work/inventory.yml")" ||
@@ -225,12 +215,11 @@ podman exec "$tag-n2" dpkg-query -W -f '${Version}' placer >"$work/n2.deb" 2>&1 
 podman exec "$tag-n1" test -x /usr/local/bin/placer || fail "n1: placer not installed from the build"
 say "applied: every node's groups hold its processes on the planned CPUs (n2 from the .deb $(cat "$work/n2.deb"))"
 
-# The facts differ per node: PUs of each fixture.
-(cd "$SRC/ansible" && ansible -i "$work/inventory.yml" placer_nodes -o -m placer.fleet.placer_facts \
-  -a 'topology=/etc/placer/topology.xml') >"$work/facts.out" 2>&1 || { cat "$work/facts.out" >&2; fail "placer_facts ad hoc"; }
+# The facts differ per node (the plan task prints each node's PUs from its topology facts).
 for n in $NODES; do
   eval "set -- \$expect_$n"
-  grep "^$n | SUCCESS" "$work/facts.out" | grep -q "\"pus\": $4\b" || { cat "$work/facts.out" >&2; fail "$n: facts do not say $4 PUs"; }
+  grep -A1 "^ok: \[$n\] => {" "$work/apply1.out" | grep -q "\"msg\": \"$4 PUs, .*/etc/placer/topology.xml); profile fleet-.: app.0 cpus $2 mems 0; svc.0 cpus $3 mems 0\"" ||
+    { grep -A1 "^ok: \[$n\] => {" "$work/apply1.out" >&2; fail "$n: the plan task does not say $4 PUs, app.0 cpus $2, svc.0 cpus $3"; }
 done
 
 # --- idempotent ----------------------------------------------------------------------------------
@@ -250,11 +239,18 @@ for n in n1 n3; do
   [ "$(recap drift $n failed)" = 0 ] && [ "$(recap drift $n ok)" -gt 0 ] || { show drift; fail "$n failed without drift"; }
 done
 grep -q "placement drift: svc.0: " "$work/drift.out" || { show drift; fail "n2's failure does not name svc.0"; }
-play repair playbooks/site.yml
-[ "$prc" = 0 ] || { show repair; fail "site.yml did not repair the drift (exit $prc)"; }
-[ "$(recap repair n2 changed)" -gt 0 ] && [ "$(recap repair n1 changed)" = 0 ] || { show repair; fail "repair: changed n1=$(recap repair n1 changed) n2=$(recap repair n2 changed)"; }
-[ "$(cat "$(groups_of n2)/svc/svc.0/cpuset.cpus")" = 1 ] || fail "n2 svc.0 still drifted after the repair"
-say "drift on n2: only n2 failed; site.yml repaired it"
+# Check mode shows what would change on n2 only (its plan's diff and apply's dry run) and changes
+# nothing: the drift is still there.
+play check playbooks/site.yml --check --diff --skip-tags install
+[ "$prc" = 0 ] || { show check; fail "site.yml --check --diff exited $prc"; }
+[ "$(recap check n2 changed)" -gt 0 ] && [ "$(recap check n1 changed)" = 0 ] && [ "$(recap check n3 changed)" = 0 ] ||
+  { show check; fail "check mode: changed n1=$(recap check n1 changed) n2=$(recap check n2 changed) n3=$(recap check n3 changed)"; }
+grep -q "^+++ after: plan (fleet-a)" "$work/check.out" || { show check; fail "no plan diff in check mode"; }
+sed -n '/^--- before: in force (fleet-a)/,/^changed: /p' "$work/check.out" >"$work/check.diff"
+grep -q "^-  cpus: 0" "$work/check.diff" && grep -q "^+  cpus: 1" "$work/check.diff" && grep -q "^changed: \[n2\]" "$work/check.diff" ||
+  { cat "$work/check.diff" >&2; fail "the check-mode diff does not show n2's svc.0 going from cpus 0 to 1"; }
+[ "$(cat "$(groups_of n2)/svc/svc.0/cpuset.cpus")" = 0 ] || fail "check mode changed n2's svc.0"
+say "drift on n2: only n2 failed; --check --diff showed its repair and changed nothing"
 
 # --- a fleet study on 2 nodes ------------------------------------------------------------------
 play bench playbooks/bench.yml -e "placer_bench_study=$work/study.yaml placer_bench_results=$work/results placer_bench_prefix=fleet-bench"

@@ -19,7 +19,7 @@ static char *acts[] = { "osd.0: create group t/osd", "osd.0: create group t/osd/
 
 static void fill_report(struct placer_apply_report *r, struct placer_apply_instance_report *ri,
                         struct placer_apply_bound *b, bool dry_run, unsigned steps) {
-  *b = (struct placer_apply_bound){ .pid = 4505, .comm = "ceph-osd", .n_threads = 59 };
+  *b = (struct placer_apply_bound){ .pid = 4505, .comm = "ceph-osd", .n_threads = 59, .n_descendants = 2 };
   *ri = (struct placer_apply_instance_report){ .name = "osd.0",
                                                .group = "t/osd/osd.0",
                                                .cpus = "1",
@@ -69,6 +69,7 @@ static void test_apply_changed(void **state) {
   assert_true(json_is_null(json_object_get(inst, "note")));
   json_t *bound = json_object_get(inst, "bound");
   assert_int_equal(json_integer_value(json_object_get(json_array_get(bound, 0), "n_threads")), 59);
+  assert_int_equal(json_integer_value(json_object_get(json_array_get(bound, 0), "n_descendants")), 2);
   assert_null(json_object_get(inst, "would_bind"));
   assert_int_equal(json_array_size(json_object_get(doc, "actions")), 3);
   json_decref(doc);

@@ -40,6 +40,7 @@ static void fill_state(struct placer_state *s) {
   i->cpu_quota = 1500;
   i->match.kind = PLACER_MATCH_CEPH_ID;
   i->match.value = strdup("3");
+  i->by_pid = true;
   i->n_procs = 2;
   i->procs = calloc(2, sizeof(*i->procs));
   i->procs[0] = (struct placer_state_process){ 1234, 5678 };
@@ -97,6 +98,7 @@ static void assert_same(const struct placer_state *a, const struct placer_state 
   assert_int_equal(x->cpu_quota, y->cpu_quota);
   assert_int_equal(x->match.kind, y->match.kind);
   assert_string_equal(x->match.value, y->match.value);
+  assert_true(x->by_pid && y->by_pid);
   assert_int_equal(x->n_procs, y->n_procs);
   assert_int_equal(x->procs[1].start_time, y->procs[1].start_time);
   assert_int_equal(a->n_journal, b->n_journal);

@@ -384,6 +384,24 @@ static void test_compare_gate(void **state) {
   }
 }
 
+/* The dynamic-repeats stop rule on known results.  build_ab's pinned runs
+ * are the unpinned ones times a constant, so their paired CIs have width 0:
+ * any ci_width is met.  build_partial's pinned/vms cell has no run: no CI,
+ * so only the cap stops it. */
+static void test_repeats_decide(void **state) {
+  struct placer_bench_results *r = build_ab_scaled(5, 1.0);
+  char why[512];
+  assert_true(placer_bench_repeats_decide(r, 5, 20, 0.05, why, sizeof(why)));
+  assert_non_null(strstr(why, "every change's 95% CI is narrower than 5.0 points after 5 repeats (widest 0.0"));
+  placer_bench_results_free(r);
+  r = build_partial();
+  assert_false(placer_bench_repeats_decide(r, 3, 20, 0.05, why, sizeof(why)));
+  assert_true(placer_bench_repeats_decide(r, 20, 20, 0.05, why, sizeof(why)));
+  if (strstr(why, "the cap of 20 repeats; pinned, ") == NULL || strstr(why, "has no CI") == NULL)
+    fail_msg("%s", why);
+  placer_bench_results_free(r);
+}
+
 static void test_golden_ab(void **state) {
   golden_case("ab", build_ab(3), true);
 }
@@ -584,12 +602,13 @@ static void test_block_size_labels(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-    cmocka_unit_test(test_golden_split),   cmocka_unit_test(test_compare_gate),
-    cmocka_unit_test(test_golden_ab),      cmocka_unit_test(test_golden_sweep),
-    cmocka_unit_test(test_golden_partial), cmocka_unit_test(test_json_round_trip),
-    cmocka_unit_test(test_report_dir),     cmocka_unit_test(test_analysis_figures),
-    cmocka_unit_test(test_sweep_balance),  cmocka_unit_test(test_partial_cells),
-    cmocka_unit_test(test_bad_shapes),     cmocka_unit_test(test_block_size_labels),
+    cmocka_unit_test(test_golden_split),      cmocka_unit_test(test_compare_gate),
+    cmocka_unit_test(test_repeats_decide),    cmocka_unit_test(test_golden_ab),
+    cmocka_unit_test(test_golden_sweep),      cmocka_unit_test(test_golden_partial),
+    cmocka_unit_test(test_json_round_trip),   cmocka_unit_test(test_report_dir),
+    cmocka_unit_test(test_analysis_figures),  cmocka_unit_test(test_sweep_balance),
+    cmocka_unit_test(test_partial_cells),     cmocka_unit_test(test_bad_shapes),
+    cmocka_unit_test(test_block_size_labels),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

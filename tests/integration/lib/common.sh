@@ -9,6 +9,7 @@ LIB=$SRC/tests/integration/lib
 if [ -x /usr/bin/python3 ]; then PY=/usr/bin/python3; else PY=python3; fi
 CG=/sys/fs/cgroup
 T_PIDS=""
+T_PGIDS="" # process groups started with bg_start_group: killed whole on exit
 SNAP_GROUPS=""
 T_EXTRA_GROUPS="" # groups a test made outside its prefix: removed on exit
 
@@ -47,6 +48,30 @@ bg_start() {
     T_PIDS="$T_PIDS $LAST_PID"
 }
 
+# Start a command that forks (a process tree) in the background in its own
+# session and process group, so that cleanup kills the whole tree with
+# `kill -9 -PGID` even when its children were reparented; its PID (= PGID)
+# goes to $LAST_PID.
+bg_start_group() {
+    setsid "$@" >>"$WORK/bg.log" 2>&1 &
+    LAST_PID=$!
+    T_PGIDS="$T_PGIDS $LAST_PID"
+    # setsid forks (and $! is not the group) only when it is a group leader
+    # already, which a background job of a non-interactive shell is not.
+    i=0
+    while [ "$(ps -o pgid= -p "$LAST_PID" 2>/dev/null | tr -d ' ')" != "$LAST_PID" ]; do
+        i=$((i + 1)); [ $i -lt 50 ] || fail "setsid $1: pid $LAST_PID is not its process group"; sleep 0.1
+    done
+}
+
+# The descendants of PID now (every thread's children, recursively).
+tree_pids() {
+    for c in $(cat /proc/"$1"/task/*/children 2>/dev/null); do
+        echo "$c"
+        tree_pids "$c"
+    done
+}
+
 # Wait until FILE exists (at most 10 s).
 wait_file() {
     i=0
@@ -63,7 +88,30 @@ apply_cleanup() {
     [ $# = 0 ] || rc=$1
     set +e
     for p in $T_PIDS; do kill -9 "$p" 2>/dev/null; done
-    for p in $T_PIDS; do wait "$p" 2>/dev/null; done
+    # A tree: stopped first (a stopped process forks no more), listed
+    # again, then killed; its group too.  fio's job processes setsid()
+    # themselves, so the group alone is not enough.
+    for g in $T_PGIDS; do
+        kill -STOP "-$g" 2>/dev/null
+        t=$(tree_pids "$g")
+        [ -z "$t" ] || kill -STOP $t 2>/dev/null
+        t=$(tree_pids "$g")
+        kill -9 "-$g" $t 2>/dev/null
+    done
+    for p in $T_PIDS $T_PGIDS; do wait "$p" 2>/dev/null; done
+    # what was left of a group (reparented children die a moment later)
+    for g in $T_PGIDS; do
+        i=0
+        while pgrep -g "$g" >/dev/null 2>&1 && [ $i -lt 50 ]; do
+            kill -9 "-$g" 2>/dev/null; i=$((i + 1)); sleep 0.1
+        done
+    done
+    # anything else that carries the test's tag on its command line
+    if [ -n "$T_PGIDS" ] && pgrep -f "$TAG" >/dev/null 2>&1; then
+        echo "$T_NAME: cleanup: killing leftovers: $(pgrep -f "$TAG" | tr '\n' ' ')" >&2
+        kill -9 $(pgrep -f "$TAG") 2>/dev/null
+        [ "$rc" != 0 ] || rc=1 # a test that leaks processes fails
+    fi
     "$PLACER" reset >/dev/null 2>&1
     for c in cpuset memory cpu; do
         for g in $T_EXTRA_GROUPS; do

@@ -12,7 +12,8 @@ description:
   - Returns the plan (every instance's cpus, mems, memory limit, CPU weight) as C(plan); changes nothing.
   - In diff mode (C(--diff)) also compares the plan with what is in force now (C(placer status --json)
     in O(state_dir)) and returns it as the task's diff; C(would_change) says whether an apply would
-    change anything (a different profile, values, or drift).
+    change anything (a different profile, values, or drift). In check mode C(changed) is C(would_change)
+    (Ansible prints a task's diff only when it is changed); otherwise it is always false.
   - A profile that does not fit the node fails the host with placer's one-line reason (exit 3).
 options:
   profile: {description: placement profile YAML on the node, type: path, required: true}
@@ -75,6 +76,8 @@ def main():
         if status.get("applied") and status.get("profile") != plan.get("profile"):
             differ = True
         result["would_change"] = differ
+        # In check mode "changed" means "would change" (and Ansible shows a diff only then).
+        result["changed"] = differ and module.check_mode
         result["diff"] = dict(diff_text(before, after),
                               before_header="in force (%s)" % (status.get("profile") or "nothing applied"),
                               after_header="plan (%s)" % plan.get("profile"))
