@@ -116,7 +116,7 @@ int applier_build_report(struct applier *a, struct placer_apply_report **out, st
       size_t n = 0;
       struct placer_error *gone = NULL;
       if (placer_task_list(p->pid, &tids, &n, &gone) < 0)
-        placer_error_free(gone);
+        placer_error_clear(&gone);
       free(tids);
       b->n_threads = n;
       for (size_t d = 0; d < t->n_procs; d++)

@@ -285,7 +285,7 @@ static int snapshot_threads(pid_t pid, struct placer_thread_affinity **out, size
     struct placer_error *gone = NULL;
     char *cpus = NULL;
     if (placer_task_read_allowed(pid, tids[i], &cpus, NULL, &gone) < 0) {
-      placer_error_free(gone);
+      placer_error_clear(&gone);
       continue;
     }
     t[count].tid = tids[i];
@@ -389,7 +389,7 @@ static int pin_threads(struct applier *a, struct target *t, struct bound_proc *p
     cleanup_free char *now = NULL;
     struct placer_error *gone = NULL;
     if (placer_task_read_allowed(p->pid, tids[i], &now, NULL, &gone) < 0) {
-      placer_error_free(gone);
+      placer_error_clear(&gone);
       continue;
     }
     const char *want = desired_cpus(t, p, tids[i]);
@@ -451,7 +451,7 @@ static int verify_process(struct applier *a, struct target *t, struct bound_proc
     cleanup_free char *mems = NULL;
     struct placer_error *gone = NULL;
     if (placer_task_read_allowed(p->pid, tids[i], NULL, &mems, &gone) < 0) {
-      placer_error_free(gone);
+      placer_error_clear(&gone);
       continue;
     }
     if (!apply_cpulist_equal(mems, t->mems) && !placer_task_exiting(p->pid, tids[i]))
@@ -487,7 +487,7 @@ static int move_new_descendants(struct applier *a, struct target *t, struct plac
         struct placer_error *gone = NULL;
         if (applier_add_proc(t, desc[k], root, &idx, &gone) < 0) {
           bool oom = gone && gone->errno_value == ENOMEM;
-          placer_error_free(gone);
+          placer_error_clear(&gone);
           if (oom)
             return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
           continue; /* exited since the scan */

@@ -31,6 +31,7 @@ struct sd_target {
   size_t n_pids;
   bool needs_set; /* a property differs from the plan */
   bool known;     /* already in the state from an earlier apply */
+  bool kept;      /* no process now: the earlier record is kept, nothing done */
   char *note;
   unsigned changes;
   size_t n_vcpus_pinned;
@@ -109,7 +110,7 @@ static int find_processes(struct sd_applier *a, struct sd_target *t, struct plac
     if (placer_parse_pid_text(opt->pids[i].value, &pid) < 0)
       return placer_error_set(err, PLACER_EXIT_USAGE, EINVAL, "--pid %s=%s: not a pid", inst->name, opt->pids[i].value);
     if (placer_proc_start_time(pid, &start, &gone) < 0) {
-      placer_error_free(gone);
+      placer_error_clear(&gone);
       return placer_error_set(err, PLACER_EXIT_USAGE, ESRCH, "--pid %s=%d: no such process", inst->name, (int)pid);
     }
     if (add_pid(t, pid) < 0)
@@ -187,6 +188,8 @@ static int check_fit(struct sd_applier *a, struct sd_target *t, struct placer_er
   return 0;
 }
 
+static int copy_instance(struct sd_instance *dst, const struct sd_instance *src);
+
 /* Does what `systemctl show` says match the plan for property P? */
 static bool shown_matches(const struct sd_instance *r, enum sd_prop p, const char *shown) {
   if (shown == NULL)
@@ -223,10 +226,19 @@ static int fill_record(struct sd_applier *a, struct sd_target *t, struct placer_
       r->qmp_socket = strdup(a->opt->qmps[i].value);
   if (r->name == NULL || r->role == NULL)
     return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
-  if (r->unit == NULL)
-    return 0; /* no process: nothing to place */
-
   const struct sd_instance *old = state_find(&a->state, inst->name);
+  if (r->unit == NULL) {
+    if (old) {
+      /* applied before, no process now: keep the record so reset can undo it */
+      sd_instance_clear(r);
+      if (copy_instance(r, old) < 0)
+        return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+      t->kept = t->known = true;
+      strv_add(&a->notes, "%s: no process now; %s keeps the placement applied earlier", inst->name, r->unit);
+    }
+    return 0; /* no process: nothing to place */
+  }
+
   if (old && strcmp(old->unit, r->unit) != 0)
     return placer_error_set(err, PLACER_EXIT_USAGE, EINVAL,
                             "%s: now runs in %s but was applied to %s; run 'placer reset' first", inst->name, r->unit,
@@ -370,7 +382,7 @@ static int record_procs(struct sd_applier *a, struct sd_target *t, struct placer
     struct placer_error *gone = NULL;
     uint64_t start;
     if (placer_proc_start_time(pids[i], &start, &gone) < 0) {
-      placer_error_free(gone);
+      placer_error_clear(&gone);
       continue;
     }
     t->rec.procs[t->rec.n_procs++] = (struct placer_state_process){ pids[i], start };
@@ -629,7 +641,7 @@ static int wait_active(struct sd_applier *a, const char *unit, struct placer_err
 static int restart_rolling(struct sd_applier *a, struct placer_error **err) {
   for (size_t i = 0; i < a->n; i++) {
     struct sd_target *t = &a->t[i];
-    if (t->rec.unit == NULL)
+    if (t->rec.unit == NULL || t->kept)
       continue;
     char when[512];
     snprintf(when, sizeof(when), "before restarting %s", t->rec.unit);
@@ -757,7 +769,7 @@ static int systemd_apply(const struct placer_plan *plan, const struct placer_app
   if (!opt->dry_run && save_state(&a, err) < 0)
     goto out;
   for (size_t i = 0; opt->persist && i < a.n; i++)
-    if (a.t[i].rec.unit && write_dropin(&a, &a.t[i], &reload, err) < 0)
+    if (a.t[i].rec.unit && !a.t[i].kept && write_dropin(&a, &a.t[i], &reload, err) < 0)
       goto fail;
   if (reload && !opt->dry_run && sd_daemon_reload(&a.ctx, err) < 0)
     goto fail;
@@ -767,7 +779,7 @@ static int systemd_apply(const struct placer_plan *plan, const struct placer_app
   if (!opt->dry_run) {
     for (size_t i = 0; i < a.n; i++) {
       struct sd_target *t = &a.t[i];
-      if (t->rec.unit == NULL)
+      if (t->rec.unit == NULL || t->kept)
         continue;
       if (sd_pin_vcpus(&a.ctx, &t->rec, &t->n_vcpus_pinned, &t->vcpu_source, err) < 0 ||
           verify_target(&a, t, "after apply", err) < 0 || record_procs(&a, t, err) < 0)

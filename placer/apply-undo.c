@@ -131,7 +131,7 @@ pid_t apply_stray_thread(pid_t pid) {
   size_t n = 0;
   struct placer_error *gone = NULL;
   if (placer_task_list(pid, &tids, &n, &gone) < 0) {
-    placer_error_free(gone);
+    placer_error_clear(&gone);
     return 0;
   }
   /* A thread in do_exit() is skipped by the kernel's migration and v1
@@ -219,7 +219,7 @@ static int evict_strays(struct placer_cgroup *cg, const struct placer_state *sta
     struct placer_cgroup_membership m = { { 0 } };
     struct placer_error *gone = NULL;
     if (placer_cgroup_pid_membership(cg, pids[i], &m, &gone) < 0) {
-      placer_error_free(gone); /* exited meanwhile */
+      placer_error_clear(&gone); /* exited meanwhile */
       continue;
     }
     for (int c = 0; c < PLACER_CGROUP_N_CONTROLLERS && ret == 0; c++) {
@@ -239,7 +239,7 @@ static int evict_strays(struct placer_cgroup *cg, const struct placer_state *sta
                m.path[PLACER_CGROUP_CPUSET] && *m.path[PLACER_CGROUP_CPUSET] ? m.path[PLACER_CGROUP_CPUSET]
                                                                              : "the root");
     else if (ret == 0 && placer_proc_start_time(pids[i], &(uint64_t){ 0 }, &gone) < 0) {
-      placer_error_free(gone); /* it exited while being moved: fine */
+      placer_error_clear(&gone); /* it exited while being moved: fine */
       placer_error_free(*err);
       *err = NULL;
     } else {
@@ -299,7 +299,7 @@ static void restore_threads(pid_t pid, const struct placer_journal_entry *e, str
     cleanup_free char *now = NULL;
     struct placer_error *gone = NULL;
     if (t->cpus == NULL || placer_task_read_allowed(pid, t->tid, &now, NULL, &gone) < 0) {
-      placer_error_free(gone); /* the thread has exited */
+      placer_error_clear(&gone); /* the thread has exited */
       continue;
     }
     if (apply_cpulist_equal(now, t->cpus))
@@ -322,7 +322,7 @@ static int undo_move(struct placer_cgroup *cg, const struct placer_journal_entry
   struct placer_cgroup_membership now = { { 0 } };
   struct placer_error *gone = NULL;
   if (placer_cgroup_pid_membership(cg, e->pid, &now, &gone) < 0) {
-    placer_error_free(gone);
+    placer_error_clear(&gone);
     strv_add(notes, "pid %d (%s) is gone: nothing to move back", (int)e->pid, e->instance ? e->instance : "?");
     return 0;
   }
@@ -377,7 +377,7 @@ static int undo_affinity(const struct placer_journal_entry *e, struct placer_err
   cleanup_free char *now = NULL;
   struct placer_error *gone = NULL;
   if (placer_task_read_allowed(e->pid, e->tid, &now, NULL, &gone) < 0) {
-    placer_error_free(gone);
+    placer_error_clear(&gone);
     return 0;
   }
   if (apply_cpulist_equal(now, e->previous))
@@ -385,7 +385,7 @@ static int undo_affinity(const struct placer_journal_entry *e, struct placer_err
   if (placer_task_set_affinity(e->tid, e->previous, err) < 0) {
     /* The thread may have exited in between. */
     if (placer_task_read_allowed(e->pid, e->tid, NULL, NULL, &gone) < 0) {
-      placer_error_free(gone);
+      placer_error_clear(&gone);
       placer_error_free(*err);
       *err = NULL;
       return 0;

@@ -93,7 +93,7 @@ static int expand_trees(struct applier *a, struct target *t, struct placer_error
       struct placer_error *gone = NULL;
       if (applier_add_proc(t, desc[k], root, &idx, &gone) < 0) {
         bool oom = gone && gone->errno_value == ENOMEM;
-        placer_error_free(gone);
+        placer_error_clear(&gone);
         if (oom)
           return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
         continue; /* exited since the scan */
@@ -118,14 +118,14 @@ static int check_pid_arg(const char *instance, const char *value, pid_t *out, st
   struct placer_cmdline cl;
   struct placer_error *gone = NULL;
   if (placer_proc_read_cmdline(pid, &cl, &gone) < 0) {
-    placer_error_free(gone);
+    placer_error_clear(&gone);
     return placer_error_set(err, PLACER_EXIT_USAGE, ESRCH, "--pid %s=%d: no such process", instance, (int)pid);
   }
   bool kernel_thread = cl.argc == 0;
   placer_cmdline_clear(&cl);
   uint64_t start_time = 0;
   if (placer_proc_start_time(pid, &start_time, &gone) < 0 || !placer_proc_is_same(pid, start_time)) {
-    placer_error_free(gone);
+    placer_error_clear(&gone);
     return placer_error_set(err, PLACER_EXIT_USAGE, ESRCH, "--pid %s=%d: the process is not running (a zombie?)",
                             instance, (int)pid);
   }
@@ -308,7 +308,7 @@ int applier_resolve_processes(struct applier *a, struct placer_error **err) {
         taken |= a->targets[j].explicit_pids && target_has(&a->targets[j], pids[k]);
       struct placer_error *gone = NULL;
       if (!taken && applier_add_proc(t, pids[k], 0, NULL, &gone) < 0)
-        placer_error_free(gone); /* exited since the scan: as if never found */
+        placer_error_clear(&gone); /* exited since the scan: as if never found */
     }
     if (t->n_procs == 0) {
       cleanup_free char *desc = placer_match_describe(inst->kind, &inst->match);

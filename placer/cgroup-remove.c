@@ -119,7 +119,7 @@ static bool pid_in_subtree(const struct placer_cgroup *cg, pid_t pid, const char
   cleanup_free char *content = NULL;
   struct placer_error *gone = NULL;
   if (cg_read_file(dir, "cgroup", &content, &gone) < 0) {
-    placer_error_free(gone);
+    placer_error_clear(&gone);
     return false;
   }
   for (size_t i = 0; i < cg->n_all; i++) {

@@ -51,7 +51,7 @@ unsigned long long placer_launch_start_time(pid_t pid) {
   uint64_t t = 0;
   struct placer_error *gone = NULL;
   if (pid <= 0 || placer_proc_start_time(pid, &t, &gone) < 0) {
-    placer_error_free(gone);
+    placer_error_clear(&gone);
     return 0;
   }
   return (unsigned long long)t;

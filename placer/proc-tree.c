@@ -115,7 +115,7 @@ static int children_files(void *ctx, pid_t pid, struct pidv *out) {
   size_t n_tids = 0;
   struct placer_error *gone = NULL;
   if (placer_task_list(pid, &tids, &n_tids, &gone) < 0) {
-    placer_error_free(gone);
+    placer_error_clear(&gone);
     return 0;
   }
   for (size_t i = 0; i < n_tids; i++) {

@@ -263,7 +263,7 @@ char *placer_task_comm(pid_t pid, pid_t tid) {
   char *comm = NULL;
   struct placer_error *gone = NULL;
   if (read_task_file(dir, "comm", &comm, &gone) < 0) {
-    placer_error_free(gone);
+    placer_error_clear(&gone);
     return strdup("?");
   }
   return comm;

@@ -167,7 +167,7 @@ static bool check_process(struct placer_cgroup *cg, const struct placer_state_in
   struct placer_cgroup_membership m = { { 0 } };
   struct placer_error *gone = NULL;
   if (placer_cgroup_pid_membership(cg, pid, &m, &gone) < 0) {
-    placer_error_free(gone);
+    placer_error_clear(&gone);
     return false; /* exited while we looked */
   }
   json_t *jp = json_object();
@@ -235,12 +235,12 @@ static bool check_process(struct placer_cgroup *cg, const struct placer_state_in
   pid_t *tids = NULL;
   size_t n_tids = 0;
   if (placer_task_list(pid, &tids, &n_tids, &gone) < 0)
-    placer_error_free(gone);
+    placer_error_clear(&gone);
   size_t bad = 0;
   for (size_t i = 0; i < n_tids; i++) {
     cleanup_free char *tcpus = NULL, *tmems = NULL, *pin = NULL, *tcomm = NULL;
     if (placer_task_read_allowed(pid, tids[i], &tcpus, &tmems, &gone) < 0) {
-      placer_error_free(gone);
+      placer_error_clear(&gone);
       continue;
     }
     /* A thread in do_exit() keeps the masks of the group it was in when

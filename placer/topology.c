@@ -160,6 +160,9 @@ static int load_hwloc(struct placer_topology *topo, const char *xml_path, const 
   copy[len] = '\0';
   if (check_xml_objects(name, copy, err) < 0)
     return -1;
+  /* a file given by the user: a crash in hwloc's importer becomes an error */
+  if (xml_path && placer_topology_probe_xml(name, copy, len + 1, err) < 0)
+    return -1;
   if (len >= INT_MAX || hwloc_topology_set_xmlbuffer(topo->hw, copy, (int)len + 1) < 0)
     return placer_error_errno(err, PLACER_EXIT_USAGE, errno, "topology '%s': hwloc cannot read it", name);
   if (hwloc_topology_load(topo->hw) < 0)

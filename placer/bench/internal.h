@@ -57,7 +57,10 @@ struct bench {
   double overhead_sum;
   size_t overhead_n;
   double pass_run_wall;
-  bool line_open; /* a progress event was sent and not yet closed */
+  bool line_open;   /* a progress event was sent and not yet closed */
+  bool resumed;     /* --resume: the results so far came from summary.json */
+  bool fio_hung;    /* the last fio waited for ran past its limit and was killed */
+  char *stopped_by; /* why the study stopped early (an error's message), or NULL */
   /* live re-placement */
   size_t switches;        /* placement switches done */
   size_t threads_checked; /* daemon threads found where the plan says, over all switches */
@@ -96,6 +99,12 @@ bool bench_repeats_enough(struct bench *b, size_t done);
  * and its files; free it all again; the --dry-run description. */
 int bench_setup(struct bench *b, struct placer_error **err);
 void bench_free(struct bench *b);
+
+/* resume.c: the runs a resumed study already has (summary.json), and what
+ * is left to do. */
+int bench_resume_results(struct bench *b, struct placer_error **err);
+bool bench_run_done(const struct bench *b, size_t v, size_t c, size_t w, size_t repeat);
+bool bench_pass_done(const struct bench *b, size_t v, int repeat);
 
 /* bench-baseline.c: the hardware baseline's runs, and its lines of the
  * report (which also put the shares into summary.json). */

@@ -156,7 +156,17 @@ int bench_write_summary(struct bench *b, struct placer_error **err) {
   json_t *j = placer_bench_results_to_json(b->results);
   if (j == NULL)
     return bench_oom(err);
-  json_object_set_new(j, "study", study_json(b));
+  json_t *study = study_json(b);
+  char *file = b->study->path ? realpath(b->study->path, NULL) : NULL;
+  if (study && file)
+    json_object_set_new(study, "study_file", json_string(file));
+  if (study) { /* what --resume needs to make the same passes */
+    json_object_set_new(study, "repeats_max", json_integer((json_int_t)b->study->repeats_max));
+    json_object_set_new(study, "ci_width", json_real(b->study->ci_width));
+  }
+  free(file);
+  json_object_set_new(j, "study", study);
+  json_object_set_new(j, "stopped_by", b->stopped_by ? json_string(b->stopped_by) : json_null());
   json_object_set(j, "hardware_baseline", b->baseline ? b->baseline : json_null());
   char *text = json_dumps(j, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
   json_decref(j);

@@ -120,7 +120,7 @@ static int switch_placement(struct bench *b, struct pass *p, struct placer_error
       char *now = NULL;
       struct placer_error *gone = NULL;
       if (placer_task_read_allowed(d->pid, tids[k], &now, NULL, &gone) < 0) {
-        placer_error_free(gone); /* the thread ended */
+        placer_error_clear(&gone); /* the thread ended */
         continue;
       }
       if (placer_cpulist_parse(now, have) < 0 || !hwloc_bitmap_isequal(have, inst->cpus))
@@ -237,8 +237,10 @@ struct hwm_watch {
 };
 
 /* Wait for fio, sampling the watched groups' peak RSS; kill it on a stop or
- * when it runs far past its time.  *ok: it exited 0 on its own. */
+ * when it runs far past its time (b->fio_hung says so: a hung fio, e.g. on
+ * a cluster that lost its OSDs).  *ok: it exited 0 on its own. */
 static void wait_fio(struct bench *b, pid_t pid, unsigned limit_s, struct hwm_watch *watch, size_t n_watch, bool *ok) {
+  b->fio_hung = false;
   long long deadline = bench_now_ms() + (long long)limit_s * 1000;
   bool signalled = false;
   long long kill_at = 0;
@@ -265,6 +267,7 @@ static void wait_fio(struct bench *b, pid_t pid, unsigned limit_s, struct hwm_wa
       }
     long long now = bench_now_ms();
     if (!signalled && (placer_bench_stop || now >= deadline)) {
+      b->fio_hung = !placer_bench_stop;
       kill(-pid, SIGTERM);
       kill(pid, SIGTERM);
       signalled = true;
@@ -315,7 +318,8 @@ static int prefill(struct bench *b, struct pass *p, struct placer_error **err) {
   if (placer_bench_stop)
     return placer_error_set(err, PLACER_EXIT_SYSTEM, EINTR, "interrupted");
   if (!ok)
-    return placer_error_set(err, PLACER_EXIT_SYSTEM, 0, "%s: prefill failed; see %s", p->tag, log);
+    return placer_error_set(err, PLACER_EXIT_SYSTEM, 0, "%s: prefill %s; see %s", p->tag,
+                            b->fio_hung ? "did not finish in 600 s (hung?), killed" : "failed", log);
   return 0;
 }
 
@@ -361,6 +365,8 @@ static int solo(struct bench *b, struct pass *p, struct placer_error **err) {
     }
   }
   for (size_t c = 1; c < b->n_conds && !placer_bench_stop; c++) {
+    if (!isnan(placer_bench_results_solo(b->results, p->vi, c, (size_t)p->repeat)))
+      continue; /* --resume: measured before */
     cleanup_free char *tag = NULL;
     if (asprintf(&tag, "%s-solo-%s", p->tag, b->conds[c].name) < 0)
       return bench_oom(err);
@@ -416,6 +422,21 @@ static bool is_comm(pid_t pid, const char *comm) {
   bool same = strncmp(text, comm, strlen(comm)) == 0;
   free(text);
   return same;
+}
+
+/* Every daemon of the pass's cluster still runs: one that died during a run
+ * (an OSD killed, the OOM killer) makes the run worthless and stops the
+ * study, naming it (before fio's own failure, which it causes). */
+static int check_daemons(struct bench *b, struct pass *p, size_t w, size_t c, struct placer_error **err) {
+  for (size_t i = 0; i < p->cluster.n_daemons; i++) {
+    const struct placer_bench_daemon *d = &p->cluster.daemons[i];
+    char state = d->pid > 0 ? placer_proc_state(d->pid) : 'S';
+    if (state == '\0' || state == 'Z' || state == 'X')
+      return placer_error_set(err, PLACER_EXIT_SYSTEM, 0, "%s: %s (pid %d) exited during %s%s%s; see %s", p->tag,
+                              d->name, (int)d->pid, b->wl_names[w], c ? " + " : " alone", c ? b->conds[c].name : "",
+                              p->cluster_log);
+  }
+  return 0;
 }
 
 /* One fio run of workload W under condition C. */
@@ -511,6 +532,9 @@ static int run_cell(struct bench *b, struct pass *p, size_t w, size_t c, struct 
       if (nb.procs[i].console == NULL && nb.procs[i].container == NULL) /* stress-ng */
         watch[n_watch++] = (struct hwm_watch){ nb.procs[i].inst->name, nb.procs[i].group, 0, NAN };
     wait_fio(b, pid, s->workloads.runtime_s + 120, watch, run ? n_watch : 0, &ok);
+    /* a daemon that died is the cause of what fails after (its samples) */
+    if (rc == 0 && !placer_bench_stop)
+      rc = check_daemons(b, p, w, c, err);
     if (rc == 0 && probe && run)
       rc = placer_bench_probe_finish(probe, "/proc", TOP_THREADS, run, err);
   }
@@ -528,6 +552,9 @@ static int run_cell(struct bench *b, struct pass *p, size_t w, size_t c, struct 
     return rc;
 
   struct placer_fio_result *fio = NULL;
+  if (!ok && b->fio_hung)
+    return placer_error_set(err, PLACER_EXIT_SYSTEM, 0, "%s: fio %s did not finish in %u s (hung?), killed; see %s",
+                            p->tag, b->wl_names[w], s->workloads.runtime_s + 120, log);
   if (!ok)
     return placer_error_set(err, PLACER_EXIT_SYSTEM, 0, "%s: fio %s failed; see %s", p->tag, b->wl_names[w], log);
   if (placer_fio_result_load(json, &fio, err) < 0)
@@ -647,6 +674,8 @@ static int run_pass(struct bench *b, size_t vi, int repeat, unsigned warmup_inde
     for (size_t c = 0; rc == 0 && c < b->n_conds && !placer_bench_stop; c++) {
       if (repeat < 0 && c > 0)
         continue; /* a warm-up pass runs each workload alone */
+      if (repeat >= 0 && bench_run_done(b, vi, c, w, (size_t)repeat))
+        continue; /* --resume: measured before */
       rc = run_cell(b, &p, w, c, err);
     }
   struct placer_error *e = NULL;
@@ -673,7 +702,7 @@ int placer_bench_run_study(const struct placer_study *study, const struct placer
   b.t0_ms = bench_now_ms();
   int rc = bench_setup(&b, err);
   bool ran = rc == 0;
-  if (rc == 0)
+  if (rc == 0 && !(b.resumed && b.baseline))
     rc = bench_hardware_baseline(&b, err);
   /* cluster.rebuild: never: one cluster, placed as the first variant, its
    * placement switched before every variant's pass. */
@@ -711,8 +740,11 @@ int placer_bench_run_study(const struct placer_study *study, const struct placer
     int repeat = (int)k - (int)study->warmup;
     if (repeat >= (int)study->repeats && bench_repeats_enough(&b, (size_t)repeat))
       break;
-    for (size_t v = 0; rc == 0 && v < b.n_vars && !placer_bench_stop; v++)
+    for (size_t v = 0; rc == 0 && v < b.n_vars && !placer_bench_stop; v++) {
+      if (bench_pass_done(&b, v, repeat))
+        continue; /* --resume: all of it measured before */
       rc = run_pass(&b, v, repeat, k, is_live ? &live : NULL, err);
+    }
   }
   if (!placer_bench_stop && rc == 0 && study->repeats_max > study->repeats && b.results &&
       b.results->stop_reason == NULL)
@@ -733,6 +765,11 @@ int placer_bench_run_study(const struct placer_study *study, const struct placer
     *report_out = NULL;
   if (ran && b.results) {
     b.results->interrupted = placer_bench_stop || rc < 0;
+    /* what stopped it, for the record (and for whoever resumes it) */
+    if (rc < 0 && err && *err)
+      b.stopped_by = strdup((*err)->msg);
+    else if (placer_bench_stop)
+      b.stopped_by = strdup("interrupted (SIGINT or SIGTERM)");
     struct placer_error *e = NULL;
     cleanup_free char *report = NULL, *path = bench_path_join(b.out, "report.txt");
     char *tail = NULL;

@@ -41,7 +41,8 @@ enum placer_bench_event {
 };
 
 struct placer_bench_options {
-  const char *out_dir;      /* created; must not exist or be empty */
+  const char *out_dir;      /* created; must not exist or be empty (unless resume) */
+  bool resume;              /* out_dir holds an unfinished study: run what it lacks */
   const char *topology_xml; /* NULL: this machine */
   const char *prefix;       /* cgroup prefix, NULL: "placer-bench" */
   bool progress;            /* send PLACER_BENCH_PROGRESS events */
@@ -59,6 +60,10 @@ struct placer_bench_options {
  * PLACER_BENCH_EXIT_INTERRUPTED. */
 int placer_bench_run_study(const struct placer_study *study, const struct placer_bench_options *opt, char **report,
                            struct placer_bench_results **results, json_t **extra, struct placer_error **err);
+
+/* The study of results directory DIR (for --resume), with the repeats,
+ * warm-up and runtime it was run with. */
+int placer_bench_resume_study(const char *dir, struct placer_study **out, struct placer_error **err);
 
 /* What would run, in order, with the time it should take (--dry-run). */
 int placer_bench_describe(const struct placer_study *study, const struct placer_bench_options *opt, FILE *out,

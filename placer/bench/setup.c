@@ -5,6 +5,7 @@
 #include "bench/internal.h"
 
 #include <math.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -470,6 +471,23 @@ static int check_prefix(struct bench *b, struct placer_error **err) {
   if (!placer_cgroup_exists(b->cg, b->prefix))
     return 0;
   struct placer_error *e = NULL;
+  if (b->opt->resume) {
+    /* What a killed placer bench left running (daemons, fio, neighbours in
+     * its groups) goes before the study goes on. */
+    size_t n_live = 0;
+    for (int i = 0; i < 100; i++) {
+      if (placer_cgroup_signal_subtree(b->cg, b->prefix, SIGKILL, &n_live, &e) < 0) {
+        placer_error_free(e);
+        e = NULL;
+        break;
+      }
+      if (n_live == 0)
+        break;
+      if (i == 0)
+        bench_warn(b, "--resume: killing %zu processes left in cgroup '%s' by the run that stopped", n_live, b->prefix);
+      placer_bench_sleep_ms(100);
+    }
+  }
   if (placer_launch_remove_group(b->cg, b->prefix, false, &e) < 0) {
     int rc = placer_error_set(err, PLACER_EXIT_SYSTEM, EBUSY,
                               "cgroup '%s' exists and holds processes (another placer bench?): %s; stop them or give "
@@ -482,14 +500,21 @@ static int check_prefix(struct bench *b, struct placer_error **err) {
 }
 
 static int open_csv(struct bench *b, const char *name, const char *header, FILE **out, struct placer_error **err) {
+  /* --resume: the rows so far stay, new ones follow */
+  bool append = false;
+  if (b->opt->resume) {
+    cleanup_free char *p = bench_path_join(b->out, name);
+    append = p && access(p, F_OK) == 0;
+  }
   cleanup_free char *path = bench_path_join(b->out, name);
   if (path == NULL)
     return bench_oom(err);
   /* O_CLOEXEC: fio, stress-ng and the Ceph daemons must not hold them open. */
-  FILE *f = fopen(path, "we");
+  FILE *f = fopen(path, append ? "ae" : "we");
   if (f == NULL)
     return placer_error_errno(err, PLACER_EXIT_SYSTEM, errno, "create '%s'", path);
-  fprintf(f, "%s\n", header);
+  if (!append)
+    fprintf(f, "%s\n", header);
   fflush(f);
   *out = f;
   return 0;
@@ -513,7 +538,10 @@ int bench_setup(struct bench *b, struct placer_error **err) {
     return -1;
   /* The results directory: new or empty. */
   struct stat st;
-  if (stat(opt->out_dir, &st) == 0) {
+  if (opt->resume) {
+    if (stat(opt->out_dir, &st) < 0 || !S_ISDIR(st.st_mode))
+      return placer_error_errno(err, PLACER_EXIT_USAGE, errno ? errno : ENOTDIR, "--resume '%s'", opt->out_dir);
+  } else if (stat(opt->out_dir, &st) == 0) {
     cleanup_free char *probe = NULL;
     if (!S_ISDIR(st.st_mode))
       return placer_error_set(err, PLACER_EXIT_USAGE, ENOTDIR, "--out '%s' is not a directory", opt->out_dir);
@@ -546,8 +574,9 @@ int bench_setup(struct bench *b, struct placer_error **err) {
     if (fclose(f) != 0)
       return placer_error_errno(err, PLACER_EXIT_SYSTEM, errno, "write '%s'", path);
   }
-  if (make_results(b, err) < 0)
+  if (make_results(b, err) < 0 || (opt->resume && bench_resume_results(b, err) < 0))
     return -1;
+  b->resumed = opt->resume;
   static const char *const keys = "variant,repeat,condition,workload";
   char header[512];
   struct {
@@ -599,6 +628,7 @@ void bench_free(struct bench *b) {
   free(b->conds);
   free(b->out);
   free(b->exe);
+  free(b->stopped_by);
   free(b->topology_xml);
   free(b->vm_kernel);
   free(b->vm_initrd);

@@ -21,6 +21,7 @@ static const char bench_usage[] =
     "                    [--alpha P]] [STUDY.yaml]\n"
     "       placer bench --print-default\n"
     "       placer bench --report DIR\n"
+    "       placer bench [--prefix NAME] [--quiet] --resume DIR\n"
     "Run a study: every variant (a placement profile, plus environment) with every fio workload, alone\n"
     "and next to the neighbours, repeated and interleaved (A B A B ...), on one local Ceph cluster whose\n"
     "placement is switched between variants (or rebuilt per variant: cluster.rebuild), an existing one,\n"
@@ -32,6 +33,8 @@ static const char bench_usage[] =
     "./placer-results/YYYYmmdd-HHMMSS): fio JSON, CSV samples, summary.json, report.txt.\n"
     "--repeats, --warmup and --runtime override the study's.  --dry-run prints what would run.\n"
     "--report DIR prints the report of a results directory again, from its summary.json.\n"
+    "--resume DIR completes a study that stopped (an error, Ctrl-C, placer killed): what a killed run\n"
+    "left in its cgroups is killed, the runs DIR holds are kept and only the missing ones run.\n"
     "--compare BASELINE_DIR then gates the new results against an earlier directory as 'placer compare'\n"
     "does: exit 5 when a cell's main metric drops by more than --threshold (5%) with p < --alpha (0.05).\n"
     "Ctrl-C stops after the current fio run, tears everything down and reports what was measured\n"
@@ -109,6 +112,7 @@ int cmd_bench(int argc, char **argv) {
     { "dry-run", no_argument, NULL, 'n' },
     { "print-default", no_argument, NULL, 'P' },
     { "report", required_argument, NULL, 'T' },
+    { "resume", required_argument, NULL, 'S' },
     { "compare", required_argument, NULL, 'C' },
     { "threshold", required_argument, NULL, 'H' },
     { "alpha", required_argument, NULL, 'A' },
@@ -120,7 +124,7 @@ int cmd_bench(int argc, char **argv) {
   struct bench_tty tty = { .tty = isatty(2) };
   struct placer_bench_options opt = { .progress = true, .notify = print_bench_event, .notify_ctx = &tty };
   unsigned repeats = 0, warmup = 0, runtime = 0;
-  const char *report_dir = NULL;
+  const char *report_dir = NULL, *resume_dir = NULL;
   bool has_repeats = false, has_warmup = false, has_runtime = false, dry_run = false, print_default = false;
   int o;
   opterr = 0;
@@ -148,6 +152,7 @@ int cmd_bench(int argc, char **argv) {
     case 'n': dry_run = true; break;
     case 'P': print_default = true; break;
     case 'T': report_dir = optarg; break;
+    case 'S': resume_dir = optarg; break;
     case 'C': compare_dir = optarg; break;
     case 'H':
       if (placer_cli_parse_threshold(optarg, &gate.threshold) < 0) {
@@ -205,7 +210,19 @@ int cmd_bench(int argc, char **argv) {
 
   struct placer_error *err = NULL;
   struct placer_study *study = NULL;
-  int rc = optind < argc ? placer_study_load(argv[optind], &study, &err) : placer_study_load_default(&study, &err);
+  int rc;
+  if (resume_dir) {
+    if (argc - optind > 0 || opt.out_dir || has_repeats || has_warmup || has_runtime || dry_run) {
+      fprintf(stderr, "placer bench: --resume DIR takes no study, --out, --repeats, --warmup, --runtime or "
+                      "--dry-run (DIR says them)\n");
+      return PLACER_EXIT_USAGE;
+    }
+    rc = placer_bench_resume_study(resume_dir, &study, &err);
+    opt.out_dir = resume_dir;
+    opt.resume = true;
+  } else {
+    rc = optind < argc ? placer_study_load(argv[optind], &study, &err) : placer_study_load_default(&study, &err);
+  }
   if (rc < 0)
     return placer_error_report(err);
   if (has_repeats) {
@@ -242,10 +259,16 @@ int cmd_bench(int argc, char **argv) {
     free(report);
   }
   write_html_report(opt.out_dir);
-  if (rc < 0)
+  if (rc < 0) {
+    fprintf(stderr, "placer bench: the results so far are in %s (placer bench --resume %s completes it)\n", opt.out_dir,
+            opt.out_dir);
     return placer_error_report(err);
+  }
   if (rc == PLACER_BENCH_EXIT_INTERRUPTED)
-    fprintf(stderr, "placer bench: interrupted; the results so far are above and in %s\n", opt.out_dir);
+    fprintf(stderr,
+            "placer bench: interrupted; the results so far are above and in %s (placer bench --resume %s "
+            "completes it)\n",
+            opt.out_dir, opt.out_dir);
   if (rc == 0 && compare_dir) {
     char *cmp = NULL;
     size_t regressed = 0, cells = 0;

@@ -108,6 +108,13 @@ void placer_error_free(struct placer_error *err) {
   free(err);
 }
 
+void placer_error_clear(struct placer_error **err) {
+  if (err == NULL)
+    return;
+  placer_error_free(*err);
+  *err = NULL;
+}
+
 void placer_freep(void *p) {
   free(*(void **)p);
 }

@@ -31,6 +31,10 @@ int placer_error_errno(struct placer_error **err, int exit_code, int errno_value
 /* Prepend "context: " to an existing error.  Returns -1 for tail calls. */
 int placer_error_prefix(struct placer_error **err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void placer_error_free(struct placer_error *err);
+/* Free *ERR and set it to NULL: for an error dropped in a loop, where the
+ * next failure would otherwise meet the freed one ("first error wins") and
+ * free it again. */
+void placer_error_clear(struct placer_error **err);
 
 /* Cleanup helpers in the style of crun/systemd. */
 void placer_freep(void *p);

@@ -1,4 +1,5 @@
 /* lib/error.c: messages are one line whatever they quote. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -24,9 +25,28 @@ static void test_one_line(void **state) {
   placer_error_free(err);
 }
 
+/* Found by apply_load.sh (status segfaulted with threads ending): an error
+ * dropped in a loop and freed, then the next failure met it ("first error
+ * wins") and it was freed again.  placer_error_clear leaves NULL behind. */
+static void test_clear_in_a_loop(void **state) {
+  struct placer_error *gone = NULL;
+  for (int i = 0; i < 3; i++) {
+    placer_error_set(&gone, PLACER_EXIT_SYSTEM, 2, "thread %d gone", i);
+    assert_non_null(gone);
+    char expected[32];
+    snprintf(expected, sizeof(expected), "thread %d gone", i);
+    assert_string_equal(gone->msg, expected); /* a fresh error each time */
+    placer_error_clear(&gone);
+    assert_null(gone);
+  }
+  placer_error_clear(&gone);
+  placer_error_clear(NULL);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_one_line),
+    cmocka_unit_test(test_clear_in_a_loop),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

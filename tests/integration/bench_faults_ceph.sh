@@ -1,0 +1,113 @@
+#!/bin/sh
+# A fault during a study on a real local Ceph cluster: an OSD killed (SIGKILL)
+# in the middle of the first fio run.  The study stops with one line naming
+# the OSD and the run (exit 4), summary.json records it (stopped_by) and
+# keeps nothing false (the run is not counted), the cluster is torn down (no
+# daemon, no cluster directory, no cgroup left); `placer bench --resume DIR`
+# then completes the study on a fresh cluster (ci/bench-check.py).  About
+# 1.5 minutes.  Skipped (77) without root, Ceph, fio with rbd.
+set -u
+PLACER=${PLACER_BIN:?PLACER_BIN not set}
+SRC=${PLACER_SOURCE_DIR:?PLACER_SOURCE_DIR not set}
+T=bench_faults_ceph
+skip() { echo "$T: SKIP: $*"; exit 77; }
+fail() { echo "$T: FAIL: $*" >&2; exit 1; }
+say() { echo "$T: $*"; }
+[ "$(id -u)" = 0 ] || skip "needs root"
+for b in ceph-mon ceph-mgr ceph-osd fio /usr/bin/python3; do
+  command -v "$b" >/dev/null 2>&1 || skip "$b not installed"
+done
+fio --enghelp=rbd >/dev/null 2>&1 || skip "this fio has no rbd engine"
+PY=/usr/bin/python3
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/placer-bench-faults.XXXXXX")
+prefix=placer-t-faults-$$
+bg=""
+ours() {
+  for d in /proc/[0-9]*; do
+    [ "${d#/proc/}" != $$ ] || continue
+    grep -q "/$prefix/" "$d/cgroup" 2>/dev/null && { printf '%s ' "${d#/proc/}"; continue; }
+    case "$(tr '\0' ' ' 2>/dev/null <"$d/cmdline")" in *"$work/"*) printf '%s ' "${d#/proc/}" ;; esac
+  done
+  return 0
+}
+cleanup() {
+  rc=$?
+  trap - EXIT INT TERM HUP
+  [ -z "$bg" ] || kill -9 "$bg" 2>/dev/null
+  for r in "$work/r/cluster"; do
+    [ -d "$r" ] && sh "$SRC/ci/ceph-cluster.sh" down "$r" >/dev/null 2>&1
+  done
+  for p in $(ours); do kill -9 "$p" 2>/dev/null; done
+  sleep 0.5
+  for d in /sys/fs/cgroup/*/"$prefix" /sys/fs/cgroup/"$prefix"; do
+    [ -d "$d" ] || continue
+    echo "$T: cgroup $d left behind" >&2
+    find "$d" -depth -type d -exec rmdir {} \; 2>/dev/null
+    rc=1
+  done
+  [ "$rc" = 0 ] && rm -rf "$work" || echo "$T: kept $work" >&2
+  exit "$rc"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM HUP
+
+cat >"$work/study.yaml" <<'YAML'
+version: 1
+title: faults test, 2 OSDs, fio rbd 4K randwrite
+cluster: { type: local, osds: 2 }
+variants:
+  - { name: unpinned, profile: unpinned }
+workloads:
+  target: rbd
+  size: 128MiB
+  block_sizes: [4K]
+  patterns: [randwrite]
+  iodepth: 16
+  runtime: 10
+  ramp: 1
+repeats: 2
+warmup: 0
+YAML
+
+"$PLACER" bench --prefix "$prefix" --out "$work/r" "$work/study.yaml" >"$work/r.out" 2>"$work/r.err" &
+bg=$!
+i=0
+until grep -q "] unpinned-r0: 4k-randwrite alone" "$work/r.err" 2>/dev/null; do
+  i=$((i + 1)); [ $i -lt 1800 ] || { cat "$work/r.err" >&2; fail "the study never reached its first run"; }
+  kill -0 "$bg" 2>/dev/null || { cat "$work/r.err" >&2; fail "placer bench ended before its first run"; }
+  sleep 0.1
+done
+sleep 4
+osd=""
+for p in $(ours); do
+  [ "$(cat /proc/"$p"/comm 2>/dev/null)" = ceph-osd ] && { osd=$p; break; }
+done
+[ -n "$osd" ] || fail "no ceph-osd of the study running"
+kill -KILL "$osd"
+t0=$(date +%s)
+wait "$bg"; rc=$?
+bg=""
+[ "$rc" = 4 ] || { cat "$work/r.err" >&2; fail "after the OSD was killed: exit $rc, expected 4"; }
+line=$(tail -1 "$work/r.err")
+echo "$line" | grep -Eq "unpinned-r0: osd\.[0-9] \(pid $osd\) exited during 4k-randwrite alone" ||
+  fail "the error does not name the OSD and the run: $line"
+$PY - "$work/r/summary.json" "$osd" <<'PY' || fail "summary.json after the OSD died"
+import json, sys
+s = json.load(open(sys.argv[1]))
+assert s["interrupted"] is True, s["interrupted"]
+assert f"(pid {sys.argv[2]}) exited" in (s["stopped_by"] or ""), s["stopped_by"]
+assert not s["runs"], s["runs"]  # the broken run is not counted
+PY
+[ ! -d "$work/r/cluster" ] || fail "the cluster directory was left"
+[ -z "$(ours)" ] || fail "processes left after the OSD died: $(ours)"
+for d in /sys/fs/cgroup/*/"$prefix" /sys/fs/cgroup/"$prefix"; do
+  [ ! -d "$d" ] || fail "cgroup $d left behind"
+done
+say "OSD $osd killed: exit 4 after $(($(date +%s) - t0)) s, '$(echo "$line" | cut -c1-110)', torn down"
+
+"$PLACER" bench --prefix "$prefix" --resume "$work/r" >"$work/r2.out" 2>"$work/r2.err" ||
+  { cat "$work/r2.err" >&2; fail "placer bench --resume exited $?"; }
+$PY "$SRC/ci/bench-check.py" "$work/r" --roles osd,mon,mgr,fio --placer "$PLACER" || fail "results incomplete after --resume"
+[ -z "$(ours)" ] || fail "processes left after --resume: $(ours)"
+say "--resume completed the study on a fresh cluster; OK"

@@ -1,0 +1,163 @@
+#!/bin/sh
+# Faults during a study, for real (cluster none: fio on a local file, a
+# stress-ng neighbour; no Ceph, so it stays short):
+#   - SIGKILL of placer bench in the middle of its second pass: fio and the
+#     neighbour are left running in its cgroups, summary.json holds the first
+#     pass; `placer bench --resume DIR` kills what was left, keeps the runs
+#     measured before (same numbers, same fio JSON) and runs only the missing
+#     ones: the study is complete (ci/bench-check.py), nothing is left;
+#   - the neighbour exiting in the middle of a run: the study stops with one
+#     line naming it, summary.json records it (stopped_by) and keeps what was
+#     measured, nothing is left; --resume completes it.
+#   - --resume of a directory that is not a results directory: one line, exit 2.
+set -u
+PLACER=${PLACER_BIN:?PLACER_BIN not set}
+SRC=${PLACER_SOURCE_DIR:?PLACER_SOURCE_DIR not set}
+T=bench_resume
+skip() { echo "$T: SKIP: $*"; exit 77; }
+fail() { echo "$T: FAIL: $*" >&2; exit 1; }
+say() { echo "$T: $*"; }
+[ "$(id -u)" = 0 ] || skip "needs root"
+for b in fio stress-ng /usr/bin/python3; do
+  command -v "$b" >/dev/null 2>&1 || skip "$b not installed"
+done
+PY=/usr/bin/python3
+
+work=$(mktemp -d /var/tmp/placer-bench-resume.XXXXXX) # not tmpfs: O_DIRECT
+prefix=placer-t-resume-$$
+bg=""
+leftovers() {
+  for d in /proc/[0-9]*; do
+    [ "${d#/proc/}" != $$ ] || continue
+    grep -q "/$prefix/" "$d/cgroup" 2>/dev/null && printf '%s ' "${d#/proc/}"
+    case "$(tr '\0' ' ' 2>/dev/null <"$d/cmdline")" in *"$work/"*) printf '%s ' "${d#/proc/}" ;; esac
+  done
+  return 0
+}
+cleanup() {
+  rc=$?
+  trap - EXIT INT TERM HUP
+  [ -z "$bg" ] || kill -9 "$bg" 2>/dev/null
+  for p in $(leftovers); do kill -9 "$p" 2>/dev/null; done
+  sleep 0.5
+  for d in /sys/fs/cgroup/*/"$prefix" /sys/fs/cgroup/"$prefix"; do
+    [ -d "$d" ] || continue
+    echo "$T: cgroup $d left behind" >&2
+    find "$d" -depth -type d -exec rmdir {} \; 2>/dev/null
+    rc=1
+  done
+  [ "$rc" = 0 ] && rm -rf "$work" || echo "$T: kept $work" >&2
+  exit "$rc"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM HUP
+no_groups() {
+  for d in /sys/fs/cgroup/*/"$prefix" /sys/fs/cgroup/"$prefix"; do
+    [ ! -d "$d" ] || fail "$1: cgroup $d left behind"
+  done
+}
+
+cat >"$work/study.yaml" <<YAML
+version: 1
+title: bench resume test
+cluster: { type: none }
+variants:
+  - { name: unpinned, profile: unpinned }
+  - { name: pinned, profile: demo-local }
+workloads:
+  path: $work/target.img
+  size: 32MiB
+  block_sizes: [4K]
+  patterns: [randwrite, randread]
+  iodepth: 4
+  runtime: 3
+  ramp: 0
+neighbours:
+  - { name: hog, kind: stress-ng, stressor: cpu, method: matrixprod }
+repeats: 2
+warmup: 0
+YAML
+
+# The runs of summary.json: "variant repeat condition workload write_iops read_iops fio_json".
+runs_of() {
+  $PY - "$1" <<'PY'
+import json, sys
+for r in json.load(open(sys.argv[1]))["runs"]:
+    print(r["variant"], r["repeat"], r["condition"], r["workload"], r["write"]["iops"], r["read"]["iops"],
+          r.get("fio_json"))
+PY
+}
+
+# --- SIGKILL of placer, then --resume -----------------------------------------------
+"$PLACER" bench --prefix "$prefix" --out "$work/r" "$work/study.yaml" >"$work/r.out" 2>"$work/r.err" &
+bg=$!
+i=0
+until grep -q "] pinned-r0: 4k-randwrite + hog" "$work/r.err" 2>/dev/null; do
+  i=$((i + 1)); [ $i -lt 1200 ] || { cat "$work/r.err" >&2; fail "the study never reached its second pass"; }
+  sleep 0.1
+done
+sleep 1
+kill -KILL "$bg"
+wait "$bg" 2>/dev/null
+bg=""
+[ -n "$(leftovers)" ] || fail "nothing of the study left running after SIGKILL (the test proves nothing)"
+runs_of "$work/r/summary.json" | sort >"$work/before"
+[ "$(grep -c '^unpinned 0 ' "$work/before")" = 4 ] || fail "summary.json before the resume: $(cat "$work/before")"
+say "SIGKILL in the second pass: $(wc -l <"$work/before") runs in summary.json, left running: $(leftovers)"
+
+"$PLACER" bench --prefix "$prefix" --resume "$work/r" >"$work/r2.out" 2>"$work/r2.err" ||
+  { cat "$work/r2.err" >&2; fail "placer bench --resume exited $?"; }
+grep -q "killing .* processes left in cgroup '$prefix'" "$work/r2.err" || fail "--resume did not say it killed the leftovers: $(cat "$work/r2.err")"
+grep -q "unpinned-r0" "$work/r2.err" && fail "--resume ran the first pass again"
+$PY "$SRC/ci/bench-check.py" "$work/r" --roles fio --placer "$PLACER" || fail "results incomplete after --resume"
+runs_of "$work/r/summary.json" | sort >"$work/after"
+[ "$(wc -l <"$work/after")" = 16 ] || fail "after --resume: $(wc -l <"$work/after") runs, not 16"
+# what was measured before the kill is kept as it was
+comm -23 "$work/before" "$work/after" >"$work/lost"
+[ ! -s "$work/lost" ] || fail "runs measured before the kill changed or went: $(cat "$work/lost")"
+$PY - "$work/r/summary.json" <<'PY' || fail "summary.json after --resume"
+import json, sys
+s = json.load(open(sys.argv[1]))
+assert s["interrupted"] is False and s["stopped_by"] is None, (s["interrupted"], s["stopped_by"])
+PY
+[ -z "$(leftovers)" ] || fail "processes left after --resume: $(leftovers)"
+no_groups "after --resume"
+say "--resume: the leftovers killed, $(wc -l <"$work/before") runs kept, the study complete (16 runs), nothing left"
+
+# --- the neighbour exits mid-run ------------------------------------------------------
+"$PLACER" bench --prefix "$prefix" --out "$work/n" "$work/study.yaml" >"$work/n.out" 2>"$work/n.err" &
+bg=$!
+i=0
+until grep -q "] unpinned-r0: 4k-randwrite + hog" "$work/n.err" 2>/dev/null; do
+  i=$((i + 1)); [ $i -lt 1200 ] || { cat "$work/n.err" >&2; fail "the study never ran with its neighbour"; }
+  sleep 0.1
+done
+sleep 1
+hog=$(for p in $(leftovers); do case "$(cat /proc/"$p"/comm 2>/dev/null)" in stress-ng*) echo "$p" ;; esac; done)
+[ -n "$hog" ] || fail "no stress-ng neighbour running"
+kill -KILL $hog
+wait "$bg"; rc=$?
+bg=""
+[ "$rc" != 0 ] || fail "the study went on as if the neighbour had not died"
+tail -1 "$work/n.err" | grep -q "neighbour" || fail "the error does not name the neighbour: $(tail -2 "$work/n.err")"
+$PY - "$work/n/summary.json" <<'PY' || fail "summary.json after the neighbour died"
+import json, sys
+s = json.load(open(sys.argv[1]))
+assert s["interrupted"] is True and "neighbour" in (s["stopped_by"] or ""), s["stopped_by"]
+assert any(r["condition"] == "alone" for r in s["runs"]), s["runs"]
+PY
+[ -z "$(leftovers)" ] || fail "processes left after the neighbour died: $(leftovers)"
+no_groups "after the neighbour died"
+say "neighbour killed: exit $rc, '$(tail -1 "$work/n.err" | cut -c1-100)', recorded, nothing left"
+"$PLACER" bench --prefix "$prefix" --resume "$work/n" >"$work/n2.out" 2>"$work/n2.err" ||
+  { cat "$work/n2.err" >&2; fail "--resume after the neighbour died exited $?"; }
+$PY "$SRC/ci/bench-check.py" "$work/n" --roles fio --placer "$PLACER" || fail "results incomplete after the second --resume"
+no_groups "after the second --resume"
+say "--resume completed it"
+
+# --- --resume of something else ---------------------------------------------------------
+mkdir "$work/empty"
+"$PLACER" bench --resume "$work/empty" >/dev/null 2>"$work/e.err"; rc=$?
+[ "$rc" = 2 ] || fail "--resume of an empty directory: exit $rc, expected 2"
+[ "$(wc -l <"$work/e.err")" = 1 ] && grep -q "not a results directory" "$work/e.err" || fail "--resume of an empty directory: $(cat "$work/e.err")"
+say "OK"
