@@ -122,6 +122,36 @@ static int close_file(struct page *pg, FILE *f, const char *path) {
   return 0;
 }
 
+/* A plot's two files in the plots directory: NAME.dat (its data) and
+ * NAME.gp (its gnuplot script). */
+struct plot_files {
+  FILE *dat, *gp;
+  char *dat_path, *gp_path;
+};
+
+static void plot_discard(struct plot_files *pf) {
+  if (pf->dat)
+    fclose(pf->dat);
+  if (pf->gp)
+    fclose(pf->gp);
+  free(pf->dat_path);
+  free(pf->gp_path);
+  memset(pf, 0, sizeof(*pf));
+}
+
+static int plot_open(struct page *pg, const char *name, struct plot_files *pf) {
+  char file[96];
+  memset(pf, 0, sizeof(*pf));
+  snprintf(file, sizeof(file), "%s.dat", name);
+  pf->dat = open_in(pg, file, &pf->dat_path);
+  snprintf(file, sizeof(file), "%s.gp", name);
+  pf->gp = pf->dat ? open_in(pg, file, &pf->gp_path) : NULL;
+  if (pf->gp)
+    return 0;
+  plot_discard(pf);
+  return -1;
+}
+
 /* The common head of every script: SVG, no enhanced text (names hold _). */
 static void script_head(struct page *pg, FILE *f, const char *name, int width, int height) {
   char *out = NULL;
@@ -164,21 +194,20 @@ static int gnuplot(struct page *pg, const char *script) {
 }
 
 /* Finish a plot: close its data and script, run gnuplot, link it in the page. */
-static int finish_plot(struct page *pg, const char *name, FILE *dat, char *dat_path, FILE *gp, char *gp_path,
-                       const char *caption) {
+static int finish_plot(struct page *pg, const char *name, struct plot_files *pf, const char *caption) {
   int rc = -1;
-  if (close_file(pg, dat, dat_path) < 0) {
-    fclose(gp);
+  if (close_file(pg, pf->dat, pf->dat_path) < 0) {
+    fclose(pf->gp);
     goto out;
   }
-  if (close_file(pg, gp, gp_path) < 0 || gnuplot(pg, gp_path) < 0)
+  if (close_file(pg, pf->gp, pf->gp_path) < 0 || gnuplot(pg, pf->gp_path) < 0)
     goto out;
   fprintf(pg->html, "<figure><img src=\"report/%s.svg\" alt=\"%s\"><figcaption>%s</figcaption></figure>\n", name, name,
           caption);
   rc = 0;
 out:
-  free(dat_path);
-  free(gp_path);
+  free(pf->dat_path);
+  free(pf->gp_path);
   return rc;
 }
 
@@ -211,28 +240,16 @@ static int plot_interference(struct page *pg, bool neighbours) {
   if (alone < 0 || r->n_conditions < 2)
     return 0;
   const char *name = neighbours ? "interference-neighbours" : "interference-storage";
-  char *dat_path = NULL, *gp_path = NULL;
-  char file[64];
-  snprintf(file, sizeof(file), "%s.dat", name);
-  FILE *dat = open_in(pg, file, &dat_path);
-  snprintf(file, sizeof(file), "%s.gp", name);
-  FILE *gp = dat ? open_in(pg, file, &gp_path) : NULL;
-  if (dat == NULL || gp == NULL) {
-    if (dat)
-      fclose(dat);
-    free(dat_path);
-    free(gp_path);
+  struct plot_files pf;
+  if (plot_open(pg, name, &pf) < 0)
     return -1;
-  }
+  FILE *dat = pf.dat, *gp = pf.gp;
   size_t cap = max_repeats(r);
   double *a = calloc(cap, sizeof(double)), *b = calloc(cap, sizeof(double));
   if (a == NULL || b == NULL) {
     free(a);
     free(b);
-    fclose(dat);
-    fclose(gp);
-    free(dat_path);
-    free(gp_path);
+    plot_discard(&pf);
     return placer_error_errno(pg->err, PLACER_EXIT_SYSTEM, ENOMEM, "report");
   }
   fputs("# label, then per variant: kept% low% high%\n", dat);
@@ -287,7 +304,7 @@ static int plot_interference(struct page *pg, bool neighbours) {
     gq(gp, r->variants[v]);
   }
   fputs(", 100 with lines dt 2 lc rgb 'black' notitle\n", gp);
-  return finish_plot(pg, name, dat, dat_path, gp, gp_path,
+  return finish_plot(pg, name, &pf,
                      neighbours ? "Neighbours' rate with storage running, as % of their solo rate (median; whiskers: "
                                   "bootstrap 95% CI)"
                                 : "Storage main metric with neighbours, as % of the same variant alone (median; "
@@ -301,20 +318,14 @@ static int plot_sweep(struct page *pg) {
   if (r->n_conditions < 2)
     return 0;
   size_t w = r->sweep ? r->sweep_workload : 0;
-  char *dat_path = NULL, *gp_path = NULL;
-  FILE *dat = open_in(pg, "sweep.dat", &dat_path);
-  FILE *gp = dat ? open_in(pg, "sweep.gp", &gp_path) : NULL;
-  size_t cap = max_repeats(r);
-  double *x = calloc(cap, sizeof(double));
-  if (dat == NULL || gp == NULL || x == NULL) {
-    if (dat)
-      fclose(dat);
-    if (gp)
-      fclose(gp);
-    free(dat_path);
-    free(gp_path);
-    free(x);
-    return x ? -1 : placer_error_errno(pg->err, PLACER_EXIT_SYSTEM, ENOMEM, "report");
+  struct plot_files pf;
+  if (plot_open(pg, "sweep", &pf) < 0)
+    return -1;
+  FILE *dat = pf.dat, *gp = pf.gp;
+  double *x = calloc(max_repeats(r), sizeof(double));
+  if (x == NULL) {
+    plot_discard(&pf);
+    return placer_error_errno(pg->err, PLACER_EXIT_SYSTEM, ENOMEM, "report");
   }
   /* levels ascending (conditions are in study order; sort indexes) */
   size_t order[PLACER_BENCH_MAX];
@@ -392,7 +403,7 @@ static int plot_sweep(struct page *pg) {
            "level; circles: the balance point%s",
            r->workloads[w].name, metric_unit(&r->workloads[w]),
            any_balance ? "" : " (none found: no step keeps both fractions, or no sweep)");
-  return finish_plot(pg, "sweep", dat, dat_path, gp, gp_path, label);
+  return finish_plot(pg, "sweep", &pf, label);
 }
 
 /* A placement sweep (quota, cores, weight): storage's main metric alone and
@@ -408,16 +419,10 @@ static int plot_split(struct page *pg) {
     return 0;
   struct placer_bench_split_balance bal;
   placer_bench_split_balance(r, steps, n, &bal);
-  char *dat_path = NULL, *gp_path = NULL;
-  FILE *dat = open_in(pg, "split.dat", &dat_path);
-  FILE *gp = dat ? open_in(pg, "split.gp", &gp_path) : NULL;
-  if (dat == NULL || gp == NULL) {
-    if (dat)
-      fclose(dat);
-    free(dat_path);
-    free(gp_path);
+  struct plot_files pf;
+  if (plot_open(pg, "split", &pf) < 0)
     return -1;
-  }
+  FILE *dat = pf.dat, *gp = pf.gp;
   const struct placer_bench_workload *w = &r->workloads[r->sweep_workload];
   double scale = placer_bench_workload_uses_bandwidth(w) ? 1e-6 : 1;
   double base_x = r->node_cpus > 0 ? r->node_cpus : NAN;
@@ -473,7 +478,7 @@ static int plot_split(struct page *pg) {
            r->split_parameter, w->name, metric_unit(w),
            bal.found ? "; circle: the balance point, the least CPU for storage that keeps its minimum fraction"
                      : "; no step keeps storage's minimum fraction (no balance point)");
-  return finish_plot(pg, "split", dat, dat_path, gp, gp_path, label);
+  return finish_plot(pg, "split", &pf, label);
 }
 
 /* CPU per role in cores, stacked, per variant and condition. */
@@ -493,20 +498,14 @@ static int plot_cpu(struct page *pg) {
     }
   if (n_roles == 0)
     return 0;
-  char *dat_path = NULL, *gp_path = NULL;
-  FILE *dat = open_in(pg, "cpu.dat", &dat_path);
-  FILE *gp = dat ? open_in(pg, "cpu.gp", &gp_path) : NULL;
-  size_t cap = max_repeats(r);
-  double *x = calloc(cap, sizeof(double));
-  if (dat == NULL || gp == NULL || x == NULL) {
-    if (dat)
-      fclose(dat);
-    if (gp)
-      fclose(gp);
-    free(dat_path);
-    free(gp_path);
-    free(x);
-    return x ? -1 : placer_error_errno(pg->err, PLACER_EXIT_SYSTEM, ENOMEM, "report");
+  struct plot_files pf;
+  if (plot_open(pg, "cpu", &pf) < 0)
+    return -1;
+  FILE *dat = pf.dat, *gp = pf.gp;
+  double *x = calloc(max_repeats(r), sizeof(double));
+  if (x == NULL) {
+    plot_discard(&pf);
+    return placer_error_errno(pg->err, PLACER_EXIT_SYSTEM, ENOMEM, "report");
   }
   fputs("# variant/condition, then cores per role:", dat);
   for (size_t k = 0; k < n_roles; k++)
@@ -548,7 +547,7 @@ static int plot_cpu(struct page *pg) {
   fputc('\n', gp);
   snprintf(label, sizeof(label), "CPU used per role (cores, median over repeats) during %s, per variant and condition",
            r->workloads[w].name);
-  return finish_plot(pg, "cpu", dat, dat_path, gp, gp_path, label);
+  return finish_plot(pg, "cpu", &pf, label);
 }
 
 /* Completion latency p50 / p99 / p99.9 of every workload alone, per variant. */
@@ -556,20 +555,14 @@ static int plot_latency(struct page *pg) {
   const struct placer_bench_results *r = pg->r;
   int alone = placer_bench_alone_condition(r);
   size_t c = alone >= 0 ? (size_t)alone : 0;
-  char *dat_path = NULL, *gp_path = NULL;
-  FILE *dat = open_in(pg, "latency.dat", &dat_path);
-  FILE *gp = dat ? open_in(pg, "latency.gp", &gp_path) : NULL;
-  size_t cap = max_repeats(r);
-  double *x = calloc(cap, sizeof(double));
-  if (dat == NULL || gp == NULL || x == NULL) {
-    if (dat)
-      fclose(dat);
-    if (gp)
-      fclose(gp);
-    free(dat_path);
-    free(gp_path);
-    free(x);
-    return x ? -1 : placer_error_errno(pg->err, PLACER_EXIT_SYSTEM, ENOMEM, "report");
+  struct plot_files pf;
+  if (plot_open(pg, "latency", &pf) < 0)
+    return -1;
+  FILE *dat = pf.dat, *gp = pf.gp;
+  double *x = calloc(max_repeats(r), sizeof(double));
+  if (x == NULL) {
+    plot_discard(&pf);
+    return placer_error_errno(pg->err, PLACER_EXIT_SYSTEM, ENOMEM, "report");
   }
   fputs("# variant workload, p50 p99 p99.9 (ms, median over repeats)\n", dat);
   for (size_t w = 0; w < r->n_workloads; w++)
@@ -593,24 +586,20 @@ static int plot_latency(struct page *pg) {
   fputs(" using 2:xtic(1) title 'p50', '' using 3 title 'p99', '' using 4 title 'p99.9'\n", gp);
   char label[256];
   snprintf(label, sizeof(label), "fio completion latency percentiles, %s (median over repeats)", r->conditions[c].name);
-  return finish_plot(pg, "latency", dat, dat_path, gp, gp_path, label);
+  return finish_plot(pg, "latency", &pf, label);
 }
 
 /* B (compare_dir) against A (dir): the change of every cell both hold. */
 static int plot_compare(struct page *pg) {
   const struct placer_bench_results *a = pg->r, *b = pg->b;
-  char *dat_path = NULL, *gp_path = NULL;
-  FILE *dat = open_in(pg, "compare.dat", &dat_path);
-  FILE *gp = dat ? open_in(pg, "compare.gp", &gp_path) : NULL;
+  struct plot_files pf;
+  if (plot_open(pg, "compare", &pf) < 0)
+    return -1;
+  FILE *dat = pf.dat, *gp = pf.gp;
   size_t cap = (a->repeats > b->repeats ? a->repeats : b->repeats) + 1;
   double *xa = calloc(cap, sizeof(double)), *xb = calloc(cap, sizeof(double));
-  if (dat == NULL || gp == NULL || xa == NULL || xb == NULL) {
-    if (dat)
-      fclose(dat);
-    if (gp)
-      fclose(gp);
-    free(dat_path);
-    free(gp_path);
+  if (xa == NULL || xb == NULL) {
+    plot_discard(&pf);
     free(xa);
     free(xb);
     return placer_error_errno(pg->err, PLACER_EXIT_SYSTEM, ENOMEM, "report");
@@ -660,10 +649,7 @@ static int plot_compare(struct page *pg) {
   free(xa);
   free(xb);
   if (cells == 0) {
-    fclose(dat);
-    fclose(gp);
-    free(dat_path);
-    free(gp_path);
+    plot_discard(&pf);
     fputs("<p>No cell is in both results.</p>\n", pg->html);
     return 0;
   }
@@ -673,7 +659,7 @@ static int plot_compare(struct page *pg) {
         gp);
   data_ref(pg, gp, "compare");
   fputs(" using 2:3:4:xtic(1) title 'B vs A, median (95% CI)', 0 with lines lc rgb 'black' notitle\n", gp);
-  return finish_plot(pg, "compare", dat, dat_path, gp, gp_path,
+  return finish_plot(pg, "compare", &pf,
                      "Change of each cell's main metric, B vs A (median; whiskers: bootstrap 95% CI)");
 }
 
