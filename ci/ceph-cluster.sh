@@ -482,6 +482,11 @@ mgr initial modules = iostat
 # one admin socket per client process, else parallel ceph/rados/fio runs collide on one
 admin socket = $DIR/run/\$cluster-\$name.\$pid.\$cctid.asok
 log file = $DIR/log/client.log
+# librbd's write-around cache (Pacific's default) acknowledges writes before the OSDs have
+# them, up to 24 MiB in flight: a short fio run then measures the cache filling and draining,
+# not the cluster (IOPS twice the OSDs' rate, 15% run-to-run spread, and fio needs seconds
+# after its window to drain).  Off, a write completes when both replicas have it.
+rbd cache = false
 EOF
   [ -z "${CEPH_CLUSTER_EXTRA_CONF:-}" ] || printf '\n# CEPH_CLUSTER_EXTRA_CONF\n%s\n' "$CEPH_CLUSTER_EXTRA_CONF" >>"$DIR/ceph.conf.new"
   mv -f "$DIR/ceph.conf.new" "$DIR/ceph.conf"   # atomic: OSD mkfs runs may be reading it

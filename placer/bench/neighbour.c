@@ -124,6 +124,10 @@ static int stress_argv(const struct placer_study_neighbour *nb, unsigned intensi
     snprintf(buf, sizeof(buf), "--%s-method=%s", nb->stressor, nb->method);
     rc |= placer_argv_push(&argv, buf);
   }
+  if (nb->load_percent && nb->load_percent < 100) {
+    snprintf(buf, sizeof(buf), "--%s-load=%u", nb->stressor, nb->load_percent);
+    rc |= placer_argv_push(&argv, buf);
+  }
   rc |= placer_argv_push(&argv, "--metrics-brief");
   snprintf(buf, sizeof(buf), "--timeout=%u", seconds);
   rc |= placer_argv_push(&argv, buf);

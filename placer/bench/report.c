@@ -426,6 +426,18 @@ static int efficiency_lines(const struct placer_bench_results *r, FILE *out) {
   return 0;
 }
 
+/* The verdict names the test that decides it: the smaller p of the paired
+ * and the unpaired test, with that test's change (the two changes differ:
+ * median of pair ratios vs ratio of medians). */
+static void decisive_test(const struct placer_stats_comparison *cmp, const struct placer_stats_paired *pair,
+                          double *change, double *p, const char **which) {
+  double pu = isnan(cmp->p_value) ? 1 : cmp->p_value, pp = isnan(pair->p_value) ? 1 : pair->p_value;
+  bool paired = !isnan(pair->change) && pp < pu;
+  *change = paired ? pair->change : cmp->change;
+  *p = paired ? pp : pu;
+  *which = paired ? "paired" : "unpaired";
+}
+
 /* What the statistics conclude: every change cell, significant or not. */
 static int verdict_lines(const struct placer_bench_results *r, FILE *out) {
   if (r->n_variants < 2)
@@ -442,14 +454,16 @@ static int verdict_lines(const struct placer_bench_results *r, FILE *out) {
         if (isnan(cmp.change))
           continue;
         total++;
-        double p = fmin(isnan(cmp.p_value) ? 1 : cmp.p_value, isnan(pair.p_value) ? 1 : pair.p_value);
+        double change, p;
+        const char *which;
+        decisive_test(&cmp, &pair, &change, &p, &which);
         char ch[32], pp[32];
-        fmt_change(isnan(pair.change) ? cmp.change : pair.change, ch, sizeof(ch));
+        fmt_change(change, ch, sizeof(ch));
         fmt_p(p, pp, sizeof(pp));
         bool sig = p < 0.05;
         conclusive += sig;
-        fprintf(out, "  %-12s %s vs %s, %s, %s: %s %s\n", sig ? "significant" : "inconclusive", r->variants[v],
-                r->variants[0], r->conditions[c].name, r->workloads[w].name, ch, pp);
+        fprintf(out, "  %-12s %s vs %s, %s, %s: %s %s (%s)\n", sig ? "significant" : "inconclusive", r->variants[v],
+                r->variants[0], r->conditions[c].name, r->workloads[w].name, ch, pp, which);
       }
   fprintf(out, "  %zu of %zu storage cells conclusive.\n", conclusive, total);
   /* The neighbour-protection effect: the neighbours' rate next to storage. */
@@ -463,18 +477,20 @@ static int verdict_lines(const struct placer_bench_results *r, FILE *out) {
         placer_bench_compare_neighbours(r, v, c, w, &cmp, &pair);
         if (isnan(cmp.change))
           continue;
-        double p = fmin(isnan(cmp.p_value) ? 1 : cmp.p_value, isnan(pair.p_value) ? 1 : pair.p_value);
+        double change, p;
+        const char *which;
+        decisive_test(&cmp, &pair, &change, &p, &which);
         double kept_a, kept_b, dummy;
         placer_bench_interference(r, 0, c, w, &dummy, &kept_a);
         placer_bench_interference(r, v, c, w, &dummy, &kept_b);
         char ch[32], pp[32], ka[32], kb[32];
-        fmt_change(isnan(pair.change) ? cmp.change : pair.change, ch, sizeof(ch));
+        fmt_change(change, ch, sizeof(ch));
         fmt_p(p, pp, sizeof(pp));
         fmt_percent(kept_b, kb, sizeof(kb));
         fmt_percent(kept_a, ka, sizeof(ka));
-        fprintf(out, "  %-12s %s rate, %s vs %s, during %s: %s %s (%s keeps %s of solo, %s %s)\n",
+        fprintf(out, "  %-12s %s rate, %s vs %s, during %s: %s %s (%s; %s keeps %s of solo, %s %s)\n",
                 p < 0.05 ? "significant" : "inconclusive", neighbours(r), r->variants[v], r->variants[0],
-                r->workloads[w].name, ch, pp, r->variants[v], kb, r->variants[0], ka);
+                r->workloads[w].name, ch, pp, which, r->variants[v], kb, r->variants[0], ka);
       }
     }
   return 0;

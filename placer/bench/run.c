@@ -111,15 +111,15 @@ static int switch_placement(struct bench *b, struct pass *p, struct placer_error
                               "per-variant",
                               p->v->spec->name, d->name, group, d->group);
     d->inst = inst;
-    cleanup_free char *want = placer_cpulist_format(inst->cpus);
+    cleanup_free char *want = placer_cpulist_format(inst->cpus), *want_mems = placer_cpulist_format(inst->mems);
     hwloc_bitmap_t have = hwloc_bitmap_alloc();
     pid_t *tids = NULL;
     size_t n = 0;
-    int rc = want && have ? placer_task_list(d->pid, &tids, &n, err) : bench_oom(err);
+    int rc = want && want_mems && have ? placer_task_list(d->pid, &tids, &n, err) : bench_oom(err);
     for (size_t k = 0; rc == 0 && k < n; k++) {
-      char *now = NULL;
+      char *now = NULL, *now_mems = NULL;
       struct placer_error *gone = NULL;
-      if (placer_task_read_allowed(d->pid, tids[k], &now, NULL, &gone) < 0) {
+      if (placer_task_read_allowed(d->pid, tids[k], &now, &now_mems, &gone) < 0) {
         placer_error_clear(&gone); /* the thread ended */
         continue;
       }
@@ -127,7 +127,12 @@ static int switch_placement(struct bench *b, struct pass *p, struct placer_error
         rc = placer_error_set(err, PLACER_EXIT_SYSTEM, 0,
                               "switch to %s: thread %d of %s (pid %d) runs on cpus %s, the plan says %s",
                               p->v->spec->name, (int)tids[k], d->name, (int)d->pid, now, want);
+      else if (placer_cpulist_parse(now_mems, have) < 0 || !hwloc_bitmap_isequal(have, inst->mems))
+        rc = placer_error_set(err, PLACER_EXIT_SYSTEM, 0,
+                              "switch to %s: thread %d of %s (pid %d) may use memory nodes %s, the plan says %s",
+                              p->v->spec->name, (int)tids[k], d->name, (int)d->pid, now_mems, want_mems);
       free(now);
+      free(now_mems);
     }
     if (rc == 0)
       p->threads_checked += n;

@@ -375,6 +375,11 @@ static int make_results(struct bench *b, struct placer_error **err) {
     snprintf(who + len, sizeof(who) - len, "%s%s", i ? "+" : "", s->neighbours[i].name);
   }
   bool vm = s->n_neighbours && s->neighbours[0].kind == PLACER_STUDY_NEIGHBOUR_VM;
+  char level_unit[64] = "stress-ng workers";
+  if (vm)
+    snprintf(level_unit, sizeof(level_unit), "guest vCPUs");
+  else if (s->n_neighbours && s->neighbours[0].load_percent && s->neighbours[0].load_percent < 100)
+    snprintf(level_unit, sizeof(level_unit), "stress-ng workers at %u%% load", s->neighbours[0].load_percent);
   size_t sweep_wl = 0;
   for (size_t i = 0; s->sweep.workload && i < b->n_workloads; i++)
     if (strcmp(b->wl_names[i], s->sweep.workload) == 0)
@@ -384,7 +389,7 @@ static int make_results(struct bench *b, struct placer_error **err) {
     .storage_role = storage_role,
     .neighbour_name = s->n_neighbours ? who : "the neighbours",
     .neighbour_unit = vm ? "work units/s" : "bogo ops/s",
-    .level_unit = vm ? "guest vCPUs" : "stress-ng workers",
+    .level_unit = level_unit,
     .neighbour_role = s->n_neighbours ? s->neighbours[0].role : NULL,
     .variants = vnames,
     .n_variants = b->n_vars,

@@ -120,6 +120,22 @@ static int parse_fraction(struct pyaml_walk *w, const struct pyaml_field *f, yam
   return 0;
 }
 
+/* A stress-ng worker's duty cycle: "50%" or 0.5, whole percent 1..100. */
+static int parse_load(struct pyaml_walk *w, const struct pyaml_field *f, yaml_node_t *v, void *target) {
+  struct placer_study_neighbour *nb = target;
+  double x = 0;
+  struct pyaml_field ff = *f;
+  ff.offset = 0;
+  if (parse_fraction(w, &ff, v, &x) < 0)
+    return -1;
+  double pct = x * 100.0;
+  if (pct < 1.0 || fabs(pct - round(pct)) > 1e-9)
+    return pyaml_walk_key_error(w, v, f->key, "expected a whole percent 1%%..100%% such as 50%%, got '%s'",
+                                pyaml_walk_scalar(v));
+  nb->load_percent = (unsigned)round(pct);
+  return 0;
+}
+
 static int parse_block_sizes(struct pyaml_walk *w, const struct pyaml_field *f, yaml_node_t *v, void *target) {
   struct placer_study_workloads *wl = target;
   if (v->type != YAML_SEQUENCE_NODE || seq_len(v) == 0)
@@ -302,6 +318,7 @@ static const struct pyaml_field neighbour_fields[] = {
   { .key = "stressor", .type = PYAML_FIELD_NAME, .offset = NEIGHBOUR_AT(stressor) },
   { .key = "method", .type = PYAML_FIELD_NAME, .offset = NEIGHBOUR_AT(method) },
   { .key = "intensity", .type = PYAML_FIELD_UINT, .offset = NEIGHBOUR_AT(intensity), .min = 1, .max = 1024 },
+  { .key = "load", .type = PYAML_FIELD_CUSTOM, .parse = parse_load },
   { .key = "kernel", .type = PYAML_FIELD_STRING, .offset = NEIGHBOUR_AT(kernel) },
   { .key = "initrd", .type = PYAML_FIELD_STRING, .offset = NEIGHBOUR_AT(initrd) },
   { .key = "memory", .type = PYAML_FIELD_SIZE, .offset = NEIGHBOUR_AT(memory_bytes), .min = 1 },
@@ -620,7 +637,7 @@ static int check_neighbours(struct pyaml_walk *w, struct placer_study *s, yaml_n
       rc = pyaml_walk_key_error(w, pyaml_walk_lookup(w, nn, "kind"), "kind",
                                 "all neighbours must be of one kind (their work rates add up)");
     if (rc == 0 && nb->kind == PLACER_STUDY_NEIGHBOUR_VM) {
-      static const char *const stress_only[] = { "backend", "image", "stressor", "method", NULL };
+      static const char *const stress_only[] = { "backend", "image", "stressor", "method", "load", NULL };
       for (size_t k = 0; rc == 0 && stress_only[k]; k++)
         if (pyaml_walk_lookup_key(w, nn, stress_only[k]))
           rc = pyaml_walk_key_error(w, pyaml_walk_lookup_key(w, nn, stress_only[k]), stress_only[k],
@@ -635,6 +652,9 @@ static int check_neighbours(struct pyaml_walk *w, struct placer_study *s, yaml_n
         rc = pyaml_walk_key_error(w, pyaml_walk_lookup_key(w, nn, "image"), "image", "only goes with backend podman");
       if (rc == 0 && set_default(&nb->stressor, "cpu") < 0)
         rc = oom(w);
+      if (rc == 0 && nb->load_percent && strcmp(nb->stressor, "cpu") != 0)
+        rc = pyaml_walk_key_error(w, pyaml_walk_lookup_key(w, nn, "load"), "load",
+                                  "only goes with stressor cpu (stress-ng --cpu-load)");
       if (rc == 0 && nb->backend == PLACER_STUDY_BACKEND_PODMAN &&
           set_default(&nb->image, "localhost/placer/stress-ng:latest") < 0)
         rc = oom(w);

@@ -96,6 +96,7 @@ struct placer_study_neighbour {
   char *stressor;                    /* stress-ng --STRESSOR N ("cpu") */
   char *method;                      /* --cpu-method etc.; NULL: stress-ng's default */
   unsigned intensity;                /* stress-ng workers, or the guest's vCPUs, per instance */
+  unsigned load_percent;             /* stress-ng cpu: each worker busy this share of the time (--cpu-load); 0: 100 */
   char *kernel, *initrd;             /* vm: NULL = $PLACER_VM_KERNEL / $PLACER_VM_INITRD, else built */
   uint64_t memory_bytes;             /* vm: guest RAM */
   uint64_t work_memory_bytes;        /* vm: the load's working set */

@@ -4,7 +4,8 @@
 #     neighbour, a warm-up pass, 2 repeats, a hardware baseline) exits 0 and its results
 #     are complete (ci/bench-check.py: every cell and repeat, raw fio JSON, fio's CPU,
 #     the neighbours' rates with and without storage, fio and the neighbour on exactly
-#     the CPUs of their plan); the warm-up runs left their fio JSON; the baseline and
+#     the CPUs of their plan); the neighbour at load 50% used about half a core (a
+#     whole one without --cpu-load); the warm-up runs left their fio JSON; the baseline and
 #     its shares are in summary.json; the report is on stdout;
 #   - fio and the neighbour hold none of the results files open;
 #   - Ctrl-C (SIGINT) in the middle of a long run stops within seconds with exit 130,
@@ -70,7 +71,7 @@ workloads:
   runtime: 2
   ramp: 0
 neighbours:
-  - { name: hog, kind: stress-ng, stressor: cpu, method: matrixprod }
+  - { name: hog, kind: stress-ng, stressor: cpu, method: matrixprod, load: 50% }
 hardware_baseline: { path: hw.img, size: 32MiB }
 repeats: 2
 warmup: 1
@@ -89,7 +90,7 @@ for v in unpinned pinned; do
     [ -s "$work/r1/fio/$v-warmup0-alone-$w.json" ] || fail "no warm-up fio JSON for $v $w"
   done
 done
-$PY - "$work/r1/summary.json" <<'PY' || fail "summary.json: hardware baseline"
+$PY - "$work/r1/summary.json" <<'PY' || fail "summary.json: the baseline, the neighbour's CPU"
 import json, sys
 s = json.load(open(sys.argv[1]))
 hb = s["hardware_baseline"]
@@ -102,6 +103,12 @@ for r in s["runs"]:
     roles = {u["role"]: u for u in r["roles"]}
     if r["condition"] == "hog":
         assert roles["neighbour"]["cpu_ns"] > 0, r
+# load: 50% reached stress-ng (--cpu-load=50): half a core, where a full worker
+# takes a whole one (unpinned: fio on a file leaves most of the other CPU free)
+cores = sorted(u["cpu_ns"] / 1e9 / r["duration_s"] for r in s["runs"]
+               if r["condition"] == "hog" and r["variant"] == "unpinned"
+               for u in r["roles"] if u["role"] == "neighbour")
+assert cores and 0.3 <= cores[len(cores) // 2] <= 0.7, cores
 PY
 [ ! -e "$work/r1/hw.img" ] || fail "the baseline's file was not removed"
 [ -z "$(leftovers)" ] || fail "processes left after the study: $(leftovers)"
