@@ -394,9 +394,9 @@ static int split_table(const struct placer_bench_results *r, FILE *out) {
     fmt_fixed(s->eff.storage_role_cores, "%.2f", cores, sizeof(cores));
     fprintf(out,
             "Balance point: %s is the least CPU for storage that keeps >= %g%% of its unconstrained %s %s "
-            "(%s keeps %.0f%%, %s using %s cores); %s keep %s of their solo rate there.\n",
+            "(%s keeps %.0f%%, %s using %s cores); there the neighbours' work keeps %s of its solo rate (%s).\n",
             r->variants[s->variant], pct, label, metric_name(w), r->variants[s->variant], 100 * s->eff.storage_kept,
-            r->storage_role, cores, neighbours(r), kept);
+            r->storage_role, cores, kept, neighbours(r));
   } else {
     fprintf(out, "Balance point: no step keeps >= %g%% of the unconstrained %s %s.\n", pct, label, metric_name(w));
   }
