@@ -8,7 +8,7 @@
 # must exit 5 (regression); and an A/A run of the baseline study, which must
 # pass (exit 0).  The threshold is 15%: this 2-core machine is shared and
 # drifts by several percent between studies; the planted regression measured
-# -97% (the OSDs stall under CFS throttling at half a core).
+# -42% (17:22 UTC, librbd cache off; -97% with it on, when the OSDs stalled).
 # About 4-5 minutes.  Nothing may be left behind (cluster, processes, groups).
 #
 # usage: ci/bench-gate.sh            (root; PLACER_BIN defaults to build/placer)
