@@ -7,6 +7,8 @@
 #   ci/ceph-cluster.sh down DIR
 #   ci/ceph-cluster.sh status DIR
 #   ci/ceph-cluster.sh env DIR
+#   ci/ceph-cluster.sh kill DIR NAME | start DIR NAME | osd-out DIR ID | osd-in DIR ID
+#   ci/ceph-cluster.sh watch-recovery DIR [--timeout SECONDS]
 #
 # up      Creates DIR (or uses it if it is empty) and starts 1 mon (mon.a), 1 mgr (mgr.x),
 #         N bluestore OSDs (osd.0..; default 2) on sparse files of --osd-size GiB (default 16)
@@ -33,6 +35,17 @@
 # status  Prints each daemon with its PID and whether it is alive, then `ceph -s`.
 #         Exit 0 if every daemon is alive (and ceph -s answered), 1 if not, 2 if DIR holds
 #         no cluster.
+# kill    SIGKILLs daemon NAME (osd.1) of DIR, as a crash would, and waits until it is gone.
+# start   Starts daemon NAME of DIR again (after kill) through CEPH_CLUSTER_LAUNCHER (or
+#         --exec-prefix-osd's prefix, given again as CEPH_CLUSTER_OSD_PREFIX), as up does;
+#         prints its PID (the launcher must exec the daemon). run/NAME.pid follows it.
+# osd-out, osd-in   `ceph osd out ID` / `ceph osd in ID` (data is moved off / back).
+# watch-recovery    Follows the PG states (the mgr's, every 0.25 s) until they have left
+#         active+clean and come back to it, for at most --timeout seconds (default 300): one
+#         line per poll "t=UNIX clean=N pgs=N degraded=N misplaced=N up=N", then "UNCLEAN
+#         UNIX" when they first left and "CLEAN UNIX" when all are active+clean again (exit
+#         0), or "TIMEOUT ..." (exit 4). Recovery seen at 1 s resolution needs the mgr's stats
+#         period at 1 s (mgr_stats_period; placer bench sets it for a recovery study).
 # env     Prints lines to eval: CEPH_CONF (all that `ceph`, `rados`, `rbd` and
 #         `fio --ioengine=rbd --clientname=admin --pool=rbd --rbdname=placer-bench` need),
 #         CEPH_CLUSTER_DIR, CEPH_CLUSTER_MON (the mon_host value, for `ceph -m`),
@@ -90,7 +103,7 @@ PY=/usr/bin/python3
 
 die() { echo "$PROG: $*" >&2; exit 1; }
 usage() {
-  sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//' >&2
+  sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//' >&2
   exit 2
 }
 
@@ -180,6 +193,37 @@ if mode == "mon":
     for c in sys.argv[2:]:
         mon(json.loads(c), ok=(17,))
     sys.exit(0)
+if mode == "recovery":
+    # PG states from the mgr (fresher than the digest the mon keeps), every 0.25 s.
+    unclean = None
+    while True:
+        try:
+            ret, buf, outs = r.mgr_command(json.dumps({"prefix": "pg stat", "format": "json"}), b"",
+                                           timeout=10)
+            st = json.loads(buf) if ret == 0 and buf else None
+            osd = json.loads(mon({"prefix": "osd stat", "format": "json"}))
+        except Exception as e:
+            st = None
+        if st is not None:
+            # Pacific: {"pg_summary": {"num_pg_by_state": [...], "num_pgs": N, ...}}
+            s = st.get("pg_summary", st)
+            total = s.get("num_pgs", 0)
+            clean = sum(x.get("num", 0) for x in s.get("num_pg_by_state", [])
+                        if x.get("name") == "active+clean")
+            t = time.time()
+            out("t=%.3f clean=%d pgs=%d degraded=%d misplaced=%d up=%s" % (
+                t, clean, total, s.get("degraded_objects", 0), s.get("misplaced_objects", 0),
+                osd.get("num_up_osds", "?")))
+            if total and clean < total and unclean is None:
+                unclean = t
+                out("UNCLEAN %.3f" % t)
+            if unclean is not None and total and clean == total:
+                out("CLEAN %.3f" % t)
+                sys.exit(0)
+        if time.time() >= deadline:
+            out("TIMEOUT %s" % ("not active+clean again" if unclean else "the PGs never left active+clean"))
+            sys.exit(4)
+        time.sleep(0.25)
 assert mode == "wait"
 nosds = int(sys.argv[2]); want_mds = sys.argv[3] == "1"; pool = sys.argv[4]
 image = sys.argv[5]; image_gib = int(sys.argv[6])
@@ -271,8 +315,8 @@ expand_prefix() {
   printf '%s\n' "$1" | sed "s/{name}/$2/g; s/{type}/$3/g; s/{id}/$4/g"
 }
 
-# start_daemon NAME PREFIX BINARY ARGS...: start in the background, record the PID.
-start_daemon() {
+# launch_daemon NAME PREFIX BINARY ARGS...: start in the background, record the PID.
+launch_daemon() {
   name=$1; pfx=$2; shift 2
   type=${name%%.*}; id=${name#*.}
   words=$(expand_prefix "$pfx" "$name" "$type" "$id")
@@ -281,7 +325,12 @@ start_daemon() {
   $words "$@" -f -c "$DIR/ceph.conf" </dev/null >>"$DIR/log/$name.out" 2>&1 9>&- &
   set +f
   echo "$!" >"$DIR/run/$name.pid"
-  echo "$name" >>"$DIR/daemons"
+}
+
+# start_daemon NAME PREFIX BINARY ARGS...: launch, and list it among DIR's daemons.
+start_daemon() {
+  launch_daemon "$@"
+  echo "$1" >>"$DIR/daemons"
 }
 
 # After the cluster is up: if a launcher did not exec the daemon, point run/NAME.pid at
@@ -753,6 +802,54 @@ EOF
   echo "$PROG: up in $(($(now) - T0))s: mon 127.0.0.1:$P1 (v2 $P2), $what, pool rbd, image placer-bench"
 }
 
+# --- faults: a daemon killed and started again, an OSD out and in, recovery followed -
+
+is_daemon() { daemon_names | grep -qx "$1"; }
+
+cmd_kill() { # NAME
+  [ -e "$DIR/.ceph-cluster" ] || die "no cluster in $DIR"
+  is_daemon "$1" || die "$1 is not a daemon of $DIR"
+  pid=$(readpid "$DIR/run/$1.pid")
+  [ -n "$pid" ] && ours "$pid" || die "$1 is not running"
+  kill -KILL "$pid" 2>/dev/null || true
+  for _ in $(seq 50); do
+    alive "$pid" || return 0
+    sleep 0.1
+  done
+  die "$1 (pid $pid) still runs 5 s after SIGKILL"
+}
+
+cmd_start() { # NAME
+  [ -e "$DIR/.ceph-cluster" ] || die "no cluster in $DIR"
+  is_daemon "$1" || die "$1 is not a daemon of $DIR"
+  pid=$(readpid "$DIR/run/$1.pid")
+  [ -z "$pid" ] || ! ours "$pid" || die "$1 is running (pid $pid)"
+  type=${1%%.*}; id=${1#*.}
+  pfx=${CEPH_CLUSTER_LAUNCHER:-}
+  [ "$type" != osd ] || [ -z "${CEPH_CLUSTER_OSD_PREFIX:-}" ] || pfx=$CEPH_CLUSTER_OSD_PREFIX
+  rm -f "$DIR/run/$1.launcher.pid"
+  launch_daemon "$1" "$pfx" "ceph-$type" -i "$id"
+  readpid "$DIR/run/$1.pid"
+}
+
+cmd_osd_inout() { # out|in ID
+  [ -e "$DIR/.ceph-cluster" ] || die "no cluster in $DIR"
+  is_uint "$2" && is_daemon "osd.$2" || die "osd.$2 is not a daemon of $DIR"
+  CC_TIMEOUT=30 helper mon "{\"prefix\": \"osd $1\", \"ids\": [\"$2\"]}" || die "osd $1 $2 failed"
+}
+
+cmd_watch_recovery() {
+  [ -e "$DIR/.ceph-cluster" ] || die "no cluster in $DIR"
+  t=300
+  while [ $# -gt 0 ]; do
+    case $1 in
+      --timeout) [ $# -ge 2 ] && is_uint "$2" || usage; t=$2; shift 2 ;;
+      *) usage ;;
+    esac
+  done
+  CC_TIMEOUT=$t exec timeout -k 5 "$((t + 30))" env CEPH_CONF="$DIR/ceph.conf" "$PY" -c "$HELPER" recovery
+}
+
 # --- main ----------------------------------------------------------------------------
 
 [ $# -ge 2 ] || usage
@@ -768,5 +865,10 @@ case "$sub" in
   down) [ $# -eq 0 ] || usage; cmd_down ;;
   status) [ $# -eq 0 ] || usage; cmd_status ;;
   env) [ $# -eq 0 ] || usage; cmd_env ;;
+  kill) [ $# -eq 1 ] || usage; cmd_kill "$1" ;;
+  start) [ $# -eq 1 ] || usage; cmd_start "$1" ;;
+  osd-out) [ $# -eq 1 ] || usage; cmd_osd_inout out "$1" ;;
+  osd-in) [ $# -eq 1 ] || usage; cmd_osd_inout in "$1" ;;
+  watch-recovery) cmd_watch_recovery "$@" ;;
   *) usage ;;
 esac

@@ -216,6 +216,33 @@ static int mount_cephfs(const struct placer_bench_cluster_env *env, struct place
                           c->mount, log);
 }
 
+/* CEPH_CLUSTER_LAUNCHER for the script: every daemon is started as
+ * `placer exec ... PROFILE NAME -- ceph-osd ...` with ENV's profile and
+ * changes; the prefix is split on blanks by the script (checked: no value
+ * here has one).  Pushed onto *SCRIPT_ENV. */
+static int launcher_env(const struct placer_bench_cluster_env *env, char ***script_env) {
+  char *launcher = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&launcher, &len);
+  if (f == NULL)
+    return -1;
+  fprintf(f, "CEPH_CLUSTER_LAUNCHER=%s exec --prefix %s", env->exe, env->prefix);
+  if (env->topology_xml)
+    fprintf(f, " --topology %s", env->topology_xml);
+  for (size_t i = 0; i < env->variant->env.n; i++)
+    fprintf(f, " --env %s", env->variant->env.items[i]);
+  for (size_t i = 0; env->sets && env->sets[i]; i++)
+    fprintf(f, " --set %s", env->sets[i]);
+  fprintf(f, " %s {name} --", env->profile_path);
+  if (fclose(f) != 0) {
+    free(launcher);
+    return -1;
+  }
+  int rc = placer_argv_push(script_env, launcher);
+  free(launcher);
+  return rc;
+}
+
 static int local_up(const struct placer_study *study, const struct placer_bench_cluster_env *env,
                     struct placer_bench_cluster *c, struct placer_error **err) {
   const struct placer_study_cluster *sc = &study->cluster;
@@ -232,34 +259,16 @@ static int local_up(const struct placer_study *study, const struct placer_bench_
     return placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
   }
 
-  /* Every daemon is started as `placer exec ... PROFILE NAME -- ceph-osd ...`:
-   * the launcher prefix is split on blanks by the script (checked: no value
-   * here has one). */
-  char *launcher = NULL;
-  size_t len = 0;
-  FILE *f = open_memstream(&launcher, &len);
-  if (f == NULL) {
-    placer_argv_free(names);
-    return placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
-  }
-  fprintf(f, "%s exec --prefix %s", env->exe, env->prefix);
-  if (env->topology_xml)
-    fprintf(f, " --topology %s", env->topology_xml);
-  for (size_t i = 0; i < env->variant->env.n; i++)
-    fprintf(f, " --env %s", env->variant->env.items[i]);
-  for (size_t i = 0; env->sets && env->sets[i]; i++)
-    fprintf(f, " --set %s", env->sets[i]);
-  fprintf(f, " %s {name} --", env->profile_path);
-  fclose(f);
   char **script_env = NULL;
-  cleanup_free char *launcher_env = NULL, *extra_env = NULL;
+  cleanup_free char *extra_env = NULL, *extra = NULL;
   int rc = 0;
-  if (asprintf(&launcher_env, "CEPH_CLUSTER_LAUNCHER=%s", launcher) < 0 ||
-      placer_argv_push(&script_env, launcher_env) < 0 ||
-      (sc->extra_conf && (asprintf(&extra_env, "CEPH_CLUSTER_EXTRA_CONF=%s", sc->extra_conf) < 0 ||
-                          placer_argv_push(&script_env, extra_env) < 0)))
+  /* Recovery runs follow the PG states at 1 s (the mgr's default is 5 s). */
+  if (asprintf(&extra, "%s%s", sc->extra_conf ? sc->extra_conf : "",
+               study->recovery.enabled ? "\n[mgr]\nmgr stats period = 1\n" : "") < 0 ||
+      launcher_env(env, &script_env) < 0 ||
+      (*extra &&
+       (asprintf(&extra_env, "CEPH_CLUSTER_EXTRA_CONF=%s", extra) < 0 || placer_argv_push(&script_env, extra_env) < 0)))
     rc = placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
-  free(launcher);
 
   char **argv = NULL;
   char osds[16], osd_size[32], image_size[32], timeout[16];
@@ -438,6 +447,81 @@ static int existing_down(struct placer_bench_cluster *c, struct placer_error **e
   if (reset < 0)
     return placer_error_prefix(err, "put the existing cluster's daemons back");
   return 0;
+}
+
+/* ------------------------------------------------------------------ faults */
+
+static int fault_command(const struct placer_bench_cluster_env *env, const struct placer_bench_cluster *c,
+                         const char *what, const char *arg, bool launcher, struct placer_error **err) {
+  cleanup_free char *script = placer_bench_cluster_script();
+  if (script == NULL || c->dir == NULL)
+    return placer_error_set(err, PLACER_EXIT_USAGE, ENOENT, "%s %s: no local cluster (ci/ceph-cluster.sh)", what, arg);
+  char **script_env = NULL;
+  if (launcher && launcher_env(env, &script_env) < 0)
+    return placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+  char *argv[] = { "sh", script, (char *)what, c->dir, (char *)arg, NULL };
+  int rc = placer_bench_run_command(argv, script_env, env->log, 60, true, err);
+  placer_argv_free(script_env);
+  return rc < 0 ? placer_error_prefix(err, "%s %s", what, arg) : 0;
+}
+
+static struct placer_bench_daemon *find_daemon(struct placer_bench_cluster *c, const char *name) {
+  for (size_t i = 0; i < c->n_daemons; i++)
+    if (strcmp(c->daemons[i].name, name) == 0)
+      return &c->daemons[i];
+  return NULL;
+}
+
+int placer_bench_cluster_kill(const struct placer_bench_cluster_env *env, struct placer_bench_cluster *c,
+                              const char *name, struct placer_error **err) {
+  struct placer_bench_daemon *d = find_daemon(c, name);
+  if (d == NULL)
+    return placer_error_set(err, PLACER_EXIT_USAGE, 0, "%s is not a daemon of the cluster", name);
+  if (fault_command(env, c, "kill", name, false, err) < 0)
+    return -1;
+  waitpid(d->pid, NULL, WNOHANG); /* ours when placer is the subreaper */
+  d->pid = 0;                     /* not running: not watched */
+  return 0;
+}
+
+int placer_bench_cluster_start(const struct placer_bench_cluster_env *env, struct placer_bench_cluster *c,
+                               const char *name, pid_t *pid, struct placer_error **err) {
+  struct placer_bench_daemon *d = find_daemon(c, name);
+  if (d == NULL)
+    return placer_error_set(err, PLACER_EXIT_USAGE, 0, "%s is not a daemon of the cluster", name);
+  if (fault_command(env, c, "start", name, true, err) < 0)
+    return -1;
+  cleanup_free char *pidfile = NULL;
+  if (asprintf(&pidfile, "%s/run/%s.pid", c->dir, name) < 0)
+    return placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+  if (read_pid(pidfile, &d->pid) < 0)
+    return placer_error_set(err, PLACER_EXIT_SYSTEM, 0, "start %s: no PID in %s", name, pidfile);
+  /* `placer exec` moves itself into the group before it execs the daemon */
+  for (int i = 0; i < 100 && !pid_in_group(env->cg, d->group, d->pid); i++)
+    placer_bench_sleep_ms(20);
+  if (!pid_in_group(env->cg, d->group, d->pid))
+    return placer_error_set(err, PLACER_EXIT_SYSTEM, 0, "start %s: PID %d is not in its group %s", name, (int)d->pid,
+                            d->group);
+  *pid = d->pid;
+  return 0;
+}
+
+int placer_bench_cluster_osd_inout(const struct placer_bench_cluster_env *env, struct placer_bench_cluster *c,
+                                   unsigned id, bool in, struct placer_error **err) {
+  char arg[16];
+  snprintf(arg, sizeof(arg), "%u", id);
+  return fault_command(env, c, in ? "osd-in" : "osd-out", arg, false, err);
+}
+
+int placer_bench_cluster_watch_recovery(const struct placer_bench_cluster *c, unsigned timeout_s, const char *log,
+                                        pid_t *pid, struct placer_error **err) {
+  cleanup_free char *script = placer_bench_cluster_script();
+  if (script == NULL || c->dir == NULL)
+    return placer_error_set(err, PLACER_EXIT_USAGE, ENOENT, "watch-recovery: no local cluster (ci/ceph-cluster.sh)");
+  char timeout[16];
+  snprintf(timeout, sizeof(timeout), "%u", timeout_s);
+  char *argv[] = { "sh", script, "watch-recovery", c->dir, "--timeout", timeout, NULL };
+  return placer_bench_spawn(argv, NULL, log, pid, err);
 }
 
 /* ------------------------------------------------------------------ dispatch */

@@ -71,9 +71,11 @@ int placer_bench_fio_argv(const struct placer_study *study, enum placer_study_ta
     rc |= pushf(&argv, "--iodepth=%u", wl->iodepth);
     rc |= pushf(&argv, "--numjobs=%u", wl->numjobs);
     rc |= placer_argv_push(&argv, "--time_based");
-    rc |= pushf(&argv, "--runtime=%u", wl->runtime_s);
-    if (wl->ramp_s)
+    rc |= pushf(&argv, "--runtime=%u", cell->runtime_s ? cell->runtime_s : wl->runtime_s);
+    if (wl->ramp_s && !cell->no_ramp)
       rc |= pushf(&argv, "--ramp_time=%u", wl->ramp_s);
+    if (cell->status_s)
+      rc |= pushf(&argv, "--status-interval=%u", cell->status_s);
   }
   rc |= pushf(&argv, "--size=%" PRIu64, cell->size_bytes ? cell->size_bytes : wl->size_bytes);
   rc |= placer_argv_push(&argv, "--group_reporting");

@@ -48,6 +48,7 @@ struct bench {
   json_t *baseline;
   char *vm_kernel, *vm_initrd;
   FILE *runs_csv, *roles_csv, *threads_csv, *cores_csv, *placement_csv, *solo_csv;
+  FILE *recovery_csv; /* NULL: the study has no recovery runs */
   /* progress */
   long long t0_ms;
   size_t runs_total, runs_started;
@@ -105,6 +106,18 @@ void bench_free(struct bench *b);
 int bench_resume_results(struct bench *b, struct placer_error **err);
 bool bench_run_done(const struct bench *b, size_t v, size_t c, size_t w, size_t repeat);
 bool bench_pass_done(const struct bench *b, size_t v, int repeat);
+
+/* run.c, for recovery-run.c: fio started placed in the pass's fio group;
+ * every thread of daemon D runs on the CPUs and nodes of its plan instance. */
+int bench_start_fio(struct bench *b, struct pass *p, char **argv, const char *log, pid_t *pid,
+                    struct placer_error **err);
+int bench_check_daemon_threads(struct pass *p, const struct placer_bench_daemon *d, const char *what,
+                               struct placer_error **err);
+
+/* recovery-run.c: the pass's recovery run (the study's `recovery`), and
+ * whether a resumed study has it already. */
+int bench_recovery_run(struct bench *b, struct pass *p, struct placer_error **err);
+bool bench_recovery_done(const struct bench *b, size_t v, size_t repeat);
 
 /* bench-baseline.c: the hardware baseline's runs, and its lines of the
  * report (which also put the shares into summary.json). */

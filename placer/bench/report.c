@@ -880,6 +880,7 @@ int placer_bench_report(const struct placer_bench_results *r, char **out, struct
   rc |= split_table(r, f);
   rc |= efficiency_lines(r, f);
   rc |= verdict_lines(r, f);
+  placer_bench_recovery_report(r->recovery, r->variants, f);
   rc |= cost_table(r, f);
   rc |= role_tables(r, f);
   rc |= threads_table(r, f);

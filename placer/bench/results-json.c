@@ -214,6 +214,7 @@ json_t *placer_bench_results_to_json(const struct placer_bench_results *r) {
   json_object_set_new(j, "stop_reason", r->stop_reason ? json_string(r->stop_reason) : json_null());
   json_object_set_new(j, "split", split);
   json_object_set_new(j, "node_cpus", num_or_null(r->node_cpus > 0 ? r->node_cpus : NAN));
+  json_object_set_new(j, "recovery", placer_bench_recovery_to_json(r->recovery, r->variants));
   return j;
 }
 
@@ -472,6 +473,12 @@ int placer_bench_results_from_json(const json_t *j, struct placer_bench_results 
       goto fail;
     }
   }
+  struct placer_bench_recovery *rec = NULL;
+  if (placer_bench_recovery_from_json(json_object_get(j, "recovery"), r->variants, r->n_variants, r->repeats, &rec,
+                                      err) < 0)
+    goto fail;
+  placer_bench_recovery_free(r->recovery);
+  r->recovery = rec;
   const json_t *interrupted = json_object_get(j, "interrupted");
   r->interrupted = json_is_true(interrupted);
   const json_t *rr = json_object_get(j, "repeats_run"), *why = json_object_get(j, "stop_reason");

@@ -124,6 +124,13 @@ int placer_bench_results_new(const struct placer_bench_spec *spec, struct placer
   }
   for (size_t i = 0; i < r->n_variants * r->n_conditions * r->repeats; i++)
     r->solo_rates[i] = NAN;
+  if (spec->recovery_action &&
+      placer_bench_recovery_new(spec->recovery_action, spec->recovery_daemon, spec->recovery_workload,
+                                spec->recovery_at_s, spec->recovery_down_s, r->n_variants, r->repeats, &r->recovery,
+                                err) < 0) {
+    placer_bench_results_free(r);
+    return -1;
+  }
   *out = r;
   return 0;
 }
@@ -151,6 +158,7 @@ void placer_bench_results_free(struct placer_bench_results *r) {
       run_clear(&r->runs[i]);
   free(r->runs);
   free(r->solo_rates);
+  placer_bench_recovery_free(r->recovery);
   for (size_t i = 0; i < r->n_variants; i++)
     free(r->variants[i]);
   free(r->variants);

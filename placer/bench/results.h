@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "bench/metrics.h"
+#include "bench/recovery.h"
 #include "lib/error.h"
 #include "bench/fio-result.h"
 #include "bench/stats.h"
@@ -90,6 +91,12 @@ struct placer_bench_spec {
   const char *split_parameter;
   const double *knobs;
   double node_cpus; /* CPUs of the node (the physical limit of the efficiency bound); NAN: unknown */
+  /* Recovery as a workload (NULL action: none): what fails, during which
+   * workload, after how many seconds of it, for how long. */
+  const char *recovery_action; /* "kill" | "out" */
+  const char *recovery_daemon; /* "osd.1" */
+  const char *recovery_workload;
+  double recovery_at_s, recovery_down_s;
 };
 
 struct placer_bench_results {
@@ -112,6 +119,7 @@ struct placer_bench_results {
   bool interrupted;              /* stopped early (Ctrl-C): the report says so */
   struct placer_bench_run *runs; /* [variant][condition][workload][repeat] */
   double *solo_rates;            /* [variant][condition][repeat]; NAN: not measured */
+  struct placer_bench_recovery *recovery; /* NULL: the study has no recovery runs */
 };
 
 /* Empty results of this shape (every run not done). Fails on duplicate or empty

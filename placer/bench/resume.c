@@ -83,7 +83,7 @@ int bench_resume_results(struct bench *b, struct placer_error **err) {
     return placer_error_prefix(err, "--resume '%s': summary.json", b->out);
   const struct placer_bench_results *now = b->results;
   bool same = old->n_workloads == now->n_workloads && old->n_conditions == now->n_conditions &&
-              old->repeats == now->repeats &&
+              old->repeats == now->repeats && (old->recovery == NULL) == (now->recovery == NULL) &&
               same_names(old->variants, old->n_variants, (const char *const *)now->variants, now->n_variants);
   for (size_t i = 0; same && i < old->n_workloads; i++)
     same = strcmp(old->workloads[i].name, now->workloads[i].name) == 0;
@@ -92,8 +92,8 @@ int bench_resume_results(struct bench *b, struct placer_error **err) {
   if (!same) {
     placer_bench_results_free(old);
     return placer_error_set(err, PLACER_EXIT_USAGE, 0,
-                            "--resume '%s': the study file no longer makes the same variants, workloads, conditions "
-                            "and repeats as summary.json; run it anew",
+                            "--resume '%s': the study file no longer makes the same variants, workloads, conditions, "
+                            "repeats and recovery runs as summary.json; run it anew",
                             b->out);
   }
   old->interrupted = false;
@@ -117,5 +117,5 @@ bool bench_pass_done(const struct bench *b, size_t v, int repeat) {
       if (!bench_run_done(b, v, c, w, (size_t)repeat))
         return false;
   }
-  return true;
+  return !b->study->recovery.enabled || bench_recovery_done(b, v, (size_t)repeat);
 }

@@ -111,37 +111,45 @@ static int switch_placement(struct bench *b, struct pass *p, struct placer_error
                               "per-variant",
                               p->v->spec->name, d->name, group, d->group);
     d->inst = inst;
-    cleanup_free char *want = placer_cpulist_format(inst->cpus), *want_mems = placer_cpulist_format(inst->mems);
-    hwloc_bitmap_t have = hwloc_bitmap_alloc();
-    pid_t *tids = NULL;
-    size_t n = 0;
-    int rc = want && want_mems && have ? placer_task_list(d->pid, &tids, &n, err) : bench_oom(err);
-    for (size_t k = 0; rc == 0 && k < n; k++) {
-      char *now = NULL, *now_mems = NULL;
-      struct placer_error *gone = NULL;
-      if (placer_task_read_allowed(d->pid, tids[k], &now, &now_mems, &gone) < 0) {
-        placer_error_clear(&gone); /* the thread ended */
-        continue;
-      }
-      if (placer_cpulist_parse(now, have) < 0 || !hwloc_bitmap_isequal(have, inst->cpus))
-        rc = placer_error_set(err, PLACER_EXIT_SYSTEM, 0,
-                              "switch to %s: thread %d of %s (pid %d) runs on cpus %s, the plan says %s",
-                              p->v->spec->name, (int)tids[k], d->name, (int)d->pid, now, want);
-      else if (placer_cpulist_parse(now_mems, have) < 0 || !hwloc_bitmap_isequal(have, inst->mems))
-        rc = placer_error_set(err, PLACER_EXIT_SYSTEM, 0,
-                              "switch to %s: thread %d of %s (pid %d) may use memory nodes %s, the plan says %s",
-                              p->v->spec->name, (int)tids[k], d->name, (int)d->pid, now_mems, want_mems);
-      free(now);
-      free(now_mems);
-    }
-    if (rc == 0)
-      p->threads_checked += n;
-    free(tids);
-    hwloc_bitmap_free(have);
-    if (rc < 0)
+    cleanup_free char *what = NULL;
+    if (asprintf(&what, "switch to %s", p->v->spec->name) < 0)
+      return bench_oom(err);
+    if (bench_check_daemon_threads(p, d, what, err) < 0)
       return -1;
   }
   return 0;
+}
+
+int bench_check_daemon_threads(struct pass *p, const struct placer_bench_daemon *d, const char *what,
+                               struct placer_error **err) {
+  const struct placer_instance *inst = d->inst;
+  cleanup_free char *want = placer_cpulist_format(inst->cpus), *want_mems = placer_cpulist_format(inst->mems);
+  hwloc_bitmap_t have = hwloc_bitmap_alloc();
+  pid_t *tids = NULL;
+  size_t n = 0;
+  int rc = want && want_mems && have ? placer_task_list(d->pid, &tids, &n, err) : bench_oom(err);
+  for (size_t k = 0; rc == 0 && k < n; k++) {
+    char *now = NULL, *now_mems = NULL;
+    struct placer_error *gone = NULL;
+    if (placer_task_read_allowed(d->pid, tids[k], &now, &now_mems, &gone) < 0) {
+      placer_error_clear(&gone); /* the thread ended */
+      continue;
+    }
+    if (placer_cpulist_parse(now, have) < 0 || !hwloc_bitmap_isequal(have, inst->cpus))
+      rc = placer_error_set(err, PLACER_EXIT_SYSTEM, 0, "%s: thread %d of %s (pid %d) runs on cpus %s, the plan says %s",
+                            what, (int)tids[k], d->name, (int)d->pid, now, want);
+    else if (placer_cpulist_parse(now_mems, have) < 0 || !hwloc_bitmap_isequal(have, inst->mems))
+      rc = placer_error_set(err, PLACER_EXIT_SYSTEM, 0,
+                            "%s: thread %d of %s (pid %d) may use memory nodes %s, the plan says %s", what,
+                            (int)tids[k], d->name, (int)d->pid, now_mems, want_mems);
+    free(now);
+    free(now_mems);
+  }
+  if (rc == 0)
+    p->threads_checked += n;
+  free(tids);
+  hwloc_bitmap_free(have);
+  return rc;
 }
 
 static int remove_all_groups(struct bench *b, struct placer_error **err) {
@@ -195,8 +203,8 @@ static char *fio_filename(const struct bench *b, const struct pass *p) {
 }
 
 /* Start fio placed in the variant's fio group; *pid is our child. */
-static int start_fio(struct bench *b, struct pass *p, char **argv, const char *log, pid_t *pid,
-                     struct placer_error **err) {
+int bench_start_fio(struct bench *b, struct pass *p, char **argv, const char *log, pid_t *pid,
+                    struct placer_error **err) {
   const struct variant *v = p->v;
   struct placer_bench_exec x = { b->exe, b->prefix, b->topology_xml, v->profile_path, v->sets };
   char **env = fio_env(p);
@@ -314,7 +322,7 @@ static int prefill(struct bench *b, struct pass *p, struct placer_error **err) {
     return -1;
   bench_progress(b, "%s: prefill %s", p->tag, placer_study_target_name(s->workloads.target));
   pid_t pid;
-  int rc = start_fio(b, p, argv, log, &pid, err);
+  int rc = bench_start_fio(b, p, argv, log, &pid, err);
   placer_argv_free(argv);
   if (rc < 0)
     return -1;
@@ -491,7 +499,7 @@ static int run_cell(struct bench *b, struct pass *p, size_t w, size_t c, struct 
     }
   }
   pid_t pid = 0;
-  rc = start_fio(b, p, argv, log, &pid, err);
+  rc = bench_start_fio(b, p, argv, log, &pid, err);
   placer_argv_free(argv);
   struct placer_bench_probe *probe = NULL;
   struct hwm_watch watch[1 + 16];
@@ -683,6 +691,9 @@ static int run_pass(struct bench *b, size_t vi, int repeat, unsigned warmup_inde
         continue; /* --resume: measured before */
       rc = run_cell(b, &p, w, c, err);
     }
+  if (rc == 0 && repeat >= 0 && b->study->recovery.enabled && !placer_bench_stop &&
+      !bench_recovery_done(b, vi, (size_t)repeat))
+    rc = bench_recovery_run(b, &p, err);
   struct placer_error *e = NULL;
   if (!live && pass_down(b, &p, &e) < 0) {
     if (rc == 0)

@@ -103,6 +103,9 @@ struct placer_bench_fio_cell {
   bool direct;           /* O_DIRECT (local file, block device) */
   uint64_t size_bytes;   /* the region; 0: the workloads' size */
   const char *ceph_conf; /* rados: fio's engine reads no CEPH_CONF, it wants --conf */
+  unsigned runtime_s;    /* measure: 0 = the workloads' runtime */
+  bool no_ramp;          /* measure: no --ramp_time (its stats reset would break a timeline) */
+  unsigned status_s;     /* measure: --status-interval: a JSON document every STATUS_S seconds (0: none) */
 };
 
 /* fio's argv for a cell of STUDY's workloads, on the study's target (for
@@ -213,6 +216,22 @@ int placer_bench_cluster_up(const struct placer_study *study, const struct place
 /* Stop the cluster (local), undo the placement (existing); always clears C. */
 int placer_bench_cluster_down(const struct placer_study *study, const struct placer_bench_cluster_env *env,
                               struct placer_bench_cluster *c, struct placer_error **err);
+
+/* Faults in a local cluster (recovery runs), through ci/ceph-cluster.sh:
+ * daemon NAME killed (SIGKILL, as a crash; its record's pid becomes 0),
+ * started again through ENV's launcher (`placer exec` with ENV's profile and
+ * changes: placed before its first instruction; *PID, also in C's record,
+ * checked to be in its group), an OSD marked out or in; and the PG states
+ * followed by a child process (*PID) writing LOG until they have left
+ * active+clean and come back (exit 0) or TIMEOUT_S has passed (exit 4). */
+int placer_bench_cluster_kill(const struct placer_bench_cluster_env *env, struct placer_bench_cluster *c,
+                              const char *name, struct placer_error **err);
+int placer_bench_cluster_start(const struct placer_bench_cluster_env *env, struct placer_bench_cluster *c,
+                               const char *name, pid_t *pid, struct placer_error **err);
+int placer_bench_cluster_osd_inout(const struct placer_bench_cluster_env *env, struct placer_bench_cluster *c,
+                                   unsigned id, bool in, struct placer_error **err);
+int placer_bench_cluster_watch_recovery(const struct placer_bench_cluster *c, unsigned timeout_s, const char *log,
+                                        pid_t *pid, struct placer_error **err);
 
 /* ------------------------------------------------------------ starting placed processes */
 

@@ -258,6 +258,23 @@ static int load_variants(struct bench *b, struct placer_error **err) {
     if (rc == 0 && s->cluster.type == PLACER_STUDY_CLUSTER_LOCAL) {
       char **names = NULL;
       rc = placer_bench_local_daemons(s, v->plan, v->spec->name, &names, err);
+      if (rc == 0 && s->recovery.enabled) {
+        char want[32];
+        snprintf(want, sizeof(want), "osd.%u", s->recovery.osd);
+        size_t n_osds = 0;
+        bool found = false;
+        for (size_t k = 0; names[k]; k++) {
+          n_osds += strncmp(names[k], "osd.", 4) == 0;
+          found |= strcmp(names[k], want) == 0;
+        }
+        if (!found)
+          rc = placer_error_set(err, PLACER_EXIT_USAGE, 0,
+                                "recovery: %s is not one of the cluster's OSDs (%zu: osd.0..)", want, n_osds);
+        else if (n_osds < 2)
+          rc =
+              placer_error_set(err, PLACER_EXIT_USAGE, 0,
+                               "recovery: the cluster has one OSD; a second must keep the data while %s is down", want);
+      }
       placer_argv_free(names);
     }
   }
@@ -406,6 +423,15 @@ static int make_results(struct bench *b, struct placer_error **err) {
     .storage_min_fraction = s->sweep.storage_min_fraction,
     .neighbour_min_fraction = s->sweep.neighbour_min_fraction,
   };
+  char recovery_daemon[32];
+  if (s->recovery.enabled) {
+    snprintf(recovery_daemon, sizeof(recovery_daemon), "osd.%u", s->recovery.osd);
+    spec.recovery_action = placer_study_recovery_action_name(s->recovery.action);
+    spec.recovery_daemon = recovery_daemon;
+    spec.recovery_workload = s->recovery.workload ? s->recovery.workload : b->wl_names[0];
+    spec.recovery_at_s = s->recovery.at_s;
+    spec.recovery_down_s = s->recovery.down_s;
+  }
   rc = placer_bench_results_new(&spec, &b->results, err);
 out:
   free(vnames);
@@ -607,18 +633,27 @@ int bench_setup(struct bench *b, struct placer_error **err) {
       open_csv(b, "solo.csv", "variant,condition,repeat,neighbour_level,neighbour_rate,duration_s", &b->solo_csv, err) <
           0)
     return -1;
+  if (b->study->recovery.enabled &&
+      open_csv(b, "recovery.csv",
+               "variant,repeat,action,daemon,detect_s,down_s,recovery_s,total_s,iops_before,iops_during,iops_min,"
+               "degraded_peak,instance,role,rss_before_bytes,rss_peak_bytes",
+               &b->recovery_csv, err) < 0)
+    return -1;
   if (placer_cgroup_open(NULL, &b->cg, err) < 0 || check_prefix(b, err) < 0 || find_guest(b, err) < 0)
     return -1;
   /* What will run, for the progress line. */
   size_t cells = b->n_workloads * b->n_conds, solo_runs = b->n_conds - 1;
-  b->runs_total = b->n_vars * (b->study->repeats * cells + b->study->warmup * b->n_workloads + solo_runs) +
-                  (b->study->baseline.enabled ? b->n_workloads : 0);
+  size_t recovery_runs = b->study->recovery.enabled ? 1 : 0;
+  b->runs_total =
+      b->n_vars * (b->study->repeats * (cells + recovery_runs) + b->study->warmup * b->n_workloads + solo_runs) +
+      (b->study->baseline.enabled ? b->n_workloads : 0);
   b->passes_total = b->n_vars * (b->study->repeats + b->study->warmup);
   return bench_write_summary(b, err);
 }
 
 void bench_free(struct bench *b) {
-  FILE *files[] = { b->runs_csv, b->roles_csv, b->threads_csv, b->cores_csv, b->placement_csv, b->solo_csv };
+  FILE *files[] = { b->runs_csv,      b->roles_csv, b->threads_csv, b->cores_csv,
+                    b->placement_csv, b->solo_csv,  b->recovery_csv };
   for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++)
     if (files[i])
       fclose(files[i]);
@@ -690,6 +725,9 @@ int placer_bench_describe(const struct placer_study *study, const struct placer_
             fprintf(out, " %s/%s", b.wl_names[w], b.conds[c].name);
             runs++;
           }
+        if (repeat >= 0 && study->recovery.enabled)
+          fprintf(out, " recovery:osd.%u-%s", study->recovery.osd,
+                  placer_study_recovery_action_name(study->recovery.action));
         fputc('\n', out);
       }
     if (study->baseline.enabled)
@@ -713,6 +751,14 @@ int placer_bench_describe(const struct placer_study *study, const struct placer_
     if (study->repeats_max > study->repeats)
       fprintf(out, "dynamic repeats: %u to %u passes, until every change's 95%% CI is narrower than %.1f points\n",
               study->repeats, study->repeats_max, 100 * study->ci_width);
+    if (study->recovery.enabled)
+      fprintf(out,
+              "recovery runs: %zu, each %u+%u s of %s, osd.%u %s for %u s, then until active+clean (at most %u s): "
+              "not in the estimate\n",
+              (size_t)study->repeats * b.n_vars, study->workloads.ramp_s, study->recovery.at_s,
+              study->recovery.workload ? study->recovery.workload : b.wl_names[0], study->recovery.osd,
+              study->recovery.action == PLACER_STUDY_RECOVERY_KILL ? "killed" : "out", study->recovery.down_s,
+              study->recovery.timeout_s);
   }
   variants_free(&b);
   for (size_t i = 0; b.wl_names && i < b.n_workloads; i++)

@@ -74,6 +74,10 @@ const char *placer_study_neighbour_kind_name(enum placer_study_neighbour_kind k)
   return k <= PLACER_STUDY_NEIGHBOUR_VM ? neighbour_kind_names[k] : "?";
 }
 
+const char *placer_study_recovery_action_name(int action) {
+  return action == PLACER_STUDY_RECOVERY_OUT ? "out" : "kill";
+}
+
 static size_t seq_len(const yaml_node_t *v) {
   return (size_t)(v->data.sequence.items.top - v->data.sequence.items.start);
 }
@@ -349,6 +353,18 @@ static const struct pyaml_field sweep_fields[] = {
 };
 static const struct pyaml_schema sweep_schema = { "sweep", sweep_fields, N_OF(sweep_fields) };
 
+static const char *const recovery_action_names[] = { "kill", "out", NULL };
+#define RECOVERY_AT(field) offsetof(struct placer_study_recovery, field)
+static const struct pyaml_field recovery_fields[] = {
+  { .key = "action", .type = PYAML_FIELD_ENUM, .offset = RECOVERY_AT(action), .names = recovery_action_names },
+  { .key = "osd", .type = PYAML_FIELD_UINT, .offset = RECOVERY_AT(osd), .max = 1023 },
+  { .key = "at", .type = PYAML_FIELD_UINT, .offset = RECOVERY_AT(at_s), .min = 1, .max = 3600 },
+  { .key = "down", .type = PYAML_FIELD_UINT, .offset = RECOVERY_AT(down_s), .min = 1, .max = 3600 },
+  { .key = "timeout", .type = PYAML_FIELD_UINT, .offset = RECOVERY_AT(timeout_s), .min = 10, .max = 86400 },
+  { .key = "workload", .type = PYAML_FIELD_STRING, .offset = RECOVERY_AT(workload) },
+};
+static const struct pyaml_schema recovery_schema = { "recovery", recovery_fields, N_OF(recovery_fields) };
+
 static int parse_variants(struct pyaml_walk *w, const struct pyaml_field *f, yaml_node_t *v, void *target);
 static int parse_neighbours(struct pyaml_walk *w, const struct pyaml_field *f, yaml_node_t *v, void *target);
 
@@ -366,6 +382,7 @@ static const struct pyaml_field study_fields[] = {
   { .key = "repeats", .type = PYAML_FIELD_CUSTOM, .parse = parse_repeats },
   { .key = "warmup", .type = PYAML_FIELD_UINT, .offset = STUDY_AT(warmup), .max = 10 },
   { .key = "sweep", .type = PYAML_FIELD_MAPPING, .offset = STUDY_AT(sweep), .mapping = &sweep_schema },
+  { .key = "recovery", .type = PYAML_FIELD_MAPPING, .offset = STUDY_AT(recovery), .mapping = &recovery_schema },
 };
 static const struct pyaml_schema study_schema = { "study", study_fields, N_OF(study_fields) };
 
@@ -444,6 +461,9 @@ static void study_defaults(struct placer_study *s) {
   s->warmup = 1;
   s->sweep.storage_min_fraction = 0.90;
   s->sweep.neighbour_min_fraction = 0.85;
+  s->recovery.at_s = 3;
+  s->recovery.down_s = 5;
+  s->recovery.timeout_s = 300;
 }
 
 /* Every variant's knob starts undefined (not a sweep step). */
@@ -844,6 +864,38 @@ static int check_baseline(struct pyaml_walk *w, struct placer_study *s, yaml_nod
   return 0;
 }
 
+static int check_recovery(struct pyaml_walk *w, struct placer_study *s, yaml_node_t *root) {
+  struct placer_study_recovery *r = &s->recovery;
+  r->enabled = pyaml_walk_lookup(w, root, "recovery") != NULL;
+  if (!r->enabled)
+    return 0;
+  if (s->cluster.type != PLACER_STUDY_CLUSTER_LOCAL)
+    return key_error(w, root, NULL, "recovery",
+                     "recovery fails and restarts an OSD: only with cluster type local (this cluster is %s)",
+                     placer_study_cluster_name(s->cluster.type));
+  if (s->cluster.osds == 1)
+    return key_error(w, root, NULL, "recovery", "recovery needs a second OSD to keep the data while one is down");
+  if (s->cluster.osds && r->osd >= s->cluster.osds)
+    return key_error(w, root, "recovery", "osd", "osd.%u: the cluster has osd.0 to osd.%u", r->osd,
+                     s->cluster.osds - 1);
+  if (r->workload) {
+    bool found = false;
+    for (size_t i = 0; i < placer_study_n_workloads(s) && !found; i++) {
+      char *name = NULL;
+      uint64_t bs;
+      const char *pattern;
+      if (placer_study_workload(s, i, &name, &bs, &pattern) < 0)
+        return oom(w);
+      found = strcmp(name, r->workload) == 0;
+      free(name);
+    }
+    if (!found)
+      return key_error(w, root, "recovery", "workload", "'%s' is not one of the workloads (e.g. \"4k-randwrite\")",
+                       r->workload);
+  }
+  return 0;
+}
+
 int placer_study_parse(const char *file, const char *text, size_t len, struct placer_study **out,
                        struct placer_error **err) {
   yaml_document_t doc;
@@ -863,7 +915,7 @@ int placer_study_parse(const char *file, const char *text, size_t len, struct pl
   variants_defaults(s);
   if (check_cluster(&w, s, root) < 0 || check_variants(&w, s, root) < 0 || check_workloads(&w, s, root) < 0 ||
       check_neighbours(&w, s, root) < 0 || check_sweep(&w, s, root) < 0 || check_rebuild(&w, s, root) < 0 ||
-      check_baseline(&w, s, root) < 0)
+      check_baseline(&w, s, root) < 0 || check_recovery(&w, s, root) < 0)
     goto out;
   if ((s->path = strdup(file)) == NULL) {
     placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "parse study");
@@ -936,6 +988,7 @@ void placer_study_free(struct placer_study *s) {
   free(s->sweep.workload);
   free(s->sweep.steps);
   placer_string_list_free(&s->sweep.roles);
+  free(s->recovery.workload);
   free(s);
 }
 

@@ -130,6 +130,25 @@ struct placer_study_sweep {
   double neighbour_min_fraction;
 };
 
+enum placer_study_recovery_action {
+  PLACER_STUDY_RECOVERY_KILL, /* SIGKILL the OSD (a crash), start it again after `down` s */
+  PLACER_STUDY_RECOVERY_OUT,  /* `ceph osd out`, `in` again after `down` s */
+};
+
+/* Recovery as a workload: in every measured pass, each variant gets one more
+ * fio run during which an OSD fails and comes back; the time to active+clean,
+ * the client's IOPS before and during recovery and each role's peak RSS are
+ * recorded.  Local clusters only. */
+struct placer_study_recovery {
+  bool enabled;
+  int action;         /* enum placer_study_recovery_action */
+  unsigned osd;       /* the OSD's id */
+  unsigned at_s;      /* seconds of client I/O (after the ramp) before the fault */
+  unsigned down_s;    /* seconds the OSD stays down (kill) or out */
+  unsigned timeout_s; /* for active+clean after it is back */
+  char *workload;     /* "4k-randwrite"; NULL = the first */
+};
+
 struct placer_study {
   char *path; /* as given (the default: its path under studies/) */
   char *dir;  /* where relative paths start; NULL: the current directory */
@@ -146,6 +165,7 @@ struct placer_study {
   double ci_width;      /* dynamic: stop when every main-metric CI of a change is narrower (0.05 = 5 points) */
   unsigned warmup;      /* discarded passes per variant (each workload alone) */
   struct placer_study_sweep sweep;
+  struct placer_study_recovery recovery;
 };
 
 /* Read and check a study.  Every error is "FILE:LINE:COL: PATH: message"
@@ -184,5 +204,6 @@ const char *placer_study_sweep_parameter_name(int parameter);
 const char *placer_study_cluster_name(enum placer_study_cluster_type t);
 const char *placer_study_target_name(enum placer_study_target t);
 const char *placer_study_neighbour_kind_name(enum placer_study_neighbour_kind k);
+const char *placer_study_recovery_action_name(int action);
 
 #endif

@@ -292,6 +292,42 @@ static void test_profile_paths(void **state) {
 }
 
 /* The annotated example of docs/bench.md is a valid study. */
+static void test_recovery(void **state) {
+  (void)state;
+  struct placer_study *s = parse_ok(minimal);
+  assert_false(s->recovery.enabled);
+  placer_study_free(s);
+  s = parse_ok("variants: [ { name: a, profile: x } ]\nrecovery: {}\n");
+  assert_true(s->recovery.enabled);
+  assert_int_equal(s->recovery.action, PLACER_STUDY_RECOVERY_KILL);
+  assert_int_equal(s->recovery.osd, 0);
+  assert_int_equal(s->recovery.at_s, 3);
+  assert_int_equal(s->recovery.down_s, 5);
+  assert_int_equal(s->recovery.timeout_s, 300);
+  assert_null(s->recovery.workload);
+  placer_study_free(s);
+  s = parse_ok("cluster: { osds: 3 }\nvariants: [ { name: a, profile: x } ]\nworkloads: { patterns: [randwrite, "
+               "randread] }\nrecovery: { action: out, osd: 2, at: 4, down: 10, timeout: 60, workload: 4k-randread }\n");
+  assert_int_equal(s->recovery.action, PLACER_STUDY_RECOVERY_OUT);
+  assert_string_equal(placer_study_recovery_action_name(s->recovery.action), "out");
+  assert_int_equal(s->recovery.osd, 2);
+  assert_int_equal(s->recovery.down_s, 10);
+  assert_string_equal(s->recovery.workload, "4k-randread");
+  placer_study_free(s);
+  expect_error(
+      "cluster: { type: none }\nvariants: [ { name: a, profile: x } ]\nworkloads: { path: /x }\nrecovery: {}\n",
+      "inline.yaml:4:1: recovery: recovery fails and restarts an OSD: only with cluster type local");
+  expect_error("cluster: { osds: 2 }\nvariants: [ { name: a, profile: x } ]\nrecovery: { osd: 2 }\n",
+               "recovery.osd: osd.2: the cluster has osd.0 to osd.1");
+  expect_error("cluster: { osds: 1 }\nvariants: [ { name: a, profile: x } ]\nrecovery: {}\n",
+               "a second OSD to keep the data");
+  expect_error("variants: [ { name: a, profile: x } ]\nrecovery: { workload: 4k-read }\n",
+               "recovery.workload: '4k-read' is not one of the workloads");
+  expect_error("variants: [ { name: a, profile: x } ]\nrecovery: { action: crash }\n", "recovery.action");
+  expect_error("variants: [ { name: a, profile: x } ]\nrecovery: { timeout: 5 }\n", "recovery.timeout");
+  expect_error("variants: [ { name: a, profile: x } ]\nrecovery: { at: 0 }\n", "recovery.at");
+}
+
 static void test_docs_example(void **state) {
   (void)state;
   char *doc = test_read_file(test_data_path("../docs/bench.md"));
@@ -311,6 +347,8 @@ static void test_docs_example(void **state) {
   assert_int_equal(placer_study_n_workloads(s), 12);
   assert_true(s->sweep.enabled);
   assert_int_equal(s->neighbours[0].kind, PLACER_STUDY_NEIGHBOUR_VM);
+  assert_true(s->recovery.enabled);
+  assert_int_equal(s->recovery.osd, 1);
   placer_study_free(s);
   free(doc);
 }
@@ -319,7 +357,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_placement_sweep),  cmocka_unit_test(test_default_study), cmocka_unit_test(test_defaults),
     cmocka_unit_test(test_matrix_and_sweep), cmocka_unit_test(test_errors),        cmocka_unit_test(test_profile_paths),
-    cmocka_unit_test(test_docs_example),
+    cmocka_unit_test(test_docs_example),     cmocka_unit_test(test_recovery),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
