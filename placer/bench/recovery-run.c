@@ -132,8 +132,7 @@ int bench_recovery_run(struct bench *b, struct pass *p, struct placer_error **er
 
   cleanup_free char *rel_json = NULL, *json = NULL, *rel_watch = NULL, *watch_log = NULL, *fio_log = NULL;
   if (asprintf(&rel_json, "fio/%s-recovery-%s.json", p->tag, b->wl_names[w]) < 0 ||
-      (json = bench_path_join(b->out, rel_json)) == NULL ||
-      asprintf(&rel_watch, "logs/recovery-%s.log", p->tag) < 0 ||
+      (json = bench_path_join(b->out, rel_json)) == NULL || asprintf(&rel_watch, "logs/recovery-%s.log", p->tag) < 0 ||
       (watch_log = bench_path_join(b->out, rel_watch)) == NULL ||
       asprintf(&fio_log, "%s/logs/fio-%s-recovery-%s.log", b->out, p->tag, b->wl_names[w]) < 0)
     return bench_oom(err);
@@ -256,8 +255,8 @@ int bench_recovery_run(struct bench *b, struct pass *p, struct placer_error **er
   if ((run->fio_json = strdup(rel_json)) == NULL || (run->watch_log = strdup(rel_watch)) == NULL)
     return bench_oom(err);
   for (size_t i = 0; i < n_watch; i++)
-    if (placer_bench_recovery_run_add_role(run, watch[i].instance, watch[i].role, watch[i].before, watch[i].peak,
-                                           err) < 0)
+    if (placer_bench_recovery_run_add_role(run, watch[i].instance, watch[i].role, watch[i].before, watch[i].peak, err) <
+        0)
       return -1;
 
   /* The restarted daemon runs where the plan says, every thread of it; and
@@ -274,8 +273,9 @@ int bench_recovery_run(struct bench *b, struct pass *p, struct placer_error **er
     const struct placer_bench_daemon *x = &p->cluster.daemons[i];
     char state = x->pid > 0 ? placer_proc_state(x->pid) : '\0';
     if (state == '\0' || state == 'Z' || state == 'X')
-      return placer_error_set(err, PLACER_EXIT_SYSTEM, 0, "%s: %s (pid %d) is not running after the recovery run; see %s",
-                              p->tag, x->name, (int)x->pid, p->cluster_log);
+      return placer_error_set(err, PLACER_EXIT_SYSTEM, 0,
+                              "%s: %s (pid %d) is not running after the recovery run; see %s", p->tag, x->name,
+                              (int)x->pid, p->cluster_log);
   }
   run->done = true;
   csv_rows(b, p, rec, run);

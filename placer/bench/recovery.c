@@ -14,8 +14,8 @@
 
 #define DASH "-"
 
-int placer_bench_recovery_new(const char *action, const char *daemon, const char *workload, double at_s,
-                              double down_s, size_t n_variants, size_t repeats, struct placer_bench_recovery **out,
+int placer_bench_recovery_new(const char *action, const char *daemon, const char *workload, double at_s, double down_s,
+                              size_t n_variants, size_t repeats, struct placer_bench_recovery **out,
                               struct placer_error **err) {
   if (n_variants == 0 || repeats == 0 || !action || !daemon || !workload)
     return placer_error_set(err, PLACER_EXIT_USAGE, EINVAL, "recovery: no variants, repeats or daemon");
@@ -142,16 +142,16 @@ json_t *placer_bench_recovery_to_json(const struct placer_bench_recovery *r, cha
                                                (json_int_t)run->roles[i].rss_before_bytes, "rss_peak_bytes",
                                                (json_int_t)run->roles[i].rss_peak_bytes));
       json_array_append_new(
-          runs, json_pack("{s:s, s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "variant",
-                          variants[v], "repeat", (json_int_t)k, "fio_json", str_or_null(run->fio_json), "watch_log",
+          runs, json_pack("{s:s, s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "variant", variants[v],
+                          "repeat", (json_int_t)k, "fio_json", str_or_null(run->fio_json), "watch_log",
                           str_or_null(run->watch_log), "detect_s", num_or_null(run->detect_s), "down_s",
                           num_or_null(run->down_s), "recovery_s", num_or_null(run->recovery_s), "total_s",
                           num_or_null(run->total_s), "iops_before", num_or_null(run->iops_before), "iops_during",
                           num_or_null(run->iops_during), "iops_min", num_or_null(run->iops_min), "degraded_peak",
                           num_or_null(run->degraded_peak), "roles", roles));
     }
-  return json_pack("{s:s, s:s, s:s, s:o, s:o, s:o}", "action", r->action, "daemon", r->daemon, "workload",
-                   r->workload, "at_s", num_or_null(r->at_s), "down_s", num_or_null(r->down_s), "runs", runs);
+  return json_pack("{s:s, s:s, s:s, s:o, s:o, s:o}", "action", r->action, "daemon", r->daemon, "workload", r->workload,
+                   "at_s", num_or_null(r->at_s), "down_s", num_or_null(r->down_s), "runs", runs);
 }
 
 int placer_bench_recovery_from_json(const json_t *j, char *const *variants, size_t n_variants, size_t repeats,
@@ -232,10 +232,10 @@ static void summarize(const struct placer_bench_recovery *r, size_t variant,
   placer_stats_summarize(x, n, out);
 }
 
-#define FIGURE(name)                                                                                                   \
-  static double fig_##name(const struct placer_bench_recovery_run *run, const void *arg) {                             \
-    (void)arg;                                                                                                         \
-    return run->name;                                                                                                  \
+#define FIGURE(name)                                                                       \
+  static double fig_##name(const struct placer_bench_recovery_run *run, const void *arg) { \
+    (void)arg;                                                                             \
+    return run->name;                                                                      \
   }
 FIGURE(detect_s)
 FIGURE(recovery_s)
@@ -306,8 +306,7 @@ void placer_bench_recovery_report(const struct placer_bench_recovery *r, char *c
   for (size_t i = 0; i < r->n_variants * r->repeats; i++)
     done += r->runs[i].done;
   bool kill = strcmp(r->action, "kill") == 0;
-  fprintf(out,
-          "\nRecovery: %s %s after %.0f s of %s, %s %.0f s later; medians over the repeats (min-max), %zu run%s\n",
+  fprintf(out, "\nRecovery: %s %s after %.0f s of %s, %s %.0f s later; medians over the repeats (min-max), %zu run%s\n",
           r->daemon, kill ? "killed" : "marked out", r->at_s, r->workload, kill ? "started again" : "marked in",
           r->down_s, done, done == 1 ? "" : "s");
   if (done == 0) {
@@ -380,9 +379,10 @@ void placer_bench_recovery_report(const struct placer_bench_recovery *r, char *c
     }
   }
   placer_table_print(&t, out);
-  fprintf(out, "  detected: the fault -> the PGs left active+clean; back: the OSD %s; kept: IOPS during / before;\n"
-               "  peak RSS: the largest instance of the role from the fault to active+clean (its growth over\n"
-               "  its RSS when the fault hit)\n",
+  fprintf(out,
+          "  detected: the fault -> the PGs left active+clean; back: the OSD %s; kept: IOPS during / before;\n"
+          "  peak RSS: the largest instance of the role from the fault to active+clean (its growth over\n"
+          "  its RSS when the fault hit)\n",
           kill ? "started again" : "marked in");
 }
 
@@ -476,7 +476,8 @@ void placer_bench_parse_watch(const char *text, double *unclean_s, double *clean
       *clean_s = x;
     else if (strncmp(line, "t=", 2) == 0) {
       const char *d = strstr(line, " degraded=");
-      if (d && (!eol || d < eol) && sscanf(d, " degraded=%lf", &x) == 1 && (isnan(*degraded_peak) || x > *degraded_peak))
+      if (d && (!eol || d < eol) && sscanf(d, " degraded=%lf", &x) == 1 &&
+          (isnan(*degraded_peak) || x > *degraded_peak))
         *degraded_peak = x;
     }
     line = eol ? eol + 1 : NULL;

@@ -15,23 +15,23 @@
 #include "lib/error.h"
 
 struct placer_bench_recovery_role {
-  char *instance; /* "osd.1" */
-  char *role;     /* "osd" */
+  char *instance;            /* "osd.1" */
+  char *role;                /* "osd" */
   uint64_t rss_before_bytes; /* VmRSS summed over the instance's processes when the fault hit */
   uint64_t rss_peak_bytes;   /* the highest such sum from the fault to active+clean */
 };
 
 struct placer_bench_recovery_run {
   bool done;
-  char *fio_json;     /* fio's status stream (one JSON document a second), relative to the results */
-  char *watch_log;    /* the PG states followed (ceph-cluster.sh watch-recovery), relative */
-  double detect_s;    /* the fault -> the PGs left active+clean */
-  double down_s;      /* the fault -> the OSD started again (kill) or marked in (out) */
-  double recovery_s;  /* the OSD back -> every PG active+clean */
-  double total_s;     /* the fault -> every PG active+clean */
-  double iops_before; /* the client's, over the `at` seconds before the fault */
-  double iops_during; /* from the fault to active+clean */
-  double iops_min;    /* the lowest one-second interval in it */
+  char *fio_json;       /* fio's status stream (one JSON document a second), relative to the results */
+  char *watch_log;      /* the PG states followed (ceph-cluster.sh watch-recovery), relative */
+  double detect_s;      /* the fault -> the PGs left active+clean */
+  double down_s;        /* the fault -> the OSD started again (kill) or marked in (out) */
+  double recovery_s;    /* the OSD back -> every PG active+clean */
+  double total_s;       /* the fault -> every PG active+clean */
+  double iops_before;   /* the client's, over the `at` seconds before the fault */
+  double iops_during;   /* from the fault to active+clean */
+  double iops_min;      /* the lowest one-second interval in it */
   double degraded_peak; /* objects degraded, at most */
   size_t n_roles;
   struct placer_bench_recovery_role *roles;
@@ -46,8 +46,8 @@ struct placer_bench_recovery {
   struct placer_bench_recovery_run *runs; /* [variant][repeat] */
 };
 
-int placer_bench_recovery_new(const char *action, const char *daemon, const char *workload, double at_s,
-                              double down_s, size_t n_variants, size_t repeats, struct placer_bench_recovery **out,
+int placer_bench_recovery_new(const char *action, const char *daemon, const char *workload, double at_s, double down_s,
+                              size_t n_variants, size_t repeats, struct placer_bench_recovery **out,
                               struct placer_error **err);
 void placer_bench_recovery_free(struct placer_bench_recovery *r);
 /* The run slot, or NULL when out of range. */

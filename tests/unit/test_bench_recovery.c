@@ -59,8 +59,7 @@ static void test_watch(void **state) {
   assert_true(fabs(clean - 1796319900.218) < 1e-6);
   assert_true(degraded == 69);
   free(text);
-  placer_bench_parse_watch("t=1 clean=16 pgs=16 degraded=0 misplaced=0 up=2\nTIMEOUT x\n", &unclean, &clean,
-                           &degraded);
+  placer_bench_parse_watch("t=1 clean=16 pgs=16 degraded=0 misplaced=0 up=2\nTIMEOUT x\n", &unclean, &clean, &degraded);
   assert_true(isnan(unclean) && isnan(clean) && degraded == 0);
 }
 
