@@ -1,0 +1,122 @@
+#!/bin/sh
+# The split sweeps of placer bench (sweep.parameter quota, weight, cores) put their knob in
+# force for real: three small studies without Ceph (cluster none), where the storage role is
+# fio's (CPU-bound here: fio's null engine) beside a stress-ng neighbour:
+#   - quota 0.3: fio alone uses ~1 core unconstrained and <= 0.36 cores at quota-0.3
+#     (cpu.max / cpu.cfs_quota_us on fio's role group);
+#   - weight 8, on demo-local (fio and the neighbour share one CPU): fio's share of what the
+#     two used is ~1/2 at equal weights and >= 0.75 at 8 : 1 (the role groups' cpu.weight /
+#     cpu.shares);
+#   - cores 1, on demo-local: fio's pool gets one CPU and the neighbour's the other
+#     (placement.csv: disjoint Cpus_allowed_list), while the base shares one CPU.
+# Shares are judged between fio and the neighbour only, so load outside the study (another
+# job on the machine) does not decide them.  About 1.5 minutes.
+set -u
+PLACER=${PLACER_BIN:?PLACER_BIN not set}
+T=bench_split_sweeps
+skip() { echo "$T: SKIP: $*"; exit 77; }
+fail() { echo "$T: FAIL: $*" >&2; exit 1; }
+say() { echo "$T: $*"; }
+[ "$(id -u)" = 0 ] || skip "needs root"
+for b in fio stress-ng /usr/bin/python3; do
+  command -v "$b" >/dev/null 2>&1 || skip "$b not installed"
+done
+[ "$(nproc)" -ge 2 ] || skip "needs 2 CPUs"
+PY=/usr/bin/python3
+
+work=$(mktemp -d /var/tmp/placer-bench-split.XXXXXX)
+prefix=placer-t-split-$$
+cleanup() {
+  rc=$?
+  trap - EXIT INT TERM HUP
+  for d in /sys/fs/cgroup/*/"$prefix" /sys/fs/cgroup/"$prefix"; do
+    [ -d "$d" ] && { echo "$T: cgroup $d left behind" >&2; rc=1; }
+  done
+  [ "$rc" = 0 ] && rm -rf "$work" || echo "$T: kept $work" >&2
+  exit "$rc"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM HUP
+
+study() { # BASE_PROFILE SWEEP
+  cat <<YAML
+version: 1
+cluster: { type: none }
+variants:
+  - { name: base, profile: $1 }
+workloads:
+  path: $work/target.img
+  size: 16MiB
+  block_sizes: [4K]
+  patterns: [randwrite]
+  iodepth: 1
+  runtime: 3
+  ramp: 1
+  prefill: false
+  fio_options: [--ioengine=null]
+neighbours:
+  - { name: hog, kind: stress-ng, stressor: cpu, intensity: 1 }
+sweep: $2
+repeats: 1
+warmup: 0
+YAML
+}
+
+run() { # NAME
+  "$PLACER" bench --quiet --prefix "$prefix" --out "$work/$1" "$work/$1.yaml" >"$work/$1.out" 2>"$work/$1.err" ||
+    { cat "$work/$1.err" >&2; fail "$1 study exited $?"; }
+  for d in /sys/fs/cgroup/*/"$prefix" /sys/fs/cgroup/"$prefix"; do
+    [ ! -d "$d" ] || fail "$1: cgroup $d left behind"
+  done
+}
+
+# cores per role in one cell, from summary.json
+cat >"$work/cores.py" <<'PY'
+import json, sys
+s = json.load(open(sys.argv[1]))
+def cores(variant, condition, role):
+    for r in s["runs"]:
+        if r["variant"] == variant and r["condition"] == condition:
+            return sum(u["cpu_ns"] for u in r["roles"] if u["role"] == role) / 1e9 / r["duration_s"]
+    raise SystemExit(f"no run {variant} {condition}")
+PY
+
+study unpinned "{ parameter: quota, values: [0.3] }" >"$work/quota.yaml"
+run quota
+$PY - "$work/quota/summary.json" <<PY || fail "quota sweep"
+exec(open("$work/cores.py").read())
+base, step = cores("base", "alone", "fio"), cores("quota-0.3", "alone", "fio")
+print(f"quota: fio alone {base:.2f} cores unconstrained, {step:.2f} at quota-0.3")
+assert base >= 0.6, base
+assert step <= 0.36, step
+PY
+
+study demo-local "{ parameter: weight, values: [8] }" >"$work/weight.yaml"
+run weight
+$PY - "$work/weight/summary.json" <<PY || fail "weight sweep"
+exec(open("$work/cores.py").read())
+def share(v):
+    f, n = cores(v, "hog", "fio"), cores(v, "hog", "neighbour")
+    return f / (f + n)
+a, b = share("base"), share("weight-8")
+print(f"weight: fio's share of one CPU beside the hog {a:.2f} at 1 : 1, {b:.2f} at 8 : 1")
+assert 0.3 <= a <= 0.7, a
+assert b >= 0.75, b
+PY
+
+study demo-local "{ parameter: cores, values: [1] }" >"$work/cores.yaml"
+run cores
+$PY - "$work/cores/placement.csv" <<'PY' || fail "cores sweep"
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+def cpus(v, role):
+    got = {r["cpus_allowed"] for r in rows if r["variant"] == v and r["role"] == role}
+    assert len(got) == 1, (v, role, got)
+    return got.pop()
+fb, nb = cpus("base", "fio"), cpus("base", "neighbour")
+fc, nc = cpus("cores-1", "fio"), cpus("cores-1", "neighbour")
+print(f"cores: base fio {fb} neighbour {nb}; cores-1 fio {fc} neighbour {nc}")
+assert fb == nb, (fb, nb)  # demo-local: one clients CPU for both
+assert fc != nc and "," not in fc + nc and "-" not in fc + nc, (fc, nc)  # one CPU each, not the same
+PY
+say "OK"
