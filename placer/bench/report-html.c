@@ -1,7 +1,7 @@
 /* report.html: the mailing-list table and gnuplot's SVG plots of a results
  * directory -- interference with CI whiskers, the sweep curves with the
- * balance point, CPU per role, latency percentiles, and with a second
- * directory the change of every cell.  Data and scripts stay beside the SVGs
+ * balance point, CPU per role, latency percentiles, client IOPS through a
+ * recovery, and with a second directory the change of every cell.  Data and scripts stay beside the SVGs
  * in DIR/report/, so a plot can be redrawn or restyled by hand. */
 #include "bench/report-html.h"
 
@@ -18,6 +18,7 @@
 #include "bench/size.h"
 #include "bench/stats.h"
 #include "lib/fsfile.h"
+#include "lib/textfile.h"
 #include "lib/subprocess.h"
 
 #define GNUPLOT_TIMEOUT_MS 60000
@@ -589,6 +590,97 @@ static int plot_latency(struct page *pg) {
   return finish_plot(pg, "latency", &pf, label);
 }
 
+/* A recovery run's client IOPS, second by second, from fio's status stream,
+ * against the seconds since the fault: one line per variant (its first
+ * recorded run).  The fault's time is the watcher's UNCLEAN less the
+ * detection time; nothing is drawn when no run has its files. */
+static int plot_recovery(struct page *pg) {
+  const struct placer_bench_recovery *rec = pg->r->recovery;
+  if (rec == NULL)
+    return 0;
+  struct plot_files pf;
+  bool opened = false, any = false;
+  for (size_t v = 0; v < rec->n_variants; v++) {
+    const struct placer_bench_recovery_run *run = NULL;
+    for (size_t k = 0; k < rec->repeats && run == NULL; k++) {
+      const struct placer_bench_recovery_run *x = placer_bench_recovery_run_const(rec, v, k);
+      if (x->done && x->fio_json && x->watch_log && !isnan(x->detect_s))
+        run = x;
+    }
+    char *fio_path = NULL, *watch_path = NULL, *fio_text = NULL, *watch_text = NULL;
+    size_t fio_len = 0, watch_len = 0, n = 0;
+    struct placer_bench_io_point *p = NULL;
+    struct placer_error *e = NULL;
+    bool ok = run && asprintf(&fio_path, "%s/%s", pg->dir, run->fio_json) >= 0 &&
+              asprintf(&watch_path, "%s/%s", pg->dir, run->watch_log) >= 0 &&
+              placer_textfile_read_path(fio_path, PLACER_TEXTFILE_MAX_BYTES, &fio_text, &fio_len) == 0 &&
+              placer_textfile_read_path(watch_path, PLACER_TEXTFILE_MAX_BYTES, &watch_text, &watch_len) == 0 &&
+              placer_bench_fio_status_points(fio_text, fio_len, &p, &n, &e) == 0 && n >= 2;
+    placer_error_free(e);
+    double unclean = NAN, clean, degraded;
+    if (ok)
+      placer_bench_parse_watch(watch_text, &unclean, &clean, &degraded);
+    if (ok && !isnan(unclean) && !opened) {
+      if (plot_open(pg, "recovery", &pf) < 0)
+        ok = false;
+      else {
+        opened = true;
+        fputs("# per variant (one block each): seconds since the fault, client IOPS over the second before\n", pf.dat);
+      }
+    }
+    if (ok && !isnan(unclean)) {
+      double fault = unclean - run->detect_s;
+      fprintf(pf.dat, "# %s\n", pg->r->variants[v]);
+      for (size_t i = 1; i < n; i++) {
+        double dt = (p[i].t_ms - p[i - 1].t_ms) / 1000.0;
+        if (dt > 0)
+          fprintf(pf.dat, "%.3f %.1f\n", p[i].t_ms / 1000.0 - fault, (p[i].ios - p[i - 1].ios) / dt);
+      }
+      fputs("\n\n", pf.dat);
+      any = true;
+    }
+    free(p);
+    free(fio_path);
+    free(watch_path);
+    free(fio_text);
+    free(watch_text);
+  }
+  if (!opened)
+    return 0;
+  if (!any) {
+    plot_discard(&pf);
+    return 0;
+  }
+  FILE *gp = pf.gp;
+  script_head(pg, gp, "recovery", 900, 420);
+  fputs("set xlabel 'seconds since the fault'\nset ylabel 'client IOPS (each second)'\nset yrange [0:*]\n"
+        "set arrow from 0, graph 0 to 0, graph 1 nohead dashtype 2\n",
+        gp);
+  fprintf(gp, "set arrow from %g, graph 0 to %g, graph 1 nohead dashtype 3\nplot ", rec->down_s, rec->down_s);
+  size_t block = 0;
+  for (size_t v = 0; v < rec->n_variants; v++) {
+    bool has = false;
+    for (size_t k = 0; k < rec->repeats && !has; k++) {
+      const struct placer_bench_recovery_run *x = placer_bench_recovery_run_const(rec, v, k);
+      has = x->done && x->fio_json && x->watch_log && !isnan(x->detect_s);
+    }
+    if (!has)
+      continue;
+    if (block)
+      fputs(", ", gp);
+    data_ref(pg, gp, "recovery");
+    fprintf(gp, " index %zu using 1:2 with lines title ", block++);
+    gq(gp, pg->r->variants[v]);
+  }
+  fputc('\n', gp);
+  char caption[256];
+  snprintf(caption, sizeof(caption),
+           "Client IOPS while %s was %s at 0 and back at %g s (dashed lines), until active+clean (each variant's "
+           "first recovery run)",
+           rec->daemon, strcmp(rec->action, "kill") == 0 ? "killed" : "out", rec->down_s);
+  return finish_plot(pg, "recovery", &pf, caption);
+}
+
 /* B (compare_dir) against A (dir): the change of every cell both hold. */
 static int plot_compare(struct page *pg) {
   const struct placer_bench_results *a = pg->r, *b = pg->b;
@@ -699,7 +791,8 @@ int placer_report_html_write(const char *dir, const struct placer_bench_results 
   html_text(pg.html, text);
   fputs("</pre>\n<h2>Plots</h2>\n", pg.html);
   if (plot_interference(&pg, false) < 0 || plot_interference(&pg, true) < 0 || plot_sweep(&pg) < 0 ||
-      plot_split(&pg) < 0 || plot_cpu(&pg) < 0 || plot_latency(&pg) < 0 || (b && plot_compare(&pg) < 0))
+      plot_split(&pg) < 0 || plot_cpu(&pg) < 0 || plot_latency(&pg) < 0 || plot_recovery(&pg) < 0 ||
+      (b && plot_compare(&pg) < 0))
     goto out;
   fputs("<p>Made by <code>placer report</code> with gnuplot; the data and scripts of every plot are in "
         "<code>report/</code> beside it.</p>\n</body>\n</html>\n",
