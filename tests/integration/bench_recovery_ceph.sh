@@ -7,7 +7,8 @@
 #     recovery, the degraded objects, and every daemon's and fio's RSS before and at its peak;
 #     the watcher's log shows the PGs leave and regain active+clean; osd.1 came back with a
 #     new PID in its group, every thread of it on the CPUs the variant's plan gives it
-#     (placement.csv); recovery.csv and the report's section hold the same figures;
+#     (placement.csv); recovery.csv and the report's section hold the same figures, and
+#     report.html plots the client's IOPS through each variant's recovery;
 #   - action out (ceph osd out, then in): the OSD keeps its PID, the PGs leave and regain
 #     active+clean, the run is recorded;
 #   - nothing is left: no daemon, no cluster directory, no cgroup.
@@ -129,6 +130,13 @@ assert "Recovery: osd.1 killed after 4 s of 4k-randwrite, started again 4 s late
 print("kill: " + "; ".join(f"{v} back->clean {r['recovery_s']:.1f} s, IOPS {r['iops_before']:.0f} -> "
                            f"{r['iops_during']:.0f}" for v, r in sorted(runs.items())))
 PY
+
+if command -v gnuplot >/dev/null 2>&1; then
+  grep -q 'report/recovery.svg' "$work/k/report.html" && [ -s "$work/k/report/recovery.svg" ] ||
+    fail "report.html has no recovery plot"
+  [ "$(grep -c '^# \(unpinned\|pinned\)$' "$work/k/report/recovery.dat")" = 2 ] ||
+    fail "recovery.dat: not one block per variant"
+fi
 
 # --- out and in -------------------------------------------------------------------------
 study "  - { name: unpinned, profile: unpinned }" out >"$work/out.yaml"
