@@ -12,9 +12,10 @@
 #   - action out (ceph osd out, then in): the OSD keeps its PID, the PGs leave and regain
 #     active+clean, the run is recorded;
 #   - nothing is left: no daemon, no cluster directory, no cgroup.
-# About 3 minutes (each recovery of the few objects written while the OSD was away takes
-# ~35 s: Pacific throttles recovery behind client I/O).  Skipped (77) without root, Ceph,
-# fio with rbd.
+# About 2.5 minutes: a restarted OSD takes ~5 s to boot and peer, then pushes every rbd object
+# written while it was away, whole (~70 objects of 4 MiB here) beside the client's writes:
+# ~30 s per kill on this VM's disk (`out` and `in`, no boot, about 6 s).  Skipped (77) without
+# root, Ceph, fio with rbd.
 set -u
 PLACER=${PLACER_BIN:?PLACER_BIN not set}
 SRC=${PLACER_SOURCE_DIR:?PLACER_SOURCE_DIR not set}
