@@ -17,56 +17,14 @@
 # ~30 s per kill on this VM's disk (`out` and `in`, no boot, about 6 s).  Skipped (77) without
 # root, Ceph, fio with rbd.
 set -u
-PLACER=${PLACER_BIN:?PLACER_BIN not set}
-SRC=${PLACER_SOURCE_DIR:?PLACER_SOURCE_DIR not set}
 T=bench_recovery_ceph
-skip() { echo "$T: SKIP: $*"; exit 77; }
-fail() { echo "$T: FAIL: $*" >&2; exit 1; }
-say() { echo "$T: $*"; }
+. "$(dirname "$0")/lib/bench.sh"
 [ "$(id -u)" = 0 ] || skip "needs root"
 for b in ceph-mon ceph-mgr ceph-osd fio /usr/bin/python3; do
   command -v "$b" >/dev/null 2>&1 || skip "$b not installed"
 done
 fio --enghelp=rbd >/dev/null 2>&1 || skip "this fio has no rbd engine"
-PY=/usr/bin/python3
-
-work=$(mktemp -d "${TMPDIR:-/tmp}/placer-bench-recovery.XXXXXX")
-prefix=placer-t-recovery-$$
-ours() {
-  for d in /proc/[0-9]*; do
-    [ "${d#/proc/}" != $$ ] || continue
-    grep -q "/$prefix/" "$d/cgroup" 2>/dev/null && { printf '%s ' "${d#/proc/}"; continue; }
-    case "$(tr '\0' ' ' 2>/dev/null <"$d/cmdline")" in *"$work/"*) printf '%s ' "${d#/proc/}" ;; esac
-  done
-  return 0
-}
-cleanup() {
-  rc=$?
-  trap - EXIT INT TERM HUP
-  for r in "$work"/*/cluster; do
-    [ -d "$r" ] && sh "$SRC/ci/ceph-cluster.sh" down "$r" >/dev/null 2>&1
-  done
-  for p in $(ours); do kill -9 "$p" 2>/dev/null; done
-  sleep 0.5
-  for d in /sys/fs/cgroup/*/"$prefix" /sys/fs/cgroup/"$prefix"; do
-    [ -d "$d" ] || continue
-    echo "$T: cgroup $d left behind" >&2
-    find "$d" -depth -type d -exec rmdir {} \; 2>/dev/null
-    rc=1
-  done
-  [ "$rc" = 0 ] && rm -rf "$work" || echo "$T: kept $work" >&2
-  exit "$rc"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM HUP
-
-nothing_left() {
-  for r in "$work"/*/cluster; do [ ! -d "$r" ] || fail "$1: cluster directory $r left"; done
-  [ -z "$(ours)" ] || fail "$1: processes left: $(ours)"
-  for d in /sys/fs/cgroup/*/"$prefix" /sys/fs/cgroup/"$prefix"; do
-    [ ! -d "$d" ] || fail "$1: cgroup $d left behind"
-  done
-}
+bench_setup
 
 study() { # VARIANTS ACTION
   cat <<YAML
@@ -89,7 +47,7 @@ t0=$(date +%s)
 "$PLACER" bench --prefix "$prefix" --out "$work/k" "$work/kill.yaml" >"$work/k.out" 2>"$work/k.err" ||
   { cat "$work/k.err" >&2; fail "placer bench (kill) exited $?"; }
 say "kill study done in $(($(date +%s) - t0)) s"
-nothing_left "after the kill study"
+bench_nothing_left "after the kill study"
 pinned_osd1=$("$PLACER" plan --json "$SRC/profiles/demo-local.yaml" |
   $PY -c 'import json,sys; print([i["cpus"] for i in json.load(sys.stdin)["instances"] if i["name"]=="osd.1"][0])')
 $PY - "$work/k" "$pinned_osd1" "$(nproc)" <<'PY' || fail "the kill study's results"
@@ -145,7 +103,7 @@ t0=$(date +%s)
 "$PLACER" bench --prefix "$prefix" --out "$work/o" "$work/out.yaml" >"$work/o.out" 2>"$work/o.err" ||
   { cat "$work/o.err" >&2; fail "placer bench (out) exited $?"; }
 say "out study done in $(($(date +%s) - t0)) s"
-nothing_left "after the out study"
+bench_nothing_left "after the out study"
 $PY - "$work/o" <<'PY' || fail "the out study's results"
 import csv, json, os, sys
 d = sys.argv[1]

@@ -12,31 +12,14 @@
 # Shares are judged between fio and the neighbour only, so load outside the study (another
 # job on the machine) does not decide them.  About 1.5 minutes.
 set -u
-PLACER=${PLACER_BIN:?PLACER_BIN not set}
 T=bench_split_sweeps
-skip() { echo "$T: SKIP: $*"; exit 77; }
-fail() { echo "$T: FAIL: $*" >&2; exit 1; }
-say() { echo "$T: $*"; }
+. "$(dirname "$0")/lib/bench.sh"
 [ "$(id -u)" = 0 ] || skip "needs root"
 for b in fio stress-ng /usr/bin/python3; do
   command -v "$b" >/dev/null 2>&1 || skip "$b not installed"
 done
 [ "$(nproc)" -ge 2 ] || skip "needs 2 CPUs"
-PY=/usr/bin/python3
-
-work=$(mktemp -d /var/tmp/placer-bench-split.XXXXXX)
-prefix=placer-t-split-$$
-cleanup() {
-  rc=$?
-  trap - EXIT INT TERM HUP
-  for d in /sys/fs/cgroup/*/"$prefix" /sys/fs/cgroup/"$prefix"; do
-    [ -d "$d" ] && { echo "$T: cgroup $d left behind" >&2; rc=1; }
-  done
-  [ "$rc" = 0 ] && rm -rf "$work" || echo "$T: kept $work" >&2
-  exit "$rc"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM HUP
+bench_setup /var/tmp
 
 study() { # BASE_PROFILE SWEEP
   cat <<YAML
@@ -65,9 +48,7 @@ YAML
 run() { # NAME
   "$PLACER" bench --quiet --prefix "$prefix" --out "$work/$1" "$work/$1.yaml" >"$work/$1.out" 2>"$work/$1.err" ||
     { cat "$work/$1.err" >&2; fail "$1 study exited $?"; }
-  for d in /sys/fs/cgroup/*/"$prefix" /sys/fs/cgroup/"$prefix"; do
-    [ ! -d "$d" ] || fail "$1: cgroup $d left behind"
-  done
+  bench_nothing_left "$1"
 }
 
 # cores per role in one cell, from summary.json

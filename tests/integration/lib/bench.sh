@@ -1,0 +1,57 @@
+# Shared by the bench_*.sh integration tests (sourced, POSIX sh, after T is set):
+# skip/fail/say, a work directory and a cgroup prefix of the test's own, what of the
+# test still runs (processes in its groups or naming its work directory), and an EXIT
+# trap that tears down any local cluster left under the work directory, kills what
+# is left, fails on a cgroup left behind and removes the work directory when all went
+# well (keeps it, and says so, when not).
+#   bench_setup [DIR_BASE]   $work (under DIR_BASE, default ${TMPDIR:-/tmp}) and $prefix
+#   bench_ours               PIDs of the test still running
+#   bench_nothing_left WHAT  fail unless no cluster, process or group of the test is left
+PLACER=${PLACER_BIN:?PLACER_BIN not set}
+SRC=${PLACER_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}
+PY=/usr/bin/python3
+skip() { echo "$T: SKIP: $*"; exit 77; }
+fail() { echo "$T: FAIL: $*" >&2; exit 1; }
+say() { echo "$T: $*"; }
+
+bench_setup() {
+  work=$(mktemp -d "${1:-${TMPDIR:-/tmp}}/placer-$T.XXXXXX")
+  prefix=placer-t-$T-$$
+  trap bench_cleanup EXIT
+  trap 'exit 130' INT TERM HUP
+}
+
+bench_ours() {
+  for d in /proc/[0-9]*; do
+    [ "${d#/proc/}" != $$ ] || continue
+    grep -q "/$prefix/" "$d/cgroup" 2>/dev/null && { printf '%s ' "${d#/proc/}"; continue; }
+    case "$(tr '\0' ' ' 2>/dev/null <"$d/cmdline")" in *"$work/"*) printf '%s ' "${d#/proc/}" ;; esac
+  done
+  return 0
+}
+
+bench_nothing_left() {
+  for r in "$work"/cluster "$work"/*/cluster; do [ ! -d "$r" ] || fail "$1: cluster directory $r left"; done
+  [ -z "$(bench_ours)" ] || fail "$1: processes left: $(bench_ours)"
+  for d in /sys/fs/cgroup/*/"$prefix" /sys/fs/cgroup/"$prefix"; do
+    [ ! -d "$d" ] || fail "$1: cgroup $d left behind"
+  done
+}
+
+bench_cleanup() {
+  rc=$?
+  trap - EXIT INT TERM HUP
+  for r in "$work"/cluster "$work"/*/cluster; do
+    [ -d "$r" ] && sh "$SRC/ci/ceph-cluster.sh" down "$r" >/dev/null 2>&1
+  done
+  for p in $(bench_ours); do kill -9 "$p" 2>/dev/null; done
+  sleep 0.5
+  for d in /sys/fs/cgroup/*/"$prefix" /sys/fs/cgroup/"$prefix"; do
+    [ -d "$d" ] || continue
+    echo "$T: cgroup $d left behind" >&2
+    find "$d" -depth -type d -exec rmdir {} \; 2>/dev/null
+    rc=1
+  done
+  [ "$rc" = 0 ] && rm -rf "$work" || echo "$T: kept $work" >&2
+  exit "$rc"
+}
