@@ -79,7 +79,7 @@ struct planner {
   size_t n_pools;
   struct warning *warnings;
   size_t n_warnings;
-  bool *storage_nic; /* per topology NIC: picked by `nic: auto` */
+  bool *storage_nic;  /* per topology NIC: picked by `nic: auto` */
   char auto_why[160]; /* why those, for messages */
 };
 
@@ -198,8 +198,8 @@ static unsigned node_capacity(const struct planner *p, hwloc_const_bitmap_t used
 
 /* Units in scope (a nodeset, or every node when NULL): all there are, those
  * reserved for the host, and those free with `used` taken. */
-static void scope_stats(const struct planner *p, hwloc_const_bitmap_t used, hwloc_const_bitmap_t nodeset, enum unit unit,
-                        unsigned *total, unsigned *reserved, unsigned *free_units) {
+static void scope_stats(const struct planner *p, hwloc_const_bitmap_t used, hwloc_const_bitmap_t nodeset,
+                        enum unit unit, unsigned *total, unsigned *reserved, unsigned *free_units) {
   *total = *reserved = *free_units = 0;
   for (size_t i = 0; i < p->n_nodes; i++) {
     if (nodeset && !hwloc_bitmap_isset(nodeset, p->nodes[i].os))
@@ -701,8 +701,8 @@ static struct placer_instance *new_instance(struct planner *p, struct role_state
   inst->match.kind = spec->match_kind;
   inst->pin_vcpus = spec->cpu.pin_vcpus;
   if (spec->match_template)
-    inst->match.value = placer_match_expand(spec->match_template, inst->name ? inst->name : "", spec->name, index,
-                                            device);
+    inst->match.value =
+        placer_match_expand(spec->match_template, inst->name ? inst->name : "", spec->name, index, device);
   rs->n++;
   if (inst->name == NULL || inst->role == NULL || (device && inst->device == NULL) || (nic && inst->nic == NULL) ||
       inst->cpus == NULL || inst->mems == NULL || (spec->match_template && inst->match.value == NULL)) {
@@ -768,7 +768,7 @@ struct target {
   bool unknown;         /* locality asked but not known: reason in why */
   char what[160];       /* "near nvme3n1 (NUMA node 1)" */
   char why[320];
-  const char *nic;      /* NEAR_NIC: the chosen NIC */
+  const char *nic; /* NEAR_NIC: the chosen NIC */
 };
 
 static void target_clear(struct target *t) {
@@ -857,8 +857,7 @@ static int target_for(struct planner *p, const struct placer_role_spec *spec, si
     hwloc_bitmap_set(t->nodes, p->nodes[pos].os);
     break;
   }
-  default:
-    break;
+  default: break;
   }
   nodes_text(t->nodes, where, sizeof(where));
   snprintf(t->what, sizeof(t->what), "on %s", where);
@@ -883,18 +882,18 @@ struct slot {
 static int role_slots(struct planner *p, const struct placer_role_spec *spec, struct slot **out, size_t *n_out) {
   size_t n = 0, cap = 0;
   struct slot *slots = NULL;
-#define PUSH(d, pos)                                                  \
-  do {                                                                \
-    if (n == cap) {                                                   \
-      cap = cap ? cap * 2 : 8;                                        \
-      struct slot *bigger = realloc(slots, cap * sizeof(*slots));     \
-      if (bigger == NULL) {                                           \
-        free(slots);                                                  \
-        return oom(p);                                                \
-      }                                                               \
-      slots = bigger;                                                 \
-    }                                                                 \
-    slots[n++] = (struct slot){ (d), (pos) };                         \
+#define PUSH(d, pos)                                              \
+  do {                                                            \
+    if (n == cap) {                                               \
+      cap = cap ? cap * 2 : 8;                                    \
+      struct slot *bigger = realloc(slots, cap * sizeof(*slots)); \
+      if (bigger == NULL) {                                       \
+        free(slots);                                              \
+        return oom(p);                                            \
+      }                                                           \
+      slots = bigger;                                             \
+    }                                                             \
+    slots[n++] = (struct slot){ (d), (pos) };                     \
   } while (0)
   switch (spec->count_mode) {
   case PLACER_COUNT_FIXED:
@@ -913,8 +912,7 @@ static int role_slots(struct planner *p, const struct placer_role_spec *spec, st
         for (unsigned i = 0; i < spec->count; i++)
           PUSH(NULL, pos);
     break;
-  case PLACER_COUNT_FILL:
-    break;
+  case PLACER_COUNT_FILL: break;
   }
 #undef PUSH
   *out = slots;
@@ -1463,8 +1461,9 @@ static int place_fill_unpinned(struct planner *p, struct role_state *rs) {
   if (spec->max_count && spec->max_count < count)
     count = spec->max_count;
   if (count == UINT32_MAX)
-    return infeasible(p, "role '%s': cannot tell how many instances fit: the topology does not give the NUMA "
-                         "nodes' memory",
+    return infeasible(p,
+                      "role '%s': cannot tell how many instances fit: the topology does not give the NUMA "
+                      "nodes' memory",
                       spec->name);
   if (count == 0)
     return fill_empty(p, rs, need, NULL, by_memory == 0 ? "not enough memory left" : NULL);
@@ -1573,8 +1572,7 @@ static int assemble(struct planner *p, struct placer_plan *plan) {
   plan->reserved_cpus = hwloc_bitmap_dup(p->reserved);
   plan->reserved_mems = hwloc_bitmap_alloc();
   plan->free_cpus = hwloc_bitmap_alloc();
-  if (!plan->profile_name || !plan->topology_source || !plan->reserved_cpus || !plan->reserved_mems ||
-      !plan->free_cpus)
+  if (!plan->profile_name || !plan->topology_source || !plan->reserved_cpus || !plan->reserved_mems || !plan->free_cpus)
     return oom(p);
   nodes_of_cpus(p, p->reserved, plan->reserved_mems);
   for (size_t i = 0; i < p->n_nodes; i++)
