@@ -508,8 +508,10 @@ static int run_cell(struct bench *b, struct pass *p, size_t w, size_t c, struct 
   if (rc == 0) {
     placer_bench_sleep_ms(s->workloads.ramp_s * 1000u);
     if (!p->fio_placement_recorded) {
-      /* Once `placer exec` has become fio: then it is where it runs. */
-      for (int i = 0; i < 50 && !is_comm(pid, "fio"); i++)
+      /* Once `placer exec` has become fio: then it is where it runs.  Under
+       * load planning can take more than the ramp (1 s was seen to record
+       * placer exec still on every CPU); up to 10 s. */
+      for (int i = 0; i < 500 && !is_comm(pid, "fio"); i++)
         placer_bench_sleep_ms(20);
       bench_placement_row(b, p, p->v->fio->name, p->v->fio->role, "fio", pid, p->v->fio_group);
       p->fio_placement_recorded = true;

@@ -132,9 +132,14 @@ until grep -q "] unpinned-r0: 4k-randwrite + hog" "$work/n.err" 2>/dev/null; do
   i=$((i + 1)); [ $i -lt 1200 ] || { cat "$work/n.err" >&2; fail "the study never ran with its neighbour"; }
   sleep 0.1
 done
-sleep 1
-hog=$(for p in $(leftovers); do case "$(cat /proc/"$p"/comm 2>/dev/null)" in stress-ng*) echo "$p" ;; esac; done)
-[ -n "$hog" ] || fail "no stress-ng neighbour running"
+# `placer exec` plans before it becomes stress-ng: under load that takes a while
+hog=""
+i=0
+while [ -z "$hog" ]; do
+  i=$((i + 1)); [ $i -lt 100 ] || fail "no stress-ng neighbour running"
+  sleep 0.1
+  hog=$(for p in $(leftovers); do case "$(cat /proc/"$p"/comm 2>/dev/null)" in stress-ng*) echo "$p" ;; esac; done)
+done
 kill -KILL $hog
 wait "$bg"; rc=$?
 bg=""
