@@ -84,7 +84,8 @@ int bench_hardware_baseline(struct bench *b, struct placer_error **err) {
     b->runs_started++;
     bench_progress(b, "hardware baseline: %s on %s", b->wl_names[w], abs);
     long long start = bench_now_ms();
-    rc = placer_bench_run_command(argv, NULL, log, s->workloads.runtime_s + s->workloads.ramp_s + 120, true, err);
+    rc = placer_bench_run_command(argv, NULL, log, s->workloads.runtime_s + s->workloads.ramp_s + s->workloads.grace_s,
+                                  true, err);
     placer_argv_free(argv);
     bench_note_run_wall(b, start);
     if (rc < 0)

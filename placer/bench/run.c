@@ -546,7 +546,7 @@ static int run_cell(struct bench *b, struct pass *p, size_t w, size_t c, struct 
     for (size_t i = 0; i < nb.n && n_watch < sizeof(watch) / sizeof(watch[0]); i++)
       if (nb.procs[i].console == NULL && nb.procs[i].container == NULL) /* stress-ng */
         watch[n_watch++] = (struct hwm_watch){ nb.procs[i].inst->name, nb.procs[i].group, 0, NAN };
-    wait_fio(b, pid, s->workloads.runtime_s + 120, watch, run ? n_watch : 0, &ok);
+    wait_fio(b, pid, s->workloads.runtime_s + s->workloads.grace_s, watch, run ? n_watch : 0, &ok);
     /* a daemon that died is the cause of what fails after (its samples) */
     if (rc == 0 && !placer_bench_stop)
       rc = check_daemons(b, p, w, c, err);
@@ -569,7 +569,7 @@ static int run_cell(struct bench *b, struct pass *p, size_t w, size_t c, struct 
   struct placer_fio_result *fio = NULL;
   if (!ok && b->fio_hung)
     return placer_error_set(err, PLACER_EXIT_SYSTEM, 0, "%s: fio %s did not finish in %u s (hung?), killed; see %s",
-                            p->tag, b->wl_names[w], s->workloads.runtime_s + 120, log);
+                            p->tag, b->wl_names[w], s->workloads.runtime_s + s->workloads.grace_s, log);
   if (!ok)
     return placer_error_set(err, PLACER_EXIT_SYSTEM, 0, "%s: fio %s failed; see %s", p->tag, b->wl_names[w], log);
   if (placer_fio_result_load(json, &fio, err) < 0)

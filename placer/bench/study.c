@@ -309,6 +309,7 @@ static const struct pyaml_field workloads_fields[] = {
   { .key = "runtime", .type = PYAML_FIELD_UINT, .offset = WORKLOADS_AT(runtime_s), .min = 1, .max = 86400 },
   { .key = "ramp", .type = PYAML_FIELD_UINT, .offset = WORKLOADS_AT(ramp_s), .max = 3600 },
   { .key = "prefill", .type = PYAML_FIELD_BOOL, .offset = WORKLOADS_AT(prefill) },
+  { .key = "grace", .type = PYAML_FIELD_UINT, .offset = WORKLOADS_AT(grace_s), .min = 1, .max = 86400 },
   { .key = "fio_options", .type = PYAML_FIELD_STRING_LIST, .offset = WORKLOADS_AT(fio_options) },
 };
 static const struct pyaml_schema workloads_schema = { "workloads", workloads_fields, N_OF(workloads_fields) };
@@ -455,6 +456,7 @@ static void study_defaults(struct placer_study *s) {
   s->workloads.runtime_s = 10;
   s->workloads.ramp_s = 2;
   s->workloads.prefill = true;
+  s->workloads.grace_s = 120;
   s->workloads.size_bytes = UINT64_C(256) << 20;
   s->repeats = 3;
   s->repeats_max = 3;

@@ -84,6 +84,7 @@ struct placer_study_workloads {
   unsigned runtime_s;                    /* the measured window */
   unsigned ramp_s;                       /* before the window (fio ramp_time; not measured) */
   bool prefill;                          /* write the whole region once per cluster, before the cells */
+  unsigned grace_s;                      /* a fio still running this long past its runtime is hung: killed */
   struct placer_string_list fio_options; /* more "--key=value" for every fio run */
 };
 

@@ -8,7 +8,10 @@
 #     ones: the study is complete (ci/bench-check.py), nothing is left;
 #   - the neighbour exiting in the middle of a run: the study stops with one
 #     line naming it, summary.json records it (stopped_by) and keeps what was
-#     measured, nothing is left; --resume completes it.
+#     measured, nothing is left; --resume completes it;
+#   - fio hanging (SIGSTOP) in a run: past its runtime + workloads.grace it is
+#     killed and the study stops (exit 4) naming the run as hung and its log,
+#     keeps what was measured, leaves nothing; --resume completes it.
 #   - --resume of a directory that is not a results directory: one line, exit 2.
 set -u
 PLACER=${PLACER_BIN:?PLACER_BIN not set}
@@ -159,6 +162,72 @@ say "neighbour killed: exit $rc, '$(tail -1 "$work/n.err" | cut -c1-100)', recor
 $PY "$SRC/ci/bench-check.py" "$work/n" --roles fio --placer "$PLACER" || fail "results incomplete after the second --resume"
 no_groups "after the second --resume"
 say "--resume completed it"
+
+# --- fio hangs ---------------------------------------------------------------------------
+# workloads.grace 2: a fio still running 2 s past its 3 s runtime is hung (the default, 120 s,
+# would make this take minutes: the bound on $took below fails if the grace is not used)
+sed 's/^  ramp: 0$/  ramp: 0\n  grace: 2/' "$work/study.yaml" >"$work/hang.yaml"
+grep -q "^  grace: 2$" "$work/hang.yaml" || fail "hang.yaml has no grace"
+"$PLACER" bench --prefix "$prefix" --out "$work/h" "$work/hang.yaml" >"$work/h.out" 2>"$work/h.err" &
+bg=$!
+i=0
+until grep -q "] pinned-r0: 4k-randread alone" "$work/h.err" 2>/dev/null; do
+  i=$((i + 1)); [ $i -lt 1200 ] || { cat "$work/h.err" >&2; fail "the study never reached pinned's randread"; }
+  sleep 0.1
+done
+# that run's fio (its --output names it), parent and job processes: stopped, as a hung fio is
+hung_json=$work/h/fio/pinned-r0-alone-4k-randread.json
+fio=""
+i=0
+while [ -z "$fio" ]; do
+  i=$((i + 1)); [ $i -lt 100 ] || fail "no fio of pinned-r0 4k-randread running"
+  sleep 0.1
+  for p in $(leftovers); do
+    [ "$(cat /proc/"$p"/comm 2>/dev/null)" = fio ] || continue
+    case "$(tr '\0' ' ' 2>/dev/null <"/proc/$p/cmdline")" in *"--output=$hung_json"*) fio="$fio $p" ;; esac
+  done
+done
+kill -STOP $fio
+t1=$(date +%s)
+for p in $fio; do
+  grep -q '^State:.*stopped' "/proc/$p/status" || fail "fio $p is not stopped (it ended before the test stopped it?)"
+done
+runs_of "$work/h/summary.json" | sort >"$work/h.before"
+wait "$bg"; rc=$?
+bg=""
+took=$(($(date +%s) - t1))
+[ "$rc" = 4 ] || { cat "$work/h.err" >&2; fail "fio stopped: exit $rc, expected 4"; }
+line=$(tail -1 "$work/h.err")
+hung_log=$work/h/logs/fio-pinned-r0-alone-4k-randread.log
+echo "$line" | grep -q "pinned-r0: fio 4k-randread did not finish in 5 s (hung?), killed; see $hung_log\$" ||
+  fail "the error does not name the hung run and its log: $line"
+[ -f "$hung_log" ] || fail "the log the error names is not there: $hung_log"
+# SIGTERM does not reach a stopped process: killed with SIGKILL 10 s after the 5 s
+[ "$took" -le 30 ] || fail "the hung fio was killed after $took s (runtime 3 + grace 2 + 10 s for SIGKILL)"
+$PY - "$work/h/summary.json" <<'PY' || fail "summary.json after fio hung"
+import json, sys
+s = json.load(open(sys.argv[1]))
+assert s["interrupted"] is True and "hung" in (s["stopped_by"] or ""), s["stopped_by"]
+runs = {(r["variant"], r["condition"], r["workload"]) for r in s["runs"]}
+assert ("pinned", "alone", "4k-randwrite") in runs and ("pinned", "alone", "4k-randread") not in runs, runs
+PY
+# what was measured before fio hung is in summary.json as it was
+runs_of "$work/h/summary.json" | sort >"$work/h.stopped"
+cmp -s "$work/h.before" "$work/h.stopped" || fail "summary.json changed its runs when fio hung: $(diff "$work/h.before" "$work/h.stopped")"
+[ "$(wc -l <"$work/h.stopped")" = 6 ] || fail "after fio hung: $(wc -l <"$work/h.stopped") runs kept, not 6"
+[ -z "$(leftovers)" ] || fail "processes left after fio hung: $(leftovers)"
+no_groups "after fio hung"
+say "fio stopped: killed as hung after $took s, exit 4, '$(echo "$line" | cut -c1-90)', 6 runs kept, nothing left"
+"$PLACER" bench --prefix "$prefix" --resume "$work/h" >"$work/h2.out" 2>"$work/h2.err" ||
+  { cat "$work/h2.err" >&2; fail "--resume after fio hung exited $?"; }
+grep -q "unpinned-r0" "$work/h2.err" && fail "--resume ran unpinned-r0 again"
+$PY "$SRC/ci/bench-check.py" "$work/h" --roles fio --placer "$PLACER" || fail "results incomplete after --resume of the hung study"
+runs_of "$work/h/summary.json" | sort >"$work/h.after"
+comm -23 "$work/h.before" "$work/h.after" >"$work/h.lost"
+[ ! -s "$work/h.lost" ] || fail "runs measured before fio hung changed or went: $(cat "$work/h.lost")"
+[ -z "$(leftovers)" ] || fail "processes left after --resume of the hung study: $(leftovers)"
+no_groups "after --resume of the hung study"
+say "--resume completed the hung study (16 runs, the 6 before kept)"
 
 # --- --resume of something else ---------------------------------------------------------
 mkdir "$work/empty"

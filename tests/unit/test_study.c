@@ -97,6 +97,7 @@ static void test_defaults(void **state) {
   assert_int_equal(s->workloads.runtime_s, 10);
   assert_int_equal(s->workloads.ramp_s, 2);
   assert_true(s->workloads.prefill);
+  assert_int_equal(s->workloads.grace_s, 120);
   assert_int_equal(s->workloads.size_bytes, 256ull << 20);
   assert_int_equal(s->workloads.n_block_sizes, 1);
   assert_int_equal(s->workloads.patterns.n, 2);
@@ -117,6 +118,7 @@ static void test_matrix_and_sweep(void **state) {
                                     "  size: 1GiB\n"
                                     "  block_sizes: [4M, 128K, 4K]\n"
                                     "  patterns: [write, randread]\n"
+                                    "  grace: 30\n"
                                     "neighbours:\n"
                                     "  - { kind: vm, intensity: 2, memory: 512MiB }\n"
                                     "sweep:\n"
@@ -126,6 +128,8 @@ static void test_matrix_and_sweep(void **state) {
                                     "  storage_min_fraction: 80%\n"
                                     "  neighbour_min_fraction: 0.5\n");
   assert_int_equal(s->workloads.target, PLACER_STUDY_TARGET_FILE); /* cluster none */
+  assert_int_equal(s->workloads.grace_s, 30);
+  assert_int_equal(s->workloads.runtime_s, 10); /* the grace is past the runtime, not instead of it */
   assert_int_equal(placer_study_n_workloads(s), 6);
   const char *expect[] = { "4m-write", "4m-randread", "128k-write", "128k-randread", "4k-write", "4k-randread" };
   for (size_t i = 0; i < 6; i++) {
@@ -179,6 +183,16 @@ static void test_errors(void **state) {
                "neighbours[0].method: only goes with kind stress-ng");
   expect_error("variants: [ { name: a, profile: x } ]\nneighbours: [ { kind: vm }, { kind: stress-ng, name: b } ]\n",
                "all neighbours must be of one kind");
+  /* workloads.grace: whole seconds, 1..86400 (a day) */
+  expect_error("variants: [ { name: a, profile: x } ]\nworkloads: { grace: 0 }\n",
+               "inline.yaml:2:21: workloads.grace: must be at least 1, got 0");
+  expect_error("variants: [ { name: a, profile: x } ]\nworkloads: { grace: 86401 }\n",
+               "inline.yaml:2:21: workloads.grace: '86401' is too large (at most 86400)");
+  expect_error("variants: [ { name: a, profile: x } ]\nworkloads: { grace: 2m }\n",
+               "inline.yaml:2:21: workloads.grace: expected an integer, got '2m'");
+  expect_error("variants: [ { name: a, profile: x } ]\nworkloads: { grace: -5 }\n",
+               "workloads.grace: must not be negative, got '-5'");
+  expect_error("variants: [ { name: a, profile: x } ]\nworkloads: { grace: 5, grace: 6 }\n", "grace");
   expect_error("variants: [ { name: a, profile: x } ]\nneighbours: [ { kind: vm, load: 50% } ]\n",
                "neighbours[0].load: only goes with kind stress-ng");
   expect_error("variants: [ { name: a, profile: x } ]\nneighbours: [ { stressor: io, load: 50% } ]\n",
@@ -349,6 +363,7 @@ static void test_docs_example(void **state) {
   assert_int_equal(s->neighbours[0].kind, PLACER_STUDY_NEIGHBOUR_VM);
   assert_true(s->recovery.enabled);
   assert_int_equal(s->recovery.osd, 1);
+  assert_int_equal(s->workloads.grace_s, 60);
   placer_study_free(s);
   free(doc);
 }
