@@ -38,9 +38,11 @@ static int parse_ulong(const char *s, const char *end, unsigned long long *out) 
   return 0;
 }
 
-/* One line: add its N<node>=<pages> entries to BYTES (n_nodes entries, grown). */
+/* One line: add its N<node>=<pages> entries to BYTES (n_nodes entries, grown)
+ * and to *TOTAL, the sum over them, which must stay below 2^64 (no machine
+ * has that much: a count that large is malformed, not memory to add up). */
 static int parse_line(const char *line, const char *eol, unsigned lineno, uint64_t **bytes, size_t *n_nodes,
-                      struct placer_error **err) {
+                      uint64_t *total, struct placer_error **err) {
   unsigned long long page_kib = 4;
   struct {
     unsigned long long node, pages;
@@ -72,6 +74,12 @@ static int parse_line(const char *line, const char *eol, unsigned lineno, uint64
     }
   }
   for (size_t i = 0; i < n; i++) {
+    uint64_t page_bytes, add;
+    if (__builtin_mul_overflow(page_kib, 1024, &page_bytes) ||
+        __builtin_mul_overflow(entries[i].pages, page_bytes, &add) || __builtin_add_overflow(*total, add, total))
+      return placer_error_set(err, PLACER_EXIT_SYSTEM, 0,
+                              "numa_maps line %u: N%llu=%llu pages of %llu kB: more than 2^64 bytes in all", lineno,
+                              entries[i].node, entries[i].pages, page_kib);
     size_t node = (size_t)entries[i].node;
     if (node >= *n_nodes) {
       uint64_t *bigger = realloc(*bytes, (node + 1) * sizeof(*bigger));
@@ -81,7 +89,7 @@ static int parse_line(const char *line, const char *eol, unsigned lineno, uint64
       *bytes = bigger;
       *n_nodes = node + 1;
     }
-    (*bytes)[node] += (uint64_t)entries[i].pages * page_kib * 1024;
+    (*bytes)[node] += add; /* <= *total: no wrap */
   }
   return 0;
 }
@@ -95,12 +103,13 @@ int placer_numa_maps_parse(const char *text, struct placer_numa_usage *u, struct
       return placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "numa_maps");
     memcpy(bytes, u->node_bytes, n_nodes * sizeof(*bytes));
   }
+  uint64_t total = placer_numa_usage_bytes(u);
   unsigned lineno = 1;
   for (const char *line = text; *line; lineno++) {
     const char *eol = strchr(line, '\n');
     if (eol == NULL)
       eol = line + strlen(line);
-    if (parse_line(line, eol, lineno, &bytes, &n_nodes, err) < 0) {
+    if (parse_line(line, eol, lineno, &bytes, &n_nodes, &total, err) < 0) {
       free(bytes);
       return -1;
     }

@@ -29,8 +29,9 @@ uint64_t placer_numa_usage_bytes(const struct placer_numa_usage *u);
 
 /* Add the text of one /proc/PID/numa_maps to *u: on each line, every "N<node>=<pages>"
  * times that mapping's "kernelpagesize_kB" (4 when the line has none).  Lines
- * without N entries (nothing resident) add nothing.  -1 on a malformed entry or a
- * node >= PLACER_NUMA_MAX_NODES; *u is unchanged then. */
+ * without N entries (nothing resident) add nothing.  -1 on a malformed entry, a
+ * node >= PLACER_NUMA_MAX_NODES or a total of 2^64 bytes or more (over every
+ * node, *u's included); *u is unchanged then. */
 int placer_numa_maps_parse(const char *text, struct placer_numa_usage *u, struct placer_error **err);
 /* Read PROC_ROOT/PID/numa_maps and add it.  1 (and *u unchanged) when the
  * process is gone; -1 with the path and errno when it cannot be read. */

@@ -148,6 +148,43 @@ static void test_malformed(void **state) {
   placer_numa_usage_clear(&u);
 }
 
+/* Byte counts that would wrap around 2^64 are refused (found by
+ * fuzz_numa_maps: the sum of two huge lines went down): pages x page size,
+ * a node's sum, the sum over nodes, the usage already there included. */
+static void test_too_large(void **state) {
+  (void)state;
+  static const struct {
+    const char *text, *says;
+  } cases[] = {
+    { "7f0 default N0=18446744073709551 kernelpagesize_kB=4\n", "line 1: N0=18446744073709551 pages of 4 kB" },
+    { "7f0 default N0=1 kernelpagesize_kB=18446744073709551\n", "pages of 18446744073709551 kB" },
+    { "7f0 default N0=3333333333333350\n7f1 default N0=3333333333333350\n", "line 2: N0=3333333333333350" },
+    { "7f0 default N0=2251799813685248 N1=2251799813685248\n", "line 1: N1=2251799813685248 pages of 4 kB" },
+    { "7f0 default N3=4503599627370495\n", "line 1: N3=4503599627370495" }, /* with the 5 pages there */
+  };
+  struct placer_numa_usage u = { 0 };
+  struct placer_error *err = NULL;
+  assert_int_equal(placer_numa_maps_parse("7f0 default N0=5 kernelpagesize_kB=4\n", &u, &err), 0);
+  for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+    assert_int_equal(placer_numa_maps_parse(cases[i].text, &u, &err), -1);
+    if (strstr(err->msg, cases[i].says) == NULL || strstr(err->msg, "more than 2^64 bytes in all") == NULL)
+      fail_msg("case %zu: %s", i, err->msg);
+    placer_error_free(err);
+    err = NULL;
+    assert_int_equal(u.n_nodes, 1);
+    assert_int_equal(u.node_bytes[0], 5 * 4096);
+    assert_int_equal(u.n_processes, 1);
+  }
+  /* just below: 2^64 - 4096 bytes in all is still a number */
+  placer_numa_usage_clear(&u);
+  assert_int_equal(placer_numa_maps_parse("7f0 default N0=4503599627370494 N1=1\n", &u, &err), 0);
+  assert_true(placer_numa_usage_bytes(&u) == UINT64_C(4503599627370495) * 4096);
+  struct placer_numa_locality l;
+  assert_int_equal(placer_numa_locality(&u, "1", &l, &err), 0);
+  assert_true(l.local_bytes == 4096 && l.local_share > 0 && l.local_share < 1e-15);
+  placer_numa_usage_clear(&u);
+}
+
 static void test_gone(void **state) {
   (void)state;
   struct placer_numa_usage u = { 0 };
@@ -178,8 +215,8 @@ int main(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_one_node),  cmocka_unit_test(test_two_nodes),
     cmocka_unit_test(test_rounding),  cmocka_unit_test(test_nothing_resident),
-    cmocka_unit_test(test_malformed), cmocka_unit_test(test_gone),
-    cmocka_unit_test(test_host),
+    cmocka_unit_test(test_malformed), cmocka_unit_test(test_too_large),
+    cmocka_unit_test(test_gone),      cmocka_unit_test(test_host),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
