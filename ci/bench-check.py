@@ -15,7 +15,8 @@ It checks what a study must have produced, never which variant won:
   - the roles named by --roles have CPU time > 0 in every run, peak RSS > 0 where a
     process was sampled, a memory locality (local_mem_share) in [0, 1] for every
     instance, 1.0 on a host with one NUMA node; per-core utilisation is there;
-  - runs.csv has one row per run; roles.csv, cores.csv, placement.csv are not empty;
+  - runs.csv has one row per run, the runs of summary.json; roles.csv, cores.csv,
+    placement.csv are not empty; every row of the CSV files has the header's fields;
     report.txt starts with the title;
   - with --placer: every process in placement.csv of a pinned instance had exactly
     the cpus `placer plan --json PROFILE` gives it (Cpus_allowed_list), and those of
@@ -167,16 +168,32 @@ def main(argv):
     def rows(name):
         try:
             with open(os.path.join(out, name), newline="") as f:
-                return list(csv.DictReader(f))
+                table = list(csv.reader(f))
         except OSError as e:
             bad(f"{name}: {e}")
             return []
+        if not table:
+            bad(f"{name}: no header")
+            return []
+        header = table[0]
+        for n, row in enumerate(table[1:], 2):
+            if len(row) != len(header):  # a row cut short (a full disk) or two run together
+                bad(f"{name}:{n}: {len(row)} fields, the header has {len(header)}")
+        return [dict(zip(header, row)) for row in table[1:]]
 
-    if len(rows("runs.csv")) != expected:
+    run_rows = rows("runs.csv")
+    if len(run_rows) != expected:
         bad(f"runs.csv: not {expected} rows")
+    in_csv = sorted((r.get("variant"), r.get("repeat"), r.get("condition"), r.get("workload")) for r in run_rows)
+    in_json = sorted((r.get("variant"), str(r.get("repeat")), r.get("condition"), r.get("workload"))
+                     for r in s.get("runs") or [])
+    if in_csv != in_json:
+        bad(f"runs.csv: its runs are not summary.json's ({len(in_csv)} rows, {len(in_json)} runs)")
     for name in ("roles.csv", "cores.csv", "placement.csv"):
         if not rows(name):
             bad(f"{name}: empty")
+    for name in ("threads.csv", "solo.csv"):
+        rows(name)
     try:
         with open(os.path.join(out, "report.txt")) as f:
             first = f.readline()

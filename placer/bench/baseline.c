@@ -92,6 +92,7 @@ int bench_hardware_baseline(struct bench *b, struct placer_error **err) {
       break;
     struct placer_fio_result *fio = NULL;
     if (placer_fio_result_load(json, &fio, err) < 0) {
+      bench_explain_unwritten(b, json, err); /* a full disk */
       rc = -1;
       break;
     }

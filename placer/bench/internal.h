@@ -5,11 +5,13 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <sys/types.h>
 #include <time.h>
 
 #include "bench/run.h"
 
 #define TOP_THREADS 3
+#define BENCH_N_CSV 7 /* runs, roles, threads, cores, placement, solo, recovery */
 
 struct condition {
   char *name;
@@ -49,6 +51,13 @@ struct bench {
   char *vm_kernel, *vm_initrd;
   FILE *runs_csv, *roles_csv, *threads_csv, *cores_csv, *placement_csv, *solo_csv;
   FILE *recovery_csv; /* NULL: the study has no recovery runs */
+  /* The CSV files hold whole rows of what summary.json holds: their sizes
+   * when it was last written (rows after that are cut when it cannot be,
+   * and by --resume), and the first row that could not be written since. */
+  off_t csv_committed[BENCH_N_CSV];
+  const char *csv_failed; /* its file's name ("runs.csv"), or NULL */
+  int csv_errno;
+  json_t *resume_csv_bytes; /* --resume: summary.json's csv_bytes */
   /* progress */
   long long t0_ms;
   size_t runs_total, runs_started;
@@ -137,8 +146,22 @@ void bench_note_run_wall(struct bench *b, long long start);
 char *bench_path_join(const char *a, const char *b);
 void bench_csv_field(FILE *f, const char *s, bool last);
 void bench_csv_num(FILE *f, double x, bool last);
-/* summary.json, rewritten atomically (after every run). */
+/* The end of a group of rows in CSV file F: flushed; a write that failed
+ * (a full disk) is remembered, and bench_write_summary then fails with it. */
+void bench_csv_flush(struct bench *b, FILE *f);
+/* The CSV file I of BENCH_N_CSV (NULL when it is not open) and its name. */
+FILE **bench_csv_file(struct bench *b, size_t i, const char **name);
+/* summary.json rewritten atomically (after every run) with the CSV rows
+ * written since the last time: both, or neither (the rows are cut again
+ * and summary.json stays as it was; the error names the file that could
+ * not be written). */
 int bench_write_summary(struct bench *b, struct placer_error **err);
+/* *ERR from reading fio's output PATH in the results directory: when the
+ * file system there is full, it says that fio could not write it (fio
+ * exits 0 with an empty or cut file). */
+void bench_explain_unwritten(const struct bench *b, const char *path, struct placer_error **err);
+/* report.txt, atomically. */
+int bench_write_report_txt(struct bench *b, const char *text, struct placer_error **err);
 /* placement.csv: where a process runs now (/proc/PID/status). */
 void bench_placement_row(struct bench *b, const struct pass *p, const char *instance, const char *role,
                          const char *what, pid_t pid, const char *group);

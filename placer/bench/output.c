@@ -7,9 +7,12 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include "cgroup.h"
+#include "lib/fsfile.h"
 #include "proc.h"
 
 void bench_fmt_duration(double s, char *buf, size_t len) {
@@ -114,17 +117,45 @@ void bench_csv_num(FILE *f, double x, bool last) {
     fprintf(f, "%.10g%c", x, last ? '\n' : ',');
 }
 
-static int write_atomic(const char *path, const char *text, struct placer_error **err) {
-  cleanup_free char *tmp = NULL;
-  if (asprintf(&tmp, "%s.tmp", path) < 0)
-    return bench_oom(err);
-  FILE *f = fopen(tmp, "we");
-  if (f == NULL)
-    return placer_error_errno(err, PLACER_EXIT_SYSTEM, errno, "create '%s'", tmp);
-  fputs(text, f);
-  if (fclose(f) != 0 || rename(tmp, path) < 0)
-    return placer_error_errno(err, PLACER_EXIT_SYSTEM, errno, "write '%s'", path);
-  return 0;
+void bench_csv_flush(struct bench *b, FILE *f) {
+  errno = 0;
+  if (fflush(f) == 0 && !ferror(f))
+    return;
+  int e = errno ? errno : EIO; /* a flush of a full buffer failed before (rare: open_csv's buffer is large) */
+  for (size_t i = 0; i < BENCH_N_CSV && b->csv_failed == NULL; i++) {
+    const char *name;
+    FILE **slot = bench_csv_file(b, i, &name);
+    if (*slot == f) {
+      b->csv_failed = name;
+      b->csv_errno = e;
+    }
+  }
+}
+
+FILE **bench_csv_file(struct bench *b, size_t i, const char **name) {
+  static const char *const names[BENCH_N_CSV] = { "runs.csv",      "roles.csv", "threads.csv", "cores.csv",
+                                                  "placement.csv", "solo.csv",  "recovery.csv" };
+  FILE **slots[BENCH_N_CSV] = { &b->runs_csv,      &b->roles_csv, &b->threads_csv, &b->cores_csv,
+                                &b->placement_csv, &b->solo_csv,  &b->recovery_csv };
+  *name = names[i];
+  return slots[i];
+}
+
+/* Every CSV file back to its size when summary.json was last written: a
+ * row cut by a full disk, and whole rows of runs summary.json does not
+ * hold, go (--resume writes them again). */
+static void csv_rollback(struct bench *b) {
+  for (size_t i = 0; i < BENCH_N_CSV; i++) {
+    const char *name;
+    FILE *f = *bench_csv_file(b, i, &name);
+    if (f == NULL)
+      continue;
+    fflush(f); /* what is still buffered: gone with the rest */
+    if (ftruncate(fileno(f), b->csv_committed[i]) == 0)
+      fseeko(f, b->csv_committed[i], SEEK_SET);
+    clearerr(f);
+  }
+  b->csv_failed = NULL;
 }
 
 static json_t *study_json(const struct bench *b) {
@@ -153,9 +184,37 @@ static json_t *study_json(const struct bench *b) {
 }
 
 int bench_write_summary(struct bench *b, struct placer_error **err) {
+  /* The rows since the last time: all written, and how long each file is. */
+  off_t sizes[BENCH_N_CSV] = { 0 };
+  json_t *csv_bytes = json_object();
+  for (size_t i = 0; i < BENCH_N_CSV; i++) {
+    const char *name;
+    FILE *f = *bench_csv_file(b, i, &name);
+    if (f == NULL)
+      continue;
+    bench_csv_flush(b, f);
+    struct stat st = { 0 };
+    if (b->csv_failed == NULL && fstat(fileno(f), &st) < 0) {
+      b->csv_failed = name;
+      b->csv_errno = errno;
+    }
+    sizes[i] = b->csv_failed ? 0 : st.st_size;
+    if (csv_bytes)
+      json_object_set_new(csv_bytes, name, json_integer((json_int_t)sizes[i]));
+  }
+  if (b->csv_failed) {
+    const char *name = b->csv_failed;
+    int e = b->csv_errno;
+    json_decref(csv_bytes);
+    csv_rollback(b);
+    return placer_error_errno(err, PLACER_EXIT_SYSTEM, e, "write %s/%s", b->out, name);
+  }
   json_t *j = placer_bench_results_to_json(b->results);
-  if (j == NULL)
+  if (j == NULL || csv_bytes == NULL) {
+    json_decref(j);
+    json_decref(csv_bytes);
     return bench_oom(err);
+  }
   json_t *study = study_json(b);
   char *file = b->study->path ? realpath(b->study->path, NULL) : NULL;
   if (study && file)
@@ -168,22 +227,36 @@ int bench_write_summary(struct bench *b, struct placer_error **err) {
   json_object_set_new(j, "study", study);
   json_object_set_new(j, "stopped_by", b->stopped_by ? json_string(b->stopped_by) : json_null());
   json_object_set(j, "hardware_baseline", b->baseline ? b->baseline : json_null());
+  json_object_set_new(j, "csv_bytes", csv_bytes);
   char *text = json_dumps(j, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
   json_decref(j);
   if (text == NULL)
     return bench_oom(err);
-  cleanup_free char *path = bench_path_join(b->out, "summary.json");
-  size_t len = strlen(text);
-  char *with_nl = realloc(text, len + 2);
-  if (with_nl == NULL) {
-    free(text);
-    return bench_oom(err);
+  int rc = placer_file_replace(b->out, "summary.json", text, err);
+  free(text);
+  if (rc < 0) {
+    csv_rollback(b);
+    return -1;
   }
-  with_nl[len] = '\n';
-  with_nl[len + 1] = '\0';
-  int rc = path ? write_atomic(path, with_nl, err) : bench_oom(err);
-  free(with_nl);
-  return rc;
+  memcpy(b->csv_committed, sizes, sizeof(sizes));
+  return 0;
+}
+
+void bench_explain_unwritten(const struct bench *b, const char *path, struct placer_error **err) {
+  struct statvfs st;
+  if (err == NULL || *err == NULL || statvfs(b->out, &st) < 0)
+    return;
+  /* After a write that failed for want of room, less than a block or so
+   * is left (or no inode; btrfs counts none: f_files 0). */
+  if ((uint64_t)st.f_bavail * st.f_frsize >= 64 * 1024 && (st.f_files == 0 || st.f_favail > 0))
+    return;
+  placer_error_free(*err);
+  *err = NULL;
+  placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOSPC, "fio could not write %s", path);
+}
+
+int bench_write_report_txt(struct bench *b, const char *text, struct placer_error **err) {
+  return placer_file_replace_bytes(b->out, "report.txt", text, strlen(text), err);
 }
 
 void bench_placement_row(struct bench *b, const struct pass *p, const char *instance, const char *role,
@@ -207,7 +280,7 @@ void bench_placement_row(struct bench *b, const struct pass *p, const char *inst
   bench_csv_field(f, group, false);
   bench_csv_field(f, cpus ? cpus : "", false);
   bench_csv_field(f, mems ? mems : "", true);
-  fflush(f);
+  bench_csv_flush(b, f);
   free(cpus);
   free(mems);
 }
@@ -234,7 +307,7 @@ void bench_csv_run_rows(struct bench *b, const struct pass *p, size_t c, size_t 
   bench_csv_num(f, run->neighbour_rate, false);
   bench_csv_num(f, run->has_device_bytes ? (double)run->device_bytes_written : NAN, false);
   bench_csv_field(f, run->fio_json, true);
-  fflush(f);
+  bench_csv_flush(b, f);
   for (size_t i = 0; i < run->n_roles; i++) {
     const struct placer_bench_role_usage *u = &run->roles[i];
     for (int k = 0; k < 4; k++)
@@ -246,7 +319,7 @@ void bench_csv_run_rows(struct bench *b, const struct pass *p, size_t c, size_t 
     bench_csv_num(b->roles_csv, (double)u->peak_rss_bytes, false);
     bench_csv_num(b->roles_csv, u->local_mem_share, true);
   }
-  fflush(b->roles_csv);
+  bench_csv_flush(b, b->roles_csv);
   for (size_t i = 0; i < run->n_threads; i++) {
     const struct placer_bench_thread_usage *t = &run->threads[i];
     for (int k = 0; k < 4; k++)
@@ -255,7 +328,7 @@ void bench_csv_run_rows(struct bench *b, const struct pass *p, size_t c, size_t 
     bench_csv_field(b->threads_csv, t->thread, false);
     bench_csv_num(b->threads_csv, (double)t->cpu_ns, true);
   }
-  fflush(b->threads_csv);
+  bench_csv_flush(b, b->threads_csv);
   for (size_t i = 0; i < run->n_cpus; i++) {
     if (isnan(run->cpu_busy[i]))
       continue;
@@ -264,5 +337,5 @@ void bench_csv_run_rows(struct bench *b, const struct pass *p, size_t c, size_t 
     fprintf(b->cores_csv, "%zu,", i);
     bench_csv_num(b->cores_csv, run->cpu_busy[i], true);
   }
-  fflush(b->cores_csv);
+  bench_csv_flush(b, b->cores_csv);
 }

@@ -110,7 +110,7 @@ static void csv_rows(struct bench *b, const struct pass *p, const struct placer_
     bench_csv_num(f, (double)run->roles[i].rss_before_bytes, false);
     bench_csv_num(f, (double)run->roles[i].rss_peak_bytes, true);
   }
-  fflush(f);
+  bench_csv_flush(b, f);
 }
 
 int bench_recovery_run(struct bench *b, struct pass *p, struct placer_error **err) {
@@ -279,5 +279,9 @@ int bench_recovery_run(struct bench *b, struct pass *p, struct placer_error **er
   }
   run->done = true;
   csv_rows(b, p, rec, run);
-  return bench_write_summary(b, err);
+  if (bench_write_summary(b, err) < 0) {
+    run->done = false; /* its rows were cut again: --resume runs it */
+    return -1;
+  }
+  return 0;
 }

@@ -799,12 +799,14 @@ int placer_report_html_write(const char *dir, const struct placer_bench_results 
         pg.html);
   FILE *f = pg.html;
   pg.html = NULL;
-  if (ferror(f) | (fclose(f) != 0)) {
+  if (ferror(f) | (fclose(f) != 0)) { /* a full disk: no half page, no temporary file left */
     placer_error_errno(err, PLACER_EXIT_SYSTEM, errno ? errno : EIO, "report: write %s", tmp_path);
+    unlink(tmp_path);
     goto out;
   }
   if (rename(tmp_path, html_path) < 0) {
     placer_error_errno(err, PLACER_EXIT_SYSTEM, errno, "report: rename %s", tmp_path);
+    unlink(tmp_path);
     goto out;
   }
   if (written)

@@ -78,6 +78,9 @@ int bench_resume_results(struct bench *b, struct placer_error **err) {
   json_t *baseline = json_object_get(j, "hardware_baseline");
   if (rc == 0 && json_is_object(baseline))
     b->baseline = json_incref(baseline);
+  json_t *csv_bytes = json_object_get(j, "csv_bytes");
+  if (rc == 0 && json_is_object(csv_bytes))
+    b->resume_csv_bytes = json_incref(csv_bytes);
   json_decref(j);
   if (rc < 0)
     return placer_error_prefix(err, "--resume '%s': summary.json", b->out);
@@ -96,7 +99,7 @@ int bench_resume_results(struct bench *b, struct placer_error **err) {
                             "repeats and recovery runs as summary.json; run it anew",
                             b->out);
   }
-  old->interrupted = false;
+  old->interrupted = true; /* until it has run to its end */
   placer_bench_results_free(b->results);
   b->results = old;
   return 0;

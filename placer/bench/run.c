@@ -418,7 +418,7 @@ static int solo(struct bench *b, struct pass *p, struct placer_error **err) {
     bench_csv_num(f, b->conds[c].level, false);
     bench_csv_num(f, rate, false);
     bench_csv_num(f, secs, true);
-    fflush(f);
+    bench_csv_flush(b, f);
   }
   return 0;
 }
@@ -572,8 +572,10 @@ static int run_cell(struct bench *b, struct pass *p, size_t w, size_t c, struct 
                             p->tag, b->wl_names[w], s->workloads.runtime_s + s->workloads.grace_s, log);
   if (!ok)
     return placer_error_set(err, PLACER_EXIT_SYSTEM, 0, "%s: fio %s failed; see %s", p->tag, b->wl_names[w], log);
-  if (placer_fio_result_load(json, &fio, err) < 0)
+  if (placer_fio_result_load(json, &fio, err) < 0) {
+    bench_explain_unwritten(b, json, err); /* a full disk */
     return placer_error_prefix(err, "%s", p->tag);
+  }
   if (fio->n_failed_jobs > 0 || fio->total.read.total_ios + fio->total.write.total_ios == 0) {
     bool failed = fio->n_failed_jobs > 0;
     placer_fio_result_free(fio);
@@ -602,7 +604,12 @@ static int run_cell(struct bench *b, struct pass *p, size_t w, size_t c, struct 
   run->neighbour_rate = c > 0 ? rate : NAN;
   run->done = true;
   bench_csv_run_rows(b, p, c, w, run);
-  return bench_write_summary(b, err);
+  if (bench_write_summary(b, err) < 0) {
+    run->done = false; /* its rows were cut again: --resume runs it */
+    return placer_error_prefix(err, "%s: %s%s%s not recorded", p->tag, b->wl_names[w], c ? " + " : " alone",
+                               c ? b->conds[c].name : "");
+  }
+  return 0;
 }
 
 static int pass_up(struct bench *b, struct pass *p, struct placer_error **err) {
@@ -789,7 +796,7 @@ int placer_bench_run_study(const struct placer_study *study, const struct placer
     else if (placer_bench_stop)
       b.stopped_by = strdup("interrupted (SIGINT or SIGTERM)");
     struct placer_error *e = NULL;
-    cleanup_free char *report = NULL, *path = bench_path_join(b.out, "report.txt");
+    cleanup_free char *report = NULL;
     char *tail = NULL;
     size_t tail_len = 0;
     FILE *tf = open_memstream(&tail, &tail_len);
@@ -801,24 +808,29 @@ int placer_bench_run_study(const struct placer_study *study, const struct placer
               b.out);
       fclose(tf);
     }
-    if (bench_write_summary(&b, &e) < 0 || placer_bench_report(b.results, &report, &e) < 0) {
-      bench_warn(&b, "%s", e->msg);
-      placer_error_free(e);
-    } else {
-      FILE *f = path ? fopen(path, "we") : NULL;
-      if (f) {
-        fputs(report, f);
-        if (tail)
-          fputs(tail, f);
-        fclose(f);
-      }
-      if (report_out && tail) {
-        char *both = NULL;
-        *report_out = asprintf(&both, "%s%s", report, tail) < 0 ? NULL : both;
-      } else if (report_out) {
-        *report_out = TAKE_PTR(report);
-      }
+    /* Results that could not all be written (a full disk): summary.json
+     * holds what was recorded before and report.txt is not written beside
+     * it; a study that ran to its end fails with that (exit 4). */
+    bool summary_written = bench_write_summary(&b, &e) == 0;
+    char *text = NULL;
+    struct placer_error *e_report = NULL;
+    if (placer_bench_report(b.results, &report, &e_report) < 0) {
+      bench_warn(&b, "%s", e_report->msg);
+      placer_error_free(e_report);
+    } else if (asprintf(&text, "%s%s", report, tail ? tail : "") < 0) {
+      text = NULL;
     }
+    if (text && summary_written)
+      bench_write_report_txt(&b, text, &e);
+    if (e && rc == 0)
+      rc = placer_error_set(err, e->exit_code, e->errno_value, "%s", e->msg);
+    else if (e)
+      bench_warn(&b, "%s (results recorded before it are kept)", e->msg);
+    placer_error_free(e);
+    if (report_out)
+      *report_out = text;
+    else
+      free(text);
     free(tail);
   }
   if (results) {

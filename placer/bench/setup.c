@@ -433,6 +433,8 @@ static int make_results(struct bench *b, struct placer_error **err) {
     spec.recovery_down_s = s->recovery.down_s;
   }
   rc = placer_bench_results_new(&spec, &b->results, err);
+  if (rc == 0) /* until the study has run to its end: a killed placer leaves it so */
+    b->results->interrupted = true;
 out:
   free(vnames);
   free(knobs);
@@ -544,10 +546,32 @@ static int open_csv(struct bench *b, const char *name, const char *header, FILE 
   FILE *f = fopen(path, append ? "ae" : "we");
   if (f == NULL)
     return placer_error_errno(err, PLACER_EXIT_SYSTEM, errno, "create '%s'", path);
+  /* A run's rows are flushed together (bench_csv_flush): a buffer that
+   * fills on the way would write part of them. */
+  setvbuf(f, NULL, _IOFBF, 256 * 1024);
+  /* Rows a stopped study wrote after its last summary.json (a run it did
+   * not record, a row cut by a full disk) go: they are written again. */
+  json_t *committed = append ? json_object_get(b->resume_csv_bytes, name) : NULL;
+  struct stat st;
+  if (json_is_integer(committed) && fstat(fileno(f), &st) == 0 && st.st_size > json_integer_value(committed) &&
+      json_integer_value(committed) > 0 && ftruncate(fileno(f), (off_t)json_integer_value(committed)) < 0) {
+    int e = errno;
+    fclose(f);
+    return placer_error_errno(err, PLACER_EXIT_SYSTEM, e, "--resume: cut '%s' to the rows summary.json holds", path);
+  }
   if (!append)
     fprintf(f, "%s\n", header);
-  fflush(f);
+  if (fflush(f) != 0 || fstat(fileno(f), &st) < 0) {
+    int e = errno;
+    fclose(f);
+    return placer_error_errno(err, PLACER_EXIT_SYSTEM, e, "write '%s'", path);
+  }
   *out = f;
+  for (size_t i = 0; i < BENCH_N_CSV; i++) {
+    const char *slot_name;
+    if (bench_csv_file(b, i, &slot_name) == out)
+      b->csv_committed[i] = st.st_size;
+  }
   return 0;
 }
 
@@ -672,6 +696,7 @@ void bench_free(struct bench *b) {
   free(b->topology_xml);
   free(b->vm_kernel);
   free(b->vm_initrd);
+  json_decref(b->resume_csv_bytes);
   placer_cgroup_close(b->cg);
 }
 

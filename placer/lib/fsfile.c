@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,34 +27,38 @@ int placer_mkdir_p(const char *dir, struct placer_error **err) {
   return 0;
 }
 
-int placer_file_replace(const char *dir, const char *name, const char *text, struct placer_error **err) {
+/* Write LEN bytes of DATA to FD: 0, or the errno of the write that failed. */
+static int write_all(int fd, const char *data, size_t len) {
+  for (size_t off = 0; off < len;) {
+    ssize_t n = write(fd, data + off, len - off);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n <= 0)
+      return n < 0 ? errno : EIO;
+    off += (size_t)n;
+  }
+  return 0;
+}
+
+static int replace(const char *dir, const char *name, const char *data, size_t len, bool newline,
+                   struct placer_error **err) {
   cleanup_free char *path = NULL, *tmp = NULL;
   if (asprintf(&path, "%s/%s", dir, name) < 0 || asprintf(&tmp, "%s/.%s.tmp", dir, name) < 0)
     return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
   int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0)
-    return placer_error_errno(err, PLACER_EXIT_SYSTEM, errno, "write %s", tmp);
-  size_t len = strlen(text), off = 0;
-  int saved = 0;
-  while (off <= len && saved == 0) {
-    /* TEXT, then its closing newline. */
-    const char *from = off < len ? text + off : "\n";
-    size_t want = off < len ? len - off : 1;
-    ssize_t n = write(fd, from, want);
-    if (n < 0 && errno == EINTR)
-      continue;
-    if (n <= 0)
-      saved = n < 0 ? errno : EIO;
-    else
-      off += (size_t)n;
-  }
+    return placer_error_errno(err, PLACER_EXIT_SYSTEM, errno, "write %s (create %s)", path, tmp);
+  int saved = write_all(fd, data, len);
+  if (saved == 0 && newline)
+    saved = write_all(fd, "\n", 1);
+  /* A full disk may only show here (delayed allocation, NFS). */
   if (saved == 0 && fsync(fd) < 0)
     saved = errno;
   if (close(fd) < 0 && saved == 0)
     saved = errno;
   if (saved) {
     unlink(tmp);
-    return placer_error_errno(err, PLACER_EXIT_SYSTEM, saved, "write %s", tmp);
+    return placer_error_errno(err, PLACER_EXIT_SYSTEM, saved, "write %s", path);
   }
   if (rename(tmp, path) < 0) {
     saved = errno;
@@ -67,4 +72,13 @@ int placer_file_replace(const char *dir, const char *name, const char *text, str
     close(dfd);
   }
   return 0;
+}
+
+int placer_file_replace(const char *dir, const char *name, const char *text, struct placer_error **err) {
+  return replace(dir, name, text, strlen(text), true, err);
+}
+
+int placer_file_replace_bytes(const char *dir, const char *name, const char *data, size_t len,
+                              struct placer_error **err) {
+  return replace(dir, name, data, len, false, err);
 }
