@@ -125,18 +125,5 @@ int placer_reset(const char *state_dir, char ***lines, size_t *n_lines, struct p
 }
 
 int placer_reset_run(const char *state_dir, struct placer_reset_result *res, struct placer_error **err) {
-  const struct placer_apply_backend_ops *ops = recorded_backend(state_dir);
-  if (ops->reset_run)
-    return ops->reset_run(state_dir, res, err);
-  /* A backend that says what it did in lines only: changed unless it had nothing to do. */
-  *res = (struct placer_reset_result){ 0 };
-  res->state_dir = strdup(state_dir ? state_dir : placer_state_default_dir());
-  if (res->state_dir == NULL)
-    return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
-  if (ops->reset(state_dir, &res->lines, &res->n_lines, err) < 0) {
-    placer_reset_result_clear(res);
-    return -1;
-  }
-  res->changed = !(res->n_lines == 1 && strncmp(res->lines[0], "nothing to reset", 16) == 0);
-  return 0;
+  return recorded_backend(state_dir)->reset_run(state_dir, res, err);
 }

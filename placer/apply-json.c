@@ -118,12 +118,15 @@ json_t *placer_reset_result_json(const struct placer_reset_result *res) {
     append(pids, json_integer(res->pids_restored[i]), &oom);
   put(doc, "schema", json_integer(PLACER_APPLY_JSON_SCHEMA), &oom);
   put(doc, "command", json_string("reset"), &oom);
+  put(doc, "backend", string_or_null(res->backend), &oom);
   put(doc, "state_dir", string_or_null(res->state_dir), &oom);
   put(doc, "changed", json_boolean(res->changed), &oom);
   put(doc, "interrupted", json_boolean(res->interrupted), &oom);
   put(doc, "changes", json_integer((json_int_t)res->n_undone), &oom);
   put(doc, "groups_removed", string_array(res->groups_removed, res->n_groups_removed, &oom), &oom);
   put(doc, "pids_restored", pids, &oom);
+  put(doc, "units_restored", string_array(res->units_restored, res->n_units_restored, &oom), &oom);
+  put(doc, "dropins_removed", string_array(res->dropins_removed, res->n_dropins_removed, &oom), &oom);
   put(doc, "messages", string_array(res->lines, res->n_lines, &oom), &oom);
   if (oom) {
     json_decref(doc);

@@ -105,11 +105,20 @@ size_t sd_check_unit(const struct sd_ctx *c, const struct sd_instance *si, sd_pr
 int sd_pin_vcpus(const struct sd_ctx *c, const struct sd_instance *si, size_t *n_pinned, const char **source,
                  struct placer_error **err);
 
+/* What undoing one instance did. */
+struct sd_undone {
+  bool unit_set_back;  /* its properties back as before placer (false: the unit is gone) */
+  bool dropin_removed; /* the drop-in of apply --persist removed */
+};
+
 /* apply-systemd.c: undo what the state records for SI (properties back,
  * drop-ins placer made removed); *reload is set when a daemon-reload is
- * needed. */
+ * needed; *done (may be NULL) says what was done. */
 int sd_undo_instance(const struct sd_ctx *c, const struct sd_instance *si, bool *reload, struct strv *notes,
-                     struct placer_error **err);
+                     struct sd_undone *done, struct placer_error **err);
+/* Add to RES (reset --json) that SI was undone as DONE says: its unit among
+ * units_restored, its drop-in among dropins_removed, each one change. */
+int sd_reset_result_add(struct placer_reset_result *res, const struct sd_instance *si, const struct sd_undone *done);
 
 /* apply-systemd-status.c: the ops table's status and its text. */
 int sd_status(const char *state_dir, json_t **out, bool *drift, struct placer_error **err);

@@ -498,10 +498,13 @@ static int verify_target(struct sd_applier *a, struct sd_target *t, const char *
 }
 
 int sd_undo_instance(const struct sd_ctx *c, const struct sd_instance *si, bool *reload, struct strv *notes,
-                     struct placer_error **err) {
+                     struct sd_undone *done, struct placer_error **err) {
+  struct sd_undone did = { false, false };
   int ret = 0;
   if (si->dropin) {
-    if (unlink(si->dropin) < 0 && errno != ENOENT)
+    if (unlink(si->dropin) == 0)
+      did.dropin_removed = true;
+    else if (errno != ENOENT)
       return placer_error_errno(err, PLACER_EXIT_SYSTEM, errno, "%s: remove %s", si->name, si->dropin);
     strv_add(notes, "%s: removed %s", si->name, si->dropin);
     if (si->dropin_dir_created) {
@@ -532,6 +535,7 @@ int sd_undo_instance(const struct sd_ctx *c, const struct sd_instance *si, bool 
     placer_systemd_argv_free(argv);
     if (ret < 0)
       return placer_error_prefix(err, "%s: set %s back", si->name, si->unit);
+    did.unit_set_back = true;
     strv_add(notes, "%s: %s properties set back", si->name, si->unit);
   } else {
     strv_add(notes, "%s: unit %s is %s: only its drop-ins are removed", si->name, si->unit, load ? load : "unknown");
@@ -548,21 +552,44 @@ int sd_undo_instance(const struct sd_ctx *c, const struct sd_instance *si, bool 
     else if (file && errno != ENOENT)
       return placer_error_errno(err, PLACER_EXIT_SYSTEM, errno, "%s: remove %s", si->name, file);
   }
+  if (done)
+    *done = did;
   return 0;
 }
 
-/* Undo every instance the state holds; the state keeps what failed. */
-static size_t undo_all(const struct sd_ctx *c, struct sd_state *s, struct strv *notes, struct strv *failures) {
+int sd_reset_result_add(struct placer_reset_result *res, const struct sd_instance *si, const struct sd_undone *done) {
+  struct strv units = { res->units_restored, res->n_units_restored };
+  struct strv dropins = { res->dropins_removed, res->n_dropins_removed };
+  int ret = 0;
+  if (done->unit_set_back && strv_add(&units, "%s", si->unit) < 0)
+    ret = -1;
+  if (done->dropin_removed && si->dropin && strv_add(&dropins, "%s", si->dropin) < 0)
+    ret = -1;
+  res->units_restored = units.v;
+  res->n_units_restored = units.n;
+  res->dropins_removed = dropins.v;
+  res->n_dropins_removed = dropins.n;
+  res->n_undone = units.n + dropins.n;
+  return ret;
+}
+
+/* Undo every instance the state holds, newest first; the state keeps what
+ * failed.  RES (may be NULL) gets what was undone; *oom when it could not. */
+static size_t undo_all(const struct sd_ctx *c, struct sd_state *s, struct strv *notes, struct strv *failures,
+                       struct placer_reset_result *res, bool *oom) {
   bool reload = false;
   size_t failed = 0;
   for (size_t i = s->n; i-- > 0;) {
     struct placer_error *e = NULL;
-    if (sd_undo_instance(c, &s->v[i], &reload, notes, &e) < 0) {
+    struct sd_undone done;
+    if (sd_undo_instance(c, &s->v[i], &reload, notes, &done, &e) < 0) {
       strv_add(failures, "%s", e->msg);
       placer_error_free(e);
       failed++;
       continue;
     }
+    if (res && sd_reset_result_add(res, &s->v[i], &done) < 0)
+      *oom = true;
     sd_instance_clear(&s->v[i]);
     memmove(&s->v[i], &s->v[i + 1], (s->n - i - 1) * sizeof(*s->v));
     s->n--;
@@ -587,7 +614,7 @@ static size_t undo_all(const struct sd_ctx *c, struct sd_state *s, struct strv *
 static int roll_back(struct sd_applier *a, struct placer_error **err) {
   struct strv notes = { NULL, 0 }, failures = { NULL, 0 };
   /* only what this apply added: instances known before keep their record */
-  size_t failed = undo_all(&a->ctx, &a->state, &notes, &failures);
+  size_t failed = undo_all(&a->ctx, &a->state, &notes, &failures, NULL, NULL);
   if (failed == 0)
     placer_error_prefix(err, "apply failed; the placement through systemd is taken back (every unit as before placer)");
   else
@@ -809,8 +836,11 @@ out:
 
 /* ------------------------------------------------------------------ reset */
 
-static int systemd_reset(const char *state_dir, char ***lines, size_t *n_lines, struct placer_error **err) {
+static int systemd_reset_run(const char *state_dir, struct placer_reset_result *res, struct placer_error **err) {
   const char *dir = state_dir ? state_dir : placer_state_default_dir();
+  *res = (struct placer_reset_result){ .backend = "systemd" };
+  if ((res->state_dir = strdup(dir)) == NULL)
+    return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
   struct sd_ctx c;
   sd_ctx_init(&c, NULL);
   struct placer_state *lock = NULL;
@@ -820,7 +850,15 @@ static int systemd_reset(const char *state_dir, char ***lines, size_t *n_lines, 
   if (placer_state_open(dir, PLACER_STATE_LOCK_EXCLUSIVE, &lock, NULL, err) < 0 || sd_state_load(dir, &s, err) < 0)
     goto done;
   size_t before = s.n;
-  size_t failed = undo_all(&c, &s, &out, &failures);
+  if (before == 0) {
+    /* a state file without instances: nothing to undo, and it goes too */
+    strv_add(&out, "nothing to reset (no placer state in %s)", dir);
+    ret = sd_state_save(&s, err);
+    goto done;
+  }
+  res->changed = true;
+  bool oom = false;
+  size_t failed = undo_all(&c, &s, &out, &failures, res, &oom);
   if (failed) {
     placer_error_set(err, PLACER_EXIT_SYSTEM, 0,
                      "reset incomplete: %zu of %zu units could not be set back (%s); they stay recorded in %s/%s: fix "
@@ -828,19 +866,36 @@ static int systemd_reset(const char *state_dir, char ***lines, size_t *n_lines, 
                      failed, before, failures.v[0], dir, SD_STATE_FILE);
     goto done;
   }
-  strv_add(&out, "reset: %zu unit%s set back through systemd; no placer state left in %s", before,
-           before == 1 ? "" : "s", dir);
+  if (oom) {
+    placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+    goto done;
+  }
+  strv_add(&out, "reset: %zu unit%s set back through systemd, %zu drop-in%s removed; no placer state left in %s",
+           res->n_units_restored, res->n_units_restored == 1 ? "" : "s", res->n_dropins_removed,
+           res->n_dropins_removed == 1 ? "" : "s", dir);
   ret = 0;
 done:
   strv_free(&failures);
   sd_state_clear(&s);
   placer_state_free(lock);
+  res->lines = out.v;
+  res->n_lines = out.n;
   if (ret < 0) {
-    strv_free(&out);
+    placer_reset_result_clear(res);
     return -1;
   }
-  *lines = out.v;
-  *n_lines = out.n;
+  return 0;
+}
+
+static int systemd_reset(const char *state_dir, char ***lines, size_t *n_lines, struct placer_error **err) {
+  struct placer_reset_result res;
+  if (systemd_reset_run(state_dir, &res, err) < 0)
+    return -1;
+  *lines = res.lines;
+  *n_lines = res.n_lines;
+  res.lines = NULL;
+  res.n_lines = 0;
+  placer_reset_result_clear(&res);
   return 0;
 }
 
@@ -849,5 +904,6 @@ const struct placer_apply_backend_ops placer_apply_backend_systemd = {
   .apply = systemd_apply,
   .status = sd_status,
   .reset = systemd_reset,
+  .reset_run = systemd_reset_run,
   .print_status = sd_status_print_text,
 };

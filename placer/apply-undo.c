@@ -468,7 +468,7 @@ size_t apply_undo(struct placer_cgroup *cg, struct placer_state *state, unsigned
 /* ------------------------------------------------------------------ reset */
 
 int placer_cgroupfs_reset_run(const char *state_dir, struct placer_reset_result *res, struct placer_error **err) {
-  *res = (struct placer_reset_result){ 0 };
+  *res = (struct placer_reset_result){ .backend = "cgroupfs" };
   if (state_dir == NULL)
     state_dir = placer_state_default_dir();
   res->state_dir = strdup(state_dir);
@@ -552,8 +552,12 @@ int placer_cgroupfs_reset_run(const char *state_dir, struct placer_reset_result 
 
 void placer_reset_result_clear(struct placer_reset_result *res) {
   struct strv lines = { res->lines, res->n_lines }, removed = { res->groups_removed, res->n_groups_removed };
+  struct strv units = { res->units_restored, res->n_units_restored };
+  struct strv dropins = { res->dropins_removed, res->n_dropins_removed };
   strv_free(&lines);
   strv_free(&removed);
+  strv_free(&units);
+  strv_free(&dropins);
   free(res->pids_restored);
   free(res->state_dir);
   *res = (struct placer_reset_result){ 0 };

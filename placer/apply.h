@@ -103,16 +103,22 @@ struct placer_apply_report {
   size_t n_groups_changed;
 };
 
-/* What `placer reset` did. */
+/* What `placer reset` did.  Both backends fill the same fields, each what
+ * it has: cgroupfs groups and processes, systemd units and drop-ins. */
 struct placer_reset_result {
+  const char *backend; /* "cgroupfs" / "systemd" */
   char *state_dir;
   bool changed;     /* there was something to undo */
   bool interrupted; /* the state held an interrupted apply */
-  size_t n_undone;  /* journal records undone */
+  size_t n_undone;  /* cgroupfs: journal records undone; systemd: units set back + drop-ins removed */
   char **groups_removed;
   size_t n_groups_removed;
   pid_t *pids_restored; /* processes placer had moved, moved back (or gone) */
   size_t n_pids_restored;
+  char **units_restored; /* systemd: units whose properties were set back as before placer */
+  size_t n_units_restored;
+  char **dropins_removed; /* systemd: the drop-ins of apply --persist, removed */
+  size_t n_dropins_removed;
   char **lines; /* what the text output prints, one line each */
   size_t n_lines;
 };
@@ -125,7 +131,7 @@ struct placer_apply_backend_ops {
                struct placer_apply_report **report, struct placer_error **err);
   int (*status)(const char *state_dir, json_t **out, bool *drift, struct placer_error **err);
   int (*reset)(const char *state_dir, char ***lines, size_t *n_lines, struct placer_error **err);
-  /* Optional: reset with what was undone (reset --json); without it, only the lines. */
+  /* The same, with what was undone (reset --json). */
   int (*reset_run)(const char *state_dir, struct placer_reset_result *result, struct placer_error **err);
   int (*print_status)(json_t *status, FILE *out);
 };

@@ -12,12 +12,14 @@
 #     own group and placer made no group of its own;
 #   - a second apply changes nothing; status exits 0; an AllowedCPUs changed behind placer's back
 #     is DRIFT (exit 1); `systemctl restart` keeps the runtime properties (until reboot);
-#   - reset leaves the unit as before (no runtime drop-in, every thread on 0-1);
+#   - reset (--json) leaves the unit as before (no runtime drop-in, every thread on 0-1) and its
+#     document names the unit set back (units_restored), no group and no process;
 #   - apply --persist writes /etc/systemd/system/UNIT.d/50-placer.conf; with the runtime
 #     properties wiped (as a reboot does) and the unit restarted, the placement holds on every
 #     new thread; --restart rolling restarts it, waits for health and checks every thread;
 #   - systemctl stop still stops every process of the unit (KillMode=control-group);
-#   - reset removes the drop-in; a pid in init.scope and --persist on a scope are precise errors.
+#   - reset removes the drop-in (dropins_removed in its document); a second reset has nothing to
+#     do; a pid in init.scope and --persist on a scope are precise errors.
 # No real ceph-osd runs in the guest (a Ceph rootfs would triple the image and the boot time
 # under TCG); stress-ng stands in for a forking, threaded daemon.
 # Environment: PLACER_BIN, PLACER_SOURCE_DIR, PLACER_CACHE_DIR (default /var/cache/placer).
@@ -135,8 +137,12 @@ $P status >/tmp/out 2>&1 || { cat /tmp/out; fail "status after restart exited $?
 grep -q "have exited (restarted?)" /tmp/out || { cat /tmp/out; fail "status does not note the restart"; }
 echo "GUEST restart: the runtime properties hold for the new processes (pids were $old)"
 
-$P reset >/tmp/out 2>&1 || { cat /tmp/out; fail "reset exited $?"; }
+$P reset --json >/tmp/out 2>&1 || { cat /tmp/out; fail "reset exited $?"; }
 sed 's/^/GUEST reset: /' /tmp/out
+# reset --json, flattened: the document of the systemd backend (docs/apply.md)
+has() { tr -d ' \n' </tmp/out | grep -qF "$1" || { cat /tmp/out; fail "reset --json lacks $1"; }; }
+for k in '"backend":"systemd"' '"changed":true' '"changes":1,' '"groups_removed":[]' '"pids_restored":[]' \
+    "\"units_restored\":[\"$U\"]" '"dropins_removed":[]' '"interrupted":false'; do has "$k"; done
 [ -z "$(ls $C 2>/dev/null)" ] || fail "runtime drop-ins left: $(ls $C)"
 [ -z "$(systemctl show -p AllowedCPUs --value $U)" ] || fail "AllowedCPUs left: $(systemctl show -p AllowedCPUs --value $U)"
 # systemd drops a controller nothing asks for any more: a missing file is the default too
@@ -177,11 +183,14 @@ for p in /proc/[0-9]*; do
     case "$(cat $p/cmdline 2>/dev/null | tr '\0' ' ')" in /usr/bin/stress-ng*) fail "stress-ng left after stop: ${p#/proc/}" ;; esac
 done
 echo "GUEST stop: systemctl stop ended every process of the unit"
-$P reset >/tmp/out 2>&1 || { cat /tmp/out; fail "reset after --persist exited $?"; }
+$P reset --json >/tmp/out 2>&1 || { cat /tmp/out; fail "reset after --persist exited $?"; }
+for k in '"backend":"systemd"' '"changes":2,' "\"units_restored\":[\"$U\"]" "\"dropins_removed\":[\"$D/50-placer.conf\"]"; do has "$k"; done
 [ ! -e $D/50-placer.conf ] || fail "drop-in left"
 [ ! -d $D ] || fail "drop-in directory left"
 systemctl cat $U | grep -q 50-placer && fail "systemd still has the drop-in"
-echo "GUEST reset: drop-in removed"
+$P reset --json >/tmp/out 2>&1 || { cat /tmp/out; fail "second reset exited $?"; }
+has '"changed":false'
+echo "GUEST reset: drop-in removed (reset --json names it and the unit); a second reset has nothing to do"
 
 # ---- precise errors
 rc=0; $P apply --pid app.0=1 /t/p.yaml >/tmp/out 2>&1 || rc=$?

@@ -1,14 +1,18 @@
 /* `placer apply --json` and `placer reset --json` documents (apply-json.c):
  * the changed flag, groups created and changed, pids bound, per instance
  * what changed; a dry run says would_bind; reset lists groups removed and
- * pids moved back.  Built from reports made by hand; plus the CLI on an
- * empty state directory (no root, nothing changes). */
+ * pids moved back (cgroupfs), units set back and drop-ins removed (systemd),
+ * in one shape for both backends.  Built from reports made by hand and, for
+ * systemd, by the backend's own sd_reset_result_add; plus the CLI on an
+ * empty state directory of each backend (no root, nothing changes). */
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
+#include "apply-systemd-internal.h"
 #include "apply.h"
 #include "test_support.h"
 
@@ -136,14 +140,87 @@ static void test_reset(void **state) {
   json_decref(doc);
 }
 
-/* The CLI: reset --json on an empty state directory. */
-static void test_cli_reset_json_empty(void **state) {
+/* The keys of DOC in order, one string ("schema command backend ..."). */
+static void keys_of(json_t *doc, char *buf, size_t size) {
+  const char *key;
+  json_t *v;
+  buf[0] = '\0';
+  json_object_foreach(doc, key, v) {
+    (void)v;
+    snprintf(buf + strlen(buf), size - strlen(buf), "%s%s", buf[0] ? " " : "", key);
+  }
+}
+
+static const char reset_keys[] = "schema command backend state_dir changed interrupted changes groups_removed "
+                                 "pids_restored units_restored dropins_removed messages";
+
+/* What the systemd backend's reset puts in the document: each unit set back,
+ * each drop-in removed, one change each; no groups, no process moves; the
+ * same keys, in the same order, as the cgroupfs backend's. */
+static void test_reset_systemd(void **state) {
   (void)state;
-  const char *bin = getenv("PLACER_BIN");
-  if (bin == NULL)
-    skip();
-  char work[] = "/tmp/placer-test-apply-json.XXXXXX";
-  assert_non_null(mkdtemp(work));
+  struct sd_instance osd = { .name = strdup("osd.0"),
+                             .unit = strdup("ceph-osd@0.service"),
+                             .dropin = strdup("/etc/systemd/system/ceph-osd@0.service.d/50-placer.conf") };
+  struct sd_instance mds = { .name = strdup("mds.a"), .unit = strdup("ceph-mds@a.service") };
+  struct sd_instance gone = { .name = strdup("vm.0"),
+                              .unit = strdup("vm0.service"),
+                              .dropin = strdup("/etc/systemd/system/vm0.service.d/50-placer.conf") };
+  struct placer_reset_result res = { .backend = "systemd", .state_dir = strdup("/run/placer"), .changed = true };
+  /* newest first, as undo_all goes: a unit no longer loaded keeps only its drop-in removal */
+  assert_int_equal(sd_reset_result_add(&res, &gone, &(struct sd_undone){ false, true }), 0);
+  assert_int_equal(sd_reset_result_add(&res, &mds, &(struct sd_undone){ true, false }), 0);
+  assert_int_equal(sd_reset_result_add(&res, &osd, &(struct sd_undone){ true, true }), 0);
+  struct strv lines = { NULL, 0 };
+  assert_int_equal(strv_add(&lines, "reset: 2 units set back through systemd, 2 drop-ins removed; ..."), 0);
+  res.lines = lines.v;
+  res.n_lines = lines.n;
+
+  json_t *doc = placer_reset_result_json(&res);
+  assert_non_null(doc);
+  char keys[512];
+  keys_of(doc, keys, sizeof(keys));
+  assert_string_equal(keys, reset_keys);
+  assert_string_equal(json_string_value(json_object_get(doc, "command")), "reset");
+  assert_string_equal(json_string_value(json_object_get(doc, "backend")), "systemd");
+  assert_string_equal(json_string_value(json_object_get(doc, "state_dir")), "/run/placer");
+  assert_true(json_is_true(json_object_get(doc, "changed")));
+  assert_true(json_is_false(json_object_get(doc, "interrupted")));
+  assert_int_equal(json_integer_value(json_object_get(doc, "changes")), 4);
+  json_t *units = json_object_get(doc, "units_restored");
+  assert_int_equal(json_array_size(units), 2);
+  assert_string_equal(json_string_value(json_array_get(units, 0)), "ceph-mds@a.service");
+  assert_string_equal(json_string_value(json_array_get(units, 1)), "ceph-osd@0.service");
+  json_t *dropins = json_object_get(doc, "dropins_removed");
+  assert_int_equal(json_array_size(dropins), 2);
+  assert_string_equal(json_string_value(json_array_get(dropins, 0)), gone.dropin);
+  assert_string_equal(json_string_value(json_array_get(dropins, 1)), osd.dropin);
+  assert_int_equal(json_array_size(json_object_get(doc, "groups_removed")), 0);
+  assert_int_equal(json_array_size(json_object_get(doc, "pids_restored")), 0);
+  assert_string_equal(json_string_value(json_array_get(json_object_get(doc, "messages"), 0)), lines.v[0]);
+  json_decref(doc);
+
+  /* the cgroupfs document has the same keys, its systemd lists empty */
+  char *removed[] = { "t" };
+  struct placer_reset_result cg = {
+    .backend = "cgroupfs", .state_dir = "/x", .groups_removed = removed, .n_groups_removed = 1
+  };
+  doc = placer_reset_result_json(&cg);
+  assert_non_null(doc);
+  keys_of(doc, keys, sizeof(keys));
+  assert_string_equal(keys, reset_keys);
+  assert_int_equal(json_array_size(json_object_get(doc, "units_restored")), 0);
+  assert_int_equal(json_array_size(json_object_get(doc, "dropins_removed")), 0);
+  json_decref(doc);
+
+  placer_reset_result_clear(&res);
+  sd_instance_clear(&osd);
+  sd_instance_clear(&mds);
+  sd_instance_clear(&gone);
+}
+
+/* `placer reset --json --state-dir DIR` into WORK/out; the document, exit 0. */
+static json_t *cli_reset_json(const char *bin, const char *work) {
   char cmd[1024];
   snprintf(cmd, sizeof(cmd), "'%s' reset --json --state-dir '%s/state' >'%s/out' 2>&1", bin, work, work);
   int status = system(cmd);
@@ -158,9 +235,47 @@ static void test_cli_reset_json_empty(void **state) {
   json_t *doc = json_loads(out, 0, &jerr);
   if (doc == NULL)
     fail_msg("reset --json printed no JSON (%s): %s", jerr.text, out);
+  free(out);
+  return doc;
+}
+
+/* The CLI: reset --json on an empty state directory of each backend (the
+ * systemd one is a systemd.json without instances: the backend's own reset
+ * runs, undoes nothing, needs no systemd and removes the file). */
+static void test_cli_reset_json_empty(void **state) {
+  (void)state;
+  const char *bin = getenv("PLACER_BIN");
+  if (bin == NULL)
+    skip();
+  char work[] = "/tmp/placer-test-apply-json.XXXXXX";
+  assert_non_null(mkdtemp(work));
+  char keys[512];
+  json_t *doc = cli_reset_json(bin, work);
+  keys_of(doc, keys, sizeof(keys));
+  assert_string_equal(keys, reset_keys);
+  assert_string_equal(json_string_value(json_object_get(doc, "backend")), "cgroupfs");
   assert_true(json_is_false(json_object_get(doc, "changed")));
   json_decref(doc);
-  free(out);
+
+  char path[256];
+  snprintf(path, sizeof(path), "%s/state/systemd.json", work);
+  FILE *f = fopen(path, "w");
+  assert_non_null(f);
+  fputs("{ \"schema\": 1, \"backend\": \"systemd\", \"profile\": \"p\", \"instances\": [] }\n", f);
+  assert_int_equal(fclose(f), 0);
+  doc = cli_reset_json(bin, work);
+  keys_of(doc, keys, sizeof(keys));
+  assert_string_equal(keys, reset_keys);
+  assert_string_equal(json_string_value(json_object_get(doc, "backend")), "systemd");
+  assert_true(json_is_false(json_object_get(doc, "changed")));
+  assert_int_equal(json_integer_value(json_object_get(doc, "changes")), 0);
+  assert_int_equal(json_array_size(json_object_get(doc, "units_restored")), 0);
+  assert_true(strncmp(json_string_value(json_array_get(json_object_get(doc, "messages"), 0)), "nothing to reset", 16) ==
+              0);
+  json_decref(doc);
+  assert_int_equal(access(path, F_OK), -1); /* gone: the next reset is the cgroupfs one's */
+
+  char cmd[1024];
   snprintf(cmd, sizeof(cmd), "rm -rf '%s'", work);
   assert_int_equal(system(cmd), 0);
 }
@@ -170,6 +285,7 @@ int main(void) {
     cmocka_unit_test(test_apply_changed),
     cmocka_unit_test(test_apply_unchanged_and_dry_run),
     cmocka_unit_test(test_reset),
+    cmocka_unit_test(test_reset_systemd),
     cmocka_unit_test(test_cli_reset_json_empty),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

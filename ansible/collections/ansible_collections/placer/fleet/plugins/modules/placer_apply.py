@@ -41,7 +41,10 @@ result: {description: the document of placer apply --json or placer reset --json
 groups_created: {description: groups created (check mode - would be), returned: state=present, type: list}
 groups_changed: {description: groups whose values were set, returned: state=present, type: list}
 pids_bound: {description: processes bound now, returned: state=present, type: list}
-groups_removed: {description: groups reset removed, returned: state=absent, type: list}
+groups_removed: {description: groups reset removed (cgroupfs backend), returned: state=absent, type: list}
+pids_restored: {description: processes reset moved back (cgroupfs backend), returned: state=absent, type: list}
+units_restored: {description: units whose properties reset set back (systemd backend), returned: state=absent, type: list}
+dropins_removed: {description: drop-ins of apply --persist that reset removed (systemd backend), returned: state=absent, type: list}
 """
 
 from ansible.module_utils.basic import AnsibleModule
@@ -88,7 +91,8 @@ def absent(module, cli):
         return dict(changed=bool(status.get("applied")), result=status)
     _, doc = cli.json("reset")
     return dict(changed=bool(doc.get("changed")), result=doc, groups_removed=doc.get("groups_removed", []),
-                pids_restored=doc.get("pids_restored", []))
+                pids_restored=doc.get("pids_restored", []), units_restored=doc.get("units_restored", []),
+                dropins_removed=doc.get("dropins_removed", []))
 
 
 def main():
