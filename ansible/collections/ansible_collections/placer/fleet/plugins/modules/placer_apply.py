@@ -20,6 +20,11 @@ options:
   state: {description: present (apply) or absent (reset), type: str, choices: [present, absent], default: present}
   strict: {description: an instance with no running process is an error, type: bool, default: false}
   pids: {description: "instance: pid, bound instead of the profile's matcher (--pid)", type: dict, default: {}}
+  backend: {description: "--backend: auto (systemd when PID 1 is systemd), cgroupfs or systemd", type: str, choices: [auto, cgroupfs, systemd], default: auto}
+  persist: {description: "systemd backend: also drop-ins that survive a daemon restart and a reboot (--persist)", type: bool, default: false}
+  restart: {description: "systemd backend: rolling restarts the placed units one at a time, healthy in between (--restart rolling)", type: str, choices: [none, rolling], default: none}
+  health_cmd: {description: "with restart=rolling: sh -c CMD must exit 0 before and after each restart (--health-cmd)", type: str}
+  health_timeout: {description: "with restart=rolling: seconds to wait for health and for each unit (--health-timeout)", type: int}
   placer_bin: {description: placer executable on the node, type: str, default: placer}
   topology: {description: hwloc XML on the node to plan for instead of the live machine, type: str}
   prefix: {description: "top cgroup (--cgroup-prefix; default placer)", type: str}
@@ -71,6 +76,15 @@ def present(module, cli):
         args.append("--strict")
     for inst, pid in sorted(module.params["pids"].items()):
         args += ["--pid", "%s=%s" % (inst, pid)]
+    args += ["--backend", module.params["backend"]]
+    if module.params["persist"]:
+        args.append("--persist")
+    if module.params["restart"] == "rolling" and not module.check_mode:
+        args += ["--restart", "rolling"]
+        if module.params["health_cmd"]:
+            args += ["--health-cmd", module.params["health_cmd"]]
+        if module.params["health_timeout"] is not None:
+            args += ["--health-timeout", str(module.params["health_timeout"])]
     args.append(module.params["profile"])
     before = status_by_instance(in_force(cli)) if module._diff else None
     _, doc = cli.json("apply", args)
@@ -100,7 +114,12 @@ def main():
                 profile=dict(type="path"),
                 state=dict(type="str", choices=["present", "absent"], default="present"),
                 strict=dict(type="bool", default=False),
-                pids=dict(type="dict", default={}))
+                pids=dict(type="dict", default={}),
+                backend=dict(type="str", choices=["auto", "cgroupfs", "systemd"], default="auto"),
+                persist=dict(type="bool", default=False),
+                restart=dict(type="str", choices=["none", "rolling"], default="none"),
+                health_cmd=dict(type="str"),
+                health_timeout=dict(type="int"))
     module = AnsibleModule(argument_spec=spec, supports_check_mode=True,
                            required_if=[("state", "present", ["profile"])])
     cli = PlacerCLI(module)
