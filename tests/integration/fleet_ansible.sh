@@ -7,7 +7,8 @@
 #   - site.yml applies and verifies on all 3: the cgroup files each node's apply made (seen from
 #     the host under the container's own cgroup: cpuset.cpus/mems, memory limit, cpu.shares), the
 #     node's two processes in their groups on the planned CPUs; the facts differ per node;
-#   - a second site.yml reports changed=0 on every node;
+#   - a second site.yml, rolling (-e placer_serial=1), reports changed=0 on every node and ran
+#     the nodes one after another: one batch per node, no node's task between another's;
 #   - a drift (another cpuset written into one group of one node) fails verify.yml on that node
 #     only; site.yml --check --diff shows that node's plan diff and what apply would set, and
 #     changes nothing;
@@ -19,9 +20,7 @@ set -u
 PLACER=${PLACER_BIN:?PLACER_BIN not set}
 SRC=${PLACER_SOURCE_DIR:?PLACER_SOURCE_DIR not set}
 T=fleet_ansible
-skip() { echo "$T: SKIP: $*"; exit 77; }
-fail() { echo "$T: FAIL: $*" >&2; exit 1; }
-say() { echo "$T: $*"; }
+. "$SRC/tests/integration/lib/fleet.sh"
 [ "$(id -u)" = 0 ] || skip "needs root"
 for b in ansible-playbook podman runc fio tar cpack python3; do
   command -v "$b" >/dev/null 2>&1 || skip "$b not installed"
@@ -30,7 +29,6 @@ done
 ansible-doc -t connection containers.podman.podman >/dev/null 2>&1 || skip "no containers.podman collection"
 BUILD=$(cd "$(dirname "$PLACER")" && pwd)
 [ -f "$BUILD/CPackConfig.cmake" ] || skip "$BUILD has no CPackConfig.cmake"
-CG=/sys/fs/cgroup
 export CONTAINERS_CONF="$SRC/containers/containers.conf"
 export ANSIBLE_CONFIG="$SRC/ansible/ansible.cfg" ANSIBLE_NOCOLOR=1 ANSIBLE_FORCE_COLOR=0
 export ANSIBLE_CALLBACKS_ENABLED=ansible.posix.profile_tasks # each task's time in the .out files
@@ -40,42 +38,16 @@ work=$(mktemp -d /var/tmp/placer-fleet.XXXXXX) # not tmpfs: fio's O_DIRECT in th
 ANSIBLE_LOCAL_TEMP=$work/ansible-tmp ANSIBLE_HOME=$work/ansible-home
 tag=placer-t-fleet-$$
 NODES="n1 n2 n3"
-cgpath() { cat "$work/$1.cgpath" 2>/dev/null; }
 cleanup() {
   rc=$?
   trap - EXIT INT TERM HUP
   [ -z "${bg:-}" ] || kill -9 "$bg" 2>/dev/null
-  for n in $NODES; do
-    podman rm -f -t 0 "$tag-$n" >/dev/null 2>&1
-    p=$(cgpath "$n")
-    [ -n "$p" ] || continue
-    # runc removes the container's groups; what placer made under them must go too.
-    for d in "$CG"/*"$p"; do
-      [ -d "$d" ] || continue
-      find "$d" -depth -type d -exec rmdir {} + 2>/dev/null
-      [ ! -d "$d" ] || { echo "$T: cgroup $d left behind" >&2; rc=1; }
-    done
-  done
+  for n in $NODES; do fleet_remove_node "$tag-$n" "$n"; done
   [ "$rc" = 0 ] && rm -rf "$work" || echo "$T: kept $work" >&2
   exit "$rc"
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM HUP
-
-# ansible-playbook with its output in $work/NAME.out; exit code in $prc.
-play() {
-  out=$1
-  shift
-  t0=$(date +%s)
-  (cd "$SRC/ansible" && timeout 240 ansible-playbook -i "$work/inventory.yml" "$@") >"$work/$out.out" 2>&1
-  prc=$?
-  say "$out: exit $prc in $(($(date +%s) - t0)) s"
-}
-# PLAY RECAP counter of one host: recap OUT HOST KEY (ok, changed, failed, ...).
-recap() {
-  sed -n "/^PLAY RECAP/,\$p" "$work/$1.out" | grep "^$2 " | tail -1 | sed -n "s/.* $3=\([0-9]*\).*/\1/p"
-}
-show() { sed -n '/TASK\|fatal\|FAILED\|PLAY RECAP/,$p' "$work/$1.out" | tail -40 >&2; }
 
 # --- the nodes ----------------------------------------------------------------------------
 for n in $NODES; do
@@ -96,30 +68,7 @@ deb=$(ls "$work"/deb/placer_*.deb 2>/dev/null | head -1)
 [ -n "$deb" ] || fail "cpack made no placer_*.deb"
 rm -rf "$work/deb/_CPack_Packages"
 
-# Two profiles: both plan cpus 0 and 1 on NUMA node 0 of every fixture (their first two cores'
-# first PUs), so they can be put in force on this 2-CPU machine; profile b swaps the roles.
-cat >"$work/profile.yaml" <<'EOF'
-version: 1
-name: fleet-a
-reserve: { cores: 0 }
-roles:
-  - name: app
-    kind: generic
-    count: 1
-    cpu: { threads: 1 }
-    memory: 64MiB
-    locality: { near: numa, numa: 0 }
-    match: { cmdline: "sleep 7001" }
-  - name: svc
-    kind: generic
-    count: 1
-    cpu: { threads: 1, weight: 200 }
-    locality: { near: numa, numa: 0 }
-    match: { cmdline: "sleep 7002" }
-EOF
-sed -e 's/name: fleet-a/name: fleet-b/' "$work/profile.yaml" | awk '
-  /^  - name: app/ { grab = 1 } /^  - name: svc/ { grab = 0 }
-  grab { app = app $0 "\n"; next } { print } END { printf "%s", app }' >"$work/profile-b.yaml"
+fleet_profiles
 
 cat >"$work/study.yaml" <<'EOF'
 version: 1
@@ -188,25 +137,7 @@ done
 for n in $NODES; do
   eval "set -- \$expect_$n"
   prefix=$1 app=$2 svc=$3
-  base="$(cgpath $n)/$prefix"
-  for r in app:$app svc:$svc; do
-    role=${r%%:*} want=${r#*:}
-    d=$CG/cpuset$base/$role/$role.0
-    [ "$(cat "$d/cpuset.cpus" 2>/dev/null)" = "$want" ] || fail "$n: $d/cpuset.cpus is '$(cat "$d/cpuset.cpus" 2>&1)', planned $want"
-    [ "$(cat "$d/cpuset.mems")" = 0 ] || fail "$n: $d/cpuset.mems is $(cat "$d/cpuset.mems")"
-    pids=$(cat "$d/cgroup.procs")
-    [ "$(echo "$pids" | wc -w)" = 1 ] || fail "$n: $d holds '$pids', expected one process"
-    case "$role" in app) cmd="sleep 7001" ;; *) cmd="sleep 7002" ;; esac
-    [ "$(tr '\0' ' ' <"/proc/$pids/cmdline")" = "$cmd " ] || fail "$n: $d holds pid $pids, not '$cmd'"
-    allowed=$(sed -n 's/^Cpus_allowed_list:\s*//p' "/proc/$pids/status")
-    [ "$allowed" = "$want" ] || fail "$n: pid $pids ($cmd) Cpus_allowed_list $allowed, planned $want"
-    grep -q "^[0-9]*:cpuset:$base/$role/$role.0\$" "/proc/$pids/cgroup" || fail "$n: pid $pids not in cpuset $base/$role/$role.0"
-  done
-  lim=$(cat "$CG/memory$base/app/app.0/memory.limit_in_bytes")
-  [ "$lim" = $((64 << 20)) ] || fail "$n: app.0 memory.limit_in_bytes $lim, planned 64 MiB"
-  shares=$(cat "$CG/cpu$base/svc/svc.0/cpu.shares")
-  w=$(((shares * 100 + 512) / 1024)) # placer's v1 mapping: linear, 100 = 1024 shares
-  [ "$w" = 200 ] || fail "$n: svc.0 cpu.shares $shares is weight $w, planned 200"
+  fleet_check_groups "$n" "$prefix" "$app" "$svc"
   # The node planned from its own XML.
   podman exec "$tag-$n" cmp -s /etc/placer/topology.xml "$(sed -n "/^        $n:/,/placer_cgroup/s/.*placer_topology_xml: //p" "$work/inventory.yml")" ||
     fail "$n: /etc/placer/topology.xml is not its fixture"
@@ -223,12 +154,19 @@ for n in $NODES; do
 done
 
 # --- idempotent ----------------------------------------------------------------------------------
-play apply2 playbooks/site.yml
+play apply2 playbooks/site.yml -e placer_serial=1
 [ "$prc" = 0 ] || { show apply2; fail "second site.yml exited $prc"; }
 for n in $NODES; do
   [ "$(recap apply2 $n changed)" = 0 ] || { show apply2; fail "$n: the second site.yml changed $(recap apply2 $n changed) things"; }
 done
-say "second run: changed=0 on every node"
+# Rolling: a play header per batch, and the hosts' task results in runs (n1's all before n2's);
+# the first site.yml (serial 100%) interleaves them.
+batches=$(grep -c '^PLAY \[' "$work/apply2.out")
+order=$(sed -n 's/^\(ok\|changed\|skipping\): \[\(n[0-9]\)\].*/\2/p' "$work/apply2.out" | uniq | tr '\n' ' ')
+[ "$batches" = 3 ] && [ "$order" = "n1 n2 n3 " ] || { show apply2; fail "placer_serial=1: $batches play batches, hosts in the order '$order', want 3 and 'n1 n2 n3'"; }
+order1=$(sed -n 's/^\(ok\|changed\|skipping\): \[\(n[0-9]\)\].*/\2/p' "$work/apply1.out" | uniq | wc -l)
+[ "$order1" -gt 3 ] || fail "the first site.yml (serial 100%) did not interleave the nodes: $order1 runs"
+say "second run, rolling (placer_serial=1): changed=0 on every node, 3 batches n1 then n2 then n3"
 
 # --- drift on one node fails only that node --------------------------------------------------------
 echo 0 >"$(groups_of n2)/svc/svc.0/cpuset.cpus" || fail "could not write the drift"
@@ -280,9 +218,7 @@ PY
 play reset1 playbooks/reset.yml
 [ "$prc" = 0 ] || { show reset1; fail "reset.yml exited $prc"; }
 for n in $NODES; do
-  for h in cpuset cpu memory; do
-    [ ! -d "$CG/$h$(cgpath $n)/fleet-$n" ] || fail "$n: $CG/$h$(cgpath $n)/fleet-$n left after reset"
-  done
+  fleet_check_reset "$n" "fleet-$n"
   [ "$(recap reset1 $n changed)" = 1 ] || { show reset1; fail "$n: reset changed $(recap reset1 $n changed)"; }
 done
 for p in $(cat "$CG/cpuset$(cgpath n1)/cgroup.procs"); do
