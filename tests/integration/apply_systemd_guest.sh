@@ -101,7 +101,7 @@ wait_procs
 threads_on 0-1 0-1 >/dev/null || fail "before apply: threads not on 0-1"
 
 # ---- apply at run time
-$P apply /t/p.yaml >/tmp/out 2>&1 || { cat /tmp/out; fail "apply exited $?"; }
+$P apply /t/p.yaml >/tmp/out 2>&1 || { rc=$?; cat /tmp/out; fail "apply exited $rc"; }
 sed 's/^/GUEST apply: /' /tmp/out
 grep -q "unit $U: bound pid" /tmp/out || fail "apply did not go through the unit"
 [ "$(cat $G/cpuset.cpus.effective)" = 1 ] || fail "cpuset.cpus.effective $(cat $G/cpuset.cpus.effective)"
@@ -119,7 +119,7 @@ echo "GUEST applied: cpuset.cpus.effective 1, cpuset.mems.effective 1, memory.ma
 
 $P apply /t/p.yaml >/tmp/out 2>&1 || fail "second apply exited $?"
 grep -q "^nothing to change" /tmp/out || { cat /tmp/out; fail "second apply changed something"; }
-$P status >/tmp/out 2>&1 || { cat /tmp/out; fail "status exited $?"; }
+$P status >/tmp/out 2>&1 || { rc=$?; cat /tmp/out; fail "status exited $rc"; }
 sed 's/^/GUEST status: /' /tmp/out
 systemctl set-property --runtime $U AllowedCPUs=0-1
 rc=0; $P status >/tmp/out 2>&1 || rc=$?
@@ -133,11 +133,11 @@ old=$(procs | tr '\n' ' ')
 systemctl restart $U || fail "restart"
 wait_procs
 threads_on 1 1 || fail "runtime properties after restart"
-$P status >/tmp/out 2>&1 || { cat /tmp/out; fail "status after restart exited $?"; }
+$P status >/tmp/out 2>&1 || { rc=$?; cat /tmp/out; fail "status after restart exited $rc"; }
 grep -q "have exited (restarted?)" /tmp/out || { cat /tmp/out; fail "status does not note the restart"; }
 echo "GUEST restart: the runtime properties hold for the new processes (pids were $old)"
 
-$P reset --json >/tmp/out 2>&1 || { cat /tmp/out; fail "reset exited $?"; }
+$P reset --json >/tmp/out 2>&1 || { rc=$?; cat /tmp/out; fail "reset exited $rc"; }
 sed 's/^/GUEST reset: /' /tmp/out
 # reset --json, flattened: the document of the systemd backend (docs/apply.md)
 has() { tr -d ' \n' </tmp/out | grep -qF "$1" || { cat /tmp/out; fail "reset --json lacks $1"; }; }
@@ -153,7 +153,7 @@ threads_on 0-1 0-1 || fail "after reset"
 [ ! -e /run/placer-t/systemd.json ] || fail "state left"
 
 # ---- persistent
-$P apply --persist /t/p.yaml >/tmp/out 2>&1 || { cat /tmp/out; fail "apply --persist exited $?"; }
+$P apply --persist /t/p.yaml >/tmp/out 2>&1 || { rc=$?; cat /tmp/out; fail "apply --persist exited $rc"; }
 grep -q "write $D/50-placer.conf" /tmp/out || { cat /tmp/out; fail "no drop-in written"; }
 sed 's/^/GUEST drop-in: /' $D/50-placer.conf
 grep -qx "AllowedCPUs=1" $D/50-placer.conf || fail "drop-in lacks AllowedCPUs=1"
@@ -164,12 +164,12 @@ systemctl restart $U || fail "restart after wiping the runtime properties"
 wait_procs
 [ "$(cat $G/cpuset.cpus.effective)" = 1 ] || fail "drop-in: cpuset.cpus.effective $(cat $G/cpuset.cpus.effective)"
 threads_on 1 1 || fail "drop-in after restart"
-$P status >/tmp/out 2>&1 || { cat /tmp/out; fail "status after restart with --persist exited $?"; }
+$P status >/tmp/out 2>&1 || { rc=$?; cat /tmp/out; fail "status after restart with --persist exited $rc"; }
 echo "GUEST persist: with only the drop-in left (runtime properties wiped) a restarted unit is placed on every thread"
 
 old=$(systemctl show -p MainPID --value $U)
 $P apply --persist --restart rolling --health-cmd "systemctl is-active --quiet $U" --health-timeout 60 /t/p.yaml >/tmp/out 2>&1 ||
-  { cat /tmp/out; fail "apply --restart rolling exited $?"; }
+  { rc=$?; cat /tmp/out; fail "apply --restart rolling exited $rc"; }
 grep -q "restarted; the placement holds on every thread" /tmp/out || { cat /tmp/out; fail "rolling restart not reported"; }
 new=$(systemctl show -p MainPID --value $U)
 [ "$new" != "$old" ] || fail "not restarted (MainPID $new)"
@@ -183,12 +183,12 @@ for p in /proc/[0-9]*; do
     case "$(cat $p/cmdline 2>/dev/null | tr '\0' ' ')" in /usr/bin/stress-ng*) fail "stress-ng left after stop: ${p#/proc/}" ;; esac
 done
 echo "GUEST stop: systemctl stop ended every process of the unit"
-$P reset --json >/tmp/out 2>&1 || { cat /tmp/out; fail "reset after --persist exited $?"; }
+$P reset --json >/tmp/out 2>&1 || { rc=$?; cat /tmp/out; fail "reset after --persist exited $rc"; }
 for k in '"backend":"systemd"' '"changes":2,' "\"units_restored\":[\"$U\"]" "\"dropins_removed\":[\"$D/50-placer.conf\"]"; do has "$k"; done
 [ ! -e $D/50-placer.conf ] || fail "drop-in left"
 [ ! -d $D ] || fail "drop-in directory left"
 systemctl cat $U | grep -q 50-placer && fail "systemd still has the drop-in"
-$P reset --json >/tmp/out 2>&1 || { cat /tmp/out; fail "second reset exited $?"; }
+$P reset --json >/tmp/out 2>&1 || { rc=$?; cat /tmp/out; fail "second reset exited $rc"; }
 has '"changed":false'
 echo "GUEST reset: drop-in removed (reset --json names it and the unit); a second reset has nothing to do"
 
@@ -214,7 +214,7 @@ build=$(sh "$src/ci/vm/build-systemd-guest.sh" "$cache" --name "$name" --add "$b
 eval "$build"
 rc=0
 sh "$src/ci/vm/run-guest.sh" --kernel "$PLACER_VM_KERNEL" --initrd "$PLACER_VM_INITRD" \
-    --numa 2 --smp 2 --mem 1024 --timeout 600 --name "placer-$name" \
+    --numa 2 --smp 2 --mem 1024 --timeout 840 --name "placer-$name" \
     --append "$PLACER_VM_APPEND" >"$tmp/console" 2>&1 || rc=$?
 if [ $rc = 0 ] && tr -d '\r' <"$tmp/console" | grep -q '^GUEST OK'; then
     tr -d '\r' <"$tmp/console" | grep -E '^GUEST|PLACER-GUEST-BOOTED'

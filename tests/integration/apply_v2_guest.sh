@@ -56,7 +56,7 @@ before="$(cat /proc/$S/cgroup) $(field $S Cpus_allowed_list) $(field $S Mems_all
 echo "GUEST before: $before"
 
 $P plan /t/p.yaml | sed 's/^/GUEST plan: /'
-$P apply /t/p.yaml >/tmp/out 2>&1 || { cat /tmp/out; fail "apply exited $?"; }
+$P apply /t/p.yaml >/tmp/out 2>&1 || { rc=$?; cat /tmp/out; fail "apply exited $rc"; }
 sed 's/^/GUEST apply: /' /tmp/out
 grep -q "bound pid $S sleep" /tmp/out || fail "sleep not bound"
 [ "$(cat $G/cpuset.cpus)" = 1 ] || fail "cpuset.cpus '$(cat $G/cpuset.cpus)'"
@@ -70,14 +70,14 @@ echo "GUEST applied: $(cat /proc/$S/cgroup) cpus $(field $S Cpus_allowed_list) m
 
 $P apply /t/p.yaml >/tmp/out 2>&1 || fail "second apply exited $?"
 grep -q "^nothing to change" /tmp/out || fail "second apply: $(tail -n 1 /tmp/out)"
-$P status >/tmp/out 2>&1 || { cat /tmp/out; fail "status exited $?"; }
+$P status >/tmp/out 2>&1 || { rc=$?; cat /tmp/out; fail "status exited $rc"; }
 echo 33554432 >$G/memory.max
 rc=0; $P status >/tmp/out 2>&1 || rc=$?
 [ $rc = 1 ] || fail "status after changing memory.max exited $rc"
 grep -q "DRIFT placer-t/app/app.0 memory limit 32.0 MiB, planned 64.0 MiB" /tmp/out || { cat /tmp/out; fail "drift not reported"; }
 echo "GUEST status: second apply changes nothing; a changed memory.max is DRIFT (exit 1)"
 
-$P reset >/tmp/out 2>&1 || { cat /tmp/out; fail "reset exited $?"; }
+$P reset >/tmp/out 2>&1 || { rc=$?; cat /tmp/out; fail "reset exited $rc"; }
 [ ! -e /sys/fs/cgroup/placer-t ] || fail "groups left after reset: $(find /sys/fs/cgroup/placer-t -type d)"
 after="$(cat /proc/$S/cgroup) $(field $S Cpus_allowed_list) $(field $S Mems_allowed_list)"
 [ "$after" = "$before" ] || fail "after reset: $after, before: $before"

@@ -139,7 +139,7 @@ resumed() {
   rm -f "$fs/filler"
   runs_of "$d/summary.json" | sort >"$work/$1.runs-before"
   "$PLACER" bench --prefix "$prefix" --resume "$d" >"$work/$1.r2.out" 2>"$work/$1.r2.err" ||
-    { cat "$work/$1.r2.err" >&2; fail "$1: --resume after the space was freed exited $?"; }
+    { rc=$?; cat "$work/$1.r2.err" >&2; fail "$1: --resume after the space was freed exited $rc"; }
   $PY "$SRC/ci/bench-check.py" "$d" --roles fio --placer "$PLACER" || fail "$1: results incomplete after --resume"
   runs_of "$d/summary.json" | sort >"$work/$1.runs-after"
   [ "$(wc -l <"$work/$1.runs-after")" = 8 ] || fail "$1: after --resume: $(wc -l <"$work/$1.runs-after") runs, not 8"

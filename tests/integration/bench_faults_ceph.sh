@@ -156,7 +156,7 @@ done
 say "mon $mon killed: exit 4 after $(($(date +%s) - t0)) s, '$(echo "$line" | cut -c1-110)', r0 kept, torn down"
 
 "$PLACER" bench --prefix "$prefix" --resume "$work/r" >"$work/r3.out" 2>"$work/r3.err" ||
-  { cat "$work/r3.err" >&2; fail "the second placer bench --resume exited $?"; }
+  { rc=$?; cat "$work/r3.err" >&2; fail "the second placer bench --resume exited $rc"; }
 grep -q "unpinned-r0: 4k-randwrite" "$work/r3.err" && fail "the second --resume ran r0 again"
 $PY "$SRC/ci/bench-check.py" "$work/r" --roles osd,mon,mgr,fio --placer "$PLACER" || fail "results incomplete after --resume"
 $PY - "$work/r/summary.json" "$work/r2.before" <<'PY' || fail "the first repeat changed in the last --resume"

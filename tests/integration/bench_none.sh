@@ -80,7 +80,7 @@ YAML
 # --- a whole study ------------------------------------------------------------------
 t0=$(date +%s)
 "$PLACER" bench --prefix "$prefix" --out "$work/r1" "$work/study.yaml" >"$work/r1.out" 2>"$work/r1.err" ||
-  { cat "$work/r1.err" >&2; fail "placer bench exited $?"; }
+  { rc=$?; cat "$work/r1.err" >&2; fail "placer bench exited $rc"; }
 say "study done in $(($(date +%s) - t0)) s"
 head -1 "$work/r1.out" | grep -q "^placer bench: bench none test" || fail "no report on stdout"
 grep -q "Hardware baseline" "$work/r1.out" || fail "no hardware baseline in the report"

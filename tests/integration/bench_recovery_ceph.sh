@@ -45,7 +45,7 @@ study "  - { name: unpinned, profile: unpinned }
   - { name: pinned, profile: demo-local }" kill >"$work/kill.yaml"
 t0=$(date +%s)
 "$PLACER" bench --prefix "$prefix" --out "$work/k" "$work/kill.yaml" >"$work/k.out" 2>"$work/k.err" ||
-  { cat "$work/k.err" >&2; fail "placer bench (kill) exited $?"; }
+  { rc=$?; cat "$work/k.err" >&2; fail "placer bench (kill) exited $rc"; }
 say "kill study done in $(($(date +%s) - t0)) s"
 bench_nothing_left "after the kill study"
 pinned_osd1=$("$PLACER" plan --json "$SRC/profiles/demo-local.yaml" |
@@ -101,7 +101,7 @@ fi
 study "  - { name: unpinned, profile: unpinned }" out >"$work/out.yaml"
 t0=$(date +%s)
 "$PLACER" bench --prefix "$prefix" --out "$work/o" "$work/out.yaml" >"$work/o.out" 2>"$work/o.err" ||
-  { cat "$work/o.err" >&2; fail "placer bench (out) exited $?"; }
+  { rc=$?; cat "$work/o.err" >&2; fail "placer bench (out) exited $rc"; }
 say "out study done in $(($(date +%s) - t0)) s"
 bench_nothing_left "after the out study"
 $PY - "$work/o" <<'PY' || fail "the out study's results"

@@ -109,7 +109,7 @@ runs_of "$work/r/summary.json" | sort >"$work/before"
 say "SIGKILL in the second pass: $(wc -l <"$work/before") runs in summary.json, left running: $(leftovers)"
 
 "$PLACER" bench --prefix "$prefix" --resume "$work/r" >"$work/r2.out" 2>"$work/r2.err" ||
-  { cat "$work/r2.err" >&2; fail "placer bench --resume exited $?"; }
+  { rc=$?; cat "$work/r2.err" >&2; fail "placer bench --resume exited $rc"; }
 grep -q "killing .* processes left in cgroup '$prefix'" "$work/r2.err" || fail "--resume did not say it killed the leftovers: $(cat "$work/r2.err")"
 grep -q "unpinned-r0" "$work/r2.err" && fail "--resume ran the first pass again"
 $PY "$SRC/ci/bench-check.py" "$work/r" --roles fio --placer "$PLACER" || fail "results incomplete after --resume"
@@ -158,7 +158,7 @@ PY
 no_groups "after the neighbour died"
 say "neighbour killed: exit $rc, '$(tail -1 "$work/n.err" | cut -c1-100)', recorded, nothing left"
 "$PLACER" bench --prefix "$prefix" --resume "$work/n" >"$work/n2.out" 2>"$work/n2.err" ||
-  { cat "$work/n2.err" >&2; fail "--resume after the neighbour died exited $?"; }
+  { rc=$?; cat "$work/n2.err" >&2; fail "--resume after the neighbour died exited $rc"; }
 $PY "$SRC/ci/bench-check.py" "$work/n" --roles fio --placer "$PLACER" || fail "results incomplete after the second --resume"
 no_groups "after the second --resume"
 say "--resume completed it"
@@ -219,7 +219,7 @@ cmp -s "$work/h.before" "$work/h.stopped" || fail "summary.json changed its runs
 no_groups "after fio hung"
 say "fio stopped: killed as hung after $took s, exit 4, '$(echo "$line" | cut -c1-90)', 6 runs kept, nothing left"
 "$PLACER" bench --prefix "$prefix" --resume "$work/h" >"$work/h2.out" 2>"$work/h2.err" ||
-  { cat "$work/h2.err" >&2; fail "--resume after fio hung exited $?"; }
+  { rc=$?; cat "$work/h2.err" >&2; fail "--resume after fio hung exited $rc"; }
 grep -q "unpinned-r0" "$work/h2.err" && fail "--resume ran unpinned-r0 again"
 $PY "$SRC/ci/bench-check.py" "$work/h" --roles fio --placer "$PLACER" || fail "results incomplete after --resume of the hung study"
 runs_of "$work/h/summary.json" | sort >"$work/h.after"

@@ -55,7 +55,7 @@ echo "GUEST filler wrote 32 MiB on node 1: $(grep Shmem: /sys/devices/system/nod
 /t/mapfile /mnt/shm/fill /tmp/go >/tmp/mapfile.out 2>&1 &
 M=$!
 sleep 0.2
-$P apply /t/p.yaml >/tmp/out 2>&1 || { cat /tmp/out; fail "apply exited $?"; }
+$P apply /t/p.yaml >/tmp/out 2>&1 || { rc=$?; cat /tmp/out; fail "apply exited $rc"; }
 grep -q "bound pid $M mapfile" /tmp/out || { cat /tmp/out; fail "mapfile not bound"; }
 echo "GUEST placed: $(cat /proc/$M/cgroup) $(grep Mems_allowed_list: /proc/$M/status | tr -s '\t' ' ')"
 touch /tmp/go
@@ -65,7 +65,7 @@ until grep -q "^mapped" /tmp/mapfile.out; do
     sleep 0.1
 done
 
-$P status >/tmp/st.txt 2>&1 || { cat /tmp/st.txt; fail "status exited $?"; }
+$P status >/tmp/st.txt 2>&1 || { rc=$?; cat /tmp/st.txt; fail "status exited $rc"; }
 $P status --json >/tmp/st.json 2>&1 || fail "status --json exited $?"
 sed 's/^/GUEST status: /' /tmp/st.txt
 # node bytes from numa_maps, and the line status should print
@@ -87,7 +87,7 @@ grep -q "\"1\": *$n1" /tmp/st.json || fail "JSON node_bytes of node 1 is not $n1
 echo "GUEST status shows the remote share: local mem $shown"
 
 kill $M
-$P reset >/tmp/out 2>&1 || { cat /tmp/out; fail "reset exited $?"; }
+$P reset >/tmp/out 2>&1 || { rc=$?; cat /tmp/out; fail "reset exited $rc"; }
 echo "GUEST OK: remote memory shown by status"
 EOF
 
