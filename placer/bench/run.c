@@ -136,8 +136,9 @@ int bench_check_daemon_threads(struct pass *p, const struct placer_bench_daemon 
       continue;
     }
     if (placer_cpulist_parse(now, have) < 0 || !hwloc_bitmap_isequal(have, inst->cpus))
-      rc = placer_error_set(err, PLACER_EXIT_SYSTEM, 0, "%s: thread %d of %s (pid %d) runs on cpus %s, the plan says %s",
-                            what, (int)tids[k], d->name, (int)d->pid, now, want);
+      rc =
+          placer_error_set(err, PLACER_EXIT_SYSTEM, 0, "%s: thread %d of %s (pid %d) runs on cpus %s, the plan says %s",
+                           what, (int)tids[k], d->name, (int)d->pid, now, want);
     else if (placer_cpulist_parse(now_mems, have) < 0 || !hwloc_bitmap_isequal(have, inst->mems))
       rc = placer_error_set(err, PLACER_EXIT_SYSTEM, 0,
                             "%s: thread %d of %s (pid %d) may use memory nodes %s, the plan says %s", what,
