@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <jansson.h>
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,13 +15,25 @@ static double num(const json_t *obj, const char *key) {
   return json_is_number(v) ? json_number_value(v) : 0.0;
 }
 
+/* A count: negative is 0, a real past 2^64 is UINT64_MAX (converting it is undefined). */
 static uint64_t u64(const json_t *obj, const char *key) {
   const json_t *v = json_object_get(obj, key);
   if (json_is_integer(v))
     return json_integer_value(v) > 0 ? (uint64_t)json_integer_value(v) : 0;
   if (json_is_real(v) && json_real_value(v) > 0)
-    return (uint64_t)json_real_value(v);
+    return json_real_value(v) < 18446744073709551616.0 ? (uint64_t)json_real_value(v) : UINT64_MAX;
   return 0;
+}
+
+/* fio's job "error" is an errno. Any other value that is not 0 (too large for an int, not
+ * whole) still marks the job failed: INT_MAX. */
+static int job_error(const json_t *job) {
+  double v = num(job, "error");
+  if (v == 0)
+    return 0;
+  if (v > -2147483649.0 && v < 2147483648.0 && (double)(int)v == v)
+    return (int)v;
+  return INT_MAX;
 }
 
 static double percentile(const json_t *lat, const char *key) {
@@ -61,7 +74,7 @@ static int parse_job(const json_t *j, const json_t *global, struct placer_fio_jo
   job->name = strdup(json_string_value(name));
   job->rw = option(j, global, "rw");
   job->bs = option(j, global, "bs");
-  job->error = (int)num(j, "error");
+  job->error = job_error(j);
   job->job_runtime_ms = u64(j, "job_runtime");
   job->usr_cpu = num(j, "usr_cpu");
   job->sys_cpu = num(j, "sys_cpu");

@@ -1,7 +1,9 @@
 /* fio's JSON output, captured from real fio 3.33 runs on this project's machines
  * (tests/fixtures/fio/README.md has the command lines). Every expected number
  * below was read from the fixture with python3's json module. */
+#include <limits.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -175,12 +177,34 @@ static void test_bad_input(void **state) {
   placer_error_free(err);
 }
 
+/* Found by fuzz_fio_json: numbers no fio writes, past what the fields hold (converting them was
+ * undefined): the job still counts as failed, counts saturate instead of wrapping. */
+static void test_numbers_out_of_range(void **state) {
+  (void)state;
+  struct placer_fio_result *r = NULL;
+  struct placer_error *err = NULL;
+  assert_int_equal(placer_fio_result_parse("{\"jobs\":[{\"jobname\":\"a\",\"error\":7.7e115,"
+                                           "\"job_runtime\":1e300,\"read\":{\"total_ios\":1e40,\"io_bytes\":1e30,"
+                                           "\"runtime\":-5},\"write\":{}},"
+                                           "{\"jobname\":\"b\",\"error\":-3.5,\"read\":{},\"write\":{}}]}",
+                                           &r, &err),
+                   0);
+  assert_int_equal(r->n_jobs, 2);
+  assert_int_equal(r->jobs[0].error, INT_MAX);
+  assert_true(r->jobs[0].job_runtime_ms == UINT64_MAX);
+  assert_true(r->jobs[0].read.total_ios == UINT64_MAX);
+  assert_true(r->jobs[0].read.io_bytes == UINT64_MAX);
+  assert_true(r->jobs[0].read.runtime_ms == 0);
+  assert_int_equal(r->jobs[1].error, INT_MAX);
+  placer_fio_result_free(r);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_randwrite_4k),    cmocka_unit_test(test_randread_4k_and_write_128k),
     cmocka_unit_test(test_two_jobs_summed), cmocka_unit_test(test_rbd_engine),
     cmocka_unit_test(test_failed_job),      cmocka_unit_test(test_notes_before_json),
-    cmocka_unit_test(test_bad_input),
+    cmocka_unit_test(test_bad_input),       cmocka_unit_test(test_numbers_out_of_range),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
