@@ -14,47 +14,15 @@ set -u
 PLACER=${PLACER_BIN:?PLACER_BIN not set}
 SRC=${PLACER_SOURCE_DIR:?PLACER_SOURCE_DIR not set}
 T=bench_faults_ceph
-skip() { echo "$T: SKIP: $*"; exit 77; }
-fail() { echo "$T: FAIL: $*" >&2; exit 1; }
-say() { echo "$T: $*"; }
+. "$SRC/tests/integration/lib/bench.sh"
 [ "$(id -u)" = 0 ] || skip "needs root"
 for b in ceph-mon ceph-mgr ceph-osd fio /usr/bin/python3; do
   command -v "$b" >/dev/null 2>&1 || skip "$b not installed"
 done
 fio --enghelp=rbd >/dev/null 2>&1 || skip "this fio has no rbd engine"
-PY=/usr/bin/python3
 
-work=$(mktemp -d "${TMPDIR:-/tmp}/placer-bench-faults.XXXXXX")
-prefix=placer-t-faults-$$
+bench_setup
 bg=""
-ours() {
-  for d in /proc/[0-9]*; do
-    [ "${d#/proc/}" != $$ ] || continue
-    grep -q "/$prefix/" "$d/cgroup" 2>/dev/null && { printf '%s ' "${d#/proc/}"; continue; }
-    case "$(tr '\0' ' ' 2>/dev/null <"$d/cmdline")" in *"$work/"*) printf '%s ' "${d#/proc/}" ;; esac
-  done
-  return 0
-}
-cleanup() {
-  rc=$?
-  trap - EXIT INT TERM HUP
-  [ -z "$bg" ] || kill -9 "$bg" 2>/dev/null
-  for r in "$work/r/cluster"; do
-    [ -d "$r" ] && sh "$SRC/ci/ceph-cluster.sh" down "$r" >/dev/null 2>&1
-  done
-  for p in $(ours); do kill -9 "$p" 2>/dev/null; done
-  sleep 0.5
-  for d in /sys/fs/cgroup/*/"$prefix" /sys/fs/cgroup/"$prefix"; do
-    [ -d "$d" ] || continue
-    echo "$T: cgroup $d left behind" >&2
-    find "$d" -depth -type d -exec rmdir {} \; 2>/dev/null
-    rc=1
-  done
-  [ "$rc" = 0 ] && rm -rf "$work" || echo "$T: kept $work" >&2
-  exit "$rc"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM HUP
 
 cat >"$work/study.yaml" <<'YAML'
 version: 1
@@ -85,7 +53,7 @@ until grep -q "] unpinned-r0: 4k-randwrite alone" "$work/r.err" 2>/dev/null; do
 done
 sleep 4
 osd=""
-for p in $(ours); do
+for p in $(bench_ours); do
   [ "$(cat /proc/"$p"/comm 2>/dev/null)" = ceph-osd ] && { osd=$p; break; }
 done
 [ -n "$osd" ] || fail "no ceph-osd of the study running"
@@ -105,7 +73,7 @@ assert f"(pid {sys.argv[2]}) exited" in (s["stopped_by"] or ""), s["stopped_by"]
 assert not s["runs"], s["runs"]  # the broken run is not counted
 PY
 [ ! -d "$work/r/cluster" ] || fail "the cluster directory was left"
-[ -z "$(ours)" ] || fail "processes left after the OSD died: $(ours)"
+[ -z "$(bench_ours)" ] || fail "processes left after the OSD died: $(bench_ours)"
 for d in /sys/fs/cgroup/*/"$prefix" /sys/fs/cgroup/"$prefix"; do
   [ ! -d "$d" ] || fail "cgroup $d left behind"
 done
@@ -122,7 +90,7 @@ until grep -q "] unpinned-r1: 4k-randwrite alone" "$work/r2.err" 2>/dev/null; do
 done
 sleep 4
 mon=""
-for p in $(ours); do
+for p in $(bench_ours); do
   [ "$(cat /proc/"$p"/comm 2>/dev/null)" = ceph-mon ] && { mon=$p; break; }
 done
 [ -n "$mon" ] || fail "no ceph-mon of the resumed study running"
@@ -149,7 +117,7 @@ assert f"mon.a (pid {sys.argv[2]}) exited" in (s["stopped_by"] or ""), s["stoppe
 assert [json.dumps(r, sort_keys=True) for r in s["runs"]] == [open(sys.argv[3]).read().strip()], s["runs"]
 PY
 [ ! -d "$work/r/cluster" ] || fail "the cluster directory was left after the mon died"
-[ -z "$(ours)" ] || fail "processes left after the mon died: $(ours)"
+[ -z "$(bench_ours)" ] || fail "processes left after the mon died: $(bench_ours)"
 for d in /sys/fs/cgroup/*/"$prefix" /sys/fs/cgroup/"$prefix"; do
   [ ! -d "$d" ] || fail "cgroup $d left behind after the mon died"
 done
@@ -165,5 +133,5 @@ runs = json.load(open(sys.argv[1]))["runs"]
 assert json.dumps(runs[0], sort_keys=True) == open(sys.argv[2]).read().strip()
 PY
 [ ! -d "$work/r/cluster" ] || fail "the cluster directory was left after --resume"
-[ -z "$(ours)" ] || fail "processes left after --resume: $(ours)"
+[ -z "$(bench_ours)" ] || fail "processes left after --resume: $(bench_ours)"
 say "--resume completed the study on a fresh cluster; OK"

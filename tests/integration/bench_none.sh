@@ -16,44 +16,14 @@ set -u
 PLACER=${PLACER_BIN:?PLACER_BIN not set}
 SRC=${PLACER_SOURCE_DIR:?PLACER_SOURCE_DIR not set}
 T=bench_none
-skip() { echo "$T: SKIP: $*"; exit 77; }
-fail() { echo "$T: FAIL: $*" >&2; exit 1; }
-say() { echo "$T: $*"; }
+. "$SRC/tests/integration/lib/bench.sh"
 [ "$(id -u)" = 0 ] || skip "needs root"
 for b in fio stress-ng /usr/bin/python3; do
   command -v "$b" >/dev/null 2>&1 || skip "$b not installed"
 done
-PY=/usr/bin/python3
 
-work=$(mktemp -d /var/tmp/placer-bench-none.XXXXXX) # not tmpfs: O_DIRECT
-prefix=placer-t-bench-$$
-cleanup() {
-  rc=$?
-  trap - EXIT INT TERM HUP
-  [ -z "${bg:-}" ] || kill -9 "$bg" 2>/dev/null
-  for d in /sys/fs/cgroup/*/"$prefix" /sys/fs/cgroup/"$prefix"; do
-    [ -d "$d" ] && { echo "$T: cgroup $d left behind" >&2; rc=1; }
-  done
-  [ "$rc" = 0 ] && rm -rf "$work" || echo "$T: kept $work" >&2
-  exit "$rc"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM HUP
-
-# Processes started for this test: fio on a file in $work, stress-ng in our groups.
-leftovers() {
-  for d in /proc/[0-9]*; do
-    [ "${d#/proc/}" != $$ ] || continue
-    grep -q "/$prefix/" "$d/cgroup" 2>/dev/null && printf '%s ' "${d#/proc/}"
-    case "$(tr '\0' ' ' 2>/dev/null <"$d/cmdline")" in *"$work/"*) printf '%s ' "${d#/proc/}" ;; esac
-  done
-  return 0
-}
-no_groups() {
-  for d in /sys/fs/cgroup/*/"$prefix" /sys/fs/cgroup/"$prefix"; do
-    [ ! -d "$d" ] || fail "$1: cgroup $d left behind"
-  done
-}
+bench_setup /var/tmp # not tmpfs: O_DIRECT
+bg=""
 
 cat >"$work/study.yaml" <<YAML
 version: 1
@@ -111,8 +81,8 @@ cores = sorted(u["cpu_ns"] / 1e9 / r["duration_s"] for r in s["runs"]
 assert cores and 0.3 <= cores[len(cores) // 2] <= 0.7, cores
 PY
 [ ! -e "$work/r1/hw.img" ] || fail "the baseline's file was not removed"
-[ -z "$(leftovers)" ] || fail "processes left after the study: $(leftovers)"
-no_groups "after the study"
+[ -z "$(bench_ours)" ] || fail "processes left after the study: $(bench_ours)"
+bench_nothing_left "after the study"
 
 # --- Ctrl-C -------------------------------------------------------------------------
 sed -e 's/repeats: 2/repeats: 20/' -e 's/warmup: 1/warmup: 0/' -e '/hardware_baseline/d' \
@@ -126,9 +96,9 @@ until grep -q "] pinned-r0: 4k-randwrite alone" "$work/r2.err" 2>/dev/null; do
   sleep 0.1
 done
 sleep 1
-[ -n "$(leftovers)" ] || fail "nothing of the study runs before the Ctrl-C"
+[ -n "$(bench_ours)" ] || fail "nothing of the study runs before the Ctrl-C"
 # Nothing bench starts inherits its results files (runs.csv, summary.json, ...).
-for p in $(leftovers); do
+for p in $(bench_ours); do
   [ "$p" != "$bg" ] || continue
   for fd in /proc/"$p"/fd/*; do
     case "$(readlink "$fd" 2>/dev/null)" in
@@ -155,8 +125,8 @@ assert all(v == "unpinned" or c == "alone" for v, c in
 PY
 $PY "$SRC/ci/bench-check.py" "$work/r2" --allow-interrupted >/dev/null 2>&1 &&
   fail "bench-check accepted an interrupted study"
-[ -z "$(leftovers)" ] || fail "processes left after SIGINT: $(leftovers)"
-no_groups "after SIGINT"
+[ -z "$(bench_ours)" ] || fail "processes left after SIGINT: $(bench_ours)"
+bench_nothing_left "after SIGINT"
 say "SIGINT: exit 130 after $took s, the first pass kept, nothing left"
 
 # --- a bad study --------------------------------------------------------------------

@@ -17,48 +17,14 @@ set -u
 PLACER=${PLACER_BIN:?PLACER_BIN not set}
 SRC=${PLACER_SOURCE_DIR:?PLACER_SOURCE_DIR not set}
 T=bench_resume
-skip() { echo "$T: SKIP: $*"; exit 77; }
-fail() { echo "$T: FAIL: $*" >&2; exit 1; }
-say() { echo "$T: $*"; }
+. "$SRC/tests/integration/lib/bench.sh"
 [ "$(id -u)" = 0 ] || skip "needs root"
 for b in fio stress-ng /usr/bin/python3; do
   command -v "$b" >/dev/null 2>&1 || skip "$b not installed"
 done
-PY=/usr/bin/python3
 
-work=$(mktemp -d /var/tmp/placer-bench-resume.XXXXXX) # not tmpfs: O_DIRECT
-prefix=placer-t-resume-$$
+bench_setup /var/tmp # not tmpfs: O_DIRECT
 bg=""
-leftovers() {
-  for d in /proc/[0-9]*; do
-    [ "${d#/proc/}" != $$ ] || continue
-    grep -q "/$prefix/" "$d/cgroup" 2>/dev/null && printf '%s ' "${d#/proc/}"
-    case "$(tr '\0' ' ' 2>/dev/null <"$d/cmdline")" in *"$work/"*) printf '%s ' "${d#/proc/}" ;; esac
-  done
-  return 0
-}
-cleanup() {
-  rc=$?
-  trap - EXIT INT TERM HUP
-  [ -z "$bg" ] || kill -9 "$bg" 2>/dev/null
-  for p in $(leftovers); do kill -9 "$p" 2>/dev/null; done
-  sleep 0.5
-  for d in /sys/fs/cgroup/*/"$prefix" /sys/fs/cgroup/"$prefix"; do
-    [ -d "$d" ] || continue
-    echo "$T: cgroup $d left behind" >&2
-    find "$d" -depth -type d -exec rmdir {} \; 2>/dev/null
-    rc=1
-  done
-  [ "$rc" = 0 ] && rm -rf "$work" || echo "$T: kept $work" >&2
-  exit "$rc"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM HUP
-no_groups() {
-  for d in /sys/fs/cgroup/*/"$prefix" /sys/fs/cgroup/"$prefix"; do
-    [ ! -d "$d" ] || fail "$1: cgroup $d left behind"
-  done
-}
 
 cat >"$work/study.yaml" <<YAML
 version: 1
@@ -103,10 +69,10 @@ sleep 1
 kill -KILL "$bg"
 wait "$bg" 2>/dev/null
 bg=""
-[ -n "$(leftovers)" ] || fail "nothing of the study left running after SIGKILL (the test proves nothing)"
+[ -n "$(bench_ours)" ] || fail "nothing of the study left running after SIGKILL (the test proves nothing)"
 runs_of "$work/r/summary.json" | sort >"$work/before"
 [ "$(grep -c '^unpinned 0 ' "$work/before")" = 4 ] || fail "summary.json before the resume: $(cat "$work/before")"
-say "SIGKILL in the second pass: $(wc -l <"$work/before") runs in summary.json, left running: $(leftovers)"
+say "SIGKILL in the second pass: $(wc -l <"$work/before") runs in summary.json, left running: $(bench_ours)"
 
 "$PLACER" bench --prefix "$prefix" --resume "$work/r" >"$work/r2.out" 2>"$work/r2.err" ||
   { rc=$?; cat "$work/r2.err" >&2; fail "placer bench --resume exited $rc"; }
@@ -123,8 +89,8 @@ import json, sys
 s = json.load(open(sys.argv[1]))
 assert s["interrupted"] is False and s["stopped_by"] is None, (s["interrupted"], s["stopped_by"])
 PY
-[ -z "$(leftovers)" ] || fail "processes left after --resume: $(leftovers)"
-no_groups "after --resume"
+[ -z "$(bench_ours)" ] || fail "processes left after --resume: $(bench_ours)"
+bench_nothing_left "after --resume"
 say "--resume: the leftovers killed, $(wc -l <"$work/before") runs kept, the study complete (16 runs), nothing left"
 
 # --- the neighbour exits mid-run ------------------------------------------------------
@@ -141,7 +107,7 @@ i=0
 while [ -z "$hog" ]; do
   i=$((i + 1)); [ $i -lt 100 ] || fail "no stress-ng neighbour running"
   sleep 0.1
-  hog=$(for p in $(leftovers); do case "$(cat /proc/"$p"/comm 2>/dev/null)" in stress-ng*) echo "$p" ;; esac; done)
+  hog=$(for p in $(bench_ours); do case "$(cat /proc/"$p"/comm 2>/dev/null)" in stress-ng*) echo "$p" ;; esac; done)
 done
 kill -KILL $hog
 wait "$bg"; rc=$?
@@ -154,13 +120,13 @@ s = json.load(open(sys.argv[1]))
 assert s["interrupted"] is True and "neighbour" in (s["stopped_by"] or ""), s["stopped_by"]
 assert any(r["condition"] == "alone" for r in s["runs"]), s["runs"]
 PY
-[ -z "$(leftovers)" ] || fail "processes left after the neighbour died: $(leftovers)"
-no_groups "after the neighbour died"
+[ -z "$(bench_ours)" ] || fail "processes left after the neighbour died: $(bench_ours)"
+bench_nothing_left "after the neighbour died"
 say "neighbour killed: exit $rc, '$(tail -1 "$work/n.err" | cut -c1-100)', recorded, nothing left"
 "$PLACER" bench --prefix "$prefix" --resume "$work/n" >"$work/n2.out" 2>"$work/n2.err" ||
   { rc=$?; cat "$work/n2.err" >&2; fail "--resume after the neighbour died exited $rc"; }
 $PY "$SRC/ci/bench-check.py" "$work/n" --roles fio --placer "$PLACER" || fail "results incomplete after the second --resume"
-no_groups "after the second --resume"
+bench_nothing_left "after the second --resume"
 say "--resume completed it"
 
 # --- fio hangs ---------------------------------------------------------------------------
@@ -182,7 +148,7 @@ i=0
 while [ -z "$fio" ]; do
   i=$((i + 1)); [ $i -lt 100 ] || fail "no fio of pinned-r0 4k-randread running"
   sleep 0.1
-  for p in $(leftovers); do
+  for p in $(bench_ours); do
     [ "$(cat /proc/"$p"/comm 2>/dev/null)" = fio ] || continue
     case "$(tr '\0' ' ' 2>/dev/null <"/proc/$p/cmdline")" in *"--output=$hung_json"*) fio="$fio $p" ;; esac
   done
@@ -215,8 +181,8 @@ PY
 runs_of "$work/h/summary.json" | sort >"$work/h.stopped"
 cmp -s "$work/h.before" "$work/h.stopped" || fail "summary.json changed its runs when fio hung: $(diff "$work/h.before" "$work/h.stopped")"
 [ "$(wc -l <"$work/h.stopped")" = 6 ] || fail "after fio hung: $(wc -l <"$work/h.stopped") runs kept, not 6"
-[ -z "$(leftovers)" ] || fail "processes left after fio hung: $(leftovers)"
-no_groups "after fio hung"
+[ -z "$(bench_ours)" ] || fail "processes left after fio hung: $(bench_ours)"
+bench_nothing_left "after fio hung"
 say "fio stopped: killed as hung after $took s, exit 4, '$(echo "$line" | cut -c1-90)', 6 runs kept, nothing left"
 "$PLACER" bench --prefix "$prefix" --resume "$work/h" >"$work/h2.out" 2>"$work/h2.err" ||
   { rc=$?; cat "$work/h2.err" >&2; fail "--resume after fio hung exited $rc"; }
@@ -225,8 +191,8 @@ $PY "$SRC/ci/bench-check.py" "$work/h" --roles fio --placer "$PLACER" || fail "r
 runs_of "$work/h/summary.json" | sort >"$work/h.after"
 comm -23 "$work/h.before" "$work/h.after" >"$work/h.lost"
 [ ! -s "$work/h.lost" ] || fail "runs measured before fio hung changed or went: $(cat "$work/h.lost")"
-[ -z "$(leftovers)" ] || fail "processes left after --resume of the hung study: $(leftovers)"
-no_groups "after --resume of the hung study"
+[ -z "$(bench_ours)" ] || fail "processes left after --resume of the hung study: $(bench_ours)"
+bench_nothing_left "after --resume of the hung study"
 say "--resume completed the hung study (16 runs, the 6 before kept)"
 
 # --- --resume of something else ---------------------------------------------------------
