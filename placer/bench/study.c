@@ -90,6 +90,22 @@ static int oom(struct pyaml_walk *w) {
   return placer_error_errno(w->err, PLACER_EXIT_SYSTEM, ENOMEM, "parse study");
 }
 
+/* 1 when NAME is one of the study's workloads ("4k-randwrite"), 0 when not, -1 out of memory. */
+static int has_workload(const struct placer_study *s, const char *name) {
+  for (size_t i = 0; i < placer_study_n_workloads(s); i++) {
+    char *wname = NULL;
+    uint64_t bs;
+    const char *pattern;
+    if (placer_study_workload(s, i, &wname, &bs, &pattern) < 0)
+      return -1;
+    bool same = strcmp(wname, name) == 0;
+    free(wname);
+    if (same)
+      return 1;
+  }
+  return 0;
+}
+
 /* ---- custom value parsers ---- */
 
 static int parse_version(struct pyaml_walk *w, const struct pyaml_field *f, yaml_node_t *v, void *target) {
@@ -798,16 +814,9 @@ static int check_sweep(struct pyaml_walk *w, struct placer_study *s, yaml_node_t
     return -1;
   }
   if (s->sweep.workload) {
-    bool found = false;
-    for (size_t i = 0; i < placer_study_n_workloads(s) && !found; i++) {
-      char *name = NULL;
-      uint64_t bs;
-      const char *pattern;
-      if (placer_study_workload(s, i, &name, &bs, &pattern) < 0)
-        return oom(w);
-      found = strcmp(name, s->sweep.workload) == 0;
-      free(name);
-    }
+    int found = has_workload(s, s->sweep.workload);
+    if (found < 0)
+      return oom(w);
     if (!found)
       return key_error(w, root, "sweep", "workload", "'%s' is not one of the workloads (e.g. \"4k-randwrite\")",
                        s->sweep.workload);
@@ -881,16 +890,9 @@ static int check_recovery(struct pyaml_walk *w, struct placer_study *s, yaml_nod
     return key_error(w, root, "recovery", "osd", "osd.%u: the cluster has osd.0 to osd.%u", r->osd,
                      s->cluster.osds - 1);
   if (r->workload) {
-    bool found = false;
-    for (size_t i = 0; i < placer_study_n_workloads(s) && !found; i++) {
-      char *name = NULL;
-      uint64_t bs;
-      const char *pattern;
-      if (placer_study_workload(s, i, &name, &bs, &pattern) < 0)
-        return oom(w);
-      found = strcmp(name, r->workload) == 0;
-      free(name);
-    }
+    int found = has_workload(s, r->workload);
+    if (found < 0)
+      return oom(w);
     if (!found)
       return key_error(w, root, "recovery", "workload", "'%s' is not one of the workloads (e.g. \"4k-randwrite\")",
                        r->workload);
