@@ -519,6 +519,7 @@ int placer_cgroupfs_status(const char *state_dir, json_t **out, bool *drift_foun
     return -1;
   json_t *doc = json_object();
   json_object_set_new(doc, "schema", json_integer(PLACER_STATUS_JSON_SCHEMA));
+  json_object_set_new(doc, "backend", json_string("cgroupfs"));
   json_object_set_new(doc, "state_dir", json_string(state_dir));
   json_object_set_new(doc, "applied", json_boolean(state->n_instances > 0));
   json_object_set_new(doc, "profile", str_or_null(state->profile_name));

@@ -94,7 +94,7 @@ say "second apply: nothing to change"
 "$PY" - "$WORK/status.json" "$A" "$B" <<'PY' || fail "status --json content"
 import json, sys
 s = json.load(open(sys.argv[1]))
-assert s["schema"] == 1 and s["applied"] and not s["drift"], s
+assert s["schema"] == 1 and s["backend"] == "cgroupfs" and s["applied"] and not s["drift"], s
 insts = {i["name"]: i for i in s["instances"]}
 assert set(insts) == {"a.0", "b.0", "c.0"}, insts.keys()
 pids = {p["pid"] for p in insts["a.0"]["processes"]}
