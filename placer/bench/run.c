@@ -362,6 +362,8 @@ static bool same_neighbour_placement(const struct bench *b, const struct variant
 
 /* The neighbours alone (storage idle) at each intensity: their solo rate. */
 static int solo(struct bench *b, struct pass *p, struct placer_error **err) {
+  if (b->n_conds < 2)
+    return 0; /* no neighbours: nothing to measure alone */
   cleanup_free char *log_dir = bench_path_join(b->out, "logs");
   if (log_dir == NULL)
     return bench_oom(err);

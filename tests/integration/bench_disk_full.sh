@@ -146,6 +146,8 @@ resumed() {
   comm -23 "$work/$1.runs-before" "$work/$1.runs-after" >"$work/$1.lost"
   [ ! -s "$work/$1.lost" ] || fail "$1: runs measured before the disk filled changed or went: $(cat "$work/$1.lost")"
   [ -z "$(find "$d" -name '*.tmp')" ] || fail "$1: temporary files left after --resume"
+  # no neighbours in this study: no solo rate to measure or to take from unpinned
+  ! grep -q "solo rate" "$work/$1.err" "$work/$1.r2.err" || fail "$1: a solo rate without neighbours: $(grep -h "solo rate" "$work/$1.err" "$work/$1.r2.err" | head -1)"
   bench_nothing_left "$1: after --resume"
 }
 
