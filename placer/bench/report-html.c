@@ -140,6 +140,16 @@ static void plot_discard(struct plot_files *pf) {
   memset(pf, 0, sizeof(*pf));
 }
 
+/* A plot with nothing to draw (an interrupted study): its files go, no figure. */
+static int plot_drop(struct plot_files *pf) {
+  if (pf->dat_path)
+    unlink(pf->dat_path);
+  if (pf->gp_path)
+    unlink(pf->gp_path);
+  plot_discard(pf);
+  return 0;
+}
+
 static int plot_open(struct page *pg, const char *name, struct plot_files *pf) {
   char file[96];
   memset(pf, 0, sizeof(*pf));
@@ -337,7 +347,7 @@ static int plot_sweep(struct page *pg) {
       order[j] = order[j - 1];
     order[j] = i;
   }
-  bool any_balance = false;
+  bool any_balance = false, any_storage = false, any_neighbour = false;
   for (size_t v = 0; v < r->n_variants; v++) {
     fprintf(dat, "# variant %s: level, storage median, neighbour rate median\n", r->variants[v]);
     for (size_t i = 0; i < n; i++) {
@@ -345,8 +355,10 @@ static int plot_sweep(struct page *pg) {
       fprintf(dat, "%.6g", r->conditions[c].neighbour_level);
       size_t k = samples(r, v, c, w, MAIN, x);
       put_num(dat, k ? median_of(x, k) : NAN);
+      any_storage |= k > 0;
       k = samples(r, v, c, w, NEIGHBOUR, x);
       put_num(dat, k ? median_of(x, k) : NAN);
+      any_neighbour |= k > 0;
       fputc('\n', dat);
     }
     fputs("\n\n", dat);
@@ -368,6 +380,8 @@ static int plot_sweep(struct page *pg) {
     fputs("\n\n", dat);
   }
   free(x);
+  if (!any_storage)
+    return plot_drop(&pf); /* gnuplot cannot autoscale an axis without a point */
   script_head(pg, gp, "sweep", 900, 460);
   fputs("set xlabel ", gp);
   gq(gp, r->level_unit ? r->level_unit : "neighbour level");
@@ -385,6 +399,8 @@ static int plot_sweep(struct page *pg) {
     fprintf(gp, " index %zu using 1:2 with linespoints lw 2 pt 7 lc %zu title ", v, v + 1);
     snprintf(label, sizeof(label), "%s storage", r->variants[v]);
     gq(gp, label);
+    if (!any_neighbour)
+      continue;
     fputs(", ", gp);
     data_ref(pg, gp, "sweep");
     fprintf(gp, " index %zu using 1:3 axes x1y2 with linespoints lw 1 dt 2 pt 4 lc %zu title ", v, v + 1);
@@ -428,10 +444,13 @@ static int plot_split(struct page *pg) {
   double scale = placer_bench_workload_uses_bandwidth(w) ? 1e-6 : 1;
   double base_x = r->node_cpus > 0 ? r->node_cpus : NAN;
   fprintf(dat, "# %s, storage alone, storage with neighbours, neighbour rate (variant)\n", r->split_parameter);
+  bool any_storage = false, any_neighbour = false;
   for (size_t i = 0; i < n; i++) {
     double x = isfinite(steps[i].knob) ? steps[i].knob : base_x;
     if (!isfinite(x))
       continue;
+    any_storage |= isfinite(steps[i].alone) || isfinite(steps[i].with_neighbours);
+    any_neighbour |= isfinite(steps[i].neighbour_rate);
     fprintf(dat, "%.6g", x);
     put_num(dat, steps[i].alone * scale);
     put_num(dat, steps[i].with_neighbours * scale);
@@ -447,6 +466,8 @@ static int plot_split(struct page *pg) {
   } else {
     fputs("- -\n", dat);
   }
+  if (!any_storage)
+    return plot_drop(&pf); /* gnuplot cannot autoscale an axis without a point */
   script_head(pg, gp, "split", 900, 460);
   char label[256];
   bool in_cores = strcmp(r->split_parameter, "quota") == 0 || strcmp(r->split_parameter, "cores") == 0;
@@ -464,9 +485,12 @@ static int plot_split(struct page *pg) {
   data_ref(pg, gp, "split");
   fputs(" index 0 using 1:2 with linespoints lw 2 pt 7 title 'storage alone', ", gp);
   data_ref(pg, gp, "split");
-  fputs(" index 0 using 1:3 with linespoints lw 2 pt 5 title 'storage with neighbours', ", gp);
-  data_ref(pg, gp, "split");
-  fputs(" index 0 using 1:4 axes x1y2 with linespoints dt 2 pt 4 title 'neighbours'", gp);
+  fputs(" index 0 using 1:3 with linespoints lw 2 pt 5 title 'storage with neighbours'", gp);
+  if (any_neighbour) {
+    fputs(", ", gp);
+    data_ref(pg, gp, "split");
+    fputs(" index 0 using 1:4 axes x1y2 with linespoints dt 2 pt 4 title 'neighbours'", gp);
+  }
   if (bal.found) {
     fputs(", ", gp);
     data_ref(pg, gp, "split");

@@ -1,7 +1,8 @@
 #!/bin/sh
 # placer report in a real browser: from recorded results directories
 # (tests/fixtures/results/sweep-2osd, a real bench run with a neighbour sweep; quota-2osd,
-# one with bench's quota sweep (split.svg); tests/golden/bench/ab.json), `placer report`
+# one with bench's quota sweep (split.svg); interrupted-early, a study stopped in its third
+# run; tests/golden/bench/ab.json), `placer report`
 # (--compare) writes report.html whose every
 # reference (img src, href) is a file inside the results directory that exists and is
 # not empty, every SVG is an <svg> document that gnuplot drew (paths, text), and
@@ -43,6 +44,14 @@ cp "$DATA/golden/bench/ab.json" "$b/summary.json"
 cp "$DATA/fixtures/results/quota-2osd/summary.json" "$q/" || fail "no recorded quota sweep results"
 "$PLACER" report "$q" >/dev/null 2>"$work/err" || fail "report quota: $(cat "$work/err")"
 grep -q 'src="report/split.svg"' "$q/report.html" || fail "a quota sweep's page has no split.svg"
+
+# A study stopped in its third run (tests/fixtures/results/interrupted-early): no neighbour rate
+# anywhere, yet the page is drawn (the sweep without its neighbour axis).
+e=$work/early
+mkdir "$e" && cp "$DATA/fixtures/results/interrupted-early/summary.json" "$e/"
+"$PLACER" report "$e" >/dev/null 2>"$work/err" || fail "report of a study stopped early: $(cat "$work/err")"
+grep -q 'src="report/sweep.svg"' "$e/report.html" && [ -s "$e/report/sweep.svg" ] || fail "a study stopped early: no sweep.svg"
+! grep -q "x1y2" "$e/report/sweep.gp" || fail "a study stopped early: the sweep plots a neighbour axis without a point"
 
 "$PLACER" report "$b" >"$work/out-b" 2>"$work/err" || fail "report ab: $(cat "$work/err")"
 "$PLACER" report --compare "$b" "$a" >"$work/out" 2>"$work/err" || fail "report --compare: $(cat "$work/err")"
