@@ -139,6 +139,11 @@ double bench_nominal_run_s(const struct bench *b);
 double bench_default_overhead_s(const struct bench *b);
 void bench_progress(struct bench *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void bench_progress_done(struct bench *b);
+/* The runs of one variant's pass REPEAT (-1: a warm-up pass), as the progress line counts them. */
+size_t bench_pass_runs(const struct bench *b, int repeat);
+/* N runs of the total will not run here (measured before --resume, or a solo rate taken over
+ * from the first variant): the progress line's total shrinks by N. */
+void bench_runs_skipped(struct bench *b, size_t n);
 /* A failure that does not stop the study, to the caller's notify. */
 void bench_warn(struct bench *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* A run took from START until now: for the estimate of what is left. */

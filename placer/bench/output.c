@@ -47,6 +47,17 @@ static double eta_s(const struct bench *b) {
   return (double)runs_left * run + (double)passes_left * over;
 }
 
+size_t bench_pass_runs(const struct bench *b, int repeat) {
+  if (repeat < 0)
+    return b->n_workloads; /* a warm-up pass runs each workload alone */
+  size_t n = b->n_workloads * b->n_conds + (b->study->recovery.enabled ? 1 : 0);
+  return repeat == 0 ? n + (b->n_conds - 1) : n; /* the neighbours' solo rates: in the first pass */
+}
+
+void bench_runs_skipped(struct bench *b, size_t n) {
+  b->runs_total = b->runs_total > n ? b->runs_total - n : 0;
+}
+
 void bench_progress(struct bench *b, const char *fmt, ...) {
   if (!b->opt->progress)
     return;

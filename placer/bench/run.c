@@ -376,13 +376,16 @@ static int solo(struct bench *b, struct pass *p, struct placer_error **err) {
         placer_bench_results_set_solo(b->results, p->vi, c, (size_t)p->repeat, rate);
     }
     if (all) {
+      bench_runs_skipped(b, b->n_conds - 1);
       bench_progress(b, "%s: the neighbours are placed as in %s: its solo rate", p->tag, b->vars[0].spec->name);
       return 0;
     }
   }
   for (size_t c = 1; c < b->n_conds && !placer_bench_stop; c++) {
-    if (!isnan(placer_bench_results_solo(b->results, p->vi, c, (size_t)p->repeat)))
+    if (!isnan(placer_bench_results_solo(b->results, p->vi, c, (size_t)p->repeat))) {
+      bench_runs_skipped(b, 1);
       continue; /* --resume: measured before */
+    }
     cleanup_free char *tag = NULL;
     if (asprintf(&tag, "%s-solo-%s", p->tag, b->conds[c].name) < 0)
       return bench_oom(err);
@@ -699,13 +702,18 @@ static int run_pass(struct bench *b, size_t vi, int repeat, unsigned warmup_inde
     for (size_t c = 0; rc == 0 && c < b->n_conds && !placer_bench_stop; c++) {
       if (repeat < 0 && c > 0)
         continue; /* a warm-up pass runs each workload alone */
-      if (repeat >= 0 && bench_run_done(b, vi, c, w, (size_t)repeat))
+      if (repeat >= 0 && bench_run_done(b, vi, c, w, (size_t)repeat)) {
+        bench_runs_skipped(b, 1);
         continue; /* --resume: measured before */
+      }
       rc = run_cell(b, &p, w, c, err);
     }
-  if (rc == 0 && repeat >= 0 && b->study->recovery.enabled && !placer_bench_stop &&
-      !bench_recovery_done(b, vi, (size_t)repeat))
-    rc = bench_recovery_run(b, &p, err);
+  if (rc == 0 && repeat >= 0 && b->study->recovery.enabled && !placer_bench_stop) {
+    if (!bench_recovery_done(b, vi, (size_t)repeat))
+      rc = bench_recovery_run(b, &p, err);
+    else
+      bench_runs_skipped(b, 1); /* --resume: measured before */
+  }
   struct placer_error *e = NULL;
   if (!live && pass_down(b, &p, &e) < 0) {
     if (rc == 0)
@@ -732,6 +740,8 @@ int placer_bench_run_study(const struct placer_study *study, const struct placer
   bool ran = rc == 0;
   if (rc == 0 && !(b.resumed && b.baseline))
     rc = bench_hardware_baseline(&b, err);
+  else if (rc == 0 && study->baseline.enabled)
+    bench_runs_skipped(&b, b.n_workloads); /* --resume: measured before */
   /* cluster.rebuild: never: one cluster, placed as the first variant, its
    * placement switched before every variant's pass. */
   struct pass live = { 0 };
@@ -766,11 +776,18 @@ int placer_bench_run_study(const struct placer_study *study, const struct placer
   unsigned passes = study->warmup + study->repeats_max;
   for (unsigned k = 0; rc == 0 && k < passes && !placer_bench_stop; k++) {
     int repeat = (int)k - (int)study->warmup;
-    if (repeat >= (int)study->repeats && bench_repeats_enough(&b, (size_t)repeat))
-      break;
+    if (repeat >= (int)study->repeats) {
+      if (bench_repeats_enough(&b, (size_t)repeat))
+        break;
+      b.runs_total += b.n_vars * bench_pass_runs(&b, repeat); /* a dynamic pass: more to run */
+      b.passes_total += b.n_vars;
+    }
     for (size_t v = 0; rc == 0 && v < b.n_vars && !placer_bench_stop; v++) {
-      if (bench_pass_done(&b, v, repeat))
+      if (bench_pass_done(&b, v, repeat)) {
+        bench_runs_skipped(&b, bench_pass_runs(&b, repeat));
+        b.passes_total = b.passes_total ? b.passes_total - 1 : 0;
         continue; /* --resume: all of it measured before */
+      }
       rc = run_pass(&b, v, repeat, k, is_live ? &live : NULL, err);
     }
   }

@@ -665,12 +665,10 @@ int bench_setup(struct bench *b, struct placer_error **err) {
     return -1;
   if (placer_cgroup_open(NULL, &b->cg, err) < 0 || check_prefix(b, err) < 0 || find_guest(b, err) < 0)
     return -1;
-  /* What will run, for the progress line. */
-  size_t cells = b->n_workloads * b->n_conds, solo_runs = b->n_conds - 1;
-  size_t recovery_runs = b->study->recovery.enabled ? 1 : 0;
-  b->runs_total =
-      b->n_vars * (b->study->repeats * (cells + recovery_runs) + b->study->warmup * b->n_workloads + solo_runs) +
-      (b->study->baseline.enabled ? b->n_workloads : 0);
+  /* What will run, for the progress line (dynamic repeats add passes as they go). */
+  b->runs_total = b->study->baseline.enabled ? b->n_workloads : 0;
+  for (int repeat = -(int)b->study->warmup; repeat < (int)b->study->repeats; repeat++)
+    b->runs_total += b->n_vars * bench_pass_runs(b, repeat);
   b->passes_total = b->n_vars * (b->study->repeats + b->study->warmup);
   return bench_write_summary(b, err);
 }

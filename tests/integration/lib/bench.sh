@@ -7,6 +7,8 @@
 #   bench_setup [DIR_BASE]   $work (under DIR_BASE, default ${TMPDIR:-/tmp}) and $prefix
 #   bench_ours               PIDs of the test still running
 #   bench_nothing_left WHAT  fail unless no cluster, process or group of the test is left
+#   bench_progress_whole ERR WHAT  fail unless the last progress line in ERR counts as many
+#                            runs done as it said there were ("[N/N]")
 PLACER=${PLACER_BIN:?PLACER_BIN not set}
 SRC=${PLACER_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}
 PY=/usr/bin/python3
@@ -36,6 +38,12 @@ bench_nothing_left() {
   for d in /sys/fs/cgroup/*/"$prefix" /sys/fs/cgroup/"$prefix"; do
     [ ! -d "$d" ] || fail "$1: cgroup $d left behind"
   done
+}
+
+bench_progress_whole() {
+  last=$(grep -o '\[[0-9]*/[0-9]*\]' "$1" | tail -1)
+  n=${last#[} m=${last#*/}
+  [ -n "$last" ] && [ "${n%%/*}" = "${m%]}" ] || fail "$2: the last progress line counts '$last', not every run: $(grep '\[[0-9]*/' "$1" | tail -1)"
 }
 
 bench_cleanup() {
