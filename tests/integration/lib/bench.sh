@@ -41,9 +41,11 @@ bench_nothing_left() {
 }
 
 bench_progress_whole() {
-  last=$(grep -o '\[[0-9]*/[0-9]*\]' "$1" | tail -1)
-  n=${last#[} m=${last#*/}
-  [ -n "$last" ] && [ "${n%%/*}" = "${m%]}" ] || fail "$2: the last progress line counts '$last', not every run: $(grep '\[[0-9]*/' "$1" | tail -1)"
+  # names of its own: sourced functions share the test's variables
+  _bpw_last=$(grep -o '\[[0-9]*/[0-9]*\]' "$1" | tail -1)
+  _bpw_done=${_bpw_last#[} _bpw_total=${_bpw_last#*/}
+  [ -n "$_bpw_last" ] && [ "${_bpw_done%%/*}" = "${_bpw_total%]}" ] ||
+    fail "$2: the last progress line counts '$_bpw_last', not every run: $(grep '\[[0-9]*/' "$1" | tail -1)"
 }
 
 bench_cleanup() {
