@@ -9,8 +9,8 @@ RUNTIME_PKGS="fio stress-ng util-linux procps psmisc python3 numactl"
 CEPH_PKGS="ceph-mon ceph-osd ceph-mgr ceph-mds ceph-common ceph-fuse"
 CONTAINER_PKGS="podman runc debootstrap"
 VM_PKGS="qemu-system-x86 linux-image-amd64 busybox-static cpio xz-utils"
-# ansible/: the fleet playbooks; ansible ships containers.podman (tests/integration/fleet_ansible.sh);
-# openssh-server: tests/integration/fleet_ssh.sh starts its own sshd on 127.0.0.1 in its containers
+# ansible/: the fleet playbooks (ansible-core with its collections; tests/integration/fleet_ansible.sh);
+# openssh-server: tests/integration/fleet_ansible.sh starts its own sshd on 127.0.0.1 in its containers
 FLEET_PKGS="ansible openssh-server"
 # ci/check-format.sh (Debian 12 ships clang-format 14); ci/fuzz.sh (clang 14's libFuzzer and sanitizers)
 CHECK_PKGS="clang-format clang libclang-rt-14-dev"
@@ -35,7 +35,7 @@ done
 # ssh.service do not start it while /etc/ssh/sshd_not_to_be_run exists, and openssh-server's
 # postinst would start it on 0.0.0.0:22 (where no policy-rc.d forbids it), as would an upgrade's
 # restart later. So on a machine without openssh-server the file goes in first, and stays
-# (remove it to run an sshd of your own). fleet_ssh.sh runs /usr/sbin/sshd directly.
+# (remove it to run an sshd of your own). fleet_ansible.sh runs /usr/sbin/sshd directly.
 case " $missing " in
   *" openssh-server "*) mkdir -p /etc/ssh && touch /etc/ssh/sshd_not_to_be_run ;;
 esac

@@ -1,12 +1,17 @@
 #!/bin/sh
-# The Ansible fleet playbooks (ansible/, docs/fleet.md) for real, on 3 podman containers acting as
-# nodes (the containers.podman.podman connection; each a privileged container on a copy-on-write
-# overlay of this machine's root, --network none), each with its own hwloc XML from tests/fixtures
-# (AMD EPYC 8 NUMA nodes, Intel 2x8c2t, Intel quartz 2x18c no SMT), cgroup prefix and state dir;
-# one installs placer from the build, one from the .deb that `cpack -G DEB` makes:
+# The Ansible fleet playbooks (ansible/, docs/fleet.md) for real, the way they reach real hosts:
+# over ssh (ansible_connection: ssh, a key made for the test, pipelining from ansible.cfg). 3 podman
+# containers act as nodes, each running its own sshd (/usr/sbin/sshd -D) on 127.0.0.1 and a port
+# of its own (--network host: loopback only, key authentication only, host keys made in the
+# container's copy-on-write overlay of this machine's root), each with its own hwloc XML from
+# tests/fixtures (AMD EPYC 8 NUMA nodes, Intel 2x8c2t, Intel quartz 2x18c no SMT), cgroup prefix
+# and state dir; one installs placer from the build, one from the .deb that `cpack -G DEB` makes:
+#   - site.yml with placer_backend=systemd on n3 fails it with placer's own line (no systemd
+#     there to place through) and leaves no group;
 #   - site.yml applies and verifies on all 3: the cgroup files each node's apply made (seen from
 #     the host under the container's own cgroup: cpuset.cpus/mems, memory limit, cpu.shares), the
-#     node's two processes in their groups on the planned CPUs; the facts differ per node;
+#     node's two processes in their groups on the planned CPUs; the facts differ per node; each
+#     node's sshd log has the key's logins;
 #   - a second site.yml, rolling (-e placer_serial=1), reports changed=0 on every node and ran
 #     the nodes one after another: one batch per node, no node's task between another's;
 #   - a drift (another cpuset written into one group of one node) fails verify.yml on that node
@@ -15,51 +20,83 @@
 #   - bench.yml runs a tiny study (cluster none: fio on a file) on 2 nodes, fetches both results
 #     directories and merges them into one report (fleet.json, fleet.md);
 #   - reset.yml removes every group and puts the processes back; a second reset changes nothing.
-# Cleanup (also on failure or SIGTERM): containers removed, every cgroup under them gone.
+# Cleanup (also on failure or SIGTERM): containers (and their sshd) removed, every cgroup under
+# them gone, nothing listening on the test's ports, no ssh client left.
 set -u
 PLACER=${PLACER_BIN:?PLACER_BIN not set}
 SRC=${PLACER_SOURCE_DIR:?PLACER_SOURCE_DIR not set}
 T=fleet_ansible
 . "$SRC/tests/integration/lib/fleet.sh"
 [ "$(id -u)" = 0 ] || skip "needs root"
-for b in ansible-playbook podman runc fio tar cpack python3; do
+for b in ansible-playbook podman runc fio ssh ssh-keygen ss tar cpack python3; do
   command -v "$b" >/dev/null 2>&1 || skip "$b not installed"
 done
+[ -x /usr/sbin/sshd ] || skip "openssh-server is not installed (sh ci/install-deps.sh all)"
 [ -f /sys/fs/cgroup/cpuset/cpuset.cpus ] || skip "needs the cgroup v1 cpuset hierarchy (this test reads the nodes' groups there)"
-ansible-doc -t connection containers.podman.podman >/dev/null 2>&1 || skip "no containers.podman collection"
 BUILD=$(cd "$(dirname "$PLACER")" && pwd)
 [ -f "$BUILD/CPackConfig.cmake" ] || skip "$BUILD has no CPackConfig.cmake"
 export CONTAINERS_CONF="$SRC/containers/containers.conf"
 export ANSIBLE_CONFIG="$SRC/ansible/ansible.cfg" ANSIBLE_NOCOLOR=1 ANSIBLE_FORCE_COLOR=0
 export ANSIBLE_CALLBACKS_ENABLED=ansible.posix.profile_tasks # each task's time in the .out files
-export ANSIBLE_LOCAL_TEMP ANSIBLE_HOME
+export ANSIBLE_LOCAL_TEMP ANSIBLE_HOME ANSIBLE_SSH_CONTROL_PATH_DIR
 
 work=$(mktemp -d /var/tmp/placer-fleet.XXXXXX) # not tmpfs: fio's O_DIRECT in the study
-ANSIBLE_LOCAL_TEMP=$work/ansible-tmp ANSIBLE_HOME=$work/ansible-home
+ANSIBLE_LOCAL_TEMP=$work/ansible-tmp ANSIBLE_HOME=$work/ansible-home ANSIBLE_SSH_CONTROL_PATH_DIR=$work/cp
 tag=placer-t-fleet-$$
 NODES="n1 n2 n3"
+ports=""
 cleanup() {
   rc=$?
   trap - EXIT INT TERM HUP
-  [ -z "${bg:-}" ] || kill -9 "$bg" 2>/dev/null
   for n in $NODES; do fleet_remove_node "$tag-$n" "$n"; done
+  # ansible's ssh masters (ControlPersist) end with their sshd; any left are killed and reported.
+  left=$(pgrep -f "ssh.*$work/cp" | tr '\n' ' ')
+  [ -z "$left" ] || { echo "$T: ssh clients left: $left" >&2; kill $left 2>/dev/null; rc=1; }
+  for p in $ports; do
+    [ -z "$(ss -Htln "sport = :$p")" ] || { echo "$T: something still listens on port $p" >&2; rc=1; }
+  done
   [ "$rc" = 0 ] && rm -rf "$work" || echo "$T: kept $work" >&2
   exit "$rc"
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM HUP
 
-# --- the nodes ----------------------------------------------------------------------------
+# A free loopback port per node.
+free_port() {
+  p=$((20000 + ($$ * 7 + $1) % 20000))
+  while [ -n "$(ss -Htan "sport = :$p")" ]; do p=$((p + 1)); done
+  echo "$p"
+}
+
+ssh-keygen -q -t ed25519 -N "" -C placer-fleet-test -f "$work/key" || fail "ssh-keygen"
+# --- the nodes: sshd on 127.0.0.1:PORT each ---------------------------------------------------
+i=0
 for n in $NODES; do
+  i=$((i + 1))
+  port=$(free_port $i)
+  ports="$ports $port"
+  echo "$port" >"$work/$n.port"
   mkdir -p "$work/$n"
-  podman run -d --name "$tag-$n" --privileged --cgroupns=host --network none \
-    -v "$work/$n:/var/lib/placer" --rootfs /:O \
-    sh -c 'sleep 7001 & sleep 7002 & exec sleep infinity' >/dev/null 2>"$work/$n.err" ||
-    fail "podman run $n: $(cat "$work/$n.err")"
+  podman run -d --name "$tag-$n" --privileged --cgroupns=host --network host \
+    -v "$work/key.pub:/etc/placer-test/authorized_keys:ro" -v "$work/$n:/var/lib/placer" --rootfs /:O \
+    sh -c "sleep 7001 & sleep 7002 & mkdir -p /run/sshd && ssh-keygen -A -q &&
+           exec /usr/sbin/sshd -D -e -p $port -o ListenAddress=127.0.0.1 -o UsePAM=no \
+             -o AuthorizedKeysFile=/etc/placer-test/authorized_keys -o PasswordAuthentication=no \
+             -o KbdInteractiveAuthentication=no -o PermitRootLogin=prohibit-password" \
+    >/dev/null 2>"$work/$n.err" || fail "podman run $n: $(cat "$work/$n.err")"
   podman inspect -f '{{.State.CgroupPath}}' "$tag-$n" >"$work/$n.cgpath" || fail "podman inspect $n"
   [ -d "$CG/cpuset$(cgpath "$n")" ] || fail "$n: no cpuset group $(cgpath "$n") on the host"
 done
-say "3 nodes up: $(for n in $NODES; do printf '%s ' "$(cgpath "$n")"; done)"
+for n in $NODES; do
+  port=$(cat "$work/$n.port") j=0
+  until ss -Htln "sport = :$port" | grep -q "127.0.0.1:$port"; do
+    j=$((j + 1))
+    [ $j -lt 300 ] || fail "$n: no sshd listening on 127.0.0.1:$port in 60 s: $(podman logs "$tag-$n" 2>&1 | tail -3)"
+    sleep 0.2
+  done
+  [ -z "$(ss -Htln "sport = :$port" | grep -v "127.0.0.1:$port")" ] || fail "$n: sshd listens beyond 127.0.0.1: $(ss -Htln "sport = :$port")"
+done
+say "3 nodes up, sshd on 127.0.0.1 ports$ports"
 
 # The .deb for n2, made outside the build directory.
 cpack -G DEB --config "$BUILD/CPackConfig.cmake" -B "$work/deb" >"$work/cpack.out" 2>&1 ||
@@ -93,7 +130,11 @@ F=$SRC/tests/fixtures
 cat >"$work/inventory.yml" <<EOF
 all:
   vars:
-    ansible_connection: containers.podman.podman
+    ansible_connection: ssh
+    ansible_host: 127.0.0.1
+    ansible_user: root
+    ansible_ssh_private_key_file: $work/key
+    ansible_ssh_common_args: -o StrictHostKeyChecking=no -o UserKnownHostsFile=$work/known_hosts -o IdentitiesOnly=yes
     ansible_python_interpreter: /usr/bin/python3
     placer_install: build
     placer_build_dir: $BUILD
@@ -103,17 +144,17 @@ all:
     placer_nodes:
       hosts:
         n1:
-          ansible_host: $tag-n1
+          ansible_port: $(cat "$work/n1.port")
           placer_topology_xml: $F/mpibind-epyc-corona.xml
           placer_cgroup_prefix: fleet-n1
         n2:
-          ansible_host: $tag-n2
+          ansible_port: $(cat "$work/n2.port")
           placer_topology_xml: $F/32em64t-2n8c2t-pci-normalio.xml
           placer_cgroup_prefix: fleet-n2
           placer_install: deb
           placer_deb: $deb
         n3:
-          ansible_host: $tag-n3
+          ansible_port: $(cat "$work/n3.port")
           placer_topology_xml: $F/mpibind-cts1-quartz-smt1.xml
           placer_cgroup_prefix: fleet-n3
           placer_profile: $work/profile-b.yaml
@@ -125,6 +166,14 @@ EOF
 # Expected per node: prefix, app.0 cpus, svc.0 cpus, PUs of its fixture.
 expect_n1="fleet-n1 0 1 96" expect_n2="fleet-n2 0 1 32" expect_n3="fleet-n3 1 0 36"
 groups_of() { echo "$CG/cpuset$(cgpath "$1")/fleet-$1"; }
+
+# --- the backend option reaches placer: systemd, with no systemd on n3, fails it ----------------
+play systemd playbooks/site.yml -e placer_backend=systemd --limit n3
+[ "$prc" != 0 ] || { show systemd; fail "site.yml with placer_backend=systemd passed on a node without systemd"; }
+[ "$(recap systemd n3 failed)" = 1 ] || { show systemd; fail "n3 did not fail with placer_backend=systemd"; }
+fleet_check_reset n3 fleet-n3
+grep -q "cannot be placed through systemd" "$work/systemd.out" || { show systemd; fail "the failure is not placer's systemd line"; }
+say "placer_backend=systemd: n3 failed with placer's line, no group made"
 
 # --- apply and verify on all 3 -------------------------------------------------------------------
 play apply1 playbooks/site.yml
@@ -144,6 +193,10 @@ for n in $NODES; do
 done
 podman exec "$tag-n2" dpkg-query -W -f '${Version}' placer >"$work/n2.deb" 2>&1 || fail "n2: placer .deb not installed: $(cat "$work/n2.deb")"
 podman exec "$tag-n1" test -x /usr/local/bin/placer || fail "n1: placer not installed from the build"
+# What ansible reached was the nodes' sshd: their logs have the key's logins.
+for n in $NODES; do
+  podman logs "$tag-$n" 2>&1 | grep -q "Accepted publickey for root from 127.0.0.1" || fail "$n: no ssh login in sshd's log"
+done
 say "applied: every node's groups hold its processes on the planned CPUs (n2 from the .deb $(cat "$work/n2.deb"))"
 
 # The facts differ per node (the plan task prints each node's PUs from its topology facts).

@@ -1,5 +1,5 @@
 #!/bin/sh
-# ci/install-deps.sh installs openssh-server (for fleet_ssh.sh) without leaving an sshd running,
+# ci/install-deps.sh installs openssh-server (for fleet_ansible.sh) without leaving an sshd running,
 # checked on a fresh install in a throwaway container: a copy-on-write overlay of this machine's
 # root (--rootfs /:O: its packages, apt lists and cache) in its own network and PID namespaces
 # (--network none), where openssh-server is purged first and its .deb comes from the apt cache.
