@@ -86,10 +86,12 @@ def main():
         supports_check_mode=True,
     )
     p = module.params
-    try:
-        mode = int(str(p["mode"]), 8)
-    except ValueError:
-        module.fail_json(msg="mode %r is not an octal mode" % p["mode"])
+    mode = p["mode"]
+    if not isinstance(mode, int):  # "0644"; an int is taken as it is (YAML's 0644 is 420)
+        try:
+            mode = int(str(mode), 8)
+        except ValueError:
+            module.fail_json(msg="mode %r is not an octal mode" % p["mode"])
     for name in p["files"]:
         if not name or "/" in name or name in (".", ".."):
             module.fail_json(msg="files: %r is not a file name" % name)
