@@ -49,8 +49,13 @@ cleanup() {
   rc=$?
   trap - EXIT INT TERM HUP
   for n in $NODES; do fleet_remove_node "$tag-$n" "$n"; done
-  # ansible's ssh masters (ControlPersist) end with their sshd; any left are killed and reported.
-  left=$(pgrep -f "ssh.*$work/cp" | tr '\n' ' ')
+  # ansible's ssh masters (ControlPersist) end with their sshd (given 5 s to see it go); any left
+  # are killed and reported.
+  j=0
+  while left=$(pgrep -f "ssh.*$work/cp" | tr '\n' ' ') && [ -n "$left" ] && [ $j -lt 25 ]; do
+    j=$((j + 1))
+    sleep 0.2
+  done
   [ -z "$left" ] || { echo "$T: ssh clients left: $left" >&2; kill $left 2>/dev/null; rc=1; }
   for p in $ports; do
     [ -z "$(ss -Htln "sport = :$p")" ] || { echo "$T: something still listens on port $p" >&2; rc=1; }
@@ -61,10 +66,13 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM HUP
 
-# A free loopback port per node.
+# A free loopback port per node, none of those taken for the nodes before it (their sshd may not
+# listen yet).
 free_port() {
   p=$((20000 + ($$ * 7 + $1) % 20000))
-  while [ -n "$(ss -Htan "sport = :$p")" ]; do p=$((p + 1)); done
+  while [ -n "$(ss -Htan "sport = :$p")" ] || case " $ports " in *" $p "*) true ;; *) false ;; esac; do
+    p=$((p + 1))
+  done
   echo "$p"
 }
 

@@ -10,40 +10,58 @@ DOCUMENTATION = r"""
 module: placer_config
 short_description: Write placer's input files (profile, topology XML) into a directory on the node
 description:
-  - Creates O(dir) when missing and writes each file of O(files) there, atomically, only when its
-    content differs; the task is C(changed) exactly when a file (or the directory) was written.
+  - Creates O(dir) (mode 0755) when missing and writes each file of O(files) there, atomically,
+    only when its content or mode differs; the task is C(changed) exactly when something was
+    written. An existing directory is left as it is.
   - One module run for all the files, where M(ansible.builtin.copy) takes three per file (stat,
     copy or file); the contents travel in the module's arguments (shown at -vvv only).
   - In check mode nothing is written and the result says what would be.
 options:
   dir: {description: the directory on the node, type: path, required: true}
   files:
-    description: file name (no C(/)) to its content
+    description:
+      - file name (no C(/)) to its content, a string (text, or base64 with O(encoding=base64))
     type: dict
     required: true
-  mode: {description: mode of the files written, type: raw, default: "0644"}
-  diff_max: {description: files larger than this many bytes are shown in --diff by size only, type: int, default: 16384}
+  encoding:
+    description:
+      - C(base64) when the contents are base64 (C(lookup(...) | b64encode)), which Ansible passes
+        as they are; text that starts with C({) or C([) may reach a module as a dict or a list
+        (refused).
+    type: str
+    choices: [text, base64]
+    default: text
+  mode: {description: mode of the files written (an octal string such as C("0644")), type: raw, default: "0644"}
+  diff_max:
+    description: files larger than this many bytes are shown in --diff by their size and sha1 only
+    type: int
+    default: 16384
 """
 
 EXAMPLES = r"""
 - placer.fleet.placer_config:
     dir: /etc/placer
+    encoding: base64
     files:
-      profile.yaml: "{{ lookup('ansible.builtin.file', 'profiles/hci.yaml', rstrip=false) }}"
+      profile.yaml: "{{ lookup('ansible.builtin.file', 'profiles/hci.yaml', rstrip=false) | b64encode }}"
 """
 
 RETURN = r"""
 written:
-  description: the names of the files written (or that would be, in check mode)
+  description: the names of the files written or whose mode was set (or that would be, in check mode)
   returned: always
   type: list
 """
 
+import base64
+import binascii
+import hashlib
 import os
+import stat
 import tempfile
 
 from ansible.module_utils.basic import AnsibleModule
-from ansible.module_utils.common.text.converters import to_bytes, to_text
+from ansible.module_utils.common.text.converters import to_bytes, to_native, to_text
 
 
 def read_or_none(path):
@@ -58,21 +76,63 @@ def shown(data, limit):
     if data is None:
         return ""
     if len(data) > limit:
-        return "(%d bytes)\n" % len(data)
-    return to_text(data, errors="surrogate_or_strict")
+        return "(%d bytes, sha1 %s)\n" % (len(data), hashlib.sha1(data).hexdigest())
+    return to_text(data, errors="surrogate_or_replace")
+
+
+def parse_mode(module, value):
+    """ "0644" or an int (YAML's 0644 is already 420); 0 to 07777."""
+    if isinstance(value, bool):
+        module.fail_json(msg="mode %r is not an octal mode" % value)
+    if isinstance(value, int):
+        mode = value
+    else:
+        try:
+            mode = int(str(value), 8)
+        except ValueError:
+            module.fail_json(msg="mode %r is not an octal mode" % value)
+    if not 0 <= mode <= 0o7777:
+        module.fail_json(msg="mode %r is not an octal mode (0 to 07777)" % value)
+    return mode
+
+
+def contents(module, files, encoding):
+    """Each file's bytes, the names and values checked."""
+    out = {}
+    for name, value in files.items():
+        if not name or "/" in name or "\0" in name or name in (".", ".."):
+            module.fail_json(msg="files: %r is not a file name" % name)
+        if value is None:
+            value = ""
+        if not isinstance(value, str):
+            module.fail_json(msg="files: %s: the content is a %s, not text (pass it with | b64encode and "
+                                 "encoding: base64)" % (name, type(value).__name__))
+        if encoding == "base64":
+            try:
+                out[name] = base64.b64decode(value, validate=True)
+            except (binascii.Error, ValueError) as e:
+                module.fail_json(msg="files: %s: not base64: %s" % (name, e))
+        else:
+            out[name] = to_bytes(value, errors="surrogate_or_strict")
+    return out
 
 
 def write_atomically(module, path, data, mode):
-    fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path), prefix=".placer-config.")
+    """data into path by a rename in the same directory (module.atomic_move keeps an existing
+    file's owner and SELinux context), then the mode."""
+    tmp = None
     try:
+        fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path), prefix=".placer-config.")
         with os.fdopen(fd, "wb") as f:
             f.write(data)
-        os.chmod(tmp, mode)
-        os.rename(tmp, path)
+        module.atomic_move(tmp, path)
+        tmp = None
+        os.chmod(path, mode)
     except (IOError, OSError) as e:
-        if os.path.exists(tmp):
+        module.fail_json(msg="%s: %s" % (path, to_native(e)))
+    finally:
+        if tmp is not None and os.path.exists(tmp):
             os.unlink(tmp)
-        module.fail_json(msg="%s: %s" % (path, e))
 
 
 def main():
@@ -80,42 +140,48 @@ def main():
         argument_spec=dict(
             dir=dict(type="path", required=True),
             files=dict(type="dict", required=True),
+            encoding=dict(type="str", default="text", choices=["text", "base64"]),
             mode=dict(type="raw", default="0644"),
             diff_max=dict(type="int", default=16384),
         ),
         supports_check_mode=True,
     )
     p = module.params
-    mode = p["mode"]
-    if not isinstance(mode, int):  # "0644"; an int is taken as it is (YAML's 0644 is 420)
-        try:
-            mode = int(str(mode), 8)
-        except ValueError:
-            module.fail_json(msg="mode %r is not an octal mode" % p["mode"])
-    for name in p["files"]:
-        if not name or "/" in name or name in (".", ".."):
-            module.fail_json(msg="files: %r is not a file name" % name)
+    mode = parse_mode(module, p["mode"])
+    files = contents(module, p["files"], p["encoding"])
+    directory = p["dir"]
 
     changed = False
     written = []
     diffs = []
-    if not os.path.isdir(p["dir"]):
+    if os.path.lexists(directory) and not os.path.isdir(directory):
+        module.fail_json(msg="%s exists and is not a directory" % directory)
+    if not os.path.isdir(directory):
         changed = True
-        diffs.append(dict(before_header=p["dir"], after_header=p["dir"],
+        diffs.append(dict(before_header=directory, after_header=directory,
                           before="(absent)\n", after="(directory)\n"))
         if not module.check_mode:
             try:
-                os.makedirs(p["dir"], 0o755)
+                os.makedirs(directory, 0o755)
             except OSError as e:
-                module.fail_json(msg="%s: %s" % (p["dir"], e))
-    for name in sorted(p["files"]):
-        path = os.path.join(p["dir"], name)
-        data = to_bytes(p["files"][name] or "", errors="surrogate_or_strict")
+                module.fail_json(msg="%s: %s" % (directory, to_native(e)))
+    for name in sorted(files):
+        path = os.path.join(directory, name)
+        data = files[name]
         old = read_or_none(path)
         if old == data:
-            if not module.check_mode and (os.stat(path).st_mode & 0o7777) != mode:
-                os.chmod(path, mode)
-                changed = True
+            old_mode = stat.S_IMODE(os.stat(path).st_mode)
+            if old_mode == mode:
+                continue
+            changed = True
+            written.append(name)
+            diffs.append(dict(before_header=path, after_header=path,
+                              before="mode %04o\n" % old_mode, after="mode %04o\n" % mode))
+            if not module.check_mode:
+                try:
+                    os.chmod(path, mode)
+                except OSError as e:
+                    module.fail_json(msg="%s: %s" % (path, to_native(e)))
             continue
         changed = True
         written.append(name)
