@@ -8,25 +8,17 @@
 # Environment: PLACER_BIN, PLACER_SOURCE_DIR, PLACER_CACHE_DIR (default /var/cache/placer; the
 # guest kernel and initramfs in its vm/ subdirectory).  Exit 77 (skip) without qemu or a kernel.
 set -eu
+T=run_vm
+. "${PLACER_SOURCE_DIR:?PLACER_SOURCE_DIR not set}/tests/integration/lib/guest.sh"
 PLACER=${PLACER_BIN:?PLACER_BIN not set}
-SRC=${PLACER_SOURCE_DIR:?PLACER_SOURCE_DIR not set}
-[ "$(id -u)" = 0 ] || { echo "SKIP: run_vm needs root"; exit 77; }
-command -v qemu-system-x86_64 >/dev/null 2>&1 || { echo "SKIP: qemu-system-x86_64 not installed"; exit 77; }
-ls /boot/vmlinuz-* >/dev/null 2>&1 || { echo "SKIP: no /boot/vmlinuz-* (linux-image-amd64)"; exit 77; }
-
-cache=${PLACER_CACHE_DIR:-/var/cache/placer}/vm
+need_root
+guest_begin
 eval "$(sh "$SRC/ci/vm/build-initramfs.sh" "$cache" 2>/dev/null | tail -n 2)"
 export PLACER_VM_KERNEL PLACER_VM_INITRD
 
-work=$(mktemp -d /tmp/placer-run-vm.XXXXXX)
-export PLACER_STATE_DIR="$work/state"
-export PLACER_CGROUP_PREFIX="placer-t-runvm-$$"
+work=$T_WORK
 prof=$work/vm.yaml
-cleanup() {
-  "$PLACER" stop --timeout 2 "$prof" >/dev/null 2>&1 || true
-  rm -rf "$work"
-}
-trap cleanup EXIT
+t_defer '"$PLACER" stop --timeout 2 "$prof" >/dev/null 2>&1'
 
 npus=$(nproc)
 vcpus=2
