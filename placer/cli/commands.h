@@ -11,6 +11,7 @@
 
 int cmd_topo(int argc, char **argv);
 int cmd_plan(int argc, char **argv);
+int cmd_export(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_stop(int argc, char **argv);
 int cmd_apply(int argc, char **argv);

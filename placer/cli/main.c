@@ -15,6 +15,7 @@ struct command {
 static const struct command commands[] = {
   { "topo", cmd_topo, "show the node: NUMA nodes, cores, caches, disks, NICs" },
   { "plan", cmd_plan, "compute where every role runs from a profile" },
+  { "export", cmd_export, "the plan for libvirt, Nova, Proxmox, kubelet, Ceph, systemd, tuned, irqbalance" },
   { "apply", cmd_apply, "put running daemons, VMs and fio in their planned cgroups" },
   { "status", cmd_status, "planned vs actual placement; exit 1 on drift" },
   { "reset", cmd_reset, "undo apply: processes back, placer's groups removed" },
