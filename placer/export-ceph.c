@@ -109,6 +109,14 @@ static int check_ids(const struct placer_export_input *in, struct placer_error *
                               inst->name, inst->role, inst->name);
     if (inst->kind == PLACER_KIND_CEPH_OSD && (strspn(id, "0123456789") != strlen(id) || strlen(id) > 9))
       return placer_error_set(err, PLACER_EXIT_USAGE, EINVAL, "%s: Ceph OSD id '%s' is not a number", inst->name, id);
+    /* two instances on one daemon would get two different settings */
+    for (size_t j = 0; j < i; j++) {
+      const struct placer_instance *other = &in->plan->instances[j];
+      const char *other_id = export_ceph_id(in, other);
+      if (other->kind == inst->kind && other_id && strcmp(other_id, id) == 0)
+        return placer_error_set(err, PLACER_EXIT_USAGE, EINVAL, "%s and %s are both Ceph daemon %s.%s", other->name,
+                                inst->name, inst->kind == PLACER_KIND_CEPH_OSD ? "osd" : "mds", id);
+    }
   }
   return 0;
 }
@@ -141,7 +149,8 @@ static int write_ceph(const struct placer_export_input *in, struct placer_export
         export_note(w, "%s: Crimson CPU sets not written: the profile pins nothing", inst->name);
       write_osd(w, f, inst, id, crimson, reactors, bluestore);
     } else if (inst->kind == PLACER_KIND_CEPH_MDS) {
-      fprintf(f, "\n# %s (role %s): CPUs %s", inst->name, inst->role, inst->pinned ? export_cpus(w, inst->cpus) : "any");
+      fprintf(f, "\n# %s (role %s): CPUs %s", inst->name, inst->role,
+              inst->pinned ? export_cpus(w, inst->cpus) : "any");
       if (!inst->has_memory_limit) {
         fputs("; no memory limit, mds_cache_memory_limit left as it is\n", f);
         continue;

@@ -100,8 +100,9 @@ static int write_kubelet(const struct placer_export_input *in, struct placer_exp
     total += export_mib_up(bytes[n]);
   if (total)
     fprintf(f, "systemReserved:\n  memory: %lluMi\n", (unsigned long long)total);
-  fprintf(f, "# reservedMemory sums to systemReserved + evictionHard's default memory.available (%uMi, on the first "
-             "node)\nreservedMemory:\n",
+  fprintf(f,
+          "# reservedMemory sums to systemReserved + evictionHard's default memory.available (%uMi, on the first "
+          "node)\nreservedMemory:\n",
           KUBELET_EVICTION_MIB);
   for (size_t n = 0; n < t->n_numa_nodes; n++) {
     uint64_t mib = export_mib_up(bytes[n]) + (n == 0 ? KUBELET_EVICTION_MIB : 0);

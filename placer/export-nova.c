@@ -69,7 +69,8 @@ static void write_flavor(struct placer_export_writer *w, FILE *f, const struct p
     fputs(" --property hw:emulator_threads_policy=share", f);
   fputs("\n", f);
   if (dedicated)
-    fprintf(f, "#   (emulator threads on %s)\n", have_shared ? "cpu_shared_set, the vm pools" : "each guest's own PCPUs");
+    fprintf(f, "#   (emulator threads on %s)\n",
+            have_shared ? "cpu_shared_set, the vm pools" : "each guest's own PCPUs");
   if (!dedicated)
     fputs("#   (hw:emulator_threads_policy applies to dedicated CPUs only: shared guests' emulator threads run on "
           "their vCPUs' set)\n",

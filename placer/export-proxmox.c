@@ -39,8 +39,8 @@ static int write_proxmox(const struct placer_export_input *in, struct placer_exp
                               inst->name, vmid);
     for (size_t j = 0; j < i; j++)
       if (plan->instances[j].kind == PLACER_KIND_VM && strcmp(vmid_of(in, &plan->instances[j]), vmid) == 0)
-        return placer_error_set(err, PLACER_EXIT_USAGE, EINVAL, "%s and %s both have VMID %s",
-                                plan->instances[j].name, inst->name, vmid);
+        return placer_error_set(err, PLACER_EXIT_USAGE, EINVAL, "%s and %s both have VMID %s", plan->instances[j].name,
+                                inst->name, vmid);
   }
   FILE *f = export_unit(w, "proxmox.sh");
   if (f == NULL)

@@ -1,6 +1,7 @@
 /* export --format virsh: the commands that put the libvirt format's
- * placement on domains that already exist, running (--live) and in their
- * definition (--config). */
+ * placement on domains that already exist: vCPUs and emulator threads
+ * running (--live) and in their definition (--config), the memory binding
+ * in the definition (libvirt cannot change it on a running domain). */
 #include <errno.h>
 
 #include "export-internal.h"
@@ -16,9 +17,10 @@ static int write_virsh(const struct placer_export_input *in, struct placer_expor
   for (size_t i = 0; i < in->plan->n_instances; i++) {
     const struct placer_instance *inst = &in->plan->instances[i];
     if (inst->kind == PLACER_KIND_VM && export_domain_name(in, inst) == NULL)
-      return placer_error_set(err, PLACER_EXIT_USAGE, EINVAL,
-                              "%s has no libvirt domain name: give role '%s' a match {qemu_name: ...} or --map %s=DOMAIN",
-                              inst->name, inst->role, inst->name);
+      return placer_error_set(
+          err, PLACER_EXIT_USAGE, EINVAL,
+          "%s has no libvirt domain name: give role '%s' a match {qemu_name: ...} or --map %s=DOMAIN", inst->name,
+          inst->role, inst->name);
   }
   FILE *f = export_unit(w, "virsh.sh");
   if (f == NULL)
@@ -42,8 +44,11 @@ static int write_virsh(const struct placer_export_input *in, struct placer_expor
     }
     virsh(f, "emulatorpin", domain);
     fprintf(f, " %s --live --config\n", export_cpus(w, export_emulator_cpus(in->plan, inst)));
+    /* libvirt refuses to change a running domain's strict binding ("can't
+     * change nodeset for strict mode for running domain"): the next start */
+    fputs("# memory: from the domain's next start (a running domain's strict binding cannot change)\n", f);
     virsh(f, "numatune", domain);
-    fprintf(f, " --mode strict --nodeset %s --live --config\n", mems);
+    fprintf(f, " --mode strict --nodeset %s --config\n", mems);
   }
   return 0;
 }

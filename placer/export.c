@@ -14,8 +14,9 @@
 #include "profile-run.h"
 
 const struct placer_export_format *const placer_export_formats[] = {
-  &placer_export_libvirt, &placer_export_virsh,   &placer_export_nova,  &placer_export_proxmox,    &placer_export_kubelet,
-  &placer_export_ceph,    &placer_export_systemd, &placer_export_tuned, &placer_export_irqbalance,
+  &placer_export_libvirt, &placer_export_virsh,   &placer_export_nova,
+  &placer_export_proxmox, &placer_export_kubelet, &placer_export_ceph,
+  &placer_export_systemd, &placer_export_tuned,   &placer_export_irqbalance,
 };
 const size_t placer_export_n_formats = sizeof(placer_export_formats) / sizeof(placer_export_formats[0]);
 
@@ -381,8 +382,8 @@ int placer_export_write_dir(const struct placer_export_output *out, const char *
       return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
     int rc = placer_mkdir_p(sub, err);
     if (rc == 0)
-      rc = placer_file_replace_bytes(sub, slash ? slash + 1 : name, out->units[i].text, strlen(out->units[i].text),
-                                     err);
+      rc =
+          placer_file_replace_bytes(sub, slash ? slash + 1 : name, out->units[i].text, strlen(out->units[i].text), err);
     free(sub);
     if (rc < 0)
       return placer_error_prefix(err, "--out %s", dir);

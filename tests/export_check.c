@@ -238,6 +238,33 @@ static int list_after(const char *line, const char *prefix, hwloc_bitmap_t set) 
   return rc;
 }
 
+/* The shell words of LINE (single quotes and \' outside them, as
+ * export_sh_word writes them), at most MAX of up to 255 bytes; how many. */
+static int shell_split(const char *line, char words[][256], int max) {
+  int n = 0;
+  const char *p = line;
+  while (*p && n < max) {
+    while (*p == ' ')
+      p++;
+    if (*p == '\0')
+      break;
+    size_t len = 0;
+    bool quoted = false;
+    for (; *p && (quoted || *p != ' '); p++) {
+      if (!quoted && p[0] == '\\' && p[1] == '\'') {
+        p++;
+      } else if (*p == '\'') {
+        quoted = !quoted;
+        continue;
+      }
+      if (len < 255)
+        words[n][len++] = *p;
+    }
+    words[n++][len] = '\0';
+  }
+  return n;
+}
+
 static bool starts(const char *line, const char *prefix) {
   return strncmp(line, prefix, strlen(prefix)) == 0;
 }
@@ -258,8 +285,7 @@ static const struct placer_instance *by_ceph_id(const struct placer_plan *plan, 
   for (size_t i = 0; i < plan->n_instances; i++) {
     const struct placer_instance *inst = &plan->instances[i];
     const char *type = inst->kind == PLACER_KIND_CEPH_OSD ? "osd." : inst->kind == PLACER_KIND_CEPH_MDS ? "mds." : NULL;
-    if (type && inst->match.value && starts(who, type) && strncmp(who + 4, inst->match.value, strlen(inst->match.value)) == 0 &&
-        who[4 + strlen(inst->match.value)] == ' ')
+    if (type && inst->match.value && starts(who, type) && strcmp(who + 4, inst->match.value) == 0)
       return inst;
   }
   return NULL;
@@ -300,10 +326,10 @@ static const char *scan_line(struct scan *s, const char *name, const char *line)
   } else if (strcmp(name, "virsh") == 0) {
     if (starts(line, "virsh vcpupin ")) {
       /* virsh vcpupin DOMAIN VCPU LIST ... */
-      const char *p = line;
-      for (int field = 0; field < 4 && p; field++)
-        p = strchr(p + 1, ' ');
-      return p == NULL || list_after(p, " ", s->guest) < 0 ? fail(s->why, s->len, "bad vcpupin '%s'", line) : NULL;
+      char words[8][256];
+      return shell_split(line, words, 8) < 5 || list_after(words[4], "", s->guest) < 0
+                 ? fail(s->why, s->len, "bad vcpupin '%s'", line)
+                 : NULL;
     }
     if (starts(line, "virsh numatune ") && s->inst)
       return list_equal(s, line, "--nodeset ", s->inst->mems, s->inst->name);
@@ -334,7 +360,10 @@ static const char *scan_line(struct scan *s, const char *name, const char *line)
         return fail(s->why, s->len, "irqbalance bans the host reserve: '%s'", line);
     }
   } else if (strcmp(name, "ceph") == 0 && starts(line, "ceph config set ")) {
-    const struct placer_instance *inst = by_ceph_id(plan, line + 16);
+    char words[6][256];
+    if (shell_split(line, words, 6) != 6)
+      return fail(s->why, s->len, "'%s' is not ceph config set WHO KEY VALUE", line);
+    const struct placer_instance *inst = by_ceph_id(plan, words[3]);
     if (inst == NULL)
       return fail(s->why, s->len, "'%s' names no OSD or MDS of the plan", line);
     if (strstr(line, " osd_numa_node ")) {

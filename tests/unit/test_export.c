@@ -180,7 +180,8 @@ static void test_refusals(void **state) {
   /* VMs in a pool with the OSDs */
   load_text("crafted-hci-2s16c-8nvme.xml",
             "roles:\n  - { name: osd, kind: ceph-osd, count: 1, cpu: { threads: 2, pool: shared } }\n"
-            "  - { name: vm, kind: vm, count: 1, cpu: { threads: 2, pool: shared, span_numa: true }, match: { qemu_name: v } }\n",
+            "  - { name: vm, kind: vm, count: 1, cpu: { threads: 2, pool: shared, span_numa: true }, match: { "
+            "qemu_name: v } }\n",
             &l);
   for (const char *const *f = (const char *const[]){ "libvirt", "virsh", "nova", "proxmox", NULL }; *f; f++)
     expect_refusal(&l, *f, "vm.0 shares CPUs 0-1 with osd.0: a VM manager cannot keep them apart");
@@ -189,14 +190,24 @@ static void test_refusals(void **state) {
    * without any CPU can: every CPU held by something that is not a vm */
   load_text("24em64t-2n6c2t-pci.xml",
             "reserve: { cores: 1 }\nroles:\n  - { name: db, kind: generic, count: fill, cpu: { cores: 1 } }\n", &l);
-  expect_refusal(&l, "kubelet", "kubelet: pods would get no CPU: the host reserve and the roles that are not vm hold all 24");
+  expect_refusal(&l, "kubelet",
+                 "kubelet: pods would get no CPU: the host reserve and the roles that are not vm hold all 24");
   expect_refusal(&l, "libvirt", "has no vm instance");
   expect_refusal(&l, "ceph", "has no Ceph OSD or MDS instance");
   expect_refusal(&l, "tuned", "isolates no CPU");
   expect_refusal(&l, "systemd", "no instance runs in a known systemd service");
   unload(&l);
+  /* two roles on the same Ceph daemons (found by fuzz_export) */
+  load_text("24em64t-2n6c2t-pci.xml",
+            "roles:\n  - { name: osd, kind: ceph-osd, cpu: { cores: 1 } }\n  - { name: b, kind: ceph-osd, cpu: { "
+            "cores: 1 } }\n",
+            &l);
+  expect_refusal(&l, "ceph", "ceph: osd.0 and b.0 are both Ceph daemon osd.0");
+  expect_refusal(&l, "systemd", "systemd: osd.0 and b.0 are both in ceph-osd@0.service");
+  unload(&l);
   /* interrupts with nowhere to go */
-  load_text("24em64t-2n6c2t-pci.xml", "roles:\n  - { name: osd, kind: ceph-osd, count: fill, cpu: { cores: 1 } }\n", &l);
+  load_text("24em64t-2n6c2t-pci.xml", "roles:\n  - { name: osd, kind: ceph-osd, count: fill, cpu: { cores: 1 } }\n",
+            &l);
   expect_refusal(&l, "irqbalance", "interrupts would have no CPU");
   unload(&l);
 }
@@ -223,8 +234,9 @@ static void test_crimson(void **state) {
   unload(&l);
   load_text("mpibind-cts1-quartz-smt1.xml",
             "roles:\n  - { name: osd, kind: ceph-osd, count: 1, cpu: { threads: 1 }, crimson: true }\n", &l);
-  expect_refusal(&l, "ceph", "osd.0: a Crimson OSD needs at least 2 PUs (its reactors and BlueStore's threads apart), "
-                             "the plan gives it 0");
+  expect_refusal(&l, "ceph",
+                 "osd.0: a Crimson OSD needs at least 2 PUs (its reactors and BlueStore's threads apart), "
+                 "the plan gives it 0");
   unload(&l);
 }
 
@@ -247,16 +259,18 @@ static void test_profile_keys(void **state) {
   expect_profile_error("roles:\n  - { name: vm, kind: vm, count: 2, match: { proxmox_vmid: \"vm{index}\" } }\n",
                        "p.yaml:2:60: roles[0].match.proxmox_vmid: a Proxmox VMID is a number: digits, {index} or "
                        "{N+index} (\"{100+index}\"), got 'vm{index}'");
-  expect_profile_error("roles:\n  - { name: vm, kind: vm, count: 2, cpu: { threads: 1 }, match: { proxmox_vmid: \"100\" } }\n",
-                       "would find the same process for every instance");
+  expect_profile_error(
+      "roles:\n  - { name: vm, kind: vm, count: 2, cpu: { threads: 1 }, match: { proxmox_vmid: \"100\" } }\n",
+      "would find the same process for every instance");
   expect_profile_error("roles:\n  - { name: vm, kind: vm, count: 2, match: { qemu_name: \"{x+index}\" } }\n",
                        "unknown placeholder '{x+index}'");
   expect_profile_error("roles:\n  - { name: m, kind: ceph-mds, crimson: true }\n",
                        "p.yaml:2:32: roles[0].crimson: only a ceph-osd role can be a Crimson OSD");
   struct loaded l;
-  load_text("crafted-hci-2s16c-8nvme.xml",
-            "roles:\n  - { name: vm, kind: vm, count: 2, cpu: { threads: 1 }, match: { proxmox_vmid: \"{100+index}\" } }\n",
-            &l);
+  load_text(
+      "crafted-hci-2s16c-8nvme.xml",
+      "roles:\n  - { name: vm, kind: vm, count: 2, cpu: { threads: 1 }, match: { proxmox_vmid: \"{100+index}\" } }\n",
+      &l);
   assert_int_equal(l.plan->instances[1].match.kind, PLACER_MATCH_PROXMOX_VMID);
   assert_string_equal(l.plan->instances[1].match.value, "101");
   unload(&l);
@@ -408,7 +422,8 @@ static void test_cli_out(void **state) {
   const char *common = "--topology fixtures/crafted-hci-2s16c-8nvme.xml ../profiles/hci-nvme.yaml";
   /* a missing directory, a file, and (as another user when root) one that cannot be written: one line, exit 2, no output */
   snprintf(cmd, sizeof(cmd),
-           "cd '%s' && out=$('%s' export --format systemd --out %s/missing %s 2>%s/err) ; rc=$?; [ $rc = 2 ] && [ -z \"$out\" ] && "
+           "cd '%s' && out=$('%s' export --format systemd --out %s/missing %s 2>%s/err) ; rc=$?; [ $rc = 2 ] && [ -z "
+           "\"$out\" ] && "
            "[ \"$(cat %s/err)\" = 'placer: --out %s/missing: No such file or directory' ]",
            tests, bin, dir, common, dir, dir, dir);
   assert_int_equal(run(cmd), 0);
@@ -441,8 +456,8 @@ static void test_cli_out(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-    cmocka_unit_test(test_map_file),     cmocka_unit_test(test_map_names),      cmocka_unit_test(test_refusals),
-    cmocka_unit_test(test_crimson),      cmocka_unit_test(test_profile_keys),   cmocka_unit_test(test_kubelet_schema),
+    cmocka_unit_test(test_map_file), cmocka_unit_test(test_map_names),    cmocka_unit_test(test_refusals),
+    cmocka_unit_test(test_crimson),  cmocka_unit_test(test_profile_keys), cmocka_unit_test(test_kubelet_schema),
     cmocka_unit_test(test_cli_out),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

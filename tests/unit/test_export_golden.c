@@ -22,8 +22,8 @@
 
 /* Paths as the command line sees them when run from tests/. */
 static const char *const profiles[] = {
-  "../profiles/demo-local.yaml", "../profiles/hci-hdd.yaml",     "../profiles/hci-nvme.yaml",
-  "../profiles/unpinned.yaml",   "profiles/export-hci.yaml",     "profiles/export-proxmox.yaml",
+  "../profiles/demo-local.yaml", "../profiles/hci-hdd.yaml", "../profiles/hci-nvme.yaml",
+  "../profiles/unpinned.yaml",   "profiles/export-hci.yaml", "profiles/export-proxmox.yaml",
 };
 
 /* The fixtures on which the command line is compared too (each run loads the topology). */
@@ -202,8 +202,9 @@ static void test_cli_matches(void **state) {
         char *notes = NULL;
         char *want = render(placer_export_formats[i], &in, &code, &notes);
         char cmd[8192];
-        snprintf(cmd, sizeof(cmd), "cd '%s' && '%s' export --format %s --topology fixtures/%s %s 2>/dev/null; echo \"rc=$?\"",
-                 tests_dir, bin, placer_export_formats[i]->name, cli_fixtures[fx], profiles[p]);
+        snprintf(cmd, sizeof(cmd),
+                 "cd '%s' && '%s' export --format %s --topology fixtures/%s %s 2>/dev/null; echo \"rc=$?\"", tests_dir,
+                 bin, placer_export_formats[i]->name, cli_fixtures[fx], profiles[p]);
         FILE *pipe = popen(cmd, "r");
         assert_non_null(pipe);
         char *got = NULL;

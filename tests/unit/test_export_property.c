@@ -35,7 +35,8 @@ static const char *const inline_profiles[] = {
   "name: mixed\nreserve: { cores_per_numa: 1 }\nroles:\n"
   "  - { name: osd, kind: ceph-osd, per_numa: 1, cpu: { threads: 2, whole_cores: true }, memory: 3GiB }\n"
   "  - { name: fio, kind: fio, count: 1, cpu: { threads: 2, pool: clients, span_numa: false } }\n"
-  "  - { name: vm, kind: vm, count: 2, cpu: { threads: 2, pool: clients }, match: { proxmox_vmid: \"{200+index}\" } }\n",
+  "  - { name: vm, kind: vm, count: 2, cpu: { threads: 2, pool: clients }, match: { proxmox_vmid: \"{200+index}\" } "
+  "}\n",
   "name: pinned\nroles:\n"
   "  - { name: osd, kind: ceph-osd, count: 1, cpu: { cores: 2 }, crimson: true }\n"
   "  - { name: vm, kind: vm, count: 3, cpu: { cores: 1, pin_vcpus: true }, match: { qemu_name: \"p-{index}\" } }\n",
