@@ -73,6 +73,9 @@ void export_reserve_per_node(const struct placer_export_input *in, uint64_t *out
 
 /* ---- text ---- */
 
+/* Does S hold a control character (a newline in a name from a template)? */
+bool export_has_control(const char *s);
+
 /* S in a comment: one line, control bytes as '?', and in XML no "--". */
 void export_comment_text(FILE *f, const char *s, enum placer_export_syntax syntax);
 /* S as one shell word: as it is when it is safe, else single-quoted. */

@@ -16,11 +16,18 @@ static int write_virsh(const struct placer_export_input *in, struct placer_expor
   /* every domain name first: a missing one fails before any output */
   for (size_t i = 0; i < in->plan->n_instances; i++) {
     const struct placer_instance *inst = &in->plan->instances[i];
-    if (inst->kind == PLACER_KIND_VM && export_domain_name(in, inst) == NULL)
+    if (inst->kind != PLACER_KIND_VM)
+      continue;
+    const char *domain = export_domain_name(in, inst);
+    if (domain == NULL)
       return placer_error_set(
           err, PLACER_EXIT_USAGE, EINVAL,
           "%s has no libvirt domain name: give role '%s' a match {qemu_name: ...} or --map %s=DOMAIN", inst->name,
           inst->role, inst->name);
+    /* libvirt refuses them too */
+    if (export_has_control(domain))
+      return placer_error_set(err, PLACER_EXIT_USAGE, EINVAL, "%s: libvirt domain name '%s' holds a control character",
+                              inst->name, domain);
   }
   FILE *f = export_unit(w, "virsh.sh");
   if (f == NULL)

@@ -115,6 +115,13 @@ uint64_t export_mib_up(uint64_t bytes) {
   return bytes / (1024 * 1024) + (bytes % (1024 * 1024) ? 1 : 0);
 }
 
+bool export_has_control(const char *s) {
+  for (; *s; s++)
+    if ((unsigned char)*s < 0x20 || *s == 0x7f)
+      return true;
+  return false;
+}
+
 void export_sh_word(FILE *f, const char *s) {
   bool safe = *s != '\0';
   for (const char *p = s; *p && safe; p++)

@@ -205,6 +205,14 @@ static void test_refusals(void **state) {
   expect_refusal(&l, "ceph", "ceph: osd.0 and b.0 are both Ceph daemon osd.0");
   expect_refusal(&l, "systemd", "systemd: osd.0 and b.0 are both in ceph-osd@0.service");
   unload(&l);
+  /* names from templates with a newline (found by fuzz_export) */
+  load_text("24em64t-2n6c2t-pci.xml",
+            "roles:\n  - { name: m, kind: ceph-mds, cpu: { cores: 1 }, match: { ceph_id: \"a\\nb\" } }\n"
+            "  - { name: vm, kind: vm, cpu: { cores: 1 }, match: { qemu_name: \"a\\nb\" } }\n",
+            &l);
+  expect_refusal(&l, "virsh", "virsh: vm.0: libvirt domain name 'a\\nb' holds a control character");
+  expect_refusal(&l, "ceph", "ceph: m.0: 'a\\nb' is not a Ceph daemon id (a blank or a control character)");
+  unload(&l);
   /* interrupts with nowhere to go */
   load_text("24em64t-2n6c2t-pci.xml", "roles:\n  - { name: osd, kind: ceph-osd, count: fill, cpu: { cores: 1 } }\n",
             &l);
