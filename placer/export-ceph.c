@@ -10,6 +10,9 @@
 
 #include "export-internal.h"
 
+/* osd_memory_target's minimum (896 MiB): the mon refuses less. */
+#define OSD_MEMORY_TARGET_MIN 939524096ULL
+
 static void config_set(FILE *f, const char *who_type, const char *id, const char *key) {
   fputs("ceph config set ", f);
   char *who = NULL;
@@ -57,7 +60,9 @@ static int crimson_sets(const struct placer_topology *topo, hwloc_const_bitmap_t
 
 static void write_crimson(struct placer_export_writer *w, FILE *f, const struct placer_instance *inst, const char *id,
                           hwloc_bitmap_t reactors, hwloc_bitmap_t bluestore) {
-  fprintf(f, "# Crimson: %d seastar reactors, one per whole core; BlueStore's threads on the other PUs\n",
+  fprintf(f,
+          "# Crimson (Ceph 20 Tentacle's option names; set before the OSD is deployed): %d seastar reactors, one per "
+          "whole core; BlueStore's threads on the other PUs\n",
           hwloc_bitmap_weight(reactors));
   config_set(f, "osd", id, "crimson_cpu_num");
   fprintf(f, "%d\n", hwloc_bitmap_weight(reactors));
@@ -86,12 +91,18 @@ static void write_osd(struct placer_export_writer *w, FILE *f, const struct plac
   } else {
     fputs("# (osd_numa_node left unset: the plan does not keep it on one NUMA node)\n", f);
   }
-  if (inst->has_memory_limit) {
-    /* Ceph's own rule for an OSD in a memory cgroup: osd_memory_target_cgroup_limit_ratio, 0.8 */
-    config_set(f, "osd", id, "osd_memory_target");
-    fprintf(f, "%llu\n", (unsigned long long)(inst->memory_bytes / 5 * 4 + inst->memory_bytes % 5 * 4 / 5));
-  } else {
+  /* Ceph's own rule for an OSD in a memory cgroup: osd_memory_target_cgroup_limit_ratio, 0.8 */
+  uint64_t target = inst->memory_bytes / 5 * 4 + inst->memory_bytes % 5 * 4 / 5;
+  if (!inst->has_memory_limit) {
     fputs("# (osd_memory_target left as it is: the plan sets no memory limit)\n", f);
+  } else if (target < OSD_MEMORY_TARGET_MIN) {
+    fprintf(f, "# (osd_memory_target left as it is: 0.8 x the limit is %llu, below Ceph's minimum %llu)\n",
+            (unsigned long long)target, (unsigned long long)OSD_MEMORY_TARGET_MIN);
+    export_note(w, "%s: osd_memory_target not written: 0.8 x its memory limit is below Ceph's minimum of 896 MiB",
+                inst->name);
+  } else {
+    config_set(f, "osd", id, "osd_memory_target");
+    fprintf(f, "%llu\n", (unsigned long long)target);
   }
   if (crimson)
     write_crimson(w, f, inst, id, reactors, bluestore);

@@ -318,6 +318,8 @@ static const char *scan_line(struct scan *s, const char *name, const char *line)
   const struct placer_plan *plan = s->plan;
   if (named(plan, line))
     s->inst = named(plan, line);
+  if (starts(line, "#") || starts(line, "<!--"))
+    return NULL; /* a comment: names from input, never data */
   if (strcmp(name, "libvirt") == 0) {
     if (strstr(line, "<vcpu ") || strstr(line, "<vcpupin "))
       return list_after(line, "cpuset='", s->guest) < 0 ? fail(s->why, s->len, "bad cpuset in '%s'", line) : NULL;

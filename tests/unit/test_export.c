@@ -248,6 +248,30 @@ static void test_crimson(void **state) {
   unload(&l);
 }
 
+/* osd_memory_target is 0.8 x the limit, never under Ceph's minimum of 896 MiB;
+ * the MDS's cache is half its limit. */
+static void test_ceph_memory(void **state) {
+  struct loaded l;
+  load_text("24em64t-2n6c2t-pci.xml",
+            "roles:\n  - { name: osd, kind: ceph-osd, count: 2, cpu: { cores: 1 }, memory: 1GiB }\n"
+            "  - { name: mds, kind: ceph-mds, cpu: { cores: 1 }, memory: 3GiB, match: { ceph_id: b } }\n",
+            &l);
+  l.plan->instances[1].memory_bytes = 2ULL << 30; /* osd.1: 2 GiB */
+  char *msg = NULL;
+  struct placer_export_output *out = render(&l, "ceph", &msg);
+  assert_non_null(out);
+  const char *text = out->units[0].text;
+  assert_non_null(strstr(text, "# (osd_memory_target left as it is: 0.8 x the limit is 858993459, below Ceph's "
+                               "minimum 939524096)\n"));
+  assert_non_null(strstr(text, "ceph config set osd.1 osd_memory_target 1717986918\n"));
+  assert_non_null(strstr(text, "ceph config set mds.b mds_cache_memory_limit 1610612736\n"));
+  assert_int_equal(out->n_notes, 1);
+  assert_string_equal(
+      out->notes[0], "osd.0: osd_memory_target not written: 0.8 x its memory limit is below Ceph's minimum of 896 MiB");
+  placer_export_output_free(out);
+  unload(&l);
+}
+
 static void expect_profile_error(const char *yaml, const char *says) {
   struct placer_profile *p = NULL;
   struct placer_error *err = NULL;
@@ -464,9 +488,9 @@ static void test_cli_out(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-    cmocka_unit_test(test_map_file), cmocka_unit_test(test_map_names),    cmocka_unit_test(test_refusals),
-    cmocka_unit_test(test_crimson),  cmocka_unit_test(test_profile_keys), cmocka_unit_test(test_kubelet_schema),
-    cmocka_unit_test(test_cli_out),
+    cmocka_unit_test(test_map_file),       cmocka_unit_test(test_map_names),   cmocka_unit_test(test_refusals),
+    cmocka_unit_test(test_crimson),        cmocka_unit_test(test_ceph_memory), cmocka_unit_test(test_profile_keys),
+    cmocka_unit_test(test_kubelet_schema), cmocka_unit_test(test_cli_out),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
