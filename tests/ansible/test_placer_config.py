@@ -13,8 +13,10 @@ import tempfile
 import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-MODULE = os.path.join(HERE, "..", "..", "ansible", "collections", "ansible_collections", "placer",
-                      "fleet", "plugins", "modules", "placer_config.py")
+COLLECTIONS = os.path.join(HERE, "..", "..", "ansible", "collections")
+MODULE = os.path.join(COLLECTIONS, "ansible_collections", "placer", "fleet", "plugins", "modules", "placer_config.py")
+# the module's own module_utils (placer_files), found as Ansible finds them
+ENV = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [COLLECTIONS, os.environ.get("PYTHONPATH")])))
 
 
 def run(args, check_mode=False):
@@ -25,7 +27,7 @@ def run(args, check_mode=False):
         a["_ansible_diff"] = True
         json.dump({"ANSIBLE_MODULE_ARGS": a}, f)
     try:
-        p = subprocess.run([sys.executable, MODULE, f.name], capture_output=True, text=True)
+        p = subprocess.run([sys.executable, MODULE, f.name], capture_output=True, text=True, env=ENV)
     finally:
         os.unlink(f.name)
     try:
