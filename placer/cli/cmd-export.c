@@ -83,16 +83,10 @@ int cmd_export(int argc, char **argv) {
   struct placer_export_map *map = NULL;
   struct placer_export_output *out = NULL;
   int rc = out_dir ? placer_export_check_dir(out_dir, &err) : 0;
-  if (rc == 0)
-    rc = placer_profile_load(argv[optind], &profile, &err);
-  for (size_t i = 0; rc == 0 && i < n_sets; i++)
-    rc = placer_profile_set(profile, sets[i], &err);
   if (rc == 0 && map_path)
     rc = placer_export_map_load(map_path, &map, &err);
   if (rc == 0)
-    rc = placer_topology_load(xml_path, &topo, &err);
-  if (rc == 0)
-    rc = placer_plan_compute(topo, profile, &plan, &err);
+    rc = placer_cli_plan(argv[optind], sets, n_sets, xml_path, &profile, &topo, &plan, &err);
   if (rc == 0) {
     struct placer_export_input in = { .plan = plan, .profile = profile, .topo = topo, .map = map };
     rc = placer_export_render(fmt, &in, &out, &err);

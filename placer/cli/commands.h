@@ -31,6 +31,16 @@ int cmd_report(int argc, char **argv);
  * placer_usage_error(): one precise line on stderr, exit 2. */
 int placer_usage_error(const char *command, int getopt_rc, int argc, char **argv);
 
+/* PROFILE loaded, the --set assignments SETS[0..N_SETS) applied, the topology
+ * (XML_PATH, or live when NULL) loaded and the plan computed: what plan and
+ * export start from.  On failure nothing is returned (all freed) and ERR set. */
+struct placer_profile;
+struct placer_topology;
+struct placer_plan;
+int placer_cli_plan(const char *profile_path, const char *const *sets, size_t n_sets, const char *xml_path,
+                    struct placer_profile **profile, struct placer_topology **topo, struct placer_plan **plan,
+                    struct placer_error **err);
+
 /* Print "placer: MSG" on stderr, free ERR, return its exit code: where the
  * errors of the library (which never prints) end up. */
 int placer_error_report(struct placer_error *err);

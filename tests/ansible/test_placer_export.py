@@ -13,29 +13,19 @@ import sys
 import tempfile
 import unittest
 
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+from module_run import COLLECTIONS, ENV, run_module  # noqa: E402
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 TESTS = os.path.join(HERE, "..")
-COLLECTIONS = os.path.join(HERE, "..", "..", "ansible", "collections")
-MODULE = os.path.join(COLLECTIONS, "ansible_collections", "placer", "fleet", "plugins", "modules", "placer_export.py")
-ENV = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [COLLECTIONS, os.environ.get("PYTHONPATH")])))
 BIN = os.environ.get("PLACER_BIN")
 FIXTURE = os.path.join(TESTS, "fixtures", "crafted-hci-2s16c-8nvme.xml")
 PROFILE = os.path.join(TESTS, "..", "profiles", "hci-nvme.yaml")
 
 
 def run(args, check_mode=False):
-    """(exit code, result) of one module run."""
-    with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
-        a = dict(args, placer_bin=BIN, topology=FIXTURE, _ansible_check_mode=check_mode, _ansible_diff=True)
-        json.dump({"ANSIBLE_MODULE_ARGS": a}, f)
-    try:
-        p = subprocess.run([sys.executable, MODULE, f.name], capture_output=True, text=True, env=ENV)
-    finally:
-        os.unlink(f.name)
-    try:
-        return p.returncode, json.loads(p.stdout)
-    except ValueError:
-        raise AssertionError("no JSON from the module: %r %r" % (p.stdout, p.stderr))
+    """(exit code, result) of one module run with the real placer on the fixture."""
+    return run_module("placer_export", dict(args, placer_bin=BIN, topology=FIXTURE), check_mode)
 
 
 def tree(top):

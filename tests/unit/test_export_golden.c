@@ -7,7 +7,6 @@
  * Regenerate after an intended change, then review the diff by eye:
  *   PLACER_UPDATE_GOLDEN=1 ctest -R test_export_golden    (from the build dir)
  *   git diff tests/golden/export/ */
-#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,34 +27,6 @@ static const char *const profiles[] = {
 
 /* The fixtures on which the command line is compared too (each run loads the topology). */
 static const char *const cli_fixtures[] = { "crafted-hci-2s16c-8nvme.xml", "24em64t-2n6c2t-pci.xml" };
-
-static size_t list_fixtures(char names[][128], size_t cap) {
-  DIR *dir = opendir(test_data_path("fixtures"));
-  assert_non_null(dir);
-  size_t n = 0;
-  struct dirent *de;
-  while ((de = readdir(dir)) != NULL && n < cap) {
-    size_t len = strlen(de->d_name);
-    if (len > 4 && len < 128 && strcmp(de->d_name + len - 4, ".xml") == 0)
-      memcpy(names[n++], de->d_name, len + 1);
-  }
-  closedir(dir);
-  qsort(names, n, 128, (int (*)(const void *, const void *))strcmp);
-  return n;
-}
-
-static bool updating(void) {
-  const char *v = getenv("PLACER_UPDATE_GOLDEN");
-  return v && *v && strcmp(v, "0") != 0;
-}
-
-static void write_file(const char *path, const char *text) {
-  FILE *f = fopen(path, "w");
-  if (f == NULL)
-    fail_msg("cannot write %s", path);
-  fputs(text, f);
-  fclose(f);
-}
 
 /* "hci-nvme" from "../profiles/hci-nvme.yaml" */
 static void base_name(char *buf, size_t len, const char *path, const char *ext) {
@@ -136,7 +107,7 @@ static void unload(struct loaded *l) {
 
 static void test_golden_exports(void **state) {
   char fixtures[32][128];
-  size_t n_fixtures = list_fixtures(fixtures, 32);
+  size_t n_fixtures = test_list_fixtures(fixtures, 32);
   assert_true(n_fixtures >= 8);
   size_t compared = 0;
   for (size_t fx = 0; fx < n_fixtures; fx++)
@@ -161,22 +132,8 @@ static void test_golden_exports(void **state) {
       char profile[128], fixture[128], golden[512];
       base_name(profile, sizeof(profile), profiles[p], ".yaml");
       base_name(fixture, sizeof(fixture), fixtures[fx], ".xml");
-      snprintf(golden, sizeof(golden), "%s", test_data_path("golden/export"));
-      snprintf(golden + strlen(golden), sizeof(golden) - strlen(golden), "/%s--%s.txt", profile, fixture);
-      if (updating()) {
-        write_file(golden, all);
-      } else {
-        char *expected = test_read_file(golden);
-        if (expected == NULL)
-          fail_msg("missing %s (PLACER_UPDATE_GOLDEN=1 writes it; review it before committing)", golden);
-        if (strcmp(expected, all) != 0) {
-          char actual[600];
-          snprintf(actual, sizeof(actual), "%s.actual", golden);
-          write_file(actual, all);
-          fail_msg("%s differs; see diff -u %s %s", golden, golden, actual);
-        }
-        free(expected);
-      }
+      snprintf(golden, sizeof(golden), "golden/export/%s--%s.txt", profile, fixture);
+      test_compare_golden(golden, all);
       compared++;
       free(all);
       unload(&l);
@@ -188,7 +145,7 @@ static void test_golden_exports(void **state) {
  * nothing on stdout when it refuses. */
 static void test_cli_matches(void **state) {
   const char *bin = getenv("PLACER_BIN");
-  if (bin == NULL || updating())
+  if (bin == NULL || test_updating_golden())
     skip();
   char *tests_dir = strdup(test_data_path(""));
   for (size_t fx = 0; fx < N(cli_fixtures); fx++)

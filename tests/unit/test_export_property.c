@@ -4,7 +4,6 @@
  * (export_check.c), with each unit well-formed in its syntax; a plan whose
  * VMs share CPUs with Ceph is refused by every format that hands CPUs to
  * VMs. */
-#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,21 +43,6 @@ static const char *const inline_profiles[] = {
   "  - { name: osd, kind: ceph-osd, count: 1, cpu: { threads: 2, pool: all, span_numa: true } }\n"
   "  - { name: vm, kind: vm, count: 1, cpu: { threads: 2, pool: all, span_numa: true }, match: { qemu_name: v } }\n",
 };
-
-static size_t list_fixtures(char names[][128], size_t cap) {
-  DIR *dir = opendir(test_data_path("fixtures"));
-  assert_non_null(dir);
-  size_t n = 0;
-  struct dirent *de;
-  while ((de = readdir(dir)) != NULL && n < cap) {
-    size_t len = strlen(de->d_name);
-    if (len > 4 && len < 128 && strcmp(de->d_name + len - 4, ".xml") == 0)
-      memcpy(names[n++], de->d_name, len + 1);
-  }
-  closedir(dir);
-  qsort(names, n, 128, (int (*)(const void *, const void *))strcmp);
-  return n;
-}
 
 /* Do the plan's VMs share a CPU with Ceph or the host? */
 static bool vms_with_ceph(const struct placer_plan *plan) {
@@ -124,7 +108,7 @@ static void check_plan(const char *what, const struct placer_topology *topo, con
 
 static void test_no_guest_on_ceph_or_host(void **state) {
   char fixtures[32][128];
-  size_t n_fixtures = list_fixtures(fixtures, 32);
+  size_t n_fixtures = test_list_fixtures(fixtures, 32);
   struct counts c = { 0 };
   size_t plans = 0, together = 0;
   for (size_t fx = 0; fx < n_fixtures; fx++) {
