@@ -144,8 +144,8 @@ int placer_cli_print_help(const struct placer_cli_command *cmd) {
   fprintf(out, "\nexit status:\n");
   for (const char *line = cmd->exit_status; *line;) {
     size_t len = strcspn(line, "\n"), code = strcspn(line, " ");
-    fprintf(out, "  %-5.*s", (int)code, line);
-    print_wrapped(out, line + code, len - code, 7, 7);
+    int col = fprintf(out, "  %-4.*s ", (int)code, line);
+    print_wrapped(out, line + code, len - code, col, 7);
     line += len + (line[len] == '\n');
   }
   fprintf(out, "\nThe manual page: man placer-%s (or placer help --man %s | man -l -).\n", cmd->name, cmd->name);
