@@ -11,43 +11,27 @@
 #   - bash-completion loads the installed completion on demand, and it completes a command
 #     (placer pl -> plan), an option (placer plan --to -> --topology), a shipped profile by
 #     name (placer size --profile hci -> hci-hdd hci-nvme), a profile file and a study file.
-# The .deb is made in a scratch directory (the build tree is left as it was). Cleanup, also on
-# failure: the container and its cgroups, the scratch directory. The image is built once and
-# cached by containers/build-images.sh (as the other images).
+# The .deb is made in the test's scratch directory (the build tree is left as it was). The
+# container is removed, and the cgroups podman leaves, by the teardown (lib/common.sh). The image
+# is part of the shared setup (containers/build-images.sh, cached), not removed.
+# ctest: needs=shared cost=30
 set -u
-PLACER=${PLACER_BIN:?PLACER_BIN not set}
-SRC=${PLACER_SOURCE_DIR:?PLACER_SOURCE_DIR not set}
 T=deb_install
-skip() { echo "$T: SKIP: $*"; exit 77; }
-fail() { echo "$T: FAIL: $*" >&2; exit 1; }
-say() { echo "$T: $*"; }
-[ "$(id -u)" = 0 ] || skip "needs root"
-for b in podman runc debootstrap cpack lintian dpkg-deb objdump gzip; do
-  command -v "$b" >/dev/null 2>&1 || skip "$b not installed (sh ci/install-deps.sh all)"
-done
+. "${PLACER_SOURCE_DIR:?PLACER_SOURCE_DIR not set}/tests/integration/lib/common.sh"
+PLACER=${PLACER_BIN:?PLACER_BIN not set}
+need_root
+need_cmd podman runc debootstrap cpack lintian dpkg-deb objdump gzip
 BUILD=$(cd "$(dirname "$PLACER")" && pwd)
 [ -f "$BUILD/CPackConfig.cmake" ] || skip "$BUILD has no CPackConfig.cmake"
 export CONTAINERS_CONF="$SRC/containers/containers.conf"
 image=localhost/placer/deb-install:latest
-name=placer-t-deb-$$
-parent=/placer-t-deb-$$
+name=$T_TAG
+parent=/$T_TAG
 
-work=$(mktemp -d /var/tmp/placer-deb.XXXXXX)
-cleanup() {
-  rc=$?
-  trap - EXIT INT TERM HUP
-  podman rm -f -t 0 "$name" >/dev/null 2>&1
-  # podman (cgroupfs) leaves the --cgroup-parent and a conmon group behind in every hierarchy
-  for d in /sys/fs/cgroup/*"$parent" /sys/fs/cgroup"$parent"; do
-    [ -d "$d" ] || continue
-    find "$d" -depth -type d -exec rmdir {} + 2>/dev/null
-    [ ! -d "$d" ] || { echo "$T: cgroup $d left behind" >&2; rc=1; }
-  done
-  [ "$rc" = 0 ] && rm -rf "$work" || echo "$T: kept $work" >&2
-  exit "$rc"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM HUP
+t_begin /var/tmp
+work=$T_WORK
+# podman (cgroupfs) leaves the --cgroup-parent and a conmon group behind in every hierarchy
+t_defer 'podman rm -f -t 0 "$name" >/dev/null 2>&1; t_remove_groups'
 t0=$(date +%s)
 
 sh "$SRC/containers/build-images.sh" --only deb-install >"$work/images.out" 2>&1 ||
