@@ -1,6 +1,7 @@
 #!/bin/sh
 # The shared setup of the integration tests, built once per run and cached across runs:
-#   - placer's podman images (containers/build-images.sh: debian-base, ceph, fio, stress-ng);
+#   - placer's podman images (containers/build-images.sh: debian-base, ceph, fio, stress-ng,
+#     deb-install);
 #   - the qemu test guests' kernel and busybox initramfs, and the systemd guest's Debian root
 #     file system (ci/vm/build-initramfs.sh, ci/vm/build-systemd-guest.sh --base-only) in
 #     PLACER_CACHE_DIR/vm (default /var/cache/placer/vm).
