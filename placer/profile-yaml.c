@@ -3,12 +3,10 @@
 
 #include <ctype.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "lib/textfile.h"
 #include "lib/units.h"
@@ -306,17 +304,7 @@ int pyaml_walk_mapping(struct pyaml_walk *w, yaml_node_t *node, const struct pya
 
 int pyaml_read_file(const char *what, const char *path, size_t max_bytes, char **text, size_t *len,
                     struct placer_error **err) {
-  cleanup_close int fd = open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0)
-    return placer_error_errno(err, PLACER_EXIT_USAGE, errno, "%s '%s'", what, path);
-  if (placer_textfile_read_fd(fd, max_bytes, text, len) < 0) {
-    if (errno == EFBIG)
-      return placer_error_set(err, PLACER_EXIT_USAGE, 0, "%s:1:1: %s larger than %zu MiB", path, what, max_bytes >> 20);
-    if (errno == ENOMEM)
-      return placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "%s '%s'", what, path);
-    return placer_error_errno(err, PLACER_EXIT_USAGE, errno, "%s '%s': read", what, path);
-  }
-  return 0;
+  return placer_textfile_read_input(what, path, max_bytes, text, len, err);
 }
 
 /* Before the document is built, a pass over the events refuses what would
