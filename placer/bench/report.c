@@ -893,23 +893,10 @@ int placer_bench_report(const struct placer_bench_results *r, char **out, struct
 }
 
 int placer_bench_report_dir(const char *dir, char **out, struct placer_error **err) {
-  cleanup_free char *path = NULL, *text = NULL;
-  size_t len = 0;
-  if (asprintf(&path, "%s/summary.json", dir) < 0)
-    return placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "report of '%s'", dir);
-  if (placer_textfile_read_path(path, PLACER_TEXTFILE_MAX_BYTES, &text, &len) < 0)
-    return placer_error_errno(err, errno == ENOENT ? PLACER_EXIT_USAGE : PLACER_EXIT_SYSTEM, errno,
-                              "report of '%s': read %s", dir, path);
-  json_error_t jerr;
-  json_t *j = json_loadb(text, len, 0, &jerr);
-  if (j == NULL)
-    return placer_error_set(err, PLACER_EXIT_USAGE, EINVAL, "%s:%d: %s", path, jerr.line, jerr.text);
   struct placer_bench_results *r = NULL;
-  int rc = placer_bench_results_from_json(j, &r, err);
-  json_decref(j);
-  if (rc < 0)
-    return placer_error_prefix(err, "%s", path);
-  rc = placer_bench_report(r, out, err);
+  if (placer_bench_results_load_dir(dir, &r, err) < 0)
+    return -1;
+  int rc = placer_bench_report(r, out, err);
   placer_bench_results_free(r);
   return rc;
 }
