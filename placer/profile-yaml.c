@@ -356,6 +356,11 @@ static int check_limits(const char *file, const char *text, size_t len, struct p
 }
 
 int pyaml_walk_load(const char *file, const char *text, size_t len, yaml_document_t *doc, struct placer_error **err) {
+  return pyaml_walk_load_doc(file, "profile", "'roles'", text, len, doc, err);
+}
+
+int pyaml_walk_load_doc(const char *file, const char *what, const char *key, const char *text, size_t len,
+                        yaml_document_t *doc, struct placer_error **err) {
   if (len > PYAML_MAX_BYTES)
     return placer_error_set(err, PLACER_EXIT_USAGE, 0, "%s:1:1: larger than %u MiB", file, PYAML_MAX_BYTES >> 20);
   if (check_limits(file, text, len, err) < 0)
@@ -379,7 +384,8 @@ int pyaml_walk_load(const char *file, const char *text, size_t len, yaml_documen
   if (yaml_document_get_root_node(doc) == NULL) {
     yaml_document_delete(doc);
     yaml_parser_delete(&parser);
-    return placer_error_set(err, PLACER_EXIT_USAGE, 0, "%s:1:1: empty profile (expected a mapping with 'roles')", file);
+    return placer_error_set(err, PLACER_EXIT_USAGE, 0, "%s:1:1: empty %s (expected a mapping with %s)", file, what,
+                            key);
   }
   yaml_document_t next;
   int rc = 0;
@@ -390,8 +396,8 @@ int pyaml_walk_load(const char *file, const char *text, size_t len, yaml_documen
   } else {
     yaml_node_t *root = yaml_document_get_root_node(&next);
     if (root)
-      rc = placer_error_set(err, PLACER_EXIT_USAGE, 0, "%s:%zu:%zu: only one YAML document is allowed in a profile",
-                            file, root->start_mark.line + 1, root->start_mark.column + 1);
+      rc = placer_error_set(err, PLACER_EXIT_USAGE, 0, "%s:%zu:%zu: only one YAML document is allowed in a %s", file,
+                            root->start_mark.line + 1, root->start_mark.column + 1, what);
     yaml_document_delete(&next);
   }
   if (rc < 0)
