@@ -203,8 +203,16 @@ int cmd_bench(int argc, char **argv) {
     free(text);
     return placer_finish_output("bench", 0);
   }
+  /* the groups are PREFIX/ROLE/INSTANCE, each a directory name of at most
+   * 255 bytes; roles and instances are at most 63 and 70 */
+  if (opt.prefix && strlen(opt.prefix) > PLACER_CGROUP_NAME_MAX) {
+    fprintf(stderr, "placer bench: --prefix: %zu bytes, more than the %d a cgroup's name may have\n",
+            strlen(opt.prefix), PLACER_CGROUP_NAME_MAX);
+    return PLACER_EXIT_USAGE;
+  }
   if (opt.prefix && !placer_cgroup_name_is_valid(opt.prefix)) {
-    fprintf(stderr, "placer bench: --prefix '%s' is not a valid group name ([A-Za-z0-9._-])\n", opt.prefix);
+    fprintf(stderr, "placer bench: --prefix '%s' is not a valid group name ([A-Za-z0-9._-], at most %d bytes)\n",
+            opt.prefix, PLACER_CGROUP_NAME_MAX);
     return PLACER_EXIT_USAGE;
   }
 
