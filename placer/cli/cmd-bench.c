@@ -280,8 +280,12 @@ int cmd_bench(int argc, char **argv) {
   if (rc == 0 && compare_dir) {
     char *cmp = NULL;
     size_t regressed = 0, cells = 0;
-    if (placer_bench_compare_dirs(compare_dir, opt.out_dir, &gate, &cmp, &regressed, &cells, &err) < 0)
+    char *differ = NULL;
+    if (placer_bench_compare_dirs(compare_dir, opt.out_dir, &gate, &cmp, &regressed, &cells, &differ, &err) < 0)
       return placer_error_report(err);
+    if (differ)
+      fprintf(stderr, "placer bench: warning: --compare: the two studies differ: %s\n", differ);
+    free(differ);
     fputs("\n", stdout);
     fputs(cmp, stdout);
     free(cmp);
