@@ -3,12 +3,15 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-int placer_textfile_read_fd(int fd, size_t max_bytes, char **out, size_t *len) {
-  size_t cap = 4096, used = 0;
+/* SIZE_HINT: what fstat said (0: unknown, /proc), so that a file of 32 MiB
+ * takes a buffer of 32 MiB, not the 64 that doubling would reach. */
+static int read_fd(int fd, size_t max_bytes, size_t size_hint, char **out, size_t *len) {
+  size_t cap = size_hint && size_hint <= max_bytes ? size_hint + 2 : 4096, used = 0;
   cleanup_free char *buf = malloc(cap);
   if (buf == NULL)
     return -1;
@@ -42,6 +45,10 @@ int placer_textfile_read_fd(int fd, size_t max_bytes, char **out, size_t *len) {
   if (len)
     *len = used;
   return 0;
+}
+
+int placer_textfile_read_fd(int fd, size_t max_bytes, char **out, size_t *len) {
+  return read_fd(fd, max_bytes, 0, out, len);
 }
 
 int placer_textfile_read_path(const char *path, size_t max_bytes, char **out, size_t *len) {
@@ -106,7 +113,13 @@ int placer_textfile_read_input(const char *what, const char *path, size_t max_by
   if (rc < 0)
     return placer_error_errno(err, errno == ENOMEM ? PLACER_EXIT_SYSTEM : PLACER_EXIT_USAGE, errno, "%s '%s'", what,
                               path);
-  rc = placer_textfile_read_fd(fd, max_bytes, out, len);
+  struct stat st = { 0 };
+  if (fstat(fd, &st) == 0 && (uint64_t)st.st_size > max_bytes) { /* said at once, not after reading it */
+    rc = -1;
+    errno = EFBIG;
+  } else {
+    rc = read_fd(fd, max_bytes, (size_t)st.st_size, out, len);
+  }
   int saved = errno;
   close(fd);
   if (rc == 0)
