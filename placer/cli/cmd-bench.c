@@ -261,6 +261,7 @@ int cmd_bench(int argc, char **argv) {
   char *report = NULL;
   rc = placer_bench_run_study(study, &opt, &report, NULL, NULL, &err);
   placer_study_free(study);
+  bool measured = report != NULL; /* else refused before the results directory was made */
   if (report) {
     fputs(report, stdout);
     fflush(stdout);
@@ -268,8 +269,9 @@ int cmd_bench(int argc, char **argv) {
   }
   write_html_report(opt.out_dir);
   if (rc < 0) {
-    fprintf(stderr, "placer bench: the results so far are in %s (placer bench --resume %s completes it)\n", opt.out_dir,
-            opt.out_dir);
+    if (measured)
+      fprintf(stderr, "placer bench: the results so far are in %s (placer bench --resume %s completes it)\n",
+              opt.out_dir, opt.out_dir);
     return placer_error_report(err);
   }
   if (rc == PLACER_BENCH_EXIT_INTERRUPTED)
