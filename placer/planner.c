@@ -1658,8 +1658,13 @@ int placer_plan_compute(const struct placer_topology *topo, const struct placer_
     goto out;
   }
   hwloc_bitmap_copy(p.usable, topo->online_cpus);
-  if (topo->allowed_cpus && !hwloc_bitmap_iszero(topo->allowed_cpus))
+  if (topo->allowed_cpus)
     hwloc_bitmap_and(p.usable, p.usable, topo->allowed_cpus);
+  if (hwloc_bitmap_iszero(p.usable)) { /* an empty allowed cpuset: no plan on CPUs placer may not use */
+    infeasible(&p, "topology '%s': no CPU is allowed here (its allowed cpuset has none of its online CPUs)",
+               topo->source);
+    goto out;
+  }
   for (size_t r = 0; r < profile->n_roles; r++) {
     p.roles[r].spec = &profile->roles[r];
     p.roles[r].pos = r;

@@ -124,12 +124,10 @@ static int load_hwloc(struct placer_topology *topo, const char *xml_path, const 
   const char *name = topo->source;
   cleanup_free char *text = NULL;
   if (xml_path) {
-    if (placer_textfile_read_path(xml_path, PLACER_TEXTFILE_MAX_BYTES, &text, &len) < 0) {
-      if (errno == EFBIG)
-        return placer_error_set(err, PLACER_EXIT_USAGE, 0, "topology '%s': larger than %zu MiB", name,
-                                PLACER_TEXTFILE_MAX_BYTES >> 20);
-      return placer_error_errno(err, PLACER_EXIT_USAGE, errno, "topology '%s'", name);
-    }
+    /* read here, not by hwloc from the path: a regular file only (a FIFO
+     * would block the open forever) */
+    if (placer_textfile_read_input("topology", xml_path, PLACER_TEXTFILE_MAX_BYTES, &text, &len, err) < 0)
+      return -1;
     xml = text ? text : "";
   }
   /* hwloc prints a box of text on stderr about a corrupt XML file before it

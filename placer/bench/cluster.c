@@ -553,10 +553,10 @@ int placer_bench_cluster_up(const struct placer_study *study, const struct place
     /* The file may not exist yet (prefill makes it): then its directory's device. */
     struct placer_error *e = NULL;
     cleanup_free char *device = NULL;
-    if (placer_bench_device_of(study->workloads.path, &device, &e) < 0) {
+    if (placer_bench_device_of(env->target_path, &device, &e) < 0) {
       placer_error_free(e);
       e = NULL;
-      cleanup_free char *dir = strdup(study->workloads.path);
+      cleanup_free char *dir = strdup(env->target_path);
       char *slash = dir ? strrchr(dir, '/') : NULL;
       if (slash)
         *(slash == dir ? slash + 1 : slash) = '\0';

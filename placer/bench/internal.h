@@ -30,6 +30,12 @@ struct variant {
   char *fio_cpus, *fio_mems;
 };
 
+/* A file the study writes outside Ceph (files.c). */
+struct bench_file {
+  char *path;   /* absolute; NULL: none (or, before the results directory is made, one inside it) */
+  bool created; /* placer's: absent when the study started, or in the results directory; removed at its end */
+};
+
 struct bench {
   const struct placer_study *study;
   const struct placer_bench_options *opt;
@@ -48,6 +54,7 @@ struct bench {
   size_t n_conds;
   struct placer_bench_results *results;
   json_t *baseline;
+  struct bench_file target, hw; /* workloads.path (target file), hardware_baseline.path */
   char *vm_kernel, *vm_initrd;
   FILE *runs_csv, *roles_csv, *threads_csv, *cores_csv, *placement_csv, *solo_csv;
   FILE *recovery_csv; /* NULL: the study has no recovery runs */
@@ -109,6 +116,15 @@ bool bench_repeats_enough(struct bench *b, size_t done);
  * and its files; free it all again; the --dry-run description. */
 int bench_setup(struct bench *b, struct placer_error **err);
 void bench_free(struct bench *b);
+
+/* files.c: the target file and the baseline's file, checked against the
+ * write rules before anything runs (OUT_DIR: the results directory when it
+ * exists already, --resume; NULL: a new one, where relative paths are
+ * made), then placed in the results directory once it is made, and removed
+ * at the end when placer made them. */
+int bench_files_check(struct bench *b, const char *out_dir, struct placer_error **err);
+int bench_files_place(struct bench *b, struct placer_error **err);
+void bench_files_remove(struct bench *b);
 
 /* resume.c: the runs a resumed study already has (summary.json), and what
  * is left to do. */

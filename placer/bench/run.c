@@ -197,7 +197,7 @@ static char **fio_env(const struct pass *p) {
 static char *fio_filename(const struct bench *b, const struct pass *p) {
   const struct placer_study *s = b->study;
   if (s->workloads.target == PLACER_STUDY_TARGET_FILE)
-    return strdup(s->workloads.path);
+    return strdup(b->target.path);
   if (s->workloads.target == PLACER_STUDY_TARGET_CEPHFS && p && p->cluster.mount)
     return bench_path_join(p->cluster.mount, s->workloads.path);
   return NULL;
@@ -675,6 +675,7 @@ static int run_pass(struct bench *b, size_t vi, int repeat, unsigned warmup_inde
     .work_dir = b->out,
     .log = p.cluster_log,
     .fio_inst = p.v->fio,
+    .target_path = b->target.path,
   };
   long long start = bench_now_ms();
   b->pass_run_wall = 0;
@@ -765,6 +766,7 @@ int placer_bench_run_study(const struct placer_study *study, const struct placer
       .work_dir = b.out,
       .log = live.cluster_log,
       .fio_inst = live.v->fio,
+      .target_path = b.target.path,
     };
     if (rc == 0)
       rc = pass_up(&b, &live, err);

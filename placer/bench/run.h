@@ -205,6 +205,7 @@ struct placer_bench_cluster_env {
   const char *work_dir;                   /* local: the cluster goes in WORK_DIR/cluster */
   const char *log;                        /* the cluster script's output */
   const struct placer_instance *fio_inst; /* ceph-fuse runs in its group */
+  const char *target_path;                /* target file: the file or device, absolute */
 };
 
 /* The Ceph daemons a local cluster of STUDY has, each with the instance of

@@ -236,8 +236,16 @@ int cmd_bench(int argc, char **argv) {
     free(text);
     return placer_finish_output("bench", 0);
   }
+  /* the groups are PREFIX/ROLE/INSTANCE, each a directory name of at most
+   * 255 bytes; roles and instances are at most 63 and 70 */
+  if (opt.prefix && strlen(opt.prefix) > PLACER_CGROUP_NAME_MAX) {
+    fprintf(stderr, "placer bench: --prefix: %zu bytes, more than the %d a cgroup's name may have\n",
+            strlen(opt.prefix), PLACER_CGROUP_NAME_MAX);
+    return PLACER_EXIT_USAGE;
+  }
   if (opt.prefix && !placer_cgroup_name_is_valid(opt.prefix)) {
-    fprintf(stderr, "placer bench: --prefix '%s' is not a valid group name ([A-Za-z0-9._-])\n", opt.prefix);
+    fprintf(stderr, "placer bench: --prefix '%s' is not a valid group name ([A-Za-z0-9._-], at most %d bytes)\n",
+            opt.prefix, PLACER_CGROUP_NAME_MAX);
     return PLACER_EXIT_USAGE;
   }
 
@@ -286,6 +294,7 @@ int cmd_bench(int argc, char **argv) {
   char *report = NULL;
   rc = placer_bench_run_study(study, &opt, &report, NULL, NULL, &err);
   placer_study_free(study);
+  bool measured = report != NULL; /* else refused before the results directory was made */
   if (report) {
     fputs(report, stdout);
     fflush(stdout);
@@ -293,8 +302,9 @@ int cmd_bench(int argc, char **argv) {
   }
   write_html_report(opt.out_dir);
   if (rc < 0) {
-    fprintf(stderr, "placer bench: the results so far are in %s (placer bench --resume %s completes it)\n", opt.out_dir,
-            opt.out_dir);
+    if (measured)
+      fprintf(stderr, "placer bench: the results so far are in %s (placer bench --resume %s completes it)\n",
+              opt.out_dir, opt.out_dir);
     return placer_error_report(err);
   }
   if (rc == PLACER_BENCH_EXIT_INTERRUPTED)
@@ -305,8 +315,12 @@ int cmd_bench(int argc, char **argv) {
   if (rc == 0 && compare_dir) {
     char *cmp = NULL;
     size_t regressed = 0, cells = 0;
-    if (placer_bench_compare_dirs(compare_dir, opt.out_dir, &gate, &cmp, &regressed, &cells, &err) < 0)
+    char *differ = NULL;
+    if (placer_bench_compare_dirs(compare_dir, opt.out_dir, &gate, &cmp, &regressed, &cells, &differ, &err) < 0)
       return placer_error_report(err);
+    if (differ)
+      fprintf(stderr, "placer bench: warning: --compare: the two studies differ: %s\n", differ);
+    free(differ);
     fputs("\n", stdout);
     fputs(cmp, stdout);
     free(cmp);

@@ -88,8 +88,13 @@ int cmd_compare(int argc, char **argv) {
   struct placer_error *err = NULL;
   char *report = NULL;
   size_t regressed = 0, cells = 0;
-  if (placer_bench_compare_dirs(argv[optind], argv[optind + 1], &gate, &report, &regressed, &cells, &err) < 0)
+  char *differ = NULL;
+  if (placer_bench_compare_dirs(argv[optind], argv[optind + 1], &gate, &report, &regressed, &cells, &differ, &err) < 0)
     return placer_error_report(err);
+  /* the same study on both sides is what the gate assumes: say when not */
+  if (differ)
+    fprintf(stderr, "placer compare: warning: the two studies differ: %s\n", differ);
+  free(differ);
   fputs(report, stdout);
   free(report);
   int rc = placer_finish_output("compare", 0);
