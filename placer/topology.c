@@ -36,22 +36,33 @@ static int check_xml_header(const char *name, const char *head, size_t n, struct
 
 #define PLACER_TOPOLOGY_MAX_OS_INDEX (1u << 20)
 
-/* TAG (an element's text up to '>') has attribute NAME with a quoted value,
- * preceded by white space as hwloc's parser wants it; for a set (cpuset,
- * nodeset, ...) the value must also be in hwloc's bitmap syntax
+static const struct placer_topology_xml_guard *xml_guard;
+
+void placer_topology_set_xml_guard(const struct placer_topology_xml_guard *guard) {
+  xml_guard = guard;
+}
+
+/* TAG..END (an element's text up to '>') has attribute NAME with a quoted
+ * value, preceded by white space as hwloc's parser wants it; for a set
+ * (cpuset, nodeset, ...) the value must also be in hwloc's bitmap syntax
  * ("0x000000ff,0x0", "0xf...f"): hwloc keeps a NULL set for one it cannot
  * read and crashes on it later. */
-static bool has_attribute(const char *tag, const char *name) {
+static bool has_attribute(const char *tag, const char *end, const char *name) {
   size_t len = strlen(name);
-  for (const char *p = strstr(tag, name); p; p = strstr(p + 1, name))
-    if (p > tag && strchr(" \t\r\n", p[-1]) && p[len] == '=' && p[len + 1] == '"') {
+  for (const char *p = memmem(tag, (size_t)(end - tag), name, len); p;
+       p = memmem(p + 1, (size_t)(end - p - 1), name, len))
+    if (p > tag && strchr(" \t\r\n", p[-1]) && p + len + 1 < end && p[len] == '=' && p[len + 1] == '"') {
       if (strstr(name, "set") == NULL)
         return true;
       const char *v = p + len + 2;
       size_t n = strspn(v, "0123456789abcdefABCDEFx,.");
-      return n > 0 && v[n] == '"';
+      return n > 0 && v + n < end && v[n] == '"';
     }
   return false;
+}
+
+static bool tag_has(const char *tag, const char *end, const char *text) {
+  return memmem(tag, (size_t)(end - tag), text, strlen(text)) != NULL;
 }
 
 /* hwloc 2.9 dereferences NULL on an object that has a cpuset but no
@@ -59,59 +70,58 @@ static bool has_attribute(const char *tag, const char *name) {
  * crashes on such a file too (found by tests/fuzz).  lstopo always writes
  * both, so an object with one alone is a corrupt file: refused before hwloc
  * sees it. */
-/* TAG is "<object" then only  NAME="VALUE"  pairs separated by white space
- * (and a closing '/'): hwloc's parser loses an attribute glued to a stray
- * byte, and crashes on what is missing then. */
-static bool well_formed(const char *tag) {
+/* TAG..END is "<object" then only  NAME="VALUE"  pairs separated by white
+ * space (and a closing '/'): hwloc's parser loses an attribute glued to a
+ * stray byte, and crashes on what is missing then. */
+static bool well_formed(const char *tag, const char *end) {
   const char *p = tag + strlen("<object");
   for (;;) {
-    size_t ws = strspn(p, " \t\r\n");
+    size_t ws = 0;
+    while (p + ws < end && strchr(" \t\r\n", p[ws]))
+      ws++;
     p += ws;
-    if (*p == '\0' || (p[0] == '/' && p[1] == '\0'))
+    if (p == end || (p[0] == '/' && p + 1 == end))
       return true;
     size_t n = strspn(p, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_");
-    if (ws == 0 || n == 0 || p[n] != '=' || p[n + 1] != '"')
+    if (ws == 0 || n == 0 || p + n + 1 >= end || p[n] != '=' || p[n + 1] != '"')
       return false;
-    const char *close = strchr(p + n + 2, '"');
+    const char *close = memchr(p + n + 2, '"', (size_t)(end - (p + n + 2)));
     if (close == NULL)
       return false;
     p = close + 1;
   }
 }
 
+static size_t line_of(const char *xml, const char *at) {
+  size_t line = 1;
+  for (const char *p = xml; p < at; p++)
+    line += *p == '\n';
+  return line;
+}
+
+/* XML is NUL-terminated. */
 static int check_xml_objects(const char *name, const char *xml, struct placer_error **err) {
   for (const char *o = strstr(xml, "<object"); o; o = strstr(o + 1, "<object")) {
     const char *end = strchr(o, '>');
     if (end == NULL)
       break;
-    cleanup_free char *tag = strndup(o, (size_t)(end - o));
-    if (tag == NULL)
-      return placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "topology '%s'", name);
-    if (!well_formed(tag) || has_attribute(tag, "cpuset") != has_attribute(tag, "complete_cpuset") ||
-        has_attribute(tag, "nodeset") != has_attribute(tag, "complete_nodeset")) {
-      size_t line = 1;
-      for (const char *p = xml; p < o; p++)
-        line += *p == '\n';
+    if (!well_formed(o, end) || has_attribute(o, end, "cpuset") != has_attribute(o, end, "complete_cpuset") ||
+        has_attribute(o, end, "nodeset") != has_attribute(o, end, "complete_nodeset"))
       return placer_error_set(
           err, PLACER_EXIT_USAGE, 0,
           "topology '%s': line %zu: a malformed object, or one with a cpuset or nodeset but not its "
           "complete_ counterpart, or one not in bitmap syntax (corrupt file)",
-          name, line);
-    }
+          name, line_of(xml, o));
     /* a PU or NUMA node without os_index (or a huge one) makes hwloc set bit
      * 2^32-1 of a bitmap: 512 MiB for one object */
-    if (strstr(tag, "type=\"PU\"") || strstr(tag, "type=\"NUMANode\"")) {
-      const char *v = strstr(tag, " os_index=\"");
+    if (tag_has(o, end, "type=\"PU\"") || tag_has(o, end, "type=\"NUMANode\"")) {
+      const char *v = memmem(o, (size_t)(end - o), " os_index=\"", 11);
       unsigned long index = v ? strtoul(v + 11, NULL, 10) : ULONG_MAX;
-      if (index >= PLACER_TOPOLOGY_MAX_OS_INDEX) {
-        size_t line = 1;
-        for (const char *p = xml; p < o; p++)
-          line += *p == '\n';
+      if (index >= PLACER_TOPOLOGY_MAX_OS_INDEX)
         return placer_error_set(
             err, PLACER_EXIT_USAGE, 0,
-            "topology '%s': line %zu: a PU or NUMA node without an os_index below %u (corrupt file)", name, line,
-            PLACER_TOPOLOGY_MAX_OS_INDEX);
-      }
+            "topology '%s': line %zu: a PU or NUMA node without an os_index below %u (corrupt file)", name,
+            line_of(xml, o), PLACER_TOPOLOGY_MAX_OS_INDEX);
     }
   }
   return 0;
@@ -119,18 +129,24 @@ static int check_xml_objects(const char *name, const char *xml, struct placer_er
 
 /* XML_PATH NULL and XML NULL: the live machine; else the file, or the buffer
  * XML of LEN bytes (named NAME in messages). */
+static void unmap_textfile(struct placer_textfile_map *map) {
+  placer_textfile_unmap(map);
+}
+
 static int load_hwloc(struct placer_topology *topo, const char *xml_path, const char *xml, size_t len,
                       struct placer_error **err) {
   const char *name = topo->source;
-  cleanup_free char *text = NULL;
+  /* a file is mapped, not copied: NUL-terminated as hwloc wants it */
+  __attribute__((cleanup(unmap_textfile))) struct placer_textfile_map map = { 0 };
   if (xml_path) {
-    if (placer_textfile_read_path(xml_path, PLACER_TEXTFILE_MAX_BYTES, &text, &len) < 0) {
+    if (placer_textfile_map_path(xml_path, PLACER_TEXTFILE_MAX_BYTES, &map) < 0) {
       if (errno == EFBIG)
         return placer_error_set(err, PLACER_EXIT_USAGE, 0, "topology '%s': larger than %zu MiB", name,
                                 PLACER_TEXTFILE_MAX_BYTES >> 20);
       return placer_error_errno(err, PLACER_EXIT_USAGE, errno, "topology '%s'", name);
     }
-    xml = text ? text : "";
+    xml = map.text;
+    len = map.len;
   }
   /* hwloc prints a box of text on stderr about a corrupt XML file before it
    * fails or repairs it; placer's error is one line (the user may still ask
@@ -140,33 +156,53 @@ static int load_hwloc(struct placer_topology *topo, const char *xml_path, const 
   if (hwloc_topology_init(&topo->hw) < 0)
     return placer_error_errno(err, PLACER_EXIT_SYSTEM, errno, "hwloc_topology_init");
   hwloc_topology_set_io_types_filter(topo->hw, HWLOC_TYPE_FILTER_KEEP_IMPORTANT);
+  /* objects placer never reads: a third of a big topology's, and every one
+   * costs memory hwloc touches for the first time */
+  static const hwloc_obj_type_t unused[] = { HWLOC_OBJ_L1CACHE,  HWLOC_OBJ_L1ICACHE, HWLOC_OBJ_L2ICACHE,
+                                             HWLOC_OBJ_L3ICACHE, HWLOC_OBJ_L4CACHE,  HWLOC_OBJ_L5CACHE,
+                                             HWLOC_OBJ_MEMCACHE, HWLOC_OBJ_MISC };
+  for (size_t i = 0; i < sizeof(unused) / sizeof(unused[0]); i++)
+    hwloc_topology_set_type_filter(topo->hw, unused[i], HWLOC_TYPE_FILTER_KEEP_NONE);
   hwloc_topology_set_flags(topo->hw, HWLOC_TOPOLOGY_FLAG_INCLUDE_DISALLOWED);
   if (xml == NULL) {
     if (hwloc_topology_load(topo->hw) < 0)
       return placer_error_errno(err, PLACER_EXIT_SYSTEM, errno, "hwloc_topology_load");
     return 0;
   }
-  /* hwloc wants a NUL-terminated buffer, its size counting the NUL */
   char head[4096];
   size_t n = len < sizeof(head) - 1 ? len : sizeof(head) - 1;
   memcpy(head, xml, n);
   head[n] = '\0';
   if (check_xml_header(name, head, n, err) < 0)
     return -1;
-  cleanup_free char *copy = malloc(len + 1);
-  if (copy == NULL)
-    return placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "topology '%s'", name);
-  memcpy(copy, xml, len);
-  copy[len] = '\0';
-  if (check_xml_objects(name, copy, err) < 0)
+  /* hwloc wants a NUL-terminated buffer, its size counting the NUL: a
+   * mapped file is; bytes from a caller (the fuzz harness) are copied */
+  cleanup_free char *copy = NULL;
+  if (xml_path == NULL) {
+    if ((copy = malloc(len + 1)) == NULL)
+      return placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "topology '%s'", name);
+    memcpy(copy, xml, len);
+    copy[len] = '\0';
+    xml = copy;
+  }
+  if (check_xml_objects(name, xml, err) < 0)
     return -1;
-  /* a file given by the user: a crash in hwloc's importer becomes an error */
-  if (xml_path && placer_topology_probe_xml(name, copy, len + 1, err) < 0)
-    return -1;
-  if (len >= INT_MAX || hwloc_topology_set_xmlbuffer(topo->hw, copy, (int)len + 1) < 0)
-    return placer_error_errno(err, PLACER_EXIT_USAGE, errno, "topology '%s': hwloc cannot read it", name);
-  if (hwloc_topology_load(topo->hw) < 0)
-    return placer_error_set(err, PLACER_EXIT_USAGE, errno,
+  if (len >= INT_MAX)
+    return placer_error_set(err, PLACER_EXIT_USAGE, 0, "topology '%s': too large", name);
+  /* the one read of the file: a program's guard (cli/xml-guard.c) turns a
+   * crash in hwloc's importer into one line and exit 2 */
+  if (xml_guard)
+    xml_guard->enter(name);
+  int rc = hwloc_topology_set_xmlbuffer(topo->hw, xml, (int)len + 1);
+  if (rc == 0)
+    rc = hwloc_topology_load(topo->hw) < 0 ? 1 : 0;
+  int saved = errno;
+  if (xml_guard)
+    xml_guard->leave();
+  if (rc < 0)
+    return placer_error_errno(err, PLACER_EXIT_USAGE, saved, "topology '%s': hwloc cannot read it", name);
+  if (rc > 0)
+    return placer_error_set(err, PLACER_EXIT_USAGE, saved,
                             "topology '%s': not a valid hwloc XML topology (corrupt or truncated)", name);
   return 0;
 }

@@ -105,6 +105,19 @@ int placer_topology_load_xml_buffer(const char *name, const char *xml, size_t le
                                     struct placer_error **err);
 void placer_topology_free(struct placer_topology *topo);
 
+/* hwloc 2.9's XML importer crashes on some corrupt files (lstopo does too);
+ * placer refuses the shapes found so far before hwloc sees them (topology.c)
+ * but cannot know every one.  The library never prints, so a program that
+ * wants one error line rather than a core dump sets a guard: enter() runs
+ * just before the one call into hwloc's importer, with the file's name as
+ * messages give it, and leave() just after.  Process-wide, like signals;
+ * NULL (the default) turns it off.  The command line's: cli/xml-guard.c. */
+struct placer_topology_xml_guard {
+  void (*enter)(const char *name);
+  void (*leave)(void);
+};
+void placer_topology_set_xml_guard(const struct placer_topology_xml_guard *guard);
+
 /* Look-ups; NULL / -1 when absent. */
 int placer_topology_numa_pos(const struct placer_topology *topo, unsigned os_index);
 /* Distance between two NUMA nodes (by os_index); 0 when unknown. */

@@ -48,6 +48,7 @@ int main(int argc, char **argv) {
     printf("placer %s\n", PLACER_VERSION);
     return PLACER_EXIT_OK;
   }
+  placer_cli_guard_xml_loads();
   for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
     if (strcmp(commands[i].name, name) == 0)
       return commands[i].fn(argc - 1, argv + 1);

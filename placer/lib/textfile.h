@@ -20,6 +20,21 @@ int placer_textfile_read_fd(int fd, size_t max_bytes, char **out, size_t *len);
 /* The same for PATH; errno ENOENT etc. when it cannot be opened. */
 int placer_textfile_read_path(const char *path, size_t max_bytes, char **out, size_t *len);
 
+/* A regular file PATH of at most MAX_BYTES mapped read-only, for a large
+ * input read once (an hwloc XML topology): the bytes are not copied, and
+ * the kernel maps the page cache several pages per fault, where reading
+ * into the heap costs a fault per page (the dearest part of 'placer topo'
+ * in a VM).  *out is followed by a NUL.  Something other than a regular
+ * file (a pipe, /dev/stdin) is read as placer_textfile_read_path does.
+ * 0, or -1 with errno set; release with placer_textfile_unmap. */
+struct placer_textfile_map {
+  char *text;
+  size_t len;
+  size_t mapped; /* bytes mapped; 0: text is malloc'd */
+};
+int placer_textfile_map_path(const char *path, size_t max_bytes, struct placer_textfile_map *out);
+void placer_textfile_unmap(struct placer_textfile_map *map);
+
 /* PATH with the default limit.  Errors name the path and errno (exit code
  * PLACER_EXIT_USAGE for ENOENT, else PLACER_EXIT_SYSTEM). */
 int placer_textfile_read(const char *path, char **out, struct placer_error **err);
