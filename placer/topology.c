@@ -273,9 +273,10 @@ static int l3_group_of(const struct placer_topology *topo, hwloc_const_bitmap_t 
 static int collect_cores(struct placer_topology *topo) {
   int n_pus = hwloc_get_nbobjs_by_type(topo->hw, HWLOC_OBJ_PU);
   topo->cores = calloc(n_pus > 0 ? n_pus : 1, sizeof(*topo->cores));
-  if (topo->cores == NULL)
+  topo->l2_clusters = calloc(n_pus > 0 ? n_pus : 1, sizeof(*topo->l2_clusters));
+  if (topo->cores == NULL || topo->l2_clusters == NULL)
     return -1;
-  hwloc_obj_t last_core = NULL;
+  hwloc_obj_t last_core = NULL, last_l2 = NULL;
   for (int i = 0; i < n_pus; i++) {
     hwloc_obj_t pu = hwloc_get_obj_by_type(topo->hw, HWLOC_OBJ_PU, i);
     hwloc_obj_t core = hwloc_get_ancestor_obj_by_type(topo->hw, HWLOC_OBJ_CORE, pu);
@@ -290,6 +291,20 @@ static int collect_cores(struct placer_topology *topo) {
     c->pus = hwloc_bitmap_dup(owner->cpuset);
     c->numa_node = single_numa_of(topo, c->pus);
     c->l3_group = l3_group_of(topo, c->pus);
+    /* an L2 over more than this core: a cluster (depth-first order keeps a
+     * cluster's cores together) */
+    hwloc_obj_t l2 = hwloc_get_ancestor_obj_by_type(topo->hw, HWLOC_OBJ_L2CACHE, owner);
+    c->l2_cluster = -1;
+    if (l2 && !hwloc_bitmap_isequal(l2->cpuset, owner->cpuset)) {
+      if (l2 != last_l2) {
+        struct placer_cache_group *g = &topo->l2_clusters[topo->n_l2_clusters++];
+        g->size_bytes = l2->attr->cache.size;
+        if ((g->cpus = hwloc_bitmap_dup(l2->cpuset)) == NULL)
+          return -1;
+      }
+      last_l2 = l2;
+      c->l2_cluster = (int)topo->n_l2_clusters - 1;
+    }
     topo->n_cores++;
   }
   return 0;
@@ -393,11 +408,14 @@ void placer_topology_free(struct placer_topology *topo) {
     hwloc_bitmap_free(topo->cores[i].pus);
   for (size_t i = 0; i < topo->n_l3_groups; i++)
     hwloc_bitmap_free(topo->l3_groups[i].cpus);
+  for (size_t i = 0; i < topo->n_l2_clusters; i++)
+    hwloc_bitmap_free(topo->l2_clusters[i].cpus);
   placer_topology_free_net(topo);
   placer_topology_free_io(topo);
   free(topo->numa_nodes);
   free(topo->cores);
   free(topo->l3_groups);
+  free(topo->l2_clusters);
   free(topo->distances);
   hwloc_bitmap_free(topo->online_cpus);
   hwloc_bitmap_free(topo->allowed_cpus);
