@@ -42,52 +42,84 @@ void placer_topology_set_xml_guard(const struct placer_topology_xml_guard *guard
   xml_guard = guard;
 }
 
-/* TAG..END (an element's text up to '>') has attribute NAME with a quoted
- * value, preceded by white space as hwloc's parser wants it; for a set
- * (cpuset, nodeset, ...) the value must also be in hwloc's bitmap syntax
- * ("0x000000ff,0x0", "0xf...f"): hwloc keeps a NULL set for one it cannot
- * read and crashes on it later. */
-static bool has_attribute(const char *tag, const char *end, const char *name) {
-  size_t len = strlen(name);
-  for (const char *p = memmem(tag, (size_t)(end - tag), name, len); p;
-       p = memmem(p + 1, (size_t)(end - p - 1), name, len))
-    if (p > tag && strchr(" \t\r\n", p[-1]) && p + len + 1 < end && p[len] == '=' && p[len + 1] == '"') {
-      if (strstr(name, "set") == NULL)
-        return true;
-      const char *v = p + len + 2;
-      size_t n = strspn(v, "0123456789abcdefABCDEFx,.");
-      return n > 0 && v + n < end && v[n] == '"';
-    }
-  return false;
+/* One <object ...> tag (TAG..END, up to its '>') as placer checks it before
+ * hwloc reads the file: hwloc 2.9 crashes on some corrupt ones (found by
+ * tests/fuzz; lstopo crashes on them too).  One pass over the tag: it is
+ * the cost of every load, on a file of a thousand objects. */
+struct object_tag {
+  bool well_formed;       /* "<object" then only  NAME="VALUE"  pairs, white space before each */
+  unsigned sets;          /* the SET_* bits of the sets given, each in hwloc's bitmap syntax */
+  bool pu_or_numa;        /* type="PU" or type="NUMANode" */
+  unsigned long os_index; /* ULONG_MAX when not given */
+};
+
+enum { SET_CPUSET = 1, SET_COMPLETE_CPUSET = 2, SET_NODESET = 4, SET_COMPLETE_NODESET = 8 };
+
+static bool is_space(char c) {
+  return c == ' ' || c == '\t' || c == '\r' || c == '\n';
 }
 
-static bool tag_has(const char *tag, const char *end, const char *text) {
-  return memmem(tag, (size_t)(end - tag), text, strlen(text)) != NULL;
+static bool is_name_char(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
 }
 
-/* hwloc 2.9 dereferences NULL on an object that has a cpuset but no
- * complete_cpuset (or the reverse; a nodeset alone likewise): lstopo
- * crashes on such a file too (found by tests/fuzz).  lstopo always writes
- * both, so an object with one alone is a corrupt file: refused before hwloc
- * sees it. */
-/* TAG..END is "<object" then only  NAME="VALUE"  pairs separated by white
- * space (and a closing '/'): hwloc's parser loses an attribute glued to a
- * stray byte, and crashes on what is missing then. */
-static bool well_formed(const char *tag, const char *end) {
+/* hwloc's bitmap syntax ("0x000000ff,0x0", "0xf...f"): hwloc keeps a NULL
+ * set for a value it cannot read and crashes on it later. */
+static bool is_bitmap(const char *v, const char *end) {
+  if (v == end)
+    return false;
+  for (; v < end; v++)
+    if (!((*v >= '0' && *v <= '9') || (*v >= 'a' && *v <= 'f') || (*v >= 'A' && *v <= 'F') || *v == 'x' || *v == ',' ||
+          *v == '.'))
+      return false;
+  return true;
+}
+
+static bool attribute_is(const char *name, size_t len, const char *what) {
+  return len == strlen(what) && memcmp(name, what, len) == 0;
+}
+
+/* hwloc's parser loses an attribute glued to a stray byte, and crashes on
+ * what is missing then; it dereferences NULL on an object that has a cpuset
+ * but no complete_cpuset (or the reverse; a nodeset alone likewise).  lstopo
+ * always writes both. */
+static struct object_tag scan_object(const char *tag, const char *end) {
+  struct object_tag t = { .well_formed = false, .os_index = ULONG_MAX };
   const char *p = tag + strlen("<object");
   for (;;) {
-    size_t ws = 0;
-    while (p + ws < end && strchr(" \t\r\n", p[ws]))
-      ws++;
-    p += ws;
-    if (p == end || (p[0] == '/' && p + 1 == end))
-      return true;
-    size_t n = strspn(p, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_");
-    if (ws == 0 || n == 0 || p + n + 1 >= end || p[n] != '=' || p[n + 1] != '"')
-      return false;
-    const char *close = memchr(p + n + 2, '"', (size_t)(end - (p + n + 2)));
+    const char *name = p;
+    while (p < end && is_space(*p))
+      p++;
+    bool spaced = p > name;
+    if (p == end || (p[0] == '/' && p + 1 == end)) {
+      t.well_formed = true;
+      return t;
+    }
+    name = p;
+    while (p < end && is_name_char(*p))
+      p++;
+    size_t len = (size_t)(p - name);
+    if (!spaced || len == 0 || p + 1 >= end || p[0] != '=' || p[1] != '"')
+      return t;
+    const char *value = p + 2;
+    const char *close = memchr(value, '"', (size_t)(end - value));
     if (close == NULL)
-      return false;
+      return t;
+    static const struct {
+      const char *name;
+      unsigned bit;
+    } sets[] = { { "cpuset", SET_CPUSET },
+                 { "complete_cpuset", SET_COMPLETE_CPUSET },
+                 { "nodeset", SET_NODESET },
+                 { "complete_nodeset", SET_COMPLETE_NODESET } };
+    for (size_t i = 0; i < sizeof(sets) / sizeof(sets[0]); i++)
+      if (attribute_is(name, len, sets[i].name) && is_bitmap(value, close))
+        t.sets |= sets[i].bit;
+    if (attribute_is(name, len, "type"))
+      t.pu_or_numa = ((size_t)(close - value) == 2 && memcmp(value, "PU", 2) == 0) ||
+                     ((size_t)(close - value) == 8 && memcmp(value, "NUMANode", 8) == 0);
+    if (attribute_is(name, len, "os_index") && t.os_index == ULONG_MAX)
+      t.os_index = value < close && *value >= '0' && *value <= '9' ? strtoul(value, NULL, 10) : ULONG_MAX - 1;
     p = close + 1;
   }
 }
@@ -99,14 +131,32 @@ static size_t line_of(const char *xml, const char *at) {
   return line;
 }
 
+/* A file cut short (a copy that stopped, a full disk) ends before its
+ * </topology>: refused before hwloc reads it, as hwloc's 1.x importer
+ * leaks what it built from such a file (its distances) when it fails. */
+static int check_xml_end(const char *name, const char *xml, size_t len, struct placer_error **err) {
+  static const char close[] = "</topology>";
+  size_t n = len;
+  while (n > 0 && (is_space(xml[n - 1]) || xml[n - 1] == '\0'))
+    n--;
+  if (n < sizeof(close) - 1 || memcmp(xml + n - (sizeof(close) - 1), close, sizeof(close) - 1) != 0)
+    return placer_error_set(err, PLACER_EXIT_USAGE, 0,
+                            "topology '%s': not a valid hwloc XML topology (corrupt or truncated: it does not end "
+                            "with </topology>)",
+                            name);
+  return 0;
+}
+
 /* XML is NUL-terminated. */
 static int check_xml_objects(const char *name, const char *xml, struct placer_error **err) {
   for (const char *o = strstr(xml, "<object"); o; o = strstr(o + 1, "<object")) {
     const char *end = strchr(o, '>');
     if (end == NULL)
       break;
-    if (!well_formed(o, end) || has_attribute(o, end, "cpuset") != has_attribute(o, end, "complete_cpuset") ||
-        has_attribute(o, end, "nodeset") != has_attribute(o, end, "complete_nodeset"))
+    struct object_tag t = scan_object(o, end);
+    bool cpusets = (t.sets & SET_CPUSET) != 0, complete_cpusets = (t.sets & SET_COMPLETE_CPUSET) != 0;
+    bool nodesets = (t.sets & SET_NODESET) != 0, complete_nodesets = (t.sets & SET_COMPLETE_NODESET) != 0;
+    if (!t.well_formed || cpusets != complete_cpusets || nodesets != complete_nodesets)
       return placer_error_set(
           err, PLACER_EXIT_USAGE, 0,
           "topology '%s': line %zu: a malformed object, or one with a cpuset or nodeset but not its "
@@ -114,15 +164,10 @@ static int check_xml_objects(const char *name, const char *xml, struct placer_er
           name, line_of(xml, o));
     /* a PU or NUMA node without os_index (or a huge one) makes hwloc set bit
      * 2^32-1 of a bitmap: 512 MiB for one object */
-    if (tag_has(o, end, "type=\"PU\"") || tag_has(o, end, "type=\"NUMANode\"")) {
-      const char *v = memmem(o, (size_t)(end - o), " os_index=\"", 11);
-      unsigned long index = v ? strtoul(v + 11, NULL, 10) : ULONG_MAX;
-      if (index >= PLACER_TOPOLOGY_MAX_OS_INDEX)
-        return placer_error_set(
-            err, PLACER_EXIT_USAGE, 0,
-            "topology '%s': line %zu: a PU or NUMA node without an os_index below %u (corrupt file)", name,
-            line_of(xml, o), PLACER_TOPOLOGY_MAX_OS_INDEX);
-    }
+    if (t.pu_or_numa && t.os_index >= PLACER_TOPOLOGY_MAX_OS_INDEX)
+      return placer_error_set(err, PLACER_EXIT_USAGE, 0,
+                              "topology '%s': line %zu: a PU or NUMA node without an os_index below %u (corrupt file)",
+                              name, line_of(xml, o), PLACER_TOPOLOGY_MAX_OS_INDEX);
   }
   return 0;
 }
@@ -185,7 +230,7 @@ static int load_hwloc(struct placer_topology *topo, const char *xml_path, const 
     copy[len] = '\0';
     xml = copy;
   }
-  if (check_xml_objects(name, xml, err) < 0)
+  if (check_xml_end(name, xml, len, err) < 0 || check_xml_objects(name, xml, err) < 0)
     return -1;
   if (len >= INT_MAX)
     return placer_error_set(err, PLACER_EXIT_USAGE, 0, "topology '%s': too large", name);

@@ -208,7 +208,7 @@ static void test_bad_input(void **state) {
   expect_load_error(missing, "No such file");
   expect_load_error(garbage, "not an hwloc XML topology");
   expect_load_error(empty, "empty file");
-  expect_load_error(truncated, "corrupt or truncated");
+  expect_load_error(truncated, "corrupt or truncated: it does not end with </topology>");
   expect_load_error(newer, "newer hwloc");
   unlink(missing);
   unlink(garbage);
