@@ -137,7 +137,7 @@ int placer_parse_quota(const char *text, unsigned *mcores);
 /* Change one setting of a loaded profile, "ROLE.KEY=VALUE" (profile-override.c):
  * cpu.quota (cores, "none" removes it), cpu.weight (1..10000, "none"),
  * cpu.cores / cpu.threads (N; the other is cleared), cpu.pool (NAME; the
- * role then shares it).  How `placer bench` makes a sweep's variants from one
+ * role then shares it), cpu.align (auto, cache, numa, none).  How `placer bench` makes a sweep's variants from one
  * profile and how `placer exec/plan --set` repeat them.  Errors name the
  * assignment (PLACER_EXIT_USAGE). */
 int placer_profile_set(struct placer_profile *profile, const char *assignment, struct placer_error **err);

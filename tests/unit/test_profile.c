@@ -207,6 +207,9 @@ static void test_profile_set(void **state) {
   assert_int_equal(placer_profile_set(p, "fio.cpu.pool=clients", &err), 0);
   assert_string_equal(p->roles[1].cpu.pool, "clients");
   assert_false(p->roles[1].cpu.exclusive);
+  assert_int_equal(placer_profile_set(p, "osd.cpu.align=numa", &err), 0);
+  assert_int_equal(p->roles[0].cpu.align, PLACER_ALIGN_NUMA);
+  p->roles[1].cpu.spread = PLACER_SPREAD_NUMA;
   static const struct {
     const char *set, *says;
   } bad[] = {
@@ -217,6 +220,8 @@ static void test_profile_set(void **state) {
     { "osd.cpu.cores=x", "expected a count" },
     { "osd.cpu.pool=a b", "not a valid pool name" },
     { "osd.memory=1GiB", "unknown key 'memory'" },
+    { "osd.cpu.align=l3", "expected auto, cache, numa or none" },
+    { "fio.cpu.align=none", "role 'fio' spreads over NUMA nodes (spread: numa), which needs alignment" },
   };
   for (size_t i = 0; i < N(bad); i++) {
     err = NULL;
