@@ -27,12 +27,22 @@ static const struct placer_core *core_at(const struct align_ctx *ctx, size_t i) 
   return &ctx->topo->cores[i];
 }
 
-static bool core_usable(const struct align_ctx *ctx, const struct placer_core *c) {
+bool align_core_usable(const struct align_ctx *ctx, const struct placer_core *c) {
   return !hwloc_bitmap_iszero(c->pus) && hwloc_bitmap_isincluded(c->pus, ctx->usable);
 }
 
-static bool core_free(const struct align_ctx *ctx, hwloc_const_bitmap_t used, const struct placer_core *c) {
-  return core_usable(ctx, c) && !hwloc_bitmap_intersects(c->pus, used);
+bool align_core_free(const struct align_ctx *ctx, hwloc_const_bitmap_t used, const struct placer_core *c) {
+  return align_core_usable(ctx, c) && !hwloc_bitmap_intersects(c->pus, used);
+}
+
+void align_score_add(struct align_score *into, const struct align_score *part) {
+  into->l3s += part->l3s;
+  into->shared_l3s += part->shared_l3s;
+  into->min_l3s += part->min_l3s;
+  if (part->best_free > into->best_free) {
+    into->best_free = part->best_free;
+    into->best_l3 = part->best_l3;
+  }
 }
 
 /* SPARE: single threads may use the spare threads of cores held in part. */
@@ -45,7 +55,7 @@ static unsigned capacity(const struct align_ctx *ctx, hwloc_const_bitmap_t used,
       for (int pu = hwloc_bitmap_first(c->pus); pu >= 0; pu = hwloc_bitmap_next(c->pus, pu))
         if (hwloc_bitmap_isset(ctx->usable, (unsigned)pu) && !hwloc_bitmap_isset(used, (unsigned)pu))
           total++;
-    } else if (core_free(ctx, used, c)) {
+    } else if (align_core_free(ctx, used, c)) {
       total += unit == UNIT_CORES ? 1 : (unsigned)hwloc_bitmap_weight(c->pus);
     }
   }
@@ -63,7 +73,7 @@ bool align_take_plain(const struct align_ctx *ctx, const size_t *cores, size_t n
   for (int pass = 0; pass < (need.unit == UNIT_THREADS ? 2 : 1) && got < need.amount; pass++) {
     for (size_t k = 0; k < n && got < need.amount; k++) {
       const struct placer_core *c = core_at(ctx, cores[k]);
-      if (pass == 0 && !core_free(ctx, ctx->used, c))
+      if (pass == 0 && !align_core_free(ctx, ctx->used, c))
         continue;
       if (need.unit == UNIT_CORES) {
         hwloc_bitmap_or(out, out, c->pus);

@@ -44,6 +44,14 @@ struct align_score {
   int best_l3;         /* that L3's index, -1 when none */
 };
 
+/* A core the plan may use (every PU of it), and one nobody holds a PU of
+ * with USED taken. */
+bool align_core_usable(const struct align_ctx *ctx, const struct placer_core *c);
+bool align_core_free(const struct align_ctx *ctx, hwloc_const_bitmap_t used, const struct placer_core *c);
+
+/* Add what a part of an instance came out as (one node's) to the whole's. */
+void align_score_add(struct align_score *into, const struct align_score *part);
+
 /* Units of UNIT free among CORES (indexes into topo->cores) with USED
  * taken: whole free cores, or their PUs; single threads count the spare
  * threads of cores held in part too. */

@@ -123,14 +123,6 @@ static const struct placer_core *core_at(const struct planner *p, size_t i) {
   return &p->topo->cores[i];
 }
 
-static bool core_usable(const struct planner *p, const struct placer_core *c) {
-  return !hwloc_bitmap_iszero(c->pus) && hwloc_bitmap_isincluded(c->pus, p->usable);
-}
-
-static bool core_free(const struct planner *p, hwloc_const_bitmap_t used, const struct placer_core *c) {
-  return core_usable(p, c) && !hwloc_bitmap_intersects(c->pus, used);
-}
-
 static size_t node_pos_of_os(const struct planner *p, unsigned os) {
   for (size_t i = 0; i < p->n_nodes; i++)
     if (p->nodes[i].os == os)
@@ -180,7 +172,7 @@ static int setup_nodes(struct planner *p) {
 
 static bool node_has_cores(const struct planner *p, size_t pos) {
   for (size_t k = 0; k < p->nodes[pos].n_cores; k++)
-    if (core_usable(p, core_at(p, p->nodes[pos].cores[k])))
+    if (align_core_usable(&p->align, core_at(p, p->nodes[pos].cores[k])))
       return true;
   return false;
 }
@@ -212,7 +204,7 @@ static void scope_stats(const struct planner *p, hwloc_const_bitmap_t used, hwlo
         }
         continue;
       }
-      if (!core_usable(p, c))
+      if (!align_core_usable(&p->align, c))
         continue;
       unsigned weight = unit == UNIT_CORES ? 1 : (unsigned)hwloc_bitmap_weight(c->pus);
       *total += weight;
@@ -263,15 +255,8 @@ static bool take(const struct planner *p, const size_t *order, size_t n, struct 
     if (need.unit == UNIT_WHOLE_THREADS)
       got = (unsigned)hwloc_bitmap_weight(part);
     left = got >= left ? 0 : left - got;
-    if (score && align == PLACER_ALIGN_CACHE) {
-      score->l3s += s.l3s;
-      score->shared_l3s += s.shared_l3s;
-      score->min_l3s += s.min_l3s;
-      if (s.best_free > score->best_free) {
-        score->best_free = s.best_free;
-        score->best_l3 = s.best_l3;
-      }
-    }
+    if (score && align == PLACER_ALIGN_CACHE)
+      align_score_add(score, &s);
   }
   hwloc_bitmap_free(part);
   /* over several nodes: the fewest L3s the size needs among all of them */
@@ -410,7 +395,7 @@ static bool spread_take(struct planner *p, const struct request *req, const size
     for (size_t i = 0; i < n && per_core == 1; i++)
       for (size_t k = 0; k < p->nodes[order[i]].n_cores; k++) {
         const struct placer_core *c = core_at(p, p->nodes[order[i]].cores[k]);
-        if (core_usable(p, c)) {
+        if (align_core_usable(&p->align, c)) {
           per_core = (unsigned)hwloc_bitmap_weight(c->pus);
           break;
         }
@@ -448,15 +433,8 @@ static bool spread_take(struct planner *p, const struct request *req, const size
       struct align_score sc;
       ok = take(p, &chosen[i], 1, (struct cpu_need){ need.unit, share[i] }, req->align, part, &sc);
       hwloc_bitmap_or(out, out, part);
-      if (ok && score && req->align == PLACER_ALIGN_CACHE) {
-        score->l3s += sc.l3s;
-        score->shared_l3s += sc.shared_l3s;
-        score->min_l3s += sc.min_l3s;
-        if (sc.best_free > score->best_free) {
-          score->best_free = sc.best_free;
-          score->best_l3 = sc.best_l3;
-        }
-      }
+      if (ok && score && req->align == PLACER_ALIGN_CACHE)
+        align_score_add(score, &sc);
     }
   }
   hwloc_bitmap_free(part);
@@ -496,6 +474,18 @@ static size_t nodes_from_roomiest(const struct planner *p, enum unit unit, size_
   size_t n = nodes_by_distance(p, one, order, &n_local);
   hwloc_bitmap_free(one);
   return n;
+}
+
+/* The nodes of ORDER[0..n) with room for the need (and its memory when
+ * WITH_MEMORY), in order. */
+static size_t nodes_with_room(struct planner *p, const struct request *req, const size_t *order, size_t n,
+                              bool with_memory, size_t *cand) {
+  size_t m = 0;
+  for (size_t i = 0; i < n; i++)
+    if (node_capacity(p, p->used, order[i], req->need.unit) >= req->need.amount &&
+        (!with_memory || memory_fits(p, order[i], req->memory_bytes)))
+      cand[m++] = order[i];
+  return m;
 }
 
 /* The remote nodes (ORDER[from..n), by distance) with room for need (and
@@ -544,11 +534,7 @@ static struct outcome choose(struct planner *p, const struct request *req, hwloc
   }
   if (local_room) {
     for (int with_memory = 1; with_memory >= 0; with_memory--) {
-      size_t m = 0;
-      for (size_t i = 0; i < n_local; i++)
-        if (node_capacity(p, p->used, order[i], need.unit) >= need.amount &&
-            (!with_memory || memory_fits(p, order[i], req->memory_bytes)))
-          cand[m++] = order[i];
+      size_t m = nodes_with_room(p, req, order, n_local, with_memory, cand);
       size_t best = pick_node(p, req, cand, m, false, scratch);
       if (best != SIZE_MAX) {
         o.choice = take(p, &best, 1, need, req->align, out, &o.score) ? CHOSE_LOCAL : NO_ROOM_THERE;
@@ -583,11 +569,7 @@ static struct outcome choose(struct planner *p, const struct request *req, hwloc
   /* No locality: the node with the most room (memory too when it can),
    * which keeps nodes balanced; several nodes only when no one node fits. */
   for (int with_memory = 1; with_memory >= 0; with_memory--) {
-    size_t m = 0;
-    for (size_t i = 0; i < n; i++)
-      if (node_capacity(p, p->used, order[i], need.unit) >= need.amount &&
-          (!with_memory || memory_fits(p, order[i], req->memory_bytes)))
-        cand[m++] = order[i];
+    size_t m = nodes_with_room(p, req, order, n, with_memory, cand);
     size_t best = pick_node(p, req, cand, m, true, scratch);
     if (best != SIZE_MAX) {
       o.choice = take(p, &best, 1, need, req->align, out, &o.score) ? CHOSE_ANY : NO_ROOM;
@@ -659,7 +641,7 @@ static unsigned reserve_on_node(struct planner *p, size_t pos, unsigned want) {
   const struct node_info *node = &p->nodes[pos];
   for (size_t k = 0; k < node->n_cores && got < want; k++) {
     const struct placer_core *c = core_at(p, node->cores[k]);
-    if (!core_free(p, p->used, c))
+    if (!align_core_free(&p->align, p->used, c))
       continue;
     hwloc_bitmap_or(p->reserved, p->reserved, c->pus);
     hwloc_bitmap_or(p->used, p->used, c->pus);
@@ -806,7 +788,7 @@ static int plan_reserve(struct planner *p) {
   const struct placer_reserve_spec *r = &p->profile->reserve;
   size_t usable_cores = 0;
   for (size_t c = 0; c < p->topo->n_cores; c++)
-    usable_cores += core_usable(p, core_at(p, c));
+    usable_cores += align_core_usable(&p->align, core_at(p, c));
 
   /* memory: split evenly, the remainder on the first nodes */
   for (size_t i = 0; i < p->n_nodes; i++) {
@@ -2028,7 +2010,8 @@ static int setup_align(struct planner *p) {
   if (p->owner == NULL)
     return oom(p);
   p->several_l3 = align_several_l3_per_node(p->topo);
-  p->align = (struct align_ctx){ p->topo, p->usable, p->used, p->reserved, p->owner, p->n_owner };
+  p->align.owner = p->owner;
+  p->align.n_owner = p->n_owner;
   if (!p->profile->pin || align_has_caches(p->topo))
     return 0;
   for (size_t r = 0; r < p->profile->n_roles; r++)
@@ -2065,6 +2048,7 @@ int placer_plan_compute(const struct placer_topology *topo, const struct placer_
   hwloc_bitmap_copy(p.usable, topo->online_cpus);
   if (topo->allowed_cpus && !hwloc_bitmap_iszero(topo->allowed_cpus))
     hwloc_bitmap_and(p.usable, p.usable, topo->allowed_cpus);
+  p.align = (struct align_ctx){ topo, p.usable, p.used, p.reserved, NULL, 0 };
   for (size_t r = 0; r < profile->n_roles; r++) {
     p.roles[r].spec = &profile->roles[r];
     p.roles[r].pos = r;

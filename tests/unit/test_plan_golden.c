@@ -6,7 +6,6 @@
  * Regenerate after an intended change, then review the diff by eye:
  *   PLACER_UPDATE_GOLDEN=1 ctest -R test_plan_golden    (from the build dir)
  *   git diff tests/golden/plan/ */
-#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,22 +18,6 @@
 #define N(x) (sizeof(x) / sizeof((x)[0]))
 
 static const char *const profiles[] = { "demo-local", "hci-hdd", "hci-nvme", "unpinned" };
-
-/* The fixtures: every .xml file under tests/fixtures, sorted. */
-static size_t list_fixtures(char names[][128], size_t cap) {
-  DIR *dir = opendir(test_data_path("fixtures"));
-  assert_non_null(dir);
-  size_t n = 0;
-  struct dirent *de;
-  while ((de = readdir(dir)) != NULL && n < cap) {
-    size_t len = strlen(de->d_name);
-    if (len > 4 && len < 128 && strcmp(de->d_name + len - 4, ".xml") == 0)
-      memcpy(names[n++], de->d_name, len + 1);
-  }
-  closedir(dir);
-  qsort(names, n, 128, (int (*)(const void *, const void *))strcmp);
-  return n;
-}
 
 static bool updating(void) {
   const char *v = getenv("PLACER_UPDATE_GOLDEN");
@@ -75,7 +58,7 @@ static void golden_name(char *buf, size_t len, const char *profile, const char *
 
 static void test_golden_plans(void **state) {
   char fixtures[32][128];
-  size_t n_fixtures = list_fixtures(fixtures, 32);
+  size_t n_fixtures = test_list_fixtures(fixtures, 32);
   assert_true(n_fixtures >= 8);
   for (size_t f = 0; f < n_fixtures; f++) {
     char relative[256];
@@ -129,7 +112,7 @@ static void test_cli_matches_golden(void **state) {
   if (bin == NULL || updating())
     skip();
   char fixtures[32][128];
-  size_t n_fixtures = list_fixtures(fixtures, 32);
+  size_t n_fixtures = test_list_fixtures(fixtures, 32);
   char *tests_dir = strdup(test_data_path(""));
   for (size_t f = 0; f < n_fixtures; f++)
     for (size_t p = 0; p < N(profiles); p++) {

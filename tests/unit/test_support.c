@@ -1,6 +1,7 @@
 /* Helpers shared by the unit tests. */
 #include "test_support.h"
 
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -21,6 +22,22 @@ const char *test_data_path(const char *relative) {
 char *test_read_file(const char *path) {
   char *text = NULL;
   return placer_textfile_read_path(path, PLACER_TEXTFILE_MAX_BYTES, &text, NULL) < 0 ? NULL : text;
+}
+
+/* The fixtures: every .xml file under tests/fixtures, sorted. */
+size_t test_list_fixtures(char names[][128], size_t cap) {
+  DIR *dir = opendir(test_data_path("fixtures"));
+  assert_non_null(dir);
+  size_t n = 0;
+  struct dirent *de;
+  while ((de = readdir(dir)) != NULL && n < cap) {
+    size_t len = strlen(de->d_name);
+    if (len > 4 && len < 128 && strcmp(de->d_name + len - 4, ".xml") == 0)
+      memcpy(names[n++], de->d_name, len + 1);
+  }
+  closedir(dir);
+  qsort(names, n, 128, (int (*)(const void *, const void *))strcmp);
+  return n;
 }
 
 const struct placer_numa_node *placer_topology_numa_by_os(const struct placer_topology *topo, unsigned os_index) {

@@ -14,6 +14,10 @@ const char *test_data_path(const char *relative);
 /* Whole file as a NUL-terminated string, or NULL; caller frees. */
 char *test_read_file(const char *path);
 
+/* The fixture topologies: every .xml file under tests/fixtures, sorted (at
+ * most CAP names of under 128 bytes). */
+size_t test_list_fixtures(char names[][128], size_t cap);
+
 /* Look-ups the tests use as oracles (placer itself needs neither). */
 struct placer_topology;
 /* The NUMA node with OS index OS_INDEX, NULL when absent. */

@@ -149,20 +149,10 @@ static void check_golden(const char *fixture) {
 }
 
 static void test_golden_all_fixtures(void **state) {
-  static const char *fixtures[] = {
-    "16intel64-manyVFs.xml",
-    "192em64t-24n8c2t.xml",
-    "24em64t-2n6c2t-pci.xml",
-    "28intel64-2p2g7c-CoDgroups.v1tov2.xml",
-    "32em64t-2n8c2t-pci-normalio.xml",
-    "crafted-hci-2s16c-8nvme.xml",
-    "mpibind-cts1-quartz-smt1.xml",
-    "mpibind-epyc-corona.xml",
-    "96em64t-4n4d3ca2co-pci.xml",
-    "crafted-epyc-1s4n-2l3x8c.xml",
-    "mpibind-epyc-dual-sock-hwloc1.xml",
-  };
-  for (size_t i = 0; i < sizeof(fixtures) / sizeof(fixtures[0]); i++)
+  char fixtures[32][128];
+  size_t n = test_list_fixtures(fixtures, 32);
+  assert_true(n >= 11);
+  for (size_t i = 0; i < n; i++)
     check_golden(fixtures[i]);
 }
 
