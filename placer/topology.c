@@ -59,8 +59,20 @@ static bool is_space(char c) {
   return c == ' ' || c == '\t' || c == '\r' || c == '\n';
 }
 
+/* The bytes of an attribute's name (1), and of hwloc's bitmap syntax (2):
+ * a table, as every byte of every tag goes through it. */
+static const unsigned char tag_chars[256] = {
+  ['0'] = 3, ['1'] = 3, ['2'] = 3, ['3'] = 3, ['4'] = 3, ['5'] = 3, ['6'] = 3, ['7'] = 3, ['8'] = 3, ['9'] = 3,
+  ['a'] = 3, ['b'] = 3, ['c'] = 3, ['d'] = 3, ['e'] = 3, ['f'] = 3, ['A'] = 3, ['B'] = 3, ['C'] = 3, ['D'] = 3,
+  ['E'] = 3, ['F'] = 3, ['x'] = 3, [','] = 2, ['.'] = 2, ['g'] = 1, ['h'] = 1, ['i'] = 1, ['j'] = 1, ['k'] = 1,
+  ['l'] = 1, ['m'] = 1, ['n'] = 1, ['o'] = 1, ['p'] = 1, ['q'] = 1, ['r'] = 1, ['s'] = 1, ['t'] = 1, ['u'] = 1,
+  ['v'] = 1, ['w'] = 1, ['y'] = 1, ['z'] = 1, ['G'] = 1, ['H'] = 1, ['I'] = 1, ['J'] = 1, ['K'] = 1, ['L'] = 1,
+  ['M'] = 1, ['N'] = 1, ['O'] = 1, ['P'] = 1, ['Q'] = 1, ['R'] = 1, ['S'] = 1, ['T'] = 1, ['U'] = 1, ['V'] = 1,
+  ['W'] = 1, ['X'] = 1, ['Y'] = 1, ['Z'] = 1, ['_'] = 1,
+};
+
 static bool is_name_char(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+  return tag_chars[(unsigned char)c] & 1;
 }
 
 /* hwloc's bitmap syntax ("0x000000ff,0x0", "0xf...f"): hwloc keeps a NULL
@@ -69,8 +81,7 @@ static bool is_bitmap(const char *v, const char *end) {
   if (v == end)
     return false;
   for (; v < end; v++)
-    if (!((*v >= '0' && *v <= '9') || (*v >= 'a' && *v <= 'f') || (*v >= 'A' && *v <= 'F') || *v == 'x' || *v == ',' ||
-          *v == '.'))
+    if (!(tag_chars[(unsigned char)*v] & 2))
       return false;
   return true;
 }
