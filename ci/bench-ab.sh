@@ -11,7 +11,8 @@
 # could not run, when anything is missing, or when it leaves a process or a cgroup behind.
 #
 # usage: ci/bench-ab.sh            (root; PLACER_BIN defaults to build/placer)
-# Env: BENCH_AB_KEEP=1 keeps the results directory (its path is printed).
+# Env: BENCH_AB_KEEP=1 keeps the results directory (its path is printed); BENCH_AB_PREFIX: the
+# cgroup prefix (default placer-ci-bench-PID); TMPDIR: where the work directory goes.
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
 PLACER=${PLACER_BIN:-$root/build/placer}
@@ -21,7 +22,7 @@ me=bench-ab
 if [ -x /usr/bin/python3 ]; then PY=/usr/bin/python3; else PY=python3; fi
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/placer-bench-ab.XXXXXX")
-prefix=placer-ci-bench-$$
+prefix=${BENCH_AB_PREFIX:-placer-ci-bench-$$}
 cleanup() {
   rc=$?
   trap - EXIT INT TERM HUP

@@ -4,10 +4,13 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <linux/kvm.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -113,8 +116,8 @@ static bool cpuinfo_has_flag(const char *cpuinfo, const char *flag) {
   return false;
 }
 
-enum placer_vm_accel placer_vm_choose_accel(enum placer_vm_accel requested, const char *cpuinfo, bool kvm_opens,
-                                            const char **why) {
+enum placer_vm_accel placer_vm_choose_accel(enum placer_vm_accel requested, const char *cpuinfo,
+                                            enum placer_vm_kvm_probe kvm, const char **why) {
   if (requested == PLACER_VM_ACCEL_TCG) {
     *why = "asked for tcg";
     return PLACER_VM_ACCEL_TCG;
@@ -123,9 +126,14 @@ enum placer_vm_accel placer_vm_choose_accel(enum placer_vm_accel requested, cons
     *why = "asked for kvm";
     return PLACER_VM_ACCEL_KVM;
   }
-  if (!kvm_opens) {
-    *why = "no usable /dev/kvm";
+  switch (kvm) {
+  case PLACER_VM_KVM_ABSENT: *why = "no usable /dev/kvm: there is none"; return PLACER_VM_ACCEL_TCG;
+  case PLACER_VM_KVM_NOT_CHARDEV: *why = "no usable /dev/kvm: it is not a character device"; return PLACER_VM_ACCEL_TCG;
+  case PLACER_VM_KVM_NO_OPEN: *why = "no usable /dev/kvm: it does not open"; return PLACER_VM_ACCEL_TCG;
+  case PLACER_VM_KVM_BAD_API:
+    *why = "no usable /dev/kvm: KVM_GET_API_VERSION does not answer 12";
     return PLACER_VM_ACCEL_TCG;
+  case PLACER_VM_KVM_OK: break;
   }
   if (cpuinfo == NULL || !(cpuinfo_has_flag(cpuinfo, "vmx") || cpuinfo_has_flag(cpuinfo, "svm"))) {
     *why = "no vmx/svm flag in /proc/cpuinfo: KVM guests stall here";
@@ -135,16 +143,27 @@ enum placer_vm_accel placer_vm_choose_accel(enum placer_vm_accel requested, cons
   return PLACER_VM_ACCEL_KVM;
 }
 
+enum placer_vm_kvm_probe placer_vm_probe_kvm(void) {
+  struct stat st;
+  if (stat("/dev/kvm", &st) < 0)
+    return PLACER_VM_KVM_ABSENT;
+  if (!S_ISCHR(st.st_mode))
+    return PLACER_VM_KVM_NOT_CHARDEV;
+  int fd = open("/dev/kvm", O_RDWR | O_CLOEXEC | O_NOCTTY); /* never O_CREAT */
+  if (fd < 0)
+    return PLACER_VM_KVM_NO_OPEN;
+  int version = ioctl(fd, KVM_GET_API_VERSION, 0);
+  close(fd);
+  return version == KVM_API_VERSION ? PLACER_VM_KVM_OK : PLACER_VM_KVM_BAD_API;
+}
+
 enum placer_vm_accel placer_vm_detect_accel(enum placer_vm_accel requested, const char **why) {
-  int fd = open("/dev/kvm", O_RDWR | O_CLOEXEC);
-  bool opens = fd >= 0;
-  if (fd >= 0)
-    close(fd);
+  enum placer_vm_kvm_probe kvm = placer_vm_probe_kvm();
   char *cpuinfo = NULL;
   struct placer_error *e = NULL;
   if (placer_textfile_read("/proc/cpuinfo", &cpuinfo, &e) < 0)
     placer_error_free(e);
-  enum placer_vm_accel a = placer_vm_choose_accel(requested, cpuinfo, opens, why);
+  enum placer_vm_accel a = placer_vm_choose_accel(requested, cpuinfo, kvm, why);
   free(cpuinfo);
   return a;
 }

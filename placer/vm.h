@@ -31,13 +31,24 @@ struct placer_vm_params {
  * name with ',' or blanks, a console path with ','. */
 int placer_vm_qemu_argv(const struct placer_vm_params *p, char ***out, struct placer_error **err);
 
-/* AUTO -> KVM only when /dev/kvm can be opened AND the CPU flags show vmx or
- * svm (without them this machine's /dev/kvm is a shim on which guests stall),
- * else TCG.  *why says what decided it (static).  Pure: inputs are the text
- * of /proc/cpuinfo and whether /dev/kvm opened. */
-enum placer_vm_accel placer_vm_choose_accel(enum placer_vm_accel requested, const char *cpuinfo, bool kvm_opens,
-                                            const char **why);
-/* The same on this machine. */
+/* What opening /dev/kvm found: each value but OK is a different reason to fall back to TCG. */
+enum placer_vm_kvm_probe {
+  PLACER_VM_KVM_ABSENT,      /* no /dev/kvm */
+  PLACER_VM_KVM_NOT_CHARDEV, /* /dev/kvm is not a character device (say a regular file left by a shell '<>') */
+  PLACER_VM_KVM_NO_OPEN,     /* open(O_RDWR) failed */
+  PLACER_VM_KVM_BAD_API,     /* it opened, but KVM_GET_API_VERSION failed or is not 12 */
+  PLACER_VM_KVM_OK,
+};
+
+/* AUTO -> KVM only when /dev/kvm answers KVM_GET_API_VERSION with 12 AND the CPU flags show vmx or
+ * svm (without them this machine's /dev/kvm is a shim on which guests stall), else TCG.  *why says
+ * what decided it (static).  Pure: the inputs are the text of /proc/cpuinfo (NULL when unreadable)
+ * and what probing /dev/kvm found. */
+enum placer_vm_accel placer_vm_choose_accel(enum placer_vm_accel requested, const char *cpuinfo,
+                                            enum placer_vm_kvm_probe kvm, const char **why);
+/* Probes /dev/kvm without ever creating it: stat, open(O_RDWR) without O_CREAT, KVM_GET_API_VERSION. */
+enum placer_vm_kvm_probe placer_vm_probe_kvm(void);
+/* The same choice on this machine. */
 enum placer_vm_accel placer_vm_detect_accel(enum placer_vm_accel requested, const char **why);
 
 /* Wait (up to TIMEOUT_MS) for qemu PID's VCPUS vCPU threads ("CPU n/TCG")

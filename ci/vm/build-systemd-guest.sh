@@ -3,6 +3,7 @@
 # uncompressed cpio initramfs (ci/vm/run-guest.sh boots it with the host's kernel, pure cgroup v2).
 #
 # usage: build-systemd-guest.sh OUTDIR [--add HOSTPATH:GUESTPATH]... [--name NAME]
+#        build-systemd-guest.sh OUTDIR --base-only   (the kernel and the base, cached; ci/shared-setup.sh)
 #
 #   OUTDIR/systemd-rootfs-KEY.cpio  the base: debootstrap --variant=minbase of bookworm with
 #                  systemd, systemd-sysv, dbus and stress-ng, from the host's configured apt
@@ -36,6 +37,7 @@ RECIPE=1 # bump when the base's recipe below changes
 case "$1" in -*) usage ;; esac
 outdir=$1; shift
 name=systemd-guest
+base_only=0
 adds=""
 nl='
 '
@@ -43,6 +45,7 @@ while [ $# -gt 0 ]; do
     case "$1" in
         --add) [ $# -ge 2 ] || usage; adds="$adds$2$nl"; shift 2 ;;
         --name) [ $# -ge 2 ] || usage; name=$2; shift 2 ;;
+        --base-only) base_only=1; shift ;;
         -h|--help) usage ;;
         *) echo "$me: unknown argument: $1" >&2; usage ;;
     esac
@@ -92,6 +95,8 @@ else
     mv -f "$base.files.tmp" "$base.files"
     mv -f "$base.tmp" "$base"
 fi
+
+[ "$base_only" = 0 ] || exit 0
 
 # ---------------------------------------------------------------- the test's own files
 ov=$outdir/$name.overlay.tmp

@@ -7,12 +7,13 @@
 # keep serving I/O (the running fio finishes without error, a rados bench
 # after apply succeeds), status says all is in force, and reset puts every
 # daemon back where it was.
+# ctest: cost=36
 set -eu
-. "$PLACER_SOURCE_DIR/tests/integration/lib/common.sh"
-T_NAME=apply_ceph
+T=apply_ceph
+. "${PLACER_SOURCE_DIR:?PLACER_SOURCE_DIR not set}/tests/integration/lib/apply.sh"
 apply_require_v1
 for b in ceph-mon ceph-osd ceph-mgr rados fio stress-ng; do
-    command -v "$b" >/dev/null || { echo "apply_ceph: skipped: $b not installed (ci/install-deps.sh all)" >&2; exit 77; }
+    need_cmd "$b"
 done
 apply_setup apply_ceph
 CLUSTER=$WORK/ceph
@@ -20,7 +21,7 @@ profile=$SRC/profiles/demo-local.yaml
 
 cluster_down() { sh "$SRC/ci/ceph-cluster.sh" down "$CLUSTER" >/dev/null 2>&1 || true; }
 # The cluster goes before the rest of the cleanup removes $WORK.
-trap 'rc=$?; set +e; cluster_down; apply_cleanup $rc' EXIT
+t_defer cluster_down
 
 sh "$SRC/ci/ceph-cluster.sh" up "$CLUSTER" --osds 2 || fail "ci/ceph-cluster.sh up failed"
 eval "$(sh "$SRC/ci/ceph-cluster.sh" env "$CLUSTER")"

@@ -5,12 +5,14 @@
 # planned CPUs; a container that does not exist is a clear note; reset puts
 # the process back in podman's groups.  The container runs the host's root
 # as a copy-on-write overlay (--rootfs /:O): no image needed.
+# After the image builds (needs=shared): no podman build may be making libpod_parent beside it.
+# ctest: needs=shared
 set -eu
-. "$PLACER_SOURCE_DIR/tests/integration/lib/common.sh"
-T_NAME=apply_container
+T=apply_container
+. "${PLACER_SOURCE_DIR:?PLACER_SOURCE_DIR not set}/tests/integration/lib/apply.sh"
 apply_require_v1
 command -v podman >/dev/null && command -v runc >/dev/null ||
-    { echo "apply_container: skipped: podman/runc not installed (ci/install-deps.sh all)" >&2; exit 77; }
+    skip "podman/runc not installed (ci/install-deps.sh all)"
 export CONTAINERS_CONF="$SRC/containers/containers.conf"
 apply_setup apply_container
 ctr=$TAG-ctr
@@ -32,10 +34,10 @@ remove_libpod_parent() {
     echo "apply_container: podman's libpod_parent groups still busy: $(ls -d "$CG"/*/libpod_parent)" >&2
     return 1
 }
-trap 'rc=$?; set +e; podman rm -f -t 0 "$ctr" >/dev/null 2>&1; remove_libpod_parent || rc=1; apply_cleanup $rc' EXIT
+t_defer 'podman rm -f -t 0 "$ctr" >/dev/null 2>&1; remove_libpod_parent || rc=1'
 
 podman run -d --name "$ctr" --rootfs /:O sleep 1000 >/dev/null 2>"$WORK/podman.err" ||
-    { echo "apply_container: skipped: podman cannot run a container here: $(cat "$WORK/podman.err")" >&2; exit 77; }
+    skip "podman cannot run a container here: $(cat "$WORK/podman.err")"
 C=$(podman inspect --type container -f '{{.State.Pid}}' "$ctr")
 [ "$C" -gt 0 ] || fail "podman inspect gave pid '$C'"
 grep -q "cpuset:/libpod_parent/libpod-" "/proc/$C/cgroup" || fail "container not in podman's groups: $(cat "/proc/$C/cgroup")"

@@ -7,9 +7,10 @@
 # apply changes nothing, reset puts every process back in its groups and
 # removes placer's.  No false errors: a thread ending mid-check is not one.
 # PLACER_LOAD_INSTANCES / PLACER_LOAD_THREADS change the size (60 / 60).
+# ctest: cost=50
 set -eu
-. "$PLACER_SOURCE_DIR/tests/integration/lib/common.sh"
-T_NAME=apply_load
+T=apply_load
+. "${PLACER_SOURCE_DIR:?PLACER_SOURCE_DIR not set}/tests/integration/lib/apply.sh"
 apply_require_v1
 apply_setup apply_load
 N=${PLACER_LOAD_INSTANCES:-60}
@@ -17,7 +18,7 @@ THREADS=${PLACER_LOAD_THREADS:-60}
 NA=$((N / 2))
 NB=$((N - NA))
 
-cc -O2 -pthread -o "$WORK/churn" "$LIB/churn.c" || fail "cannot build lib/churn.c"
+cp "${PLACER_TEST_CHURN:?PLACER_TEST_CHURN not set (built by CMake: placer_test_churn)}" "$WORK/churn" || fail "no churn helper"
 
 profile=$WORK/p.yaml
 cat >"$profile" <<EOF

@@ -9,8 +9,8 @@
 # memory limit is enforced in its own group only; two applies cannot run at
 # once; reset puts everything back exactly and is safe twice.
 set -eu
-. "$PLACER_SOURCE_DIR/tests/integration/lib/common.sh"
-T_NAME=apply_processes
+T=apply_processes
+. "${PLACER_SOURCE_DIR:?PLACER_SOURCE_DIR not set}/tests/integration/lib/apply.sh"
 apply_require_v1
 apply_setup apply_processes
 

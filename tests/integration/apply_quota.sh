@@ -7,12 +7,13 @@
 # status reports a quota changed by hand as drift and a new apply repairs it;
 # reset restores a role group that existed before apply to its own earlier
 # quota and period exactly ("20000 50000"), and removes what apply made.
+# ctest: serial
 set -eu
-. "$PLACER_SOURCE_DIR/tests/integration/lib/common.sh"
-T_NAME=apply_quota
+T=apply_quota
+. "${PLACER_SOURCE_DIR:?PLACER_SOURCE_DIR not set}/tests/integration/lib/apply.sh"
 apply_require_v1
 apply_setup apply_quota
-[ -f "$CG/cpu/cpu.cfs_quota_us" ] || { echo "$T_NAME: skipped: no CFS bandwidth control" >&2; exit 77; }
+[ -f "$CG/cpu/cpu.cfs_quota_us" ] || skip "no CFS bandwidth control"
 
 profile=$WORK/p.yaml
 cat >"$profile" <<EOF
@@ -39,15 +40,13 @@ grep -q "^  burn: 0.5 cores" "$WORK/plan" || fail "plan does not show the quota:
 hier="cpuset memory cpu"
 [ "$(readlink -f "$CG/cpuacct")" = "$(readlink -f "$CG/cpu")" ] || hier="$hier cpuacct"
 quota_cleanup() {
-    rc=$?
     for p in $T_PIDS; do kill -9 "$p" 2>/dev/null; done
     "$PLACER" reset >/dev/null 2>&1
     # apply_cleanup handles cpuset, memory and cpu; a separate cpuacct here.
     [ -d "$CG/cpuacct/$TAG" ] && [ "$(readlink -f "$CG/cpuacct")" != "$(readlink -f "$CG/cpu")" ] &&
         find "$CG/cpuacct/$TAG" -depth -type d -exec rmdir {} \; 2>/dev/null
-    apply_cleanup "$rc"
 }
-trap quota_cleanup EXIT
+t_defer quota_cleanup
 for c in $hier; do mkdir -p "$CG/$c/$TAG/burn"; done
 for f in cpuset.cpus cpuset.mems; do
     cat "$CG/cpuset/$f" >"$CG/cpuset/$TAG/$f"

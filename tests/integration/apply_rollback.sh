@@ -15,8 +15,8 @@
 #     first one still in force;
 #   - a plan for another machine (--topology): refused before any change.
 set -eu
-. "$PLACER_SOURCE_DIR/tests/integration/lib/common.sh"
-T_NAME=apply_rollback
+T=apply_rollback
+. "${PLACER_SOURCE_DIR:?PLACER_SOURCE_DIR not set}/tests/integration/lib/apply.sh"
 apply_require_v1
 apply_setup apply_rollback
 

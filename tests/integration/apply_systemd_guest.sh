@@ -24,20 +24,15 @@
 # under TCG); stress-ng stands in for a forking, threaded daemon.
 # Environment: PLACER_BIN, PLACER_SOURCE_DIR, PLACER_CACHE_DIR (default /var/cache/placer).
 # Exit 77 (skip) without qemu, a kernel or debootstrap.
+# ctest: needs=shared cost=150
 set -eu
-src=${PLACER_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}
+T=apply_systemd_guest
+. "${PLACER_SOURCE_DIR:?PLACER_SOURCE_DIR not set}/tests/integration/lib/guest.sh"
 bin=${PLACER_BIN:?PLACER_BIN not set}
-cache=${PLACER_CACHE_DIR:-/var/cache/placer}/vm
-command -v qemu-system-x86_64 >/dev/null 2>&1 || { echo "SKIP: qemu-system-x86_64 not installed"; exit 77; }
-command -v debootstrap >/dev/null 2>&1 || { echo "SKIP: debootstrap not installed"; exit 77; }
-ls /boot/vmlinuz-* >/dev/null 2>&1 || { echo "SKIP: no /boot/vmlinuz-*"; exit 77; }
-[ -r "$(ls /boot/vmlinuz-* | tail -n 1)" ] || { echo "SKIP: cannot read the kernel (not root)"; exit 77; }
-
-tmp=$(mktemp -d /tmp/placer-apply-systemd.XXXXXX)
+need_cmd debootstrap
+guest_begin
 name=apply-systemd-$$
-cleanup() { rm -rf "$tmp" "$cache/$name.cpio" "$cache/$name.cpio.key"; }
-trap cleanup EXIT
-trap 'exit 130' INT TERM HUP
+t_defer 'rm -f "$cache/$name.cpio" "$cache/$name.cpio.key"'
 
 cat >"$tmp/p.yaml" <<'EOF'
 version: 1
@@ -214,12 +209,11 @@ build=$(sh "$src/ci/vm/build-systemd-guest.sh" "$cache" --name "$name" --add "$b
 eval "$build"
 rc=0
 sh "$src/ci/vm/run-guest.sh" --kernel "$PLACER_VM_KERNEL" --initrd "$PLACER_VM_INITRD" \
-    --numa 2 --smp 2 --mem 1024 --timeout 840 --name "placer-$name" \
+    --numa 2 --smp 2 --mem 1024 --timeout 840 --name "placer-$name" --pidfile "$tmp/qemu.pid" \
     --append "$PLACER_VM_APPEND" >"$tmp/console" 2>&1 || rc=$?
 if [ $rc = 0 ] && tr -d '\r' <"$tmp/console" | grep -q '^GUEST OK'; then
     tr -d '\r' <"$tmp/console" | grep -E '^GUEST|PLACER-GUEST-BOOTED'
     exit 0
 fi
 tr -d '\r' <"$tmp/console"
-echo "FAIL: systemd guest test failed (run-guest exit $rc)"
-exit 1
+fail "systemd guest test failed (run-guest exit $rc)"

@@ -14,12 +14,11 @@
 # exit (also on failure, SIGINT and SIGTERM).
 # APPLY_TREES_REPEATS (default 10): how many identical applies to repeat.
 set -eu
-. "$PLACER_SOURCE_DIR/tests/integration/lib/common.sh"
-T_NAME=apply_trees
+T=apply_trees
+. "${PLACER_SOURCE_DIR:?PLACER_SOURCE_DIR not set}/tests/integration/lib/apply.sh"
 apply_require_v1
 apply_setup apply_trees
-command -v stress-ng >/dev/null || { echo "$T_NAME: skipped: no stress-ng" >&2; exit 77; }
-command -v fio >/dev/null || { echo "$T_NAME: skipped: no fio" >&2; exit 77; }
+need_cmd stress-ng fio
 repeats=${APPLY_TREES_REPEATS:-10}
 
 profile=$WORK/p.yaml

@@ -15,16 +15,10 @@
 # Environment: PLACER_BIN, PLACER_SOURCE_DIR, PLACER_CACHE_DIR (default
 # /var/cache/placer).  Exit 77 (skip) without qemu, a kernel or busybox.
 set -eu
-src=${PLACER_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}
+T=apply_v2_guest
+. "${PLACER_SOURCE_DIR:?PLACER_SOURCE_DIR not set}/tests/integration/lib/guest.sh"
 bin=${PLACER_BIN:?PLACER_BIN not set}
-cache=${PLACER_CACHE_DIR:-/var/cache/placer}/vm
-command -v qemu-system-x86_64 >/dev/null 2>&1 || { echo "SKIP: qemu-system-x86_64 not installed"; exit 77; }
-ls /boot/vmlinuz-* >/dev/null 2>&1 || { echo "SKIP: no /boot/vmlinuz-*"; exit 77; }
-[ -r "$(ls /boot/vmlinuz-* | tail -n 1)" ] || { echo "SKIP: cannot read the kernel (not root)"; exit 77; }
-
-tmp=$(mktemp -d /tmp/placer-apply-v2.XXXXXX)
-trap 'rm -rf "$tmp"' EXIT
-trap 'exit 130' INT TERM HUP
+guest_begin
 
 cat >"$tmp/p.yaml" <<'EOF'
 version: 1
@@ -101,5 +95,4 @@ kill $S
 echo "GUEST OK: cgroup v2 apply, status, drift, rollback and reset"
 EOF
 
-. "$src/tests/integration/lib/guest.sh"
 guest_run_test apply-v2 240 '^GUEST' "$tmp/apply-v2.sh" "$tmp/p.yaml:/t/p.yaml" || exit 1

@@ -8,12 +8,12 @@
 # taskset is DRIFT (exit 1), a new apply repairs it, reset gives every
 # thread its old affinity back.
 set -eu
-. "$PLACER_SOURCE_DIR/tests/integration/lib/common.sh"
-T_NAME=apply_vm
+T=apply_vm
+. "${PLACER_SOURCE_DIR:?PLACER_SOURCE_DIR not set}/tests/integration/lib/apply.sh"
 apply_require_v1
-command -v qemu-system-x86_64 >/dev/null || { echo "apply_vm: skipped: no qemu-system-x86_64" >&2; exit 77; }
+need_cmd qemu-system-x86_64
 apply_setup apply_vm
-[ "$(nproc)" -ge 2 ] || { echo "apply_vm: skipped: needs 2 CPUs" >&2; exit 77; }
+[ "$(nproc)" -ge 2 ] || skip "needs 2 CPUs"
 
 profile=$WORK/vm.yaml
 cat >"$profile" <<EOF

@@ -16,19 +16,18 @@
 # beside it: the two are siblings inside the test's tree, so outside load
 # changes how much CPU the tree gets, not how it is split).
 # PLACER_WEIGHT_SECONDS: measuring time (default 4).
+# ctest: serial
 set -eu
-. "$PLACER_SOURCE_DIR/tests/integration/lib/common.sh"
-T_NAME=apply_weight_share
+T=apply_weight_share
+. "${PLACER_SOURCE_DIR:?PLACER_SOURCE_DIR not set}/tests/integration/lib/apply.sh"
 apply_require_v1
-[ -f "$CG/cpuacct/cpuacct.usage" ] || { echo "$T_NAME: skipped: no cgroup v1 cpuacct at $CG/cpuacct" >&2; exit 77; }
+[ -f "$CG/cpuacct/cpuacct.usage" ] || skip "no cgroup v1 cpuacct at $CG/cpuacct"
 apply_setup apply_weight_share
 SECONDS_MEASURED=${PLACER_WEIGHT_SECONDS:-4}
 
 # The role group made by hand before apply (in every hierarchy, cpuacct too,
 # so that its instance is accounted): reset must leave it with its shares.
 weight_cleanup() {
-    rc=$?
-    set +e
     for p in $T_PIDS; do kill -9 "$p" 2>/dev/null; done
     for p in $T_PIDS; do wait "$p" 2>/dev/null; done
     "$PLACER" reset >/dev/null 2>&1
@@ -42,9 +41,8 @@ weight_cleanup() {
             find "$d" -depth -type d -exec rmdir {} \; 2>/dev/null
         done
     done
-    apply_cleanup "$rc"
 }
-trap weight_cleanup EXIT
+t_defer weight_cleanup
 
 profile=$WORK/p.yaml
 cat >"$profile" <<EOF

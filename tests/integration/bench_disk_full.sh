@@ -14,9 +14,10 @@
 # `placer bench --resume DIR` completes the study (ci/bench-check.py: every
 # run once, in summary.json and runs.csv) and the runs measured before are
 # kept as they were.  About 2 minutes.
+# ctest: cost=77
 set -u
 T=bench_disk_full
-. "$(dirname "$0")/lib/bench.sh"
+. "${PLACER_SOURCE_DIR:?PLACER_SOURCE_DIR not set}/tests/integration/lib/bench.sh"
 [ "$(id -u)" = 0 ] || skip "needs root (mount)"
 for b in fio mount umount /usr/bin/python3; do
   command -v "$b" >/dev/null 2>&1 || skip "$b not installed"
@@ -28,7 +29,6 @@ mkdir "$fs"
 mount -t tmpfs -o size=4m,mode=0755 "placer-t-$T-$$" "$fs" || skip "cannot mount a tmpfs"
 bg=""
 fs_cleanup() {
-  rc=$?
   [ -z "$bg" ] || kill -9 "$bg" 2>/dev/null
   for p in $(bench_ours); do kill -9 "$p" 2>/dev/null; done
   sleep 0.5
@@ -36,10 +36,8 @@ fs_cleanup() {
     [ "$rc" = 0 ] || cp -a "$fs" "$work/fs-copy" 2>/dev/null # what failed, kept with $work
     umount "$fs" 2>/dev/null || umount -l "$fs"
   fi
-  (exit "$rc")
-  bench_cleanup
 }
-trap fs_cleanup EXIT
+t_defer fs_cleanup
 
 cat >"$work/study.yaml" <<YAML
 version: 1

@@ -10,6 +10,7 @@
 #     same way, naming mon.a, the first repeat kept as it was;
 #   - a second --resume completes the study (ci/bench-check.py).
 # About 1.5 minutes.  Skipped (77) without root, Ceph, fio with rbd.
+# ctest: cost=90
 set -u
 PLACER=${PLACER_BIN:?PLACER_BIN not set}
 SRC=${PLACER_SOURCE_DIR:?PLACER_SOURCE_DIR not set}

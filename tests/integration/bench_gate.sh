@@ -9,10 +9,10 @@ set -eu
 SRC=${PLACER_SOURCE_DIR:?PLACER_SOURCE_DIR not set}
 PLACER=${PLACER_BIN:?PLACER_BIN not set}
 FX=$SRC/tests/fixtures/bench-gate
-me=bench_gate
-out=$(mktemp -d "${TMPDIR:-/tmp}/placer-bench-gate.XXXXXX")
-trap 'rm -rf "$out"' EXIT
-fail() { echo "$me: FAIL: $*" >&2; exit 1; }
+T=bench_gate me=bench_gate
+. "$SRC/tests/integration/lib/common.sh"
+t_begin
+out=$T_WORK
 
 rc=0; "$PLACER" compare "$FX/baseline" "$FX/aa" >"$out/aa" || rc=$?
 [ $rc = 0 ] || fail "A/A: exit $rc, want 0: $(cat "$out/aa")"

@@ -14,6 +14,7 @@
 #   - dynamic repeats (min 2, max 3, a CI width never reached): the third pass runs and is
 #     counted in the progress line, summary.json and the report say it stopped at the cap;
 #   - a study with a mistake is refused with FILE:LINE:COL (exit 2) before anything runs.
+# ctest: cost=100
 set -u
 PLACER=${PLACER_BIN:?PLACER_BIN not set}
 SRC=${PLACER_SOURCE_DIR:?PLACER_SOURCE_DIR not set}

@@ -16,9 +16,10 @@
 # written while it was away, whole (~70 objects of 4 MiB here) beside the client's writes:
 # ~30 s per kill on this VM's disk (`out` and `in`, no boot, about 6 s).  Skipped (77) without
 # root, Ceph, fio with rbd.
+# ctest: cost=125
 set -u
 T=bench_recovery_ceph
-. "$(dirname "$0")/lib/bench.sh"
+. "${PLACER_SOURCE_DIR:?PLACER_SOURCE_DIR not set}/tests/integration/lib/bench.sh"
 [ "$(id -u)" = 0 ] || skip "needs root"
 for b in ceph-mon ceph-mgr ceph-osd fio /usr/bin/python3; do
   command -v "$b" >/dev/null 2>&1 || skip "$b not installed"

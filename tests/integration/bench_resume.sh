@@ -13,6 +13,7 @@
 #     killed and the study stops (exit 4) naming the run as hung and its log,
 #     keeps what was measured, leaves nothing; --resume completes it.
 #   - --resume of a directory that is not a results directory: one line, exit 2.
+# ctest: cost=180
 set -u
 PLACER=${PLACER_BIN:?PLACER_BIN not set}
 SRC=${PLACER_SOURCE_DIR:?PLACER_SOURCE_DIR not set}

@@ -11,9 +11,10 @@
 #     (placement.csv: disjoint Cpus_allowed_list), while the base shares one CPU.
 # Shares are judged between fio and the neighbour only, so load outside the study (another
 # job on the machine) does not decide them.  About 1.5 minutes.
+# ctest: cost=85
 set -u
 T=bench_split_sweeps
-. "$(dirname "$0")/lib/bench.sh"
+. "${PLACER_SOURCE_DIR:?PLACER_SOURCE_DIR not set}/tests/integration/lib/bench.sh"
 [ "$(id -u)" = 0 ] || skip "needs root"
 for b in fio stress-ng /usr/bin/python3; do
   command -v "$b" >/dev/null 2>&1 || skip "$b not installed"

@@ -10,39 +10,24 @@
 # them. The fio JSON is read with /usr/bin/python3, which is always there where Ceph is:
 # the `ceph` CLI is a Python 3 program and ceph-common depends on python3.
 # Env: PLACER_SOURCE_DIR (repo root; default: two levels above this script),
-#      CEPH_CLUSTER_TEST_KEEP=1 to keep the cluster running on failure (debugging).
+#      (a failed run keeps its directory, named on stderr, after tearing the cluster down).
 set -u
 
 SRC=${PLACER_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}
 CC="$SRC/ci/ceph-cluster.sh"
 T=ceph_cluster
+. "$SRC/tests/integration/lib/common.sh"
+note() { say "$@"; }
 
-skip() { echo "$T: SKIP: $*"; exit 77; }
-fail() { echo "$T: FAIL: $*" >&2; exit 1; }
-note() { echo "$T: $*"; }
-
-[ "$(id -u)" = 0 ] || skip "needs root"
-for b in ceph-mon ceph-mgr ceph-osd ceph fio /usr/bin/python3; do
-  command -v "$b" >/dev/null 2>&1 || skip "$b not installed (run ci/install-deps.sh)"
-done
+need_root
+need_cmd ceph-mon ceph-mgr ceph-osd ceph fio /usr/bin/python3
 fio --enghelp=rbd >/dev/null 2>&1 || skip "this fio has no rbd ioengine"
 [ -r "$CC" ] || fail "$CC not found (PLACER_SOURCE_DIR=$SRC)"
 
-BASE=$(mktemp -d "${TMPDIR:-/tmp}/placer-ceph-test.XXXXXX") || fail "mktemp"
+t_begin
+BASE=$T_WORK
 DIR="$BASE/cluster"
-cleanup() {
-  rc=$?
-  trap - EXIT INT TERM HUP
-  if [ "$rc" -ne 0 ] && [ "${CEPH_CLUSTER_TEST_KEEP:-0}" = 1 ]; then
-    echo "$T: keeping $DIR (CEPH_CLUSTER_TEST_KEEP=1); tear down with: $CC down $DIR" >&2
-    exit "$rc"
-  fi
-  sh "$CC" down "$DIR" || echo "$T: warning: down failed in cleanup" >&2
-  rm -rf "$BASE"
-  exit "$rc"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM HUP
+t_defer 'sh "$CC" down "$DIR" || echo "$T: warning: down failed in cleanup" >&2'
 
 # procs_in_dir: PIDs of live processes whose command line mentions DIR.
 procs_in_dir() {

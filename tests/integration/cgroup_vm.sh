@@ -13,22 +13,14 @@
 # Exit 77 (skip) when qemu is not installed or the test programs were not built.
 set -eu
 
-src=${PLACER_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}
+T=cgroup_vm
+. "${PLACER_SOURCE_DIR:?PLACER_SOURCE_DIR not set}/tests/integration/lib/guest.sh"
 bin=${PLACER_BIN:?PLACER_BIN not set}
 tests=$(dirname "$bin")/tests
-cache=${PLACER_CACHE_DIR:-/var/cache/placer}/vm
-
-if ! command -v qemu-system-x86_64 >/dev/null 2>&1; then
-    echo "SKIP: qemu-system-x86_64 not installed (ci/install-deps.sh installs it)"
-    exit 77
-fi
 for mode in v1 v2; do
-    [ -x "$tests/test_cgroup_${mode}_live" ] || { echo "SKIP: $tests/test_cgroup_${mode}_live not built"; exit 77; }
+    [ -x "$tests/test_cgroup_${mode}_live" ] || skip "$tests/test_cgroup_${mode}_live not built"
 done
-
-tmp=$(mktemp -d /tmp/placer-cgroup-vm.XXXXXX)
-trap 'rm -rf "$tmp"' EXIT
-trap 'exit 130' INT TERM HUP
+guest_begin
 
 # Runs as /t/cgroup-live.sh in the guest; the mode comes from the kernel command line.
 cat >"$tmp/cgroup-live.sh" <<'EOF'
@@ -50,7 +42,7 @@ rc=0
 for mode in v2 v1; do
     echo "== guest with cgroup $mode"
     if sh "$src/ci/vm/run-guest.sh" --kernel "$PLACER_VM_KERNEL" --initrd "$PLACER_VM_INITRD" \
-        --numa 2 --smp 2 --mem 1024 --timeout 300 --name "placer-cgtest-$mode-$$" \
+        --numa 2 --smp 2 --mem 1024 --timeout 300 --name "placer-cgtest-$mode-$$" --pidfile "$tmp/qemu-$mode.pid" \
         --append "placer.mode=test placer.test=/t/cgroup-live.sh placer.cgroup=$mode" >"$tmp/console.$mode" 2>&1
     then
         # The guest's exit code is the test program's; also insist that nothing was skipped.

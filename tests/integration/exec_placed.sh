@@ -12,19 +12,14 @@ set -u
 PLACER=${PLACER_BIN:?PLACER_BIN not set}
 SRC=${PLACER_SOURCE_DIR:?PLACER_SOURCE_DIR not set}
 T=exec_placed
-fail() { echo "$T: FAIL: $*" >&2; exit 1; }
-[ "$(id -u)" = 0 ] || { echo "$T: SKIP: needs root"; exit 77; }
-[ -x /usr/bin/python3 ] || { echo "$T: SKIP: no python3"; exit 77; }
-prefix=placer-t-exec-$$
-work=$(mktemp -d /tmp/placer-exec.XXXXXX)
+. "$SRC/tests/integration/lib/common.sh"
+need_root
+need_cmd /usr/bin/python3
+t_begin
+prefix=$T_TAG
+work=$T_WORK
 prof=$SRC/profiles/demo-local.yaml
-cleanup() {
-  for d in /sys/fs/cgroup/*/"$prefix" /sys/fs/cgroup/"$prefix"; do
-    [ -d "$d" ] && find "$d" -depth -type d -exec rmdir {} \; 2>/dev/null
-  done
-  rm -rf "$work"
-}
-trap cleanup EXIT
+t_defer t_remove_groups # placer exec leaves the groups it made: they outlive the command
 
 plan=$("$PLACER" plan --json "$prof") || fail "placer plan"
 cpus_of() {

@@ -22,6 +22,7 @@
 #   - reset.yml removes every group and puts the processes back; a second reset changes nothing.
 # Cleanup (also on failure or SIGTERM): containers (and their sshd) removed, every cgroup under
 # them gone, nothing listening on the test's ports, no ssh client left.
+# ctest: cost=150
 set -u
 PLACER=${PLACER_BIN:?PLACER_BIN not set}
 SRC=${PLACER_SOURCE_DIR:?PLACER_SOURCE_DIR not set}
@@ -40,14 +41,13 @@ export ANSIBLE_CONFIG="$SRC/ansible/ansible.cfg" ANSIBLE_NOCOLOR=1 ANSIBLE_FORCE
 export ANSIBLE_CALLBACKS_ENABLED=ansible.posix.profile_tasks # each task's time in the .out files
 export ANSIBLE_LOCAL_TEMP ANSIBLE_HOME ANSIBLE_SSH_CONTROL_PATH_DIR
 
-work=$(mktemp -d /var/tmp/placer-fleet.XXXXXX) # not tmpfs: fio's O_DIRECT in the study
+t_begin /var/tmp # not tmpfs: fio's O_DIRECT in the study
+work=$T_WORK
 ANSIBLE_LOCAL_TEMP=$work/ansible-tmp ANSIBLE_HOME=$work/ansible-home ANSIBLE_SSH_CONTROL_PATH_DIR=$work/cp
-tag=placer-t-fleet-$$
+tag=$T_TAG
 NODES="n1 n2 n3"
 ports=""
 cleanup() {
-  rc=$?
-  trap - EXIT INT TERM HUP
   for n in $NODES; do fleet_remove_node "$tag-$n" "$n"; done
   # ansible's ssh masters (ControlPersist) end with their sshd (given 5 s to see it go); any left
   # are killed and reported.
@@ -60,11 +60,10 @@ cleanup() {
   for p in $ports; do
     [ -z "$(ss -Htln "sport = :$p")" ] || { echo "$T: something still listens on port $p" >&2; rc=1; }
   done
-  [ "$rc" = 0 ] && rm -rf "$work" || echo "$T: kept $work" >&2
-  exit "$rc"
 }
-trap cleanup EXIT
-trap 'exit 130' INT TERM HUP
+# podman's groups under --cgroup-parent=/$tag (its conmon's outlives `podman rm`), after cleanup
+t_defer t_remove_groups
+t_defer cleanup
 
 # A free loopback port per node, none of those taken for the nodes before it (their sshd may not
 # listen yet).
@@ -85,7 +84,7 @@ for n in $NODES; do
   ports="$ports $port"
   echo "$port" >"$work/$n.port"
   mkdir -p "$work/$n"
-  podman run -d --name "$tag-$n" --privileged --cgroupns=host --network host \
+  podman run -d --name "$tag-$n" --cgroup-parent="/$tag" --privileged --cgroupns=host --network host \
     -v "$work/key.pub:/etc/placer-test/authorized_keys:ro" -v "$work/$n:/var/lib/placer" --rootfs /:O \
     sh -c "sleep 7001 & sleep 7002 & mkdir -p /run/sshd && ssh-keygen -A -q &&
            exec /usr/sbin/sshd -D -e -p $port -o ListenAddress=127.0.0.1 -o UsePAM=no \

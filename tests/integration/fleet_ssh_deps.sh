@@ -11,45 +11,38 @@
 #     /etc/ssh/sshd_not_to_be_run is in place, no sshd process runs and nothing listens, on any
 #     address; `invoke-rc.d ssh restart` (what an upgrade runs) and /etc/init.d/ssh start still
 #     start none; a second install-deps is silent and changes nothing.
-# This machine itself is never touched (only the .deb is downloaded into its apt cache when it is
-# not there yet). Cleanup (also on failure): the container and its overlay removed.
+# This machine itself is never touched: when its apt cache lacks the .deb, `apt-get download` fetches
+# it into the test's scratch directory and the container copies it into its own overlay's cache.
+# Cleanup (also on failure): the container and its overlay removed.
 set -u
 SRC=${PLACER_SOURCE_DIR:?PLACER_SOURCE_DIR not set}
 T=fleet_ssh_deps
-skip() { echo "$T: SKIP: $*"; exit 77; }
-fail() { echo "$T: FAIL: $*" >&2; exit 1; }
-say() { echo "$T: $*"; }
-[ "$(id -u)" = 0 ] || skip "needs root"
-for b in podman apt-get dpkg-query ss; do
-  command -v "$b" >/dev/null 2>&1 || skip "$b not installed"
-done
+. "$SRC/tests/integration/lib/common.sh"
+need_root
+need_cmd podman apt-get dpkg-query ss
 dpkg-query -W -f '${Status}' openssh-server 2>/dev/null | grep -q "install ok installed" ||
   skip "openssh-server is not installed here (sh ci/install-deps.sh all)"
 export CONTAINERS_CONF="$SRC/containers/containers.conf"
-name=placer-t-sshdeps-$$
-work=$(mktemp -d /tmp/placer-fleet-ssh-deps.XXXXXX)
-cleanup() {
-  rc=$?
-  trap - EXIT INT TERM HUP
-  podman rm -f -t 0 "$name" >/dev/null 2>&1
-  ! podman container exists "$name" 2>/dev/null || { echo "$T: container $name left behind" >&2; rc=1; }
-  rm -rf "$work"
-  exit "$rc"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM HUP
+name=$T_TAG
+t_begin
+work=$T_WORK
+t_defer t_remove_groups # podman's groups under --cgroup-parent=/$name, after the container
+t_defer 'podman rm -f -t 0 "$name" >/dev/null 2>&1; ! podman container exists "$name" 2>/dev/null || { echo "$T: container $name left behind" >&2; rc=1; }'
 
 # The .deb of the installed version, for the offline installs in the container.
 ver=$(dpkg-query -W -f '${Version}' openssh-server)
+mkdir "$work/debs"
 if ! ls /var/cache/apt/archives/openssh-server_*"${ver#*:}"_*.deb >/dev/null 2>&1; then
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -q --download-only --reinstall --no-install-recommends \
-    openssh-server >"$work/download.out" 2>&1 || { cat "$work/download.out"; skip "cannot download openssh-server's .deb"; }
+  (cd "$work/debs" && apt-get download "openssh-server=$ver") >"$work/download.out" 2>&1 ||
+    { cat "$work/download.out"; fail "cannot download openssh-server's .deb"; }
 fi
 
-podman run -d --name "$name" --network none -v "$SRC/ci:/t/ci:ro" --rootfs /:O sleep 3600 >/dev/null 2>"$work/run.err" ||
-  fail "podman run: $(cat "$work/run.err")"
+podman run -d --name "$name" --cgroup-parent="/$name" --network none -v "$SRC/ci:/t/ci:ro" -v "$work/debs:/t/debs:ro" --rootfs /:O \
+  sleep 3600 >/dev/null 2>"$work/run.err" || fail "podman run: $(cat "$work/run.err")"
 # in the container: sh -c SCRIPT
 inside() { podman exec "$name" sh -c "$1"; }
+# a .deb downloaded here goes into the container's own apt cache (its overlay), not this machine's
+inside 'cp /t/debs/*.deb /var/cache/apt/archives/ 2>/dev/null; true' || fail "copy the downloaded .deb"
 # sshd processes (pid and command) and TCP listeners in the container; a zombie (an sshd that
 # ended, waiting for the container's PID 1, sleep, to reap it) neither runs nor listens
 sshd_procs() { inside 'for p in /proc/[0-9]*; do grep -q "^State:[[:space:]]*Z" $p/status 2>/dev/null && continue; case "$(cat $p/comm 2>/dev/null)" in sshd) echo "${p#/proc/} $(tr "\0" " " <$p/cmdline)";; esac; done'; }

@@ -6,25 +6,23 @@
 # Runs as root (ctest sets PLACER_SOURCE_DIR to the repository root).  Exit 77 = skipped.
 # The first run builds every image (~1-2 minutes, needs the host's Debian mirror); later runs find
 # them cached.
+# ctest: needs=shared cost=60
 set -eu
 
-src=${PLACER_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}
+T=podman_images
+. "${PLACER_SOURCE_DIR:?PLACER_SOURCE_DIR not set}/tests/integration/lib/common.sh"
+src=$SRC
 CONTAINERS_CONF="$src/containers/containers.conf"
 export CONTAINERS_CONF
 
-skip() { echo "SKIP: $*"; exit 77; }
-fail() { echo "FAIL: $*" >&2; exit 1; }
-
-[ "$(id -u)" = 0 ] || skip "needs root"
-for tool in podman runc debootstrap; do
-  command -v "$tool" >/dev/null 2>&1 || skip "$tool not installed (ci/install-deps.sh all)"
-done
+need_root
+need_cmd podman runc debootstrap
 grep -qE '(^|,)1(-|,|$)|^0-([1-9]|[1-9][0-9]+)$' /sys/devices/system/cpu/online \
   || skip "needs CPU 1 online"
 
 image=localhost/placer/stress-ng:latest
-name=placer-test-$$
-parent=/placer-test-$$
+name=$T_TAG
+parent=/$T_TAG
 limit=134217728            # --memory=128m
 
 # Every cgroup hierarchy mounted here: "MOUNTPOINT TYPE" (v1: one per controller, plus the
@@ -49,12 +47,8 @@ remove_parent_cgroups() {
   done
 }
 
-cleanup() {
-  podman rm -f -t 0 "$name" >/dev/null 2>&1 || true
-  remove_parent_cgroups || true
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
+t_begin
+t_defer 'podman rm -f -t 0 "$name" >/dev/null 2>&1; t_remove_groups'
 
 # 1. Images: built the first time, "cached" afterwards.
 sh "$src/containers/build-images.sh" || fail "containers/build-images.sh failed"

@@ -13,27 +13,18 @@ set -u
 PLACER=${PLACER_BIN:?PLACER_BIN not set}
 DATA=${PLACER_TEST_DATA:?PLACER_TEST_DATA not set}
 T=report_browser
-skip() { echo "$T: SKIP: $*"; exit 77; }
-fail() { echo "$T: FAIL: $*" >&2; exit 1; }
-say() { echo "$T: $*"; }
+. "${PLACER_SOURCE_DIR:?PLACER_SOURCE_DIR not set}/tests/integration/lib/common.sh"
 command -v gnuplot >/dev/null 2>&1 || skip "gnuplot not installed (Debian: gnuplot-nox)"
 CHROMIUM=$(command -v chromium || command -v chromium-browser || true)
 [ -n "$CHROMIUM" ] || skip "chromium not installed"
 PY=/usr/bin/python3
 [ -x "$PY" ] || skip "python3 not installed"
 
-work=$(mktemp -d /tmp/placer-t-report.XXXXXX)
+t_begin
+work=$T_WORK
 cpid=""
-cleanup() {
-  rc=$?
-  trap - EXIT INT TERM HUP
-  # chromium's zygote and renderers are in its own process group
-  [ -n "$cpid" ] && kill -9 -- "-$cpid" 2>/dev/null
-  [ "$rc" = 0 ] && rm -rf "$work" || echo "$T: kept $work" >&2
-  exit "$rc"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM HUP
+# chromium's zygote and renderers are in its own process group
+t_defer '[ -z "$cpid" ] || kill -9 -- "-$cpid" 2>/dev/null'
 
 a=$work/sweep
 b=$work/ab

@@ -11,22 +11,15 @@
 #     "exec 'PROG': No such file or directory" and rolled back;
 #   - `placer stop` leaves no process, no cgroup and no record behind.
 set -eu
+T=run_exec
+. "${PLACER_SOURCE_DIR:?PLACER_SOURCE_DIR not set}/tests/integration/lib/common.sh"
 PLACER=${PLACER_BIN:?PLACER_BIN not set}
-[ "$(id -u)" = 0 ] || { echo "SKIP: run_exec needs root"; exit 77; }
-for t in fio python3 sh sleep; do
-  command -v "$t" >/dev/null 2>&1 || { echo "SKIP: $t not installed"; exit 77; }
-done
-
-work=$(mktemp -d /tmp/placer-run-exec.XXXXXX)
-export PLACER_STATE_DIR="$work/state"
-export PLACER_CGROUP_PREFIX="placer-t-runexec-$$"
+need_root
+need_cmd fio python3 sh sleep
+t_begin
+work=$T_WORK
 prof=$work/exec.yaml
-cleanup() {
-  "$PLACER" stop --timeout 2 "$prof" >/dev/null 2>&1 || true
-  "$PLACER" stop --timeout 2 "$work/fail.yaml" >/dev/null 2>&1 || true
-  rm -rf "$work"
-}
-trap cleanup EXIT
+t_defer '"$PLACER" stop --timeout 2 "$prof" >/dev/null 2>&1; "$PLACER" stop --timeout 2 "$work/fail.yaml" >/dev/null 2>&1'
 
 tcmalloc=/usr/lib/x86_64-linux-gnu/libtcmalloc_minimal.so.4
 [ -e "$tcmalloc" ] || tcmalloc=""

@@ -10,15 +10,10 @@
 # Environment: PLACER_BIN, PLACER_SOURCE_DIR, PLACER_CACHE_DIR (default /var/cache/placer).
 # Exit 77 (skip) without qemu or a kernel.
 set -eu
-src=${PLACER_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}
+T=run_exec_v2_vm
+. "${PLACER_SOURCE_DIR:?PLACER_SOURCE_DIR not set}/tests/integration/lib/guest.sh"
 bin=${PLACER_BIN:?PLACER_BIN not set}
-cache=${PLACER_CACHE_DIR:-/var/cache/placer}/vm
-command -v qemu-system-x86_64 >/dev/null 2>&1 || { echo "SKIP: qemu-system-x86_64 not installed"; exit 77; }
-ls /boot/vmlinuz-* >/dev/null 2>&1 || { echo "SKIP: no /boot/vmlinuz-*"; exit 77; }
-
-tmp=$(mktemp -d /tmp/placer-run-v2.XXXXXX)
-trap 'rm -rf "$tmp"' EXIT
-trap 'exit 130' INT TERM HUP
+guest_begin
 
 cat >"$tmp/p.yaml" <<'EOF2'
 version: 1
@@ -62,5 +57,4 @@ case "$st" in ''|Z|X) ;; *) fail "pid $pid still runs (state $st)" ;; esac
 echo "GUEST OK: born in its group by clone3, cpus 1, mems 1, memory.max, env; stop left nothing"
 EOF2
 
-. "$src/tests/integration/lib/guest.sh"
 guest_run_test run-v2 180 '^(GUEST|Cpus|Mems|0::|INSTANCE|near)' "$tmp/run-v2.sh" "$tmp/p.yaml:/t/p.yaml" || exit 1

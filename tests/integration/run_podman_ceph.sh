@@ -13,34 +13,30 @@
 #     hierarchy: podman makes its groups in all of them) behind.
 # Needs root, podman + runc, the Ceph packages on the host (mkfs) and the image
 # (containers/build-images.sh --only ceph, built here when missing).  Exits 77 without them.
+# ctest: needs=shared cost=90
 set -eu
 PLACER=${PLACER_BIN:?PLACER_BIN not set}
 SRC=${PLACER_SOURCE_DIR:?PLACER_SOURCE_DIR not set}
 T=run_podman_ceph
 IMAGE=localhost/placer/ceph:latest
-skip() { echo "$T: SKIP: $*"; exit 77; }
-fail() { echo "$T: FAIL: $*" >&2; exit 1; }
-note() { echo "$T: $*"; }
+. "$SRC/tests/integration/lib/common.sh"
+note() { say "$@"; }
 
-[ "$(id -u)" = 0 ] || skip "needs root"
-for b in podman runc ceph-mon ceph-osd ceph-authtool monmaptool ceph python3; do
-  command -v "$b" >/dev/null 2>&1 || skip "$b not installed (ci/install-deps.sh)"
-done
+need_root
+need_cmd podman runc ceph-mon ceph-osd ceph-authtool monmaptool ceph python3
 export CONTAINERS_CONF="$SRC/containers/containers.conf"
 if ! podman image exists "$IMAGE"; then
   [ -r "$SRC/containers/build-images.sh" ] || skip "no image $IMAGE and no containers/build-images.sh"
   note "building $IMAGE (once; cached afterwards)"
-  sh "$SRC/containers/build-images.sh" --only ceph >&2 || skip "could not build $IMAGE"
+  sh "$SRC/containers/build-images.sh" --only ceph >&2 || fail "could not build $IMAGE"
 fi
 
 START=$(date +%s)
-work=$(mktemp -d /var/tmp/placer-run-ceph.XXXXXX)   # bluestore needs O_DIRECT: not tmpfs
+t_begin /var/tmp   # bluestore needs O_DIRECT: not tmpfs
+work=$T_WORK
 DIR=$work/cluster
-export PLACER_STATE_DIR="$work/state"
-export PLACER_CGROUP_PREFIX="placer-t-runceph-$$"
 prof=$work/ceph.yaml
 cleanup() {
-  rc=$?
   if [ $rc -ne 0 ] && [ -d "$DIR/log" ]; then
     for f in "$DIR"/log/*.log "$work"/state/run/t-run-ceph/*.log; do
       [ -s "$f" ] && { echo "---- tail of $f"; tail -n 15 "$f"; }
@@ -49,11 +45,8 @@ cleanup() {
   "$PLACER" stop --timeout 5 "$prof" >/dev/null 2>&1 || true
   for c in $(podman ps -a -q --filter label=placer.profile=t-run-ceph 2>/dev/null); do podman rm -f "$c" >/dev/null 2>&1 || true; done
   for p in $(pgrep -f "$DIR/ceph.conf" 2>/dev/null); do kill -9 "$p" 2>/dev/null || true; done
-  rm -rf "$work"
-  exit $rc
 }
-trap cleanup EXIT
-trap 'exit 130' INT TERM HUP
+t_defer cleanup
 
 # ---------------------------------------------------------------- the cluster's files
 mkdir -p "$DIR/mon/a" "$DIR/mgr/x" "$DIR/osd/0" "$DIR/osd/1" "$DIR/log" "$DIR/run/self" "$DIR/crash"

@@ -10,10 +10,10 @@
 # (100%); a remote share needs a second node: status_locality_v2_guest.sh
 # shows one in a 2-node qemu guest, the unit tests on fixtures.
 set -eu
-. "$PLACER_SOURCE_DIR/tests/integration/lib/common.sh"
-T_NAME=status_locality
+T=status_locality
+. "${PLACER_SOURCE_DIR:?PLACER_SOURCE_DIR not set}/tests/integration/lib/apply.sh"
 apply_require_v1
-command -v stress-ng >/dev/null || { echo "$T_NAME: skipped: no stress-ng" >&2; exit 77; }
+need_cmd stress-ng
 apply_setup status_locality
 
 profile=$WORK/p.yaml
@@ -36,7 +36,7 @@ procs=$CG/cpuset/$TAG/a/a.0/cgroup.procs
 kill_group() {
     for p in $(cat "$procs" 2>/dev/null); do kill -9 "$p" 2>/dev/null; done
 }
-trap 'rc=$?; kill_group; apply_cleanup $rc' EXIT
+t_defer kill_group
 
 bg_start "$PY" "$LIB/threads.py" "$TAG-a" 2 --hold-mb 64 --alloc-mb 32 --pidfile "$WORK/a.pid"
 A=$LAST_PID

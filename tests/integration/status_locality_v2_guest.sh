@@ -11,18 +11,11 @@
 # /var/cache/placer).  Exit 77 (skip) without qemu, a kernel, busybox or a
 # static C library.
 set -eu
-src=${PLACER_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}
+T=status_locality_v2_guest
+. "${PLACER_SOURCE_DIR:?PLACER_SOURCE_DIR not set}/tests/integration/lib/guest.sh"
 bin=${PLACER_BIN:?PLACER_BIN not set}
-cache=${PLACER_CACHE_DIR:-/var/cache/placer}/vm
-command -v qemu-system-x86_64 >/dev/null 2>&1 || { echo "SKIP: qemu-system-x86_64 not installed"; exit 77; }
-ls /boot/vmlinuz-* >/dev/null 2>&1 || { echo "SKIP: no /boot/vmlinuz-*"; exit 77; }
-[ -r "$(ls /boot/vmlinuz-* | tail -n 1)" ] || { echo "SKIP: cannot read the kernel (not root)"; exit 77; }
-
-tmp=$(mktemp -d /tmp/placer-locality-v2.XXXXXX)
-trap 'rm -rf "$tmp"' EXIT
-trap 'exit 130' INT TERM HUP
-cc -static -O2 -o "$tmp/mapfile" "$src/tests/integration/lib/mapfile.c" 2>"$tmp/cc.log" ||
-    { cat "$tmp/cc.log"; echo "SKIP: cannot build a static mapfile"; exit 77; }
+guest_begin
+cp "${PLACER_TEST_MAPFILE:?PLACER_TEST_MAPFILE not set (built by CMake: placer_test_mapfile)}" "$tmp/mapfile"
 
 cat >"$tmp/p.yaml" <<'EOF'
 version: 1
@@ -91,5 +84,4 @@ $P reset >/tmp/out 2>&1 || { rc=$?; cat /tmp/out; fail "reset exited $rc"; }
 echo "GUEST OK: remote memory shown by status"
 EOF
 
-. "$src/tests/integration/lib/guest.sh"
 guest_run_test locality-v2 240 '^GUEST' "$tmp/locality-v2.sh" "$tmp/p.yaml:/t/p.yaml" "$tmp/mapfile:/t/mapfile" || exit 1

@@ -3,9 +3,11 @@
 # (online CPUs, NUMA nodes, real block devices) and with this process's own
 # Cpus_allowed_list / Mems_allowed_list.
 set -eu
+T=topo_live
+. "${PLACER_SOURCE_DIR:?PLACER_SOURCE_DIR not set}/tests/integration/lib/common.sh"
 PLACER=${PLACER_BIN:?PLACER_BIN not set}
-out=$(mktemp)
-trap 'rm -f "$out"' EXIT
+t_begin
+out=$T_WORK/topo.json
 "$PLACER" topo --json >"$out"
 
 python3 - "$out" <<'PY'

@@ -10,35 +10,24 @@
 # the guest files go to its vm/ subdirectory). Exit 77 (skip) only when qemu is not installed.
 set -eu
 
-src=${PLACER_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}
-cache=${PLACER_CACHE_DIR:-/var/cache/placer}/vm
+T=vm_guest
+. "${PLACER_SOURCE_DIR:?PLACER_SOURCE_DIR not set}/tests/integration/lib/guest.sh"
+guest_begin
 name=placer-vmtest-$$
-
-if ! command -v qemu-system-x86_64 >/dev/null 2>&1; then
-    echo "SKIP: qemu-system-x86_64 not installed (ci/install-deps.sh installs it)"
-    exit 77
-fi
-
-tmp=$(mktemp -d /tmp/placer-vm-guest.XXXXXX)
-cleanup() {
-    # Kill only our own qemu, found by its pidfile and checked by its guest name.
+# Kill only our own qemu, found by its pidfile and checked by its guest name.
+kill_guest() {
     if [ -s "$tmp/qemu.pid" ]; then
         pid=$(cat "$tmp/qemu.pid")
         if tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -q "guest=$name,"; then
             kill -9 "$pid" 2>/dev/null || true
         fi
     fi
-    rm -rf "$tmp"
 }
-trap cleanup EXIT
-trap 'exit 130' INT TERM HUP
-
-fail() {
+t_defer kill_guest
+show_console() {
     if [ -s "$tmp/console.txt" ]; then
         echo "--- guest console:"; cat "$tmp/console.txt"; echo "---"
     fi
-    echo "FAIL: $*" >&2
-    exit 1
 }
 
 # ---------------------------------------------------------------- the guest's /test.sh
@@ -115,9 +104,9 @@ echo "guest ran $(($(date +%s) - start)) s, exit $rc"
 tr -d '\r' <"$tmp/console" >"$tmp/console.txt"
 grep -E '^(CHECK|INFO|PLACER-)' "$tmp/console.txt" || true
 
-[ "$rc" = 0 ] || fail "guest exited $rc"
+[ "$rc" = 0 ] || { show_console; fail "guest exited $rc"; }
 echo "$expected" | while IFS= read -r line; do
-    grep -qxF "$line" "$tmp/console.txt" || fail "console lacks: $line"
+    grep -qxF "$line" "$tmp/console.txt" || { show_console; fail "console lacks: $line"; }
 done
 
 # ---------------------------------------------------------------- nothing left behind

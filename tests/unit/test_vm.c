@@ -2,6 +2,7 @@
  * between KVM and TCG, from captured /proc/cpuinfo text. */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "lib/substitute.h"
 #include "test_support.h"
@@ -130,23 +131,68 @@ static const char cpuinfo_lookalike[] = "flags\t\t: fpu svmx vmxe\n";
 static void test_choose_accel(void **state) {
   (void)state;
   const char *why = NULL;
-  assert_int_equal(placer_vm_choose_accel(PLACER_VM_ACCEL_AUTO, cpuinfo_vmx, true, &why), PLACER_VM_ACCEL_KVM);
-  assert_int_equal(placer_vm_choose_accel(PLACER_VM_ACCEL_AUTO, cpuinfo_svm, true, &why), PLACER_VM_ACCEL_KVM);
-  assert_int_equal(placer_vm_choose_accel(PLACER_VM_ACCEL_AUTO, cpuinfo_none, true, &why), PLACER_VM_ACCEL_TCG);
+  /* A usable KVM: the flags decide. */
+  assert_int_equal(placer_vm_choose_accel(PLACER_VM_ACCEL_AUTO, cpuinfo_vmx, PLACER_VM_KVM_OK, &why),
+                   PLACER_VM_ACCEL_KVM);
+  assert_string_equal(why, "/dev/kvm and vmx/svm present");
+  assert_int_equal(placer_vm_choose_accel(PLACER_VM_ACCEL_AUTO, cpuinfo_svm, PLACER_VM_KVM_OK, &why),
+                   PLACER_VM_ACCEL_KVM);
+  /* No vmx/svm flag (this project's machines, a KVM guest without nested virtualization). */
+  assert_int_equal(placer_vm_choose_accel(PLACER_VM_ACCEL_AUTO, cpuinfo_none, PLACER_VM_KVM_OK, &why),
+                   PLACER_VM_ACCEL_TCG);
+  assert_string_equal(why, "no vmx/svm flag in /proc/cpuinfo: KVM guests stall here");
+  assert_int_equal(placer_vm_choose_accel(PLACER_VM_ACCEL_AUTO, cpuinfo_lookalike, PLACER_VM_KVM_OK, &why),
+                   PLACER_VM_ACCEL_TCG);
+  assert_int_equal(placer_vm_choose_accel(PLACER_VM_ACCEL_AUTO, NULL, PLACER_VM_KVM_OK, &why), PLACER_VM_ACCEL_TCG);
   assert_non_null(strstr(why, "vmx/svm"));
-  assert_int_equal(placer_vm_choose_accel(PLACER_VM_ACCEL_AUTO, cpuinfo_lookalike, true, &why), PLACER_VM_ACCEL_TCG);
-  assert_int_equal(placer_vm_choose_accel(PLACER_VM_ACCEL_AUTO, cpuinfo_vmx, false, &why), PLACER_VM_ACCEL_TCG);
-  assert_non_null(strstr(why, "/dev/kvm"));
-  assert_int_equal(placer_vm_choose_accel(PLACER_VM_ACCEL_AUTO, NULL, true, &why), PLACER_VM_ACCEL_TCG);
+  /* Every way /dev/kvm can be unusable comes first, whatever the flags say, each with its reason. */
+  static const struct {
+    enum placer_vm_kvm_probe kvm;
+    const char *why;
+  } unusable[] = {
+    { PLACER_VM_KVM_ABSENT, "no usable /dev/kvm: there is none" },
+    { PLACER_VM_KVM_NOT_CHARDEV, "no usable /dev/kvm: it is not a character device" },
+    { PLACER_VM_KVM_NO_OPEN, "no usable /dev/kvm: it does not open" },
+    { PLACER_VM_KVM_BAD_API, "no usable /dev/kvm: KVM_GET_API_VERSION does not answer 12" },
+  };
+  for (size_t i = 0; i < sizeof unusable / sizeof unusable[0]; i++) {
+    assert_int_equal(placer_vm_choose_accel(PLACER_VM_ACCEL_AUTO, cpuinfo_vmx, unusable[i].kvm, &why),
+                     PLACER_VM_ACCEL_TCG);
+    assert_string_equal(why, unusable[i].why);
+    assert_int_equal(placer_vm_choose_accel(PLACER_VM_ACCEL_AUTO, cpuinfo_none, unusable[i].kvm, &why),
+                     PLACER_VM_ACCEL_TCG);
+    assert_string_equal(why, unusable[i].why);
+  }
   /* Asked for explicitly: taken as asked. */
-  assert_int_equal(placer_vm_choose_accel(PLACER_VM_ACCEL_KVM, cpuinfo_none, false, &why), PLACER_VM_ACCEL_KVM);
-  assert_int_equal(placer_vm_choose_accel(PLACER_VM_ACCEL_TCG, cpuinfo_vmx, true, &why), PLACER_VM_ACCEL_TCG);
+  assert_int_equal(placer_vm_choose_accel(PLACER_VM_ACCEL_KVM, cpuinfo_none, PLACER_VM_KVM_ABSENT, &why),
+                   PLACER_VM_ACCEL_KVM);
+  assert_int_equal(placer_vm_choose_accel(PLACER_VM_ACCEL_TCG, cpuinfo_vmx, PLACER_VM_KVM_OK, &why),
+                   PLACER_VM_ACCEL_TCG);
+}
+
+/* The probe on this machine: whatever /dev/kvm is here, probing it creates and changes nothing. */
+static void test_probe_kvm_creates_nothing(void **state) {
+  (void)state;
+  struct stat before, after;
+  int had = stat("/dev/kvm", &before) == 0;
+  enum placer_vm_kvm_probe kvm = placer_vm_probe_kvm();
+  int has = stat("/dev/kvm", &after) == 0;
+  assert_int_equal(had, has);
+  if (!had) {
+    assert_int_equal(kvm, PLACER_VM_KVM_ABSENT);
+  } else {
+    assert_int_equal(before.st_mode, after.st_mode);
+    assert_int_equal(before.st_ino, after.st_ino);
+    if (!S_ISCHR(before.st_mode))
+      assert_int_equal(kvm, PLACER_VM_KVM_NOT_CHARDEV);
+  }
 }
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-    cmocka_unit_test(test_tcg_argv), cmocka_unit_test(test_kvm_argv),     cmocka_unit_test(test_memory_rounding),
-    cmocka_unit_test(test_refusals), cmocka_unit_test(test_choose_accel),
+    cmocka_unit_test(test_tcg_argv),        cmocka_unit_test(test_kvm_argv),
+    cmocka_unit_test(test_memory_rounding), cmocka_unit_test(test_refusals),
+    cmocka_unit_test(test_choose_accel),    cmocka_unit_test(test_probe_kvm_creates_nothing),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,172 +1,143 @@
-# Shared by the apply_*.sh integration tests (sourced, POSIX sh).  Every test
-# uses its own cgroup prefix (PLACER_CGROUP_PREFIX) and state directory
-# (PLACER_STATE_DIR) so it never touches a real placer's groups, and its
-# EXIT trap kills what it started, runs `placer reset` and removes any
-# group left under its prefix.
-PLACER=${PLACER_BIN:?PLACER_BIN not set}
-SRC=${PLACER_SOURCE_DIR:?PLACER_SOURCE_DIR not set}
+# What every integration test sources first (POSIX sh): one skip, fail and say; the test's own
+# scratch directory, cgroup prefix and state directory; and one teardown, on failure as on
+# success, that undoes what the test registered and then fails the test for whatever of its own
+# it still finds (a leak).  ci/leftovers.py checks the whole machine once more after the suite.
+#
+#   T=NAME; . "$PLACER_SOURCE_DIR/tests/integration/lib/common.sh"
+#   skip MSG            "T: SKIP: MSG", exit 77 (ctest counts it skipped)
+#   fail MSG            "T: FAIL: MSG" on stderr, exit 1
+#   say MSG             "T: MSG"
+#   need_root           skip unless root
+#   need_cmd CMD...     skip unless every CMD is on PATH
+#   t_begin [BASE]      $T_WORK (a new directory under BASE, default ${TMPDIR:-/tmp}; /var/tmp
+#                       where the test needs O_DIRECT), $T_TAG (placer-t-T-PID: the cgroup
+#                       prefix and the name of whatever the test creates), PLACER_CGROUP_PREFIX
+#                       and PLACER_STATE_DIR exported, the EXIT/INT/TERM/HUP traps set
+#   t_defer CMD         run CMD (a shell command) at teardown, the last registered first
+#   t_ours              PIDs of the test still running: in a cgroup named $T_TAG, or naming
+#                       $T_WORK on their command line
+#   t_nothing_left WHAT fail unless no process or cgroup of the test is left (mounts a test
+#                       made on purpose stay until its deferred cleanup; the teardown checks them)
+#   t_remove_groups     remove the test's cgroups ($T_TAG in every hierarchy, deepest first;
+#                       for up to 5 s while a process is still leaving them, as podman's conmon
+#                       does after `podman rm`): deferred by a test whose groups are meant to
+#                       outlive its commands (placer exec's; podman's --cgroup-parent=/$T_TAG and
+#                       its conmon child), so that they are not counted as a leak
+#
+# Teardown: the deferred commands (with set +e), then any process of the test is killed, any
+# mount under $T_WORK unmounted and any cgroup named $T_TAG removed in every hierarchy; each of
+# those is a leak and fails a test that passed.  $T_WORK is removed when the test passed and kept
+# (and named) when it failed.
+PLACER=${PLACER_BIN:-}
+SRC=${PLACER_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}
 LIB=$SRC/tests/integration/lib
 if [ -x /usr/bin/python3 ]; then PY=/usr/bin/python3; else PY=python3; fi
 CG=/sys/fs/cgroup
-T_PIDS=""
-T_PGIDS="" # process groups started with bg_start_group: killed whole on exit
-SNAP_GROUPS=""
-T_EXTRA_GROUPS="" # groups a test made outside its prefix: removed on exit
+T=${T:-$(basename "$0" .sh)}
+T_WORK=""
+T_TAG=placer-t-$T-$$
+T_DEFERRED=""
 
+skip() {
+    echo "$T: SKIP: $*"
+    exit 77
+}
 fail() {
-    echo "$T_NAME: FAIL: $*" >&2
+    echo "$T: FAIL: $*" >&2
     exit 1
 }
-
-say() {
-    echo "$T_NAME: $*"
-}
-
-# Root and this machine's cgroup v1 controllers, else skip (77).
-apply_require_v1() {
-    if [ "$(id -u)" != 0 ]; then echo "$T_NAME: skipped: needs root" >&2; exit 77; fi
-    for c in cpuset memory cpu; do
-        [ -f "$CG/$c/cgroup.procs" ] || { echo "$T_NAME: skipped: no cgroup v1 $c at $CG/$c" >&2; exit 77; }
+say() { echo "$T: $*"; }
+need_root() { [ "$(id -u)" = 0 ] || skip "needs root"; }
+need_cmd() {
+    for _nc in "$@"; do
+        command -v "$_nc" >/dev/null 2>&1 || skip "$_nc not installed (ci/install-deps.sh all)"
     done
 }
 
-apply_setup() {
-    T_NAME=$1
-    TAG=placer-test-$1-$$
-    export PLACER_CGROUP_PREFIX="$TAG"
-    WORK=$(mktemp -d "/tmp/$TAG.XXXXXX")
-    export PLACER_STATE_DIR="$WORK/state"
-    unset PLACER_FAULT_AFTER_STEPS PLACER_FAULT_MODE PLACER_STEP_DELAY_MS
-    trap apply_cleanup EXIT
-    trap 'exit 130' INT TERM
+t_begin() {
+    T_WORK=$(mktemp -d "${1:-${TMPDIR:-/tmp}}/placer-t-$T.XXXXXX") || fail "mktemp"
+    export PLACER_CGROUP_PREFIX="$T_TAG"
+    export PLACER_STATE_DIR="$T_WORK/state"
+    trap t_teardown EXIT
+    trap 'exit 130' INT TERM HUP
 }
 
-# Start a command in the background; its PID goes to $LAST_PID.
-bg_start() {
-    "$@" >>"$WORK/bg.log" 2>&1 &
-    LAST_PID=$!
-    T_PIDS="$T_PIDS $LAST_PID"
+# A newline-separated stack: the last registered runs first.
+t_defer() {
+    T_DEFERRED="$*
+$T_DEFERRED"
 }
 
-# Start a command that forks (a process tree) in the background in its own
-# session and process group, so that cleanup kills the whole tree with
-# `kill -9 -PGID` even when its children were reparented; its PID (= PGID)
-# goes to $LAST_PID.
-bg_start_group() {
-    setsid "$@" >>"$WORK/bg.log" 2>&1 &
-    LAST_PID=$!
-    T_PGIDS="$T_PGIDS $LAST_PID"
-    # setsid forks (and $! is not the group) only when it is a group leader
-    # already, which a background job of a non-interactive shell is not.
-    i=0
-    while [ "$(ps -o pgid= -p "$LAST_PID" 2>/dev/null | tr -d ' ')" != "$LAST_PID" ]; do
-        i=$((i + 1)); [ $i -lt 50 ] || fail "setsid $1: pid $LAST_PID is not its process group"; sleep 0.1
-    done
-}
-
-# The descendants of PID now (every thread's children, recursively).
-tree_pids() {
-    for c in $(cat /proc/"$1"/task/*/children 2>/dev/null); do
-        echo "$c"
-        tree_pids "$c"
-    done
-}
-
-# Wait until FILE exists (at most 10 s).
-wait_file() {
-    i=0
-    while [ ! -s "$1" ]; do
-        i=$((i + 1))
-        [ $i -lt 100 ] || fail "timed out waiting for $1"
-        sleep 0.1
-    done
-}
-
-# EXIT trap; a test's own trap passes the exit status as $1.
-apply_cleanup() {
-    rc=$?
-    [ $# = 0 ] || rc=$1
-    set +e
-    for p in $T_PIDS; do kill -9 "$p" 2>/dev/null; done
-    # A tree: stopped first (a stopped process forks no more), listed
-    # again, then killed; its group too.  fio's job processes setsid()
-    # themselves, so the group alone is not enough.
-    for g in $T_PGIDS; do
-        kill -STOP "-$g" 2>/dev/null
-        t=$(tree_pids "$g")
-        [ -z "$t" ] || kill -STOP $t 2>/dev/null
-        t=$(tree_pids "$g")
-        kill -9 "-$g" $t 2>/dev/null
-    done
-    for p in $T_PIDS $T_PGIDS; do wait "$p" 2>/dev/null; done
-    # what was left of a group (reparented children die a moment later)
-    for g in $T_PGIDS; do
-        i=0
-        while pgrep -g "$g" >/dev/null 2>&1 && [ $i -lt 50 ]; do
-            kill -9 "-$g" 2>/dev/null; i=$((i + 1)); sleep 0.1
-        done
-    done
-    # anything else that carries the test's tag on its command line
-    if [ -n "$T_PGIDS" ] && pgrep -f "$TAG" >/dev/null 2>&1; then
-        echo "$T_NAME: cleanup: killing leftovers: $(pgrep -f "$TAG" | tr '\n' ' ')" >&2
-        kill -9 $(pgrep -f "$TAG") 2>/dev/null
-        [ "$rc" != 0 ] || rc=1 # a test that leaks processes fails
-    fi
-    "$PLACER" reset >/dev/null 2>&1
-    for c in cpuset memory cpu; do
-        for g in $T_EXTRA_GROUPS; do
-            d=$CG/$c/$g
-            [ -d "$d" ] || continue
-            while read -r p; do echo "$p" >"$CG/$c/cgroup.procs"; done <"$d/cgroup.procs"
-            rmdir "$d"
-        done
-        d=$CG/$c/$TAG
-        [ -d "$d" ] || continue
-        echo "$T_NAME: cleanup: removing leftover $d" >&2
-        find "$d" -name cgroup.procs | while read -r f; do
-            while read -r p; do echo "$p" >"$CG/$c/cgroup.procs"; done <"$f"
-        done
-        find "$d" -depth -type d -exec rmdir {} \; 2>/dev/null
-        [ "$rc" != 0 ] || rc=1 # a test that leaves groups behind fails
-    done
-    rm -rf "$WORK"
-    exit $rc
-}
-
-# The placement planned for INSTANCE: "CPUS MEMS" (from placer plan --json).
-planned() {
-    "$PLACER" plan --json "$1" | "$PY" -c '
-import json, sys
-plan = json.load(sys.stdin)
-for i in plan["instances"]:
-    if i["name"] == sys.argv[1]:
-        print(i["cpus"], i["mems"])
-' "$2"
-}
-
-# What a rollback or a reset must restore, printed: placer's groups under
-# the prefix (with their values), the given groups' values, and for each
-# PID its groups and every thread's allowed cpus and mems.
-snapshot() {
-    for c in cpuset memory cpu; do
-        [ -d "$CG/$c/$TAG" ] && find "$CG/$c/$TAG" -type d | sort
-    done
-    for g in $SNAP_GROUPS; do
-        for f in cpuset/$g/cpuset.cpus cpuset/$g/cpuset.mems memory/$g/memory.limit_in_bytes cpu/$g/cpu.shares; do
-            [ -f "$CG/$f" ] && echo "$f=$(cat "$CG/$f")"
-        done
-    done
-    for p in "$@"; do
-        grep -E ':(cpuset|memory|cpu):' "/proc/$p/cgroup" | sed "s/^/$p /"
-        for t in /proc/"$p"/task/*; do
-            echo "$p/$(basename "$t") $(grep -E '^(Cpus|Mems)_allowed_list' "$t/status" | tr -s '\t\n' '  ')"
-        done
-    done
-    [ -f "$PLACER_STATE_DIR/state.json" ] && echo "state.json present"
+t_ours() {
+    # Two greps over /proc, not one per process: under load a scan must stay well under a second.
+    # "[/]..." matches the work directory's path but not grep's own argument list.
+    { grep -l -- "/$T_TAG\(/\|\$\)" /proc/[0-9]*/cgroup
+      [ -z "$T_WORK" ] || grep -lz -- "[/]${T_WORK#/}" /proc/[0-9]*/cmdline; } 2>/dev/null |
+        sed -n 's,^/proc/\([0-9]*\)/.*,\1,p' | sort -un | grep -vx "$$" | tr '\n' ' '
     return 0
 }
 
-# v1 cpu.shares -> cgroup v2 weight, the conversion cgroup.h documents.
-shares_to_weight() {
-    "$PY" -c 'import sys; s=int(sys.argv[1]); print(10000 if s >= 102400 else max(1, (s * 100 + 512) // 1024))' "$1"
+t_cgroups() {
+    for _d in "$CG"/*/"$T_TAG" "$CG/$T_TAG" "$CG"/unified/"$T_TAG"; do [ -d "$_d" ] && echo "$_d"; done
+    return 0
+}
+
+t_mounts() {
+    [ -n "$T_WORK" ] && awk -v p="$T_WORK/" 'index($2, p) == 1 { print $2 }' /proc/mounts | sort -r
+    return 0
+}
+
+t_nothing_left() {
+    [ -z "$(t_ours)" ] || fail "$1: processes left: $(t_ours)"
+    [ -z "$(t_cgroups)" ] || fail "$1: cgroups left: $(t_cgroups | tr '\n' ' ')"
+}
+
+t_remove_groups() {
+    _rg_try=0
+    while [ -n "$(t_cgroups)" ] && [ $_rg_try -lt 50 ]; do
+        for _rg in $(t_cgroups); do
+            find "$_rg" -depth -type d -exec rmdir {} \; 2>/dev/null
+        done
+        [ -z "$(t_cgroups)" ] || sleep 0.1
+        _rg_try=$((_rg_try + 1))
+    done
+    return 0
+}
+
+t_teardown() {
+    rc=$?
+    trap - EXIT INT TERM HUP
+    set +e
+    _td_cmds=$T_DEFERRED
+    T_DEFERRED=""
+    while IFS= read -r _td; do
+        [ -n "$_td" ] && eval "$_td"
+    done <<EOF
+$_td_cmds
+EOF
+    _td_left=$(t_ours)
+    if [ -n "$_td_left" ]; then
+        echo "$T: teardown: killing what the test left running: $_td_left" >&2
+        kill -9 $_td_left 2>/dev/null
+        sleep 0.3
+        [ "$rc" != 0 ] || rc=1
+    fi
+    for _td in $(t_mounts); do
+        echo "$T: teardown: unmounting $_td, left mounted" >&2
+        umount "$_td" 2>/dev/null || umount -l "$_td"
+        [ "$rc" != 0 ] || rc=1
+    done
+    for _td in $(t_cgroups); do
+        echo "$T: teardown: removing cgroup $_td, left behind" >&2
+        # any task still there goes back to the hierarchy's root first
+        find "$_td" -name cgroup.procs | while read -r _f; do
+            while read -r _p; do echo "$_p" >"${_td%/"$T_TAG"}/cgroup.procs"; done <"$_f"
+        done 2>/dev/null
+        find "$_td" -depth -type d -exec rmdir {} \; 2>/dev/null
+        [ "$rc" != 0 ] || rc=1
+    done
+    if [ -n "$T_WORK" ] && [ -d "$T_WORK" ]; then
+        if [ "$rc" = 0 ]; then rm -rf "$T_WORK"; else echo "$T: kept $T_WORK" >&2; fi
+    fi
+    exit "$rc"
 }

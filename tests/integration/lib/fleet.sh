@@ -1,4 +1,5 @@
-# Shared by the fleet_*.sh integration tests (sourced, POSIX sh, after T, work and NODES are set):
+# Shared by the fleet_*.sh integration tests (sourced, POSIX sh, after T is set; lib/common.sh
+# first; work and NODES set before the functions are called):
 # ansible-playbook runs with their output kept, the PLAY RECAP read back, the two test profiles,
 # and the check of the groups a node's apply made, seen from the host.
 #   play NAME ARGS...          ansible-playbook ARGS with -i $work/inventory.yml, output in
@@ -10,10 +11,7 @@
 #                              NODE's groups PREFIX/{app,svc}/*.0 hold its sleep 7001 / 7002 on
 #                              the planned cpus, node 0, app's 64 MiB limit and svc's weight 200
 # The node's container cgroup path is in $work/NODE.cgpath (cgpath NODE).
-CG=/sys/fs/cgroup
-skip() { echo "$T: SKIP: $*"; exit 77; }
-fail() { echo "$T: FAIL: $*" >&2; exit 1; }
-say() { echo "$T: $*"; }
+. "${PLACER_SOURCE_DIR:?PLACER_SOURCE_DIR not set}/tests/integration/lib/common.sh"
 cgpath() { cat "$work/$1.cgpath" 2>/dev/null; }
 
 play() {

@@ -1,13 +1,31 @@
 # Shared by the integration tests that run placer inside a qemu guest with
-# pure cgroup v2 and two NUMA nodes (sourced, POSIX sh).
+# pure cgroup v2 and two NUMA nodes (sourced, POSIX sh, after T is set):
+# lib/common.sh and the guest preamble.
+#
+# guest_begin
+#   Skips (77) without qemu or a readable kernel; sets $src (the source
+#   tree), $cache (the guest files' cache, PLACER_CACHE_DIR/vm) and $tmp (the
+#   test's scratch directory, $T_WORK, removed at teardown).
 #
 # guest_run_test NAME TIMEOUT_S SHOW_REGEX SCRIPT [HOST:GUEST]...
 #   Packs placer's binary ($PLACER_BIN as /t/placer), SCRIPT (as /t/NAME.sh)
 #   and every extra HOST:GUEST file into a cached initramfs, boots it, and
 #   succeeds only when the guest script exits 0 and printed a line starting
 #   with "GUEST OK".  Console lines matching SHOW_REGEX are echoed; the whole
-#   console is printed on failure.  Needs $src (the source tree), $cache (the
-#   initramfs cache directory) and $tmp (a scratch directory).
+#   console is printed on failure.  qemu's pidfile is in $tmp, so that the
+#   teardown finds a qemu left running.
+. "${PLACER_SOURCE_DIR:?PLACER_SOURCE_DIR not set}/tests/integration/lib/common.sh"
+
+guest_begin() {
+    need_cmd qemu-system-x86_64
+    ls /boot/vmlinuz-* >/dev/null 2>&1 || skip "no /boot/vmlinuz-* (linux-image-amd64)"
+    [ -r "$(ls /boot/vmlinuz-* | tail -n 1)" ] || skip "cannot read the kernel (not root)"
+    src=$SRC
+    cache=${PLACER_CACHE_DIR:-/var/cache/placer}/vm
+    t_begin
+    tmp=$T_WORK
+}
+
 guest_run_test() {
     g_name=$1 g_timeout=$2 g_show=$3 g_script=$4
     shift 4
@@ -16,7 +34,7 @@ guest_run_test() {
     # shellcheck disable=SC2086 # paths with blanks are refused by build-initramfs.sh
     eval "$(sh "$src/ci/vm/build-initramfs.sh" "$cache" --name "$g_name" $g_adds | tail -n 2)"
     if sh "$src/ci/vm/run-guest.sh" --kernel "$PLACER_VM_KERNEL" --initrd "$PLACER_VM_INITRD" \
-        --numa 2 --smp 2 --mem 1024 --timeout "$g_timeout" --name "placer-$g_name-$$" \
+        --numa 2 --smp 2 --mem 1024 --timeout "$g_timeout" --name "placer-$g_name-$$" --pidfile "$tmp/qemu-$g_name.pid" \
         --append "placer.mode=test placer.test=/t/$g_name.sh placer.cgroup=v2" >"$tmp/console" 2>&1; then
         tr -d '\r' <"$tmp/console" | grep -E "$g_show"
         tr -d '\r' <"$tmp/console" | grep -q '^GUEST OK' || { echo "FAIL: no GUEST OK line"; return 1; }
