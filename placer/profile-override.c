@@ -108,10 +108,28 @@ int placer_profile_set(struct placer_profile *profile, const char *assignment, s
     free(cpu->pool);
     cpu->pool = pool;
     cpu->exclusive = false;
+  } else if (strcmp(key, "cpu.align") == 0) {
+    /* an A/B of cache alignment: the same profile with align numa */
+    static const char *const names[] = { [PLACER_ALIGN_AUTO] = "auto",
+                                         [PLACER_ALIGN_CACHE] = "cache",
+                                         [PLACER_ALIGN_NUMA] = "numa",
+                                         [PLACER_ALIGN_NONE] = "none" };
+    size_t i = 0;
+    while (i < sizeof(names) / sizeof(names[0]) && strcmp(names[i], value) != 0)
+      i++;
+    if (i == sizeof(names) / sizeof(names[0]))
+      return placer_error_set(err, PLACER_EXIT_USAGE, EINVAL, "--set '%s': expected auto, cache, numa or none",
+                              assignment);
+    if (i == PLACER_ALIGN_NONE && cpu->spread == PLACER_SPREAD_NUMA)
+      return placer_error_set(err, PLACER_EXIT_USAGE, EINVAL,
+                              "--set '%s': role '%s' spreads over NUMA nodes (spread: numa), which needs alignment",
+                              assignment, role_name);
+    cpu->align = (enum placer_align)i;
   } else {
-    return placer_error_set(err, PLACER_EXIT_USAGE, EINVAL,
-                            "--set '%s': unknown key '%s' (cpu.quota, cpu.weight, cpu.cores, cpu.threads, cpu.pool)",
-                            assignment, key);
+    return placer_error_set(
+        err, PLACER_EXIT_USAGE, EINVAL,
+        "--set '%s': unknown key '%s' (cpu.quota, cpu.weight, cpu.cores, cpu.threads, cpu.pool, cpu.align)", assignment,
+        key);
   }
   return 0;
 }

@@ -15,7 +15,8 @@ static const struct placer_cli_option plan_options[] = {
   { "json", 'j', NULL, PLACER_CLI_TEXT, "Print the plan as one JSON document; its warnings go to standard error too." },
   { "set", 's', "ROLE.KEY=VALUE", PLACER_CLI_TEXT,
     "Change one setting of the profile before planning, as if the file said so: osd.cpu.quota=0.5. Keys: "
-    "cpu.quota, cpu.weight, cpu.cores, cpu.threads, cpu.pool. May be given up to 64 times." },
+    "cpu.quota, cpu.weight, cpu.cores, cpu.threads, cpu.pool, cpu.align (osd.cpu.align=numa: the placement "
+    "without cache alignment). May be given up to 64 times." },
   { NULL, 0, NULL, 0, NULL },
 };
 
@@ -26,7 +27,8 @@ const struct placer_cli_command placer_cli_plan = {
   .synopsis = { "[--topology FILE.xml] [--json] [--set ROLE.KEY=VALUE]... PROFILE" },
   .description =
       "Compute where every instance of every role of PROFILE (a YAML file) runs on this node, or on the node "
-      "an hwloc XML file describes: its CPUs, NUMA memory nodes, memory limit, CPU quota and weight, and its "
+      "an hwloc XML file describes: its CPUs (and the L3 domains they lie in), NUMA memory nodes, memory limit, "
+      "CPU quota and weight, and its "
       "locality to its device or NIC, with the warnings of a preference that could not be met. Nothing is "
       "changed: placer apply and placer run put a plan in force.\n\n"
       "A plan that cannot be met names the role, the resource and by how much it is short. The profile "

@@ -22,7 +22,8 @@ const struct placer_cli_command placer_cli_topo = {
   .summary = "show the node: NUMA nodes, cores, caches, disks, NICs",
   .synopsis = { "[--topology FILE.xml] [--json]" },
   .description = "Show packages, NUMA nodes (memory, CPUs, distances), cores and their SMT siblings, the cores that "
-                 "share an L3, block devices and network interfaces with their NUMA locality, and the CPUs and memory "
+                 "share an L3 (and an L2, where several do), block devices and network interfaces with their NUMA "
+                 "locality, and the CPUs and memory "
                  "nodes this process may use. Live through hwloc, or from an hwloc XML file of another machine, so "
                  "that a plan can be made for a node you are not logged into.\n\n"
                  "Locality is never guessed: a device that is not on PCI, or whose PCI bus hwloc attached to the whole "

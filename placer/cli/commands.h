@@ -114,6 +114,10 @@ int placer_print_json(json_t *doc, FILE *out);
  * PLACER_EXIT_SYSTEM, else PLACER_EXIT_OK. */
 int placer_finish_output(const char *command, int print_rc);
 
+/* A crash or hang of hwloc's XML importer on a user's file becomes one
+ * error line and exit 2 (xml-guard.c); main() calls it once. */
+void placer_cli_guard_xml_loads(void);
+
 /* apply's test hooks from PLACER_FAULT_AFTER_STEPS, PLACER_FAULT_MODE=sigkill
  * and PLACER_STEP_DELAY_MS (docs/apply.md); all off when unset. */
 struct placer_apply_faults;

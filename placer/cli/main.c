@@ -99,6 +99,7 @@ int main(int argc, char **argv) {
     printf("placer %s\n", PLACER_VERSION);
     return placer_finish_output("--version", 0);
   }
+  placer_cli_guard_xml_loads();
   const struct placer_cli_command *cmd = placer_cli_find(name);
   if (cmd)
     return cmd->run(argc - 1, argv + 1);

@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -130,6 +131,54 @@ int placer_textfile_read_input(const char *what, const char *path, size_t max_by
                             max_bytes % (1 << 20) ? "bytes" : "MiB");
   return placer_error_errno(err, saved == ENOMEM ? PLACER_EXIT_SYSTEM : PLACER_EXIT_USAGE, saved, "%s '%s': read", what,
                             path);
+}
+
+int placer_textfile_map_input(const char *what, const char *path, size_t max_bytes, struct placer_textfile_map *out,
+                              struct placer_error **err) {
+  cleanup_close int fd = -1;
+  unsigned mode = 0;
+  int rc = placer_textfile_open_regular(path, &fd, &mode);
+  if (rc == -2)
+    return placer_error_set(err, PLACER_EXIT_USAGE, EINVAL, "%s '%s': %s, not a regular file", what, path,
+                            placer_file_type_name(mode));
+  struct stat st;
+  if (rc < 0 || fstat(fd, &st) < 0)
+    return placer_error_errno(err, errno == ENOMEM ? PLACER_EXIT_SYSTEM : PLACER_EXIT_USAGE, errno, "%s '%s'", what,
+                              path);
+  if ((uint64_t)st.st_size > max_bytes)
+    return placer_error_set(err, PLACER_EXIT_USAGE, EFBIG, "%s '%s': larger than %zu MiB", what, path, max_bytes >> 20);
+  if (st.st_size == 0) {
+    out->mapped = 0;
+    out->len = 0;
+    out->text = calloc(1, 1);
+    return out->text ? 0 : placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "%s '%s': out of memory", what, path);
+  }
+  size_t len = (size_t)st.st_size;
+  size_t page = (size_t)sysconf(_SC_PAGESIZE);
+  /* a zero page after the file's own: the text ends in a NUL even when its
+   * size is a whole number of pages (the last page's tail is zero anyway) */
+  size_t mapped = (len / page + 1) * page;
+  char *zeros = mmap(NULL, mapped, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (zeros == MAP_FAILED)
+    return placer_error_errno(err, PLACER_EXIT_SYSTEM, errno, "%s '%s': mmap", what, path);
+  if (mmap(zeros, len, PROT_READ, MAP_PRIVATE | MAP_FIXED, fd, 0) == MAP_FAILED) {
+    int saved = errno;
+    munmap(zeros, mapped);
+    return placer_error_errno(err, PLACER_EXIT_SYSTEM, saved, "%s '%s': mmap", what, path);
+  }
+  out->text = zeros;
+  out->len = len;
+  out->mapped = mapped;
+  return 0;
+}
+
+void placer_textfile_unmap(struct placer_textfile_map *map) {
+  if (map->mapped)
+    munmap(map->text, map->mapped);
+  else
+    free(map->text);
+  map->text = NULL;
+  map->mapped = map->len = 0;
 }
 
 int placer_textfile_read(const char *path, char **out, struct placer_error **err) {

@@ -37,6 +37,22 @@ const char *placer_file_type_name(unsigned mode);
 int placer_textfile_read_input(const char *what, const char *path, size_t max_bytes, char **out, size_t *len,
                                struct placer_error **err);
 
+/* A file the user named, like placer_textfile_read_input (a regular file
+ * only, opened without blocking, the same one-line errors), but mapped
+ * read-only: for a large input read once (an hwloc XML topology) the bytes
+ * are not copied, and the kernel maps the page cache several pages per
+ * fault, where reading into the heap costs a fault per page (the dearest
+ * part of 'placer topo' in a VM).  map->text is followed by a NUL.  Release
+ * with placer_textfile_unmap. */
+struct placer_textfile_map {
+  char *text;
+  size_t len;
+  size_t mapped; /* bytes mapped; 0: text is malloc'd */
+};
+int placer_textfile_map_input(const char *what, const char *path, size_t max_bytes, struct placer_textfile_map *map,
+                              struct placer_error **err);
+void placer_textfile_unmap(struct placer_textfile_map *map);
+
 /* PATH with the default limit.  Errors name the path and errno (exit code
  * PLACER_EXIT_USAGE for ENOENT, else PLACER_EXIT_SYSTEM). */
 int placer_textfile_read(const char *path, char **out, struct placer_error **err);
