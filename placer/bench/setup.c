@@ -78,7 +78,7 @@ static int check_tools(const struct bench *b, struct placer_error **err) {
     cleanup_free char *script = placer_bench_cluster_script();
     if (script == NULL)
       return placer_error_set(err, PLACER_EXIT_USAGE, ENOENT,
-                              "ci/ceph-cluster.sh not found (set PLACER_CEPH_CLUSTER_SCRIPT)");
+                              "libexec/ceph-cluster.sh not found (set PLACER_CEPH_CLUSTER_SCRIPT)");
     if (!in_path("ceph-osd") || !in_path("ceph-mon"))
       return placer_error_set(err, PLACER_EXIT_USAGE, ENOENT,
                               "Ceph is not installed (ceph-mon, ceph-osd: run ci/install-deps.sh)");
@@ -444,7 +444,7 @@ out:
 }
 
 /* A guest kernel and initramfs for VM neighbours: the study's, the
- * environment's, else built (and cached) by ci/vm/build-initramfs.sh. */
+ * environment's, else built (and cached) by libexec/vm/build-initramfs.sh. */
 static int find_guest(struct bench *b, struct placer_error **err) {
   const struct placer_study *s = b->study;
   const struct placer_study_neighbour *vm = NULL;

@@ -20,7 +20,7 @@ void placer_size_options_default(struct placer_size_options *o) {
   o->osd_memory_target_bytes = 4ull << 30; /* Ceph's default osd_memory_target */
   o->memory_headroom = 0.2;
   o->replicas = 3;          /* Ceph's default pool size */
-  o->measured_replicas = 2; /* ci/ceph-cluster.sh: osd pool default size = 2 */
+  o->measured_replicas = 2; /* libexec/ceph-cluster.sh: osd pool default size = 2 */
   o->tripleo_osd_bytes = 5ull << 30;
   o->tripleo_guest_overhead_bytes = 512ull << 20;
   o->tripleo_host_bytes = 4ull << 30;

@@ -3,7 +3,7 @@
  * reuses) the instance's group with its cpus, mems and memory limit, moves
  * itself in and execs COMMAND, so the command never runs anywhere else.  It
  * is the launcher prefix that places a local cluster's daemons for `placer
- * bench` (ci/ceph-cluster.sh's CEPH_CLUSTER_LAUNCHER). */
+ * bench` (libexec/ceph-cluster.sh's CEPH_CLUSTER_LAUNCHER). */
 #include <errno.h>
 #include <getopt.h>
 #include <sched.h>

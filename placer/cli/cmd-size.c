@@ -29,7 +29,7 @@ static const struct placer_cli_option size_options[] = {
     "Added to the larger of an OSD's peak RSS and its memory target (default 20%)." },
   { "replicas", 'r', "N", PLACER_CLI_TEXT, "The target pool's size (default 3)." },
   { "measured-replicas", 'R', "N", PLACER_CLI_TEXT,
-    "The measured pool's size (default 2, as ci/ceph-cluster.sh makes it)." },
+    "The measured pool's size (default 2, as libexec/ceph-cluster.sh makes it)." },
   { "cpu-ms-per-io", 'C', "MS", PLACER_CLI_TEXT,
     "The OSDs' CPU per client I/O, in milliseconds, by hand: instead of, or over, the measured one." },
   { "osd-rss", 'S', "SIZE", PLACER_CLI_TEXT, "An OSD's peak RSS by hand: instead of, or over, the measured one." },
