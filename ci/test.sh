@@ -42,6 +42,8 @@ stage "build (-Wall -Wextra -Werror)"
 BUILD_DIR=$root/build sh ci/build.sh
 stage "every linked library is called (docs/dependencies.md)"
 sh ci/check-linked.sh build/placer
+stage "no call cycle between C files (ci/check-cycles.py)"
+/usr/bin/python3 ci/check-cycles.py build
 stage "build with ASan+UBSan"
 BUILD_DIR=$root/build-asan sh ci/build.sh -DPLACER_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug
 

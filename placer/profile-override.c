@@ -6,30 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/units.h"
 #include "profile.h"
-
-int placer_parse_quota(const char *s, unsigned *mcores) {
-  if (s == NULL)
-    return -1;
-  unsigned long long whole = 0, frac = 0;
-  int places = 0;
-  const char *p = s;
-  bool digits = false;
-  for (; *p >= '0' && *p <= '9' && whole <= 100000; p++, digits = true)
-    whole = whole * 10 + (unsigned)(*p - '0');
-  if (*p == '.') {
-    digits = digits && p[1] >= '0' && p[1] <= '9';
-    for (p++; *p >= '0' && *p <= '9' && places < 3; p++, places++)
-      frac = frac * 10 + (unsigned)(*p - '0');
-  }
-  for (int k = places; k < 3; k++)
-    frac *= 10;
-  unsigned long long m = whole * 1000 + frac;
-  if (!digits || *p != '\0' || m < 10 || m > 65536000ull)
-    return -1;
-  *mcores = (unsigned)m;
-  return 0;
-}
 
 static int parse_count(const char *s, unsigned long max, unsigned *out) {
   char *end;

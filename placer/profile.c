@@ -12,6 +12,7 @@
 #include "profile-run.h"
 #include "profile-yaml.h"
 #include "lib/cidr.h"
+#include "lib/units.h"
 
 #define N_OF(a) (sizeof(a) / sizeof((a)[0]))
 

@@ -130,10 +130,6 @@ int placer_profile_parse(const char *file, const char *text, size_t len, struct 
 void placer_profile_free(struct placer_profile *profile);
 void placer_string_list_free(struct placer_string_list *list);
 
-/* A quota in cores as the profile writes it ("1.5": 0.01..65536, at most 3
- * decimals) in thousandths of a core; -1 when it is not one.  Pure. */
-int placer_parse_quota(const char *text, unsigned *mcores);
-
 /* Change one setting of a loaded profile, "ROLE.KEY=VALUE" (profile-override.c):
  * cpu.quota (cores, "none" removes it), cpu.weight (1..10000, "none"),
  * cpu.cores / cpu.threads (N; the other is cleared), cpu.pool (NAME; the

@@ -132,8 +132,9 @@ int bench_resume_results(struct bench *b, struct placer_error **err);
 bool bench_run_done(const struct bench *b, size_t v, size_t c, size_t w, size_t repeat);
 bool bench_pass_done(const struct bench *b, size_t v, int repeat);
 
-/* run.c, for recovery-run.c: fio started placed in the pass's fio group;
- * every thread of daemon D runs on the CPUs and nodes of its plan instance. */
+/* pass.c, for run.c and recovery-run.c: fio started placed in the pass's fio
+ * group; every thread of daemon D runs on the CPUs and nodes of its plan
+ * instance. */
 int bench_start_fio(struct bench *b, struct pass *p, char **argv, const char *log, pid_t *pid,
                     struct placer_error **err);
 int bench_check_daemon_threads(struct pass *p, const struct placer_bench_daemon *d, const char *what,
