@@ -1,5 +1,5 @@
-/* Internal to placer bench's orchestration (bench-run.c, bench-setup.c,
- * bench-baseline.c, bench-output.c): the state of a study being run. */
+/* Internal to placer bench's orchestration (run.c, pass.c, setup.c,
+ * baseline.c, output.c, resume.c, recovery-run.c, files.c): the state of a study being run. */
 #ifndef PLACER_BENCH_INTERNAL_H
 #define PLACER_BENCH_INTERNAL_H
 
@@ -112,7 +112,7 @@ static inline int bench_oom(struct placer_error **err) {
  * ci_width, or DONE has reached repeats_max; sets the results' stop reason. */
 bool bench_repeats_enough(struct bench *b, size_t done);
 
-/* bench-setup.c: check and load everything, create the results directory
+/* setup.c: check and load everything, create the results directory
  * and its files; free it all again; the --dry-run description. */
 int bench_setup(struct bench *b, struct placer_error **err);
 void bench_free(struct bench *b);
@@ -145,12 +145,12 @@ int bench_check_daemon_threads(struct pass *p, const struct placer_bench_daemon 
 int bench_recovery_run(struct bench *b, struct pass *p, struct placer_error **err);
 bool bench_recovery_done(const struct bench *b, size_t v, size_t repeat);
 
-/* bench-baseline.c: the hardware baseline's runs, and its lines of the
+/* baseline.c: the hardware baseline's runs, and its lines of the
  * report (which also put the shares into summary.json). */
 int bench_hardware_baseline(struct bench *b, struct placer_error **err);
 int bench_baseline_report(struct bench *b, FILE *out);
 
-/* bench-output.c: the progress line, the CSV files, summary.json. */
+/* output.c: the progress line, the CSV files, summary.json. */
 void bench_fmt_duration(double s, char *buf, size_t len);
 double bench_nominal_run_s(const struct bench *b);
 double bench_default_overhead_s(const struct bench *b);

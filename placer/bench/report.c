@@ -1,4 +1,4 @@
-/* The terminal summary of a bench study; see bench-report.h. */
+/* The terminal summary of a bench study; see report.h. */
 #include "bench/report.h"
 
 #include <errno.h>

@@ -1,4 +1,4 @@
-/* Building and filling the results of a bench study; see bench-results.h. */
+/* Building and filling the results of a bench study; see results.h. */
 #include "bench/results.h"
 
 #include <errno.h>

@@ -157,7 +157,7 @@ int placer_bench_results_set_solo(struct placer_bench_results *r, size_t variant
                                   double rate);
 double placer_bench_results_solo(const struct placer_bench_results *r, size_t variant, size_t condition, size_t repeat);
 
-/* --- analysis (bench-analysis.c) ---------------------------------------------- */
+/* --- analysis (analysis.c) ---------------------------------------------- */
 
 enum placer_bench_direction { PLACER_BENCH_READ, PLACER_BENCH_WRITE, PLACER_BENCH_MIXED };
 /* read/randread -> READ; write/randwrite/trimwrite -> WRITE; anything else MIXED. */
@@ -269,7 +269,7 @@ int placer_bench_alone_condition(const struct placer_bench_results *r);
  * no baseline. */
 void placer_bench_sweep_balance(const struct placer_bench_results *r, size_t variant, struct placer_bench_balance *out);
 
-/* --- summary JSON (bench-results-json.c; schema in docs/bench.md) ------------ */
+/* --- summary JSON (results-json.c; schema in docs/bench.md) ------------ */
 
 #define PLACER_BENCH_RESULTS_FORMAT "placer-bench-results"
 #define PLACER_BENCH_RESULTS_VERSION 1

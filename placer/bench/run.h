@@ -1,9 +1,9 @@
 /* The orchestration of `placer bench`: run a study (study.h) on real Ceph and
  * fio, variant after variant and repeat after repeat, and fill the results
- * (bench-results.h).  bench-run.c holds the loop, bench-cluster.c the
- * cluster (local / existing / none), bench-neighbour.c the colocated load,
- * bench-fio.c fio's command lines, bench-spawn.c child processes that a
- * Ctrl-C can stop.  The pure parts (fio argv, stress-ng and guest output
+ * (results.h).  run.c holds the loop (pass.c what its runs and the
+ * recovery runs share), cluster.c the cluster (local / existing / none),
+ * neighbour.c the colocated load, fio-job.c fio's command lines, spawn.c
+ * child processes that a Ctrl-C can stop.  The pure parts (fio argv, stress-ng and guest output
  * parsers) are unit-tested; the rest is exercised by the integration tests. */
 #ifndef PLACER_BENCH_RUN_H
 #define PLACER_BENCH_RUN_H
