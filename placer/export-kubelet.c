@@ -50,7 +50,7 @@ static void kept_memory(const struct placer_export_input *in, uint64_t *bytes) {
 
 static void write_options(struct placer_export_writer *w, FILE *f, hwloc_const_bitmap_t reserved) {
   const struct placer_plan *plan = w->in->plan;
-  bool vms = false, all_whole = true, all_one_node = true;
+  bool vms = false, all_whole = true, all_one_node = true, cache = false;
   for (size_t i = 0; i < plan->n_instances; i++) {
     const struct placer_instance *inst = &plan->instances[i];
     if (inst->kind != PLACER_KIND_VM)
@@ -58,11 +58,19 @@ static void write_options(struct placer_export_writer *w, FILE *f, hwloc_const_b
     vms = true;
     all_whole = all_whole && inst->whole_cores;
     all_one_node = all_one_node && inst->numa_node >= 0;
+    const struct placer_role_spec *role = export_role(w->in, inst);
+    cache = cache || (role && inst->pinned && placer_plan_aligns_by_cache(w->in->topo, role));
   }
   /* whole cores for guests only when the reserve is whole cores too:
    * kubelet refuses full-pcpus-only on a reserve that splits a core */
-  if (vms && all_whole && whole_cores(w->in->topo, reserved))
-    fputs("cpuManagerPolicyOptions:\n  full-pcpus-only: \"true\"\n", f);
+  bool full = vms && all_whole && whole_cores(w->in->topo, reserved);
+  if (full || cache)
+    fputs("cpuManagerPolicyOptions:\n", f);
+  if (full)
+    fputs("  full-pcpus-only: \"true\"\n", f);
+  /* the guests' CPUs kept in the fewest L3s, as placer keeps them */
+  if (cache)
+    fputs("  prefer-align-cpus-by-uncorecache: \"true\"\n", f);
   fprintf(f, "reservedSystemCPUs: \"%s\"\n", export_cpus(w, reserved));
   fprintf(f, "topologyManagerPolicy: %s\n", vms && all_one_node ? "single-numa-node" : "best-effort");
 }

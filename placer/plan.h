@@ -30,6 +30,7 @@ struct placer_instance {
   bool pinned;         /* false: no cpuset restriction (unpinned baseline) */
   hwloc_bitmap_t cpus; /* OS indexes; all allowed PUs when !pinned */
   hwloc_bitmap_t mems; /* NUMA OS indexes */
+  hwloc_bitmap_t l3s;  /* the L3 domains its cpus lie in: indexes of the topology's l3_groups */
   bool has_memory_limit;
   uint64_t memory_bytes; /* limit and per-node budget when has_memory_limit */
   unsigned cpu_weight;   /* 1..10000 as cgroup v2 cpu.weight; 0 = leave default */
@@ -66,6 +67,11 @@ struct placer_profile; /* profile.h */
 int placer_plan_compute(const struct placer_topology *topo, const struct placer_profile *profile,
                         struct placer_plan **out, struct placer_error **err);
 void placer_plan_free(struct placer_plan *plan);
+
+/* Does the planner keep the instances of role SPEC in the fewest L3 domains
+ * on TOPO: cpu.align cache, or auto where a NUMA node holds several L3s? */
+struct placer_role_spec;
+bool placer_plan_aligns_by_cache(const struct placer_topology *topo, const struct placer_role_spec *spec);
 
 const struct placer_instance *placer_plan_find(const struct placer_plan *plan, const char *name);
 

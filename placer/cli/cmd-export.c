@@ -10,31 +10,60 @@
 #include "plan.h"
 #include "profile.h"
 
-static void export_usage(FILE *out) {
-  fputs("usage: placer export --format FORMAT [--topology FILE.xml] [--set ROLE.KEY=VALUE]... [--map FILE]\n"
-        "                     [--out DIR] PROFILE\n"
-        "Write the plan of PROFILE in the language of the system that owns the workloads, so that\n"
-        "its next start or migration keeps it.  To stdout, or with --out one file per unit into DIR\n"
-        "(an existing directory).  --map FILE: INSTANCE=VALUE lines naming instances in that system\n"
-        "(a Proxmox VMID, a libvirt domain, a systemd unit, a Ceph daemon id).  --set as for\n"
-        "'placer plan'.  Exit 2: bad command line, profile or topology, or a format the profile\n"
-        "cannot express (one line naming what is missing, nothing on stdout); 3: the profile does\n"
-        "not fit the node.  Formats (docs/export.md):\n",
-        out);
-  for (size_t i = 0; i < placer_export_n_formats; i++)
-    fprintf(out, "  %-10s %s\n", placer_export_formats[i]->name, placer_export_formats[i]->summary);
-}
+static const struct placer_cli_option export_options[] = {
+  { "format", 'f', "libvirt|virsh|nova|proxmox|kubelet|ceph|systemd|tuned|irqbalance", PLACER_CLI_WORDS,
+    "The language to write the plan in (required). libvirt: per VM instance a domain XML fragment (<vcpu cpuset>, "
+    "<cputune> with vcpupin and emulatorpin, <numatune>); virsh: the commands that apply it to existing domains; "
+    "nova: nova.conf's cpu_shared_set, cpu_dedicated_set and reserved_host_memory_mb, and the flavor extra specs "
+    "per VM role; proxmox: qm set VMID --affinity per VM instance; kubelet: a KubeletConfiguration fragment (static "
+    "CPU manager, reservedSystemCPUs, Topology and Memory managers); ceph: ceph config set lines per OSD and MDS "
+    "(NUMA affinity, memory targets, Crimson's CPU sets); systemd: the drop-ins of apply --persist as files; tuned: "
+    "cpu-partitioning-variables.conf; irqbalance: IRQBALANCE_BANNED_CPULIST." },
+  { "topology", 't', "FILE.xml", PLACER_CLI_XML,
+    "Plan for the node an hwloc XML file describes (lstopo-no-graphics --of xml) instead of this one." },
+  { "set", 's', "ROLE.KEY=VALUE", PLACER_CLI_TEXT,
+    "Change one setting of the profile before planning, as placer plan --set does. May be given up to 64 times." },
+  { "map", 'm', "FILE", PLACER_CLI_TEXT,
+    "INSTANCE=VALUE lines naming instances in the system the format speaks to: a Proxmox VMID, a libvirt domain, a "
+    "systemd unit, a Ceph daemon id. They win over the profile's match." },
+  { "out", 'o', "DIR", PLACER_CLI_DIR,
+    "Write one file per unit into DIR, an existing directory (systemd's drop-ins into DIR/UNIT.d/), each replaced "
+    "atomically, instead of everything to standard output." },
+  { NULL, 0, NULL, 0, NULL },
+};
+
+const struct placer_cli_command placer_cli_export = {
+  .name = "export",
+  .run = cmd_export,
+  .summary = "the plan for libvirt, Nova, Proxmox, kubelet, Ceph, systemd, tuned and irqbalance",
+  .synopsis = { "--format FORMAT [--topology FILE.xml] [--set ROLE.KEY=VALUE]... [--map FILE] [--out DIR] PROFILE" },
+  .description =
+      "Write the plan of PROFILE in the language of a system that owns the workloads: the VM manager (libvirt, "
+      "OpenStack Nova, Proxmox VE, the kubelet of KubeVirt), the Ceph daemons' own settings, systemd units, "
+      "tuned and irqbalance; so that their next start or migration keeps the plan instead of undoing it. The plan "
+      "is computed as placer plan computes it; nothing is changed on this node.\n\n"
+      "Every output says in a comment which profile and topology it came from and is the same for the same input. "
+      "No CPU handed to VMs or pods is an OSD's, the MDS's or the host reserve's: a plan whose VMs share CPUs with a "
+      "Ceph daemon is refused by every format that hands CPUs to VMs. What a format leaves out is a note on "
+      "standard error. The formats and a worked example of each are in export.md of placer's documentation.",
+  .options = export_options,
+  .operands = PLACER_CLI_YAML,
+  .exit_status = "0 the output was written\n"
+                 "2 bad command line, profile, topology or --map file; --out missing or not writable; a format the "
+                 "profile cannot express (one line naming what is missing; nothing on standard output)\n"
+                 "3 the profile does not fit the node",
+  .examples = "nova.conf lines and flavor extra specs for this node:\n"
+              "$ placer export --format nova /usr/share/placer/profiles/hci-nvme.yaml\n"
+              "A libvirt domain fragment per VM instance of another node, as files in ./libvirt:\n"
+              "$ placer export --format libvirt --topology node.xml --out libvirt hci-nvme.yaml\n"
+              "The Proxmox commands with the guests' VMIDs from a file of vm.0=101 lines:\n"
+              "$ placer export --format proxmox --map vmids.txt hci-nvme.yaml",
+  .see_also = "placer-plan(1), placer-apply(1), virsh(1), qm(1)",
+};
 
 int cmd_export(int argc, char **argv) {
-  static const struct option options[] = {
-    { "format", required_argument, NULL, 'f' },
-    { "topology", required_argument, NULL, 't' },
-    { "set", required_argument, NULL, 's' },
-    { "map", required_argument, NULL, 'm' },
-    { "out", required_argument, NULL, 'o' },
-    { "help", no_argument, NULL, 'h' },
-    { NULL, 0, NULL, 0 },
-  };
+  struct option table[PLACER_CLI_MAX_OPTIONS + 2];
+  const struct option *options = placer_cli_getopt_table(&placer_cli_export, table);
   const char *format = NULL, *xml_path = NULL, *map_path = NULL, *out_dir = NULL;
   const char *sets[64];
   size_t n_sets = 0;
@@ -54,7 +83,7 @@ int cmd_export(int argc, char **argv) {
       }
       sets[n_sets++] = optarg;
       break;
-    case 'h': export_usage(stdout); return PLACER_EXIT_OK;
+    case 'h': return placer_cli_print_help(&placer_cli_export);
     default: return placer_usage_error("export", opt, argc, argv);
     }
   }
@@ -86,7 +115,7 @@ int cmd_export(int argc, char **argv) {
   if (rc == 0 && map_path)
     rc = placer_export_map_load(map_path, &map, &err);
   if (rc == 0)
-    rc = placer_cli_plan(argv[optind], sets, n_sets, xml_path, &profile, &topo, &plan, &err);
+    rc = placer_cli_load_plan(argv[optind], sets, n_sets, xml_path, &profile, &topo, &plan, &err);
   if (rc == 0) {
     struct placer_export_input in = { .plan = plan, .profile = profile, .topo = topo, .map = map };
     rc = placer_export_render(fmt, &in, &out, &err);

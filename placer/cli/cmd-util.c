@@ -73,9 +73,9 @@ int placer_error_report(struct placer_error *err) {
   return code;
 }
 
-int placer_cli_plan(const char *profile_path, const char *const *sets, size_t n_sets, const char *xml_path,
-                    struct placer_profile **profile, struct placer_topology **topo, struct placer_plan **plan,
-                    struct placer_error **err) {
+int placer_cli_load_plan(const char *profile_path, const char *const *sets, size_t n_sets, const char *xml_path,
+                         struct placer_profile **profile, struct placer_topology **topo, struct placer_plan **plan,
+                         struct placer_error **err) {
   *profile = NULL;
   *topo = NULL;
   *plan = NULL;

@@ -1,5 +1,5 @@
 #!/bin/sh
-# placer export --format ceph on a real Ceph cluster (ci/ceph-cluster.sh: mon, mgr, 2 OSDs):
+# placer export --format ceph on a real Ceph cluster (libexec/ceph-cluster.sh: mon, mgr, 2 OSDs):
 # the exported script runs against the cluster's mon, and every `ceph config set WHO KEY VALUE`
 # it holds is read back: `ceph config get WHO KEY` gives VALUE. The profile is
 # tests/profiles/export-hci.yaml on the crafted 2-node fixture (an OSD per NUMA node, one on
@@ -17,7 +17,7 @@ need_root
 need_cmd ceph-mon ceph-mgr ceph-osd ceph "$PY"
 t_begin
 CLUSTER=$T_WORK/ceph
-t_defer 'sh "$SRC/ci/ceph-cluster.sh" down "$CLUSTER" >/dev/null 2>&1 || echo "$T: warning: cluster down failed" >&2'
+t_defer 'sh "$SRC/libexec/ceph-cluster.sh" down "$CLUSTER" >/dev/null 2>&1 || echo "$T: warning: cluster down failed" >&2'
 
 script=$T_WORK/ceph-config.sh
 (cd "$SRC/tests" && "$PLACER" export --format ceph --topology fixtures/crafted-hci-2s16c-8nvme.xml \
@@ -29,8 +29,8 @@ n=$(grep -c '^ceph config set ' "$script")
 [ "$n" -ge 15 ] || fail "only $n ceph config set lines"
 grep -q '^ceph config set osd.1 osd_numa_node 1$' "$script" || fail "no osd_numa_node 1 for the OSD on node 1"
 
-sh "$SRC/ci/ceph-cluster.sh" up "$CLUSTER" --osds 2 || fail "ci/ceph-cluster.sh up failed"
-eval "$(sh "$SRC/ci/ceph-cluster.sh" env "$CLUSTER")"
+sh "$SRC/libexec/ceph-cluster.sh" up "$CLUSTER" --osds 2 || fail "libexec/ceph-cluster.sh up failed"
+eval "$(sh "$SRC/libexec/ceph-cluster.sh" env "$CLUSTER")"
 export CEPH_CONF
 
 # As an operator runs it (sh, set -e), with --force on the options this Ceph does not know.
@@ -72,6 +72,6 @@ if planned:
 print(f"export_ceph: {checked} settings read back ({checked - crimson} with ceph config get, {crimson} Crimson ones from ceph config dump)")
 EOF
 
-sh "$SRC/ci/ceph-cluster.sh" down "$CLUSTER" >/dev/null
+sh "$SRC/libexec/ceph-cluster.sh" down "$CLUSTER" >/dev/null
 t_nothing_left "after the cluster went down"
 say "OK: every exported ceph config set line took and reads back"

@@ -1,6 +1,6 @@
 #!/bin/sh
 # placer export --format libvirt and --format virsh on a real libvirtd (Debian's libvirt-daemon
-# and its qemu driver, qemu TCG guests booting ci/vm's kernel and initramfs, no network):
+# and its qemu driver, qemu TCG guests booting the test guests' kernel and initramfs (libexec/vm), no network):
 #   1. a domain defined with the libvirt fragment merged into it and started: every vCPU
 #      thread's Cpus_allowed_list is its planned PU (pin_vcpus, two vCPUs on the VM's one PU),
 #      every other qemu thread is on the host reserve (emulatorpin), Mems_allowed_list is the
@@ -43,7 +43,7 @@ before=$(host_state)
 t_begin
 W=$T_WORK
 LV=$W/lv
-eval "$(sh "$SRC/ci/vm/build-initramfs.sh" "${PLACER_CACHE_DIR:-/var/cache/placer}/vm" 2>/dev/null | tail -n 2)"
+eval "$(sh "$SRC/libexec/vm/build-initramfs.sh" "${PLACER_CACHE_DIR:-/var/cache/placer}/vm" 2>/dev/null | tail -n 2)"
 # the daemon's namespace hides /var/cache: the guest's files are the test's own links to them
 ln "$PLACER_VM_KERNEL" "$W/vmlinux" 2>/dev/null || cp "$PLACER_VM_KERNEL" "$W/vmlinux"
 ln "$PLACER_VM_INITRD" "$W/initrd" 2>/dev/null || cp "$PLACER_VM_INITRD" "$W/initrd"
@@ -143,7 +143,7 @@ roles:
 EOF
 "$PLACER" plan --json "$prof" >"$W/plan.json"
 
-# A domain without placement: the guest boots ci/vm's initramfs and keeps a vCPU busy.
+# A domain without placement: the guest boots the test initramfs and keeps a vCPU busy.
 base_xml() {
     cat <<EOF
 <domain type='qemu'>
