@@ -58,7 +58,8 @@ static const char *check_xml(const char *s, char *why, size_t len) {
       q++;
     size_t nlen = (size_t)(q - name);
     if (closing) {
-      if (*q != '>' || depth == 0 || strncmp(stack[depth - 1], name, nlen) != 0 || name_char(stack[depth - 1][nlen], false))
+      if (*q != '>' || depth == 0 || strncmp(stack[depth - 1], name, nlen) != 0 ||
+          name_char(stack[depth - 1][nlen], false))
         return fail(why, len, "unbalanced </%.*s> at offset %ld", (int)nlen, name, (long)(p - s));
       depth--;
       p = q + 1;
@@ -135,7 +136,7 @@ static const char *ini_line(const char *line, size_t n, char *why, size_t len) {
     return NULL;
   if (*line == '[')
     return n > 2 && line[n - 1] == ']' && memchr(line + 1, ']', n - 2) == NULL ? NULL
-                                                                              : fail(why, len, "bad section header");
+                                                                               : fail(why, len, "bad section header");
   const char *eq = memchr(line, '=', n);
   if (eq == NULL || eq == line)
     return fail(why, len, "neither a section, a comment nor key=value");
@@ -154,7 +155,8 @@ static const char *shell_words(const char *line, size_t n, char *why, size_t len
       i++;
     else if (c == '\'')
       quoted = !quoted;
-    else if (!quoted && strchr(";&|<>()$`\\\"*?[]{}~!#", c) && !(c == '#' && i > 0 && !isspace((unsigned char)line[i - 1])))
+    else if (!quoted && strchr(";&|<>()$`\\\"*?[]{}~!#", c) &&
+             !(c == '#' && i > 0 && !isspace((unsigned char)line[i - 1])))
       return fail(why, len, "shell metacharacter '%c' outside quotes", c);
     else if ((unsigned char)c < 0x20 && c != '\t')
       return fail(why, len, "control character");
@@ -164,7 +166,8 @@ static const char *shell_words(const char *line, size_t n, char *why, size_t len
 
 static const char *shell_assignment(const char *line, size_t n, char *why, size_t len) {
   size_t name = 0;
-  while (name < n && (isupper((unsigned char)line[name]) || line[name] == '_' || (name && isdigit((unsigned char)line[name]))))
+  while (name < n &&
+         (isupper((unsigned char)line[name]) || line[name] == '_' || (name && isdigit((unsigned char)line[name]))))
     name++;
   if (name == 0 || name >= n || line[name] != '=')
     return fail(why, len, "not NAME=VALUE");
@@ -212,7 +215,8 @@ void export_check_kept(const struct placer_plan *plan, hwloc_bitmap_t out) {
   hwloc_bitmap_copy(out, plan->reserved_cpus);
   for (size_t i = 0; i < plan->n_instances; i++) {
     enum placer_role_kind k = plan->instances[i].kind;
-    if (k == PLACER_KIND_CEPH_OSD || k == PLACER_KIND_CEPH_MDS || k == PLACER_KIND_CEPH_MON || k == PLACER_KIND_CEPH_MGR)
+    if (k == PLACER_KIND_CEPH_OSD || k == PLACER_KIND_CEPH_MDS || k == PLACER_KIND_CEPH_MON ||
+        k == PLACER_KIND_CEPH_MGR)
       hwloc_bitmap_or(out, out, plan->instances[i].cpus);
   }
 }
@@ -333,8 +337,15 @@ static const char *scan_line(struct scan *s, const char *name, const char *line)
                  ? fail(s->why, s->len, "bad vcpupin '%s'", line)
                  : NULL;
     }
-    if (starts(line, "virsh numatune ") && s->inst)
-      return list_equal(s, line, "--nodeset ", s->inst->mems, s->inst->name);
+    if (starts(line, "virsh numatune ") && s->inst) {
+      /* the word after --nodeset (a domain name may hold "--nodeset" too) */
+      char words[10][256];
+      int n = shell_split(line, words, 10);
+      for (int i = 3; i + 1 < n; i++)
+        if (strcmp(words[i], "--nodeset") == 0)
+          return list_equal(s, words[i + 1], "", s->inst->mems, s->inst->name);
+      return fail(s->why, s->len, "no --nodeset in '%s'", line);
+    }
   } else if (strcmp(name, "nova") == 0) {
     if (starts(line, "cpu_shared_set = ") || starts(line, "cpu_dedicated_set = "))
       return list_after(line, "= ", s->guest) < 0 ? fail(s->why, s->len, "bad '%s'", line) : NULL;
@@ -374,7 +385,8 @@ static const char *scan_line(struct scan *s, const char *name, const char *line)
       if (!strstr(line, want))
         return fail(s->why, s->len, "'%s' but the plan says node %d", line, inst->numa_node);
     }
-    bool reactors = strstr(line, " crimson_cpu_set ") != NULL, bluestore = strstr(line, " crimson_bluestore_cpu_set ") != NULL;
+    bool reactors = strstr(line, " crimson_cpu_set ") != NULL,
+         bluestore = strstr(line, " crimson_bluestore_cpu_set ") != NULL;
     if (reactors || bluestore) {
       hwloc_bitmap_t set = reactors ? s->a : s->b;
       hwloc_bitmap_zero(set);
