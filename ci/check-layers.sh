@@ -27,6 +27,7 @@ module_of() {
   vcpu.c | vcpu.h) echo "vcpu 5" ;;     # qemu vCPU threads over QMP
   placement.c | placement.h) echo "placement 5" ;; # instance groups: shared by apply, run, exec, bench
   state.c | state.h) echo "state 5" ;;  # apply's recorded state (state.json, journal)
+  export*) echo "export 5" ;;           # the plan for libvirt, Nova, Proxmox, kubelet, Ceph, systemd...
   launch* | podman-argv.* | vm.c | vm.h | runstate.*) echo "launch 6" ;;
   apply* | status.c) echo "apply 6" ;;
   bench/*) echo "bench 7" ;;

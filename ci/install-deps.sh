@@ -9,6 +9,12 @@ RUNTIME_PKGS="fio stress-ng util-linux procps psmisc python3 numactl"
 CEPH_PKGS="ceph-mon ceph-osd ceph-mgr ceph-mds ceph-common ceph-fuse"
 CONTAINER_PKGS="podman runc debootstrap"
 VM_PKGS="qemu-system-x86 linux-image-amd64 busybox-static cpio xz-utils"
+# placer export --format libvirt/virsh against a real libvirtd (tests/integration/export_libvirt.sh):
+# the daemon, its qemu driver and virsh only.  Not libvirt-daemon-system: its postinst starts
+# libvirtd and defines and autostarts the "default" NAT network (a bridge, firewall rules, dnsmasq),
+# and it adds users and /etc files.  These three have no maintainer script that starts anything; the
+# test runs its own libvirtd in a private mount and network namespace.
+LIBVIRT_PKGS="libvirt-daemon libvirt-daemon-driver-qemu libvirt-clients"
 # ansible/: the fleet playbooks (ansible-core with its collections; tests/integration/fleet_ansible.sh);
 # openssh-server: tests/integration/fleet_ansible.sh starts its own sshd on 127.0.0.1 in its containers
 FLEET_PKGS="ansible openssh-server"
@@ -22,7 +28,7 @@ PACKAGE_PKGS="lintian"
 want="$BUILD_PKGS $RUNTIME_PKGS $CHECK_PKGS"
 case "${1:-all}" in
   build) ;;
-  all) want="$want $CEPH_PKGS $CONTAINER_PKGS $VM_PKGS $FLEET_PKGS $REPORT_PKGS $PACKAGE_PKGS" ;;
+  all) want="$want $CEPH_PKGS $CONTAINER_PKGS $VM_PKGS $LIBVIRT_PKGS $FLEET_PKGS $REPORT_PKGS $PACKAGE_PKGS" ;;
   *) echo "usage: $0 [build|all]" >&2; exit 2 ;;
 esac
 

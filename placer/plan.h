@@ -68,6 +68,11 @@ int placer_plan_compute(const struct placer_topology *topo, const struct placer_
                         struct placer_plan **out, struct placer_error **err);
 void placer_plan_free(struct placer_plan *plan);
 
+/* Does the planner keep the instances of role SPEC in the fewest L3 domains
+ * on TOPO: cpu.align cache, or auto where a NUMA node holds several L3s? */
+struct placer_role_spec;
+bool placer_plan_aligns_by_cache(const struct placer_topology *topo, const struct placer_role_spec *spec);
+
 const struct placer_instance *placer_plan_find(const struct placer_plan *plan, const char *name);
 
 const char *placer_locality_name(enum placer_locality loc);

@@ -1242,6 +1242,12 @@ static enum placer_align role_align(const struct planner *p, const struct placer
   return spec->cpu.align;
 }
 
+bool placer_plan_aligns_by_cache(const struct placer_topology *topo, const struct placer_role_spec *spec) {
+  if (spec->cpu.align == PLACER_ALIGN_AUTO)
+    return align_several_l3_per_node(topo);
+  return spec->cpu.align == PLACER_ALIGN_CACHE;
+}
+
 static struct request role_request(const struct planner *p, const struct placer_role_spec *spec, struct cpu_need need,
                                    hwloc_const_bitmap_t target, uint64_t memory_bytes) {
   return (struct request){

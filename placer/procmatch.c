@@ -204,6 +204,11 @@ int placer_parse_pid_text(const char *text, pid_t *pid) {
   return 0;
 }
 
+const char *placer_proxmox_run_dir(void) {
+  const char *dir = getenv("PLACER_PROXMOX_RUN_DIR");
+  return dir && *dir ? dir : "/var/run/qemu-server";
+}
+
 char *placer_match_describe(enum placer_role_kind kind, const struct placer_match *match) {
   char *s = NULL;
   const char *v = match->value ? match->value : "";
@@ -219,6 +224,9 @@ char *placer_match_describe(enum placer_role_kind kind, const struct placer_matc
   case PLACER_MATCH_QEMU_NAME: ret = asprintf(&s, "qemu -name guest=%s", v); break;
   case PLACER_MATCH_PIDFILE: ret = asprintf(&s, "pid file %s", v); break;
   case PLACER_MATCH_CMDLINE: ret = asprintf(&s, "cmdline '%s'", v); break;
+  case PLACER_MATCH_PROXMOX_VMID:
+    ret = asprintf(&s, "Proxmox VMID %s (%s/%s.pid)", v, placer_proxmox_run_dir(), v);
+    break;
   }
   return ret < 0 ? NULL : s;
 }
@@ -386,6 +394,15 @@ int placer_procmatch_find(enum placer_role_kind kind, const struct placer_match 
     break;
   case PLACER_MATCH_CONTAINER: ret = find_container(match->value ? match->value : "", &found, why, err); break;
   case PLACER_MATCH_PIDFILE: ret = find_pidfile(match->value ? match->value : "", &found, why, err); break;
+  case PLACER_MATCH_PROXMOX_VMID: {
+    /* qemu-server starts every guest with -pidfile /var/run/qemu-server/VMID.pid */
+    cleanup_free char *path = NULL;
+    if (asprintf(&path, "%s/%s.pid", placer_proxmox_run_dir(), match->value ? match->value : "") < 0)
+      ret = placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+    else
+      ret = find_pidfile(path, &found, why, err);
+    break;
+  }
   }
   if (ret < 0) {
     free(found.pids);

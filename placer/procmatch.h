@@ -30,6 +30,10 @@ int placer_cmdline_qmp_socket(const struct placer_cmdline *cl, char **path);
 /* fnmatch(3) of PATTERN on the space-joined command line. */
 bool placer_cmdline_matches_pattern(const struct placer_cmdline *cl, const char *pattern);
 
+/* Where Proxmox VE's qemu-server keeps its guests' pid files (VMID.pid):
+ * $PLACER_PROXMOX_RUN_DIR when set (tests), else /var/run/qemu-server. */
+const char *placer_proxmox_run_dir(void);
+
 /* "1234\n" -> 1234; -1 on anything else (0 and negatives too). */
 int placer_parse_pid_text(const char *text, pid_t *pid);
 

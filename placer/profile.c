@@ -3,6 +3,7 @@
  * describes every key; keep the two in step. */
 #include "profile.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -125,23 +126,47 @@ static int parse_quota(struct pyaml_walk *w, const struct pyaml_field *f, yaml_n
 
 static const char *const placeholders[] = { "{index}", "{name}", "{role}", "{device}", NULL };
 
+/* "{N+index}" at P (the index plus N, 0..999999999, e.g. Proxmox VMIDs
+ * "{100+index}"): its length, and N in *offset; 0 when P is not one. */
+static size_t offset_placeholder(const char *p, unsigned long *offset) {
+  size_t digits = strspn(p + 1, "0123456789");
+  if (p[0] != '{' || digits == 0 || digits > 9 || strncmp(p + 1 + digits, "+index}", 7) != 0)
+    return 0;
+  if (offset)
+    *offset = strtoul(p + 1, NULL, 10);
+  return 1 + digits + 7;
+}
+
 static int check_template(struct pyaml_walk *w, const char *key, yaml_node_t *v, const char *s) {
   for (const char *p = strchr(s, '{'); p; p = strchr(p + 1, '{')) {
-    bool ok = false;
+    bool ok = offset_placeholder(p, NULL) > 0;
     for (int i = 0; placeholders[i]; i++)
       if (strncmp(p, placeholders[i], strlen(placeholders[i])) == 0)
         ok = true;
     if (!ok) {
       const char *close = strchr(p, '}');
       int len = close ? (int)(close - p + 1) : (int)strlen(p);
-      return pyaml_walk_key_error(w, v, key, "unknown placeholder '%.*s' (use {index}, {name}, {role} or {device})",
-                                  len, p);
+      return pyaml_walk_key_error(
+          w, v, key, "unknown placeholder '%.*s' (use {index}, {N+index}, {name}, {role} or {device})", len, p);
     }
   }
   return 0;
 }
 
-/* match: {ceph_id|container|qemu_name|pidfile|cmdline: VALUE}; one key. */
+/* A Proxmox VMID template: digits, {index} and {N+index} only. */
+static bool vmid_template_ok(const char *s) {
+  while (*s) {
+    size_t n = offset_placeholder(s, NULL);
+    if (n == 0 && strncmp(s, "{index}", 7) == 0)
+      n = 7;
+    if (n == 0 && !isdigit((unsigned char)*s))
+      return false;
+    s += n ? n : 1;
+  }
+  return true;
+}
+
+/* match: {ceph_id|container|qemu_name|pidfile|cmdline|proxmox_vmid: VALUE}; one key. */
 static int parse_match(struct pyaml_walk *w, const struct pyaml_field *f, yaml_node_t *v, void *target) {
   struct placer_role_spec *role = target;
   if (!pyaml_walk_is_scalar(v) || *pyaml_walk_scalar(v) == '\0')
@@ -151,6 +176,10 @@ static int parse_match(struct pyaml_walk *w, const struct pyaml_field *f, yaml_n
                                 placer_match_kind_name(role->match_kind), f->key);
   if (check_template(w, f->key, v, pyaml_walk_scalar(v)) < 0)
     return -1;
+  if (f->arg == PLACER_MATCH_PROXMOX_VMID && !vmid_template_ok(pyaml_walk_scalar(v)))
+    return pyaml_walk_key_error(w, v, f->key,
+                                "a Proxmox VMID is a number: digits, {index} or {N+index} (\"{100+index}\"), got '%s'",
+                                pyaml_walk_scalar(v));
   role->match_template = strdup(pyaml_walk_scalar(v));
   if (role->match_template == NULL)
     return placer_error_errno(w->err, PLACER_EXIT_SYSTEM, ENOMEM, "parse profile");
@@ -195,6 +224,7 @@ static const struct pyaml_field match_fields[] = {
   { .key = "qemu_name", .type = PYAML_FIELD_CUSTOM, .parse = parse_match, .arg = PLACER_MATCH_QEMU_NAME },
   { .key = "pidfile", .type = PYAML_FIELD_CUSTOM, .parse = parse_match, .arg = PLACER_MATCH_PIDFILE },
   { .key = "cmdline", .type = PYAML_FIELD_CUSTOM, .parse = parse_match, .arg = PLACER_MATCH_CMDLINE },
+  { .key = "proxmox_vmid", .type = PYAML_FIELD_CUSTOM, .parse = parse_match, .arg = PLACER_MATCH_PROXMOX_VMID },
 };
 static const struct pyaml_schema match_schema = { "match", match_fields, N_OF(match_fields) };
 
@@ -214,6 +244,7 @@ static const struct pyaml_field role_fields[] = {
   { .key = "mems", .type = PYAML_FIELD_ENUM, .offset = ROLE_AT(mems), .names = mems_names },
   { .key = "match", .type = PYAML_FIELD_MAPPING, .offset = 0, .mapping = &match_schema },
   { .key = "run", .type = PYAML_FIELD_CUSTOM, .parse = placer_profile_parse_run },
+  { .key = "crimson", .type = PYAML_FIELD_BOOL, .offset = ROLE_AT(crimson) },
 };
 static const struct pyaml_schema role_schema = { "role", role_fields, N_OF(role_fields) };
 
@@ -307,6 +338,9 @@ static int at_most_one(struct pyaml_walk *w, yaml_node_t *mapping, const char *c
 static bool template_has_placeholder(const char *s) {
   for (int i = 0; placeholders[i]; i++)
     if (strstr(s, placeholders[i]))
+      return true;
+  for (const char *p = strchr(s, '{'); p; p = strchr(p + 1, '{'))
+    if (offset_placeholder(p, NULL))
       return true;
   return false;
 }
@@ -461,6 +495,10 @@ static int check_role(struct pyaml_walk *w, struct placer_profile *profile, size
     if (strcmp(profile->roles[j].name, role->name) == 0)
       return pyaml_walk_key_error(w, pyaml_walk_lookup(w, rn, "name"), "name",
                                   "duplicate role name '%s' (first at line %u)", role->name, profile->roles[j].line);
+
+  if (role->crimson && role->kind != PLACER_KIND_CEPH_OSD)
+    return pyaml_walk_key_error(w, pyaml_walk_lookup_key(w, rn, "crimson"), "crimson",
+                                "only a ceph-osd role can be a Crimson OSD");
 
   static const char *const count_keys[] = { "count", "per_device", "per_numa", NULL };
   if (at_most_one(w, rn, count_keys) < 0)
@@ -710,6 +748,13 @@ char *placer_match_expand(const char *tmpl, const char *instance, const char *ro
   if (f == NULL)
     return NULL;
   for (const char *p = tmpl; *p;) {
+    unsigned long offset = 0;
+    size_t n_offset = offset_placeholder(p, &offset);
+    if (n_offset) {
+      fprintf(f, "%lu", offset + index);
+      p += n_offset;
+      continue;
+    }
     bool done = false;
     for (int i = 0; placeholders[i]; i++) {
       size_t n = strlen(placeholders[i]);

@@ -95,6 +95,7 @@ struct placer_role_spec {
   enum placer_match_kind match_kind;
   char *match_template;          /* with {index}, {name}, {role}, {device} placeholders */
   struct placer_run_config *run; /* run: section (profile-run.h), NULL when absent */
+  bool crimson;                  /* ceph-osd: Crimson OSDs (seastar reactors); `placer export --format ceph` */
   unsigned line;                 /* where the role starts in the file */
 };
 

@@ -23,6 +23,7 @@ const char *placer_match_kind_name(enum placer_match_kind kind) {
   case PLACER_MATCH_QEMU_NAME: return "qemu_name";
   case PLACER_MATCH_PIDFILE: return "pidfile";
   case PLACER_MATCH_CMDLINE: return "cmdline";
+  case PLACER_MATCH_PROXMOX_VMID: return "proxmox_vmid";
   }
   return "?";
 }

@@ -16,13 +16,15 @@ enum placer_role_kind {
 /* How apply finds the running process(es) of an instance.  Values are
  * already substituted for the instance ("--id 3", container "ceph-osd-3"). */
 enum placer_match_kind {
-  PLACER_MATCH_NONE,      /* only --pid INSTANCE=PID binds it */
-  PLACER_MATCH_CEPH_ID,   /* ceph daemon of the role's kind with --id VALUE / -i VALUE */
-  PLACER_MATCH_CONTAINER, /* podman container named VALUE */
-  PLACER_MATCH_QEMU_NAME, /* qemu with -name guest=VALUE (or -name VALUE) */
-  PLACER_MATCH_PIDFILE,   /* pid read from the file VALUE */
-  PLACER_MATCH_CMDLINE,   /* fnmatch(3) pattern VALUE on the NUL->space joined cmdline */
+  PLACER_MATCH_NONE,         /* only --pid INSTANCE=PID binds it */
+  PLACER_MATCH_CEPH_ID,      /* ceph daemon of the role's kind with --id VALUE / -i VALUE */
+  PLACER_MATCH_CONTAINER,    /* podman container named VALUE */
+  PLACER_MATCH_QEMU_NAME,    /* qemu with -name guest=VALUE (or -name VALUE) */
+  PLACER_MATCH_PIDFILE,      /* pid read from the file VALUE */
+  PLACER_MATCH_CMDLINE,      /* fnmatch(3) pattern VALUE on the NUL->space joined cmdline */
+  PLACER_MATCH_PROXMOX_VMID, /* the Proxmox VE guest VMID VALUE: its pid in /var/run/qemu-server/VMID.pid */
 };
+#define PLACER_MATCH_N_KINDS (PLACER_MATCH_PROXMOX_VMID + 1)
 
 struct placer_match {
   enum placer_match_kind kind;

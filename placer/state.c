@@ -378,7 +378,7 @@ static int instance_from_json(json_t *j, struct placer_state_instance *inst, siz
   json_t *m = json_object_get(j, "match");
   int mk = 0;
   if (!json_is_object(m) ||
-      parse_enum(json_string_value(json_object_get(m, "kind")), match_kind_name_int, PLACER_MATCH_CMDLINE + 1, &mk) < 0)
+      parse_enum(json_string_value(json_object_get(m, "kind")), match_kind_name_int, PLACER_MATCH_N_KINDS, &mk) < 0)
     return placer_error_set(err, PLACER_EXIT_SYSTEM, EINVAL, "%s: bad \"match\"", where);
   inst->match.kind = (enum placer_match_kind)mk;
   if (dup_opt_string(m, "value", &inst->match.value, where, err) < 0)

@@ -199,13 +199,7 @@ char **placer_systemd_restore_argv(const char *systemctl, const char *unit, cons
   return argv;
 }
 
-char *placer_systemd_dropin_text(const char *unit, const char *profile, const char *instance,
-                                 const struct placer_systemd_props *props) {
-  size_t len = unit ? strlen(unit) : 0;
-  if (!placer_systemd_unit_name_is_valid(unit) || !has_suffix(unit, len, ".service")) {
-    errno = EINVAL;
-    return NULL;
-  }
+char *placer_systemd_dropin_body(const struct placer_systemd_props *props) {
   char *a[4] = { NULL };
   size_t n = 0;
   if (placer_systemd_prop_assignments(props, a, &n) < 0)
@@ -214,10 +208,7 @@ char *placer_systemd_dropin_text(const char *unit, const char *profile, const ch
   size_t size = 0;
   FILE *f = open_memstream(&text, &size);
   if (f) {
-    fprintf(f,
-            "# Written by 'placer apply --persist' (profile %s, instance %s); 'placer reset' removes it.\n"
-            "[Service]\n",
-            profile ? profile : "?", instance ? instance : "?");
+    fputs("[Service]\n", f);
     for (size_t i = 0; i < n; i++)
       fprintf(f, "%s\n", a[i]);
     if (fclose(f) != 0) {
@@ -227,6 +218,23 @@ char *placer_systemd_dropin_text(const char *unit, const char *profile, const ch
   }
   for (size_t i = 0; i < n; i++)
     free(a[i]);
+  return text;
+}
+
+char *placer_systemd_dropin_text(const char *unit, const char *profile, const char *instance,
+                                 const struct placer_systemd_props *props) {
+  size_t len = unit ? strlen(unit) : 0;
+  if (!placer_systemd_unit_name_is_valid(unit) || !has_suffix(unit, len, ".service")) {
+    errno = EINVAL;
+    return NULL;
+  }
+  char *body = placer_systemd_dropin_body(props);
+  char *text = NULL;
+  if (body &&
+      asprintf(&text, "# Written by 'placer apply --persist' (profile %s, instance %s); 'placer reset' removes it.\n%s",
+               profile ? profile : "?", instance ? instance : "?", body) < 0)
+    text = NULL;
+  free(body);
   return text;
 }
 

@@ -64,6 +64,10 @@ char **placer_systemd_restore_argv(const char *systemctl, const char *unit, cons
                                    const char *cpu_weight);
 void placer_systemd_argv_free(char **argv);
 
+/* The body of a drop-in that sets PROPS: "[Service]" and one
+ * "Name=value" line per property.  Caller frees; NULL on ENOMEM. */
+char *placer_systemd_dropin_body(const struct placer_systemd_props *props);
+
 /* The text of placer's drop-in for UNIT (a .service: [Service]; anything
  * else has no place for it and gives NULL with errno EINVAL), naming the
  * profile and instance in a comment.  Caller frees. */

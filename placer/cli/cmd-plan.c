@@ -85,15 +85,8 @@ int cmd_plan(int argc, char **argv) {
   struct placer_profile *profile = NULL;
   struct placer_topology *topo = NULL;
   struct placer_plan *plan = NULL;
-  int set_rc = placer_profile_load(profile_path, &profile, &err);
-  for (size_t i = 0; set_rc == 0 && i < n_sets; i++)
-    set_rc = placer_profile_set(profile, sets[i], &err);
-  if (set_rc < 0 || placer_topology_load(xml_path, &topo, &err) < 0 ||
-      placer_plan_compute(topo, profile, &plan, &err) < 0) {
-    placer_profile_free(profile);
-    placer_topology_free(topo);
+  if (placer_cli_load_plan(profile_path, sets, n_sets, xml_path, &profile, &topo, &plan, &err) < 0)
     return placer_error_report(err);
-  }
   int rc;
   if (json) {
     rc = placer_print_json(placer_plan_to_json(plan), stdout);

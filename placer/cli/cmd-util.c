@@ -10,6 +10,8 @@
 #include "cli/commands.h"
 #include "apply.h"
 #include "lib/error.h"
+#include "plan.h"
+#include "profile.h"
 
 int placer_usage_error(const char *command, int getopt_rc, int argc, char **argv) {
   const char *arg = optind > 0 && optind - 1 < argc ? argv[optind - 1] : "";
@@ -69,4 +71,26 @@ int placer_error_report(struct placer_error *err) {
   int code = err->exit_code ? err->exit_code : PLACER_EXIT_SYSTEM;
   placer_error_free(err);
   return code;
+}
+
+int placer_cli_load_plan(const char *profile_path, const char *const *sets, size_t n_sets, const char *xml_path,
+                         struct placer_profile **profile, struct placer_topology **topo, struct placer_plan **plan,
+                         struct placer_error **err) {
+  *profile = NULL;
+  *topo = NULL;
+  *plan = NULL;
+  int rc = placer_profile_load(profile_path, profile, err);
+  for (size_t i = 0; rc == 0 && i < n_sets; i++)
+    rc = placer_profile_set(*profile, sets[i], err);
+  if (rc == 0)
+    rc = placer_topology_load(xml_path, topo, err);
+  if (rc == 0)
+    rc = placer_plan_compute(*topo, *profile, plan, err);
+  if (rc < 0) {
+    placer_profile_free(*profile);
+    placer_topology_free(*topo);
+    *profile = NULL;
+    *topo = NULL;
+  }
+  return rc;
 }

@@ -77,12 +77,13 @@ int placer_cli_print_bash_completion(FILE *out);
 /* The command called NAME, or NULL. */
 const struct placer_cli_command *placer_cli_find(const char *name);
 
-extern const struct placer_cli_command placer_cli_topo, placer_cli_plan, placer_cli_apply, placer_cli_status,
-    placer_cli_reset, placer_cli_run, placer_cli_stop, placer_cli_exec, placer_cli_bench, placer_cli_compare,
-    placer_cli_report, placer_cli_size, placer_cli_help;
+extern const struct placer_cli_command placer_cli_topo, placer_cli_plan, placer_cli_export, placer_cli_apply,
+    placer_cli_status, placer_cli_reset, placer_cli_run, placer_cli_stop, placer_cli_exec, placer_cli_bench,
+    placer_cli_compare, placer_cli_report, placer_cli_size, placer_cli_help;
 
 int cmd_topo(int argc, char **argv);
 int cmd_plan(int argc, char **argv);
+int cmd_export(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_stop(int argc, char **argv);
 int cmd_apply(int argc, char **argv);
@@ -102,6 +103,16 @@ int cmd_help(int argc, char **argv);
  * command line through after "--") and opterr = 0; on '?' or ':' they return
  * placer_usage_error(): one precise line on stderr, exit 2. */
 int placer_usage_error(const char *command, int getopt_rc, int argc, char **argv);
+
+/* PROFILE loaded, the --set assignments SETS[0..N_SETS) applied, the topology
+ * (XML_PATH, or live when NULL) loaded and the plan computed: what plan and
+ * export start from.  On failure nothing is returned (all freed) and ERR set. */
+struct placer_profile;
+struct placer_topology;
+struct placer_plan;
+int placer_cli_load_plan(const char *profile_path, const char *const *sets, size_t n_sets, const char *xml_path,
+                         struct placer_profile **profile, struct placer_topology **topo, struct placer_plan **plan,
+                         struct placer_error **err);
 
 /* Print "placer: MSG" on stderr, free ERR, return its exit code: where the
  * errors of the library (which never prints) end up. */

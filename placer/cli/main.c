@@ -8,9 +8,9 @@
 #include "lib/error.h"
 
 const struct placer_cli_command *const placer_cli_commands[] = {
-  &placer_cli_topo,   &placer_cli_plan, &placer_cli_apply, &placer_cli_status, &placer_cli_reset,
-  &placer_cli_run,    &placer_cli_stop, &placer_cli_exec,  &placer_cli_bench,  &placer_cli_compare,
-  &placer_cli_report, &placer_cli_size, &placer_cli_help,
+  &placer_cli_topo,    &placer_cli_plan,   &placer_cli_export, &placer_cli_apply, &placer_cli_status,
+  &placer_cli_reset,   &placer_cli_run,    &placer_cli_stop,   &placer_cli_exec,  &placer_cli_bench,
+  &placer_cli_compare, &placer_cli_report, &placer_cli_size,   &placer_cli_help,
 };
 const size_t placer_cli_n_commands = sizeof(placer_cli_commands) / sizeof(placer_cli_commands[0]);
 
@@ -23,20 +23,21 @@ const struct placer_cli_command placer_cli_main = {
   .name = "placer",
   .summary = "place Ceph daemons, VMs and fio on a node's cores and memory with cgroups, and measure it",
   .synopsis = { "COMMAND [OPTIONS] [ARGS]", "--help", "--version" },
-  .description = "On a hyperconverged node, Ceph OSDs, an MDS, client VMs and benchmark clients (fio) compete for "
-                 "the same cores, caches and memory. placer discovers the node (NUMA nodes, cores and SMT "
-                 "siblings, caches, NVMe and disks, NICs with their NUMA locality), plans from a YAML profile which "
-                 "cores and memory nodes every OSD, MDS, VM and fio client gets, near its device or NIC and with a "
-                 "reserve for the host, and puts the plan in force with cgroups (v1 and v2) on running daemons, "
-                 "containers and VMs, or starts them already placed. It benchmarks placements A/B with fio on "
-                 "real Ceph, draws the results, and sizes a node from the measured costs.\n\n"
-                 "Each command has a page of its own, placer-COMMAND(1), and prints its usage with --help. "
-                 "Options may follow the operands. A bad command line is one line on standard error and exit "
-                 "status 2, before anything is changed.\n\n"
-                 "The profile schema, the JSON outputs and the study format are described in the documentation "
-                 "installed with placer (/usr/share/doc/placer/ in the Debian package: profiles.md, apply.md, "
-                 "run.md, bench.md, size.md, report.md, topology.md, fleet.md). Profiles to start from are shipped "
-                 "in /usr/share/placer/profiles.",
+  .description =
+      "On a hyperconverged node, Ceph OSDs, an MDS, client VMs and benchmark clients (fio) compete for "
+      "the same cores, caches and memory. placer discovers the node (NUMA nodes, cores and SMT "
+      "siblings, caches, NVMe and disks, NICs with their NUMA locality), plans from a YAML profile which "
+      "cores and memory nodes every OSD, MDS, VM and fio client gets, near its device or NIC and with a "
+      "reserve for the host, and puts the plan in force with cgroups (v1 and v2) on running daemons, "
+      "containers and VMs, or starts them already placed. It benchmarks placements A/B with fio on "
+      "real Ceph, draws the results, and sizes a node from the measured costs.\n\n"
+      "Each command has a page of its own, placer-COMMAND(1), and prints its usage with --help. "
+      "Options may follow the operands. A bad command line is one line on standard error and exit "
+      "status 2, before anything is changed.\n\n"
+      "The profile schema, the JSON outputs and the study format are described in the documentation "
+      "installed with placer (/usr/share/doc/placer/ in the Debian package: profiles.md, apply.md, "
+      "run.md, bench.md, size.md, report.md, topology.md, fleet.md, export.md). Profiles to start from are shipped "
+      "in /usr/share/placer/profiles.",
   .options = main_options,
   .operands = PLACER_CLI_COMMAND,
   .exit_status = "0 success\n"

@@ -4,34 +4,19 @@
 # modes, --diff, and the inputs it refuses. No root, no ansible-playbook: only ansible-core's
 # module_utils (the ansible package). Exit 77 (skipped) without them.
 import base64
-import json
 import os
 import stat
-import subprocess
 import sys
 import tempfile
 import unittest
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-MODULE = os.path.join(HERE, "..", "..", "ansible", "collections", "ansible_collections", "placer",
-                      "fleet", "plugins", "modules", "placer_config.py")
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+from module_run import run_module  # noqa: E402
 
 
 def run(args, check_mode=False):
     """(exit code, result) of one module run."""
-    with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
-        a = dict(args)
-        a["_ansible_check_mode"] = check_mode
-        a["_ansible_diff"] = True
-        json.dump({"ANSIBLE_MODULE_ARGS": a}, f)
-    try:
-        p = subprocess.run([sys.executable, MODULE, f.name], capture_output=True, text=True)
-    finally:
-        os.unlink(f.name)
-    try:
-        return p.returncode, json.loads(p.stdout)
-    except ValueError:
-        raise AssertionError("no JSON from the module: %r %r" % (p.stdout, p.stderr))
+    return run_module("placer_config", args, check_mode)
 
 
 def b64(data):

@@ -19,38 +19,6 @@
 
 static const char *const profiles[] = { "demo-local", "hci-hdd", "hci-nvme", "unpinned" };
 
-static bool updating(void) {
-  const char *v = getenv("PLACER_UPDATE_GOLDEN");
-  return v && *v && strcmp(v, "0") != 0;
-}
-
-static void write_file(const char *path, const char *text) {
-  FILE *f = fopen(path, "w");
-  if (f == NULL)
-    fail_msg("cannot write %s", path);
-  fputs(text, f);
-  fclose(f);
-}
-
-static void compare(const char *golden_relative, const char *actual) {
-  char path[4096];
-  snprintf(path, sizeof(path), "%s", test_data_path(golden_relative));
-  if (updating()) {
-    write_file(path, actual);
-    return;
-  }
-  char *expected = test_read_file(path);
-  if (expected == NULL)
-    fail_msg("missing %s (PLACER_UPDATE_GOLDEN=1 writes it; review it before committing)", golden_relative);
-  if (strcmp(expected, actual) != 0) {
-    char tmp[4200];
-    snprintf(tmp, sizeof(tmp), "%s.actual", path);
-    write_file(tmp, actual);
-    fail_msg("%s differs from the plan; see diff -u %s %s", golden_relative, path, tmp);
-  }
-  free(expected);
-}
-
 /* PROFILE--FIXTURE (fixture without .xml) */
 static void golden_name(char *buf, size_t len, const char *profile, const char *fixture, const char *ext) {
   snprintf(buf, len, "golden/plan/%s--%.*s.%s", profile, (int)(strlen(fixture) - 4), fixture, ext);
@@ -80,7 +48,7 @@ static void test_golden_plans(void **state) {
         char *text = NULL;
         assert_true(asprintf(&text, "%s\n", err->msg) > 0);
         golden_name(golden, sizeof(golden), profiles[p], fixtures[f], "error");
-        compare(golden, text);
+        test_compare_golden(golden, text);
         free(text);
         placer_error_free(err);
         err = NULL;
@@ -93,7 +61,7 @@ static void test_golden_plans(void **state) {
         char *with_newline = NULL;
         assert_true(asprintf(&with_newline, "%s\n", text) > 0);
         golden_name(golden, sizeof(golden), profiles[p], fixtures[f], "json");
-        compare(golden, with_newline);
+        test_compare_golden(golden, with_newline);
         free(with_newline);
         free(text);
         json_decref(j);
@@ -109,7 +77,7 @@ static void test_golden_plans(void **state) {
  * profile exits 3 with its message on stderr and nothing on stdout. */
 static void test_cli_matches_golden(void **state) {
   const char *bin = getenv("PLACER_BIN");
-  if (bin == NULL || updating())
+  if (bin == NULL || test_updating_golden())
     skip();
   char fixtures[32][128];
   size_t n_fixtures = test_list_fixtures(fixtures, 32);
@@ -154,7 +122,7 @@ static void test_golden_text(void **state) {
   FILE *f = open_memstream(&text, &size);
   assert_int_equal(placer_plan_print_text(plan, f), 0);
   fclose(f);
-  compare("golden/plan/hci-hdd--mpibind-cts1-quartz-smt1.txt", text);
+  test_compare_golden("golden/plan/hci-hdd--mpibind-cts1-quartz-smt1.txt", text);
   free(text);
   free(xml);
   placer_plan_free(plan);
@@ -196,7 +164,7 @@ static void test_golden_alignment(void **state) {
     char *with_newline = NULL;
     assert_true(asprintf(&with_newline, "%s\n", text) > 0);
     golden_name(golden, sizeof(golden), aligned[i].profile, aligned[i].fixture, "json");
-    compare(golden, with_newline);
+    test_compare_golden(golden, with_newline);
     free(with_newline);
     free(text);
     json_decref(j);
@@ -206,7 +174,7 @@ static void test_golden_alignment(void **state) {
       assert_int_equal(placer_plan_print_text(plan, f), 0);
       fclose(f);
       golden_name(golden, sizeof(golden), aligned[i].profile, aligned[i].fixture, "txt");
-      compare(golden, text);
+      test_compare_golden(golden, text);
       free(text);
     }
     free(xml);

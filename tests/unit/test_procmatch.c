@@ -1,7 +1,10 @@
 /* Finding processes, the pure parts: ceph / qemu / fnmatch tests on sample
  * command lines, pid files, /proc/PID/stat start times, descriptions. */
+#include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "procmatch.h"
@@ -208,11 +211,59 @@ static void test_find_self_never(void **state) {
   free(pids);
 }
 
+/* A Proxmox guest is found by qemu-server's pid file, RUN_DIR/VMID.pid: here a
+ * child of the test's own, in a directory of its own. */
+static void test_proxmox_vmid(void **state) {
+  (void)state;
+  char dir[] = "/tmp/placer-test-proxmox-XXXXXX";
+  assert_non_null(mkdtemp(dir));
+  setenv("PLACER_PROXMOX_RUN_DIR", dir, 1);
+  struct placer_match m = { PLACER_MATCH_PROXMOX_VMID, "101" };
+  char *s = placer_match_describe(PLACER_KIND_VM, &m);
+  char want[256];
+  snprintf(want, sizeof(want), "Proxmox VMID 101 (%s/101.pid)", dir);
+  assert_string_equal(s, want);
+  free(s);
+  pid_t child = fork();
+  assert_true(child >= 0);
+  if (child == 0) {
+    pause();
+    _exit(0);
+  }
+  char path[300];
+  snprintf(path, sizeof(path), "%s/101.pid", dir);
+  FILE *f = fopen(path, "w");
+  assert_non_null(f);
+  fprintf(f, "%d\n", (int)child);
+  fclose(f);
+  pid_t *pids = NULL;
+  size_t n = 0;
+  struct placer_error *err = NULL;
+  assert_int_equal(placer_procmatch_find(PLACER_KIND_VM, &m, &pids, &n, NULL, &err), 0);
+  assert_int_equal(n, 1);
+  assert_int_equal(pids[0], child);
+  free(pids);
+  /* another VMID: no process, and why */
+  m.value = "102";
+  char *why = NULL;
+  assert_int_equal(placer_procmatch_find(PLACER_KIND_VM, &m, &pids, &n, &why, &err), 0);
+  assert_int_equal(n, 0);
+  assert_non_null(strstr(why, "102.pid"));
+  free(why);
+  free(pids);
+  kill(child, SIGKILL);
+  waitpid(child, NULL, 0);
+  unlink(path);
+  rmdir(dir);
+  unsetenv("PLACER_PROXMOX_RUN_DIR");
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_split_join),      cmocka_unit_test(test_ceph_ids), cmocka_unit_test(test_qemu_names),
     cmocka_unit_test(test_qmp_socket),      cmocka_unit_test(test_pattern),  cmocka_unit_test(test_pid_text),
     cmocka_unit_test(test_stat_start_time), cmocka_unit_test(test_describe), cmocka_unit_test(test_find_self_never),
+    cmocka_unit_test(test_proxmox_vmid),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

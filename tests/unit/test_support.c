@@ -4,7 +4,6 @@
 #include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
-
 #include <string.h>
 
 #include "lib/textfile.h"
@@ -24,6 +23,14 @@ char *test_read_file(const char *path) {
   return placer_textfile_read_path(path, PLACER_TEXTFILE_MAX_BYTES, &text, NULL) < 0 ? NULL : text;
 }
 
+void test_write_file(const char *path, const char *text) {
+  FILE *f = fopen(path, "w");
+  if (f == NULL)
+    fail_msg("cannot write %s", path);
+  fputs(text, f);
+  fclose(f);
+}
+
 /* The fixtures: every .xml file under tests/fixtures, sorted. */
 size_t test_list_fixtures(char names[][128], size_t cap) {
   DIR *dir = opendir(test_data_path("fixtures"));
@@ -38,6 +45,30 @@ size_t test_list_fixtures(char names[][128], size_t cap) {
   closedir(dir);
   qsort(names, n, 128, (int (*)(const void *, const void *))strcmp);
   return n;
+}
+
+bool test_updating_golden(void) {
+  const char *v = getenv("PLACER_UPDATE_GOLDEN");
+  return v && *v && strcmp(v, "0") != 0;
+}
+
+void test_compare_golden(const char *golden_relative, const char *actual) {
+  char path[4096];
+  snprintf(path, sizeof(path), "%s", test_data_path(golden_relative));
+  if (test_updating_golden()) {
+    test_write_file(path, actual);
+    return;
+  }
+  char *expected = test_read_file(path);
+  if (expected == NULL)
+    fail_msg("missing %s (PLACER_UPDATE_GOLDEN=1 writes it; review it before committing)", golden_relative);
+  if (strcmp(expected, actual) != 0) {
+    char tmp[4200];
+    snprintf(tmp, sizeof(tmp), "%s.actual", path);
+    test_write_file(tmp, actual);
+    fail_msg("%s differs; see diff -u %s %s", golden_relative, path, tmp);
+  }
+  free(expected);
 }
 
 const struct placer_numa_node *placer_topology_numa_by_os(const struct placer_topology *topo, unsigned os_index) {

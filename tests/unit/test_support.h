@@ -13,6 +13,14 @@
 const char *test_data_path(const char *relative);
 /* Whole file as a NUL-terminated string, or NULL; caller frees. */
 char *test_read_file(const char *path);
+/* TEXT into PATH; fails the test when it cannot. */
+void test_write_file(const char *path, const char *text);
+/* PLACER_UPDATE_GOLDEN is set (not "0"): the golden tests write their files. */
+bool test_updating_golden(void);
+/* ACTUAL against the golden file tests/GOLDEN_RELATIVE, byte for byte: the
+ * test fails (ACTUAL left beside it as .actual for diff -u) when they differ
+ * or the file is missing; with PLACER_UPDATE_GOLDEN the file is written. */
+void test_compare_golden(const char *golden_relative, const char *actual);
 
 /* The fixture topologies: every .xml file under tests/fixtures, sorted (at
  * most CAP names of under 128 bytes). */

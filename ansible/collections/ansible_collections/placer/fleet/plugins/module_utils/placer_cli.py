@@ -64,7 +64,7 @@ class PlacerCLI(object):
     # Which options each command takes (docs of the commands).
     def _args(self, command, extra):
         cmd = [self.bin, command]
-        if command in ("topo", "plan", "apply", "run") and self.topology:
+        if command in ("topo", "plan", "apply", "run", "export") and self.topology:
             cmd += ["--topology", self.topology]
         if command in ("apply", "status", "reset", "run", "stop") and self.state_dir:
             cmd += ["--state-dir", self.state_dir]

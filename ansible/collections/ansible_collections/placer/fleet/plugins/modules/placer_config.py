@@ -55,29 +55,12 @@ written:
 
 import base64
 import binascii
-import hashlib
 import os
 import stat
-import tempfile
 
 from ansible.module_utils.basic import AnsibleModule
-from ansible.module_utils.common.text.converters import to_bytes, to_native, to_text
-
-
-def read_or_none(path):
-    try:
-        with open(path, "rb") as f:
-            return f.read()
-    except (IOError, OSError):
-        return None
-
-
-def shown(data, limit):
-    if data is None:
-        return ""
-    if len(data) > limit:
-        return "(%d bytes, sha1 %s)\n" % (len(data), hashlib.sha1(data).hexdigest())
-    return to_text(data, errors="surrogate_or_replace")
+from ansible.module_utils.common.text.converters import to_bytes, to_native
+from ansible_collections.placer.fleet.plugins.module_utils.placer_files import read_or_none, shown, write_atomically
 
 
 def parse_mode(module, value):
@@ -115,24 +98,6 @@ def contents(module, files, encoding):
         else:
             out[name] = to_bytes(value, errors="surrogate_or_strict")
     return out
-
-
-def write_atomically(module, path, data, mode):
-    """data into path by a rename in the same directory (module.atomic_move keeps an existing
-    file's owner and SELinux context), then the mode."""
-    tmp = None
-    try:
-        fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path), prefix=".placer-config.")
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-        module.atomic_move(tmp, path)
-        tmp = None
-        os.chmod(path, mode)
-    except (IOError, OSError) as e:
-        module.fail_json(msg="%s: %s" % (path, to_native(e)))
-    finally:
-        if tmp is not None and os.path.exists(tmp):
-            os.unlink(tmp)
 
 
 def main():

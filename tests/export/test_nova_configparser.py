@@ -1,0 +1,107 @@
+#!/usr/bin/env python3
+"""placer export --format nova, read back the way OpenStack reads nova.conf
+(Python's configparser), against the plan (`placer plan --json`) on every
+fixture with every profile that has VMs: cpu_shared_set is the vm pools,
+cpu_dedicated_set the vm instances with CPUs of their own, neither touches
+the host reserve or a Ceph daemon, reserved_host_memory_mb is the host
+reserve + every other role's memory + each guest's overhead, and each vm
+role has its flavor's extra specs."""
+import configparser
+import glob
+import json
+import os
+import re
+import subprocess
+import sys
+
+try:
+    import yaml
+except ImportError:
+    print("python3-yaml missing (sh ci/install-deps.sh all)")
+    sys.exit(77)
+
+BIN = os.environ.get("PLACER_BIN")
+TESTS = os.environ.get("PLACER_TEST_DATA")
+if not BIN or not TESTS:
+    print("PLACER_BIN and PLACER_TEST_DATA must be set (ctest sets them)")
+    sys.exit(77)
+
+PROFILES = ["../profiles/hci-nvme.yaml", "../profiles/hci-hdd.yaml", "profiles/export-hci.yaml",
+            "profiles/export-proxmox.yaml"]
+UNITS = {"": 1, "B": 1, "K": 1024, "KiB": 1024, "M": 1 << 20, "MiB": 1 << 20, "G": 1 << 30, "GiB": 1 << 30,
+         "T": 1 << 40, "TiB": 1 << 40, "KB": 1000, "MB": 10**6, "GB": 10**9, "TB": 10**12}
+
+
+def size(text):
+    m = re.fullmatch(r"([0-9.]+)\s*([A-Za-z]*)", str(text))
+    return int(float(m.group(1)) * UNITS[m.group(2)])
+
+
+def cpus(text):
+    out = set()
+    for part in filter(None, text.replace(" ", "").split(",")):
+        lo, _, hi = part.partition("-")
+        out.update(range(int(lo), int(hi or lo) + 1))
+    return out
+
+
+def run(*args):
+    return subprocess.run([BIN, *args], cwd=TESTS, capture_output=True, text=True)
+
+
+def check(fixture, profile_path):
+    plan_run = run("plan", "--json", "--topology", fixture, profile_path)
+    if plan_run.returncode == 3:
+        return False
+    assert plan_run.returncode == 0, plan_run.stderr
+    plan = json.loads(plan_run.stdout)
+    with open(os.path.join(TESTS, profile_path)) as f:
+        roles = {r["name"]: r for r in yaml.safe_load(f)["roles"]}
+    out = run("export", "--format", "nova", "--topology", fixture, profile_path)
+    assert out.returncode == 0, f"{profile_path} on {fixture}: {out.stderr}"
+    conf = configparser.ConfigParser(interpolation=None, strict=True)
+    conf.read_string(out.stdout)
+    insts = plan["instances"]
+    vms = [i for i in insts if i["kind"] == "vm"]
+    shared = set().union(*[cpus(i["cpus"]) for i in vms if not i["exclusive"]])
+    dedicated = set().union(*[cpus(i["cpus"]) for i in vms if i["exclusive"]])
+    got_shared = cpus(conf.get("compute", "cpu_shared_set", fallback=""))
+    got_dedicated = cpus(conf.get("compute", "cpu_dedicated_set", fallback=""))
+    where = f"{profile_path} on {fixture}"
+    assert got_shared == shared, f"{where}: cpu_shared_set {got_shared} != {shared}"
+    assert got_dedicated == dedicated, f"{where}: cpu_dedicated_set"
+    assert not (got_shared & got_dedicated), where
+    kept = cpus(plan["reserved"]["cpus"])
+    for i in insts:
+        if i["kind"].startswith("ceph-"):
+            kept |= cpus(i["cpus"])
+    assert not ((got_shared | got_dedicated) & kept), f"{where}: guests on Ceph's or the host's CPUs"
+    want = plan["reserved"]["memory_bytes"]
+    for i in insts:
+        if i["kind"] == "vm":
+            want += size(roles[i["role"]].get("memory_overhead", 0))
+        elif i["memory_bytes"] is not None:
+            want += i["memory_bytes"]
+    mib = -(-want // (1 << 20))
+    assert conf.getint("DEFAULT", "reserved_host_memory_mb") == mib, f"{where}: reserved_host_memory_mb"
+    for role in {i["role"] for i in vms}:
+        first = next(i for i in vms if i["role"] == role)
+        nodes = max(len(cpus(i["mems"])) for i in vms if i["role"] == role)
+        policy = "dedicated" if first["exclusive"] else "shared"
+        spec = f"--property hw:cpu_policy={policy} --property hw:numa_nodes={nodes}"
+        assert re.search(rf"^# role {role}: .*\n#   openstack flavor set FLAVOR {re.escape(spec)}", out.stdout, re.M), \
+            f"{where}: flavor of role {role}"
+    return True
+
+
+def main():
+    checked = 0
+    for xml in sorted(glob.glob(os.path.join(TESTS, "fixtures", "*.xml"))):
+        for profile in PROFILES:
+            checked += check(os.path.join("fixtures", os.path.basename(xml)), profile)
+    assert checked >= 20, checked
+    print(f"nova.conf parsed back and matched the plan: {checked} profile/fixture pairs")
+
+
+if __name__ == "__main__":
+    main()
