@@ -4,16 +4,19 @@
 # Noise on a shared machine hits both equally, so only the ratio is
 # meaningful; the CPU time (user + system, the command's and its children's)
 # is printed beside it, less moved by other processes than wall time.
+# The commands run without a shell (split into words as the shell would):
+# on these VMs a shell's own fork and exec cost ~8 ms a run, as much as the
+# work measured, and pushed every ratio towards 1.
 # usage: ratio.sh LABEL RUNS TARGET "CANDIDATE CMD" "REFERENCE CMD"
 set -eu
 label=$1 runs=$2 target=$3 candidate=$4 reference=$5
 python3 - "$label" "$runs" "$target" "$candidate" "$reference" <<'PY'
-import resource, statistics, subprocess, sys, time
+import resource, shlex, statistics, subprocess, sys, time
 label, runs, target, cand, ref = sys.argv[1], int(sys.argv[2]), float(sys.argv[3]), sys.argv[4], sys.argv[5]
 def once(cmd):
     r = resource.getrusage(resource.RUSAGE_CHILDREN)
     t = time.perf_counter()
-    subprocess.run(cmd, shell=True, check=True, stdout=subprocess.DEVNULL)
+    subprocess.run(shlex.split(cmd), check=True, stdout=subprocess.DEVNULL)
     wall = time.perf_counter() - t
     s = resource.getrusage(resource.RUSAGE_CHILDREN)
     return wall, (s.ru_utime - r.ru_utime) + (s.ru_stime - r.ru_stime)
