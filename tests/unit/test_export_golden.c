@@ -90,6 +90,8 @@ static bool load(const char *fixture, const char *profile_path, struct loaded *l
   if (placer_plan_compute(l->topo, l->profile, &l->plan, &err) < 0) {
     assert_int_equal(err->exit_code, PLACER_EXIT_INFEASIBLE);
     placer_error_free(err);
+    placer_profile_free(l->profile);
+    placer_topology_free(l->topo);
     return false;
   }
   free(l->plan->topology_source);
