@@ -6,5 +6,7 @@
 
 /* Free what an instance owns and zero it. */
 void placer_instance_clear(struct placer_instance *inst);
+/* Free the plan's NIC cores, IRQ rules and IRQs (planner-irq.c). */
+void placer_plan_irqs_clear(struct placer_plan *plan);
 
 #endif

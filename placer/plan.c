@@ -47,5 +47,6 @@ void placer_plan_free(struct placer_plan *plan) {
   for (size_t i = 0; i < plan->n_warnings; i++)
     free(plan->warnings[i]);
   free(plan->warnings);
+  placer_plan_irqs_clear(plan);
   free(plan);
 }

@@ -79,8 +79,10 @@ struct planner {
   size_t n_pools;
   struct warning *warnings;
   size_t n_warnings;
-  bool *storage_nic;  /* per topology NIC: picked by `nic: auto` */
-  char auto_why[160]; /* why those, for messages */
+  bool *storage_nic;                       /* per topology NIC: picked by `nic: auto` */
+  char auto_why[160];                      /* why those, for messages */
+  struct placer_plan_nic_cores *nic_cores; /* reserve.nics: each NIC's cores (for irqs: nic_cores) */
+  size_t n_nic_cores;
 };
 
 enum choice { CHOSE_LOCAL, CHOSE_REMOTE, CHOSE_ANY, NO_ROOM_THERE, NO_ROOM };
@@ -636,9 +638,22 @@ static int plan_reserve(struct planner *p) {
         continue;
       }
       unsigned got = 0;
+      hwloc_bitmap_t before = hwloc_bitmap_dup(p->reserved);
+      struct placer_plan_nic_cores *more = realloc(p->nic_cores, (p->n_nic_cores + 1) * sizeof(*more));
+      if (more)
+        p->nic_cores = more;
+      if (before == NULL || more == NULL || (more[p->n_nic_cores].nic = strdup(nic->name)) == NULL) {
+        hwloc_bitmap_free(before);
+        hwloc_bitmap_free(nodes);
+        return oom(p);
+      }
       for (size_t k = 0; k < p->n_nodes && got < r->nic_cores; k++)
         if (hwloc_bitmap_isset(nodes, p->nodes[k].os))
           got += reserve_on_node(p, k, r->nic_cores - got);
+      /* what this NIC got: where irqs: nic_cores sends its interrupts */
+      more[p->n_nic_cores].cpus = before;
+      hwloc_bitmap_andnot(before, p->reserved, before);
+      p->n_nic_cores++;
       char where[64];
       nodes_text(nodes, where, sizeof(where));
       hwloc_bitmap_free(nodes);
@@ -1603,6 +1618,9 @@ static int assemble(struct planner *p, struct placer_plan *plan) {
     plan->warnings[plan->n_warnings++] = p->warnings[i].text;
     p->warnings[i].text = NULL;
   }
+  plan->nic_cores = TAKE_PTR(p->nic_cores);
+  plan->n_nic_cores = p->n_nic_cores;
+  p->n_nic_cores = 0;
   return 0;
 }
 
@@ -1634,6 +1652,11 @@ static void planner_release(struct planner *p) {
     free(p->warnings[i].text);
   free(p->warnings);
   free(p->storage_nic);
+  for (size_t i = 0; i < p->n_nic_cores; i++) {
+    free(p->nic_cores[i].nic);
+    hwloc_bitmap_free(p->nic_cores[i].cpus);
+  }
+  free(p->nic_cores);
 }
 
 /* Placement phases: 0 roles with a locality, 1 roles without, 2 count: fill. */
@@ -1683,7 +1706,7 @@ int placer_plan_compute(const struct placer_topology *topo, const struct placer_
     oom(&p);
     goto out;
   }
-  if (assemble(&p, plan) < 0)
+  if (assemble(&p, plan) < 0 || placer_plan_irqs(topo, profile, plan, err) < 0)
     goto out;
   *out = TAKE_PTR(plan);
   rc = 0;

@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "irq.h"
 #include "lib/cpulist.h"
 #include "lib/error.h"
 
@@ -90,6 +91,11 @@ struct placer_topology {
    * numa_nodes), NULL when the topology does not provide one. */
   uint64_t *distances;
 
+  /* Live only: the node's interrupts (irq.h), NULL from XML or when they could not be
+   * read (irqs_error says why). */
+  struct placer_irq_inventory *irqs;
+  char *irqs_error;
+
   hwloc_bitmap_t online_cpus;  /* every PU of the topology */
   hwloc_bitmap_t allowed_cpus; /* PUs this process may use */
   hwloc_bitmap_t allowed_mems; /* NUMA nodes this process may use */
@@ -104,6 +110,9 @@ int placer_topology_load(const char *xml_path, struct placer_topology **out, str
 int placer_topology_load_xml_buffer(const char *name, const char *xml, size_t len, struct placer_topology **out,
                                     struct placer_error **err);
 void placer_topology_free(struct placer_topology *topo);
+/* Replace TOPO's IRQs by those read below ROOT ("" for this machine; a captured tree
+ * in tests, placer/irq.h). */
+int placer_topology_load_irqs(struct placer_topology *topo, const char *root, struct placer_error **err);
 
 /* Look-ups; NULL / -1 when absent. */
 int placer_topology_numa_pos(const struct placer_topology *topo, unsigned os_index);
