@@ -317,6 +317,22 @@ static int read_proc_irq(const char *root, struct placer_irq *q) {
   return 0;
 }
 
+char *placer_irq_read_name(const char *root, unsigned irq) {
+  char path[PATH_MAX];
+  placer_irq_path(path, sizeof(path), root, irq, "");
+  if (!is_dir(path))
+    return NULL;
+  struct placer_irq q = { .irq = irq };
+  if (read_proc_irq(root ? root : "", &q) < 0) {
+    free(q.affinity);
+    free(q.effective);
+    return NULL;
+  }
+  free(q.affinity);
+  free(q.effective);
+  return q.name ? q.name : strdup("");
+}
+
 static int load_irqs(const char *root, struct placer_irq_inventory *inv, struct placer_error **err) {
   cleanup_free char *path = join("%s/proc/interrupts", root);
   cleanup_free char *text = NULL;

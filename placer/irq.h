@@ -94,6 +94,10 @@ const struct placer_irq *placer_irq_inventory_irq(const struct placer_irq_invent
  * n_cpus values (caller frees).  -1 when the IRQ is not there. */
 int placer_interrupts_counts(const struct placer_interrupts *in, unsigned irq, uint64_t **counts, unsigned *n_cpus);
 
+/* The handlers of IRQ now (as placer_irq.name), "" when it has none; NULL when
+ * /proc/irq/IRQ is not there (below ROOT). */
+char *placer_irq_read_name(const char *root, unsigned irq);
+
 /* "PATH" of /proc/irq/N/FILE below ROOT into BUF. */
 void placer_irq_path(char *buf, size_t len, const char *root, unsigned irq, const char *file);
 

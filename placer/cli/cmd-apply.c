@@ -20,6 +20,7 @@ static const char apply_usage[] =
     "                    [--state-dir DIR] [--cgroup-prefix PATH]\n"
     "                    [--backend auto|cgroupfs|systemd] [--persist]\n"
     "                    [--restart rolling [--health-cmd CMD] [--health-timeout S]]\n"
+    "                    [--irqbalance ban|ignore] [--irqs-only]\n"
     "Plan PROFILE for this node, check that the whole plan can be applied, then put it in\n"
     "force with cgroups: groups PREFIX/ROLE/INSTANCE with the planned cpus, mems, memory\n"
     "limit and cpu weight, every matching process (all its threads) moved in, VM vCPU threads\n"
@@ -41,7 +42,11 @@ static const char apply_usage[] =
     "                       and check every thread\n"
     "  --health-cmd CMD     with --restart: sh -c CMD must exit 0 before and after each restart\n"
     "                       (Ceph: 'ceph health | grep -q HEALTH_OK')\n"
-    "  --health-timeout S   how long to wait for health and for each unit (default 300)\n";
+    "  --health-timeout S   how long to wait for health and for each unit (default 300)\n"
+    "  --irqbalance MODE    when irqbalance runs and the profile steers IRQs (irqs:): ban keeps it\n"
+    "                       off them and off the instances' cpus and restarts it; ignore goes on\n"
+    "                       (it may move them again); without it, apply refuses\n"
+    "  --irqs-only          steer the profile's IRQs only (what the boot unit of --persist runs)\n";
 
 static const char status_usage[] =
     "usage: placer status [--json] [--state-dir DIR]\n"
@@ -104,6 +109,19 @@ static void print_report(const struct placer_apply_report *r, FILE *out) {
     fputc('\n', out);
     n_bound += ri->n_bound;
   }
+  for (size_t i = 0; i < r->n_irqs; i++) {
+    const struct placer_apply_irq_report *q = &r->irqs[i];
+    fprintf(out, "irq %-6u %s (%s%s%s): ", q->irq, q->name, q->device, q->instance ? ", " : "",
+            q->instance ? q->instance : "");
+    if (q->note)
+      fprintf(out, "%s\n", q->note);
+    else if (q->managed)
+      fprintf(out, "managed by the kernel, completes on cpu %s\n", q->effective ? q->effective : "?");
+    else if (q->changed)
+      fprintf(out, "%s cpus %s (was %s)\n", r->dry_run ? "would be on" : "on", q->to, q->from ? q->from : "?");
+    else
+      fprintf(out, "on cpus %s already\n", q->to);
+  }
   /* through systemd, what was done is a handful of commands: show them */
   for (size_t i = 0; !r->dry_run && r->backend && strcmp(r->backend, "systemd") == 0 && i < r->n_actions; i++)
     fprintf(out, "done: %s\n", r->actions[i]);
@@ -113,6 +131,8 @@ static void print_report(const struct placer_apply_report *r, FILE *out) {
   char where[64];
   if (r->backend && strcmp(r->backend, "systemd") == 0)
     snprintf(where, sizeof(where), "systemd units");
+  else if (r->backend && strcmp(r->backend, "irqs") == 0)
+    snprintf(where, sizeof(where), "IRQs only");
   else
     snprintf(where, sizeof(where), "cgroup %s", r->cgroup_mode);
   if (r->dry_run) {
@@ -146,6 +166,8 @@ int cmd_apply(int argc, char **argv) {
     { "restart", required_argument, NULL, 'r' },
     { "health-cmd", required_argument, NULL, 'H' },
     { "health-timeout", required_argument, NULL, 'T' },
+    { "irqbalance", required_argument, NULL, 'I' },
+    { "irqs-only", no_argument, NULL, 'O' },
     { "help", no_argument, NULL, 'h' },
     { NULL, 0, NULL, 0 },
   };
@@ -188,6 +210,17 @@ int cmd_apply(int argc, char **argv) {
       opt.restart_rolling = true;
       break;
     case 'H': opt.health_cmd = optarg; break;
+    case 'I':
+      if (strcmp(optarg, "ban") == 0)
+        opt.irqbalance = PLACER_IRQBALANCE_BAN;
+      else if (strcmp(optarg, "ignore") == 0)
+        opt.irqbalance = PLACER_IRQBALANCE_IGNORE;
+      else {
+        fprintf(stderr, "placer apply: --irqbalance wants ban or ignore, got '%s'\n", optarg);
+        goto out;
+      }
+      break;
+    case 'O': opt.irqs_only = true; break;
     case 'T': {
       char *end = NULL;
       unsigned long s = strtoul(optarg, &end, 10);
