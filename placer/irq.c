@@ -276,6 +276,20 @@ static struct placer_irq *irq_slot(struct placer_irq_inventory *inv, unsigned ir
   return q;
 }
 
+/* Queue IRQs the kernel spreads over the CPUs itself (pci_alloc_irq_vectors_affinity):
+ * NVMe's I/O queues (nvme0q1..; nvme0q0, the admin queue, is not) and virtio-blk's request
+ * queues.  Kernels before 6.x leave their smp_affinity_list writable (the write fails with
+ * EIO): the name tells the plan before apply tries. */
+static bool managed_by_name(const char *name) {
+  const char *q = strstr(name, "q");
+  if (strncmp(name, "nvme", 4) == 0 && q && q > name + 4 && q[1] >= '1' && q[1] <= '9' &&
+      strspn(name + 4, "0123456789") == (size_t)(q - name - 4) && strspn(q + 1, "0123456789") == strlen(q + 1))
+    return true;
+  const char *req = strstr(name, "-req.");
+  return strncmp(name, "virtio", 6) == 0 && req && strspn(name + 6, "0123456789") == (size_t)(req - name - 6) &&
+         req[5] && strspn(req + 5, "0123456789") == strlen(req + 5);
+}
+
 /* /proc/irq/N: affinity, effective affinity, whether user space may set it (the kernel
  * leaves smp_affinity read-only for managed IRQs), and the handlers' directories. */
 static int read_proc_irq(const char *root, struct placer_irq *q) {
@@ -377,6 +391,7 @@ static int load_irqs(const char *root, struct placer_irq_inventory *inv, struct 
       free(from_line);
     if (q->name == NULL && (q->name = strdup("")) == NULL)
       return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+    q->managed = q->managed || managed_by_name(q->name);
   }
   for (size_t i = 0; i < inv->n_irqs; i++)
     if (inv->irqs[i].counts == NULL && (inv->irqs[i].counts = calloc(inv->n_cpus ? inv->n_cpus : 1, 8)) == NULL)

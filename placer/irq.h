@@ -38,8 +38,9 @@ struct placer_irq {
                      * virtio1-req.0"); NULL when it has none */
   char *affinity;   /* smp_affinity_list ("0-1"); NULL when unreadable */
   char *effective;  /* effective_affinity_list; NULL when the kernel has none */
-  bool managed;     /* smp_affinity_list is read-only: the kernel manages its affinity (NVMe and
-                     * virtio queues spread by the block layer), writing it fails with EIO */
+  bool managed;     /* the kernel manages its affinity (NVMe and virtio-blk queues it spreads over
+                     * the CPUs): smp_affinity_list is read-only (recent kernels), or the name says
+                     * so (nvme0q1, virtio1-req.0); writing it fails with EIO */
   uint64_t *counts; /* interrupts per CPU (by OS index, n_cpus of the inventory) */
 };
 

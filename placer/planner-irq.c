@@ -463,6 +463,18 @@ int placer_plan_irqs(const struct placer_topology *topo, const struct placer_pro
   return rc;
 }
 
+void placer_plan_irq_queue_cpus(const struct placer_topology *topo, const char *device, hwloc_bitmap_t out) {
+  hwloc_bitmap_zero(out);
+  const struct placer_irq_dev *dev = topo->irqs ? placer_irq_inventory_device(topo->irqs, device) : NULL;
+  hwloc_bitmap_t one = hwloc_bitmap_alloc();
+  for (size_t i = 0; dev && one && i < dev->n_irqs; i++) {
+    const struct placer_irq *q = placer_irq_inventory_irq(topo->irqs, dev->irqs[i]);
+    if (q && q->managed && q->effective && placer_cpulist_parse(q->effective, one) == 0)
+      hwloc_bitmap_or(out, out, one);
+  }
+  hwloc_bitmap_free(one);
+}
+
 void placer_plan_irq_own_share(const struct placer_plan *plan, const char *instance, size_t *on_own, size_t *managed) {
   *on_own = *managed = 0;
   for (size_t i = 0; i < plan->n_irqs; i++) {

@@ -83,6 +83,8 @@ struct planner {
   char auto_why[160];                      /* why those, for messages */
   struct placer_plan_nic_cores *nic_cores; /* reserve.nics: each NIC's cores (for irqs: nic_cores) */
   size_t n_nic_cores;
+  hwloc_bitmap_t prefer; /* taken first among equivalent cores: where the instance's device's
+                          * managed queues complete (irqs:, planner-irq.c); empty: none */
 };
 
 enum choice { CHOSE_LOCAL, CHOSE_REMOTE, CHOSE_ANY, NO_ROOM_THERE, NO_ROOM };
@@ -248,9 +250,13 @@ static bool take(const struct planner *p, const size_t *order, size_t n, struct 
   unsigned got = 0;
   for (size_t i = 0; i < n && got < need.amount; i++) {
     const struct node_info *node = &p->nodes[order[i]];
+    bool prefer = p->prefer && !hwloc_bitmap_iszero(p->prefer);
     for (int pass = 0; pass < (need.unit == UNIT_THREADS ? 2 : 1) && got < need.amount; pass++) {
-      for (size_t k = 0; k < node->n_cores && got < need.amount; k++) {
-        const struct placer_core *c = core_at(p, node->cores[k]);
+      for (size_t k = 0; k < node->n_cores * (prefer ? 2 : 1) && got < need.amount; k++) {
+        /* with a preference: its cores of this node first, then the others */
+        const struct placer_core *c = core_at(p, node->cores[k % node->n_cores]);
+        if (prefer && hwloc_bitmap_intersects(c->pus, p->prefer) != (k < node->n_cores))
+          continue;
         if (pass == 0 && !core_free(p, p->used, c))
           continue;
         if (need.unit == UNIT_CORES) {
@@ -1132,7 +1138,10 @@ static int place_fixed_role(struct planner *p, struct role_state *rs) {
         goto out;
       }
       hwloc_const_bitmap_t nodes = t->unknown ? NULL : t->nodes;
+      if (spec->has_irqs && slots[i].dev)
+        placer_plan_irq_queue_cpus(p->topo, slots[i].dev->name, p->prefer);
       enum choice c = choose(p, need, nodes, spec->policy, inst->memory_bytes, inst->cpus);
+      hwloc_bitmap_zero(p->prefer);
       if (c == NO_ROOM || c == NO_ROOM_THERE) {
         shortage(p, rs, n_slots, targets, i, c == NO_ROOM_THERE, need);
         goto out;
@@ -1629,6 +1638,7 @@ static void planner_release(struct planner *p) {
   hwloc_bitmap_free(p->used);
   hwloc_bitmap_free(p->reserved);
   hwloc_bitmap_free(p->snapshot);
+  hwloc_bitmap_free(p->prefer);
   for (size_t i = 0; i < p->n_nodes; i++) {
     free(p->nodes[i].cores);
     free(p->nodes[i].first_over);
@@ -1675,8 +1685,9 @@ int placer_plan_compute(const struct placer_topology *topo, const struct placer_
   p.used = hwloc_bitmap_alloc();
   p.reserved = hwloc_bitmap_alloc();
   p.snapshot = hwloc_bitmap_alloc();
+  p.prefer = hwloc_bitmap_alloc();
   p.roles = calloc(profile->n_roles ? profile->n_roles : 1, sizeof(*p.roles));
-  if (!p.usable || !p.used || !p.reserved || !p.snapshot || !p.roles) {
+  if (!p.usable || !p.used || !p.reserved || !p.snapshot || !p.prefer || !p.roles) {
     oom(&p);
     goto out;
   }

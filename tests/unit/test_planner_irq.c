@@ -14,20 +14,27 @@
 
 static char root[512];
 
-/* The VM's topology with its IRQs read from a copy of the captured tree (modes applied). */
-static struct placer_topology *hostvm(void) {
+/* A captured node (fixtures/irq/NAME: its hwloc XML, /proc and /sys) with its IRQs read
+ * from a copy of the tree (the modes of its `modes` file applied). */
+static struct placer_topology *captured(const char *name) {
   snprintf(root, sizeof(root), "/tmp/test-planner-irq-%d", (int)getpid());
-  char cmd[2048];
+  char cmd[2048], fixture[256], xml[256];
+  snprintf(fixture, sizeof(fixture), "fixtures/irq/%s", name);
+  snprintf(xml, sizeof(xml), "fixtures/irq/%s/topology.xml", name);
   snprintf(cmd, sizeof(cmd),
            "rm -rf '%s' && cp -a '%s' '%s' && cd '%s' && while read -r p m; do chmod \"$m\" \"$p\"; done <modes", root,
-           test_data_path("fixtures/irq/hostvm"), root, root);
+           test_data_path(fixture), root, root);
   assert_int_equal(system(cmd), 0);
   struct placer_topology *topo = NULL;
   struct placer_error *err = NULL;
-  if (placer_topology_load(test_data_path("fixtures/irq/hostvm/topology.xml"), &topo, &err) < 0 ||
-      placer_topology_load_irqs(topo, root, &err) < 0)
-    fail_msg("hostvm: %s", err->msg);
+  if (placer_topology_load(test_data_path(xml), &topo, &err) < 0 || placer_topology_load_irqs(topo, root, &err) < 0)
+    fail_msg("%s: %s", name, err->msg);
   return topo;
+}
+
+/* This project's VM: one NUMA node, vda and eth0 on virtio. */
+static struct placer_topology *hostvm(void) {
+  return captured("hostvm");
 }
 
 static void hostvm_done(struct placer_topology *topo) {
@@ -237,12 +244,84 @@ static void bad_input(void **state) {
                 "per_device or locality near: nic (list other devices under the top-level irqs:)");
 }
 
+/* The 2-node q35 guest of tests/integration/irq_numa_guest.sh (fixtures/irq/guest-2numa:
+ * cpus 0-1 on node 0, 2-3 on node 1, an emulated NVMe drive and an e1000e NIC behind a
+ * pxb-pcie expander on node 1): the OSD near its NVMe and the MDS near the NIC both on node
+ * 1; the NVMe's admin queue steered to the OSD, its four I/O queues managed (the 6.1 kernel
+ * leaves them writable: the names say so) and reported, one completing on the OSD's cpu;
+ * the NIC's three IRQs to the MDS. */
+static const char guest_profile[] = "roles:\n"
+                                    "  - name: osd\n    kind: ceph-osd\n    per_device: 1\n    devices: [nvme0n1]\n"
+                                    "    cpu: { threads: 1 }\n    irqs: own\n"
+                                    "  - name: mds\n    kind: ceph-mds\n    cpu: { threads: 1 }\n"
+                                    "    locality: { near: nic, nic: eth0 }\n    irqs: own\n"
+                                    "  - name: client\n    kind: generic\n    cpu: { threads: 1 }\n";
+
+static void guest_locality(void **state) {
+  (void)state;
+  struct placer_topology *topo = captured("guest-2numa");
+  const struct placer_irq_dev *nvme = placer_irq_inventory_device(topo->irqs, "nvme0n1");
+  assert_non_null(nvme);
+  assert_string_equal(nvme->pci_busid, "0000:81:00.0");
+  assert_int_equal(nvme->numa_node, 1);
+  assert_int_equal(nvme->n_irqs, 5);
+  assert_false(placer_irq_inventory_irq(topo->irqs, 26)->managed); /* nvme0q0, the admin queue */
+  for (unsigned irq = 27; irq <= 30; irq++)
+    assert_true(placer_irq_inventory_irq(topo->irqs, irq)->managed);
+  struct placer_plan *plan = plan_ok(topo, guest_profile);
+  const struct placer_instance *osd = placer_plan_find(plan, "osd.0"), *mds = placer_plan_find(plan, "mds.0");
+  assert_int_equal(osd->numa_node, 1);
+  assert_int_equal(osd->locality, PLACER_LOCALITY_LOCAL);
+  assert_int_equal(mds->numa_node, 1);
+  assert_int_equal(mds->locality, PLACER_LOCALITY_LOCAL);
+  assert_string_equal(mds->nic, "eth0");
+  char *osd_cpus = placer_cpulist_format(osd->cpus), *mds_cpus = placer_cpulist_format(mds->cpus);
+  assert_string_equal(osd_cpus, "2"); /* nvme0q1 completes on 2, nvme0q2 on 3: equivalent, the first */
+  assert_string_equal(mds_cpus, "3");
+  assert_int_equal(plan->n_irqs, 8);
+  assert_string_equal(irq_of(plan, 26)->to, osd_cpus);
+  assert_true(irq_of(plan, 27)->on_own_cpus);  /* nvme0q1 on cpu 2 */
+  assert_false(irq_of(plan, 28)->on_own_cpus); /* nvme0q2 on cpu 3 */
+  size_t own, managed;
+  placer_plan_irq_own_share(plan, "osd.0", &own, &managed);
+  assert_int_equal(managed, 4);
+  assert_int_equal(own, 1);
+  for (unsigned irq = 31; irq <= 33; irq++) {
+    assert_string_equal(irq_of(plan, irq)->to, mds_cpus);
+    assert_string_equal(irq_of(plan, irq)->instance, "mds.0");
+  }
+  free(osd_cpus);
+  free(mds_cpus);
+  placer_plan_free(plan);
+
+  /* Among node 1's equivalent cpus the OSD takes the one its queues complete on: with every
+   * I/O queue moved to cpu 3, cpu 3; without irqs: the first, cpu 2. */
+  for (size_t i = 0; i < topo->irqs->n_irqs; i++)
+    if (topo->irqs->irqs[i].managed) {
+      free(topo->irqs->irqs[i].effective);
+      topo->irqs->irqs[i].effective = strdup("3");
+    }
+  plan = plan_ok(topo, guest_profile);
+  osd_cpus = placer_cpulist_format(placer_plan_find(plan, "osd.0")->cpus);
+  assert_string_equal(osd_cpus, "3");
+  placer_plan_irq_own_share(plan, "osd.0", &own, &managed);
+  assert_int_equal(own, 4);
+  free(osd_cpus);
+  placer_plan_free(plan);
+  plan = plan_ok(topo, "roles:\n  - name: osd\n    kind: ceph-osd\n    per_device: 1\n    devices: [nvme0n1]\n"
+                       "    cpu: { threads: 1 }\n");
+  osd_cpus = placer_cpulist_format(placer_plan_find(plan, "osd.0")->cpus);
+  assert_string_equal(osd_cpus, "2");
+  assert_int_equal(plan->n_irq_rules, 0);
+  free(osd_cpus);
+  placer_plan_free(plan);
+  hostvm_done(topo);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
-    cmocka_unit_test(vm_devices),
-    cmocka_unit_test(nic_spread_and_own),
-    cmocka_unit_test(nic_cores_target),
-    cmocka_unit_test(bad_input),
+    cmocka_unit_test(vm_devices), cmocka_unit_test(nic_spread_and_own), cmocka_unit_test(nic_cores_target),
+    cmocka_unit_test(bad_input),  cmocka_unit_test(guest_locality),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
