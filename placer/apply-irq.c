@@ -132,7 +132,10 @@ size_t irq_undo(struct irq_state *s, unsigned txn, struct strv *notes, struct st
     switch (e->op) {
     case IRQ_JOURNAL_AFFINITY:
       rc = undo_affinity(etc.root, e, notes, &err);
-      if (rc == 0 && restored) {
+      bool seen = false;
+      for (size_t k = 0; restored && k < *n_restored; k++)
+        seen |= (*restored)[k] == e->irq;
+      if (rc == 0 && restored && !seen) {
         unsigned *bigger = realloc(*restored, (*n_restored + 1) * sizeof(*bigger));
         if (bigger) {
           *restored = bigger;
@@ -141,7 +144,11 @@ size_t irq_undo(struct irq_state *s, unsigned txn, struct strv *notes, struct st
       }
       break;
     case IRQ_JOURNAL_FILE:
-    case IRQ_JOURNAL_LINK: rc = undo_file(e, notes, &err); break;
+    case IRQ_JOURNAL_LINK:
+      rc = undo_file(e, notes, &err);
+      if (rc == 0)
+        strv_add(notes, "%s %s", e->path, e->previous ? "as it was before placer" : "removed");
+      break;
     case IRQ_JOURNAL_ACTION:
       /* a command that fails (irqbalance gone since) must not keep the journal forever */
       if (irq_run_action(&etc, e->action, &err) < 0) {
