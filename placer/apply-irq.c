@@ -231,16 +231,24 @@ static int set_affinity(struct irq_txn *t, unsigned irq, const char *name, const
   if (irq_state_journal_add(t->state, &e, err) < 0)
     return -1;
   if (irq_write_affinity(t->root, irq, want, err) < 0) {
-    int why = (*err)->errno_value;
-    if (why != EIO && why != ENOENT)
-      return -1;
-    /* Nothing happened: the kernel refused (a managed IRQ) or it is gone. */
-    placer_error_clear(err);
+    /* A refused write changes nothing: its record goes, so that the rollback does not
+     * write where the kernel just refused. */
     struct irq_state *s = t->state;
     irq_journal_entry_clear(&s->journal[--s->n_journal]);
+    int why = (*err)->errno_value;
+    struct placer_error *save_err = NULL;
+    if (irq_state_save(s, &save_err) < 0) {
+      placer_error_free(*err);
+      *err = save_err;
+      return -1;
+    }
+    if (why != EIO && why != ENOENT)
+      return -1;
+    /* the kernel refused (a managed IRQ), or it is gone */
+    placer_error_clear(err);
     *managed = why == EIO;
     *gone = why == ENOENT;
-    return irq_state_save(s, err);
+    return 0;
   }
   int saved = 0;
   cleanup_free char *after = read_line(t->root, irq, "smp_affinity_list", &saved);
