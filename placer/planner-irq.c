@@ -252,44 +252,63 @@ static const struct placer_plan_irq_rule *rule_of_device(const struct irq_planne
   return NULL;
 }
 
+/* One top-level entry for DEVICE (its own name, or one of the NICs `auto` stands for). */
+static int top_level_rule(struct irq_planner *ip, size_t i, const char *device) {
+  const struct placer_profile *profile = ip->profile;
+  const struct placer_irq_spec *spec = &profile->irqs[i];
+  char where_dev[600], where_to[600];
+  snprintf(where_dev, sizeof(where_dev), "%s:%u:%u: irqs[%zu].device", profile->path, spec->line, spec->col, i);
+  snprintf(where_to, sizeof(where_to), "%s:%u:%u: irqs[%zu].to", profile->path, spec->to.line, spec->to.col, i);
+  bool is_nic;
+  const char *busid;
+  hwloc_bitmap_t nodes = hwloc_bitmap_alloc();
+  if (nodes == NULL)
+    return oom(ip);
+  if (!find_device(ip->topo, device, &is_nic, &busid, nodes)) {
+    hwloc_bitmap_free(nodes);
+    cleanup_free char *here = device_names(ip->topo);
+    return placer_error_set(ip->err, PLACER_EXIT_USAGE, 0, "%s: no block device, NIC or PCI device '%s' (here: %s)",
+                            where_dev, device, here ? here : "?");
+  }
+  const struct placer_plan_irq_rule *same = rule_of_device(ip, device, busid, ip->plan->n_irq_rules);
+  if (same) {
+    hwloc_bitmap_free(nodes);
+    return placer_error_set(ip->err, PLACER_EXIT_USAGE, 0, "%s: '%s' is the device of %s already (%s)", where_dev,
+                            device, same->device, same->where);
+  }
+  struct placer_plan_irq_rule *r = new_rule(ip);
+  if (r == NULL || (r->device = strdup(device)) == NULL ||
+      asprintf(&r->where, "%s:%u:%u: irqs[%zu]", profile->path, spec->line, spec->col, i) < 0) {
+    if (r)
+      r->where = NULL;
+    hwloc_bitmap_free(nodes);
+    return oom(ip);
+  }
+  r->target = spec->to.target;
+  r->spread = is_nic;
+  int rc = target_cpus(ip, &spec->to, where_to, device, is_nic, nodes, NULL, r->cpus);
+  hwloc_bitmap_free(nodes);
+  return rc;
+}
+
 static int top_level_rules(struct irq_planner *ip) {
   const struct placer_profile *profile = ip->profile;
   for (size_t i = 0; i < profile->n_irqs; i++) {
     const struct placer_irq_spec *spec = &profile->irqs[i];
-    char where_dev[600], where_to[600];
-    snprintf(where_dev, sizeof(where_dev), "%s:%u:%u: irqs[%zu].device", profile->path, spec->line, spec->col, i);
-    snprintf(where_to, sizeof(where_to), "%s:%u:%u: irqs[%zu].to", profile->path, spec->to.line, spec->to.col, i);
-    bool is_nic;
-    const char *busid;
-    hwloc_bitmap_t nodes = hwloc_bitmap_alloc();
-    if (nodes == NULL)
-      return oom(ip);
-    if (!find_device(ip->topo, spec->device, &is_nic, &busid, nodes)) {
-      hwloc_bitmap_free(nodes);
-      cleanup_free char *here = device_names(ip->topo);
-      return placer_error_set(ip->err, PLACER_EXIT_USAGE, 0, "%s: no block device, NIC or PCI device '%s' (here: %s)",
-                              where_dev, spec->device, here ? here : "?");
+    if (strcmp(spec->device, "auto") != 0) {
+      if (top_level_rule(ip, i, spec->device) < 0)
+        return -1;
+      continue;
     }
-    const struct placer_plan_irq_rule *same = rule_of_device(ip, spec->device, busid, ip->plan->n_irq_rules);
-    if (same) {
-      hwloc_bitmap_free(nodes);
-      return placer_error_set(ip->err, PLACER_EXIT_USAGE, 0, "%s: '%s' is the device of %s already (%s)", where_dev,
-                              spec->device, same->device, same->where);
-    }
-    struct placer_plan_irq_rule *r = new_rule(ip);
-    if (r == NULL || (r->device = strdup(spec->device)) == NULL ||
-        asprintf(&r->where, "%s:%u:%u: irqs[%zu]", profile->path, spec->line, spec->col, i) < 0) {
-      if (r)
-        r->where = NULL;
-      hwloc_bitmap_free(nodes);
-      return oom(ip);
-    }
-    r->target = spec->to.target;
-    r->spread = is_nic;
-    int rc = target_cpus(ip, &spec->to, where_to, spec->device, is_nic, nodes, NULL, r->cpus);
-    hwloc_bitmap_free(nodes);
-    if (rc < 0)
-      return -1;
+    /* auto: every NIC that reserve.nics gave cores to (with nics: [auto], the storage NICs) */
+    if (ip->plan->n_nic_cores == 0)
+      return placer_error_set(ip->err, PLACER_EXIT_INFEASIBLE, 0,
+                              "%s:%u:%u: irqs[%zu].device: auto stands for the NICs reserve.nics gives cores to, and "
+                              "it gives none here",
+                              profile->path, spec->line, spec->col, i);
+    for (size_t k = 0; k < ip->plan->n_nic_cores; k++)
+      if (top_level_rule(ip, i, ip->plan->nic_cores[k].nic) < 0)
+        return -1;
   }
   return 0;
 }
