@@ -70,7 +70,7 @@ int irq_write_affinity(const char *root, unsigned irq, const char *list, struct 
   char path[PATH_MAX];
   placer_irq_path(path, sizeof(path), root, irq, "smp_affinity_list");
   /* never O_CREAT: a missing IRQ is an error, not a new file */
-  int fd = open(path, O_WRONLY | O_CLOEXEC);
+  int fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
   if (fd < 0)
     return placer_error_errno(err, PLACER_EXIT_SYSTEM, errno, "write %s", path);
   size_t len = strlen(list);

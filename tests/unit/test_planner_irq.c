@@ -201,6 +201,20 @@ static void nic_cores_target(void **state) {
   free(rule0);
   free(rule1);
   placer_plan_free(plan);
+
+  /* device: auto: every NIC reserve.nics gave cores to, each to its own */
+  plan = plan_ok(topo, "reserve: { cores_per_numa: 1, nics: [auto], nic_cores: 1 }\n"
+                       "irqs:\n  - { device: auto, to: nic_cores }\n" ONE_ROLE);
+  assert_int_equal(plan->n_irq_rules, 2);
+  assert_int_equal(plan->n_nic_cores, 2);
+  for (size_t i = 0; i < 2; i++) {
+    assert_string_equal(plan->irq_rules[i].device, plan->nic_cores[i].nic);
+    assert_true(hwloc_bitmap_isequal(plan->irq_rules[i].cpus, plan->nic_cores[i].cpus));
+  }
+  placer_plan_free(plan);
+  plan_fails(topo, "irqs:\n  - { device: auto, to: reserve }\n" ONE_ROLE, PLACER_EXIT_INFEASIBLE,
+             "p.yaml:2:15: irqs[0].device: auto stands for the NICs reserve.nics gives cores to, and it gives none "
+             "here");
   placer_topology_free(topo);
 }
 
