@@ -270,7 +270,7 @@ int irq_persist_unit(const struct irq_etc *etc, struct irq_state *s, unsigned tx
   }
   if ((changed || !linked) && irq_run_action(etc, IRQ_ACTION_DAEMON_RELOAD, err) < 0)
     return -1;
-  return changed || !linked ? strv_add(actions, "irqs: boot unit %s, enabled (%s)", unit, link) : 0;
+  return changed || !linked ? strv_add(actions, "boot unit %s, enabled (%s)", unit, link) : 0;
 }
 
 /* ------------------------------------------------------------------ after a reboot */

@@ -532,7 +532,7 @@ int irq_apply_begin(const struct placer_plan *plan, const struct placer_apply_op
       exe[len] = '\0';
     const char *self = opt->placer_exe ? opt->placer_exe : exe;
     if (t->dry_run)
-      rc = strv_add(&t->actions, "irqs: boot unit %s/%s, enabled", t->etc.etc_dir, IRQ_UNIT_NAME);
+      rc = strv_add(&t->actions, "boot unit %s/%s, enabled", t->etc.etc_dir, IRQ_UNIT_NAME);
     else if (plan->profile_path == NULL || *self == '\0')
       rc = placer_error_set(err, PLACER_EXIT_SYSTEM, 0,
                             "--persist: no profile file or placer executable to run at boot");

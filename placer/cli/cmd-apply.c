@@ -20,7 +20,7 @@ static const char apply_usage[] =
     "                    [--state-dir DIR] [--cgroup-prefix PATH]\n"
     "                    [--backend auto|cgroupfs|systemd] [--persist]\n"
     "                    [--restart rolling [--health-cmd CMD] [--health-timeout S]]\n"
-    "                    [--irqbalance ban|ignore] [--irqs-only]\n"
+    "                    [--irqbalance refuse|ban|ignore] [--irqs-only]\n"
     "Plan PROFILE for this node, check that the whole plan can be applied, then put it in\n"
     "force with cgroups: groups PREFIX/ROLE/INSTANCE with the planned cpus, mems, memory\n"
     "limit and cpu weight, every matching process (all its threads) moved in, VM vCPU threads\n"
@@ -45,7 +45,7 @@ static const char apply_usage[] =
     "  --health-timeout S   how long to wait for health and for each unit (default 300)\n"
     "  --irqbalance MODE    when irqbalance runs and the profile steers IRQs (irqs:): ban keeps it\n"
     "                       off them and off the instances' cpus and restarts it; ignore goes on\n"
-    "                       (it may move them again); without it, apply refuses\n"
+    "                       (it may move them again); refuse (the default): apply refuses\n"
     "  --irqs-only          steer the profile's IRQs only (what the boot unit of --persist runs)\n";
 
 static const char status_usage[] =
@@ -211,12 +211,14 @@ int cmd_apply(int argc, char **argv) {
       break;
     case 'H': opt.health_cmd = optarg; break;
     case 'I':
-      if (strcmp(optarg, "ban") == 0)
+      if (strcmp(optarg, "refuse") == 0) /* the default, spelled out by the boot unit */
+        opt.irqbalance = PLACER_IRQBALANCE_REFUSE;
+      else if (strcmp(optarg, "ban") == 0)
         opt.irqbalance = PLACER_IRQBALANCE_BAN;
       else if (strcmp(optarg, "ignore") == 0)
         opt.irqbalance = PLACER_IRQBALANCE_IGNORE;
       else {
-        fprintf(stderr, "placer apply: --irqbalance wants ban or ignore, got '%s'\n", optarg);
+        fprintf(stderr, "placer apply: --irqbalance wants refuse, ban or ignore, got '%s'\n", optarg);
         goto out;
       }
       break;
