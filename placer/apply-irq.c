@@ -729,8 +729,9 @@ int irq_status_print_text(json_t *doc, FILE *out) {
   json_t *irqs = json_object_get(doc, "irqs");
   if (!json_is_array(irqs))
     return 0;
-  fprintf(out, "irqs of profile %s, applied %s:\n", json_string_value(json_object_get(doc, "irqs_profile")),
-          json_string_value(json_object_get(doc, "irqs_applied_at")));
+  const char *profile = json_string_value(json_object_get(doc, "irqs_profile"));
+  const char *applied = json_string_value(json_object_get(doc, "irqs_applied_at"));
+  fprintf(out, "irqs of profile %s, applied %s:\n", profile ? profile : "?", applied ? applied : "(interrupted)");
   size_t i;
   json_t *o;
   json_array_foreach(irqs, i, o) {

@@ -124,14 +124,18 @@ done
 
 # 5. interrupts land where placer says: the RNG's on CPU 0 only; vda's reads on its managed queue's CPU
 counts() { awk -v n="$1:" '$1 == n { print $2, $3 }' /proc/interrupts; }
-# x86 moves an MSI at its next interrupt: one read first, so that the counted ones come after it
-dd if=/dev/hwrng of=/dev/null bs=32 count=1 2>/dev/null || fail "read /dev/hwrng"
+# x86 moves an MSI at its next interrupt (and the RNG's driver buffers, so a read need not raise
+# one): read until the kernel says the IRQ has moved, then count
+i=0
+until [ "$(cat "$irq/$RNG_IRQ/effective_affinity_list")" = 0 ]; do
+    i=$((i + 1)); [ $i -le 50 ] || fail "IRQ $RNG_IRQ never moved to CPU 0 (effective $(cat "$irq/$RNG_IRQ/effective_affinity_list"))"
+    dd if=/dev/hwrng of=/dev/null bs=32 count=4 2>/dev/null || fail "read /dev/hwrng"
+done
 set -- $(counts "$RNG_IRQ"); r0=$1 r1=$2
 dd if=/dev/hwrng of=/dev/null bs=32 count=100 2>/dev/null || fail "read /dev/hwrng"
 set -- $(counts "$RNG_IRQ")
 say "IRQ $RNG_IRQ (virtio-rng) on cpu0 $r0 -> $1, cpu1 $r1 -> $2"
 [ $(($1 - r0)) -ge 10 ] && [ "$2" = "$r1" ] || fail "the RNG's interrupts did not come on CPU 0 only"
-[ "$(cat "$irq/$RNG_IRQ/effective_affinity_list")" = 0 ] || fail "IRQ $RNG_IRQ is effective on another CPU"
 for q in $REQ; do
     n=${q%%:*} eff=${q#*:}
     set -- $(counts "$n"); q0=$1 q1=$2
@@ -148,7 +152,7 @@ done
 # 6. status, drift by hand, repair, reset
 "$P" status >"$T_WORK/status.txt" 2>&1 || { cat "$T_WORK/status.txt"; fail "status exited $?"; }
 sed -n '/^irqs/,$p' "$T_WORK/status.txt"
-grep -Eq "IRQ $RNG_IRQ [^ ]+ \($rng\): planned 0, now 0, completes on cpu 0; since apply: cpu0 [1-9][0-9]* cpu1 [01]\$" \
+grep -Eq "IRQ $RNG_IRQ [^ ]+ \($rng\): planned 0, now 0, completes on cpu 0; since apply: cpu0 [1-9][0-9]* cpu1 [0-9]*\$" \
     "$T_WORK/status.txt" || fail "status: the RNG's interrupts since apply"
 printf 1 >"$irq/$RNG_IRQ/smp_affinity_list"
 rc=0; "$P" status >"$T_WORK/status.txt" 2>&1 || rc=$?
