@@ -1,21 +1,30 @@
 #!/bin/sh
 # Shared by the speed benchmarks: time two commands interleaved RUNS times
-# and print the median of each and their ratio.  Noise on a shared machine
-# hits both equally, so only the ratio is meaningful.
-# usage: ratio.sh LABEL RUNS "CANDIDATE CMD" "REFERENCE CMD"
+# and print the median of each, their ratio and whether it meets TARGET.
+# Noise on a shared machine hits both equally, so only the ratio is
+# meaningful; the CPU time (user + system, the command's and its children's)
+# is printed beside it, less moved by other processes than wall time.
+# usage: ratio.sh LABEL RUNS TARGET "CANDIDATE CMD" "REFERENCE CMD"
 set -eu
-label=$1 runs=$2 candidate=$3 reference=$4
-python3 - "$label" "$runs" "$candidate" "$reference" <<'PY'
-import statistics, subprocess, sys, time
-label, runs, cand, ref = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4]
+label=$1 runs=$2 target=$3 candidate=$4 reference=$5
+python3 - "$label" "$runs" "$target" "$candidate" "$reference" <<'PY'
+import resource, statistics, subprocess, sys, time
+label, runs, target, cand, ref = sys.argv[1], int(sys.argv[2]), float(sys.argv[3]), sys.argv[4], sys.argv[5]
 def once(cmd):
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
     t = time.perf_counter()
     subprocess.run(cmd, shell=True, check=True, stdout=subprocess.DEVNULL)
-    return time.perf_counter() - t
+    wall = time.perf_counter() - t
+    s = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return wall, (s.ru_utime - r.ru_utime) + (s.ru_stime - r.ru_stime)
 once(cand); once(ref)  # warm the page cache
 c, r = [], []
 for _ in range(runs):
     c.append(once(cand)); r.append(once(ref))
-mc, mr = statistics.median(c), statistics.median(r)
-print(f"{label}: placer {mc*1000:.1f} ms, reference {mr*1000:.1f} ms (median of {runs}), ratio {mc/mr:.2f}x")
+mc, mr = statistics.median(x[0] for x in c), statistics.median(x[0] for x in r)
+cc, cr = statistics.median(x[1] for x in c), statistics.median(x[1] for x in r)
+ratio = mc / mr
+print(f"{label}: placer {mc*1000:.1f} ms, reference {mr*1000:.1f} ms (median of {runs}), ratio {ratio:.2f}x"
+      f" (target <= {target:g}x: {'met' if ratio <= target else 'NOT met'});"
+      f" CPU time {cc*1000:.1f} / {cr*1000:.1f} ms, {cc/cr:.2f}x")
 PY

@@ -3,7 +3,7 @@
 #
 # Does "IOPS follow the OSDs' CPU" (the model of `placer size`, docs/size.md) predict the
 # IOPS at one CPU allotment from the measurements at others?  On one throwaway cluster
-# (ci/ceph-cluster.sh: 1 mon, 1 mgr, 2 OSDs, pool size 2), the OSDs go into one cgroup
+# (libexec/ceph-cluster.sh: 1 mon, 1 mgr, 2 OSDs, pool size 2), the OSDs go into one cgroup
 # whose CPU quota (cgroup v1 cpu.cfs_quota_us, v2 cpu.max; period 100 ms) is set to each
 # of QUOTAS cores in turn (default "2.0 1.5 1.0 0.5", the order rotated every repeat so
 # that a drift of the machine spreads over all steps); at each, fio (rbd engine, 4K, iodepth
@@ -49,7 +49,7 @@ cleanup() {
     for p in $(cat "$cg/cgroup.procs" 2>/dev/null); do echo "$p" >"$root_procs" 2>/dev/null || true; done
     rmdir "$cg" 2>/dev/null || echo "size-validate: could not remove $cg" >&2
   fi
-  sh "$SRC/ci/ceph-cluster.sh" down "$dir" >/dev/null 2>&1 || true
+  sh "$SRC/libexec/ceph-cluster.sh" down "$dir" >/dev/null 2>&1 || true
   rm -rf "$work"
   exit "$rc"
 }
@@ -59,8 +59,8 @@ trap 'exit 130' INT TERM HUP
 for b in fio "$PY" ceph-osd; do command -v "$b" >/dev/null || { echo "size-validate: $b not installed" >&2; exit 2; }; done
 [ "$(id -u)" = 0 ] || { echo "size-validate: needs root (cgroups)" >&2; exit 2; }
 
-sh "$SRC/ci/ceph-cluster.sh" up "$dir" --osds 2 --osd-size 16 --image-size 1 >&2
-eval "$(sh "$SRC/ci/ceph-cluster.sh" env "$dir")"
+sh "$SRC/libexec/ceph-cluster.sh" up "$dir" --osds 2 --osd-size 16 --image-size 1 >&2
+eval "$(sh "$SRC/libexec/ceph-cluster.sh" env "$dir")"
 mkdir "$cg"
 [ "$mode" = v2 ] && echo "+cpu" >/sys/fs/cgroup/cgroup.subtree_control 2>/dev/null || true
 osd_pids=$(cat "$dir"/run/osd.*.pid)

@@ -29,7 +29,7 @@ cleanup() {
   # Nothing may be left: a cluster of ours, a group of ours.
   if [ -d "$work/results/cluster" ]; then
     echo "$me: a cluster was left in $work/results/cluster" >&2
-    sh "$root/ci/ceph-cluster.sh" down "$work/results/cluster" >/dev/null 2>&1 || true
+    sh "$root/libexec/ceph-cluster.sh" down "$work/results/cluster" >/dev/null 2>&1 || true
     rc=1
   fi
   for d in /proc/[0-9]*; do

@@ -28,7 +28,7 @@ cleanup() {
   for r in base half aa; do
     if [ -d "$work/$r/cluster" ]; then
       echo "$me: a cluster was left in $work/$r/cluster" >&2
-      sh "$root/ci/ceph-cluster.sh" down "$work/$r/cluster" >/dev/null 2>&1 || true
+      sh "$root/libexec/ceph-cluster.sh" down "$work/$r/cluster" >/dev/null 2>&1 || true
       rc=1
     fi
   done

@@ -4,7 +4,7 @@
 # onto a path under /dev, /etc, /proc or /sys written out literally, and none may use '<>' at all.
 # A shell redirection creates a missing file: `(exec 3<>/dev/kvm)` made /dev/kvm a regular file
 # on a machine without KVM.  Probe devices as placer does (stat, then open without O_CREAT:
-# python's os.open, or ask placer).  /dev/null, /dev/stdout and /dev/stderr are fine; ci/vm/init
+# python's os.open, or ask placer).  /dev/null, /dev/stdout and /dev/stderr are fine; libexec/vm/init
 # is the test guests' PID 1 and writes only inside the guest; comment lines are skipped.  Writes
 # into a test's own cgroups go through its variables ($CG/$TAG/...) and are checked at teardown
 # (tests/integration/lib/common.sh).
@@ -21,7 +21,7 @@ for top in ("tests", "ci", "containers", "ansible"):
         for f in files:
             path = os.path.join(d, f)
             rel = os.path.relpath(path, root)
-            if rel in ("ci/vm/init", "ci/check-test-writes.sh") or not (
+            if rel in ("libexec/vm/init", "ci/check-test-writes.sh") or not (
                     f.endswith((".sh", ".py", ".yml", ".j2")) or f == "init"):
                 continue
             for n, line in enumerate(open(path, errors="replace"), 1):

@@ -55,7 +55,7 @@ for n in $names; do
     # does; the innermost frame of hwloc or placer is hwloc's): reported
     # and kept, not failing CI; placer refuses the kinds
     # found so far before hwloc sees them (topology.c, check_xml_objects)
-    echo "fuzz $n: hwloc crashed inside hwloc_topology_load (upstream, not placer's code): input in $findings/; a file given to placer gets one error line from the child-process probe (topology-probe.c); PLACER_FUZZ_STRICT=1 fails on it" >&2
+    echo "fuzz $n: hwloc crashed inside hwloc_topology_load (upstream, not placer's code): input in $findings/; a file given to placer on the command line gets one error line and exit 2 (the guard around the read, placer/cli/xml-guard.c); PLACER_FUZZ_STRICT=1 fails on it" >&2
   else
     echo "fuzz $n: FINDING (log $log, input in $findings/):" >&2
     grep -E 'ERROR|SUMMARY|fuzz check failed|runtime error' "$log" | head -5 >&2

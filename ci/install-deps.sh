@@ -16,11 +16,13 @@ FLEET_PKGS="ansible openssh-server"
 CHECK_PKGS="clang-format clang libclang-rt-14-dev"
 # placer report: gnuplot draws the SVG plots; the test renders the page in headless Chromium
 REPORT_PKGS="gnuplot-nox chromium"
+# tests/integration/deb_install.sh: lintian checks the .deb that cpack makes
+PACKAGE_PKGS="lintian"
 
 want="$BUILD_PKGS $RUNTIME_PKGS $CHECK_PKGS"
 case "${1:-all}" in
   build) ;;
-  all) want="$want $CEPH_PKGS $CONTAINER_PKGS $VM_PKGS $FLEET_PKGS $REPORT_PKGS" ;;
+  all) want="$want $CEPH_PKGS $CONTAINER_PKGS $VM_PKGS $FLEET_PKGS $REPORT_PKGS $PACKAGE_PKGS" ;;
   *) echo "usage: $0 [build|all]" >&2; exit 2 ;;
 esac
 

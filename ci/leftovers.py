@@ -20,7 +20,7 @@ import re
 import sys
 
 # Built once per run by containers/build-images.sh and kept: the shared setup.
-SHARED_IMAGES = re.compile(r"^localhost/placer/(debian-base|ceph|fio|stress-ng):")
+SHARED_IMAGES = re.compile(r"^localhost/placer/(debian-base|ceph|fio|stress-ng|deb-install):")
 # podman's own lock, made on its first use and kept by design (not a test's).
 DEV_SHM_KEPT = {"/dev/shm/libpod_lock"}
 TEST_NAMES = re.compile(r"placer|(^|[/_-])t-|test|libpod|conmon|machine\.slice|ceph|qemu|fio|stress")

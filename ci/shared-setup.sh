@@ -1,8 +1,9 @@
 #!/bin/sh
 # The shared setup of the integration tests, built once per run and cached across runs:
-#   - placer's podman images (containers/build-images.sh: debian-base, ceph, fio, stress-ng);
+#   - placer's podman images (containers/build-images.sh: debian-base, ceph, fio, stress-ng,
+#     deb-install);
 #   - the qemu test guests' kernel and busybox initramfs, and the systemd guest's Debian root
-#     file system (ci/vm/build-initramfs.sh, ci/vm/build-systemd-guest.sh --base-only) in
+#     file system (libexec/vm/build-initramfs.sh, ci/vm/build-systemd-guest.sh --base-only) in
 #     PLACER_CACHE_DIR/vm (default /var/cache/placer/vm).
 # Both halves download from the Debian mirror and unpack packages: they run side by side. Each is
 # idempotent (cached by the hash of its inputs) and holds its own lock while it builds, so

@@ -3,13 +3,15 @@
 #
 #   containers/build-images.sh [--only NAME] [--force]
 #
-# NAME: debian-base | ceph | fio | stress-ng (--only also builds what NAME is FROM).
+# NAME: debian-base | ceph | fio | stress-ng | deb-install (--only also builds what NAME is FROM).
 # Images:
 #   localhost/placer/debian-base:12  debootstrap minbase from the host's own Debian mirror,
 #                                    imported with `podman import` (debian-base/mkrootfs.sh)
 #   localhost/placer/ceph:latest     FROM debian-base: ceph-mon ceph-osd ceph-mgr ceph-mds ceph-common
 #   localhost/placer/fio:latest      FROM ceph: fio with the rbd/rados engines
 #   localhost/placer/stress-ng:latest FROM debian-base: stress-ng
+#   localhost/placer/deb-install:latest FROM debian-base: placer's runtime libraries, man-db,
+#                                    bash-completion (where deb_install.sh installs the .deb)
 #
 # Each image carries the label placer.inputs-hash: a sha256 over its directory here (Containerfile
 # or mkrootfs.sh), its parent's hash and, for the base, the apt sources taken from the host.  An
@@ -24,12 +26,12 @@ here=$(cd "$(dirname "$0")" && pwd)
 CONTAINERS_CONF="$here/containers.conf"
 export CONTAINERS_CONF
 
-ALL="debian-base ceph fio stress-ng"
+ALL="debian-base ceph fio stress-ng deb-install"
 HASH_LABEL=placer.inputs-hash
 
 die() { echo "build-images: $*" >&2; exit 1; }
 
-usage() { echo "usage: $0 [--only debian-base|ceph|fio|stress-ng] [--force]" >&2; exit 2; }
+usage() { echo "usage: $0 [--only debian-base|ceph|fio|stress-ng|deb-install] [--force]" >&2; exit 2; }
 
 tag_of() {
   case $1 in

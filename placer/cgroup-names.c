@@ -12,7 +12,8 @@ static bool name_byte_ok(char c) {
 }
 
 bool placer_cgroup_name_is_valid(const char *name) {
-  if (name == NULL || *name == '\0' || strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
+  if (name == NULL || *name == '\0' || strcmp(name, ".") == 0 || strcmp(name, "..") == 0 ||
+      strlen(name) > PLACER_CGROUP_NAME_MAX)
     return false;
   for (const char *p = name; *p; p++)
     if (!name_byte_ok(*p))

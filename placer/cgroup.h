@@ -66,7 +66,10 @@ char *placer_cgroup_dir(const struct placer_cgroup *cg, enum placer_cgroup_contr
 /* NAME with every byte outside [A-Za-z0-9._-] mapped to '_'; "", "." and
  * ".." are refused (PLACER_EXIT_USAGE). */
 int placer_cgroup_sanitize_name(const char *name, char **out, struct placer_error **err);
-/* True when NAME is already sanitized (not "", ".", ".."; no other bytes). */
+/* The longest name of one group: a directory name (NAME_MAX). */
+#define PLACER_CGROUP_NAME_MAX 255
+/* True when NAME is already sanitized (not "", ".", ".."; no other bytes)
+ * and at most PLACER_CGROUP_NAME_MAX bytes. */
 bool placer_cgroup_name_is_valid(const char *name);
 /* PARENT + "/" + NAME (PARENT may be "" or NULL); NAME must be valid: a '/'
  * in it is refused. */

@@ -36,6 +36,13 @@ static json_t *instance_to_json(const struct placer_plan *plan, size_t index) {
   json_object_set_new(j, "pinned", json_boolean(inst->pinned));
   json_object_set_new(j, "whole_cores", json_boolean(inst->whole_cores));
   json_object_set_new(j, "numa_node", inst->numa_node >= 0 ? json_integer(inst->numa_node) : json_null());
+  json_t *l3 = json_array();
+  unsigned id;
+  hwloc_bitmap_foreach_begin(id, inst->l3s) {
+    json_array_append_new(l3, json_integer(id));
+  }
+  hwloc_bitmap_foreach_end();
+  json_object_set_new(j, "l3", l3);
   json_object_set_new(j, "cpu_weight", inst->cpu_weight ? json_integer(inst->cpu_weight) : json_null());
   json_object_set_new(j, "role_cpu_weight", json_integer(placer_plan_role_weight(plan, inst->role)));
   /* Rounded so the same plan always prints the same, short, bytes. */

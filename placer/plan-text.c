@@ -12,6 +12,7 @@ enum {
   COL_ROLE,
   COL_NEAR,
   COL_NUMA,
+  COL_L3,
   COL_CPUS,
   COL_SHARE,
   COL_MEMS,
@@ -22,7 +23,7 @@ enum {
 };
 
 static const char *const headers[N_COLS] = {
-  "INSTANCE", "ROLE", "DEVICE/NIC", "NUMA", "CPUS", "CPU SHARE", "MEMS", "MEMORY", "LOCALITY", "WARNINGS",
+  "INSTANCE", "ROLE", "DEVICE/NIC", "NUMA", "L3", "CPUS", "CPU SHARE", "MEMS", "MEMORY", "LOCALITY", "WARNINGS",
 };
 
 /* Warnings about an instance start with "NAME: ". */
@@ -53,6 +54,13 @@ static char *instance_cell(const struct placer_plan *plan, size_t index, int col
       return strdup(hwloc_bitmap_weight(inst->mems) > 1 ? "several" : "-");
     snprintf(buf, sizeof(buf), "%d", inst->numa_node);
     return strdup(buf);
+  case COL_L3:
+    /* the L3 domains (placer topo's "L3 #N") its cpus lie in */
+    if (!inst->pinned)
+      return strdup("any");
+    if (hwloc_bitmap_iszero(inst->l3s))
+      return strdup("-");
+    return placer_cpulist_format(inst->l3s);
   case COL_CPUS:
     if (!inst->pinned)
       return strdup("any");

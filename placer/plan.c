@@ -28,6 +28,7 @@ void placer_instance_clear(struct placer_instance *inst) {
   free(inst->nic);
   hwloc_bitmap_free(inst->cpus);
   hwloc_bitmap_free(inst->mems);
+  hwloc_bitmap_free(inst->l3s);
   free(inst->match.value);
   memset(inst, 0, sizeof(*inst));
 }

@@ -31,6 +31,7 @@ struct placer_instance {
   bool pinned;         /* false: no cpuset restriction (unpinned baseline) */
   hwloc_bitmap_t cpus; /* OS indexes; all allowed PUs when !pinned */
   hwloc_bitmap_t mems; /* NUMA OS indexes */
+  hwloc_bitmap_t l3s;  /* the L3 domains its cpus lie in: indexes of the topology's l3_groups */
   bool has_memory_limit;
   uint64_t memory_bytes; /* limit and per-node budget when has_memory_limit */
   unsigned cpu_weight;   /* 1..10000 as cgroup v2 cpu.weight; 0 = leave default */

@@ -15,20 +15,10 @@
 #include <string.h>
 
 #include "plan-internal.h"
+#include "planner-align.h"
 #include "profile.h"
 #include "lib/cidr.h"
 #include "lib/units.h"
-
-enum unit {
-  UNIT_CORES,         /* whole cores, counted as cores */
-  UNIT_WHOLE_THREADS, /* threads, taken as whole cores */
-  UNIT_THREADS,       /* single hardware threads */
-};
-
-struct cpu_need {
-  enum unit unit;
-  unsigned amount;
-};
 
 struct node_info {
   unsigned os;
@@ -79,8 +69,15 @@ struct planner {
   size_t n_pools;
   struct warning *warnings;
   size_t n_warnings;
-  bool *storage_nic;                       /* per topology NIC: picked by `nic: auto` */
-  char auto_why[160];                      /* why those, for messages */
+  bool *storage_nic;  /* per topology NIC: picked by `nic: auto` */
+  char auto_why[160]; /* why those, for messages */
+  unsigned *owner;    /* by PU OS index: who holds it (0: nobody or the reserve) */
+  size_t n_owner;
+  unsigned n_holders;     /* instances and pools placed so far: the last holder's id */
+  bool several_l3;        /* some NUMA node holds more than one L3: align: auto means cache */
+  struct align_ctx align; /* the alignment's view of the above (planner-align.h) */
+
+  /* IRQs (planner-irq.c) */
   struct placer_plan_nic_cores *nic_cores; /* reserve.nics: each NIC's cores (for irqs: nic_cores) */
   size_t n_nic_cores;
   hwloc_bitmap_t prefer; /* taken first among equivalent cores: where the instance's device's
@@ -132,14 +129,6 @@ static const struct placer_core *core_at(const struct planner *p, size_t i) {
   return &p->topo->cores[i];
 }
 
-static bool core_usable(const struct planner *p, const struct placer_core *c) {
-  return !hwloc_bitmap_iszero(c->pus) && hwloc_bitmap_isincluded(c->pus, p->usable);
-}
-
-static bool core_free(const struct planner *p, hwloc_const_bitmap_t used, const struct placer_core *c) {
-  return core_usable(p, c) && !hwloc_bitmap_intersects(c->pus, used);
-}
-
 static size_t node_pos_of_os(const struct planner *p, unsigned os) {
   for (size_t i = 0; i < p->n_nodes; i++)
     if (p->nodes[i].os == os)
@@ -151,53 +140,52 @@ static int setup_nodes(struct planner *p) {
   const struct placer_topology *t = p->topo;
   p->n_nodes = t->n_numa_nodes;
   p->nodes = calloc(p->n_nodes ? p->n_nodes : 1, sizeof(*p->nodes));
-  if (p->nodes == NULL)
+  size_t *node_of = calloc(t->n_cores ? t->n_cores : 1, sizeof(*node_of));
+  if (p->nodes == NULL || node_of == NULL) {
+    free(node_of);
     return oom(p);
-  for (size_t i = 0; i < p->n_nodes; i++) {
-    p->nodes[i].os = t->numa_nodes[i].os_index;
-    p->nodes[i].memory_total = t->numa_nodes[i].memory_bytes;
-    p->nodes[i].memory_known = t->numa_nodes[i].memory_bytes > 0;
-    p->nodes[i].cores = calloc(t->n_cores ? t->n_cores : 1, sizeof(size_t));
-    if (p->nodes[i].cores == NULL)
-      return oom(p);
   }
   /* A core belongs to the node of its first PU (cores never span nodes on
    * real machines; the rule only keeps odd XML files deterministic). */
   for (size_t c = 0; c < t->n_cores; c++) {
+    node_of[c] = SIZE_MAX;
     int first = hwloc_bitmap_first(t->cores[c].pus);
-    if (first < 0)
-      continue;
-    for (size_t i = 0; i < p->n_nodes; i++)
+    for (size_t i = 0; first >= 0 && i < p->n_nodes; i++)
       if (hwloc_bitmap_isset(t->numa_nodes[i].cpus, (unsigned)first)) {
-        p->nodes[i].cores[p->nodes[i].n_cores++] = c;
+        node_of[c] = i;
+        p->nodes[i].n_cores++;
         break;
       }
   }
-  return 0;
+  int rc = 0;
+  for (size_t i = 0; i < p->n_nodes; i++) {
+    p->nodes[i].os = t->numa_nodes[i].os_index;
+    p->nodes[i].memory_total = t->numa_nodes[i].memory_bytes;
+    p->nodes[i].memory_known = t->numa_nodes[i].memory_bytes > 0;
+    p->nodes[i].cores = calloc(p->nodes[i].n_cores ? p->nodes[i].n_cores : 1, sizeof(size_t));
+    p->nodes[i].n_cores = 0;
+    if (p->nodes[i].cores == NULL)
+      rc = -1;
+  }
+  for (size_t c = 0; rc == 0 && c < t->n_cores; c++)
+    if (node_of[c] != SIZE_MAX) {
+      struct node_info *node = &p->nodes[node_of[c]];
+      node->cores[node->n_cores++] = c;
+    }
+  free(node_of);
+  return rc < 0 ? oom(p) : 0;
 }
 
 static bool node_has_cores(const struct planner *p, size_t pos) {
   for (size_t k = 0; k < p->nodes[pos].n_cores; k++)
-    if (core_usable(p, core_at(p, p->nodes[pos].cores[k])))
+    if (align_core_usable(&p->align, core_at(p, p->nodes[pos].cores[k])))
       return true;
   return false;
 }
 
 /* Units of need free on one node with `used` taken. */
 static unsigned node_capacity(const struct planner *p, hwloc_const_bitmap_t used, size_t pos, enum unit unit) {
-  unsigned n = 0;
-  const struct node_info *node = &p->nodes[pos];
-  for (size_t k = 0; k < node->n_cores; k++) {
-    const struct placer_core *c = core_at(p, node->cores[k]);
-    if (unit == UNIT_THREADS) {
-      for (int pu = hwloc_bitmap_first(c->pus); pu >= 0; pu = hwloc_bitmap_next(c->pus, pu))
-        if (hwloc_bitmap_isset(p->usable, (unsigned)pu) && !hwloc_bitmap_isset(used, (unsigned)pu))
-          n++;
-    } else if (core_free(p, used, c)) {
-      n += unit == UNIT_CORES ? 1 : (unsigned)hwloc_bitmap_weight(c->pus);
-    }
-  }
-  return n;
+  return align_capacity(&p->align, used, p->nodes[pos].cores, p->nodes[pos].n_cores, unit);
 }
 
 /* Units in scope (a nodeset, or every node when NULL): all there are, those
@@ -222,7 +210,7 @@ static void scope_stats(const struct planner *p, hwloc_const_bitmap_t used, hwlo
         }
         continue;
       }
-      if (!core_usable(p, c))
+      if (!align_core_usable(&p->align, c))
         continue;
       unsigned weight = unit == UNIT_CORES ? 1 : (unsigned)hwloc_bitmap_weight(c->pus);
       *total += weight;
@@ -242,44 +230,76 @@ static unsigned order_capacity(const struct planner *p, hwloc_const_bitmap_t use
   return total;
 }
 
-/* Take need from the nodes in order into out (not marked used).  Whole
- * cores in topology order; single threads fill free cores first, core by
- * core, and only then the spare threads of cores partly held by others. */
-static bool take(const struct planner *p, const size_t *order, size_t n, struct cpu_need need, hwloc_bitmap_t out) {
+/* Take need from the nodes in order into out (not marked used), each node
+ * as much as it holds of what is left: the lowest-numbered free cores there
+ * (align numa or none; single threads fill free cores first), or the
+ * fewest caches (align cache; SCORE, when given, adds up what came out). */
+/* NODE's cores, those holding a preferred cpu (irqs: where the instance's
+ * device's managed queues complete) first, each group in topology order:
+ * into BUF, or NODE's own array when there is no preference. */
+static const size_t *preferred_first(const struct planner *p, const struct node_info *node, size_t *buf) {
+  if (buf == NULL)
+    return node->cores;
+  size_t k = 0;
+  for (int first = 1; first >= 0; first--)
+    for (size_t c = 0; c < node->n_cores; c++)
+      if (hwloc_bitmap_intersects(core_at(p, node->cores[c])->pus, p->prefer) == (first == 1))
+        buf[k++] = node->cores[c];
+  return buf;
+}
+
+static bool take(const struct planner *p, const size_t *order, size_t n, struct cpu_need need, enum placer_align align,
+                 hwloc_bitmap_t out, struct align_score *score) {
   hwloc_bitmap_zero(out);
-  unsigned got = 0;
-  for (size_t i = 0; i < n && got < need.amount; i++) {
-    const struct node_info *node = &p->nodes[order[i]];
-    bool prefer = p->prefer && !hwloc_bitmap_iszero(p->prefer);
-    for (int pass = 0; pass < (need.unit == UNIT_THREADS ? 2 : 1) && got < need.amount; pass++) {
-      for (size_t k = 0; k < node->n_cores * (prefer ? 2 : 1) && got < need.amount; k++) {
-        /* with a preference: its cores of this node first, then the others */
-        const struct placer_core *c = core_at(p, node->cores[k % node->n_cores]);
-        if (prefer && hwloc_bitmap_intersects(c->pus, p->prefer) != (k < node->n_cores))
-          continue;
-        if (pass == 0 && !core_free(p, p->used, c))
-          continue;
-        if (need.unit == UNIT_CORES) {
-          hwloc_bitmap_or(out, out, c->pus);
-          got++;
-          continue;
-        }
-        if (need.unit == UNIT_WHOLE_THREADS) {
-          hwloc_bitmap_or(out, out, c->pus);
-          got += (unsigned)hwloc_bitmap_weight(c->pus);
-          continue;
-        }
-        for (int pu = hwloc_bitmap_first(c->pus); pu >= 0 && got < need.amount; pu = hwloc_bitmap_next(c->pus, pu)) {
-          if (!hwloc_bitmap_isset(p->usable, (unsigned)pu) || hwloc_bitmap_isset(p->used, (unsigned)pu) ||
-              hwloc_bitmap_isset(out, (unsigned)pu))
-            continue;
-          hwloc_bitmap_set(out, (unsigned)pu);
-          got++;
-        }
-      }
-    }
+  if (score)
+    *score = (struct align_score){ .best_l3 = -1 };
+  unsigned left = need.amount;
+  hwloc_bitmap_t part = hwloc_bitmap_alloc();
+  if (part == NULL)
+    return false;
+  cleanup_free size_t *reorder = NULL;
+  if (!hwloc_bitmap_iszero(p->prefer) && (reorder = calloc(p->topo->n_cores + 1, sizeof(*reorder))) == NULL) {
+    hwloc_bitmap_free(part);
+    return false;
   }
-  return got >= need.amount;
+  for (size_t i = 0; i < n && left > 0; i++) {
+    const struct node_info *node = &p->nodes[order[i]];
+    unsigned here = node_capacity(p, p->used, order[i], need.unit);
+    struct cpu_need chunk = { need.unit, here < left ? here : left };
+    if (chunk.amount == 0)
+      continue;
+    hwloc_bitmap_zero(part);
+    struct align_score s;
+    const size_t *cores = preferred_first(p, node, reorder);
+    bool ok = align == PLACER_ALIGN_CACHE ? align_take_cache(&p->align, cores, node->n_cores, chunk, part, &s)
+                                          : align_take_plain(&p->align, cores, node->n_cores, chunk, part);
+    if (!ok)
+      break;
+    hwloc_bitmap_or(out, out, part);
+    /* whole cores may hold more threads than were left */
+    unsigned got = need.unit == UNIT_THREADS ? (unsigned)hwloc_bitmap_weight(part) : chunk.amount;
+    if (need.unit == UNIT_WHOLE_THREADS)
+      got = (unsigned)hwloc_bitmap_weight(part);
+    left = got >= left ? 0 : left - got;
+    if (score && align == PLACER_ALIGN_CACHE)
+      align_score_add(score, &s);
+  }
+  hwloc_bitmap_free(part);
+  /* over several nodes: the fewest L3s the size needs among all of them */
+  if (score && align == PLACER_ALIGN_CACHE && n > 1 && left == 0) {
+    size_t total = 0, k = 0;
+    for (size_t i = 0; i < n; i++)
+      total += p->nodes[order[i]].n_cores;
+    size_t *cores = calloc(total ? total : 1, sizeof(*cores));
+    if (cores == NULL)
+      return false;
+    for (size_t i = 0; i < n; i++)
+      for (size_t c = 0; c < p->nodes[order[i]].n_cores; c++)
+        cores[k++] = p->nodes[order[i]].cores[c];
+    align_floor(&p->align, cores, total, need, score);
+    free(cores);
+  }
+  return left == 0;
 }
 
 /* Ordering distance between two nodes: hwloc's matrix when there is one,
@@ -341,49 +361,253 @@ static bool memory_fits(const struct planner *p, size_t pos, uint64_t bytes) {
   return !p->nodes[pos].memory_known || node_memory_room(&p->nodes[pos]) >= bytes;
 }
 
-/* Choose PUs for need near target (NULL: no locality).  Fills out, marks
- * nothing.  Locality first; under the preferred policy, the nearest node
- * with room (memory too when it can), then several nodes. */
-static enum choice choose(struct planner *p, struct cpu_need need, hwloc_const_bitmap_t target,
-                          enum placer_policy policy, uint64_t memory_bytes, hwloc_bitmap_t out) {
-  size_t order[p->n_nodes ? p->n_nodes : 1];
-  size_t n_local;
-  size_t n = nodes_by_distance(p, target, order, &n_local);
-  if (target) {
-    if (order_capacity(p, p->used, order, n_local, need.unit) >= need.amount) {
-      for (size_t i = 0; i < n_local; i++)
-        if (node_capacity(p, p->used, order[i], need.unit) >= need.amount && memory_fits(p, order[i], memory_bytes))
-          return take(p, &order[i], 1, need, out) ? CHOSE_LOCAL : NO_ROOM_THERE;
-      for (size_t i = 0; i < n_local; i++)
-        if (node_capacity(p, p->used, order[i], need.unit) >= need.amount)
-          return take(p, &order[i], 1, need, out) ? CHOSE_LOCAL : NO_ROOM_THERE;
-      return take(p, order, n_local, need, out) ? CHOSE_LOCAL : NO_ROOM_THERE;
+/* What one instance (or a pool) asks of choose(). */
+struct request {
+  struct cpu_need need;
+  hwloc_const_bitmap_t target; /* NULL: no locality */
+  enum placer_policy policy;
+  uint64_t memory_bytes;
+  enum placer_align align; /* resolved: cache, numa or none */
+  bool spread;             /* over several nodes: evenly, over the fewest */
+};
+
+/* How it came out, for the warnings. */
+struct outcome {
+  enum choice choice;
+  bool spread;              /* split evenly over several nodes */
+  struct align_score score; /* align: cache */
+  size_t passed_over;       /* a nearer node with the CPUs but no memory left; SIZE_MAX: none */
+};
+
+/* Among candidate nodes (positions, each with room for need): the one to
+ * take.  align cache: the fewest L3 domains, then the fewest shared; then
+ * (ROOMIEST) the most room, which keeps nodes balanced; then the first. */
+static size_t pick_node(struct planner *p, const struct request *req, const size_t *cand, size_t n, bool roomiest,
+                        hwloc_bitmap_t scratch) {
+  size_t best = SIZE_MAX;
+  struct align_score best_score = { 0 };
+  unsigned best_cap = 0;
+  for (size_t i = 0; i < n; i++) {
+    size_t pos = cand[i];
+    unsigned cap = node_capacity(p, p->used, pos, req->need.unit);
+    struct align_score sc = { 0 };
+    if (req->align == PLACER_ALIGN_CACHE) {
+      hwloc_bitmap_zero(scratch);
+      align_take_cache(&p->align, p->nodes[pos].cores, p->nodes[pos].n_cores, req->need, scratch, &sc);
     }
-    if (policy == PLACER_POLICY_STRICT)
-      return NO_ROOM_THERE;
-    for (int with_memory = 1; with_memory >= 0; with_memory--)
-      for (size_t i = n_local; i < n; i++)
+    bool better = best == SIZE_MAX;
+    if (!better && (sc.l3s != best_score.l3s || sc.shared_l3s != best_score.shared_l3s))
+      better = sc.l3s != best_score.l3s ? sc.l3s < best_score.l3s : sc.shared_l3s < best_score.shared_l3s;
+    else if (!better && roomiest)
+      better = cap > best_cap;
+    if (better) {
+      best = pos;
+      best_score = sc;
+      best_cap = cap;
+    }
+  }
+  return best;
+}
+
+/* Several nodes, evenly (spread: numa): the fewest nodes k of ORDER (first
+ * ones first) that each hold an even share (need / k, the remainder one
+ * more on the first that hold it).  Whole cores of several threads are
+ * shared out as cores.  false when no k does. */
+static bool spread_take(struct planner *p, const struct request *req, const size_t *order, size_t n, hwloc_bitmap_t out,
+                        struct align_score *score) {
+  struct cpu_need need = req->need;
+  unsigned per_core = 1;
+  if (need.unit == UNIT_WHOLE_THREADS) {
+    for (size_t i = 0; i < n && per_core == 1; i++)
+      for (size_t k = 0; k < p->nodes[order[i]].n_cores; k++) {
+        const struct placer_core *c = core_at(p, p->nodes[order[i]].cores[k]);
+        if (align_core_usable(&p->align, c)) {
+          per_core = (unsigned)hwloc_bitmap_weight(c->pus);
+          break;
+        }
+      }
+    need = (struct cpu_need){ UNIT_CORES, (need.amount + per_core - 1) / per_core };
+  }
+  size_t chosen[n ? n : 1];
+  unsigned share[n ? n : 1];
+  hwloc_bitmap_t part = hwloc_bitmap_alloc();
+  if (part == NULL)
+    return false;
+  bool ok = false;
+  for (size_t k = 2; k <= n && !ok; k++) {
+    unsigned base = need.amount / (unsigned)k, extra = need.amount % (unsigned)k;
+    size_t m = 0;
+    for (size_t i = 0; i < n && m < k; i++)
+      if (base > 0 && node_capacity(p, p->used, order[i], need.unit) >= base)
+        chosen[m++] = order[i];
+    if (m < k)
+      continue;
+    for (size_t i = 0; i < m; i++) {
+      share[i] = base;
+      if (extra && node_capacity(p, p->used, chosen[i], need.unit) > base) {
+        share[i]++;
+        extra--;
+      }
+    }
+    if (extra)
+      continue;
+    hwloc_bitmap_zero(out);
+    if (score)
+      *score = (struct align_score){ .best_l3 = -1 };
+    ok = true;
+    for (size_t i = 0; i < m && ok; i++) {
+      struct align_score sc;
+      ok = take(p, &chosen[i], 1, (struct cpu_need){ need.unit, share[i] }, req->align, part, &sc);
+      hwloc_bitmap_or(out, out, part);
+      if (ok && score && req->align == PLACER_ALIGN_CACHE)
+        align_score_add(score, &sc);
+    }
+  }
+  hwloc_bitmap_free(part);
+  return ok;
+}
+
+/* Several nodes in ORDER: evenly when the role asks (and can be), else
+ * each node as much as it holds. */
+static bool take_several(struct planner *p, const struct request *req, const size_t *order, size_t n,
+                         hwloc_bitmap_t out, struct outcome *o) {
+  if (req->spread && spread_take(p, req, order, n, out, &o->score)) {
+    o->spread = true;
+    return true;
+  }
+  return take(p, order, n, req->need, req->align, out, &o->score);
+}
+
+/* The node with the most room first, then the rest by distance to it: where
+ * an instance without locality spreads from. */
+static size_t nodes_from_roomiest(const struct planner *p, enum unit unit, size_t *order) {
+  size_t seed = SIZE_MAX;
+  unsigned best = 0;
+  for (size_t i = 0; i < p->n_nodes; i++) {
+    unsigned cap = node_capacity(p, p->used, i, unit);
+    if (cap > best) {
+      best = cap;
+      seed = i;
+    }
+  }
+  size_t n_local;
+  if (seed == SIZE_MAX)
+    return nodes_by_distance(p, NULL, order, &n_local);
+  hwloc_bitmap_t one = hwloc_bitmap_alloc();
+  if (one == NULL)
+    return 0;
+  hwloc_bitmap_set(one, p->nodes[seed].os);
+  size_t n = nodes_by_distance(p, one, order, &n_local);
+  hwloc_bitmap_free(one);
+  return n;
+}
+
+/* The nodes of ORDER[0..n) with room for the need (and its memory when
+ * WITH_MEMORY), in order. */
+static size_t nodes_with_room(struct planner *p, const struct request *req, const size_t *order, size_t n,
+                              bool with_memory, size_t *cand) {
+  size_t m = 0;
+  for (size_t i = 0; i < n; i++)
+    if (node_capacity(p, p->used, order[i], req->need.unit) >= req->need.amount &&
+        (!with_memory || memory_fits(p, order[i], req->memory_bytes)))
+      cand[m++] = order[i];
+  return m;
+}
+
+/* The remote nodes (ORDER[from..n), by distance) with room for need (and
+ * the memory when WITH_MEMORY) at the nearest distance any has. */
+static size_t nearest_with_room(struct planner *p, const struct request *req, const size_t *order, size_t from,
+                                size_t n, bool with_memory, size_t *cand) {
+  size_t m = 0;
+  uint64_t at = UINT64_MAX;
+  for (size_t i = from; i < n; i++) {
+    if (node_capacity(p, p->used, order[i], req->need.unit) < req->need.amount ||
+        (with_memory && !memory_fits(p, order[i], req->memory_bytes)))
+      continue;
+    uint64_t d = distance_to_set(p, order[i], req->target);
+    if (d > at)
+      break;
+    at = d;
+    cand[m++] = order[i];
+  }
+  return m;
+}
+
+/* Choose PUs for a request.  Fills out, marks nothing.  Locality first;
+ * under the preferred policy, the nearest node with room (memory too when
+ * it can), then several nodes.  Among nodes equally good for locality,
+ * align cache takes the one that keeps the instance in the fewest caches;
+ * align none takes the lowest-numbered free cores of the whole scope. */
+static struct outcome choose(struct planner *p, const struct request *req, hwloc_bitmap_t out) {
+  struct outcome o = { .choice = NO_ROOM, .passed_over = SIZE_MAX };
+  o.score.best_l3 = -1;
+  size_t order[p->n_nodes ? p->n_nodes : 1], cand[p->n_nodes ? p->n_nodes : 1];
+  size_t n_local;
+  size_t n = nodes_by_distance(p, req->target, order, &n_local);
+  struct cpu_need need = req->need;
+  hwloc_bitmap_t scratch = hwloc_bitmap_alloc();
+  if (scratch == NULL)
+    return o;
+  bool local_room = req->target && order_capacity(p, p->used, order, n_local, need.unit) >= need.amount;
+  if (req->align == PLACER_ALIGN_NONE) {
+    if (req->target && !local_room && req->policy == PLACER_POLICY_STRICT)
+      o.choice = NO_ROOM_THERE;
+    else if (local_room)
+      o.choice = take(p, order, n_local, need, req->align, out, NULL) ? CHOSE_LOCAL : NO_ROOM_THERE;
+    else
+      o.choice = take(p, order, n, need, req->align, out, NULL) ? (req->target ? CHOSE_REMOTE : CHOSE_ANY) : NO_ROOM;
+    goto done;
+  }
+  if (local_room) {
+    for (int with_memory = 1; with_memory >= 0; with_memory--) {
+      size_t m = nodes_with_room(p, req, order, n_local, with_memory, cand);
+      size_t best = pick_node(p, req, cand, m, false, scratch);
+      if (best != SIZE_MAX) {
+        o.choice = take(p, &best, 1, need, req->align, out, &o.score) ? CHOSE_LOCAL : NO_ROOM_THERE;
+        goto done;
+      }
+    }
+    o.choice = take_several(p, req, order, n_local, out, &o) ? CHOSE_LOCAL : NO_ROOM_THERE;
+    goto done;
+  }
+  if (req->target) {
+    if (req->policy == PLACER_POLICY_STRICT) {
+      o.choice = NO_ROOM_THERE;
+      goto done;
+    }
+    for (int with_memory = 1; with_memory >= 0; with_memory--) {
+      size_t m = nearest_with_room(p, req, order, n_local, n, with_memory, cand);
+      size_t best = pick_node(p, req, cand, m, false, scratch);
+      if (best == SIZE_MAX)
+        continue;
+      /* a node as near (earlier in order) or nearer had the CPUs but not
+       * the memory: the warning says so */
+      for (size_t i = n_local; with_memory && i < n && order[i] != best && o.passed_over == SIZE_MAX; i++)
         if (node_capacity(p, p->used, order[i], need.unit) >= need.amount &&
-            (!with_memory || memory_fits(p, order[i], memory_bytes)))
-          return take(p, &order[i], 1, need, out) ? CHOSE_REMOTE : NO_ROOM;
-    return take(p, order, n, need, out) ? CHOSE_REMOTE : NO_ROOM;
+            !memory_fits(p, order[i], req->memory_bytes))
+          o.passed_over = order[i];
+      o.choice = take(p, &best, 1, need, req->align, out, &o.score) ? CHOSE_REMOTE : NO_ROOM;
+      goto done;
+    }
+    o.choice = take_several(p, req, order, n, out, &o) ? CHOSE_REMOTE : NO_ROOM;
+    goto done;
   }
   /* No locality: the node with the most room (memory too when it can),
    * which keeps nodes balanced; several nodes only when no one node fits. */
   for (int with_memory = 1; with_memory >= 0; with_memory--) {
-    size_t best = SIZE_MAX;
-    unsigned best_cap = 0;
-    for (size_t i = 0; i < n; i++) {
-      unsigned cap = node_capacity(p, p->used, order[i], need.unit);
-      if (cap >= need.amount && cap > best_cap && (!with_memory || memory_fits(p, order[i], memory_bytes))) {
-        best = order[i];
-        best_cap = cap;
-      }
+    size_t m = nodes_with_room(p, req, order, n, with_memory, cand);
+    size_t best = pick_node(p, req, cand, m, true, scratch);
+    if (best != SIZE_MAX) {
+      o.choice = take(p, &best, 1, need, req->align, out, &o.score) ? CHOSE_ANY : NO_ROOM;
+      goto done;
     }
-    if (best != SIZE_MAX)
-      return take(p, &best, 1, need, out) ? CHOSE_ANY : NO_ROOM;
   }
-  return take(p, order, n, need, out) ? CHOSE_ANY : NO_ROOM;
+  if (req->spread)
+    n = nodes_from_roomiest(p, need.unit, order);
+  o.choice = take_several(p, req, order, n, out, &o) ? CHOSE_ANY : NO_ROOM;
+done:
+  hwloc_bitmap_free(scratch);
+  return o;
 }
 
 /* ---- text helpers for messages ---- */
@@ -443,7 +667,7 @@ static unsigned reserve_on_node(struct planner *p, size_t pos, unsigned want) {
   const struct node_info *node = &p->nodes[pos];
   for (size_t k = 0; k < node->n_cores && got < want; k++) {
     const struct placer_core *c = core_at(p, node->cores[k]);
-    if (!core_free(p, p->used, c))
+    if (!align_core_free(&p->align, p->used, c))
       continue;
     hwloc_bitmap_or(p->reserved, p->reserved, c->pus);
     hwloc_bitmap_or(p->used, p->used, c->pus);
@@ -590,7 +814,7 @@ static int plan_reserve(struct planner *p) {
   const struct placer_reserve_spec *r = &p->profile->reserve;
   size_t usable_cores = 0;
   for (size_t c = 0; c < p->topo->n_cores; c++)
-    usable_cores += core_usable(p, core_at(p, c));
+    usable_cores += align_core_usable(&p->align, core_at(p, c));
 
   /* memory: split evenly, the remainder on the first nodes */
   for (size_t i = 0; i < p->n_nodes; i++) {
@@ -711,6 +935,7 @@ static struct placer_instance *new_instance(struct planner *p, struct role_state
   inst->pinned = p->profile->pin;
   inst->cpus = hwloc_bitmap_alloc();
   inst->mems = hwloc_bitmap_alloc();
+  inst->l3s = hwloc_bitmap_alloc();
   inst->has_memory_limit = spec->has_memory;
   inst->memory_bytes = spec->has_memory ? spec->memory_bytes + spec->memory_overhead_bytes : 0;
   inst->cpu_weight = spec->cpu.weight;
@@ -726,7 +951,8 @@ static struct placer_instance *new_instance(struct planner *p, struct role_state
         placer_match_expand(spec->match_template, inst->name ? inst->name : "", spec->name, index, device);
   rs->n++;
   if (inst->name == NULL || inst->role == NULL || (device && inst->device == NULL) || (nic && inst->nic == NULL) ||
-      inst->cpus == NULL || inst->mems == NULL || (spec->match_template && inst->match.value == NULL)) {
+      inst->cpus == NULL || inst->mems == NULL || inst->l3s == NULL ||
+      (spec->match_template && inst->match.value == NULL)) {
     oom(p);
     return NULL;
   }
@@ -1037,39 +1263,132 @@ static int locality_of_pool_member(struct planner *p, struct role_state *rs, str
               rs->pool->name, where);
 }
 
-/* Place one chosen set: mark it used (exclusive or pool), fill the instance. */
+/* Place one chosen set (an instance's, or a pool's): mark it used, and
+ * held by a new holder (whom later instances would share caches with). */
 static void commit(struct planner *p, hwloc_const_bitmap_t cpus) {
   hwloc_bitmap_or(p->used, p->used, cpus);
+  p->n_holders++;
+  for (int pu = hwloc_bitmap_first(cpus); pu >= 0; pu = hwloc_bitmap_next(cpus, pu))
+    if ((size_t)pu < p->n_owner)
+      p->owner[pu] = p->n_holders;
 }
 
-static int remote_warning(struct planner *p, struct role_state *rs, struct placer_instance *inst,
-                          const struct target *t, struct cpu_need need, const char *subject) {
-  char per[64], where[96];
+/* A role's alignment on this topology: auto is cache where a NUMA node
+ * holds more than one L3, numa elsewhere. */
+static enum placer_align role_align(const struct planner *p, const struct placer_role_spec *spec) {
+  if (spec->cpu.align == PLACER_ALIGN_AUTO)
+    return p->several_l3 ? PLACER_ALIGN_CACHE : PLACER_ALIGN_NUMA;
+  return spec->cpu.align;
+}
+
+static struct request role_request(const struct planner *p, const struct placer_role_spec *spec, struct cpu_need need,
+                                   hwloc_const_bitmap_t target, uint64_t memory_bytes) {
+  return (struct request){
+    need, target, spec->policy, memory_bytes, role_align(p, spec), spec->cpu.spread == PLACER_SPREAD_NUMA
+  };
+}
+
+static void l3_list_text(const struct planner *p, hwloc_const_bitmap_t cpus, char *buf, size_t len) {
+  hwloc_bitmap_t l3s = hwloc_bitmap_alloc();
+  cleanup_free char *list = NULL;
+  if (l3s) {
+    align_l3s_of(p->topo, cpus, l3s);
+    list = placer_cpulist_format(l3s);
+  }
+  snprintf(buf, len, "%s", list ? list : "?");
+  hwloc_bitmap_free(l3s);
+}
+
+/* An instance (or a pool, for its first member SUBJECT) aligned to caches
+ * that spans more L3 domains than its size needs: say why. */
+static int split_warning(struct planner *p, struct role_state *rs, const char *subject, hwloc_const_bitmap_t cpus,
+                         struct cpu_need need, const struct outcome *o) {
+  if (o->score.l3s <= o->score.min_l3s || o->score.min_l3s == 0)
+    return 0;
+  char per[64], l3s[96], where[96];
+  need_text(need, per, sizeof(per));
+  l3_list_text(p, cpus, l3s, sizeof(l3s));
+  hwloc_bitmap_t nodes = hwloc_bitmap_alloc();
+  if (nodes == NULL)
+    return oom(p);
+  nodes_of_cpus(p, cpus, nodes);
+  nodes_text(nodes, where, sizeof(where));
+  hwloc_bitmap_free(nodes);
+  if (o->score.min_l3s == 1)
+    return warn(p, 1, rs->pos, rs->n - 1,
+                "%s: %s span %u L3 domains (L3 %s): no L3 of %s had %s free (the most: %u, in L3 %d)", subject, per,
+                o->score.l3s, l3s, where, per, o->score.best_free, o->score.best_l3);
+  return warn(p, 1, rs->pos, rs->n - 1,
+              "%s: %s span %u L3 domains (L3 %s) where %u would hold them: the L3s of %s with room were taken in part",
+              subject, per, o->score.l3s, l3s, o->score.min_l3s, where);
+}
+
+static int remote_warning(struct planner *p, struct role_state *rs, hwloc_const_bitmap_t cpus, const struct target *t,
+                          struct cpu_need need, const char *subject, const struct outcome *o) {
+  char per[64], where[96], why[160] = "";
   need_text(need, per, sizeof(per));
   hwloc_bitmap_t cpu_nodes = hwloc_bitmap_alloc();
   if (cpu_nodes == NULL)
     return oom(p);
-  nodes_of_cpus(p, inst->cpus, cpu_nodes);
+  nodes_of_cpus(p, cpus, cpu_nodes);
   nodes_text(cpu_nodes, where, sizeof(where));
   uint64_t dist = 0;
   if (hwloc_bitmap_weight(cpu_nodes) == 1 && hwloc_bitmap_weight(t->nodes) >= 1)
     dist = placer_topology_distance(p->topo, (unsigned)hwloc_bitmap_first(t->nodes),
                                     (unsigned)hwloc_bitmap_first(cpu_nodes));
   hwloc_bitmap_free(cpu_nodes);
+  if (o->passed_over != SIZE_MAX) {
+    uint64_t d = placer_topology_distance(p->topo, (unsigned)hwloc_bitmap_first(t->nodes), p->nodes[o->passed_over].os);
+    if (d)
+      snprintf(why, sizeof(why), "; NUMA node %u (distance %llu) has the CPUs but no memory left",
+               p->nodes[o->passed_over].os, (unsigned long long)d);
+    else
+      snprintf(why, sizeof(why), "; NUMA node %u has the CPUs but no memory left", p->nodes[o->passed_over].os);
+  }
+  /* what was free there before this instance took its part of it */
+  hwloc_bitmap_t before = hwloc_bitmap_dup(p->used);
+  if (before == NULL)
+    return oom(p);
+  hwloc_bitmap_andnot(before, before, cpus);
   unsigned total, reserved, free_units;
-  scope_stats(p, p->used, t->nodes, need.unit, &total, &reserved, &free_units);
+  scope_stats(p, before, t->nodes, need.unit, &total, &reserved, &free_units);
+  hwloc_bitmap_free(before);
+  if (o->spread)
+    return warn(p, 1, rs->pos, rs->n - 1, "%s: wants %s %s, only %u free there; spread evenly over %s", subject, per,
+                t->what, free_units, where);
   if (dist)
-    return warn(p, 1, rs->pos, rs->n - 1, "%s: wants %s %s, only %u free there; placed on %s (distance %llu)", subject,
-                per, t->what, free_units, where, (unsigned long long)dist);
-  return warn(p, 1, rs->pos, rs->n - 1, "%s: wants %s %s, only %u free there; placed on %s", subject, per, t->what,
-              free_units, where);
+    return warn(p, 1, rs->pos, rs->n - 1, "%s: wants %s %s, only %u free there; placed on %s (distance %llu)%s",
+                subject, per, t->what, free_units, where, (unsigned long long)dist, why);
+  return warn(p, 1, rs->pos, rs->n - 1, "%s: wants %s %s, only %u free there; placed on %s%s", subject, per, t->what,
+              free_units, where, why);
+}
+
+/* An instance placed by choose(): its locality, and the warnings of a
+ * fallback or of a cache split it could not avoid. */
+static int placed_warnings(struct planner *p, struct role_state *rs, struct placer_instance *inst,
+                           const struct target *t, struct cpu_need need, const struct request *req,
+                           const struct outcome *o) {
+  if (t->unknown) {
+    inst->locality = PLACER_LOCALITY_REMOTE;
+    if (warn(p, 1, rs->pos, rs->n - 1, "%s: %s; placed without locality", inst->name, t->why) < 0)
+      return -1;
+  } else if (o->choice == CHOSE_LOCAL) {
+    inst->locality = PLACER_LOCALITY_LOCAL;
+  } else if (o->choice == CHOSE_REMOTE) {
+    inst->locality = PLACER_LOCALITY_REMOTE;
+    if (remote_warning(p, rs, inst->cpus, t, need, inst->name, o) < 0)
+      return -1;
+  }
+  return req->align == PLACER_ALIGN_CACHE ? split_warning(p, rs, inst->name, inst->cpus, need, o) : 0;
 }
 
 /* Place a pool (for its first member): like an instance, without memory. */
 static int place_pool(struct planner *p, struct role_state *rs, const struct target *t) {
   struct pool_state *pool = rs->pool;
   hwloc_const_bitmap_t nodes = t->unknown ? NULL : t->nodes;
-  enum choice c = choose(p, pool->need, nodes, rs->spec->policy, 0, pool->cpus);
+  struct request req = role_request(p, rs->spec, pool->need, nodes, 0);
+  struct outcome o = choose(p, &req, pool->cpus);
+  enum choice c = o.choice;
   if (c == NO_ROOM || c == NO_ROOM_THERE) {
     char per[64], scope[160];
     unsigned available;
@@ -1083,7 +1402,9 @@ static int place_pool(struct planner *p, struct role_state *rs, const struct tar
   }
   commit(p, pool->cpus);
   pool->placed = true;
-  return 0;
+  char subject[160];
+  snprintf(subject, sizeof(subject), "%s: pool '%s'", rs->inst[rs->n - 1].name, pool->name);
+  return req.align == PLACER_ALIGN_CACHE ? split_warning(p, rs, subject, pool->cpus, pool->need, &o) : 0;
 }
 
 static int place_fixed_role(struct planner *p, struct role_state *rs) {
@@ -1138,26 +1459,18 @@ static int place_fixed_role(struct planner *p, struct role_state *rs) {
         goto out;
       }
       hwloc_const_bitmap_t nodes = t->unknown ? NULL : t->nodes;
+      struct request req = role_request(p, spec, need, nodes, inst->memory_bytes);
       if (spec->has_irqs && slots[i].dev)
         placer_plan_irq_queue_cpus(p->topo, slots[i].dev->name, p->prefer);
-      enum choice c = choose(p, need, nodes, spec->policy, inst->memory_bytes, inst->cpus);
+      struct outcome o = choose(p, &req, inst->cpus);
       hwloc_bitmap_zero(p->prefer);
-      if (c == NO_ROOM || c == NO_ROOM_THERE) {
-        shortage(p, rs, n_slots, targets, i, c == NO_ROOM_THERE, need);
+      if (o.choice == NO_ROOM || o.choice == NO_ROOM_THERE) {
+        shortage(p, rs, n_slots, targets, i, o.choice == NO_ROOM_THERE, need);
         goto out;
       }
       commit(p, inst->cpus);
-      if (t->unknown) {
-        inst->locality = PLACER_LOCALITY_REMOTE;
-        if (warn(p, 1, rs->pos, rs->n - 1, "%s: %s; placed without locality", inst->name, t->why) < 0)
-          goto out;
-      } else if (c == CHOSE_LOCAL) {
-        inst->locality = PLACER_LOCALITY_LOCAL;
-      } else if (c == CHOSE_REMOTE) {
-        inst->locality = PLACER_LOCALITY_REMOTE;
-        if (remote_warning(p, rs, inst, t, need, inst->name) < 0)
-          goto out;
-      }
+      if (placed_warnings(p, rs, inst, t, need, &req, &o) < 0)
+        goto out;
     }
     if (settle_memory(p, rs, inst) < 0)
       goto out;
@@ -1214,6 +1527,90 @@ static unsigned units_in(const struct planner *p, hwloc_const_bitmap_t cpus, enu
   return n;
 }
 
+/* COUNT instances of a count: fill pool on CPUS (one node's pool, or a
+ * whole span_numa pool).  Aligned to caches, the pool is cut into parts
+ * that each lie in one L3 (align_split_pool) and each instance runs on one
+ * part, in order, while its part's node has its memory; otherwise all run
+ * on CPUS.  How many it placed, or -1. */
+static int place_pool_members(struct planner *p, struct role_state *rs, const struct target *t,
+                              hwloc_const_bitmap_t cpus, unsigned count, uint64_t memory) {
+  const struct placer_role_spec *spec = rs->spec;
+  struct cpu_need need = role_need(spec);
+  size_t cap = p->topo->n_l3_groups + 1;
+  hwloc_bitmap_t *parts = calloc(cap, sizeof(*parts));
+  unsigned *counts = calloc(cap, sizeof(*counts));
+  hwloc_bitmap_t nodes = hwloc_bitmap_alloc();
+  int n_parts = 0, placed = -1;
+  if (parts == NULL || counts == NULL || nodes == NULL) {
+    oom(p);
+    goto out;
+  }
+  if (role_align(p, spec) == PLACER_ALIGN_CACHE &&
+      (n_parts = align_split_pool(&p->align, cpus, need, parts, counts, cap)) < 0) {
+    oom(p);
+    goto out;
+  }
+  if (n_parts < 2) {
+    for (int i = 0; i < n_parts; i++)
+      hwloc_bitmap_free(parts[i]);
+    parts[0] = hwloc_bitmap_dup(cpus);
+    counts[0] = count;
+    n_parts = 1;
+    if (parts[0] == NULL) {
+      oom(p);
+      goto out;
+    }
+  }
+  placed = 0;
+  for (int i = 0; i < n_parts && (unsigned)placed < count; i++) {
+    nodes_of_cpus(p, parts[i], nodes);
+    if (spec->mems == PLACER_MEMS_ALL)
+      for (size_t k = 0; k < p->n_nodes; k++)
+        hwloc_bitmap_set(nodes, p->nodes[k].os);
+    size_t first = rs->n;
+    for (unsigned k = 0; k < counts[i] && (unsigned)placed < count; k++) {
+      if (n_parts > 1 && memory_fit_count(p, nodes, memory) == 0)
+        break;
+      struct placer_instance *inst = new_instance(p, rs, NULL, t->nic);
+      if (inst == NULL)
+        goto fail;
+      hwloc_bitmap_copy(inst->cpus, parts[i]);
+      if (locality_of_pool_member(p, rs, inst, t) < 0 || settle_memory(p, rs, inst) < 0)
+        goto fail;
+      placed++;
+    }
+    /* the part made of what every L3 had left over: its instances span L3s */
+    hwloc_bitmap_t l3s = hwloc_bitmap_alloc();
+    if (l3s == NULL) {
+      oom(p);
+      goto fail;
+    }
+    align_l3s_of(p->topo, parts[i], l3s);
+    bool several = hwloc_bitmap_weight(l3s) > 1;
+    hwloc_bitmap_free(l3s);
+    if (n_parts > 1 && several && rs->n > first) {
+      char list[96];
+      l3_list_text(p, parts[i], list, sizeof(list));
+      unsigned units = units_in(p, parts[i], need.unit);
+      if (warn(p, 1, rs->pos, first,
+               "%s: with %zu more, on what pool '%s' has left in L3 %s (%u %s) after the instances that each fit "
+               "in one L3",
+               rs->inst[first].name, rs->n - first - 1, rs->pool->name, list, units, unit_word(need.unit, units)) < 0)
+        goto fail;
+    }
+  }
+  goto out;
+fail:
+  placed = -1;
+out:
+  for (int i = 0; parts && i < n_parts; i++)
+    hwloc_bitmap_free(parts[i]);
+  free(parts);
+  free(counts);
+  hwloc_bitmap_free(nodes);
+  return placed;
+}
+
 /* count: fill in per-node pools (span_numa: false, the default for VMs):
  * on every node near the role (or every node), a pool of what is left
  * there, and as many instances as that pool and that node's memory hold;
@@ -1260,7 +1657,7 @@ static int place_fill_pool_per_node(struct planner *p, struct role_state *rs) {
       }
       pool->node_cpus[order[i]] = cpus;
       struct cpu_need all = { need.unit, cap };
-      if (!take(p, &order[i], 1, all, cpus)) {
+      if (!take(p, &order[i], 1, all, PLACER_ALIGN_NUMA, cpus, NULL)) {
         hwloc_bitmap_zero(cpus);
         continue;
       }
@@ -1290,14 +1687,10 @@ static int place_fill_pool_per_node(struct planner *p, struct role_state *rs) {
       placer_format_bytes(memory, m, sizeof(m));
       snprintf(note, sizeof(note), "needs %s of memory, not that much left on NUMA node %u", m, p->nodes[pos].os);
     }
-    for (unsigned i = 0; i < count; i++, placed++) {
-      struct placer_instance *inst = new_instance(p, rs, NULL, t.nic);
-      if (inst == NULL)
-        goto out;
-      hwloc_bitmap_copy(inst->cpus, cpus);
-      if (locality_of_pool_member(p, rs, inst, &t) < 0 || settle_memory(p, rs, inst) < 0)
-        goto out;
-    }
+    int got = place_pool_members(p, rs, &t, cpus, count, memory);
+    if (got < 0)
+      goto out;
+    placed += (unsigned)got;
   }
   if (placed == 0) {
     fill_empty(p, rs, need, t.unknown ? NULL : t.nodes, note);
@@ -1341,7 +1734,7 @@ static int place_fill_pool(struct planner *p, struct role_state *rs) {
     if (local == 0 && t.nodes && !t.unknown && spec->policy == PLACER_POLICY_PREFERRED)
       use = n;
     struct cpu_need all = { need.unit, order_capacity(p, p->used, order, use, need.unit) };
-    if (all.amount == 0 || !take(p, order, use, all, pool->cpus)) {
+    if (all.amount == 0 || !take(p, order, use, all, PLACER_ALIGN_NUMA, pool->cpus, NULL)) {
       fill_empty(p, rs, need, t.unknown ? NULL : t.nodes, NULL);
       goto out;
     }
@@ -1372,14 +1765,8 @@ static int place_fill_pool(struct planner *p, struct role_state *rs) {
     fill_empty(p, rs, need, NULL, note);
     goto out;
   }
-  for (unsigned i = 0; i < count; i++) {
-    struct placer_instance *inst = new_instance(p, rs, NULL, t.nic);
-    if (inst == NULL)
-      goto out;
-    hwloc_bitmap_copy(inst->cpus, pool->cpus);
-    if (locality_of_pool_member(p, rs, inst, &t) < 0 || settle_memory(p, rs, inst) < 0)
-      goto out;
-  }
+  if (place_pool_members(p, rs, &t, pool->cpus, count, memory) < 0)
+    goto out;
   rc = 0;
 out:
   hwloc_bitmap_free(nodes);
@@ -1410,8 +1797,9 @@ static int place_fill_exclusive(struct planner *p, struct role_state *rs) {
       goto out;
     }
     hwloc_const_bitmap_t target = t.unknown ? NULL : t.nodes;
-    enum choice c = choose(p, need, target, spec->policy, memory, cpus);
-    if (c == NO_ROOM || c == NO_ROOM_THERE) {
+    struct request req = role_request(p, spec, need, target, memory);
+    struct outcome o = choose(p, &req, cpus);
+    if (o.choice == NO_ROOM || o.choice == NO_ROOM_THERE) {
       target_clear(&t);
       break;
     }
@@ -1435,16 +1823,7 @@ static int place_fill_exclusive(struct planner *p, struct role_state *rs) {
     }
     hwloc_bitmap_copy(inst->cpus, cpus);
     commit(p, cpus);
-    int wrc = 0;
-    if (t.unknown) {
-      inst->locality = PLACER_LOCALITY_REMOTE;
-      wrc = warn(p, 1, rs->pos, rs->n - 1, "%s: %s; placed without locality", inst->name, t.why);
-    } else if (c == CHOSE_LOCAL) {
-      inst->locality = PLACER_LOCALITY_LOCAL;
-    } else if (c == CHOSE_REMOTE) {
-      inst->locality = PLACER_LOCALITY_REMOTE;
-      wrc = remote_warning(p, rs, inst, &t, need, inst->name);
-    }
+    int wrc = placed_warnings(p, rs, inst, &t, need, &req, &o);
     target_clear(&t);
     if (wrc < 0 || settle_memory(p, rs, inst) < 0)
       goto out;
@@ -1613,6 +1992,8 @@ static int assemble(struct planner *p, struct placer_plan *plan) {
     struct role_state *rs = &p->roles[r];
     if (rs->n == 0)
       continue;
+    for (size_t i = 0; i < rs->n; i++)
+      align_l3s_of(t, rs->inst[i].cpus, rs->inst[i].l3s);
     memcpy(&plan->instances[plan->n_instances], rs->inst, rs->n * sizeof(*rs->inst));
     plan->n_instances += rs->n;
     rs->n = 0; /* moved */
@@ -1667,6 +2048,31 @@ static void planner_release(struct planner *p) {
     hwloc_bitmap_free(p->nic_cores[i].cpus);
   }
   free(p->nic_cores);
+  free(p->owner);
+}
+
+/* What the cache alignment reads: who holds each PU, and whether align:
+ * auto means cache here.  A role that asks for cache alignment on a
+ * topology that knows no shared cache gets a note, not an error. */
+static int setup_align(struct planner *p) {
+  int last = hwloc_bitmap_last(p->topo->online_cpus);
+  p->n_owner = last >= 0 ? (size_t)last + 1 : 0;
+  p->owner = calloc(p->n_owner ? p->n_owner : 1, sizeof(*p->owner));
+  if (p->owner == NULL)
+    return oom(p);
+  p->several_l3 = align_several_l3_per_node(p->topo);
+  p->align.owner = p->owner;
+  p->align.n_owner = p->n_owner;
+  if (!p->profile->pin || align_has_caches(p->topo))
+    return 0;
+  for (size_t r = 0; r < p->profile->n_roles; r++)
+    if (p->profile->roles[r].cpu.align == PLACER_ALIGN_CACHE &&
+        warn(p, 0, r + 1, 0,
+             "role '%s': align: cache, but the topology knows no cache shared by cores (no L3, no L2 "
+             "cluster): aligned to cores and NUMA nodes",
+             p->profile->roles[r].name) < 0)
+      return -1;
+  return 0;
 }
 
 /* Placement phases: 0 roles with a locality, 1 roles without, 2 count: fill. */
@@ -1692,13 +2098,19 @@ int placer_plan_compute(const struct placer_topology *topo, const struct placer_
     goto out;
   }
   hwloc_bitmap_copy(p.usable, topo->online_cpus);
-  if (topo->allowed_cpus && !hwloc_bitmap_iszero(topo->allowed_cpus))
+  if (topo->allowed_cpus)
     hwloc_bitmap_and(p.usable, p.usable, topo->allowed_cpus);
+  if (hwloc_bitmap_iszero(p.usable)) { /* an empty allowed cpuset: no plan on CPUs placer may not use */
+    infeasible(&p, "topology '%s': no CPU is allowed here (its allowed cpuset has none of its online CPUs)",
+               topo->source);
+    goto out;
+  }
+  p.align = (struct align_ctx){ topo, p.usable, p.used, p.reserved, NULL, 0 };
   for (size_t r = 0; r < profile->n_roles; r++) {
     p.roles[r].spec = &profile->roles[r];
     p.roles[r].pos = r;
   }
-  if (setup_nodes(&p) < 0 || setup_pools(&p) < 0 || select_storage_nics(&p) < 0)
+  if (setup_nodes(&p) < 0 || setup_pools(&p) < 0 || select_storage_nics(&p) < 0 || setup_align(&p) < 0)
     goto out;
   if (p.n_nodes == 0) {
     infeasible(&p, "topology '%s' has no NUMA node", topo->source);

@@ -6,30 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/units.h"
 #include "profile.h"
-
-int placer_parse_quota(const char *s, unsigned *mcores) {
-  if (s == NULL)
-    return -1;
-  unsigned long long whole = 0, frac = 0;
-  int places = 0;
-  const char *p = s;
-  bool digits = false;
-  for (; *p >= '0' && *p <= '9' && whole <= 100000; p++, digits = true)
-    whole = whole * 10 + (unsigned)(*p - '0');
-  if (*p == '.') {
-    digits = digits && p[1] >= '0' && p[1] <= '9';
-    for (p++; *p >= '0' && *p <= '9' && places < 3; p++, places++)
-      frac = frac * 10 + (unsigned)(*p - '0');
-  }
-  for (int k = places; k < 3; k++)
-    frac *= 10;
-  unsigned long long m = whole * 1000 + frac;
-  if (!digits || *p != '\0' || m < 10 || m > 65536000ull)
-    return -1;
-  *mcores = (unsigned)m;
-  return 0;
-}
 
 static int parse_count(const char *s, unsigned long max, unsigned *out) {
   char *end;
@@ -108,10 +86,28 @@ int placer_profile_set(struct placer_profile *profile, const char *assignment, s
     free(cpu->pool);
     cpu->pool = pool;
     cpu->exclusive = false;
+  } else if (strcmp(key, "cpu.align") == 0) {
+    /* an A/B of cache alignment: the same profile with align numa */
+    static const char *const names[] = { [PLACER_ALIGN_AUTO] = "auto",
+                                         [PLACER_ALIGN_CACHE] = "cache",
+                                         [PLACER_ALIGN_NUMA] = "numa",
+                                         [PLACER_ALIGN_NONE] = "none" };
+    size_t i = 0;
+    while (i < sizeof(names) / sizeof(names[0]) && strcmp(names[i], value) != 0)
+      i++;
+    if (i == sizeof(names) / sizeof(names[0]))
+      return placer_error_set(err, PLACER_EXIT_USAGE, EINVAL, "--set '%s': expected auto, cache, numa or none",
+                              assignment);
+    if (i == PLACER_ALIGN_NONE && cpu->spread == PLACER_SPREAD_NUMA)
+      return placer_error_set(err, PLACER_EXIT_USAGE, EINVAL,
+                              "--set '%s': role '%s' spreads over NUMA nodes (spread: numa), which needs alignment",
+                              assignment, role_name);
+    cpu->align = (enum placer_align)i;
   } else {
-    return placer_error_set(err, PLACER_EXIT_USAGE, EINVAL,
-                            "--set '%s': unknown key '%s' (cpu.quota, cpu.weight, cpu.cores, cpu.threads, cpu.pool)",
-                            assignment, key);
+    return placer_error_set(
+        err, PLACER_EXIT_USAGE, EINVAL,
+        "--set '%s': unknown key '%s' (cpu.quota, cpu.weight, cpu.cores, cpu.threads, cpu.pool, cpu.align)", assignment,
+        key);
   }
   return 0;
 }

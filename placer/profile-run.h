@@ -24,7 +24,7 @@ enum placer_vm_accel {
 };
 
 /* A vm role's guest: qemu with a kernel and an initramfs whose /init runs a
- * load (ci/vm/init) for SECONDS, then powers off. */
+ * load (libexec/vm/init) for SECONDS, then powers off. */
 struct placer_vm_config {
   unsigned vcpus;             /* default 1 */
   uint64_t memory_bytes;      /* guest RAM, default 512 MiB */

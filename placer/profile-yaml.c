@@ -3,12 +3,10 @@
 
 #include <ctype.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "lib/textfile.h"
 #include "lib/units.h"
@@ -306,17 +304,7 @@ int pyaml_walk_mapping(struct pyaml_walk *w, yaml_node_t *node, const struct pya
 
 int pyaml_read_file(const char *what, const char *path, size_t max_bytes, char **text, size_t *len,
                     struct placer_error **err) {
-  cleanup_close int fd = open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0)
-    return placer_error_errno(err, PLACER_EXIT_USAGE, errno, "%s '%s'", what, path);
-  if (placer_textfile_read_fd(fd, max_bytes, text, len) < 0) {
-    if (errno == EFBIG)
-      return placer_error_set(err, PLACER_EXIT_USAGE, 0, "%s:1:1: %s larger than %zu MiB", path, what, max_bytes >> 20);
-    if (errno == ENOMEM)
-      return placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "%s '%s'", what, path);
-    return placer_error_errno(err, PLACER_EXIT_USAGE, errno, "%s '%s': read", what, path);
-  }
-  return 0;
+  return placer_textfile_read_input(what, path, max_bytes, text, len, err);
 }
 
 /* Before the document is built, a pass over the events refuses what would
@@ -368,6 +356,11 @@ static int check_limits(const char *file, const char *text, size_t len, struct p
 }
 
 int pyaml_walk_load(const char *file, const char *text, size_t len, yaml_document_t *doc, struct placer_error **err) {
+  return pyaml_walk_load_doc(file, "profile", "'roles'", text, len, doc, err);
+}
+
+int pyaml_walk_load_doc(const char *file, const char *what, const char *key, const char *text, size_t len,
+                        yaml_document_t *doc, struct placer_error **err) {
   if (len > PYAML_MAX_BYTES)
     return placer_error_set(err, PLACER_EXIT_USAGE, 0, "%s:1:1: larger than %u MiB", file, PYAML_MAX_BYTES >> 20);
   if (check_limits(file, text, len, err) < 0)
@@ -391,7 +384,8 @@ int pyaml_walk_load(const char *file, const char *text, size_t len, yaml_documen
   if (yaml_document_get_root_node(doc) == NULL) {
     yaml_document_delete(doc);
     yaml_parser_delete(&parser);
-    return placer_error_set(err, PLACER_EXIT_USAGE, 0, "%s:1:1: empty profile (expected a mapping with 'roles')", file);
+    return placer_error_set(err, PLACER_EXIT_USAGE, 0, "%s:1:1: empty %s (expected a mapping with %s)", file, what,
+                            key);
   }
   yaml_document_t next;
   int rc = 0;
@@ -402,8 +396,8 @@ int pyaml_walk_load(const char *file, const char *text, size_t len, yaml_documen
   } else {
     yaml_node_t *root = yaml_document_get_root_node(&next);
     if (root)
-      rc = placer_error_set(err, PLACER_EXIT_USAGE, 0, "%s:%zu:%zu: only one YAML document is allowed in a profile",
-                            file, root->start_mark.line + 1, root->start_mark.column + 1);
+      rc = placer_error_set(err, PLACER_EXIT_USAGE, 0, "%s:%zu:%zu: only one YAML document is allowed in a %s", file,
+                            root->start_mark.line + 1, root->start_mark.column + 1, what);
     yaml_document_delete(&next);
   }
   if (rc < 0)

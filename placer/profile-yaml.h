@@ -60,8 +60,9 @@ struct pyaml_schema {
 #define PYAML_MAX_NODES 100000u
 
 /* The one YAML file loader of profiles and studies: the bytes of PATH, at
- * most MAX_BYTES (PYAML_MAX_BYTES), for placer_profile_parse/placer_study_parse.  Errors are
- * bad input (PLACER_EXIT_USAGE) naming WHAT ("profile", "study") and PATH. */
+ * most MAX_BYTES (PYAML_MAX_BYTES), for placer_profile_parse/placer_study_parse; a regular
+ * file only (placer_textfile_read_input: a FIFO never blocks).  Errors are bad input
+ * (PLACER_EXIT_USAGE) naming WHAT ("profile", "study") and PATH. */
 int pyaml_read_file(const char *what, const char *path, size_t max_bytes, char **text, size_t *len,
                     struct placer_error **err);
 
@@ -69,6 +70,10 @@ int pyaml_read_file(const char *what, const char *path, size_t max_bytes, char *
  * multi-document input, aliases and input over the limits above fail with
  * FILE:LINE:COL. */
 int pyaml_walk_load(const char *file, const char *text, size_t len, yaml_document_t *doc, struct placer_error **err);
+/* The same for a WHAT ("study") whose mapping has KEY ("'variants'"): the
+ * messages name it. */
+int pyaml_walk_load_doc(const char *file, const char *what, const char *key, const char *text, size_t len,
+                        yaml_document_t *doc, struct placer_error **err);
 
 /* Walk a mapping node with a schema, storing values into target. */
 int pyaml_walk_mapping(struct pyaml_walk *w, yaml_node_t *node, const struct pyaml_schema *schema, void *target);

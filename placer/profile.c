@@ -13,6 +13,7 @@
 #include "profile-run.h"
 #include "profile-yaml.h"
 #include "lib/cidr.h"
+#include "lib/units.h"
 
 #define N_OF(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -35,6 +36,14 @@ static const char *const policy_names[] = {
   [PLACER_POLICY_STRICT] = "strict",
   NULL,
 };
+static const char *const align_names[] = {
+  [PLACER_ALIGN_AUTO] = "auto",
+  [PLACER_ALIGN_CACHE] = "cache",
+  [PLACER_ALIGN_NUMA] = "numa",
+  [PLACER_ALIGN_NONE] = "none",
+  NULL,
+};
+static const char *const spread_names[] = { [PLACER_SPREAD_NONE] = "none", [PLACER_SPREAD_NUMA] = "numa", NULL };
 static const char *const mems_names[] = { [PLACER_MEMS_LOCAL] = "local", [PLACER_MEMS_ALL] = "all", NULL };
 
 /* ---- custom value parsers ---- */
@@ -167,6 +176,8 @@ static const struct pyaml_field cpu_fields[] = {
   { .key = "quota", .type = PYAML_FIELD_CUSTOM, .parse = parse_quota },
   { .key = "pin_vcpus", .type = PYAML_FIELD_BOOL, .offset = CPU_AT(pin_vcpus) },
   { .key = "span_numa", .type = PYAML_FIELD_BOOL, .offset = CPU_AT(span_numa) },
+  { .key = "align", .type = PYAML_FIELD_ENUM, .offset = CPU_AT(align), .names = align_names },
+  { .key = "spread", .type = PYAML_FIELD_ENUM, .offset = CPU_AT(spread), .names = spread_names },
 };
 static const struct pyaml_schema cpu_schema = { "cpu", cpu_fields, N_OF(cpu_fields) };
 
@@ -303,6 +314,24 @@ static bool template_has_placeholder(const char *s) {
   return false;
 }
 
+/* spread: numa splits one instance that no single node holds; what says
+ * otherwise contradicts it. */
+static int check_spread(struct pyaml_walk *w, const struct placer_role_spec *role, yaml_node_t *cpu) {
+  yaml_node_t *spread = pyaml_walk_lookup_key(w, cpu, "spread");
+  if (spread == NULL || role->cpu.spread != PLACER_SPREAD_NUMA)
+    return 0;
+  if (role->cpu.align == PLACER_ALIGN_NONE)
+    return pyaml_walk_key_error(w, spread, "spread",
+                                "'numa' splits an instance evenly over NUMA nodes; 'align: none' asks for no "
+                                "alignment at all (give one of them)");
+  if (role->count_mode == PLACER_COUNT_PER_NUMA)
+    return pyaml_walk_key_error(w, spread, "spread", "a per_numa role keeps each instance on its own node");
+  if (role->count_mode == PLACER_COUNT_FILL && !role->cpu.exclusive)
+    return pyaml_walk_key_error(w, spread, "spread",
+                                "a count: fill pool takes everything left; it has no instance size to spread");
+  return 0;
+}
+
 static int check_cpu(struct pyaml_walk *w, struct placer_role_spec *role, yaml_node_t *rn, bool pin) {
   yaml_node_t *cpu = pyaml_walk_lookup(w, rn, "cpu");
   if (cpu == NULL) {
@@ -320,6 +349,12 @@ static int check_cpu(struct pyaml_walk *w, struct placer_role_spec *role, yaml_n
   const char *which;
   if (at_most_one(w, cpu, amount_keys) < 0)
     goto out;
+  static const char *const placing_keys[] = { "align", "spread", NULL };
+  yaml_node_t *placing = first_given(w, cpu, placing_keys, &which);
+  if (placing && !pin) {
+    pyaml_walk_key_error(w, placing, which, "only applies when the profile pins (pin: false places nothing)");
+    goto out;
+  }
   if (first_given(w, cpu, amount_keys, &which) == NULL && !pin) {
     /* Unpinned: a cpu mapping may give only a weight or a quota. */
     role->has_cpu = false;
@@ -353,6 +388,8 @@ static int check_cpu(struct pyaml_walk *w, struct placer_role_spec *role, yaml_n
   }
   if (pyaml_walk_lookup_key(w, cpu, "span_numa") == NULL)
     role->cpu.span_numa = role->kind != PLACER_KIND_VM; /* real guests are NUMA-local */
+  if (check_spread(w, role, cpu) < 0)
+    goto out;
   yaml_node_t *pin_vcpus = pyaml_walk_lookup_key(w, cpu, "pin_vcpus");
   if (pin_vcpus && role->kind != PLACER_KIND_VM) {
     pyaml_walk_key_error(w, pin_vcpus, "pin_vcpus", "only applies to roles of kind vm");
@@ -452,6 +489,16 @@ static int check_role(struct pyaml_walk *w, struct placer_profile *profile, size
                                 "'fill' needs 'cpu' or 'memory' to know how many instances fit");
   if (check_locality(w, role, rn) < 0 || placer_profile_check_role_irqs(w, role, rn) < 0)
     return -1;
+  if (role->cpu.spread == PLACER_SPREAD_NUMA && role->policy == PLACER_POLICY_STRICT &&
+      role->near != PLACER_NEAR_NONE) {
+    yaml_node_t *spread = pyaml_walk_lookup_key(w, pyaml_walk_lookup(w, rn, "cpu"), "spread");
+    size_t saved = pyaml_walk_push(w, ".cpu");
+    pyaml_walk_key_error(w, spread, "spread",
+                         "'numa' spreads an instance that one node cannot hold over several; 'policy: strict' "
+                         "keeps it on its asked node(s) (give one of them)");
+    pyaml_walk_pop(w, saved);
+    return -1;
+  }
 
   yaml_node_t *match = pyaml_walk_lookup(w, rn, "match");
   if (role->match_template == NULL && match == NULL &&

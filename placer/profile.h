@@ -46,6 +46,20 @@ enum placer_mems_mode {
   PLACER_MEMS_ALL,   /* every NUMA node the topology allows */
 };
 
+/* How an instance's CPUs are kept together (cpu.align). */
+enum placer_align {
+  PLACER_ALIGN_AUTO,  /* cache where a NUMA node holds more than one L3, else numa */
+  PLACER_ALIGN_CACHE, /* the fewest L3 domains (then L2 clusters), unshared when it can; NUMA too */
+  PLACER_ALIGN_NUMA,  /* one NUMA node when it fits, lowest-numbered cores there */
+  PLACER_ALIGN_NONE,  /* the lowest-numbered free cores where the locality says */
+};
+
+/* An instance larger than one NUMA node (cpu.spread). */
+enum placer_spread {
+  PLACER_SPREAD_NONE, /* fills the nearest nodes one after another */
+  PLACER_SPREAD_NUMA, /* split evenly over the fewest nodes that hold it */
+};
+
 struct placer_cpu_spec {
   unsigned cores;   /* cores: N whole cores, 0 when threads is used */
   unsigned threads; /* threads: N hardware threads, 0 when cores is used */
@@ -57,6 +71,8 @@ struct placer_cpu_spec {
   bool pin_vcpus;   /* vm: each vCPU thread on its own PU */
   bool span_numa;   /* a count: fill pool may span NUMA nodes (default for all but vm);
                      * false: one pool per NUMA node, each instance on one node */
+  enum placer_align align;
+  enum placer_spread spread;
 };
 
 /* Where a device's IRQs go (irqs[].to, roles[].irqs; docs/profiles.md, "IRQs"). */
@@ -133,14 +149,10 @@ int placer_profile_parse(const char *file, const char *text, size_t len, struct 
 void placer_profile_free(struct placer_profile *profile);
 void placer_string_list_free(struct placer_string_list *list);
 
-/* A quota in cores as the profile writes it ("1.5": 0.01..65536, at most 3
- * decimals) in thousandths of a core; -1 when it is not one.  Pure. */
-int placer_parse_quota(const char *text, unsigned *mcores);
-
 /* Change one setting of a loaded profile, "ROLE.KEY=VALUE" (profile-override.c):
  * cpu.quota (cores, "none" removes it), cpu.weight (1..10000, "none"),
  * cpu.cores / cpu.threads (N; the other is cleared), cpu.pool (NAME; the
- * role then shares it).  How `placer bench` makes a sweep's variants from one
+ * role then shares it), cpu.align (auto, cache, numa, none).  How `placer bench` makes a sweep's variants from one
  * profile and how `placer exec/plan --set` repeat them.  Errors name the
  * assignment (PLACER_EXIT_USAGE). */
 int placer_profile_set(struct placer_profile *profile, const char *assignment, struct placer_error **err);

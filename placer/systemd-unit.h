@@ -1,7 +1,7 @@
 /* What placer needs to know about systemd units, as pure functions on text
  * (systemd-unit.c): the unit holding a process from its cgroup path, the
  * `systemctl set-property` command line, the text of placer's drop-in, the
- * values of `systemctl show`.  Running systemctl is systemd-run.c. */
+ * values of `systemctl show`.  Running systemctl is apply-systemd.c. */
 #ifndef PLACER_SYSTEMD_UNIT_H
 #define PLACER_SYSTEMD_UNIT_H
 

@@ -10,8 +10,5 @@ void placer_topology_free_io(struct placer_topology *topo);
 /* Live: the addresses each NIC holds and ceph.conf's storage networks. */
 int placer_topology_collect_net(struct placer_topology *topo);
 void placer_topology_free_net(struct placer_topology *topo);
-/* Read XML (LEN bytes counting its NUL) with hwloc in a child process first:
- * -1 with one error line when hwloc crashes or hangs on it (topology-probe.c). */
-int placer_topology_probe_xml(const char *name, const char *xml, size_t len, struct placer_error **err);
 
 #endif

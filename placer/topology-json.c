@@ -78,12 +78,11 @@ static json_t *cores_json(const struct placer_topology *topo) {
   return arr;
 }
 
-static json_t *l3_json(const struct placer_topology *topo) {
+static json_t *cache_groups_json(const struct placer_cache_group *groups, size_t n) {
   json_t *arr = json_array();
-  for (size_t i = 0; i < topo->n_l3_groups; i++)
+  for (size_t i = 0; i < n; i++)
     json_array_append_new(arr, json_pack("{s:i, s:I, s:o}", "index", (json_int_t)i, "size_bytes",
-                                         (json_int_t)topo->l3_groups[i].size_bytes, "cpus",
-                                         json_cpulist(topo->l3_groups[i].cpus)));
+                                         (json_int_t)groups[i].size_bytes, "cpus", json_cpulist(groups[i].cpus)));
   return arr;
 }
 
@@ -131,7 +130,8 @@ json_t *placer_topology_to_json(const struct placer_topology *topo) {
   json_object_set_new(root, "numa_nodes", numa_json(topo));
   json_object_set_new(root, "distances", distances_json(topo));
   json_object_set_new(root, "cores", cores_json(topo));
-  json_object_set_new(root, "l3_caches", l3_json(topo));
+  json_object_set_new(root, "l3_caches", cache_groups_json(topo->l3_groups, topo->n_l3_groups));
+  json_object_set_new(root, "l2_clusters", cache_groups_json(topo->l2_clusters, topo->n_l2_clusters));
   json_object_set_new(root, "block_devices", blockdevs_json(topo));
   json_object_set_new(root, "network_interfaces", nics_json(topo));
   json_t *nets = json_array();

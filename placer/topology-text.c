@@ -66,15 +66,24 @@ static void print_numa(FILE *out, const struct placer_topology *topo) {
   }
 }
 
+static void print_groups(FILE *out, const struct placer_topology *topo, const char *level,
+                         const struct placer_cache_group *groups, size_t n) {
+  for (size_t i = 0; i < n; i++) {
+    char size[32];
+    placer_format_bytes(groups[i].size_bytes, size, sizeof(size));
+    int w = fprintf(out, "  %s #%zu %s:", level, i, size);
+    print_cores_of(out, topo, groups[i].cpus, w);
+  }
+}
+
 static void print_cores(FILE *out, const struct placer_topology *topo) {
+  if (topo->n_l2_clusters > 0) {
+    fprintf(out, "\ncores by shared L2 (clusters; other cores have an L2 of their own)\n");
+    print_groups(out, topo, "L2", topo->l2_clusters, topo->n_l2_clusters);
+  }
   if (topo->n_l3_groups > 0) {
     fprintf(out, "\ncores by shared L3 (a core's PUs joined by '+')\n");
-    for (size_t i = 0; i < topo->n_l3_groups; i++) {
-      char size[32];
-      placer_format_bytes(topo->l3_groups[i].size_bytes, size, sizeof(size));
-      int w = fprintf(out, "  L3 #%zu %s:", i, size);
-      print_cores_of(out, topo, topo->l3_groups[i].cpus, w);
-    }
+    print_groups(out, topo, "L3", topo->l3_groups, topo->n_l3_groups);
     return;
   }
   fprintf(out, "\ncores by NUMA node (a core's PUs joined by '+'; no L3 known)\n");

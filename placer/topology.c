@@ -36,101 +36,169 @@ static int check_xml_header(const char *name, const char *head, size_t n, struct
 
 #define PLACER_TOPOLOGY_MAX_OS_INDEX (1u << 20)
 
-/* TAG (an element's text up to '>') has attribute NAME with a quoted value,
- * preceded by white space as hwloc's parser wants it; for a set (cpuset,
- * nodeset, ...) the value must also be in hwloc's bitmap syntax
- * ("0x000000ff,0x0", "0xf...f"): hwloc keeps a NULL set for one it cannot
- * read and crashes on it later. */
-static bool has_attribute(const char *tag, const char *name) {
-  size_t len = strlen(name);
-  for (const char *p = strstr(tag, name); p; p = strstr(p + 1, name))
-    if (p > tag && strchr(" \t\r\n", p[-1]) && p[len] == '=' && p[len + 1] == '"') {
-      if (strstr(name, "set") == NULL)
-        return true;
-      const char *v = p + len + 2;
-      size_t n = strspn(v, "0123456789abcdefABCDEFx,.");
-      return n > 0 && v[n] == '"';
-    }
-  return false;
+static const struct placer_topology_xml_guard *xml_guard;
+
+void placer_topology_set_xml_guard(const struct placer_topology_xml_guard *guard) {
+  xml_guard = guard;
 }
 
-/* hwloc 2.9 dereferences NULL on an object that has a cpuset but no
- * complete_cpuset (or the reverse; a nodeset alone likewise): lstopo
- * crashes on such a file too (found by tests/fuzz).  lstopo always writes
- * both, so an object with one alone is a corrupt file: refused before hwloc
- * sees it. */
-/* TAG is "<object" then only  NAME="VALUE"  pairs separated by white space
- * (and a closing '/'): hwloc's parser loses an attribute glued to a stray
- * byte, and crashes on what is missing then. */
-static bool well_formed(const char *tag) {
+/* One <object ...> tag (TAG..END, up to its '>') as placer checks it before
+ * hwloc reads the file: hwloc 2.9 crashes on some corrupt ones (found by
+ * tests/fuzz; lstopo crashes on them too).  One pass over the tag: it is
+ * the cost of every load, on a file of a thousand objects. */
+struct object_tag {
+  bool well_formed;       /* "<object" then only  NAME="VALUE"  pairs, white space before each */
+  unsigned sets;          /* the SET_* bits of the sets given, each in hwloc's bitmap syntax */
+  bool pu_or_numa;        /* type="PU" or type="NUMANode" */
+  unsigned long os_index; /* ULONG_MAX when not given */
+};
+
+enum { SET_CPUSET = 1, SET_COMPLETE_CPUSET = 2, SET_NODESET = 4, SET_COMPLETE_NODESET = 8 };
+
+static bool is_space(char c) {
+  return c == ' ' || c == '\t' || c == '\r' || c == '\n';
+}
+
+/* The bytes of an attribute's name (1), and of hwloc's bitmap syntax (2):
+ * a table, as every byte of every tag goes through it. */
+static const unsigned char tag_chars[256] = {
+  ['0'] = 3, ['1'] = 3, ['2'] = 3, ['3'] = 3, ['4'] = 3, ['5'] = 3, ['6'] = 3, ['7'] = 3, ['8'] = 3, ['9'] = 3,
+  ['a'] = 3, ['b'] = 3, ['c'] = 3, ['d'] = 3, ['e'] = 3, ['f'] = 3, ['A'] = 3, ['B'] = 3, ['C'] = 3, ['D'] = 3,
+  ['E'] = 3, ['F'] = 3, ['x'] = 3, [','] = 2, ['.'] = 2, ['g'] = 1, ['h'] = 1, ['i'] = 1, ['j'] = 1, ['k'] = 1,
+  ['l'] = 1, ['m'] = 1, ['n'] = 1, ['o'] = 1, ['p'] = 1, ['q'] = 1, ['r'] = 1, ['s'] = 1, ['t'] = 1, ['u'] = 1,
+  ['v'] = 1, ['w'] = 1, ['y'] = 1, ['z'] = 1, ['G'] = 1, ['H'] = 1, ['I'] = 1, ['J'] = 1, ['K'] = 1, ['L'] = 1,
+  ['M'] = 1, ['N'] = 1, ['O'] = 1, ['P'] = 1, ['Q'] = 1, ['R'] = 1, ['S'] = 1, ['T'] = 1, ['U'] = 1, ['V'] = 1,
+  ['W'] = 1, ['X'] = 1, ['Y'] = 1, ['Z'] = 1, ['_'] = 1,
+};
+
+static bool is_name_char(char c) {
+  return tag_chars[(unsigned char)c] & 1;
+}
+
+/* hwloc's bitmap syntax ("0x000000ff,0x0", "0xf...f"): hwloc keeps a NULL
+ * set for a value it cannot read and crashes on it later. */
+static bool is_bitmap(const char *v, const char *end) {
+  if (v == end)
+    return false;
+  for (; v < end; v++)
+    if (!(tag_chars[(unsigned char)*v] & 2))
+      return false;
+  return true;
+}
+
+static bool attribute_is(const char *name, size_t len, const char *what) {
+  return len == strlen(what) && memcmp(name, what, len) == 0;
+}
+
+/* hwloc's parser loses an attribute glued to a stray byte, and crashes on
+ * what is missing then; it dereferences NULL on an object that has a cpuset
+ * but no complete_cpuset (or the reverse; a nodeset alone likewise).  lstopo
+ * always writes both. */
+static struct object_tag scan_object(const char *tag, const char *end) {
+  struct object_tag t = { .well_formed = false, .os_index = ULONG_MAX };
   const char *p = tag + strlen("<object");
   for (;;) {
-    size_t ws = strspn(p, " \t\r\n");
-    p += ws;
-    if (*p == '\0' || (p[0] == '/' && p[1] == '\0'))
-      return true;
-    size_t n = strspn(p, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_");
-    if (ws == 0 || n == 0 || p[n] != '=' || p[n + 1] != '"')
-      return false;
-    const char *close = strchr(p + n + 2, '"');
+    const char *name = p;
+    while (p < end && is_space(*p))
+      p++;
+    bool spaced = p > name;
+    if (p == end || (p[0] == '/' && p + 1 == end)) {
+      t.well_formed = true;
+      return t;
+    }
+    name = p;
+    while (p < end && is_name_char(*p))
+      p++;
+    size_t len = (size_t)(p - name);
+    if (!spaced || len == 0 || p + 1 >= end || p[0] != '=' || p[1] != '"')
+      return t;
+    const char *value = p + 2;
+    const char *close = memchr(value, '"', (size_t)(end - value));
     if (close == NULL)
-      return false;
+      return t;
+    static const struct {
+      const char *name;
+      unsigned bit;
+    } sets[] = { { "cpuset", SET_CPUSET },
+                 { "complete_cpuset", SET_COMPLETE_CPUSET },
+                 { "nodeset", SET_NODESET },
+                 { "complete_nodeset", SET_COMPLETE_NODESET } };
+    for (size_t i = 0; i < sizeof(sets) / sizeof(sets[0]); i++)
+      if (attribute_is(name, len, sets[i].name) && is_bitmap(value, close))
+        t.sets |= sets[i].bit;
+    if (attribute_is(name, len, "type"))
+      t.pu_or_numa = ((size_t)(close - value) == 2 && memcmp(value, "PU", 2) == 0) ||
+                     ((size_t)(close - value) == 8 && memcmp(value, "NUMANode", 8) == 0);
+    if (attribute_is(name, len, "os_index") && t.os_index == ULONG_MAX)
+      t.os_index = value < close && *value >= '0' && *value <= '9' ? strtoul(value, NULL, 10) : ULONG_MAX - 1;
     p = close + 1;
   }
 }
 
+static size_t line_of(const char *xml, const char *at) {
+  size_t line = 1;
+  for (const char *p = xml; p < at; p++)
+    line += *p == '\n';
+  return line;
+}
+
+/* A file cut short (a copy that stopped, a full disk) ends before its
+ * </topology>: refused before hwloc reads it, as hwloc's 1.x importer
+ * leaks what it built from such a file (its distances) when it fails. */
+static int check_xml_end(const char *name, const char *xml, size_t len, struct placer_error **err) {
+  static const char close[] = "</topology>";
+  size_t n = len;
+  while (n > 0 && (is_space(xml[n - 1]) || xml[n - 1] == '\0'))
+    n--;
+  if (n < sizeof(close) - 1 || memcmp(xml + n - (sizeof(close) - 1), close, sizeof(close) - 1) != 0)
+    return placer_error_set(err, PLACER_EXIT_USAGE, 0,
+                            "topology '%s': not a valid hwloc XML topology (corrupt or truncated: it does not end "
+                            "with </topology>)",
+                            name);
+  return 0;
+}
+
+/* XML is NUL-terminated. */
 static int check_xml_objects(const char *name, const char *xml, struct placer_error **err) {
   for (const char *o = strstr(xml, "<object"); o; o = strstr(o + 1, "<object")) {
     const char *end = strchr(o, '>');
     if (end == NULL)
       break;
-    cleanup_free char *tag = strndup(o, (size_t)(end - o));
-    if (tag == NULL)
-      return placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "topology '%s'", name);
-    if (!well_formed(tag) || has_attribute(tag, "cpuset") != has_attribute(tag, "complete_cpuset") ||
-        has_attribute(tag, "nodeset") != has_attribute(tag, "complete_nodeset")) {
-      size_t line = 1;
-      for (const char *p = xml; p < o; p++)
-        line += *p == '\n';
+    struct object_tag t = scan_object(o, end);
+    bool cpusets = (t.sets & SET_CPUSET) != 0, complete_cpusets = (t.sets & SET_COMPLETE_CPUSET) != 0;
+    bool nodesets = (t.sets & SET_NODESET) != 0, complete_nodesets = (t.sets & SET_COMPLETE_NODESET) != 0;
+    if (!t.well_formed || cpusets != complete_cpusets || nodesets != complete_nodesets)
       return placer_error_set(
           err, PLACER_EXIT_USAGE, 0,
           "topology '%s': line %zu: a malformed object, or one with a cpuset or nodeset but not its "
           "complete_ counterpart, or one not in bitmap syntax (corrupt file)",
-          name, line);
-    }
+          name, line_of(xml, o));
     /* a PU or NUMA node without os_index (or a huge one) makes hwloc set bit
      * 2^32-1 of a bitmap: 512 MiB for one object */
-    if (strstr(tag, "type=\"PU\"") || strstr(tag, "type=\"NUMANode\"")) {
-      const char *v = strstr(tag, " os_index=\"");
-      unsigned long index = v ? strtoul(v + 11, NULL, 10) : ULONG_MAX;
-      if (index >= PLACER_TOPOLOGY_MAX_OS_INDEX) {
-        size_t line = 1;
-        for (const char *p = xml; p < o; p++)
-          line += *p == '\n';
-        return placer_error_set(
-            err, PLACER_EXIT_USAGE, 0,
-            "topology '%s': line %zu: a PU or NUMA node without an os_index below %u (corrupt file)", name, line,
-            PLACER_TOPOLOGY_MAX_OS_INDEX);
-      }
-    }
+    if (t.pu_or_numa && t.os_index >= PLACER_TOPOLOGY_MAX_OS_INDEX)
+      return placer_error_set(err, PLACER_EXIT_USAGE, 0,
+                              "topology '%s': line %zu: a PU or NUMA node without an os_index below %u (corrupt file)",
+                              name, line_of(xml, o), PLACER_TOPOLOGY_MAX_OS_INDEX);
   }
   return 0;
 }
 
 /* XML_PATH NULL and XML NULL: the live machine; else the file, or the buffer
  * XML of LEN bytes (named NAME in messages). */
+static void unmap_textfile(struct placer_textfile_map *map) {
+  placer_textfile_unmap(map);
+}
+
 static int load_hwloc(struct placer_topology *topo, const char *xml_path, const char *xml, size_t len,
                       struct placer_error **err) {
   const char *name = topo->source;
-  cleanup_free char *text = NULL;
+  /* a file is mapped, not copied: NUL-terminated as hwloc wants it */
+  __attribute__((cleanup(unmap_textfile))) struct placer_textfile_map map = { 0 };
   if (xml_path) {
-    if (placer_textfile_read_path(xml_path, PLACER_TEXTFILE_MAX_BYTES, &text, &len) < 0) {
-      if (errno == EFBIG)
-        return placer_error_set(err, PLACER_EXIT_USAGE, 0, "topology '%s': larger than %zu MiB", name,
-                                PLACER_TEXTFILE_MAX_BYTES >> 20);
-      return placer_error_errno(err, PLACER_EXIT_USAGE, errno, "topology '%s'", name);
-    }
-    xml = text ? text : "";
+    if (placer_textfile_map_input("topology", xml_path, PLACER_TEXTFILE_MAX_BYTES, &map, err) < 0)
+      return -1;
+    xml = map.text;
+    len = map.len;
   }
   /* hwloc prints a box of text on stderr about a corrupt XML file before it
    * fails or repairs it; placer's error is one line (the user may still ask
@@ -140,33 +208,53 @@ static int load_hwloc(struct placer_topology *topo, const char *xml_path, const 
   if (hwloc_topology_init(&topo->hw) < 0)
     return placer_error_errno(err, PLACER_EXIT_SYSTEM, errno, "hwloc_topology_init");
   hwloc_topology_set_io_types_filter(topo->hw, HWLOC_TYPE_FILTER_KEEP_IMPORTANT);
+  /* objects placer never reads: a third of a big topology's, and every one
+   * costs memory hwloc touches for the first time */
+  static const hwloc_obj_type_t unused[] = { HWLOC_OBJ_L1CACHE,  HWLOC_OBJ_L1ICACHE, HWLOC_OBJ_L2ICACHE,
+                                             HWLOC_OBJ_L3ICACHE, HWLOC_OBJ_L4CACHE,  HWLOC_OBJ_L5CACHE,
+                                             HWLOC_OBJ_MEMCACHE, HWLOC_OBJ_MISC };
+  for (size_t i = 0; i < sizeof(unused) / sizeof(unused[0]); i++)
+    hwloc_topology_set_type_filter(topo->hw, unused[i], HWLOC_TYPE_FILTER_KEEP_NONE);
   hwloc_topology_set_flags(topo->hw, HWLOC_TOPOLOGY_FLAG_INCLUDE_DISALLOWED);
   if (xml == NULL) {
     if (hwloc_topology_load(topo->hw) < 0)
       return placer_error_errno(err, PLACER_EXIT_SYSTEM, errno, "hwloc_topology_load");
     return 0;
   }
-  /* hwloc wants a NUL-terminated buffer, its size counting the NUL */
   char head[4096];
   size_t n = len < sizeof(head) - 1 ? len : sizeof(head) - 1;
   memcpy(head, xml, n);
   head[n] = '\0';
   if (check_xml_header(name, head, n, err) < 0)
     return -1;
-  cleanup_free char *copy = malloc(len + 1);
-  if (copy == NULL)
-    return placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "topology '%s'", name);
-  memcpy(copy, xml, len);
-  copy[len] = '\0';
-  if (check_xml_objects(name, copy, err) < 0)
+  /* hwloc wants a NUL-terminated buffer, its size counting the NUL: a
+   * mapped file is; bytes from a caller (the fuzz harness) are copied */
+  cleanup_free char *copy = NULL;
+  if (xml_path == NULL) {
+    if ((copy = malloc(len + 1)) == NULL)
+      return placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "topology '%s'", name);
+    memcpy(copy, xml, len);
+    copy[len] = '\0';
+    xml = copy;
+  }
+  if (check_xml_end(name, xml, len, err) < 0 || check_xml_objects(name, xml, err) < 0)
     return -1;
-  /* a file given by the user: a crash in hwloc's importer becomes an error */
-  if (xml_path && placer_topology_probe_xml(name, copy, len + 1, err) < 0)
-    return -1;
-  if (len >= INT_MAX || hwloc_topology_set_xmlbuffer(topo->hw, copy, (int)len + 1) < 0)
-    return placer_error_errno(err, PLACER_EXIT_USAGE, errno, "topology '%s': hwloc cannot read it", name);
-  if (hwloc_topology_load(topo->hw) < 0)
-    return placer_error_set(err, PLACER_EXIT_USAGE, errno,
+  if (len >= INT_MAX)
+    return placer_error_set(err, PLACER_EXIT_USAGE, 0, "topology '%s': too large", name);
+  /* the one read of the file: a program's guard (cli/xml-guard.c) turns a
+   * crash in hwloc's importer into one line and exit 2 */
+  if (xml_guard)
+    xml_guard->enter(name);
+  int rc = hwloc_topology_set_xmlbuffer(topo->hw, xml, (int)len + 1);
+  if (rc == 0)
+    rc = hwloc_topology_load(topo->hw) < 0 ? 1 : 0;
+  int saved = errno;
+  if (xml_guard)
+    xml_guard->leave();
+  if (rc < 0)
+    return placer_error_errno(err, PLACER_EXIT_USAGE, saved, "topology '%s': hwloc cannot read it", name);
+  if (rc > 0)
+    return placer_error_set(err, PLACER_EXIT_USAGE, saved,
                             "topology '%s': not a valid hwloc XML topology (corrupt or truncated)", name);
   return 0;
 }
@@ -237,9 +325,10 @@ static int l3_group_of(const struct placer_topology *topo, hwloc_const_bitmap_t 
 static int collect_cores(struct placer_topology *topo) {
   int n_pus = hwloc_get_nbobjs_by_type(topo->hw, HWLOC_OBJ_PU);
   topo->cores = calloc(n_pus > 0 ? n_pus : 1, sizeof(*topo->cores));
-  if (topo->cores == NULL)
+  topo->l2_clusters = calloc(n_pus > 0 ? n_pus : 1, sizeof(*topo->l2_clusters));
+  if (topo->cores == NULL || topo->l2_clusters == NULL)
     return -1;
-  hwloc_obj_t last_core = NULL;
+  hwloc_obj_t last_core = NULL, last_l2 = NULL;
   for (int i = 0; i < n_pus; i++) {
     hwloc_obj_t pu = hwloc_get_obj_by_type(topo->hw, HWLOC_OBJ_PU, i);
     hwloc_obj_t core = hwloc_get_ancestor_obj_by_type(topo->hw, HWLOC_OBJ_CORE, pu);
@@ -254,6 +343,20 @@ static int collect_cores(struct placer_topology *topo) {
     c->pus = hwloc_bitmap_dup(owner->cpuset);
     c->numa_node = single_numa_of(topo, c->pus);
     c->l3_group = l3_group_of(topo, c->pus);
+    /* an L2 over more than this core: a cluster (depth-first order keeps a
+     * cluster's cores together) */
+    hwloc_obj_t l2 = hwloc_get_ancestor_obj_by_type(topo->hw, HWLOC_OBJ_L2CACHE, owner);
+    c->l2_cluster = -1;
+    if (l2 && !hwloc_bitmap_isequal(l2->cpuset, owner->cpuset)) {
+      if (l2 != last_l2) {
+        struct placer_cache_group *g = &topo->l2_clusters[topo->n_l2_clusters++];
+        g->size_bytes = l2->attr->cache.size;
+        if ((g->cpus = hwloc_bitmap_dup(l2->cpuset)) == NULL)
+          return -1;
+      }
+      last_l2 = l2;
+      c->l2_cluster = (int)topo->n_l2_clusters - 1;
+    }
     topo->n_cores++;
   }
   return 0;
@@ -365,6 +468,8 @@ void placer_topology_free(struct placer_topology *topo) {
     hwloc_bitmap_free(topo->cores[i].pus);
   for (size_t i = 0; i < topo->n_l3_groups; i++)
     hwloc_bitmap_free(topo->l3_groups[i].cpus);
+  for (size_t i = 0; i < topo->n_l2_clusters; i++)
+    hwloc_bitmap_free(topo->l2_clusters[i].cpus);
   placer_topology_free_net(topo);
   placer_topology_free_io(topo);
   placer_irq_inventory_free(topo->irqs);
@@ -372,6 +477,7 @@ void placer_topology_free(struct placer_topology *topo) {
   free(topo->numa_nodes);
   free(topo->cores);
   free(topo->l3_groups);
+  free(topo->l2_clusters);
   free(topo->distances);
   hwloc_bitmap_free(topo->online_cpus);
   hwloc_bitmap_free(topo->allowed_cpus);

@@ -1,7 +1,8 @@
-/* The node as placer sees it: NUMA nodes, cores with their PUs, L3 groups,
- * block devices and NICs with their NUMA locality.  Loaded once (live through
- * hwloc, or from an hwloc XML file) into plain arrays; everything after the
- * load is pure data that the planner and the printers read. */
+/* The node as placer sees it: NUMA nodes, cores with their PUs, L3 groups
+ * and L2 clusters, block devices and NICs with their NUMA locality.  Loaded
+ * once (live through hwloc, or from an hwloc XML file) into plain arrays;
+ * everything after the load is pure data that the planner and the printers
+ * read. */
 #ifndef PLACER_TOPOLOGY_H
 #define PLACER_TOPOLOGY_H
 
@@ -28,10 +29,12 @@ struct placer_core {
   unsigned package;       /* logical index of its package */
   int numa_node;          /* os_index of its NUMA node, -1 when unknown */
   int l3_group;           /* index into l3_groups, -1 when no L3 is known */
+  int l2_cluster;         /* index into l2_clusters, -1 when its L2 is its own or unknown */
   hwloc_bitmap_t pus;     /* OS indexes of its PUs (SMT siblings) */
 };
 
-struct placer_l3_group {
+/* The cores sharing one cache. */
+struct placer_cache_group {
   uint64_t size_bytes;
   hwloc_bitmap_t cpus;
 };
@@ -74,8 +77,12 @@ struct placer_topology {
   size_t n_numa_nodes; /* sorted by os_index */
   struct placer_core *cores;
   size_t n_cores; /* topology order */
-  struct placer_l3_group *l3_groups;
+  struct placer_cache_group *l3_groups;
   size_t n_l3_groups;
+  /* L2 caches shared by several cores (Intel E-core modules, Arm and KNL
+   * clusters), in topology order; none where every core has its own */
+  struct placer_cache_group *l2_clusters;
+  size_t n_l2_clusters;
   struct placer_blockdev *blockdevs;
   size_t n_blockdevs; /* sorted by name */
   struct placer_nic *nics;
@@ -113,6 +120,19 @@ void placer_topology_free(struct placer_topology *topo);
 /* Replace TOPO's IRQs by those read below ROOT ("" for this machine; a captured tree
  * in tests, placer/irq.h). */
 int placer_topology_load_irqs(struct placer_topology *topo, const char *root, struct placer_error **err);
+
+/* hwloc 2.9's XML importer crashes on some corrupt files (lstopo does too);
+ * placer refuses the shapes found so far before hwloc sees them (topology.c)
+ * but cannot know every one.  The library never prints, so a program that
+ * wants one error line rather than a core dump sets a guard: enter() runs
+ * just before the one call into hwloc's importer, with the file's name as
+ * messages give it, and leave() just after.  Process-wide, like signals;
+ * NULL (the default) turns it off.  The command line's: cli/xml-guard.c. */
+struct placer_topology_xml_guard {
+  void (*enter)(const char *name);
+  void (*leave)(void);
+};
+void placer_topology_set_xml_guard(const struct placer_topology_xml_guard *guard);
 
 /* Look-ups; NULL / -1 when absent. */
 int placer_topology_numa_pos(const struct placer_topology *topo, unsigned os_index);

@@ -31,7 +31,7 @@ int placer_vm_qemu_argv(const struct placer_vm_params *p, char ***out, struct pl
   if (p->kernel == NULL || *p->kernel == '\0' || p->initrd == NULL || *p->initrd == '\0')
     return placer_error_set(err, PLACER_EXIT_USAGE, 0,
                             "vm %s: no guest kernel/initramfs (set run.vm.kernel and run.vm.initrd, or "
-                            "PLACER_VM_KERNEL and PLACER_VM_INITRD; ci/vm/build-initramfs.sh builds them)",
+                            "PLACER_VM_KERNEL and PLACER_VM_INITRD; libexec/vm/build-initramfs.sh builds them)",
                             p->name);
   if (p->console_path && has_any(p->console_path, ","))
     return placer_error_set(err, PLACER_EXIT_USAGE, 0, "vm %s: console path '%s' must not contain ','", p->name,

@@ -20,7 +20,7 @@ struct placer_vm_params {
   uint64_t memory_bytes;
   const char *kernel;
   const char *initrd;
-  const char *work; /* ci/vm/init's placer.work */
+  const char *work; /* libexec/vm/init's placer.work */
   unsigned seconds;
   uint64_t work_memory_bytes;
   const char *append;       /* more kernel parameters, may be NULL */

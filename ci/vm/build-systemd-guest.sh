@@ -61,7 +61,7 @@ exec 9>"$outdir/.systemd-guest.lock"
 flock 9
 
 # The kernel: build-initramfs.sh extracts and caches it (its busybox initramfs is a by-product).
-eval "$(sh "$here/build-initramfs.sh" "$outdir" --name kernel-only | tail -n 2)"
+eval "$(sh "$here/../../libexec/vm/build-initramfs.sh" "$outdir" --name kernel-only | tail -n 2)"
 kernel=$PLACER_VM_KERNEL
 
 # ---------------------------------------------------------------- base rootfs (cached)

@@ -1,5 +1,5 @@
 #!/bin/sh
-# Boot one of placer's test guests (kernel + initramfs from ci/vm/build-initramfs.sh) in qemu
+# Boot one of placer's test guests (kernel + initramfs from libexec/vm/build-initramfs.sh) in qemu
 # with software emulation (TCG: these machines expose no hardware virtualization, and KVM
 # guests stall there).
 #
@@ -34,7 +34,7 @@
 #                 PLACER-GUEST-EXIT=N line in the log.
 #
 # Foreground (default): the serial console goes to stdout; waits until the guest powers off
-# (ci/vm/init ends with poweroff -f) and exits with the guest job's exit code, read from the
+# (libexec/vm/init ends with poweroff -f) and exits with the guest job's exit code, read from the
 # console's "PLACER-GUEST-EXIT=N" line; 124 on timeout; 125 when the guest ended without that
 # line (kernel panic, qemu error); 2 on a usage error. qemu never outlives this script: it is
 # killed when the script is interrupted.

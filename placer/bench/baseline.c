@@ -17,20 +17,10 @@ int bench_hardware_baseline(struct bench *b, struct placer_error **err) {
   const struct placer_study *s = b->study;
   if (!s->baseline.enabled)
     return 0;
-  const char *path = s->baseline.path;
-  cleanup_free char *abs = path[0] == '/' ? strdup(path) : bench_path_join(b->out, path);
-  if (abs == NULL)
-    return bench_oom(err);
+  /* where, and whether it may be written: checked before the study began (files.c) */
+  const char *abs = b->hw.path;
   struct stat st;
   bool existed = stat(abs, &st) == 0;
-  if (existed && S_ISBLK(st.st_mode) && !s->baseline.write) {
-    for (size_t w = 0; w < b->n_workloads; w++)
-      if (placer_bench_pattern_direction(b->wl_patterns[w]) != PLACER_BENCH_READ)
-        return placer_error_set(err, PLACER_EXIT_USAGE, 0,
-                                "hardware_baseline: '%s' is a block device and workload %s writes: set write: true "
-                                "if its data may be destroyed",
-                                abs, b->wl_names[w]);
-  }
   b->baseline = json_object();
   json_t *runs = json_array();
   json_object_set_new(b->baseline, "path", json_string(abs));
@@ -115,7 +105,7 @@ int bench_hardware_baseline(struct bench *b, struct placer_error **err) {
     json_array_append_new(runs, o);
     placer_fio_result_free(fio);
   }
-  if (!existed)
+  if (b->hw.created)
     unlink(abs);
   return rc;
 }

@@ -1,5 +1,5 @@
 /* The cluster of a bench study, for one variant and repeat: a local
- * throwaway cluster built by ci/ceph-cluster.sh with every daemon started
+ * throwaway cluster built by libexec/ceph-cluster.sh with every daemon started
  * through `placer exec` (placed before its first instruction), an existing
  * cluster whose local daemons are placed with apply and put back with
  * reset, or none (fio on a local file). */
@@ -26,11 +26,11 @@
 /* ------------------------------------------------------------------ lookups */
 
 char *placer_bench_cluster_script(void) {
-  return placer_data_file("PLACER_CEPH_CLUSTER_SCRIPT", "ci/ceph-cluster.sh");
+  return placer_data_file("PLACER_CEPH_CLUSTER_SCRIPT", "libexec/ceph-cluster.sh");
 }
 
 char *placer_bench_vm_build_script(void) {
-  return placer_data_file("PLACER_VM_BUILD_SCRIPT", "ci/vm/build-initramfs.sh");
+  return placer_data_file("PLACER_VM_BUILD_SCRIPT", "libexec/vm/build-initramfs.sh");
 }
 
 int placer_bench_device_of(const char *path, char **name, struct placer_error **err) {
@@ -249,7 +249,7 @@ static int local_up(const struct placer_study *study, const struct placer_bench_
   cleanup_free char *script = placer_bench_cluster_script();
   if (script == NULL)
     return placer_error_set(err, PLACER_EXIT_USAGE, ENOENT,
-                            "ci/ceph-cluster.sh not found (set PLACER_CEPH_CLUSTER_SCRIPT)");
+                            "libexec/ceph-cluster.sh not found (set PLACER_CEPH_CLUSTER_SCRIPT)");
   char **names = NULL;
   if (placer_bench_local_daemons(study, env->plan, env->variant->name, &names, err) < 0)
     return -1;
@@ -455,7 +455,8 @@ static int fault_command(const struct placer_bench_cluster_env *env, const struc
                          const char *what, const char *arg, bool launcher, struct placer_error **err) {
   cleanup_free char *script = placer_bench_cluster_script();
   if (script == NULL || c->dir == NULL)
-    return placer_error_set(err, PLACER_EXIT_USAGE, ENOENT, "%s %s: no local cluster (ci/ceph-cluster.sh)", what, arg);
+    return placer_error_set(err, PLACER_EXIT_USAGE, ENOENT, "%s %s: no local cluster (libexec/ceph-cluster.sh)", what,
+                            arg);
   char **script_env = NULL;
   if (launcher && launcher_env(env, &script_env) < 0)
     return placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
@@ -517,7 +518,8 @@ int placer_bench_cluster_watch_recovery(const struct placer_bench_cluster *c, un
                                         pid_t *pid, struct placer_error **err) {
   cleanup_free char *script = placer_bench_cluster_script();
   if (script == NULL || c->dir == NULL)
-    return placer_error_set(err, PLACER_EXIT_USAGE, ENOENT, "watch-recovery: no local cluster (ci/ceph-cluster.sh)");
+    return placer_error_set(err, PLACER_EXIT_USAGE, ENOENT,
+                            "watch-recovery: no local cluster (libexec/ceph-cluster.sh)");
   char timeout[16];
   snprintf(timeout, sizeof(timeout), "%u", timeout_s);
   char *argv[] = { "sh", script, "watch-recovery", c->dir, "--timeout", timeout, NULL };
@@ -553,10 +555,10 @@ int placer_bench_cluster_up(const struct placer_study *study, const struct place
     /* The file may not exist yet (prefill makes it): then its directory's device. */
     struct placer_error *e = NULL;
     cleanup_free char *device = NULL;
-    if (placer_bench_device_of(study->workloads.path, &device, &e) < 0) {
+    if (placer_bench_device_of(env->target_path, &device, &e) < 0) {
       placer_error_free(e);
       e = NULL;
-      cleanup_free char *dir = strdup(study->workloads.path);
+      cleanup_free char *dir = strdup(env->target_path);
       char *slash = dir ? strrchr(dir, '/') : NULL;
       if (slash)
         *(slash == dir ? slash + 1 : slash) = '\0';

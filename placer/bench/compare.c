@@ -54,7 +54,9 @@ int placer_bench_compare_results(const struct placer_bench_results *base, const 
     free(b);
     return placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "compare");
   }
-  fprintf(f, "placer compare: %s (baseline) against %s (candidate)\n", base->title, cand->title);
+  cleanup_free char *base_title = placer_text_escape(base->title), *cand_title = placer_text_escape(cand->title);
+  fprintf(f, "placer compare: %s (baseline) against %s (candidate)\n", base_title ? base_title : "?",
+          cand_title ? cand_title : "?");
   fprintf(f,
           "Per cell: candidate median vs baseline median, bootstrap 95%% CI, Mann-Whitney p.  Regression: a drop of\n"
           "more than %g%% with p < %g.\n\n",
@@ -136,8 +138,71 @@ int placer_bench_compare_results(const struct placer_bench_results *base, const 
   return 0;
 }
 
+/* NAMES (N of them) that OTHER (M) lacks, ", "-separated into F after SEP
+ * and WHAT; false when none. */
+static bool names_missing(FILE *f, const char *sep, const char *what, char *const *names, size_t n,
+                          const char *const *other, size_t m) {
+  bool any = false;
+  for (size_t i = 0; i < n; i++) {
+    size_t k = 0;
+    while (k < m && strcmp(names[i], other[k]) != 0)
+      k++;
+    if (k < m)
+      continue;
+    if (!any)
+      fprintf(f, "%s%s", sep, what);
+    fprintf(f, "%s%s", any ? ", " : "", names[i]);
+    any = true;
+  }
+  return any;
+}
+
+char *placer_bench_compare_differences(const struct placer_bench_results *a, const struct placer_bench_results *b) {
+  char *text = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&text, &len);
+  if (f == NULL)
+    return NULL;
+  const char *sep = "";
+  if (strcmp(a->title, b->title) != 0) {
+    cleanup_free char *ta = placer_text_escape(a->title), *tb = placer_text_escape(b->title);
+    fprintf(f, "the titles ('%s' and '%s')", ta ? ta : "?", tb ? tb : "?");
+    sep = "; ";
+  }
+  const char *wa[PLACER_BENCH_MAX], *wb[PLACER_BENCH_MAX];
+  for (size_t i = 0; i < a->n_workloads && i < PLACER_BENCH_MAX; i++)
+    wa[i] = a->workloads[i].name;
+  for (size_t i = 0; i < b->n_workloads && i < PLACER_BENCH_MAX; i++)
+    wb[i] = b->workloads[i].name;
+  struct {
+    const char *what;
+    char *const *x;
+    size_t nx;
+    const char *const *y;
+    size_t ny;
+  } lists[] = {
+    { "variants only in the baseline: ", a->variants, a->n_variants, (const char *const *)b->variants, b->n_variants },
+    { "variants only in the candidate: ", b->variants, b->n_variants, (const char *const *)a->variants, a->n_variants },
+    { "workloads only in the baseline: ", (char *const *)wa, a->n_workloads, wb, b->n_workloads },
+    { "workloads only in the candidate: ", (char *const *)wb, b->n_workloads, wa, a->n_workloads },
+  };
+  for (size_t i = 0; i < sizeof(lists) / sizeof(lists[0]); i++)
+    if (names_missing(f, sep, lists[i].what, lists[i].x, lists[i].nx, lists[i].y, lists[i].ny))
+      sep = "; ";
+  if (fclose(f) != 0) {
+    free(text);
+    return NULL;
+  }
+  if (text[0] == '\0') {
+    free(text);
+    return NULL;
+  }
+  return text;
+}
+
 int placer_bench_compare_dirs(const char *base_dir, const char *cand_dir, const struct placer_bench_gate *gate,
-                              char **report, size_t *n_regressed, size_t *n_cells, struct placer_error **err) {
+                              char **report, size_t *n_regressed, size_t *n_cells, char **differences,
+                              struct placer_error **err) {
   struct placer_bench_results *a = NULL, *b = NULL;
   if (placer_bench_results_load_dir(base_dir, &a, err) < 0)
     return -1;
@@ -145,7 +210,14 @@ int placer_bench_compare_dirs(const char *base_dir, const char *cand_dir, const 
     placer_bench_results_free(a);
     return -1;
   }
+  if (differences)
+    *differences = placer_bench_compare_differences(a, b);
   int rc = placer_bench_compare_results(a, b, gate, report, n_regressed, n_cells, err);
+  if (rc < 0 && differences && *differences) {
+    placer_error_prefix(err, "the studies differ (%s)", *differences);
+    free(*differences);
+    *differences = NULL;
+  }
   placer_bench_results_free(a);
   placer_bench_results_free(b);
   return rc;

@@ -26,8 +26,16 @@ struct placer_bench_gate {
 int placer_bench_compare_results(const struct placer_bench_results *base, const struct placer_bench_results *cand,
                                  const struct placer_bench_gate *gate, char **report, size_t *n_regressed,
                                  size_t *n_cells, struct placer_error **err);
-/* The same from two results directories (their summary.json). */
+/* How two results' studies differ, for a warning: "the titles ('a' and
+ * 'b'); variants only in the baseline: pinned; workloads only in the
+ * candidate: 4k-randread" (control bytes escaped); NULL when they have the
+ * same title, variants and workloads (or out of memory). */
+char *placer_bench_compare_differences(const struct placer_bench_results *a, const struct placer_bench_results *b);
+/* The same from two results directories (their summary.json); *differences
+ * (may be NULL) gets placer_bench_compare_differences(), for the caller to
+ * warn with; when no cell is in both, the error says how they differ. */
 int placer_bench_compare_dirs(const char *base_dir, const char *cand_dir, const struct placer_bench_gate *gate,
-                              char **report, size_t *n_regressed, size_t *n_cells, struct placer_error **err);
+                              char **report, size_t *n_regressed, size_t *n_cells, char **differences,
+                              struct placer_error **err);
 
 #endif

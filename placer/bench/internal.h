@@ -1,5 +1,5 @@
-/* Internal to placer bench's orchestration (bench-run.c, bench-setup.c,
- * bench-baseline.c, bench-output.c): the state of a study being run. */
+/* Internal to placer bench's orchestration (run.c, pass.c, setup.c,
+ * baseline.c, output.c, resume.c, recovery-run.c, files.c): the state of a study being run. */
 #ifndef PLACER_BENCH_INTERNAL_H
 #define PLACER_BENCH_INTERNAL_H
 
@@ -30,6 +30,12 @@ struct variant {
   char *fio_cpus, *fio_mems;
 };
 
+/* A file the study writes outside Ceph (files.c). */
+struct bench_file {
+  char *path;   /* absolute; NULL: none (or, before the results directory is made, one inside it) */
+  bool created; /* placer's: absent when the study started, or in the results directory; removed at its end */
+};
+
 struct bench {
   const struct placer_study *study;
   const struct placer_bench_options *opt;
@@ -48,6 +54,7 @@ struct bench {
   size_t n_conds;
   struct placer_bench_results *results;
   json_t *baseline;
+  struct bench_file target, hw; /* workloads.path (target file), hardware_baseline.path */
   char *vm_kernel, *vm_initrd;
   FILE *runs_csv, *roles_csv, *threads_csv, *cores_csv, *placement_csv, *solo_csv;
   FILE *recovery_csv; /* NULL: the study has no recovery runs */
@@ -105,10 +112,19 @@ static inline int bench_oom(struct placer_error **err) {
  * ci_width, or DONE has reached repeats_max; sets the results' stop reason. */
 bool bench_repeats_enough(struct bench *b, size_t done);
 
-/* bench-setup.c: check and load everything, create the results directory
+/* setup.c: check and load everything, create the results directory
  * and its files; free it all again; the --dry-run description. */
 int bench_setup(struct bench *b, struct placer_error **err);
 void bench_free(struct bench *b);
+
+/* files.c: the target file and the baseline's file, checked against the
+ * write rules before anything runs (OUT_DIR: the results directory when it
+ * exists already, --resume; NULL: a new one, where relative paths are
+ * made), then placed in the results directory once it is made, and removed
+ * at the end when placer made them. */
+int bench_files_check(struct bench *b, const char *out_dir, struct placer_error **err);
+int bench_files_place(struct bench *b, struct placer_error **err);
+void bench_files_remove(struct bench *b);
 
 /* resume.c: the runs a resumed study already has (summary.json), and what
  * is left to do. */
@@ -116,8 +132,9 @@ int bench_resume_results(struct bench *b, struct placer_error **err);
 bool bench_run_done(const struct bench *b, size_t v, size_t c, size_t w, size_t repeat);
 bool bench_pass_done(const struct bench *b, size_t v, int repeat);
 
-/* run.c, for recovery-run.c: fio started placed in the pass's fio group;
- * every thread of daemon D runs on the CPUs and nodes of its plan instance. */
+/* pass.c, for run.c and recovery-run.c: fio started placed in the pass's fio
+ * group; every thread of daemon D runs on the CPUs and nodes of its plan
+ * instance. */
 int bench_start_fio(struct bench *b, struct pass *p, char **argv, const char *log, pid_t *pid,
                     struct placer_error **err);
 int bench_check_daemon_threads(struct pass *p, const struct placer_bench_daemon *d, const char *what,
@@ -128,12 +145,12 @@ int bench_check_daemon_threads(struct pass *p, const struct placer_bench_daemon 
 int bench_recovery_run(struct bench *b, struct pass *p, struct placer_error **err);
 bool bench_recovery_done(const struct bench *b, size_t v, size_t repeat);
 
-/* bench-baseline.c: the hardware baseline's runs, and its lines of the
+/* baseline.c: the hardware baseline's runs, and its lines of the
  * report (which also put the shares into summary.json). */
 int bench_hardware_baseline(struct bench *b, struct placer_error **err);
 int bench_baseline_report(struct bench *b, FILE *out);
 
-/* bench-output.c: the progress line, the CSV files, summary.json. */
+/* output.c: the progress line, the CSV files, summary.json. */
 void bench_fmt_duration(double s, char *buf, size_t len);
 double bench_nominal_run_s(const struct bench *b);
 double bench_default_overhead_s(const struct bench *b);

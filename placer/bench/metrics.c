@@ -1,4 +1,4 @@
-/* The arithmetic of placer bench; see bench-metrics.h. */
+/* The arithmetic of placer bench; see metrics.h. */
 #include "bench/metrics.h"
 
 #include <math.h>

@@ -1,4 +1,4 @@
-/* Snapshots around a benchmark run; see bench-probe.h. */
+/* Snapshots around a benchmark run; see probe.h. */
 #include "bench/probe.h"
 
 #include <errno.h>

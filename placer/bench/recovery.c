@@ -160,7 +160,7 @@ int placer_bench_recovery_from_json(const json_t *j, char *const *variants, size
   if (j == NULL || json_is_null(j))
     return 0;
   if (!json_is_object(j) || !str(j, "action") || !str(j, "daemon") || !str(j, "workload"))
-    return placer_error_set(err, PLACER_EXIT_USAGE, 0, "bench results JSON: recovery: no action, daemon or workload");
+    return placer_error_set(err, PLACER_EXIT_USAGE, 0, "recovery: no action, daemon or workload");
   struct placer_bench_recovery *r = NULL;
   if (placer_bench_recovery_new(str(j, "action"), str(j, "daemon"), str(j, "workload"), num_or_nan(j, "at_s"),
                                 num_or_nan(j, "down_s"), n_variants, repeats, &r, err) < 0)
@@ -179,8 +179,7 @@ int placer_bench_recovery_from_json(const json_t *j, char *const *variants, size
             : NULL;
     if (run == NULL || run->done) {
       placer_bench_recovery_free(r);
-      return placer_error_set(err, PLACER_EXIT_USAGE, 0,
-                              "bench results JSON: recovery.runs[%zu]: unknown variant or repeat, or twice", i);
+      return placer_error_set(err, PLACER_EXIT_USAGE, 0, "recovery.runs[%zu]: unknown variant or repeat, or twice", i);
     }
     run->detect_s = num_or_nan(e, "detect_s");
     run->down_s = num_or_nan(e, "down_s");
@@ -200,8 +199,7 @@ int placer_bench_recovery_from_json(const json_t *j, char *const *variants, size
     json_array_foreach(json_object_get(e, "roles"), k, x) {
       if (!str(x, "instance") || !str(x, "role")) {
         placer_bench_recovery_free(r);
-        return placer_error_set(err, PLACER_EXIT_USAGE, 0,
-                                "bench results JSON: recovery.runs[%zu]: roles[%zu]: no instance/role", i, k);
+        return placer_error_set(err, PLACER_EXIT_USAGE, 0, "recovery.runs[%zu]: roles[%zu]: no instance/role", i, k);
       }
       if (placer_bench_recovery_run_add_role(run, str(x, "instance"), str(x, "role"), u64(x, "rss_before_bytes"),
                                              u64(x, "rss_peak_bytes"), err) < 0) {

@@ -5,11 +5,16 @@
  * in DIR/report/, so a plot can be redrawn or restyled by hand. */
 #include "bench/report-html.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -25,10 +30,12 @@
 
 struct page {
   const char *dir;
-  char *plots; /* DIR/report */
+  char *plots;       /* where the plots are drawn: TMP/report (TMP = DIR/.report-XXXXXX) */
+  char *final_plots; /* where they end up: DIR/report, the scripts' default */
   const struct placer_bench_results *r, *b;
   const char *compare_dir;
   FILE *html;
+  size_t figures;
   struct placer_error **err;
 };
 
@@ -130,22 +137,23 @@ struct plot_files {
   char *dat_path, *gp_path;
 };
 
+/* A plot with nothing to draw (an interrupted study), or one given up: its
+ * files go, no figure. */
 static void plot_discard(struct plot_files *pf) {
   if (pf->dat)
     fclose(pf->dat);
   if (pf->gp)
     fclose(pf->gp);
+  if (pf->dat_path)
+    unlink(pf->dat_path);
+  if (pf->gp_path)
+    unlink(pf->gp_path);
   free(pf->dat_path);
   free(pf->gp_path);
   memset(pf, 0, sizeof(*pf));
 }
 
-/* A plot with nothing to draw (an interrupted study): its files go, no figure. */
 static int plot_drop(struct plot_files *pf) {
-  if (pf->dat_path)
-    unlink(pf->dat_path);
-  if (pf->gp_path)
-    unlink(pf->gp_path);
   plot_discard(pf);
   return 0;
 }
@@ -163,62 +171,157 @@ static int plot_open(struct page *pg, const char *name, struct plot_files *pf) {
   return -1;
 }
 
-/* The common head of every script: SVG, no enhanced text (names hold _). */
+/* The common head of every script: SVG, no enhanced text (names hold _).
+ * The files are found through `plotdir`: DIR/report by default (`gnuplot
+ * DIR/report/NAME.gp` redraws a plot), the temporary directory while placer
+ * draws them (gnuplot -e "plotdir='...'"). */
 static void script_head(struct page *pg, FILE *f, const char *name, int width, int height) {
-  char *out = NULL;
-  fprintf(f, "set terminal svg size %d,%d dynamic noenhanced font 'sans,11' background rgb 'white'\n", width, height);
-  if (asprintf(&out, "%s/%s.svg", pg->plots, name) >= 0) {
-    fputs("set output ", f);
-    gq(f, out);
-    fputc('\n', f);
-  }
-  free(out);
+  fputs("if (!exists(\"plotdir\")) plotdir = ", f);
+  gq(f, pg->final_plots);
+  fprintf(f, "\nset terminal svg size %d,%d dynamic noenhanced font 'sans,11' background rgb 'white'\n", width, height);
+  fprintf(f, "set output plotdir.'/%s.svg'\n", name);
   fputs("set datafile missing '-'\nset grid ytics\nset key outside top center horizontal\n", f);
 }
 
 static void data_ref(struct page *pg, FILE *f, const char *name) {
-  char *p = NULL;
-  if (asprintf(&p, "%s/%s.dat", pg->plots, name) >= 0)
-    gq(f, p);
-  free(p);
+  (void)pg;
+  fprintf(f, "plotdir.'/%s.dat'", name);
 }
 
-static int gnuplot(struct page *pg, const char *script) {
+/* What a plot's data holds: its rows and the finite numbers in them (labels
+ * and comments aside), to say what gnuplot choked on, and to leave out a
+ * plot with nothing to draw. */
+static void data_stats(const char *path, size_t *rows, size_t *values) {
+  *rows = *values = 0;
+  char *text = NULL;
+  if (placer_textfile_read_path(path, PLACER_TEXTFILE_MAX_BYTES, &text, NULL) < 0)
+    return;
+  char *save = NULL;
+  for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+    if (line[0] == '#')
+      continue;
+    (*rows)++;
+    for (char *p = line; *p;) {
+      if (*p == '"') { /* a label */
+        char *end = strchr(p + 1, '"');
+        p = end ? end + 1 : p + strlen(p);
+        continue;
+      }
+      char *end;
+      double x = strtod(p, &end);
+      if (end == p) {
+        p++;
+        continue;
+      }
+      *values += isfinite(x) != 0;
+      p = end;
+    }
+  }
+  free(text);
+}
+
+/* gnuplot's first error (not its warnings), its script named by file name. */
+static void first_error(char *errout, const char *script, char *buf, size_t len) {
+  const char *pick = NULL, *first = NULL;
+  char *save = NULL;
+  for (char *line = strtok_r(errout, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+    while (*line == ' ')
+      line++;
+    if (*line == '\0' || *line == '^')
+      continue;
+    if (first == NULL)
+      first = line;
+    if (strstr(line, "\" line ") && !strstr(line, "warning:")) {
+      pick = line;
+      break;
+    }
+  }
+  if (pick == NULL)
+    pick = first ? first : "no message";
+  const char *base = strrchr(script, '/');
+  size_t slen = strlen(script);
+  /* "TMP/report/NAME.gp" line 12: ... -> "NAME.gp" line 12: ... */
+  if (pick[0] == '"' && strncmp(pick + 1, script, slen) == 0 && pick[1 + slen] == '"')
+    snprintf(buf, len, "\"%s\"%.300s", base ? base + 1 : script, pick + 2 + slen);
+  else
+    snprintf(buf, len, "%.300s", pick);
+}
+
+static int gnuplot(struct page *pg, const char *name, const char *script, const char *dat) {
   const char *bin = getenv("PLACER_GNUPLOT");
-  char *argv[] = { (char *)(bin && *bin ? bin : "gnuplot"), (char *)script, NULL };
+  char *plotdir = NULL;
+  size_t n = 0;
+  FILE *f = open_memstream(&plotdir, &n);
+  if (f == NULL)
+    return placer_error_errno(pg->err, PLACER_EXIT_SYSTEM, ENOMEM, "report");
+  fputs("plotdir=", f);
+  gq(f, pg->plots);
+  if (fclose(f) != 0) {
+    free(plotdir);
+    return placer_error_errno(pg->err, PLACER_EXIT_SYSTEM, ENOMEM, "report");
+  }
+  char *argv[] = { (char *)(bin && *bin ? bin : "gnuplot"), "-e", plotdir, (char *)script, NULL };
   char *out = NULL, *errout = NULL;
   int status = 0;
-  if (placer_subprocess_capture(argv, NULL, GNUPLOT_TIMEOUT_MS, &out, &errout, &status, pg->err) < 0)
-    return placer_error_prefix(pg->err, "report: plot");
-  int rc = 0;
-  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-    char *nl = strchr(errout, '\n');
-    if (nl && nl[1] == '\0')
-      *nl = '\0';
+  int rc = placer_subprocess_capture(argv, NULL, GNUPLOT_TIMEOUT_MS, &out, &errout, &status, pg->err);
+  free(plotdir);
+  if (rc < 0)
+    return placer_error_prefix(pg->err, "report: the %s plot", name);
+  char missing[PATH_MAX + 64], how[64];
+  snprintf(missing, sizeof(missing), "exec '%s': %s", argv[0], strerror(ENOENT));
+  if (WIFEXITED(status) && WEXITSTATUS(status) == 127 && strcmp(errout, missing) == 0) {
+    rc =
+        placer_error_set(pg->err, PLACER_EXIT_USAGE, ENOENT,
+                         "report: gnuplot not found (%s; Debian: gnuplot-nox, or name one in $PLACER_GNUPLOT)", errout);
+  } else if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+    char why[512];
+    size_t rows, values;
+    first_error(errout, script, why, sizeof(why));
+    data_stats(dat, &rows, &values);
+    if (WIFEXITED(status))
+      snprintf(how, sizeof(how), "exit %d", WEXITSTATUS(status));
+    else
+      snprintf(how, sizeof(how), "killed by signal %d", WTERMSIG(status));
     rc = placer_error_set(pg->err, PLACER_EXIT_USAGE, 0,
-                          "report: %s %s failed (%s; is gnuplot installed? Debian: gnuplot-nox): %.300s", argv[0],
-                          script, WIFEXITED(status) ? "exit status" : "killed", errout[0] ? errout : "no message");
+                          "report: %s could not draw the %s plot (%s): %s (its data: %zu rows, %zu numbers)", argv[0],
+                          name, how, why, rows, values);
   }
   free(out);
   free(errout);
   return rc;
 }
 
-/* Finish a plot: close its data and script, run gnuplot, link it in the page. */
+/* Finish a plot: close its data and script, run gnuplot, link it in the
+ * page; a plot whose data has no number is left out (gnuplot fails on it). */
 static int finish_plot(struct page *pg, const char *name, struct plot_files *pf, const char *caption) {
   int rc = -1;
   if (close_file(pg, pf->dat, pf->dat_path) < 0) {
-    fclose(pf->gp);
+    pf->dat = NULL;
     goto out;
   }
-  if (close_file(pg, pf->gp, pf->gp_path) < 0 || gnuplot(pg, pf->gp_path) < 0)
+  pf->dat = NULL;
+  int closed = close_file(pg, pf->gp, pf->gp_path);
+  pf->gp = NULL;
+  if (closed < 0)
+    goto out;
+  size_t rows, values;
+  data_stats(pf->dat_path, &rows, &values);
+  if (values == 0) {
+    plot_discard(pf);
+    return 0;
+  }
+  if (gnuplot(pg, name, pf->gp_path, pf->dat_path) < 0)
     goto out;
   fprintf(pg->html, "<figure><img src=\"report/%s.svg\" alt=\"%s\"><figcaption>%s</figcaption></figure>\n", name, name,
           caption);
+  pg->figures++;
   rc = 0;
 out:
+  if (pf->gp)
+    fclose(pf->gp);
   free(pf->dat_path);
   free(pf->gp_path);
+  memset(pf, 0, sizeof(*pf));
   return rc;
 }
 
@@ -635,11 +738,12 @@ static int plot_recovery(struct page *pg) {
     size_t fio_len = 0, watch_len = 0, n = 0;
     struct placer_bench_io_point *p = NULL;
     struct placer_error *e = NULL;
-    bool ok = run && asprintf(&fio_path, "%s/%s", pg->dir, run->fio_json) >= 0 &&
-              asprintf(&watch_path, "%s/%s", pg->dir, run->watch_log) >= 0 &&
-              placer_textfile_read_path(fio_path, PLACER_TEXTFILE_MAX_BYTES, &fio_text, &fio_len) == 0 &&
-              placer_textfile_read_path(watch_path, PLACER_TEXTFILE_MAX_BYTES, &watch_text, &watch_len) == 0 &&
-              placer_bench_fio_status_points(fio_text, fio_len, &p, &n, &e) == 0 && n >= 2;
+    bool ok =
+        run && asprintf(&fio_path, "%s/%s", pg->dir, run->fio_json) >= 0 &&
+        asprintf(&watch_path, "%s/%s", pg->dir, run->watch_log) >= 0 &&
+        placer_textfile_read_input("fio", fio_path, PLACER_TEXTFILE_MAX_BYTES, &fio_text, &fio_len, &e) == 0 &&
+        placer_textfile_read_input("log", watch_path, PLACER_TEXTFILE_MAX_BYTES, &watch_text, &watch_len, &e) == 0 &&
+        placer_bench_fio_status_points(fio_text, fio_len, &p, &n, &e) == 0 && n >= 2;
     placer_error_free(e);
     double unclean = NAN, clean, degraded;
     if (ok)
@@ -779,21 +883,162 @@ static int plot_compare(struct page *pg) {
                      "Change of each cell's main metric, B vs A (median; whiskers: bootstrap 95% CI)");
 }
 
+/* ---- the page, drawn aside and put in place at once ---- */
+
+/* The files a page is made of in report/; anything else there is not
+ * placer's and is kept when the plots are replaced. */
+static bool plot_file(const char *name) {
+  static const char *const plots[] = {
+    "interference-storage", "interference-neighbours", "sweep", "split", "cpu", "latency", "recovery", "compare"
+  };
+  const char *dot = strrchr(name, '.');
+  if (dot == NULL || (strcmp(dot, ".dat") != 0 && strcmp(dot, ".gp") != 0 && strcmp(dot, ".svg") != 0))
+    return false;
+  for (size_t i = 0; i < sizeof(plots) / sizeof(plots[0]); i++)
+    if (strlen(plots[i]) == (size_t)(dot - name) && strncmp(plots[i], name, (size_t)(dot - name)) == 0)
+      return true;
+  return false;
+}
+
+/* Remove what placer made in DIR (TMP/report's files, TMP/report.html, TMP). */
+static void remove_tree(const char *tmp) {
+  cleanup_free char *plots = NULL, *html = NULL;
+  if (asprintf(&plots, "%s/report", tmp) < 0 || asprintf(&html, "%s/report.html", tmp) < 0)
+    return;
+  DIR *d = opendir(plots);
+  if (d) {
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL)
+      if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0)
+        unlinkat(dirfd(d), e->d_name, 0);
+    closedir(d);
+  }
+  rmdir(plots);
+  unlink(html);
+  rmdir(tmp);
+}
+
+/* What is in the way of DIR/NAME: 0 when it is absent or of the type the
+ * page makes (IS_DIR: a directory, else a regular file). */
+static int check_target(const char *dir, const char *name, bool is_dir, struct placer_error **err) {
+  cleanup_free char *path = NULL;
+  if (asprintf(&path, "%s/%s", dir, name) < 0)
+    return placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "report");
+  struct stat st;
+  if (lstat(path, &st) < 0)
+    return errno == ENOENT ? 0 : placer_error_errno(err, PLACER_EXIT_SYSTEM, errno, "report: %s", path);
+  if (is_dir ? S_ISDIR(st.st_mode) : S_ISREG(st.st_mode))
+    return 0;
+  return placer_error_set(err, PLACER_EXIT_SYSTEM, is_dir ? ENOTDIR : EISDIR,
+                          "report: %s is %s, not the %s placer writes there: nothing written", path,
+                          placer_file_type_name((unsigned)st.st_mode), is_dir ? "plots' directory" : "page");
+}
+
+/* The old plots' directory OLD after the new one is in place at PLOTS: its
+ * plots go, anything else moves into the new one; what cannot move is kept
+ * as DIR/report-kept-XXXXXX, never removed. */
+static void drop_old_plots(const char *dir, const char *tmp, const char *old, const char *plots) {
+  DIR *d = opendir(old);
+  int to = open(plots, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  struct dirent *e;
+  while (d && to >= 0 && (e = readdir(d)) != NULL) {
+    if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+      continue;
+    if (plot_file(e->d_name))
+      unlinkat(dirfd(d), e->d_name, 0);
+    else /* not placer's: the new report/ has only plots, so its name is free there */
+      renameat(dirfd(d), e->d_name, to, e->d_name);
+  }
+  if (to >= 0)
+    close(to);
+  if (d)
+    closedir(d);
+  if (rmdir(old) == 0)
+    return;
+  char *kept = NULL;
+  if (asprintf(&kept, "%s/report-kept-%s", dir, tmp + strlen(tmp) - 6) >= 0)
+    rename(old, kept);
+  free(kept);
+}
+
+/* Put TMP/report and TMP/report.html in place of DIR's: the plots'
+ * directory exchanged whole (renameat2 RENAME_EXCHANGE; a file system
+ * without it: moved aside and back on failure), then the page renamed over
+ * the old one; the old plots go, other files in the old report/ move into
+ * the new one. */
+static int publish(const char *dir, const char *tmp, char **html_out, struct placer_error **err) {
+  cleanup_free char *plots = NULL, *new_plots = NULL, *html = NULL, *new_html = NULL, *aside = NULL;
+  if (asprintf(&plots, "%s/report", dir) < 0 || asprintf(&new_plots, "%s/report", tmp) < 0 ||
+      asprintf(&html, "%s/report.html", dir) < 0 || asprintf(&new_html, "%s/report.html", tmp) < 0 ||
+      asprintf(&aside, "%s/old-report", tmp) < 0)
+    return placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "report");
+  bool had_plots = access(plots, F_OK) == 0, exchanged = false;
+  if (had_plots) {
+    if (renameat2(AT_FDCWD, new_plots, AT_FDCWD, plots, RENAME_EXCHANGE) == 0) {
+      exchanged = true;
+    } else if (rename(plots, aside) < 0) {
+      return placer_error_errno(err, PLACER_EXIT_SYSTEM, errno, "report: move %s aside", plots);
+    }
+  }
+  if (!exchanged && rename(new_plots, plots) < 0) {
+    int e = errno;
+    if (had_plots)
+      rename(aside, plots);
+    return placer_error_errno(err, PLACER_EXIT_SYSTEM, e, "report: rename %s to %s", new_plots, plots);
+  }
+  /* now TMP/report (exchanged) or TMP/old-report holds the old plots */
+  const char *old = exchanged ? new_plots : aside;
+  if (rename(new_html, html) < 0) {
+    int e = errno;
+    if (exchanged)
+      renameat2(AT_FDCWD, new_plots, AT_FDCWD, plots, RENAME_EXCHANGE);
+    else {
+      rename(plots, new_plots);
+      if (had_plots)
+        rename(aside, plots);
+    }
+    return placer_error_errno(err, PLACER_EXIT_SYSTEM, e, "report: rename %s to %s", new_html, html);
+  }
+  if (had_plots)
+    drop_old_plots(dir, tmp, old, plots);
+  *html_out = TAKE_PTR(html);
+  return 0;
+}
+
 int placer_report_html_write(const char *dir, const struct placer_bench_results *r, const char *compare_dir,
                              const struct placer_bench_results *b, char **written, struct placer_error **err) {
   struct page pg = { .dir = dir, .r = r, .b = b, .compare_dir = compare_dir, .err = err };
-  char *html_path = NULL, *tmp_path = NULL, *text = NULL;
+  char *tmp = NULL, *tmp_html = NULL, *html_path = NULL, *text = NULL;
   int rc = -1;
-  if (asprintf(&pg.plots, "%s/report", dir) < 0 || asprintf(&html_path, "%s/report.html", dir) < 0 ||
-      asprintf(&tmp_path, "%s/.report.html.tmp", dir) < 0) {
+  /* Nothing in DIR changes until every plot is drawn: the page is made in
+   * DIR/.report-XXXXXX (on DIR's file system, for the renames). */
+  if (check_target(dir, "report.html", false, err) < 0 || check_target(dir, "report", true, err) < 0 ||
+      placer_bench_report(r, &text, err) < 0)
+    goto out;
+  char *real = realpath(dir, NULL); /* the scripts' default: absolute, to redraw from anywhere */
+  int n = asprintf(&pg.final_plots, "%s/report", real ? real : dir);
+  free(real);
+  if (n < 0 || asprintf(&tmp, "%s/.report-XXXXXX", dir) < 0) {
     placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "report");
     goto out;
   }
-  if (placer_mkdir_p(pg.plots, err) < 0 || placer_bench_report(r, &text, err) < 0)
+  if (mkdtemp(tmp) == NULL) {
+    placer_error_errno(err, PLACER_EXIT_SYSTEM, errno, "report: create a directory in %s", dir);
+    free(tmp);
+    tmp = NULL;
     goto out;
-  pg.html = fopen(tmp_path, "w");
+  }
+  if (asprintf(&pg.plots, "%s/report", tmp) < 0 || asprintf(&tmp_html, "%s/report.html", tmp) < 0) {
+    placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "report");
+    goto out;
+  }
+  if (mkdir(pg.plots, 0755) < 0) {
+    placer_error_errno(err, PLACER_EXIT_SYSTEM, errno, "report: mkdir %s", pg.plots);
+    goto out;
+  }
+  pg.html = fopen(tmp_html, "we");
   if (pg.html == NULL) {
-    placer_error_errno(err, PLACER_EXIT_SYSTEM, errno, "report: create %s", tmp_path);
+    placer_error_errno(err, PLACER_EXIT_SYSTEM, errno, "report: create %s", tmp_html);
     goto out;
   }
   fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>", pg.html);
@@ -818,32 +1063,32 @@ int placer_report_html_write(const char *dir, const struct placer_bench_results 
       plot_split(&pg) < 0 || plot_cpu(&pg) < 0 || plot_latency(&pg) < 0 || plot_recovery(&pg) < 0 ||
       (b && plot_compare(&pg) < 0))
     goto out;
+  if (pg.figures == 0)
+    fputs("<p>No plot: no finished run has figures to draw.</p>\n", pg.html);
   fputs("<p>Made by <code>placer report</code> with gnuplot; the data and scripts of every plot are in "
         "<code>report/</code> beside it.</p>\n</body>\n</html>\n",
         pg.html);
   FILE *f = pg.html;
   pg.html = NULL;
-  if (ferror(f) | (fclose(f) != 0)) { /* a full disk: no half page, no temporary file left */
-    placer_error_errno(err, PLACER_EXIT_SYSTEM, errno ? errno : EIO, "report: write %s", tmp_path);
-    unlink(tmp_path);
+  if (ferror(f) | (fclose(f) != 0)) { /* a full disk: no half page */
+    placer_error_errno(err, PLACER_EXIT_SYSTEM, errno ? errno : EIO, "report: write %s", tmp_html);
     goto out;
   }
-  if (rename(tmp_path, html_path) < 0) {
-    placer_error_errno(err, PLACER_EXIT_SYSTEM, errno, "report: rename %s", tmp_path);
-    unlink(tmp_path);
+  if (publish(dir, tmp, &html_path, err) < 0)
     goto out;
-  }
   if (written)
-    *written = html_path, html_path = NULL;
+    *written = TAKE_PTR(html_path);
   rc = 0;
 out:
-  if (pg.html) {
+  if (pg.html)
     fclose(pg.html);
-    unlink(tmp_path);
-  }
+  if (tmp)
+    remove_tree(tmp);
+  free(tmp);
+  free(tmp_html);
   free(pg.plots);
+  free(pg.final_plots);
   free(html_path);
-  free(tmp_path);
   free(text);
   return rc;
 }

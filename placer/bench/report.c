@@ -1,4 +1,4 @@
-/* The terminal summary of a bench study; see bench-report.h. */
+/* The terminal summary of a bench study; see report.h. */
 #include "bench/report.h"
 
 #include <errno.h>
@@ -145,11 +145,15 @@ static size_t runs_done(const struct placer_bench_results *r) {
 static void header(const struct placer_bench_results *r, FILE *out) {
   size_t planned = planned_repeats(r);
   size_t total = r->n_variants * r->n_conditions * r->n_workloads * planned;
-  fprintf(out, "placer bench: %s\n", r->title[0] ? r->title : "(untitled)");
+  /* free text from a study or a summary.json: no escape sequence reaches the terminal */
+  cleanup_free char *title = placer_text_escape(r->title[0] ? r->title : "(untitled)");
+  fprintf(out, "placer bench: %s\n", title ? title : "?");
   fprintf(out, "%zu repeat%s per cell, %zu of %zu runs done. Medians, with min-max over repeats.\n", planned,
           planned == 1 ? "" : "s", runs_done(r), total);
-  if (r->stop_reason)
-    fprintf(out, "Repeats: stopped at %zu: %s.\n", planned, r->stop_reason);
+  if (r->stop_reason) {
+    cleanup_free char *why = placer_text_escape(r->stop_reason);
+    fprintf(out, "Repeats: stopped at %zu: %s.\n", planned, why ? why : "?");
+  }
   if (r->n_variants > 1)
     fprintf(out,
             "Changes: each variant vs %s, median change with bootstrap 95%% CI and Mann-Whitney p; \"paired\": the\n"
@@ -850,7 +854,8 @@ static int threads_table(const struct placer_bench_results *r, FILE *out) {
         placer_table_cell_l(&t, "%s", r->variants[v]);
         for (size_t i = 0; i < n; i++) {
           fmt_percent(top[i].share, a, sizeof(a));
-          placer_table_cell_l(&t, "%s %s %s", top[i].instance, top[i].thread, a);
+          cleanup_free char *thread = placer_text_escape(top[i].thread); /* a comm is any 15 bytes */
+          placer_table_cell_l(&t, "%s %s %s", top[i].instance, thread ? thread : "?", a);
         }
         if (n == 0)
           placer_table_cell_l(&t, DASH);
@@ -893,23 +898,10 @@ int placer_bench_report(const struct placer_bench_results *r, char **out, struct
 }
 
 int placer_bench_report_dir(const char *dir, char **out, struct placer_error **err) {
-  cleanup_free char *path = NULL, *text = NULL;
-  size_t len = 0;
-  if (asprintf(&path, "%s/summary.json", dir) < 0)
-    return placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "report of '%s'", dir);
-  if (placer_textfile_read_path(path, PLACER_TEXTFILE_MAX_BYTES, &text, &len) < 0)
-    return placer_error_errno(err, errno == ENOENT ? PLACER_EXIT_USAGE : PLACER_EXIT_SYSTEM, errno,
-                              "report of '%s': read %s", dir, path);
-  json_error_t jerr;
-  json_t *j = json_loadb(text, len, 0, &jerr);
-  if (j == NULL)
-    return placer_error_set(err, PLACER_EXIT_USAGE, EINVAL, "%s:%d: %s", path, jerr.line, jerr.text);
   struct placer_bench_results *r = NULL;
-  int rc = placer_bench_results_from_json(j, &r, err);
-  json_decref(j);
-  if (rc < 0)
-    return placer_error_prefix(err, "%s", path);
-  rc = placer_bench_report(r, out, err);
+  if (placer_bench_results_load_dir(dir, &r, err) < 0)
+    return -1;
+  int rc = placer_bench_report(r, out, err);
   placer_bench_results_free(r);
   return rc;
 }

@@ -6,12 +6,11 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "bench/results.h"
+#include "lib/jsoncost.h"
 #include "lib/textfile.h"
-
-#define FORMAT_NAME "placer-bench-results"
-#define FORMAT_VERSION 1
 
 static json_t *num_or_null(double x) {
   return isnan(x) || isinf(x) ? json_null() : json_real(x);
@@ -205,11 +204,12 @@ json_t *placer_bench_results_to_json(const struct placer_bench_results *r) {
   }
   json_t *j = json_pack(
       "{s:s, s:i, s:s, s:b, s:I, s:s, s:{s:s, s:s, s:s, s:s}, s:o, s:o, s:o, s:o, s:o, s:o, s:{s:o, s:o, s:o, s:o}}",
-      "format", FORMAT_NAME, "version", FORMAT_VERSION, "title", r->title, "interrupted", r->interrupted, "repeats",
-      (json_int_t)r->repeats, "storage_role", r->storage_role, "neighbour", "name", r->neighbour_name, "unit",
-      r->neighbour_unit, "level_unit", r->level_unit, "role", r->neighbour_role, "variants", variants, "workloads",
-      workloads, "conditions", conditions, "sweep", sweep, "runs", runs, "solo", solo, "summary", "cells",
-      cells_json(r), "balance", balance_json(r), "efficiency", efficiencies_json(r), "split", split_summary_json(r));
+      "format", PLACER_BENCH_RESULTS_FORMAT, "version", PLACER_BENCH_RESULTS_VERSION, "title", r->title, "interrupted",
+      r->interrupted, "repeats", (json_int_t)r->repeats, "storage_role", r->storage_role, "neighbour", "name",
+      r->neighbour_name, "unit", r->neighbour_unit, "level_unit", r->level_unit, "role", r->neighbour_role, "variants",
+      variants, "workloads", workloads, "conditions", conditions, "sweep", sweep, "runs", runs, "solo", solo, "summary",
+      "cells", cells_json(r), "balance", balance_json(r), "efficiency", efficiencies_json(r), "split",
+      split_summary_json(r));
   json_object_set_new(j, "repeats_run", r->repeats_run ? json_integer((json_int_t)r->repeats_run) : json_null());
   json_object_set_new(j, "stop_reason", r->stop_reason ? json_string(r->stop_reason) : json_null());
   json_object_set_new(j, "split", split);
@@ -226,7 +226,7 @@ static int want(const json_t *obj, const char *key, json_type type, const char *
   bool ok = v && (json_typeof(v) == type || (type == JSON_REAL && json_is_number(v)) ||
                   (type == JSON_TRUE && json_is_boolean(v)));
   if (!ok)
-    return placer_error_set(err, PLACER_EXIT_USAGE, 0, "bench results JSON: %s: \"%s\" missing or not %s", where, key,
+    return placer_error_set(err, PLACER_EXIT_USAGE, 0, "%s: \"%s\" missing or not %s", where, key,
                             type == JSON_STRING    ? "a string"
                             : type == JSON_ARRAY   ? "an array"
                             : type == JSON_OBJECT  ? "an object"
@@ -275,7 +275,7 @@ static int names_from_json(const json_t *arr, const char *key, const char ***out
     names[i] = json_is_string(e) ? json_string_value(e) : str(e, "name");
     if (names[i] == NULL) {
       free(names);
-      return placer_error_set(err, PLACER_EXIT_USAGE, 0, "bench results JSON: %s[%zu]: no name", key, i);
+      return placer_error_set(err, PLACER_EXIT_USAGE, 0, "%s[%zu]: no name", key, i);
     }
   }
   *out = names;
@@ -291,8 +291,7 @@ static int index_of(const struct placer_bench_results *r, const json_t *run, con
             : strcmp(key, "condition") == 0 ? placer_bench_results_condition_index(r, name)
                                             : placer_bench_results_workload_index(r, name);
   if (idx < 0)
-    return placer_error_set(err, PLACER_EXIT_USAGE, 0, "bench results JSON: runs[%zu]: unknown %s '%s'", i, key,
-                            name ? name : "(none)");
+    return placer_error_set(err, PLACER_EXIT_USAGE, 0, "runs[%zu]: unknown %s '%s'", i, key, name ? name : "(none)");
   *out = idx;
   return 0;
 }
@@ -306,9 +305,9 @@ static int run_from_json(struct placer_bench_results *r, const json_t *j, size_t
   struct placer_bench_run *run =
       json_is_integer(rep) ? placer_bench_results_run(r, v, c, w, (size_t)json_integer_value(rep)) : NULL;
   if (run == NULL)
-    return placer_error_set(err, PLACER_EXIT_USAGE, 0, "bench results JSON: runs[%zu]: bad \"repeat\"", i);
+    return placer_error_set(err, PLACER_EXIT_USAGE, 0, "runs[%zu]: bad \"repeat\"", i);
   if (run->done)
-    return placer_error_set(err, PLACER_EXIT_USAGE, 0, "bench results JSON: runs[%zu]: the same run twice", i);
+    return placer_error_set(err, PLACER_EXIT_USAGE, 0, "runs[%zu]: the same run twice", i);
   struct placer_fio_result fio = { 0 };
   io_from_json(json_object_get(j, "read"), &fio.total.read);
   io_from_json(json_object_get(j, "write"), &fio.total.write);
@@ -323,8 +322,7 @@ static int run_from_json(struct placer_bench_results *r, const json_t *j, size_t
   size_t idx;
   json_array_foreach(json_object_get(j, "roles"), idx, e) {
     if (!str(e, "instance") || !str(e, "role"))
-      return placer_error_set(err, PLACER_EXIT_USAGE, 0, "bench results JSON: runs[%zu]: roles[%zu]: no instance/role",
-                              i, idx);
+      return placer_error_set(err, PLACER_EXIT_USAGE, 0, "runs[%zu].roles[%zu]: no instance/role", i, idx);
     if (placer_bench_run_add_role(run, str(e, "instance"), str(e, "role"), u64(e, "cpu_ns"), u64(e, "peak_rss_bytes"),
                                   err) < 0)
       return -1;
@@ -332,8 +330,7 @@ static int run_from_json(struct placer_bench_results *r, const json_t *j, size_t
   }
   json_array_foreach(json_object_get(j, "threads"), idx, e) {
     if (!str(e, "instance") || !str(e, "thread"))
-      return placer_error_set(err, PLACER_EXIT_USAGE, 0,
-                              "bench results JSON: runs[%zu]: threads[%zu]: no instance/thread", i, idx);
+      return placer_error_set(err, PLACER_EXIT_USAGE, 0, "runs[%zu].threads[%zu]: no instance/thread", i, idx);
     if (placer_bench_run_add_thread(run, str(e, "instance"), str(e, "thread"), u64(e, "cpu_ns"), err) < 0)
       return -1;
   }
@@ -406,7 +403,7 @@ static int shape_from_json(const json_t *j, struct placer_bench_results **out, s
     const char *sw = str(split, "workload");
     knobs = calloc(nv ? nv : 1, sizeof(*knobs));
     if (knobs == NULL || !json_is_array(kn) || json_array_size(kn) != nv || sw == NULL) {
-      placer_error_set(err, PLACER_EXIT_USAGE, 0, "bench results JSON: split: bad knobs or workload");
+      placer_error_set(err, PLACER_EXIT_USAGE, 0, "split: bad knobs or workload");
       goto out;
     }
     for (size_t i = 0; i < nv; i++) {
@@ -426,8 +423,7 @@ static int shape_from_json(const json_t *j, struct placer_bench_results **out, s
     while (i < nw && !(sw && strcmp(wnames[i], sw) == 0))
       i++;
     if (i == nw) {
-      placer_error_set(err, PLACER_EXIT_USAGE, 0, "bench results JSON: sweep: unknown workload '%s'",
-                       sw ? sw : "(none)");
+      placer_error_set(err, PLACER_EXIT_USAGE, 0, "sweep: unknown workload '%s'", sw ? sw : "(none)");
       goto out;
     }
     spec.sweep_workload = i;
@@ -446,13 +442,8 @@ out:
 }
 
 int placer_bench_results_from_json(const json_t *j, struct placer_bench_results **out, struct placer_error **err) {
-  const char *format = str(j, "format");
-  const json_t *version = json_object_get(j, "version");
-  if (format == NULL || strcmp(format, FORMAT_NAME) != 0)
-    return placer_error_set(err, PLACER_EXIT_USAGE, 0, "bench results JSON: \"format\" is not \"%s\"", FORMAT_NAME);
-  if (!json_is_integer(version) || json_integer_value(version) != FORMAT_VERSION)
-    return placer_error_set(err, PLACER_EXIT_USAGE, 0, "bench results JSON: version %lld, expected %d",
-                            json_is_integer(version) ? (long long)json_integer_value(version) : -1LL, FORMAT_VERSION);
+  if (placer_bench_results_check(j, err) < 0)
+    return -1;
   struct placer_bench_results *r = NULL;
   if (shape_from_json(j, &r, err) < 0)
     return -1;
@@ -468,8 +459,7 @@ int placer_bench_results_from_json(const json_t *j, struct placer_bench_results 
     const json_t *rep = json_object_get(e, "repeat");
     if (v < 0 || c < 0 || !json_is_integer(rep) ||
         placer_bench_results_set_solo(r, v, c, (size_t)json_integer_value(rep), num_or_nan(e, "neighbour_rate")) < 0) {
-      placer_error_set(err, PLACER_EXIT_USAGE, 0, "bench results JSON: solo[%zu]: unknown variant, condition or repeat",
-                       i);
+      placer_error_set(err, PLACER_EXIT_USAGE, 0, "solo[%zu]: unknown variant, condition or repeat", i);
       goto fail;
     }
   }
@@ -495,18 +485,52 @@ fail:
   return -1;
 }
 
-/* DIR/summary.json, as bench writes it (placer compare, report, size). */
-int placer_bench_results_load_dir(const char *dir, struct placer_bench_results **out, struct placer_error **err) {
-  cleanup_free char *path = NULL, *text = NULL;
-  size_t len = 0;
-  if (asprintf(&path, "%s/summary.json", dir) < 0)
-    return placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "results of '%s'", dir);
-  if (placer_textfile_read_path(path, PLACER_TEXTFILE_MAX_BYTES, &text, &len) < 0)
-    return placer_error_errno(err, errno == ENOENT ? PLACER_EXIT_USAGE : PLACER_EXIT_SYSTEM, errno, "read %s", path);
+int placer_bench_json_parse(const char *path, const char *text, size_t len, json_t **out, struct placer_error **err) {
+  /* jansson spends up to 100 bytes on a value of 2 ("0,"): what a file
+   * would cost is known before it is parsed, and refused past the budget */
+  uint64_t cost = 0;
+  size_t line = 0;
+  if (placer_json_cost(text, len, PLACER_BENCH_SUMMARY_MAX_STRING, &cost, &line) < 0)
+    return placer_error_set(err, PLACER_EXIT_USAGE, EFBIG,
+                            "%s:%zu: a string longer than %d KiB, or one that never ends (placer writes none)", path,
+                            line, PLACER_BENCH_SUMMARY_MAX_STRING >> 10);
+  if (cost > PLACER_BENCH_SUMMARY_MAX_COST)
+    return placer_error_set(err, PLACER_EXIT_USAGE, EFBIG,
+                            "%s: its %zu bytes would take about %llu MiB of memory to read (at most %llu MiB: more "
+                            "than a study of placer bench writes)",
+                            path, len, (unsigned long long)(cost >> 20),
+                            (unsigned long long)(PLACER_BENCH_SUMMARY_MAX_COST >> 20));
   json_error_t jerr;
   json_t *j = json_loadb(text, len, 0, &jerr);
   if (j == NULL)
     return placer_error_set(err, PLACER_EXIT_USAGE, EINVAL, "%s:%d: %s", path, jerr.line, jerr.text);
+  *out = j;
+  return 0;
+}
+
+int placer_bench_summary_load(const char *dir, json_t **out, char **path_out, struct placer_error **err) {
+  cleanup_free char *path = NULL, *text = NULL;
+  size_t len = 0;
+  if (asprintf(&path, "%s/summary.json", dir) < 0)
+    return placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "results of '%s'", dir);
+  struct stat st;
+  if (stat(dir, &st) == 0 && !S_ISDIR(st.st_mode))
+    return placer_error_set(err, PLACER_EXIT_USAGE, ENOTDIR, "results '%s': %s, not a results directory", dir,
+                            placer_file_type_name((unsigned)st.st_mode));
+  if (placer_textfile_read_input("results", path, PLACER_BENCH_SUMMARY_MAX_BYTES, &text, &len, err) < 0 ||
+      placer_bench_json_parse(path, text, len, out, err) < 0)
+    return -1;
+  if (path_out)
+    *path_out = TAKE_PTR(path);
+  return 0;
+}
+
+/* DIR/summary.json, as bench writes it (placer compare, report, size). */
+int placer_bench_results_load_dir(const char *dir, struct placer_bench_results **out, struct placer_error **err) {
+  cleanup_free char *path = NULL;
+  json_t *j = NULL;
+  if (placer_bench_summary_load(dir, &j, &path, err) < 0)
+    return -1;
   int rc = placer_bench_results_from_json(j, out, err);
   json_decref(j);
   if (rc < 0)

@@ -1,4 +1,4 @@
-/* Building and filling the results of a bench study; see bench-results.h. */
+/* Building and filling the results of a bench study; see results.h. */
 #include "bench/results.h"
 
 #include <errno.h>
@@ -54,6 +54,13 @@ static int check_spec(const struct placer_bench_spec *spec, struct placer_error 
       spec->n_conditions > PLACER_BENCH_MAX || spec->repeats > PLACER_BENCH_MAX)
     return placer_error_set(err, PLACER_EXIT_USAGE, 0,
                             "bench results: at most %d variants, workloads, conditions and repeats", PLACER_BENCH_MAX);
+  /* every run has its slot: 64 of each would be 16 million (4 GB) */
+  if (spec->n_variants * spec->n_conditions * spec->n_workloads * spec->repeats > PLACER_BENCH_MAX_RUNS)
+    return placer_error_set(err, PLACER_EXIT_USAGE, 0,
+                            "bench results: %zu variants x %zu conditions x %zu workloads x %zu repeats: more than "
+                            "%d runs",
+                            spec->n_variants, spec->n_conditions, spec->n_workloads, spec->repeats,
+                            PLACER_BENCH_MAX_RUNS);
   if (spec->sweep && spec->sweep_workload >= spec->n_workloads)
     return placer_error_set(err, PLACER_EXIT_USAGE, 0, "bench results: sweep workload %zu of %zu", spec->sweep_workload,
                             spec->n_workloads);

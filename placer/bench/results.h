@@ -124,8 +124,9 @@ struct placer_bench_results {
 
 /* Empty results of this shape (every run not done). Fails on duplicate or empty
  * names, no variant/workload/condition, zero repeats, more than PLACER_BENCH_MAX
- * of any, a bad sweep workload. */
+ * of any or PLACER_BENCH_MAX_RUNS runs in all, a bad sweep workload. */
 #define PLACER_BENCH_MAX 64
+#define PLACER_BENCH_MAX_RUNS 65536
 int placer_bench_results_new(const struct placer_bench_spec *spec, struct placer_bench_results **out,
                              struct placer_error **err);
 void placer_bench_results_free(struct placer_bench_results *r);
@@ -156,7 +157,7 @@ int placer_bench_results_set_solo(struct placer_bench_results *r, size_t variant
                                   double rate);
 double placer_bench_results_solo(const struct placer_bench_results *r, size_t variant, size_t condition, size_t repeat);
 
-/* --- analysis (bench-analysis.c) ---------------------------------------------- */
+/* --- analysis (analysis.c) ---------------------------------------------- */
 
 enum placer_bench_direction { PLACER_BENCH_READ, PLACER_BENCH_WRITE, PLACER_BENCH_MIXED };
 /* read/randread -> READ; write/randwrite/trimwrite -> WRITE; anything else MIXED. */
@@ -268,11 +269,36 @@ int placer_bench_alone_condition(const struct placer_bench_results *r);
  * no baseline. */
 void placer_bench_sweep_balance(const struct placer_bench_results *r, size_t variant, struct placer_bench_balance *out);
 
-/* --- summary JSON (bench-results-json.c; schema in docs/bench.md) ------------ */
+/* --- summary JSON (results-json.c; schema in docs/bench.md) ------------ */
 
+#define PLACER_BENCH_RESULTS_FORMAT "placer-bench-results"
+#define PLACER_BENCH_RESULTS_VERSION 1
 json_t *placer_bench_results_to_json(const struct placer_bench_results *r);
+/* J checked (placer_bench_results_check), then read into *out. */
 int placer_bench_results_from_json(const json_t *j, struct placer_bench_results **out, struct placer_error **err);
-/* Read DIR/summary.json into *out (exit code USAGE when it is missing or not JSON). */
+/* J against the schema of summary.json (results-check.c): every key the
+ * reader uses of the right type, numbers in their range (rates, sizes, times
+ * and CPU >= 0, shares in [0, 1]), names without control bytes, arrays no
+ * longer than the study's shape allows.  The error names the key's path:
+ * "runs[3].write.iops: -1000 is negative". */
+int placer_bench_results_check(const json_t *j, struct placer_error **err);
+
+/* What a summary.json may be, so that reading one takes well under 256 MiB
+ * of memory whatever it holds: its bytes, its longest string, and what
+ * jansson would spend on it (placer_json_cost; a study of 2000 runs on 2
+ * CPUs is about 50 MiB of it). */
+#define PLACER_BENCH_SUMMARY_MAX_BYTES ((size_t)32 << 20)
+#define PLACER_BENCH_SUMMARY_MAX_STRING (64 << 10)
+#define PLACER_BENCH_SUMMARY_MAX_COST ((uint64_t)96 << 20)
+/* TEXT (LEN bytes of PATH) parsed within the cost and string limits above:
+ * bad input (PLACER_EXIT_USAGE) past them or when not JSON. */
+int placer_bench_json_parse(const char *path, const char *text, size_t len, json_t **out, struct placer_error **err);
+/* DIR/summary.json parsed, within those limits: a regular file only, every
+ * failure bad input (PLACER_EXIT_USAGE) naming the file; *path (may be NULL)
+ * gets its path. */
+int placer_bench_summary_load(const char *dir, json_t **out, char **path, struct placer_error **err);
+/* Read DIR/summary.json into *out (exit code USAGE when it is missing, not
+ * JSON or not a summary of placer bench; the error names the file). */
 int placer_bench_results_load_dir(const char *dir, struct placer_bench_results **out, struct placer_error **err);
 
 #endif

@@ -11,19 +11,8 @@
 #include "lib/textfile.h"
 
 static int load_summary(const char *dir, json_t **out, struct placer_error **err) {
-  cleanup_free char *path = bench_path_join(dir, "summary.json"), *text = NULL;
-  size_t len = 0;
-  if (path == NULL)
-    return bench_oom(err);
-  if (placer_textfile_read_path(path, PLACER_TEXTFILE_MAX_BYTES, &text, &len) < 0)
-    return placer_error_errno(err, errno == ENOENT ? PLACER_EXIT_USAGE : PLACER_EXIT_SYSTEM, errno,
-                              "--resume '%s': read %s (not a results directory of placer bench?)", dir, path);
-  json_error_t jerr;
-  json_t *j = json_loadb(text, len, 0, &jerr);
-  if (j == NULL)
-    return placer_error_set(err, PLACER_EXIT_USAGE, EINVAL, "--resume '%s': %s:%d: %s", dir, path, jerr.line,
-                            jerr.text);
-  *out = j;
+  if (placer_bench_summary_load(dir, out, NULL, err) < 0)
+    return placer_error_prefix(err, "--resume '%s' (not a results directory of placer bench?)", dir);
   return 0;
 }
 

@@ -1,9 +1,9 @@
 /* The orchestration of `placer bench`: run a study (study.h) on real Ceph and
  * fio, variant after variant and repeat after repeat, and fill the results
- * (bench-results.h).  bench-run.c holds the loop, bench-cluster.c the
- * cluster (local / existing / none), bench-neighbour.c the colocated load,
- * bench-fio.c fio's command lines, bench-spawn.c child processes that a
- * Ctrl-C can stop.  The pure parts (fio argv, stress-ng and guest output
+ * (results.h).  run.c holds the loop (pass.c what its runs and the
+ * recovery runs share), cluster.c the cluster (local / existing / none),
+ * neighbour.c the colocated load, fio-job.c fio's command lines, spawn.c
+ * child processes that a Ctrl-C can stop.  The pure parts (fio argv, stress-ng and guest output
  * parsers) are unit-tested; the rest is exercised by the integration tests. */
 #ifndef PLACER_BENCH_RUN_H
 #define PLACER_BENCH_RUN_H
@@ -118,7 +118,7 @@ int placer_bench_fio_argv(const struct placer_study *study, enum placer_study_ta
 /* stress-ng --metrics-brief output: the sum over stressors of "bogo ops/s
  * (real time)".  -1 when there is no metrics line. */
 int placer_bench_parse_stress_ng(const char *text, double *rate);
-/* The guest's console (ci/vm/init work mode): the last
+/* The guest's console (libexec/vm/init work mode): the last
  * "PLACER-WORK units=N elapsed_ms=M" line; *started when
  * PLACER-WORK-START was seen.  -1 when there is no progress line yet. */
 int placer_bench_parse_guest_progress(const char *text, bool *started, double *units, double *elapsed_ms);
@@ -205,6 +205,7 @@ struct placer_bench_cluster_env {
   const char *work_dir;                   /* local: the cluster goes in WORK_DIR/cluster */
   const char *log;                        /* the cluster script's output */
   const struct placer_instance *fio_inst; /* ceph-fuse runs in its group */
+  const char *target_path;                /* target file: the file or device, absolute */
 };
 
 /* The Ceph daemons a local cluster of STUDY has, each with the instance of
@@ -217,7 +218,7 @@ int placer_bench_cluster_up(const struct placer_study *study, const struct place
 int placer_bench_cluster_down(const struct placer_study *study, const struct placer_bench_cluster_env *env,
                               struct placer_bench_cluster *c, struct placer_error **err);
 
-/* Faults in a local cluster (recovery runs), through ci/ceph-cluster.sh:
+/* Faults in a local cluster (recovery runs), through libexec/ceph-cluster.sh:
  * daemon NAME killed (SIGKILL, as a crash; its record's pid becomes 0),
  * started again through ENV's launcher (`placer exec` with ENV's profile and
  * changes: placed before its first instruction; *PID, also in C's record,
@@ -261,11 +262,11 @@ int placer_bench_start_placed(const struct placer_bench_exec *x, const char *ins
  * NULL when none. */
 const struct placer_instance *placer_bench_ceph_instance(const struct placer_plan *plan, const char *name);
 
-/* ci/ceph-cluster.sh: $PLACER_CEPH_CLUSTER_SCRIPT, next to the executable
- * (../ci, ../share/placer/ci), else the source tree's.  Caller frees; NULL
- * when none exists. */
+/* libexec/ceph-cluster.sh: $PLACER_CEPH_CLUSTER_SCRIPT, next to the executable
+ * (../libexec, PREFIX/libexec/placer), else the source tree's
+ * (placer_data_file).  Caller frees; NULL when none exists. */
 char *placer_bench_cluster_script(void);
-/* ci/vm/build-initramfs.sh, the same way ($PLACER_VM_BUILD_SCRIPT). */
+/* libexec/vm/build-initramfs.sh, the same way ($PLACER_VM_BUILD_SCRIPT). */
 char *placer_bench_vm_build_script(void);
 
 /* The block device (a /proc/diskstats name) holding PATH: the device itself

@@ -78,7 +78,7 @@ static int check_tools(const struct bench *b, struct placer_error **err) {
     cleanup_free char *script = placer_bench_cluster_script();
     if (script == NULL)
       return placer_error_set(err, PLACER_EXIT_USAGE, ENOENT,
-                              "ci/ceph-cluster.sh not found (set PLACER_CEPH_CLUSTER_SCRIPT)");
+                              "libexec/ceph-cluster.sh not found (set PLACER_CEPH_CLUSTER_SCRIPT)");
     if (!in_path("ceph-osd") || !in_path("ceph-mon"))
       return placer_error_set(err, PLACER_EXIT_USAGE, ENOENT,
                               "Ceph is not installed (ceph-mon, ceph-osd: run ci/install-deps.sh)");
@@ -444,7 +444,7 @@ out:
 }
 
 /* A guest kernel and initramfs for VM neighbours: the study's, the
- * environment's, else built (and cached) by ci/vm/build-initramfs.sh. */
+ * environment's, else built (and cached) by libexec/vm/build-initramfs.sh. */
 static int find_guest(struct bench *b, struct placer_error **err) {
   const struct placer_study *s = b->study;
   const struct placer_study_neighbour *vm = NULL;
@@ -591,6 +591,10 @@ int bench_setup(struct bench *b, struct placer_error **err) {
                             b->exe);
   if (load_variants(b, err) < 0 || make_matrix(b, err) < 0 || check_tools(b, err) < 0)
     return -1;
+  /* What the study would write outside Ceph, before anything is made. */
+  cleanup_free char *existing = opt->resume ? realpath(opt->out_dir, NULL) : NULL;
+  if (bench_files_check(b, existing, err) < 0)
+    return -1;
   /* The results directory: new or empty. */
   struct stat st;
   if (opt->resume) {
@@ -618,6 +622,8 @@ int bench_setup(struct bench *b, struct placer_error **err) {
     if (mkdir(d, 0755) < 0 && errno != EEXIST)
       return placer_error_errno(err, PLACER_EXIT_SYSTEM, errno, "mkdir '%s'", d);
   }
+  if (bench_files_place(b, err) < 0)
+    return -1;
   for (size_t i = 0; i < b->n_vars; i++) {
     cleanup_free char *path = NULL;
     if (asprintf(&path, "%s/plans/%s.txt", b->out, b->vars[i].spec->name) < 0)
@@ -680,6 +686,7 @@ void bench_free(struct bench *b) {
     if (files[i])
       fclose(files[i]);
   variants_free(b);
+  bench_files_remove(b);
   for (size_t i = 0; b->wl_names && i < b->n_workloads; i++)
     free(b->wl_names[i]);
   free(b->wl_names);
@@ -709,6 +716,8 @@ int placer_bench_describe(const struct placer_study *study, const struct placer_
     rc = load_variants(&b, err);
   if (rc == 0)
     rc = make_matrix(&b, err);
+  if (rc == 0)
+    rc = bench_files_check(&b, NULL, err); /* absolute paths: a new results directory has nothing yet */
   if (rc == 0) {
     fprintf(out,
             "study %s: cluster %s, fio %s, %zu variant(s), %zu workload(s), %zu condition(s), %u repeat(s) + "
@@ -784,6 +793,8 @@ int placer_bench_describe(const struct placer_study *study, const struct placer_
               study->recovery.timeout_s);
   }
   variants_free(&b);
+  free(b.target.path); /* checked only: nothing is made or removed */
+  free(b.hw.path);
   for (size_t i = 0; b.wl_names && i < b.n_workloads; i++)
     free(b.wl_names[i]);
   free(b.wl_names);

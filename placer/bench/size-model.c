@@ -145,12 +145,11 @@ int placer_size_check_file(const char *path, const double *fit, size_t n_fit, st
                            struct placer_error **err) {
   cleanup_free char *text = NULL;
   size_t len = 0;
-  if (placer_textfile_read_path(path, PLACER_TEXTFILE_MAX_BYTES, &text, &len) < 0)
-    return placer_error_errno(err, errno == ENOENT ? PLACER_EXIT_USAGE : PLACER_EXIT_SYSTEM, errno, "read %s", path);
-  json_error_t jerr;
-  json_t *j = json_loadb(text, len, 0, &jerr);
-  if (j == NULL)
-    return placer_error_set(err, PLACER_EXIT_USAGE, EINVAL, "%s:%d: %s", path, jerr.line, jerr.text);
+  if (placer_textfile_read_input("--validate", path, PLACER_TEXTFILE_MAX_BYTES, &text, &len, err) < 0)
+    return -1;
+  json_t *j = NULL;
+  if (placer_bench_json_parse(path, text, len, &j, err) < 0)
+    return -1;
   const char *format = json_string_value(json_object_get(j, "format"));
   json_t *runs = json_object_get(j, "runs");
   if (format == NULL || strcmp(format, "placer-size-validation") != 0 || !json_is_array(runs)) {

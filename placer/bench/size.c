@@ -20,7 +20,7 @@ void placer_size_options_default(struct placer_size_options *o) {
   o->osd_memory_target_bytes = 4ull << 30; /* Ceph's default osd_memory_target */
   o->memory_headroom = 0.2;
   o->replicas = 3;          /* Ceph's default pool size */
-  o->measured_replicas = 2; /* ci/ceph-cluster.sh: osd pool default size = 2 */
+  o->measured_replicas = 2; /* libexec/ceph-cluster.sh: osd pool default size = 2 */
   o->tripleo_osd_bytes = 5ull << 30;
   o->tripleo_guest_overhead_bytes = 512ull << 20;
   o->tripleo_host_bytes = 4ull << 30;
@@ -363,9 +363,14 @@ int placer_size_compute(struct placer_bench_results *const *results, size_t n_re
   double cost = res->workloads[res->sizing].cpu_ms_per_io_target;
   if (opt->target_iops > 0) {
     double threads = ceil(opt->target_iops * cost / 1000.0);
+    /* past what any profile can ask (and any node has): does not fit, as
+     * a target a little above what the node has does not (the planner's 3) */
     if (threads > 65536) {
-      placer_error_set(err, PLACER_EXIT_USAGE, EINVAL, "size: %.0f IOPS per OSD needs %.0f threads", opt->target_iops,
-                       threads);
+      placer_error_set(err, PLACER_EXIT_INFEASIBLE, 0,
+                       "size: %.6g IOPS per OSD needs %.6g threads at %.3g ms of CPU per I/O (%s): more than %s has "
+                       "(%d CPUs)",
+                       opt->target_iops, threads, cost, res->workloads[res->sizing].name, topo->source,
+                       hwloc_bitmap_weight(topo->online_cpus));
       goto fail;
     }
     if (osd->cpu.cores)

@@ -232,7 +232,8 @@ static int parse_sweep_values(struct pyaml_walk *w, const struct pyaml_field *f,
     char *end;
     errno = 0;
     double x = strtod(t, &end);
-    if (end == t || *end || errno || !(x > 0) || x > 1e6)
+    /* the range is the parameter's, checked with it (check_sweep) */
+    if (end == t || *end || errno || !(x > 0) || !isfinite(x))
       return pyaml_walk_key_error(w, item, f->key, "[%zu]: expected a positive number, got '%s'", i, t);
     if (i > 0 && x <= sw->steps[i - 1])
       return pyaml_walk_key_error(w, item, f->key, "[%zu]: values must be distinct and ascending", i);
@@ -327,6 +328,7 @@ static const struct pyaml_field workloads_fields[] = {
   { .key = "prefill", .type = PYAML_FIELD_BOOL, .offset = WORKLOADS_AT(prefill) },
   { .key = "grace", .type = PYAML_FIELD_UINT, .offset = WORKLOADS_AT(grace_s), .min = 1, .max = 86400 },
   { .key = "fio_options", .type = PYAML_FIELD_STRING_LIST, .offset = WORKLOADS_AT(fio_options) },
+  { .key = "write", .type = PYAML_FIELD_BOOL, .offset = WORKLOADS_AT(write) },
 };
 static const struct pyaml_schema workloads_schema = { "workloads", workloads_fields, N_OF(workloads_fields) };
 
@@ -600,6 +602,151 @@ static int check_variants(struct pyaml_walk *w, struct placer_study *s, yaml_nod
   return 0;
 }
 
+/* What workloads.fio_options may not set (docs/bench.md): what placer sets
+ * itself, and what names a path, runs a program or changes the system
+ * beyond the study's file and groups. */
+/* SECTION.path, a file placer writes (docs/bench.md, "What placer
+ * writes"): absolute as given, or relative to the results directory:
+ * normalised in place ("./a//b" -> "a/b"), never out of it ("..") nor the
+ * directory itself.  *LINE and *COLUMN get its place in the file. */
+static int check_local_path(struct pyaml_walk *w, yaml_node_t *root, const char *section, char **path, unsigned *line,
+                            unsigned *column) {
+  yaml_node_t *at = pyaml_walk_lookup(w, pyaml_walk_lookup(w, root, section), "path");
+  if (at) {
+    *line = (unsigned)at->start_mark.line + 1;
+    *column = (unsigned)at->start_mark.column + 1;
+  }
+  const char *why = NULL;
+  for (const char *p = *path; *p && !why; p++)
+    if ((unsigned char)*p < 0x20 || *p == 0x7f)
+      why = "a path without control bytes";
+  if (why == NULL && **path == '\0')
+    why = "a file's path, not an empty one";
+  if (why == NULL && **path != '/') {
+    char *norm = calloc(1, strlen(*path) + 1), *copy = strdup(*path);
+    if (norm == NULL || copy == NULL) {
+      free(norm);
+      free(copy);
+      return oom(w);
+    }
+    char *rest = copy, *part;
+    while ((part = strsep(&rest, "/")) != NULL && !why) {
+      if (strcmp(part, "..") == 0)
+        why = "a path inside the results directory ('..' is not allowed: give an absolute path for a file outside it)";
+      else if (*part && strcmp(part, ".") != 0)
+        strcat(strcat(norm, *norm ? "/" : ""), part);
+    }
+    if (!why && *norm == '\0')
+      why = "a file's path, not the results directory itself";
+    free(copy);
+    if (why == NULL) {
+      free(*path);
+      *path = norm;
+    } else {
+      free(norm);
+    }
+  }
+  if (why == NULL)
+    return 0;
+  return key_error(w, root, section, "path", "'%s': expected %s", *path, why);
+}
+
+static const struct {
+  const char *name, *why;
+} fio_denied[] = {
+  { "name", "placer names each job after its workload" },
+  { "filename", "placer sets it (workloads.path for target file)" },
+  { "directory", "a path: fio's files go where workloads.path says" },
+  { "filename_format", "a path: fio's files go where workloads.path says" },
+  { "opendir", "a path: fio's files go where workloads.path says" },
+  { "output", "placer sets it (fio's JSON goes into the results directory)" },
+  { "output_format", "placer sets it (json, which it reads)" },
+  { "terse", "placer reads fio's JSON output" },
+  { "minimal", "placer reads fio's JSON output" },
+  { "append_terse", "placer reads fio's JSON output" },
+  { "direct", "placer sets it (O_DIRECT on a file, so the page cache does not answer)" },
+  { "rw", "placer sets it (workloads.patterns)" },
+  { "readwrite", "placer sets it (workloads.patterns)" },
+  { "bs", "placer sets it (workloads.block_sizes)" },
+  { "blocksize", "placer sets it (workloads.block_sizes)" },
+  { "iodepth", "placer sets it (workloads.iodepth)" },
+  { "numjobs", "placer sets it (workloads.numjobs)" },
+  { "size", "placer sets it (workloads.size)" },
+  { "runtime", "placer sets it (workloads.runtime)" },
+  { "time_based", "placer sets it" },
+  { "ramp_time", "placer sets it (workloads.ramp)" },
+  { "status_interval", "placer sets it (recovery runs)" },
+  { "group_reporting", "placer sets it" },
+  { "clientname", "placer sets it (cluster.client)" },
+  { "pool", "placer sets it (cluster.pool)" },
+  { "rbdname", "placer sets it (cluster.image)" },
+  { "conf", "placer sets it (the cluster's ceph.conf)" },
+  { "write_bw_log", "a path: fio would write a log outside the results directory" },
+  { "write_lat_log", "a path: fio would write a log outside the results directory" },
+  { "write_iops_log", "a path: fio would write a log outside the results directory" },
+  { "write_hist_log", "a path: fio would write a log outside the results directory" },
+  { "write_iolog", "a path: fio would write a log outside the results directory" },
+  { "bandwidth_log", "a path: fio would write a log outside the results directory" },
+  { "read_iolog", "a path: fio would replay another file's I/O" },
+  { "read_iolog_chunked", "a path: fio would replay another file's I/O" },
+  { "replay_redirect", "a path: fio would send I/O to another device" },
+  { "merge_blktrace_file", "a path: fio would write it" },
+  { "aux_path", "a path: fio would write its files there" },
+  { "exec_prerun", "runs a program" },
+  { "exec_postrun", "runs a program" },
+  { "trigger", "runs a program" },
+  { "trigger_file", "a path: fio would act on it" },
+  { "trigger_remote", "runs a program" },
+  { "trigger_timeout", "goes with trigger" },
+  { "remote_config", "a path: fio would read its jobs there" },
+  { "client", "fio would run the jobs on another host" },
+  { "server", "fio would serve other hosts' jobs" },
+  { "daemonize", "a path: fio would write a pid file" },
+  { "ioscheduler", "changes the device's scheduler in sysfs" },
+  { "cgroup", "placer places fio in its group" },
+  { "cgroup_weight", "placer places fio in its group" },
+  { "cgroup_nodelete", "placer places fio in its group" },
+  { "cpumask", "placer places fio (the variant's profile)" },
+  { "cpus_allowed", "placer places fio (the variant's profile)" },
+  { "cpus_allowed_policy", "placer places fio (the variant's profile)" },
+  { "numa_cpu_nodes", "placer places fio (the variant's profile)" },
+  { "numa_mem_policy", "placer places fio (the variant's profile)" },
+  { "ioengine", "placer sets it for a Ceph target" },
+};
+
+/* NULL when OPT ("--key=value") may be given, else why not.  Keys match as
+ * fio's getopt takes them: '-' and '_' alike, any case, and any prefix of a
+ * name (getopt_long takes an unambiguous abbreviation: --directo is
+ * --directory). */
+static const char *fio_option_refused(const char *opt, enum placer_study_target target) {
+  const char *eq = strchr(opt, '=');
+  if (strncmp(opt, "--", 2) != 0 || eq == NULL || eq == opt + 2)
+    return "expected --key=value";
+  for (const char *p = opt; *p; p++)
+    if ((unsigned char)*p < 0x20 || *p == 0x7f)
+      return *p == '\n' ? "no option may hold a newline" : "no option may hold a control byte";
+  char key[64];
+  size_t n = (size_t)(eq - (opt + 2));
+  if (n >= sizeof(key))
+    return "not an option of fio";
+  for (size_t i = 0; i < n; i++)
+    key[i] = opt[2 + i] == '-' ? '_' : (char)tolower((unsigned char)opt[2 + i]);
+  key[n] = '\0';
+  for (size_t i = 0; i < N_OF(fio_denied); i++) {
+    if (strncmp(fio_denied[i].name, key, n) != 0)
+      continue;
+    if (strcmp(fio_denied[i].name, "ioengine") == 0 && target == PLACER_STUDY_TARGET_FILE) {
+      /* another engine on the local file (io_uring, psync): a built-in name only */
+      for (const char *v = eq + 1; *v; v++)
+        if (!isalnum((unsigned char)*v) && *v != '_')
+          return "a built-in engine's name only (an external engine is a path)";
+      continue;
+    }
+    return fio_denied[i].why;
+  }
+  return NULL;
+}
+
 static int check_workloads(struct pyaml_walk *w, struct placer_study *s, yaml_node_t *root) {
   struct placer_study_workloads *wl = &s->workloads;
   yaml_node_t *wn = pyaml_walk_lookup(w, root, "workloads");
@@ -629,6 +776,11 @@ static int check_workloads(struct pyaml_walk *w, struct placer_study *s, yaml_no
     return key_error(w, root, "workloads", "target", "target file needs 'path' (a file or a block device)");
   if (wl->path && wl->target != PLACER_STUDY_TARGET_FILE && wl->target != PLACER_STUDY_TARGET_CEPHFS)
     return key_error(w, root, "workloads", "path", "only goes with target file or cephfs");
+  if (wl->write && wl->target != PLACER_STUDY_TARGET_FILE)
+    return key_error(w, root, "workloads", "write", "only goes with target file (the file or device it may write)");
+  if (wl->target == PLACER_STUDY_TARGET_FILE &&
+      check_local_path(w, root, "workloads", &wl->path, &wl->path_line, &wl->path_column) < 0)
+    return -1;
   if (wl->target == PLACER_STUDY_TARGET_CEPHFS) {
     if (s->cluster.type == PLACER_STUDY_CLUSTER_LOCAL && !s->cluster.mds)
       return key_error(w, root, "workloads", "target", "target cephfs needs an MDS: set cluster.mds: true");
@@ -645,10 +797,17 @@ static int check_workloads(struct pyaml_walk *w, struct placer_study *s, yaml_no
   for (size_t i = 0; i < wl->n_block_sizes; i++)
     if (wl->block_sizes[i] > wl->size_bytes)
       return key_error(w, root, "workloads", "block_sizes", "a block size is larger than 'size'");
-  for (size_t i = 0; i < wl->fio_options.n; i++)
-    if (strncmp(wl->fio_options.items[i], "--", 2) != 0 || strchr(wl->fio_options.items[i], '=') == NULL)
-      return key_error(w, root, "workloads", "fio_options", "[%zu]: expected --key=value, got '%s'", i,
-                       wl->fio_options.items[i]);
+  yaml_node_t *opts = pyaml_walk_lookup(w, wn, "fio_options");
+  for (size_t i = 0; i < wl->fio_options.n; i++) {
+    const char *why = fio_option_refused(wl->fio_options.items[i], wl->target);
+    if (why == NULL)
+      continue;
+    size_t saved = pyaml_walk_push(w, "workloads");
+    int rc = pyaml_walk_key_error(w, seq_item(w, opts, i), "fio_options", "[%zu]: '%s': %s", i,
+                                  wl->fio_options.items[i], why);
+    pyaml_walk_pop(w, saved);
+    return rc;
+  }
   if (placer_study_n_workloads(s) > 64)
     return key_error(w, root, "workloads", "patterns", "at most 64 workloads (block sizes x patterns)");
   return 0;
@@ -752,7 +911,7 @@ static int generate_steps(struct pyaml_walk *w, struct placer_study *s, yaml_nod
     }
     case PLACER_STUDY_SWEEP_CORES:
       if (x != floor(x) || x > 65536)
-        return key_error(w, root, "sweep", "values", "cores %g: expected whole cores", x);
+        return key_error(w, root, "sweep", "values", "cores %g: expected whole cores 1..65536", x);
       snprintf(name, sizeof(name), "cores-%g", x);
       snprintf(set, sizeof(set), "@storage.cpu.cores=%g", x);
       rc = list_add(&v->sets, set);
@@ -806,7 +965,10 @@ static int check_sweep(struct pyaml_walk *w, struct placer_study *s, yaml_node_t
     for (size_t i = 0; i < s->sweep.n_steps; i++) {
       double x = s->sweep.steps[i];
       if (x != floor(x) || x < 1 || x > 1024)
-        return key_error(w, root, "sweep", "values", "[%zu]: expected an intensity 1..1024", i);
+        return key_error(w, root, "sweep", "values",
+                         "[%zu]: %g: expected an intensity, a whole number 1..1024 (stress-ng workers or guest vCPUs "
+                         "per instance)",
+                         i, x);
       s->sweep.values[i] = (unsigned)x;
     }
     s->sweep.n_values = s->sweep.n_steps;
@@ -867,6 +1029,9 @@ static int check_baseline(struct pyaml_walk *w, struct placer_study *s, yaml_nod
     return 0;
   if (s->baseline.path == NULL)
     return key_error(w, root, NULL, "hardware_baseline", "needs 'path' (a file, or a block device with write: true)");
+  if (check_local_path(w, root, "hardware_baseline", &s->baseline.path, &s->baseline.path_line,
+                       &s->baseline.path_column) < 0)
+    return -1;
   if (s->baseline.size_bytes == 0)
     s->baseline.size_bytes = s->workloads.size_bytes;
   for (size_t i = 0; i < s->workloads.n_block_sizes; i++)
@@ -903,7 +1068,7 @@ static int check_recovery(struct pyaml_walk *w, struct placer_study *s, yaml_nod
 int placer_study_parse(const char *file, const char *text, size_t len, struct placer_study **out,
                        struct placer_error **err) {
   yaml_document_t doc;
-  if (pyaml_walk_load(file, text, len, &doc, err) < 0)
+  if (pyaml_walk_load_doc(file, "study", "'variants'", text, len, &doc, err) < 0)
     return -1;
   struct pyaml_walk w = { .file = file, .doc = &doc, .err = err };
   struct placer_study *s = calloc(1, sizeof(*s));

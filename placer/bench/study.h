@@ -75,7 +75,8 @@ struct placer_study_variant {
 
 struct placer_study_workloads {
   enum placer_study_target target;
-  char *path;            /* file: the file or device; cephfs: the file's name in the mount */
+  char *path;            /* file: the file or device (relative: inside the results directory, normalised,
+                            without ".."); cephfs: the file's name in the mount */
   uint64_t size_bytes;   /* the region every job uses (and prefill writes) */
   uint64_t *block_sizes; /* in file order */
   size_t n_block_sizes;
@@ -85,7 +86,10 @@ struct placer_study_workloads {
   unsigned ramp_s;                       /* before the window (fio ramp_time; not measured) */
   bool prefill;                          /* write the whole region once per cluster, before the cells */
   unsigned grace_s;                      /* a fio still running this long past its runtime is hung: killed */
-  struct placer_string_list fio_options; /* more "--key=value" for every fio run */
+  struct placer_string_list fio_options; /* more "--key=value" for every fio run (none that placer sets itself or
+                                            that names a path: study.c's fio_denied) */
+  bool write;                            /* target file: an existing file or device may be written */
+  unsigned path_line, path_column;       /* where path is in the study file */
 };
 
 struct placer_study_neighbour {
@@ -106,9 +110,10 @@ struct placer_study_neighbour {
 
 struct placer_study_baseline {
   bool enabled;
-  char *path; /* relative: inside the results directory */
+  char *path; /* relative: inside the results directory (normalised, without "..") */
   uint64_t size_bytes;
-  bool write; /* a block device is only written when this is true */
+  bool write;                      /* an existing file or block device is only written when this is true */
+  unsigned path_line, path_column; /* where path is in the study file */
 };
 
 enum placer_study_sweep_parameter {

@@ -14,49 +14,126 @@
 #include "topology.h"
 #include "lib/units.h"
 
-static const char apply_usage[] =
-    "usage: placer apply PROFILE [--topology FILE.xml] [--dry-run] [--strict] [--json]\n"
-    "                    [--pid INSTANCE=PID]... [--qmp INSTANCE=SOCKET]...\n"
-    "                    [--state-dir DIR] [--cgroup-prefix PATH]\n"
-    "                    [--backend auto|cgroupfs|systemd] [--persist]\n"
-    "                    [--restart rolling [--health-cmd CMD] [--health-timeout S]]\n"
-    "                    [--irqbalance refuse|ban|ignore] [--irqs-only]\n"
-    "Plan PROFILE for this node, check that the whole plan can be applied, then put it in\n"
-    "force with cgroups: groups PREFIX/ROLE/INSTANCE with the planned cpus, mems, memory\n"
-    "limit and cpu weight, every matching process (all its threads) moved in, VM vCPU threads\n"
-    "pinned one per PU.  A failure part-way rolls everything back.  Applying the same plan\n"
-    "again changes nothing.\n"
-    "  --dry-run            print what would change; change nothing\n"
-    "  --json               print the result as one JSON document (docs/apply.md)\n"
-    "  --strict             an instance with no running process is an error\n"
-    "  --pid INSTANCE=PID   bind PID to INSTANCE instead of using the profile's matcher\n"
-    "  --qmp INSTANCE=SOCK  ask this QMP socket for the VM's vCPU threads\n"
-    "  --state-dir DIR      state and lock (default $PLACER_STATE_DIR or /run/placer)\n"
-    "  --cgroup-prefix PATH top group (default $PLACER_CGROUP_PREFIX or 'placer')\n"
-    "  --backend NAME       cgroupfs: placer's own groups; systemd: the daemons' units through\n"
-    "                       systemctl set-property --runtime; auto (default): systemd when PID 1\n"
-    "                       is systemd, else cgroupfs\n"
-    "  --persist            systemd: also drop-ins /etc/systemd/system/UNIT.d/50-placer.conf, so\n"
-    "                       the placement survives a daemon restart and a reboot\n"
-    "  --restart rolling    systemd: then restart the units one at a time, healthy in between,\n"
-    "                       and check every thread\n"
-    "  --health-cmd CMD     with --restart: sh -c CMD must exit 0 before and after each restart\n"
-    "                       (Ceph: 'ceph health | grep -q HEALTH_OK')\n"
-    "  --health-timeout S   how long to wait for health and for each unit (default 300)\n"
-    "  --irqbalance MODE    when irqbalance runs and the profile steers IRQs (irqs:): ban keeps it\n"
-    "                       off them and off the instances' cpus and restarts it; ignore goes on\n"
-    "                       (it may move them again); refuse (the default): apply refuses\n"
-    "  --irqs-only          steer the profile's IRQs only (what the boot unit of --persist runs)\n";
+static const struct placer_cli_option apply_options[] = {
+  { "topology", 't', "FILE.xml", PLACER_CLI_XML,
+    "Plan on the topology an hwloc XML file describes instead of asking hwloc (the processes still run here)." },
+  { "dry-run", 'n', NULL, PLACER_CLI_TEXT, "Print what would change; change nothing." },
+  { "strict", 's', NULL, PLACER_CLI_TEXT, "An instance with no running process is an error (exit 3)." },
+  { "json", 'j', NULL, PLACER_CLI_TEXT, "Print the result as one JSON document (apply.md)." },
+  { "pid", 'p', "INSTANCE=PID", PLACER_CLI_TEXT,
+    "Bind PID to INSTANCE instead of finding it with the profile's matcher. May be repeated." },
+  { "qmp", 'q', "INSTANCE=SOCKET", PLACER_CLI_TEXT,
+    "Ask the VM's QMP socket for its vCPU threads instead of reading their names. May be repeated." },
+  { "state-dir", 'd', "DIR", PLACER_CLI_DIR,
+    "Where the state and the lock are kept (default $PLACER_STATE_DIR, else /run/placer)." },
+  { "cgroup-prefix", 'P', "PATH", PLACER_CLI_TEXT,
+    "The top group of placer's groups (default $PLACER_CGROUP_PREFIX, else placer)." },
+  { "backend", 'b', "auto|cgroupfs|systemd", PLACER_CLI_WORDS,
+    "cgroupfs: placer's own groups; systemd: the daemons' units, through systemctl set-property --runtime; "
+    "auto (the default): systemd when PID 1 is systemd, else cgroupfs." },
+  { "persist", 'k', NULL, PLACER_CLI_TEXT,
+    "With systemd: also write drop-ins /etc/systemd/system/UNIT.d/50-placer.conf, so that the placement "
+    "survives a restart of the daemon and a reboot." },
+  { "restart", 'r', "rolling", PLACER_CLI_WORDS,
+    "With systemd: then restart the units one at a time, healthy in between, and check every thread." },
+  { "health-cmd", 'H', "CMD", PLACER_CLI_TEXT,
+    "With --restart: sh -c CMD must exit 0 before and after each restart (Ceph: "
+    "'ceph health | grep -q HEALTH_OK')." },
+  { "health-timeout", 'T', "S", PLACER_CLI_TEXT,
+    "With --restart: how long to wait, in seconds, for health and for each unit (default 300)." },
+  { "irqbalance", 'I', "refuse|ban|ignore", PLACER_CLI_WORDS,
+    "When irqbalance runs and the profile steers IRQs (irqs:): refuse (the default) changes nothing; ban keeps "
+    "it off the steered IRQs and off the instances' CPUs, and restarts it; ignore goes on (it may move them "
+    "again)." },
+  { "irqs-only", 'O', NULL, PLACER_CLI_TEXT,
+    "Steer the profile's IRQs only, no group and no unit (what the boot unit of --persist runs)." },
+  { NULL, 0, NULL, 0, NULL },
+};
 
-static const char status_usage[] =
-    "usage: placer status [--json] [--state-dir DIR]\n"
-    "For every applied instance: planned against actual group values, where each process\n"
-    "is, and every thread's Cpus_allowed_list / Mems_allowed_list.  Exit 0 when all match,\n"
-    "1 when anything drifted.\n";
+const struct placer_cli_command placer_cli_apply = {
+  .name = "apply",
+  .run = cmd_apply,
+  .summary = "put running daemons, VMs and fio in their planned cgroups",
+  .synopsis = { "[--topology FILE.xml] [--dry-run] [--strict] [--json] [--pid INSTANCE=PID]... "
+                "[--qmp INSTANCE=SOCKET]... [--state-dir DIR] [--cgroup-prefix PATH] "
+                "[--backend auto|cgroupfs|systemd] [--persist] "
+                "[--restart rolling [--health-cmd CMD] [--health-timeout S]] [--irqbalance refuse|ban|ignore] "
+                "[--irqs-only] PROFILE" },
+  .description =
+      "Plan PROFILE for this node, check that the whole plan can be applied, then put it in force with cgroups: "
+      "groups PREFIX/ROLE/INSTANCE with the planned CPUs, memory nodes, memory limit and CPU weight, every "
+      "matching process (all its threads, and its descendants) moved in, VM vCPU threads pinned one per PU. "
+      "Ceph daemons are found by their id, containers by name, qemu VMs by -name, others by pid file or command "
+      "line pattern. A failure part-way rolls everything back. Applying the same plan again changes nothing. "
+      "What was done is journaled in the state directory, for placer status and placer reset.\n\n"
+      "Where PID 1 is systemd, the placement goes through the daemons' units instead (--backend).\n\n"
+      "A profile with irqs: also steers the IRQs of its devices and NICs (/proc/irq/N/smp_affinity_list), "
+      "before the groups or units and journaled like them; the kernel's managed IRQs (NVMe queues) are "
+      "reported, never failed on. With --persist and systemd, a oneshot unit places them again at boot.",
+  .options = apply_options,
+  .operands = PLACER_CLI_YAML,
+  .exit_status = "0 applied, or nothing to change\n"
+                 "2 bad command line, profile or topology file; a --pid of a process that does not run; one PID "
+                 "matched by two instances; another profile already applied; an irqs: device not here; "
+                 "irqbalance running without --irqbalance\n"
+                 "3 the plan does not fit this node (or its cgroups); with --strict, an instance without a process\n"
+                 "4 the system refused a change (everything rolled back), or the lock is held",
+  .examples = "See what applying a profile would do, then do it and check:\n"
+              "$ placer apply --dry-run profile.yaml\n"
+              "$ placer apply profile.yaml\n"
+              "$ placer status\n"
+              "Through systemd, kept across reboots, restarting the OSDs one at a time while Ceph stays healthy:\n"
+              "$ placer apply --backend systemd --persist --restart rolling --health-cmd 'ceph health | grep -q "
+              "HEALTH_OK' profile.yaml",
+  .environment = "PLACER_STATE_DIR the state directory when --state-dir is not given\n"
+                 "PLACER_CGROUP_PREFIX the top group when --cgroup-prefix is not given",
+  .see_also = "placer-status(1), placer-reset(1), placer-plan(1), cgroups(7), systemctl(1)",
+};
 
-static const char reset_usage[] = "usage: placer reset [--json] [--state-dir DIR]\n"
-                                  "Undo what apply did: processes back to their original groups, changed values back,\n"
-                                  "placer's groups removed.  Works after an interrupted apply; safe to run twice.\n";
+static const struct placer_cli_option state_options[] = {
+  { "json", 'j', NULL, PLACER_CLI_TEXT, "Print the result as one JSON document (apply.md)." },
+  { "state-dir", 'd', "DIR", PLACER_CLI_DIR,
+    "Where apply kept its state (default $PLACER_STATE_DIR, else /run/placer)." },
+  { NULL, 0, NULL, 0, NULL },
+};
+
+const struct placer_cli_command placer_cli_status = {
+  .name = "status",
+  .run = cmd_status,
+  .summary = "planned vs actual placement; exit 1 on drift",
+  .synopsis = { "[--json] [--state-dir DIR]" },
+  .description = "For every instance that placer apply put in force: planned against actual group values, "
+                 "the groups each process is in, every thread's Cpus_allowed_list and Mems_allowed_list, and "
+                 "memory locality: the share of the process's resident pages on its planned NUMA nodes "
+                 "(/proc/PID/numa_maps).",
+  .options = state_options,
+  .exit_status = "0 everything is as planned (or nothing was applied)\n"
+                 "1 drift: a value, a process or a thread is not where the plan put it\n"
+                 "2 bad command line\n"
+                 "4 the state or the system could not be read",
+  .examples = "Fail a monitoring check when a daemon has left its CPUs:\n"
+              "$ placer status --json > status.json || echo drift",
+  .environment = "PLACER_STATE_DIR the state directory when --state-dir is not given",
+  .see_also = "placer-apply(1), placer-reset(1)",
+};
+
+const struct placer_cli_command placer_cli_reset = {
+  .name = "reset",
+  .run = cmd_reset,
+  .summary = "undo apply: processes back, placer's groups removed",
+  .synopsis = { "[--json] [--state-dir DIR]" },
+  .description = "Undo what placer apply did: processes back in their original groups, the values it changed "
+                 "restored, placer's groups removed. Works after an interrupted apply or a crash; safe to run "
+                 "twice (nothing to reset).",
+  .options = state_options,
+  .exit_status = "0 reset, or nothing to reset\n"
+                 "2 bad command line\n"
+                 "4 something could not be undone (the message names it and it stays recorded for the next "
+                 "reset), the state could not be read, or the lock is held",
+  .examples = "$ placer reset",
+  .environment = "PLACER_STATE_DIR the state directory when --state-dir is not given",
+  .see_also = "placer-apply(1), placer-status(1)",
+};
 
 static int add_instance_arg(const char *option, const char *text, struct placer_instance_arg **list, size_t *n) {
   const char *eq = strchr(text, '=');
@@ -152,25 +229,8 @@ static void print_report(const struct placer_apply_report *r, FILE *out) {
 }
 
 int cmd_apply(int argc, char **argv) {
-  static const struct option options[] = {
-    { "topology", required_argument, NULL, 't' },
-    { "dry-run", no_argument, NULL, 'n' },
-    { "strict", no_argument, NULL, 's' },
-    { "json", no_argument, NULL, 'j' },
-    { "pid", required_argument, NULL, 'p' },
-    { "qmp", required_argument, NULL, 'q' },
-    { "state-dir", required_argument, NULL, 'd' },
-    { "cgroup-prefix", required_argument, NULL, 'P' },
-    { "backend", required_argument, NULL, 'b' },
-    { "persist", no_argument, NULL, 'k' },
-    { "restart", required_argument, NULL, 'r' },
-    { "health-cmd", required_argument, NULL, 'H' },
-    { "health-timeout", required_argument, NULL, 'T' },
-    { "irqbalance", required_argument, NULL, 'I' },
-    { "irqs-only", no_argument, NULL, 'O' },
-    { "help", no_argument, NULL, 'h' },
-    { NULL, 0, NULL, 0 },
-  };
+  struct option table[PLACER_CLI_MAX_OPTIONS + 2];
+  const struct option *options = placer_cli_getopt_table(&placer_cli_apply, table);
   struct placer_apply_options opt = { 0 };
   placer_apply_faults_from_env(&opt.faults);
   const char *xml_path = NULL;
@@ -233,10 +293,7 @@ int cmd_apply(int argc, char **argv) {
       opt.health_timeout_s = (unsigned)s;
       break;
     }
-    case 'h':
-      fputs(apply_usage, stdout);
-      rc = PLACER_EXIT_OK;
-      goto out;
+    case 'h': rc = placer_cli_print_help(&placer_cli_apply); goto out;
     default: rc = placer_usage_error("apply", opt_c, argc, argv); goto out;
     }
   }
@@ -281,12 +338,8 @@ out:
 }
 
 int cmd_status(int argc, char **argv) {
-  static const struct option options[] = {
-    { "json", no_argument, NULL, 'j' },
-    { "state-dir", required_argument, NULL, 'd' },
-    { "help", no_argument, NULL, 'h' },
-    { NULL, 0, NULL, 0 },
-  };
+  struct option table[PLACER_CLI_MAX_OPTIONS + 2];
+  const struct option *options = placer_cli_getopt_table(&placer_cli_status, table);
   const char *state_dir = NULL;
   bool json = false;
   int opt;
@@ -295,7 +348,7 @@ int cmd_status(int argc, char **argv) {
     switch (opt) {
     case 'j': json = true; break;
     case 'd': state_dir = optarg; break;
-    case 'h': fputs(status_usage, stdout); return PLACER_EXIT_OK;
+    case 'h': return placer_cli_print_help(&placer_cli_status);
     default: return placer_usage_error("status", opt, argc, argv);
     }
   }
@@ -321,12 +374,8 @@ int cmd_status(int argc, char **argv) {
 }
 
 int cmd_reset(int argc, char **argv) {
-  static const struct option options[] = {
-    { "json", no_argument, NULL, 'j' },
-    { "state-dir", required_argument, NULL, 'd' },
-    { "help", no_argument, NULL, 'h' },
-    { NULL, 0, NULL, 0 },
-  };
+  struct option table[PLACER_CLI_MAX_OPTIONS + 2];
+  const struct option *options = placer_cli_getopt_table(&placer_cli_reset, table);
   const char *state_dir = NULL;
   bool json = false;
   int opt;
@@ -335,7 +384,7 @@ int cmd_reset(int argc, char **argv) {
     switch (opt) {
     case 'j': json = true; break;
     case 'd': state_dir = optarg; break;
-    case 'h': fputs(reset_usage, stdout); return PLACER_EXIT_OK;
+    case 'h': return placer_cli_print_help(&placer_cli_reset);
     default: return placer_usage_error("reset", opt, argc, argv);
     }
   }

@@ -15,30 +15,79 @@
 #include "cli/commands.h"
 #include "bench/study.h"
 
-static const char bench_usage[] =
-    "usage: placer bench [--out DIR] [--topology FILE.xml] [--prefix NAME] [--repeats N] [--warmup N]\n"
-    "                    [--runtime SECONDS] [--quiet] [--dry-run] [--compare BASELINE_DIR [--threshold PCT]\n"
-    "                    [--alpha P]] [STUDY.yaml]\n"
-    "       placer bench --print-default\n"
-    "       placer bench --report DIR\n"
-    "       placer bench [--prefix NAME] [--quiet] --resume DIR\n"
-    "Run a study: every variant (a placement profile, plus environment) with every fio workload, alone\n"
-    "and next to the neighbours, repeated and interleaved (A B A B ...), on one local Ceph cluster whose\n"
-    "placement is switched between variants (or rebuilt per variant: cluster.rebuild), an existing one,\n"
-    "or a local file (none).  Without STUDY,\n"
-    "the built-in default study (--print-default shows it): unpinned vs demo-local on a local cluster,\n"
-    "4K randwrite and randread on rbd, a stress-ng neighbour, 3 repeats, about five minutes.\n"
-    "Prints the report (medians, min-max, change vs the first variant with 95% CI and Mann-Whitney p,\n"
-    "interference, CPU and memory per role) and writes the results directory (default\n"
-    "./placer-results/YYYYmmdd-HHMMSS): fio JSON, CSV samples, summary.json, report.txt.\n"
-    "--repeats, --warmup and --runtime override the study's.  --dry-run prints what would run.\n"
-    "--report DIR prints the report of a results directory again, from its summary.json.\n"
-    "--resume DIR completes a study that stopped (an error, Ctrl-C, placer killed): what a killed run\n"
-    "left in its cgroups is killed, the runs DIR holds are kept and only the missing ones run.\n"
-    "--compare BASELINE_DIR then gates the new results against an earlier directory as 'placer compare'\n"
-    "does: exit 5 when a cell's main metric drops by more than --threshold (5%) with p < --alpha (0.05).\n"
-    "Ctrl-C stops after the current fio run, tears everything down and reports what was measured\n"
-    "(exit 130).  Schema and outputs: docs/bench.md.\n";
+static const struct placer_cli_option bench_options[] = {
+  { "out", 'o', "DIR", PLACER_CLI_DIR,
+    "The results directory, new or empty (default ./placer-results/YYYYmmdd-HHMMSS)." },
+  { "topology", 't', "FILE.xml", PLACER_CLI_XML,
+    "Plan on the topology an hwloc XML file describes instead of this machine's (the processes still run here)." },
+  { "prefix", 'p', "NAME", PLACER_CLI_TEXT, "The top cgroup of the study's groups (default placer-bench)." },
+  { "repeats", 'r', "N", PLACER_CLI_TEXT, "Repeat every run N times (1 to 100) instead of the study's repeats." },
+  { "warmup", 'w', "N", PLACER_CLI_TEXT, "Warm-up passes (0 to 10) instead of the study's." },
+  { "runtime", 'R', "SECONDS", PLACER_CLI_TEXT, "Each fio run's time instead of the study's." },
+  { "quiet", 'q', NULL, PLACER_CLI_TEXT, "No progress line." },
+  { "dry-run", 'n', NULL, PLACER_CLI_TEXT,
+    "Load and plan every variant, print each instance's CPUs and group, the passes in order and the "
+    "estimated time; run nothing." },
+  { "compare", 'C', "BASELINE_DIR", PLACER_CLI_DIR,
+    "After the study, gate its results against an earlier results directory as placer compare does: exit 5 "
+    "when a cell regressed." },
+  { "threshold", 'H', "PCT", PLACER_CLI_TEXT,
+    "With --compare: the drop of a cell's main metric that is a regression (default 5%)." },
+  { "alpha", 'A', "P", PLACER_CLI_TEXT, "With --compare: the significance level (default 0.05)." },
+  { "print-default", 'P', NULL, PLACER_CLI_TEXT,
+    "Print the built-in default study (studies/default.yaml), to copy and change." },
+  { "report", 'T', "DIR", PLACER_CLI_DIR,
+    "Print the report of a results directory again, from its summary.json; run nothing." },
+  { "resume", 'S', "DIR", PLACER_CLI_DIR,
+    "Complete the study of a results directory that stopped (an error, Ctrl-C, placer killed): what a killed "
+    "run left in its cgroups is killed, the runs DIR holds are kept and only the missing ones run." },
+  { NULL, 0, NULL, 0, NULL },
+};
+
+const struct placer_cli_command placer_cli_bench = {
+  .name = "bench",
+  .run = cmd_bench,
+  .summary = "A/B benchmark placements on real Ceph and fio (default: a built-in study)",
+  .synopsis = { "[--out DIR] [--topology FILE.xml] [--prefix NAME] [--repeats N] [--warmup N] "
+                "[--runtime SECONDS] [--quiet] [--dry-run] [--compare BASELINE_DIR [--threshold PCT] "
+                "[--alpha P]] [STUDY.yaml]",
+                "--print-default", "--report DIR", "[--prefix NAME] [--quiet] --resume DIR" },
+  .description =
+      "Run a study: every variant (a placement profile, plus environment) with every fio workload, alone and "
+      "next to the neighbours, repeated and interleaved (A B A B ...), on one local Ceph cluster whose "
+      "placement is switched between variants (or rebuilt per variant), an existing cluster, or a local file. "
+      "Without STUDY, the built-in default study: unpinned against demo-local on a throwaway local cluster, "
+      "4K random writes through rbd next to a stress-ng neighbour, and a CPU quota sweep of the OSDs, about "
+      "six minutes.\n\n"
+      "Prints the report (medians, min-max, the change against the first variant with its 95% CI and "
+      "Mann-Whitney p, interference, CPU and memory per role) and writes the results directory: fio's JSON, "
+      "CSV samples, summary.json, report.txt and report.html. Ctrl-C stops after the current fio run, tears "
+      "everything down and reports what was measured. The study schema is in bench.md of placer's "
+      "documentation.",
+  .options = bench_options,
+  .operands = PLACER_CLI_YAML,
+  .exit_status = "0 the study ran to its end\n"
+                 "2 bad command line or study\n"
+                 "3 a variant's profile does not fit the node\n"
+                 "4 the study could not run to its end (a cluster that did not come up, fio that failed or hung, "
+                 "a daemon that died, the disk full): the results so far are kept, --resume completes them\n"
+                 "5 with --compare: a cell regressed\n"
+                 "130 stopped by Ctrl-C: everything torn down, the results so far kept",
+  .examples = "The default study, then the same after a change, gated against the first:\n"
+              "$ placer bench --out base\n"
+              "$ placer bench --compare base\n"
+              "A study of your own, checked first:\n"
+              "$ placer bench --print-default > study.yaml\n"
+              "$ placer bench --dry-run study.yaml",
+  .environment = "PLACER_DEFAULT_STUDY the study run when none is given\n"
+                 "PLACER_PROFILES_DIR where a variant's profile named without a path is looked for first\n"
+                 "PLACER_CEPH_CLUSTER_SCRIPT the script that makes the local cluster\n"
+                 "PLACER_VM_KERNEL the kernel of VM neighbours that name none\n"
+                 "PLACER_VM_INITRD the initramfs of VM neighbours that name none\n"
+                 "PLACER_VM_BUILD_SCRIPT the script that builds a guest for VM neighbours\n"
+                 "PLACER_CACHE_DIR where guests built for VM neighbours are kept (default /var/cache/placer)",
+  .see_also = "placer-compare(1), placer-report(1), placer-size(1), placer-exec(1), fio(1), stress-ng(1), ceph(8)",
+};
 
 /* Bench's messages on stderr: the progress line redrawn in place on a
  * terminal, one line each otherwise. */
@@ -101,24 +150,8 @@ static void write_html_report(const char *dir) {
 }
 
 int cmd_bench(int argc, char **argv) {
-  static const struct option options[] = {
-    { "out", required_argument, NULL, 'o' },
-    { "topology", required_argument, NULL, 't' },
-    { "prefix", required_argument, NULL, 'p' },
-    { "repeats", required_argument, NULL, 'r' },
-    { "warmup", required_argument, NULL, 'w' },
-    { "runtime", required_argument, NULL, 'R' },
-    { "quiet", no_argument, NULL, 'q' },
-    { "dry-run", no_argument, NULL, 'n' },
-    { "print-default", no_argument, NULL, 'P' },
-    { "report", required_argument, NULL, 'T' },
-    { "resume", required_argument, NULL, 'S' },
-    { "compare", required_argument, NULL, 'C' },
-    { "threshold", required_argument, NULL, 'H' },
-    { "alpha", required_argument, NULL, 'A' },
-    { "help", no_argument, NULL, 'h' },
-    { NULL, 0, NULL, 0 },
-  };
+  struct option table[PLACER_CLI_MAX_OPTIONS + 2];
+  const struct option *options = placer_cli_getopt_table(&placer_cli_bench, table);
   const char *compare_dir = NULL;
   struct placer_bench_gate gate = { 0.05, 0.05 };
   struct bench_tty tty = { .tty = isatty(2) };
@@ -169,7 +202,7 @@ int cmd_bench(int argc, char **argv) {
       }
       break;
     }
-    case 'h': fputs(bench_usage, stdout); return PLACER_EXIT_OK;
+    case 'h': return placer_cli_print_help(&placer_cli_bench);
     default: return placer_usage_error("bench", o, argc, argv);
     }
   }
@@ -203,8 +236,16 @@ int cmd_bench(int argc, char **argv) {
     free(text);
     return placer_finish_output("bench", 0);
   }
+  /* the groups are PREFIX/ROLE/INSTANCE, each a directory name of at most
+   * 255 bytes; roles and instances are at most 63 and 70 */
+  if (opt.prefix && strlen(opt.prefix) > PLACER_CGROUP_NAME_MAX) {
+    fprintf(stderr, "placer bench: --prefix: %zu bytes, more than the %d a cgroup's name may have\n",
+            strlen(opt.prefix), PLACER_CGROUP_NAME_MAX);
+    return PLACER_EXIT_USAGE;
+  }
   if (opt.prefix && !placer_cgroup_name_is_valid(opt.prefix)) {
-    fprintf(stderr, "placer bench: --prefix '%s' is not a valid group name ([A-Za-z0-9._-])\n", opt.prefix);
+    fprintf(stderr, "placer bench: --prefix '%s' is not a valid group name ([A-Za-z0-9._-], at most %d bytes)\n",
+            opt.prefix, PLACER_CGROUP_NAME_MAX);
     return PLACER_EXIT_USAGE;
   }
 
@@ -253,6 +294,7 @@ int cmd_bench(int argc, char **argv) {
   char *report = NULL;
   rc = placer_bench_run_study(study, &opt, &report, NULL, NULL, &err);
   placer_study_free(study);
+  bool measured = report != NULL; /* else refused before the results directory was made */
   if (report) {
     fputs(report, stdout);
     fflush(stdout);
@@ -260,8 +302,9 @@ int cmd_bench(int argc, char **argv) {
   }
   write_html_report(opt.out_dir);
   if (rc < 0) {
-    fprintf(stderr, "placer bench: the results so far are in %s (placer bench --resume %s completes it)\n", opt.out_dir,
-            opt.out_dir);
+    if (measured)
+      fprintf(stderr, "placer bench: the results so far are in %s (placer bench --resume %s completes it)\n",
+              opt.out_dir, opt.out_dir);
     return placer_error_report(err);
   }
   if (rc == PLACER_BENCH_EXIT_INTERRUPTED)
@@ -272,8 +315,12 @@ int cmd_bench(int argc, char **argv) {
   if (rc == 0 && compare_dir) {
     char *cmp = NULL;
     size_t regressed = 0, cells = 0;
-    if (placer_bench_compare_dirs(compare_dir, opt.out_dir, &gate, &cmp, &regressed, &cells, &err) < 0)
+    char *differ = NULL;
+    if (placer_bench_compare_dirs(compare_dir, opt.out_dir, &gate, &cmp, &regressed, &cells, &differ, &err) < 0)
       return placer_error_report(err);
+    if (differ)
+      fprintf(stderr, "placer bench: warning: --compare: the two studies differ: %s\n", differ);
+    free(differ);
     fputs("\n", stdout);
     fputs(cmp, stdout);
     free(cmp);

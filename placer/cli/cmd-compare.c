@@ -9,12 +9,31 @@
 #include "bench/compare.h"
 #include "cli/commands.h"
 
-static const char compare_usage[] =
-    "usage: placer compare [--threshold PCT] [--alpha P] BASELINE_DIR CANDIDATE_DIR\n"
-    "Compare two placer bench results directories cell by cell (variant, condition, workload in both):\n"
-    "the candidate's median main metric (IOPS, MB/s) against the baseline's, with a bootstrap 95% CI and\n"
-    "the Mann-Whitney p.  A cell regresses when it drops by more than --threshold (default 5%) with\n"
-    "p < --alpha (default 0.05).  Exit 0: no regression; 5: at least one cell regressed; 2: bad input.\n";
+static const struct placer_cli_option compare_options[] = {
+  { "threshold", 't', "PCT", PLACER_CLI_TEXT,
+    "The drop of a cell's median main metric that is a regression: 5%, 5 or 0.05 (default 5%)." },
+  { "alpha", 'a', "P", PLACER_CLI_TEXT, "The significance level the drop must reach (default 0.05)." },
+  { NULL, 0, NULL, 0, NULL },
+};
+
+const struct placer_cli_command placer_cli_compare = {
+  .name = "compare",
+  .run = cmd_compare,
+  .summary = "the CI gate: two bench results directories cell by cell; exit 5 on a regression",
+  .synopsis = { "[--threshold PCT] [--alpha P] BASELINE_DIR CANDIDATE_DIR" },
+  .description = "Compare two placer bench results directories cell by cell (variant, condition and workload "
+                 "in both): the candidate's median main metric (IOPS, MB/s) against the baseline's, with a "
+                 "bootstrap 95% CI and the Mann-Whitney p. A cell regresses when it drops by more than "
+                 "--threshold with p below --alpha.",
+  .options = compare_options,
+  .operands = PLACER_CLI_DIR,
+  .exit_status = "0 no cell regressed\n"
+                 "2 bad command line or results directory\n"
+                 "5 at least one cell regressed",
+  .examples = "Fail a CI job when the candidate lost more than 10% anywhere:\n"
+              "$ placer compare --threshold 10% base candidate",
+  .see_also = "placer-bench(1), placer-report(1)",
+};
 
 /* "5%", "5" (percent) or "0.05"; in (0, 1] as a fraction. */
 int placer_cli_parse_threshold(const char *s, double *out) {
@@ -35,12 +54,8 @@ int placer_cli_parse_threshold(const char *s, double *out) {
 }
 
 int cmd_compare(int argc, char **argv) {
-  static const struct option options[] = {
-    { "threshold", required_argument, NULL, 't' },
-    { "alpha", required_argument, NULL, 'a' },
-    { "help", no_argument, NULL, 'h' },
-    { NULL, 0, NULL, 0 },
-  };
+  struct option table[PLACER_CLI_MAX_OPTIONS + 2];
+  const struct option *options = placer_cli_getopt_table(&placer_cli_compare, table);
   struct placer_bench_gate gate = { 0.05, 0.05 };
   int opt;
   opterr = 0;
@@ -62,7 +77,7 @@ int cmd_compare(int argc, char **argv) {
       }
       break;
     }
-    case 'h': fputs(compare_usage, stdout); return PLACER_EXIT_OK;
+    case 'h': return placer_cli_print_help(&placer_cli_compare);
     default: return placer_usage_error("compare", opt, argc, argv);
     }
   }
@@ -73,8 +88,13 @@ int cmd_compare(int argc, char **argv) {
   struct placer_error *err = NULL;
   char *report = NULL;
   size_t regressed = 0, cells = 0;
-  if (placer_bench_compare_dirs(argv[optind], argv[optind + 1], &gate, &report, &regressed, &cells, &err) < 0)
+  char *differ = NULL;
+  if (placer_bench_compare_dirs(argv[optind], argv[optind + 1], &gate, &report, &regressed, &cells, &differ, &err) < 0)
     return placer_error_report(err);
+  /* the same study on both sides is what the gate assumes: say when not */
+  if (differ)
+    fprintf(stderr, "placer compare: warning: the two studies differ: %s\n", differ);
+  free(differ);
   fputs(report, stdout);
   free(report);
   int rc = placer_finish_output("compare", 0);

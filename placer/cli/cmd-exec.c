@@ -3,7 +3,7 @@
  * reuses) the instance's group with its cpus, mems and memory limit, moves
  * itself in and execs COMMAND, so the command never runs anywhere else.  It
  * is the launcher prefix that places a local cluster's daemons for `placer
- * bench` (ci/ceph-cluster.sh's CEPH_CLUSTER_LAUNCHER). */
+ * bench` (libexec/ceph-cluster.sh's CEPH_CLUSTER_LAUNCHER). */
 #include <errno.h>
 #include <getopt.h>
 #include <sched.h>
@@ -22,24 +22,46 @@
 #include "lib/substitute.h"
 #include "topology.h"
 
-static const char exec_usage[] =
-    "usage: placer exec [--topology FILE.xml] [--prefix NAME] [--env KEY=VALUE]... [--set ROLE.KEY=VALUE]... PROFILE "
-    "INSTANCE -- COMMAND "
-    "[ARG...]\n"
-    "Run COMMAND inside INSTANCE's planned group (cpus, mems, memory limit), from its first instruction:\n"
-    "placer creates the group PREFIX/ROLE/INSTANCE when it is missing (default prefix: $PLACER_CGROUP_PREFIX\n"
-    "or 'placer'), moves itself in and execs COMMAND.  INSTANCE is a plan instance ('osd.0') or a Ceph\n"
-    "daemon name ('mon.a', 'osd.1'), found through the ceph_id of the profile's ceph-* roles.  --env sets\n"
-    "variables for COMMAND (e.g. LD_PRELOAD); --set changes the profile first, as for 'placer plan'.  Nothing is "
-    "recorded: stop COMMAND as usual and remove the\n"
-    "group with 'placer reset' or rmdir.\n";
+static const struct placer_cli_option exec_options[] = {
+  { "topology", 't', "FILE.xml", PLACER_CLI_XML,
+    "Plan on the topology an hwloc XML file describes instead of asking hwloc." },
+  { "prefix", 'p', "NAME", PLACER_CLI_TEXT,
+    "The top group of the instance's group (default $PLACER_CGROUP_PREFIX, else placer)." },
+  { "env", 'e', "KEY=VALUE", PLACER_CLI_TEXT, "Set a variable for COMMAND (LD_PRELOAD=...). May be repeated." },
+  { "set", 's', "ROLE.KEY=VALUE", PLACER_CLI_TEXT,
+    "Change one setting of the profile first, as placer plan --set does. May be repeated." },
+  { NULL, 0, NULL, 0, NULL },
+};
+
+const struct placer_cli_command placer_cli_exec = {
+  .name = "exec",
+  .run = cmd_exec,
+  .summary = "run a command already placed in an instance's planned group",
+  .synopsis = { "[--topology FILE.xml] [--prefix NAME] [--env KEY=VALUE]... [--set ROLE.KEY=VALUE]... "
+                "PROFILE INSTANCE -- COMMAND [ARG...]" },
+  .description =
+      "Run COMMAND inside INSTANCE's planned group (CPUs, memory nodes, memory limit) from its first "
+      "instruction: placer plans PROFILE, creates the group PREFIX/ROLE/INSTANCE when it is missing, moves "
+      "itself in and executes COMMAND, so that COMMAND never runs anywhere else. INSTANCE is a plan instance "
+      "(osd.0) or a Ceph daemon name (mon.a, osd.1), found through the ceph_id of the profile's ceph-* roles. "
+      "It is how placer bench starts the daemons, fio and the neighbours of a local cluster.\n\n"
+      "Nothing is recorded: stop COMMAND as usual and remove the group with placer reset or rmdir. Options "
+      "go before PROFILE.",
+  .options = exec_options,
+  .operands = PLACER_CLI_YAML,
+  .exit_status = "COMMAND its own exit status, once it runs: placer executes it in its own place\n"
+                 "2 bad command line or profile, or no such instance\n"
+                 "3 the profile does not fit the node\n"
+                 "4 the group could not be made or joined, or COMMAND could not be executed",
+  .examples = "A Ceph OSD started inside the group the profile plans for osd.0:\n"
+              "$ placer exec profile.yaml osd.0 -- ceph-osd -f -i 0",
+  .environment = "PLACER_CGROUP_PREFIX the top group when --prefix is not given",
+  .see_also = "placer-run(1), placer-bench(1), placer-plan(1)",
+};
 
 int cmd_exec(int argc, char **argv) {
-  static const struct option options[] = {
-    { "topology", required_argument, NULL, 't' }, { "prefix", required_argument, NULL, 'p' },
-    { "env", required_argument, NULL, 'e' },      { "set", required_argument, NULL, 's' },
-    { "help", no_argument, NULL, 'h' },           { NULL, 0, NULL, 0 },
-  };
+  struct option table[PLACER_CLI_MAX_OPTIONS + 2];
+  const struct option *options = placer_cli_getopt_table(&placer_cli_exec, table);
   const char *xml = NULL, *prefix_opt = NULL;
   char **env = NULL;
   const char *sets[64];
@@ -70,10 +92,7 @@ int cmd_exec(int argc, char **argv) {
       }
       sets[n_sets++] = optarg;
       break;
-    case 'h':
-      fputs(exec_usage, stdout);
-      placer_argv_free(env);
-      return PLACER_EXIT_OK;
+    case 'h': placer_argv_free(env); return placer_cli_print_help(&placer_cli_exec);
     default: placer_argv_free(env); return placer_usage_error("exec", opt, argc, argv);
     }
   }

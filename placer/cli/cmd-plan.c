@@ -9,23 +9,46 @@
 #include "plan.h"
 #include "profile.h"
 
-static const char plan_usage[] =
-    "usage: placer plan [--topology FILE.xml] [--json] [--set ROLE.KEY=VALUE]... PROFILE\n"
-    "Compute where every instance of every role of PROFILE runs on this node (or on the\n"
-    "node an hwloc XML file describes): cpus, NUMA memory nodes, memory limit, locality.\n"
-    "Nothing is changed.  Exit 2: bad command line, profile or topology; 3: the profile\n"
-    "does not fit the node.  --set changes one setting of the profile first (osd.cpu.quota=0.5;\n"
-    "keys cpu.quota, cpu.weight, cpu.cores, cpu.threads, cpu.pool).  Profiles are described\n"
-    "in docs/profiles.md.\n";
+static const struct placer_cli_option plan_options[] = {
+  { "topology", 't', "FILE.xml", PLACER_CLI_XML,
+    "Plan for the node an hwloc XML file describes (lstopo-no-graphics --of xml) instead of this one." },
+  { "json", 'j', NULL, PLACER_CLI_TEXT, "Print the plan as one JSON document; its warnings go to standard error too." },
+  { "set", 's', "ROLE.KEY=VALUE", PLACER_CLI_TEXT,
+    "Change one setting of the profile before planning, as if the file said so: osd.cpu.quota=0.5. Keys: "
+    "cpu.quota, cpu.weight, cpu.cores, cpu.threads, cpu.pool, cpu.align (osd.cpu.align=numa: the placement "
+    "without cache alignment). May be given up to 64 times." },
+  { NULL, 0, NULL, 0, NULL },
+};
+
+const struct placer_cli_command placer_cli_plan = {
+  .name = "plan",
+  .run = cmd_plan,
+  .summary = "compute where every role runs from a profile",
+  .synopsis = { "[--topology FILE.xml] [--json] [--set ROLE.KEY=VALUE]... PROFILE" },
+  .description =
+      "Compute where every instance of every role of PROFILE (a YAML file) runs on this node, or on the node "
+      "an hwloc XML file describes: its CPUs (and the L3 domains they lie in), NUMA memory nodes, memory limit, "
+      "CPU quota and weight, and its "
+      "locality to its device or NIC, with the warnings of a preference that could not be met. Nothing is "
+      "changed: placer apply and placer run put a plan in force.\n\n"
+      "A plan that cannot be met names the role, the resource and by how much it is short. The profile "
+      "schema is in profiles.md of placer's documentation; the shipped profiles are in "
+      "/usr/share/placer/profiles.",
+  .options = plan_options,
+  .operands = PLACER_CLI_YAML,
+  .exit_status = "0 the plan was printed (warnings do not change it)\n"
+                 "2 bad command line, profile (file:line:column) or topology file\n"
+                 "3 the profile does not fit the node",
+  .examples = "Plan a shipped profile on this node:\n"
+              "$ placer plan /usr/share/placer/profiles/hci-nvme.yaml\n"
+              "The same for another node, with the OSDs limited to half a core each, as JSON:\n"
+              "$ placer plan --topology node.xml --set osd.cpu.quota=0.5 --json hci-nvme.yaml",
+  .see_also = "placer-topo(1), placer-apply(1), placer-run(1)",
+};
 
 int cmd_plan(int argc, char **argv) {
-  static const struct option options[] = {
-    { "topology", required_argument, NULL, 't' },
-    { "json", no_argument, NULL, 'j' },
-    { "set", required_argument, NULL, 's' },
-    { "help", no_argument, NULL, 'h' },
-    { NULL, 0, NULL, 0 },
-  };
+  struct option table[PLACER_CLI_MAX_OPTIONS + 2];
+  const struct option *options = placer_cli_getopt_table(&placer_cli_plan, table);
   const char *xml_path = NULL;
   bool json = false;
   const char *sets[64];
@@ -44,7 +67,7 @@ int cmd_plan(int argc, char **argv) {
       }
       sets[n_sets++] = optarg;
       break;
-    case 'h': fputs(plan_usage, stdout); return PLACER_EXIT_OK;
+    case 'h': return placer_cli_print_help(&placer_cli_plan);
     default: return placer_usage_error("plan", opt, argc, argv);
     }
   }

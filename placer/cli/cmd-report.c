@@ -7,20 +7,34 @@
 #include "bench/report-html.h"
 #include "cli/commands.h"
 
-static const char report_usage[] =
-    "usage: placer report [--compare DIR2] DIR\n"
-    "Write DIR/report.html: the summary table, and SVG plots drawn by gnuplot (interference with 95% CI\n"
-    "whiskers per variant, storage and neighbour rate against the neighbour level with the balance point,\n"
-    "CPU per role, latency percentiles) from DIR/summary.json; --compare DIR2 adds the change of every\n"
-    "cell of DIR2 (B) against DIR (A).  Data and scripts of the plots go to DIR/report/.  Prints the\n"
-    "page's path.  Exit 2: bad command line, results, or gnuplot missing or failing.\n";
+static const struct placer_cli_option report_options[] = {
+  { "compare", 'c', "DIR2", PLACER_CLI_DIR,
+    "Add the change of every cell of results directory DIR2 (B) against DIR (A)." },
+  { NULL, 0, NULL, 0, NULL },
+};
+
+const struct placer_cli_command placer_cli_report = {
+  .name = "report",
+  .run = cmd_report,
+  .summary = "an HTML page with SVG plots (gnuplot) of a bench results directory",
+  .synopsis = { "[--compare DIR2] DIR" },
+  .description = "Write DIR/report.html from DIR/summary.json: the summary table, and SVG plots drawn by gnuplot "
+                 "(interference with 95% CI whiskers per variant, storage and neighbour rate against the neighbour "
+                 "level with the balance point, CPU per role, latency percentiles). The plots' data and scripts go "
+                 "to DIR/report/. Prints the page's path.",
+  .options = report_options,
+  .operands = PLACER_CLI_DIR,
+  .exit_status = "0 the page is written; its path on standard output\n"
+                 "2 bad command line, no or unreadable summary.json, gnuplot missing or failing\n"
+                 "4 the files could not be written (disk full, permissions)",
+  .examples = "$ placer report --compare candidate base",
+  .environment = "PLACER_GNUPLOT the gnuplot to run (default gnuplot)",
+  .see_also = "placer-bench(1), placer-compare(1), gnuplot(1)",
+};
 
 int cmd_report(int argc, char **argv) {
-  static const struct option options[] = {
-    { "compare", required_argument, NULL, 'c' },
-    { "help", no_argument, NULL, 'h' },
-    { NULL, 0, NULL, 0 },
-  };
+  struct option table[PLACER_CLI_MAX_OPTIONS + 2];
+  const struct option *options = placer_cli_getopt_table(&placer_cli_report, table);
   const char *compare = NULL;
   int c;
   opterr = 0;
@@ -28,7 +42,7 @@ int cmd_report(int argc, char **argv) {
   while ((c = getopt_long(argc, argv, ":", options, NULL)) != -1) {
     switch (c) {
     case 'c': compare = optarg; break;
-    case 'h': fputs(report_usage, stdout); return PLACER_EXIT_OK;
+    case 'h': return placer_cli_print_help(&placer_cli_report);
     default: return placer_usage_error("report", c, argc, argv);
     }
   }

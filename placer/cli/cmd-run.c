@@ -27,21 +27,74 @@
 #include "lib/units.h"
 #include "vm.h"
 
-static const char run_usage[] = "usage: placer run [--topology FILE.xml] [--state-dir DIR] [--dry-run] PROFILE\n"
-                                "Start every instance of the roles that have a 'run:' section and is not running yet,\n"
-                                "already placed: a plain process (backend exec) joins its cgroup before its first\n"
-                                "instruction; a container (backend podman) gets --cpuset-cpus/--cpuset-mems/--memory\n"
-                                "under placer's cgroup subtree; a vm role boots a qemu guest (TCG when KVM can't run)\n"
-                                "with its vCPU threads pinned.  Records what it started in STATE_DIR/run/PROFILE\n"
-                                "(default /run/placer, or $PLACER_STATE_DIR), with each instance's log.  If one\n"
-                                "instance fails to start, what this run started is stopped again (exit 4).\n"
-                                "--dry-run prints the command lines and groups and changes nothing.\n";
+static const struct placer_cli_option run_options[] = {
+  { "topology", 't', "FILE.xml", PLACER_CLI_XML,
+    "Plan on the topology an hwloc XML file describes instead of asking hwloc (the instances still start "
+    "here)." },
+  { "state-dir", 's', "DIR", PLACER_CLI_DIR,
+    "Where the records of what was started are kept (default $PLACER_STATE_DIR, else /run/placer)." },
+  { "dry-run", 'n', NULL, PLACER_CLI_TEXT, "Print the command lines and groups; start and change nothing." },
+  { NULL, 0, NULL, 0, NULL },
+};
 
-static const char stop_usage[] = "usage: placer stop [--state-dir DIR] [--timeout SECONDS] PROFILE|PROFILE-NAME\n"
-                                 "Stop what 'placer run PROFILE' started, in reverse order: SIGTERM (podman stop),\n"
-                                 "SIGKILL after the role's stop_timeout (or --timeout), then remove the containers,\n"
-                                 "every process left in the instances' groups and the groups themselves.  Works from\n"
-                                 "the records alone: a profile file that is gone can be named by its profile name.\n";
+const struct placer_cli_command placer_cli_run = {
+  .name = "run",
+  .run = cmd_run,
+  .summary = "start a profile's daemons, containers and VMs already placed",
+  .synopsis = { "[--topology FILE.xml] [--state-dir DIR] [--dry-run] PROFILE" },
+  .description =
+      "Start every instance of the roles of PROFILE that have a run: section and that is not running yet, "
+      "already placed: a plain process (backend exec) joins its cgroup before its first instruction; a "
+      "container (backend podman) gets --cpuset-cpus, --cpuset-mems and --memory under placer's cgroup subtree; "
+      "a vm role boots a qemu guest (TCG when KVM cannot run) with its vCPU threads pinned. Roles without run: "
+      "are listed and left alone (placer apply places them).\n\n"
+      "Everything is checked before anything starts. What was started is recorded in STATE_DIR/run/PROFILE, "
+      "with each instance's log. If one instance fails to start, what this run started is stopped again.",
+  .options = run_options,
+  .operands = PLACER_CLI_YAML,
+  .exit_status = "0 started (or already running)\n"
+                 "2 bad command line, profile, topology or run: section; nothing started\n"
+                 "3 the profile does not fit the node\n"
+                 "4 an instance failed to start: what this run started is stopped again",
+  .examples = "Show what would be started, start it, and stop it again:\n"
+              "$ placer run --dry-run profile.yaml\n"
+              "$ placer run profile.yaml\n"
+              "$ placer stop profile.yaml",
+  .environment = "PLACER_STATE_DIR the state directory when --state-dir is not given\n"
+                 "PLACER_CGROUP_PREFIX the top group of the instances' groups (default placer)\n"
+                 "PLACER_CONTAINERS_CONF podman's containers.conf (default the shipped one)\n"
+                 "PLACER_VM_KERNEL the guest kernel of a vm role that names none\n"
+                 "PLACER_VM_INITRD the guest initramfs of a vm role that names none",
+  .see_also = "placer-stop(1), placer-plan(1), placer-exec(1), podman-run(1), qemu-system-x86_64(1)",
+};
+
+static const struct placer_cli_option stop_options[] = {
+  { "state-dir", 's', "DIR", PLACER_CLI_DIR,
+    "Where placer run recorded what it started (default $PLACER_STATE_DIR, else /run/placer)." },
+  { "timeout", 'T', "SECONDS", PLACER_CLI_TEXT,
+    "How long to wait after SIGTERM before SIGKILL, for every instance (default: each role's stop_timeout)." },
+  { NULL, 0, NULL, 0, NULL },
+};
+
+const struct placer_cli_command placer_cli_stop = {
+  .name = "stop",
+  .run = cmd_stop,
+  .summary = "stop what 'placer run' started and remove its groups",
+  .synopsis = { "[--state-dir DIR] [--timeout SECONDS] PROFILE|PROFILE-NAME" },
+  .description =
+      "Stop what placer run PROFILE started, newest first: SIGTERM (podman stop for containers), SIGKILL after "
+      "the role's stop_timeout (or --timeout), then remove the containers, every process left in the "
+      "instances' groups and the groups themselves. Something that already exited is cleaned up, not an "
+      "error. Works from the records alone: a profile file that is gone can be named by its profile name.",
+  .options = stop_options,
+  .operands = PLACER_CLI_YAML,
+  .exit_status = "0 stopped, or nothing was running\n"
+                 "2 bad command line or profile\n"
+                 "4 an instance could not be stopped or cleaned up (the others are)",
+  .examples = "$ placer stop --timeout 10 profile.yaml",
+  .environment = "PLACER_STATE_DIR the state directory when --state-dir is not given",
+  .see_also = "placer-run(1)",
+};
 
 /* After getopt: exactly one operand, the profile; else one line on stderr. */
 static int check_one_operand(const char *command, int argc, char **argv) {
@@ -127,13 +180,8 @@ static void dry_run_print(const struct placer_launch_prepared *ps, size_t n, FIL
 }
 
 int cmd_run(int argc, char **argv) {
-  static const struct option options[] = {
-    { "topology", required_argument, NULL, 't' },
-    { "state-dir", required_argument, NULL, 's' },
-    { "dry-run", no_argument, NULL, 'n' },
-    { "help", no_argument, NULL, 'h' },
-    { NULL, 0, NULL, 0 },
-  };
+  struct option table[PLACER_CLI_MAX_OPTIONS + 2];
+  const struct option *options = placer_cli_getopt_table(&placer_cli_run, table);
   const char *xml = NULL, *state_dir = NULL;
   bool dry_run = false;
   int opt;
@@ -143,7 +191,7 @@ int cmd_run(int argc, char **argv) {
     case 't': xml = optarg; break;
     case 's': state_dir = optarg; break;
     case 'n': dry_run = true; break;
-    case 'h': fputs(run_usage, stdout); return PLACER_EXIT_OK;
+    case 'h': return placer_cli_print_help(&placer_cli_run);
     default: return placer_usage_error("run", opt, argc, argv);
     }
   }
@@ -264,12 +312,8 @@ static int compare_seq_desc(const void *a, const void *b) {
 }
 
 int cmd_stop(int argc, char **argv) {
-  static const struct option options[] = {
-    { "state-dir", required_argument, NULL, 's' },
-    { "timeout", required_argument, NULL, 'T' },
-    { "help", no_argument, NULL, 'h' },
-    { NULL, 0, NULL, 0 },
-  };
+  struct option table[PLACER_CLI_MAX_OPTIONS + 2];
+  const struct option *options = placer_cli_getopt_table(&placer_cli_stop, table);
   const char *state_dir = NULL;
   long timeout = -1;
   int opt;
@@ -287,7 +331,7 @@ int cmd_stop(int argc, char **argv) {
       }
       break;
     }
-    case 'h': fputs(stop_usage, stdout); return PLACER_EXIT_OK;
+    case 'h': return placer_cli_print_help(&placer_cli_stop);
     default: return placer_usage_error("stop", opt, argc, argv);
     }
   }

@@ -14,21 +14,59 @@
 #include "lib/datafile.h"
 #include "lib/units.h"
 
-static const char size_usage[] =
-    "usage: placer size [--topology FILE.xml] [--profile PROFILE] [--target-iops N] [--workload NAME]\n"
-    "                   [--vm-vcpus N] [--vm-memory SIZE] [--vm-overhead SIZE] [--osd-memory-target SIZE]\n"
-    "                   [--headroom PCT] [--replicas N] [--measured-replicas N]\n"
-    "                   [--cpu-ms-per-io MS] [--osd-rss SIZE] [--json] [RESULTS_DIR...]\n"
-    "       placer size --validate FILE.json|RESULTS_DIR [--fit CORES,CORES...]\n"
-    "Size a hyperconverged node from measured costs: the OSD CPU per client I/O and the OSDs' peak RSS\n"
-    "of placer bench results directories (or --cpu-ms-per-io / --osd-rss), the target node (an hwloc XML\n"
-    "file, default this machine) and a profile (default hci-nvme): per OSD the threads a target IOPS needs\n"
-    "(or the IOPS its planned threads give), its memory, and how many VMs fit in what is left, per NUMA\n"
-    "node, with the host reserve; TripleO's HCI formula beside it.  Model: docs/size.md.\n"
-    "--validate: the model fitted on the --fit allotments (default 1.0,2.0 cores) of bench/size-validate.sh's\n"
-    "measurements, or of a results directory with a quota sweep (variants quota-CORES), predicts the\n"
-    "others; prints measured, predicted and the error.\n"
-    "Exit 2: bad command line, results, profile or topology; 3: the profile does not fit the node.\n";
+static const struct placer_cli_option size_options[] = {
+  { "topology", 't', "FILE.xml", PLACER_CLI_XML, "The target node, an hwloc XML file (default this machine)." },
+  { "profile", 'p', "PROFILE", PLACER_CLI_PROFILE,
+    "The target's profile: a path, or the name of a shipped profile (default hci-nvme)." },
+  { "target-iops", 'i', "N", PLACER_CLI_TEXT,
+    "The client IOPS each OSD must serve: sizes its threads (else the profile's are kept)." },
+  { "workload", 'w', "NAME", PLACER_CLI_TEXT, "The measured workload that sizes the OSDs (default the costliest)." },
+  { "vm-vcpus", 'c', "N", PLACER_CLI_TEXT, "vCPUs per guest, one per hardware thread (default 2)." },
+  { "vm-memory", 'm', "SIZE", PLACER_CLI_TEXT, "Memory per guest (default 4GiB)." },
+  { "vm-overhead", 'o', "SIZE", PLACER_CLI_TEXT, "qemu's memory beside each guest's (default 512MiB)." },
+  { "osd-memory-target", 'T', "SIZE", PLACER_CLI_TEXT, "Ceph's osd_memory_target on the target node (default 4GiB)." },
+  { "headroom", 'H', "PCT", PLACER_CLI_TEXT,
+    "Added to the larger of an OSD's peak RSS and its memory target (default 20%)." },
+  { "replicas", 'r', "N", PLACER_CLI_TEXT, "The target pool's size (default 3)." },
+  { "measured-replicas", 'R', "N", PLACER_CLI_TEXT,
+    "The measured pool's size (default 2, as libexec/ceph-cluster.sh makes it)." },
+  { "cpu-ms-per-io", 'C', "MS", PLACER_CLI_TEXT,
+    "The OSDs' CPU per client I/O, in milliseconds, by hand: instead of, or over, the measured one." },
+  { "osd-rss", 'S', "SIZE", PLACER_CLI_TEXT, "An OSD's peak RSS by hand: instead of, or over, the measured one." },
+  { "json", 'j', NULL, PLACER_CLI_TEXT, "Print the answer as one JSON document (size.md)." },
+  { "validate", 'V', "FILE.json|RESULTS_DIR", PLACER_CLI_JSON,
+    "Check the model instead: fitted on the --fit allotments of bench/size-validate.sh's measurements, or of "
+    "a results directory with a quota sweep (variants quota-CORES), it predicts the others; prints measured, "
+    "predicted and the error." },
+  { "fit", 'F', "CORES,CORES...", PLACER_CLI_TEXT,
+    "With --validate: the allotments, in cores, the model is fitted on (default 1.0,2.0)." },
+  { NULL, 0, NULL, 0, NULL },
+};
+
+const struct placer_cli_command placer_cli_size = {
+  .name = "size",
+  .run = cmd_size,
+  .summary = "how many VMs fit beside the OSDs, from measured costs (and TripleO's formula)",
+  .synopsis = { "[--topology FILE.xml] [--profile PROFILE] [--target-iops N] [--workload NAME] [--vm-vcpus N] "
+                "[--vm-memory SIZE] [--vm-overhead SIZE] [--osd-memory-target SIZE] [--headroom PCT] "
+                "[--replicas N] [--measured-replicas N] [--cpu-ms-per-io MS] [--osd-rss SIZE] [--json] "
+                "[RESULTS_DIR...]",
+                "--validate FILE.json|RESULTS_DIR [--fit CORES,CORES...]" },
+  .description =
+      "Size a hyperconverged node from measured costs: the OSDs' CPU per client I/O and their peak RSS from "
+      "placer bench results directories (or --cpu-ms-per-io and --osd-rss), the target node and a profile. "
+      "Prints per OSD the threads a target IOPS needs (or the IOPS its planned threads give) and its memory, "
+      "and per NUMA node how many VMs fit in what is left beside the host reserve; TripleO's HCI formula's "
+      "answer beside it. The model is described in size.md of placer's documentation.",
+  .options = size_options,
+  .operands = PLACER_CLI_DIR,
+  .exit_status = "0 printed\n"
+                 "2 bad command line, results, profile or topology\n"
+                 "3 the profile does not fit the node (a target IOPS that needs more threads than there are)",
+  .examples = "How many 4-vCPU guests fit beside OSDs that must serve 3000 IOPS each, on another node:\n"
+              "$ placer size --topology node.xml --target-iops 3000 --vm-vcpus 4 placer-results/base",
+  .see_also = "placer-bench(1), placer-plan(1)",
+};
 
 static int bad_value(const char *opt, const char *value, const char *why) {
   fprintf(stderr, "placer size: %s: '%s' %s\n", opt, value, why);
@@ -75,26 +113,8 @@ static char *profile_path(const char *ref) {
 }
 
 int cmd_size(int argc, char **argv) {
-  static const struct option options[] = {
-    { "topology", required_argument, NULL, 't' },
-    { "profile", required_argument, NULL, 'p' },
-    { "target-iops", required_argument, NULL, 'i' },
-    { "workload", required_argument, NULL, 'w' },
-    { "vm-vcpus", required_argument, NULL, 'c' },
-    { "vm-memory", required_argument, NULL, 'm' },
-    { "vm-overhead", required_argument, NULL, 'o' },
-    { "osd-memory-target", required_argument, NULL, 'T' },
-    { "headroom", required_argument, NULL, 'H' },
-    { "replicas", required_argument, NULL, 'r' },
-    { "measured-replicas", required_argument, NULL, 'R' },
-    { "cpu-ms-per-io", required_argument, NULL, 'C' },
-    { "osd-rss", required_argument, NULL, 'S' },
-    { "json", no_argument, NULL, 'j' },
-    { "validate", required_argument, NULL, 'V' },
-    { "fit", required_argument, NULL, 'F' },
-    { "help", no_argument, NULL, 'h' },
-    { NULL, 0, NULL, 0 },
-  };
+  struct option table[PLACER_CLI_MAX_OPTIONS + 2];
+  const struct option *options = placer_cli_getopt_table(&placer_cli_size, table);
   struct placer_size_options opt;
   placer_size_options_default(&opt);
   const char *xml_path = NULL, *profile_ref = "hci-nvme";
@@ -154,7 +174,7 @@ int cmd_size(int argc, char **argv) {
         rc = bad_value("--fit", optarg, "names no allotment");
       break;
     }
-    case 'h': fputs(size_usage, stdout); return PLACER_EXIT_OK;
+    case 'h': return placer_cli_print_help(&placer_cli_size);
     default: return placer_usage_error("size", c, argc, argv);
     }
     if (rc)

@@ -29,6 +29,15 @@ char *placer_data_file(const char *env_override, const char *rel) {
     char *slash = strrchr(exe, '/');
     if (slash) {
       *slash = '\0';
+      /* installed, the scripts are PREFIX/libexec/placer/NAME (not under share/) */
+      if (strncmp(rel, "libexec/", 8) == 0) {
+        cleanup_free char *dir = NULL;
+        if (asprintf(&dir, "%s/../libexec/placer", exe) < 0)
+          return NULL;
+        char *found = placer_path_if_readable(dir, rel + 8);
+        if (found)
+          return found;
+      }
       static const char *const prefixes[] = { "..", "../share/placer", "../.." };
       for (size_t i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++) {
         cleanup_free char *dir = NULL;

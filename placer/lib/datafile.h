@@ -6,8 +6,9 @@
 /* The readable file REL ("profiles/demo-local.yaml"): $ENV_OVERRIDE when
  * that variable is set and non-empty (a full path, taken as is), else REL
  * next to the executable's directory (build/placer -> ../REL; a build in a
- * subdirectory -> ../../REL; PREFIX/bin/placer -> PREFIX/share/placer/REL),
- * else in the source tree placer was built from.  Caller frees; NULL when
+ * subdirectory -> ../../REL; PREFIX/bin/placer -> PREFIX/share/placer/REL,
+ * or PREFIX/libexec/placer/NAME for REL "libexec/NAME": the scripts placer
+ * runs), else in the source tree placer was built from.  Caller frees; NULL when
  * none exists.  ENV_OVERRIDE may be NULL. */
 char *placer_data_file(const char *env_override, const char *rel);
 

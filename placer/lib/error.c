@@ -14,25 +14,16 @@ static char *vformat(const char *fmt, va_list ap) {
   return s;
 }
 
-/* An error is one line: control bytes that a message quotes from its input
- * (a thread name, a YAML string, a file's content) are written as \n, \r
- * or \xHH.  Takes MSG; NULL on ENOMEM. */
-static char *one_line(char *msg) {
-  if (msg == NULL)
-    return NULL;
+char *placer_text_escape(const char *s) {
   size_t extra = 0;
-  for (const unsigned char *p = (const unsigned char *)msg; *p; p++)
+  for (const unsigned char *p = (const unsigned char *)s; *p; p++)
     if ((*p < 0x20 && *p != '\t') || *p == 0x7f)
       extra += 3;
-  if (extra == 0)
-    return msg;
-  char *out = malloc(strlen(msg) + extra + 1);
-  if (out == NULL) {
-    free(msg);
+  char *out = malloc(strlen(s) + extra + 1);
+  if (out == NULL)
     return NULL;
-  }
   char *o = out;
-  for (const unsigned char *p = (const unsigned char *)msg; *p; p++) {
+  for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
     if (*p == '\n')
       o += sprintf(o, "\\n");
     else if (*p == '\r')
@@ -43,6 +34,16 @@ static char *one_line(char *msg) {
       *o++ = (char)*p;
   }
   *o = '\0';
+  return out;
+}
+
+/* An error is one line: control bytes that a message quotes from its input
+ * (a thread name, a YAML string, a file's content) are escaped.  Takes MSG;
+ * NULL on ENOMEM. */
+static char *one_line(char *msg) {
+  if (msg == NULL)
+    return NULL;
+  char *out = placer_text_escape(msg);
   free(msg);
   return out;
 }

@@ -36,6 +36,11 @@ void placer_error_free(struct placer_error *err);
  * free it again. */
 void placer_error_clear(struct placer_error **err);
 
+/* S for a terminal or a one-line message: control bytes (an escape sequence
+ * in a title, a newline) written as \n, \r or \xHH; tabs kept.  Caller
+ * frees; NULL on ENOMEM. */
+char *placer_text_escape(const char *s);
+
 /* Cleanup helpers in the style of crun/systemd. */
 void placer_freep(void *p);
 void placer_closep(int *fd);

@@ -1,7 +1,8 @@
-/* Human units for sizes. */
+/* Human units: sizes, and CPU quotas in cores. */
 #include "lib/units.h"
 
 #include <ctype.h>
+#include <stdbool.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -70,4 +71,27 @@ void placer_format_bytes(uint64_t bytes, char *buf, size_t len) {
     snprintf(buf, len, "%.0f %s", v, names[u]);
   else
     snprintf(buf, len, "%.1f %s", v, names[u]);
+}
+
+int placer_parse_quota(const char *s, unsigned *mcores) {
+  if (s == NULL)
+    return -1;
+  unsigned long long whole = 0, frac = 0;
+  int places = 0;
+  const char *p = s;
+  bool digits = false;
+  for (; *p >= '0' && *p <= '9' && whole <= 100000; p++, digits = true)
+    whole = whole * 10 + (unsigned)(*p - '0');
+  if (*p == '.') {
+    digits = digits && p[1] >= '0' && p[1] <= '9';
+    for (p++; *p >= '0' && *p <= '9' && places < 3; p++, places++)
+      frac = frac * 10 + (unsigned)(*p - '0');
+  }
+  for (int k = places; k < 3; k++)
+    frac *= 10;
+  unsigned long long m = whole * 1000 + frac;
+  if (!digits || *p != '\0' || m < 10 || m > 65536000ull)
+    return -1;
+  *mcores = (unsigned)m;
+  return 0;
 }

@@ -12,4 +12,8 @@ int placer_parse_bytes(const char *text, uint64_t *out_bytes, const char **why);
 /* "23.5 GiB", "512 MiB", "4 KiB", "100 B". */
 void placer_format_bytes(uint64_t bytes, char *buf, size_t len);
 
+/* A quota in cores as the profile writes it ("1.5": 0.01..65536, at most 3
+ * decimals) in thousandths of a core; -1 when it is not one.  Pure. */
+int placer_parse_quota(const char *text, unsigned *mcores);
+
 #endif

@@ -1,5 +1,5 @@
 #!/bin/sh
-# placer apply on a real Ceph cluster (ci/ceph-cluster.sh: mon, mgr, 2 OSDs)
+# placer apply on a real Ceph cluster (libexec/ceph-cluster.sh: mon, mgr, 2 OSDs)
 # with the shipped profile profiles/demo-local.yaml, while fio writes to an
 # rbd image and stress-ng plays the noisy neighbour: every daemon is found by
 # its --id / -i (fio and stress-ng by cmdline), every one of an OSD's ~60
@@ -19,12 +19,12 @@ apply_setup apply_ceph
 CLUSTER=$WORK/ceph
 profile=$SRC/profiles/demo-local.yaml
 
-cluster_down() { sh "$SRC/ci/ceph-cluster.sh" down "$CLUSTER" >/dev/null 2>&1 || true; }
+cluster_down() { sh "$SRC/libexec/ceph-cluster.sh" down "$CLUSTER" >/dev/null 2>&1 || true; }
 # The cluster goes before the rest of the cleanup removes $WORK.
 t_defer cluster_down
 
-sh "$SRC/ci/ceph-cluster.sh" up "$CLUSTER" --osds 2 || fail "ci/ceph-cluster.sh up failed"
-eval "$(sh "$SRC/ci/ceph-cluster.sh" env "$CLUSTER")"
+sh "$SRC/libexec/ceph-cluster.sh" up "$CLUSTER" --osds 2 || fail "libexec/ceph-cluster.sh up failed"
+eval "$(sh "$SRC/libexec/ceph-cluster.sh" env "$CLUSTER")"
 daemons="mon.a mgr.x osd.0 osd.1"
 for d in $daemons; do
     eval "pid_$(echo "$d" | tr . _)=$(cat "$CLUSTER/run/$d.pid")"

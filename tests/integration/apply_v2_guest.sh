@@ -1,6 +1,6 @@
 #!/bin/sh
 # placer apply / status / reset on pure cgroup v2, which this host (v1 hybrid)
-# cannot offer: boots a 2-NUMA-node qemu guest (ci/vm/, TCG, cgroup2 mounted
+# cannot offer: boots a 2-NUMA-node qemu guest (libexec/vm/, ci/vm/, TCG, cgroup2 mounted
 # at /sys/fs/cgroup) and, inside it, with a live plan (no --topology):
 #   - applies a profile placing one instance near NUMA node 1 and binding a
 #     running `sleep`: cpuset.cpus 1, cpuset.mems 1, memory.max, cpu.weight in

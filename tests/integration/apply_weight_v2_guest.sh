@@ -1,6 +1,6 @@
 #!/bin/sh
 # cpu weights between roles on pure cgroup v2 (apply_weight_share.sh does it
-# on this host's v1): boots the 2-NUMA-node qemu guest (ci/vm/, TCG) and,
+# on this host's v1): boots the 2-NUMA-node qemu guest (libexec/vm/, ci/vm/, TCG) and,
 # inside it, two busy loops of DIFFERENT roles in one shared pool of one PU
 # at weights 900 and 100; apply writes cpu.weight 900 / 100 on the instance
 # groups and on the role groups (the sum of each role's instances'), and the

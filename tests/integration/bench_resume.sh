@@ -35,7 +35,7 @@ variants:
   - { name: unpinned, profile: unpinned }
   - { name: pinned, profile: demo-local }
 workloads:
-  path: $work/target.img
+  path: target.img # in the results directory: placer's own, so --resume after a SIGKILL may write it
   size: 32MiB
   block_sizes: [4K]
   patterns: [randwrite, randread]

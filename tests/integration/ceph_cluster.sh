@@ -1,5 +1,5 @@
 #!/bin/sh
-# Integration test of ci/ceph-cluster.sh: a real Ceph cluster (1 mon, 1 mgr, 2 bluestore
+# Integration test of libexec/ceph-cluster.sh: a real Ceph cluster (1 mon, 1 mgr, 2 bluestore
 # OSDs on sparse files) on 127.0.0.1 in a temporary directory, 5 s of fio 4K randwrite
 # through librbd, then teardown.
 #   - every daemon in DIR/run/NAME.pid is alive and is the right program (/proc/PID/comm)
@@ -14,7 +14,7 @@
 set -u
 
 SRC=${PLACER_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}
-CC="$SRC/ci/ceph-cluster.sh"
+CC="$SRC/libexec/ceph-cluster.sh"
 T=ceph_cluster
 . "$SRC/tests/integration/lib/common.sh"
 note() { say "$@"; }

@@ -1,5 +1,5 @@
 #!/bin/sh
-# The cgroup layer on kernels this host cannot offer: boots a 2-NUMA-node qemu guest (ci/vm/)
+# The cgroup layer on kernels this host cannot offer: boots a 2-NUMA-node qemu guest (libexec/vm/, ci/vm/)
 # twice and runs the real-cgroup cmocka scenario (tests/unit/cgroup_live_tests.h) inside it:
 #   - pure cgroup v2 (production nodes): test_cgroup_v2_live; subtree_control on ancestors,
 #     memory.max, cpu.weight, cgroup.threads refusal;
@@ -33,7 +33,7 @@ grep cgroup /proc/self/mountinfo
 PLACER_LIVE_REQUIRED=1 /t/test_cgroup_${mode}_live
 EOF
 
-eval "$(sh "$src/ci/vm/build-initramfs.sh" "$cache" --name cgroup-live \
+eval "$(sh "$src/libexec/vm/build-initramfs.sh" "$cache" --name cgroup-live \
     --add "$tests/test_cgroup_v1_live:/t/test_cgroup_v1_live" \
     --add "$tests/test_cgroup_v2_live:/t/test_cgroup_v2_live" \
     --add "$tmp/cgroup-live.sh:/t/cgroup-live.sh" | tail -n 2)"

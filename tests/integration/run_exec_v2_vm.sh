@@ -1,6 +1,6 @@
 #!/bin/sh
 # The exec backend on pure cgroup v2 (production nodes), which this host (v1 hybrid) cannot
-# offer: boots a 2-NUMA-node qemu guest (ci/vm/, TCG) with cgroup v2 and runs `placer run` /
+# offer: boots a 2-NUMA-node qemu guest (libexec/vm/, ci/vm/, TCG) with cgroup v2 and runs `placer run` /
 # `placer stop` inside it.  The instance is placed near NUMA node 1, so:
 #   - the process must be born in its group (clone3 with CLONE_INTO_CGROUP, recorded as
 #     joined_by "clone3") and its own first reading of /proc/self/status and /proc/self/cgroup

@@ -3,7 +3,7 @@
 # 2 bluestore OSDs on sparse files, host network on 127.0.0.1) whose daemons are podman
 # containers of localhost/placer/ceph:latest started by `placer run` from a profile.
 # The cluster's config, keys, monmap and OSD stores are made on the host first (as
-# ci/ceph-cluster.sh does) in a directory bind-mounted into every container at the same path.
+# libexec/ceph-cluster.sh does) in a directory bind-mounted into every container at the same path.
 # Checks, once every PG is active+clean:
 #   - one running container per instance, named placer-<instance>, labelled with the profile;
 #   - the container's own cgroup and its parent (the instance's group) hold the planned

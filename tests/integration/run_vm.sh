@@ -13,7 +13,7 @@ T=run_vm
 PLACER=${PLACER_BIN:?PLACER_BIN not set}
 need_root
 guest_begin
-eval "$(sh "$SRC/ci/vm/build-initramfs.sh" "$cache" 2>/dev/null | tail -n 2)"
+eval "$(sh "$SRC/libexec/vm/build-initramfs.sh" "$cache" 2>/dev/null | tail -n 2)"
 export PLACER_VM_KERNEL PLACER_VM_INITRD
 
 work=$T_WORK

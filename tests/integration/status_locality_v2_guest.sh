@@ -1,5 +1,5 @@
 #!/bin/sh
-# placer status shows REMOTE memory: inside a 2-NUMA-node qemu guest (ci/vm/,
+# placer status shows REMOTE memory: inside a 2-NUMA-node qemu guest (libexec/vm/, ci/vm/,
 # TCG, pure cgroup v2), a 32 MiB tmpfs file is written by a process confined
 # to node 1 (its own cpuset group, cpuset.mems 1), so its page cache is on
 # node 1.  A small static program (lib/mapfile.c) is placed by apply on node 0

@@ -1,5 +1,5 @@
 #!/bin/sh
-# Integration test of placer's qemu test guest (ci/vm/): builds the kernel + initramfs into the
+# Integration test of placer's qemu test guest (libexec/vm/, ci/vm/): builds the kernel + initramfs into the
 # cache, boots a 2-NUMA-node TCG guest whose init mounts pure cgroup v2, and checks, from the
 # serial console, that a child group gets cpuset.cpus=1, cpuset.mems=1 and memory.max, that a
 # process moved into it reads back Cpus_allowed_list 1 / Mems_allowed_list 1, and that its
@@ -92,7 +92,7 @@ CHECK migrated to node 1 on the move
 CHECK done"
 
 # ---------------------------------------------------------------- build and boot
-eval "$("$src/ci/vm/build-initramfs.sh" "$cache" --name vm-guest-test \
+eval "$("$src/libexec/vm/build-initramfs.sh" "$cache" --name vm-guest-test \
         --add "$tmp/test.sh:/test.sh" | grep '^PLACER_VM_[A-Z]*=')"
 
 start=$(date +%s)

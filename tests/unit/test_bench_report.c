@@ -384,6 +384,29 @@ static void test_compare_gate(void **state) {
   }
 }
 
+/* compare says how two studies differ (they compared silently): the titles
+ * (escaped), the variants and the workloads that are not in both. */
+static void test_compare_differences(void **state) {
+  struct placer_bench_results *a = build_ab_scaled(3, 1.0), *b = build_ab_scaled(3, 1.0);
+  assert_null(placer_bench_compare_differences(a, b));
+  free(b->title);
+  b->title = strdup("tuned\x1b[2J");
+  free(b->variants[1]);
+  b->variants[1] = strdup("tuned");
+  free(a->workloads[2].name);
+  a->workloads[2].name = strdup("1m-write");
+  char *d = placer_bench_compare_differences(a, b);
+  assert_non_null(d);
+  if (strcmp(d,
+             "the titles ('pinned vs unpinned, 2 OSDs, fio rbd iodepth 16' and 'tuned\\x1b[2J'); variants only in "
+             "the baseline: pinned; variants only in the candidate: tuned; workloads only in the baseline: 1m-write; "
+             "workloads only in the candidate: 128k-write") != 0)
+    fail_msg("%s", d);
+  free(d);
+  placer_bench_results_free(a);
+  placer_bench_results_free(b);
+}
+
 /* The dynamic-repeats stop rule on known results.  build_ab's pinned runs
  * are the unpinned ones times a constant, so their paired CIs have width 0:
  * any ci_width is met.  build_partial's pinned/vms cell has no run: no CI,
@@ -602,13 +625,13 @@ static void test_block_size_labels(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-    cmocka_unit_test(test_golden_split),      cmocka_unit_test(test_compare_gate),
-    cmocka_unit_test(test_repeats_decide),    cmocka_unit_test(test_golden_ab),
-    cmocka_unit_test(test_golden_sweep),      cmocka_unit_test(test_golden_partial),
-    cmocka_unit_test(test_json_round_trip),   cmocka_unit_test(test_report_dir),
-    cmocka_unit_test(test_analysis_figures),  cmocka_unit_test(test_sweep_balance),
-    cmocka_unit_test(test_partial_cells),     cmocka_unit_test(test_bad_shapes),
-    cmocka_unit_test(test_block_size_labels),
+    cmocka_unit_test(test_golden_split),        cmocka_unit_test(test_compare_gate),
+    cmocka_unit_test(test_compare_differences), cmocka_unit_test(test_repeats_decide),
+    cmocka_unit_test(test_golden_ab),           cmocka_unit_test(test_golden_sweep),
+    cmocka_unit_test(test_golden_partial),      cmocka_unit_test(test_json_round_trip),
+    cmocka_unit_test(test_report_dir),          cmocka_unit_test(test_analysis_figures),
+    cmocka_unit_test(test_sweep_balance),       cmocka_unit_test(test_partial_cells),
+    cmocka_unit_test(test_bad_shapes),          cmocka_unit_test(test_block_size_labels),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -43,10 +43,22 @@ static void test_clear_in_a_loop(void **state) {
   placer_error_clear(NULL);
 }
 
+/* A title with an escape sequence reached the terminal raw (placer compare):
+ * text for a terminal has its control bytes escaped, tabs kept. */
+static void test_text_escape(void **state) {
+  char *s = placer_text_escape("evil\x1b[2J\x1b]0;owned\x07\tok\n");
+  assert_string_equal(s, "evil\\x1b[2J\\x1b]0;owned\\x07\tok\\n");
+  free(s);
+  s = placer_text_escape("");
+  assert_string_equal(s, "");
+  free(s);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_one_line),
     cmocka_unit_test(test_clear_in_a_loop),
+    cmocka_unit_test(test_text_escape),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -112,7 +112,7 @@ static void test_two_jobs_summed(void **state) {
 }
 
 static void test_rbd_engine(void **state) {
-  /* fio --ioengine=rbd against the throwaway cluster of ci/ceph-cluster.sh. */
+  /* fio --ioengine=rbd against the throwaway cluster of libexec/ceph-cluster.sh. */
   struct placer_fio_result *r = load("rbd-randwrite-4k.json");
   assert_string_equal(r->jobs[0].name, "rbd-randwrite-4k");
   const struct placer_fio_io *wr = &r->total.write;

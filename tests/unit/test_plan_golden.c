@@ -6,7 +6,6 @@
  * Regenerate after an intended change, then review the diff by eye:
  *   PLACER_UPDATE_GOLDEN=1 ctest -R test_plan_golden    (from the build dir)
  *   git diff tests/golden/plan/ */
-#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,22 +18,6 @@
 #define N(x) (sizeof(x) / sizeof((x)[0]))
 
 static const char *const profiles[] = { "demo-local", "hci-hdd", "hci-nvme", "unpinned" };
-
-/* The fixtures: every .xml file under tests/fixtures, sorted. */
-static size_t list_fixtures(char names[][128], size_t cap) {
-  DIR *dir = opendir(test_data_path("fixtures"));
-  assert_non_null(dir);
-  size_t n = 0;
-  struct dirent *de;
-  while ((de = readdir(dir)) != NULL && n < cap) {
-    size_t len = strlen(de->d_name);
-    if (len > 4 && len < 128 && strcmp(de->d_name + len - 4, ".xml") == 0)
-      memcpy(names[n++], de->d_name, len + 1);
-  }
-  closedir(dir);
-  qsort(names, n, 128, (int (*)(const void *, const void *))strcmp);
-  return n;
-}
 
 static bool updating(void) {
   const char *v = getenv("PLACER_UPDATE_GOLDEN");
@@ -75,7 +58,7 @@ static void golden_name(char *buf, size_t len, const char *profile, const char *
 
 static void test_golden_plans(void **state) {
   char fixtures[32][128];
-  size_t n_fixtures = list_fixtures(fixtures, 32);
+  size_t n_fixtures = test_list_fixtures(fixtures, 32);
   assert_true(n_fixtures >= 8);
   for (size_t f = 0; f < n_fixtures; f++) {
     char relative[256];
@@ -129,7 +112,7 @@ static void test_cli_matches_golden(void **state) {
   if (bin == NULL || updating())
     skip();
   char fixtures[32][128];
-  size_t n_fixtures = list_fixtures(fixtures, 32);
+  size_t n_fixtures = test_list_fixtures(fixtures, 32);
   char *tests_dir = strdup(test_data_path(""));
   for (size_t f = 0; f < n_fixtures; f++)
     for (size_t p = 0; p < N(profiles); p++) {
@@ -179,11 +162,66 @@ static void test_golden_text(void **state) {
   placer_topology_free(topo);
 }
 
+/* The cases of cache alignment measured on EPYC topologies (issue 25),
+ * with the profiles in tests/profiles/align-*.yaml: the plan as JSON, and
+ * as the table (its L3 column) where a person reviews it. */
+static const struct {
+  const char *profile, *fixture;
+  bool text;
+} aligned[] = {
+  { "align-epyc-8-per-l3", "crafted-epyc-1s4n-2l3x8c.xml", true },
+  { "align-epyc-3-per-l3", "mpibind-epyc-corona.xml", true },
+  { "align-epyc-8-per-l3", "mpibind-epyc-dual-sock-hwloc1.xml", false },
+  { "align-epyc-3-per-l3", "mpibind-epyc-dual-sock-hwloc1.xml", false },
+};
+
+static void test_golden_alignment(void **state) {
+  for (size_t i = 0; i < N(aligned); i++) {
+    char relative[256], path[256];
+    snprintf(relative, sizeof(relative), "fixtures/%s", aligned[i].fixture);
+    snprintf(path, sizeof(path), "profiles/%s.yaml", aligned[i].profile);
+    struct placer_topology *topo = NULL;
+    struct placer_profile *profile = NULL;
+    struct placer_plan *plan = NULL;
+    struct placer_error *err = NULL;
+    char *xml = strdup(test_data_path(relative));
+    if (placer_topology_load(xml, &topo, &err) < 0 || placer_profile_load(test_data_path(path), &profile, &err) < 0 ||
+        placer_plan_compute(topo, profile, &plan, &err) < 0)
+      fail_msg("%s on %s: %s", aligned[i].profile, aligned[i].fixture, err->msg);
+    free(plan->topology_source);
+    plan->topology_source = strdup(relative);
+    char golden[512];
+    json_t *j = placer_plan_to_json(plan);
+    char *text = json_dumps(j, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(6));
+    char *with_newline = NULL;
+    assert_true(asprintf(&with_newline, "%s\n", text) > 0);
+    golden_name(golden, sizeof(golden), aligned[i].profile, aligned[i].fixture, "json");
+    compare(golden, with_newline);
+    free(with_newline);
+    free(text);
+    json_decref(j);
+    if (aligned[i].text) {
+      size_t size = 0;
+      FILE *f = open_memstream(&text, &size);
+      assert_int_equal(placer_plan_print_text(plan, f), 0);
+      fclose(f);
+      golden_name(golden, sizeof(golden), aligned[i].profile, aligned[i].fixture, "txt");
+      compare(golden, text);
+      free(text);
+    }
+    free(xml);
+    placer_plan_free(plan);
+    placer_profile_free(profile);
+    placer_topology_free(topo);
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_golden_plans),
     cmocka_unit_test(test_cli_matches_golden),
     cmocka_unit_test(test_golden_text),
+    cmocka_unit_test(test_golden_alignment),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

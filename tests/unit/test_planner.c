@@ -13,13 +13,6 @@
 
 #define N(x) (sizeof(x) / sizeof((x)[0]))
 
-static const char *const fixtures[] = {
-  "16intel64-manyVFs.xml",           "192em64t-24n8c2t.xml",
-  "24em64t-2n6c2t-pci.xml",          "28intel64-2p2g7c-CoDgroups.v1tov2.xml",
-  "32em64t-2n8c2t-pci-normalio.xml", "crafted-hci-2s16c-8nvme.xml",
-  "mpibind-cts1-quartz-smt1.xml",    "mpibind-epyc-corona.xml",
-};
-
 static const char *const profiles[] = { "demo-local", "hci-hdd", "hci-nvme", "unpinned" };
 
 /* Pairs that must not fit, and why (a substring of the exit-3 message).
@@ -36,210 +29,11 @@ static const struct {
   { "hci-nvme", "28intel64-2p2g7c-CoDgroups.v1tov2.xml", "role 'osd': no block device matches 'nvme*'" },
   { "hci-nvme", "32em64t-2n8c2t-pci-normalio.xml", "role 'osd': no block device matches 'nvme*'" },
   { "hci-nvme", "mpibind-cts1-quartz-smt1.xml", "role 'osd': no block device matches 'nvme*'" },
+  { "hci-hdd", "crafted-epyc-1s4n-2l3x8c.xml", "role 'osd': no block device matches 'sd*' (block devices here: none)" },
+  { "hci-nvme", "crafted-epyc-1s4n-2l3x8c.xml", "role 'osd': no block device matches 'nvme*'" },
+  { "hci-nvme", "mpibind-epyc-dual-sock-hwloc1.xml", "role 'osd': no block device matches 'nvme*'" },
+  { "hci-nvme", "96em64t-4n4d3ca2co-pci.xml", "role 'osd': no block device matches 'nvme*'" },
 };
-
-static struct placer_topology *topo_load(const char *fixture) {
-  char relative[256];
-  snprintf(relative, sizeof(relative), "fixtures/%s", fixture);
-  struct placer_topology *topo = NULL;
-  struct placer_error *err = NULL;
-  if (placer_topology_load(fixture ? test_data_path(relative) : NULL, &topo, &err) < 0)
-    fail_msg("topology %s: %s", fixture ? fixture : "live", err ? err->msg : "?");
-  return topo;
-}
-
-static struct placer_profile *profile_load(const char *name) {
-  char relative[256];
-  snprintf(relative, sizeof(relative), "../profiles/%s.yaml", name);
-  struct placer_profile *profile = NULL;
-  struct placer_error *err = NULL;
-  if (placer_profile_load(test_data_path(relative), &profile, &err) < 0)
-    fail_msg("profile %s: %s", name, err ? err->msg : "?");
-  return profile;
-}
-
-static struct placer_profile *profile_inline(const char *text) {
-  struct placer_profile *profile = NULL;
-  struct placer_error *err = NULL;
-  if (placer_profile_parse("inline.yaml", text, strlen(text), &profile, &err) < 0)
-    fail_msg("inline profile: %s", err ? err->msg : "?");
-  return profile;
-}
-
-static struct placer_plan *plan_ok(const struct placer_topology *topo, const struct placer_profile *profile) {
-  struct placer_plan *plan = NULL;
-  struct placer_error *err = NULL;
-  if (placer_plan_compute(topo, profile, &plan, &err) < 0)
-    fail_msg("plan %s on %s: %s", profile->name, topo->source, err ? err->msg : "?");
-  return plan;
-}
-
-/* Compute a plan that must fail with exit 3; returns the message (caller frees). */
-static char *plan_infeasible(const struct placer_topology *topo, const struct placer_profile *profile) {
-  struct placer_plan *plan = (struct placer_plan *)0x1; /* must stay untouched */
-  struct placer_error *err = NULL;
-  int rc = placer_plan_compute(topo, profile, &plan, &err);
-  if (rc == 0)
-    fail_msg("plan %s on %s: fits, expected exit 3", profile->name, topo->source);
-  assert_true(plan == (struct placer_plan *)0x1);
-  assert_non_null(err);
-  assert_int_equal(err->exit_code, PLACER_EXIT_INFEASIBLE);
-  char *msg = strdup(err->msg);
-  placer_error_free(err);
-  return msg;
-}
-
-static bool has_warning_about(const struct placer_plan *plan, const char *prefix) {
-  for (size_t i = 0; i < plan->n_warnings; i++)
-    if (strncmp(plan->warnings[i], prefix, strlen(prefix)) == 0)
-      return true;
-  return false;
-}
-
-static void nodes_of(const struct placer_topology *topo, hwloc_const_bitmap_t cpus, hwloc_bitmap_t out) {
-  hwloc_bitmap_zero(out);
-  for (size_t i = 0; i < topo->n_numa_nodes; i++)
-    if (hwloc_bitmap_intersects(topo->numa_nodes[i].cpus, cpus))
-      hwloc_bitmap_set(out, topo->numa_nodes[i].os_index);
-}
-
-static void cpus_of_nodes(const struct placer_topology *topo, hwloc_const_bitmap_t nodes, hwloc_bitmap_t out) {
-  hwloc_bitmap_zero(out);
-  for (size_t i = 0; i < topo->n_numa_nodes; i++)
-    if (hwloc_bitmap_isset(nodes, topo->numa_nodes[i].os_index))
-      hwloc_bitmap_or(out, out, topo->numa_nodes[i].cpus);
-}
-
-static char *json_text(const struct placer_plan *plan) {
-  json_t *j = placer_plan_to_json(plan);
-  char *s = json_dumps(j, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-  json_decref(j);
-  return s;
-}
-
-/* The invariants every plan keeps (docs/profiles.md, "What a plan
- * guarantees"). */
-static void check_invariants(const struct placer_topology *topo, const struct placer_profile *profile,
-                             const struct placer_plan *plan) {
-  const char *where = topo->source;
-  hwloc_bitmap_t exclusive = hwloc_bitmap_alloc(), nodes = hwloc_bitmap_alloc(), local = hwloc_bitmap_alloc();
-  hwloc_bitmap_t all_nodes = hwloc_bitmap_alloc();
-  for (size_t n = 0; n < topo->n_numa_nodes; n++)
-    hwloc_bitmap_set(all_nodes, topo->numa_nodes[n].os_index);
-  assert_false(hwloc_bitmap_intersects(plan->free_cpus, plan->reserved_cpus));
-  assert_true(hwloc_bitmap_isincluded(plan->reserved_cpus, topo->online_cpus));
-  uint64_t *charged = calloc(topo->n_numa_nodes, sizeof(uint64_t));
-
-  for (size_t i = 0; i < plan->n_instances; i++) {
-    const struct placer_instance *inst = &plan->instances[i];
-    const struct placer_role_spec *role = placer_profile_role(profile, inst->role);
-    assert_non_null(role);
-    /* names unique */
-    for (size_t j = 0; j < i; j++)
-      if (strcmp(plan->instances[j].name, inst->name) == 0)
-        fail_msg("%s: %s twice", where, inst->name);
-    /* cpus: online PUs of the topology, never empty */
-    if (hwloc_bitmap_iszero(inst->cpus) || !hwloc_bitmap_isincluded(inst->cpus, topo->online_cpus))
-      fail_msg("%s: %s: cpus not a non-empty set of online PUs", where, inst->name);
-    assert_int_equal(inst->pinned, profile->pin);
-    if (!inst->pinned) {
-      assert_true(hwloc_bitmap_isequal(inst->cpus, topo->allowed_cpus));
-      assert_true(hwloc_bitmap_isequal(inst->mems, all_nodes));
-      assert_int_equal(inst->locality, PLACER_LOCALITY_NONE);
-    } else {
-      /* not on the reserve, not on what the plan calls free */
-      if (hwloc_bitmap_intersects(inst->cpus, plan->reserved_cpus) ||
-          hwloc_bitmap_intersects(inst->cpus, plan->free_cpus))
-        fail_msg("%s: %s overlaps the reserve or the free set", where, inst->name);
-      /* exclusive instances pairwise disjoint, and from every pool */
-      for (size_t j = 0; j < plan->n_instances; j++) {
-        const struct placer_instance *other = &plan->instances[j];
-        if (j == i || !(inst->exclusive || other->exclusive))
-          continue;
-        if (hwloc_bitmap_intersects(inst->cpus, other->cpus))
-          fail_msg("%s: %s (exclusive) overlaps %s", where, inst->exclusive ? inst->name : other->name,
-                   inst->exclusive ? other->name : inst->name);
-      }
-      assert_int_equal(inst->exclusive, role->cpu.exclusive);
-      /* whole cores: every PU of every core it touches */
-      if (inst->whole_cores)
-        for (size_t c = 0; c < topo->n_cores; c++)
-          if (hwloc_bitmap_intersects(topo->cores[c].pus, inst->cpus) &&
-              !hwloc_bitmap_isincluded(topo->cores[c].pus, inst->cpus))
-            fail_msg("%s: %s holds part of core L#%zu", where, inst->name, c);
-      /* mems: the nodes of its cpus (unless mems: all) */
-      nodes_of(topo, inst->cpus, nodes);
-      if (role->mems == PLACER_MEMS_LOCAL && !hwloc_bitmap_isequal(nodes, inst->mems))
-        fail_msg("%s: %s: mems are not the nodes of its cpus", where, inst->name);
-      assert_int_equal(inst->numa_node, hwloc_bitmap_weight(nodes) == 1 ? hwloc_bitmap_first(nodes) : -1);
-      /* locality: local means inside the device's / NIC's nodes; remote has a warning saying why */
-      char prefix[128];
-      snprintf(prefix, sizeof(prefix), "%s: ", inst->name);
-      if (role->near == PLACER_NEAR_NONE) {
-        assert_int_equal(inst->locality, PLACER_LOCALITY_NONE);
-      } else if (inst->locality == PLACER_LOCALITY_REMOTE) {
-        if (!has_warning_about(plan, prefix))
-          fail_msg("%s: %s is remote without a warning", where, inst->name);
-      } else {
-        assert_int_equal(inst->locality, PLACER_LOCALITY_LOCAL);
-        hwloc_bitmap_zero(local);
-        if (inst->device)
-          for (size_t d = 0; d < topo->n_blockdevs; d++)
-            if (strcmp(topo->blockdevs[d].name, inst->device) == 0)
-              cpus_of_nodes(topo, topo->blockdevs[d].numa_nodes, local);
-        if (inst->nic)
-          for (size_t d = 0; d < topo->n_nics; d++)
-            if (strcmp(topo->nics[d].name, inst->nic) == 0)
-              cpus_of_nodes(topo, topo->nics[d].numa_nodes, local);
-        if ((inst->device || inst->nic) && !hwloc_bitmap_iszero(local) && !hwloc_bitmap_isincluded(inst->cpus, local))
-          fail_msg("%s: %s is 'local' but not on its device's / NIC's nodes", where, inst->name);
-      }
-      if (inst->exclusive)
-        hwloc_bitmap_or(exclusive, exclusive, inst->cpus);
-    }
-    /* memory: the role's memory plus overhead, charged evenly to its mems */
-    assert_int_equal(inst->has_memory_limit, role->has_memory);
-    if (inst->has_memory_limit) {
-      assert_true(inst->memory_bytes == role->memory_bytes + role->memory_overhead_bytes);
-      unsigned k = (unsigned)hwloc_bitmap_weight(inst->mems), nth = 0;
-      for (size_t n = 0; n < topo->n_numa_nodes; n++)
-        if (hwloc_bitmap_isset(inst->mems, topo->numa_nodes[n].os_index))
-          charged[n] += inst->memory_bytes / k + (nth++ < inst->memory_bytes % k ? 1 : 0);
-    }
-  }
-  /* free = usable minus reserve minus everything placed */
-  if (profile->pin) {
-    hwloc_bitmap_t expect = hwloc_bitmap_dup(topo->online_cpus);
-    hwloc_bitmap_and(expect, expect, topo->allowed_cpus);
-    hwloc_bitmap_andnot(expect, expect, plan->reserved_cpus);
-    for (size_t i = 0; i < plan->n_instances; i++)
-      hwloc_bitmap_andnot(expect, expect, plan->instances[i].cpus);
-    assert_true(hwloc_bitmap_isequal(expect, plan->free_cpus));
-    hwloc_bitmap_free(expect);
-  }
-  /* per-node memory: within budget, or a warning (strict roles fail instead) */
-  for (size_t n = 0; n < topo->n_numa_nodes; n++) {
-    const struct placer_numa_node *node = &topo->numa_nodes[n];
-    if (node->memory_bytes == 0)
-      continue;
-    uint64_t host = profile->reserve.memory_per_numa_bytes;
-    if (profile->reserve.memory_bytes)
-      host =
-          profile->reserve.memory_bytes / topo->n_numa_nodes + (n < profile->reserve.memory_bytes % topo->n_numa_nodes);
-    uint64_t budget = node->memory_bytes > host ? node->memory_bytes - host : 0;
-    char prefix[64];
-    snprintf(prefix, sizeof(prefix), "NUMA node %u: memory over-committed", node->os_index);
-    if (charged[n] > budget && !has_warning_about(plan, prefix))
-      fail_msg("%s: NUMA node %u over-committed without a warning", where, node->os_index);
-    if (charged[n] <= budget && has_warning_about(plan, prefix))
-      fail_msg("%s: NUMA node %u warned but within budget", where, node->os_index);
-  }
-  free(charged);
-  hwloc_bitmap_free(exclusive);
-  hwloc_bitmap_free(nodes);
-  hwloc_bitmap_free(local);
-  hwloc_bitmap_free(all_nodes);
-}
 
 static const char *expected_infeasible(const char *profile, const char *fixture) {
   for (size_t i = 0; i < N(infeasible_pairs); i++)
@@ -249,23 +43,26 @@ static const char *expected_infeasible(const char *profile, const char *fixture)
 }
 
 static void test_every_fixture_every_profile(void **state) {
-  for (size_t f = 0; f < N(fixtures); f++) {
-    struct placer_topology *topo = topo_load(fixtures[f]);
+  char fixtures[32][128];
+  size_t n_fixtures = test_list_fixtures(fixtures, 32);
+  assert_true(n_fixtures >= 11);
+  for (size_t f = 0; f < n_fixtures; f++) {
+    struct placer_topology *topo = test_topo_load(fixtures[f]);
     for (size_t p = 0; p < N(profiles); p++) {
-      struct placer_profile *profile = profile_load(profiles[p]);
+      struct placer_profile *profile = test_profile_load(profiles[p]);
       const char *says = expected_infeasible(profiles[p], fixtures[f]);
       if (says) {
-        char *msg = plan_infeasible(topo, profile);
+        char *msg = test_plan_infeasible(topo, profile);
         if (strncmp(msg, says, strlen(says)) != 0)
           fail_msg("%s on %s:\n  got      %s\n  expected %s...", profiles[p], fixtures[f], msg, says);
         free(msg);
       } else {
-        struct placer_plan *plan = plan_ok(topo, profile);
+        struct placer_plan *plan = test_plan_ok(topo, profile);
         assert_true(plan->n_instances > 0);
-        check_invariants(topo, profile, plan);
+        test_plan_invariants(topo, profile, plan);
         /* deterministic: the same input gives the same bytes */
-        struct placer_plan *again = plan_ok(topo, profile);
-        char *a = json_text(plan), *b = json_text(again);
+        struct placer_plan *again = test_plan_ok(topo, profile);
+        char *a = test_plan_json(plan), *b = test_plan_json(again);
         assert_string_equal(a, b);
         free(a);
         free(b);
@@ -278,32 +75,11 @@ static void test_every_fixture_every_profile(void **state) {
   }
 }
 
-/* Every fixture under tests/fixtures is covered by the table above. */
-static void test_fixture_list_complete(void **state) {
-  char cmd[4200];
-  snprintf(cmd, sizeof(cmd), "ls %s", test_data_path("fixtures"));
-  FILE *ls = popen(cmd, "r");
-  assert_non_null(ls);
-  char line[512];
-  while (fgets(line, sizeof(line), ls)) {
-    line[strcspn(line, "\n")] = '\0';
-    size_t len = strlen(line);
-    if (len < 4 || strcmp(line + len - 4, ".xml") != 0)
-      continue;
-    bool listed = false;
-    for (size_t i = 0; i < N(fixtures); i++)
-      listed |= strcmp(fixtures[i], line) == 0;
-    if (!listed)
-      fail_msg("tests/fixtures/%s is not in test_planner.c's fixture list", line);
-  }
-  pclose(ls);
-}
-
 /* This machine: demo-local fits any machine, unpinned too. */
 static void test_live(void **state) {
-  struct placer_topology *topo = topo_load(NULL);
+  struct placer_topology *topo = test_topo_load(NULL);
   for (size_t p = 0; p < N(profiles); p++) {
-    struct placer_profile *profile = profile_load(profiles[p]);
+    struct placer_profile *profile = test_profile_load(profiles[p]);
     struct placer_plan *plan = NULL;
     struct placer_error *err = NULL;
     int rc = placer_plan_compute(topo, profile, &plan, &err);
@@ -311,7 +87,7 @@ static void test_live(void **state) {
       if (rc < 0)
         fail_msg("%s does not plan on this machine: %s", profiles[p], err->msg);
     if (rc == 0) {
-      check_invariants(topo, profile, plan);
+      test_plan_invariants(topo, profile, plan);
       placer_plan_free(plan);
     } else {
       assert_int_equal(err->exit_code, PLACER_EXIT_INFEASIBLE);
@@ -323,8 +99,8 @@ static void test_live(void **state) {
    * "fio + neighbour on CPU 0, mon + mgr + OSDs on CPU 1". */
   if (hwloc_bitmap_weight(topo->allowed_cpus) == 2 && topo->n_numa_nodes == 1 &&
       hwloc_bitmap_isequal(topo->allowed_cpus, topo->online_cpus)) {
-    struct placer_profile *profile = profile_load("demo-local");
-    struct placer_plan *plan = plan_ok(topo, profile);
+    struct placer_profile *profile = test_profile_load("demo-local");
+    struct placer_plan *plan = test_plan_ok(topo, profile);
     int first = hwloc_bitmap_first(topo->allowed_cpus), last = hwloc_bitmap_last(topo->allowed_cpus);
     static const char *const clients[] = { "fio.0", "neighbour.0" };
     static const char *const ceph[] = { "mon.0", "mgr.0", "osd.0", "osd.1" };
@@ -347,9 +123,9 @@ static hwloc_bitmap_t node_cpus(const struct placer_topology *topo, unsigned os)
 /* The crafted 2 x 16-core node with nvme0-3 on node 0, nvme4-7 on node 1,
  * ens1f0/1 on node 0. */
 static void test_crafted_hci_nvme(void **state) {
-  struct placer_topology *topo = topo_load("crafted-hci-2s16c-8nvme.xml");
-  struct placer_profile *profile = profile_load("hci-nvme");
-  struct placer_plan *plan = plan_ok(topo, profile);
+  struct placer_topology *topo = test_topo_load("crafted-hci-2s16c-8nvme.xml");
+  struct placer_profile *profile = test_profile_load("hci-nvme");
+  struct placer_plan *plan = test_plan_ok(topo, profile);
   assert_int_equal(plan->n_warnings, 0);
   for (unsigned i = 0; i < 8; i++) {
     char name[16], device[16];
@@ -406,9 +182,9 @@ static void test_crafted_hci_nvme(void **state) {
 /* Threads sharing a pool: the clients' and Ceph's pools sit on different
  * cores, not on SMT siblings of one core. */
 static void test_demo_local_on_smt(void **state) {
-  struct placer_topology *topo = topo_load("crafted-hci-2s16c-8nvme.xml");
-  struct placer_profile *profile = profile_load("demo-local");
-  struct placer_plan *plan = plan_ok(topo, profile);
+  struct placer_topology *topo = test_topo_load("crafted-hci-2s16c-8nvme.xml");
+  struct placer_profile *profile = test_profile_load("demo-local");
+  struct placer_plan *plan = test_plan_ok(topo, profile);
   const struct placer_instance *fio = placer_plan_find(plan, "fio.0"), *osd = placer_plan_find(plan, "osd.1");
   assert_int_equal(hwloc_bitmap_weight(fio->cpus), 1);
   assert_int_equal(hwloc_bitmap_weight(osd->cpus), 1);
@@ -424,9 +200,9 @@ static void test_demo_local_on_smt(void **state) {
 }
 
 static void expect_infeasible(const char *fixture, const char *text, const char *message) {
-  struct placer_topology *topo = topo_load(fixture);
-  struct placer_profile *profile = profile_inline(text);
-  char *msg = plan_infeasible(topo, profile);
+  struct placer_topology *topo = test_topo_load(fixture);
+  struct placer_profile *profile = test_profile_text(text);
+  char *msg = test_plan_infeasible(topo, profile);
   if (strcmp(msg, message) != 0)
     fail_msg("\n  got      %s\n  expected %s", msg, message);
   free(msg);
@@ -502,17 +278,21 @@ static void test_preferred_fallback_by_distance(void **state) {
     { "192em64t-24n8c2t.xml", 2, 8 },
     { "28intel64-2p2g7c-CoDgroups.v1tov2.xml", 2, 7 },
     { "mpibind-epyc-corona.xml", 5, 6 },
+    /* where the nearest is not the next index: node 3's is 2, node 1's is 0 */
+    { "192em64t-24n8c2t.xml", 3, 8 },
+    { "28intel64-2p2g7c-CoDgroups.v1tov2.xml", 1, 7 },
+    { "mpibind-epyc-dual-sock-hwloc1.xml", 5, 8 },
   };
   for (size_t c = 0; c < N(cases); c++) {
-    struct placer_topology *topo = topo_load(cases[c].fixture);
+    struct placer_topology *topo = test_topo_load(cases[c].fixture);
     char text[512];
     snprintf(text, sizeof(text),
              "roles:\n  - name: big\n    kind: generic\n    count: 2\n    cpu: { cores: %u }\n"
              "    locality: { near: numa, numa: %u }\n",
              cases[c].cores, cases[c].target);
-    struct placer_profile *profile = profile_inline(text);
-    struct placer_plan *plan = plan_ok(topo, profile);
-    check_invariants(topo, profile, plan);
+    struct placer_profile *profile = test_profile_text(text);
+    struct placer_plan *plan = test_plan_ok(topo, profile);
+    test_plan_invariants(topo, profile, plan);
     const struct placer_instance *first = placer_plan_find(plan, "big.0"), *second = placer_plan_find(plan, "big.1");
     assert_int_equal(first->numa_node, cases[c].target);
     assert_int_equal(first->locality, PLACER_LOCALITY_LOCAL);
@@ -544,12 +324,12 @@ static void test_preferred_fallback_by_distance(void **state) {
 
 static void test_preferred_fallback_device(void **state) {
   /* 4 OSDs x 5 cores near nvme0-3 (node 0, 16 cores): the fourth moves */
-  struct placer_topology *topo = topo_load("crafted-hci-2s16c-8nvme.xml");
-  struct placer_profile *profile = profile_inline("roles:\n  - name: osd\n    kind: ceph-osd\n    per_device: 1\n"
-                                                  "    devices: [nvme0n1, nvme1n1, nvme2n1, nvme3n1]\n"
-                                                  "    cpu: { cores: 5 }\n");
-  struct placer_plan *plan = plan_ok(topo, profile);
-  check_invariants(topo, profile, plan);
+  struct placer_topology *topo = test_topo_load("crafted-hci-2s16c-8nvme.xml");
+  struct placer_profile *profile = test_profile_text("roles:\n  - name: osd\n    kind: ceph-osd\n    per_device: 1\n"
+                                                     "    devices: [nvme0n1, nvme1n1, nvme2n1, nvme3n1]\n"
+                                                     "    cpu: { cores: 5 }\n");
+  struct placer_plan *plan = test_plan_ok(topo, profile);
+  test_plan_invariants(topo, profile, plan);
   for (unsigned i = 0; i < 3; i++)
     assert_int_equal(plan->instances[i].locality, PLACER_LOCALITY_LOCAL);
   assert_int_equal(plan->instances[3].locality, PLACER_LOCALITY_REMOTE);
@@ -564,27 +344,27 @@ static void test_preferred_fallback_device(void **state) {
 
 static void test_unknown_locality_and_missing_nic(void **state) {
   /* quartz: sda on node 0, sdb and sdc with no known locality */
-  struct placer_topology *topo = topo_load("mpibind-cts1-quartz-smt1.xml");
-  struct placer_profile *profile = profile_load("hci-hdd");
-  struct placer_plan *plan = plan_ok(topo, profile);
+  struct placer_topology *topo = test_topo_load("mpibind-cts1-quartz-smt1.xml");
+  struct placer_profile *profile = test_profile_load("hci-hdd");
+  struct placer_plan *plan = test_plan_ok(topo, profile);
   assert_int_equal(placer_plan_find(plan, "osd.0")->locality, PLACER_LOCALITY_LOCAL);
   assert_int_equal(placer_plan_find(plan, "osd.1")->locality, PLACER_LOCALITY_REMOTE);
-  assert_true(has_warning_about(plan, "osd.1: the NUMA locality of sdb is unknown; placed without locality"));
-  assert_true(has_warning_about(plan, "osd.2: the NUMA locality of sdc is unknown; placed without locality"));
+  assert_true(test_plan_has_warning(plan, "osd.1: the NUMA locality of sdb is unknown; placed without locality"));
+  assert_true(test_plan_has_warning(plan, "osd.2: the NUMA locality of sdc is unknown; placed without locality"));
   placer_plan_free(plan);
   placer_profile_free(profile);
   placer_topology_free(topo);
 
   /* corona has no ens1f*: reserve and MDS say so */
-  topo = topo_load("mpibind-epyc-corona.xml");
-  profile = profile_inline("reserve: { nics: [\"ens1f*\"] }\n"
-                           "roles:\n"
-                           "  - name: mds\n    kind: ceph-mds\n    cpu: { cores: 1 }\n"
-                           "    locality: { near: nic, nic: \"ens1f*\" }\n");
-  plan = plan_ok(topo, profile);
+  topo = test_topo_load("mpibind-epyc-corona.xml");
+  profile = test_profile_text("reserve: { nics: [\"ens1f*\"] }\n"
+                              "roles:\n"
+                              "  - name: mds\n    kind: ceph-mds\n    cpu: { cores: 1 }\n"
+                              "    locality: { near: nic, nic: \"ens1f*\" }\n");
+  plan = test_plan_ok(topo, profile);
   assert_string_equal(plan->warnings[0], "reserve: no NIC matches 'ens1f*' (NICs here: enp3s0f0, enp3s0f1, hsi0); no "
                                          "cores reserved for NIC interrupts");
-  assert_true(has_warning_about(plan, "mds.0: no NIC matches 'ens1f*'"));
+  assert_true(test_plan_has_warning(plan, "mds.0: no NIC matches 'ens1f*'"));
   assert_int_equal(placer_plan_find(plan, "mds.0")->locality, PLACER_LOCALITY_REMOTE);
   placer_plan_free(plan);
   placer_profile_free(profile);
@@ -592,14 +372,14 @@ static void test_unknown_locality_and_missing_nic(void **state) {
 }
 
 static void test_spread_and_per_numa(void **state) {
-  struct placer_topology *topo = topo_load("192em64t-24n8c2t.xml");
-  struct placer_profile *profile = profile_inline("roles:\n"
-                                                  "  - name: mds\n    kind: ceph-mds\n    per_numa: 1\n"
-                                                  "    cpu: { cores: 1 }\n"
-                                                  "  - name: fio\n    kind: fio\n    count: 30\n"
-                                                  "    cpu: { threads: 1 }\n    locality: { near: spread }\n");
-  struct placer_plan *plan = plan_ok(topo, profile);
-  check_invariants(topo, profile, plan);
+  struct placer_topology *topo = test_topo_load("192em64t-24n8c2t.xml");
+  struct placer_profile *profile = test_profile_text("roles:\n"
+                                                     "  - name: mds\n    kind: ceph-mds\n    per_numa: 1\n"
+                                                     "    cpu: { cores: 1 }\n"
+                                                     "  - name: fio\n    kind: fio\n    count: 30\n"
+                                                     "    cpu: { threads: 1 }\n    locality: { near: spread }\n");
+  struct placer_plan *plan = test_plan_ok(topo, profile);
+  test_plan_invariants(topo, profile, plan);
   assert_int_equal(plan->n_instances, 24 + 30);
   for (unsigned i = 0; i < 24; i++) {
     assert_int_equal(plan->instances[i].numa_node, topo->numa_nodes[i].os_index);
@@ -617,11 +397,12 @@ static void test_spread_and_per_numa(void **state) {
 }
 
 static void test_reserve_forms(void **state) {
-  struct placer_topology *topo = topo_load("crafted-hci-2s16c-8nvme.xml");
+  struct placer_topology *topo = test_topo_load("crafted-hci-2s16c-8nvme.xml");
   /* 10% of 32 cores = 3, spread over the nodes round robin */
-  struct placer_profile *profile = profile_inline("reserve: { cores: 10%, memory: 3GiB }\n"
-                                                  "roles:\n  - name: a\n    kind: generic\n    cpu: { threads: 1 }\n");
-  struct placer_plan *plan = plan_ok(topo, profile);
+  struct placer_profile *profile =
+      test_profile_text("reserve: { cores: 10%, memory: 3GiB }\n"
+                        "roles:\n  - name: a\n    kind: generic\n    cpu: { threads: 1 }\n");
+  struct placer_plan *plan = test_plan_ok(topo, profile);
   char *reserved = placer_cpulist_format(plan->reserved_cpus);
   assert_string_equal(reserved, "0-3,32-33");
   free(reserved);
@@ -632,9 +413,9 @@ static void test_reserve_forms(void **state) {
   placer_plan_free(plan);
   placer_profile_free(profile);
   /* NIC cores come on the NIC's node */
-  profile = profile_inline("reserve: { nics: [ens1f1], nic_cores: 2 }\n"
-                           "roles:\n  - name: a\n    kind: generic\n    cpu: { threads: 1 }\n");
-  plan = plan_ok(topo, profile);
+  profile = test_profile_text("reserve: { nics: [ens1f1], nic_cores: 2 }\n"
+                              "roles:\n  - name: a\n    kind: generic\n    cpu: { threads: 1 }\n");
+  plan = test_plan_ok(topo, profile);
   reserved = placer_cpulist_format(plan->reserved_cpus);
   assert_string_equal(reserved, "0-3");
   free(reserved);
@@ -644,32 +425,33 @@ static void test_reserve_forms(void **state) {
 }
 
 static void test_memory_warning_and_fill(void **state) {
-  struct placer_topology *topo = topo_load("crafted-hci-2s16c-8nvme.xml");
+  struct placer_topology *topo = test_topo_load("crafted-hci-2s16c-8nvme.xml");
   /* preferred: over-commit is a warning naming the node and the first instance */
-  struct placer_profile *profile = profile_inline("roles:\n  - name: big\n    kind: generic\n    count: 2\n"
-                                                  "    cpu: { cores: 1 }\n    memory: 100GiB\n"
-                                                  "    locality: { near: numa, numa: 1 }\n");
-  struct placer_plan *plan = plan_ok(topo, profile);
-  check_invariants(topo, profile, plan);
+  struct placer_profile *profile = test_profile_text("roles:\n  - name: big\n    kind: generic\n    count: 2\n"
+                                                     "    cpu: { cores: 1 }\n    memory: 100GiB\n"
+                                                     "    locality: { near: numa, numa: 1 }\n");
+  struct placer_plan *plan = test_plan_ok(topo, profile);
+  test_plan_invariants(topo, profile, plan);
   assert_int_equal(plan->n_warnings, 1);
   assert_string_equal(plan->warnings[0], "NUMA node 1: memory over-committed: instances need 200 GiB, 179 GiB "
                                          "available (179 GiB, 0 B reserved for the host); from big.1 on");
   placer_plan_free(plan);
   placer_profile_free(profile);
   /* fill stops at memory: 179 GiB per node, 60 GiB each -> 2 per node, 4 in all */
-  profile = profile_inline("roles:\n  - name: vm\n    kind: vm\n    count: fill\n"
-                           "    cpu: { threads: 2 }\n    memory: 60GiB\n");
-  plan = plan_ok(topo, profile);
-  check_invariants(topo, profile, plan);
+  profile = test_profile_text("roles:\n  - name: vm\n    kind: vm\n    count: fill\n"
+                              "    cpu: { threads: 2 }\n    memory: 60GiB\n");
+  plan = test_plan_ok(topo, profile);
+  test_plan_invariants(topo, profile, plan);
   assert_int_equal(plan->n_instances, 4);
   assert_int_equal(plan->n_warnings, 0);
   placer_plan_free(plan);
   placer_profile_free(profile);
   /* fill stops at CPU, and at max_count */
-  profile = profile_inline("roles:\n  - name: vm\n    kind: vm\n    count: fill\n    cpu: { cores: 3 }\n"
-                           "  - name: fio\n    kind: fio\n    count: fill\n    max_count: 2\n    cpu: { cores: 1 }\n");
-  plan = plan_ok(topo, profile);
-  check_invariants(topo, profile, plan);
+  profile =
+      test_profile_text("roles:\n  - name: vm\n    kind: vm\n    count: fill\n    cpu: { cores: 3 }\n"
+                        "  - name: fio\n    kind: fio\n    count: fill\n    max_count: 2\n    cpu: { cores: 1 }\n");
+  plan = test_plan_ok(topo, profile);
+  test_plan_invariants(topo, profile, plan);
   assert_int_equal(plan->n_instances, 10 + 2); /* 5 x 3 cores per node, then 1 core each */
   placer_plan_free(plan);
   placer_profile_free(profile);
@@ -677,10 +459,10 @@ static void test_memory_warning_and_fill(void **state) {
 }
 
 static void test_unpinned(void **state) {
-  struct placer_topology *topo = topo_load("crafted-hci-2s16c-8nvme.xml");
-  struct placer_profile *profile = profile_load("unpinned");
-  struct placer_plan *plan = plan_ok(topo, profile);
-  check_invariants(topo, profile, plan);
+  struct placer_topology *topo = test_topo_load("crafted-hci-2s16c-8nvme.xml");
+  struct placer_profile *profile = test_profile_load("unpinned");
+  struct placer_plan *plan = test_plan_ok(topo, profile);
+  test_plan_invariants(topo, profile, plan);
   for (size_t i = 0; i < plan->n_instances; i++) {
     char *cpus = placer_cpulist_format(plan->instances[i].cpus);
     char *mems = placer_cpulist_format(plan->instances[i].mems);
@@ -700,7 +482,6 @@ static void test_unpinned(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_every_fixture_every_profile),
-    cmocka_unit_test(test_fixture_list_complete),
     cmocka_unit_test(test_live),
     cmocka_unit_test(test_crafted_hci_nvme),
     cmocka_unit_test(test_demo_local_on_smt),

@@ -13,42 +13,6 @@
 
 #define N(x) (sizeof(x) / sizeof((x)[0]))
 
-static struct placer_topology *topo_load(const char *fixture) {
-  char relative[256];
-  snprintf(relative, sizeof(relative), "fixtures/%s", fixture);
-  struct placer_topology *topo = NULL;
-  struct placer_error *err = NULL;
-  if (placer_topology_load(test_data_path(relative), &topo, &err) < 0)
-    fail_msg("topology %s: %s", fixture, err ? err->msg : "?");
-  return topo;
-}
-
-static struct placer_profile *profile_text(const char *text) {
-  struct placer_profile *profile = NULL;
-  struct placer_error *err = NULL;
-  if (placer_profile_parse("inline.yaml", text, strlen(text), &profile, &err) < 0)
-    fail_msg("inline profile: %s", err ? err->msg : "?");
-  return profile;
-}
-
-static struct placer_profile *profile_file(const char *name) {
-  char relative[256];
-  snprintf(relative, sizeof(relative), "../profiles/%s.yaml", name);
-  struct placer_profile *profile = NULL;
-  struct placer_error *err = NULL;
-  if (placer_profile_load(test_data_path(relative), &profile, &err) < 0)
-    fail_msg("profile %s: %s", name, err ? err->msg : "?");
-  return profile;
-}
-
-static struct placer_plan *plan_ok(const struct placer_topology *topo, const struct placer_profile *profile) {
-  struct placer_plan *plan = NULL;
-  struct placer_error *err = NULL;
-  if (placer_plan_compute(topo, profile, &plan, &err) < 0)
-    fail_msg("plan on %s: %s", topo->source, err ? err->msg : "?");
-  return plan;
-}
-
 /* Reserve one core per storage NIC port and put one MDS near the first:
  * which NICs `auto` took shows in the reserve (its cores, their node) and
  * in the MDS's nic. */
@@ -85,10 +49,10 @@ static const struct {
 
 static void test_auto_on_every_fixture(void **state) {
   (void)state;
-  struct placer_profile *profile = profile_text(auto_profile);
+  struct placer_profile *profile = test_profile_text(auto_profile);
   for (size_t i = 0; i < N(expected); i++) {
-    struct placer_topology *topo = topo_load(expected[i].fixture);
-    struct placer_plan *plan = plan_ok(topo, profile);
+    struct placer_topology *topo = test_topo_load(expected[i].fixture);
+    struct placer_plan *plan = test_plan_ok(topo, profile);
     const struct placer_instance *mds = placer_plan_find(plan, "mds.0");
     assert_non_null(mds);
     if (mds->nic == NULL || strcmp(mds->nic, expected[i].first_nic) != 0)
@@ -112,7 +76,7 @@ static void test_auto_on_every_fixture(void **state) {
  * slow eno1 (node 0) when it holds 10.0.0.5. */
 static void test_auto_by_address(void **state) {
   (void)state;
-  struct placer_topology *topo = topo_load("mpibind-cts1-quartz-smt1.xml");
+  struct placer_topology *topo = test_topo_load("mpibind-cts1-quartz-smt1.xml");
   struct placer_nic *eno1 = NULL;
   for (size_t i = 0; i < topo->n_nics; i++)
     if (strcmp(topo->nics[i].name, "eno1") == 0)
@@ -123,12 +87,12 @@ static void test_auto_by_address(void **state) {
   eno1->ip_addresses[1] = strdup("10.0.0.5");
   eno1->n_ip_addresses = 2;
 
-  struct placer_profile *profile = profile_text("storage_network: [\"10.0.0.0/24\"]\n"
-                                                "reserve: { nics: [auto] }\n"
-                                                "roles:\n"
-                                                "  - name: mds\n    kind: ceph-mds\n    cpu: { cores: 1 }\n"
-                                                "    locality: { near: nic, nic: auto }\n");
-  struct placer_plan *plan = plan_ok(topo, profile);
+  struct placer_profile *profile = test_profile_text("storage_network: [\"10.0.0.0/24\"]\n"
+                                                     "reserve: { nics: [auto] }\n"
+                                                     "roles:\n"
+                                                     "  - name: mds\n    kind: ceph-mds\n    cpu: { cores: 1 }\n"
+                                                     "    locality: { near: nic, nic: auto }\n");
+  struct placer_plan *plan = test_plan_ok(topo, profile);
   assert_string_equal(placer_plan_find(plan, "mds.0")->nic, "eno1");
   assert_int_equal(placer_plan_find(plan, "mds.0")->numa_node, 0);
   assert_int_equal(cores_in(topo, plan->reserved_cpus), 1);
@@ -137,22 +101,22 @@ static void test_auto_by_address(void **state) {
   placer_profile_free(profile);
 
   /* without storage_network: ceph.conf's networks (as a live topology reads them) */
-  profile = profile_text(auto_profile);
+  profile = test_profile_text(auto_profile);
   topo->storage_networks = calloc(1, sizeof(char *));
   topo->storage_networks[0] = strdup("10.0.0.0/16");
   topo->n_storage_networks = 1;
-  plan = plan_ok(topo, profile);
+  plan = test_plan_ok(topo, profile);
   assert_string_equal(placer_plan_find(plan, "mds.0")->nic, "eno1");
   placer_plan_free(plan);
   placer_profile_free(profile);
 
   /* a network no NIC is in: a warning, then the fastest card */
-  profile = profile_text("storage_network: [\"172.16.0.0/12\"]\n"
-                         "reserve: { nics: [auto] }\n"
-                         "roles:\n"
-                         "  - name: mds\n    kind: ceph-mds\n    cpu: { cores: 1 }\n"
-                         "    locality: { near: nic, nic: auto }\n");
-  plan = plan_ok(topo, profile);
+  profile = test_profile_text("storage_network: [\"172.16.0.0/12\"]\n"
+                              "reserve: { nics: [auto] }\n"
+                              "roles:\n"
+                              "  - name: mds\n    kind: ceph-mds\n    cpu: { cores: 1 }\n"
+                              "    locality: { near: nic, nic: auto }\n");
+  plan = test_plan_ok(topo, profile);
   assert_string_equal(placer_plan_find(plan, "mds.0")->nic, "ens786f0");
   assert_int_equal(plan->n_warnings, 1);
   assert_string_equal(plan->warnings[0], "nic: auto: no NIC holds an address in the storage_network network "
@@ -226,9 +190,9 @@ static void test_vms_numa_local(void **state) {
   static const char *const profiles[] = { "hci-nvme", "hci-hdd" };
   unsigned checked = 0;
   for (size_t p = 0; p < N(profiles); p++) {
-    struct placer_profile *profile = profile_file(profiles[p]);
+    struct placer_profile *profile = test_profile_load(profiles[p]);
     for (size_t f = 0; f < N(fixtures); f++) {
-      struct placer_topology *topo = topo_load(fixtures[f]);
+      struct placer_topology *topo = test_topo_load(fixtures[f]);
       struct placer_plan *plan = NULL;
       struct placer_error *err = NULL;
       if (placer_plan_compute(topo, profile, &plan, &err) < 0) { /* hci-nvme needs NVMe, hci-hdd disks */
@@ -263,12 +227,12 @@ static void test_vms_numa_local(void **state) {
   }
   assert_true(checked > 100);
 
-  struct placer_topology *topo = topo_load("32em64t-2n8c2t-pci-normalio.xml");
-  struct placer_profile *profile = profile_text("roles:\n"
-                                                "  - name: vm\n    kind: vm\n    count: fill\n"
-                                                "    cpu: { threads: 2, pool: vms, span_numa: true }\n"
-                                                "    memory: 4GiB\n");
-  struct placer_plan *plan = plan_ok(topo, profile);
+  struct placer_topology *topo = test_topo_load("32em64t-2n8c2t-pci-normalio.xml");
+  struct placer_profile *profile = test_profile_text("roles:\n"
+                                                     "  - name: vm\n    kind: vm\n    count: fill\n"
+                                                     "    cpu: { threads: 2, pool: vms, span_numa: true }\n"
+                                                     "    memory: 4GiB\n");
+  struct placer_plan *plan = test_plan_ok(topo, profile);
   assert_true(plan->n_instances > 0);
   assert_int_equal(plan->instances[0].numa_node, -1);
   assert_int_equal(hwloc_bitmap_weight(plan->instances[0].mems), 2);
@@ -276,10 +240,10 @@ static void test_vms_numa_local(void **state) {
   placer_profile_free(profile);
 
   /* per node: 16 threads a node in 2-thread guests, 8 a node; max_count caps across nodes */
-  profile = profile_text("roles:\n"
-                         "  - name: vm\n    kind: vm\n    count: fill\n    max_count: 11\n"
-                         "    cpu: { threads: 2, pool: vms }\n");
-  plan = plan_ok(topo, profile);
+  profile = test_profile_text("roles:\n"
+                              "  - name: vm\n    kind: vm\n    count: fill\n    max_count: 11\n"
+                              "    cpu: { threads: 2, pool: vms }\n");
+  plan = test_plan_ok(topo, profile);
   assert_int_equal(plan->n_instances, 11);
   assert_int_equal(plan->instances[7].numa_node, 0);
   assert_int_equal(plan->instances[8].numa_node, 1);

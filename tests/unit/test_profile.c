@@ -147,6 +147,9 @@ static void test_defaults(void **state) {
   assert_string_equal(load->cpu.pool, "load"); /* a shared role's pool is its own */
   assert_int_equal(load->match_kind, PLACER_MATCH_NONE);
   assert_null(load->match_template);
+  /* alignment follows the topology (cache where a node holds several L3s) */
+  assert_int_equal(osd->cpu.align, PLACER_ALIGN_AUTO);
+  assert_int_equal(osd->cpu.spread, PLACER_SPREAD_NONE);
   placer_profile_free(p);
 }
 
@@ -204,6 +207,9 @@ static void test_profile_set(void **state) {
   assert_int_equal(placer_profile_set(p, "fio.cpu.pool=clients", &err), 0);
   assert_string_equal(p->roles[1].cpu.pool, "clients");
   assert_false(p->roles[1].cpu.exclusive);
+  assert_int_equal(placer_profile_set(p, "osd.cpu.align=numa", &err), 0);
+  assert_int_equal(p->roles[0].cpu.align, PLACER_ALIGN_NUMA);
+  p->roles[1].cpu.spread = PLACER_SPREAD_NUMA;
   static const struct {
     const char *set, *says;
   } bad[] = {
@@ -214,6 +220,8 @@ static void test_profile_set(void **state) {
     { "osd.cpu.cores=x", "expected a count" },
     { "osd.cpu.pool=a b", "not a valid pool name" },
     { "osd.memory=1GiB", "unknown key 'memory'" },
+    { "osd.cpu.align=l3", "expected auto, cache, numa or none" },
+    { "fio.cpu.align=none", "role 'fio' spreads over NUMA nodes (spread: numa), which needs alignment" },
   };
   for (size_t i = 0; i < N(bad); i++) {
     err = NULL;
@@ -249,8 +257,14 @@ static void test_forms(void **state) {
                                       "    kind: ceph-osd\n"
                                       "    per_device: 2\n"
                                       "    devices: [\"nvme*\", \"sd?\"]\n"
-                                      "    cpu: { cores: 1 }\n"
-                                      "    match: { container: \"ceph-osd-{device}-{index}\" }\n");
+                                      "    cpu: { cores: 1, align: cache }\n"
+                                      "    match: { container: \"ceph-osd-{device}-{index}\" }\n"
+                                      "  - name: big\n"
+                                      "    kind: generic\n"
+                                      "    cpu: { cores: 40, spread: numa, align: numa }\n"
+                                      "  - name: packed\n"
+                                      "    kind: generic\n"
+                                      "    cpu: { threads: 2, align: none }\n");
   assert_true(p->reserve.cores_is_percent);
   assert_int_equal(p->reserve.cores, 10);
   assert_int_equal(p->reserve.nic_cores, 1); /* nics alone: one core per NIC */
@@ -273,6 +287,10 @@ static void test_forms(void **state) {
   const struct placer_role_spec *osd = &p->roles[2];
   assert_int_equal(osd->near, PLACER_NEAR_DEVICE); /* implied by per_device */
   assert_int_equal(osd->devices.n, 2);
+  assert_int_equal(osd->cpu.align, PLACER_ALIGN_CACHE);
+  assert_int_equal(p->roles[3].cpu.spread, PLACER_SPREAD_NUMA);
+  assert_int_equal(p->roles[3].cpu.align, PLACER_ALIGN_NUMA);
+  assert_int_equal(p->roles[4].cpu.align, PLACER_ALIGN_NONE);
   placer_profile_free(p);
 }
 
@@ -342,6 +360,18 @@ static const struct {
   { "bad-billion-laughs.yaml", 4, 8, "YAML aliases (*a) are not supported" },
   { "bad-recursive-alias.yaml", 5, 13, "YAML aliases (*roles) are not supported" },
   { "bad-deep.yaml", 4, 39, "nested deeper than 32 levels" },
+  { "bad-align-value.yaml", 6, 14, "roles[0].cpu.align: expected one of auto, cache, numa, none, got 'l3'" },
+  { "bad-align-unpinned.yaml", 5, 24,
+    "roles[0].cpu.align: only applies when the profile pins (pin: false places nothing)" },
+  { "bad-spread-align-none.yaml", 7, 7,
+    "roles[0].cpu.spread: 'numa' splits an instance evenly over NUMA nodes; 'align: none' asks for no alignment at "
+    "all (give one of them)" },
+  { "bad-spread-per-numa.yaml", 5, 22, "roles[0].cpu.spread: a per_numa role keeps each instance on its own node" },
+  { "bad-spread-fill-pool.yaml", 5, 35,
+    "roles[0].cpu.spread: a count: fill pool takes everything left; it has no instance size to spread" },
+  { "bad-spread-strict.yaml", 6, 23,
+    "roles[0].cpu.spread: 'numa' spreads an instance that one node cannot hold over several; 'policy: strict' keeps "
+    "it on its asked node(s) (give one of them)" },
 };
 
 static void test_bad_files(void **state) {

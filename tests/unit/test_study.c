@@ -148,6 +148,86 @@ static void test_matrix_and_sweep(void **state) {
   placer_study_free(s);
 }
 
+/* What workloads.fio_options may not set (what placer sets itself, paths,
+ * programs), in whatever spelling fio's getopt takes, and no newline: with
+ * the item's FILE:LINE:COL. */
+static void test_fio_options(void **state) {
+  (void)state;
+  static const struct {
+    const char *option, *expected;
+  } refused[] = {
+    { "--filename=/tmp/decoy", "[1]: '--filename=/tmp/decoy': placer sets it" },
+    { "--output=/tmp/decoy", "placer sets it (fio's JSON goes into the results directory)" },
+    { "--output-format=normal", "placer sets it (json, which it reads)" },
+    { "--OUTPUT_FORMAT=terse", "placer sets it (json, which it reads)" },
+    { "--directory=/tmp", "a path: fio's files go where workloads.path says" },
+    { "--directo=/tmp", "a path: fio's files go where workloads.path says" },
+    { "--write_lat_log=/tmp/x", "a path: fio would write a log outside the results directory" },
+    { "--write-iops-log=/tmp/x", "a path: fio would write a log outside the results directory" },
+    { "--exec_postrun=rm -rf /", "runs a program" },
+    { "--rw=write", "placer sets it (workloads.patterns)" },
+    { "--bs=1M", "placer sets it (workloads.block_sizes)" },
+    { "--cpus_allowed=0", "placer places fio" },
+    { "--ioengine=external:/tmp/evil.so", "a built-in engine's name only" },
+    { "--randrepeat=0\\n--filename=/tmp/decoy", "no option may hold a newline" },
+    { "-filename=/x", "expected --key=value" },
+    { "--=x", "expected --key=value" },
+  };
+  for (size_t i = 0; i < sizeof(refused) / sizeof(refused[0]); i++) {
+    char text[512];
+    snprintf(text, sizeof(text),
+             "cluster: { type: none }\nvariants: [ { name: a, profile: x } ]\nworkloads:\n  path: t.img\n"
+             "  fio_options:\n    - --randrepeat=0\n    - \"%s\"\n",
+             refused[i].option);
+    /* "\\n" in the table is YAML's escape: a real newline in the option */
+    char *msg = parse_error(text);
+    if (strstr(msg, refused[i].expected) == NULL || strncmp(msg, "inline.yaml:7:7: workloads.fio_options: [1]: ", 45))
+      fail_msg("%s: got '%s', expected 'inline.yaml:7:7: workloads.fio_options: [1]: ...%s...'", refused[i].option, msg,
+               refused[i].expected);
+    free(msg);
+  }
+  /* a Ceph target's engine is placer's; a file's may be another built-in one */
+  expect_error("variants: [ { name: a, profile: x } ]\nworkloads: { fio_options: [--ioengine=libaio] }\n",
+               "placer sets it for a Ceph target");
+  struct placer_study *s = parse_ok(
+      "cluster: { type: none }\nvariants: [ { name: a, profile: x } ]\nworkloads: { path: t.img, "
+      "fio_options: [--ioengine=io_uring, --randrepeat=0, --bssplit=4k/50:8k/50, --rw_sequencer=sequential] }\n");
+  assert_int_equal(s->workloads.fio_options.n, 4);
+  placer_study_free(s);
+}
+
+/* hardware_baseline.path and workloads.path: relative is in the results
+ * directory, normalised, never out of it. */
+static void test_local_paths(void **state) {
+  (void)state;
+  struct placer_study *s = parse_ok("cluster: { type: none }\nvariants: [ { name: a, profile: x } ]\n"
+                                    "workloads: { path: ./data//t.img, write: true }\n"
+                                    "hardware_baseline: { path: hw/./b.img }\n");
+  assert_string_equal(s->workloads.path, "data/t.img");
+  assert_true(s->workloads.write);
+  assert_int_equal(s->workloads.path_line, 3);
+  assert_int_equal(s->workloads.path_column, 20);
+  assert_string_equal(s->baseline.path, "hw/b.img");
+  placer_study_free(s);
+  s = parse_ok("cluster: { type: none }\nvariants: [ { name: a, profile: x } ]\nworkloads: { path: /dev/nvme0n1 }\n");
+  assert_string_equal(s->workloads.path, "/dev/nvme0n1");
+  assert_false(s->workloads.write);
+  placer_study_free(s);
+  expect_error("cluster: { type: none }\nvariants: [ { name: a, profile: x } ]\nworkloads: { path: t.img }\n"
+               "hardware_baseline: { path: ../../../../etc/x }\n",
+               "inline.yaml:4:22: hardware_baseline.path: '../../../../etc/x': expected a path inside the results "
+               "directory ('..' is not allowed");
+  expect_error("cluster: { type: none }\nvariants: [ { name: a, profile: x } ]\nworkloads: { path: a/../../x }\n",
+               "workloads.path: 'a/../../x': expected a path inside the results directory");
+  expect_error("cluster: { type: none }\nvariants: [ { name: a, profile: x } ]\nworkloads: { path: ./ }\n",
+               "workloads.path: './': expected a file's path, not the results directory itself");
+  expect_error("variants: [ { name: a, profile: x } ]\nworkloads: { write: true }\n",
+               "workloads.write: only goes with target file");
+  /* a study is called a study */
+  expect_error("", "inline.yaml:1:1: empty study (expected a mapping with 'variants')");
+  expect_error("# nothing\n", "empty study");
+}
+
 static void test_errors(void **state) {
   (void)state;
   expect_error("variants: []\n", "inline.yaml:1:11: variants: must list at least one variant");
@@ -217,7 +297,13 @@ static void test_errors(void **state) {
       "variants: [ { name: a, profile: x } ]\nneighbours: [ {} ]\nsweep: { parameter: cores, values: [1.5] }\n",
       "cores 1.5: expected whole cores");
   expect_error("variants: [ { name: a, profile: x } ]\nneighbours: [ {} ]\nsweep: { values: [1.5] }\n",
-               "expected an intensity 1..1024");
+               "sweep.values: [0]: 1.5: expected an intensity, a whole number 1..1024");
+  /* the range is the parameter's, whatever the value (1e8 was "expected a positive number") */
+  expect_error("variants: [ { name: a, profile: x } ]\nneighbours: [ {} ]\nsweep: { values: [1e8] }\n",
+               "inline.yaml:3:10: sweep.values: [0]: 1e+08: expected an intensity, a whole number 1..1024");
+  expect_error(
+      "variants: [ { name: a, profile: x } ]\nneighbours: [ {} ]\nsweep: { parameter: cores, values: [1e8] }\n",
+      "cores 1e+08: expected whole cores 1..65536");
   expect_error(
       "cluster: { rebuild: never }\nvariants: [ { name: a, profile: x }, { name: b, profile: x, env: [A=1] } ]\n",
       "cluster.rebuild: 'never' keeps one cluster for every variant, but variants differ in 'env'");
@@ -372,7 +458,8 @@ int main(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_placement_sweep),  cmocka_unit_test(test_default_study), cmocka_unit_test(test_defaults),
     cmocka_unit_test(test_matrix_and_sweep), cmocka_unit_test(test_errors),        cmocka_unit_test(test_profile_paths),
-    cmocka_unit_test(test_docs_example),     cmocka_unit_test(test_recovery),
+    cmocka_unit_test(test_docs_example),     cmocka_unit_test(test_recovery),      cmocka_unit_test(test_fio_options),
+    cmocka_unit_test(test_local_paths),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -3,7 +3,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "lib/textfile.h"
@@ -72,11 +74,63 @@ static void test_proc_file_and_errors(void **state) {
   placer_error_free(err);
 }
 
+/* A file the user names: a regular file only, found without blocking (a
+ * FIFO with no writer blocked open() forever), every refusal one line and
+ * exit 2. */
+static void expect_input_refused(const char *path, const char *expected) {
+  char *text = NULL;
+  size_t len = 0;
+  struct placer_error *err = NULL;
+  assert_int_equal(placer_textfile_read_input("study", path, 1 << 20, &text, &len, &err), -1);
+  assert_null(text);
+  assert_non_null(err);
+  assert_int_equal(err->exit_code, PLACER_EXIT_USAGE);
+  if (strstr(err->msg, expected) == NULL)
+    fail_msg("got '%s', expected '%s' in it", err->msg, expected);
+  placer_error_free(err);
+}
+
+static void test_input_regular_only(void **state) {
+  char dir[] = "/tmp/placer-input-XXXXXX";
+  assert_non_null(mkdtemp(dir));
+  char fifo[64], loop[64], file[64];
+  snprintf(fifo, sizeof(fifo), "%s/fifo", dir);
+  snprintf(loop, sizeof(loop), "%s/loop", dir);
+  snprintf(file, sizeof(file), "%s/study.yaml", dir);
+  assert_int_equal(mkfifo(fifo, 0600), 0);
+  assert_int_equal(symlink(loop, loop), 0);
+  expect_input_refused(fifo, "study '/tmp/placer-input-");
+  expect_input_refused(fifo, "/fifo': a FIFO, not a regular file");
+  expect_input_refused(dir, "': a directory, not a regular file");
+  expect_input_refused("/dev/zero", "study '/dev/zero': a character device, not a regular file");
+  expect_input_refused(loop, "/loop': Too many levels of symbolic links");
+  expect_input_refused(file, "/study.yaml': No such file or directory");
+  /* the limit, in MiB or in bytes */
+  int fd = open(file, O_WRONLY | O_CREAT, 0600);
+  assert_true(fd >= 0);
+  assert_int_equal(ftruncate(fd, (2 << 20) + 1), 0);
+  close(fd);
+  expect_input_refused(file, "/study.yaml': larger than 1 MiB");
+  /* a regular file reads as before, and is read with blocking reads */
+  assert_int_equal(truncate(file, 5), 0);
+  char *text = NULL;
+  size_t len = 0;
+  struct placer_error *err = NULL;
+  assert_int_equal(placer_textfile_read_input("study", file, 1 << 20, &text, &len, &err), 0);
+  assert_int_equal(len, 5);
+  free(text);
+  unlink(file);
+  unlink(fifo);
+  unlink(loop);
+  rmdir(dir);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_whole_file_with_nuls),
     cmocka_unit_test(test_limit),
     cmocka_unit_test(test_proc_file_and_errors),
+    cmocka_unit_test(test_input_regular_only),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

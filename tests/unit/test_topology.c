@@ -1,8 +1,11 @@
 /* Topology discovery on hwloc XML fixtures of real machines: concrete facts,
  * golden JSON per fixture, and bad input. */
+#include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "test_support.h"
@@ -146,13 +149,10 @@ static void check_golden(const char *fixture) {
 }
 
 static void test_golden_all_fixtures(void **state) {
-  static const char *fixtures[] = {
-    "16intel64-manyVFs.xml",           "192em64t-24n8c2t.xml",
-    "24em64t-2n6c2t-pci.xml",          "28intel64-2p2g7c-CoDgroups.v1tov2.xml",
-    "32em64t-2n8c2t-pci-normalio.xml", "crafted-hci-2s16c-8nvme.xml",
-    "mpibind-cts1-quartz-smt1.xml",    "mpibind-epyc-corona.xml",
-  };
-  for (size_t i = 0; i < sizeof(fixtures) / sizeof(fixtures[0]); i++)
+  char fixtures[32][128];
+  size_t n = test_list_fixtures(fixtures, 32);
+  assert_true(n >= 11);
+  for (size_t i = 0; i < n; i++)
     check_golden(fixtures[i]);
 }
 
@@ -198,17 +198,104 @@ static void test_bad_input(void **state) {
   expect_load_error(missing, "No such file");
   expect_load_error(garbage, "not an hwloc XML topology");
   expect_load_error(empty, "empty file");
-  expect_load_error(truncated, "corrupt or truncated");
+  expect_load_error(truncated, "corrupt or truncated: it does not end with </topology>");
   expect_load_error(newer, "newer hwloc");
-  /* hwloc 2.9 itself (and lstopo) dies with SIGSEGV on this file (a fuzz
-   * finding): placer reads a user's file in a child first */
-  expect_load_error(test_data_path("fixtures/corrupt/hwloc-import-segv.xml"), "hwloc's XML import crashed");
   unlink(missing);
   unlink(garbage);
   unlink(truncated);
   unlink(newer);
   unlink(empty);
   rmdir(dir);
+}
+
+/* The guard around hwloc's importer (topology.h): entered and left once per
+ * XML load, in this process; no child is forked and the file is read once
+ * (a fork-and-read-twice probe made every load 3x slower). */
+static unsigned guard_entered, guard_left, forks;
+static char guard_name[512];
+
+static void count_enter(const char *name) {
+  guard_entered++;
+  snprintf(guard_name, sizeof(guard_name), "%s", name);
+}
+
+static void count_leave(void) {
+  guard_left++;
+}
+
+static void count_fork(void) {
+  forks++;
+}
+
+static void test_xml_guard_once_no_fork(void **state) {
+  static const struct placer_topology_xml_guard counting = { count_enter, count_leave };
+  assert_int_equal(pthread_atfork(count_fork, NULL, NULL), 0);
+  placer_topology_set_xml_guard(&counting);
+  char *path = strdup(test_data_path("fixtures/crafted-hci-2s16c-8nvme.xml"));
+  struct placer_topology *topo = NULL;
+  struct placer_error *err = NULL;
+  assert_int_equal(placer_topology_load(path, &topo, &err), 0);
+  assert_int_equal(guard_entered, 1);
+  assert_int_equal(guard_left, 1);
+  assert_string_equal(guard_name, path);
+  assert_int_equal(forks, 0);
+  placer_topology_free(topo);
+  /* a file refused before hwloc sees it never reaches the importer */
+  assert_int_equal(placer_topology_load(test_data_path("fixtures/corrupt/missing.xml"), &topo, &err), -1);
+  placer_error_free(err);
+  assert_int_equal(guard_entered, 1);
+  placer_topology_set_xml_guard(NULL);
+  free(path);
+}
+
+/* hwloc 2.9 itself (and lstopo) dies with SIGSEGV on this file (a fuzz
+ * finding): the crash happens between the guard's enter and leave, so a
+ * guard's handler sees it (in a child here: the crash is real). */
+static void crash_enter(const char *name) {
+  signal(SIGSEGV, _exit);
+}
+
+static void test_xml_guard_sees_hwloc_crash(void **state) {
+  static const struct placer_topology_xml_guard crashing = { crash_enter, count_leave };
+  char *path = strdup(test_data_path("fixtures/corrupt/hwloc-import-segv.xml"));
+  pid_t pid = fork();
+  assert_true(pid >= 0);
+  if (pid == 0) {
+    placer_topology_set_xml_guard(&crashing);
+    struct placer_topology *topo = NULL;
+    struct placer_error *err = NULL;
+    placer_topology_load(path, &topo, &err);
+    _exit(0); /* hwloc did not crash: the test fails below */
+  }
+  int status;
+  assert_int_equal(waitpid(pid, &status, 0), pid);
+  /* the handler is _exit itself: the exit code is the signal's number */
+  assert_true(WIFEXITED(status));
+  assert_int_equal(WEXITSTATUS(status), SIGSEGV);
+  free(path);
+}
+
+/* The command line's guard: one line naming the file, exit 2, nothing on
+ * stdout, for topo and plan alike. */
+static void test_cli_hwloc_crash_one_line(void **state) {
+  const char *bin = getenv("PLACER_BIN");
+  if (bin == NULL)
+    skip();
+  char *tests = strdup(test_data_path(""));
+  static const char *const commands[] = { "topo --json", "plan ../profiles/demo-local.yaml" };
+  for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
+    char cmd[8192];
+    snprintf(cmd, sizeof(cmd),
+             "cd '%s' && out=$('%s' %s --topology fixtures/corrupt/hwloc-import-segv.xml 2>/tmp/placer-guard-err.$$);"
+             " rc=$?; err=$(cat /tmp/placer-guard-err.$$); rm -f /tmp/placer-guard-err.$$;"
+             " [ $rc = 2 ] && [ -z \"$out\" ] && [ \"$err\" = \"placer: topology "
+             "'fixtures/corrupt/hwloc-import-segv.xml': hwloc's XML import crashed on it (Segmentation fault): "
+             "a corrupt file\" ]",
+             tests, bin, commands[i]);
+    if (system(cmd) != 0)
+      fail_msg("placer %s on the crashing file: not one line and exit 2", commands[i]);
+  }
+  free(tests);
 }
 
 static void test_cpulist_roundtrip(void **state) {
@@ -235,6 +322,9 @@ int main(void) {
     cmocka_unit_test(test_smt_off_and_cod),
     cmocka_unit_test(test_golden_all_fixtures),
     cmocka_unit_test(test_bad_input),
+    cmocka_unit_test(test_xml_guard_once_no_fork),
+    cmocka_unit_test(test_xml_guard_sees_hwloc_crash),
+    cmocka_unit_test(test_cli_hwloc_crash_one_line),
     cmocka_unit_test(test_cpulist_roundtrip),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -36,7 +36,7 @@ bench_progress_whole() {
 # test that passed (bench_nothing_left checks it); after a failure they go here.
 bench_cleanup() {
   for r in "$work"/cluster "$work"/*/cluster; do
-    [ -d "$r" ] && sh "$SRC/ci/ceph-cluster.sh" down "$r" >/dev/null 2>&1
+    [ -d "$r" ] && sh "$SRC/libexec/ceph-cluster.sh" down "$r" >/dev/null 2>&1
   done
   for p in $(bench_ours); do kill -9 "$p" 2>/dev/null; done
   sleep 0.5

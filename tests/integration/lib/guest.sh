@@ -33,7 +33,7 @@ guest_run_test() {
     g_adds="--add ${PLACER_BIN:?}:/t/placer --add $g_script:/t/$g_name.sh"
     for g_extra in "$@"; do g_adds="$g_adds --add $g_extra"; done
     # shellcheck disable=SC2086 # paths with blanks are refused by build-initramfs.sh
-    eval "$(sh "$src/ci/vm/build-initramfs.sh" "$cache" --name "$g_name" $g_adds | tail -n 2)"
+    eval "$(sh "$src/libexec/vm/build-initramfs.sh" "$cache" --name "$g_name" $g_adds | tail -n 2)"
     if sh "$src/ci/vm/run-guest.sh" --kernel "$PLACER_VM_KERNEL" --initrd "$PLACER_VM_INITRD" \
         --numa 2 --smp 2 --mem 1024 ${GUEST_ARGS:-} --timeout "$g_timeout" --name "placer-$g_name-$$" --pidfile "$tmp/qemu-$g_name.pid" \
         --append "placer.mode=test placer.test=/t/$g_name.sh placer.cgroup=v2" >"$tmp/console" 2>&1; then

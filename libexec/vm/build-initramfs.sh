@@ -8,7 +8,7 @@
 #                         also $PLACER_VM_VMLINUZ). Under TCG it boots in a few seconds where
 #                         the compressed bzImage spends ~5 s decompressing itself.
 #   OUTDIR/NAME.cpio.gz   (NAME defaults to "initramfs"; .cpio with --no-compress) holding static
-#                         busybox with its applet links, /init (ci/vm/init unless --init-script)
+#                         busybox with its applet links, /init (libexec/vm/init unless --init-script)
 #                         and every --add: a file (an ELF brings its shared libraries and the
 #                         dynamic loader, resolved with ldd, at their host paths) or a directory
 #                         (copied whole, links dereferenced; ELF files in it bring their

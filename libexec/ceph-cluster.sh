@@ -2,13 +2,13 @@
 # ceph-cluster.sh: bring up / tear down a throwaway Ceph cluster on 127.0.0.1
 # for placer's tests and benchmarks (Ceph 16.2 "Pacific" as packaged by Debian 12).
 #
-#   ci/ceph-cluster.sh up DIR [--osds N] [--mds] [--osd-size GiB] [--image-size GiB]
+#   libexec/ceph-cluster.sh up DIR [--osds N] [--mds] [--osd-size GiB] [--image-size GiB]
 #                             [--timeout SECONDS] [--exec-prefix-osd CMD]
-#   ci/ceph-cluster.sh down DIR
-#   ci/ceph-cluster.sh status DIR
-#   ci/ceph-cluster.sh env DIR
-#   ci/ceph-cluster.sh kill DIR NAME | start DIR NAME | osd-out DIR ID | osd-in DIR ID
-#   ci/ceph-cluster.sh watch-recovery DIR [--timeout SECONDS]
+#   libexec/ceph-cluster.sh down DIR
+#   libexec/ceph-cluster.sh status DIR
+#   libexec/ceph-cluster.sh env DIR
+#   libexec/ceph-cluster.sh kill DIR NAME | start DIR NAME | osd-out DIR ID | osd-in DIR ID
+#   libexec/ceph-cluster.sh watch-recovery DIR [--timeout SECONDS]
 #
 # up      Creates DIR (or uses it if it is empty) and starts 1 mon (mon.a), 1 mgr (mgr.x),
 #         N bluestore OSDs (osd.0..; default 2) on sparse files of --osd-size GiB (default 16)
@@ -479,7 +479,7 @@ cmd_env() {
 write_conf() { # P2 P1 FSID NOSDS OSD_BYTES
   size=2; [ "$4" -ge 2 ] || size=1
   cat >"$DIR/ceph.conf.new" <<EOF
-# Written by ci/ceph-cluster.sh: a throwaway cluster, everything under this directory.
+# Written by libexec/ceph-cluster.sh: a throwaway cluster, everything under this directory.
 [global]
 fsid = $3
 mon host = [v2:127.0.0.1:$1,v1:127.0.0.1:$2]

@@ -1,0 +1,465 @@
+/* summary.json checked against its schema (docs/bench.md) before anything
+ * uses it: types, ranges (rates, sizes, latencies and CPU finite and >= 0,
+ * shares and fractions in [0, 1]), names, and array lengths within the
+ * study's shape.  The reader behind it (results-json.c) can then trust what
+ * it reads: no negative IOPS judged as a regression, no "many" for a list. */
+#include <math.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "bench/results.h"
+
+/* What one results directory may hold, far above a real study's (its
+ * shape is at most PLACER_BENCH_MAX of each; a run has a few dozen roles
+ * and threads), far below what would hurt. */
+#define MAX_ROLES 4096
+#define MAX_THREADS 16384
+#define MAX_CPUS (1u << 20)
+
+struct check {
+  struct placer_error **err;
+  char path[192];
+};
+
+static int fail(struct check *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int fail(struct check *c, const char *fmt, ...) {
+  char msg[256];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof(msg), fmt, ap);
+  va_end(ap);
+  return placer_error_set(c->err, PLACER_EXIT_USAGE, 0, "%s: %s", c->path[0] ? c->path : "top level", msg);
+}
+
+/* Extend the path ("runs[3]" + ".write"); returns the length to restore. */
+static size_t push(struct check *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static size_t push(struct check *c, const char *fmt, ...) {
+  size_t len = strlen(c->path);
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(c->path + len, sizeof(c->path) - len, fmt, ap);
+  va_end(ap);
+  return len;
+}
+
+static size_t push_key(struct check *c, const char *key) {
+  return push(c, "%s%s", c->path[0] ? "." : "", key);
+}
+
+static void pop(struct check *c, size_t len) {
+  c->path[len] = '\0';
+}
+
+static const char *type_name(const json_t *v) {
+  switch (json_typeof(v)) {
+  case JSON_OBJECT: return "an object";
+  case JSON_ARRAY: return "an array";
+  case JSON_STRING: return "a string";
+  case JSON_INTEGER: return "an integer";
+  case JSON_REAL: return "a number";
+  case JSON_TRUE:
+  case JSON_FALSE: return "true/false";
+  default: return "null";
+  }
+}
+
+enum { OPTIONAL = 1, NULLABLE = 2, INTEGER = 4, EMPTY = 8 };
+
+/* OBJ.KEY is of TYPE (JSON_REAL: any number), or absent with OPTIONAL, or
+ * null with NULLABLE; *out is it, or NULL when absent or null. */
+static int typed(struct check *c, const json_t *obj, const char *key, json_type type, int flags, const json_t **out) {
+  const json_t *v = json_object_get(obj, key);
+  *out = NULL;
+  const char *want = type == JSON_OBJECT   ? "an object"
+                     : type == JSON_ARRAY  ? "an array"
+                     : type == JSON_STRING ? "a string"
+                     : type == JSON_TRUE   ? "true or false"
+                     : flags & INTEGER     ? "a whole number"
+                                           : "a number";
+  size_t at = push_key(c, key);
+  int rc = 0;
+  if (v == NULL) {
+    if (!(flags & OPTIONAL))
+      rc = fail(c, "missing (expected %s)", want);
+  } else if (json_is_null(v)) {
+    if (!(flags & NULLABLE))
+      rc = fail(c, "null, expected %s", want);
+  } else if (type == JSON_TRUE   ? !json_is_boolean(v)
+             : type == JSON_REAL ? ((flags & INTEGER) ? !json_is_integer(v) : !json_is_number(v))
+                                 : json_typeof(v) != type) {
+    rc = fail(c, "expected %s, got %s", want, type_name(v));
+  } else {
+    *out = v;
+  }
+  pop(c, at);
+  return rc;
+}
+
+/* A number in [MIN, MAX] (finite: JSON has no NaN or infinity, but a real
+ * past DBL_MAX never parses, so only the range is left). */
+static int number_in(struct check *c, const json_t *v, double min, double max) {
+  double x = json_number_value(v);
+  char shown[64];
+  if (json_is_integer(v))
+    snprintf(shown, sizeof(shown), "%lld", (long long)json_integer_value(v));
+  else
+    snprintf(shown, sizeof(shown), "%g", x);
+  if (!isfinite(x))
+    return fail(c, "%s is not a finite number", shown);
+  if (x < min)
+    return min == 0 ? fail(c, "%s is negative", shown) : fail(c, "%s is less than %g", shown, min);
+  if (x > max)
+    return fail(c, "%s is more than %g", shown, max);
+  return 0;
+}
+
+static int num(struct check *c, const json_t *obj, const char *key, int flags, double min, double max) {
+  const json_t *v;
+  if (typed(c, obj, key, JSON_REAL, flags, &v) < 0)
+    return -1;
+  if (v == NULL)
+    return 0;
+  size_t at = push_key(c, key);
+  int rc = number_in(c, v, min, max);
+  pop(c, at);
+  return rc;
+}
+
+/* A name: non-empty (but with EMPTY_OK), at most 255 bytes, no control
+ * bytes (they would reach the terminal as escape sequences). */
+static int name_ok(struct check *c, const json_t *v, bool empty_ok) {
+  if (!json_is_string(v))
+    return fail(c, "expected a name (a string), got %s", type_name(v));
+  const char *s = json_string_value(v);
+  size_t len = json_string_length(v);
+  if (len == 0 && !empty_ok)
+    return fail(c, "an empty name");
+  if (len > 255)
+    return fail(c, "a name of %zu bytes (at most 255)", len);
+  for (size_t i = 0; i < len; i++)
+    if ((unsigned char)s[i] < 0x20 || s[i] == 0x7f)
+      return fail(c, "the name '%s' has a control byte", s);
+  return 0;
+}
+
+static int name(struct check *c, const json_t *obj, const char *key, int flags) {
+  const json_t *v;
+  if (typed(c, obj, key, JSON_STRING, flags, &v) < 0)
+    return -1;
+  if (v == NULL)
+    return 0;
+  size_t at = push_key(c, key);
+  int rc = name_ok(c, v, flags & EMPTY);
+  pop(c, at);
+  return rc;
+}
+
+/* A file of the results directory: relative, inside it. */
+static int rel_path(struct check *c, const json_t *obj, const char *key) {
+  const json_t *v;
+  if (typed(c, obj, key, JSON_STRING, OPTIONAL | NULLABLE, &v) < 0)
+    return -1;
+  if (v == NULL)
+    return 0;
+  const char *s = json_string_value(v);
+  size_t at = push_key(c, key);
+  int rc = 0;
+  if (s[0] == '/' || strcmp(s, "..") == 0 || strncmp(s, "../", 3) == 0 || strstr(s, "/../") ||
+      (strlen(s) >= 3 && strcmp(s + strlen(s) - 3, "/..") == 0) || strlen(s) != json_string_length(v))
+    rc = fail(c, "'%s' is not a path inside the results directory", s);
+  pop(c, at);
+  return rc;
+}
+
+/* An array of at most MAX elements (NAME them in the message). */
+static int array(struct check *c, const json_t *obj, const char *key, int flags, size_t max, const char *why,
+                 const json_t **out) {
+  if (typed(c, obj, key, JSON_ARRAY, flags, out) < 0)
+    return -1;
+  if (*out && json_array_size(*out) > max) {
+    size_t at = push_key(c, key);
+    int rc = fail(c, "%zu entries, more than the %zu %s", json_array_size(*out), max, why);
+    pop(c, at);
+    return rc;
+  }
+  return 0;
+}
+
+static int element_object(struct check *c, const json_t *v) {
+  return json_is_object(v) ? 0 : fail(c, "expected an object, got %s", type_name(v));
+}
+
+static int io_check(struct check *c, const json_t *run, const char *key) {
+  const json_t *io;
+  if (typed(c, run, key, JSON_OBJECT, 0, &io) < 0)
+    return -1;
+  size_t at = push_key(c, key);
+  static const char *const counts[] = { "bw_bytes", "io_bytes", "total_ios", "runtime_ms" };
+  static const char *const rates[] = { "iops", "clat_mean_ns", "clat_p50_ns", "clat_p99_ns", "clat_p999_ns" };
+  int rc = 0;
+  for (size_t i = 0; rc == 0 && i < sizeof(counts) / sizeof(counts[0]); i++)
+    rc = num(c, io, counts[i], OPTIONAL | INTEGER, 0, INFINITY);
+  for (size_t i = 0; rc == 0 && i < sizeof(rates) / sizeof(rates[0]); i++)
+    rc = num(c, io, rates[i], OPTIONAL | NULLABLE, 0, INFINITY);
+  pop(c, at);
+  return rc;
+}
+
+static int roles_check(struct check *c, const json_t *run) {
+  const json_t *roles, *e;
+  size_t i;
+  if (array(c, run, "roles", OPTIONAL, MAX_ROLES, "instances a run may sample", &roles) < 0)
+    return -1;
+  json_array_foreach(roles, i, e) {
+    size_t at = push(c, ".roles[%zu]", i);
+    if (element_object(c, e) < 0 || name(c, e, "instance", 0) < 0 || name(c, e, "role", 0) < 0 ||
+        num(c, e, "cpu_ns", OPTIONAL | INTEGER, 0, INFINITY) < 0 ||
+        num(c, e, "peak_rss_bytes", OPTIONAL | INTEGER, 0, INFINITY) < 0 ||
+        num(c, e, "local_mem_share", OPTIONAL | NULLABLE, 0, 1) < 0)
+      return -1;
+    pop(c, at);
+  }
+  return 0;
+}
+
+static int threads_check(struct check *c, const json_t *run) {
+  const json_t *threads, *e;
+  size_t i;
+  if (array(c, run, "threads", OPTIONAL, MAX_THREADS, "threads a run may sample", &threads) < 0)
+    return -1;
+  json_array_foreach(threads, i, e) {
+    size_t at = push(c, ".threads[%zu]", i);
+    const json_t *thread;
+    /* a thread's comm is any 15 bytes its program chose: a string, not a name */
+    if (element_object(c, e) < 0 || name(c, e, "instance", 0) < 0 ||
+        typed(c, e, "thread", JSON_STRING, 0, &thread) < 0 || num(c, e, "cpu_ns", OPTIONAL | INTEGER, 0, INFINITY) < 0)
+      return -1;
+    pop(c, at);
+  }
+  return 0;
+}
+
+static int run_check(struct check *c, const json_t *run, size_t repeats) {
+  const json_t *busy, *e;
+  size_t k;
+  if (element_object(c, run) < 0 || name(c, run, "variant", 0) < 0 || name(c, run, "condition", 0) < 0 ||
+      name(c, run, "workload", 0) < 0 || num(c, run, "repeat", INTEGER, 0, (double)repeats - 1) < 0 ||
+      rel_path(c, run, "fio_json") < 0 || num(c, run, "duration_s", OPTIONAL | NULLABLE, 0, INFINITY) < 0 ||
+      io_check(c, run, "read") < 0 || io_check(c, run, "write") < 0 ||
+      num(c, run, "fio_failed_jobs", OPTIONAL | INTEGER, 0, INFINITY) < 0 ||
+      num(c, run, "device_bytes_written", OPTIONAL | NULLABLE | INTEGER, 0, INFINITY) < 0 ||
+      num(c, run, "neighbour_rate", OPTIONAL | NULLABLE, 0, INFINITY) < 0 || roles_check(c, run) < 0 ||
+      threads_check(c, run) < 0 || array(c, run, "cpu_busy", OPTIONAL, MAX_CPUS, "CPUs a node may have", &busy) < 0)
+    return -1;
+  json_array_foreach(busy, k, e) {
+    size_t at = push(c, ".cpu_busy[%zu]", k);
+    if (!json_is_null(e) && !json_is_number(e))
+      return fail(c, "expected a number, got %s", type_name(e));
+    if (json_is_number(e) && number_in(c, e, 0, 1) < 0)
+      return -1;
+    pop(c, at);
+  }
+  return 0;
+}
+
+static int solo_check(struct check *c, const json_t *solo, size_t repeats) {
+  return element_object(c, solo) < 0 || name(c, solo, "variant", 0) < 0 || name(c, solo, "condition", 0) < 0 ||
+                 num(c, solo, "repeat", INTEGER, 0, (double)repeats - 1) < 0 ||
+                 num(c, solo, "neighbour_rate", NULLABLE, 0, INFINITY) < 0
+             ? -1
+             : 0;
+}
+
+static int recovery_check(struct check *c, const json_t *j, size_t n_variants, size_t repeats) {
+  const json_t *rec, *runs, *e;
+  size_t i;
+  if (typed(c, j, "recovery", JSON_OBJECT, OPTIONAL | NULLABLE, &rec) < 0)
+    return -1;
+  if (rec == NULL)
+    return 0;
+  size_t at = push_key(c, "recovery");
+  const json_t *s;
+  if (typed(c, rec, "action", JSON_STRING, 0, &s) < 0 || name(c, rec, "daemon", 0) < 0 ||
+      name(c, rec, "workload", 0) < 0 || num(c, rec, "at_s", OPTIONAL | NULLABLE, 0, INFINITY) < 0 ||
+      num(c, rec, "down_s", OPTIONAL | NULLABLE, 0, INFINITY) < 0 ||
+      array(c, rec, "runs", OPTIONAL, n_variants * repeats, "recovery runs of the study (a variant's per repeat)",
+            &runs) < 0)
+    return -1;
+  if (strcmp(json_string_value(s), "kill") != 0 && strcmp(json_string_value(s), "out") != 0)
+    return fail(c, "action '%s' is neither kill nor out", json_string_value(s));
+  static const char *const times[] = { "detect_s",    "down_s",      "recovery_s", "total_s",
+                                       "iops_before", "iops_during", "iops_min",   "degraded_peak" };
+  json_array_foreach(runs, i, e) {
+    size_t at_run = push(c, ".runs[%zu]", i);
+    const json_t *roles, *x;
+    size_t k;
+    if (element_object(c, e) < 0 || name(c, e, "variant", 0) < 0 ||
+        num(c, e, "repeat", INTEGER, 0, (double)repeats - 1) < 0 || rel_path(c, e, "fio_json") < 0 ||
+        rel_path(c, e, "watch_log") < 0 ||
+        array(c, e, "roles", OPTIONAL, MAX_ROLES, "instances a run may sample", &roles) < 0)
+      return -1;
+    for (size_t t = 0; t < sizeof(times) / sizeof(times[0]); t++)
+      if (num(c, e, times[t], OPTIONAL | NULLABLE, 0, INFINITY) < 0)
+        return -1;
+    json_array_foreach(roles, k, x) {
+      size_t at_role = push(c, ".roles[%zu]", k);
+      if (element_object(c, x) < 0 || name(c, x, "instance", 0) < 0 || name(c, x, "role", 0) < 0 ||
+          num(c, x, "rss_before_bytes", OPTIONAL | INTEGER, 0, INFINITY) < 0 ||
+          num(c, x, "rss_peak_bytes", OPTIONAL | INTEGER, 0, INFINITY) < 0)
+        return -1;
+      pop(c, at_role);
+    }
+    pop(c, at_run);
+  }
+  pop(c, at);
+  return 0;
+}
+
+/* What --resume takes over: the hardware baseline's figures and the CSV
+ * files' sizes. */
+static int baseline_check(struct check *c, const json_t *j) {
+  const json_t *hb, *runs, *e, *sizes;
+  size_t i;
+  if (typed(c, j, "hardware_baseline", JSON_OBJECT, OPTIONAL | NULLABLE, &hb) < 0 ||
+      typed(c, j, "csv_bytes", JSON_OBJECT, OPTIONAL | NULLABLE, &sizes) < 0)
+    return -1;
+  const char *key;
+  json_object_foreach((json_t *)sizes, key, e) {
+    size_t at = push(c, "csv_bytes.%s", key);
+    if (!json_is_integer(e) || json_integer_value(e) < 0)
+      return fail(c, "expected a size in bytes, got %s", type_name(e));
+    pop(c, at);
+  }
+  if (hb == NULL)
+    return 0;
+  size_t at = push_key(c, "hardware_baseline");
+  if (array(c, hb, "workloads", OPTIONAL, PLACER_BENCH_MAX, "workloads a study may have", &runs) < 0)
+    return -1;
+  static const char *const figures[] = { "read_iops", "write_iops", "read_bw_bytes", "write_bw_bytes" };
+  json_array_foreach(runs, i, e) {
+    size_t at_w = push(c, ".workloads[%zu]", i);
+    if (element_object(c, e) < 0 || name(c, e, "workload", 0) < 0)
+      return -1;
+    for (size_t k = 0; k < sizeof(figures) / sizeof(figures[0]); k++)
+      if (num(c, e, figures[k], 0, 0, INFINITY) < 0)
+        return -1;
+    pop(c, at_w);
+  }
+  pop(c, at);
+  return 0;
+}
+
+/* The names of VARIANTS (strings) or of WORKLOADS/CONDITIONS (objects). */
+static int shape_list(struct check *c, const json_t *j, const char *key, bool objects, size_t *n) {
+  const json_t *list, *e;
+  size_t i;
+  if (array(c, j, key, 0, PLACER_BENCH_MAX, "a study may have", &list) < 0)
+    return -1;
+  if (json_array_size(list) == 0) {
+    size_t at = push_key(c, key);
+    int rc = fail(c, "empty (a study has at least one)");
+    pop(c, at);
+    return rc;
+  }
+  json_array_foreach(list, i, e) {
+    size_t at = push(c, "%s[%zu]", key, i);
+    if (!objects ? name_ok(c, e, false) < 0
+                 : element_object(c, e) < 0 || name(c, e, "name", 0) < 0 ||
+                       (strcmp(key, "workloads") == 0
+                            ? name(c, e, "pattern", OPTIONAL) < 0 ||
+                                  num(c, e, "block_size_bytes", OPTIONAL | INTEGER, 0, INFINITY) < 0
+                            : num(c, e, "neighbour_level", OPTIONAL | NULLABLE, 0, INFINITY) < 0))
+      return -1;
+    pop(c, at);
+  }
+  *n = json_array_size(list);
+  return 0;
+}
+
+int placer_bench_results_check(const json_t *j, struct placer_error **err) {
+  struct check c = { .err = err };
+  if (!json_is_object(j))
+    return fail(&c, "expected an object, got %s", type_name(j));
+  const char *format = json_string_value(json_object_get(j, "format"));
+  const json_t *version = json_object_get(j, "version");
+  if (format == NULL || strcmp(format, PLACER_BENCH_RESULTS_FORMAT) != 0)
+    return placer_error_set(err, PLACER_EXIT_USAGE, 0, "\"format\" is not \"%s\" (not the results of placer bench)",
+                            PLACER_BENCH_RESULTS_FORMAT);
+  if (!json_is_integer(version) || json_integer_value(version) != PLACER_BENCH_RESULTS_VERSION)
+    return placer_error_set(err, PLACER_EXIT_USAGE, 0, "version %lld, expected %d",
+                            json_is_integer(version) ? (long long)json_integer_value(version) : -1LL,
+                            PLACER_BENCH_RESULTS_VERSION);
+  const json_t *v, *runs, *solo, *neighbour, *sweep, *split, *e;
+  size_t nv = 0, nw = 0, nc = 0, i;
+  if (typed(&c, j, "title", JSON_STRING, OPTIONAL | NULLABLE, &v) < 0 ||
+      typed(&c, j, "interrupted", JSON_TRUE, OPTIONAL, &v) < 0 ||
+      typed(&c, j, "stop_reason", JSON_STRING, OPTIONAL | NULLABLE, &v) < 0 ||
+      name(&c, j, "storage_role", OPTIONAL | EMPTY) < 0 || num(&c, j, "repeats", INTEGER, 1, PLACER_BENCH_MAX) < 0 ||
+      shape_list(&c, j, "variants", false, &nv) < 0 || shape_list(&c, j, "workloads", true, &nw) < 0 ||
+      shape_list(&c, j, "conditions", true, &nc) < 0 || typed(&c, j, "neighbour", JSON_OBJECT, 0, &neighbour) < 0 ||
+      num(&c, j, "node_cpus", OPTIONAL | NULLABLE, 1, MAX_CPUS) < 0)
+    return -1;
+  size_t repeats = (size_t)json_integer_value(json_object_get(j, "repeats"));
+  if (num(&c, j, "repeats_run", OPTIONAL | NULLABLE | INTEGER, 1, (double)repeats) < 0)
+    return -1;
+  size_t at = push_key(&c, "neighbour");
+  static const char *const texts[] = { "name", "unit", "level_unit", "role" };
+  for (size_t k = 0; k < sizeof(texts) / sizeof(texts[0]); k++)
+    if (name(&c, neighbour, texts[k], OPTIONAL | NULLABLE | EMPTY) < 0)
+      return -1;
+  pop(&c, at);
+  if (typed(&c, j, "sweep", JSON_OBJECT, OPTIONAL | NULLABLE, &sweep) < 0 ||
+      typed(&c, j, "split", JSON_OBJECT, OPTIONAL | NULLABLE, &split) < 0)
+    return -1;
+  if (sweep) {
+    at = push_key(&c, "sweep");
+    if (name(&c, sweep, "workload", 0) < 0 || num(&c, sweep, "storage_min_fraction", NULLABLE, 0, 1) < 0 ||
+        num(&c, sweep, "neighbour_min_fraction", NULLABLE, 0, 1) < 0)
+      return -1;
+    pop(&c, at);
+  }
+  if (split) {
+    const json_t *knobs;
+    at = push_key(&c, "split");
+    if (name(&c, split, "parameter", 0) < 0 || name(&c, split, "workload", 0) < 0 ||
+        num(&c, split, "storage_min_fraction", NULLABLE, 0, 1) < 0 ||
+        array(&c, split, "knobs", 0, nv, "variants of the study (a knob each)", &knobs) < 0)
+      return -1;
+    if (json_array_size(knobs) != nv)
+      return fail(&c, "knobs: %zu, but the study has %zu variants", json_array_size(knobs), nv);
+    json_array_foreach(knobs, i, e) {
+      size_t at_k = push(&c, ".knobs[%zu]", i);
+      if (!json_is_null(e) && !json_is_number(e))
+        return fail(&c, "expected a number or null, got %s", type_name(e));
+      if (json_is_number(e) && number_in(&c, e, 0, INFINITY) < 0)
+        return -1;
+      pop(&c, at_k);
+    }
+    pop(&c, at);
+  }
+  /* A run per variant, condition, workload and repeat at most: a longer
+   * list repeats a run or names one the study does not have. */
+  char why[160];
+  snprintf(why, sizeof(why), "runs of the study (%zu variants x %zu conditions x %zu workloads x %zu repeats)", nv, nc,
+           nw, repeats);
+  if (array(&c, j, "runs", 0, nv * nc * nw * repeats, why, &runs) < 0)
+    return -1;
+  json_array_foreach(runs, i, e) {
+    at = push(&c, "runs[%zu]", i);
+    if (run_check(&c, e, repeats) < 0)
+      return -1;
+    pop(&c, at);
+  }
+  snprintf(why, sizeof(why), "solo rates of the study (%zu variants x %zu conditions x %zu repeats)", nv, nc, repeats);
+  if (array(&c, j, "solo", OPTIONAL, nv * nc * repeats, why, &solo) < 0)
+    return -1;
+  json_array_foreach(solo, i, e) {
+    at = push(&c, "solo[%zu]", i);
+    if (solo_check(&c, e, repeats) < 0)
+      return -1;
+    pop(&c, at);
+  }
+  return recovery_check(&c, j, nv, repeats) < 0 || baseline_check(&c, j) < 0 ? -1 : 0;
+}

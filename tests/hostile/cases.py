@@ -1,0 +1,475 @@
+"""The hostile-input cases (run.py runs them): studies for `bench --dry-run`,
+damaged results directories for `compare`, `size` and `report`, command
+lines, topologies; what a careless or malicious user hands placer.  Each
+case: a setup that makes its inputs in a workspace of its own, the command,
+the exit code, a pattern for the one line on stderr, a peak memory bound,
+and the paths it may change (none, but for the reports that succeed)."""
+import json
+import os
+import re
+import shutil
+import stat
+import subprocess
+from dataclasses import dataclass, field
+from typing import Callable, Optional
+
+XML = "{data}/fixtures/24em64t-2n6c2t-pci.xml"
+PROFILE = "{data}/../profiles/demo-local.yaml"
+GOLDEN = "golden/bench/ab.json"
+MIB = 1 << 20
+
+# lib/jsoncost.c's weights, to build a summary.json just under (and over) the
+# cost placer reads (PLACER_BENCH_SUMMARY_MAX_COST, 96 MiB)
+COST = {"{": 256, "[": 144, ":": 128, ",": 16}
+COST_STRING, COST_SCALAR, MAX_COST = 96, 48, 96 * MIB
+
+
+STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
+SCALAR = re.compile(r'[^\s{}\[\]:,]+')
+
+
+def json_cost(text):
+    """What placer_json_cost says of TEXT (strings first, then the rest)."""
+    strings = STRING.findall(text)
+    rest = STRING.sub(" ", text)
+    return (sum(COST_STRING + len(x) - 1 for x in strings) + sum(COST[ch] * rest.count(ch) for ch in COST) +
+            COST_SCALAR * len(SCALAR.findall(rest)))
+
+
+def remove_tree(root):
+    for dirpath, dirnames, filenames in os.walk(root):
+        for d in dirnames:
+            os.chmod(os.path.join(dirpath, d), 0o755)
+    shutil.rmtree(root, ignore_errors=True)
+
+
+class Workspace:
+    def __init__(self, root, placer, data):
+        self.root, self.placer, self.data = root, placer, data
+
+    def path(self, rel):
+        return os.path.join(self.root, rel)
+
+    def write(self, rel, content):
+        p = self.path(rel)
+        os.makedirs(os.path.dirname(p), exist_ok=True)
+        with open(p, "wb" if isinstance(content, bytes) else "w") as f:
+            f.write(content)
+        return p
+
+    def fifo(self, rel):
+        os.makedirs(os.path.dirname(self.path(rel)), exist_ok=True)
+        os.mkfifo(self.path(rel))
+
+    def symlink(self, target, rel):
+        os.makedirs(os.path.dirname(self.path(rel)), exist_ok=True)
+        os.symlink(target.format(w=self.root), self.path(rel))
+
+    def decoy(self, rel, size=MIB):
+        return self.write(rel, b"precious data\n" + os.urandom(size))
+
+    def sparse(self, rel, size):
+        os.makedirs(os.path.dirname(self.path(rel)), exist_ok=True)
+        with open(self.path(rel), "wb") as f:
+            f.truncate(size)
+
+    def study(self, body, rel="study.yaml"):
+        """A cluster-none study for --dry-run, BODY's keys replacing the base's."""
+        keys = {
+            "cluster": "cluster: { type: none }",
+            "variants": "variants: [ { name: a, profile: unpinned } ]",
+            "workloads": "workloads:\n  path: target.img\n  size: 16MiB",
+        }
+        text = body.replace("{w}", self.root)
+        for k in list(keys):
+            if text.startswith(k + ":") or ("\n" + k + ":") in text:
+                del keys[k]
+        return self.write(rel, "version: 1\n" + "\n".join(keys.values()) + "\n" + text)
+
+    def summary(self, rel_dir, mutate=None, src=GOLDEN):
+        with open(os.path.join(self.data, src)) as f:
+            s = json.load(f)
+        if mutate:
+            mutate(s)
+        return self.write(os.path.join(rel_dir, "summary.json"), json.dumps(s))
+
+    def results(self, rel_dir, src):
+        shutil.copytree(os.path.join(self.data, src), self.path(rel_dir))
+
+    def run_placer(self, *args, env=None):
+        e = dict(os.environ)
+        e.update(env or {})
+        subprocess.run([self.placer] + [a.format(w=self.root, data=self.data) for a in args], cwd=self.root,
+                       env=e, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
+@dataclass
+class Case:
+    name: str
+    setup: Callable
+    argv: list
+    rc: int
+    stderr: str  # a regex for the last line of stderr ("" : stderr must be empty)
+    lines: int = 1  # at most this many lines on stderr
+    mem_mib: int = 64
+    changes: tuple = ()  # paths of the workspace it may change
+    env: dict = field(default_factory=dict)
+    stdout_not: tuple = ()
+    stdout_has: tuple = ()
+    check: Optional[Callable] = None
+    needs: tuple = ()
+    timeout: int = 30
+
+
+CASES = []
+
+
+def case(*args, **kw):
+    CASES.append(Case(*args, **kw))
+
+
+DRY = ["placer", "bench", "--dry-run", "--topology", XML, "{w}/study.yaml"]
+
+
+def study_case(name, body, stderr, rc=2, setup=None):
+    def s(ws):
+        if setup:
+            setup(ws)
+        ws.study(body)
+
+    case("study-" + name, s, DRY, rc, stderr)
+
+
+# ---- studies: what fio may be told ------------------------------------------------------------------
+
+def fio_opt(name, option, stderr, target_file=True):
+    body = "workloads:\n  path: target.img\n  fio_options:\n    - --randrepeat=0\n    - " + option
+    if not target_file:
+        body = "cluster: { type: local }\nworkloads:\n  fio_options:\n    - --randrepeat=0\n    - " + option
+    study_case("fio-" + name, body, r"study\.yaml:\d+:\d+: workloads\.fio_options: \[1\]: .*" + stderr,
+               setup=lambda ws: ws.decoy("decoy.bin"))
+
+
+fio_opt("filename", "--filename={w}/decoy.bin", "placer sets it")
+fio_opt("output", "--output={w}/decoy.bin", "placer sets it")
+fio_opt("output-format", "--output-format=terse", "placer sets it")
+fio_opt("directory", "--directory={w}", "a path")
+fio_opt("abbreviated", "--directo={w}", "a path")
+fio_opt("upper-case", "--FILENAME={w}/decoy.bin", "placer sets it")
+fio_opt("bw-log", "--write_bw_log={w}/decoy.bin", "a path")
+fio_opt("exec", "--exec_prerun=rm -rf {w}", "runs a program")
+fio_opt("newline", '"--randrepeat=0\\n--filename={w}/decoy.bin"', "no option may hold a newline")
+fio_opt("engine-external", "--ioengine=external:{w}/evil.so", "a built-in engine's name only")
+fio_opt("engine-ceph", "--ioengine=libaio", "placer sets it for a Ceph target", target_file=False)
+fio_opt("single-dash", "-filename={w}/decoy.bin", "expected --key=value")
+fio_opt("cpus", "--cpus_allowed=0", "placer places fio")
+
+# ---- studies: where placer writes -----------------------------------------------------------------
+
+study_case("baseline-dotdot", "hardware_baseline: { path: ../../../../decoy.bin }",
+           r"hardware_baseline\.path: '\.\./\.\./\.\./\.\./decoy\.bin': expected a path inside the results directory")
+study_case("workloads-dotdot", "workloads:\n  path: a/../../decoy.bin", r"workloads\.path: .*'\.\.' is not allowed")
+study_case("baseline-existing-file", "hardware_baseline: { path: {w}/decoy.bin }",
+           r"hardware_baseline\.path: '.*/decoy\.bin' is an existing file \(1\.0 MiB\) that placer did not create, "
+           r"and the study writes it \(prefill.*\): set hardware_baseline\.write: true",
+           setup=lambda ws: ws.decoy("decoy.bin"))
+study_case("workloads-existing-file", "workloads:\n  path: {w}/decoy.bin\n  size: 1MiB",
+           r"workloads\.path: .* is an existing file \(1\.0 MiB\) that placer did not create, and the study writes "
+           r"it \(prefill, randwrite\): set workloads\.write: true", setup=lambda ws: ws.decoy("decoy.bin"))
+study_case("workloads-existing-file-read-only",
+           "workloads:\n  path: {w}/decoy.bin\n  size: 1MiB\n  patterns: [randread]\n  prefill: false", "", rc=0,
+           setup=lambda ws: ws.decoy("decoy.bin"))
+study_case("workloads-existing-file-short", "workloads:\n  path: {w}/decoy.bin\n  patterns: [randread]\n  prefill: false",
+           r"\(fio lays out a file shorter than the region\)", setup=lambda ws: ws.decoy("decoy.bin"))
+study_case("workloads-char-device", "workloads:\n  path: /dev/null", r"'/dev/null' is a character device: expected a "
+           r"file or a block device")
+study_case("workloads-directory", "workloads:\n  path: {w}", r"is a directory: expected a file or a block device")
+study_case("workloads-fifo", "workloads:\n  path: {w}/fifo", r"is a FIFO: expected a file or a block device",
+           setup=lambda ws: ws.fifo("fifo"))
+study_case("workloads-no-directory", "workloads:\n  path: {w}/missing/t.img", r"its directory '.*/missing' does not exist")
+study_case("write-with-rbd", "cluster: { type: local }\nworkloads:\n  write: true",
+           r"workloads\.write: only goes with target file")
+
+# ---- studies: what is read, and the limits --------------------------------------------------------
+
+case("study-empty", lambda ws: ws.write("study.yaml", "# nothing\n"), DRY, 2,
+     r"study\.yaml:1:1: empty study \(expected a mapping with 'variants'\)")
+case("study-fifo", lambda ws: ws.fifo("study.yaml"), DRY, 2, r"study '.*/study\.yaml': a FIFO, not a regular file",
+     timeout=10)
+case("study-directory", lambda ws: os.mkdir(ws.path("study.yaml")), DRY, 2,
+     r"study '.*': a directory, not a regular file")
+case("study-dev-zero", lambda ws: ws.symlink("/dev/zero", "study.yaml"), DRY, 2,
+     r"study '.*': a character device, not a regular file")
+case("study-symlink-loop", lambda ws: ws.symlink("{w}/study.yaml", "study.yaml"), DRY, 2,
+     r"study '.*': Too many levels of symbolic links")
+case("study-too-large", lambda ws: ws.write("study.yaml", "# " + "x" * (2 * MIB)), DRY, 2,
+     r"study '.*': larger than 1 MiB")
+case("study-alias-bomb", lambda ws: ws.write("study.yaml", "a: &a [x, x, x, x, x, x, x, x, x, x]\n" + "".join(
+    "%s: &%s [*%s, *%s, *%s, *%s, *%s, *%s, *%s, *%s, *%s, *%s]\n" % ((chr(98 + i), chr(98 + i)) + (chr(97 + i),) * 10)
+    for i in range(8))), DRY, 2, r"study\.yaml:\d+:\d+: .*alias")
+case("study-deep-nesting", lambda ws: ws.write("study.yaml", "variants: " + "[" * 100000), DRY, 2,
+     r"study\.yaml:1:\d+: .*nest")
+study_case("sweep-1e8", "neighbours: [ {} ]\nsweep: { values: [1e8] }",
+           r"sweep\.values: \[0\]: 1e\+08: expected an intensity, a whole number 1\.\.1024")
+study_case("sweep-negative", "neighbours: [ {} ]\nsweep: { values: [-1] }", r"expected a positive number, got '-1'")
+study_case("unknown-key", "workloads:\n  path: t.img\n  pathh: x", r"study\.yaml:\d+:\d+: workloads\.pathh: unknown key")
+study_case("profile-fifo", "variants: [ { name: a, profile: ./p.yaml } ]", r"profile '.*p\.yaml': a FIFO, not a regular file",
+           setup=lambda ws: ws.fifo("p.yaml"))
+case("bench-topology-fifo", lambda ws: (ws.fifo("t.xml"), ws.study("")),
+     ["placer", "bench", "--dry-run", "--topology", "{w}/t.xml", "{w}/study.yaml"], 2,
+     r"topology '.*t\.xml': a FIFO, not a regular file", timeout=10)
+
+# ---- command lines -----------------------------------------------------------------------------------
+
+case("cli-prefix-100k", lambda ws: ws.study(""), ["placer", "bench", "--dry-run", "--prefix", "p" * 100000,
+                                                 "{w}/study.yaml"], 2,
+     r"--prefix: 100000 bytes, more than the 255 a cgroup's name may have")
+case("cli-prefix-slash", lambda ws: ws.study(""), ["placer", "bench", "--dry-run", "--prefix", "a/b", "{w}/study.yaml"],
+     2, r"--prefix 'a/b' is not a valid group name")
+case("cli-repeats-zero", lambda ws: ws.study(""), ["placer", "bench", "--dry-run", "--repeats", "0", "{w}/study.yaml"],
+     2, r"--repeats")
+case("cli-compare-one-dir", lambda ws: ws.summary("a"), ["placer", "compare", "{w}/a"], 2,
+     r"expected BASELINE_DIR CANDIDATE_DIR")
+case("cli-compare-threshold", lambda ws: ws.summary("a"), ["placer", "compare", "--threshold", "x", "{w}/a", "{w}/a"],
+     2, r"--threshold wants a percentage")
+HCI = "{data}/fixtures/crafted-hci-2s16c-8nvme.xml"
+case("cli-size-target-1e12", lambda ws: ws.summary("a"),
+     ["placer", "size", "--topology", HCI, "--target-iops", "1e12", "{w}/a"], 3,
+     r"size: 1e\+12 IOPS per OSD needs .* threads .*: more than .* has \(\d+ CPUs\)")
+case("cli-size-target-1e6", lambda ws: ws.summary("a"),
+     ["placer", "size", "--topology", HCI, "--target-iops", "1e6", "{w}/a"], 3,
+     r"size: \d+ threads per OSD")
+case("cli-size-target-negative", lambda ws: ws.summary("a"),
+     ["placer", "size", "--topology", XML, "--target-iops", "-5", "{w}/a"], 2, r"--target-iops")
+case("cli-report-two-dirs", lambda ws: (ws.summary("a"), ws.summary("b")), ["placer", "report", "{w}/a", "{w}/b"], 2,
+     r"unexpected argument")
+
+# ---- topologies --------------------------------------------------------------------------------------
+
+
+def topo_case(name, setup, stderr, rc=2, cmd="plan"):
+    argv = ["placer", "plan", "--topology", "{w}/t.xml", PROFILE] if cmd == "plan" else \
+        ["placer", "topo", "--topology", "{w}/t.xml"]
+    case("topology-" + name, setup, argv, rc, stderr, timeout=10)
+
+
+def no_allowed_cpu(ws):
+    with open(os.path.join(ws.data, "fixtures/24em64t-2n6c2t-pci.xml")) as f:
+        ws.write("t.xml", f.read().replace('allowed_cpuset="0x00ffffff"', 'allowed_cpuset="0x0"'))
+
+
+topo_case("no-allowed-cpu", no_allowed_cpu, r"topology '.*t\.xml': no CPU is allowed here", rc=3)
+topo_case("fifo", lambda ws: ws.fifo("t.xml"), r"topology '.*t\.xml': a FIFO, not a regular file")
+topo_case("fifo-topo", lambda ws: ws.fifo("t.xml"), r"a FIFO, not a regular file", cmd="topo")
+topo_case("directory", lambda ws: os.mkdir(ws.path("t.xml")), r"a directory, not a regular file")
+topo_case("dev-zero", lambda ws: ws.symlink("/dev/zero", "t.xml"), r"a character device, not a regular file", cmd="topo")
+topo_case("empty", lambda ws: ws.write("t.xml", ""), r"topology '.*': empty file")
+topo_case("not-xml", lambda ws: ws.write("t.xml", "{ \"json\": 1 }\n"), r"not an hwloc XML topology")
+topo_case("too-large", lambda ws: ws.sparse("t.xml", 70 * MIB), r"topology '.*': larger than 64 MiB")
+case("profile-fifo-plan", lambda ws: ws.fifo("p.yaml"), ["placer", "plan", "--topology", XML, "{w}/p.yaml"], 2,
+     r"profile '.*p\.yaml': a FIFO, not a regular file", timeout=10)
+
+# ---- results directories: compare, size ---------------------------------------------------------------
+
+CMP = ["placer", "compare", "{w}/a", "{w}/b"]
+SIZE = ["placer", "size", "--topology", "{data}/fixtures/crafted-hci-2s16c-8nvme.xml", "{w}/b"]
+
+
+def damaged(mutate):
+    return lambda ws: (ws.summary("a"), ws.summary("b", mutate))
+
+
+def results_case(name, mutate, stderr, cmds=("compare", "size")):
+    for cmd in cmds:
+        case("%s-%s" % (cmd, name), damaged(mutate), CMP if cmd == "compare" else SIZE, 2,
+             r"/b/summary\.json: " + stderr)
+
+
+def set_run(i, key, value, sub=None):
+    def m(s):
+        run = s["runs"][i]
+        (run[sub] if sub else run)[key] = value
+    return m
+
+
+results_case("negative-iops", set_run(3, "iops", -1000, "write"), r"runs\[3\]\.write\.iops: -1000 is negative")
+results_case("iops-string", set_run(0, "iops", "fast", "read"), r"runs\[0\]\.read\.iops: expected a number, got a string")
+results_case("runs-string", lambda s: s.update(runs="many"), r"runs: expected an array, got a string")
+results_case("read-missing", lambda s: s["runs"][2].pop("read"), r"runs\[2\]\.read: missing \(expected an object\)")
+results_case("cpu-busy-over-1", lambda s: s["runs"][1]["cpu_busy"].__setitem__(0, 1.5),
+             r"runs\[1\]\.cpu_busy\[0\]: 1\.5 is more than 1", cmds=("compare",))
+results_case("share-over-1", lambda s: s["runs"][1]["roles"][0].__setitem__("local_mem_share", 2),
+             r"runs\[1\]\.roles\[0\]\.local_mem_share: 2 is more than 1", cmds=("size",))
+results_case("cpu-negative", lambda s: s["runs"][4]["roles"][0].__setitem__("cpu_ns", -5),
+             r"runs\[4\]\.roles\[0\]\.cpu_ns: -5 is negative", cmds=("size",))
+results_case("repeat-out-of-range", set_run(0, "repeat", 99), r"runs\[0\]\.repeat: 99 is more than 2", cmds=("compare",))
+results_case("fio-json-escapes", set_run(0, "fio_json", "../../../etc/shadow"),
+             r"runs\[0\]\.fio_json: '\.\./\.\./\.\./etc/shadow' is not a path inside the results directory",
+             cmds=("compare",))
+results_case("name-control-byte", lambda s: s["variants"].__setitem__(1, "pinned\x1b[2J"),
+             r"variants\[1\]: the name 'pinned\\x1b\[2J' has a control byte", cmds=("compare",))
+results_case("too-many-runs", lambda s: s["runs"].append(dict(s["runs"][0])),
+             r"runs: 37 entries, more than the 36 runs of the study", cmds=("compare",))
+results_case("version-2", lambda s: s.update(version=2), r"version 2, expected 1", cmds=("compare",))
+results_case("format", lambda s: s.update(format="fio"), r"\"format\" is not \"placer-bench-results\"", cmds=("size",))
+results_case("repeats-zero", lambda s: s.update(repeats=0), r"repeats: 0 is less than 1", cmds=("compare",))
+results_case("solo-negative", lambda s: s["solo"][0].__setitem__("neighbour_rate", -1),
+             r"solo\[0\]\.neighbour_rate: -1 is negative", cmds=("compare",))
+
+
+def shape_bomb(s):
+    names = ["v%d" % i for i in range(64)]
+    s.update(variants=names, workloads=[{"name": n, "pattern": "randread", "block_size_bytes": 4096} for n in names],
+             conditions=[{"name": n, "neighbour_level": i} for i, n in enumerate(names)], repeats=64, runs=[],
+             solo=[], sweep=None, split=None)
+
+
+results_case("shape-16m-runs", shape_bomb, r"bench results: 64 variants x 64 conditions x 64 workloads x 64 repeats: more than 65536 "
+             r"runs", cmds=("compare",))
+case("compare-runs-empty", damaged(lambda s: s.update(runs=[])), CMP, 2,
+     r"compare: no cell \(variant, condition, workload\) has runs in both results")
+case("compare-truncated-json", lambda ws: (ws.summary("a"), ws.write("b/summary.json", '{ "runs": [')), CMP, 2,
+     r"b/summary\.json:1: ")
+case("compare-empty-file", lambda ws: (ws.summary("a"), ws.write("b/summary.json", "")), CMP, 2, r"b/summary\.json:1: ")
+case("compare-no-summary", lambda ws: (ws.summary("a"), os.mkdir(ws.path("b"))), CMP, 2,
+     r"results '.*/b/summary\.json': No such file or directory")
+case("compare-summary-fifo", lambda ws: (ws.summary("a"), ws.fifo("b/summary.json")), CMP, 2,
+     r"results '.*/b/summary\.json': a FIFO, not a regular file", timeout=10)
+case("compare-summary-directory", lambda ws: (ws.summary("a"), os.makedirs(ws.path("b/summary.json"))), CMP, 2,
+     r"a directory, not a regular file")
+case("compare-summary-dev-zero", lambda ws: (ws.summary("a"), ws.symlink("/dev/zero", "b/summary.json")), CMP, 2,
+     r"a character device, not a regular file")
+case("compare-summary-loop", lambda ws: (ws.summary("a"), ws.symlink("{w}/b/summary.json", "b/summary.json")), CMP, 2,
+     r"Too many levels of symbolic links")
+case("compare-dir-is-a-file", lambda ws: (ws.summary("a"), ws.write("b", "x")), CMP, 2,
+     r"results '.*/b': a regular file, not a results directory")
+case("size-summary-fifo", lambda ws: ws.fifo("b/summary.json"), SIZE, 2, r"a FIFO, not a regular file", timeout=10)
+case("compare-summary-64mb", lambda ws: (ws.summary("a"), ws.sparse("b/summary.json", 64 * MIB)), CMP, 2,
+     r"results '.*/b/summary\.json': larger than 32 MiB")
+case("compare-long-string", damaged(lambda s: s.update(title="x" * (100 << 10))), CMP, 2,
+     r"b/summary\.json:\d+: a string longer than 64 KiB")
+
+
+def costly(target, filler):
+    """The golden summary with FILLER values added to every run's cpu_busy
+    (FILLER "0.5") or threads (FILLER "{}") until it costs TARGET bytes."""
+    def mutate(s):
+        runs = s["runs"]
+        key = "cpu_busy" if filler == "0.5" else "threads"
+        base = json_cost(json.dumps(s))
+        per = COST_SCALAR + COST[","] if filler == "0.5" else COST["{"] + COST[","]
+        n = (target - base) // per // len(runs)
+        for r in runs:
+            r[key] = r[key] + ([0.5] * n if filler == "0.5" else [{}] * n)
+    return mutate
+
+
+def check_cost(limit_ok):
+    def check(ws, rc, out, err):
+        with open(ws.path("b/summary.json")) as f:
+            c = json_cost(f.read())
+        if (c <= MAX_COST) != limit_ok:
+            return "the file costs %.1f MiB: not %s the limit" % (c / MIB, "under" if limit_ok else "over")
+    return check
+
+
+# jansson's worst shapes just under the cost placer reads: read, and well under 256 MiB; two of them compared
+case("compare-near-limit-numbers", lambda ws: (ws.summary("a"), ws.summary("b", costly(MAX_COST - 2 * MIB, "0.5"))),
+     CMP, 0, r"", mem_mib=256, stdout_has=(b"No regression",), check=check_cost(True), timeout=120)
+case("compare-two-near-limit", lambda ws: (ws.summary("a", costly(MAX_COST - 2 * MIB, "0.5")),
+                                           ws.summary("b", costly(MAX_COST - 2 * MIB, "0.5"))),
+     CMP, 0, r"", mem_mib=256, stdout_has=(b"No regression",), timeout=120)
+case("compare-near-limit-objects", lambda ws: (ws.summary("a"), ws.summary("b", costly(MAX_COST - 2 * MIB, "{}"))),
+     CMP, 2, r"runs\[0\]\.threads\[\d+\]\.instance: missing", mem_mib=256, check=check_cost(True), timeout=120)
+case("compare-over-limit", lambda ws: (ws.summary("a"), ws.summary("b", costly(MAX_COST + 8 * MIB, "0.5"))),
+     CMP, 2, r"b/summary\.json: its \d+ bytes would take about \d+ MiB of memory to read \(at most 96 MiB",
+     mem_mib=96, check=check_cost(False), timeout=60)
+
+# ---- the terminal, and different studies ---------------------------------------------------------------
+
+case("compare-title-escape", damaged(lambda s: s.update(title="evil\x1b[2J\x1b]0;owned\x07")), CMP, 0,
+     r"warning: the two studies differ: the titles \('.*' and 'evil\\x1b\[2J\\x1b\]0;owned\\x07'\)",
+     stdout_not=(b"\x1b", b"\x07"), stdout_has=(b"evil\\x1b[2J",))
+
+
+def renamed(s):
+    s["variants"][1] = "tuned"
+    for r in s["runs"] + s["solo"]:
+        if r["variant"] == "pinned":
+            r["variant"] = "tuned"
+    s["workloads"] = s["workloads"][:2]
+    s["runs"] = [r for r in s["runs"] if r["workload"] != "128k-write"]
+
+
+case("compare-different-studies", damaged(renamed), CMP, 0,
+     r"warning: the two studies differ: variants only in the baseline: pinned; variants only in the candidate: "
+     r"tuned; workloads only in the baseline: 128k-write")
+
+# ---- report: atomic, or nothing --------------------------------------------------------------------------
+
+
+def reported(mutate=None, after=None):
+    """A results directory with its page drawn, then damaged."""
+    def setup(ws):
+        ws.results("r", "fixtures/results/sweep-2osd")
+        ws.write("r/report/notes.txt", "mine\n")
+        ws.run_placer("report", "{w}/r")
+        if mutate:
+            with open(ws.path("r/summary.json")) as f:
+                s = json.load(f)
+            mutate(s)
+            ws.write("r/summary.json", json.dumps(s))
+        if after:
+            after(ws)
+    return setup
+
+
+REPORT = ["placer", "report", "{w}/r"]
+
+
+def report_case(name, setup, rc, stderr, **kw):
+    case("report-" + name, setup, REPORT, rc, stderr, needs=("gnuplot",), **kw)
+
+
+report_case("runs-string", reported(lambda s: s.update(runs="many")), 2, r"r/summary\.json: runs: expected an array")
+report_case("negative-iops", reported(set_run(3, "iops", -1000, "write")), 2, r"runs\[3\]\.write\.iops: -1000 is negative")
+report_case("html-is-directory", reported(after=lambda ws: (os.unlink(ws.path("r/report.html")),
+                                                            os.mkdir(ws.path("r/report.html")))), 4,
+            r"report: .*/report\.html is a directory, not the page placer writes there: nothing written")
+report_case("plots-is-file", reported(after=lambda ws: (shutil.rmtree(ws.path("r/report")), ws.write("r/report", "x"))),
+            4, r"report: .*/report is a regular file, not the plots' directory placer writes there")
+report_case("gnuplot-fails", reported(), 2, r"report: /bin/false could not draw the .* plot \(exit 1\): no message "
+            r"\(its data: \d+ rows, \d+ numbers\)", env={"PLACER_GNUPLOT": "/bin/false"})
+report_case("gnuplot-missing", reported(), 2, r"report: gnuplot not found \(exec '/nonexistent/gnuplot': No such file",
+            env={"PLACER_GNUPLOT": "/nonexistent/gnuplot"})
+report_case("summary-fifo", reported(after=lambda ws: (os.unlink(ws.path("r/summary.json")), ws.fifo("r/summary.json"))),
+            2, r"a FIFO, not a regular file", timeout=10)
+report_case("summary-64mb", reported(after=lambda ws: ws.sparse("r/summary.json", 64 * MIB)), 2, r"larger than 32 MiB")
+report_case("compare-damaged", lambda ws: (reported()(ws), ws.summary("b", set_run(0, "iops", -1, "write"))), 2,
+            r"b/summary\.json: runs\[0\]\.write\.iops: -1 is negative")
+CASES[-1].argv = ["placer", "report", "--compare", "{w}/b", "{w}/r"]
+
+
+def page_without_plots(ws, rc, out, err):
+    with open(ws.path("r/report.html")) as f:
+        html = f.read()
+    plots = os.listdir(ws.path("r/report"))
+    if "No plot" not in html or [p for p in plots if p.endswith(".svg")]:
+        return "the page of a study with no run: %s, %s" % (plots, "No plot" in html)
+    if plots != ["notes.txt"]:
+        return "report/ holds %s, expected only the user's notes.txt" % plots
+
+
+report_case("runs-empty", reported(lambda s: s.update(runs=[])), 0, r"", changes=("r/report.html", "r/report"),
+            stdout_has=(b"/r/report.html",), check=page_without_plots)
+
+
+def page_redrawn(ws, rc, out, err):
+    plots = sorted(os.listdir(ws.path("r/report")))
+    if "notes.txt" not in plots or "sweep.svg" not in plots or [p for p in plots if p.startswith(".")]:
+        return "report/ after a redraw: %s" % plots
+    if [p for p in os.listdir(ws.path("r")) if p.startswith(".report")]:
+        return "a temporary directory left in r/"
+
+
+report_case("redraw", reported(), 0, r"", changes=("r/report.html", "r/report"), check=page_redrawn)
