@@ -129,7 +129,9 @@ grep -E '^eth0 +0000:82:00\.0 +1 ' /tmp/topo.txt || { cat /tmp/topo.txt; fail "e
 # 2. the plan: OSD near its NVMe, MDS near the NIC, their IRQs
 $P plan /t/p.yaml >/tmp/plan.txt || { cat /tmp/plan.txt; fail "plan exited $?"; }
 sed 's/^/GUEST plan: /' /tmp/plan.txt
-row() { awk -v i="$1" '$1 == i { print $5, $6, $10 }' /tmp/plan.txt; }   # NUMA CPUS LOCALITY
+# NUMA CPUS LOCALITY of an instance's row, found by the header's columns
+row() { awk -v i="$1" '/^INSTANCE / { n = index($0, " NUMA ") + 1; c = index($0, " CPUS ") + 1; l = index($0, " LOCALITY ") + 1 }
+    $1 == i { split(substr($0, n), a, " "); split(substr($0, c), b, " "); split(substr($0, l), d, " "); print a[1], b[1], d[1] }' /tmp/plan.txt; }
 set -- $(row osd.0); [ "$1 $3" = "1 local" ] || fail "osd.0 is not local on node 1: $*"; OSD_CPU=$2
 set -- $(row mds.0); [ "$1 $3" = "1 local" ] || fail "mds.0 is not local on node 1: $*"; MDS_CPU=$2
 set -- $(row client.0); [ "$1" = 0 ] || fail "client.0 is not on node 0: $*"
