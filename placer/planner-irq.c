@@ -222,13 +222,25 @@ static const struct placer_plan_irq_rule *rule_of_device(const struct irq_planne
   return NULL;
 }
 
+/* "FILE:LINE:COL: irqs[I]SUFFIX" at the entry's device (its value with TO), or for an
+ * entry set with --set: "--set irqs.DEVICE: irqs[I]SUFFIX". */
+static void entry_where(const struct placer_profile *profile, size_t i, bool to, const char *suffix, char *buf,
+                        size_t len) {
+  const struct placer_irq_spec *spec = &profile->irqs[i];
+  unsigned line = to ? spec->to.line : spec->line, col = to ? spec->to.col : spec->col;
+  if (line == 0)
+    snprintf(buf, len, "--set irqs.%s: irqs[%zu]%s", spec->device, i, suffix);
+  else
+    snprintf(buf, len, "%s:%u:%u: irqs[%zu]%s", profile->path, line, col, i, suffix);
+}
+
 /* One top-level entry for DEVICE (its own name, or one of the NICs `auto` stands for). */
 static int top_level_rule(struct irq_planner *ip, size_t i, const char *device) {
   const struct placer_profile *profile = ip->profile;
   const struct placer_irq_spec *spec = &profile->irqs[i];
   char where_dev[600], where_to[600];
-  snprintf(where_dev, sizeof(where_dev), "%s:%u:%u: irqs[%zu].device", profile->path, spec->line, spec->col, i);
-  snprintf(where_to, sizeof(where_to), "%s:%u:%u: irqs[%zu].to", profile->path, spec->to.line, spec->to.col, i);
+  entry_where(profile, i, false, ".device", where_dev, sizeof(where_dev));
+  entry_where(profile, i, true, ".to", where_to, sizeof(where_to));
   bool is_nic;
   const char *busid;
   hwloc_bitmap_t nodes = hwloc_bitmap_alloc();
@@ -247,10 +259,9 @@ static int top_level_rule(struct irq_planner *ip, size_t i, const char *device) 
                             device, same->device, same->where);
   }
   struct placer_plan_irq_rule *r = new_rule(ip);
-  if (r == NULL || (r->device = strdup(device)) == NULL ||
-      asprintf(&r->where, "%s:%u:%u: irqs[%zu]", profile->path, spec->line, spec->col, i) < 0) {
-    if (r)
-      r->where = NULL;
+  char where[700];
+  entry_where(profile, i, false, "", where, sizeof(where));
+  if (r == NULL || (r->device = strdup(device)) == NULL || (r->where = strdup(where)) == NULL) {
     hwloc_bitmap_free(nodes);
     return oom(ip);
   }
@@ -271,11 +282,12 @@ static int top_level_rules(struct irq_planner *ip) {
       continue;
     }
     /* auto: every NIC that reserve.nics gave cores to (with nics: [auto], the storage NICs) */
+    char where[700];
+    entry_where(profile, i, false, ".device", where, sizeof(where));
     if (ip->plan->n_nic_cores == 0)
       return placer_error_set(ip->err, PLACER_EXIT_INFEASIBLE, 0,
-                              "%s:%u:%u: irqs[%zu].device: auto stands for the NICs reserve.nics gives cores to, and "
-                              "it gives none here",
-                              profile->path, spec->line, spec->col, i);
+                              "%s: auto stands for the NICs reserve.nics gives cores to, and it gives none here",
+                              where);
     for (size_t k = 0; k < ip->plan->n_nic_cores; k++)
       if (top_level_rule(ip, i, ip->plan->nic_cores[k].nic) < 0)
         return -1;

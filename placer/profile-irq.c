@@ -18,40 +18,83 @@ void placer_irq_to_clear(struct placer_irq_to *to) {
   memset(to, 0, sizeof(*to));
 }
 
-/* reserve | nic_cores | none | own (roles only) | a cpu list "0-3". */
-static int parse_to(struct pyaml_walk *w, const char *key, yaml_node_t *v, bool role, struct placer_irq_to *to) {
+/* reserve | nic_cores | none | own (roles only) | a cpu list "0-3", into TO (its
+ * position left alone); -1 with *WHY when it is none of them. */
+static int irq_to_parse(const char *s, bool role, struct placer_irq_to *to, const char **why) {
   static const char *const names[] = { [PLACER_IRQ_TO_NONE] = "none",
                                        [PLACER_IRQ_TO_OWN] = "own",
                                        [PLACER_IRQ_TO_RESERVE] = "reserve",
                                        [PLACER_IRQ_TO_NIC_CORES] = "nic_cores" };
-  const char *expected = role ? "own, reserve, nic_cores, none or a cpu list such as \"0-3\""
-                              : "reserve, nic_cores, none or a cpu list such as \"0-3\"";
-  if (!pyaml_walk_is_scalar(v) || *pyaml_walk_scalar(v) == '\0')
-    return pyaml_walk_key_error(w, v, key, "expected %s", expected);
-  const char *s = pyaml_walk_scalar(v);
-  placer_irq_to_clear(to);
-  to->line = (unsigned)v->start_mark.line + 1;
-  to->col = (unsigned)v->start_mark.column + 1;
+  *why = role ? "expected own, reserve, nic_cores, none or a cpu list such as \"0-3\""
+              : "expected reserve, nic_cores, none or a cpu list such as \"0-3\"";
+  free(to->cpus);
+  to->cpus = NULL;
   for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
     if (strcmp(s, names[i]) == 0) {
-      if (i == PLACER_IRQ_TO_OWN && !role)
-        return pyaml_walk_key_error(w, v, key,
-                                    "'own' is for a role (its instance's cpus); a device no instance is near "
-                                    "takes %s",
-                                    expected);
+      if (i == PLACER_IRQ_TO_OWN && !role) {
+        *why = "'own' is for a role (its instance's cpus); a device no instance is near takes reserve, "
+               "nic_cores, none or a cpu list such as \"0-3\"";
+        return -1;
+      }
       to->target = (enum placer_irq_target)i;
       return 0;
     }
   hwloc_bitmap_t set = hwloc_bitmap_alloc();
-  if (set == NULL)
-    return nomem(w);
-  bool ok = strspn(s, "0123456789,-") == strlen(s) && placer_cpulist_parse(s, set) == 0 && !hwloc_bitmap_iszero(set);
+  bool ok = set && *s && strspn(s, "0123456789,-") == strlen(s) && placer_cpulist_parse(s, set) == 0 &&
+            !hwloc_bitmap_iszero(set);
   hwloc_bitmap_free(set);
   if (!ok)
-    return pyaml_walk_key_error(w, v, key, "expected %s, got '%s'", expected, s);
+    return -1;
   to->target = PLACER_IRQ_TO_CPUS;
-  if ((to->cpus = strdup(s)) == NULL)
-    return nomem(w);
+  if ((to->cpus = strdup(s)) == NULL) {
+    *why = "out of memory";
+    return -1;
+  }
+  return 0;
+}
+
+static int parse_to(struct pyaml_walk *w, const char *key, yaml_node_t *v, bool role, struct placer_irq_to *to) {
+  const char *why = NULL;
+  if (!pyaml_walk_is_scalar(v) || *pyaml_walk_scalar(v) == '\0') {
+    irq_to_parse("", role, to, &why);
+    return pyaml_walk_key_error(w, v, key, "%s", why);
+  }
+  const char *s = pyaml_walk_scalar(v);
+  to->line = (unsigned)v->start_mark.line + 1;
+  to->col = (unsigned)v->start_mark.column + 1;
+  if (irq_to_parse(s, role, to, &why) == 0)
+    return 0;
+  if (strncmp(why, "expected", 8) == 0)
+    return pyaml_walk_key_error(w, v, key, "%s, got '%s'", why, s);
+  return pyaml_walk_key_error(w, v, key, "%s", why);
+}
+
+int placer_profile_set_irq(struct placer_profile *profile, const char *assignment, const char *device, const char *to,
+                           struct placer_error **err) {
+  if (*device == '\0')
+    return placer_error_set(err, PLACER_EXIT_USAGE, EINVAL, "--set '%s': expected irqs.DEVICE=TO", assignment);
+  size_t i = 0;
+  while (i < profile->n_irqs && strcmp(profile->irqs[i].device, device) != 0)
+    i++;
+  if (i == profile->n_irqs) {
+    struct placer_irq_spec *bigger = realloc(profile->irqs, (i + 1) * sizeof(*bigger));
+    if (bigger == NULL)
+      return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+    profile->irqs = bigger;
+    memset(&bigger[i], 0, sizeof(bigger[i]));
+    if ((bigger[i].device = strdup(device)) == NULL)
+      return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+    profile->n_irqs++;
+  }
+  const char *why = NULL;
+  struct placer_irq_to parsed = { 0 };
+  if (irq_to_parse(to, false, &parsed, &why) < 0) {
+    placer_irq_to_clear(&parsed);
+    return placer_error_set(err, PLACER_EXIT_USAGE, EINVAL, "--set '%s': %s", assignment, why);
+  }
+  placer_irq_to_clear(&profile->irqs[i].to);
+  profile->irqs[i].to = parsed; /* line 0: from --set, not the file */
+  profile->irqs[i].line = 0;
   return 0;
 }
 

@@ -18,6 +18,10 @@ int placer_profile_parse_role_irqs(struct pyaml_walk *w, const struct pyaml_fiel
 /* A role's irqs: need a device or NIC to be near (per_device, near: nic). */
 int placer_profile_check_role_irqs(struct pyaml_walk *w, const struct placer_role_spec *role, yaml_node_t *role_node);
 void placer_irq_to_clear(struct placer_irq_to *to);
+/* placer_profile_set's "irqs.DEVICE=TO" (ASSIGNMENT, for messages): DEVICE's top-level
+ * entry set to TO, or added. */
+int placer_profile_set_irq(struct placer_profile *profile, const char *assignment, const char *device, const char *to,
+                           struct placer_error **err);
 void placer_profile_irqs_free(struct placer_profile *profile);
 
 #endif

@@ -332,10 +332,41 @@ static void guest_locality(void **state) {
   hostvm_done(topo);
 }
 
+/* --set irqs.DEVICE=TO: sets or adds the top-level entry; bad values are one line. */
+static void set_irqs(void **state) {
+  (void)state;
+  struct placer_profile *p = profile("irqs:\n  - { device: vda, to: reserve }\n" ONE_ROLE);
+  struct placer_error *err = NULL;
+  assert_int_equal(placer_profile_set(p, "irqs.vda=0", &err), 0);
+  assert_int_equal(p->n_irqs, 1);
+  assert_int_equal(p->irqs[0].to.target, PLACER_IRQ_TO_CPUS);
+  assert_string_equal(p->irqs[0].to.cpus, "0");
+  assert_int_equal(placer_profile_set(p, "irqs.eth0=none", &err), 0);
+  assert_int_equal(p->n_irqs, 2);
+  assert_string_equal(p->irqs[1].device, "eth0");
+  assert_int_equal(p->irqs[1].to.target, PLACER_IRQ_TO_NONE);
+  assert_int_equal(placer_profile_set(p, "irqs.vda=own", &err), -1);
+  assert_string_equal(err->msg, "--set 'irqs.vda=own': 'own' is for a role (its instance's cpus); a device no "
+                                "instance is near takes reserve, nic_cores, none or a cpu list such as \"0-3\"");
+  placer_error_clear(&err);
+  assert_int_equal(placer_profile_set(p, "irqs.vda=x", &err), -1);
+  assert_string_equal(err->msg, "--set 'irqs.vda=x': expected reserve, nic_cores, none or a cpu list such as \"0-3\"");
+  placer_error_clear(&err);
+  /* planned: a message names the --set */
+  struct placer_topology *topo = hostvm();
+  assert_int_equal(placer_profile_set(p, "irqs.vda=7", &err), 0);
+  struct placer_plan *plan = NULL;
+  assert_int_equal(placer_plan_compute(topo, p, &plan, &err), -1);
+  assert_string_equal(err->msg, "--set irqs.vda: irqs[0].to: cpus 7 is not on this node (cpus here: 0-1)");
+  placer_error_clear(&err);
+  hostvm_done(topo);
+  placer_profile_free(p);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(vm_devices), cmocka_unit_test(nic_spread_and_own), cmocka_unit_test(nic_cores_target),
-    cmocka_unit_test(bad_input),  cmocka_unit_test(guest_locality),
+    cmocka_unit_test(bad_input),  cmocka_unit_test(guest_locality),     cmocka_unit_test(set_irqs),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
