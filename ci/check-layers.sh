@@ -14,6 +14,7 @@ module_of() {
   case $1 in
   lib/*) echo "lib 0" ;;
   topology*) echo "topology 1" ;;
+  irq.c | irq.h) echo "topology 1" ;; # the node's interrupts (sysfs, /proc/irq): part of the node
   proc.c | proc-tree.c | proc.h) echo "proc 1" ;; # /proc facts of one process and its tree: lib only
   numa-locality.*) echo "numa-locality 1" ;; # memory locality from numa_maps, libnuma: lib only
   role.c | role.h) echo "role 1" ;;     # role and match kinds, shared by profile and plan

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "apply-irq.h"
 #include "apply-systemd-internal.h"
 #include "apply.h"
 #include "cephconf.h"
@@ -89,6 +90,27 @@ static void warn_ceph_affinity(const struct placer_plan *plan, struct placer_app
   r->n_notes = notes.n;
 }
 
+/* apply --irqs-only: the plan's IRQs and nothing else (what the boot unit of --persist runs). */
+static int apply_irqs_only(const struct placer_plan *plan, const struct placer_apply_options *opt,
+                           struct placer_apply_report **report, struct placer_error **err) {
+  struct placer_apply_report *r = calloc(1, sizeof(*r));
+  if (r == NULL || (r->profile_name = strdup(plan->profile_name)) == NULL ||
+      (r->state_dir = strdup(opt->state_dir ? opt->state_dir : placer_state_default_dir())) == NULL) {
+    placer_apply_report_free(r);
+    return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+  }
+  r->backend = "irqs";
+  r->cgroup_mode = "-";
+  r->dry_run = opt->dry_run;
+  struct irq_txn *irqs = NULL;
+  if (irq_apply_begin(plan, opt, NULL, &irqs, err) < 0 || irq_apply_commit(irqs, r, err) < 0) {
+    placer_apply_report_free(r);
+    return -1;
+  }
+  *report = r;
+  return 0;
+}
+
 int placer_apply(const struct placer_plan *plan, const struct placer_apply_options *opt,
                  struct placer_apply_report **report, struct placer_error **err) {
   const struct placer_apply_backend_ops *ops = placer_apply_backend_get(opt->backend);
@@ -96,8 +118,31 @@ int placer_apply(const struct placer_plan *plan, const struct placer_apply_optio
     return placer_error_set(err, PLACER_EXIT_USAGE, EINVAL, "%s need the systemd backend (this is %s%s)",
                             opt->persist ? "--persist" : "--restart", ops->name,
                             opt->backend == PLACER_APPLY_BACKEND_AUTO ? ": PID 1 is not systemd" : "");
-  if (ops->apply(plan, opt, report, err) < 0)
+  if (opt->irqs_only)
+    return apply_irqs_only(plan, opt, report, err);
+  /* The IRQs are steered first and taken back if the backend fails; a plan
+   * the backend refuses (a dry run checks everything) touches no IRQ. */
+  if (plan->n_irq_rules && !opt->dry_run) {
+    struct placer_apply_options check = *opt;
+    struct placer_apply_report *checked = NULL;
+    check.dry_run = true;
+    int rc = ops->apply(plan, &check, &checked, err);
+    placer_apply_report_free(checked);
+    if (rc < 0)
+      return -1;
+  }
+  struct irq_txn *irqs = NULL;
+  if (irq_apply_begin(plan, opt, ops->name, &irqs, err) < 0)
     return -1;
+  if (ops->apply(plan, opt, report, err) < 0) {
+    irq_apply_abort(irqs, err);
+    return -1;
+  }
+  if (irq_apply_commit(irqs, *report, err) < 0) {
+    placer_apply_report_free(*report);
+    *report = NULL;
+    return placer_error_prefix(err, "irqs (the %s placement is in force)", ops->name);
+  }
   (*report)->backend = ops->name;
   warn_ceph_affinity(plan, *report);
   return 0;
@@ -110,20 +155,60 @@ static const struct placer_apply_backend_ops *recorded_backend(const char *state
 }
 
 int placer_status(const char *state_dir, json_t **out, bool *drift, struct placer_error **err) {
-  return recorded_backend(state_dir)->status(state_dir, out, drift, err);
+  if (recorded_backend(state_dir)->status(state_dir, out, drift, err) < 0)
+    return -1;
+  if (irq_status(state_dir, *out, drift, err) < 0) {
+    json_decref(*out);
+    *out = NULL;
+    return -1;
+  }
+  return 0;
 }
 
 int placer_status_print_text(json_t *status, FILE *out) {
   const char *backend = json_string_value(json_object_get(status, "backend"));
-  if (backend && strcmp(backend, "systemd") == 0)
-    return placer_apply_backend_systemd.print_status(status, out);
-  return placer_apply_backend_cgroupfs.print_status(status, out);
+  int rc = backend && strcmp(backend, "systemd") == 0 ? placer_apply_backend_systemd.print_status(status, out)
+                                                      : placer_apply_backend_cgroupfs.print_status(status, out);
+  return rc < 0 ? -1 : irq_status_print_text(status, out);
+}
+
+/* The IRQs after the backend's reset; a backend that had nothing to reset
+ * does not say so when the IRQs had something. */
+static int reset_irqs(const char *state_dir, struct placer_reset_result *res, struct placer_error **err) {
+  bool backend_changed = res->changed;
+  size_t n_backend_lines = res->n_lines;
+  if (irq_reset(state_dir, res, err) < 0)
+    return -1;
+  if (!backend_changed && res->changed && n_backend_lines == 1) {
+    free(res->lines[0]);
+    memmove(res->lines, res->lines + 1, (res->n_lines - 1) * sizeof(*res->lines));
+    res->n_lines--;
+  }
+  return 0;
 }
 
 int placer_reset(const char *state_dir, char ***lines, size_t *n_lines, struct placer_error **err) {
-  return recorded_backend(state_dir)->reset(state_dir, lines, n_lines, err);
+  struct placer_reset_result res = { 0 };
+  if (recorded_backend(state_dir)->reset(state_dir, &res.lines, &res.n_lines, err) < 0)
+    return -1;
+  res.changed = !(res.n_lines == 1 && strncmp(res.lines[0], "nothing to reset", 16) == 0);
+  if (reset_irqs(state_dir, &res, err) < 0) {
+    placer_reset_result_clear(&res);
+    return -1;
+  }
+  *lines = TAKE_PTR(res.lines);
+  *n_lines = res.n_lines;
+  res.n_lines = 0;
+  placer_reset_result_clear(&res);
+  return 0;
 }
 
 int placer_reset_run(const char *state_dir, struct placer_reset_result *res, struct placer_error **err) {
-  return recorded_backend(state_dir)->reset_run(state_dir, res, err);
+  if (recorded_backend(state_dir)->reset_run(state_dir, res, err) < 0)
+    return -1;
+  if (reset_irqs(state_dir, res, err) < 0) {
+    placer_reset_result_clear(res);
+    return -1;
+  }
+  return 0;
 }

@@ -69,6 +69,25 @@ static json_t *instance_json(const struct placer_apply_instance_report *ri, bool
   return o;
 }
 
+static json_t *irq_json(const struct placer_apply_irq_report *q, bool *oom) {
+  json_t *o = json_object();
+  if (o == NULL) {
+    *oom = true;
+    return NULL;
+  }
+  put(o, "irq", json_integer(q->irq), oom);
+  put(o, "name", string_or_null(q->name), oom);
+  put(o, "device", string_or_null(q->device), oom);
+  put(o, "instance", string_or_null(q->instance), oom);
+  put(o, "from", string_or_null(q->from), oom);
+  put(o, "to", string_or_null(q->to), oom);
+  put(o, "managed", json_boolean(q->managed), oom);
+  put(o, "effective", string_or_null(q->effective), oom);
+  put(o, "changed", json_boolean(q->changed), oom);
+  put(o, "note", string_or_null(q->note), oom);
+  return o;
+}
+
 json_t *placer_apply_report_json(const struct placer_apply_report *r) {
   bool oom = false;
   json_t *doc = json_object(), *instances = json_array();
@@ -101,6 +120,12 @@ json_t *placer_apply_report_json(const struct placer_apply_report *r) {
   put(doc, "instances", instances, &oom);
   put(doc, "actions", string_array(r->actions, r->n_actions, &oom), &oom);
   put(doc, "notes", string_array(r->notes, r->n_notes, &oom), &oom);
+  if (r->n_irqs) { /* only with irqs: in the profile: the documents of others read as before */
+    json_t *irqs = json_array();
+    for (size_t i = 0; irqs && i < r->n_irqs; i++)
+      append(irqs, irq_json(&r->irqs[i], &oom), &oom);
+    put(doc, "irqs", irqs, &oom);
+  }
   if (oom) {
     json_decref(doc);
     return NULL;
@@ -127,6 +152,12 @@ json_t *placer_reset_result_json(const struct placer_reset_result *res) {
   put(doc, "pids_restored", pids, &oom);
   put(doc, "units_restored", string_array(res->units_restored, res->n_units_restored, &oom), &oom);
   put(doc, "dropins_removed", string_array(res->dropins_removed, res->n_dropins_removed, &oom), &oom);
+  if (res->n_irqs_restored) {
+    json_t *irqs = json_array();
+    for (size_t i = 0; irqs && i < res->n_irqs_restored; i++)
+      append(irqs, json_integer(res->irqs_restored[i]), &oom);
+    put(doc, "irqs_restored", irqs, &oom);
+  }
   put(doc, "messages", string_array(res->lines, res->n_lines, &oom), &oom);
   if (oom) {
     json_decref(doc);

@@ -156,5 +156,16 @@ void placer_apply_report_free(struct placer_apply_report *r) {
   strv_free(&notes);
   strv_free(&created);
   strv_free(&changed);
+  for (size_t i = 0; r->irqs && i < r->n_irqs; i++) {
+    struct placer_apply_irq_report *q = &r->irqs[i];
+    free(q->name);
+    free(q->device);
+    free(q->instance);
+    free(q->from);
+    free(q->to);
+    free(q->effective);
+    free(q->note);
+  }
+  free(r->irqs);
   free(r);
 }

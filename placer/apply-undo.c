@@ -559,6 +559,7 @@ void placer_reset_result_clear(struct placer_reset_result *res) {
   strv_free(&units);
   strv_free(&dropins);
   free(res->pids_restored);
+  free(res->irqs_restored);
   free(res->state_dir);
   *res = (struct placer_reset_result){ 0 };
 }

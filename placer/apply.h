@@ -40,6 +40,14 @@ enum placer_apply_backend_kind {
   PLACER_APPLY_BACKEND_SYSTEMD,  /* the daemons' units, through systemctl set-property */
 };
 
+/* What apply does about a running irqbalance, which moves IRQs every 10 s
+ * (docs/apply.md, "IRQs"). */
+enum placer_irqbalance_mode {
+  PLACER_IRQBALANCE_REFUSE, /* the default: apply refuses while irqbalance runs */
+  PLACER_IRQBALANCE_BAN,    /* keep it off the steered IRQs and the instances' cpus, and restart it */
+  PLACER_IRQBALANCE_IGNORE, /* carry on, with a warning */
+};
+
 struct placer_apply_options {
   const char *state_dir;   /* NULL: placer_state_default_dir() */
   const char *cgroup_root; /* NULL: $PLACER_CGROUP_ROOT or /sys/fs/cgroup */
@@ -60,6 +68,13 @@ struct placer_apply_options {
   const char *systemctl;           /* NULL: "systemctl" from PATH */
   const char *systemd_etc_dir;     /* NULL: /etc/systemd/system */
   const char *systemd_control_dir; /* NULL: /run/systemd/system.control */
+  /* IRQs (apply-irq.c) */
+  enum placer_irqbalance_mode irqbalance;
+  bool irqs_only;                  /* the plan's IRQs alone, no cgroup or unit (the boot unit of --persist) */
+  const char *irq_root;            /* NULL: this machine ("" before /proc/irq); a scratch tree in tests */
+  const char *irqbalance_defaults; /* NULL: /etc/default/irqbalance */
+  const char *irqbalance_initd;    /* NULL: /etc/init.d/irqbalance */
+  const char *placer_exe;          /* for the boot unit's ExecStart; NULL: /proc/self/exe */
 };
 
 struct placer_apply_bound {
@@ -84,6 +99,20 @@ struct placer_apply_instance_report {
   unsigned changes;        /* steps done (dry run: that would be done) */
 };
 
+/* One IRQ of the plan, as apply left it. */
+struct placer_apply_irq_report {
+  unsigned irq;
+  char *name;
+  char *device;
+  char *instance; /* NULL: a top-level irqs: entry */
+  char *from;     /* smp_affinity_list before */
+  char *to;       /* now (planned); NULL when managed */
+  bool managed;   /* the kernel keeps it (reported, not moved) */
+  char *effective;
+  bool changed; /* written by this apply (dry run: would be) */
+  char *note;   /* "gone since planning", ...; NULL */
+};
+
 struct placer_apply_report {
   const char *backend; /* "cgroupfs" / "systemd" */
   char *profile_name;
@@ -101,6 +130,8 @@ struct placer_apply_report {
   size_t n_groups_created;
   char **groups_changed; /* groups whose values it set (new ones included) */
   size_t n_groups_changed;
+  struct placer_apply_irq_report *irqs; /* the plan's IRQs, in plan order */
+  size_t n_irqs;
 };
 
 /* What `placer reset` did.  Both backends fill the same fields, each what
@@ -119,6 +150,8 @@ struct placer_reset_result {
   size_t n_units_restored;
   char **dropins_removed; /* systemd: the drop-ins of apply --persist, removed */
   size_t n_dropins_removed;
+  unsigned *irqs_restored; /* IRQs whose smp_affinity_list was written back */
+  size_t n_irqs_restored;
   char **lines; /* what the text output prints, one line each */
   size_t n_lines;
 };

@@ -85,6 +85,7 @@ json_t *placer_plan_to_json(const struct placer_plan *plan) {
   json_object_set_new(free_set, "cpus", cpulist(plan->free_cpus));
   json_object_set_new(j, "free", free_set);
 
+  placer_plan_irqs_to_json(plan, j);
   json_t *warnings = json_array();
   for (size_t i = 0; i < plan->n_warnings; i++)
     json_array_append_new(warnings, json_string(plan->warnings[i]));

@@ -33,6 +33,36 @@ void placer_instance_clear(struct placer_instance *inst) {
   memset(inst, 0, sizeof(*inst));
 }
 
+void placer_plan_irqs_clear(struct placer_plan *plan) {
+  for (size_t i = 0; i < plan->n_nic_cores; i++) {
+    free(plan->nic_cores[i].nic);
+    hwloc_bitmap_free(plan->nic_cores[i].cpus);
+  }
+  free(plan->nic_cores);
+  for (size_t i = 0; i < plan->n_irq_rules; i++) {
+    struct placer_plan_irq_rule *r = &plan->irq_rules[i];
+    free(r->device);
+    free(r->instance);
+    hwloc_bitmap_free(r->cpus);
+    free(r->where);
+  }
+  free(plan->irq_rules);
+  for (size_t i = 0; i < plan->n_irqs; i++) {
+    struct placer_plan_irq *q = &plan->irqs[i];
+    free(q->name);
+    free(q->device);
+    free(q->instance);
+    free(q->from);
+    free(q->to);
+    free(q->effective);
+  }
+  free(plan->irqs);
+  plan->nic_cores = NULL;
+  plan->irq_rules = NULL;
+  plan->irqs = NULL;
+  plan->n_nic_cores = plan->n_irq_rules = plan->n_irqs = 0;
+}
+
 void placer_plan_free(struct placer_plan *plan) {
   if (plan == NULL)
     return;
@@ -48,5 +78,6 @@ void placer_plan_free(struct placer_plan *plan) {
   for (size_t i = 0; i < plan->n_warnings; i++)
     free(plan->warnings[i]);
   free(plan->warnings);
+  placer_plan_irqs_clear(plan);
   free(plan);
 }

@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "irq.h"
 #include "lib/error.h"
 #include "role.h"
 #include "topology.h"
@@ -44,6 +45,37 @@ struct placer_instance {
   bool pin_vcpus; /* vm: pin each vCPU thread to its own PU */
 };
 
+/* The cores reserve.nics gave one NIC for its interrupts. */
+struct placer_plan_nic_cores {
+  char *nic;
+  hwloc_bitmap_t cpus;
+};
+
+/* One device whose IRQs the profile places (planner-irq.c): a top-level irqs: entry, or
+ * the device / NIC of an instance whose role has irqs:.  Known from the topology alone,
+ * so a plan for another machine (--topology) lists these. */
+struct placer_plan_irq_rule {
+  char *device;   /* as the profile or the instance names it: "vda", "eth0", "0000:00:02.0" */
+  char *instance; /* the instance near it ("osd.0", "osd.0+osd.1" for two on one device); NULL: top level */
+  enum placer_irq_target target;
+  hwloc_bitmap_t cpus; /* where they go; empty for none */
+  bool spread;         /* a NIC: one IRQ per CPU of cpus, round robin, in IRQ order */
+  char *where;         /* "FILE:LINE:COL: irqs[0]" / "roles[0].irqs": for messages */
+};
+
+/* One IRQ of this node the plan steers (or reports), read live (plan->irqs_known). */
+struct placer_plan_irq {
+  unsigned irq;
+  char *name;       /* its handlers, "virtio1-req.0" */
+  char *device;     /* the rule's device */
+  char *instance;   /* the rule's instance, NULL: top level */
+  char *from;       /* smp_affinity_list when planned */
+  char *to;         /* what apply writes; NULL for a managed IRQ (the kernel keeps it) */
+  bool managed;     /* the kernel manages its affinity (NVMe, virtio-blk queues): reported, not steered */
+  char *effective;  /* effective_affinity_list when planned; NULL when unknown */
+  bool on_own_cpus; /* managed, of an instance: it completes on the instance's own cpus */
+};
+
 struct placer_plan {
   char *profile_name;
   char *profile_path;
@@ -57,6 +89,13 @@ struct placer_plan {
   hwloc_bitmap_t free_cpus; /* usable PUs neither reserved nor held by an instance or a shared pool */
   char **warnings;
   size_t n_warnings;
+  struct placer_plan_nic_cores *nic_cores; /* reserve.nics, by NIC in topology order */
+  size_t n_nic_cores;
+  struct placer_plan_irq_rule *irq_rules; /* top-level irqs: first, then the roles', by instance */
+  size_t n_irq_rules;
+  bool irqs_known;              /* the topology had the node's IRQs (live): irqs below are this node's */
+  struct placer_plan_irq *irqs; /* every IRQ of the rules' devices, rule by rule, in IRQ order */
+  size_t n_irqs;
 };
 
 struct placer_profile; /* profile.h */
@@ -76,6 +115,16 @@ bool placer_plan_aligns_by_cache(const struct placer_topology *topo, const struc
 const struct placer_instance *placer_plan_find(const struct placer_plan *plan, const char *name);
 
 const char *placer_locality_name(enum placer_locality loc);
+
+/* IRQs (planner-irq.c, docs/profiles.md "IRQs"): the rules of PROFILE's irqs: keys for
+ * PLAN (called by placer_plan_compute once the instances are placed), each device checked
+ * against TOPO, and with TOPO->irqs (live) every IRQ of those devices with where it goes.
+ * A device that is not there or a cpu list off the node is bad input (PLACER_EXIT_USAGE,
+ * FILE:LINE:COL); a target with no cores (reserve, nic_cores) does not fit (INFEASIBLE). */
+int placer_plan_irqs(const struct placer_topology *topo, const struct placer_profile *profile, struct placer_plan *plan,
+                     struct placer_error **err);
+/* The instance's managed IRQs and how many complete on its own cpus. */
+void placer_plan_irq_own_share(const struct placer_plan *plan, const char *instance, size_t *on_own, size_t *managed);
 
 /* CPU weights between instances (plan-weight.c).  The kernel divides CPU
  * among sibling groups, and instances live in PREFIX/ROLE/INSTANCE: so apply
@@ -102,6 +151,10 @@ double placer_plan_cpu_share(const struct placer_plan *plan, size_t index);
 #define PLACER_PLAN_JSON_SCHEMA 1
 json_t *placer_plan_to_json(const struct placer_plan *plan);
 int placer_plan_print_text(const struct placer_plan *plan, FILE *out);
+/* plan-irq.c: their IRQ part, nothing when the profile has no irqs: (a table; the keys
+ * irq_rules, irqs_known and irqs added to DOC). */
+int placer_plan_irqs_print_text(const struct placer_plan *plan, FILE *out);
+int placer_plan_irqs_to_json(const struct placer_plan *plan, json_t *doc);
 
 /* The run-template placeholders of INST (lib/substitute.h): id, index, name,
  * role, device, nic, cpus, mems.  The values point into INST and OUT. */

@@ -76,6 +76,12 @@ struct planner {
   unsigned n_holders;     /* instances and pools placed so far: the last holder's id */
   bool several_l3;        /* some NUMA node holds more than one L3: align: auto means cache */
   struct align_ctx align; /* the alignment's view of the above (planner-align.h) */
+
+  /* IRQs (planner-irq.c) */
+  struct placer_plan_nic_cores *nic_cores; /* reserve.nics: each NIC's cores (for irqs: nic_cores) */
+  size_t n_nic_cores;
+  hwloc_bitmap_t prefer; /* taken first among equivalent cores: where the instance's device's
+                          * managed queues complete (irqs:, planner-irq.c); empty: none */
 };
 
 enum choice { CHOSE_LOCAL, CHOSE_REMOTE, CHOSE_ANY, NO_ROOM_THERE, NO_ROOM };
@@ -228,6 +234,20 @@ static unsigned order_capacity(const struct planner *p, hwloc_const_bitmap_t use
  * as much as it holds of what is left: the lowest-numbered free cores there
  * (align numa or none; single threads fill free cores first), or the
  * fewest caches (align cache; SCORE, when given, adds up what came out). */
+/* NODE's cores, those holding a preferred cpu (irqs: where the instance's
+ * device's managed queues complete) first, each group in topology order:
+ * into BUF, or NODE's own array when there is no preference. */
+static const size_t *preferred_first(const struct planner *p, const struct node_info *node, size_t *buf) {
+  if (buf == NULL)
+    return node->cores;
+  size_t k = 0;
+  for (int first = 1; first >= 0; first--)
+    for (size_t c = 0; c < node->n_cores; c++)
+      if (hwloc_bitmap_intersects(core_at(p, node->cores[c])->pus, p->prefer) == (first == 1))
+        buf[k++] = node->cores[c];
+  return buf;
+}
+
 static bool take(const struct planner *p, const size_t *order, size_t n, struct cpu_need need, enum placer_align align,
                  hwloc_bitmap_t out, struct align_score *score) {
   hwloc_bitmap_zero(out);
@@ -237,6 +257,11 @@ static bool take(const struct planner *p, const size_t *order, size_t n, struct 
   hwloc_bitmap_t part = hwloc_bitmap_alloc();
   if (part == NULL)
     return false;
+  cleanup_free size_t *reorder = NULL;
+  if (!hwloc_bitmap_iszero(p->prefer) && (reorder = calloc(p->topo->n_cores + 1, sizeof(*reorder))) == NULL) {
+    hwloc_bitmap_free(part);
+    return false;
+  }
   for (size_t i = 0; i < n && left > 0; i++) {
     const struct node_info *node = &p->nodes[order[i]];
     unsigned here = node_capacity(p, p->used, order[i], need.unit);
@@ -245,8 +270,9 @@ static bool take(const struct planner *p, const size_t *order, size_t n, struct 
       continue;
     hwloc_bitmap_zero(part);
     struct align_score s;
-    bool ok = align == PLACER_ALIGN_CACHE ? align_take_cache(&p->align, node->cores, node->n_cores, chunk, part, &s)
-                                          : align_take_plain(&p->align, node->cores, node->n_cores, chunk, part);
+    const size_t *cores = preferred_first(p, node, reorder);
+    bool ok = align == PLACER_ALIGN_CACHE ? align_take_cache(&p->align, cores, node->n_cores, chunk, part, &s)
+                                          : align_take_plain(&p->align, cores, node->n_cores, chunk, part);
     if (!ok)
       break;
     hwloc_bitmap_or(out, out, part);
@@ -842,9 +868,22 @@ static int plan_reserve(struct planner *p) {
         continue;
       }
       unsigned got = 0;
+      hwloc_bitmap_t before = hwloc_bitmap_dup(p->reserved);
+      struct placer_plan_nic_cores *more = realloc(p->nic_cores, (p->n_nic_cores + 1) * sizeof(*more));
+      if (more)
+        p->nic_cores = more;
+      if (before == NULL || more == NULL || (more[p->n_nic_cores].nic = strdup(nic->name)) == NULL) {
+        hwloc_bitmap_free(before);
+        hwloc_bitmap_free(nodes);
+        return oom(p);
+      }
       for (size_t k = 0; k < p->n_nodes && got < r->nic_cores; k++)
         if (hwloc_bitmap_isset(nodes, p->nodes[k].os))
           got += reserve_on_node(p, k, r->nic_cores - got);
+      /* what this NIC got: where irqs: nic_cores sends its interrupts */
+      more[p->n_nic_cores].cpus = before;
+      hwloc_bitmap_andnot(before, p->reserved, before);
+      p->n_nic_cores++;
       char where[64];
       nodes_text(nodes, where, sizeof(where));
       hwloc_bitmap_free(nodes);
@@ -1427,7 +1466,10 @@ static int place_fixed_role(struct planner *p, struct role_state *rs) {
       }
       hwloc_const_bitmap_t nodes = t->unknown ? NULL : t->nodes;
       struct request req = role_request(p, spec, need, nodes, inst->memory_bytes);
+      if (spec->has_irqs && slots[i].dev)
+        placer_plan_irq_queue_cpus(p->topo, slots[i].dev->name, p->prefer);
       struct outcome o = choose(p, &req, inst->cpus);
+      hwloc_bitmap_zero(p->prefer);
       if (o.choice == NO_ROOM || o.choice == NO_ROOM_THERE) {
         shortage(p, rs, n_slots, targets, i, o.choice == NO_ROOM_THERE, need);
         goto out;
@@ -1972,6 +2014,9 @@ static int assemble(struct planner *p, struct placer_plan *plan) {
     plan->warnings[plan->n_warnings++] = p->warnings[i].text;
     p->warnings[i].text = NULL;
   }
+  plan->nic_cores = TAKE_PTR(p->nic_cores);
+  plan->n_nic_cores = p->n_nic_cores;
+  p->n_nic_cores = 0;
   return 0;
 }
 
@@ -1980,6 +2025,7 @@ static void planner_release(struct planner *p) {
   hwloc_bitmap_free(p->used);
   hwloc_bitmap_free(p->reserved);
   hwloc_bitmap_free(p->snapshot);
+  hwloc_bitmap_free(p->prefer);
   for (size_t i = 0; i < p->n_nodes; i++) {
     free(p->nodes[i].cores);
     free(p->nodes[i].first_over);
@@ -2003,6 +2049,11 @@ static void planner_release(struct planner *p) {
     free(p->warnings[i].text);
   free(p->warnings);
   free(p->storage_nic);
+  for (size_t i = 0; i < p->n_nic_cores; i++) {
+    free(p->nic_cores[i].nic);
+    hwloc_bitmap_free(p->nic_cores[i].cpus);
+  }
+  free(p->nic_cores);
   free(p->owner);
 }
 
@@ -2046,8 +2097,9 @@ int placer_plan_compute(const struct placer_topology *topo, const struct placer_
   p.used = hwloc_bitmap_alloc();
   p.reserved = hwloc_bitmap_alloc();
   p.snapshot = hwloc_bitmap_alloc();
+  p.prefer = hwloc_bitmap_alloc();
   p.roles = calloc(profile->n_roles ? profile->n_roles : 1, sizeof(*p.roles));
-  if (!p.usable || !p.used || !p.reserved || !p.snapshot || !p.roles) {
+  if (!p.usable || !p.used || !p.reserved || !p.snapshot || !p.prefer || !p.roles) {
     oom(&p);
     goto out;
   }
@@ -2083,7 +2135,7 @@ int placer_plan_compute(const struct placer_topology *topo, const struct placer_
     oom(&p);
     goto out;
   }
-  if (assemble(&p, plan) < 0)
+  if (assemble(&p, plan) < 0 || placer_plan_irqs(topo, profile, plan, err) < 0)
     goto out;
   *out = TAKE_PTR(plan);
   rc = 0;

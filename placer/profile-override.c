@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "lib/units.h"
+#include "profile-irq.h"
 #include "profile.h"
 
 static int parse_count(const char *s, unsigned long max, unsigned *out) {
@@ -49,6 +50,8 @@ int placer_profile_set(struct placer_profile *profile, const char *assignment, s
   memcpy(key, dot + 1, klen);
   key[klen] = '\0';
   const char *value = eq + 1;
+  if (strcmp(role_name, "irqs") == 0 && placer_profile_role(profile, role_name) == NULL)
+    return placer_profile_set_irq(profile, assignment, key, value, err);
   struct placer_role_spec *role = (struct placer_role_spec *)placer_profile_role(profile, role_name);
   if (role == NULL)
     return placer_error_set(err, PLACER_EXIT_USAGE, EINVAL, "--set '%s': profile '%s' has no role '%s'", assignment,

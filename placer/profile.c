@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "profile-irq.h"
 #include "profile-run.h"
 #include "profile-yaml.h"
 #include "lib/cidr.h"
@@ -245,6 +246,7 @@ static const struct pyaml_field role_fields[] = {
   { .key = "match", .type = PYAML_FIELD_MAPPING, .offset = 0, .mapping = &match_schema },
   { .key = "run", .type = PYAML_FIELD_CUSTOM, .parse = placer_profile_parse_run },
   { .key = "crimson", .type = PYAML_FIELD_BOOL, .offset = ROLE_AT(crimson) },
+  { .key = "irqs", .type = PYAML_FIELD_CUSTOM, .parse = placer_profile_parse_role_irqs },
 };
 static const struct pyaml_schema role_schema = { "role", role_fields, N_OF(role_fields) };
 
@@ -268,6 +270,7 @@ static const struct pyaml_field profile_fields[] = {
   { .key = "reserve", .type = PYAML_FIELD_MAPPING, .offset = PROFILE_AT(reserve), .mapping = &reserve_schema },
   { .key = "storage_network", .type = PYAML_FIELD_STRING_LIST, .offset = PROFILE_AT(storage_networks) },
   { .key = "roles", .type = PYAML_FIELD_CUSTOM, .parse = parse_roles },
+  { .key = "irqs", .type = PYAML_FIELD_CUSTOM, .parse = placer_profile_parse_irqs },
 };
 static const struct pyaml_schema profile_schema = { "profile", profile_fields, N_OF(profile_fields) };
 
@@ -522,7 +525,7 @@ static int check_role(struct pyaml_walk *w, struct placer_profile *profile, size
   if (role->count_mode == PLACER_COUNT_FILL && !role->has_cpu && !role->has_memory)
     return pyaml_walk_key_error(w, pyaml_walk_lookup(w, rn, "count"), "count",
                                 "'fill' needs 'cpu' or 'memory' to know how many instances fit");
-  if (check_locality(w, role, rn) < 0)
+  if (check_locality(w, role, rn) < 0 || placer_profile_check_role_irqs(w, role, rn) < 0)
     return -1;
   if (role->cpu.spread == PLACER_SPREAD_NUMA && role->policy == PLACER_POLICY_STRICT &&
       role->near != PLACER_NEAR_NONE) {
@@ -712,6 +715,7 @@ static void role_free(struct placer_role_spec *role) {
   free(role->nic);
   free(role->match_template);
   placer_run_config_free(role->run);
+  placer_irq_to_clear(&role->irqs);
 }
 
 void placer_profile_free(struct placer_profile *profile) {
@@ -720,6 +724,7 @@ void placer_profile_free(struct placer_profile *profile) {
   for (size_t i = 0; i < profile->n_roles; i++)
     role_free(&profile->roles[i]);
   free(profile->roles);
+  placer_profile_irqs_free(profile);
   placer_string_list_free(&profile->reserve.nics);
   placer_string_list_free(&profile->storage_networks);
   free(profile->path);

@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "irq.h"
 #include "lib/error.h"
 #include "role.h"
 
@@ -74,6 +75,20 @@ struct placer_cpu_spec {
   enum placer_spread spread;
 };
 
+/* Where a device's IRQs go (irqs[].to, roles[].irqs; docs/profiles.md, "IRQs"). */
+struct placer_irq_to {
+  enum placer_irq_target target;
+  char *cpus;         /* PLACER_IRQ_TO_CPUS: the list as written ("0-3") */
+  unsigned line, col; /* of the value: the planner's messages point there */
+};
+
+/* One entry of the top-level irqs: list: a device no instance is near. */
+struct placer_irq_spec {
+  char *device; /* a block device, a NIC, or a PCI address 0000:00:02.0 */
+  struct placer_irq_to to;
+  unsigned line, col; /* of the device's value */
+};
+
 struct placer_role_spec {
   char *name;
   enum placer_role_kind kind;
@@ -96,7 +111,9 @@ struct placer_role_spec {
   char *match_template;          /* with {index}, {name}, {role}, {device} placeholders */
   struct placer_run_config *run; /* run: section (profile-run.h), NULL when absent */
   bool crimson;                  /* ceph-osd: Crimson OSDs (seastar reactors); `placer export --format ceph` */
-  unsigned line;                 /* where the role starts in the file */
+  bool has_irqs;                 /* irqs: the IRQs of the device or NIC each instance is near */
+  struct placer_irq_to irqs;
+  unsigned line; /* where the role starts in the file */
 };
 
 struct placer_reserve_spec {
@@ -120,6 +137,8 @@ struct placer_profile {
   struct placer_reserve_spec reserve;
   struct placer_role_spec *roles;
   size_t n_roles;
+  struct placer_irq_spec *irqs; /* irqs: devices no instance is near, in profile order */
+  size_t n_irqs;
 };
 
 /* Read and check a profile.  Every error is "FILE:LINE:COL: PATH: message"

@@ -435,6 +435,14 @@ static int topology_load(const char *xml_path, const char *name, const char *xml
     placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "load topology '%s'", topo->source);
     goto fail;
   }
+  if (topo->is_live) {
+    /* Only apply needs them: a node whose IRQs cannot be read still plans. */
+    struct placer_error *irq_err = NULL;
+    if (placer_topology_load_irqs(topo, "", &irq_err) < 0) {
+      topo->irqs_error = strdup(irq_err->msg);
+      placer_error_free(irq_err);
+    }
+  }
   *out = topo;
   return 0;
 fail:
@@ -464,6 +472,8 @@ void placer_topology_free(struct placer_topology *topo) {
     hwloc_bitmap_free(topo->l2_clusters[i].cpus);
   placer_topology_free_net(topo);
   placer_topology_free_io(topo);
+  placer_irq_inventory_free(topo->irqs);
+  free(topo->irqs_error);
   free(topo->numa_nodes);
   free(topo->cores);
   free(topo->l3_groups);
@@ -476,6 +486,17 @@ void placer_topology_free(struct placer_topology *topo) {
     hwloc_topology_destroy(topo->hw);
   free(topo->source);
   free(topo);
+}
+
+int placer_topology_load_irqs(struct placer_topology *topo, const char *root, struct placer_error **err) {
+  struct placer_irq_inventory *inv = NULL;
+  if (placer_irq_inventory_load(root, &inv, err) < 0)
+    return -1;
+  placer_irq_inventory_free(topo->irqs);
+  topo->irqs = inv;
+  free(topo->irqs_error);
+  topo->irqs_error = NULL;
+  return 0;
 }
 
 int placer_topology_numa_pos(const struct placer_topology *topo, unsigned os_index) {

@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "irq.h"
 #include "lib/cpulist.h"
 #include "lib/error.h"
 
@@ -97,6 +98,11 @@ struct placer_topology {
    * numa_nodes), NULL when the topology does not provide one. */
   uint64_t *distances;
 
+  /* Live only: the node's interrupts (irq.h), NULL from XML or when they could not be
+   * read (irqs_error says why). */
+  struct placer_irq_inventory *irqs;
+  char *irqs_error;
+
   hwloc_bitmap_t online_cpus;  /* every PU of the topology */
   hwloc_bitmap_t allowed_cpus; /* PUs this process may use */
   hwloc_bitmap_t allowed_mems; /* NUMA nodes this process may use */
@@ -111,6 +117,9 @@ int placer_topology_load(const char *xml_path, struct placer_topology **out, str
 int placer_topology_load_xml_buffer(const char *name, const char *xml, size_t len, struct placer_topology **out,
                                     struct placer_error **err);
 void placer_topology_free(struct placer_topology *topo);
+/* Replace TOPO's IRQs by those read below ROOT ("" for this machine; a captured tree
+ * in tests, placer/irq.h). */
+int placer_topology_load_irqs(struct placer_topology *topo, const char *root, struct placer_error **err);
 
 /* hwloc 2.9's XML importer crashes on some corrupt files (lstopo does too);
  * placer refuses the shapes found so far before hwloc sees them (topology.c)

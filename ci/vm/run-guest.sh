@@ -5,7 +5,7 @@
 #
 # usage: run-guest.sh --kernel K --initrd I [--numa N] [--smp N] [--mem MiB] [--timeout S]
 #                     [--name NAME] [--qmp SOCK] [--pidfile F] [--append ARGS] [--log F]
-#                     [--background]
+#                     [--background] [--machine q35] [--pxb NODE] [--nvme FILE] [--nic MODEL]
 #
 #   --numa N      N guest NUMA nodes (memory-backend-ram objects; the vCPUs and the memory are
 #                 split between them in contiguous blocks). Default: no NUMA topology.
@@ -21,6 +21,14 @@
 #                 (always there: console=ttyS0 quiet panic=-1)
 #   --log F       also copy the serial console to F (background mode: default
 #                 /tmp/placer-guest-NAME.log)
+#   --machine M   qemu's machine type (default: qemu's, i440fx); q35 for PCI Express
+#   --pxb NODE    (q35, --numa) a pxb-pcie expander bound to guest NUMA node NODE: --nvme and
+#                 --nic sit behind it, each on a root port of its own, so the guest's kernel
+#                 (through ACPI's _PXM) sees them on that node, as on a 2-socket server
+#   --nvme FILE   an emulated NVMe drive (-device nvme) backed by FILE (raw; the guest sees
+#                 nvme0n1); its queue interrupts are MSI-X, managed by the guest's kernel
+#   --nic MODEL   a NIC with MSI-X (e1000e, virtio-net-pci) on a hub port that leads nowhere:
+#                 no host network at all; the guest can send, nobody answers
 #   --background  daemonize qemu (-display none, serial console only to the log), print
 #                 "PID=<pid> LOG=<log>" and return at once. The guest's result is then the
 #                 PLACER-GUEST-EXIT=N line in the log.
@@ -40,7 +48,7 @@ posint() {
 }
 
 kernel='' initrd='' numa=0 smp='' mem=512 timeout='' name=placer-guest qmp='' pidfile='' append=''
-log='' background=0
+log='' background=0 machine='' pxb='' nvme='' nic=''
 while [ $# -gt 0 ]; do
     case "$1" in
         --kernel) need $#; kernel=$2; shift 2 ;;
@@ -55,6 +63,10 @@ while [ $# -gt 0 ]; do
         --append) need $#; append=$2; shift 2 ;;
         --log) need $#; log=$2; shift 2 ;;
         --background) background=1; shift ;;
+        --machine) need $#; machine=$2; shift 2 ;;
+        --pxb) need $#; pxb=$2; shift 2 ;;
+        --nvme) need $#; nvme=$2; shift 2 ;;
+        --nic) need $#; nic=$2; shift 2 ;;
         -h|--help) usage ;;
         *) echo "$me: unknown argument: $1" >&2; usage ;;
     esac
@@ -68,6 +80,15 @@ if ! qemu=$(command -v qemu-system-x86_64); then
     exit 2
 fi
 [ -n "$smp" ] || { if [ "$numa" -gt 1 ]; then smp=$numa; else smp=1; fi; }
+case "$machine" in ''|q35|pc) ;; *) echo "$me: --machine wants q35 or pc" >&2; exit 2 ;; esac
+if [ -n "$pxb" ]; then
+    case "$pxb" in *[!0-9]*|'') echo "$me: --pxb wants a NUMA node number" >&2; exit 2 ;; esac
+    [ "$machine" = q35 ] || { echo "$me: --pxb needs --machine q35" >&2; exit 2; }
+    [ "$pxb" -lt "$numa" ] || { echo "$me: --pxb $pxb: the guest has only $numa NUMA node(s) (--numa)" >&2; exit 2; }
+fi
+[ -z "$nvme" ] || [ -r "$nvme" ] || { echo "$me: cannot read --nvme $nvme" >&2; exit 2; }
+case "$nvme$nic" in *,*|*' '*) echo "$me: --nvme and --nic must not contain commas or blanks" >&2; exit 2 ;; esac
+case "$nic" in ''|e1000e|virtio-net-pci) ;; *) echo "$me: --nic wants e1000e or virtio-net-pci" >&2; exit 2 ;; esac
 
 set -- -accel tcg -name "guest=$name,debug-threads=on" -smp "$smp" -m "$mem" \
     -kernel "$kernel" -initrd "$initrd" \
@@ -91,6 +112,34 @@ if [ "$numa" -gt 1 ]; then
         fi
         k=$((k + 1))
     done
+fi
+[ -z "$machine" ] || set -- "$@" -machine "$machine"
+# Devices behind the expander (or on the root bus), each on its own root port.
+bus=pcie.0
+if [ -n "$pxb" ]; then
+    set -- "$@" -device "pxb-pcie,id=pxb1,bus_nr=128,numa_node=$pxb,bus=pcie.0"
+    bus=pxb1
+fi
+port=0
+if [ -n "$nvme" ]; then
+    if [ "$machine" = q35 ]; then
+        port=$((port + 1))
+        set -- "$@" -device "pcie-root-port,id=rp$port,bus=$bus,chassis=$port,slot=$port"
+        set -- "$@" -drive "file=$nvme,if=none,id=nvme0,format=raw" -device "nvme,serial=placer0,drive=nvme0,bus=rp$port"
+    else
+        set -- "$@" -drive "file=$nvme,if=none,id=nvme0,format=raw" -device "nvme,serial=placer0,drive=nvme0"
+    fi
+fi
+if [ -n "$nic" ]; then
+    # a hub with this one port: whatever the guest sends goes nowhere
+    set -- "$@" -netdev "hubport,id=nic0,hubid=0"
+    if [ "$machine" = q35 ]; then
+        port=$((port + 1))
+        set -- "$@" -device "pcie-root-port,id=rp$port,bus=$bus,chassis=$port,slot=$port"
+        set -- "$@" -device "$nic,netdev=nic0,bus=rp$port"
+    else
+        set -- "$@" -device "$nic,netdev=nic0"
+    fi
 fi
 [ -z "$qmp" ] || set -- "$@" -qmp "unix:$qmp,server=on,wait=off"
 [ -z "$pidfile" ] || set -- "$@" -pidfile "$pidfile"

@@ -393,6 +393,7 @@ static int existing_up(const struct placer_study *study, const struct placer_ben
   struct placer_plan sub = *plan;
   sub.instances = subset;
   sub.n_instances = n;
+  sub.n_irq_rules = sub.n_irqs = 0; /* the variant's IRQs: switched with it (irqs.c) */
   /* bench places the daemons it started itself, in its own groups: never their units */
   struct placer_apply_options opt = { .state_dir = c->apply_state,
                                       .prefix = env->prefix,

@@ -81,6 +81,8 @@ struct bench {
   /* live re-placement */
   size_t switches;        /* placement switches done */
   size_t threads_checked; /* daemon threads found where the plan says, over all switches */
+  /* the variant whose IRQs are in place (irqs.c); NULL: none */
+  const struct variant *irqs_of;
 };
 
 /* One variant in one pass (a warm-up pass, or a repeat). */
@@ -189,5 +191,9 @@ void bench_placement_row(struct bench *b, const struct pass *p, const char *inst
                          const char *what, pid_t pid, const char *group);
 /* runs.csv, roles.csv, threads.csv and cores.csv rows of a finished run. */
 void bench_csv_run_rows(struct bench *b, const struct pass *p, size_t c, size_t w, const struct placer_bench_run *run);
+
+/* irqs.c: V's IRQs in place (the previous variant's set back first); all of them set back. */
+int bench_irqs_place(struct bench *b, struct variant *v, struct placer_error **err);
+int bench_irqs_reset(struct bench *b, struct placer_error **err);
 
 #endif

@@ -584,6 +584,11 @@ static int pass_down(struct bench *b, struct pass *p, struct placer_error **err)
   int rc = placer_bench_cluster_down(b->study, &p->cenv, &p->cluster, err);
   p->cluster_up = false;
   struct placer_error *e = NULL;
+  if (bench_irqs_reset(b, &e) < 0) {
+    if (rc == 0)
+      rc = placer_error_set(err, e->exit_code, e->errno_value, "%s", e->msg);
+    placer_error_clear(&e);
+  }
   if (remove_all_groups(b, &e) < 0) {
     if (rc == 0)
       rc = placer_error_set(err, e->exit_code, e->errno_value, "%s", e->msg);
@@ -640,6 +645,8 @@ static int run_pass(struct bench *b, size_t vi, int repeat, unsigned warmup_inde
     if (rc == 0)
       rc = prefill(b, &p, err);
   }
+  if (rc == 0)
+    rc = bench_irqs_place(b, p.v, err);
   if (rc == 0 && repeat == 0)
     rc = solo(b, &p, err);
   for (size_t w = 0; rc == 0 && w < b->n_workloads && !placer_bench_stop; w++)

@@ -739,6 +739,11 @@ int placer_bench_describe(const struct placer_study *study, const struct placer_
         fprintf(out, "  %-14s cpus %-8s group %s\n", inst->name, inst->pinned && cpus ? cpus : "all",
                 group ? group : "?");
       }
+      for (size_t i = 0; i < b.vars[v].plan->n_irqs; i++) { /* switched with the variant (irqs.c) */
+        const struct placer_plan_irq *q = &b.vars[v].plan->irqs[i];
+        fprintf(out, "  irq %-10u %s (%s): %s%s\n", q->irq, q->name, q->device,
+                q->managed ? "managed, on cpu " : "cpus ", q->managed ? (q->effective ? q->effective : "?") : q->to);
+      }
     }
     size_t runs = 0;
     unsigned passes = study->warmup + study->repeats;

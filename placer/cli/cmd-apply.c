@@ -41,6 +41,12 @@ static const struct placer_cli_option apply_options[] = {
     "'ceph health | grep -q HEALTH_OK')." },
   { "health-timeout", 'T', "S", PLACER_CLI_TEXT,
     "With --restart: how long to wait, in seconds, for health and for each unit (default 300)." },
+  { "irqbalance", 'I', "refuse|ban|ignore", PLACER_CLI_WORDS,
+    "When irqbalance runs and the profile steers IRQs (irqs:): refuse (the default) changes nothing; ban keeps "
+    "it off the steered IRQs and off the instances' CPUs, and restarts it; ignore goes on (it may move them "
+    "again)." },
+  { "irqs-only", 'O', NULL, PLACER_CLI_TEXT,
+    "Steer the profile's IRQs only, no group and no unit (what the boot unit of --persist runs)." },
   { NULL, 0, NULL, 0, NULL },
 };
 
@@ -51,7 +57,8 @@ const struct placer_cli_command placer_cli_apply = {
   .synopsis = { "[--topology FILE.xml] [--dry-run] [--strict] [--json] [--pid INSTANCE=PID]... "
                 "[--qmp INSTANCE=SOCKET]... [--state-dir DIR] [--cgroup-prefix PATH] "
                 "[--backend auto|cgroupfs|systemd] [--persist] "
-                "[--restart rolling [--health-cmd CMD] [--health-timeout S]] PROFILE" },
+                "[--restart rolling [--health-cmd CMD] [--health-timeout S]] [--irqbalance refuse|ban|ignore] "
+                "[--irqs-only] PROFILE" },
   .description =
       "Plan PROFILE for this node, check that the whole plan can be applied, then put it in force with cgroups: "
       "groups PREFIX/ROLE/INSTANCE with the planned CPUs, memory nodes, memory limit and CPU weight, every "
@@ -59,12 +66,16 @@ const struct placer_cli_command placer_cli_apply = {
       "Ceph daemons are found by their id, containers by name, qemu VMs by -name, others by pid file or command "
       "line pattern. A failure part-way rolls everything back. Applying the same plan again changes nothing. "
       "What was done is journaled in the state directory, for placer status and placer reset.\n\n"
-      "Where PID 1 is systemd, the placement goes through the daemons' units instead (--backend).",
+      "Where PID 1 is systemd, the placement goes through the daemons' units instead (--backend).\n\n"
+      "A profile with irqs: also steers the IRQs of its devices and NICs (/proc/irq/N/smp_affinity_list), "
+      "before the groups or units and journaled like them; the kernel's managed IRQs (NVMe queues) are "
+      "reported, never failed on. With --persist and systemd, a oneshot unit places them again at boot.",
   .options = apply_options,
   .operands = PLACER_CLI_YAML,
   .exit_status = "0 applied, or nothing to change\n"
                  "2 bad command line, profile or topology file; a --pid of a process that does not run; one PID "
-                 "matched by two instances; another profile already applied\n"
+                 "matched by two instances; another profile already applied; an irqs: device not here; "
+                 "irqbalance running without --irqbalance\n"
                  "3 the plan does not fit this node (or its cgroups); with --strict, an instance without a process\n"
                  "4 the system refused a change (everything rolled back), or the lock is held",
   .examples = "See what applying a profile would do, then do it and check:\n"
@@ -175,6 +186,19 @@ static void print_report(const struct placer_apply_report *r, FILE *out) {
     fputc('\n', out);
     n_bound += ri->n_bound;
   }
+  for (size_t i = 0; i < r->n_irqs; i++) {
+    const struct placer_apply_irq_report *q = &r->irqs[i];
+    fprintf(out, "irq %-6u %s (%s%s%s): ", q->irq, q->name, q->device, q->instance ? ", " : "",
+            q->instance ? q->instance : "");
+    if (q->note)
+      fprintf(out, "%s\n", q->note);
+    else if (q->managed)
+      fprintf(out, "managed by the kernel, completes on cpu %s\n", q->effective ? q->effective : "?");
+    else if (q->changed)
+      fprintf(out, "%s cpus %s (was %s)\n", r->dry_run ? "would be on" : "on", q->to, q->from ? q->from : "?");
+    else
+      fprintf(out, "on cpus %s already\n", q->to);
+  }
   /* through systemd, what was done is a handful of commands: show them */
   for (size_t i = 0; !r->dry_run && r->backend && strcmp(r->backend, "systemd") == 0 && i < r->n_actions; i++)
     fprintf(out, "done: %s\n", r->actions[i]);
@@ -184,6 +208,8 @@ static void print_report(const struct placer_apply_report *r, FILE *out) {
   char where[64];
   if (r->backend && strcmp(r->backend, "systemd") == 0)
     snprintf(where, sizeof(where), "systemd units");
+  else if (r->backend && strcmp(r->backend, "irqs") == 0)
+    snprintf(where, sizeof(where), "IRQs only");
   else
     snprintf(where, sizeof(where), "cgroup %s", r->cgroup_mode);
   if (r->dry_run) {
@@ -244,6 +270,19 @@ int cmd_apply(int argc, char **argv) {
       opt.restart_rolling = true;
       break;
     case 'H': opt.health_cmd = optarg; break;
+    case 'I':
+      if (strcmp(optarg, "refuse") == 0) /* the default, spelled out by the boot unit */
+        opt.irqbalance = PLACER_IRQBALANCE_REFUSE;
+      else if (strcmp(optarg, "ban") == 0)
+        opt.irqbalance = PLACER_IRQBALANCE_BAN;
+      else if (strcmp(optarg, "ignore") == 0)
+        opt.irqbalance = PLACER_IRQBALANCE_IGNORE;
+      else {
+        fprintf(stderr, "placer apply: --irqbalance wants refuse, ban or ignore, got '%s'\n", optarg);
+        goto out;
+      }
+      break;
+    case 'O': opt.irqs_only = true; break;
     case 'T': {
       char *end = NULL;
       unsigned long s = strtoul(optarg, &end, 10);

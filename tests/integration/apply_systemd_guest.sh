@@ -19,7 +19,10 @@
 #     new thread; --restart rolling restarts it, waits for health and checks every thread;
 #   - systemctl stop still stops every process of the unit (KillMode=control-group);
 #   - reset removes the drop-in (dropins_removed in its document); a second reset has nothing to
-#     do; a pid in init.scope and --persist on a scope are precise errors.
+#     do; a pid in init.scope and --persist on a scope are precise errors;
+#   - a profile with irqs: (a PCI function's interrupt line to cpu 1) and --persist installs and
+#     enables placer-irqs.service; with the line back at the kernel's value and the IRQ journal
+#     gone (as after a reboot), starting the unit places it again; reset removes the unit.
 # No real ceph-osd runs in the guest (a Ceph rootfs would triple the image and the boot time
 # under TCG); stress-ng stands in for a forking, threaded daemon.
 # Environment: PLACER_BIN, PLACER_SOURCE_DIR, PLACER_CACHE_DIR (default /var/cache/placer).
@@ -187,6 +190,39 @@ $P reset --json >/tmp/out 2>&1 || { rc=$?; cat /tmp/out; fail "second reset exit
 has '"changed":false'
 echo "GUEST reset: drop-in removed (reset --json names it and the unit); a second reset has nothing to do"
 
+# ---- IRQs with --persist: the boot unit that places them again after a reboot
+# the first PCI function with an interrupt line of its own that a handler uses (PIIX4's ACPI)
+I=/proc/irq FN=
+for d in /sys/bus/pci/devices/*; do
+    n=$(cat $d/irq 2>/dev/null); [ "${n:-0}" -gt 0 ] && [ -n "$(ls -d $I/$n/*/ 2>/dev/null)" ] && { FN=${d##*/}; break; }
+done
+[ -n "$FN" ] || fail "no PCI function with an interrupt line"
+IRQ=$(cat /sys/bus/pci/devices/$FN/irq) ORIG=$(cat $I/$IRQ/smp_affinity_list)
+sed "s/^roles:/irqs:\n  - { device: \"$FN\", to: \"1\" }\nroles:/" /t/p.yaml >/tmp/p-irq.yaml
+systemctl start $U || fail "start $U again"
+wait_procs
+$P apply --persist /tmp/p-irq.yaml >/tmp/out 2>&1 || { rc=$?; cat /tmp/out; fail "apply --persist with irqs exited $rc"; }
+sed 's/^/GUEST irqs: /' /tmp/out
+[ "$(cat $I/$IRQ/smp_affinity_list)" = 1 ] || fail "IRQ $IRQ of $FN is on $(cat $I/$IRQ/smp_affinity_list)"
+grep -q "ExecStart=.* apply --irqs-only --irqbalance refuse --state-dir /run/placer-t /tmp/p-irq.yaml" /etc/systemd/system/placer-irqs.service ||
+    { cat /etc/systemd/system/placer-irqs.service; fail "the boot unit"; }
+[ "$(systemctl is-enabled placer-irqs.service)" = enabled ] || fail "the boot unit is not enabled"
+# a reboot: the kernel's list back, the IRQs' journal in /run gone (systemd.json is kept: the
+# backend's own reset after a reboot is another matter)
+echo "$ORIG" >$I/$IRQ/smp_affinity_list
+rm -f /run/placer-t/irq.json
+systemctl start placer-irqs.service || { journalctl -u placer-irqs.service --no-pager | tail; fail "the boot unit failed"; }
+[ "$(cat $I/$IRQ/smp_affinity_list)" = 1 ] || fail "the boot unit left IRQ $IRQ on $(cat $I/$IRQ/smp_affinity_list)"
+$P status >/tmp/out 2>&1 || { rc=$?; cat /tmp/out; fail "status after the boot unit exited $rc"; }
+grep -q "IRQ $IRQ .*planned 1, now 1" /tmp/out || { cat /tmp/out; fail "status does not show IRQ $IRQ"; }
+$P reset >/tmp/out 2>&1 || { rc=$?; cat /tmp/out; fail "reset with irqs exited $rc"; }
+sed 's/^/GUEST irqs reset: /' /tmp/out
+[ "$(cat $I/$IRQ/smp_affinity_list)" = "$ORIG" ] || fail "reset left IRQ $IRQ on $(cat $I/$IRQ/smp_affinity_list), was $ORIG"
+[ ! -e /etc/systemd/system/placer-irqs.service ] && [ ! -e /etc/systemd/system/multi-user.target.wants/placer-irqs.service ] ||
+    fail "the boot unit is left"
+systemctl stop placer-irqs.service $U
+echo "GUEST irqs: --persist's boot unit ($FN's IRQ $IRQ to cpu 1) placed it again after its list was reset; reset removed it"
+
 # ---- precise errors
 rc=0; $P apply --pid app.0=1 /t/p.yaml >/tmp/out 2>&1 || rc=$?
 [ $rc = 3 ] && grep -q "init.scope" /tmp/out || { cat /tmp/out; fail "pid 1: exit $rc"; }
@@ -200,7 +236,7 @@ systemctl stop placer-t-scope.scope
 echo "GUEST errors: $(head -n 1 /tmp/out)"
 echo "GUEST most threads seen in the unit at one check: $(cat /tmp/max-threads)"
 [ "$(cat /tmp/max-threads)" -ge 7 ] || fail "the load was not multi-threaded (the sleep worker keeps 5 threads)"
-echo "GUEST OK: systemd backend: apply, status, drift, restart, --persist, --restart rolling, stop, reset"
+echo "GUEST OK: systemd backend: apply, status, drift, restart, --persist, --restart rolling, stop, reset, the IRQs' boot unit"
 EOF
 
 build=$(sh "$src/ci/vm/build-systemd-guest.sh" "$cache" --name "$name" --add "$bin:/t/placer" \

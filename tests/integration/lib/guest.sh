@@ -11,7 +11,8 @@
 #   Packs placer's binary ($PLACER_BIN as /t/placer), SCRIPT (as /t/NAME.sh)
 #   and every extra HOST:GUEST file into a cached initramfs, boots it, and
 #   succeeds only when the guest script exits 0 and printed a line starting
-#   with "GUEST OK".  Console lines matching SHOW_REGEX are echoed; the whole
+#   with "GUEST OK".  $GUEST_ARGS (word-split) goes to ci/vm/run-guest.sh after
+#   the defaults (--numa 2 --smp 2 --mem 1024), e.g. "--smp 4 --machine q35".  Console lines matching SHOW_REGEX are echoed; the whole
 #   console is printed on failure.  qemu's pidfile is in $tmp, so that the
 #   teardown finds a qemu left running.
 . "${PLACER_SOURCE_DIR:?PLACER_SOURCE_DIR not set}/tests/integration/lib/common.sh"
@@ -34,7 +35,7 @@ guest_run_test() {
     # shellcheck disable=SC2086 # paths with blanks are refused by build-initramfs.sh
     eval "$(sh "$src/libexec/vm/build-initramfs.sh" "$cache" --name "$g_name" $g_adds | tail -n 2)"
     if sh "$src/ci/vm/run-guest.sh" --kernel "$PLACER_VM_KERNEL" --initrd "$PLACER_VM_INITRD" \
-        --numa 2 --smp 2 --mem 1024 --timeout "$g_timeout" --name "placer-$g_name-$$" --pidfile "$tmp/qemu-$g_name.pid" \
+        --numa 2 --smp 2 --mem 1024 ${GUEST_ARGS:-} --timeout "$g_timeout" --name "placer-$g_name-$$" --pidfile "$tmp/qemu-$g_name.pid" \
         --append "placer.mode=test placer.test=/t/$g_name.sh placer.cgroup=v2" >"$tmp/console" 2>&1; then
         tr -d '\r' <"$tmp/console" | grep -E "$g_show"
         tr -d '\r' <"$tmp/console" | grep -q '^GUEST OK' || { echo "FAIL: no GUEST OK line"; return 1; }

@@ -1,0 +1,145 @@
+/* The IRQ part of apply, status and reset, whatever the backend: its state
+ * file (STATE_DIR/irq.json, an undo journal written before every change, as
+ * state.json is), the changes themselves (apply-irq.c) and what placer
+ * writes under /etc for them (apply-irq-etc.c: irqbalance's ban, the boot
+ * unit of --persist).  Shared by those files and apply-backend.c only. */
+#ifndef PLACER_APPLY_IRQ_H
+#define PLACER_APPLY_IRQ_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "apply-internal.h"
+
+#define IRQ_STATE_FILE "irq.json"
+#define IRQ_LOCK_FILE "irq.lock"
+#define IRQ_UNIT_NAME "placer-irqs.service"
+
+enum irq_journal_op {
+  IRQ_JOURNAL_AFFINITY, /* an IRQ's smp_affinity_list was written: write previous back */
+  IRQ_JOURNAL_FILE,     /* a file was written: previous content back, or removed (and its directory) */
+  IRQ_JOURNAL_LINK,     /* a symlink was made: removed */
+  IRQ_JOURNAL_ACTION,   /* a command to run when undoing, after what came later is undone */
+};
+
+/* ACTION entries: what undoing runs (never a command line from the file). */
+enum irq_action {
+  IRQ_ACTION_DAEMON_RELOAD,             /* systemctl daemon-reload */
+  IRQ_ACTION_RESTART_IRQBALANCE_UNIT,   /* systemctl restart irqbalance.service */
+  IRQ_ACTION_RESTART_IRQBALANCE_SCRIPT, /* the init script's restart */
+};
+
+struct irq_journal_entry {
+  unsigned txn;
+  enum irq_journal_op op;
+  unsigned irq;           /* AFFINITY */
+  char *name;             /* AFFINITY: its handlers when written, checked before writing back */
+  char *previous;         /* AFFINITY: the list before; FILE: the content before, NULL when it did not exist */
+  char *path;             /* FILE, LINK */
+  char *dir_created;      /* FILE: the directory placer made for it, or NULL */
+  enum irq_action action; /* ACTION */
+};
+
+/* An IRQ as apply left it: what status checks. */
+struct irq_state_irq {
+  unsigned irq;
+  char *name;
+  char *device;
+  char *instance; /* NULL: top level */
+  char *planned;  /* NULL: managed (reported, not steered) */
+  bool managed;
+  uint64_t *counts; /* each CPU's count when applied */
+  unsigned n_cpus;
+};
+
+struct irq_state {
+  char *dir;
+  int lock_fd; /* -1: not locked */
+  char *profile_name;
+  char *applied_at;
+  char *root;       /* "" or the scratch tree the IRQs were written below */
+  char *systemctl;  /* for the undo actions */
+  char *initd;      /* irqbalance's init script, for its restart */
+  char *etc_dir;    /* systemd's /etc/systemd/system */
+  char *defaults;   /* /etc/default/irqbalance */
+  char *unit_path;  /* the boot unit placer made for --persist, or NULL */
+  char *wants_path; /* its multi-user.target.wants link */
+  unsigned last_txn;
+  unsigned pending_txn; /* an apply in progress, or killed */
+  pid_t pending_pid;
+  struct irq_state_irq *irqs;
+  size_t n_irqs;
+  struct irq_journal_entry *journal;
+  size_t n_journal;
+};
+
+/* apply-irq-state.c.  Open STATE_DIR's IRQ state (created and locked when LOCK); an
+ * empty state when there is no irq.json. */
+int irq_state_open(const char *dir, bool lock, struct irq_state **out, struct placer_error **err);
+/* Write irq.json atomically; an empty state removes it. */
+int irq_state_save(struct irq_state *s, struct placer_error **err);
+bool irq_state_is_empty(const struct irq_state *s);
+bool irq_state_exists(const char *dir);
+void irq_state_free(struct irq_state *s);
+void irq_state_clear_irqs(struct irq_state *s);
+/* Append ENTRY (taken over) and save: the step may then happen. */
+int irq_state_journal_add(struct irq_state *s, struct irq_journal_entry *entry, struct placer_error **err);
+void irq_journal_entry_clear(struct irq_journal_entry *e);
+/* Pure conversions, for the unit test's round trip. */
+json_t *irq_state_to_json(const struct irq_state *s);
+int irq_state_from_json(json_t *j, struct irq_state *s, struct placer_error **err);
+
+/* apply-irq.c: the IRQ part of placer_apply, around the backend's apply.  begin checks
+ * irqbalance, takes STATE_DIR/irq.lock and steers the plan's IRQs, journaled (rolled
+ * back itself on a failure); then either commit (the IRQs recorded for status, the report
+ * completed) or abort (this transaction undone, ERR says so).  *OUT is NULL when there is
+ * no IRQ part (no irqs: in the plan, none applied before). */
+struct irq_txn;
+int irq_apply_begin(const struct placer_plan *plan, const struct placer_apply_options *opt, const char *backend,
+                    struct irq_txn **out, struct placer_error **err);
+int irq_apply_commit(struct irq_txn *t, struct placer_apply_report *report, struct placer_error **err);
+void irq_apply_abort(struct irq_txn *t, struct placer_error **err);
+/* status: the applied IRQs into DOC ("irqs", "irq_problems"; drift adds to *DRIFT and
+ * "drift"); nothing when none is applied. */
+int irq_status(const char *state_dir, json_t *doc, bool *drift, struct placer_error **err);
+int irq_status_print_text(json_t *doc, FILE *out);
+/* reset: every IRQ change undone (and what a reboot left under /etc); added to RES. */
+int irq_reset(const char *state_dir, struct placer_reset_result *res, struct placer_error **err);
+
+/* apply-irq.c: undo the entries of TXN (0: all), newest first, each leaving the journal
+ * (saved) once done; returns the number that could not be undone (left in the journal). */
+size_t irq_undo(struct irq_state *s, unsigned txn, struct strv *notes, struct strv *failures, unsigned **restored,
+                size_t *n_restored);
+/* Write LIST to /proc/irq/IRQ/smp_affinity_list below ROOT; errno kept. */
+int irq_write_affinity(const char *root, unsigned irq, const char *list, struct placer_error **err);
+
+/* apply-irq-etc.c */
+struct irq_etc {
+  const char *systemctl;
+  const char *etc_dir;  /* /etc/systemd/system */
+  const char *defaults; /* /etc/default/irqbalance */
+  const char *initd;    /* /etc/init.d/irqbalance */
+  const char *root;     /* before /proc */
+};
+/* The pid of a running irqbalance (below ROOT's /proc), 0 when none. */
+pid_t irq_irqbalance_pid(const char *root);
+/* Ban: keep irqbalance off the IRQs IRQS (N of them) and off the cpus BANNED, journaled
+ * in S (txn TXN), then restart it.  *what says how ("drop-in ...", "/etc/default/...") */
+int irq_irqbalance_ban(const struct irq_etc *etc, struct irq_state *s, unsigned txn, const unsigned *irqs, size_t n,
+                       const char *banned, struct strv *actions, struct placer_error **err);
+/* --persist: the boot unit that applies the IRQs again at boot (ExecStart: EXE apply
+ * --irqs-only ... PROFILE), enabled; journaled in S. */
+int irq_persist_unit(const struct irq_etc *etc, struct irq_state *s, unsigned txn, const char *exe,
+                     const char *profile_path, const char *profile_name, const char *irqbalance_mode,
+                     struct strv *actions, struct placer_error **err);
+/* Reset after a reboot forgot the journal: remove the boot unit and the ban placer left
+ * for STATE_DIR (found by the marks placer writes in them). */
+int irq_etc_forget(const struct irq_etc *etc, const char *state_dir, struct strv *lines, struct placer_error **err);
+/* Run an undo action. */
+int irq_run_action(const struct irq_etc *etc, enum irq_action action, struct placer_error **err);
+
+#endif

@@ -1,0 +1,274 @@
+/* The IRQ part of apply, status and reset (apply-irq*.c) below a scratch root shaped like
+ * this project's VM (a copy of tests/fixtures/irq/hostvm, whose smp_affinity_list files are
+ * plain files here): the journal and its round trip, an IRQ gone between plan and apply (a
+ * note), a write that fails part-way (everything rolled back), irqbalance refused, ignored
+ * and banned through a defaults file and an init script of the test's own.  The real
+ * /proc/irq is the integration tests' (irq_host.sh, irq_numa_guest.sh). */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "apply-irq.h"
+#include "apply.h"
+#include "plan.h"
+#include "profile.h"
+#include "test_support.h"
+
+static char root[256], state_dir[300];
+
+static void sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void sh(const char *fmt, ...) {
+  char cmd[4096];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(cmd, sizeof(cmd), fmt, ap);
+  va_end(ap);
+  if (system(cmd) != 0)
+    fail_msg("%s failed", cmd);
+}
+
+static char *slurp(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static char *slurp(const char *fmt, ...) {
+  char path[600];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(path, sizeof(path), fmt, ap);
+  va_end(ap);
+  return test_read_file(path);
+}
+
+static int setup(void **state) {
+  (void)state;
+  snprintf(root, sizeof(root), "/tmp/test-apply-irq-%d", (int)getpid());
+  snprintf(state_dir, sizeof(state_dir), "%s/state", root);
+  sh("rm -rf '%s' && cp -a '%s' '%s'", root, test_data_path("fixtures/irq/hostvm"), root);
+  return 0;
+}
+
+static int teardown(void **state) {
+  (void)state;
+  sh("rm -rf '%s'", root);
+  return 0;
+}
+
+/* vda and the rng function to CPU 0 on the scratch root. */
+static struct placer_plan *plan_here(struct placer_topology **topo_out) {
+  const char text[] = "irqs:\n  - { device: vda, to: \"0\" }\n  - { device: \"0000:00:05.0\", to: \"0\" }\n"
+                      "roles:\n  - name: a\n    kind: generic\n    cpu: { threads: 1 }\n    match: {}\n";
+  struct placer_profile *p = NULL;
+  struct placer_topology *topo = NULL;
+  struct placer_plan *plan = NULL;
+  struct placer_error *err = NULL;
+  if (placer_profile_parse("p.yaml", text, strlen(text), &p, &err) < 0 ||
+      placer_topology_load(test_data_path("fixtures/irq/hostvm/topology.xml"), &topo, &err) < 0 ||
+      placer_topology_load_irqs(topo, root, &err) < 0 || placer_plan_compute(topo, p, &plan, &err) < 0)
+    fail_msg("plan: %s", err->msg);
+  placer_profile_free(p);
+  *topo_out = topo;
+  return plan;
+}
+
+static struct placer_apply_options options(void) {
+  struct placer_apply_options opt = { 0 };
+  opt.state_dir = state_dir;
+  opt.irqs_only = true;
+  opt.irq_root = root;
+  return opt;
+}
+
+static void check_list(unsigned irq, const char *want) {
+  char *text = slurp("%s/proc/irq/%u/smp_affinity_list", root, irq);
+  assert_non_null(text);
+  text[strcspn(text, "\n")] = '\0';
+  assert_string_equal(text, want);
+  free(text);
+}
+
+static void apply_status_reset(void **state) {
+  (void)state;
+  struct placer_topology *topo;
+  struct placer_plan *plan = plan_here(&topo);
+  struct placer_apply_options opt = options();
+  struct placer_apply_report *report = NULL;
+  struct placer_error *err = NULL;
+  if (placer_apply(plan, &opt, &report, &err) < 0)
+    fail_msg("apply: %s", err->msg);
+  assert_int_equal(report->steps, 3); /* 35, 33, 34; 36 is managed */
+  assert_int_equal(report->n_irqs, 4);
+  check_list(35, "0");
+  check_list(33, "0");
+  check_list(34, "0");
+  check_list(36, "0-1");
+  placer_apply_report_free(report);
+
+  /* the journal: each IRQ's list before, in the order written; a round trip keeps it */
+  struct irq_state *s = NULL;
+  assert_int_equal(irq_state_open(state_dir, false, &s, &err), 0);
+  assert_int_equal(s->n_journal, 3);
+  assert_int_equal(s->journal[0].irq, 35);
+  assert_string_equal(s->journal[0].previous, "0-1");
+  assert_string_equal(s->journal[0].name, "virtio1-config");
+  assert_int_equal(s->n_irqs, 4);
+  assert_true(s->irqs[1].managed);
+  assert_null(s->irqs[1].planned);
+  json_t *j = irq_state_to_json(s);
+  struct irq_state copy = { .lock_fd = -1 };
+  assert_int_equal(irq_state_from_json(j, &copy, &err), 0);
+  json_t *j2 = irq_state_to_json(&copy);
+  assert_true(json_equal(j, j2));
+  json_decref(j);
+  json_decref(j2);
+  irq_state_clear_irqs(&copy);
+  for (size_t i = 0; i < copy.n_journal; i++)
+    irq_journal_entry_clear(&copy.journal[i]);
+  free(copy.journal);
+  free(copy.profile_name);
+  free(copy.applied_at);
+  free(copy.root);
+  free(copy.systemctl);
+  free(copy.etc_dir);
+  free(copy.defaults);
+  free(copy.initd);
+  irq_state_free(s);
+
+  /* again: nothing to change */
+  assert_int_equal(placer_apply(plan, &opt, &report, &err), 0);
+  assert_int_equal(report->steps, 0);
+  placer_apply_report_free(report);
+
+  /* status: ok, then drift when one moves */
+  json_t *doc = json_object();
+  bool drift = false;
+  assert_int_equal(irq_status(state_dir, doc, &drift, &err), 0);
+  assert_false(drift);
+  assert_int_equal(json_array_size(json_object_get(doc, "irqs")), 4);
+  json_decref(doc);
+  sh("printf 1 >'%s/proc/irq/34/smp_affinity_list'", root);
+  doc = json_object();
+  assert_int_equal(irq_status(state_dir, doc, &drift, &err), 0);
+  assert_true(drift);
+  assert_string_equal(json_string_value(json_array_get(json_object_get(doc, "irq_problems"), 0)),
+                      "IRQ 34 (virtio4-input) of 0000:00:05.0: smp_affinity_list 1, planned 0 (moved by someone "
+                      "else: irqbalance, a script?)");
+  json_decref(doc);
+
+  /* reset: the lists before placer, and no state */
+  struct placer_reset_result res = { 0 };
+  assert_int_equal(irq_reset(state_dir, &res, &err), 0);
+  assert_true(res.changed);
+  assert_int_equal(res.n_irqs_restored, 3);
+  check_list(35, "0-1");
+  check_list(33, "0-1");
+  check_list(34, "0-1");
+  assert_false(irq_state_exists(state_dir));
+  placer_reset_result_clear(&res);
+  placer_plan_free(plan);
+  placer_topology_free(topo);
+}
+
+static void gone_and_refused(void **state) {
+  (void)state;
+  struct placer_topology *topo;
+  struct placer_plan *plan = plan_here(&topo);
+  struct placer_apply_options opt = options();
+  struct placer_apply_report *report = NULL;
+  struct placer_error *err = NULL;
+
+  /* an IRQ that vanished since the plan: a note, the others applied */
+  sh("mv '%s/proc/irq/33' '%s/irq33'", root, root);
+  if (placer_apply(plan, &opt, &report, &err) < 0)
+    fail_msg("apply: %s", err->msg);
+  assert_int_equal(report->steps, 2);
+  assert_string_equal(report->irqs[2].note,
+                      "IRQ 33 (virtio4-config) of 0000:00:05.0 is gone since the plan was made: left out");
+  placer_apply_report_free(report);
+  struct placer_reset_result res = { 0 };
+  assert_int_equal(irq_reset(state_dir, &res, &err), 0);
+  placer_reset_result_clear(&res);
+  sh("mv '%s/irq33' '%s/proc/irq/33'", root, root);
+
+  /* a write that fails part-way (the last IRQ's file is a directory): exit 4, rolled back */
+  sh("rm '%s/proc/irq/34/smp_affinity_list' && mkdir '%s/proc/irq/34/smp_affinity_list'", root, root);
+  assert_int_equal(placer_apply(plan, &opt, &report, &err), -1);
+  assert_int_equal(err->exit_code, PLACER_EXIT_SYSTEM);
+  assert_non_null(strstr(err->msg, "(the 2 IRQ changes rolled back too)"));
+  placer_error_clear(&err);
+  check_list(35, "0-1");
+  check_list(33, "0-1");
+  assert_false(irq_state_exists(state_dir));
+  placer_plan_free(plan);
+  placer_topology_free(topo);
+}
+
+static void irqbalance_modes(void **state) {
+  (void)state;
+  struct placer_topology *topo;
+  struct placer_plan *plan = plan_here(&topo);
+  struct placer_apply_options opt = options();
+  struct placer_apply_report *report = NULL;
+  struct placer_error *err = NULL;
+  /* an irqbalance below the root, a defaults file and an init script of the test's; the
+   * one instance is on cpu 0: irqbalance is kept off it */
+  char defaults[400], initd[400];
+  snprintf(defaults, sizeof(defaults), "%s/etc-default-irqbalance", root);
+  snprintf(initd, sizeof(initd), "%s/initd", root);
+  sh("mkdir -p '%s/proc/4242' && echo '4242 (irqbalance) S 1 4242' >'%s/proc/4242/stat' && "
+     "printf 'IRQBALANCE_ONESHOT=\\n' >'%s' && printf '#!/bin/sh\\necho \"$1\" >>%s/initd.log\\n' >'%s' && chmod 755 "
+     "'%s'",
+     root, root, defaults, root, initd, initd);
+  opt.irqbalance_defaults = defaults;
+  opt.irqbalance_initd = initd;
+
+  assert_int_equal(placer_apply(plan, &opt, &report, &err), -1);
+  assert_int_equal(err->exit_code, PLACER_EXIT_USAGE);
+  assert_non_null(strstr(err->msg, "irqbalance is running (pid 4242): it rebalances every 10 s and would move the 3 "
+                                   "IRQs placer steers (35 virtio1-config, 33 virtio4-config, 34 virtio4-input)"));
+  placer_error_clear(&err);
+  check_list(35, "0-1");
+
+  opt.irqbalance = PLACER_IRQBALANCE_IGNORE;
+  assert_int_equal(placer_apply(plan, &opt, &report, &err), 0);
+  assert_non_null(strstr(report->notes[0], "irqbalance is running (pid 4242) and may move the steered IRQs again"));
+  placer_apply_report_free(report);
+  struct placer_reset_result res = { 0 };
+  assert_int_equal(irq_reset(state_dir, &res, &err), 0);
+  placer_reset_result_clear(&res);
+
+  opt.irqbalance = PLACER_IRQBALANCE_BAN;
+  if (placer_apply(plan, &opt, &report, &err) < 0)
+    fail_msg("ban: %s", err->msg);
+  placer_apply_report_free(report);
+  char *text = test_read_file(defaults), want[1024];
+  snprintf(want, sizeof(want),
+           "IRQBALANCE_ONESHOT=\n# placer: begin (state %s; 'placer reset' removes this block)\n"
+           "export IRQBALANCE_BANNED_CPULIST=0\nexport IRQBALANCE_ARGS=\"$IRQBALANCE_ARGS --banirq=35 --banirq=33 "
+           "--banirq=34\"\n# placer: end\n",
+           state_dir);
+  assert_string_equal(text, want);
+  free(text);
+  text = slurp("%s/initd.log", root);
+  assert_string_equal(text, "restart\n");
+  free(text);
+  assert_int_equal(irq_reset(state_dir, &res, &err), 0);
+  placer_reset_result_clear(&res);
+  text = test_read_file(defaults);
+  assert_string_equal(text, "IRQBALANCE_ONESHOT=\n");
+  free(text);
+  text = slurp("%s/initd.log", root);
+  assert_string_equal(text, "restart\nrestart\n");
+  free(text);
+  placer_plan_free(plan);
+  placer_topology_free(topo);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+    cmocka_unit_test_setup_teardown(apply_status_reset, setup, teardown),
+    cmocka_unit_test_setup_teardown(gone_and_refused, setup, teardown),
+    cmocka_unit_test_setup_teardown(irqbalance_modes, setup, teardown),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
