@@ -3,6 +3,7 @@
  * the tools, a guest for VM neighbours, the results directory and its files;
  * and the --dry-run description of a study. */
 #include "bench/internal.h"
+#include "bench/design.h"
 
 #include <math.h>
 #include <signal.h>
@@ -155,11 +156,21 @@ static int resolve_sets(const struct bench *b, struct variant *v, const struct p
       return placer_error_set(err, PLACER_EXIT_USAGE, EINVAL,
                               "variant '%s': a cores sweep pins: profile '%s' has pin: false", v->spec->name,
                               prof->name);
-    if (split && n + prof->reserve.cores >= total)
+    if (split && n + prof->reserve.cores >= total) {
+      /* the step's value in the study file: sweep.values[i] */
+      const struct placer_study_variant *first = &s->variants[s->n_variants - s->sweep.n_steps];
+      size_t step = (size_t)(v->spec - first);
+      if (v->spec->knob_line)
+        return placer_error_set(err, PLACER_EXIT_INFEASIBLE, 0,
+                                "%s:%u:%u: sweep.values[%zu]: cores %u: the node has %u cores (reserve %u) and the "
+                                "neighbours need at least one: at most %d",
+                                s->path, v->spec->knob_line, v->spec->knob_column, step, n, total, prof->reserve.cores,
+                                (int)total - (int)prof->reserve.cores - 1);
       return placer_error_set(err, PLACER_EXIT_INFEASIBLE, 0,
                               "variant '%s': %u storage cores leave none of the node's %u (reserve %u) to the "
                               "neighbours",
                               v->spec->name, n, total, prof->reserve.cores);
+    }
     size_t hits = 0;
     for (size_t r = 0; r < prof->n_roles; r++) {
       const struct placer_role_spec *role = &prof->roles[r];
@@ -221,8 +232,15 @@ static int load_variants(struct bench *b, struct placer_error **err) {
                             v->spec->name, v->profile_path);
       break;
     }
-    if (placer_profile_load(v->profile_path, &v->profile, err) < 0 || resolve_sets(b, v, topo, err) < 0 ||
-        placer_plan_compute(topo, v->profile, &v->plan, err) < 0) {
+    if (placer_profile_load(v->profile_path, &v->profile, err) < 0) {
+      rc = placer_error_prefix(err, "variant '%s'", v->spec->name);
+      break;
+    }
+    if (resolve_sets(b, v, topo, err) < 0) { /* its errors name the variant, or the step's place in the study */
+      rc = -1;
+      break;
+    }
+    if (placer_plan_compute(topo, v->profile, &v->plan, err) < 0) {
       rc = placer_error_prefix(err, "variant '%s'", v->spec->name);
       break;
     }
@@ -783,6 +801,11 @@ int placer_bench_describe(const struct placer_study *study, const struct placer_
     if (study->repeats_max > study->repeats)
       fprintf(out, "dynamic repeats: %u to %u passes, until every change's 95%% CI is narrower than %.1f points\n",
               study->repeats, study->repeats_max, 100 * study->ci_width);
+    struct placer_bench_design design;
+    char line[512];
+    placer_bench_design_of(study->repeats, b.n_vars, study->alpha, &design);
+    placer_bench_design_describe(&design, line, sizeof(line));
+    fprintf(out, "design: %s\n", line);
     if (study->recovery.enabled)
       fprintf(out,
               "recovery runs: %zu, each %u+%u s of %s, osd.%u %s for %u s, then until active+clean (at most %u s): "

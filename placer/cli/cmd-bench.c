@@ -10,6 +10,7 @@
 
 #include "bench/run.h"
 #include "bench/compare.h"
+#include "bench/design.h"
 #include "bench/report-html.h"
 #include "bench/report.h"
 #include "cli/commands.h"
@@ -34,6 +35,9 @@ static const struct placer_cli_option bench_options[] = {
   { "threshold", 'H', "PCT", PLACER_CLI_TEXT,
     "With --compare: the drop of a cell's main metric that is a regression (default 5%)." },
   { "alpha", 'A', "P", PLACER_CLI_TEXT, "With --compare: the significance level (default 0.05)." },
+  { "allow-inconclusive", 'I', NULL, PLACER_CLI_TEXT,
+    "Run a study whose repeats cannot give a p below its alpha (every verdict inconclusive by design), as short "
+    "CI runs do; without it such a study is refused (exit 2) with the repeats it needs." },
   { "print-default", 'P', NULL, PLACER_CLI_TEXT,
     "Print the built-in default study (studies/default.yaml), to copy and change." },
   { "report", 'T', "DIR", PLACER_CLI_DIR,
@@ -49,8 +53,8 @@ const struct placer_cli_command placer_cli_bench = {
   .run = cmd_bench,
   .summary = "A/B benchmark placements on real Ceph and fio (default: a built-in study)",
   .synopsis = { "[--out DIR] [--topology FILE.xml] [--prefix NAME] [--repeats N] [--warmup N] "
-                "[--runtime SECONDS] [--quiet] [--dry-run] [--compare BASELINE_DIR [--threshold PCT] "
-                "[--alpha P]] [STUDY.yaml]",
+                "[--runtime SECONDS] [--quiet] [--dry-run] [--allow-inconclusive] [--compare BASELINE_DIR "
+                "[--threshold PCT] [--alpha P]] [STUDY.yaml]",
                 "--print-default", "--report DIR", "[--prefix NAME] [--quiet] --resume DIR" },
   .description =
       "Run a study: every variant (a placement profile, plus environment) with every fio workload, alone and "
@@ -67,7 +71,8 @@ const struct placer_cli_command placer_cli_bench = {
   .options = bench_options,
   .operands = PLACER_CLI_YAML,
   .exit_status = "0 the study ran to its end\n"
-                 "2 bad command line or study\n"
+                 "2 bad command line or study, or a study whose repeats cannot reach a p below its alpha (without "
+                 "--allow-inconclusive)\n"
                  "3 a variant's profile does not fit the node\n"
                  "4 the study could not run to its end (a cluster that did not come up, fio that failed or hung, "
                  "a daemon that died, the disk full): the results so far are kept, --resume completes them\n"
@@ -117,6 +122,36 @@ static void print_bench_event(void *ctx, enum placer_bench_event event, const ch
   fflush(stderr);
 }
 
+/* The design check before the first run: a study whose repeats cannot give
+ * a p below its alpha is refused (exit 2) with the repeats it needs, unless
+ * ALLOW; either way ALLOW is answered with a note.  Returns 0 to go on. */
+static int check_design(const struct placer_study *study, bool repeats_from_cli, unsigned cli_repeats, bool allow) {
+  struct placer_bench_design d;
+  placer_bench_design_of(study->repeats, study->n_variants, study->alpha, &d);
+  char why[512], line[512];
+  if (d.can_conclude) {
+    if (allow) {
+      placer_bench_design_describe(&d, line, sizeof(line));
+      fprintf(stderr, "placer bench: note: --allow-inconclusive: nothing to allow (%s)\n", line);
+    }
+    return 0;
+  }
+  placer_bench_design_refusal(&d, why, sizeof(why));
+  if (allow) {
+    fprintf(stderr, "placer bench: note: --allow-inconclusive: %s; every verdict will be inconclusive\n", why);
+    return 0;
+  }
+  if (repeats_from_cli)
+    fprintf(stderr, "placer: --repeats %u: %s; or --allow-inconclusive\n", cli_repeats, why);
+  else if (study->repeats_line)
+    fprintf(stderr, "placer: %s:%u:%u: repeats: %s; or --allow-inconclusive\n", study->path, study->repeats_line,
+            study->repeats_column, why);
+  else
+    fprintf(stderr, "placer: %s: repeats (not given: %u): %s; or --allow-inconclusive\n", study->path, study->repeats,
+            why);
+  return -1;
+}
+
 static int parse_count(const char *opt, const char *text, unsigned min, unsigned max, unsigned *out) {
   char *end;
   errno = 0;
@@ -158,7 +193,8 @@ int cmd_bench(int argc, char **argv) {
   struct placer_bench_options opt = { .progress = true, .notify = print_bench_event, .notify_ctx = &tty };
   unsigned repeats = 0, warmup = 0, runtime = 0;
   const char *report_dir = NULL, *resume_dir = NULL;
-  bool has_repeats = false, has_warmup = false, has_runtime = false, dry_run = false, print_default = false;
+  bool has_repeats = false, has_warmup = false, has_runtime = false, dry_run = false, print_default = false,
+       allow_inconclusive = false;
   int o;
   opterr = 0;
   while ((o = getopt_long(argc, argv, ":", options, NULL)) != -1) {
@@ -184,6 +220,7 @@ int cmd_bench(int argc, char **argv) {
     case 'q': opt.progress = false; break;
     case 'n': dry_run = true; break;
     case 'P': print_default = true; break;
+    case 'I': allow_inconclusive = true; break;
     case 'T': report_dir = optarg; break;
     case 'S': resume_dir = optarg; break;
     case 'C': compare_dir = optarg; break;
@@ -277,8 +314,18 @@ int cmd_bench(int argc, char **argv) {
 
   if (dry_run) {
     rc = placer_bench_describe(study, &opt, stdout, &err) < 0 ? placer_error_report(err) : PLACER_EXIT_OK;
+    if (rc == PLACER_EXIT_OK && check_design(study, has_repeats, repeats, allow_inconclusive) < 0)
+      rc = PLACER_EXIT_USAGE;
     placer_study_free(study);
     return rc;
+  }
+  if (resume_dir) {
+    if (allow_inconclusive)
+      fprintf(stderr, "placer bench: note: --allow-inconclusive: nothing to allow (--resume completes a study as it "
+                      "was started)\n");
+  } else if (check_design(study, has_repeats, repeats, allow_inconclusive) < 0) {
+    placer_study_free(study);
+    return PLACER_EXIT_USAGE;
   }
   if (geteuid() != 0)
     fprintf(stderr, "placer bench: not root: creating cgroups will most likely fail\n");
