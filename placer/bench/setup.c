@@ -435,6 +435,8 @@ static int make_results(struct bench *b, struct placer_error **err) {
     .repeats = s->repeats_max,
     .split_parameter = placer_study_sweeps_placement(s) ? placer_study_sweep_parameter_name(s->sweep.parameter) : NULL,
     .knobs = knobs,
+    .split_from = placer_study_sweeps_placement(s) ? s->variants[s->sweep.from_index].name : NULL,
+    .alpha = s->alpha,
     .node_cpus = (double)b->vars[0].plan->topo_pus,
     .sweep = s->sweep.enabled && !placer_study_sweeps_placement(s),
     .sweep_workload = sweep_wl,

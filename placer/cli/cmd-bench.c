@@ -313,11 +313,25 @@ int cmd_bench(int argc, char **argv) {
     study->workloads.runtime_s = runtime;
 
   if (dry_run) {
-    rc = placer_bench_describe(study, &opt, stdout, &err) < 0 ? placer_error_report(err) : PLACER_EXIT_OK;
+    /* described aside: every check first (the plans, the files, then the
+     * design), and nothing on stdout when one fails */
+    char *text = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&text, &len);
+    if (m == NULL) {
+      placer_study_free(study);
+      perror("placer bench");
+      return PLACER_EXIT_SYSTEM;
+    }
+    rc = placer_bench_describe(study, &opt, m, &err) < 0 ? placer_error_report(err) : PLACER_EXIT_OK;
+    fclose(m);
     if (rc == PLACER_EXIT_OK && check_design(study, has_repeats, repeats, allow_inconclusive) < 0)
       rc = PLACER_EXIT_USAGE;
+    if (rc == PLACER_EXIT_OK)
+      fputs(text, stdout);
+    free(text);
     placer_study_free(study);
-    return rc;
+    return rc == PLACER_EXIT_OK ? placer_finish_output("bench", 0) : rc;
   }
   if (resume_dir) {
     if (allow_inconclusive)
