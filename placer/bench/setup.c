@@ -642,6 +642,16 @@ int bench_setup(struct bench *b, struct placer_error **err) {
     if (mkdir(d, 0755) < 0 && errno != EEXIST)
       return placer_error_errno(err, PLACER_EXIT_SYSTEM, errno, "mkdir '%s'", d);
   }
+  if (b->study->generated && !opt->resume) { /* --resume reads it again: the same study */
+    if ((b->study_file = bench_path_join(b->out, "study.yaml")) == NULL)
+      return bench_oom(err);
+    FILE *f = fopen(b->study_file, "wex");
+    if (f == NULL)
+      return placer_error_errno(err, PLACER_EXIT_SYSTEM, errno, "create '%s'", b->study_file);
+    fputs(b->study->generated, f);
+    if ((ferror(f) | fclose(f)) != 0)
+      return placer_error_errno(err, PLACER_EXIT_SYSTEM, errno ? errno : EIO, "write '%s'", b->study_file);
+  }
   if (bench_files_place(b, err) < 0)
     return -1;
   for (size_t i = 0; i < b->n_vars; i++) {
@@ -717,6 +727,7 @@ void bench_free(struct bench *b) {
   free(b->conds);
   free(b->out);
   free(b->exe);
+  free(b->study_file);
   free(b->stopped_by);
   free(b->topology_xml);
   free(b->vm_kernel);
@@ -742,9 +753,9 @@ int placer_bench_describe(const struct placer_study *study, const struct placer_
     fprintf(out,
             "study %s: cluster %s, fio %s, %zu variant(s), %zu workload(s), %zu condition(s), %u repeat(s) + "
             "%u warm-up pass(es)\n",
-            study->path, placer_study_cluster_name(study->cluster.type),
-            placer_study_target_name(study->workloads.target), b.n_vars, b.n_workloads, b.n_conds, study->repeats,
-            study->warmup);
+            study->generated ? "default, sized to the node (placer bench --print-default)" : study->path,
+            placer_study_cluster_name(study->cluster.type), placer_study_target_name(study->workloads.target), b.n_vars,
+            b.n_workloads, b.n_conds, study->repeats, study->warmup);
     for (size_t v = 0; v < b.n_vars; v++) {
       fprintf(out, "variant %s: profile %s\n", b.vars[v].spec->name, b.vars[v].profile_path);
       for (size_t i = 0; b.vars[v].sets && b.vars[v].sets[i]; i++)

@@ -1220,6 +1220,7 @@ void placer_study_free(struct placer_study *s) {
   if (s == NULL)
     return;
   free(s->path);
+  free(s->generated);
   free(s->dir);
   free(s->title);
   struct placer_study_cluster *c = &s->cluster;

@@ -161,8 +161,10 @@ struct placer_study_recovery {
 };
 
 struct placer_study {
-  char *path; /* as given (the default: its path under studies/) */
-  char *dir;  /* where relative paths start; NULL: the current directory */
+  char *path;      /* as given (the default: its path under studies/) */
+  char *generated; /* a study made in memory (the default sized to the node): its YAML, which bench
+                      writes into the results directory as study.yaml and names as the study file */
+  char *dir;       /* where relative paths start; NULL: the current directory */
   char *title;
   struct placer_study_cluster cluster;
   struct placer_study_variant *variants;

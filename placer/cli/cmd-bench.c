@@ -10,6 +10,7 @@
 
 #include "bench/run.h"
 #include "bench/compare.h"
+#include "bench/default-study.h"
 #include "bench/design.h"
 #include "bench/report-html.h"
 #include "bench/report.h"
@@ -39,7 +40,8 @@ static const struct placer_cli_option bench_options[] = {
     "Run a study whose repeats cannot give a p below its alpha (every verdict inconclusive by design), as short "
     "CI runs do; without it such a study is refused (exit 2) with the repeats it needs." },
   { "print-default", 'P', NULL, PLACER_CLI_TEXT,
-    "Print the built-in default study (studies/default.yaml), to copy and change." },
+    "Print the default study this node gets (with --topology, that node): studies/default.yaml sized to its "
+    "cores, NUMA nodes and NVMe devices (the file itself on 2 cores), to copy and change." },
   { "report", 'T', "DIR", PLACER_CLI_DIR,
     "Print the report of a results directory again, from its summary.json; run nothing." },
   { "resume", 'S', "DIR", PLACER_CLI_DIR,
@@ -55,16 +57,19 @@ const struct placer_cli_command placer_cli_bench = {
   .synopsis = { "[--out DIR] [--topology FILE.xml] [--prefix NAME] [--repeats N] [--warmup N] "
                 "[--runtime SECONDS] [--quiet] [--dry-run] [--allow-inconclusive] [--compare BASELINE_DIR "
                 "[--threshold PCT] [--alpha P]] [STUDY.yaml]",
-                "--print-default", "--report DIR", "[--prefix NAME] [--quiet] --resume DIR" },
+                "--print-default [--topology FILE.xml]", "--report DIR", "[--prefix NAME] [--quiet] --resume DIR" },
   .description =
       "Run a study: every variant (a placement profile, plus environment) with every fio workload, alone and "
       "next to the neighbours, repeated and interleaved (A B A B ...), on one local Ceph cluster whose "
       "placement is switched between variants (or rebuilt per variant), an existing cluster, or a local file. "
-      "Without STUDY, the built-in default study: unpinned against demo-local on a throwaway local cluster, "
-      "4K random writes through rbd next to a stress-ng neighbour, and a CPU quota sweep of the OSDs, about "
-      "six minutes.\n\n"
+      "Without STUDY, the built-in default study sized to the node: unpinned against demo-local on a "
+      "throwaway local cluster, 4K random writes through rbd next to a half-busy stress-ng neighbour, and a "
+      "CPU quota sweep of the OSDs, about six minutes on 2 cores (its OSDs, fio's queue, the neighbour's "
+      "workers and the steps grow with the node's cores, NUMA nodes and NVMe devices). Before the first run, "
+      "a study whose repeats cannot give a p below its alpha is refused.\n\n"
       "Prints the report (medians, min-max, the change against the first variant with its 95% CI and "
-      "Mann-Whitney p, interference, CPU and memory per role) and writes the results directory: fio's JSON, "
+      "Mann-Whitney p, the verdicts, interference, the efficiency against the CPU model's bound, CPU and "
+      "memory per role) and writes the results directory: fio's JSON, "
       "CSV samples, summary.json, report.txt and report.html. Ctrl-C stops after the current fio run, tears "
       "everything down and reports what was measured. The study schema is in bench.md of placer's "
       "documentation.",
@@ -267,7 +272,7 @@ int cmd_bench(int argc, char **argv) {
     }
     struct placer_error *err = NULL;
     char *text = NULL;
-    if (placer_study_default_text(&text, &err) < 0)
+    if (placer_default_study_for(opt.topology_xml, &text, NULL, &err) < 0)
       return placer_error_report(err);
     fputs(text, stdout);
     free(text);
@@ -299,7 +304,8 @@ int cmd_bench(int argc, char **argv) {
     opt.out_dir = resume_dir;
     opt.resume = true;
   } else {
-    rc = optind < argc ? placer_study_load(argv[optind], &study, &err) : placer_study_load_default(&study, &err);
+    rc = optind < argc ? placer_study_load(argv[optind], &study, &err)
+                       : placer_default_study_for(opt.topology_xml, NULL, &study, &err);
   }
   if (rc < 0)
     return placer_error_report(err);
