@@ -140,13 +140,18 @@ static int parse_fraction(struct pyaml_walk *w, const struct pyaml_field *f, yam
   return 0;
 }
 
+/* A fraction (parse_fraction) into *X rather than into a field. */
+static int parse_fraction_value(struct pyaml_walk *w, const struct pyaml_field *f, yaml_node_t *v, double *x) {
+  struct pyaml_field ff = *f;
+  ff.offset = 0;
+  return parse_fraction(w, &ff, v, x);
+}
+
 /* The verdicts' significance level: 0.05 or 5%, in (0, 0.5]. */
 static int parse_alpha(struct pyaml_walk *w, const struct pyaml_field *f, yaml_node_t *v, void *target) {
   struct placer_study *st = target;
   double x = 0;
-  struct pyaml_field ff = *f;
-  ff.offset = 0;
-  if (parse_fraction(w, &ff, v, &x) < 0)
+  if (parse_fraction_value(w, f, v, &x) < 0)
     return -1;
   if (x > 0.5)
     return pyaml_walk_key_error(w, v, f->key, "expected a significance level in (0, 0.5] such as 0.05, got '%s'",
@@ -159,9 +164,7 @@ static int parse_alpha(struct pyaml_walk *w, const struct pyaml_field *f, yaml_n
 static int parse_load(struct pyaml_walk *w, const struct pyaml_field *f, yaml_node_t *v, void *target) {
   struct placer_study_neighbour *nb = target;
   double x = 0;
-  struct pyaml_field ff = *f;
-  ff.offset = 0;
-  if (parse_fraction(w, &ff, v, &x) < 0)
+  if (parse_fraction_value(w, f, v, &x) < 0)
     return -1;
   double pct = x * 100.0;
   if (pct < 1.0 || fabs(pct - round(pct)) > 1e-9)

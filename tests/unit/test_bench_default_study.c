@@ -27,18 +27,7 @@ static struct placer_topology *fixture(const char *name) {
 static void check_golden(const char *name, const char *text) {
   char rel[128];
   snprintf(rel, sizeof(rel), "golden/bench/%s", name);
-  if (getenv("PLACER_UPDATE_GOLDEN")) {
-    FILE *f = fopen(test_data_path(rel), "w");
-    assert_non_null(f);
-    fputs(text, f);
-    fclose(f);
-  }
-  char *golden = test_read_file(test_data_path(rel));
-  if (golden == NULL)
-    fail_msg("missing golden file %s (run with PLACER_UPDATE_GOLDEN=1)", rel);
-  if (strcmp(golden, text) != 0)
-    fail_msg("%s differs:\n--- golden\n%s--- got\n%s", rel, golden, text);
-  free(golden);
+  test_check_golden(rel, text);
 }
 
 /* The study for a fixture: parsed, and every variant planned on the

@@ -196,29 +196,10 @@ static struct placer_bench_results *build_partial(void) {
   return r;
 }
 
-static void check_golden_path(const char *rel, const char *text);
-
 static void check_golden(const char *name, const char *text) {
   char rel[256];
   snprintf(rel, sizeof(rel), "golden/bench/%s", name);
-  check_golden_path(rel, text);
-}
-
-static void check_golden_path(const char *rel, const char *text) {
-  if (getenv("PLACER_UPDATE_GOLDEN")) {
-    FILE *f = fopen(test_data_path(rel), "w");
-    assert_non_null(f);
-    fputs(text, f);
-    fclose(f);
-  }
-  char *golden = test_read_file(test_data_path(rel));
-  if (golden == NULL)
-    fail_msg("missing golden file %s (run with PLACER_UPDATE_GOLDEN=1)", rel);
-  if (strcmp(golden, text) != 0) {
-    fprintf(stderr, "--- %s\n%s--- got\n%s", rel, golden, text);
-    fail_msg("%s differs from the output", rel);
-  }
-  free(golden);
+  test_check_golden(rel, text);
 }
 
 static char *report_of(const struct placer_bench_results *r) {
@@ -384,12 +365,7 @@ static void test_compare_gate(void **state) {
     char rel[128];
     snprintf(rel, sizeof(rel), "fixtures/bench-gate/%s/summary.json", names[i]);
     char *json = json_of(all[i]);
-    if (getenv("PLACER_UPDATE_GOLDEN")) {
-      char dir[4200];
-      snprintf(dir, sizeof(dir), "mkdir -p %s/fixtures/bench-gate/%s", getenv("PLACER_TEST_DATA"), names[i]);
-      assert_int_equal(system(dir), 0);
-    }
-    check_golden_path(rel, json);
+    test_check_golden(rel, json);
     free(json);
     placer_bench_results_free(all[i]);
   }
@@ -809,13 +785,8 @@ static void expect_eff(const struct placer_bench_results *r, size_t v, double s,
 static void check_fixture(const char *name, const struct placer_bench_results *r) {
   char rel[160];
   snprintf(rel, sizeof(rel), "fixtures/results/%s/summary.json", name);
-  if (getenv("PLACER_UPDATE_GOLDEN")) {
-    char cmd[4300];
-    snprintf(cmd, sizeof(cmd), "mkdir -p %s/fixtures/results/%s", getenv("PLACER_TEST_DATA"), name);
-    assert_int_equal(system(cmd), 0);
-  }
   char *json = json_of(r);
-  check_golden_path(rel, json);
+  test_check_golden(rel, json);
   free(json);
 }
 

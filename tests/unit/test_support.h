@@ -12,6 +12,10 @@
 const char *test_data_path(const char *relative);
 /* Whole file as a NUL-terminated string, or NULL; caller frees. */
 char *test_read_file(const char *path);
+/* TEXT against the golden file RELATIVE (under tests/): fails the test
+ * showing both when they differ; with PLACER_UPDATE_GOLDEN set, (re)writes
+ * the file first, its directories too (review the diff). */
+void test_check_golden(const char *relative, const char *text);
 
 /* Look-ups the tests use as oracles (placer itself needs neither). */
 struct placer_topology;
