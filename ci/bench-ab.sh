@@ -77,7 +77,10 @@ YAML
 
 t0=$(date +%s)
 status=0
-"$PLACER" bench --prefix "$prefix" --out "$work/results" "$work/study.yaml" >"$work/report.txt" || status=$?
+# --allow-inconclusive: 2 repeats cannot give a p below 0.05 (Wilcoxon 0.5, Mann-Whitney
+# 0.33), and this job asserts that the results are complete and placed, not which variant
+# wins: short runs on purpose (placer bench refuses such a design without it).
+"$PLACER" bench --allow-inconclusive --prefix "$prefix" --out "$work/results" "$work/study.yaml" >"$work/report.txt" || status=$?
 cat "$work/report.txt"
 [ "$status" = 0 ] || { echo "$me: FAIL: placer bench exited $status" >&2; exit 1; }
 "$PY" "$root/ci/bench-check.py" "$work/results" --roles osd,mon,mgr,fio --placer "$PLACER" ||

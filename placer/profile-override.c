@@ -79,6 +79,16 @@ int placer_profile_set(struct placer_profile *profile, const char *assignment, s
     cpu->threads = cores ? 0 : n;
     cpu->whole_cores = cores;
     role->has_cpu = true;
+  } else if (strcmp(key, "count") == 0) {
+    /* a fixed count only: fill, per_device and per_numa size themselves */
+    unsigned n;
+    if (role->count_mode != PLACER_COUNT_FIXED)
+      return placer_error_set(err, PLACER_EXIT_USAGE, EINVAL,
+                              "--set '%s': role '%s' has no fixed count (count: fill, per_device or per_numa)",
+                              assignment, role_name);
+    if (parse_count(value, 4096, &n) < 0)
+      return placer_error_set(err, PLACER_EXIT_USAGE, EINVAL, "--set '%s': expected a count 1..4096", assignment);
+    role->count = n;
   } else if (strcmp(key, "cpu.pool") == 0) {
     if (!valid_name(value))
       return placer_error_set(err, PLACER_EXIT_USAGE, EINVAL, "--set '%s': '%s' is not a valid pool name", assignment,
@@ -109,8 +119,8 @@ int placer_profile_set(struct placer_profile *profile, const char *assignment, s
   } else {
     return placer_error_set(
         err, PLACER_EXIT_USAGE, EINVAL,
-        "--set '%s': unknown key '%s' (cpu.quota, cpu.weight, cpu.cores, cpu.threads, cpu.pool, cpu.align)", assignment,
-        key);
+        "--set '%s': unknown key '%s' (count, cpu.quota, cpu.weight, cpu.cores, cpu.threads, cpu.pool, cpu.align)",
+        assignment, key);
   }
   return 0;
 }

@@ -249,30 +249,206 @@ int placer_bench_neighbour_condition(const struct placer_bench_results *r) {
   return -1;
 }
 
-void placer_bench_efficiency(const struct placer_bench_results *r, size_t variant, size_t condition, size_t workload,
-                             struct placer_bench_efficiency *out) {
-  *out = (struct placer_bench_efficiency){ NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN };
+void placer_bench_kept(const struct placer_bench_results *r, size_t variant, size_t condition, size_t workload,
+                       double *storage, double *neighbour, double *neighbour_own) {
+  *storage = *neighbour = *neighbour_own = NAN;
   int alone = placer_bench_alone_condition(r);
   if (alone < 0 || variant >= r->n_variants || condition >= r->n_conditions || workload >= r->n_workloads)
     return;
-  out->storage_kept = placer_bench_ratio(cell_median(r, variant, condition, workload, MAIN),
-                                         cell_median(r, 0, (size_t)alone, workload, MAIN));
+  *storage = placer_bench_ratio(cell_median(r, variant, condition, workload, MAIN),
+                                cell_median(r, 0, (size_t)alone, workload, MAIN));
+  if (!(r->conditions[condition].neighbour_level > 0))
+    return;
+  double rate = cell_median(r, variant, condition, workload, NEIGHBOUR);
+  *neighbour = placer_bench_ratio(rate, placer_bench_solo_median(r, 0, condition));
+  *neighbour_own = placer_bench_ratio(rate, placer_bench_solo_median(r, variant, condition));
+}
+
+/* ---- the CPU model's bound ---- */
+
+/* What the efficiency is computed from, per run: variant 0 alone (its main
+ * metric and the CPU of every role but the neighbours'), the cell (storage's
+ * main metric, the neighbours' rate and cores) and variant 0's solo rates.
+ * NAN where a run lacks a figure. */
+struct eff_sample {
+  double *alone_main, *alone_cores;
+  size_t n_alone;
+  double *main, *nb_rate, *nb_cores;
+  size_t n_cell;
+  double *solo;
+  size_t n_solo;
+};
+
+static double median_defined(const double *x, size_t n, double *buf) {
+  size_t m = 0;
+  for (size_t i = 0; i < n; i++)
+    if (!isnan(x[i]))
+      buf[m++] = x[i];
+  return placer_stats_median(buf, m);
+}
+
+static int cmp_double(const void *pa, const void *pb) {
+  double a = *(const double *)pa, b = *(const double *)pb;
+  return (a > b) - (a < b);
+}
+
+struct eff_figures {
+  double s, n, c_alone, cpu_per_op, demand, n_max, bound, efficiency;
+};
+
+static void eff_compute(const struct eff_sample *e, double cpus, double *buf, struct eff_figures *f) {
+  double alone = median_defined(e->alone_main, e->n_alone, buf);
+  f->c_alone = median_defined(e->alone_cores, e->n_alone, buf);
+  f->cpu_per_op = placer_bench_ratio(f->c_alone, alone);
+  f->s = placer_bench_ratio(median_defined(e->main, e->n_cell, buf), alone);
+  double rate = median_defined(e->nb_rate, e->n_cell, buf), solo = median_defined(e->solo, e->n_solo, buf);
+  f->n = placer_bench_ratio(rate, solo);
+  /* the neighbours' CPU per op in the cell, times their unconstrained solo rate */
+  f->demand = placer_bench_ratio(median_defined(e->nb_cores, e->n_cell, buf), rate) * solo;
+  f->n_max = (cpus - f->s * f->c_alone) / f->demand;
+  if (!isnan(f->n_max))
+    f->n_max = fmax(0.0, fmin(1.0, f->n_max));
+  f->bound = f->s + f->n_max;
+  f->efficiency = f->bound > 0 ? (f->s + f->n) / f->bound : NAN;
+}
+
+static void eff_sample_free(struct eff_sample *e) {
+  free(e->alone_main);
+  free(e->alone_cores);
+  free(e->main);
+  free(e->nb_rate);
+  free(e->nb_cores);
+  free(e->solo);
+}
+
+static int eff_sample_fill(const struct placer_bench_results *r, size_t v, size_t c, size_t w, size_t alone,
+                           struct eff_sample *e) {
+  size_t n = r->repeats ? r->repeats : 1;
+  *e = (struct eff_sample){
+    .alone_main = malloc(n * sizeof(double)),
+    .alone_cores = malloc(n * sizeof(double)),
+    .main = malloc(n * sizeof(double)),
+    .nb_rate = malloc(n * sizeof(double)),
+    .nb_cores = malloc(n * sizeof(double)),
+    .solo = malloc(n * sizeof(double)),
+  };
+  if (!e->alone_main || !e->alone_cores || !e->main || !e->nb_rate || !e->nb_cores || !e->solo)
+    return -1;
+  const struct placer_bench_workload *wl = &r->workloads[w];
+  for (size_t k = 0; k < r->repeats; k++) {
+    const struct placer_bench_run *a = placer_bench_results_run_const(r, 0, alone, w, k);
+    if (a->done) {
+      e->alone_main[e->n_alone] = placer_bench_run_main_metric(a, wl);
+      e->alone_cores[e->n_alone++] = run_storage_side_cores(r, a);
+    }
+    const struct placer_bench_run *x = placer_bench_results_run_const(r, v, c, w, k);
+    if (x->done) {
+      e->main[e->n_cell] = placer_bench_run_main_metric(x, wl);
+      e->nb_rate[e->n_cell] = x->neighbour_rate;
+      e->nb_cores[e->n_cell++] = r->neighbour_role[0] ? placer_bench_run_role_cores(x, r->neighbour_role) : NAN;
+    }
+    double solo = placer_bench_results_solo(r, 0, c, k);
+    if (!isnan(solo))
+      e->solo[e->n_solo++] = solo;
+  }
+  return 0;
+}
+
+/* Percentile bootstrap of the efficiency: the runs of A alone (as pairs of
+ * rate and CPU), of the cell (rate, neighbour rate and cores together) and
+ * A's solo rates, each resampled with replacement. */
+static void eff_ci(const struct eff_sample *e, double cpus, double *buf, double *low, double *high) {
+  *low = *high = NAN;
+  if (e->n_alone == 0 || e->n_cell == 0 || e->n_solo == 0)
+    return;
+  size_t n = e->n_alone + e->n_cell + e->n_solo;
+  double *store = malloc(6 * n * sizeof(double)), *effs = malloc(PLACER_STATS_BOOTSTRAP_RESAMPLES * sizeof(double));
+  if (store == NULL || effs == NULL) {
+    free(store);
+    free(effs);
+    return;
+  }
+  struct eff_sample b = {
+    .alone_main = store,
+    .alone_cores = store + n,
+    .main = store + 2 * n,
+    .nb_rate = store + 3 * n,
+    .nb_cores = store + 4 * n,
+    .solo = store + 5 * n,
+    .n_alone = e->n_alone,
+    .n_cell = e->n_cell,
+    .n_solo = e->n_solo,
+  };
+  uint64_t state = PLACER_STATS_BOOTSTRAP_SEED;
+  size_t m = 0;
+  for (unsigned i = 0; i < PLACER_STATS_BOOTSTRAP_RESAMPLES; i++) {
+    for (size_t k = 0; k < e->n_alone; k++) {
+      size_t j = (size_t)(((unsigned __int128)placer_stats_splitmix64(&state) * e->n_alone) >> 64);
+      b.alone_main[k] = e->alone_main[j];
+      b.alone_cores[k] = e->alone_cores[j];
+    }
+    for (size_t k = 0; k < e->n_cell; k++) {
+      size_t j = (size_t)(((unsigned __int128)placer_stats_splitmix64(&state) * e->n_cell) >> 64);
+      b.main[k] = e->main[j];
+      b.nb_rate[k] = e->nb_rate[j];
+      b.nb_cores[k] = e->nb_cores[j];
+    }
+    for (size_t k = 0; k < e->n_solo; k++)
+      b.solo[k] = e->solo[(size_t)(((unsigned __int128)placer_stats_splitmix64(&state) * e->n_solo) >> 64)];
+    struct eff_figures f;
+    eff_compute(&b, cpus, buf, &f);
+    if (isnan(f.efficiency)) { /* a resample without a figure: no CI */
+      m = 0;
+      break;
+    }
+    effs[m++] = f.efficiency;
+  }
+  if (m) {
+    qsort(effs, m, sizeof(*effs), cmp_double);
+    *low = placer_stats_percentile_sorted(effs, m, 2.5);
+    *high = placer_stats_percentile_sorted(effs, m, 97.5);
+  }
+  free(store);
+  free(effs);
+}
+
+void placer_bench_efficiency(const struct placer_bench_results *r, size_t variant, size_t condition, size_t workload,
+                             struct placer_bench_efficiency *out) {
+  *out = (struct placer_bench_efficiency){ NAN,   NAN, NAN, NAN, NAN, NAN, NAN, NAN,
+                                           false, NAN, NAN, NAN, NAN, NAN, NAN, NAN };
+  int alone = placer_bench_alone_condition(r);
+  if (alone < 0 || variant >= r->n_variants || condition >= r->n_conditions || workload >= r->n_workloads)
+    return;
+  double storage, neighbour, own;
+  placer_bench_kept(r, variant, condition, workload, &storage, &neighbour, &own);
+  out->storage_kept = storage;
   out->storage_cores_alone = placer_bench_cell_cores(r, 0, (size_t)alone, workload, NULL);
   out->storage_cores = placer_bench_cell_cores(r, variant, condition, workload, NULL);
   out->storage_role_cores = placer_bench_cell_cores(r, variant, condition, workload, r->storage_role);
-  double level = r->conditions[condition].neighbour_level;
-  if (!(level > 0))
+  out->storage_cpu_s_per_op =
+      placer_bench_ratio(out->storage_cores_alone, cell_median(r, 0, (size_t)alone, workload, MAIN));
+  if (!(r->conditions[condition].neighbour_level > 0))
     return;
-  out->neighbour_kept = placer_bench_ratio(cell_median(r, variant, condition, workload, NEIGHBOUR),
-                                           placer_bench_solo_median(r, variant, condition));
+  out->neighbour_kept = neighbour;
+  out->neighbour_kept_own = own;
+  out->neighbour_cores =
+      r->neighbour_role[0] ? placer_bench_cell_cores(r, variant, condition, workload, r->neighbour_role) : NAN;
+  struct eff_sample e = { 0 };
   double cpus = r->node_cpus > 0 ? r->node_cpus : NAN;
-  double demand = fmin(level, cpus);
-  double n_max = (cpus - out->storage_kept * out->storage_cores_alone) / demand;
-  if (!isnan(n_max))
-    n_max = fmax(0.0, fmin(1.0, n_max));
-  out->sum = out->storage_kept + out->neighbour_kept;
-  out->bound = out->storage_kept + n_max;
-  out->efficiency = out->bound > 0 ? out->sum / out->bound : NAN;
+  double *buf = malloc((r->repeats ? r->repeats : 1) * sizeof(*buf));
+  if (buf && eff_sample_fill(r, variant, condition, workload, (size_t)alone, &e) == 0) {
+    struct eff_figures f;
+    eff_compute(&e, cpus, buf, &f);
+    out->neighbour_demand_cores = f.demand;
+    out->neighbour_max = f.n_max;
+    out->sum = out->storage_kept + out->neighbour_kept;
+    out->bound = f.bound;
+    out->efficiency = f.efficiency;
+    eff_ci(&e, cpus, buf, &out->efficiency_ci_low, &out->efficiency_ci_high);
+    out->bound_exceeded = out->efficiency_ci_low > 1;
+  }
+  eff_sample_free(&e);
+  free(buf);
 }
 
 size_t placer_bench_split_steps(const struct placer_bench_results *r, struct placer_bench_split_step *steps) {
@@ -371,7 +547,7 @@ void placer_bench_sweep_balance(const struct placer_bench_results *r, size_t var
     return;
   size_t w = r->sweep_workload;
   struct placer_bench_balance_criteria crit = {
-    .storage_baseline = cell_median(r, variant, alone, w, MAIN),
+    .storage_baseline = cell_median(r, 0, alone, w, MAIN), /* the unconstrained baseline (placer_bench_kept) */
     .storage_min_fraction = r->storage_min_fraction,
     .neighbour_min_fraction = r->neighbour_min_fraction,
   };
@@ -387,7 +563,7 @@ void placer_bench_sweep_balance(const struct placer_bench_results *r, size_t var
       .level = r->conditions[c].neighbour_level,
       .storage = cell_median(r, variant, c, w, MAIN),
       .neighbour = cell_median(r, variant, c, w, NEIGHBOUR),
-      .neighbour_solo = placer_bench_solo_median(r, variant, c),
+      .neighbour_solo = placer_bench_solo_median(r, 0, c),
     };
     cond_of[n++] = c;
   }
@@ -396,4 +572,58 @@ void placer_bench_sweep_balance(const struct placer_bench_results *r, size_t var
     out->index = cond_of[out->index];
   free(steps);
   free(cond_of);
+}
+
+size_t placer_bench_planned_repeats(const struct placer_bench_results *r) {
+  return r->repeats_run ? r->repeats_run : r->repeats;
+}
+
+/* The decisive test: the smaller p of the paired and the unpaired test (a
+ * missing p counts as 1), with that test's change and CI. */
+static void decide(const struct placer_bench_results *r, const struct placer_stats_comparison *cmp,
+                   const struct placer_stats_paired *pair, struct placer_bench_verdict *v) {
+  double pu = isnan(cmp->p_value) ? 1 : cmp->p_value, pp = isnan(pair->p_value) ? 1 : pair->p_value;
+  v->paired = !isnan(pair->change) && pp < pu;
+  v->change = v->paired ? pair->change : cmp->change;
+  v->ci_low = v->paired ? pair->ci_low : cmp->ci_low;
+  v->ci_high = v->paired ? pair->ci_high : cmp->ci_high;
+  v->p_value = v->paired ? pp : pu;
+  v->significant = v->p_value < r->alpha;
+}
+
+size_t placer_bench_verdicts(const struct placer_bench_results *r, struct placer_bench_verdict **out) {
+  *out = NULL;
+  if (r->n_variants < 2)
+    return 0;
+  size_t cap = 2 * r->n_variants * r->n_conditions * r->n_workloads, n = 0;
+  struct placer_bench_verdict *all = malloc(cap * sizeof(*all));
+  if (all == NULL)
+    return (size_t)-1;
+  for (int neighbours = 0; neighbours < 2; neighbours++)
+    for (size_t v = 1; v < r->n_variants; v++)
+      for (size_t c = 0; c < r->n_conditions; c++) {
+        if (neighbours && !(r->conditions[c].neighbour_level > 0))
+          continue;
+        for (size_t w = 0; w < r->n_workloads; w++) {
+          struct placer_stats_comparison cmp;
+          struct placer_stats_paired pair;
+          if (neighbours) {
+            placer_bench_compare_neighbours(r, v, c, w, &cmp, &pair);
+          } else {
+            placer_bench_compare(r, v, c, w, &cmp, NULL);
+            placer_bench_compare_paired(r, v, c, w, &pair, NULL);
+          }
+          if (isnan(cmp.change))
+            continue;
+          struct placer_bench_verdict *x = &all[n++];
+          *x = (struct placer_bench_verdict){ .neighbours = neighbours, .variant = v, .condition = c, .workload = w };
+          decide(r, &cmp, &pair, x);
+        }
+      }
+  if (n == 0) {
+    free(all);
+    return 0;
+  }
+  *out = all;
+  return n;
 }

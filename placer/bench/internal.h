@@ -42,6 +42,7 @@ struct bench {
   const char *prefix;
   char *out;
   char *exe;
+  char *study_file; /* a study made in memory (the sized default): OUT/study.yaml, what --resume reads */
   char *topology_xml;
   struct placer_cgroup *cg;
   struct variant *vars;

@@ -227,7 +227,8 @@ int bench_write_summary(struct bench *b, struct placer_error **err) {
     return bench_oom(err);
   }
   json_t *study = study_json(b);
-  char *file = b->study->path ? realpath(b->study->path, NULL) : NULL;
+  const char *study_path = b->study_file ? b->study_file : b->study->path;
+  char *file = study_path ? realpath(study_path, NULL) : NULL;
   if (study && file)
     json_object_set_new(study, "study_file", json_string(file));
   if (study) { /* what --resume needs to make the same passes */

@@ -18,6 +18,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "bench/design.h"
 #include "bench/metrics.h"
 #include "bench/report.h"
 #include "bench/size.h"
@@ -404,10 +405,10 @@ static int plot_interference(struct page *pg, bool neighbours) {
   if (neighbours) {
     fputs("set ylabel ", gp);
     char label[256];
-    snprintf(label, sizeof(label), "%s kept with storage (%% of solo)", r->neighbour_name);
+    snprintf(label, sizeof(label), "%s with storage (%% of solo on the same CPUs)", r->neighbour_name);
     gq(gp, label);
   } else {
-    fputs("set ylabel 'storage kept with neighbours (% of alone)'", gp);
+    fputs("set ylabel 'storage with neighbours (% of the same variant alone)'", gp);
   }
   fputs("\nplot ", gp);
   for (size_t v = 0; v < r->n_variants; v++) {
@@ -419,10 +420,12 @@ static int plot_interference(struct page *pg, bool neighbours) {
   }
   fputs(", 100 with lines dt 2 lc rgb 'black' notitle\n", gp);
   return finish_plot(pg, name, &pf,
-                     neighbours ? "Neighbours' rate with storage running, as % of their solo rate (median; whiskers: "
-                                  "bootstrap 95% CI)"
-                                : "Storage main metric with neighbours, as % of the same variant alone (median; "
-                                  "whiskers: bootstrap 95% CI)");
+                     neighbours ? "Interference on the neighbours: their rate with storage running, as % of their "
+                                  "solo rate on the same variant's CPUs (median; whiskers: bootstrap 95% CI); what "
+                                  "they keep of the first variant's solo rate is in the text report (Verdict, "
+                                  "Efficiency)"
+                                : "Interference on storage: its main metric with neighbours, as % of the same "
+                                  "variant alone (median; whiskers: bootstrap 95% CI)");
 }
 
 /* Storage's main metric and the neighbours' rate against the neighbour
@@ -883,6 +886,94 @@ static int plot_compare(struct page *pg) {
                      "Change of each cell's main metric, B vs A (median; whiskers: bootstrap 95% CI)");
 }
 
+/* ---- the answer first ---- */
+
+/* "p=0.002" -> "0.002", "p<0.001" -> "<0.001" */
+static const char *p_cell(const char *formatted) {
+  return strncmp(formatted, "p=", 2) == 0 ? formatted + 2 : formatted[0] == 'p' ? formatted + 1 : formatted;
+}
+
+/* The verdict table: every change against A by its decisive test, the
+ * verdict in a word and a colour (summary.json's summary.verdicts, which
+ * report_browser.sh compares with the page's DOM). */
+static int write_verdicts(struct page *pg) {
+  const struct placer_bench_results *r = pg->r;
+  FILE *f = pg->html;
+  struct placer_bench_design d;
+  placer_bench_design_of((unsigned)placer_bench_planned_repeats(r), r->n_variants, r->alpha, &d);
+  if (!d.can_conclude) {
+    char why[512];
+    placer_bench_design_refusal(&d, why, sizeof(why));
+    fputs("<p class=\"design\"><strong>Design</strong>: ", f);
+    html_text(f, why);
+    fputs(": every verdict is inconclusive by design.</p>\n", f);
+  }
+  if (r->n_variants < 2)
+    return 0;
+  struct placer_bench_verdict *all = NULL;
+  size_t n = placer_bench_verdicts(r, &all);
+  if (n == (size_t)-1)
+    return placer_error_errno(pg->err, PLACER_EXIT_SYSTEM, ENOMEM, "report");
+  fputs("<h2>Verdict</h2>\n<p>Each change against ", f);
+  html_text(f, r->variants[0]);
+  fprintf(f,
+          " by its decisive test, the smaller p of the paired (Wilcoxon signed-rank) and the unpaired "
+          "(Mann-Whitney) test, with that test's change and bootstrap 95%% CI; significant when p &lt; %g.</p>\n",
+          r->alpha);
+  fputs("<table id=\"verdict\">\n<tr><th>cell</th><th>condition</th><th>workload</th><th>metric</th><th>change</th>"
+        "<th>95% CI</th><th>p</th><th>test</th><th>verdict</th></tr>\n",
+        f);
+  for (size_t i = 0; i < n; i++) {
+    const struct placer_bench_verdict *v = &all[i];
+    char ch[32], lo[32], hi[32], p[32], cell[300];
+    placer_bench_format_change(v->change, ch, sizeof(ch));
+    placer_bench_format_change(v->ci_low, lo, sizeof(lo));
+    placer_bench_format_change(v->ci_high, hi, sizeof(hi));
+    placer_bench_format_p(v->p_value, p, sizeof(p));
+    fprintf(f, "<tr class=\"%s\"><td>", v->significant ? "significant" : "inconclusive");
+    snprintf(cell, sizeof(cell), "%s vs %s", r->variants[v->variant], r->variants[0]);
+    html_text(f, cell);
+    fputs("</td><td>", f);
+    html_text(f, r->conditions[v->condition].name);
+    fputs("</td><td>", f);
+    html_text(f, r->workloads[v->workload].name);
+    fputs("</td><td>", f);
+    if (v->neighbours) {
+      snprintf(cell, sizeof(cell), "%s rate", r->neighbour_name[0] ? r->neighbour_name : "neighbours");
+      html_text(f, cell);
+    } else {
+      fputs(metric_unit(&r->workloads[v->workload]), f);
+    }
+    fprintf(f, "</td><td>%s</td><td>", ch);
+    if (isnan(v->ci_low))
+      fputs("-", f);
+    else
+      fprintf(f, "[%s, %s]", lo, hi);
+    fprintf(f, "</td><td>%s</td><td>%s</td>", p_cell(p), v->paired ? "paired" : "unpaired");
+    fprintf(f, "<td class=\"verdict\" style=\"%s\">%s</td></tr>\n",
+            v->significant ? "background:#c6efce;color:#006100" : "background:#ffeb9c;color:#7a5500",
+            v->significant ? "significant" : "inconclusive");
+  }
+  fputs("</table>\n", f);
+  free(all);
+  return 0;
+}
+
+/* The text report beside the plots (report/report.txt), linked. */
+static int write_text_report(struct page *pg, const char *text) {
+  cleanup_free char *path = NULL;
+  FILE *f = open_in(pg, "report.txt", &path);
+  if (f == NULL)
+    return -1;
+  fputs(text, f);
+  if (close_file(pg, f, path) < 0)
+    return -1;
+  fputs("<h2>Text report</h2>\n<p>The whole report as <code>placer bench</code> prints it, every table and figure: "
+        "<a href=\"report/report.txt\">report/report.txt</a>.</p>\n",
+        pg->html);
+  return 0;
+}
+
 /* ---- the page, drawn aside and put in place at once ---- */
 
 /* The files a page is made of in report/; anything else there is not
@@ -891,6 +982,8 @@ static bool plot_file(const char *name) {
   static const char *const plots[] = {
     "interference-storage", "interference-neighbours", "sweep", "split", "cpu", "latency", "recovery", "compare"
   };
+  if (strcmp(name, "report.txt") == 0) /* the text report the page links */
+    return true;
   const char *dot = strrchr(name, '.');
   if (dot == NULL || (strcmp(dot, ".dat") != 0 && strcmp(dot, ".gp") != 0 && strcmp(dot, ".svg") != 0))
     return false;
@@ -1047,6 +1140,9 @@ int placer_report_html_write(const char *dir, const struct placer_bench_results 
         "pre { background: #f6f6f6; padding: 1em; overflow-x: auto; font-size: 12px; }\n"
         "figure { margin: 1.5em 0; } img { max-width: 100%; border: 1px solid #ddd; }\n"
         "table { border-collapse: collapse; } td, th { border: 1px solid #ccc; padding: 2px 6px; }\n"
+        "#verdict td { text-align: right; } #verdict td:first-child, #verdict td:nth-child(2), "
+        "#verdict td:nth-child(3) { text-align: left; }\n"
+        "p.design { background: #ffeb9c; padding: 0.5em; }\n"
         "</style>\n</head>\n<body>\n<h1>",
         pg.html);
   html_text(pg.html, r->title ? r->title : "placer bench");
@@ -1056,15 +1152,36 @@ int placer_report_html_write(const char *dir, const struct placer_bench_results 
           r->n_variants == 1 ? "" : "s", r->n_conditions, r->n_conditions == 1 ? "" : "s", r->n_workloads,
           r->n_workloads == 1 ? "" : "s", r->repeats, r->repeats == 1 ? "" : "s",
           r->interrupted ? "; <strong>interrupted</strong>: the cells with no runs are empty" : "");
-  fputs("<h2>Summary</h2>\n<pre>", pg.html);
-  html_text(pg.html, text);
-  fputs("</pre>\n<h2>Plots</h2>\n", pg.html);
-  if (plot_interference(&pg, false) < 0 || plot_interference(&pg, true) < 0 || plot_sweep(&pg) < 0 ||
-      plot_split(&pg) < 0 || plot_cpu(&pg) < 0 || plot_latency(&pg) < 0 || plot_recovery(&pg) < 0 ||
-      (b && plot_compare(&pg) < 0))
+  if (write_verdicts(&pg) < 0)
+    goto out;
+  /* the balance point, in words and drawn, before the other plots */
+  bool split = r->split_parameter && r->split_parameter[0];
+  if (split || r->sweep) {
+    char *sentence = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&sentence, &len);
+    if (m == NULL) {
+      placer_error_errno(err, PLACER_EXIT_SYSTEM, errno, "report");
+      goto out;
+    }
+    placer_bench_report_balance(r, m);
+    fclose(m);
+    fputs("<h2>Balance point</h2>\n<p id=\"balance\">", pg.html);
+    html_text(pg.html, sentence ? sentence : "");
+    fputs("</p>\n", pg.html);
+    free(sentence);
+    if ((split ? plot_split(&pg) : plot_sweep(&pg)) < 0)
+      goto out;
+  }
+  fputs("<h2>Plots</h2>\n", pg.html);
+  bool sweep_drawn = !split && r->sweep; /* with the balance point */
+  if (plot_interference(&pg, false) < 0 || plot_interference(&pg, true) < 0 || (!sweep_drawn && plot_sweep(&pg) < 0) ||
+      plot_cpu(&pg) < 0 || plot_latency(&pg) < 0 || plot_recovery(&pg) < 0 || (b && plot_compare(&pg) < 0))
     goto out;
   if (pg.figures == 0)
     fputs("<p>No plot: no finished run has figures to draw.</p>\n", pg.html);
+  if (write_text_report(&pg, text) < 0)
+    goto out;
   fputs("<p>Made by <code>placer report</code> with gnuplot; the data and scripts of every plot are in "
         "<code>report/</code> beside it.</p>\n</body>\n</html>\n",
         pg.html);

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench/design.h"
 #include "lib/text-table.h"
 #include "lib/textfile.h"
 #include "lib/units.h"
@@ -51,7 +52,7 @@ static void fmt_ms(double ns, char *buf, size_t len) {
 }
 
 /* +12.3% / -4.0%; never "-0.0%". */
-static void fmt_change(double x, char *buf, size_t len) {
+void placer_bench_format_change(double x, char *buf, size_t len) {
   if (isnan(x)) {
     snprintf(buf, len, DASH);
     return;
@@ -60,7 +61,7 @@ static void fmt_change(double x, char *buf, size_t len) {
   snprintf(buf, len, "%+.1f%%", tenths == 0 ? 0.0 : tenths / 10.0);
 }
 
-static void fmt_p(double p, char *buf, size_t len) {
+void placer_bench_format_p(double p, char *buf, size_t len) {
   if (isnan(p))
     snprintf(buf, len, DASH);
   else if (p < 0.001)
@@ -130,7 +131,7 @@ static const char *neighbours(const struct placer_bench_results *r) {
 
 /* Repeats a cell should have: the passes run (dynamic repeats), else the plan. */
 static size_t planned_repeats(const struct placer_bench_results *r) {
-  return r->repeats_run ? r->repeats_run : r->repeats;
+  return placer_bench_planned_repeats(r);
 }
 
 static size_t runs_done(const struct placer_bench_results *r) {
@@ -161,6 +162,13 @@ static void header(const struct placer_bench_results *r, FILE *out) {
             r->variants[0]);
   if (r->interrupted)
     fprintf(out, "INTERRUPTED: these are the results so far; missing cells show \"-\".\n");
+  struct placer_bench_design d;
+  placer_bench_design_of((unsigned)planned, r->n_variants, r->alpha, &d);
+  if (!d.can_conclude) {
+    char why[512];
+    placer_bench_design_refusal(&d, why, sizeof(why));
+    fprintf(out, "DESIGN: %s: every verdict below is inconclusive by design.\n", why);
+  }
 }
 
 /* One block: the workloads of one block size, in the order first seen. */
@@ -218,15 +226,15 @@ static int block_table(const struct placer_bench_results *r, uint64_t bs, FILE *
       for (size_t i = 0; i < n_ws; i++) {
         struct placer_stats_comparison cmp;
         placer_bench_compare(r, v, cond, ws[i], &cmp, NULL);
-        fmt_change(cmp.change, a, sizeof(a));
+        placer_bench_format_change(cmp.change, a, sizeof(a));
         placer_table_cell_r(&t, "%s", a);
-        fmt_change(cmp.ci_low, b, sizeof(b));
-        fmt_change(cmp.ci_high, c, sizeof(c));
+        placer_bench_format_change(cmp.ci_low, b, sizeof(b));
+        placer_bench_format_change(cmp.ci_high, c, sizeof(c));
         if (isnan(cmp.ci_low))
           placer_table_cell_r(&t, DASH);
         else
           placer_table_cell_r(&t, "[%s, %s]", b, c);
-        fmt_p(cmp.p_value, a, sizeof(a));
+        placer_bench_format_p(cmp.p_value, a, sizeof(a));
         placer_table_cell_r(&t, "%s", a);
       }
       placer_table_row(&t, false);
@@ -234,15 +242,15 @@ static int block_table(const struct placer_bench_results *r, uint64_t bs, FILE *
       for (size_t i = 0; i < n_ws; i++) {
         struct placer_stats_paired pair;
         placer_bench_compare_paired(r, v, cond, ws[i], &pair, NULL);
-        fmt_change(pair.change, a, sizeof(a));
+        placer_bench_format_change(pair.change, a, sizeof(a));
         placer_table_cell_r(&t, "%s", a);
-        fmt_change(pair.ci_low, b, sizeof(b));
-        fmt_change(pair.ci_high, c, sizeof(c));
+        placer_bench_format_change(pair.ci_low, b, sizeof(b));
+        placer_bench_format_change(pair.ci_high, c, sizeof(c));
         if (isnan(pair.ci_low))
           placer_table_cell_r(&t, DASH);
         else
           placer_table_cell_r(&t, "[%s, %s]", b, c);
-        fmt_p(pair.p_value, a, sizeof(a));
+        placer_bench_format_p(pair.p_value, a, sizeof(a));
         placer_table_cell_r(&t, "%s", a);
       }
     }
@@ -256,8 +264,7 @@ static int block_table(const struct placer_bench_results *r, uint64_t bs, FILE *
 
 static int interference_table(const struct placer_bench_results *r, FILE *out) {
   int alone = placer_bench_alone_condition(r);
-  /* A sweep shows the same ratios per step in its own table. */
-  if (alone < 0 || r->n_conditions < 2 || r->sweep)
+  if (alone < 0 || r->n_conditions < 2)
     return 0;
   struct placer_table t = { 0 };
   char label[128], a[32];
@@ -289,8 +296,11 @@ static int interference_table(const struct placer_bench_results *r, FILE *out) {
         placer_table_cell_r(&t, "%s", a);
       }
     }
-  fprintf(out, "\nInterference: storage with neighbours / storage alone; %s with storage / %s solo\n", neighbours(r),
-          neighbours(r));
+  fprintf(out,
+          "\nInterference, each variant against itself (the Verdict's, Sweep's and Efficiency's \"kept\" are against "
+          "%s):\nstorage with neighbours / the same variant alone; %s with storage / %s solo on the same variant's "
+          "CPUs\n",
+          r->variants[0], neighbours(r), neighbours(r));
   return placer_table_print(&t, out);
 }
 
@@ -315,12 +325,13 @@ static void balance_sentence(const struct placer_bench_results *r, const char *w
   double s = r->storage_min_fraction * 100, nb = r->neighbour_min_fraction * 100;
   const struct placer_bench_balance *first = &bal[order[0]];
   if (!first->found) {
-    fprintf(out, "No variant keeps >= %g%% of baseline %s at any step while %s keep >= %g%% of their solo rate.\n", s,
-            what, neighbours(r), nb);
+    fprintf(out,
+            "No variant keeps >= %g%% of %s's %s alone at any step while %s keep >= %g%% of their solo rate there.\n",
+            s, r->variants[0], what, neighbours(r), nb);
     return;
   }
-  fprintf(out, "%s keeps >= %g%% of baseline %s up to %g %s while %s keep >= %g%% of their solo rate",
-          r->variants[order[0]], s, what, first->level, r->level_unit, neighbours(r), nb);
+  fprintf(out, "%s keeps >= %g%% of %s's %s alone up to %g %s while %s keep >= %g%% of their solo rate there",
+          r->variants[order[0]], s, r->variants[0], what, first->level, r->level_unit, neighbours(r), nb);
   for (size_t i = 1; i < n; i++) {
     if (bal[order[i]].found)
       fprintf(out, "; %s up to %g", r->variants[order[i]], bal[order[i]].level);
@@ -332,6 +343,53 @@ static void balance_sentence(const struct placer_bench_results *r, const char *w
     if (bal[order[i]].passes_beyond)
       fprintf(out, "Note: %s passes again above its first failing step; more repeats may settle it.\n",
               r->variants[order[i]]);
+}
+
+/* "1.85 of 1.61; 95% CI 108%-122%" */
+static void fmt_eff_ci(const struct placer_bench_efficiency *e, char *buf, size_t len) {
+  char lo[32], hi[32];
+  fmt_percent(e->efficiency_ci_low, lo, sizeof(lo));
+  fmt_percent(e->efficiency_ci_high, hi, sizeof(hi));
+  if (isnan(e->efficiency_ci_low))
+    snprintf(buf, len, "%.2f of %.2f", e->sum, e->bound);
+  else
+    snprintf(buf, len, "%.2f of %.2f; 95%% CI %s-%s", e->sum, e->bound, lo, hi);
+}
+
+/* An efficiency for a table cell: never a figure above 100% on its own. */
+static void fmt_efficiency_cell(const struct placer_bench_efficiency *e, char *buf, size_t len) {
+  if (e->bound_exceeded)
+    snprintf(buf, len, "exceeded");
+  else if (e->efficiency > 1.0)
+    snprintf(buf, len, "at bound");
+  else
+    fmt_percent(e->efficiency, buf, len);
+}
+
+/* The balance point of a placement sweep, in a sentence. */
+static void split_balance_line(const struct placer_bench_results *r, const struct placer_bench_split_step *steps,
+                               size_t n, FILE *out) {
+  const struct placer_bench_workload *w = &r->workloads[r->sweep_workload];
+  char label[128];
+  workload_label(w, label, sizeof(label));
+  struct placer_bench_split_balance b;
+  placer_bench_split_balance(r, steps, n, &b);
+  double pct = r->storage_min_fraction * 100;
+  if (b.found) {
+    const struct placer_bench_split_step *s = &steps[b.step];
+    char kept[32], own[32], cores[32];
+    fmt_percent(s->eff.neighbour_kept, kept, sizeof(kept));
+    fmt_percent(s->eff.neighbour_kept_own, own, sizeof(own));
+    fmt_fixed(s->eff.storage_role_cores, "%.2f", cores, sizeof(cores));
+    fprintf(out,
+            "Balance point: %s is the least CPU for storage that keeps >= %g%% of its unconstrained %s %s "
+            "(%s keeps %.0f%%, %s using %s cores); there %s keep %s of their unconstrained solo rate (%s of their "
+            "solo rate on %s's own CPUs).\n",
+            r->variants[s->variant], pct, label, metric_name(w), r->variants[s->variant], 100 * s->eff.storage_kept,
+            r->storage_role, cores, neighbours(r), kept, own, r->variants[s->variant]);
+  } else {
+    fprintf(out, "Balance point: no step keeps >= %g%% of the unconstrained %s %s.\n", pct, label, metric_name(w));
+  }
 }
 
 /* A placement sweep: per step storage, neighbours, both fractions, the
@@ -347,13 +405,16 @@ static int split_table(const struct placer_bench_results *r, FILE *out) {
   const char *unit = strcmp(r->split_parameter, "quota") == 0   ? "cores (quota)"
                      : strcmp(r->split_parameter, "cores") == 0 ? "whole cores"
                                                                 : "storage:neighbours weight";
-  fprintf(out, "\nSplit sweep: storage %s, %s, medians (kept: against %s alone; bound: see Efficiency)\n", unit, label,
-          r->variants[0]);
+  fprintf(out,
+          "\nSplit sweep: storage %s, %s, medians%s%s%s (kept: storage against %s alone, %s against %s's solo "
+          "rate; nb own: against the step's own solo rate; bound: see Efficiency)\n",
+          unit, label, r->split_from[0] ? ", steps made from " : "", r->split_from, r->split_from[0] ? "" : "",
+          r->variants[0], neighbours(r), r->variants[0]);
   struct placer_table t = { 0 };
   placer_table_row(&t, false);
-  static const char *const heads[] = { "step",          "alone",     "+neighbours", "p99 ms",
-                                       "storage cores", "osd cores", "neighbours",  "storage kept",
-                                       "nb kept",       "sum",       "bound",       "efficiency" };
+  static const char *const heads[] = { "step",      "alone",      "+neighbours",  "p99 ms",  "storage cores",
+                                       "osd cores", "neighbours", "storage kept", "nb kept", "nb own",
+                                       "sum",       "bound",      "efficiency" };
   for (size_t i = 0; i < sizeof(heads) / sizeof(heads[0]); i++) {
     if (i == 0)
       placer_table_cell_l(&t, "%s", heads[i]);
@@ -380,123 +441,122 @@ static int split_table(const struct placer_bench_results *r, FILE *out) {
     placer_table_cell_r(&t, "%s", a);
     fmt_percent(s->eff.neighbour_kept, a, sizeof(a));
     placer_table_cell_r(&t, "%s", a);
+    fmt_percent(s->eff.neighbour_kept_own, a, sizeof(a));
+    placer_table_cell_r(&t, "%s", a);
     fmt_fixed(s->eff.sum, "%.2f", a, sizeof(a));
     placer_table_cell_r(&t, "%s", a);
     fmt_fixed(s->eff.bound, "%.2f", a, sizeof(a));
     placer_table_cell_r(&t, "%s", a);
-    fmt_percent(s->eff.efficiency, a, sizeof(a));
+    fmt_efficiency_cell(&s->eff, a, sizeof(a));
     placer_table_cell_r(&t, "%s", a);
   }
   int rc = placer_table_print(&t, out);
-  struct placer_bench_split_balance b;
-  placer_bench_split_balance(r, steps, n, &b);
-  double pct = r->storage_min_fraction * 100;
-  if (b.found) {
-    const struct placer_bench_split_step *s = &steps[b.step];
-    char kept[32], cores[32];
-    fmt_percent(s->eff.neighbour_kept, kept, sizeof(kept));
-    fmt_fixed(s->eff.storage_role_cores, "%.2f", cores, sizeof(cores));
-    fprintf(out,
-            "Balance point: %s is the least CPU for storage that keeps >= %g%% of its unconstrained %s %s "
-            "(%s keeps %.0f%%, %s using %s cores); there the neighbours' work keeps %s of its solo rate (%s).\n",
-            r->variants[s->variant], pct, label, metric_name(w), r->variants[s->variant], 100 * s->eff.storage_kept,
-            r->storage_role, cores, kept, neighbours(r));
-  } else {
-    fprintf(out, "Balance point: no step keeps >= %g%% of the unconstrained %s %s.\n", pct, label, metric_name(w));
-  }
+  split_balance_line(r, steps, n, out);
   return rc;
 }
 
+/* The model, stated, then per variant its efficiency against the bound; a
+ * variant above the bound beyond its CI is the model failing, said so with
+ * the figures that show where. */
 static int efficiency_lines(const struct placer_bench_results *r, FILE *out) {
   int cond = placer_bench_neighbour_condition(r);
   if (cond < 0 || !(r->node_cpus > 0))
     return 0;
-  char label[128];
-  workload_label(&r->workloads[r->sweep_workload], label, sizeof(label));
+  char label[128], per_op[32], c_alone[32];
+  const struct placer_bench_workload *w = &r->workloads[r->sweep_workload];
+  workload_label(w, label, sizeof(label));
+  struct placer_bench_efficiency e0;
+  placer_bench_efficiency(r, 0, (size_t)cond, r->sweep_workload, &e0);
+  fmt_fixed(e0.storage_cpu_s_per_op * 1e3 * (placer_bench_workload_uses_bandwidth(w) ? 1e6 : 1.0), "%.3g", per_op,
+            sizeof(per_op));
+  fmt_fixed(e0.storage_cores_alone, "%.2f", c_alone, sizeof(c_alone));
   fprintf(out,
-          "\nEfficiency against the physical limit (%s, %s): storage kept + %s kept, against the most %g CPUs\n"
-          "allow when IOPS follow CPU (storage at a fraction s of %s's alone rate needs s x its CPU alone):\n",
-          label, r->conditions[cond].name, neighbours(r), r->node_cpus, r->variants[0]);
+          "\nEfficiency against the CPU model's bound (%s, %s). The model, from each side's measured CPU per\n"
+          "operation: storage takes %s ms of CPU per %s (%s alone: %s cores, every role but %s's); %s take\n"
+          "their cores / their rate in each cell. Storage keeping s of %s's alone rate needs s x %s cores; of the\n"
+          "%g CPUs that leaves %s enough to keep at most n_max = (%g - s x %s) / d of their unconstrained solo\n"
+          "rate (d: the cores that rate needs; n_max at most 1). Efficiency = (s + n) / (s + n_max), n against\n"
+          "%s's solo rate; 95%% CI by bootstrap over the runs:\n",
+          label, r->conditions[cond].name, per_op, placer_bench_workload_uses_bandwidth(w) ? "MB" : "I/O",
+          r->variants[0], c_alone, neighbours(r), neighbours(r), r->variants[0], c_alone, r->node_cpus, neighbours(r),
+          r->node_cpus, c_alone, r->variants[0]);
   for (size_t v = 0; v < r->n_variants; v++) {
     struct placer_bench_efficiency e;
     placer_bench_efficiency(r, v, (size_t)cond, r->sweep_workload, &e);
-    char eff[32], s[32], n[32];
+    char eff[32], s[32], n[32], ci[96], demand[32];
     fmt_percent(e.efficiency, eff, sizeof(eff));
     fmt_fixed(e.storage_kept, "%.2f", s, sizeof(s));
     fmt_fixed(e.neighbour_kept, "%.2f", n, sizeof(n));
-    fprintf(out, "  %s: %s of the bound (storage %s + %s %s = %.2f of %.2f)\n", r->variants[v], eff, s, neighbours(r),
-            n, e.sum, e.bound);
+    fmt_fixed(e.neighbour_demand_cores, "%.2f", demand, sizeof(demand));
+    fmt_eff_ci(&e, ci, sizeof(ci));
+    if (e.bound_exceeded) {
+      char used[32], model[32], nb_used[32];
+      fmt_fixed(e.storage_cores, "%.2f", used, sizeof(used));
+      fmt_fixed(e.storage_kept * e.storage_cores_alone, "%.2f", model, sizeof(model));
+      fmt_fixed(e.neighbour_cores, "%.2f", nb_used, sizeof(nb_used));
+      fprintf(out,
+              "  %s: the CPU model's bound exceeded by %.0f%% (storage %s + %s %s = %s): storage used %s cores (the "
+              "model: %s), %s %s (d = %s)\n",
+              r->variants[v], 100 * (e.efficiency - 1), s, neighbours(r), n, ci, used, model, neighbours(r), nb_used,
+              demand);
+    } else if (e.efficiency > 1.0) {
+      fprintf(out, "  %s: at the CPU model's bound within noise (%s; storage %s + %s %s = %s)\n", r->variants[v], eff,
+              s, neighbours(r), n, ci);
+    } else {
+      fprintf(out, "  %s: %s of the bound (storage %s + %s %s = %s; d = %s cores)\n", r->variants[v], eff, s,
+              neighbours(r), n, ci, demand);
+    }
   }
   return 0;
 }
 
-/* The verdict names the test that decides it: the smaller p of the paired
- * and the unpaired test, with that test's change (the two changes differ:
- * median of pair ratios vs ratio of medians). */
-static void decisive_test(const struct placer_stats_comparison *cmp, const struct placer_stats_paired *pair,
-                          double *change, double *p, const char **which) {
-  double pu = isnan(cmp->p_value) ? 1 : cmp->p_value, pp = isnan(pair->p_value) ? 1 : pair->p_value;
-  bool paired = !isnan(pair->change) && pp < pu;
-  *change = paired ? pair->change : cmp->change;
-  *p = paired ? pp : pu;
-  *which = paired ? "paired" : "unpaired";
-}
-
-/* What the statistics conclude: every change cell, significant or not. */
+/* What the statistics conclude: every change cell, significant or not;
+ * then the neighbour-protection effect, with what each side keeps of the
+ * unconstrained solo rate (and, named apart, of its own). */
 static int verdict_lines(const struct placer_bench_results *r, FILE *out) {
+  struct placer_bench_verdict *all = NULL;
+  size_t n = placer_bench_verdicts(r, &all);
+  if (n == (size_t)-1)
+    return -1;
   if (r->n_variants < 2)
     return 0;
-  fprintf(out, "\nVerdict (p < 0.05 in the paired or the unpaired test):\n");
+  fprintf(out, "\nVerdict (p < %g in the paired or the unpaired test):\n", r->alpha);
   size_t conclusive = 0, total = 0;
-  for (size_t v = 1; v < r->n_variants; v++)
-    for (size_t c = 0; c < r->n_conditions; c++)
-      for (size_t w = 0; w < r->n_workloads; w++) {
-        struct placer_stats_comparison cmp;
-        struct placer_stats_paired pair;
-        placer_bench_compare(r, v, c, w, &cmp, NULL);
-        placer_bench_compare_paired(r, v, c, w, &pair, NULL);
-        if (isnan(cmp.change))
-          continue;
-        total++;
-        double change, p;
-        const char *which;
-        decisive_test(&cmp, &pair, &change, &p, &which);
-        char ch[32], pp[32];
-        fmt_change(change, ch, sizeof(ch));
-        fmt_p(p, pp, sizeof(pp));
-        bool sig = p < 0.05;
-        conclusive += sig;
-        fprintf(out, "  %-12s %s vs %s, %s, %s: %s %s (%s)\n", sig ? "significant" : "inconclusive", r->variants[v],
-                r->variants[0], r->conditions[c].name, r->workloads[w].name, ch, pp, which);
-      }
+  for (size_t i = 0; i < n; i++) {
+    const struct placer_bench_verdict *v = &all[i];
+    if (v->neighbours)
+      continue;
+    total++;
+    conclusive += v->significant;
+    char ch[32], pp[32];
+    placer_bench_format_change(v->change, ch, sizeof(ch));
+    placer_bench_format_p(v->p_value, pp, sizeof(pp));
+    fprintf(out, "  %-12s %s vs %s, %s, %s: %s %s (%s)\n", v->significant ? "significant" : "inconclusive",
+            r->variants[v->variant], r->variants[0], r->conditions[v->condition].name, r->workloads[v->workload].name,
+            ch, pp, v->paired ? "paired" : "unpaired");
+  }
   fprintf(out, "  %zu of %zu storage cells conclusive.\n", conclusive, total);
-  /* The neighbour-protection effect: the neighbours' rate next to storage. */
-  for (size_t v = 1; v < r->n_variants; v++)
-    for (size_t c = 0; c < r->n_conditions; c++) {
-      if (!(r->conditions[c].neighbour_level > 0))
-        continue;
-      for (size_t w = 0; w < r->n_workloads; w++) {
-        struct placer_stats_comparison cmp;
-        struct placer_stats_paired pair;
-        placer_bench_compare_neighbours(r, v, c, w, &cmp, &pair);
-        if (isnan(cmp.change))
-          continue;
-        double change, p;
-        const char *which;
-        decisive_test(&cmp, &pair, &change, &p, &which);
-        double kept_a, kept_b, dummy;
-        placer_bench_interference(r, 0, c, w, &dummy, &kept_a);
-        placer_bench_interference(r, v, c, w, &dummy, &kept_b);
-        char ch[32], pp[32], ka[32], kb[32];
-        fmt_change(change, ch, sizeof(ch));
-        fmt_p(p, pp, sizeof(pp));
-        fmt_percent(kept_b, kb, sizeof(kb));
-        fmt_percent(kept_a, ka, sizeof(ka));
-        fprintf(out, "  %-12s %s rate, %s vs %s, during %s: %s %s (%s; %s keeps %s of solo, %s %s)\n",
-                p < 0.05 ? "significant" : "inconclusive", neighbours(r), r->variants[v], r->variants[0],
-                r->workloads[w].name, ch, pp, which, r->variants[v], kb, r->variants[0], ka);
-      }
-    }
+  for (size_t i = 0; i < n; i++) {
+    const struct placer_bench_verdict *v = &all[i];
+    if (!v->neighbours)
+      continue;
+    double s, kept_a, kept_b, own_a, own_b;
+    placer_bench_kept(r, 0, v->condition, v->workload, &s, &kept_a, &own_a);
+    placer_bench_kept(r, v->variant, v->condition, v->workload, &s, &kept_b, &own_b);
+    char ch[32], pp[32], ka[32], kb[32], ob[32];
+    placer_bench_format_change(v->change, ch, sizeof(ch));
+    placer_bench_format_p(v->p_value, pp, sizeof(pp));
+    fmt_percent(kept_b, kb, sizeof(kb));
+    fmt_percent(kept_a, ka, sizeof(ka));
+    fmt_percent(own_b, ob, sizeof(ob));
+    fprintf(out,
+            "  %-12s %s rate, %s vs %s, %s, during %s: %s %s (%s; of %s's solo rate %s keeps %s, %s %s; of its "
+            "own on its CPUs %s)\n",
+            v->significant ? "significant" : "inconclusive", neighbours(r), r->variants[v->variant], r->variants[0],
+            r->conditions[v->condition].name, r->workloads[v->workload].name, ch, pp, v->paired ? "paired" : "unpaired",
+            r->variants[0], r->variants[v->variant], kb, r->variants[0], ka, ob);
+  }
+  free(all);
   return 0;
 }
 
@@ -544,22 +604,22 @@ static int sweep_table(const struct placer_bench_results *r, FILE *out) {
       placer_bench_cell_stats(r, v, c, w, &s);
       fmt_rate(display(wl, s.main.median), a, sizeof(a));
       placer_table_cell_r(&t, "%s", a);
-      if (alone >= 0) {
-        placer_bench_cell_stats(r, v, alone, w, &base);
+      if (alone >= 0) { /* against the unconstrained baseline, variant 0 (placer_bench_kept) */
+        placer_bench_cell_stats(r, 0, alone, w, &base);
         fmt_percent(placer_bench_ratio(s.main.median, base.main.median), a, sizeof(a));
       } else {
         snprintf(a, sizeof(a), DASH);
       }
       placer_table_cell_r(&t, "%s", a);
-      fmt_percent(placer_bench_ratio(s.neighbour_rate.median, placer_bench_solo_median(r, v, c)), a, sizeof(a));
+      fmt_percent(placer_bench_ratio(s.neighbour_rate.median, placer_bench_solo_median(r, 0, c)), a, sizeof(a));
       placer_table_cell_r(&t, "%s", (int)c == alone ? DASH : a);
     }
   }
   char bs[32];
   placer_bench_format_block_size(wl->block_size_bytes, bs, sizeof(bs));
   snprintf(label, sizeof(label), "%s %s %s", bs, wl->pattern, metric_name(wl));
-  fprintf(out, "\nSweep: %s as %s grow (storage: %% of its alone median; %s: %% of their solo rate)\n", label,
-          r->level_unit[0] ? r->level_unit : "the neighbours", neighbours(r));
+  fprintf(out, "\nSweep: %s as %s grow (storage: %% of %s's median alone; %s: %% of their solo rate on %s)\n", label,
+          r->level_unit[0] ? r->level_unit : "the neighbours", r->variants[0], neighbours(r), r->variants[0]);
   int rc = placer_table_print(&t, out);
   balance_sentence(r, label, out);
   return rc;
@@ -862,6 +922,20 @@ static int threads_table(const struct placer_bench_results *r, FILE *out) {
       }
   fprintf(out, "\nBusiest threads (share of one core, median over repeats)\n");
   return placer_table_print(&t, out);
+}
+
+void placer_bench_report_balance(const struct placer_bench_results *r, FILE *out) {
+  struct placer_bench_split_step steps[PLACER_BENCH_MAX];
+  size_t n = placer_bench_split_steps(r, steps);
+  if (n > 0) {
+    split_balance_line(r, steps, n, out);
+  } else if (r->sweep) {
+    const struct placer_bench_workload *wl = &r->workloads[r->sweep_workload];
+    char bs[32], label[128];
+    placer_bench_format_block_size(wl->block_size_bytes, bs, sizeof(bs));
+    snprintf(label, sizeof(label), "%s %s %s", bs, wl->pattern, metric_name(wl));
+    balance_sentence(r, label, out);
+  }
 }
 
 int placer_bench_report(const struct placer_bench_results *r, char **out, struct placer_error **err) {

@@ -7,6 +7,8 @@
 #ifndef PLACER_BENCH_REPORT_H
 #define PLACER_BENCH_REPORT_H
 
+#include <stdio.h>
+
 #include "bench/results.h"
 #include "lib/error.h"
 
@@ -16,6 +18,16 @@ int placer_bench_report(const struct placer_bench_results *r, char **out, struct
 /* The report of a results directory from its summary.json (`placer bench
  * --report DIR`): the same tables, recomputed from the recorded runs. */
 int placer_bench_report_dir(const char *dir, char **out, struct placer_error **err);
+
+/* The balance point in words, as the report gives it: a placement sweep's
+ * (the least CPU for storage that keeps its minimum fraction), else an
+ * intensity sweep's; nothing without a sweep. */
+void placer_bench_report_balance(const struct placer_bench_results *r, FILE *out);
+
+/* A change as the report prints it, "+12.3%" (never "-0.0%"), and a p,
+ * "p=0.33", "p=0.083", "p<0.001"; "-" when undefined. */
+void placer_bench_format_change(double x, char *buf, size_t len);
+void placer_bench_format_p(double p, char *buf, size_t len);
 
 /* "4K", "128K", "1M"; "512B" for sizes that are not whole KiB. */
 void placer_bench_format_block_size(uint64_t bytes, char *buf, size_t len);

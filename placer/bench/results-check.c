@@ -401,6 +401,16 @@ int placer_bench_results_check(const json_t *j, struct placer_error **err) {
       shape_list(&c, j, "conditions", true, &nc) < 0 || typed(&c, j, "neighbour", JSON_OBJECT, 0, &neighbour) < 0 ||
       num(&c, j, "node_cpus", OPTIONAL | NULLABLE, 1, MAX_CPUS) < 0)
     return -1;
+  const json_t *alpha;
+  if (typed(&c, j, "alpha", JSON_REAL, OPTIONAL, &alpha) < 0)
+    return -1;
+  if (alpha) { /* absent before alpha was a study key: 0.05 */
+    size_t at_a = push_key(&c, "alpha");
+    double x = json_number_value(alpha);
+    if (!(x > 0 && x <= 0.5))
+      return fail(&c, "%g is not a significance level in (0, 0.5]", x);
+    pop(&c, at_a);
+  }
   size_t repeats = (size_t)json_integer_value(json_object_get(j, "repeats"));
   if (num(&c, j, "repeats_run", OPTIONAL | NULLABLE | INTEGER, 1, (double)repeats) < 0)
     return -1;
@@ -424,11 +434,19 @@ int placer_bench_results_check(const json_t *j, struct placer_error **err) {
     const json_t *knobs;
     at = push_key(&c, "split");
     if (name(&c, split, "parameter", 0) < 0 || name(&c, split, "workload", 0) < 0 ||
-        num(&c, split, "storage_min_fraction", NULLABLE, 0, 1) < 0 ||
+        name(&c, split, "from", OPTIONAL) < 0 || num(&c, split, "storage_min_fraction", NULLABLE, 0, 1) < 0 ||
         array(&c, split, "knobs", 0, nv, "variants of the study (a knob each)", &knobs) < 0)
       return -1;
     if (json_array_size(knobs) != nv)
       return fail(&c, "knobs: %zu, but the study has %zu variants", json_array_size(knobs), nv);
+    const char *from = json_string_value(json_object_get(split, "from"));
+    bool known = from == NULL;
+    for (i = 0; !known && i < nv; i++)
+      known = strcmp(json_string_value(json_array_get(json_object_get(j, "variants"), i)), from) == 0;
+    if (!known) {
+      push(&c, ".from");
+      return fail(&c, "'%s' is not one of the variants", from);
+    }
     json_array_foreach(knobs, i, e) {
       size_t at_k = push(&c, ".knobs[%zu]", i);
       if (!json_is_null(e) && !json_is_number(e))

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "bench/design.h"
 #include "bench/results.h"
 #include "lib/jsoncost.h"
 #include "lib/textfile.h"
@@ -63,11 +64,20 @@ static json_t *paired_json(const struct placer_stats_paired *p) {
 }
 
 static json_t *efficiency_json(const struct placer_bench_efficiency *e) {
-  return json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "storage_kept", num_or_null(e->storage_kept),
-                   "neighbour_kept", num_or_null(e->neighbour_kept), "sum", num_or_null(e->sum), "bound",
-                   num_or_null(e->bound), "efficiency", num_or_null(e->efficiency), "storage_cores",
-                   num_or_null(e->storage_cores), "storage_cores_alone", num_or_null(e->storage_cores_alone),
-                   "storage_role_cores", num_or_null(e->storage_role_cores));
+  json_t *o = json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "storage_kept", num_or_null(e->storage_kept),
+                        "neighbour_kept", num_or_null(e->neighbour_kept), "sum", num_or_null(e->sum), "bound",
+                        num_or_null(e->bound), "efficiency", num_or_null(e->efficiency), "storage_cores",
+                        num_or_null(e->storage_cores), "storage_cores_alone", num_or_null(e->storage_cores_alone),
+                        "storage_role_cores", num_or_null(e->storage_role_cores));
+  json_object_set_new(o, "neighbour_kept_own", num_or_null(e->neighbour_kept_own));
+  json_object_set_new(o, "efficiency_ci95_low", num_or_null(e->efficiency_ci_low));
+  json_object_set_new(o, "efficiency_ci95_high", num_or_null(e->efficiency_ci_high));
+  json_object_set_new(o, "bound_exceeded", json_boolean(e->bound_exceeded));
+  json_object_set_new(o, "storage_cpu_s_per_op", num_or_null(e->storage_cpu_s_per_op));
+  json_object_set_new(o, "neighbour_cores", num_or_null(e->neighbour_cores));
+  json_object_set_new(o, "neighbour_demand_cores", num_or_null(e->neighbour_demand_cores));
+  json_object_set_new(o, "neighbour_max", num_or_null(e->neighbour_max));
+  return o;
 }
 
 /* Per variant, in the first neighbour condition, on the judged workload. */
@@ -107,10 +117,11 @@ static json_t *split_summary_json(const struct placer_bench_results *r) {
   }
   struct placer_bench_split_balance b;
   placer_bench_split_balance(r, steps, n, &b);
-  json_t *bal = b.found ? json_pack("{s:b, s:s, s:o, s:o, s:o}", "found", 1, "variant",
+  json_t *bal = b.found ? json_pack("{s:b, s:s, s:o, s:o, s:o, s:o}", "found", 1, "variant",
                                     r->variants[steps[b.step].variant], "knob", num_or_null(steps[b.step].knob),
                                     "storage_kept", num_or_null(steps[b.step].eff.storage_kept), "neighbour_kept",
-                                    num_or_null(steps[b.step].eff.neighbour_kept))
+                                    num_or_null(steps[b.step].eff.neighbour_kept), "neighbour_kept_own",
+                                    num_or_null(steps[b.step].eff.neighbour_kept_own))
                         : json_pack("{s:b}", "found", 0);
   return json_pack("{s:o, s:o}", "steps", arr, "balance", bal);
 }
@@ -122,8 +133,9 @@ static json_t *cells_json(const struct placer_bench_results *r) {
       for (size_t w = 0; w < r->n_workloads; w++) {
         struct placer_bench_cell_stats s;
         placer_bench_cell_stats(r, v, c, w, &s);
-        double storage_ratio, neighbour_ratio;
+        double storage_ratio, neighbour_ratio, storage_kept, neighbour_kept, neighbour_own;
         placer_bench_interference(r, v, c, w, &storage_ratio, &neighbour_ratio);
+        placer_bench_kept(r, v, c, w, &storage_kept, &neighbour_kept, &neighbour_own);
         json_t *cell =
             json_pack("{s:s, s:s, s:s, s:s, s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "variant", r->variants[v],
                       "condition", r->conditions[c].name, "workload", r->workloads[w].name, "main_metric",
@@ -133,6 +145,8 @@ static json_t *cells_json(const struct placer_bench_results *r) {
                       "storage_cpu_ms_per_io", summary_stats_json(&s.storage_cpu_ms_per_io), "neighbour_rate",
                       summary_stats_json(&s.neighbour_rate), "storage_with_neighbours_vs_alone",
                       num_or_null(storage_ratio), "neighbours_with_storage_vs_solo", num_or_null(neighbour_ratio));
+        json_object_set_new(cell, "storage_kept", num_or_null(storage_kept));
+        json_object_set_new(cell, "neighbour_kept", num_or_null(neighbour_kept));
         if (v > 0) {
           struct placer_stats_comparison main_metric, p99;
           struct placer_stats_paired main_paired, p99_paired;
@@ -146,6 +160,34 @@ static json_t *cells_json(const struct placer_bench_results *r) {
         json_array_append_new(cells, cell);
       }
   return cells;
+}
+
+/* Every change's verdict by its decisive test (placer_bench_verdicts):
+ * what the report's verdict and report.html's verdict table show. */
+static json_t *verdicts_json(const struct placer_bench_results *r) {
+  struct placer_bench_verdict *all = NULL;
+  size_t n = placer_bench_verdicts(r, &all);
+  json_t *arr = json_array();
+  for (size_t i = 0; n != (size_t)-1 && i < n; i++) {
+    const struct placer_bench_verdict *v = &all[i];
+    json_array_append_new(
+        arr, json_pack("{s:s, s:s, s:s, s:s, s:s, s:o, s:o, s:o, s:o, s:b}", "variant", r->variants[v->variant],
+                       "condition", r->conditions[v->condition].name, "workload", r->workloads[v->workload].name,
+                       "metric", v->neighbours ? "neighbour_rate" : "main", "test", v->paired ? "paired" : "unpaired",
+                       "change", num_or_null(v->change), "ci95_low", num_or_null(v->ci_low), "ci95_high",
+                       num_or_null(v->ci_high), "p_value", num_or_null(v->p_value), "significant", v->significant));
+  }
+  free(all);
+  return arr;
+}
+
+/* The smallest p the repeats allow (design.h), against alpha. */
+static json_t *design_json(const struct placer_bench_results *r) {
+  struct placer_bench_design d;
+  placer_bench_design_of((unsigned)placer_bench_planned_repeats(r), r->n_variants, r->alpha, &d);
+  return json_pack("{s:I, s:f, s:o, s:o, s:b}", "repeats", (json_int_t)d.repeats, "alpha", d.alpha, "min_p_paired",
+                   num_or_null(d.min_p_paired), "min_p_unpaired", num_or_null(d.min_p_unpaired), "can_conclude",
+                   d.can_conclude);
 }
 
 static json_t *balance_json(const struct placer_bench_results *r) {
@@ -201,6 +243,8 @@ json_t *placer_bench_results_to_json(const struct placer_bench_results *r) {
     split = json_pack("{s:s, s:s, s:o, s:o}", "parameter", r->split_parameter, "workload",
                       r->workloads[r->sweep_workload].name, "storage_min_fraction",
                       num_or_null(r->storage_min_fraction), "knobs", knobs);
+    if (r->split_from[0])
+      json_object_set_new(split, "from", json_string(r->split_from));
   }
   json_t *j = json_pack(
       "{s:s, s:i, s:s, s:b, s:I, s:s, s:{s:s, s:s, s:s, s:s}, s:o, s:o, s:o, s:o, s:o, s:o, s:{s:o, s:o, s:o, s:o}}",
@@ -214,6 +258,10 @@ json_t *placer_bench_results_to_json(const struct placer_bench_results *r) {
   json_object_set_new(j, "stop_reason", r->stop_reason ? json_string(r->stop_reason) : json_null());
   json_object_set_new(j, "split", split);
   json_object_set_new(j, "node_cpus", num_or_null(r->node_cpus > 0 ? r->node_cpus : NAN));
+  json_object_set_new(j, "alpha", json_real(r->alpha));
+  json_t *summary = json_object_get(j, "summary");
+  json_object_set_new(summary, "verdicts", verdicts_json(r));
+  json_object_set_new(summary, "design", design_json(r));
   json_object_set_new(j, "recovery", placer_bench_recovery_to_json(r->recovery, r->variants));
   return j;
 }
@@ -396,6 +444,7 @@ static int shape_from_json(const json_t *j, struct placer_bench_results **out, s
     .sweep = json_is_object(sweep),
     .neighbour_role = str(neighbour, "role"),
     .node_cpus = num_or_nan(j, "node_cpus"),
+    .alpha = json_is_number(json_object_get(j, "alpha")) ? num_or_nan(j, "alpha") : 0.05, /* absent before */
   };
   const json_t *split = json_object_get(j, "split");
   if (json_is_object(split)) {
@@ -411,6 +460,7 @@ static int shape_from_json(const json_t *j, struct placer_bench_results **out, s
       knobs[i] = json_is_number(k) ? json_number_value(k) : NAN;
     }
     spec.split_parameter = str(split, "parameter");
+    spec.split_from = str(split, "from"); /* absent before sweep.from */
     spec.knobs = knobs;
     for (size_t i = 0; i < nw; i++)
       if (strcmp(wnames[i], sw) == 0)

@@ -90,7 +90,9 @@ int placer_bench_results_new(const struct placer_bench_spec *spec, struct placer
   r->storage_min_fraction = spec->storage_min_fraction;
   r->neighbour_min_fraction = spec->neighbour_min_fraction;
   r->split_parameter = dup_or_empty(spec->split_parameter);
+  r->split_from = dup_or_empty(spec->split_from);
   r->node_cpus = spec->node_cpus;
+  r->alpha = spec->alpha > 0 ? spec->alpha : 0.05;
   r->knobs = malloc((spec->n_variants ? spec->n_variants : 1) * sizeof(*r->knobs));
   for (size_t i = 0; r->knobs && i < spec->n_variants; i++)
     r->knobs[i] = spec->knobs ? spec->knobs[i] : NAN;
@@ -98,7 +100,8 @@ int placer_bench_results_new(const struct placer_bench_spec *spec, struct placer
   r->workloads = calloc(spec->n_workloads, sizeof(*r->workloads));
   r->conditions = calloc(spec->n_conditions, sizeof(*r->conditions));
   bool ok = r->title && r->storage_role && r->neighbour_name && r->neighbour_unit && r->level_unit &&
-            r->neighbour_role && r->variants && r->workloads && r->conditions && r->split_parameter && r->knobs;
+            r->neighbour_role && r->variants && r->workloads && r->conditions && r->split_parameter && r->split_from &&
+            r->knobs;
   for (size_t i = 0; ok && i < spec->n_variants; i++, r->n_variants++)
     ok = (r->variants[i] = strdup(spec->variants[i])) != NULL;
   for (size_t i = 0; ok && i < spec->n_workloads; i++, r->n_workloads++) {
@@ -184,6 +187,7 @@ void placer_bench_results_free(struct placer_bench_results *r) {
   free(r->level_unit);
   free(r->neighbour_role);
   free(r->split_parameter);
+  free(r->split_from);
   free(r->knobs);
   free(r->stop_reason);
   free(r);

@@ -90,7 +90,9 @@ struct placer_bench_spec {
    * too, with storage_min_fraction. */
   const char *split_parameter;
   const double *knobs;
-  double node_cpus; /* CPUs of the node (the physical limit of the efficiency bound); NAN: unknown */
+  const char *split_from; /* the variant the steps are made from (sweep.from); NULL: unknown */
+  double node_cpus;       /* CPUs of the node (the CPU model's bound spreads them); NAN: unknown */
+  double alpha;           /* the verdicts' significance level; 0: the default, 0.05 */
   /* Recovery as a workload (NULL action: none): what fails, during which
    * workload, after how many seconds of it, for how long. */
   const char *recovery_action; /* "kill" | "out" */
@@ -113,7 +115,9 @@ struct placer_bench_results {
   double storage_min_fraction, neighbour_min_fraction;
   char *split_parameter; /* "" when no placement sweep */
   double *knobs;         /* [variant] */
+  char *split_from;      /* "" when unknown (results written before sweep.from) */
   double node_cpus;
+  double alpha;                  /* a change is significant when p < alpha */
   size_t repeats_run;            /* passes measured (dynamic repeats: fewer than repeats, the cap); 0: repeats */
   char *stop_reason;             /* dynamic repeats: why the study stopped adding passes; NULL: fixed repeats */
   bool interrupted;              /* stopped early (Ctrl-C): the report says so */
@@ -196,22 +200,64 @@ void placer_bench_compare(const struct placer_bench_results *r, size_t variant, 
 void placer_bench_compare_paired(const struct placer_bench_results *r, size_t variant, size_t condition,
                                  size_t workload, struct placer_stats_paired *main_metric,
                                  struct placer_stats_paired *p99);
-/* Efficiency against the physical limit, for a variant in a neighbour
- * condition: storage keeps s = its main metric / the baseline's (variant 0)
- * alone; the neighbours keep n = their rate / their solo rate.  With IOPS
- * following CPU, storage at s needs s * c_alone cores (c_alone: the CPU of
- * every role but the neighbours' in variant 0 alone), so the neighbours can
- * keep at most n_max = (node cpus - s * c_alone) / demand (clamped to
- * [0, 1]; demand: min(their level, node cpus) cores).  bound = s + n_max;
- * efficiency = (s + n) / bound.  NAN parts when unknown. */
+/* Both sides' "kept" against the unconstrained baseline, variant 0: storage
+ * against its alone rate, the neighbours against their solo rate there (the
+ * whole machine when A is unpinned, as in the default study and the split
+ * sweeps).  NEIGHBOUR_OWN is the same rate against the solo rate on the
+ * variant's own CPUs: a figure of its own (what colocating cost them there),
+ * never a fraction of what they could have had.  NAN parts when unknown. */
+void placer_bench_kept(const struct placer_bench_results *r, size_t variant, size_t condition, size_t workload,
+                       double *storage, double *neighbour, double *neighbour_own);
+
+/* Efficiency against the CPU model's bound, for a variant in a neighbour
+ * condition.  Each side's CPU per operation is measured: storage's in
+ * variant 0 alone (c_alone cores, every role but the neighbours', at its
+ * alone rate), the neighbours' in the cell (their cores / their rate).
+ * Storage keeping s of its alone rate needs s * c_alone cores; what is left
+ * of the node's CPUs lets the neighbours keep at most
+ * n_max = (cpus - s * c_alone) / d, clamped to [0, 1], of their
+ * unconstrained solo rate, d being the cores they would need for that rate
+ * at their CPU per op.  bound = s + n_max, efficiency = (s + n) / bound,
+ * with a bootstrap 95% CI (the runs of the cell, of A alone and A's solo
+ * rates resampled, 2000 times, fixed seed).  Above 1 beyond that CI, the
+ * model's assumption failed (storage needed less CPU per I/O than alone,
+ * or the neighbours less per op than in the cell): bound_exceeded. */
 struct placer_bench_efficiency {
   double storage_kept, neighbour_kept, sum, bound, efficiency;
-  double storage_cores_alone; /* c_alone */
-  double storage_cores;       /* every role but the neighbours', in this cell */
-  double storage_role_cores;  /* the storage role (osd) alone, in this cell */
+  double neighbour_kept_own; /* against the variant's own solo rate (not in the sum) */
+  double efficiency_ci_low, efficiency_ci_high;
+  bool bound_exceeded;           /* efficiency_ci_low > 1 */
+  double storage_cores_alone;    /* c_alone */
+  double storage_cores;          /* every role but the neighbours', in this cell */
+  double storage_role_cores;     /* the storage role (osd) alone, in this cell */
+  double storage_cpu_s_per_op;   /* c_alone / variant 0's alone rate: CPU seconds per I/O (or per byte/s) */
+  double neighbour_cores;        /* the neighbours' role, in this cell */
+  double neighbour_demand_cores; /* d: their cores at the unconstrained solo rate */
+  double neighbour_max;          /* n_max */
 };
 void placer_bench_efficiency(const struct placer_bench_results *r, size_t variant, size_t condition, size_t workload,
                              struct placer_bench_efficiency *out);
+
+/* What the statistics conclude about one change: storage's main metric
+ * (or, neighbours, the neighbours' rate) of VARIANT against variant 0 in
+ * one cell, by the decisive test -- the smaller p of the paired and the
+ * unpaired one, with that test's change and 95% CI (the two changes differ:
+ * median of pair ratios vs ratio of medians). */
+struct placer_bench_verdict {
+  bool neighbours;
+  size_t variant, condition, workload;
+  bool paired;
+  double change, ci_low, ci_high, p_value;
+  bool significant; /* p < alpha */
+};
+/* Every change cell that has a change: storage's, variant by variant,
+ * condition by condition, workload by workload, then the neighbours' in the
+ * conditions with neighbours.  *OUT is malloc'ed (NULL when none); returns
+ * how many, or (size_t)-1 on allocation failure. */
+size_t placer_bench_verdicts(const struct placer_bench_results *r, struct placer_bench_verdict **out);
+/* The repeats a verdict was given on: the passes run (dynamic repeats), else the plan. */
+size_t placer_bench_planned_repeats(const struct placer_bench_results *r);
+
 /* The first condition with neighbours (level > 0), or -1. */
 int placer_bench_neighbour_condition(const struct placer_bench_results *r);
 /* Median over a cell's done runs of the CPU (cores) of every role but the
@@ -263,9 +309,10 @@ void placer_bench_interference(const struct placer_bench_results *r, size_t vari
 /* The condition with neighbour level 0, or -1. */
 int placer_bench_alone_condition(const struct placer_bench_results *r);
 /* The sweep's balance point for a variant (see placer_bench_balance_point):
- * its steps are the conditions with level > 0, its storage baseline the median
- * of the level-0 condition, each step's neighbour baseline that condition's
- * solo rates; out->index is the condition. Not found when there is no sweep or
+ * its steps are the conditions with level > 0, judged against the
+ * unconstrained baseline (placer_bench_kept): storage against variant 0's
+ * median alone, each step's neighbours against variant 0's solo rate at that
+ * step; out->index is the condition. Not found when there is no sweep or
  * no baseline. */
 void placer_bench_sweep_balance(const struct placer_bench_results *r, size_t variant, struct placer_bench_balance *out);
 

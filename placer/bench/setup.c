@@ -3,6 +3,7 @@
  * the tools, a guest for VM neighbours, the results directory and its files;
  * and the --dry-run description of a study. */
 #include "bench/internal.h"
+#include "bench/design.h"
 
 #include <math.h>
 #include <signal.h>
@@ -155,11 +156,21 @@ static int resolve_sets(const struct bench *b, struct variant *v, const struct p
       return placer_error_set(err, PLACER_EXIT_USAGE, EINVAL,
                               "variant '%s': a cores sweep pins: profile '%s' has pin: false", v->spec->name,
                               prof->name);
-    if (split && n + prof->reserve.cores >= total)
+    if (split && n + prof->reserve.cores >= total) {
+      /* the step's value in the study file: sweep.values[i] */
+      const struct placer_study_variant *first = &s->variants[s->n_variants - s->sweep.n_steps];
+      size_t step = (size_t)(v->spec - first);
+      if (v->spec->knob_line)
+        return placer_error_set(err, PLACER_EXIT_INFEASIBLE, 0,
+                                "%s:%u:%u: sweep.values[%zu]: cores %u: the node has %u cores (reserve %u) and the "
+                                "neighbours need at least one: at most %d",
+                                s->path, v->spec->knob_line, v->spec->knob_column, step, n, total, prof->reserve.cores,
+                                (int)total - (int)prof->reserve.cores - 1);
       return placer_error_set(err, PLACER_EXIT_INFEASIBLE, 0,
                               "variant '%s': %u storage cores leave none of the node's %u (reserve %u) to the "
                               "neighbours",
                               v->spec->name, n, total, prof->reserve.cores);
+    }
     size_t hits = 0;
     for (size_t r = 0; r < prof->n_roles; r++) {
       const struct placer_role_spec *role = &prof->roles[r];
@@ -221,8 +232,15 @@ static int load_variants(struct bench *b, struct placer_error **err) {
                             v->spec->name, v->profile_path);
       break;
     }
-    if (placer_profile_load(v->profile_path, &v->profile, err) < 0 || resolve_sets(b, v, topo, err) < 0 ||
-        placer_plan_compute(topo, v->profile, &v->plan, err) < 0) {
+    if (placer_profile_load(v->profile_path, &v->profile, err) < 0) {
+      rc = placer_error_prefix(err, "variant '%s'", v->spec->name);
+      break;
+    }
+    if (resolve_sets(b, v, topo, err) < 0) { /* its errors name the variant, or the step's place in the study */
+      rc = -1;
+      break;
+    }
+    if (placer_plan_compute(topo, v->profile, &v->plan, err) < 0) {
       rc = placer_error_prefix(err, "variant '%s'", v->spec->name);
       break;
     }
@@ -417,6 +435,8 @@ static int make_results(struct bench *b, struct placer_error **err) {
     .repeats = s->repeats_max,
     .split_parameter = placer_study_sweeps_placement(s) ? placer_study_sweep_parameter_name(s->sweep.parameter) : NULL,
     .knobs = knobs,
+    .split_from = placer_study_sweeps_placement(s) ? s->variants[s->sweep.from_index].name : NULL,
+    .alpha = s->alpha,
     .node_cpus = (double)b->vars[0].plan->topo_pus,
     .sweep = s->sweep.enabled && !placer_study_sweeps_placement(s),
     .sweep_workload = sweep_wl,
@@ -622,6 +642,16 @@ int bench_setup(struct bench *b, struct placer_error **err) {
     if (mkdir(d, 0755) < 0 && errno != EEXIST)
       return placer_error_errno(err, PLACER_EXIT_SYSTEM, errno, "mkdir '%s'", d);
   }
+  if (b->study->generated && !opt->resume) { /* --resume reads it again: the same study */
+    if ((b->study_file = bench_path_join(b->out, "study.yaml")) == NULL)
+      return bench_oom(err);
+    FILE *f = fopen(b->study_file, "wex");
+    if (f == NULL)
+      return placer_error_errno(err, PLACER_EXIT_SYSTEM, errno, "create '%s'", b->study_file);
+    fputs(b->study->generated, f);
+    if ((ferror(f) | fclose(f)) != 0)
+      return placer_error_errno(err, PLACER_EXIT_SYSTEM, errno ? errno : EIO, "write '%s'", b->study_file);
+  }
   if (bench_files_place(b, err) < 0)
     return -1;
   for (size_t i = 0; i < b->n_vars; i++) {
@@ -697,6 +727,7 @@ void bench_free(struct bench *b) {
   free(b->conds);
   free(b->out);
   free(b->exe);
+  free(b->study_file);
   free(b->stopped_by);
   free(b->topology_xml);
   free(b->vm_kernel);
@@ -722,9 +753,9 @@ int placer_bench_describe(const struct placer_study *study, const struct placer_
     fprintf(out,
             "study %s: cluster %s, fio %s, %zu variant(s), %zu workload(s), %zu condition(s), %u repeat(s) + "
             "%u warm-up pass(es)\n",
-            study->path, placer_study_cluster_name(study->cluster.type),
-            placer_study_target_name(study->workloads.target), b.n_vars, b.n_workloads, b.n_conds, study->repeats,
-            study->warmup);
+            study->generated ? "default, sized to the node (placer bench --print-default)" : study->path,
+            placer_study_cluster_name(study->cluster.type), placer_study_target_name(study->workloads.target), b.n_vars,
+            b.n_workloads, b.n_conds, study->repeats, study->warmup);
     for (size_t v = 0; v < b.n_vars; v++) {
       fprintf(out, "variant %s: profile %s\n", b.vars[v].spec->name, b.vars[v].profile_path);
       for (size_t i = 0; b.vars[v].sets && b.vars[v].sets[i]; i++)
@@ -788,6 +819,11 @@ int placer_bench_describe(const struct placer_study *study, const struct placer_
     if (study->repeats_max > study->repeats)
       fprintf(out, "dynamic repeats: %u to %u passes, until every change's 95%% CI is narrower than %.1f points\n",
               study->repeats, study->repeats_max, 100 * study->ci_width);
+    struct placer_bench_design design;
+    char line[512];
+    placer_bench_design_of(study->repeats, b.n_vars, study->alpha, &design);
+    placer_bench_design_describe(&design, line, sizeof(line));
+    fprintf(out, "design: %s\n", line);
     if (study->recovery.enabled)
       fprintf(out,
               "recovery runs: %zu, each %u+%u s of %s, osd.%u %s for %u s, then until active+clean (at most %u s): "

@@ -370,3 +370,35 @@ void placer_stats_paired_compare(const double *a, const double *b, size_t n, str
   free(ratio);
   free(logr);
 }
+
+/* ------------------------------------------------------------ design limits */
+
+/* Every a below every b, all values distinct: the most extreme U there is. */
+double placer_stats_mann_whitney_min_p(size_t na, size_t nb) {
+  if (na == 0 || nb == 0)
+    return 1.0;
+  double *x = malloc((na + nb) * sizeof(*x));
+  if (x == NULL)
+    return NAN;
+  for (size_t i = 0; i < na + nb; i++)
+    x[i] = (double)i;
+  struct placer_stats_mann_whitney mw;
+  placer_stats_mann_whitney(x, na, x + na, nb, &mw);
+  free(x);
+  return mw.p_value;
+}
+
+/* Every difference positive, all sizes distinct: W+ at its maximum. */
+double placer_stats_wilcoxon_min_p(size_t n_pairs) {
+  if (n_pairs == 0)
+    return 1.0;
+  double *d = malloc(n_pairs * sizeof(*d));
+  if (d == NULL)
+    return NAN;
+  for (size_t i = 0; i < n_pairs; i++)
+    d[i] = (double)(i + 1);
+  struct placer_stats_wilcoxon w;
+  placer_stats_wilcoxon(d, n_pairs, &w);
+  free(d);
+  return w.p_value;
+}

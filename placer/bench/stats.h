@@ -70,6 +70,15 @@ struct placer_stats_wilcoxon {
 };
 void placer_stats_wilcoxon(const double *d, size_t n, struct placer_stats_wilcoxon *out);
 
+/* The smallest two-sided p each test can give for samples of these sizes:
+ * the test itself run on the most extreme outcome (every b above every a;
+ * n positive differences of distinct sizes), so it is the same distribution
+ * the verdict uses -- exact for continuous data (no ties) within the exact
+ * ranges above.  Mann-Whitney 3 vs 3: 0.1, 4 vs 4: 0.0286; Wilcoxon 3 pairs:
+ * 0.25, 6 pairs: 0.03125.  1 when a size is 0. */
+double placer_stats_mann_whitney_min_p(size_t na, size_t nb);
+double placer_stats_wilcoxon_min_p(size_t n_pairs);
+
 /* Percentile-bootstrap CI of the median of X (resampled with replacement,
  * splitmix64 from SEED); NAN when X is empty.  -1 only on allocation failure. */
 int placer_stats_bootstrap_median_ci(const double *x, size_t n, unsigned resamples, uint64_t seed, double level,

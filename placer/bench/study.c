@@ -140,13 +140,31 @@ static int parse_fraction(struct pyaml_walk *w, const struct pyaml_field *f, yam
   return 0;
 }
 
+/* A fraction (parse_fraction) into *X rather than into a field. */
+static int parse_fraction_value(struct pyaml_walk *w, const struct pyaml_field *f, yaml_node_t *v, double *x) {
+  struct pyaml_field ff = *f;
+  ff.offset = 0;
+  return parse_fraction(w, &ff, v, x);
+}
+
+/* The verdicts' significance level: 0.05 or 5%, in (0, 0.5]. */
+static int parse_alpha(struct pyaml_walk *w, const struct pyaml_field *f, yaml_node_t *v, void *target) {
+  struct placer_study *st = target;
+  double x = 0;
+  if (parse_fraction_value(w, f, v, &x) < 0)
+    return -1;
+  if (x > 0.5)
+    return pyaml_walk_key_error(w, v, f->key, "expected a significance level in (0, 0.5] such as 0.05, got '%s'",
+                                pyaml_walk_scalar(v));
+  st->alpha = x;
+  return 0;
+}
+
 /* A stress-ng worker's duty cycle: "50%" or 0.5, whole percent 1..100. */
 static int parse_load(struct pyaml_walk *w, const struct pyaml_field *f, yaml_node_t *v, void *target) {
   struct placer_study_neighbour *nb = target;
   double x = 0;
-  struct pyaml_field ff = *f;
-  ff.offset = 0;
-  if (parse_fraction(w, &ff, v, &x) < 0)
+  if (parse_fraction_value(w, f, v, &x) < 0)
     return -1;
   double pct = x * 100.0;
   if (pct < 1.0 || fabs(pct - round(pct)) > 1e-9)
@@ -222,9 +240,13 @@ static int parse_sweep_values(struct pyaml_walk *w, const struct pyaml_field *f,
     return pyaml_walk_key_error(w, v, f->key, "expected a non-empty list of values such as [1, 2, 4]");
   size_t n = seq_len(v);
   free(sw->steps);
+  free(sw->step_line);
+  free(sw->step_column);
   sw->n_steps = 0;
   sw->steps = calloc(n, sizeof(*sw->steps));
-  if (sw->steps == NULL)
+  sw->step_line = calloc(n, sizeof(*sw->step_line));
+  sw->step_column = calloc(n, sizeof(*sw->step_column));
+  if (sw->steps == NULL || sw->step_line == NULL || sw->step_column == NULL)
     return oom(w);
   for (size_t i = 0; i < n; i++) {
     yaml_node_t *item = seq_item(w, v, i);
@@ -237,6 +259,8 @@ static int parse_sweep_values(struct pyaml_walk *w, const struct pyaml_field *f,
       return pyaml_walk_key_error(w, item, f->key, "[%zu]: expected a positive number, got '%s'", i, t);
     if (i > 0 && x <= sw->steps[i - 1])
       return pyaml_walk_key_error(w, item, f->key, "[%zu]: values must be distinct and ascending", i);
+    sw->step_line[sw->n_steps] = (unsigned)item->start_mark.line + 1;
+    sw->step_column[sw->n_steps] = (unsigned)item->start_mark.column + 1;
     sw->steps[sw->n_steps++] = x;
   }
   return 0;
@@ -252,6 +276,8 @@ static int parse_repeats(struct pyaml_walk *w, const struct pyaml_field *f, yaml
       return pyaml_walk_key_error(w, v, f->key, "expected 1..100 or {min: N, max: M, ci_width: 5%%}");
     st->repeats = st->repeats_max = (unsigned)x;
     st->ci_width = 0;
+    st->repeats_line = (unsigned)v->start_mark.line + 1;
+    st->repeats_column = (unsigned)v->start_mark.column + 1;
     return 0;
   }
   yaml_node_t *mn = pyaml_walk_lookup(w, v, "min"), *mx = pyaml_walk_lookup(w, v, "max"),
@@ -277,6 +303,9 @@ static int parse_repeats(struct pyaml_walk *w, const struct pyaml_field *f, yaml
   st->repeats = (unsigned)lo;
   st->repeats_max = (unsigned)hi;
   st->ci_width = width;
+  const yaml_node_t *at = mn ? mn : v; /* the dynamic minimum is what a verdict may be given on */
+  st->repeats_line = (unsigned)at->start_mark.line + 1;
+  st->repeats_column = (unsigned)at->start_mark.column + 1;
   return 0;
 }
 
@@ -361,6 +390,7 @@ static const struct pyaml_field sweep_fields[] = {
   { .key = "values", .type = PYAML_FIELD_CUSTOM, .parse = parse_sweep_values },
   { .key = "roles", .type = PYAML_FIELD_STRING_LIST, .offset = SWEEP_AT(roles) },
   { .key = "workload", .type = PYAML_FIELD_STRING, .offset = SWEEP_AT(workload) },
+  { .key = "from", .type = PYAML_FIELD_NAME, .offset = SWEEP_AT(from) },
   { .key = "storage_min_fraction",
     .type = PYAML_FIELD_CUSTOM,
     .parse = parse_fraction,
@@ -399,6 +429,7 @@ static const struct pyaml_field study_fields[] = {
     .offset = STUDY_AT(baseline),
     .mapping = &baseline_schema },
   { .key = "repeats", .type = PYAML_FIELD_CUSTOM, .parse = parse_repeats },
+  { .key = "alpha", .type = PYAML_FIELD_CUSTOM, .parse = parse_alpha },
   { .key = "warmup", .type = PYAML_FIELD_UINT, .offset = STUDY_AT(warmup), .max = 10 },
   { .key = "sweep", .type = PYAML_FIELD_MAPPING, .offset = STUDY_AT(sweep), .mapping = &sweep_schema },
   { .key = "recovery", .type = PYAML_FIELD_MAPPING, .offset = STUDY_AT(recovery), .mapping = &recovery_schema },
@@ -476,8 +507,9 @@ static void study_defaults(struct placer_study *s) {
   s->workloads.prefill = true;
   s->workloads.grace_s = 120;
   s->workloads.size_bytes = UINT64_C(256) << 20;
-  s->repeats = 3;
-  s->repeats_max = 3;
+  s->repeats = 6; /* the least with which both tests can find a change significant at alpha 0.05 */
+  s->repeats_max = 6;
+  s->alpha = 0.05;
   s->warmup = 1;
   s->sweep.storage_min_fraction = 0.90;
   s->sweep.neighbour_min_fraction = 0.85;
@@ -874,11 +906,77 @@ static int list_add(struct placer_string_list *l, const char *item) {
   return 0;
 }
 
-/* A placement sweep's variants, made from the first variant given (the
- * unconstrained base, the baseline A) and appended after the variants
- * given: one per step, named "quota-0.5", "cores-1", "weight-4", whose sets
- * use the role classes "@storage", "@neighbours" and "@clients" that bench
- * resolves against the profile. */
+/* 1 when variant I's profile pins (pin: true, the default), 0 when not, -1
+ * on an error (a profile that cannot be read: the error names the variant). */
+static int variant_pins(struct pyaml_walk *w, const struct placer_study *s, size_t i) {
+  cleanup_free char *path = NULL;
+  struct placer_profile *prof = NULL;
+  if (placer_study_profile_path(s, &s->variants[i], &path, w->err) < 0) /* names the variant */
+    return placer_error_prefix(w->err, "sweep");
+  if (placer_profile_load(path, &prof, w->err) < 0)
+    return placer_error_prefix(w->err, "sweep: variant '%s'", s->variants[i].name);
+  int pins = prof->pin;
+  placer_profile_free(prof);
+  return pins;
+}
+
+/* The variant a placement sweep's steps are made from: sweep.from, else for
+ * a cores sweep (which pins) the first variant whose profile pins, else the
+ * first variant.  The first variant stays the baseline A either way, so an
+ * unpinned A can keep its place while the split is swept on a pinned one. */
+static int resolve_sweep_from(struct pyaml_walk *w, struct placer_study *s, yaml_node_t *root) {
+  bool cores = s->sweep.parameter == PLACER_STUDY_SWEEP_CORES;
+  s->sweep.from_index = 0;
+  if (s->sweep.from) {
+    if (!placer_study_sweeps_placement(s))
+      return key_error(w, root, "sweep", "from",
+                       "only goes with a placement sweep (quota, cores, weight): an intensity sweep runs every "
+                       "variant");
+    size_t i = 0;
+    while (i < s->n_variants && strcmp(s->variants[i].name, s->sweep.from) != 0)
+      i++;
+    if (i == s->n_variants) {
+      char names[256] = "";
+      for (size_t k = 0; k < s->n_variants; k++) {
+        size_t len = strlen(names);
+        snprintf(names + len, sizeof(names) - len, "%s%s", k ? ", " : "", s->variants[k].name);
+      }
+      return key_error(w, root, "sweep", "from", "'%s' is not one of the variants (%s)", s->sweep.from, names);
+    }
+    s->sweep.from_index = i;
+    if (!cores)
+      return 0;
+    int pins = variant_pins(w, s, i);
+    if (pins < 0)
+      return -1;
+    if (!pins)
+      return key_error(w, root, "sweep", "from",
+                       "a cores sweep pins, and variant '%s' has a profile with pin: false ('%s'); name a variant "
+                       "whose profile pins",
+                       s->sweep.from, s->variants[i].profile);
+    return 0;
+  }
+  if (!cores)
+    return 0;
+  for (size_t i = 0; i < s->n_variants; i++) {
+    int pins = variant_pins(w, s, i);
+    if (pins < 0)
+      return -1;
+    if (pins) {
+      s->sweep.from_index = i;
+      return 0;
+    }
+  }
+  return key_error(w, root, "sweep", "parameter",
+                   "a cores sweep pins, and no variant's profile does (pin: false): add a variant with a pinned "
+                   "profile such as demo-local, and name it in sweep.from if it is not the first that pins");
+}
+
+/* A placement sweep's variants, made from the variant sweep.from names
+ * (resolve_sweep_from) and appended after the variants given: one per
+ * step, named "quota-0.5", "cores-1", "weight-4", whose sets use the role
+ * classes "@storage", "@neighbours" and "@clients" that bench resolves
+ * against the profile. */
 static int generate_steps(struct pyaml_walk *w, struct placer_study *s, yaml_node_t *root) {
   size_t given = s->n_variants;
   if (given + s->sweep.n_steps > 64)
@@ -887,7 +985,8 @@ static int generate_steps(struct pyaml_walk *w, struct placer_study *s, yaml_nod
   if (vs == NULL)
     return oom(w);
   s->variants = vs;
-  const struct placer_study_variant *base = &vs[0];
+  size_t from = s->sweep.from_index;
+  const struct placer_study_variant *base = &vs[from];
   for (size_t i = 0; i < s->sweep.n_steps; i++) {
     double x = s->sweep.steps[i];
     struct placer_study_variant *v = &vs[given + i];
@@ -895,6 +994,9 @@ static int generate_steps(struct pyaml_walk *w, struct placer_study *s, yaml_nod
     v->knob = x;
     v->line = base->line;
     v->fio_env = base->fio_env;
+    v->from = from;
+    v->knob_line = s->sweep.step_line[i];
+    v->knob_column = s->sweep.step_column[i];
     char name[64], set[128];
     int rc = 0;
     switch (s->sweep.parameter) {
@@ -956,6 +1058,9 @@ static int check_sweep(struct pyaml_walk *w, struct placer_study *s, yaml_node_t
     return key_error(w, root, "sweep", "values", "a sweep needs 'values' (the steps)");
   if (s->sweep.roles.n && s->sweep.parameter == PLACER_STUDY_SWEEP_INTENSITY)
     return key_error(w, root, "sweep", "roles", "only goes with a placement sweep (quota, cores, weight)");
+  if (s->sweep.from && s->sweep.parameter == PLACER_STUDY_SWEEP_INTENSITY)
+    return key_error(w, root, "sweep", "from",
+                     "only goes with a placement sweep (quota, cores, weight): an intensity sweep runs every variant");
   if (s->sweep.parameter == PLACER_STUDY_SWEEP_INTENSITY) {
     if (s->sweep.n_steps + 1 > 64)
       return key_error(w, root, "sweep", "values", "at most 63 steps");
@@ -972,7 +1077,7 @@ static int check_sweep(struct pyaml_walk *w, struct placer_study *s, yaml_node_t
       s->sweep.values[i] = (unsigned)x;
     }
     s->sweep.n_values = s->sweep.n_steps;
-  } else if (generate_steps(w, s, root) < 0) {
+  } else if (resolve_sweep_from(w, s, root) < 0 || generate_steps(w, s, root) < 0) {
     return -1;
   }
   if (s->sweep.workload) {
@@ -1078,6 +1183,14 @@ int placer_study_parse(const char *file, const char *text, size_t len, struct pl
     goto out;
   }
   study_defaults(s);
+  /* relative profile paths start at the study's directory (a cores sweep
+   * reads its variants' profiles while parsing) */
+  const char *slash = strrchr(file, '/');
+  s->dir = slash ? strndup(file, (size_t)(slash - file) + (slash == file)) : NULL;
+  if (slash && s->dir == NULL) {
+    placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "parse study");
+    goto out;
+  }
   yaml_node_t *root = yaml_document_get_root_node(&doc);
   if (pyaml_walk_mapping(&w, root, &study_schema, s) < 0)
     goto out;
@@ -1103,23 +1216,14 @@ int placer_study_load(const char *path, struct placer_study **out, struct placer
   size_t len = 0;
   if (pyaml_read_file("study", path, PYAML_MAX_BYTES, &text, &len, err) < 0)
     return -1;
-  struct placer_study *s = NULL;
-  if (placer_study_parse(path, text ? text : "", len, &s, err) < 0)
-    return -1;
-  const char *slash = strrchr(path, '/');
-  s->dir = slash ? strndup(path, (size_t)(slash - path) + (slash == path)) : NULL;
-  if (slash && s->dir == NULL) {
-    placer_study_free(s);
-    return placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "study '%s'", path);
-  }
-  *out = s;
-  return 0;
+  return placer_study_parse(path, text ? text : "", len, out, err);
 }
 
 void placer_study_free(struct placer_study *s) {
   if (s == NULL)
     return;
   free(s->path);
+  free(s->generated);
   free(s->dir);
   free(s->title);
   struct placer_study_cluster *c = &s->cluster;
@@ -1156,6 +1260,9 @@ void placer_study_free(struct placer_study *s) {
   free(s->sweep.values);
   free(s->sweep.workload);
   free(s->sweep.steps);
+  free(s->sweep.step_line);
+  free(s->sweep.step_column);
+  free(s->sweep.from);
   placer_string_list_free(&s->sweep.roles);
   free(s->recovery.workload);
   free(s);

@@ -71,6 +71,8 @@ struct placer_study_variant {
                                      sweep's steps use "@storage." / "@clients." for its role classes */
   double knob;                    /* a placement sweep's step value (NAN: the unconstrained base, or no sweep) */
   unsigned line;
+  size_t from;                     /* a placement sweep's step: the index of the variant it is made from */
+  unsigned knob_line, knob_column; /* a step: where its value is in sweep.values */
 };
 
 struct placer_study_workloads {
@@ -134,6 +136,9 @@ struct placer_study_sweep {
   char *workload;                  /* "4k-randwrite": judged on it; NULL = the first workload */
   double storage_min_fraction;
   double neighbour_min_fraction;
+  char *from;        /* placement sweeps: the variant the steps are made from; NULL: the default (see from_index) */
+  size_t from_index; /* resolved: sweep.from, else the first pinned variant (cores), else the first variant */
+  unsigned *step_line, *step_column; /* where each value is in the file */
 };
 
 enum placer_study_recovery_action {
@@ -156,8 +161,10 @@ struct placer_study_recovery {
 };
 
 struct placer_study {
-  char *path; /* as given (the default: its path under studies/) */
-  char *dir;  /* where relative paths start; NULL: the current directory */
+  char *path;      /* as given (the default: its path under studies/) */
+  char *generated; /* a study made in memory (the default sized to the node): its YAML, which bench
+                      writes into the results directory as study.yaml and names as the study file */
+  char *dir;       /* where relative paths start; NULL: the current directory */
   char *title;
   struct placer_study_cluster cluster;
   struct placer_study_variant *variants;
@@ -166,10 +173,12 @@ struct placer_study {
   struct placer_study_neighbour *neighbours;
   size_t n_neighbours;
   struct placer_study_baseline baseline;
+  double alpha;         /* the significance level of the verdicts (default 0.05) */
   unsigned repeats;     /* fixed, or dynamic: the least number of passes */
   unsigned repeats_max; /* dynamic: at most this many passes; = repeats when fixed */
   double ci_width;      /* dynamic: stop when every main-metric CI of a change is narrower (0.05 = 5 points) */
   unsigned warmup;      /* discarded passes per variant (each workload alone) */
+  unsigned repeats_line, repeats_column; /* where repeats (or repeats.min) is in the file; 0: not given */
   struct placer_study_sweep sweep;
   struct placer_study_recovery recovery;
 };

@@ -10,6 +10,8 @@
 
 #include "bench/run.h"
 #include "bench/compare.h"
+#include "bench/default-study.h"
+#include "bench/design.h"
 #include "bench/report-html.h"
 #include "bench/report.h"
 #include "cli/commands.h"
@@ -34,8 +36,12 @@ static const struct placer_cli_option bench_options[] = {
   { "threshold", 'H', "PCT", PLACER_CLI_TEXT,
     "With --compare: the drop of a cell's main metric that is a regression (default 5%)." },
   { "alpha", 'A', "P", PLACER_CLI_TEXT, "With --compare: the significance level (default 0.05)." },
+  { "allow-inconclusive", 'I', NULL, PLACER_CLI_TEXT,
+    "Run a study whose repeats cannot give a p below its alpha (every verdict inconclusive by design), as short "
+    "CI runs do; without it such a study is refused (exit 2) with the repeats it needs." },
   { "print-default", 'P', NULL, PLACER_CLI_TEXT,
-    "Print the built-in default study (studies/default.yaml), to copy and change." },
+    "Print the default study this node gets (with --topology, that node): studies/default.yaml sized to its "
+    "cores, NUMA nodes and NVMe devices (the file itself on 2 cores), to copy and change." },
   { "report", 'T', "DIR", PLACER_CLI_DIR,
     "Print the report of a results directory again, from its summary.json; run nothing." },
   { "resume", 'S', "DIR", PLACER_CLI_DIR,
@@ -49,25 +55,29 @@ const struct placer_cli_command placer_cli_bench = {
   .run = cmd_bench,
   .summary = "A/B benchmark placements on real Ceph and fio (default: a built-in study)",
   .synopsis = { "[--out DIR] [--topology FILE.xml] [--prefix NAME] [--repeats N] [--warmup N] "
-                "[--runtime SECONDS] [--quiet] [--dry-run] [--compare BASELINE_DIR [--threshold PCT] "
-                "[--alpha P]] [STUDY.yaml]",
-                "--print-default", "--report DIR", "[--prefix NAME] [--quiet] --resume DIR" },
+                "[--runtime SECONDS] [--quiet] [--dry-run] [--allow-inconclusive] [--compare BASELINE_DIR "
+                "[--threshold PCT] [--alpha P]] [STUDY.yaml]",
+                "--print-default [--topology FILE.xml]", "--report DIR", "[--prefix NAME] [--quiet] --resume DIR" },
   .description =
       "Run a study: every variant (a placement profile, plus environment) with every fio workload, alone and "
       "next to the neighbours, repeated and interleaved (A B A B ...), on one local Ceph cluster whose "
       "placement is switched between variants (or rebuilt per variant), an existing cluster, or a local file. "
-      "Without STUDY, the built-in default study: unpinned against demo-local on a throwaway local cluster, "
-      "4K random writes through rbd next to a stress-ng neighbour, and a CPU quota sweep of the OSDs, about "
-      "six minutes.\n\n"
+      "Without STUDY, the built-in default study sized to the node: unpinned against demo-local on a "
+      "throwaway local cluster, 4K random writes through rbd next to a half-busy stress-ng neighbour, and a "
+      "CPU quota sweep of the OSDs, about six minutes on 2 cores (its OSDs, fio's queue, the neighbour's "
+      "workers and the steps grow with the node's cores, NUMA nodes and NVMe devices). Before the first run, "
+      "a study whose repeats cannot give a p below its alpha is refused.\n\n"
       "Prints the report (medians, min-max, the change against the first variant with its 95% CI and "
-      "Mann-Whitney p, interference, CPU and memory per role) and writes the results directory: fio's JSON, "
+      "Mann-Whitney p, the verdicts, interference, the efficiency against the CPU model's bound, CPU and "
+      "memory per role) and writes the results directory: fio's JSON, "
       "CSV samples, summary.json, report.txt and report.html. Ctrl-C stops after the current fio run, tears "
       "everything down and reports what was measured. The study schema is in bench.md of placer's "
       "documentation.",
   .options = bench_options,
   .operands = PLACER_CLI_YAML,
   .exit_status = "0 the study ran to its end\n"
-                 "2 bad command line or study\n"
+                 "2 bad command line or study, or a study whose repeats cannot reach a p below its alpha (without "
+                 "--allow-inconclusive)\n"
                  "3 a variant's profile does not fit the node\n"
                  "4 the study could not run to its end (a cluster that did not come up, fio that failed or hung, "
                  "a daemon that died, the disk full): the results so far are kept, --resume completes them\n"
@@ -117,6 +127,36 @@ static void print_bench_event(void *ctx, enum placer_bench_event event, const ch
   fflush(stderr);
 }
 
+/* The design check before the first run: a study whose repeats cannot give
+ * a p below its alpha is refused (exit 2) with the repeats it needs, unless
+ * ALLOW; either way ALLOW is answered with a note.  Returns 0 to go on. */
+static int check_design(const struct placer_study *study, bool repeats_from_cli, unsigned cli_repeats, bool allow) {
+  struct placer_bench_design d;
+  placer_bench_design_of(study->repeats, study->n_variants, study->alpha, &d);
+  char why[512], line[512];
+  if (d.can_conclude) {
+    if (allow) {
+      placer_bench_design_describe(&d, line, sizeof(line));
+      fprintf(stderr, "placer bench: note: --allow-inconclusive: nothing to allow (%s)\n", line);
+    }
+    return 0;
+  }
+  placer_bench_design_refusal(&d, why, sizeof(why));
+  if (allow) {
+    fprintf(stderr, "placer bench: note: --allow-inconclusive: %s; every verdict will be inconclusive\n", why);
+    return 0;
+  }
+  if (repeats_from_cli)
+    fprintf(stderr, "placer: --repeats %u: %s; or --allow-inconclusive\n", cli_repeats, why);
+  else if (study->repeats_line)
+    fprintf(stderr, "placer: %s:%u:%u: repeats: %s; or --allow-inconclusive\n", study->path, study->repeats_line,
+            study->repeats_column, why);
+  else
+    fprintf(stderr, "placer: %s: repeats (not given: %u): %s; or --allow-inconclusive\n", study->path, study->repeats,
+            why);
+  return -1;
+}
+
 static int parse_count(const char *opt, const char *text, unsigned min, unsigned max, unsigned *out) {
   char *end;
   errno = 0;
@@ -158,7 +198,8 @@ int cmd_bench(int argc, char **argv) {
   struct placer_bench_options opt = { .progress = true, .notify = print_bench_event, .notify_ctx = &tty };
   unsigned repeats = 0, warmup = 0, runtime = 0;
   const char *report_dir = NULL, *resume_dir = NULL;
-  bool has_repeats = false, has_warmup = false, has_runtime = false, dry_run = false, print_default = false;
+  bool has_repeats = false, has_warmup = false, has_runtime = false, dry_run = false, print_default = false,
+       allow_inconclusive = false;
   int o;
   opterr = 0;
   while ((o = getopt_long(argc, argv, ":", options, NULL)) != -1) {
@@ -184,6 +225,7 @@ int cmd_bench(int argc, char **argv) {
     case 'q': opt.progress = false; break;
     case 'n': dry_run = true; break;
     case 'P': print_default = true; break;
+    case 'I': allow_inconclusive = true; break;
     case 'T': report_dir = optarg; break;
     case 'S': resume_dir = optarg; break;
     case 'C': compare_dir = optarg; break;
@@ -230,7 +272,7 @@ int cmd_bench(int argc, char **argv) {
     }
     struct placer_error *err = NULL;
     char *text = NULL;
-    if (placer_study_default_text(&text, &err) < 0)
+    if (placer_default_study_for(opt.topology_xml, &text, NULL, &err) < 0)
       return placer_error_report(err);
     fputs(text, stdout);
     free(text);
@@ -262,7 +304,8 @@ int cmd_bench(int argc, char **argv) {
     opt.out_dir = resume_dir;
     opt.resume = true;
   } else {
-    rc = optind < argc ? placer_study_load(argv[optind], &study, &err) : placer_study_load_default(&study, &err);
+    rc = optind < argc ? placer_study_load(argv[optind], &study, &err)
+                       : placer_default_study_for(opt.topology_xml, NULL, &study, &err);
   }
   if (rc < 0)
     return placer_error_report(err);
@@ -276,9 +319,33 @@ int cmd_bench(int argc, char **argv) {
     study->workloads.runtime_s = runtime;
 
   if (dry_run) {
-    rc = placer_bench_describe(study, &opt, stdout, &err) < 0 ? placer_error_report(err) : PLACER_EXIT_OK;
+    /* described aside: every check first (the plans, the files, then the
+     * design), and nothing on stdout when one fails */
+    char *text = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&text, &len);
+    if (m == NULL) {
+      placer_study_free(study);
+      perror("placer bench");
+      return PLACER_EXIT_SYSTEM;
+    }
+    rc = placer_bench_describe(study, &opt, m, &err) < 0 ? placer_error_report(err) : PLACER_EXIT_OK;
+    fclose(m);
+    if (rc == PLACER_EXIT_OK && check_design(study, has_repeats, repeats, allow_inconclusive) < 0)
+      rc = PLACER_EXIT_USAGE;
+    if (rc == PLACER_EXIT_OK)
+      fputs(text, stdout);
+    free(text);
     placer_study_free(study);
-    return rc;
+    return rc == PLACER_EXIT_OK ? placer_finish_output("bench", 0) : rc;
+  }
+  if (resume_dir) {
+    if (allow_inconclusive)
+      fprintf(stderr, "placer bench: note: --allow-inconclusive: nothing to allow (--resume completes a study as it "
+                      "was started)\n");
+  } else if (check_design(study, has_repeats, repeats, allow_inconclusive) < 0) {
+    placer_study_free(study);
+    return PLACER_EXIT_USAGE;
   }
   if (geteuid() != 0)
     fprintf(stderr, "placer bench: not root: creating cgroups will most likely fail\n");

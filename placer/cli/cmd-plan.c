@@ -15,7 +15,7 @@ static const struct placer_cli_option plan_options[] = {
   { "json", 'j', NULL, PLACER_CLI_TEXT, "Print the plan as one JSON document; its warnings go to standard error too." },
   { "set", 's', "ROLE.KEY=VALUE", PLACER_CLI_TEXT,
     "Change one setting of the profile before planning, as if the file said so: osd.cpu.quota=0.5. Keys: "
-    "cpu.quota, cpu.weight, cpu.cores, cpu.threads, cpu.pool, cpu.align (osd.cpu.align=numa: the placement "
+    "count, cpu.quota, cpu.weight, cpu.cores, cpu.threads, cpu.pool, cpu.align (osd.cpu.align=numa: the placement "
     "without cache alignment). May be given up to 64 times." },
   { NULL, 0, NULL, 0, NULL },
 };

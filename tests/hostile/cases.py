@@ -140,6 +140,38 @@ def study_case(name, body, stderr, rc=2, setup=None):
     case("study-" + name, s, DRY, rc, stderr)
 
 
+# ---- studies: the design check, sweep.from, alpha (issue #28) ----------------------------------------
+
+TWO = "variants: [ { name: a, profile: unpinned }, { name: p, profile: demo-local } ]\nneighbours: [ {} ]\n"
+study_case("design-3-repeats", TWO + "repeats: 3",
+           r"study\.yaml:\d+:10: repeats: 3 repeats: a paired p cannot go below 0\.25 and an unpaired one below "
+           r"0\.10, so no change can be significant at alpha 0\.05; use at least 4 \(6 for the paired test\); or "
+           r"--allow-inconclusive")
+study_case("design-dynamic-min", TWO + "repeats: { min: 2, max: 9 }", r"repeats: 2 repeats: a paired p cannot go below")
+study_case("design-strict-alpha", TWO + "repeats: 4\nalpha: 0.01", r"no change can be significant at alpha 0\.01; "
+           r"use at least 5 \(8 for the paired test\)")
+study_case("alpha-over-half", TWO + "alpha: 0.7", r"study\.yaml:\d+:\d+: alpha: expected a significance level in "
+           r"\(0, 0\.5\]")
+study_case("sweep-from-unknown", TWO + "sweep: { parameter: quota, values: [0.5], from: nope }",
+           r"study\.yaml:\d+:\d+: sweep\.from: 'nope' is not one of the variants \(a, p\)")
+study_case("sweep-from-unpinned-cores", TWO + "sweep: { parameter: cores, values: [2], from: a }",
+           r"sweep\.from: a cores sweep pins, and variant 'a' has a profile with pin: false")
+study_case("sweep-from-intensity", TWO + "sweep: { values: [1, 2], from: p }",
+           r"sweep\.from: only goes with a placement sweep")
+study_case("sweep-cores-exceed-node", TWO + "sweep: { parameter: cores, values: [2, 12] }\nrepeats: 6",
+           r"study\.yaml:\d+:\d+: sweep\.values\[1\]: cores 12: the node has 12 cores \(reserve 0\) and the neighbours "
+           r"need at least one: at most 11", rc=3)
+case("cli-allow-inconclusive-nothing", lambda ws: ws.study(TWO + "repeats: 6"),
+     ["placer", "bench", "--dry-run", "--allow-inconclusive", "--topology", XML, "{w}/study.yaml"], 0,
+     r"placer bench: note: --allow-inconclusive: nothing to allow \(6 repeats: the smallest p is 0\.0312 paired")
+case("cli-allow-inconclusive-allowed", lambda ws: ws.study(TWO + "repeats: 2"),
+     ["placer", "bench", "--dry-run", "--allow-inconclusive", "--topology", XML, "{w}/study.yaml"], 0,
+     r"placer bench: note: --allow-inconclusive: 2 repeats: .*; every verdict will be inconclusive")
+case("cli-repeats-design", lambda ws: ws.study(TWO + "repeats: 6"),
+     ["placer", "bench", "--dry-run", "--repeats", "3", "--topology", XML, "{w}/study.yaml"], 2,
+     r"placer: --repeats 3: 3 repeats: a paired p cannot go below 0\.25")
+
+
 # ---- studies: what fio may be told ------------------------------------------------------------------
 
 def fio_opt(name, option, stderr, target_file=True):
@@ -292,6 +324,11 @@ def set_run(i, key, value, sub=None):
     return m
 
 
+results_case("alpha-over-half", lambda s: s.update(alpha=0.9), r"alpha: 0\.9 is not a significance level in \(0, 0\.5\]")
+results_case("split-from-unknown", lambda s: s.update(split={"parameter": "quota", "workload": "4k-randwrite",
+                                                           "storage_min_fraction": 0.5, "knobs": [None, 1],
+                                                           "from": "nope"}),
+             r"split\.from: 'nope' is not one of the variants")
 results_case("negative-iops", set_run(3, "iops", -1000, "write"), r"runs\[3\]\.write\.iops: -1000 is negative")
 results_case("iops-string", set_run(0, "iops", "fast", "read"), r"runs\[0\]\.read\.iops: expected a number, got a string")
 results_case("runs-string", lambda s: s.update(runs="many"), r"runs: expected an array, got a string")
@@ -456,8 +493,8 @@ def page_without_plots(ws, rc, out, err):
     plots = os.listdir(ws.path("r/report"))
     if "No plot" not in html or [p for p in plots if p.endswith(".svg")]:
         return "the page of a study with no run: %s, %s" % (plots, "No plot" in html)
-    if plots != ["notes.txt"]:
-        return "report/ holds %s, expected only the user's notes.txt" % plots
+    if sorted(plots) != ["notes.txt", "report.txt"]:
+        return "report/ holds %s, expected only the text report and the user's notes.txt" % plots
 
 
 report_case("runs-empty", reported(lambda s: s.update(runs=[])), 0, r"", changes=("r/report.html", "r/report"),

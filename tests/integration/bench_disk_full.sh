@@ -82,7 +82,7 @@ fill() {
 # study_until NAME PATTERN: start the study into $fs/NAME (its output in $work/NAME.*,
 # off the tmpfs); return when its progress says PATTERN
 study_until() {
-  "$PLACER" bench --prefix "$prefix" --out "$fs/$1" "$work/study.yaml" >"$work/$1.out" 2>"$work/$1.err" &
+  "$PLACER" bench --allow-inconclusive --prefix "$prefix" --out "$fs/$1" "$work/study.yaml" >"$work/$1.out" 2>"$work/$1.err" &
   bg=$!
   i=0
   until grep -q "$2" "$work/$1.err" 2>/dev/null; do

@@ -13,7 +13,9 @@
 #     no cgroup is left;
 #   - dynamic repeats (min 2, max 3, a CI width never reached): the third pass runs and is
 #     counted in the progress line, summary.json and the report say it stopped at the cap;
-#   - a study with a mistake is refused with FILE:LINE:COL (exit 2) before anything runs.
+#   - a study with a mistake is refused with FILE:LINE:COL (exit 2) before anything runs, and so
+#     is one whose 3 repeats cannot reach p < 0.05 (the fix named); the tiny study's 2 repeats
+#     run with --allow-inconclusive, which says what it allowed.
 # ctest: cost=100
 set -u
 PLACER=${PLACER_BIN:?PLACER_BIN not set}
@@ -52,7 +54,7 @@ YAML
 
 # --- a whole study ------------------------------------------------------------------
 t0=$(date +%s)
-"$PLACER" bench --prefix "$prefix" --out "$work/r1" "$work/study.yaml" >"$work/r1.out" 2>"$work/r1.err" &
+"$PLACER" bench --allow-inconclusive --prefix "$prefix" --out "$work/r1" "$work/study.yaml" >"$work/r1.out" 2>"$work/r1.err" &
 bg=$!
 # the neighbour's command line, as it runs: load: 50% reached stress-ng
 hog_argv=""
@@ -68,6 +70,9 @@ bg=""
 say "study done in $(($(date +%s) - t0)) s"
 case "$hog_argv" in *" --cpu-load=50 "*) ;; *) fail "the neighbour ran as '$hog_argv', without --cpu-load=50" ;; esac
 head -1 "$work/r1.out" | grep -q "^placer bench: bench none test" || fail "no report on stdout"
+# 2 repeats cannot conclude; --allow-inconclusive ran it and said so
+grep -q "note: --allow-inconclusive: 2 repeats: a paired p cannot go below 0.50 and an unpaired one below 0.33" \
+  "$work/r1.err" || fail "no note for --allow-inconclusive: $(grep note "$work/r1.err")"
 grep -q "Hardware baseline" "$work/r1.out" || fail "no hardware baseline in the report"
 $PY "$SRC/ci/bench-check.py" "$work/r1" --roles fio --placer "$PLACER" || fail "results incomplete"
 for v in unpinned pinned; do
@@ -152,7 +157,7 @@ sed -e 's/^repeats: 2$/repeats: { min: 2, max: 3, ci_width: 0.1% }/' -e 's/warmu
   -e '/hardware_baseline/d' -e '/^neighbours:/,/name: hog/d' -e 's/^  patterns: .*/  patterns: [randread]/' \
   -e 's/^  runtime: 2$/  runtime: 1/' "$work/study.yaml" >"$work/dyn.yaml"
 grep -q "ci_width: 0.1%" "$work/dyn.yaml" && ! grep -q "hog" "$work/dyn.yaml" || fail "dyn.yaml: $(cat "$work/dyn.yaml")"
-"$PLACER" bench --prefix "$prefix" --out "$work/r4" "$work/dyn.yaml" >"$work/r4.out" 2>"$work/r4.err" ||
+"$PLACER" bench --allow-inconclusive --prefix "$prefix" --out "$work/r4" "$work/dyn.yaml" >"$work/r4.out" 2>"$work/r4.err" ||
   { rc=$?; cat "$work/r4.err" >&2; fail "the dynamic study exited $rc"; }
 $PY - "$work/r4/summary.json" <<'PY' || fail "summary.json of the dynamic study"
 import json, sys
@@ -174,4 +179,12 @@ printf 'variants:\n  - name: a\n    profile: unpinned\nworkloads:\n  patterns: [
 grep -q "bad.yaml:5:14: workloads.patterns: \[0\]: unknown pattern 'randwrte'" "$work/r3.err" ||
   fail "bad study: $(cat "$work/r3.err")"
 [ ! -e "$work/r3" ] || fail "bad study: a results directory was made"
+# a design that cannot conclude (3 repeats) is refused with the fix, before anything runs
+sed -e 's/^repeats: 2$/repeats: 3/' "$work/study.yaml" >"$work/three.yaml"
+line=$(grep -n '^repeats: 3$' "$work/three.yaml" | cut -d: -f1)
+"$PLACER" bench --out "$work/r5" "$work/three.yaml" >/dev/null 2>"$work/r5.err"; rc=$?
+[ "$rc" = 2 ] || fail "a 3-repeat study: exit $rc, expected 2"
+grep -q "three.yaml:$line:10: repeats: 3 repeats: a paired p cannot go below 0.25 and an unpaired one below 0.10.*use at least 4 (6 for the paired test); or --allow-inconclusive" \
+  "$work/r5.err" || fail "a 3-repeat study: $(cat "$work/r5.err")"
+[ ! -e "$work/r5" ] || fail "a 3-repeat study: a results directory was made"
 say "OK"

@@ -45,7 +45,7 @@ YAML
 study "  - { name: unpinned, profile: unpinned }
   - { name: pinned, profile: demo-local }" kill >"$work/kill.yaml"
 t0=$(date +%s)
-"$PLACER" bench --prefix "$prefix" --out "$work/k" "$work/kill.yaml" >"$work/k.out" 2>"$work/k.err" ||
+"$PLACER" bench --allow-inconclusive --prefix "$prefix" --out "$work/k" "$work/kill.yaml" >"$work/k.out" 2>"$work/k.err" ||
   { rc=$?; cat "$work/k.err" >&2; fail "placer bench (kill) exited $rc"; }
 say "kill study done in $(($(date +%s) - t0)) s"
 bench_nothing_left "after the kill study"

@@ -7,8 +7,11 @@
 #   - weight 8, on demo-local (fio and the neighbour share one CPU): fio's share of what the
 #     two used is ~1/2 at equal weights and >= 0.75 at 8 : 1 (the role groups' cpu.weight /
 #     cpu.shares);
-#   - cores 1, on demo-local: fio's pool gets one CPU and the neighbour's the other
-#     (placement.csv: disjoint Cpus_allowed_list), while the base shares one CPU.
+#   - cores 1, with unpinned as the baseline A and the steps made from demo-local (sweep.from's
+#     default for cores: the first variant that pins; summary.json's split.from says so): fio's
+#     pool gets one CPU and the neighbour's the other (placement.csv: disjoint
+#     Cpus_allowed_list), while demo-local shares one CPU and unpinned has them all (1 s runs:
+#     placement, not rates, is judged).
 # Shares are judged between fio and the neighbour only, so load outside the study (another
 # job on the machine) does not decide them.  About 1.5 minutes.
 # ctest: cost=85
@@ -47,7 +50,7 @@ YAML
 }
 
 run() { # NAME
-  "$PLACER" bench --quiet --prefix "$prefix" --out "$work/$1" "$work/$1.yaml" >"$work/$1.out" 2>"$work/$1.err" ||
+  "$PLACER" bench --quiet --allow-inconclusive --prefix "$prefix" --out "$work/$1" "$work/$1.yaml" >"$work/$1.out" 2>"$work/$1.err" ||
     { rc=$?; cat "$work/$1.err" >&2; fail "$1 study exited $rc"; }
   bench_nothing_left "$1"
 }
@@ -86,18 +89,25 @@ assert 0.3 <= a <= 0.7, a
 assert b >= 0.75, b
 PY
 
-study demo-local "{ parameter: cores, values: [1] }" >"$work/cores.yaml"
+study demo-local "{ parameter: cores, values: [1] }" |
+  sed -e 's/^  - { name: base, profile: demo-local }$/  - { name: unpinned, profile: unpinned }\n  - { name: pinned, profile: demo-local }/' \
+    -e 's/^  runtime: 3$/  runtime: 1/' >"$work/cores.yaml"
+grep -q "name: pinned" "$work/cores.yaml" && grep -q "runtime: 1" "$work/cores.yaml" || fail "cores.yaml: $(cat "$work/cores.yaml")"
 run cores
-$PY - "$work/cores/placement.csv" <<'PY' || fail "cores sweep"
-import csv, sys
+$PY - "$work/cores/placement.csv" "$work/cores/summary.json" <<'PY' || fail "cores sweep"
+import csv, json, sys
 rows = list(csv.DictReader(open(sys.argv[1])))
+s = json.load(open(sys.argv[2]))
+assert s["variants"] == ["unpinned", "pinned", "cores-1"], s["variants"]  # unpinned stays A
+assert s["split"]["from"] == "pinned", s["split"]
 def cpus(v, role):
     got = {r["cpus_allowed"] for r in rows if r["variant"] == v and r["role"] == role}
     assert len(got) == 1, (v, role, got)
     return got.pop()
-fb, nb = cpus("base", "fio"), cpus("base", "neighbour")
+fu, fb, nb = cpus("unpinned", "fio"), cpus("pinned", "fio"), cpus("pinned", "neighbour")
 fc, nc = cpus("cores-1", "fio"), cpus("cores-1", "neighbour")
-print(f"cores: base fio {fb} neighbour {nb}; cores-1 fio {fc} neighbour {nc}")
+print(f"cores: unpinned fio {fu}; pinned fio {fb} neighbour {nb}; cores-1 fio {fc} neighbour {nc}")
+assert "-" in fu or "," in fu, fu  # unpinned: every CPU
 assert fb == nb, (fb, nb)  # demo-local: one clients CPU for both
 assert fc != nc and "," not in fc + nc and "-" not in fc + nc, (fc, nc)  # one CPU each, not the same
 PY

@@ -251,7 +251,7 @@ grep -q "^-  cpus: 0" "$work/check.diff" && grep -q "^+  cpus: 1" "$work/check.d
 say "drift on n2: only n2 failed; --check --diff showed its repair and changed nothing"
 
 # --- a fleet study on 2 nodes ------------------------------------------------------------------
-play bench playbooks/bench.yml -e "placer_bench_study=$work/study.yaml placer_bench_results=$work/results placer_bench_prefix=fleet-bench"
+play bench playbooks/bench.yml -e "placer_bench_study=$work/study.yaml placer_bench_results=$work/results placer_bench_prefix=fleet-bench placer_bench_allow_inconclusive=true"
 [ "$prc" = 0 ] || { show bench; fail "bench.yml exited $prc"; }
 python3 - "$work/results/study" <<'PY' || fail "merged fleet results"
 import json, os, sys

@@ -8,6 +8,13 @@
 # not empty, every SVG is an <svg> document that gnuplot drew (paths, text), and
 # headless Chromium renders the page to a PNG that is not blank (many colours, plenty of
 # non-white pixels).  A results directory without summary.json is refused (exit 2).
+# The page opens with the answer (issue #28): its verdict table, read from the DOM that
+# headless Chromium builds (--dump-dom), has every verdict of summary.json (summary.verdicts:
+# cell, change, 95% CI, p, test, and "significant" in green or "inconclusive" in amber), before
+# any plot; a sweep's balance point sentence and its plot come next; the text report is linked.
+# The hand-built results of the issue's two studies (tests/fixtures/results/issue28-*: the
+# 2-core default study, the 16-core cluster-none one) re-reported give no "physical limit" and
+# no efficiency above 100% without the CPU model's label.
 # No root needed; skipped (77) without gnuplot or chromium.
 set -u
 PLACER=${PLACER_BIN:?PLACER_BIN not set}
@@ -54,8 +61,25 @@ rc=$?
 [ "$rc" = 2 ] || fail "a directory without summary.json: exit $rc, expected 2"
 grep -q "summary.json" "$work/err" || fail "the error does not name summary.json: $(cat "$work/err")"
 
+# the issue's two studies, re-reported: one denominator, a bound that bounds
+for fx in issue28-default-2core issue28-none-16core; do
+  mkdir "$work/$fx" && cp "$DATA/fixtures/results/$fx/summary.json" "$work/$fx/"
+  "$PLACER" report "$work/$fx" >/dev/null 2>"$work/err" || fail "report $fx: $(cat "$work/err")"
+  txt=$work/$fx/report/report.txt
+  [ -s "$txt" ] || fail "$fx: no report/report.txt"
+  ! grep -q "physical limit" "$txt" || fail "$fx: 'physical limit' in the report"
+  ! grep -q "keeps [0-9]*% of solo" "$txt" || fail "$fx: a 'kept' against the variant's own solo rate, unnamed"
+  # an efficiency above 100% only with the model's label
+  ! grep -E "^  [^ ]+: (10[1-9]|1[1-9][0-9]|[2-9][0-9][0-9])% of the bound" "$txt" ||
+    fail "$fx: an efficiency above 100% given as a share of the bound"
+done
+grep -q "fio-8: 79% of the bound (storage 0.81 + hog 0.59 = 1.40 of 1.76" "$work/issue28-none-16core/report/report.txt" ||
+  fail "16-core: fio-8's efficiency: $(grep 'fio-8:' "$work/issue28-none-16core/report/report.txt")"
+grep -q "of unpinned's solo rate fio-8 keeps 59%, unpinned 82%; of its own on its CPUs 104%" \
+  "$work/issue28-none-16core/report/report.txt" || fail "16-core: the hog's kept fractions"
+
 # the references and the SVGs
-for page in "$a/report.html" "$b/report.html" "$q/report.html"; do
+for page in "$a/report.html" "$b/report.html" "$q/report.html" "$work/issue28-default-2core/report.html"; do
   "$PY" - "$page" <<'EOF' || fail "references of $page"
 import os, sys, xml.etree.ElementTree as ET
 from html.parser import HTMLParser
@@ -91,6 +115,102 @@ print("%s: %d references, %d SVGs, all there" % (os.path.basename(os.path.dirnam
 EOF
 done
 grep -q "balance point" "$a/report.html" || fail "the sweep plot's caption is missing"
+
+# the page opens with the answer: its verdict table as Chromium's DOM has it, against summary.json
+dom() { # PAGE OUT: the DOM headless Chromium builds of PAGE
+  setsid "$CHROMIUM" --headless --no-sandbox --disable-gpu --user-data-dir="$work/chromium-dom" --dump-dom \
+    "file://$1" >"$2" 2>"$work/chromium-dom.log" &
+  cpid=$!
+  _i=0
+  while kill -0 "$cpid" 2>/dev/null && [ $_i -lt 120 ]; do sleep 0.5; _i=$((_i + 1)); done
+  kill -0 "$cpid" 2>/dev/null && fail "chromium --dump-dom did not finish in 60 s"
+  wait "$cpid" || fail "chromium --dump-dom exit $?: $(tail -3 "$work/chromium-dom.log")"
+  cpid=""
+}
+for fx in issue28-default-2core issue28-none-16core; do
+  dom "$work/$fx/report.html" "$work/$fx.dom"
+  "$PY" - "$work/$fx.dom" "$work/$fx/summary.json" <<'EOF' || fail "$fx: the verdict table"
+import json, math, sys
+from html.parser import HTMLParser
+dom, summary = open(sys.argv[1], encoding="utf-8").read(), json.load(open(sys.argv[2]))
+
+
+class Table(HTMLParser):
+    """The rows of table#verdict, and the style of each verdict cell."""
+
+    def __init__(self):
+        super().__init__()
+        self.rows, self.row, self.cell, self.inside, self.styles = [], None, None, False, []
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        if tag == "table" and a.get("id") == "verdict":
+            self.inside = True
+        elif self.inside and tag == "tr":
+            self.row = []
+        elif self.inside and tag == "td" and self.row is not None:
+            self.cell = ""
+            if a.get("class") == "verdict":
+                self.styles.append(a.get("style", ""))
+
+    def handle_endtag(self, tag):
+        if tag == "table" and self.inside:
+            self.inside = False
+        elif self.inside and tag == "td" and self.cell is not None:
+            self.row.append(self.cell.strip())
+            self.cell = None
+        elif self.inside and tag == "tr" and self.row:
+            self.rows.append(self.row)
+            self.row = None
+
+    def handle_data(self, data):
+        if self.cell is not None:
+            self.cell += data
+
+
+t = Table()
+t.feed(dom)
+
+
+def c_round(x):  # C's round(): half away from zero
+    return math.copysign(math.floor(abs(x) + 0.5), x)
+
+
+def change(x):
+    tenths = c_round(x * 1000.0)
+    return "%+.1f%%" % (0.0 if tenths == 0 else tenths / 10.0)
+
+
+def p_text(p):
+    return "<0.001" if p < 0.001 else "%.3f" % p if p < 0.1 else "%.2f" % p
+
+
+base, want = summary["variants"][0], []
+for v in summary["summary"]["verdicts"]:
+    metric = "IOPS" if v["metric"] == "main" else summary["neighbour"]["name"] + " rate"
+    ci = "[%s, %s]" % (change(v["ci95_low"]), change(v["ci95_high"])) if v["ci95_low"] is not None else "-"
+    want.append([v["variant"] + " vs " + base, v["condition"], v["workload"], metric, change(v["change"]), ci,
+                 p_text(v["p_value"]), v["test"], "significant" if v["significant"] else "inconclusive"])
+if not want or t.rows != want:
+    sys.exit("the page's verdict table\n  %s\nis not summary.json's\n  %s" % (t.rows, want))
+for row, style in zip(t.rows, t.styles):
+    colour = "#c6efce" if row[-1] == "significant" else "#ffeb9c"
+    if len(t.styles) != len(t.rows) or colour not in style:
+        sys.exit("%s: '%s' without its colour (%s)" % (row[0], row[-1], style))
+# the answer first: the table, then the balance point and its plot, then the other plots
+i_table, i_fig = dom.find('id="verdict"'), dom.find("<figure")
+if not 0 <= i_table < i_fig:
+    sys.exit("the verdict table is not before the plots")
+if summary.get("split"):
+    i_bal, i_split, i_inter = dom.find('id="balance"'), dom.find("report/split.svg"), dom.find("interference-storage")
+    if not i_table < i_bal < i_split < i_inter:
+        sys.exit("the balance point and its plot do not come right after the verdict table")
+if 'href="report/report.txt"' not in dom:
+    sys.exit("the text report is not linked")
+print("%s: %d verdict rows as summary.json has them, in words and colours, before the plots" %
+      (sys.argv[2].split("/")[-2], len(t.rows)))
+EOF
+done
 grep -q "Compared with" "$a/report.html" || fail "no comparison section"
 
 # the browser

@@ -210,6 +210,9 @@ static void test_profile_set(void **state) {
   assert_int_equal(placer_profile_set(p, "osd.cpu.align=numa", &err), 0);
   assert_int_equal(p->roles[0].cpu.align, PLACER_ALIGN_NUMA);
   p->roles[1].cpu.spread = PLACER_SPREAD_NUMA;
+  assert_int_equal(placer_profile_set(p, "osd.count=8", &err), 0); /* the default study sized to a node */
+  assert_int_equal(p->roles[0].count, 8);
+  assert_int_equal(p->roles[0].count_mode, PLACER_COUNT_FIXED);
   static const struct {
     const char *set, *says;
   } bad[] = {
@@ -222,6 +225,7 @@ static void test_profile_set(void **state) {
     { "osd.memory=1GiB", "unknown key 'memory'" },
     { "osd.cpu.align=l3", "expected auto, cache, numa or none" },
     { "fio.cpu.align=none", "role 'fio' spreads over NUMA nodes (spread: numa), which needs alignment" },
+    { "osd.count=0", "expected a count 1..4096" },
   };
   for (size_t i = 0; i < N(bad); i++) {
     err = NULL;
@@ -231,6 +235,12 @@ static void test_profile_set(void **state) {
       fail_msg("%s: %s", bad[i].set, err->msg);
     placer_error_free(err);
   }
+  placer_profile_free(p);
+  p = parse_ok("roles:\n  - { name: vm, kind: vm, count: fill, cpu: { threads: 2 } }\n");
+  err = NULL;
+  assert_int_equal(placer_profile_set(p, "vm.count=3", &err), -1);
+  assert_non_null(strstr(err->msg, "role 'vm' has no fixed count"));
+  placer_error_free(err);
   placer_profile_free(p);
 }
 

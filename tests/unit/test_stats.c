@@ -252,13 +252,41 @@ static void test_paired_compare(void **state) {
   assert_true(isnan(p.p_value)); /* the one pair is a zero difference */
 }
 
+/* The smallest p a design can reach comes from the tests' own distributions:
+ * Wilcoxon's 2 / 2^n for n pairs (0.25 for 3: the issue's "3 repeats"), and
+ * Mann-Whitney's 2 / C(na + nb, na) (0.1 for 3 vs 3, 0.0286 for 4 vs 4);
+ * scipy.stats.wilcoxon(range(1, 7)) gives 0.03125, mannwhitneyu([0,1,2,3],
+ * [4,5,6,7]) 0.02857142857142857. */
+static void test_min_p(void **state) {
+  assert_true(fabs(placer_stats_wilcoxon_min_p(3) - 0.25) < 1e-12);
+  assert_true(fabs(placer_stats_wilcoxon_min_p(5) - 0.0625) < 1e-12);
+  assert_true(fabs(placer_stats_wilcoxon_min_p(6) - 0.03125) < 1e-12);
+  assert_true(fabs(placer_stats_wilcoxon_min_p(1) - 1.0) < 1e-12);
+  assert_true(fabs(placer_stats_mann_whitney_min_p(3, 3) - 0.1) < 1e-12);
+  assert_true(fabs(placer_stats_mann_whitney_min_p(4, 4) - 2.0 / 70.0) < 1e-12);
+  assert_true(fabs(placer_stats_mann_whitney_min_p(2, 2) - 2.0 / 6.0) < 1e-12);
+  assert_true(fabs(placer_stats_mann_whitney_min_p(1, 1) - 1.0) < 1e-12);
+  assert_true(placer_stats_mann_whitney_min_p(0, 3) == 1.0 && placer_stats_wilcoxon_min_p(0) == 1.0);
+  /* Beyond the exact ranges the approximations answer, still far below 0.05. */
+  assert_true(placer_stats_mann_whitney_min_p(12, 12) < 1e-4);
+  assert_true(placer_stats_wilcoxon_min_p(60) < 1e-9);
+  /* The same figure a real comparison reaches: 3 vs 3 completely separated. */
+  const double a[3] = { 10, 11, 12 }, b[3] = { 20, 21, 22 };
+  struct placer_stats_comparison c;
+  placer_stats_compare(a, 3, b, 3, &c);
+  assert_true(c.p_value == placer_stats_mann_whitney_min_p(3, 3));
+  struct placer_stats_paired pr;
+  placer_stats_paired_compare(a, b, 3, &pr);
+  assert_true(pr.p_value == placer_stats_wilcoxon_min_p(3));
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_descriptive),           cmocka_unit_test(test_empty_is_nan),
     cmocka_unit_test(test_splitmix64_reference),  cmocka_unit_test(test_mann_whitney_exact),
     cmocka_unit_test(test_mann_whitney_normal),   cmocka_unit_test(test_bootstrap_exact_distribution),
     cmocka_unit_test(test_compare_deterministic), cmocka_unit_test(test_wilcoxon_scipy),
-    cmocka_unit_test(test_paired_compare),
+    cmocka_unit_test(test_paired_compare),        cmocka_unit_test(test_min_p),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

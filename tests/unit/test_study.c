@@ -101,7 +101,9 @@ static void test_defaults(void **state) {
   assert_int_equal(s->workloads.size_bytes, 256ull << 20);
   assert_int_equal(s->workloads.n_block_sizes, 1);
   assert_int_equal(s->workloads.patterns.n, 2);
-  assert_int_equal(s->repeats, 3);
+  assert_int_equal(s->repeats, 6); /* the least with which both tests can reach p < 0.05 */
+  assert_true(s->alpha == 0.05);
+  assert_int_equal(s->repeats_line, 0); /* not given */
   assert_int_equal(s->warmup, 1);
   assert_int_equal(s->n_neighbours, 0);
   assert_false(s->baseline.enabled);
@@ -287,23 +289,24 @@ static void test_errors(void **state) {
   expect_error("variants: [ { name: a, profile: x } ]\nrepeats: { min: 5, max: 3 }\n",
                "repeats.max: expected min..100");
   expect_error("variants: [ { name: a, profile: x } ]\nrepeats: { mni: 5 }\n", "unknown key 'mni'");
-  expect_error("variants: [ { name: a, profile: x }, { name: cores-1, profile: x } ]\nneighbours: [ {} ]\n"
-               "sweep: { parameter: cores, values: [1] }\n",
-               "variant 'cores-1' has the name of a sweep step");
+  expect_error(
+      "variants: [ { name: a, profile: demo-local }, { name: cores-1, profile: demo-local } ]\nneighbours: [ {} ]\n"
+      "sweep: { parameter: cores, values: [1] }\n",
+      "variant 'cores-1' has the name of a sweep step");
   expect_error("variants: [ { name: a, profile: x } ]\nneighbours: [ {} ]\nsweep: { parameter: quota, values: "
                "[0.0001] }\n",
                "quota 0.0001: expected cores");
-  expect_error(
-      "variants: [ { name: a, profile: x } ]\nneighbours: [ {} ]\nsweep: { parameter: cores, values: [1.5] }\n",
-      "cores 1.5: expected whole cores");
+  expect_error("variants: [ { name: a, profile: demo-local } ]\nneighbours: [ {} ]\nsweep: { parameter: cores, values: "
+               "[1.5] }\n",
+               "cores 1.5: expected whole cores");
   expect_error("variants: [ { name: a, profile: x } ]\nneighbours: [ {} ]\nsweep: { values: [1.5] }\n",
                "sweep.values: [0]: 1.5: expected an intensity, a whole number 1..1024");
   /* the range is the parameter's, whatever the value (1e8 was "expected a positive number") */
   expect_error("variants: [ { name: a, profile: x } ]\nneighbours: [ {} ]\nsweep: { values: [1e8] }\n",
                "inline.yaml:3:10: sweep.values: [0]: 1e+08: expected an intensity, a whole number 1..1024");
-  expect_error(
-      "variants: [ { name: a, profile: x } ]\nneighbours: [ {} ]\nsweep: { parameter: cores, values: [1e8] }\n",
-      "cores 1e+08: expected whole cores 1..65536");
+  expect_error("variants: [ { name: a, profile: demo-local } ]\nneighbours: [ {} ]\nsweep: { parameter: cores, values: "
+               "[1e8] }\n",
+               "cores 1e+08: expected whole cores 1..65536");
   expect_error(
       "cluster: { rebuild: never }\nvariants: [ { name: a, profile: x }, { name: b, profile: x, env: [A=1] } ]\n",
       "cluster.rebuild: 'never' keeps one cluster for every variant, but variants differ in 'env'");
@@ -348,8 +351,8 @@ static void test_placement_sweep(void **state) {
   assert_string_equal(s->variants[1].sets.items[1], "@neighbours.cpu.weight=400");
   assert_string_equal(s->variants[2].sets.items[0], "@storage.cpu.weight=400");
   assert_string_equal(s->variants[2].sets.items[1], "@neighbours.cpu.weight=100");
-  assert_int_equal(s->repeats, 3);
-  assert_int_equal(s->repeats_max, 3);
+  assert_int_equal(s->repeats, 6);
+  assert_int_equal(s->repeats_max, 6);
   placer_study_free(s);
 
   s = parse_ok("variants: [ { name: base, profile: unpinned }, { name: pinned, profile: demo-local } ]\n"
@@ -372,7 +375,7 @@ static void test_profile_paths(void **state) {
   const char *text = "variants:\n  - { name: a, profile: demo-local }\n  - { name: b, profile: p/x.yaml }\n"
                      "  - { name: c, profile: /abs/y.yaml }\n  - { name: d, profile: nope }\n";
   assert_int_equal(placer_study_parse("/some/dir/study.yaml", text, strlen(text), &s, &err), 0);
-  s->dir = strdup("/some/dir");
+  assert_string_equal(s->dir, "/some/dir"); /* relative profiles start there */
   setenv("PLACER_PROFILES_DIR", test_data_path("../profiles"), 1);
   char *path = NULL;
   assert_int_equal(placer_study_profile_path(s, &s->variants[0], &path, &err), 0);
@@ -454,11 +457,76 @@ static void test_docs_example(void **state) {
   free(doc);
 }
 
+/* sweep.from: a placement sweep's steps are made from any variant, so an
+ * unpinned A keeps its place while the split is swept on a pinned one (a
+ * cores sweep pins: it defaults to the first variant whose profile does);
+ * alpha; where repeats is in the file (the design check's errors). */
+static void test_sweep_from_and_alpha(void **state) {
+  (void)state;
+  setenv("PLACER_PROFILES_DIR", test_data_path("../profiles"), 1);
+  static const char two[] =
+      "variants:\n  - { name: dev-unpinned, profile: unpinned }\n"
+      "  - { name: pinned, profile: demo-local, set: [fio.cpu.weight=200] }\nneighbours: [ {} ]\n";
+  char text[1024];
+  snprintf(text, sizeof(text), "%ssweep: { parameter: cores, values: [1] }\nrepeats: 6\nalpha: 1%%\n", two);
+  struct placer_study *s = parse_ok(text);
+  assert_int_equal(s->n_variants, 3);
+  assert_string_equal(s->variants[0].name, "dev-unpinned"); /* still A */
+  assert_int_equal(s->sweep.from_index, 1);
+  assert_string_equal(s->variants[2].name, "cores-1");
+  assert_string_equal(s->variants[2].profile, "demo-local");
+  assert_int_equal(s->variants[2].from, 1);
+  assert_string_equal(s->variants[2].sets.items[0], "@storage.cpu.cores=1");
+  assert_string_equal(s->variants[2].sets.items[1], "fio.cpu.weight=200");
+  assert_int_equal(s->variants[2].knob_line, 5);
+  assert_int_equal(s->variants[2].knob_column, 37);
+  assert_true(fabs(s->alpha - 0.01) < 1e-12);
+  assert_int_equal(s->repeats_line, 6);
+  assert_int_equal(s->repeats_column, 10);
+  placer_study_free(s);
+  /* quota and weight default to the first variant; from names another */
+  snprintf(text, sizeof(text), "%ssweep: { parameter: quota, values: [0.5] }\n", two);
+  s = parse_ok(text);
+  assert_string_equal(s->variants[2].profile, "unpinned");
+  placer_study_free(s);
+  snprintf(text, sizeof(text), "%ssweep: { parameter: weight, values: [4], from: pinned }\n", two);
+  s = parse_ok(text);
+  assert_string_equal(s->variants[2].profile, "demo-local");
+  assert_int_equal(s->variants[2].from, 1);
+  placer_study_free(s);
+  s = parse_ok("variants: [ { name: a, profile: x } ]\nrepeats: { min: 7, max: 9 }\n");
+  assert_int_equal(s->repeats_line, 2);
+  assert_int_equal(s->repeats_column, 17); /* the dynamic minimum */
+  placer_study_free(s);
+  /* bad input: FILE:LINE:COL */
+  snprintf(text, sizeof(text), "%ssweep: { parameter: cores, values: [1], from: nope }\n", two);
+  expect_error(text, "inline.yaml:5:41: sweep.from: 'nope' is not one of the variants (dev-unpinned, pinned)");
+  snprintf(text, sizeof(text), "%ssweep: { parameter: cores, values: [1], from: dev-unpinned }\n", two);
+  expect_error(text, "inline.yaml:5:41: sweep.from: a cores sweep pins, and variant 'dev-unpinned' has a profile "
+                     "with pin: false ('unpinned')");
+  expect_error("variants: [ { name: a, profile: unpinned } ]\nneighbours: [ {} ]\n"
+               "sweep: { parameter: cores, values: [1] }\n",
+               "inline.yaml:3:10: sweep.parameter: a cores sweep pins, and no variant's profile does");
+  snprintf(text, sizeof(text), "%ssweep: { values: [1], from: pinned }\n", two);
+  expect_error(text, "sweep.from: only goes with a placement sweep");
+  expect_error("variants: [ { name: a, profile: x } ]\nalpha: 0.6\n",
+               "inline.yaml:2:8: alpha: expected a significance level in (0, 0.5]");
+  expect_error("variants: [ { name: a, profile: x } ]\nalpha: 0\n", "alpha: expected a fraction in (0, 1]");
+  unsetenv("PLACER_PROFILES_DIR");
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
-    cmocka_unit_test(test_placement_sweep),  cmocka_unit_test(test_default_study), cmocka_unit_test(test_defaults),
-    cmocka_unit_test(test_matrix_and_sweep), cmocka_unit_test(test_errors),        cmocka_unit_test(test_profile_paths),
-    cmocka_unit_test(test_docs_example),     cmocka_unit_test(test_recovery),      cmocka_unit_test(test_fio_options),
+    cmocka_unit_test(test_sweep_from_and_alpha),
+    cmocka_unit_test(test_placement_sweep),
+    cmocka_unit_test(test_default_study),
+    cmocka_unit_test(test_defaults),
+    cmocka_unit_test(test_matrix_and_sweep),
+    cmocka_unit_test(test_errors),
+    cmocka_unit_test(test_profile_paths),
+    cmocka_unit_test(test_docs_example),
+    cmocka_unit_test(test_recovery),
+    cmocka_unit_test(test_fio_options),
     cmocka_unit_test(test_local_paths),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

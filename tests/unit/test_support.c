@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "lib/textfile.h"
 #include "plan.h"
@@ -56,6 +57,11 @@ void test_compare_golden(const char *golden_relative, const char *actual) {
   char path[4096];
   snprintf(path, sizeof(path), "%s", test_data_path(golden_relative));
   if (test_updating_golden()) {
+    for (char *slash = strchr(path + 1, '/'); slash; slash = strchr(slash + 1, '/')) {
+      *slash = '\0';
+      mkdir(path, 0755); /* EEXIST for all but a new golden directory */
+      *slash = '/';
+    }
     test_write_file(path, actual);
     return;
   }

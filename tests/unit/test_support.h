@@ -19,7 +19,8 @@ void test_write_file(const char *path, const char *text);
 bool test_updating_golden(void);
 /* ACTUAL against the golden file tests/GOLDEN_RELATIVE, byte for byte: the
  * test fails (ACTUAL left beside it as .actual for diff -u) when they differ
- * or the file is missing; with PLACER_UPDATE_GOLDEN the file is written. */
+ * or the file is missing; with PLACER_UPDATE_GOLDEN the file (and its
+ * directories) is written: review the diff. */
 void test_compare_golden(const char *golden_relative, const char *actual);
 
 /* The fixture topologies: every .xml file under tests/fixtures, sorted (at
