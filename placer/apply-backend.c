@@ -97,7 +97,7 @@ static int apply_irqs_only(const struct placer_plan *plan, const struct placer_a
   if (r == NULL || (r->profile_name = strdup(plan->profile_name)) == NULL ||
       (r->state_dir = strdup(opt->state_dir ? opt->state_dir : placer_state_default_dir())) == NULL) {
     placer_apply_report_free(r);
-    return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+    return placer_error_oom(err, NULL);
   }
   r->backend = "irqs";
   r->cgroup_mode = "-";

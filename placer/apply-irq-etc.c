@@ -105,7 +105,7 @@ static int write_journaled(struct irq_state *s, unsigned txn, const char *path, 
     return 0;
   cleanup_free char *dir = strdup(path);
   if (dir == NULL)
-    return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+    return placer_error_oom(err, NULL);
   char *slash = strrchr(dir, '/');
   *slash = '\0';
   struct stat st;
@@ -114,7 +114,7 @@ static int write_journaled(struct irq_state *s, unsigned txn, const char *path, 
   if (e.path == NULL || (before && (e.previous = strdup(before)) == NULL) ||
       (make_dir && (e.dir_created = strdup(dir)) == NULL)) {
     irq_journal_entry_clear(&e);
-    return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+    return placer_error_oom(err, NULL);
   }
   if (irq_state_journal_add(s, &e, err) < 0)
     return -1;
@@ -157,11 +157,11 @@ int irq_irqbalance_ban(const struct irq_etc *etc, struct irq_state *s, unsigned 
   size_t size = 0;
   FILE *f = open_memstream(&args, &size);
   if (f == NULL)
-    return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+    return placer_error_oom(err, NULL);
   for (size_t i = 0; i < n; i++)
     fprintf(f, "%s--banirq=%u", i ? " " : "", irqs[i]);
   if (fclose(f) != 0)
-    return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+    return placer_error_oom(err, NULL);
   cleanup_free char *banirqs = args;
   bool changed = false;
   if (systemd_runs(IRQBALANCE_UNIT, etc)) {
@@ -174,7 +174,7 @@ int irq_irqbalance_ban(const struct irq_etc *etc, struct irq_state *s, unsigned 
                  "# Written by 'placer apply --irqbalance ban' (state %s); 'placer reset' removes it.\n"
                  "[Service]\n%sEnvironment=IRQBALANCE_BANNED_CPULIST=%s\nEnvironment=\"IRQBALANCE_ARGS=%s\"\n",
                  s->dir, *banned ? "" : "# no cpu to ban: ", banned, banirqs) < 0)
-      return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+      return placer_error_oom(err, NULL);
     if (journal_action(s, txn, IRQ_ACTION_RESTART_IRQBALANCE_UNIT, err) < 0 ||
         journal_action(s, txn, IRQ_ACTION_DAEMON_RELOAD, err) < 0 ||
         write_journaled(s, txn, path, text, &changed, err) < 0)
@@ -206,7 +206,7 @@ int irq_irqbalance_ban(const struct irq_etc *etc, struct irq_state *s, unsigned 
                                "export IRQBALANCE_ARGS=\"$IRQBALANCE_ARGS %s\"\n" BLOCK_END,
                                kept, *kept && kept[strlen(kept) - 1] != '\n' ? "\n" : "", s->dir, *banned ? "" : "#",
                                banned, banirqs) < 0)
-    return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+    return placer_error_oom(err, NULL);
   if (journal_action(s, txn, IRQ_ACTION_RESTART_IRQBALANCE_SCRIPT, err) < 0 ||
       write_journaled(s, txn, etc->defaults, text, &changed, err) < 0)
     return -1;
@@ -241,7 +241,7 @@ int irq_persist_unit(const struct irq_etc *etc, struct irq_state *s, unsigned tx
                "ExecStart=%s apply --irqs-only --irqbalance %s --state-dir %s %s\n\n"
                "[Install]\nWantedBy=multi-user.target\n",
                profile_name, s->dir, profile_name, exe, irqbalance_mode, s->dir, profile_abs) < 0)
-    return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+    return placer_error_oom(err, NULL);
   bool changed = false;
   if (journal_action(s, txn, IRQ_ACTION_DAEMON_RELOAD, err) < 0 ||
       write_journaled(s, txn, unit, text, &changed, err) < 0)
@@ -258,7 +258,7 @@ int irq_persist_unit(const struct irq_etc *etc, struct irq_state *s, unsigned tx
     struct irq_journal_entry e = { .txn = txn, .op = IRQ_JOURNAL_LINK, .path = strdup(link) };
     if (e.path == NULL || (stat(wants_dir, &st) < 0 && (e.dir_created = strdup(wants_dir)) == NULL)) {
       irq_journal_entry_clear(&e);
-      return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+      return placer_error_oom(err, NULL);
     }
     bool make_dir = e.dir_created != NULL;
     if (irq_state_journal_add(s, &e, err) < 0)
@@ -315,7 +315,7 @@ int irq_etc_forget(const struct irq_etc *etc, const char *state_dir, struct strv
     cleanup_free char *dir = strdup(etc->defaults);
     char *slash = dir ? strrchr(dir, '/') : NULL;
     if (slash == NULL)
-      return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+      return placer_error_oom(err, NULL);
     *slash = '\0';
     if (placer_file_replace_bytes(dir, slash + 1, kept, strlen(kept), err) < 0)
       return -1;

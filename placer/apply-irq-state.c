@@ -146,7 +146,7 @@ static int dup_string(json_t *o, const char *key, char **out, const char *where,
   if (!json_is_string(v))
     return bad(err, where, key);
   if ((*out = strdup(json_string_value(v))) == NULL)
-    return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+    return placer_error_oom(err, NULL);
   return 0;
 }
 
@@ -198,7 +198,7 @@ int irq_state_from_json(json_t *j, struct irq_state *s, struct placer_error **er
   json_t *irqs = json_object_get(j, "irqs");
   size_t n = json_array_size(irqs);
   if (n && (s->irqs = calloc(n, sizeof(*s->irqs))) == NULL)
-    return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+    return placer_error_oom(err, NULL);
   for (size_t i = 0; i < n; i++) {
     json_t *o = json_array_get(irqs, i);
     struct irq_state_irq *q = &s->irqs[i];
@@ -214,14 +214,14 @@ int irq_state_from_json(json_t *j, struct irq_state *s, struct placer_error **er
     json_t *counts = json_object_get(o, "counts");
     q->n_cpus = (unsigned)json_array_size(counts);
     if ((q->counts = calloc(q->n_cpus ? q->n_cpus : 1, sizeof(*q->counts))) == NULL)
-      return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+      return placer_error_oom(err, NULL);
     for (unsigned c = 0; c < q->n_cpus; c++)
       q->counts[c] = (uint64_t)json_integer_value(json_array_get(counts, c));
   }
   json_t *journal = json_object_get(j, "journal");
   n = json_array_size(journal);
   if (n && (s->journal = calloc(n, sizeof(*s->journal))) == NULL)
-    return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+    return placer_error_oom(err, NULL);
   for (size_t i = 0; i < n; i++) {
     json_t *o = json_array_get(journal, i);
     struct irq_journal_entry *e = &s->journal[i];
@@ -261,7 +261,7 @@ int irq_state_open(const char *dir, bool lock, struct irq_state **out, struct pl
   struct irq_state *s = calloc(1, sizeof(*s));
   if (s == NULL || (s->dir = strdup(dir)) == NULL) {
     free(s);
-    return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+    return placer_error_oom(err, NULL);
   }
   s->lock_fd = -1;
   char lock_path[4096], state_path[4096];
@@ -318,7 +318,7 @@ int irq_state_save(struct irq_state *s, struct placer_error **err) {
   cleanup_free char *text = json_dumps(j, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
   json_decref(j);
   if (text == NULL)
-    return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "irq state: out of memory");
+    return placer_error_oom(err, "irq state");
   return placer_file_replace(s->dir, IRQ_STATE_FILE, text, err);
 }
 
@@ -326,7 +326,7 @@ int irq_state_journal_add(struct irq_state *s, struct irq_journal_entry *entry, 
   struct irq_journal_entry *bigger = realloc(s->journal, (s->n_journal + 1) * sizeof(*bigger));
   if (bigger == NULL) {
     irq_journal_entry_clear(entry);
-    return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+    return placer_error_oom(err, NULL);
   }
   s->journal = bigger;
   s->journal[s->n_journal++] = *entry;

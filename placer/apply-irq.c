@@ -113,7 +113,7 @@ static int undo_file(const struct irq_journal_entry *e, struct strv *notes, stru
   cleanup_free char *dir = strdup(e->path);
   char *slash = dir ? strrchr(dir, '/') : NULL;
   if (slash == NULL)
-    return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+    return placer_error_oom(err, NULL);
   *slash = '\0';
   return placer_file_replace_bytes(dir, slash + 1, e->previous, strlen(e->previous), err);
 }
@@ -209,10 +209,6 @@ static void txn_free(struct irq_txn *t) {
   free(t);
 }
 
-static int oom(struct placer_error **err) {
-  return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
-}
-
 /* Journal and write one IRQ's list (not in a dry run); LINE says what. */
 static int set_affinity(struct irq_txn *t, unsigned irq, const char *name, const char *now, const char *want,
                         const char *line, bool *managed, bool *gone, struct placer_error **err) {
@@ -226,7 +222,7 @@ static int set_affinity(struct irq_txn *t, unsigned irq, const char *name, const
   };
   if (e.name == NULL || e.previous == NULL) {
     irq_journal_entry_clear(&e);
-    return oom(err);
+    return placer_error_oom(err, NULL);
   }
   if (irq_state_journal_add(t->state, &e, err) < 0)
     return -1;
@@ -268,7 +264,7 @@ static int steer_one(struct irq_txn *t, size_t i, struct placer_error **err) {
   if ((r->name = strdup(q->name)) == NULL || (r->device = strdup(q->device)) == NULL ||
       (q->instance && (r->instance = strdup(q->instance)) == NULL) || (q->to && (r->to = strdup(q->to)) == NULL) ||
       (q->effective && (r->effective = strdup(q->effective)) == NULL))
-    return oom(err);
+    return placer_error_oom(err, NULL);
   int saved = 0;
   r->from = read_line(t->root, q->irq, "smp_affinity_list", &saved);
   if (q->managed)
@@ -279,7 +275,7 @@ static int steer_one(struct irq_txn *t, size_t i, struct placer_error **err) {
     t->gone[i] = true;
     if (asprintf(&r->note, "IRQ %u (%s) of %s is gone since the plan was made: left out", q->irq, q->name, q->device) <
         0)
-      return oom(err);
+      return placer_error_oom(err, NULL);
     return strv_add(&t->notes, "%s", r->note);
   }
   if (apply_cpulist_equal(r->from, q->to))
@@ -287,7 +283,7 @@ static int steer_one(struct irq_txn *t, size_t i, struct placer_error **err) {
   cleanup_free char *line = NULL;
   if (asprintf(&line, "IRQ %u (%s) of %s%s%s: cpus %s (was %s)", q->irq, q->name, q->device, q->instance ? ", " : "",
                q->instance ? q->instance : "", q->to, r->from) < 0)
-    return oom(err);
+    return placer_error_oom(err, NULL);
   bool managed, gone;
   if (set_affinity(t, q->irq, q->name, r->from, q->to, line, &managed, &gone, err) < 0)
     return placer_error_prefix(err, "irqs");
@@ -299,13 +295,13 @@ static int steer_one(struct irq_txn *t, size_t i, struct placer_error **err) {
     r->to = NULL;
     if (asprintf(&r->note, "IRQ %u (%s) of %s is managed by the kernel (it refused the write): left on cpu %s", q->irq,
                  q->name, q->device, q->effective ? q->effective : "?") < 0)
-      return oom(err);
+      return placer_error_oom(err, NULL);
     return strv_add(&t->notes, "%s", r->note);
   }
   if (gone) {
     if (asprintf(&r->note, "IRQ %u (%s) of %s is gone since the plan was made: left out", q->irq, q->name, q->device) <
         0)
-      return oom(err);
+      return placer_error_oom(err, NULL);
     return strv_add(&t->notes, "%s", r->note);
   }
   return 0;
@@ -329,13 +325,13 @@ static int unsteer_dropped(struct irq_txn *t, struct placer_error **err) {
     cleanup_free char *now = read_line(t->root, old->irq, "smp_affinity_list", &saved);
     cleanup_free char *orig = strdup(original); /* the journal may grow (realloc) */
     if (orig == NULL)
-      return oom(err);
+      return placer_error_oom(err, NULL);
     if (now == NULL || apply_cpulist_equal(now, orig))
       continue;
     cleanup_free char *line = NULL;
     if (asprintf(&line, "IRQ %u (%s) of %s: no longer in the profile, cpus %s as before placer (was %s)", old->irq,
                  old->name, old->device, orig, now) < 0)
-      return oom(err);
+      return placer_error_oom(err, NULL);
     bool managed, gone;
     if (set_affinity(t, old->irq, old->name, now, orig, line, &managed, &gone, err) < 0)
       return -1;
@@ -437,7 +433,7 @@ int irq_apply_begin(const struct placer_plan *plan, const struct placer_apply_op
                             plan->topology_source);
   struct irq_txn *t = calloc(1, sizeof(*t));
   if (t == NULL)
-    return oom(err);
+    return placer_error_oom(err, NULL);
   t->plan = plan;
   t->opt = opt;
   t->dry_run = opt->dry_run;
@@ -447,7 +443,7 @@ int irq_apply_begin(const struct placer_plan *plan, const struct placer_apply_op
   t->gone = calloc(plan->n_irqs ? plan->n_irqs : 1, sizeof(*t->gone));
   if (t->irqs == NULL || t->gone == NULL) {
     txn_free(t);
-    return oom(err);
+    return placer_error_oom(err, NULL);
   }
   size_t n_steer = 0;
   for (size_t i = 0; i < plan->n_irqs; i++)
@@ -496,7 +492,7 @@ int irq_apply_begin(const struct placer_plan *plan, const struct placer_apply_op
   if (!t->dry_run) {
     if (record_paths(s, &t->etc) < 0) {
       txn_free(t);
-      return oom(err);
+      return placer_error_oom(err, NULL);
     }
     t->txn = ++s->last_txn;
     s->pending_txn = t->txn;
@@ -517,7 +513,7 @@ int irq_apply_begin(const struct placer_plan *plan, const struct placer_apply_op
         irqs[n++] = plan->irqs[i].irq;
     cleanup_free char *banned = banned_cpus(plan);
     if (irqs == NULL || banned == NULL)
-      rc = oom(err);
+      rc = placer_error_oom(err, NULL);
     else if (t->dry_run)
       rc = strv_add(&t->actions, "irqbalance (pid %d): keep it off %zu IRQs and cpus %s, and restart it",
                     (int)irqbalance, n, *banned ? banned : "none");
@@ -582,7 +578,7 @@ static int record_irqs(struct irq_txn *t, struct placer_error **err) {
     return -1;
   irq_state_clear_irqs(s);
   s->irqs = calloc(t->plan->n_irqs ? t->plan->n_irqs : 1, sizeof(*s->irqs));
-  int rc = s->irqs ? 0 : oom(err);
+  int rc = s->irqs ? 0 : placer_error_oom(err, NULL);
   for (size_t i = 0; rc == 0 && i < t->plan->n_irqs; i++) {
     if (t->gone[i])
       continue;
@@ -592,10 +588,10 @@ static int record_irqs(struct irq_txn *t, struct placer_error **err) {
     q->managed = r->managed;
     if ((q->name = strdup(r->name)) == NULL || (q->device = strdup(r->device)) == NULL ||
         (r->instance && (q->instance = strdup(r->instance)) == NULL) || (r->to && (q->planned = strdup(r->to)) == NULL))
-      rc = oom(err);
+      rc = placer_error_oom(err, NULL);
     if (rc == 0 && placer_interrupts_counts(&in, r->irq, &q->counts, &q->n_cpus) < 0 &&
         (q->counts = calloc(1, sizeof(*q->counts))) == NULL)
-      rc = oom(err);
+      rc = placer_error_oom(err, NULL);
   }
   placer_interrupts_clear(&in);
   return rc;
@@ -610,7 +606,7 @@ int irq_apply_commit(struct irq_txn *t, struct placer_apply_report *report, stru
     if (profile == NULL || record_irqs(t, err) < 0) {
       free(profile);
       if (*err == NULL)
-        oom(err);
+        placer_error_oom(err, NULL);
       irq_apply_abort(t, err);
       return -1;
     }

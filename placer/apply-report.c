@@ -20,7 +20,7 @@ int applier_record_instances(struct applier *a, struct placer_error **err) {
   struct placer_state *s = a->state;
   struct placer_state_instance *list = calloc(a->n_targets, sizeof(*list));
   if (list == NULL)
-    return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+    return placer_error_oom(err, NULL);
   bool oom = false;
   for (size_t i = 0; i < a->n_targets; i++) {
     const struct target *t = &a->targets[i];
@@ -56,7 +56,7 @@ int applier_record_instances(struct applier *a, struct placer_error **err) {
     for (size_t i = 0; i < a->n_targets; i++)
       placer_state_instance_clear(&list[i]);
     free(list);
-    return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+    return placer_error_oom(err, NULL);
   }
   placer_state_clear_instances(s);
   s->instances = list;
@@ -67,7 +67,7 @@ int applier_record_instances(struct applier *a, struct placer_error **err) {
 int applier_build_report(struct applier *a, struct placer_apply_report **out, struct placer_error **err) {
   struct placer_apply_report *r = calloc(1, sizeof(*r));
   if (r == NULL)
-    return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+    return placer_error_oom(err, NULL);
   r->profile_name = a->plan->profile_name ? strdup(a->plan->profile_name) : NULL;
   r->cgroup_mode = placer_cgroup_mode_name(placer_cgroup_get_mode(a->cg));
   r->state_dir = strdup(a->state->dir);
@@ -88,7 +88,7 @@ int applier_build_report(struct applier *a, struct placer_apply_report **out, st
   r->instances = calloc(a->n_targets, sizeof(*r->instances));
   if (r->instances == NULL) {
     placer_apply_report_free(r);
-    return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+    return placer_error_oom(err, NULL);
   }
   r->n_instances = a->n_targets;
   for (size_t i = 0; i < a->n_targets; i++) {

@@ -85,7 +85,7 @@ static bool is_new_in_dry_run(struct applier *a, const char *group) {
 static int ensure_groups(struct applier *a, struct target *t, struct placer_error **err) {
   cleanup_free char *path = strdup(t->group);
   if (path == NULL)
-    return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+    return placer_error_oom(err, NULL);
   for (char *slash = path;; slash++) {
     slash = strchr(slash, '/');
     if (slash)
@@ -93,7 +93,7 @@ static int ensure_groups(struct applier *a, struct target *t, struct placer_erro
     if (!would_exist(a, path)) {
       struct placer_journal_entry e = { .op = PLACER_JOURNAL_CREATE, .group = strdup(path) };
       if (e.group == NULL)
-        return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+        return placer_error_oom(err, NULL);
       if (step_begin(a, t, &e, err, "create group %s", path) < 0)
         return -1;
       strv_add(&a->groups_created, "%s", path);
@@ -120,7 +120,7 @@ static int set_value(struct applier *a, struct target *t, const char *group, enu
   };
   if (e.group == NULL || e.previous == NULL) {
     placer_journal_entry_clear(&e);
-    return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+    return placer_error_oom(err, NULL);
   }
   if (step_begin(a, t, &e, err, "set %s %s = %s (was %s)", group, placer_setting_name(setting), shown_value,
                  *shown_previous ? shown_previous : "empty") < 0)
@@ -161,7 +161,7 @@ static int ensure_weight(struct applier *a, struct target *t, const char *group,
   else if (placer_cgroup_read_cpu_raw(a->cg, group, &raw, err) < 0)
     return -1;
   if (raw == NULL)
-    return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+    return placer_error_oom(err, NULL);
   snprintf(shown, sizeof(shown), "%u", weight);
   snprintf(want_shown, sizeof(want_shown), "%u", want);
   return set_value(a, t, group, PLACER_SETTING_CPU_WEIGHT, want, raw, shown, want_shown, err);
@@ -186,7 +186,7 @@ static int ensure_values(struct applier *a, struct target *t, struct placer_erro
     if (placer_cgroup_get_mode(a->cg) == PLACER_CGROUP_V1) {
       cleanup_free char *parent = applier_existing_parent(a->cg, t->group);
       if (parent == NULL)
-        return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+        return placer_error_oom(err, NULL);
       if (placer_cgroup_read_effective(a->cg, parent, &cpus, &mems, err) < 0)
         return -1;
     } else {
@@ -198,7 +198,7 @@ static int ensure_values(struct applier *a, struct target *t, struct placer_erro
     return -1;
   }
   if (cpus == NULL || mems == NULL)
-    return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+    return placer_error_oom(err, NULL);
   if (!apply_cpulist_equal(cpus, t->cpus) &&
       set_value(a, t, t->group, PLACER_SETTING_CPUS, 0, cpus, cpus, t->cpus, err) < 0)
     return -1;
@@ -229,7 +229,7 @@ static int ensure_role_quota(struct applier *a, struct target *t, struct placer_
     return 0;
   cleanup_free char *role_group = strndup(t->group, (size_t)(slash - t->group));
   if (role_group == NULL)
-    return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+    return placer_error_oom(err, NULL);
   for (struct target *o = a->targets; o < t; o++)
     if (strncmp(o->group, role_group, strlen(role_group)) == 0 && o->group[strlen(role_group)] == '/' &&
         strchr(o->group + strlen(role_group) + 1, '/') == NULL)
@@ -244,7 +244,7 @@ static int ensure_role_quota(struct applier *a, struct target *t, struct placer_
            placer_cgroup_read_cpu_quota(a->cg, role_group, &have, err) < 0)
     return -1;
   if (raw == NULL)
-    return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+    return placer_error_oom(err, NULL);
   if (have == want)
     return 0;
   struct placer_journal_entry e = {
@@ -252,7 +252,7 @@ static int ensure_role_quota(struct applier *a, struct target *t, struct placer_
   };
   if (e.group == NULL || e.previous == NULL) {
     placer_journal_entry_clear(&e);
-    return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+    return placer_error_oom(err, NULL);
   }
   char shown[32], was[32];
   if (want)
@@ -279,7 +279,7 @@ static int snapshot_threads(pid_t pid, struct placer_thread_affinity **out, size
     return -1;
   struct placer_thread_affinity *t = calloc(n_tids ? n_tids : 1, sizeof(*t));
   if (t == NULL)
-    return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+    return placer_error_oom(err, NULL);
   size_t count = 0;
   for (size_t i = 0; i < n_tids; i++) {
     struct placer_error *gone = NULL;
@@ -330,7 +330,7 @@ static int move_process(struct applier *a, struct target *t, struct bound_proc *
                                     .original = m };
   if (e.group == NULL || e.instance == NULL) {
     placer_journal_entry_clear(&e);
-    return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+    return placer_error_oom(err, NULL);
   }
   if (snapshot_threads(p->pid, &e.threads, &e.n_threads, err) < 0) {
     placer_journal_entry_clear(&e);
@@ -403,7 +403,7 @@ static int pin_threads(struct applier *a, struct target *t, struct bound_proc *p
       .op = PLACER_JOURNAL_AFFINITY, .pid = p->pid, .start_time = p->start_time, .tid = tids[i], .previous = strdup(now)
     };
     if (e.previous == NULL)
-      return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+      return placer_error_oom(err, NULL);
     cleanup_free char *name = placer_task_comm(p->pid, tids[i]);
     if (step_begin(a, t, &e, err, "set thread %d (%s) of pid %d to cpus %s (was %s)", (int)tids[i], name ? name : "?",
                    (int)p->pid, want, now) < 0)
@@ -489,7 +489,7 @@ static int move_new_descendants(struct applier *a, struct target *t, struct plac
           bool oom = gone && gone->errno_value == ENOMEM;
           placer_error_clear(&gone);
           if (oom)
-            return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+            return placer_error_oom(err, NULL);
           continue; /* exited since the scan */
         }
         if (t->n_procs > before && move_process(a, t, &t->procs[idx], err) < 0)

@@ -161,7 +161,7 @@ static int instance_from_json(json_t *j, struct sd_instance *si, const char *whe
   si->n_procs = json_array_size(procs);
   si->procs = calloc(si->n_procs ? si->n_procs : 1, sizeof(*si->procs));
   if (si->procs == NULL)
-    return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+    return placer_error_oom(err, NULL);
   for (size_t k = 0; k < si->n_procs; k++) {
     json_t *p = json_array_get(procs, k);
     si->procs[k].pid = (pid_t)json_integer_value(json_object_get(p, "pid"));
@@ -173,7 +173,7 @@ static int instance_from_json(json_t *j, struct sd_instance *si, const char *whe
 int sd_state_load(const char *dir, struct sd_state *s, struct placer_error **err) {
   memset(s, 0, sizeof(*s));
   if ((s->dir = strdup(dir)) == NULL)
-    return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+    return placer_error_oom(err, NULL);
   char path[4096];
   snprintf(path, sizeof(path), "%s/%s", dir, SD_STATE_FILE);
   cleanup_free char *text = NULL;
@@ -195,7 +195,7 @@ int sd_state_load(const char *dir, struct sd_state *s, struct placer_error **err
   s->v = calloc(json_array_size(insts) + 1, sizeof(*s->v));
   if (s->v == NULL) {
     json_decref(doc);
-    return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+    return placer_error_oom(err, NULL);
   }
   for (size_t i = 0; i < json_array_size(insts); i++) {
     s->n++;
@@ -230,7 +230,7 @@ int sd_state_save(const struct sd_state *s, struct placer_error **err) {
   char *text = json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
   json_decref(doc);
   if (text == NULL)
-    return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+    return placer_error_oom(err, NULL);
   int ret = placer_file_replace(s->dir, SD_STATE_FILE, text, err);
   free(text);
   return ret;
@@ -505,7 +505,7 @@ int sd_pin_vcpus(const struct sd_ctx *c, const struct sd_instance *si, size_t *n
       cleanup_free char *pu = apply_vcpu_pu(cpuset, k);
       if (pu == NULL || placer_task_set_affinity(vcpus[k].tid, pu, err) < 0)
         ret = pu ? placer_error_prefix(err, "%s: vCPU %u (thread %d)", si->name, vcpus[k].cpu_index, (int)vcpus[k].tid)
-                 : placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+                 : placer_error_oom(err, NULL);
       else
         (*n_pinned)++;
     }

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "lib/array.h"
 #include "apply-systemd-internal.h"
 #include "lib/units.h"
 #include "proc.h"
@@ -105,7 +106,7 @@ static json_t *check_instance(const struct sd_ctx *c, struct sd_instance *si) {
     }
   }
   static const char *const files[] = { "cpuset.cpus.effective", "cpuset.mems.effective", "memory.max", "cpu.weight" };
-  for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+  for (size_t i = 0; i < N_OF(files); i++) {
     cleanup_free char *v = sd_cgroup_read(c, si->cgroup, files[i]);
     json_object_set_new(actual, files[i], str_or_null(v));
   }

@@ -114,7 +114,7 @@ static int find_processes(struct sd_applier *a, struct sd_target *t, struct plac
       return placer_error_set(err, PLACER_EXIT_USAGE, ESRCH, "--pid %s=%d: no such process", inst->name, (int)pid);
     }
     if (add_pid(t, pid) < 0)
-      return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+      return placer_error_oom(err, NULL);
   }
   if (explicit)
     return 0;
@@ -125,7 +125,7 @@ static int find_processes(struct sd_applier *a, struct sd_target *t, struct plac
     return placer_error_prefix(err, "%s", inst->name);
   for (size_t k = 0; k < n; k++)
     if (add_pid(t, pids[k]) < 0)
-      return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+      return placer_error_oom(err, NULL);
   if (n == 0) {
     cleanup_free char *desc = placer_match_describe(inst->kind, &inst->match);
     if (inst->match.kind == PLACER_MATCH_NONE) {
@@ -215,7 +215,7 @@ static int fill_record(struct sd_applier *a, struct sd_target *t, struct placer_
     r->cpus = placer_cpulist_format(inst->cpus);
     r->mems = placer_cpulist_format(inst->mems);
     if (r->cpus == NULL || r->mems == NULL)
-      return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+      return placer_error_oom(err, NULL);
   }
   r->has_memory_limit = inst->has_memory_limit;
   r->memory_bytes = inst->memory_bytes;
@@ -225,14 +225,14 @@ static int fill_record(struct sd_applier *a, struct sd_target *t, struct placer_
     if (strcmp(a->opt->qmps[i].instance, inst->name) == 0 && r->qmp_socket == NULL)
       r->qmp_socket = strdup(a->opt->qmps[i].value);
   if (r->name == NULL || r->role == NULL)
-    return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+    return placer_error_oom(err, NULL);
   const struct sd_instance *old = state_find(&a->state, inst->name);
   if (r->unit == NULL) {
     if (old) {
       /* applied before, no process now: keep the record so reset can undo it */
       sd_instance_clear(r);
       if (copy_instance(r, old) < 0)
-        return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+        return placer_error_oom(err, NULL);
       t->kept = t->known = true;
       strv_add(&a->notes, "%s: no process now; %s keeps the placement applied earlier", inst->name, r->unit);
     }
@@ -293,7 +293,7 @@ static int build_targets(struct sd_applier *a, struct placer_error **err) {
       return placer_error_set(err, PLACER_EXIT_USAGE, EINVAL, "--pid %s=%s: the plan has no instance '%s'",
                               a->opt->pids[i].instance, a->opt->pids[i].value, a->opt->pids[i].instance);
   if ((a->t = calloc(plan->n_instances, sizeof(*a->t))) == NULL)
-    return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+    return placer_error_oom(err, NULL);
   a->n = plan->n_instances;
   for (size_t i = 0; i < a->n; i++) {
     struct sd_target *t = &a->t[i];
@@ -352,12 +352,12 @@ static int save_state(struct sd_applier *a, struct placer_error **err) {
   s->v = calloc(a->n + 1, sizeof(*s->v));
   s->n = 0;
   if (s->v == NULL)
-    return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+    return placer_error_oom(err, NULL);
   for (size_t i = 0; i < a->n; i++) {
     if (a->t[i].rec.unit == NULL)
       continue;
     if (copy_instance(&s->v[s->n], &a->t[i].rec) < 0)
-      return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+      return placer_error_oom(err, NULL);
     s->n++;
   }
   free(s->profile_name);
@@ -376,7 +376,7 @@ static int record_procs(struct sd_applier *a, struct sd_target *t, struct placer
   free(t->rec.procs);
   t->rec.procs = calloc(n ? n : 1, sizeof(*t->rec.procs));
   if (t->rec.procs == NULL)
-    return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+    return placer_error_oom(err, NULL);
   t->rec.n_procs = 0;
   for (size_t i = 0; i < n; i++) {
     struct placer_error *gone = NULL;
@@ -399,7 +399,7 @@ static int write_dropin(struct sd_applier *a, struct sd_target *t, bool *reload,
   cleanup_free char *dir = NULL, *path = NULL;
   if (text == NULL || asprintf(&dir, "%s/%s.d", a->ctx.etc_dir, r->unit) < 0 ||
       asprintf(&path, "%s/%s", dir, PLACER_SYSTEMD_DROPIN_NAME) < 0)
-    return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+    return placer_error_oom(err, NULL);
   size_t len = strlen(text);
   if (len && text[len - 1] == '\n')
     text[len - 1] = '\0'; /* placer_file_replace adds it */
@@ -427,7 +427,7 @@ static int write_dropin(struct sd_applier *a, struct sd_target *t, bool *reload,
     r->dropin = strdup(path);
     r->dropin_dir_created = stat(dir, &st) != 0;
     if (r->dropin == NULL)
-      return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+      return placer_error_oom(err, NULL);
     if (save_state(a, err) < 0) /* recorded before it exists */
       return -1;
   }
@@ -455,7 +455,7 @@ static int set_properties(struct sd_applier *a, struct sd_target *t, struct plac
   struct placer_systemd_props props = sd_instance_props(&t->rec);
   char **argv = placer_systemd_set_property_argv(a->ctx.systemctl, t->rec.unit, true, &props);
   if (argv == NULL)
-    return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+    return placer_error_oom(err, NULL);
   cleanup_free char *line = argv_text(argv);
   strv_add(&a->actions, "%s: %s", t->rec.name, line ? line : "systemctl set-property");
   int ret = 0;
@@ -530,7 +530,7 @@ int sd_undo_instance(const struct sd_ctx *c, const struct sd_instance *si, bool 
                                               si->previous[SD_ALLOWED_MEMORY_NODES], si->previous[SD_MEMORY_MAX],
                                               si->previous[SD_CPU_WEIGHT]);
     if (argv == NULL)
-      return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+      return placer_error_oom(err, NULL);
     ret = sd_systemctl(c, argv, NULL, err);
     placer_systemd_argv_free(argv);
     if (ret < 0)
@@ -694,7 +694,7 @@ static int restart_rolling(struct sd_applier *a, struct placer_error **err) {
 static int build_report(struct sd_applier *a, struct placer_apply_report **out, struct placer_error **err) {
   struct placer_apply_report *r = calloc(1, sizeof(*r));
   if (r == NULL)
-    return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+    return placer_error_oom(err, NULL);
   r->profile_name = a->plan->profile_name ? strdup(a->plan->profile_name) : NULL;
   r->cgroup_mode = "v2";
   r->state_dir = strdup(a->state.dir);
@@ -750,7 +750,7 @@ static int build_report(struct sd_applier *a, struct placer_apply_report **out, 
   a->notes = (struct strv){ NULL, 0 };
   if (oom) {
     placer_apply_report_free(r);
-    return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+    return placer_error_oom(err, NULL);
   }
   *out = r;
   return 0;
@@ -840,7 +840,7 @@ static int systemd_reset_run(const char *state_dir, struct placer_reset_result *
   const char *dir = state_dir ? state_dir : placer_state_default_dir();
   *res = (struct placer_reset_result){ .backend = "systemd" };
   if ((res->state_dir = strdup(dir)) == NULL)
-    return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+    return placer_error_oom(err, NULL);
   struct sd_ctx c;
   sd_ctx_init(&c, NULL);
   struct placer_state *lock = NULL;
@@ -867,7 +867,7 @@ static int systemd_reset_run(const char *state_dir, struct placer_reset_result *
     goto done;
   }
   if (oom) {
-    placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+    placer_error_oom(err, NULL);
     goto done;
   }
   strv_add(&out, "reset: %zu unit%s set back through systemd, %zu drop-in%s removed; no placer state left in %s",

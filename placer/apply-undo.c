@@ -228,7 +228,7 @@ static int evict_strays(struct placer_cgroup *cg, const struct placer_state *sta
       const char *to = target && target->path[c] && group_dir_exists(cg, c, target->path[c]) ? target->path[c] : "";
       char *copy = strdup(to);
       if (copy == NULL)
-        ret = placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+        ret = placer_error_oom(err, NULL);
       free(m.path[c]);
       m.path[c] = copy;
     }
@@ -354,7 +354,7 @@ static int undo_move(struct placer_cgroup *cg, const struct placer_journal_entry
     }
     char *copy = strdup(to);
     if (copy == NULL)
-      ret = placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+      ret = placer_error_oom(err, NULL);
     free(now.path[c]);
     now.path[c] = copy;
     any = true;
@@ -473,7 +473,7 @@ int placer_cgroupfs_reset_run(const char *state_dir, struct placer_reset_result 
     state_dir = placer_state_default_dir();
   res->state_dir = strdup(state_dir);
   if (res->state_dir == NULL)
-    return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+    return placer_error_oom(err, NULL);
   struct placer_state *state = NULL;
   if (placer_state_open(state_dir, PLACER_STATE_LOCK_EXCLUSIVE, &state, NULL, err) < 0) {
     placer_reset_result_clear(res);

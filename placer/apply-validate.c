@@ -36,7 +36,7 @@ int applier_add_proc(struct target *t, pid_t pid, pid_t root_pid, size_t *index,
     }
   struct bound_proc *bigger = realloc(t->procs, (t->n_procs + 1) * sizeof(*bigger));
   if (bigger == NULL)
-    return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+    return placer_error_oom(err, NULL);
   t->procs = bigger;
   struct bound_proc *p = &t->procs[t->n_procs];
   memset(p, 0, sizeof(*p));
@@ -60,7 +60,7 @@ int applier_other_pids(const struct applier *a, const struct target *t, pid_t **
       total += a->targets[i].n_procs;
   pid_t *v = malloc((total ? total : 1) * sizeof(*v));
   if (v == NULL)
-    return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+    return placer_error_oom(err, NULL);
   size_t k = 0;
   for (size_t i = 0; i < a->n_targets; i++)
     for (size_t j = 0; &a->targets[i] != t && j < a->targets[i].n_procs; j++)
@@ -95,7 +95,7 @@ static int expand_trees(struct applier *a, struct target *t, struct placer_error
         bool oom = gone && gone->errno_value == ENOMEM;
         placer_error_clear(&gone);
         if (oom)
-          return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+          return placer_error_oom(err, NULL);
         continue; /* exited since the scan */
       }
       t->procs[idx].root_pid = root;
@@ -152,13 +152,13 @@ static int plan_vcpus(struct applier *a, struct target *t, struct bound_proc *p,
   }
   unsigned n_pus = (unsigned)hwloc_bitmap_weight(t->inst->cpus);
   if ((p->vcpu_cpus = calloc(p->n_vcpus, sizeof(*p->vcpu_cpus))) == NULL)
-    return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+    return placer_error_oom(err, NULL);
   if (n_pus < p->n_vcpus)
     strv_add(&a->notes, "%s: pid %d has %zu vCPUs on %u PUs: some vCPUs share a PU", t->inst->name, (int)p->pid,
              p->n_vcpus, n_pus);
   for (size_t k = 0; k < p->n_vcpus; k++)
     if ((p->vcpu_cpus[k] = apply_vcpu_pu(t->inst->cpus, k)) == NULL)
-      return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+      return placer_error_oom(err, NULL);
   return 0;
 }
 
@@ -182,7 +182,7 @@ static int check_subset(const char *inst, const char *what, const char *want, co
   hwloc_bitmap_t w = hwloc_bitmap_alloc(), al = hwloc_bitmap_alloc();
   int ret = 0;
   if (w == NULL || al == NULL) {
-    ret = placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+    ret = placer_error_oom(err, NULL);
   } else if (placer_cpulist_parse(allowed, al) < 0) {
     ret = placer_error_set(err, PLACER_EXIT_SYSTEM, EINVAL, "%s: cannot parse %s '%s'", where, what, allowed);
   } else if (placer_cpulist_parse(want, w) < 0 || hwloc_bitmap_iszero(w)) {
@@ -217,7 +217,7 @@ int applier_build_targets(struct applier *a, struct placer_error **err) {
 
   a->targets = calloc(plan->n_instances, sizeof(*a->targets));
   if (a->targets == NULL)
-    return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+    return placer_error_oom(err, NULL);
   a->n_targets = plan->n_instances;
   for (size_t i = 0; i < plan->n_instances; i++) {
     const struct placer_instance *inst = &plan->instances[i];
@@ -228,7 +228,7 @@ int applier_build_targets(struct applier *a, struct placer_error **err) {
     t->cpus = placer_cpulist_format(inst->cpus);
     t->mems = placer_cpulist_format(inst->mems);
     if (t->cpus == NULL || t->mems == NULL)
-      return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+      return placer_error_oom(err, NULL);
     t->memory_limit = inst->has_memory_limit ? inst->memory_bytes : PLACER_CGROUP_UNLIMITED;
     if (inst->cpu_weight > PLACER_CGROUP_WEIGHT_MAX)
       return placer_error_set(err, PLACER_EXIT_USAGE, EINVAL, "%s: cpu weight %u is outside 1..10000", inst->name,
@@ -239,7 +239,7 @@ int applier_build_targets(struct applier *a, struct placer_error **err) {
     const char *slash = strrchr(t->group, '/');
     t->role_group = slash ? strndup(t->group, (size_t)(slash - t->group)) : NULL;
     if (t->role_group == NULL)
-      return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+      return placer_error_oom(err, NULL);
     t->role_weight = placer_plan_role_weight(plan, inst->role);
     t->sets_role_weight = true;
     for (size_t j = 0; j < i; j++)
@@ -262,7 +262,7 @@ int applier_check_fit(struct applier *a, struct placer_error **err) {
     cleanup_free char *parent = applier_existing_parent(a->cg, t->group);
     cleanup_free char *cpus = NULL, *mems = NULL;
     if (parent == NULL)
-      return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+      return placer_error_oom(err, NULL);
     if (placer_cgroup_read_effective(a->cg, parent, &cpus, &mems, err) < 0)
       return placer_error_prefix(err, "%s", t->inst->name);
     char where[512];

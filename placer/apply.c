@@ -166,7 +166,7 @@ int placer_cgroupfs_apply(const struct placer_plan *plan, const struct placer_ap
     if (replace_str(&s->cgroup_mode, placer_cgroup_mode_name(placer_cgroup_get_mode(a.cg))) < 0 ||
         replace_str(&s->cgroup_root, cgroup_root) < 0 || replace_str(&s->prefix, a.prefix) < 0) {
       applier_clear(&a);
-      return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+      return placer_error_oom(err, NULL);
     }
     a.txn = ++s->last_txn;
     s->pending_txn = a.txn;
@@ -197,7 +197,7 @@ int placer_cgroupfs_apply(const struct placer_plan *plan, const struct placer_ap
         replace_str(&s->profile_path, plan->profile_path) < 0 ||
         replace_str(&s->topology_source, plan->topology_source) < 0) {
       if (*err == NULL)
-        placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+        placer_error_oom(err, NULL);
       roll_back(&a, err);
       applier_clear(&a);
       return -1;

@@ -26,7 +26,7 @@ static void membership_cleanup(struct placer_cgroup_membership *m) {
 static int write_procs(const char *mount_point, const char *group, const char *pid_text, struct placer_error **err) {
   cleanup_free char *dir = cg_group_dir(mount_point, group);
   if (dir == NULL)
-    return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+    return placer_error_oom(err, NULL);
   return cg_write_file(dir, "cgroup.procs", pid_text, err);
 }
 
@@ -49,7 +49,7 @@ static int attach_and_verify(struct placer_cgroup *cg, const char *const groups[
   char **want = expected.path;
   for (int c = 0; c < PLACER_CGROUP_N_CONTROLLERS; c++)
     if (!cg->hier[c].shared && groups[c] && (want[c] = cg_path_to_proc(cg->hier[c].mount_root, groups[c])) == NULL)
-      return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+      return placer_error_oom(err, NULL);
 
   for (int round = 0; round < ATTACH_ROUNDS; round++) {
     cleanup_free pid_t *tids = NULL;
@@ -125,7 +125,7 @@ int placer_cgroup_pid_membership(struct placer_cgroup *cg, pid_t pid, struct pla
        * that is cpu's hierarchy only because it is not mounted). */
       if ((m.path[c] = strdup(m.path[cg->hier[c].same_as])) == NULL) {
         placer_cgroup_membership_clear(&m);
-        return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+        return placer_error_oom(err, NULL);
       }
       continue;
     }

@@ -7,26 +7,12 @@
 #include <string.h>
 
 #include "cgroup-internal.h"
-
-static int parse_u64(const char *s, const char **end, uint64_t *out) {
-  while (*s == ' ' || *s == '\t')
-    s++;
-  if (*s < '0' || *s > '9')
-    return -1;
-  char *e;
-  errno = 0;
-  unsigned long long v = strtoull(s, &e, 10);
-  if (errno != 0)
-    return -1;
-  *out = v;
-  *end = e;
-  return 0;
-}
+#include "lib/units.h"
 
 int placer_cgroup_parse_cpuacct_usage(const char *text, uint64_t *out_ns, struct placer_error **err) {
   const char *end;
   uint64_t v;
-  if (parse_u64(text, &end, &v) < 0 || strspn(end, " \t\n") != strlen(end)) {
+  if (placer_parse_u64_prefix(text, &end, &v) < 0 || strspn(end, " \t\n") != strlen(end)) {
     /* the first line only: an error is one line */
     int shown = (int)strcspn(text, "\n");
     return placer_error_set(err, PLACER_EXIT_SYSTEM, 0, "cpuacct.usage: not a number: \"%.*s\"",
@@ -42,7 +28,7 @@ static int keyed_u64(const char *text, const char *key, uint64_t *out) {
   for (const char *line = text; line && *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
     const char *end;
     if (strncmp(line, key, klen) == 0 && (line[klen] == ' ' || line[klen] == '\t'))
-      return parse_u64(line + klen, &end, out);
+      return placer_parse_u64_prefix(line + klen, &end, out);
   }
   return -1;
 }

@@ -26,7 +26,7 @@ int placer_cgroup_sanitize_name(const char *name, char **out, struct placer_erro
     return placer_error_set(err, PLACER_EXIT_USAGE, EINVAL, "cgroup name '%s' is not allowed", name ? name : "");
   char *s = strdup(name);
   if (s == NULL)
-    return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+    return placer_error_oom(err, NULL);
   for (char *p = s; *p; p++)
     if (!name_byte_ok(*p))
       *p = '_';
@@ -58,7 +58,7 @@ int placer_cgroup_path_join(const char *parent, const char *name, char **out, st
   char *s = NULL;
   int ret = (parent && *parent) ? asprintf(&s, "%s/%s", parent, name) : asprintf(&s, "%s", name);
   if (ret < 0)
-    return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+    return placer_error_oom(err, NULL);
   *out = s;
   return 0;
 }

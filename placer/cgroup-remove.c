@@ -31,7 +31,7 @@ static int for_each_child(const char *dir, int (*fn)(const char *sub, void *arg,
     if (de->d_type != DT_DIR || strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
       continue;
     cleanup_free char *sub = cg_group_dir(dir, de->d_name);
-    ret = sub ? fn(sub, arg, err) : placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+    ret = sub ? fn(sub, arg, err) : placer_error_oom(err, NULL);
   }
   closedir(d);
   return ret;
@@ -59,7 +59,7 @@ static int pid_set_add_text(struct pid_set *s, const char *text, struct placer_e
       size_t cap = s->cap ? s->cap * 2 : 16;
       pid_t *bigger = realloc(s->v, cap * sizeof(*bigger));
       if (bigger == NULL)
-        return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+        return placer_error_oom(err, NULL);
       s->v = bigger;
       s->cap = cap;
     }
@@ -102,7 +102,7 @@ int placer_cgroup_subtree_pids(struct placer_cgroup *cg, const char *group, pid_
     cleanup_free char *dir = cg_group_dir(cg->all[i].mount_point, group);
     if (dir == NULL || collect_tree(dir, &s, err) < 0) {
       free(s.v);
-      return dir ? -1 : placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+      return dir ? -1 : placer_error_oom(err, NULL);
     }
   }
   if (s.n > 1)
@@ -230,7 +230,7 @@ int placer_cgroup_remove(struct placer_cgroup *cg, const char *group, struct pla
     for (size_t i = 0; i < cg->n_all; i++) {
       cleanup_free char *dir = cg_group_dir(cg->all[i].mount_point, group);
       if (dir == NULL)
-        return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+        return placer_error_oom(err, NULL);
       if (access(dir, F_OK) < 0)
         continue;
       if ((pass == 0 ? check_no_processes(dir, NULL, err) : remove_tree(dir, NULL, err)) < 0)
@@ -246,13 +246,13 @@ int placer_cgroup_remove_empty_parents(struct placer_cgroup *cg, const char *gro
   for (size_t i = 0; i < cg->n_all; i++) {
     cleanup_free char *path = strdup(group);
     if (path == NULL)
-      return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+      return placer_error_oom(err, NULL);
     char *slash;
     while ((slash = strrchr(path, '/')) != NULL) {
       *slash = '\0';
       cleanup_free char *dir = cg_group_dir(cg->all[i].mount_point, path);
       if (dir == NULL)
-        return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+        return placer_error_oom(err, NULL);
       if (rmdir(dir) < 0 && errno != ENOENT) {
         if (errno == EBUSY || errno == ENOTEMPTY)
           break; /* still in use: that is where pruning stops */

@@ -26,7 +26,7 @@ static int v1_init(struct placer_cgroup *cg, const char *mountinfo, struct place
       h->mount_point = strdup(cg->hier[PLACER_CGROUP_CPU].mount_point);
       h->mount_root = strdup(cg->hier[PLACER_CGROUP_CPU].mount_root);
       if (h->mount_point == NULL || h->mount_root == NULL)
-        return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+        return placer_error_oom(err, NULL);
     }
     /* Controllers mounted together (say "cpu,cpuacct") are one hierarchy:
      * walk it once. */
@@ -93,7 +93,7 @@ static int v1_create(struct placer_cgroup *cg, const char *group, struct placer_
       continue;
     cleanup_free char *path = strdup(group);
     if (path == NULL)
-      return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+      return placer_error_oom(err, NULL);
     /* Each level in turn, root side first: "placer", "placer/osd", ... */
     for (char *slash = path;; slash++) {
       slash = strchr(slash, '/');
@@ -110,7 +110,7 @@ static int v1_create(struct placer_cgroup *cg, const char *group, struct placer_
         parent = strdup(cg->hier[c].mount_point);
       }
       if (dir == NULL || parent == NULL)
-        return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+        return placer_error_oom(err, NULL);
       if (mkdir(dir, 0755) < 0 && errno != EEXIST)
         return placer_error_errno(err, PLACER_EXIT_SYSTEM, errno, "mkdir %s", dir);
       if (c == PLACER_CGROUP_CPUSET && populate_cpuset(parent, dir, err) < 0)
@@ -124,7 +124,7 @@ static int v1_create(struct placer_cgroup *cg, const char *group, struct placer_
    * moved in or its mems change (v2 always does this). */
   cleanup_free char *leaf = dir_of(cg, PLACER_CGROUP_CPUSET, group);
   if (leaf == NULL)
-    return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+    return placer_error_oom(err, NULL);
   return cg_write_file(leaf, "cpuset.memory_migrate", "1", err);
 }
 
@@ -155,7 +155,7 @@ static int v1_read_cpu_max(struct placer_cgroup *cg, const char *group, char **o
     return -1;
   bool none = quota[0] == '-';
   if (asprintf(out, "%s %s", none ? "max" : quota, period) < 0)
-    return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+    return placer_error_oom(err, NULL);
   return 0;
 }
 

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "lib/array.h"
 #include "cgroup-internal.h"
 
 static const char *const needed_controllers[] = { "cpuset", "memory", "cpu" };
@@ -19,7 +20,7 @@ static int v2_init(struct placer_cgroup *cg, const char *mountinfo, struct place
     h->mount_point = strdup(cg->root);
     h->mount_root = strdup("/");
     if (h->mount_point == NULL || h->mount_root == NULL)
-      return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+      return placer_error_oom(err, NULL);
   }
   for (int c = 1; c < PLACER_CGROUP_N_CONTROLLERS; c++) {
     cg->hier[c].mount_point = strdup(h->mount_point);
@@ -27,7 +28,7 @@ static int v2_init(struct placer_cgroup *cg, const char *mountinfo, struct place
     cg->hier[c].shared = true;
     cg->hier[c].same_as = 0;
     if (cg->hier[c].mount_point == NULL || cg->hier[c].mount_root == NULL)
-      return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+      return placer_error_oom(err, NULL);
   }
   return 0;
 }
@@ -46,7 +47,7 @@ static int enable_controllers(const char *dir, struct placer_error **err) {
   if (cg_read_file(dir, "cgroup.subtree_control", &enabled, err) < 0)
     return -1;
   char request[64] = "";
-  for (size_t i = 0; i < sizeof(needed_controllers) / sizeof(needed_controllers[0]); i++) {
+  for (size_t i = 0; i < N_OF(needed_controllers); i++) {
     if (word_in(enabled, needed_controllers[i]))
       continue;
     if (available == NULL && cg_read_file(dir, "cgroup.controllers", &available, err) < 0)
@@ -74,7 +75,7 @@ static int v2_create(struct placer_cgroup *cg, const char *group, struct placer_
     return -1;
   cleanup_free char *path = strdup(group);
   if (path == NULL)
-    return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+    return placer_error_oom(err, NULL);
   /* mkdir each level; every level but the leaf passes the controllers on.
    * A new v2 cpuset is usable at once (empty means "the parent's"). */
   for (char *slash = path;; slash++) {
@@ -83,7 +84,7 @@ static int v2_create(struct placer_cgroup *cg, const char *group, struct placer_
       *slash = '\0';
     cleanup_free char *dir = cg_group_dir(mount, path);
     if (dir == NULL)
-      return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+      return placer_error_oom(err, NULL);
     if (mkdir(dir, 0755) < 0 && errno != EEXIST)
       return placer_error_errno(err, PLACER_EXIT_SYSTEM, errno, "mkdir %s", dir);
     if (slash == NULL)

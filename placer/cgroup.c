@@ -16,6 +16,7 @@
 
 #include "cgroup-internal.h"
 #include "lib/textfile.h"
+#include "lib/units.h"
 
 #define DEFAULT_ROOT "/sys/fs/cgroup"
 
@@ -53,7 +54,7 @@ char *placer_cgroup_dir(const struct placer_cgroup *cg, enum placer_cgroup_contr
 int cg_write_file(const char *dir, const char *file, const char *value, struct placer_error **err) {
   cleanup_free char *path = NULL;
   if (asprintf(&path, "%s/%s", dir, file) < 0)
-    return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+    return placer_error_oom(err, NULL);
   cleanup_close int fd = open(path, O_WRONLY | O_CLOEXEC);
   if (fd < 0)
     return placer_error_errno(err, PLACER_EXIT_SYSTEM, errno, "write %s = '%s'", path, value);
@@ -70,7 +71,7 @@ int cg_write_file(const char *dir, const char *file, const char *value, struct p
 int cg_read_file(const char *dir, const char *file, char **out, struct placer_error **err) {
   cleanup_free char *path = NULL;
   if (asprintf(&path, "%s/%s", dir, file) < 0)
-    return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+    return placer_error_oom(err, NULL);
   char *text = NULL;
   size_t len = 0;
   if (placer_textfile_read_path(path, PLACER_TEXTFILE_MAX_BYTES, &text, &len) < 0) {
@@ -85,22 +86,11 @@ int cg_read_file(const char *dir, const char *file, char **out, struct placer_er
   return 0;
 }
 
-/* TEXT as a decimal number, all of it. */
-static int parse_u64(const char *text, uint64_t *out) {
-  char *end;
-  errno = 0;
-  unsigned long long v = strtoull(text, &end, 10);
-  if (errno != 0 || end == text || *end != '\0' || text[0] == '-')
-    return -1;
-  *out = v;
-  return 0;
-}
-
 int cg_read_u64(const char *dir, const char *file, uint64_t *out, struct placer_error **err) {
   cleanup_free char *text = NULL;
   if (cg_read_file(dir, file, &text, err) < 0)
     return -1;
-  if (parse_u64(text, out) < 0)
+  if (placer_parse_u64(text, out) < 0)
     return placer_error_set(err, PLACER_EXIT_SYSTEM, EINVAL, "read %s/%s: not a number: '%s'", dir, file, text);
   return 0;
 }
@@ -109,7 +99,7 @@ int cg_write_group(const struct placer_cgroup *cg, enum placer_cgroup_controller
                    const char *value, struct placer_error **err) {
   cleanup_free char *dir = placer_cgroup_dir(cg, c, group);
   if (dir == NULL)
-    return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+    return placer_error_oom(err, NULL);
   return cg_write_file(dir, file, value, err);
 }
 
@@ -117,7 +107,7 @@ int cg_read_group(const struct placer_cgroup *cg, enum placer_cgroup_controller 
                   char **out, struct placer_error **err) {
   cleanup_free char *dir = placer_cgroup_dir(cg, c, group);
   if (dir == NULL)
-    return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+    return placer_error_oom(err, NULL);
   return cg_read_file(dir, file, out, err);
 }
 
@@ -125,7 +115,7 @@ int cg_read_group_u64(const struct placer_cgroup *cg, enum placer_cgroup_control
                       const char *file, uint64_t *out, struct placer_error **err) {
   cleanup_free char *dir = placer_cgroup_dir(cg, c, group);
   if (dir == NULL)
-    return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+    return placer_error_oom(err, NULL);
   return cg_read_u64(dir, file, out, err);
 }
 
@@ -155,7 +145,7 @@ int cg_parse_pids(const char *text, pid_t **pids, size_t *n, struct placer_error
       pid_t *bigger = realloc(list, cap * sizeof(*list));
       if (bigger == NULL) {
         free(list);
-        return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+        return placer_error_oom(err, NULL);
       }
       list = bigger;
     }
@@ -171,16 +161,16 @@ int cg_parse_pids(const char *text, pid_t **pids, size_t *n, struct placer_error
 static int find_all_hierarchies(struct placer_cgroup *cg, const char *mountinfo, struct placer_error **err) {
   if (cg->mode == PLACER_CGROUP_V1) {
     if (cg_mountinfo_children(mountinfo, cg->root, &cg->all, &cg->n_all) < 0)
-      return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+      return placer_error_oom(err, NULL);
     return 0;
   }
   if ((cg->all = calloc(1, sizeof(*cg->all))) == NULL)
-    return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+    return placer_error_oom(err, NULL);
   cg->n_all = 1;
   cg->all[0].mount_point = strdup(cg->hier[0].mount_point);
   cg->all[0].mount_root = strdup(cg->hier[0].mount_root);
   if (cg->all[0].mount_point == NULL || cg->all[0].mount_root == NULL)
-    return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+    return placer_error_oom(err, NULL);
   return 0;
 }
 
@@ -196,7 +186,7 @@ int placer_cgroup_open(const char *root, struct placer_cgroup **out, struct plac
   struct placer_cgroup *cg = calloc(1, sizeof(*cg));
   if (cg == NULL || (cg->root = strdup(root)) == NULL) {
     free(cg);
-    return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+    return placer_error_oom(err, NULL);
   }
   /* Like crun: cgroup2 magic at the root means unified.  Anything else
    * (tmpfs normally; a plain directory when tests mount v1 hierarchies
@@ -325,7 +315,7 @@ int placer_cgroup_parse_cpu_max(const char *text, uint64_t *quota_us, uint64_t *
   uint64_t q;
   if (strcmp(quota, "max") == 0 || strcmp(quota, "-1") == 0)
     q = PLACER_CGROUP_UNLIMITED;
-  else if (parse_u64(quota, &q) < 0 || q == 0)
+  else if (placer_parse_u64(quota, &q) < 0 || q == 0)
     return -1;
   *quota_us = q;
   *period_us = period;
@@ -427,7 +417,7 @@ int placer_cgroup_read_memory_limit(struct placer_cgroup *cg, const char *group,
   uint64_t v;
   if (strcmp(text, cg->ops->memory_unlimited) == 0)
     v = PLACER_CGROUP_UNLIMITED;
-  else if (parse_u64(text, &v) < 0)
+  else if (placer_parse_u64(text, &v) < 0)
     return placer_error_set(err, PLACER_EXIT_SYSTEM, EINVAL, "read %s of %s: not a number: '%s'", file, group, text);
   *out = v >= cg->ops->memory_unlimited_floor ? PLACER_CGROUP_UNLIMITED : v;
   return 0;
@@ -494,7 +484,7 @@ static int read_effective(const struct placer_cgroup *cg, const char *group, con
   if (root && e->errno_value == ENOENT) {
     placer_error_free(e);
     if ((*out = strdup("0")) == NULL)
-      return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+      return placer_error_oom(err, NULL);
     return 0;
   }
   return pass_error(err, e);

@@ -36,8 +36,6 @@ extern const struct placer_export_format placer_export_libvirt, placer_export_vi
 
 /* ---- plan facts (export.c) ---- */
 
-/* Ceph's daemons: OSD, MDS, mon, mgr. */
-bool export_is_ceph(enum placer_role_kind kind);
 /* The profile's spec of INST's role (never NULL for a plan of that profile). */
 const struct placer_role_spec *export_role(const struct placer_export_input *in, const struct placer_instance *inst);
 /* What --map says for INST, or NULL. */

@@ -63,7 +63,7 @@ static int parse_line(struct placer_export_map *m, const char *s, size_t len, un
                       struct placer_error **err) {
   cleanup_free char *text = trimmed(s, len);
   if (text == NULL)
-    return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+    return placer_error_oom(err, NULL);
   if (*text == '\0' || *text == '#')
     return 0;
   for (const char *p = text; *p; p++)
@@ -77,14 +77,14 @@ static int parse_line(struct placer_export_map *m, const char *s, size_t len, un
   char *value = trimmed(eq + 1, strlen(eq + 1));
   int rc = 0;
   if (instance == NULL || value == NULL)
-    rc = placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+    rc = placer_error_oom(err, NULL);
   else if (*instance == '\0' || *value == '\0')
     rc = placer_error_set(err, PLACER_EXIT_USAGE, EINVAL, "%s:%u: expected INSTANCE=VALUE, got '%s'", m->file, line,
                           text);
   else if (placer_export_map_get(m, instance))
     rc = placer_error_set(err, PLACER_EXIT_USAGE, EINVAL, "%s:%u: '%s' is mapped twice", m->file, line, instance);
   else if (add(m, instance, value, line) < 0)
-    rc = placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+    rc = placer_error_oom(err, NULL);
   else
     return 0;
   free(instance);
@@ -97,7 +97,7 @@ int placer_export_map_parse(const char *file, const char *text, struct placer_ex
   struct placer_export_map *m = calloc(1, sizeof(*m));
   if (m == NULL || (m->file = strdup(file)) == NULL) {
     free(m);
-    return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+    return placer_error_oom(err, NULL);
   }
   unsigned line = 1;
   for (const char *p = text; *p; line++) {

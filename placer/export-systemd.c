@@ -16,7 +16,7 @@ static const char *unit_of(const struct placer_export_input *in, const struct pl
   const char *mapped = export_mapped(in, inst);
   if (mapped)
     return mapped;
-  if (export_is_ceph(inst->kind) && inst->match.kind == PLACER_MATCH_CEPH_ID && inst->match.value &&
+  if (placer_role_kind_is_ceph(inst->kind) && inst->match.kind == PLACER_MATCH_CEPH_ID && inst->match.value &&
       asprintf(owned, "%s@%s.service", placer_role_kind_name(inst->kind), inst->match.value) >= 0)
     return *owned;
   return NULL;

@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "lib/array.h"
 #include "export-internal.h"
 #include "lib/cpulist.h"
 #include "lib/fsfile.h"
@@ -18,7 +19,7 @@ const struct placer_export_format *const placer_export_formats[] = {
   &placer_export_proxmox, &placer_export_kubelet, &placer_export_ceph,
   &placer_export_systemd, &placer_export_tuned,   &placer_export_irqbalance,
 };
-const size_t placer_export_n_formats = sizeof(placer_export_formats) / sizeof(placer_export_formats[0]);
+const size_t placer_export_n_formats = N_OF(placer_export_formats);
 
 const struct placer_export_format *placer_export_format_find(const char *name) {
   for (size_t i = 0; name && i < placer_export_n_formats; i++)
@@ -28,11 +29,6 @@ const struct placer_export_format *placer_export_format_find(const char *name) {
 }
 
 /* ------------------------------------------------------------------ plan facts */
-
-bool export_is_ceph(enum placer_role_kind kind) {
-  return kind == PLACER_KIND_CEPH_OSD || kind == PLACER_KIND_CEPH_MDS || kind == PLACER_KIND_CEPH_MON ||
-         kind == PLACER_KIND_CEPH_MGR;
-}
 
 const struct placer_role_spec *export_role(const struct placer_export_input *in, const struct placer_instance *inst) {
   return in->profile ? placer_profile_role(in->profile, inst->role) : NULL;
@@ -45,7 +41,7 @@ const char *export_mapped(const struct placer_export_input *in, const struct pla
 void export_kept_cpus(const struct placer_plan *plan, hwloc_bitmap_t out) {
   hwloc_bitmap_copy(out, plan->reserved_cpus);
   for (size_t i = 0; i < plan->n_instances; i++)
-    if (export_is_ceph(plan->instances[i].kind))
+    if (placer_role_kind_is_ceph(plan->instances[i].kind))
       hwloc_bitmap_or(out, out, plan->instances[i].cpus);
 }
 
@@ -267,7 +263,7 @@ int export_vm_apart(const struct placer_plan *plan, const struct placer_instance
   if (!hwloc_bitmap_iszero(both))
     with = "the host reserve";
   for (size_t j = 0; j < plan->n_instances && with == NULL; j++) {
-    if (!export_is_ceph(plan->instances[j].kind))
+    if (!placer_role_kind_is_ceph(plan->instances[j].kind))
       continue;
     hwloc_bitmap_and(both, vm->cpus, plan->instances[j].cpus);
     if (!hwloc_bitmap_iszero(both))
@@ -338,7 +334,7 @@ int placer_export_render(const struct placer_export_format *fmt, const struct pl
     return placer_error_prefix(err, "%s", fmt->name);
   struct placer_export_output *o = calloc(1, sizeof(*o));
   if (o == NULL)
-    return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+    return placer_error_oom(err, NULL);
   struct placer_export_writer w = { .fmt = fmt, .in = in, .out = o };
   int rc = fmt->write(in, &w, err);
   if (close_unit(&w) < 0 && rc == 0)
@@ -347,8 +343,7 @@ int placer_export_render(const struct placer_export_format *fmt, const struct pl
     free(w.strings[i]);
   free(w.strings);
   if (rc == 0 && (w.failed || o->n_units == 0))
-    rc = w.failed ? placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory")
-                  : placer_error_set(err, PLACER_EXIT_USAGE, EINVAL, "nothing to write");
+    rc = w.failed ? placer_error_oom(err, NULL) : placer_error_set(err, PLACER_EXIT_USAGE, EINVAL, "nothing to write");
   if (rc < 0) {
     free(w.buf);
     placer_export_output_free(o);
@@ -386,7 +381,7 @@ int placer_export_write_dir(const struct placer_export_output *out, const char *
     else if (asprintf(&sub, "%s/%.*s", dir, (int)(slash - name), name) < 0)
       sub = NULL;
     if (sub == NULL)
-      return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+      return placer_error_oom(err, NULL);
     int rc = placer_mkdir_p(sub, err);
     if (rc == 0)
       rc =

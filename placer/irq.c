@@ -101,7 +101,7 @@ int placer_interrupts_parse(const char *text, struct placer_interrupts *out, str
     unsigned *bigger = realloc(column_cpu, (n_columns + 1) * sizeof(*bigger));
     if (bigger == NULL) {
       free(column_cpu);
-      return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+      return placer_error_oom(err, NULL);
     }
     column_cpu = bigger;
     column_cpu[n_columns++] = (unsigned)cpu;
@@ -131,7 +131,7 @@ int placer_interrupts_parse(const char *text, struct placer_interrupts *out, str
         free(counts);
         free(column_cpu);
         placer_interrupts_clear(out);
-        return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+        return placer_error_oom(err, NULL);
       }
       p = end + 1;
       for (size_t c = 0; c < n_columns; c++) {
@@ -150,7 +150,7 @@ int placer_interrupts_parse(const char *text, struct placer_interrupts *out, str
       if (l->rest == NULL) {
         free(column_cpu);
         placer_interrupts_clear(out);
-        return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+        return placer_error_oom(err, NULL);
       }
     }
     line = next ? next + 1 : line_end;
@@ -351,7 +351,7 @@ static int load_irqs(const char *root, struct placer_irq_inventory *inv, struct 
   cleanup_free char *path = join("%s/proc/interrupts", root);
   cleanup_free char *text = NULL;
   if (path == NULL)
-    return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+    return placer_error_oom(err, NULL);
   if (placer_textfile_read_path(path, PLACER_TEXTFILE_MAX_BYTES, &text, NULL) < 0)
     return placer_error_errno(err, PLACER_EXIT_SYSTEM, errno, "read %s", path);
   struct placer_interrupts in;
@@ -362,7 +362,7 @@ static int load_irqs(const char *root, struct placer_irq_inventory *inv, struct 
   for (size_t i = 0; rc == 0 && i < in.n_lines; i++) {
     struct placer_irq *q = irq_slot(inv, in.lines[i].irq);
     if (q == NULL) {
-      rc = placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+      rc = placer_error_oom(err, NULL);
       break;
     }
     q->counts = TAKE_PTR(in.lines[i].counts);
@@ -371,7 +371,7 @@ static int load_irqs(const char *root, struct placer_irq_inventory *inv, struct 
      * no directory for it; the directories win (a shared line lists every handler). */
     const char *last = strrchr(q->desc, ' ');
     if (last && last != strchr(q->desc, ' ') && (q->name = strdup(last + 1)) == NULL)
-      rc = placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+      rc = placer_error_oom(err, NULL);
   }
   placer_interrupts_clear(&in);
   if (rc < 0)
@@ -383,19 +383,19 @@ static int load_irqs(const char *root, struct placer_irq_inventory *inv, struct 
     q->name = NULL;
     if (read_proc_irq(root, q) < 0) {
       free(from_line);
-      return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+      return placer_error_oom(err, NULL);
     }
     if (q->name == NULL)
       q->name = from_line;
     else
       free(from_line);
     if (q->name == NULL && (q->name = strdup("")) == NULL)
-      return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+      return placer_error_oom(err, NULL);
     q->managed = q->managed || managed_by_name(q->name);
   }
   for (size_t i = 0; i < inv->n_irqs; i++)
     if (inv->irqs[i].counts == NULL && (inv->irqs[i].counts = calloc(inv->n_cpus ? inv->n_cpus : 1, 8)) == NULL)
-      return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+      return placer_error_oom(err, NULL);
   qsort(inv->irqs, inv->n_irqs, sizeof(*inv->irqs), compare_unsigned); /* irq is the first member */
   return 0;
 }
@@ -484,13 +484,13 @@ static int load_class(const char *root, const char *class_dir, enum placer_irq_d
   cleanup_free char *dir = join("%s/sys/%s", root, class_dir), *root_sys = join("%s/sys", root);
   char root_real[PATH_MAX];
   if (dir == NULL || root_sys == NULL)
-    return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+    return placer_error_oom(err, NULL);
   if (realpath(root_sys, root_real) == NULL)
     return placer_error_errno(err, PLACER_EXIT_SYSTEM, errno, "%s", root_sys);
   char **names;
   size_t n;
   if (list_dir(dir, &names, &n) < 0)
-    return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+    return placer_error_oom(err, NULL);
   int rc = 0;
   for (size_t i = 0; rc == 0 && i < n; i++) {
     char path[PATH_MAX], real[PATH_MAX];
@@ -513,7 +513,7 @@ static int load_class(const char *root, const char *class_dir, enum placer_irq_d
       fn = pci_function_of(device_real, root_real); /* NULL: not on PCI, no IRQs of its own */
     }
     if (add_device(inv, names[i], kind, fn) < 0)
-      rc = placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+      rc = placer_error_oom(err, NULL);
   }
   free_names(names, n);
   return rc;
@@ -524,7 +524,7 @@ int placer_irq_inventory_load(const char *root, struct placer_irq_inventory **ou
     root = "";
   struct placer_irq_inventory *inv = calloc(1, sizeof(*inv));
   if (inv == NULL)
-    return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+    return placer_error_oom(err, NULL);
   if (load_irqs(root, inv, err) < 0 || load_class(root, "class/block", PLACER_IRQ_DEV_BLOCK, inv, err) < 0 ||
       load_class(root, "class/net", PLACER_IRQ_DEV_NET, inv, err) < 0 ||
       load_class(root, "bus/pci/devices", PLACER_IRQ_DEV_PCI, inv, err) < 0) {

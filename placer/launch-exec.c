@@ -47,14 +47,14 @@ static int procs_files(struct placer_cgroup *cg, const char *group, char ***out,
     cleanup_free char *path = NULL;
     if (dir == NULL || asprintf(&path, "%s/cgroup.procs", dir) < 0) {
       placer_argv_free(files);
-      return placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+      return placer_error_oom(err, NULL);
     }
     bool dup = false;
     for (size_t i = 0; files && files[i]; i++)
       dup = dup || strcmp(files[i], path) == 0;
     if (!dup && placer_argv_push(&files, path) < 0) {
       placer_argv_free(files);
-      return placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+      return placer_error_oom(err, NULL);
     }
   }
   *out = files;

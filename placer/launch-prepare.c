@@ -50,7 +50,7 @@ static int subst_list(const struct placer_string_list *list, const struct placer
     return 0;
   char **tmpl = list_to_argv(list);
   if (tmpl == NULL)
-    return placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+    return placer_error_oom(err, NULL);
   int rc = placer_substitute_argv(tmpl, vars->vars, vars->n, out, err);
   free(tmpl);
   return rc;
@@ -76,7 +76,7 @@ static int prepare_vm(const struct placer_run_config *run, const struct placer_s
     if (files[i][1] && access(files[i][1], R_OK) < 0)
       return placer_error_errno(err, PLACER_EXIT_USAGE, errno, "guest %s '%s'", files[i][0], files[i][1]);
   if (asprintf(&p->console, "%s/%s.console", rundir, p->inst->name) < 0)
-    return placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+    return placer_error_oom(err, NULL);
   p->accel = placer_vm_detect_accel(vm->accel, &p->accel_why);
   p->vcpus = vm->vcpus;
   struct placer_vm_params params = {
@@ -121,7 +121,7 @@ int placer_launch_prepare(const struct placer_profile *profile, const struct pla
   if (placer_instance_group(prefix, inst->role, inst->name, &p->group, err) < 0)
     return -1;
   if (asprintf(&p->log_path, "%s/%s.log", rundir, inst->name) < 0)
-    return placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+    return placer_error_oom(err, NULL);
   if (p->is_vm) {
     if (prepare_vm(run, &vars, rundir, p, err) < 0)
       return -1;
@@ -134,12 +134,12 @@ int placer_launch_prepare(const struct placer_profile *profile, const struct pla
   p->cpus = inst->cpus ? placer_cpulist_format(inst->cpus) : strdup("");
   p->mems = inst->mems ? placer_cpulist_format(inst->mems) : strdup("");
   if (p->cpus == NULL || p->mems == NULL)
-    return placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+    return placer_error_oom(err, NULL);
   if (run->backend == PLACER_RUN_PODMAN) {
     p->container_name = placer_podman_container_name(inst->name);
     p->conf = placer_containers_conf_path();
     if (p->container_name == NULL)
-      return placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+      return placer_error_oom(err, NULL);
   }
   p->spec = (struct placer_launch_spec){
     .instance = inst->name,
@@ -201,7 +201,7 @@ int placer_launch_start_prepared(struct placer_cgroup *cg, const char *profile, 
   /* Written before the start: if placer dies half way, stop still finds
    * the group (and the container name) to clean up. */
   if (fill_record(p, profile, seq) < 0)
-    return placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+    return placer_error_oom(err, NULL);
   if (placer_runstate_save(rundir, &p->rec, err) < 0)
     return -1;
   if (placer_instance_place_group(cg, p->inst, p->group, err) < 0)
@@ -212,7 +212,7 @@ int placer_launch_start_prepared(struct placer_cgroup *cg, const char *profile, 
   placer_launch_record_clear(&p->rec);
   p->rec = started;
   if (fill_record(p, profile, seq) < 0 || placer_runstate_save(rundir, &p->rec, err) < 0) {
-    placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+    placer_error_oom(err, NULL);
     return placer_error_prefix(err, "%s", p->inst->name);
   }
   if (p->is_vm) {

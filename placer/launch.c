@@ -1,6 +1,7 @@
 /* Launch backends: the registry and what the backends share (whether a
  * recorded process still runs, killing what is left in a group); see
  * launch.h.  Removing groups in every hierarchy is the cgroup layer's. */
+#include "lib/array.h"
 #include "launch.h"
 #include "lib/datafile.h"
 
@@ -21,7 +22,7 @@ static const struct placer_launch_ops *const backends[] = {
 };
 
 const struct placer_launch_ops *placer_launch_find(const char *name) {
-  for (size_t i = 0; i < sizeof(backends) / sizeof(backends[0]); i++)
+  for (size_t i = 0; i < N_OF(backends); i++)
     if (name && strcmp(backends[i]->name, name) == 0)
       return backends[i];
   return NULL;

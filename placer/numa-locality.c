@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/array.h"
 #include "lib/cpulist.h"
 #include "lib/textfile.h"
 #include "numa-locality.h"
@@ -62,7 +63,7 @@ static int parse_line(const char *line, const char *eol, unsigned lineno, uint64
         return placer_error_set(err, PLACER_EXIT_SYSTEM, 0, "numa_maps line %u: bad \"%.*s\"", lineno, (int)(p - tok),
                                 tok);
     } else if (tok[0] == 'N' && eq > tok + 1 && tok[1] >= '0' && tok[1] <= '9') {
-      if (n == sizeof(entries) / sizeof(entries[0]))
+      if (n == N_OF(entries))
         return placer_error_set(err, PLACER_EXIT_SYSTEM, 0, "numa_maps line %u: more than %zu node entries", lineno, n);
       if (parse_ulong(tok + 1, eq, &entries[n].node) < 0 || parse_ulong(eq + 1, p, &entries[n].pages) < 0)
         return placer_error_set(err, PLACER_EXIT_SYSTEM, 0, "numa_maps line %u: bad \"%.*s\"", lineno, (int)(p - tok),
@@ -84,7 +85,7 @@ static int parse_line(const char *line, const char *eol, unsigned lineno, uint64
     if (node >= *n_nodes) {
       uint64_t *bigger = realloc(*bytes, (node + 1) * sizeof(*bigger));
       if (bigger == NULL)
-        return placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "numa_maps");
+        return placer_error_oom(err, "numa_maps");
       memset(bigger + *n_nodes, 0, (node + 1 - *n_nodes) * sizeof(*bigger));
       *bytes = bigger;
       *n_nodes = node + 1;
@@ -100,7 +101,7 @@ int placer_numa_maps_parse(const char *text, struct placer_numa_usage *u, struct
   uint64_t *bytes = NULL;
   if (n_nodes) {
     if ((bytes = malloc(n_nodes * sizeof(*bytes))) == NULL)
-      return placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "numa_maps");
+      return placer_error_oom(err, "numa_maps");
     memcpy(bytes, u->node_bytes, n_nodes * sizeof(*bytes));
   }
   uint64_t total = placer_numa_usage_bytes(u);
@@ -142,7 +143,7 @@ int placer_numa_locality(const struct placer_numa_usage *u, const char *planned_
                          struct placer_error **err) {
   hwloc_bitmap_t mems = hwloc_bitmap_alloc();
   if (mems == NULL)
-    return placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "memory locality");
+    return placer_error_oom(err, "memory locality");
   if (planned_mems == NULL || placer_cpulist_parse(planned_mems, mems) < 0) {
     hwloc_bitmap_free(mems);
     return placer_error_set(err, PLACER_EXIT_USAGE, 0, "memory locality: bad node list \"%s\"",

@@ -31,7 +31,7 @@ int placer_instance_place_group(struct placer_cgroup *cg, const struct placer_in
     cleanup_free char *cpus = placer_cpulist_format(inst->cpus);
     cleanup_free char *mems = placer_cpulist_format(inst->mems);
     if (cpus == NULL || mems == NULL)
-      return placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+      return placer_error_oom(err, NULL);
     if (placer_cgroup_set_mems(cg, group, mems, err) < 0 || placer_cgroup_set_cpus(cg, group, cpus, err) < 0)
       return -1;
   }
@@ -46,7 +46,7 @@ int placer_instance_place_group(struct placer_cgroup *cg, const struct placer_in
   if (slash) {
     cleanup_free char *role_group = strndup(group, (size_t)(slash - group));
     if (role_group == NULL)
-      return placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+      return placer_error_oom(err, NULL);
     unsigned have = 0;
     if (placer_cgroup_read_cpu_quota(cg, role_group, &have, err) < 0)
       return -1;
@@ -64,6 +64,6 @@ int placer_role_place_weight(struct placer_cgroup *cg, const struct placer_plan 
     return 0;
   cleanup_free char *role_group = strndup(group, (size_t)(slash - group));
   if (role_group == NULL)
-    return placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+    return placer_error_oom(err, NULL);
   return placer_cgroup_set_cpu_weight(cg, role_group, weight, err);
 }

@@ -5,6 +5,7 @@
  * (L3 domains, then L2 clusters), the fewest domains that hold the need,
  * unshared ones when that costs no extra domain, and within them the
  * lowest-numbered cores as the plain take does. */
+#include "lib/array.h"
 #include "planner-align.h"
 
 #include <stdint.h>
@@ -125,7 +126,7 @@ static unsigned occupants_of(const struct align_ctx *ctx, const struct domain *d
       if (known)
         continue;
       n++;
-      if (n_seen < sizeof(seen) / sizeof(seen[0]))
+      if (n_seen < N_OF(seen))
         seen[n_seen++] = who;
     }
   }

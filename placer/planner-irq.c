@@ -21,7 +21,7 @@ struct irq_planner {
 };
 
 static int oom(struct irq_planner *ip) {
-  return placer_error_errno(ip->err, PLACER_EXIT_SYSTEM, ENOMEM, "plan irqs");
+  return placer_error_oom(ip->err, "plan irqs");
 }
 
 static int warn(struct irq_planner *ip, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

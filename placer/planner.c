@@ -87,7 +87,7 @@ struct planner {
 enum choice { CHOSE_LOCAL, CHOSE_REMOTE, CHOSE_ANY, NO_ROOM_THERE, NO_ROOM };
 
 static int oom(struct planner *p) {
-  return placer_error_errno(p->err, PLACER_EXIT_SYSTEM, ENOMEM, "plan");
+  return placer_error_oom(p->err, "plan");
 }
 
 static int infeasible(struct planner *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -63,7 +63,7 @@ static void addf(struct vec *v, const char *fmt, ...) {
 static int finish(struct vec *v, char ***out, struct placer_error **err) {
   if (v->failed) {
     placer_argv_free(v->argv);
-    return placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "podman argv");
+    return placer_error_oom(err, "podman argv");
   }
   *out = v->argv;
   return 0;

@@ -189,7 +189,7 @@ int placer_proc_descendants(pid_t root, const pid_t *stop, size_t n_stop, pid_t 
   /* placer never binds itself, nor what it runs (podman inspect, ...). */
   pid_t *all_stop = malloc((n_stop + 1) * sizeof(*all_stop));
   if (all_stop == NULL)
-    return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+    return placer_error_oom(err, NULL);
   if (n_stop)
     memcpy(all_stop, stop, n_stop * sizeof(*stop));
   all_stop[n_stop] = getpid();

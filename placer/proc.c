@@ -101,7 +101,7 @@ int placer_proc_read_cmdline(pid_t pid, struct placer_cmdline *out, struct place
   if (read_all(path, &raw, &len) < 0)
     return placer_error_errno(err, PLACER_EXIT_SYSTEM, errno, "read %s", path);
   if (placer_cmdline_split(raw, len, out) < 0)
-    return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+    return placer_error_oom(err, NULL);
   return 0;
 }
 
@@ -308,7 +308,7 @@ int placer_task_read_allowed(pid_t pid, pid_t tid, char **cpus, char **mems, str
 int placer_task_set_affinity(pid_t tid, const char *cpus, struct placer_error **err) {
   hwloc_bitmap_t set = hwloc_bitmap_alloc();
   if (set == NULL)
-    return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "set affinity: out of memory");
+    return placer_error_oom(err, "set affinity");
   if (placer_cpulist_parse(cpus, set) < 0 || hwloc_bitmap_iszero(set) || hwloc_bitmap_last(set) < 0) {
     hwloc_bitmap_free(set);
     return placer_error_set(err, PLACER_EXIT_USAGE, EINVAL, "set affinity of thread %d: bad cpu list '%s'", (int)tid,
@@ -319,7 +319,7 @@ int placer_task_set_affinity(pid_t tid, const char *cpus, struct placer_error **
   size_t size = CPU_ALLOC_SIZE(ncpus);
   if (mask == NULL) {
     hwloc_bitmap_free(set);
-    return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "set affinity: out of memory");
+    return placer_error_oom(err, "set affinity");
   }
   CPU_ZERO_S(size, mask);
   unsigned cpu;

@@ -295,13 +295,13 @@ static int scan_proc(enum placer_role_kind kind, const struct placer_match *m, s
       continue; /* gone meanwhile, or a kernel thread */
     struct placer_cmdline cl;
     if (placer_cmdline_split(raw, len, &cl) < 0) {
-      ret = placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+      ret = placer_error_oom(err, NULL);
       break;
     }
     bool hit = cmdline_test(kind, m, &cl);
     placer_cmdline_clear(&cl);
     if (hit && bindable(pid) && pid_list_add(found, pid) < 0) {
-      ret = placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+      ret = placer_error_oom(err, NULL);
       break;
     }
   }
@@ -340,7 +340,7 @@ static int find_container(const char *name, struct pid_list *found, char **why, 
   if (placer_parse_pid_text(out, &pid) < 0) {
     /* "0": the container exists but does not run. */
     if (why && (*why = strdup("the container is not running")) == NULL)
-      return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+      return placer_error_oom(err, NULL);
     return 0;
   }
   if (!bindable(pid)) {
@@ -349,7 +349,7 @@ static int find_container(const char *name, struct pid_list *found, char **why, 
     return 0;
   }
   if (pid_list_add(found, pid) < 0)
-    return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+    return placer_error_oom(err, NULL);
   return 0;
 }
 
@@ -372,7 +372,7 @@ static int find_pidfile(const char *path, struct pid_list *found, char **why, st
     return 0;
   }
   if (pid_list_add(found, pid) < 0)
-    return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+    return placer_error_oom(err, NULL);
   return 0;
 }
 
@@ -398,7 +398,7 @@ int placer_procmatch_find(enum placer_role_kind kind, const struct placer_match 
     /* qemu-server starts every guest with -pidfile /var/run/qemu-server/VMID.pid */
     cleanup_free char *path = NULL;
     if (asprintf(&path, "%s/%s.pid", placer_proxmox_run_dir(), match->value ? match->value : "") < 0)
-      ret = placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+      ret = placer_error_oom(err, NULL);
     else
       ret = find_pidfile(path, &found, why, err);
     break;

@@ -6,11 +6,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/array.h"
 #include "lib/cpulist.h"
 #include "profile-yaml.h"
 
 static int nomem(struct pyaml_walk *w) {
-  return placer_error_errno(w->err, PLACER_EXIT_SYSTEM, ENOMEM, "parse profile");
+  return placer_error_oom(w->err, "parse profile");
 }
 
 void placer_irq_to_clear(struct placer_irq_to *to) {
@@ -29,7 +30,7 @@ static int irq_to_parse(const char *s, bool role, struct placer_irq_to *to, cons
               : "expected reserve, nic_cores, none or a cpu list such as \"0-3\"";
   free(to->cpus);
   to->cpus = NULL;
-  for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+  for (size_t i = 0; i < N_OF(names); i++)
     if (strcmp(s, names[i]) == 0) {
       if (i == PLACER_IRQ_TO_OWN && !role) {
         *why = "'own' is for a role (its instance's cpus); a device no instance is near takes reserve, "
@@ -79,11 +80,11 @@ int placer_profile_set_irq(struct placer_profile *profile, const char *assignmen
   if (i == profile->n_irqs) {
     struct placer_irq_spec *bigger = realloc(profile->irqs, (i + 1) * sizeof(*bigger));
     if (bigger == NULL)
-      return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+      return placer_error_oom(err, NULL);
     profile->irqs = bigger;
     memset(&bigger[i], 0, sizeof(bigger[i]));
     if ((bigger[i].device = strdup(device)) == NULL)
-      return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+      return placer_error_oom(err, NULL);
     profile->n_irqs++;
   }
   const char *why = NULL;
@@ -139,7 +140,7 @@ static const struct pyaml_field irq_fields[] = {
   { .key = "device", .type = PYAML_FIELD_CUSTOM, .parse = parse_device },
   { .key = "to", .type = PYAML_FIELD_CUSTOM, .parse = parse_spec_to },
 };
-static const struct pyaml_schema irq_schema = { "irqs entry", irq_fields, sizeof(irq_fields) / sizeof(irq_fields[0]) };
+static const struct pyaml_schema irq_schema = { "irqs entry", irq_fields, N_OF(irq_fields) };
 
 int placer_profile_parse_irqs(struct pyaml_walk *w, const struct pyaml_field *f, yaml_node_t *v, void *target) {
   struct placer_profile *profile = target;

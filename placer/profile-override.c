@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/array.h"
 #include "lib/units.h"
 #include "profile-irq.h"
 #include "profile.h"
@@ -95,7 +96,7 @@ int placer_profile_set(struct placer_profile *profile, const char *assignment, s
                               value);
     char *pool = strdup(value);
     if (pool == NULL)
-      return placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+      return placer_error_oom(err, NULL);
     free(cpu->pool);
     cpu->pool = pool;
     cpu->exclusive = false;
@@ -106,9 +107,9 @@ int placer_profile_set(struct placer_profile *profile, const char *assignment, s
                                          [PLACER_ALIGN_NUMA] = "numa",
                                          [PLACER_ALIGN_NONE] = "none" };
     size_t i = 0;
-    while (i < sizeof(names) / sizeof(names[0]) && strcmp(names[i], value) != 0)
+    while (i < N_OF(names) && strcmp(names[i], value) != 0)
       i++;
-    if (i == sizeof(names) / sizeof(names[0]))
+    if (i == N_OF(names))
       return placer_error_set(err, PLACER_EXIT_USAGE, EINVAL, "--set '%s': expected auto, cache, numa or none",
                               assignment);
     if (i == PLACER_ALIGN_NONE && cpu->spread == PLACER_SPREAD_NUMA)

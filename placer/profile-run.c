@@ -8,10 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/array.h"
 #include "profile-yaml.h"
 #include "lib/substitute.h"
 
-#define N_OF(a) (sizeof(a) / sizeof((a)[0]))
 #define RUN_AT(field) offsetof(struct placer_run_config, field)
 #define VM_AT(field) offsetof(struct placer_vm_config, field)
 
@@ -33,7 +33,7 @@ const char *placer_vm_accel_name(enum placer_vm_accel a) {
 }
 
 static int nomem(struct pyaml_walk *w) {
-  return placer_error_errno(w->err, PLACER_EXIT_SYSTEM, ENOMEM, "parse profile");
+  return placer_error_oom(w->err, "parse profile");
 }
 
 static int list_push(struct placer_string_list *list, const char *s) {

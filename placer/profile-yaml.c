@@ -154,7 +154,7 @@ static int parse_string(struct pyaml_walk *w, yaml_node_t *v, const char *key, c
     return pyaml_walk_key_error(w, v, key, "expected a string, got %s", is_null(v) ? "nothing" : node_kind_name(v));
   char *s = strdup(pyaml_walk_scalar(v));
   if (s == NULL)
-    return placer_error_errno(w->err, PLACER_EXIT_SYSTEM, ENOMEM, "parse profile");
+    return placer_error_oom(w->err, "parse profile");
   free(*out);
   *out = s;
   return 0;
@@ -244,7 +244,7 @@ static int parse_field(struct pyaml_walk *w, const struct pyaml_field *f, yaml_n
     placer_string_list_free(list);
     list->items = calloc(n, sizeof(char *));
     if (list->items == NULL)
-      return placer_error_errno(w->err, PLACER_EXIT_SYSTEM, ENOMEM, "parse profile");
+      return placer_error_oom(w->err, "parse profile");
     for (size_t i = 0; i < n; i++) {
       yaml_node_t *item = yaml_document_get_node(w->doc, v->data.sequence.items.start[i]);
       char key[96];

@@ -10,24 +10,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/array.h"
 #include "profile-irq.h"
 #include "profile-run.h"
 #include "profile-yaml.h"
 #include "lib/cidr.h"
 #include "lib/units.h"
 
-#define N_OF(a) (sizeof(a) / sizeof((a)[0]))
-
-static const char *const kind_names[] = {
-  [PLACER_KIND_CEPH_OSD] = "ceph-osd",
-  [PLACER_KIND_CEPH_MDS] = "ceph-mds",
-  [PLACER_KIND_CEPH_MON] = "ceph-mon",
-  [PLACER_KIND_CEPH_MGR] = "ceph-mgr",
-  [PLACER_KIND_VM] = "vm",
-  [PLACER_KIND_FIO] = "fio",
-  [PLACER_KIND_GENERIC] = "generic",
-  NULL,
-};
 static const char *const near_names[] = {
   [PLACER_NEAR_NONE] = "none", [PLACER_NEAR_DEVICE] = "device", [PLACER_NEAR_NIC] = "nic",
   [PLACER_NEAR_NUMA] = "numa", [PLACER_NEAR_SPREAD] = "spread", NULL,
@@ -183,7 +172,7 @@ static int parse_match(struct pyaml_walk *w, const struct pyaml_field *f, yaml_n
                                 pyaml_walk_scalar(v));
   role->match_template = strdup(pyaml_walk_scalar(v));
   if (role->match_template == NULL)
-    return placer_error_errno(w->err, PLACER_EXIT_SYSTEM, ENOMEM, "parse profile");
+    return placer_error_oom(w->err, "parse profile");
   role->match_kind = (enum placer_match_kind)f->arg;
   return 0;
 }
@@ -231,7 +220,7 @@ static const struct pyaml_schema match_schema = { "match", match_fields, N_OF(ma
 
 static const struct pyaml_field role_fields[] = {
   { .key = "name", .type = PYAML_FIELD_NAME, .offset = ROLE_AT(name) },
-  { .key = "kind", .type = PYAML_FIELD_ENUM, .offset = ROLE_AT(kind), .names = kind_names },
+  { .key = "kind", .type = PYAML_FIELD_ENUM, .offset = ROLE_AT(kind), .names = placer_role_kind_names },
   { .key = "count", .type = PYAML_FIELD_CUSTOM, .parse = parse_count, .arg = PLACER_COUNT_FIXED },
   { .key = "per_device", .type = PYAML_FIELD_CUSTOM, .parse = parse_count, .arg = PLACER_COUNT_PER_DEVICE },
   { .key = "per_numa", .type = PYAML_FIELD_CUSTOM, .parse = parse_count, .arg = PLACER_COUNT_PER_NUMA },
@@ -293,7 +282,7 @@ static int parse_roles(struct pyaml_walk *w, const struct pyaml_field *f, yaml_n
     return pyaml_walk_key_error(w, v, f->key, "must list at least one role");
   profile->roles = calloc(n, sizeof(*profile->roles));
   if (profile->roles == NULL)
-    return placer_error_errno(w->err, PLACER_EXIT_SYSTEM, ENOMEM, "parse profile");
+    return placer_error_oom(w->err, "parse profile");
   for (size_t i = 0; i < n; i++) {
     yaml_node_t *item = yaml_document_get_node(w->doc, v->data.sequence.items.start[i]);
     struct placer_role_spec *role = &profile->roles[i];
@@ -417,7 +406,7 @@ static int check_cpu(struct pyaml_walk *w, struct placer_role_spec *role, yaml_n
   if (pool)
     role->cpu.exclusive = false;
   if (!role->cpu.exclusive && role->cpu.pool == NULL && (role->cpu.pool = strdup(role->name)) == NULL) {
-    placer_error_errno(w->err, PLACER_EXIT_SYSTEM, ENOMEM, "parse profile");
+    placer_error_oom(w->err, "parse profile");
     goto out;
   }
   if (pyaml_walk_lookup_key(w, cpu, "span_numa") == NULL)
@@ -539,13 +528,11 @@ static int check_role(struct pyaml_walk *w, struct placer_profile *profile, size
   }
 
   yaml_node_t *match = pyaml_walk_lookup(w, rn, "match");
-  if (role->match_template == NULL && match == NULL &&
-      (role->kind == PLACER_KIND_CEPH_OSD || role->kind == PLACER_KIND_CEPH_MDS || role->kind == PLACER_KIND_CEPH_MON ||
-       role->kind == PLACER_KIND_CEPH_MGR)) {
+  if (role->match_template == NULL && match == NULL && placer_role_kind_is_ceph(role->kind)) {
     role->match_kind = PLACER_MATCH_CEPH_ID;
     role->match_template = strdup("{index}");
     if (role->match_template == NULL)
-      return placer_error_errno(w->err, PLACER_EXIT_SYSTEM, ENOMEM, "parse profile");
+      return placer_error_oom(w->err, "parse profile");
   }
   if (match && role->match_template) {
     yaml_node_t *value = yaml_document_get_node(w->doc, match->data.mapping.pairs.start[0].value);
@@ -662,7 +649,7 @@ int placer_profile_parse(const char *file, const char *text, size_t len, struct 
   struct placer_profile *profile = calloc(1, sizeof(*profile));
   int rc = -1;
   if (profile == NULL) {
-    placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "parse profile");
+    placer_error_oom(err, "parse profile");
     goto out;
   }
   profile->pin = true;
@@ -689,7 +676,7 @@ int placer_profile_parse(const char *file, const char *text, size_t len, struct 
   if (profile->name == NULL)
     profile->name = name_from_path(file);
   if (profile->path == NULL || profile->name == NULL) {
-    placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "parse profile");
+    placer_error_oom(err, "parse profile");
     goto out;
   }
   *out = TAKE_PTR(profile);

@@ -1,18 +1,34 @@
-/* Names of the role kinds and match kinds, as profiles, plans and the
+/* The role kinds and match kinds: one table each, as profiles, plans and the
  * state file spell them. */
 #include "role.h"
 
+#include <stddef.h>
+
+#include "lib/array.h"
+
+const char *const placer_role_kind_names[] = {
+  [PLACER_KIND_CEPH_OSD] = "ceph-osd",
+  [PLACER_KIND_CEPH_MDS] = "ceph-mds",
+  [PLACER_KIND_CEPH_MON] = "ceph-mon",
+  [PLACER_KIND_CEPH_MGR] = "ceph-mgr",
+  [PLACER_KIND_VM] = "vm",
+  [PLACER_KIND_FIO] = "fio",
+  [PLACER_KIND_GENERIC] = "generic",
+  NULL,
+};
+
+/* Ceph's daemons: matched by --id, started by bench's cluster, never handed to a VM manager. */
+static const bool kind_is_ceph[] = {
+  [PLACER_KIND_CEPH_OSD] = true, [PLACER_KIND_CEPH_MDS] = true, [PLACER_KIND_CEPH_MON] = true,
+  [PLACER_KIND_CEPH_MGR] = true, [PLACER_KIND_GENERIC] = false,
+};
+
 const char *placer_role_kind_name(enum placer_role_kind kind) {
-  switch (kind) {
-  case PLACER_KIND_CEPH_OSD: return "ceph-osd";
-  case PLACER_KIND_CEPH_MDS: return "ceph-mds";
-  case PLACER_KIND_CEPH_MON: return "ceph-mon";
-  case PLACER_KIND_CEPH_MGR: return "ceph-mgr";
-  case PLACER_KIND_VM: return "vm";
-  case PLACER_KIND_FIO: return "fio";
-  case PLACER_KIND_GENERIC: return "generic";
-  }
-  return "?";
+  return (unsigned)kind <= PLACER_KIND_GENERIC ? placer_role_kind_names[kind] : "?";
+}
+
+bool placer_role_kind_is_ceph(enum placer_role_kind kind) {
+  return (unsigned)kind < N_OF(kind_is_ceph) && kind_is_ceph[kind];
 }
 
 const char *placer_match_kind_name(enum placer_match_kind kind) {

@@ -3,6 +3,8 @@
 #ifndef PLACER_ROLE_H
 #define PLACER_ROLE_H
 
+#include <stdbool.h>
+
 enum placer_role_kind {
   PLACER_KIND_CEPH_OSD,
   PLACER_KIND_CEPH_MDS,
@@ -32,6 +34,10 @@ struct placer_match {
 };
 
 const char *placer_role_kind_name(enum placer_role_kind kind);
+/* The kinds' names, indexed by kind, NULL after the last (the profile's enum field). */
+extern const char *const placer_role_kind_names[];
+/* A Ceph daemon's kind (osd, mds, mon, mgr). */
+bool placer_role_kind_is_ceph(enum placer_role_kind kind);
 const char *placer_match_kind_name(enum placer_match_kind kind);
 
 #endif

@@ -22,14 +22,14 @@ int placer_runstate_dir(const char *state_dir, const char *profile, char **out, 
   if (placer_cgroup_sanitize_name(profile, &name, err) < 0)
     return placer_error_prefix(err, "profile name");
   if (asprintf(out, "%s/run/%s", state_dir, name) < 0)
-    return placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "state dir");
+    return placer_error_oom(err, "state dir");
   return 0;
 }
 
 int placer_runstate_lock(const char *state_dir, int *fd, struct placer_error **err) {
   cleanup_free char *dir = NULL, *path = NULL;
   if (asprintf(&dir, "%s/run", state_dir) < 0 || asprintf(&path, "%s/lock", dir) < 0)
-    return placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "lock");
+    return placer_error_oom(err, "lock");
   if (placer_mkdir_p(dir, err) < 0)
     return -1;
   int lfd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
@@ -76,7 +76,7 @@ static int get_str(json_t *obj, const char *key, bool required, char **out, stru
   if (!json_is_string(v))
     return placer_error_set(err, PLACER_EXIT_USAGE, 0, "run record: '%s' is not a string", key);
   *out = strdup(json_string_value(v));
-  return *out ? 0 : placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "run record");
+  return *out ? 0 : placer_error_oom(err, "run record");
 }
 
 static int get_int(json_t *obj, const char *key, json_int_t min, json_int_t max, json_int_t *out,
@@ -155,14 +155,14 @@ int placer_runstate_save(const char *dir, const struct placer_launch_record *rec
     return -1;
   cleanup_free char *name = NULL;
   if (asprintf(&name, "%s.json", rec->instance) < 0)
-    return placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "save run record");
+    return placer_error_oom(err, "save run record");
   json_t *json = placer_launch_record_to_json(rec);
   if (json == NULL)
-    return placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "save run record");
+    return placer_error_oom(err, "save run record");
   cleanup_free char *text = json_dumps(json, JSON_INDENT(2) | JSON_SORT_KEYS);
   json_decref(json);
   if (text == NULL)
-    return placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "save run record");
+    return placer_error_oom(err, "save run record");
   return placer_file_replace(dir, name, text, err);
 }
 
@@ -173,7 +173,7 @@ int placer_runstate_load(const char *dir, const char *instance, struct placer_la
     return placer_error_set(err, PLACER_EXIT_USAGE, 0, "bad instance name '%s'", instance);
   cleanup_free char *path = record_path(dir, instance);
   if (path == NULL)
-    return placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "load run record");
+    return placer_error_oom(err, "load run record");
   if (access(path, F_OK) < 0) {
     if (errno == ENOENT)
       return 0;
@@ -250,7 +250,7 @@ int placer_runstate_list(const char *dir, struct placer_launch_record **recs, si
 int placer_runstate_remove(const char *dir, const char *instance, struct placer_error **err) {
   cleanup_free char *path = record_path(dir, instance);
   if (path == NULL)
-    return placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "remove run record");
+    return placer_error_oom(err, "remove run record");
   if (unlink(path) < 0 && errno != ENOENT)
     return placer_error_errno(err, PLACER_EXIT_SYSTEM, errno, "remove %s", path);
   rmdir(dir); /* the profile's directory, once its last record is gone */

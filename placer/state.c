@@ -1,6 +1,7 @@
 /* The state directory: state.json (what is applied, the undo journal) and
  * the lock file.  See state.h and docs/apply.md. */
 #include "state.h"
+#include "lib/array.h"
 #include "lib/fsfile.h"
 #include "lib/textfile.h"
 
@@ -20,7 +21,7 @@ const char *placer_state_default_dir(void) {
 
 static const char *const journal_op_names[] = { "create", "set", "move", "affinity" };
 static const char *const setting_names[] = { "cpus", "mems", "memory_limit", "cpu_weight", "cpu_quota" };
-#define N_SETTINGS (sizeof(setting_names) / sizeof(setting_names[0]))
+#define N_SETTINGS N_OF(setting_names)
 
 const char *placer_journal_op_name(enum placer_journal_op op) {
   return (unsigned)op < 4 ? journal_op_names[op] : "?";
@@ -229,7 +230,7 @@ static int dup_opt_string(json_t *obj, const char *key, char **out, const char *
   if (!json_is_string(v))
     return placer_error_set(err, PLACER_EXIT_SYSTEM, EINVAL, "%s: \"%s\" is not a string", where, key);
   if ((*out = strdup(json_string_value(v))) == NULL)
-    return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+    return placer_error_oom(err, NULL);
   return 0;
 }
 
@@ -323,7 +324,7 @@ static int journal_entry_from_json(json_t *j, struct placer_journal_entry *e, si
     size_t n = json_array_size(threads);
     if (n) {
       if ((e->threads = calloc(n, sizeof(*e->threads))) == NULL)
-        return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+        return placer_error_oom(err, NULL);
       for (size_t i = 0; i < n; i++) {
         json_t *t = json_array_get(threads, i);
         if (get_uint(t, "tid", INT32_MAX, &v, false, where, err) < 0)
@@ -387,7 +388,7 @@ static int instance_from_json(json_t *j, struct placer_state_instance *inst, siz
   size_t n = json_array_size(procs);
   if (n) {
     if ((inst->procs = calloc(n, sizeof(*inst->procs))) == NULL)
-      return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+      return placer_error_oom(err, NULL);
     for (size_t i = 0; i < n; i++) {
       json_t *p = json_array_get(procs, i);
       if (get_uint(p, "pid", INT32_MAX, &v, false, where, err) < 0)
@@ -436,7 +437,7 @@ int placer_state_from_json(json_t *j, struct placer_state *s, struct placer_erro
   size_t n = json_array_size(insts);
   if (n) {
     if ((s->instances = calloc(n, sizeof(*s->instances))) == NULL)
-      return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+      return placer_error_oom(err, NULL);
     for (size_t i = 0; i < n; i++) {
       s->n_instances = i + 1;
       if (instance_from_json(json_array_get(insts, i), &s->instances[i], i, err) < 0)
@@ -447,7 +448,7 @@ int placer_state_from_json(json_t *j, struct placer_state *s, struct placer_erro
   n = json_array_size(journal);
   if (n) {
     if ((s->journal = calloc(n, sizeof(*s->journal))) == NULL)
-      return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+      return placer_error_oom(err, NULL);
     for (size_t i = 0; i < n; i++) {
       s->n_journal = i + 1;
       if (journal_entry_from_json(json_array_get(journal, i), &s->journal[i], i, err) < 0)
@@ -468,14 +469,14 @@ int placer_state_open(const char *dir, enum placer_state_lock lock, struct place
   struct placer_state *s = calloc(1, sizeof(*s));
   if (s == NULL || (s->dir = strdup(dir)) == NULL) {
     free(s);
-    return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+    return placer_error_oom(err, NULL);
   }
   s->lock_fd = -1;
   cleanup_free char *lock_path = NULL, *state_path = NULL;
   if (asprintf(&lock_path, "%s/%s", dir, PLACER_STATE_LOCK_FILE) < 0 ||
       asprintf(&state_path, "%s/%s", dir, PLACER_STATE_FILE) < 0) {
     placer_state_free(s);
-    return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+    return placer_error_oom(err, NULL);
   }
   if (lock == PLACER_STATE_LOCK_EXCLUSIVE) {
     if (placer_mkdir_p(dir, err) < 0) {
@@ -540,7 +541,7 @@ int placer_state_save(struct placer_state *s, struct placer_error **err) {
   if (placer_state_is_empty(s)) {
     cleanup_free char *path = NULL;
     if (asprintf(&path, "%s/%s", s->dir, PLACER_STATE_FILE) < 0)
-      return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+      return placer_error_oom(err, NULL);
     if (unlink(path) < 0 && errno != ENOENT)
       return placer_error_errno(err, PLACER_EXIT_SYSTEM, errno, "remove %s", path);
     return 0;
@@ -549,7 +550,7 @@ int placer_state_save(struct placer_state *s, struct placer_error **err) {
   cleanup_free char *text = json_dumps(j, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
   json_decref(j);
   if (text == NULL)
-    return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "state: out of memory");
+    return placer_error_oom(err, "state");
   return placer_file_replace(s->dir, PLACER_STATE_FILE, text, err);
 }
 
@@ -557,7 +558,7 @@ int placer_state_journal_add(struct placer_state *s, struct placer_journal_entry
   struct placer_journal_entry *bigger = realloc(s->journal, (s->n_journal + 1) * sizeof(*bigger));
   if (bigger == NULL) {
     placer_journal_entry_clear(entry);
-    return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+    return placer_error_oom(err, NULL);
   }
   s->journal = bigger;
   s->journal[s->n_journal++] = *entry;

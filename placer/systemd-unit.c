@@ -66,7 +66,7 @@ int placer_systemd_unit_from_cgroup(const char *path, char **unit, char **unit_c
       if (u == NULL || ucg == NULL) {
         free(u);
         free(ucg);
-        return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+        return placer_error_oom(err, NULL);
       }
       if (!placer_systemd_unit_name_is_valid(u)) {
         free(u);
@@ -94,7 +94,7 @@ int placer_systemd_cgroup2_path(const char *text, char **path, struct placer_err
     if (len >= 3 && strncmp(line, "0::", 3) == 0) {
       char *p = strndup(line + 3, len - 3);
       if (p == NULL)
-        return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+        return placer_error_oom(err, NULL);
       *path = p;
       return 0;
     }

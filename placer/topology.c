@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "lib/array.h"
 #include "lib/textfile.h"
 #include "topology-internal.h"
 
@@ -123,7 +124,7 @@ static struct object_tag scan_object(const char *tag, const char *end) {
                  { "complete_cpuset", SET_COMPLETE_CPUSET },
                  { "nodeset", SET_NODESET },
                  { "complete_nodeset", SET_COMPLETE_NODESET } };
-    for (size_t i = 0; i < sizeof(sets) / sizeof(sets[0]); i++)
+    for (size_t i = 0; i < N_OF(sets); i++)
       if (attribute_is(name, len, sets[i].name) && is_bitmap(value, close))
         t.sets |= sets[i].bit;
     if (attribute_is(name, len, "type"))
@@ -213,7 +214,7 @@ static int load_hwloc(struct placer_topology *topo, const char *xml_path, const 
   static const hwloc_obj_type_t unused[] = { HWLOC_OBJ_L1CACHE,  HWLOC_OBJ_L1ICACHE, HWLOC_OBJ_L2ICACHE,
                                              HWLOC_OBJ_L3ICACHE, HWLOC_OBJ_L4CACHE,  HWLOC_OBJ_L5CACHE,
                                              HWLOC_OBJ_MEMCACHE, HWLOC_OBJ_MISC };
-  for (size_t i = 0; i < sizeof(unused) / sizeof(unused[0]); i++)
+  for (size_t i = 0; i < N_OF(unused); i++)
     hwloc_topology_set_type_filter(topo->hw, unused[i], HWLOC_TYPE_FILTER_KEEP_NONE);
   hwloc_topology_set_flags(topo->hw, HWLOC_TOPOLOGY_FLAG_INCLUDE_DISALLOWED);
   if (xml == NULL) {
@@ -404,7 +405,7 @@ static void restrict_to_own_binding(struct placer_topology *topo) {
  * which only a hand-edited or corrupt XML file has. */
 static int check_depths(const struct placer_topology *topo, struct placer_error **err) {
   static const hwloc_obj_type_t types[] = { HWLOC_OBJ_PACKAGE, HWLOC_OBJ_CORE, HWLOC_OBJ_PU, HWLOC_OBJ_L3CACHE };
-  for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++)
+  for (size_t i = 0; i < N_OF(types); i++)
     if (hwloc_get_type_depth(topo->hw, types[i]) == HWLOC_TYPE_DEPTH_MULTIPLE)
       return placer_error_set(err, PLACER_EXIT_USAGE, 0, "topology '%s': %s objects at several depths", topo->source,
                               hwloc_obj_type_string(types[i]));
@@ -415,11 +416,11 @@ static int topology_load(const char *xml_path, const char *name, const char *xml
                          struct placer_topology **out, struct placer_error **err) {
   struct placer_topology *topo = calloc(1, sizeof(*topo));
   if (topo == NULL)
-    return placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "load topology");
+    return placer_error_oom(err, "load topology");
   topo->is_live = xml_path == NULL && xml == NULL;
   topo->source = strdup(xml_path ? xml_path : xml ? name : "live");
   if (topo->source == NULL) {
-    placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "load topology");
+    placer_error_oom(err, "load topology");
     goto fail;
   }
   if (load_hwloc(topo, xml_path, xml, len, err) < 0 || check_depths(topo, err) < 0)

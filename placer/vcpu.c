@@ -49,7 +49,7 @@ int placer_qmp_parse_cpus(const char *reply, struct placer_vcpu **out, size_t *n
   struct placer_vcpu *v = calloc(count ? count : 1, sizeof(*v));
   if (v == NULL) {
     json_decref(root);
-    return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+    return placer_error_oom(err, NULL);
   }
   for (size_t i = 0; i < count; i++) {
     json_t *cpu = json_array_get(list, i);
@@ -125,7 +125,7 @@ static int qmp_recv(struct qmp_conn *c, json_t **msg, char **raw, struct placer_
       memmove(c->buf, nl + 1, c->len - line_len - 1);
       c->len -= line_len + 1;
       if (line == NULL)
-        return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+        return placer_error_oom(err, NULL);
       json_error_t jerr;
       json_t *m = json_loads(line, 0, &jerr);
       if (m == NULL)
@@ -171,7 +171,7 @@ int placer_qmp_query_cpus(const char *socket_path, struct placer_vcpu **out, siz
   strcpy(addr.sun_path, socket_path);
   struct qmp_conn *c = calloc(1, sizeof(*c));
   if (c == NULL)
-    return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+    return placer_error_oom(err, NULL);
   c->path = socket_path;
   clock_gettime(CLOCK_MONOTONIC, &c->start);
   /* Non-blocking for the connect: a socket whose backlog is full (qemu
@@ -238,7 +238,7 @@ static int vcpus_by_name(pid_t pid, struct placer_vcpu **out, size_t *n, struct 
     return -1;
   struct placer_vcpu *v = calloc(n_tids ? n_tids : 1, sizeof(*v));
   if (v == NULL)
-    return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+    return placer_error_oom(err, NULL);
   size_t count = 0;
   for (size_t i = 0; i < n_tids; i++) {
     cleanup_free char *comm = placer_task_comm(pid, tids[i]);

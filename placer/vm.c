@@ -91,7 +91,7 @@ int placer_vm_qemu_argv(const struct placer_vm_params *p, char ***out, struct pl
 #undef PUSHF
   if (!ok) {
     placer_argv_free(argv);
-    return placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "qemu argv");
+    return placer_error_oom(err, "qemu argv");
   }
   *out = argv;
   return 0;

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/array.h"
 #include "bench/results.h"
 
 enum placer_bench_direction placer_bench_pattern_direction(const char *pattern) {
@@ -165,7 +166,7 @@ void placer_bench_cell_stats(const struct placer_bench_results *r, size_t varian
     { CPU_PER_IO, &out->storage_cpu_ms_per_io },
     { NEIGHBOUR, &out->neighbour_rate },
   };
-  for (size_t i = 0; i < sizeof(wanted) / sizeof(wanted[0]); i++) {
+  for (size_t i = 0; i < N_OF(wanted); i++) {
     size_t n = values && variant < r->n_variants && condition < r->n_conditions && workload < r->n_workloads
                    ? cell_values(r, variant, condition, workload, wanted[i].m, values)
                    : 0;

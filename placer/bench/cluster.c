@@ -3,6 +3,7 @@
  * through `placer exec` (placed before its first instruction), an existing
  * cluster whose local daemons are placed with apply and put back with
  * reset, or none (fio on a local file). */
+#include "lib/array.h"
 #include "bench/run.h"
 
 #include <ctype.h>
@@ -21,8 +22,6 @@
 #include "lib/substitute.h"
 #include "lib/textfile.h"
 
-#define N_OF(a) (sizeof(a) / sizeof((a)[0]))
-
 /* ------------------------------------------------------------------ lookups */
 
 char *placer_bench_cluster_script(void) {
@@ -40,7 +39,7 @@ int placer_bench_device_of(const char *path, char **name, struct placer_error **
   dev_t dev = S_ISBLK(st.st_mode) ? st.st_rdev : st.st_dev;
   cleanup_free char *uevent = NULL, *text = NULL;
   if (asprintf(&uevent, "/sys/dev/block/%u:%u/uevent", major(dev), minor(dev)) < 0)
-    return placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+    return placer_error_oom(err, NULL);
   if (placer_textfile_read(uevent, &text, err) < 0)
     return placer_error_prefix(err, "'%s' is not on a block device (%u:%u)", path, major(dev), minor(dev));
   const char *dn = strstr(text, "DEVNAME=");
@@ -49,7 +48,7 @@ int placer_bench_device_of(const char *path, char **name, struct placer_error **
   dn += strlen("DEVNAME=");
   char *out = strndup(dn, strcspn(dn, "\n"));
   if (out == NULL)
-    return placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+    return placer_error_oom(err, NULL);
   *name = out;
   return 0;
 }
@@ -111,7 +110,7 @@ int placer_bench_local_daemons(const struct placer_study *study, const struct pl
     rc |= placer_argv_push(&list, "mds.a");
   if (rc != 0) {
     placer_argv_free(list);
-    return placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+    return placer_error_oom(err, NULL);
   }
   char missing[512] = "";
   for (size_t i = 0; list[i]; i++)
@@ -191,7 +190,7 @@ static int mount_cephfs(const struct placer_bench_cluster_env *env, struct place
   const struct placer_instance *inst = env->fio_inst;
   cleanup_free char *group = NULL, *cpus = NULL, *mems = NULL, *log = NULL;
   if (asprintf(&c->mount, "%s/mnt", c->dir) < 0 || asprintf(&log, "%s/log/ceph-fuse.out", c->dir) < 0)
-    return placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+    return placer_error_oom(err, NULL);
   if (mkdir(c->mount, 0755) < 0 && errno != EEXIST)
     return placer_error_errno(err, PLACER_EXIT_SYSTEM, errno, "mkdir %s", c->mount);
   if (placer_instance_group(env->prefix, inst->role, inst->name, &group, err) < 0 ||
@@ -256,7 +255,7 @@ static int local_up(const struct placer_study *study, const struct placer_bench_
   size_t n_names = placer_argv_len(names);
   if (asprintf(&c->dir, "%s/cluster", env->work_dir) < 0 || asprintf(&c->conf, "%s/ceph.conf", c->dir) < 0) {
     placer_argv_free(names);
-    return placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+    return placer_error_oom(err, NULL);
   }
 
   char **script_env = NULL;
@@ -268,7 +267,7 @@ static int local_up(const struct placer_study *study, const struct placer_bench_
       launcher_env(env, &script_env) < 0 ||
       (*extra &&
        (asprintf(&extra_env, "CEPH_CLUSTER_EXTRA_CONF=%s", extra) < 0 || placer_argv_push(&script_env, extra_env) < 0)))
-    rc = placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+    rc = placer_error_oom(err, NULL);
 
   char **argv = NULL;
   char osds[16], osd_size[32], image_size[32], timeout[16];
@@ -292,7 +291,7 @@ static int local_up(const struct placer_study *study, const struct placer_bench_
                          NULL };
   for (size_t i = 0; rc == 0 && args[i]; i++)
     if (placer_argv_push(&argv, args[i]) < 0)
-      rc = placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+      rc = placer_error_oom(err, NULL);
   if (rc == 0)
     rc = placer_bench_run_command(argv, script_env, env->log, sc->timeout_s + 60, true, err);
   placer_argv_free(argv);
@@ -306,7 +305,7 @@ static int local_up(const struct placer_study *study, const struct placer_bench_
   c->daemons = calloc(n_names, sizeof(*c->daemons));
   if (c->daemons == NULL) {
     placer_argv_free(names);
-    return placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+    return placer_error_oom(err, NULL);
   }
   for (size_t i = 0; rc == 0 && i < n_names; i++) {
     struct placer_bench_daemon *d = &c->daemons[c->n_daemons++];
@@ -314,7 +313,7 @@ static int local_up(const struct placer_study *study, const struct placer_bench_
     d->inst = placer_bench_ceph_instance(env->plan, names[i]);
     cleanup_free char *pidfile = NULL;
     if (d->name == NULL || asprintf(&pidfile, "%s/run/%s.pid", c->dir, names[i]) < 0) {
-      rc = placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+      rc = placer_error_oom(err, NULL);
       break;
     }
     if (placer_instance_group(env->prefix, d->inst->role, d->inst->name, &d->group, err) < 0) {
@@ -332,12 +331,12 @@ static int local_up(const struct placer_study *study, const struct placer_bench_
     return -1;
   cleanup_free char *conf_env = NULL;
   if (asprintf(&conf_env, "CEPH_CONF=%s", c->conf) < 0 || placer_argv_push(&c->fio_env, conf_env) < 0)
-    return placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+    return placer_error_oom(err, NULL);
   /* No write amplification on a filesystem without a block device. */
   struct placer_error *e = NULL;
   cleanup_free char *device = NULL;
   if (placer_bench_device_of(c->dir, &device, &e) == 0 && placer_argv_push(&c->devices, device) < 0)
-    return placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+    return placer_error_oom(err, NULL);
   placer_error_free(e);
   if (study->workloads.target == PLACER_STUDY_TARGET_CEPHFS)
     return mount_cephfs(env, c, err);
@@ -369,12 +368,12 @@ static int existing_up(const struct placer_study *study, const struct placer_ben
                        struct placer_bench_cluster *c, struct placer_error **err) {
   const struct placer_study_cluster *sc = &study->cluster;
   if ((c->conf = strdup(sc->conf)) == NULL || asprintf(&c->apply_state, "%s/apply-state", env->work_dir) < 0)
-    return placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+    return placer_error_oom(err, NULL);
   cleanup_free char *conf_env = NULL, *args_env = NULL;
   if (asprintf(&conf_env, "CEPH_CONF=%s", c->conf) < 0 || placer_argv_push(&c->fio_env, conf_env) < 0 ||
       (sc->keyring &&
        (asprintf(&args_env, "CEPH_ARGS=--keyring=%s", sc->keyring) < 0 || placer_argv_push(&c->fio_env, args_env) < 0)))
-    return placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+    return placer_error_oom(err, NULL);
 
   /* Only the Ceph daemons are bound: fio and the neighbours are started by
    * bench itself, and a matcher such as "stress-ng*" must not catch someone
@@ -382,12 +381,11 @@ static int existing_up(const struct placer_study *study, const struct placer_ben
   const struct placer_plan *plan = env->plan;
   struct placer_instance *subset = calloc(plan->n_instances ? plan->n_instances : 1, sizeof(*subset));
   if (subset == NULL)
-    return placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+    return placer_error_oom(err, NULL);
   size_t n = 0;
   for (size_t i = 0; i < plan->n_instances; i++) {
     enum placer_role_kind k = plan->instances[i].kind;
-    if (k == PLACER_KIND_CEPH_OSD || k == PLACER_KIND_CEPH_MON || k == PLACER_KIND_CEPH_MGR ||
-        k == PLACER_KIND_CEPH_MDS)
+    if (placer_role_kind_is_ceph(k))
       subset[n++] = plan->instances[i]; /* borrowed: never freed through this copy */
   }
   struct placer_plan sub = *plan;
@@ -410,7 +408,7 @@ static int existing_up(const struct placer_study *study, const struct placer_ben
   c->daemons = calloc(c->n_daemons ? c->n_daemons : 1, sizeof(*c->daemons));
   if (c->daemons == NULL) {
     placer_apply_report_free(report);
-    return placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+    return placer_error_oom(err, NULL);
   }
   size_t k = 0;
   for (size_t i = 0; report && i < report->n_instances; i++) {
@@ -423,7 +421,7 @@ static int existing_up(const struct placer_study *study, const struct placer_ben
     d->group = strdup(ir->group);
     d->pid = ir->bound[0].pid;
     if (d->name == NULL || d->group == NULL || d->inst == NULL) {
-      rc = placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+      rc = placer_error_oom(err, NULL);
       continue;
     }
   }
@@ -431,7 +429,7 @@ static int existing_up(const struct placer_study *study, const struct placer_ben
   placer_apply_report_free(report);
   for (size_t i = 0; rc == 0 && i < sc->devices.n; i++)
     if (placer_argv_push(&c->devices, sc->devices.items[i]) < 0)
-      rc = placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+      rc = placer_error_oom(err, NULL);
   return rc;
 }
 
@@ -460,7 +458,7 @@ static int fault_command(const struct placer_bench_cluster_env *env, const struc
                             arg);
   char **script_env = NULL;
   if (launcher && launcher_env(env, &script_env) < 0)
-    return placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+    return placer_error_oom(err, NULL);
   char *argv[] = { "sh", script, (char *)what, c->dir, (char *)arg, NULL };
   int rc = placer_bench_run_command(argv, script_env, env->log, 60, true, err);
   placer_argv_free(script_env);
@@ -495,7 +493,7 @@ int placer_bench_cluster_start(const struct placer_bench_cluster_env *env, struc
     return -1;
   cleanup_free char *pidfile = NULL;
   if (asprintf(&pidfile, "%s/run/%s.pid", c->dir, name) < 0)
-    return placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+    return placer_error_oom(err, NULL);
   if (read_pid(pidfile, &d->pid) < 0)
     return placer_error_set(err, PLACER_EXIT_SYSTEM, 0, "start %s: no PID in %s", name, pidfile);
   /* `placer exec` moves itself into the group before it execs the daemon */
@@ -568,7 +566,7 @@ int placer_bench_cluster_up(const struct placer_study *study, const struct place
     }
     if (device && placer_argv_push(&c->devices, device) < 0) {
       placer_error_free(e);
-      return placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+      return placer_error_oom(err, NULL);
     }
     placer_error_free(e);
     return 0;

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/array.h"
 #include "lib/text-table.h"
 #include "lib/textfile.h"
 
@@ -52,7 +53,7 @@ int placer_bench_compare_results(const struct placer_bench_results *base, const 
     free(text);
     free(a);
     free(b);
-    return placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "compare");
+    return placer_error_oom(err, "compare");
   }
   cleanup_free char *base_title = placer_text_escape(base->title), *cand_title = placer_text_escape(cand->title);
   fprintf(f, "placer compare: %s (baseline) against %s (candidate)\n", base_title ? base_title : "?",
@@ -132,7 +133,7 @@ int placer_bench_compare_results(const struct placer_bench_results *base, const 
   free(b);
   if (fclose(f) != 0 || rc != 0) {
     free(text);
-    return placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "compare");
+    return placer_error_oom(err, "compare");
   }
   *report = text;
   return 0;
@@ -186,7 +187,7 @@ char *placer_bench_compare_differences(const struct placer_bench_results *a, con
     { "workloads only in the baseline: ", (char *const *)wa, a->n_workloads, wb, b->n_workloads },
     { "workloads only in the candidate: ", (char *const *)wb, b->n_workloads, wa, a->n_workloads },
   };
-  for (size_t i = 0; i < sizeof(lists) / sizeof(lists[0]); i++)
+  for (size_t i = 0; i < N_OF(lists); i++)
     if (names_missing(f, sep, lists[i].what, lists[i].x, lists[i].nx, lists[i].y, lists[i].ny))
       sep = "; ";
   if (fclose(f) != 0) {

@@ -150,7 +150,7 @@ int placer_default_study_yaml(const struct placer_default_study *d, const char *
                    d->client_threads, d->iodepth, d->workers, values, d->storage_min_percent);
   if (n < 0) {
     *out = NULL;
-    return placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "default study");
+    return placer_error_oom(err, "default study");
   }
   return 0;
 }
@@ -187,7 +187,7 @@ int placer_default_study_for(const char *topology_xml, char **text, struct place
     if (sized && ((*study)->generated = strdup(yaml)) == NULL) {
       placer_study_free(*study);
       *study = NULL;
-      return placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "default study");
+      return placer_error_oom(err, "default study");
     }
   }
   if (text)

@@ -85,7 +85,7 @@ int placer_bench_fio_argv(const struct placer_study *study, enum placer_study_ta
     rc |= placer_argv_push(&argv, wl->fio_options.items[i]);
   if (rc != 0) {
     placer_argv_free(argv);
-    return placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "fio argv");
+    return placer_error_oom(err, "fio argv");
   }
   *out = argv;
   return 0;

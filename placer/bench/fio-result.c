@@ -145,7 +145,7 @@ int placer_fio_result_parse(const char *text, struct placer_fio_result **out, st
   const json_t *jobs = json_object_get(root, "jobs");
   int rc = 0;
   if (r == NULL) {
-    rc = placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "fio JSON");
+    rc = placer_error_oom(err, "fio JSON");
     goto out;
   }
   if (!json_is_array(jobs)) {
@@ -157,7 +157,7 @@ int placer_fio_result_parse(const char *text, struct placer_fio_result **out, st
   r->timestamp = (int64_t)num(root, "timestamp");
   r->jobs = calloc(json_array_size(jobs) + 1, sizeof(*r->jobs));
   if (r->jobs == NULL) {
-    rc = placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "fio JSON");
+    rc = placer_error_oom(err, "fio JSON");
     goto out;
   }
   const json_t *global = json_object_get(root, "global options");

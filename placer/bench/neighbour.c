@@ -159,12 +159,12 @@ static int start_one(const struct placer_study *study, const struct placer_bench
   if (placer_instance_group(env->prefix, inst->role, inst->name, &p->group, err) < 0)
     return -1;
   if (asprintf(&p->log, "%s/%s.%s.%s.log", env->log_dir, env->tag, nb->name, inst->name) < 0)
-    return placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+    return placer_error_oom(err, NULL);
   unlink(p->log);
   cleanup_free char *cpus = placer_cpulist_format(inst->cpus);
   cleanup_free char *mems = placer_cpulist_format(inst->mems);
   if (cpus == NULL || mems == NULL)
-    return placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+    return placer_error_oom(err, NULL);
   struct placer_launch_spec spec = {
     .instance = inst->name,
     .role = inst->role,
@@ -184,11 +184,11 @@ static int start_one(const struct placer_study *study, const struct placer_bench
     if (env->vm_kernel == NULL || env->vm_initrd == NULL)
       return placer_error_set(err, PLACER_EXIT_USAGE, 0, "neighbour '%s': no guest kernel and initramfs", nb->name);
     if (asprintf(&p->console, "%s/%s.%s.%s.console", env->log_dir, env->tag, nb->name, inst->name) < 0)
-      return placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+      return placer_error_oom(err, NULL);
     unlink(p->console);
     cleanup_free char *guest = NULL;
     if (asprintf(&guest, "bench-%s", inst->name) < 0)
-      return placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+      return placer_error_oom(err, NULL);
     const char *why;
     struct placer_vm_params params = {
       .name = guest,
@@ -207,11 +207,11 @@ static int start_one(const struct placer_study *study, const struct placer_bench
     p->ops = &placer_launch_exec;
   } else {
     if (stress_argv(nb, intensity, env->max_seconds, &p->argv) < 0)
-      return placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+      return placer_error_oom(err, NULL);
     if (nb->backend == PLACER_STUDY_BACKEND_PODMAN) {
       cleanup_free char *name = NULL;
       if (asprintf(&name, "bench-%s", inst->name) < 0 || (p->container = placer_podman_container_name(name)) == NULL)
-        return placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+        return placer_error_oom(err, NULL);
       p->conf = placer_containers_conf_path();
       spec.image = nb->image;
       spec.container_name = p->container;
@@ -296,7 +296,7 @@ int placer_bench_neighbours_start(const struct placer_study *study, const struct
       total += strcmp(env->plan->instances[i].role, study->neighbours[k].role) == 0;
   out->procs = calloc(total ? total : 1, sizeof(*out->procs));
   if (out->procs == NULL)
-    return placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+    return placer_error_oom(err, NULL);
   int rc = 0;
   for (size_t k = 0; rc == 0 && k < study->n_neighbours; k++)
     for (size_t i = 0; rc == 0 && i < env->plan->n_instances; i++) {

@@ -70,7 +70,7 @@ static int copy_targets(struct placer_bench_probe *p, const struct placer_bench_
                               targets[i].instance ? targets[i].instance : "?");
   p->targets = calloc(n ? n : 1, sizeof(*p->targets));
   if (p->targets == NULL)
-    return placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "bench probe");
+    return placer_error_oom(err, "bench probe");
   for (size_t i = 0; i < n; i++, p->n_targets++) {
     struct target_state *t = &p->targets[i];
     if (targets[i].instance == NULL || targets[i].role == NULL)
@@ -83,7 +83,7 @@ static int copy_targets(struct placer_bench_probe *p, const struct placer_bench_
     t->group = targets[i].group ? strdup(targets[i].group) : NULL;
     t->pid = targets[i].pid;
     if (t->instance == NULL || t->role == NULL || (targets[i].group && t->group == NULL))
-      return placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "bench probe");
+      return placer_error_oom(err, "bench probe");
   }
   return 0;
 }
@@ -93,16 +93,16 @@ int placer_bench_probe_start(struct placer_cgroup *cg, const char *proc_root, co
                              struct placer_bench_probe **out, struct placer_error **err) {
   struct placer_bench_probe *p = calloc(1, sizeof(*p));
   if (p == NULL)
-    return placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "bench probe");
+    return placer_error_oom(err, "bench probe");
   p->cg = cg;
   p->ticks_per_second = sysconf(_SC_CLK_TCK);
   int rc = copy_targets(p, targets, n_targets, err);
   p->devices = calloc(n_devices ? n_devices : 1, sizeof(*p->devices));
   if (rc == 0 && p->devices == NULL)
-    rc = placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "bench probe");
+    rc = placer_error_oom(err, "bench probe");
   for (size_t i = 0; rc == 0 && i < n_devices; i++, p->n_devices++)
     if ((p->devices[i] = strdup(devices[i])) == NULL)
-      rc = placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "bench probe");
+      rc = placer_error_oom(err, "bench probe");
   for (size_t i = 0; rc == 0 && i < p->n_targets; i++) {
     struct target_state *t = &p->targets[i];
     if (target_cpu_ns(p->cg, proc_root, t, p->ticks_per_second, &t->cpu_ns, err) < 0 ||
@@ -152,7 +152,7 @@ static int set_cpu_busy(const struct placer_bench_probe *p, const struct placer_
       max_cpu = after[i].cpu;
   double *busy = malloc((size_t)(max_cpu + 1 > 0 ? max_cpu + 1 : 1) * sizeof(*busy));
   if (busy == NULL)
-    return placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "bench probe");
+    return placer_error_oom(err, "bench probe");
   for (int c = 0; c <= max_cpu; c++)
     busy[c] = NAN;
   for (size_t i = 0; i < n_after; i++)

@@ -7,6 +7,7 @@
  * sampled; then fio is stopped.  Recorded: the times, the client's IOPS
  * before and during recovery, each instance's RSS before and at its peak;
  * a restarted daemon is checked to run where the plan says. */
+#include "lib/array.h"
 #include "bench/internal.h"
 
 #include <errno.h>
@@ -103,7 +104,7 @@ static void csv_rows(struct bench *b, const struct pass *p, const struct placer_
     bench_csv_field(f, rec->daemon, false);
     double x[] = { run->detect_s,    run->down_s,      run->recovery_s, run->total_s,
                    run->iops_before, run->iops_during, run->iops_min,   run->degraded_peak };
-    for (size_t k = 0; k < sizeof(x) / sizeof(x[0]); k++)
+    for (size_t k = 0; k < N_OF(x); k++)
       bench_csv_num(f, x[k], false);
     bench_csv_field(f, run->roles[i].instance, false);
     bench_csv_field(f, run->roles[i].role, false);

@@ -24,7 +24,7 @@ int placer_bench_recovery_new(const char *action, const char *daemon, const char
       (r->action = strdup(action)) == NULL || (r->daemon = strdup(daemon)) == NULL ||
       (r->workload = strdup(workload)) == NULL) {
     placer_bench_recovery_free(r);
-    return placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "recovery results");
+    return placer_error_oom(err, "recovery results");
   }
   r->at_s = at_s;
   r->down_s = down_s;
@@ -88,14 +88,14 @@ int placer_bench_recovery_run_add_role(struct placer_bench_recovery_run *run, co
                                        uint64_t rss_before_bytes, uint64_t rss_peak_bytes, struct placer_error **err) {
   struct placer_bench_recovery_role *roles = realloc(run->roles, (run->n_roles + 1) * sizeof(*roles));
   if (roles == NULL)
-    return placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "recovery results");
+    return placer_error_oom(err, "recovery results");
   run->roles = roles;
   struct placer_bench_recovery_role *x = &roles[run->n_roles];
   *x = (struct placer_bench_recovery_role){ strdup(instance), strdup(role), rss_before_bytes, rss_peak_bytes };
   if (x->instance == NULL || x->role == NULL) {
     free(x->instance);
     free(x->role);
-    return placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "recovery results");
+    return placer_error_oom(err, "recovery results");
   }
   run->n_roles++;
   return 0;
@@ -192,7 +192,7 @@ int placer_bench_recovery_from_json(const json_t *j, char *const *variants, size
     if ((str(e, "fio_json") && (run->fio_json = strdup(str(e, "fio_json"))) == NULL) ||
         (str(e, "watch_log") && (run->watch_log = strdup(str(e, "watch_log"))) == NULL)) {
       placer_bench_recovery_free(r);
-      return placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "bench results JSON");
+      return placer_error_oom(err, "bench results JSON");
     }
     const json_t *x;
     size_t k;
@@ -427,7 +427,7 @@ int placer_bench_fio_status_points(const char *text, size_t len, struct placer_b
       struct placer_bench_io_point *q = realloc(p, cap * sizeof(*p));
       if (q == NULL) {
         free(p);
-        return placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "fio status");
+        return placer_error_oom(err, "fio status");
       }
       p = q;
     }

@@ -3,6 +3,7 @@
  * balance point, CPU per role, latency percentiles, client IOPS through a
  * recovery, and with a second directory the change of every cell.  Data and scripts stay beside the SVGs
  * in DIR/report/, so a plot can be redrawn or restyled by hand. */
+#include "lib/array.h"
 #include "bench/report-html.h"
 
 #include <dirent.h>
@@ -116,7 +117,7 @@ static void dq(FILE *f, const char *s) {
 static FILE *open_in(struct page *pg, const char *name, char **path) {
   if (asprintf(path, "%s/%s", pg->plots, name) < 0) {
     *path = NULL;
-    placer_error_errno(pg->err, PLACER_EXIT_SYSTEM, ENOMEM, "report");
+    placer_error_oom(pg->err, "report");
     return NULL;
   }
   FILE *f = fopen(*path, "w");
@@ -254,12 +255,12 @@ static int gnuplot(struct page *pg, const char *name, const char *script, const 
   size_t n = 0;
   FILE *f = open_memstream(&plotdir, &n);
   if (f == NULL)
-    return placer_error_errno(pg->err, PLACER_EXIT_SYSTEM, ENOMEM, "report");
+    return placer_error_oom(pg->err, "report");
   fputs("plotdir=", f);
   gq(f, pg->plots);
   if (fclose(f) != 0) {
     free(plotdir);
-    return placer_error_errno(pg->err, PLACER_EXIT_SYSTEM, ENOMEM, "report");
+    return placer_error_oom(pg->err, "report");
   }
   char *argv[] = { (char *)(bin && *bin ? bin : "gnuplot"), "-e", plotdir, (char *)script, NULL };
   char *out = NULL, *errout = NULL;
@@ -365,7 +366,7 @@ static int plot_interference(struct page *pg, bool neighbours) {
     free(a);
     free(b);
     plot_discard(&pf);
-    return placer_error_errno(pg->err, PLACER_EXIT_SYSTEM, ENOMEM, "report");
+    return placer_error_oom(pg->err, "report");
   }
   fputs("# label, then per variant: kept% low% high%\n", dat);
   for (size_t w = 0; w < r->n_workloads; w++)
@@ -442,7 +443,7 @@ static int plot_sweep(struct page *pg) {
   double *x = calloc(max_repeats(r), sizeof(double));
   if (x == NULL) {
     plot_discard(&pf);
-    return placer_error_errno(pg->err, PLACER_EXIT_SYSTEM, ENOMEM, "report");
+    return placer_error_oom(pg->err, "report");
   }
   /* levels ascending (conditions are in study order; sort indexes) */
   size_t order[PLACER_BENCH_MAX];
@@ -636,7 +637,7 @@ static int plot_cpu(struct page *pg) {
   double *x = calloc(max_repeats(r), sizeof(double));
   if (x == NULL) {
     plot_discard(&pf);
-    return placer_error_errno(pg->err, PLACER_EXIT_SYSTEM, ENOMEM, "report");
+    return placer_error_oom(pg->err, "report");
   }
   fputs("# variant/condition, then cores per role:", dat);
   for (size_t k = 0; k < n_roles; k++)
@@ -693,7 +694,7 @@ static int plot_latency(struct page *pg) {
   double *x = calloc(max_repeats(r), sizeof(double));
   if (x == NULL) {
     plot_discard(&pf);
-    return placer_error_errno(pg->err, PLACER_EXIT_SYSTEM, ENOMEM, "report");
+    return placer_error_oom(pg->err, "report");
   }
   fputs("# variant workload, p50 p99 p99.9 (ms, median over repeats)\n", dat);
   for (size_t w = 0; w < r->n_workloads; w++)
@@ -825,7 +826,7 @@ static int plot_compare(struct page *pg) {
     plot_discard(&pf);
     free(xa);
     free(xb);
-    return placer_error_errno(pg->err, PLACER_EXIT_SYSTEM, ENOMEM, "report");
+    return placer_error_oom(pg->err, "report");
   }
   fputs("<h2>Compared with ", pg->html);
   html_text(pg->html, pg->compare_dir);
@@ -913,7 +914,7 @@ static int write_verdicts(struct page *pg) {
   struct placer_bench_verdict *all = NULL;
   size_t n = placer_bench_verdicts(r, &all);
   if (n == (size_t)-1)
-    return placer_error_errno(pg->err, PLACER_EXIT_SYSTEM, ENOMEM, "report");
+    return placer_error_oom(pg->err, "report");
   fputs("<h2>Verdict</h2>\n<p>Each change against ", f);
   html_text(f, r->variants[0]);
   fprintf(f,
@@ -987,7 +988,7 @@ static bool plot_file(const char *name) {
   const char *dot = strrchr(name, '.');
   if (dot == NULL || (strcmp(dot, ".dat") != 0 && strcmp(dot, ".gp") != 0 && strcmp(dot, ".svg") != 0))
     return false;
-  for (size_t i = 0; i < sizeof(plots) / sizeof(plots[0]); i++)
+  for (size_t i = 0; i < N_OF(plots); i++)
     if (strlen(plots[i]) == (size_t)(dot - name) && strncmp(plots[i], name, (size_t)(dot - name)) == 0)
       return true;
   return false;
@@ -1016,7 +1017,7 @@ static void remove_tree(const char *tmp) {
 static int check_target(const char *dir, const char *name, bool is_dir, struct placer_error **err) {
   cleanup_free char *path = NULL;
   if (asprintf(&path, "%s/%s", dir, name) < 0)
-    return placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "report");
+    return placer_error_oom(err, "report");
   struct stat st;
   if (lstat(path, &st) < 0)
     return errno == ENOENT ? 0 : placer_error_errno(err, PLACER_EXIT_SYSTEM, errno, "report: %s", path);
@@ -1064,7 +1065,7 @@ static int publish(const char *dir, const char *tmp, char **html_out, struct pla
   if (asprintf(&plots, "%s/report", dir) < 0 || asprintf(&new_plots, "%s/report", tmp) < 0 ||
       asprintf(&html, "%s/report.html", dir) < 0 || asprintf(&new_html, "%s/report.html", tmp) < 0 ||
       asprintf(&aside, "%s/old-report", tmp) < 0)
-    return placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "report");
+    return placer_error_oom(err, "report");
   bool had_plots = access(plots, F_OK) == 0, exchanged = false;
   if (had_plots) {
     if (renameat2(AT_FDCWD, new_plots, AT_FDCWD, plots, RENAME_EXCHANGE) == 0) {
@@ -1112,7 +1113,7 @@ int placer_report_html_write(const char *dir, const struct placer_bench_results 
   int n = asprintf(&pg.final_plots, "%s/report", real ? real : dir);
   free(real);
   if (n < 0 || asprintf(&tmp, "%s/.report-XXXXXX", dir) < 0) {
-    placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "report");
+    placer_error_oom(err, "report");
     goto out;
   }
   if (mkdtemp(tmp) == NULL) {
@@ -1122,7 +1123,7 @@ int placer_report_html_write(const char *dir, const struct placer_bench_results 
     goto out;
   }
   if (asprintf(&pg.plots, "%s/report", tmp) < 0 || asprintf(&tmp_html, "%s/report.html", tmp) < 0) {
-    placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "report");
+    placer_error_oom(err, "report");
     goto out;
   }
   if (mkdir(pg.plots, 0755) < 0) {

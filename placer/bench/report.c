@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/array.h"
 #include "bench/design.h"
 #include "lib/text-table.h"
 #include "lib/textfile.h"
@@ -415,7 +416,7 @@ static int split_table(const struct placer_bench_results *r, FILE *out) {
   static const char *const heads[] = { "step",      "alone",      "+neighbours",  "p99 ms",  "storage cores",
                                        "osd cores", "neighbours", "storage kept", "nb kept", "nb own",
                                        "sum",       "bound",      "efficiency" };
-  for (size_t i = 0; i < sizeof(heads) / sizeof(heads[0]); i++) {
+  for (size_t i = 0; i < N_OF(heads); i++) {
     if (i == 0)
       placer_table_cell_l(&t, "%s", heads[i]);
     else
@@ -965,7 +966,7 @@ int placer_bench_report(const struct placer_bench_results *r, char **out, struct
   rc |= threads_table(r, f);
   if (fclose(f) != 0 || rc != 0) {
     free(text);
-    return placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "bench report");
+    return placer_error_oom(err, "bench report");
   }
   *out = text;
   return 0;

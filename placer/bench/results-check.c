@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "lib/array.h"
 #include "bench/results.h"
 
 /* What one results directory may hold, far above a real study's (its
@@ -199,9 +200,9 @@ static int io_check(struct check *c, const json_t *run, const char *key) {
   static const char *const counts[] = { "bw_bytes", "io_bytes", "total_ios", "runtime_ms" };
   static const char *const rates[] = { "iops", "clat_mean_ns", "clat_p50_ns", "clat_p99_ns", "clat_p999_ns" };
   int rc = 0;
-  for (size_t i = 0; rc == 0 && i < sizeof(counts) / sizeof(counts[0]); i++)
+  for (size_t i = 0; rc == 0 && i < N_OF(counts); i++)
     rc = num(c, io, counts[i], OPTIONAL | INTEGER, 0, INFINITY);
-  for (size_t i = 0; rc == 0 && i < sizeof(rates) / sizeof(rates[0]); i++)
+  for (size_t i = 0; rc == 0 && i < N_OF(rates); i++)
     rc = num(c, io, rates[i], OPTIONAL | NULLABLE, 0, INFINITY);
   pop(c, at);
   return rc;
@@ -300,7 +301,7 @@ static int recovery_check(struct check *c, const json_t *j, size_t n_variants, s
         rel_path(c, e, "watch_log") < 0 ||
         array(c, e, "roles", OPTIONAL, MAX_ROLES, "instances a run may sample", &roles) < 0)
       return -1;
-    for (size_t t = 0; t < sizeof(times) / sizeof(times[0]); t++)
+    for (size_t t = 0; t < N_OF(times); t++)
       if (num(c, e, times[t], OPTIONAL | NULLABLE, 0, INFINITY) < 0)
         return -1;
     json_array_foreach(roles, k, x) {
@@ -342,7 +343,7 @@ static int baseline_check(struct check *c, const json_t *j) {
     size_t at_w = push(c, ".workloads[%zu]", i);
     if (element_object(c, e) < 0 || name(c, e, "workload", 0) < 0)
       return -1;
-    for (size_t k = 0; k < sizeof(figures) / sizeof(figures[0]); k++)
+    for (size_t k = 0; k < N_OF(figures); k++)
       if (num(c, e, figures[k], 0, 0, INFINITY) < 0)
         return -1;
     pop(c, at_w);
@@ -416,7 +417,7 @@ int placer_bench_results_check(const json_t *j, struct placer_error **err) {
     return -1;
   size_t at = push_key(&c, "neighbour");
   static const char *const texts[] = { "name", "unit", "level_unit", "role" };
-  for (size_t k = 0; k < sizeof(texts) / sizeof(texts[0]); k++)
+  for (size_t k = 0; k < N_OF(texts); k++)
     if (name(&c, neighbour, texts[k], OPTIONAL | NULLABLE | EMPTY) < 0)
       return -1;
   pop(&c, at);

@@ -317,7 +317,7 @@ static int names_from_json(const json_t *arr, const char *key, const char ***out
                            struct placer_error **err) {
   const char **names = calloc(json_array_size(arr) + 1, sizeof(*names));
   if (names == NULL)
-    return placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "bench results JSON");
+    return placer_error_oom(err, "bench results JSON");
   for (size_t i = 0; i < json_array_size(arr); i++) {
     const json_t *e = json_array_get(arr, i);
     names[i] = json_is_string(e) ? json_string_value(e) : str(e, "name");
@@ -386,7 +386,7 @@ static int run_from_json(struct placer_bench_results *r, const json_t *j, size_t
   if (json_array_size(busy) > 0) {
     double *values = calloc(json_array_size(busy), sizeof(*values));
     if (values == NULL)
-      return placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "bench results JSON");
+      return placer_error_oom(err, "bench results JSON");
     json_array_foreach(busy, idx, e) values[idx] = json_is_number(e) ? json_number_value(e) : NAN;
     int rc = placer_bench_run_set_cpu_busy(run, values, json_array_size(busy), err);
     free(values);
@@ -414,7 +414,7 @@ static int shape_from_json(const json_t *j, struct placer_bench_results **out, s
   int rc = -1;
   double *knobs = NULL;
   if (ws == NULL || cs == NULL) {
-    placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "bench results JSON");
+    placer_error_oom(err, "bench results JSON");
     goto out;
   }
   if (names_from_json(variants, "variants", &vnames, &nv, err) < 0 ||
@@ -525,7 +525,7 @@ int placer_bench_results_from_json(const json_t *j, struct placer_bench_results 
   if (json_is_integer(rr) && json_integer_value(rr) > 0 && (size_t)json_integer_value(rr) <= r->repeats)
     r->repeats_run = (size_t)json_integer_value(rr);
   if (json_is_string(why) && (r->stop_reason = strdup(json_string_value(why))) == NULL) {
-    placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "bench results JSON");
+    placer_error_oom(err, "bench results JSON");
     goto fail;
   }
   *out = r;

@@ -11,7 +11,7 @@ static char *dup_or_empty(const char *s) {
 }
 
 static int oom(struct placer_error **err, const char *what) {
-  return placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "%s", what);
+  return placer_error_oom(err, what);
 }
 
 /* An empty name, or one already used at an earlier index. */

@@ -5,6 +5,7 @@
  * neighbours while sampling CPU, memory, threads, cores and device writes,
  * then tear everything down.  Results go to the results directory as they
  * come, so a Ctrl-C or a failure keeps what was measured. */
+#include "lib/array.h"
 #include "bench/internal.h"
 
 #include <errno.h>
@@ -492,7 +493,7 @@ static int run_cell(struct bench *b, struct pass *p, size_t w, size_t c, struct 
       free(targets);
     }
     watch[n_watch++] = (struct hwm_watch){ p->v->fio->name, p->v->fio_group, 0, NAN };
-    for (size_t i = 0; i < nb.n && n_watch < sizeof(watch) / sizeof(watch[0]); i++)
+    for (size_t i = 0; i < nb.n && n_watch < N_OF(watch); i++)
       if (nb.procs[i].console == NULL && nb.procs[i].container == NULL) /* stress-ng */
         watch[n_watch++] = (struct hwm_watch){ nb.procs[i].inst->name, nb.procs[i].group, 0, NAN };
     wait_fio(b, pid, s->workloads.runtime_s + s->workloads.grace_s, watch, run ? n_watch : 0, &ok);

@@ -8,22 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/array.h"
 #include "bench/sample.h"
-
-static int parse_u64(const char *s, const char **end, uint64_t *out) {
-  while (*s == ' ' || *s == '\t')
-    s++;
-  if (*s < '0' || *s > '9')
-    return -1;
-  char *e;
-  errno = 0;
-  unsigned long long v = strtoull(s, &e, 10);
-  if (errno != 0)
-    return -1;
-  *out = v;
-  *end = e;
-  return 0;
-}
+#include "lib/units.h"
 
 int placer_sample_parse_stat(const char *text, struct placer_sample_task *out, struct placer_error **err) {
   const char *open = strchr(text, '('), *close = strrchr(text, ')');
@@ -72,11 +59,11 @@ int placer_sample_parse_status(const char *text, struct placer_sample_mem *out, 
   bool have_threads = false;
   for (const char *line = text; line && *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
     const char *end;
-    if (strncmp(line, "VmRSS:", 6) == 0 && parse_u64(line + 6, &end, &kib) == 0)
+    if (strncmp(line, "VmRSS:", 6) == 0 && placer_parse_u64_prefix(line + 6, &end, &kib) == 0)
       m.rss_bytes = kib * 1024;
-    else if (strncmp(line, "VmHWM:", 6) == 0 && parse_u64(line + 6, &end, &kib) == 0)
+    else if (strncmp(line, "VmHWM:", 6) == 0 && placer_parse_u64_prefix(line + 6, &end, &kib) == 0)
       m.hwm_bytes = kib * 1024;
-    else if (strncmp(line, "Threads:", 8) == 0 && parse_u64(line + 8, &end, &threads) == 0) {
+    else if (strncmp(line, "Threads:", 8) == 0 && placer_parse_u64_prefix(line + 8, &end, &threads) == 0) {
       m.threads = (long)threads;
       have_threads = true;
     }
@@ -110,7 +97,7 @@ int placer_sample_thread_deltas(const struct placer_sample_task *before, size_t 
                                 struct placer_sample_thread_cpu **out, size_t *n, struct placer_error **err) {
   struct placer_sample_thread_cpu *d = calloc(n_after ? n_after : 1, sizeof(*d));
   if (d == NULL)
-    return placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "thread CPU deltas");
+    return placer_error_oom(err, "thread CPU deltas");
   for (size_t i = 0; i < n_after; i++) {
     const struct placer_sample_task *a = &after[i];
     uint64_t base = 0;
@@ -144,7 +131,7 @@ int placer_sample_parse_proc_stat(const char *text, struct placer_sample_cpu_tim
     return placer_error_set(err, PLACER_EXIT_SYSTEM, 0, "stat: no \"cpu\" lines");
   struct placer_sample_cpu_times *c = calloc(cap, sizeof(*c));
   if (c == NULL)
-    return placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "stat");
+    return placer_error_oom(err, "stat");
   for (const char *line = text; line && *line; line = next_line(line)) {
     if (strncmp(line, "cpu", 3) != 0)
       continue;
@@ -164,8 +151,8 @@ int placer_sample_parse_proc_stat(const char *text, struct placer_sample_cpu_tim
     }
     uint64_t *fields[] = { &t->user, &t->nice, &t->system, &t->idle, &t->iowait, &t->irq, &t->softirq, &t->steal };
     size_t got = 0;
-    for (; got < sizeof(fields) / sizeof(fields[0]); got++)
-      if (parse_u64(p, &p, fields[got]) < 0)
+    for (; got < N_OF(fields); got++)
+      if (placer_parse_u64_prefix(p, &p, fields[got]) < 0)
         break;
     if (got < 4) { /* user nice system idle exist on every kernel */
       free(c);
@@ -200,7 +187,7 @@ int placer_sample_parse_diskstats(const char *text, struct placer_sample_disk **
     cap += *c == '\n';
   struct placer_sample_disk *d = calloc(cap, sizeof(*d));
   if (d == NULL)
-    return placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "diskstats");
+    return placer_error_oom(err, "diskstats");
   int lineno = 0;
   for (const char *line = text; line && *line; line = next_line(line)) {
     lineno++;

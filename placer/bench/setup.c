@@ -2,6 +2,7 @@
  * every variant's profile and plan, the workload matrix and the conditions,
  * the tools, a guest for VM neighbours, the results directory and its files;
  * and the --dry-run description of a study. */
+#include "lib/array.h"
 #include "bench/internal.h"
 #include "bench/design.h"
 
@@ -87,11 +88,6 @@ static int check_tools(const struct bench *b, struct placer_error **err) {
   return 0;
 }
 
-static bool is_ceph_kind(enum placer_role_kind k) {
-  return k == PLACER_KIND_CEPH_OSD || k == PLACER_KIND_CEPH_MON || k == PLACER_KIND_CEPH_MGR ||
-         k == PLACER_KIND_CEPH_MDS;
-}
-
 static bool in_list(const struct placer_string_list *l, const char *s) {
   for (size_t i = 0; i < l->n; i++)
     if (strcmp(l->items[i], s) == 0)
@@ -115,7 +111,7 @@ static bool role_in_class(const struct placer_study *s, const struct placer_role
         return true;
     return false;
   }
-  return !storage && !is_ceph_kind(r->kind); /* clients */
+  return !storage && !placer_role_kind_is_ceph(r->kind); /* clients */
 }
 
 static int push_set(char ***sets, const char *role, const char *key, const char *value) {
@@ -176,7 +172,7 @@ static int resolve_sets(const struct bench *b, struct variant *v, const struct p
       const struct placer_role_spec *role = &prof->roles[r];
       int rc = 0;
       if (split) {
-        bool st = role_in_class(s, role, "storage") || is_ceph_kind(role->kind);
+        bool st = role_in_class(s, role, "storage") || placer_role_kind_is_ceph(role->kind);
         char rest[16];
         snprintf(rest, sizeof(rest), "%u", total - prof->reserve.cores - n);
         rc = push_set(&v->sets, role->name, "cpu.cores", st ? value : rest) |
@@ -683,7 +679,7 @@ int bench_setup(struct bench *b, struct placer_error **err) {
     { "threads.csv", "instance,thread,cpu_ns", &b->threads_csv },
     { "cores.csv", "cpu,busy", &b->cores_csv },
   };
-  for (size_t i = 0; i < sizeof(csvs) / sizeof(csvs[0]); i++) {
+  for (size_t i = 0; i < N_OF(csvs); i++) {
     snprintf(header, sizeof(header), "%s,%s", keys, csvs[i].cols);
     if (open_csv(b, csvs[i].name, header, csvs[i].f, err) < 0)
       return -1;
@@ -712,7 +708,7 @@ int bench_setup(struct bench *b, struct placer_error **err) {
 void bench_free(struct bench *b) {
   FILE *files[] = { b->runs_csv,      b->roles_csv, b->threads_csv, b->cores_csv,
                     b->placement_csv, b->solo_csv,  b->recovery_csv };
-  for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++)
+  for (size_t i = 0; i < N_OF(files); i++)
     if (files[i])
       fclose(files[i]);
   variants_free(b);

@@ -279,5 +279,5 @@ oom:
   free(iops);
   free(used);
   placer_size_check_free(c);
-  return placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "validate");
+  return placer_error_oom(err, "validate");
 }

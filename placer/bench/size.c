@@ -141,7 +141,7 @@ static int collect(struct placer_bench_results *const *results, size_t n_results
     res->workloads = calloc(1, sizeof(*res->workloads));
     if (res->workloads == NULL || (res->workloads[0].name = strdup("given")) == NULL ||
         (res->workloads[0].pattern = strdup("given")) == NULL || (res->storage_role = strdup("osd")) == NULL)
-      return placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "size");
+      return placer_error_oom(err, "size");
     res->n_workloads = 1;
     res->workloads[0].cpu_ms_per_io = opt->given_cpu_ms_per_io;
     res->workloads[0].cpu_ms_per_io_target = opt->given_cpu_ms_per_io;
@@ -152,7 +152,7 @@ static int collect(struct placer_bench_results *const *results, size_t n_results
     return 0;
   }
   if ((res->storage_role = strdup(results[0]->storage_role)) == NULL)
-    return placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "size");
+    return placer_error_oom(err, "size");
   res->measured_osds = measured_instances(results, n_results);
   /* the workloads of every results set, first seen first */
   for (size_t k = 0; k < n_results; k++)
@@ -165,7 +165,7 @@ static int collect(struct placer_bench_results *const *results, size_t n_results
         continue;
       struct placer_size_workload *bigger = realloc(res->workloads, (res->n_workloads + 1) * sizeof(*bigger));
       if (bigger == NULL)
-        return placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "size");
+        return placer_error_oom(err, "size");
       res->workloads = bigger;
       struct placer_size_workload *sw = &res->workloads[res->n_workloads++];
       memset(sw, 0, sizeof(*sw));
@@ -175,7 +175,7 @@ static int collect(struct placer_bench_results *const *results, size_t n_results
       double wf = NAN;
       if (sw->name == NULL || sw->pattern == NULL ||
           workload_figures(results, n_results, w, sw, &res->measured_peak_rss, &wf) < 0)
-        return placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "size");
+        return placer_error_oom(err, "size");
       /* each client write costs every replica its own write: scale the
        * write share by target / measured replicas */
       double f = isfinite(wf) ? wf : 0;
@@ -217,7 +217,7 @@ static int account_nodes(const struct placer_topology *topo, const struct placer
   hwloc_bitmap_t osd = hwloc_bitmap_alloc(), vm = hwloc_bitmap_alloc(), other = hwloc_bitmap_alloc();
   int rc = -1;
   if (res->nodes == NULL || osd == NULL || vm == NULL || other == NULL) {
-    placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "size");
+    placer_error_oom(err, "size");
     goto out;
   }
   res->osd_threads = UINT32_MAX;
@@ -244,7 +244,7 @@ static int account_nodes(const struct placer_topology *topo, const struct placer
     sn->os = tn->os_index;
     hwloc_bitmap_t usable = hwloc_bitmap_dup(tn->cpus);
     if (usable == NULL) {
-      placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "size");
+      placer_error_oom(err, "size");
       goto out;
     }
     if (topo->allowed_cpus && !hwloc_bitmap_iszero(topo->allowed_cpus))
@@ -330,14 +330,14 @@ int placer_size_compute(struct placer_bench_results *const *results, size_t n_re
                             profile->name);
   struct placer_size_result *res = calloc(1, sizeof(*res));
   if (res == NULL)
-    return placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "size");
+    return placer_error_oom(err, "size");
   res->opt = *opt;
   res->opt.workload = NULL;
   res->n_results = n_results;
   res->topology_source = strdup(topo->source);
   res->profile_name = strdup(profile->name);
   if (res->topology_source == NULL || res->profile_name == NULL) {
-    placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "size");
+    placer_error_oom(err, "size");
     goto fail;
   }
   if (collect(results, n_results, opt, res, err) < 0)

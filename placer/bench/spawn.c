@@ -189,7 +189,7 @@ int placer_bench_start_placed(const struct placer_bench_exec *x, const char *ins
   char **argv = NULL;
   if (placer_bench_exec_argv(x->exe, x->prefix, x->topology_xml, x->profile_path, x->sets, instance, command, &argv) <
       0)
-    return placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+    return placer_error_oom(err, NULL);
   pid_t pid;
   int rc = placer_bench_spawn(argv, env, log, &pid, err);
   if (rc < 0) {
@@ -211,7 +211,7 @@ int placer_bench_start_placed(const struct placer_bench_exec *x, const char *ins
     kill(pid, SIGKILL);
     waitpid(pid, NULL, 0);
     placer_launch_record_clear(rec);
-    return placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+    return placer_error_oom(err, NULL);
   }
   return 0;
 }

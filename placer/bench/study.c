@@ -1,6 +1,7 @@
 /* Bench studies: the YAML schema as key tables for the walker in
  * profile-yaml.c, defaults, and the checks that span several keys.
  * docs/bench.md ("The study file") describes every key; keep the two in step. */
+#include "lib/array.h"
 #include "bench/study.h"
 #include "lib/datafile.h"
 
@@ -17,7 +18,6 @@
 #include "profile-yaml.h"
 #include "lib/units.h"
 
-#define N_OF(a) (sizeof(a) / sizeof((a)[0]))
 #define GIB (UINT64_C(1) << 30)
 
 static const char *const cluster_names[] = {
@@ -87,7 +87,7 @@ static yaml_node_t *seq_item(struct pyaml_walk *w, const yaml_node_t *v, size_t 
 }
 
 static int oom(struct pyaml_walk *w) {
-  return placer_error_errno(w->err, PLACER_EXIT_SYSTEM, ENOMEM, "parse study");
+  return placer_error_oom(w->err, "parse study");
 }
 
 /* 1 when NAME is one of the study's workloads ("4k-randwrite"), 0 when not, -1 out of memory. */
@@ -1179,7 +1179,7 @@ int placer_study_parse(const char *file, const char *text, size_t len, struct pl
   struct placer_study *s = calloc(1, sizeof(*s));
   int rc = -1;
   if (s == NULL) {
-    placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "parse study");
+    placer_error_oom(err, "parse study");
     goto out;
   }
   study_defaults(s);
@@ -1188,7 +1188,7 @@ int placer_study_parse(const char *file, const char *text, size_t len, struct pl
   const char *slash = strrchr(file, '/');
   s->dir = slash ? strndup(file, (size_t)(slash - file) + (slash == file)) : NULL;
   if (slash && s->dir == NULL) {
-    placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "parse study");
+    placer_error_oom(err, "parse study");
     goto out;
   }
   yaml_node_t *root = yaml_document_get_root_node(&doc);
@@ -1200,7 +1200,7 @@ int placer_study_parse(const char *file, const char *text, size_t len, struct pl
       check_baseline(&w, s, root) < 0 || check_recovery(&w, s, root) < 0)
     goto out;
   if ((s->path = strdup(file)) == NULL) {
-    placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "parse study");
+    placer_error_oom(err, "parse study");
     goto out;
   }
   *out = TAKE_PTR(s);

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "lib/array.h"
 #include "apply.h"
 #include "bench/run.h"
 #include "cgroup.h"
@@ -85,7 +86,7 @@ int cmd_exec(int argc, char **argv) {
       }
       break;
     case 's':
-      if (n_sets == sizeof(sets) / sizeof(sets[0])) {
+      if (n_sets == N_OF(sets)) {
         placer_argv_free(env);
         fprintf(stderr, "placer exec: at most 64 --set\n");
         return PLACER_EXIT_USAGE;

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "lib/array.h"
 #include "cli/commands.h"
 #include "export.h"
 #include "plan.h"
@@ -77,7 +78,7 @@ int cmd_export(int argc, char **argv) {
     case 'm': map_path = optarg; break;
     case 'o': out_dir = optarg; break;
     case 's':
-      if (n_sets == sizeof(sets) / sizeof(sets[0])) {
+      if (n_sets == N_OF(sets)) {
         fprintf(stderr, "placer export: at most 64 --set\n");
         return PLACER_EXIT_USAGE;
       }

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "lib/array.h"
 #include "cli/commands.h"
 #include "plan.h"
 #include "profile.h"
@@ -61,7 +62,7 @@ int cmd_plan(int argc, char **argv) {
     case 't': xml_path = optarg; break;
     case 'j': json = true; break;
     case 's':
-      if (n_sets == sizeof(sets) / sizeof(sets[0])) {
+      if (n_sets == N_OF(sets)) {
         fprintf(stderr, "placer plan: at most 64 --set\n");
         return PLACER_EXIT_USAGE;
       }

@@ -218,7 +218,7 @@ int cmd_run(int argc, char **argv) {
   n = plan->n_instances;
   ps = calloc(n ? n : 1, sizeof(*ps));
   if (ps == NULL) {
-    placer_error_errno(&err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+    placer_error_oom(&err, NULL);
     goto fail;
   }
   /* Everything is checked and substituted before anything starts. */

@@ -217,7 +217,7 @@ int cmd_size(int argc, char **argv) {
   struct placer_size_result *res = NULL;
   int rc = PLACER_EXIT_OK;
   if (results == NULL || path == NULL) {
-    placer_error_errno(&err, PLACER_EXIT_SYSTEM, ENOMEM, "size");
+    placer_error_oom(&err, "size");
     goto fail;
   }
   for (size_t i = 0; i < n_results; i++)

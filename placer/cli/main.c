@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "lib/array.h"
 #include "cli/commands.h"
 #include "lib/error.h"
 
@@ -12,7 +13,7 @@ const struct placer_cli_command *const placer_cli_commands[] = {
   &placer_cli_reset,   &placer_cli_run,    &placer_cli_stop,   &placer_cli_exec,  &placer_cli_bench,
   &placer_cli_compare, &placer_cli_report, &placer_cli_size,   &placer_cli_help,
 };
-const size_t placer_cli_n_commands = sizeof(placer_cli_commands) / sizeof(placer_cli_commands[0]);
+const size_t placer_cli_n_commands = N_OF(placer_cli_commands);
 
 static const struct placer_cli_option main_options[] = {
   { "version", 'V', NULL, PLACER_CLI_TEXT, "Print placer's version and exit." },

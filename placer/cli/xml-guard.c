@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "lib/array.h"
 #include "cli/commands.h"
 #include "topology.h"
 
@@ -28,7 +29,7 @@ static const struct {
   { SIGILL, "': hwloc's XML import crashed on it (Illegal instruction): a corrupt file\n" },
   { SIGALRM, "': hwloc took more than " GUARD_SECONDS_TEXT " s to read it: a corrupt file\n" },
 };
-#define N_FATAL (sizeof(fatal) / sizeof(fatal[0]))
+#define N_FATAL N_OF(fatal)
 
 /* the line's parts, set before the read: the handler only writes them */
 static const char *file_name;

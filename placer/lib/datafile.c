@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "lib/array.h"
 #include "lib/error.h"
 
 char *placer_path_if_readable(const char *dir, const char *rel) {
@@ -39,7 +40,7 @@ char *placer_data_file(const char *env_override, const char *rel) {
           return found;
       }
       static const char *const prefixes[] = { "..", "../share/placer", "../.." };
-      for (size_t i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++) {
+      for (size_t i = 0; i < N_OF(prefixes); i++) {
         cleanup_free char *dir = NULL;
         if (asprintf(&dir, "%s/%s", exe, prefixes[i]) < 0)
           return NULL;

@@ -66,6 +66,12 @@ static int error_store(struct placer_error **err, int exit_code, int errno_value
   return -1;
 }
 
+int placer_error_oom(struct placer_error **err, const char *what) {
+  if (what == NULL)
+    return placer_error_oom(err, NULL);
+  return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "%s: out of memory", what);
+}
+
 int placer_error_set(struct placer_error **err, int exit_code, int errno_value, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);

@@ -28,6 +28,10 @@ int placer_error_set(struct placer_error **err, int exit_code, int errno_value, 
 /* Same, appending ": strerror(errno_value)". */
 int placer_error_errno(struct placer_error **err, int exit_code, int errno_value, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
+/* The one out-of-memory error, exit 4: "WHAT: out of memory", or "out of memory"
+ * when WHAT is NULL (and when even that message cannot be allocated).
+ * Returns -1. */
+int placer_error_oom(struct placer_error **err, const char *what);
 /* Prepend "context: " to an existing error.  Returns -1 for tail calls. */
 int placer_error_prefix(struct placer_error **err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void placer_error_free(struct placer_error *err);

@@ -13,7 +13,7 @@
 int placer_mkdir_p(const char *dir, struct placer_error **err) {
   cleanup_free char *copy = strdup(dir);
   if (copy == NULL)
-    return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+    return placer_error_oom(err, NULL);
   for (char *p = copy + 1; *p; p++) {
     if (*p != '/')
       continue;
@@ -44,7 +44,7 @@ static int replace(const char *dir, const char *name, const char *data, size_t l
                    struct placer_error **err) {
   cleanup_free char *path = NULL, *tmp = NULL;
   if (asprintf(&path, "%s/%s", dir, name) < 0 || asprintf(&tmp, "%s/.%s.tmp", dir, name) < 0)
-    return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
+    return placer_error_oom(err, NULL);
   int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0)
     return placer_error_errno(err, PLACER_EXIT_SYSTEM, errno, "write %s (create %s)", path, tmp);

@@ -104,7 +104,7 @@ int placer_substitute_argv(char *const *tmpl, const struct placer_subst_var *var
   size_t n = placer_argv_len(tmpl);
   char **argv = calloc(n + 1, sizeof(char *));
   if (argv == NULL)
-    return placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "substitute");
+    return placer_error_oom(err, "substitute");
   for (size_t i = 0; i < n; i++)
     if (placer_substitute(tmpl[i], vars, n_vars, &argv[i], err) < 0) {
       placer_argv_free(argv);

@@ -1,7 +1,9 @@
 /* Human units: sizes, and CPU quotas in cores. */
+#include "lib/array.h"
 #include "lib/units.h"
 
 #include <ctype.h>
+#include <errno.h>
 #include <stdbool.h>
 #include <math.h>
 #include <stdio.h>
@@ -44,7 +46,7 @@ int placer_parse_bytes(const char *text, uint64_t *out_bytes, const char **why) 
   size_t len = strlen(end);
   while (len > 0 && isspace((unsigned char)end[len - 1]))
     len--;
-  for (size_t i = 0; i < sizeof(size_units) / sizeof(size_units[0]); i++) {
+  for (size_t i = 0; i < N_OF(size_units); i++) {
     if (strlen(size_units[i].suffix) == len && strncasecmp(end, size_units[i].suffix, len) == 0) {
       double bytes = value * (double)size_units[i].factor;
       if (bytes >= 18446744073709551615.0) {
@@ -63,7 +65,7 @@ void placer_format_bytes(uint64_t bytes, char *buf, size_t len) {
   static const char *names[] = { "B", "KiB", "MiB", "GiB", "TiB", "PiB" };
   double v = (double)bytes;
   size_t u = 0;
-  while (v >= 1024.0 && u + 1 < sizeof(names) / sizeof(names[0])) {
+  while (v >= 1024.0 && u + 1 < N_OF(names)) {
     v /= 1024.0;
     u++;
   }
@@ -94,4 +96,24 @@ int placer_parse_quota(const char *s, unsigned *mcores) {
     return -1;
   *mcores = (unsigned)m;
   return 0;
+}
+
+int placer_parse_u64_prefix(const char *s, const char **end, uint64_t *out) {
+  while (*s == ' ' || *s == '\t')
+    s++;
+  if (*s < '0' || *s > '9')
+    return -1;
+  char *e;
+  errno = 0;
+  unsigned long long v = strtoull(s, &e, 10);
+  if (errno != 0)
+    return -1;
+  *out = v;
+  *end = e;
+  return 0;
+}
+
+int placer_parse_u64(const char *text, uint64_t *out) {
+  const char *end;
+  return placer_parse_u64_prefix(text, &end, out) < 0 || *end != '\0' ? -1 : 0;
 }
