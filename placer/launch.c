@@ -1,7 +1,6 @@
 /* Launch backends: the registry and what the backends share (whether a
  * recorded process still runs, killing what is left in a group); see
  * launch.h.  Removing groups in every hierarchy is the cgroup layer's. */
-#include "lib/array.h"
 #include "launch.h"
 #include "lib/datafile.h"
 
@@ -13,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "lib/array.h"
 #include "procmatch.h"
 #include "proc.h"
 

@@ -5,12 +5,13 @@
  * (L3 domains, then L2 clusters), the fewest domains that hold the need,
  * unshared ones when that costs no extra domain, and within them the
  * lowest-numbered cores as the plain take does. */
-#include "lib/array.h"
 #include "planner-align.h"
 
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "lib/array.h"
 
 enum level { LEVEL_L3, LEVEL_L2, LEVEL_CORES };
 

@@ -3,7 +3,6 @@
  * through `placer exec` (placed before its first instruction), an existing
  * cluster whose local daemons are placed with apply and put back with
  * reset, or none (fio on a local file). */
-#include "lib/array.h"
 #include "bench/run.h"
 
 #include <ctype.h>
@@ -18,6 +17,8 @@
 #include <unistd.h>
 
 #include "apply.h"
+#include "bench/target.h"
+#include "lib/array.h"
 #include "lib/datafile.h"
 #include "lib/substitute.h"
 #include "lib/textfile.h"
@@ -159,62 +160,6 @@ static bool pid_in_group(struct placer_cgroup *cg, const char *group, pid_t pid)
   return found;
 }
 
-static bool is_mounted(const char *dir) {
-  char *text = NULL;
-  struct placer_error *e = NULL;
-  if (placer_textfile_read("/proc/self/mountinfo", &text, &e) < 0) {
-    placer_error_free(e);
-    return false;
-  }
-  bool found = false;
-  size_t dlen = strlen(dir);
-  for (char *line = text; line && *line && !found;) {
-    char *nl = strchr(line, '\n');
-    /* field 5 is the mount point */
-    char *p = line;
-    for (int f = 0; f < 4 && p; f++) {
-      p = strchr(p, ' ');
-      if (p)
-        p++;
-    }
-    if (p && strncmp(p, dir, dlen) == 0 && p[dlen] == ' ')
-      found = true;
-    line = nl ? nl + 1 : NULL;
-  }
-  free(text);
-  return found;
-}
-
-static int mount_cephfs(const struct placer_bench_cluster_env *env, struct placer_bench_cluster *c,
-                        struct placer_error **err) {
-  const struct placer_instance *inst = env->fio_inst;
-  cleanup_free char *group = NULL, *cpus = NULL, *mems = NULL, *log = NULL;
-  if (asprintf(&c->mount, "%s/mnt", c->dir) < 0 || asprintf(&log, "%s/log/ceph-fuse.out", c->dir) < 0)
-    return placer_error_oom(err, NULL);
-  if (mkdir(c->mount, 0755) < 0 && errno != EEXIST)
-    return placer_error_errno(err, PLACER_EXIT_SYSTEM, errno, "mkdir %s", c->mount);
-  if (placer_instance_group(env->prefix, inst->role, inst->name, &group, err) < 0 ||
-      placer_instance_place_group(env->cg, inst, group, err) < 0)
-    return -1;
-  cpus = placer_cpulist_format(inst->cpus);
-  mems = placer_cpulist_format(inst->mems);
-  char *cmd[] = { "ceph-fuse", "-f", "-c", c->conf, c->mount, NULL };
-  struct placer_bench_exec x = { env->exe, env->prefix, env->topology_xml, env->profile_path, env->sets };
-  if (placer_bench_start_placed(&x, inst->name, group, cmd, NULL, log, &c->fuse, err) < 0)
-    return placer_error_prefix(err, "ceph-fuse");
-  c->fuse_running = true;
-  for (int i = 0; i < 300; i++) {
-    if (is_mounted(c->mount))
-      return 0;
-    if (!placer_launch_exec.is_running(&c->fuse))
-      return placer_error_set(err, PLACER_EXIT_SYSTEM, 0, "ceph-fuse exited before mounting %s; see %s", c->mount, log);
-    if (!placer_bench_sleep_ms(100))
-      return placer_error_set(err, PLACER_EXIT_SYSTEM, EINTR, "interrupted");
-  }
-  return placer_error_set(err, PLACER_EXIT_SYSTEM, ETIMEDOUT, "ceph-fuse did not mount %s within 30 s; see %s",
-                          c->mount, log);
-}
-
 /* CEPH_CLUSTER_LAUNCHER for the script: every daemon is started as
  * `placer exec ... PROFILE NAME -- ceph-osd ...` with ENV's profile and
  * changes; the prefix is split on blanks by the script (checked: no value
@@ -338,8 +283,9 @@ static int local_up(const struct placer_study *study, const struct placer_bench_
   if (placer_bench_device_of(c->dir, &device, &e) == 0 && placer_argv_push(&c->devices, device) < 0)
     return placer_error_oom(err, NULL);
   placer_error_free(e);
-  if (study->workloads.target == PLACER_STUDY_TARGET_CEPHFS)
-    return mount_cephfs(env, c, err);
+  const struct bench_target_ops *target = bench_target(study->workloads.target);
+  if (target->prepare)
+    return target->prepare(env, c, err);
   return 0;
 }
 

@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "bench/target.h"
 #include "bench/internal.h"
 #include "lib/fsfile.h"
 #include "lib/textfile.h"
@@ -94,7 +95,7 @@ static int bench_file_check(const struct bench *b, const char *key, const char *
 
 int bench_files_check(struct bench *b, const char *out_dir, struct placer_error **err) {
   const struct placer_study *s = b->study;
-  if (s->workloads.target == PLACER_STUDY_TARGET_FILE &&
+  if ((bench_target(s->workloads.target)->flags & BENCH_TARGET_LOCAL_PATH) &&
       bench_file_check(b, "workloads", s->workloads.path, s->workloads.write, s->workloads.prefill,
                        s->workloads.size_bytes, out_dir, &b->target, err) < 0)
     return -1;
@@ -111,7 +112,7 @@ int bench_files_place(struct bench *b, struct placer_error **err) {
     const char *given;
     bool used;
   } files[] = {
-    { &b->target, s->workloads.path, s->workloads.target == PLACER_STUDY_TARGET_FILE },
+    { &b->target, s->workloads.path, (bench_target(s->workloads.target)->flags & BENCH_TARGET_LOCAL_PATH) != 0 },
     { &b->hw, s->baseline.path, s->baseline.enabled },
   };
   for (size_t i = 0; i < 2; i++) {

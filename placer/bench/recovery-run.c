@@ -7,7 +7,6 @@
  * sampled; then fio is stopped.  Recorded: the times, the client's IOPS
  * before and during recovery, each instance's RSS before and at its peak;
  * a restarted daemon is checked to run where the plan says. */
-#include "lib/array.h"
 #include "bench/internal.h"
 
 #include <errno.h>
@@ -20,6 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "lib/array.h"
 #include "bench/recovery.h"
 #include "bench/sample.h"
 #include "lib/substitute.h"

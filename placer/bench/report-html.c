@@ -3,7 +3,6 @@
  * balance point, CPU per role, latency percentiles, client IOPS through a
  * recovery, and with a second directory the change of every cell.  Data and scripts stay beside the SVGs
  * in DIR/report/, so a plot can be redrawn or restyled by hand. */
-#include "lib/array.h"
 #include "bench/report-html.h"
 
 #include <dirent.h>
@@ -19,6 +18,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "lib/array.h"
 #include "bench/design.h"
 #include "bench/metrics.h"
 #include "bench/report.h"

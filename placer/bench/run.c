@@ -5,7 +5,6 @@
  * neighbours while sampling CPU, memory, threads, cores and device writes,
  * then tear everything down.  Results go to the results directory as they
  * come, so a Ctrl-C or a failure keeps what was measured. */
-#include "lib/array.h"
 #include "bench/internal.h"
 
 #include <errno.h>
@@ -21,6 +20,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench/target.h"
+#include "lib/array.h"
 #include "apply.h"
 #include "bench/probe.h"
 #include "bench/report.h"
@@ -156,9 +157,10 @@ static struct placer_bench_neighbour_env neighbour_env(struct bench *b, struct p
 /* fio's file: the target's (file, cephfs in the mount), or the baseline's. */
 static char *fio_filename(const struct bench *b, const struct pass *p) {
   const struct placer_study *s = b->study;
-  if (s->workloads.target == PLACER_STUDY_TARGET_FILE)
+  unsigned flags = bench_target(s->workloads.target)->flags;
+  if (flags & BENCH_TARGET_LOCAL_PATH)
     return strdup(b->target.path);
-  if (s->workloads.target == PLACER_STUDY_TARGET_CEPHFS && p && p->cluster.mount)
+  if ((flags & BENCH_TARGET_MOUNT_PATH) && p && p->cluster.mount)
     return bench_path_join(p->cluster.mount, s->workloads.path);
   return NULL;
 }
@@ -243,7 +245,7 @@ static void wait_fio(struct bench *b, pid_t pid, unsigned limit_s, struct hwm_wa
 /* O_DIRECT on a local file and through ceph-fuse: the page cache must not
  * answer for the device or for Ceph. */
 static bool direct_io(const struct placer_study *s) {
-  return s->workloads.target == PLACER_STUDY_TARGET_FILE || s->workloads.target == PLACER_STUDY_TARGET_CEPHFS;
+  return (bench_target(s->workloads.target)->flags & BENCH_TARGET_DIRECT) != 0;
 }
 
 static int prefill(struct bench *b, struct pass *p, struct placer_error **err) {

@@ -2,7 +2,6 @@
  * every variant's profile and plan, the workload matrix and the conditions,
  * the tools, a guest for VM neighbours, the results directory and its files;
  * and the --dry-run description of a study. */
-#include "lib/array.h"
 #include "bench/internal.h"
 #include "bench/design.h"
 
@@ -13,6 +12,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "bench/target.h"
+#include "lib/array.h"
 #include "apply.h"
 #include "lib/substitute.h"
 #include "lib/textfile.h"
@@ -70,8 +71,9 @@ static int check_tools(const struct bench *b, struct placer_error **err) {
     if (n >= 6)
       break;
   }
-  if (s->cluster.type == PLACER_STUDY_CLUSTER_LOCAL && s->workloads.target == PLACER_STUDY_TARGET_CEPHFS)
-    need[n++] = "ceph-fuse";
+  const char *target_needs = bench_target(s->workloads.target)->program;
+  if (s->cluster.type == PLACER_STUDY_CLUSTER_LOCAL && target_needs)
+    need[n++] = target_needs;
   for (size_t i = 0; i < n; i++)
     if (!in_path(need[i]))
       return placer_error_set(err, PLACER_EXIT_USAGE, ENOENT, "'%s' is not installed (run ci/install-deps.sh)",

@@ -1,7 +1,6 @@
 /* Bench studies: the YAML schema as key tables for the walker in
  * profile-yaml.c, defaults, and the checks that span several keys.
  * docs/bench.md ("The study file") describes every key; keep the two in step. */
-#include "lib/array.h"
 #include "bench/study.h"
 #include "lib/datafile.h"
 
@@ -14,6 +13,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "lib/array.h"
+#include "bench/target.h"
 #include "bench/report.h" /* placer_bench_format_block_size */
 #include "profile-yaml.h"
 #include "lib/units.h"
@@ -24,13 +25,6 @@ static const char *const cluster_names[] = {
   [PLACER_STUDY_CLUSTER_LOCAL] = "local",
   [PLACER_STUDY_CLUSTER_EXISTING] = "existing",
   [PLACER_STUDY_CLUSTER_NONE] = "none",
-  NULL,
-};
-static const char *const target_names[] = {
-  [PLACER_STUDY_TARGET_RBD] = "rbd",
-  [PLACER_STUDY_TARGET_RADOS] = "rados",
-  [PLACER_STUDY_TARGET_CEPHFS] = "cephfs",
-  [PLACER_STUDY_TARGET_FILE] = "file",
   NULL,
 };
 static const char *const neighbour_kind_names[] = {
@@ -68,7 +62,7 @@ const char *placer_study_cluster_name(enum placer_study_cluster_type t) {
   return t <= PLACER_STUDY_CLUSTER_NONE ? cluster_names[t] : "?";
 }
 const char *placer_study_target_name(enum placer_study_target t) {
-  return t <= PLACER_STUDY_TARGET_FILE ? target_names[t] : "?";
+  return bench_target(t)->name;
 }
 const char *placer_study_neighbour_kind_name(enum placer_study_neighbour_kind k) {
   return k <= PLACER_STUDY_NEIGHBOUR_VM ? neighbour_kind_names[k] : "?";
@@ -345,7 +339,7 @@ static const struct pyaml_field variant_fields[] = {
 static const struct pyaml_schema variant_schema = { "variant", variant_fields, N_OF(variant_fields) };
 
 static const struct pyaml_field workloads_fields[] = {
-  { .key = "target", .type = PYAML_FIELD_ENUM, .offset = WORKLOADS_AT(target), .names = target_names },
+  { .key = "target", .type = PYAML_FIELD_ENUM, .offset = WORKLOADS_AT(target), .names = bench_target_names },
   { .key = "path", .type = PYAML_FIELD_STRING, .offset = WORKLOADS_AT(path) },
   { .key = "size", .type = PYAML_FIELD_SIZE, .offset = WORKLOADS_AT(size_bytes), .min = 1 },
   { .key = "block_sizes", .type = PYAML_FIELD_CUSTOM, .parse = parse_block_sizes },
@@ -767,7 +761,7 @@ static const char *fio_option_refused(const char *opt, enum placer_study_target 
   for (size_t i = 0; i < N_OF(fio_denied); i++) {
     if (strncmp(fio_denied[i].name, key, n) != 0)
       continue;
-    if (strcmp(fio_denied[i].name, "ioengine") == 0 && target == PLACER_STUDY_TARGET_FILE) {
+    if (strcmp(fio_denied[i].name, "ioengine") == 0 && (bench_target(target)->flags & BENCH_TARGET_LOCAL_PATH)) {
       /* another engine on the local file (io_uring, psync): a built-in name only */
       for (const char *v = eq + 1; *v; v++)
         if (!isalnum((unsigned char)*v) && *v != '_')
@@ -801,29 +795,23 @@ static int check_workloads(struct pyaml_walk *w, struct placer_study *s, yaml_no
     }
     wl->patterns.n = 2;
   }
-  if (s->cluster.type == PLACER_STUDY_CLUSTER_NONE && wl->target != PLACER_STUDY_TARGET_FILE)
+  const struct bench_target_ops *target = bench_target(wl->target);
+  if (s->cluster.type == PLACER_STUDY_CLUSTER_NONE && (target->flags & BENCH_TARGET_CEPH))
     return key_error(w, root, "workloads", "target", "target %s needs Ceph; with cluster type none use target file",
-                     placer_study_target_name(wl->target));
-  if (wl->target == PLACER_STUDY_TARGET_FILE && wl->path == NULL)
-    return key_error(w, root, "workloads", "target", "target file needs 'path' (a file or a block device)");
-  if (wl->path && wl->target != PLACER_STUDY_TARGET_FILE && wl->target != PLACER_STUDY_TARGET_CEPHFS)
+                     target->name);
+  if ((target->flags & BENCH_TARGET_LOCAL_PATH) && wl->path == NULL)
+    return key_error(w, root, "workloads", "target", "target %s needs 'path' (a file or a block device)", target->name);
+  if (wl->path && !(target->flags & (BENCH_TARGET_LOCAL_PATH | BENCH_TARGET_MOUNT_PATH)))
     return key_error(w, root, "workloads", "path", "only goes with target file or cephfs");
-  if (wl->write && wl->target != PLACER_STUDY_TARGET_FILE)
+  if (wl->write && !(target->flags & BENCH_TARGET_LOCAL_PATH))
     return key_error(w, root, "workloads", "write", "only goes with target file (the file or device it may write)");
-  if (wl->target == PLACER_STUDY_TARGET_FILE &&
+  if ((target->flags & BENCH_TARGET_LOCAL_PATH) &&
       check_local_path(w, root, "workloads", &wl->path, &wl->path_line, &wl->path_column) < 0)
     return -1;
-  if (wl->target == PLACER_STUDY_TARGET_CEPHFS) {
-    if (s->cluster.type == PLACER_STUDY_CLUSTER_LOCAL && !s->cluster.mds)
-      return key_error(w, root, "workloads", "target", "target cephfs needs an MDS: set cluster.mds: true");
-    if (s->cluster.type == PLACER_STUDY_CLUSTER_EXISTING)
-      return key_error(w, root, "workloads", "target", "target cephfs is only supported with cluster type local");
-    if (wl->path && (strchr(wl->path, '/') || strcmp(wl->path, "..") == 0 || strcmp(wl->path, ".") == 0))
-      return key_error(w, root, "workloads", "path", "for target cephfs, path is a file name in the mount");
-    if (set_default(&wl->path, "placer-bench.dat") < 0)
-      return oom(w);
-  }
-  if (s->cluster.type == PLACER_STUDY_CLUSTER_LOCAL && wl->target == PLACER_STUDY_TARGET_RBD &&
+  const char *settle_key = NULL, *settle_why = NULL;
+  if (target->settle && target->settle(s, &settle_key, &settle_why) < 0)
+    return settle_why ? key_error(w, root, "workloads", settle_key, "%s", settle_why) : oom(w);
+  if (s->cluster.type == PLACER_STUDY_CLUSTER_LOCAL && (target->flags & BENCH_TARGET_IMAGE) &&
       wl->size_bytes > s->cluster.image_size_bytes)
     return key_error(w, root, "workloads", "size", "is larger than the rbd image (cluster.image_size)");
   for (size_t i = 0; i < wl->n_block_sizes; i++)

@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <stdbool.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -164,6 +165,19 @@ void placer_argv_free(char **argv) {
   for (size_t i = 0; argv[i]; i++)
     free(argv[i]);
   free(argv);
+}
+
+int placer_argv_pushf(char ***argv, const char *fmt, ...) {
+  char *s = NULL;
+  va_list ap;
+  va_start(ap, fmt);
+  int n = vasprintf(&s, fmt, ap);
+  va_end(ap);
+  if (n < 0)
+    return -1;
+  int rc = placer_argv_push(argv, s);
+  free(s);
+  return rc;
 }
 
 int placer_argv_push(char ***argv, const char *s) {

@@ -45,6 +45,8 @@ char **placer_argv_dup(char *const *argv);
 void placer_argv_free(char **argv);
 /* Append a copy of S to a NULL-terminated vector (which may be NULL); -1 on ENOMEM. */
 int placer_argv_push(char ***argv, const char *s);
+/* The same with a formatted string. */
+int placer_argv_pushf(char ***argv, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* For messages: elements joined by blanks, each quoted as a POSIX shell would
  * need it ('it'\''s').  Caller frees. */
 char *placer_argv_quote(char *const *argv);

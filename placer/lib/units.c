@@ -1,5 +1,4 @@
 /* Human units: sizes, and CPU quotas in cores. */
-#include "lib/array.h"
 #include "lib/units.h"
 
 #include <ctype.h>
@@ -10,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+
+#include "lib/array.h"
 
 static const struct {
   const char *suffix;
