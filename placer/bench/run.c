@@ -65,9 +65,7 @@ static int place_all_groups(struct bench *b, struct pass *p, struct placer_error
   const struct placer_plan *plan = p->v->plan;
   for (size_t i = 0; i < plan->n_instances; i++) {
     const struct placer_instance *inst = &plan->instances[i];
-    bool ceph = inst->kind == PLACER_KIND_CEPH_OSD || inst->kind == PLACER_KIND_CEPH_MON ||
-                inst->kind == PLACER_KIND_CEPH_MGR || inst->kind == PLACER_KIND_CEPH_MDS;
-    if (ceph && b->study->cluster.type != PLACER_STUDY_CLUSTER_LOCAL)
+    if (placer_role_kind_is_ceph(inst->kind) && b->study->cluster.type != PLACER_STUDY_CLUSTER_LOCAL)
       continue; /* existing: apply makes them; none: nothing runs there */
     cleanup_free char *group = NULL;
     if (placer_instance_group(b->prefix, inst->role, inst->name, &group, err) < 0 ||
