@@ -31,8 +31,11 @@ module_of() {
   export*) echo "export 5" ;;           # the plan for libvirt, Nova, Proxmox, kubelet, Ceph, systemd...
   launch* | podman-argv.* | vm.c | vm.h | runstate.*) echo "launch 6" ;;
   apply* | status.c) echo "apply 6" ;;
-  bench/*) echo "bench 7" ;;
-  cli/*) echo "cli 8" ;;
+  results/*) echo "results 7" ;; # a study's results: summary.json, statistics, compare (no runner)
+  size/*) echo "size 8" ;;       # sizing from results: how many OSDs and VMs a node takes
+  report/*) echo "report 9" ;;   # the text and HTML reports of results and sizing
+  bench/*) echo "bench 10" ;;    # the runner: clusters, passes, fio, neighbours
+  cli/*) echo "cli 11" ;;
   *) echo "? -1" ;;
   esac
 }

@@ -9,8 +9,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "bench/report.h"
-#include "bench/fio-result.h"
+#include "report/report.h"
+#include "results/fio-result.h"
 #include "lib/substitute.h"
 
 int bench_hardware_baseline(struct bench *b, struct placer_error **err) {

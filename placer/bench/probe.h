@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-#include "bench/results.h"
+#include "results/results.h"
 #include "cgroup.h"
 #include "lib/error.h"
 

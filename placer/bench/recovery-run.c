@@ -20,7 +20,7 @@
 #include <unistd.h>
 
 #include "lib/array.h"
-#include "bench/recovery.h"
+#include "results/recovery.h"
 #include "bench/sample.h"
 #include "lib/substitute.h"
 #include "lib/textfile.h"

@@ -15,7 +15,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "bench/results.h"
+#include "results/results.h"
 #include "cgroup.h"
 #include "lib/error.h"
 #include "launch.h"

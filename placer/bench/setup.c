@@ -3,7 +3,7 @@
  * the tools, a guest for VM neighbours, the results directory and its files;
  * and the --dry-run description of a study. */
 #include "bench/internal.h"
-#include "bench/design.h"
+#include "results/design.h"
 
 #include <math.h>
 #include <signal.h>

@@ -15,7 +15,7 @@
 
 #include "lib/array.h"
 #include "bench/target.h"
-#include "bench/report.h" /* placer_bench_format_block_size */
+#include "report/report.h" /* placer_bench_format_block_size */
 #include "profile-yaml.h"
 #include "lib/units.h"
 

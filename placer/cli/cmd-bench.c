@@ -9,11 +9,11 @@
 #include <unistd.h>
 
 #include "bench/run.h"
-#include "bench/compare.h"
+#include "results/compare.h"
 #include "bench/default-study.h"
-#include "bench/design.h"
-#include "bench/report-html.h"
-#include "bench/report.h"
+#include "results/design.h"
+#include "report/report-html.h"
+#include "report/report.h"
 #include "cli/commands.h"
 #include "bench/study.h"
 

@@ -1,12 +1,12 @@
 /* placer compare [--threshold PCT] [--alpha P] BASELINE_DIR CANDIDATE_DIR: the
- * CI gate between two `placer bench` results directories (bench/compare.h).
+ * CI gate between two `placer bench` results directories (results/compare.h).
  * Exit 0: no cell regressed; 5: a cell regressed; 2: bad input. */
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "bench/compare.h"
+#include "results/compare.h"
 #include "cli/commands.h"
 
 static const struct placer_cli_option compare_options[] = {

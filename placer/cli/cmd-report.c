@@ -1,10 +1,10 @@
 /* placer report DIR [--compare DIR2]: DIR/report.html with gnuplot's SVG
- * plots of a results directory (bench/report-html.c, docs/report.md). */
+ * plots of a results directory (report/report-html.c, docs/report.md). */
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "bench/report-html.h"
+#include "report/report-html.h"
 #include "cli/commands.h"
 
 static const struct placer_cli_option report_options[] = {

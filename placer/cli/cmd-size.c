@@ -1,5 +1,5 @@
 /* placer size [options] [RESULTS_DIR...]: how many VMs fit beside the OSDs
- * of a node, from the costs bench measured (bench/size.c, docs/size.md). */
+ * of a node, from the costs bench measured (size/size.c, docs/size.md). */
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
@@ -9,7 +9,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "bench/size.h"
+#include "size/size.h"
 #include "cli/commands.h"
 #include "lib/datafile.h"
 #include "lib/units.h"

@@ -1,6 +1,6 @@
 /* Fuzz the reader of fio's JSON output (text before the JSON, jobs, sums,
  * percentiles). */
-#include "bench/fio-result.h"
+#include "results/fio-result.h"
 #include "fuzz.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {

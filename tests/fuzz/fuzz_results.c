@@ -1,9 +1,9 @@
 /* Fuzz the reader of summary.json (placer compare, size, report): the cost
  * bound, the schema check and the reader behind it; what passes them must
  * make a report and a comparison without a crash or a NaN gone astray. */
-#include "bench/compare.h"
-#include "bench/report.h"
-#include "bench/results.h"
+#include "results/compare.h"
+#include "report/report.h"
+#include "results/results.h"
 #include "fuzz.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {

@@ -6,7 +6,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "bench/design.h"
+#include "results/design.h"
 #include "test_support.h"
 
 static void expect_text(const char *got, const char *want) {

@@ -1,7 +1,7 @@
 /* The arithmetic of placer bench on known inputs. */
 #include <math.h>
 
-#include "bench/metrics.h"
+#include "results/metrics.h"
 #include "test_support.h"
 
 static void test_write_amplification(void **state) {

@@ -1,11 +1,11 @@
-/* Recovery as a workload (bench/recovery.c): fio's status stream and the PG
+/* Recovery as a workload (results/recovery.c): fio's status stream and the PG
  * watcher's lines as captured from real runs, the IOPS over an interval, the
  * JSON of the results there and back, and the report's section. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "bench/recovery.h"
+#include "results/recovery.h"
 #include "lib/textfile.h"
 #include "test_support.h"
 

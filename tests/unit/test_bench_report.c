@@ -9,9 +9,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "bench/compare.h"
-#include "bench/report.h"
-#include "bench/results.h"
+#include "results/compare.h"
+#include "report/report.h"
+#include "results/results.h"
 #include "test_support.h"
 
 static const char *const variants[] = { "unpinned", "pinned" };

@@ -1,4 +1,4 @@
-/* summary.json read defensively (bench/results-check.c, lib/jsoncost.c):
+/* summary.json read defensively (results/results-check.c, lib/jsoncost.c):
  * the golden results (tests/golden/bench/ab.json) pass, and each damage a
  * hostile or broken file can hold is refused with one line naming the key's
  * path, exit 2: negative or wrong-typed figures, lists that are not lists,
@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bench/results.h"
+#include "results/results.h"
 #include "lib/jsoncost.h"
 #include "test_support.h"
 

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bench/fio-result.h"
+#include "results/fio-result.h"
 #include "test_support.h"
 
 static struct placer_fio_result *load(const char *name) {

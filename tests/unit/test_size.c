@@ -8,7 +8,7 @@
 #include <string.h>
 #include <sys/wait.h>
 
-#include "bench/size.h"
+#include "size/size.h"
 #include "test_support.h"
 
 static struct placer_topology *crafted(void) {

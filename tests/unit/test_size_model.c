@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bench/size.h"
+#include "size/size.h"
 #include "test_support.h"
 
 /* The errors measured on the recording are in docs/size.md.  Inside the

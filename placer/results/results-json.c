@@ -8,8 +8,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "bench/design.h"
-#include "bench/results.h"
+#include "results/design.h"
+#include "results/results.h"
 #include "lib/jsoncost.h"
 #include "lib/textfile.h"
 

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "lib/array.h"
-#include "bench/results.h"
+#include "results/results.h"
 
 enum placer_bench_direction placer_bench_pattern_direction(const char *pattern) {
   if (strcmp(pattern, "read") == 0 || strcmp(pattern, "randread") == 0)

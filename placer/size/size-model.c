@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bench/size.h"
-#include "bench/stats.h"
+#include "size/size.h"
+#include "results/stats.h"
 #include "lib/text-table.h"
 #include "lib/textfile.h"
 

@@ -1,10 +1,10 @@
 /* The smallest p a study's design can reach, against its alpha; see design.h. */
-#include "bench/design.h"
+#include "results/design.h"
 
 #include <math.h>
 #include <stdio.h>
 
-#include "bench/stats.h"
+#include "results/stats.h"
 
 /* The least n (up to the cap) with which MIN_P(n) goes below alpha; 0 when none. */
 static unsigned least_repeats(double (*min_p)(size_t), double alpha) {

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "lib/array.h"
-#include "bench/results.h"
+#include "results/results.h"
 
 /* What one results directory may hold, far above a real study's (its
  * shape is at most PLACER_BENCH_MAX of each; a run has a few dozen roles

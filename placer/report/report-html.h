@@ -3,7 +3,7 @@
 #ifndef PLACER_BENCH_REPORT_HTML_H
 #define PLACER_BENCH_REPORT_HTML_H
 
-#include "bench/results.h"
+#include "results/results.h"
 #include "lib/error.h"
 
 /* Write DIR/report.html and DIR/report/ (the plots' data, gnuplot scripts and

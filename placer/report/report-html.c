@@ -3,7 +3,7 @@
  * balance point, CPU per role, latency percentiles, client IOPS through a
  * recovery, and with a second directory the change of every cell.  Data and scripts stay beside the SVGs
  * in DIR/report/, so a plot can be redrawn or restyled by hand. */
-#include "bench/report-html.h"
+#include "report/report-html.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -19,11 +19,11 @@
 #include <unistd.h>
 
 #include "lib/array.h"
-#include "bench/design.h"
-#include "bench/metrics.h"
-#include "bench/report.h"
-#include "bench/size.h"
-#include "bench/stats.h"
+#include "results/design.h"
+#include "results/metrics.h"
+#include "report/report.h"
+#include "size/size.h"
+#include "results/stats.h"
 #include "lib/fsfile.h"
 #include "lib/textfile.h"
 #include "lib/subprocess.h"

@@ -9,7 +9,7 @@
 
 #include <stdio.h>
 
-#include "bench/results.h"
+#include "results/results.h"
 #include "lib/error.h"
 
 /* *out: the whole report, NUL-terminated, caller frees. Byte-identical for the

@@ -1,5 +1,5 @@
 /* The CI gate between two results directories; see compare.h. */
-#include "bench/compare.h"
+#include "results/compare.h"
 
 #include <errno.h>
 #include <math.h>

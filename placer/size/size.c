@@ -1,13 +1,13 @@
 /* placer size: measured costs -> CPU and memory per OSD -> the planner on
  * the target node -> VMs that fit per NUMA node; TripleO's formula beside. */
-#include "bench/size.h"
+#include "size/size.h"
 
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "bench/stats.h"
+#include "results/stats.h"
 #include "lib/text-table.h"
 #include "lib/textfile.h"
 #include "lib/units.h"

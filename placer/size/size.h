@@ -11,7 +11,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "bench/results.h"
+#include "results/results.h"
 #include "lib/error.h"
 #include "plan.h"
 #include "profile.h"
@@ -87,7 +87,7 @@ void placer_size_result_free(struct placer_size_result *r);
 json_t *placer_size_to_json(const struct placer_size_result *r);
 int placer_size_print_text(const struct placer_size_result *r, FILE *out);
 
-/* ---- the model and its check (bench/size-model.c) ---- */
+/* ---- the model and its check (size/size-model.c) ---- */
 
 /* One measurement: CPU allotted to the OSDs (cores; a quota or a cpuset),
  * the IOPS they served and the CPU they used. */

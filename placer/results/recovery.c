@@ -1,14 +1,14 @@
 /* Recovery as a workload: the figures of each run, their JSON, the report's
  * section, and the parsers of what the measuring reads (fio's status stream,
  * the PG states followed).  Pure. */
-#include "bench/recovery.h"
+#include "results/recovery.h"
 
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "bench/stats.h"
+#include "results/stats.h"
 #include "lib/text-table.h"
 #include "lib/units.h"
 

@@ -1,5 +1,5 @@
 /* The arithmetic of placer bench; see metrics.h. */
-#include "bench/metrics.h"
+#include "results/metrics.h"
 
 #include <math.h>
 #include <stdlib.h>

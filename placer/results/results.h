@@ -11,11 +11,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "bench/metrics.h"
-#include "bench/recovery.h"
+#include "results/metrics.h"
+#include "results/recovery.h"
 #include "lib/error.h"
-#include "bench/fio-result.h"
-#include "bench/stats.h"
+#include "results/fio-result.h"
+#include "results/stats.h"
 
 struct placer_bench_workload {
   char *name;                /* unique: "4k-randwrite" */

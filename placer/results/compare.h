@@ -9,7 +9,7 @@
 
 #include <stdbool.h>
 
-#include "bench/results.h"
+#include "results/results.h"
 #include "lib/error.h"
 
 /* The exit status of a gate that found a regression (CBT's is-regression). */

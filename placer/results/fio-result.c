@@ -1,5 +1,5 @@
 /* Reading fio's JSON output (fio 3.x, --output-format=json); see fio-result.h. */
-#include "bench/fio-result.h"
+#include "results/fio-result.h"
 
 #include <errno.h>
 #include <jansson.h>

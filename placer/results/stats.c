@@ -1,5 +1,5 @@
 /* Statistics over benchmark repeats; see stats.h. */
-#include "bench/stats.h"
+#include "results/stats.h"
 
 #include <math.h>
 #include <stdlib.h>

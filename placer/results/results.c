@@ -1,5 +1,5 @@
 /* Building and filling the results of a bench study; see results.h. */
-#include "bench/results.h"
+#include "results/results.h"
 
 #include <errno.h>
 #include <math.h>

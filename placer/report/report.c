@@ -1,5 +1,5 @@
 /* The terminal summary of a bench study; see report.h. */
-#include "bench/report.h"
+#include "report/report.h"
 
 #include <errno.h>
 #include <math.h>
@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "lib/array.h"
-#include "bench/design.h"
+#include "results/design.h"
 #include "lib/text-table.h"
 #include "lib/textfile.h"
 #include "lib/units.h"
