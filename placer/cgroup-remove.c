@@ -5,6 +5,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +14,7 @@
 #include <unistd.h>
 
 #include "cgroup-internal.h"
+#include "proc.h"
 
 /* A group whose last process has just exited can stay busy for a moment. */
 #define RMDIR_BUSY_TRIES 100
@@ -183,12 +185,39 @@ int placer_cgroup_signal_subtree(struct placer_cgroup *cg, const char *group, in
 
 /* ------------------------------------------------------------------ removal */
 
+/* True when every PID in PROCS (cgroup.procs' text) is exiting, a zombie or
+ * gone: a process that was just killed, which leaves its groups once its
+ * exit is done and it is reaped (a large qemu takes a while to free its
+ * memory on a loaded machine, and its parent may be slow to reap it). */
+static bool only_exiting(const char *procs) {
+  for (const char *p = procs; *p;) {
+    char *end;
+    long pid = strtol(p, &end, 10);
+    if (end == p)
+      break;
+    if (!placer_task_exiting((pid_t)pid, (pid_t)pid))
+      return false;
+    p = end + strspn(end, "\n");
+  }
+  return true;
+}
+
 /* Fail when DIR or anything below it has processes; the error names the
- * first such group and its PIDs. */
+ * first such group and its PIDs.  Processes that are only exiting are given
+ * EXIT_WAIT_TRIES x 50 ms to leave. */
+#define EXIT_WAIT_TRIES 100
 static int check_no_processes(const char *dir, void *arg, struct placer_error **err) {
   cleanup_free char *procs = NULL;
-  if (cg_read_file(dir, "cgroup.procs", &procs, err) < 0)
-    return -1;
+  for (int i = 0;; i++) {
+    free(procs);
+    procs = NULL;
+    if (cg_read_file(dir, "cgroup.procs", &procs, err) < 0)
+      return -1;
+    if (*procs == '\0' || i == EXIT_WAIT_TRIES || !only_exiting(procs))
+      break;
+    struct timespec ts = { 0, 50 * 1000 * 1000 };
+    nanosleep(&ts, NULL);
+  }
   if (*procs) {
     for (char *p = procs; *p; p++)
       if (*p == '\n')

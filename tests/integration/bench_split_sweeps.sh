@@ -72,7 +72,9 @@ $PY - "$work/quota/summary.json" <<PY || fail "quota sweep"
 exec(open("$work/cores.py").read())
 base, step = cores("base", "alone", "fio"), cores("quota-0.3", "alone", "fio")
 print(f"quota: fio alone {base:.2f} cores unconstrained, {step:.2f} at quota-0.3")
-assert base >= 0.6, base
+# unconstrained, fio on the null engine takes what it can (about a core when the machine is
+# quiet; on a loaded one less, but clearly more than the quota's bound)
+assert base >= 0.42, base
 assert step <= 0.36, step
 PY
 
