@@ -1,15 +1,15 @@
 #!/bin/sh
-# Quick-start command (b): install what is needed, build, run the whole test suite: every test
-# with ctest two at a time (unit tests, and the integration tests that do the real thing:
-# cgroups, podman, Ceph, qemu), the unit tests again under ASan+UBSan, a bounded fuzz run of every
-# parser, and at the end the leftovers check (ci/leftovers.py): anything a test left on the
-# machine fails the run.  The packages the build does not need are installed in the background
-# while it builds, then the shared setup the integration tests use (podman images, the guests'
-# root file system: mostly downloads) goes on beside the suite, which runs beside the sanitizer
-# build and the fuzzing (the integration tests mostly wait: on daemons, guests, timers).
+# Quick-start command (b): install what is needed, build, run the whole test suite: the unit
+# tests under ASan+UBSan, a bounded fuzz run of every parser, then every test with ctest three at a
+# time (unit tests, and the integration tests that do the real thing: cgroups, podman, Ceph,
+# qemu), and at the end the leftovers check (ci/leftovers.py): anything a test left on the machine
+# fails the run.  The packages the build does not need are installed in the background while the
+# builds and the fuzzing run, and then the shared setup the integration tests use (podman
+# images, the guests' root file system: mostly downloads).
 # .ci/run runs this verbatim.  Needs root.
 #   PLACER_FUZZ_SECONDS  seconds per fuzz harness (default here 10; ci/fuzz.sh alone: 30)
-#   PLACER_CTEST_JOBS    tests run at once (default 2)
+#   PLACER_CTEST_JOBS    tests run at once (default 3: most integration tests wait on daemons,
+#                        guests and timers; each passes with `stress-ng --cpu 2` beside it)
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
@@ -47,44 +47,32 @@ stage "every linked library is called (docs/dependencies.md)"
 sh ci/check-linked.sh build/placer
 stage "no call cycle between C files (ci/check-cycles.py)"
 /usr/bin/python3 ci/check-cycles.py build
-# The suite starts as soon as the packages are in (the shared setup goes on beside it: ctest's
-# fixture test integration_shared_setup waits for it), and runs beside the sanitizer build, its
-# unit tests and the fuzzing: most integration tests wait on daemons, guests and timers, and the
-# CPU they leave idle is what those use.
-stage "waiting for the background packages"
-while [ ! -f build/packages.done ] && kill -0 "$background_pid" 2>/dev/null; do sleep 2; done
-if [ ! -f build/packages.done ]; then
-  cat build/background.log
-  # Without every package, tests would skip instead of running: that is a failed run.
-  echo "ci/test.sh: installing the packages failed" >&2
-  exit 1
-fi
-stage "in the background: all tests, ${PLACER_CTEST_JOBS:-2} at a time (unit + integration; log: build/ctest.log)"
-(cd build && exec ctest -j"${PLACER_CTEST_JOBS:-2}" -LE fuzz_long --output-on-failure) >build/ctest.log 2>&1 &
-ctest_pid=$!
+# One sanitizer build (clang: ASan+UBSan, and libFuzzer's coverage so that the fuzzers link to the
+# same objects) for the unit tests and the fuzzing.  Then the suite, after the CPU-heavy stages:
+# beside them its guests and daemons ran slower and did more work (timer ticks under TCG, polls).
+stage "build with ASan+UBSan and the fuzzers (clang)"
+CC=clang BUILD_DIR=$root/build-asan sh ci/build.sh -DPLACER_SANITIZE=ON -DPLACER_FUZZ=ON -DCMAKE_BUILD_TYPE=Debug
+stage "unit and live cgroup tests under ASan+UBSan (the Python ones run once, below)"
+(cd build-asan && ctest -j2 -L 'unit|live' -LE python --output-on-failure)
+stage "fuzz every parser under ASan+UBSan (ci/fuzz.sh; ${PLACER_FUZZ_SECONDS:-10} s each)"
+PLACER_FUZZ_SECONDS=${PLACER_FUZZ_SECONDS:-10} BUILD_DIR=$root/build-asan sh ci/fuzz.sh
 
-sanitized_rc=0
-stage "build with ASan+UBSan"
-BUILD_DIR=$root/build-asan sh ci/build.sh -DPLACER_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug || sanitized_rc=$?
-if [ "$sanitized_rc" = 0 ]; then
-  stage "unit and live cgroup tests under ASan+UBSan"
-  (cd build-asan && ctest -j2 -L 'unit|live' --output-on-failure) || sanitized_rc=$?
-  stage "fuzz every parser under ASan+UBSan (ci/fuzz.sh; ${PLACER_FUZZ_SECONDS:-10} s each)"
-  PLACER_FUZZ_SECONDS=${PLACER_FUZZ_SECONDS:-10} sh ci/fuzz.sh || sanitized_rc=$?
-fi
+stage "waiting for the background packages and shared setup"
+background_rc=0
+wait "$background_pid" || background_rc=$?
+cat build/background.log
+# Without every package, tests would skip instead of running: that is a failed run.
+[ "$background_rc" = 0 ] && [ -f build/packages.done ] ||
+  { echo "ci/test.sh: installing the packages failed (exit $background_rc)" >&2; exit 1; }
 
-stage "waiting for the tests"
+stage "all tests, ${PLACER_CTEST_JOBS:-3} at a time (unit + integration)"
 ctest_rc=0
-wait "$ctest_pid" || ctest_rc=$?
-cat build/ctest.log
+(cd build && ctest -j"${PLACER_CTEST_JOBS:-3}" -LE fuzz_long --output-on-failure) || ctest_rc=$?
 (cd build && sed -n 's/^\([a-z_0-9]*\) [0-9]* \([0-9.]*\).*/\2 \1/p' Testing/Temporary/CTestCostData.txt 2>/dev/null |
   sort -rn | head -n 12 | awk '{ printf "  %6.1f s  %s\n", $1, $2 }') || true
-stage "waiting for the shared setup"
-wait "$background_pid" || true
-cat build/background.log
 
 stage "leftovers: nothing a test made may remain (ci/leftovers.py)"
 leftovers_rc=0
 /usr/bin/python3 ci/leftovers.py check build/leftovers-before.json || leftovers_rc=$?
-stage "done: sanitizers and fuzzing exit $sanitized_rc, ctest exit $ctest_rc, leftovers exit $leftovers_rc"
-[ "$sanitized_rc" = 0 ] && [ "$ctest_rc" = 0 ] && [ "$leftovers_rc" = 0 ]
+stage "done: ctest exit $ctest_rc, leftovers exit $leftovers_rc"
+[ "$ctest_rc" = 0 ] && [ "$leftovers_rc" = 0 ]

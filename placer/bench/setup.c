@@ -619,7 +619,6 @@ int bench_setup(struct bench *b, struct placer_error **err) {
     if (stat(opt->out_dir, &st) < 0 || !S_ISDIR(st.st_mode))
       return placer_error_errno(err, PLACER_EXIT_USAGE, errno ? errno : ENOTDIR, "--resume '%s'", opt->out_dir);
   } else if (stat(opt->out_dir, &st) == 0) {
-    cleanup_free char *probe = NULL;
     if (!S_ISDIR(st.st_mode))
       return placer_error_set(err, PLACER_EXIT_USAGE, ENOTDIR, "--out '%s' is not a directory", opt->out_dir);
     if (rmdir(opt->out_dir) < 0 && errno != ENOENT)
