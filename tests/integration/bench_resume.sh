@@ -40,7 +40,7 @@ workloads:
   block_sizes: [4K]
   patterns: [randwrite, randread]
   iodepth: 4
-  runtime: 2
+  runtime: 3
   ramp: 0
 neighbours:
   - { name: hog, kind: stress-ng, stressor: cpu, method: matrixprod }
@@ -137,11 +137,12 @@ bench_nothing_left "after the second --resume"
 say "--resume completed it"
 
 # --- fio hangs ---------------------------------------------------------------------------
-# workloads.grace 8: a fio still running 8 s past its 2 s runtime is hung (the default, 120 s,
+# workloads.grace 8: a fio still running 8 s past its 6 s runtime is hung (the default, 120 s,
 # would make this take minutes: the bound on $took below fails if the grace is not used; 2 s
 # was too short for a fio beside a hog on a loaded 2-core machine: killed as hung, wrongly)
-sed 's/^  ramp: 0$/  ramp: 0\n  grace: 8/' "$work/study1.yaml" >"$work/hang.yaml"
-grep -q "^  grace: 8$" "$work/hang.yaml" || fail "hang.yaml has no grace"
+# runtime 6: time for the test to find the run's fio and stop it while it runs, on a loaded machine
+sed -e 's/^  ramp: 0$/  ramp: 0\n  grace: 8/' -e 's/^  runtime: 3$/  runtime: 6/' "$work/study1.yaml" >"$work/hang.yaml"
+grep -q "^  grace: 8$" "$work/hang.yaml" && grep -q "^  runtime: 6$" "$work/hang.yaml" || fail "hang.yaml: $(cat "$work/hang.yaml")"
 "$PLACER" bench --allow-inconclusive --prefix "$prefix" --out "$work/h" "$work/hang.yaml" >"$work/h.out" 2>"$work/h.err" &
 bg=$!
 i=0
@@ -173,11 +174,11 @@ took=$(($(date +%s) - t1))
 [ "$rc" = 4 ] || { cat "$work/h.err" >&2; fail "fio stopped: exit $rc, expected 4"; }
 line=$(tail -1 "$work/h.err")
 hung_log=$work/h/logs/fio-pinned-r0-alone-4k-randread.log
-echo "$line" | grep -q "pinned-r0: fio 4k-randread did not finish in 10 s (hung?), killed; see $hung_log\$" ||
+echo "$line" | grep -q "pinned-r0: fio 4k-randread did not finish in 14 s (hung?), killed; see $hung_log\$" ||
   fail "the error does not name the hung run and its log: $line"
 [ -f "$hung_log" ] || fail "the log the error names is not there: $hung_log"
-# SIGTERM does not reach a stopped process: killed with SIGKILL 10 s after the 10 s
-[ "$took" -le 40 ] || fail "the hung fio was killed after $took s (runtime 2 + grace 8 + 10 s for SIGKILL)"
+# SIGTERM does not reach a stopped process: killed with SIGKILL 10 s after the 14 s
+[ "$took" -le 45 ] || fail "the hung fio was killed after $took s (runtime 6 + grace 8 + 10 s for SIGKILL)"
 $PY - "$work/h/summary.json" <<'PY' || fail "summary.json after fio hung"
 import json, sys
 s = json.load(open(sys.argv[1]))
