@@ -12,9 +12,10 @@
 #     pool gets one CPU and the neighbour's the other (placement.csv: disjoint
 #     Cpus_allowed_list), while demo-local shares one CPU and unpinned has them all (1 s runs:
 #     placement, not rates, is judged).
-# Shares are judged between fio and the neighbour only, so load outside the study (another
-# job on the machine) does not decide them.  About 1.5 minutes.
-# ctest: cost=85
+# The weight's shares are judged between fio and the neighbour only; the quota's bound against
+# fio unconstrained, in cores, which another test beside it would skew: it runs alone (serial).
+# About 1.5 minutes.
+# ctest: serial cost=85
 set -u
 T=bench_split_sweeps
 . "${PLACER_SOURCE_DIR:?PLACER_SOURCE_DIR not set}/tests/integration/lib/bench.sh"
