@@ -65,8 +65,7 @@ int cmd_exec(int argc, char **argv) {
   const struct option *options = placer_cli_getopt_table(&placer_cli_exec, table);
   const char *xml = NULL, *prefix_opt = NULL;
   char **env = NULL;
-  const char *sets[64];
-  size_t n_sets = 0;
+  struct placer_cli_sets sets = { .n = 0 };
   int opt;
   opterr = 0;
   while ((opt = getopt_long(argc, argv, "+:", options, NULL)) != -1) {
@@ -86,12 +85,10 @@ int cmd_exec(int argc, char **argv) {
       }
       break;
     case 's':
-      if (n_sets == N_OF(sets)) {
+      if (placer_cli_add_set(&sets, "exec", optarg) < 0) {
         placer_argv_free(env);
-        fprintf(stderr, "placer exec: at most 64 --set\n");
         return PLACER_EXIT_USAGE;
       }
-      sets[n_sets++] = optarg;
       break;
     case 'h': placer_argv_free(env); return placer_cli_print_help(&placer_cli_exec);
     default: placer_argv_free(env); return placer_usage_error("exec", opt, argc, argv);
@@ -122,8 +119,8 @@ int cmd_exec(int argc, char **argv) {
   int rc = -1;
   if (placer_profile_load(profile_path, &profile, &err) < 0)
     goto out;
-  for (size_t i = 0; i < n_sets; i++)
-    if (placer_profile_set(profile, sets[i], &err) < 0)
+  for (size_t i = 0; i < sets.n; i++)
+    if (placer_profile_set(profile, sets.items[i], &err) < 0)
       goto out;
   if (placer_topology_load(xml, &topo, &err) < 0 || placer_plan_compute(topo, profile, &plan, &err) < 0)
     goto out;

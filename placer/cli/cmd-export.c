@@ -66,8 +66,7 @@ int cmd_export(int argc, char **argv) {
   struct option table[PLACER_CLI_MAX_OPTIONS + 2];
   const struct option *options = placer_cli_getopt_table(&placer_cli_export, table);
   const char *format = NULL, *xml_path = NULL, *map_path = NULL, *out_dir = NULL;
-  const char *sets[64];
-  size_t n_sets = 0;
+  struct placer_cli_sets sets = { .n = 0 };
   int opt;
   opterr = 0;
   optind = 0;
@@ -78,11 +77,8 @@ int cmd_export(int argc, char **argv) {
     case 'm': map_path = optarg; break;
     case 'o': out_dir = optarg; break;
     case 's':
-      if (n_sets == N_OF(sets)) {
-        fprintf(stderr, "placer export: at most 64 --set\n");
+      if (placer_cli_add_set(&sets, "export", optarg) < 0)
         return PLACER_EXIT_USAGE;
-      }
-      sets[n_sets++] = optarg;
       break;
     case 'h': return placer_cli_print_help(&placer_cli_export);
     default: return placer_usage_error("export", opt, argc, argv);
@@ -116,7 +112,7 @@ int cmd_export(int argc, char **argv) {
   if (rc == 0 && map_path)
     rc = placer_export_map_load(map_path, &map, &err);
   if (rc == 0)
-    rc = placer_cli_load_plan(argv[optind], sets, n_sets, xml_path, &profile, &topo, &plan, &err);
+    rc = placer_cli_load_plan(argv[optind], sets.items, sets.n, xml_path, &profile, &topo, &plan, &err);
   if (rc == 0) {
     struct placer_export_input in = { .plan = plan, .profile = profile, .topo = topo, .map = map };
     rc = placer_export_render(fmt, &in, &out, &err);

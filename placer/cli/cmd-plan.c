@@ -52,8 +52,7 @@ int cmd_plan(int argc, char **argv) {
   const struct option *options = placer_cli_getopt_table(&placer_cli_plan, table);
   const char *xml_path = NULL;
   bool json = false;
-  const char *sets[64];
-  size_t n_sets = 0;
+  struct placer_cli_sets sets = { .n = 0 };
   int opt;
   opterr = 0;
   optind = 0;
@@ -62,11 +61,8 @@ int cmd_plan(int argc, char **argv) {
     case 't': xml_path = optarg; break;
     case 'j': json = true; break;
     case 's':
-      if (n_sets == N_OF(sets)) {
-        fprintf(stderr, "placer plan: at most 64 --set\n");
+      if (placer_cli_add_set(&sets, "plan", optarg) < 0)
         return PLACER_EXIT_USAGE;
-      }
-      sets[n_sets++] = optarg;
       break;
     case 'h': return placer_cli_print_help(&placer_cli_plan);
     default: return placer_usage_error("plan", opt, argc, argv);
@@ -86,7 +82,7 @@ int cmd_plan(int argc, char **argv) {
   struct placer_profile *profile = NULL;
   struct placer_topology *topo = NULL;
   struct placer_plan *plan = NULL;
-  if (placer_cli_load_plan(profile_path, sets, n_sets, xml_path, &profile, &topo, &plan, &err) < 0)
+  if (placer_cli_load_plan(profile_path, sets.items, sets.n, xml_path, &profile, &topo, &plan, &err) < 0)
     return placer_error_report(err);
   int rc;
   if (json) {

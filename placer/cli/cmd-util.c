@@ -94,3 +94,12 @@ int placer_cli_load_plan(const char *profile_path, const char *const *sets, size
   }
   return rc;
 }
+
+int placer_cli_add_set(struct placer_cli_sets *sets, const char *command, const char *value) {
+  if (sets->n == PLACER_CLI_MAX_SETS) {
+    fprintf(stderr, "placer %s: at most %d --set\n", command, PLACER_CLI_MAX_SETS);
+    return -1;
+  }
+  sets->items[sets->n++] = value;
+  return 0;
+}

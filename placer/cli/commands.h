@@ -104,6 +104,15 @@ int cmd_help(int argc, char **argv);
  * placer_usage_error(): one precise line on stderr, exit 2. */
 int placer_usage_error(const char *command, int getopt_rc, int argc, char **argv);
 
+/* The --set ROLE.KEY=VALUE assignments of plan, export and exec, in order. */
+#define PLACER_CLI_MAX_SETS 64
+struct placer_cli_sets {
+  const char *items[PLACER_CLI_MAX_SETS];
+  size_t n;
+};
+/* Add VALUE; past PLACER_CLI_MAX_SETS one line on stderr and -1 (exit 2). */
+int placer_cli_add_set(struct placer_cli_sets *sets, const char *command, const char *value);
+
 /* PROFILE loaded, the --set assignments SETS[0..N_SETS) applied, the topology
  * (XML_PATH, or live when NULL) loaded and the plan computed: what plan and
  * export start from.  On failure nothing is returned (all freed) and ERR set. */
