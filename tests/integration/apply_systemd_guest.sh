@@ -56,7 +56,7 @@ cat >"$tmp/placer-stress.service" <<'EOF'
 Description=placer test load: forking and multi-threaded
 
 [Service]
-ExecStart=/usr/bin/stress-ng --cpu 2 --cpu-load 20 --pthread 1 --pthread-max 4 --sleep 1 --sleep-max 4 --timeout 0 --quiet
+ExecStart=/bin/sh -c '/t/churn placer-guest 4 20 & exec /usr/bin/stress-ng --cpu 2 --cpu-load 5 --sleep 1 --sleep-max 4 --timeout 0 --quiet'
 EOF
 
 # Runs in the guest (dash) as a oneshot service; the guest's exit code is this script's.
@@ -178,7 +178,7 @@ echo "GUEST rolling: $U restarted (MainPID $old -> $new), health checked, every 
 systemctl stop $U || fail "stop"
 [ -z "$(procs)" ] || fail "processes left after stop: $(procs)"
 for p in /proc/[0-9]*; do
-    case "$(cat $p/cmdline 2>/dev/null | tr '\0' ' ')" in /usr/bin/stress-ng*) fail "stress-ng left after stop: ${p#/proc/}" ;; esac
+    case "$(cat $p/cmdline 2>/dev/null | tr '\0' ' ')" in /usr/bin/stress-ng* | /t/churn*) fail "stress-ng or churn left after stop: ${p#/proc/}" ;; esac
 done
 echo "GUEST stop: systemctl stop ended every process of the unit"
 $P reset --json >/tmp/out 2>&1 || { rc=$?; cat /tmp/out; fail "reset after --persist exited $rc"; }
@@ -240,7 +240,7 @@ echo "GUEST OK: systemd backend: apply, status, drift, restart, --persist, --res
 EOF
 
 build=$(sh "$src/ci/vm/build-systemd-guest.sh" "$cache" --name "$name" --add "$bin:/t/placer" \
-    --add "$tmp/test.sh:/t/test.sh" --add "$tmp/p.yaml:/t/p.yaml" \
+    --add "$tmp/test.sh:/t/test.sh" --add "$tmp/p.yaml:/t/p.yaml" --add "${PLACER_TEST_CHURN:?}:/t/churn" \
     --add "$tmp/placer-stress.service:/etc/systemd/system/placer-stress.service" | tail -n 3)
 eval "$build"
 rc=0
