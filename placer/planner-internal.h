@@ -11,6 +11,7 @@
 #define PLACER_PLANNER_INTERNAL_H
 
 #include <hwloc.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -213,6 +214,11 @@ static inline const struct placer_core *planner_core(const struct planner *p, si
 
 /* ---- the node and the messages (planner-nodes.c) ---- */
 
+/* FMT formatted (vasprintf); NULL on ENOMEM. */
+char *planner_vtext(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0)));
+/* FMT formatted, added to the *N strings of *LIST (the plan's warnings,
+ * planner-irq.c); -1 on ENOMEM. */
+int planner_vappend(char ***list, size_t *n, const char *fmt, va_list ap) __attribute__((format(printf, 3, 0)));
 /* "plan: out of memory" into the error; -1. */
 int planner_oom(struct planner *p);
 /* The plan does not fit: the one line that says why, exit 3; -1. */

@@ -12,12 +12,26 @@ int planner_oom(struct planner *p) {
   return placer_error_oom(p->err, "plan");
 }
 
+char *planner_vtext(const char *fmt, va_list ap) {
+  char *text = NULL;
+  return vasprintf(&text, fmt, ap) < 0 ? NULL : text;
+}
+
+int planner_vappend(char ***list, size_t *n, const char *fmt, va_list ap) {
+  char **bigger = realloc(*list, (*n + 1) * sizeof(*bigger));
+  if (bigger == NULL)
+    return -1;
+  *list = bigger;
+  if ((bigger[*n] = planner_vtext(fmt, ap)) == NULL)
+    return -1;
+  (*n)++;
+  return 0;
+}
+
 int planner_infeasible(struct planner *p, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
-  char *msg = NULL;
-  if (vasprintf(&msg, fmt, ap) < 0)
-    msg = NULL;
+  char *msg = planner_vtext(fmt, ap);
   va_end(ap);
   placer_error_set(p->err, PLACER_EXIT_INFEASIBLE, 0, "%s", msg ? msg : "out of memory");
   free(msg);
@@ -31,9 +45,7 @@ int planner_warn(struct planner *p, int group, size_t role, size_t index, const 
   p->warnings = bigger;
   va_list ap;
   va_start(ap, fmt);
-  char *text = NULL;
-  if (vasprintf(&text, fmt, ap) < 0)
-    text = NULL;
+  char *text = planner_vtext(fmt, ap);
   va_end(ap);
   if (text == NULL)
     return planner_oom(p);
