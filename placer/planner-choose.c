@@ -232,6 +232,25 @@ static size_t nearest_with_room(struct planner *p, const struct request *req, co
   return m;
 }
 
+/* The one node to take among ORDER[from..n): of those with room for the
+ * need (REMOTE: only those at the nearest distance to the target any has),
+ * those with its memory too when any has it (*WITH_MEMORY says whether it
+ * did), pick_node() among them: the roomiest when there is no target.
+ * SIZE_MAX: no one node has room. */
+static size_t node_with_room(struct planner *p, const struct request *req, const size_t *order, size_t from, size_t n,
+                             bool remote, size_t *cand, hwloc_bitmap_t scratch, bool *with_memory) {
+  for (int mem = 1; mem >= 0; mem--) {
+    size_t m = remote ? nearest_with_room(p, req, order, from, n, mem, cand)
+                      : nodes_with_room(p, req, order + from, n - from, mem, cand);
+    size_t best = pick_node(p, req, cand, m, req->target == NULL, scratch);
+    if (best != SIZE_MAX) {
+      *with_memory = mem;
+      return best;
+    }
+  }
+  return SIZE_MAX;
+}
+
 struct outcome planner_choose(struct planner *p, const struct request *req, hwloc_bitmap_t out) {
   struct outcome o = { .choice = NO_ROOM, .passed_over = SIZE_MAX };
   o.score.best_l3 = -1;
@@ -253,16 +272,13 @@ struct outcome planner_choose(struct planner *p, const struct request *req, hwlo
           planner_take(p, order, n, need, req->align, out, NULL) ? (req->target ? CHOSE_REMOTE : CHOSE_ANY) : NO_ROOM;
     goto done;
   }
+  bool with_memory = false;
   if (local_room) {
-    for (int with_memory = 1; with_memory >= 0; with_memory--) {
-      size_t m = nodes_with_room(p, req, order, n_local, with_memory, cand);
-      size_t best = pick_node(p, req, cand, m, false, scratch);
-      if (best != SIZE_MAX) {
-        o.choice = planner_take(p, &best, 1, need, req->align, out, &o.score) ? CHOSE_LOCAL : NO_ROOM_THERE;
-        goto done;
-      }
-    }
-    o.choice = take_several(p, req, order, n_local, out, &o) ? CHOSE_LOCAL : NO_ROOM_THERE;
+    size_t best = node_with_room(p, req, order, 0, n_local, false, cand, scratch, &with_memory);
+    if (best != SIZE_MAX)
+      o.choice = planner_take(p, &best, 1, need, req->align, out, &o.score) ? CHOSE_LOCAL : NO_ROOM_THERE;
+    else
+      o.choice = take_several(p, req, order, n_local, out, &o) ? CHOSE_LOCAL : NO_ROOM_THERE;
     goto done;
   }
   if (req->target) {
@@ -270,32 +286,26 @@ struct outcome planner_choose(struct planner *p, const struct request *req, hwlo
       o.choice = NO_ROOM_THERE;
       goto done;
     }
-    for (int with_memory = 1; with_memory >= 0; with_memory--) {
-      size_t m = nearest_with_room(p, req, order, n_local, n, with_memory, cand);
-      size_t best = pick_node(p, req, cand, m, false, scratch);
-      if (best == SIZE_MAX)
-        continue;
-      /* a node as near (earlier in order) or nearer had the CPUs but not
-       * the memory: the warning says so */
-      for (size_t i = n_local; with_memory && i < n && order[i] != best && o.passed_over == SIZE_MAX; i++)
-        if (planner_node_capacity(p, p->used, order[i], need.unit) >= need.amount &&
-            !memory_fits(p, order[i], req->memory_bytes))
-          o.passed_over = order[i];
-      o.choice = planner_take(p, &best, 1, need, req->align, out, &o.score) ? CHOSE_REMOTE : NO_ROOM;
+    size_t best = node_with_room(p, req, order, n_local, n, true, cand, scratch, &with_memory);
+    if (best == SIZE_MAX) {
+      o.choice = take_several(p, req, order, n, out, &o) ? CHOSE_REMOTE : NO_ROOM;
       goto done;
     }
-    o.choice = take_several(p, req, order, n, out, &o) ? CHOSE_REMOTE : NO_ROOM;
+    /* a node as near (earlier in order) or nearer had the CPUs but not
+     * the memory: the warning says so */
+    for (size_t i = n_local; with_memory && i < n && order[i] != best && o.passed_over == SIZE_MAX; i++)
+      if (planner_node_capacity(p, p->used, order[i], need.unit) >= need.amount &&
+          !memory_fits(p, order[i], req->memory_bytes))
+        o.passed_over = order[i];
+    o.choice = planner_take(p, &best, 1, need, req->align, out, &o.score) ? CHOSE_REMOTE : NO_ROOM;
     goto done;
   }
   /* No locality: the node with the most room (memory too when it can),
    * which keeps nodes balanced; several nodes only when no one node fits. */
-  for (int with_memory = 1; with_memory >= 0; with_memory--) {
-    size_t m = nodes_with_room(p, req, order, n, with_memory, cand);
-    size_t best = pick_node(p, req, cand, m, true, scratch);
-    if (best != SIZE_MAX) {
-      o.choice = planner_take(p, &best, 1, need, req->align, out, &o.score) ? CHOSE_ANY : NO_ROOM;
-      goto done;
-    }
+  size_t best = node_with_room(p, req, order, 0, n, false, cand, scratch, &with_memory);
+  if (best != SIZE_MAX) {
+    o.choice = planner_take(p, &best, 1, need, req->align, out, &o.score) ? CHOSE_ANY : NO_ROOM;
+    goto done;
   }
   if (req->spread)
     n = nodes_from_roomiest(p, need.unit, order);

@@ -124,6 +124,24 @@ static size_t nth_node_with_cores(const struct planner *p, size_t k) {
   return SIZE_MAX;
 }
 
+/* Near a block device or a NIC (KIND: "" or "NIC "): its NUMA nodes (the
+ * only node's on a one-node machine), or unknown, with why. */
+static void near_device(const struct planner *p, struct target *t, hwloc_const_bitmap_t nodes, const char *name,
+                        const char *kind) {
+  hwloc_bitmap_copy(t->nodes, nodes);
+  if (hwloc_bitmap_iszero(t->nodes) && p->n_nodes == 1)
+    hwloc_bitmap_set(t->nodes, p->nodes[0].os);
+  if (hwloc_bitmap_iszero(t->nodes)) {
+    t->unknown = true;
+    snprintf(t->what, sizeof(t->what), "near %s", name);
+    snprintf(t->why, sizeof(t->why), "the NUMA locality of %s%s is unknown", kind, name);
+    return;
+  }
+  char where[96];
+  planner_nodes_text(t->nodes, where, sizeof(where));
+  snprintf(t->what, sizeof(t->what), "near %s (%s)", name, where);
+}
+
 int planner_target_for(struct planner *p, const struct placer_role_spec *spec, size_t k,
                        const struct placer_blockdev *dev, size_t numa_pos, struct target *t) {
   memset(t, 0, sizeof(*t));
@@ -134,19 +152,7 @@ int planner_target_for(struct planner *p, const struct placer_role_spec *spec, s
     return planner_oom(p);
   char where[96];
   switch (spec->near) {
-  case PLACER_NEAR_DEVICE:
-    hwloc_bitmap_copy(t->nodes, dev->numa_nodes);
-    if (hwloc_bitmap_iszero(t->nodes) && p->n_nodes == 1)
-      hwloc_bitmap_set(t->nodes, p->nodes[0].os);
-    if (hwloc_bitmap_iszero(t->nodes)) {
-      t->unknown = true;
-      snprintf(t->what, sizeof(t->what), "near %s", dev->name);
-      snprintf(t->why, sizeof(t->why), "the NUMA locality of %s is unknown", dev->name);
-      return 0;
-    }
-    planner_nodes_text(t->nodes, where, sizeof(where));
-    snprintf(t->what, sizeof(t->what), "near %s (%s)", dev->name, where);
-    return 0;
+  case PLACER_NEAR_DEVICE: near_device(p, t, dev->numa_nodes, dev->name, ""); return 0;
   case PLACER_NEAR_NIC: {
     const struct placer_nic *nic = planner_nic_for(p, spec->nic);
     if (nic == NULL) {
@@ -161,17 +167,7 @@ int planner_target_for(struct planner *p, const struct placer_role_spec *spec, s
       return 0;
     }
     t->nic = nic->name;
-    hwloc_bitmap_copy(t->nodes, nic->numa_nodes);
-    if (hwloc_bitmap_iszero(t->nodes) && p->n_nodes == 1)
-      hwloc_bitmap_set(t->nodes, p->nodes[0].os);
-    if (hwloc_bitmap_iszero(t->nodes)) {
-      t->unknown = true;
-      snprintf(t->what, sizeof(t->what), "near %s", nic->name);
-      snprintf(t->why, sizeof(t->why), "the NUMA locality of NIC %s is unknown", nic->name);
-      return 0;
-    }
-    planner_nodes_text(t->nodes, where, sizeof(where));
-    snprintf(t->what, sizeof(t->what), "near %s (%s)", nic->name, where);
+    near_device(p, t, nic->numa_nodes, nic->name, "NIC ");
     return 0;
   }
   case PLACER_NEAR_NUMA:
