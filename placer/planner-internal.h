@@ -114,6 +114,7 @@ int align_split_pool(const struct align_ctx *ctx, hwloc_const_bitmap_t pool, str
 
 /* ---- the planner's state ---- */
 
+/* A NUMA node as the planner sees it (by position in topo->numa_nodes). */
 struct node_info {
   unsigned os;
   size_t *cores; /* indexes into topo->cores, topology order */
@@ -123,6 +124,7 @@ struct node_info {
   char *first_over; /* the instance that first over-committed it (preferred policy) */
 };
 
+/* A shared pool (cpu.pool): the CPUs its members share. */
 struct pool_state {
   const char *name;
   struct cpu_need need;
@@ -132,6 +134,7 @@ struct pool_state {
   hwloc_bitmap_t *node_cpus; /* fill without span_numa: one pool per node (by node position) */
 };
 
+/* A role being placed: its instances so far, its pool (NULL: exclusive). */
 struct role_state {
   const struct placer_role_spec *spec;
   size_t pos;
@@ -140,6 +143,7 @@ struct role_state {
   struct pool_state *pool;
 };
 
+/* A warning, with where it sorts in the plan. */
 struct warning {
   int group;    /* 0: reserve, 1: an instance, 2: a NUMA node's memory */
   size_t role;  /* profile position (group 1) or node position (group 2) */
@@ -148,6 +152,7 @@ struct warning {
   char *text;
 };
 
+/* The planner's state for one plan (placer_plan_compute()). */
 struct planner {
   const struct placer_topology *topo;
   const struct placer_profile *profile;
@@ -169,7 +174,7 @@ struct planner {
   size_t n_owner;
   unsigned n_holders;     /* instances and pools placed so far: the last holder's id */
   bool several_l3;        /* some NUMA node holds more than one L3: align: auto means cache */
-  struct align_ctx align; /* the alignment's view of the above (above) */
+  struct align_ctx align; /* the alignment's view of the above (planner-align.c) */
 
   /* IRQs (planner-irq.c) */
   struct placer_plan_nic_cores *nic_cores; /* reserve.nics: each NIC's cores (for irqs: nic_cores) */
@@ -178,9 +183,10 @@ struct planner {
                           * managed queues complete (irqs:, planner-irq.c); empty: none */
 };
 
+/* What planner_choose() found. */
 enum choice { CHOSE_LOCAL, CHOSE_REMOTE, CHOSE_ANY, NO_ROOM_THERE, NO_ROOM };
 
-/* What one instance (or a pool) asks of choose(). */
+/* What one instance (or a pool) asks of planner_choose(). */
 struct request {
   struct cpu_need need;
   hwloc_const_bitmap_t target; /* NULL: no locality */

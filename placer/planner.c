@@ -320,7 +320,7 @@ int placer_plan_compute(const struct placer_topology *topo, const struct placer_
   for (int phase = 0; phase < PLANNER_PHASES; phase++)
     for (size_t r = 0; r < profile->n_roles; r++) {
       const struct planner_strategy *strategy = planner_strategy_for(profile, &profile->roles[r]);
-      if (strategy == NULL) { /* the table covers every role: planner_strategies_check() and its test */
+      if (strategy == NULL) { /* never: test_planner_strategy finds one for every kind of role */
         planner_infeasible(&p, "role '%s': no placement strategy applies", profile->roles[r].name);
         goto out;
       }
