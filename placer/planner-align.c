@@ -1,11 +1,11 @@
-/* Cache-aware choice of CPUs (planner-align.h).  An instance whose threads
+/* Cache-aware choice of CPUs (planner-internal.h).  An instance whose threads
  * straddle two L3 domains (AMD's CCXs) pays for it in cross-CCX traffic;
  * two instances in one L3 thrash each other's cache.  So among the cores
  * the planner offers (a NUMA node's, usually) this picks, level by level
  * (L3 domains, then L2 clusters), the fewest domains that hold the need,
  * unshared ones when that costs no extra domain, and within them the
  * lowest-numbered cores as the plain take does. */
-#include "planner-align.h"
+#include "planner-internal.h"
 
 #include <stdint.h>
 #include <stdlib.h>

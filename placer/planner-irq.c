@@ -9,8 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "plan-internal.h"
-#include "profile.h"
+#include "planner-internal.h"
 
 struct irq_planner {
   const struct placer_topology *topo;
@@ -26,21 +25,11 @@ static int oom(struct irq_planner *ip) {
 
 static int warn(struct irq_planner *ip, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static int warn(struct irq_planner *ip, const char *fmt, ...) {
-  struct placer_plan *plan = ip->plan;
-  char **bigger = realloc(plan->warnings, (plan->n_warnings + 1) * sizeof(*bigger));
-  if (bigger == NULL)
-    return oom(ip);
-  plan->warnings = bigger;
   va_list ap;
   va_start(ap, fmt);
-  char *text = NULL;
-  if (vasprintf(&text, fmt, ap) < 0)
-    text = NULL;
+  int rc = planner_vappend(&ip->plan->warnings, &ip->plan->n_warnings, fmt, ap);
   va_end(ap);
-  if (text == NULL)
-    return oom(ip);
-  plan->warnings[plan->n_warnings++] = text;
-  return 0;
+  return rc < 0 ? oom(ip) : 0;
 }
 
 /* ------------------------------------------------------------------ devices */
