@@ -3,9 +3,9 @@
 # pure cgroup v2), which this host (no systemd, v1 hybrid) cannot offer: boots a 2-NUMA-node qemu
 # guest whose init is systemd (ci/vm/build-systemd-guest.sh: Debian 12 rootfs, the host's
 # kernel, TCG) and, inside it, with a live plan:
-#   - a service unit running a forking, multi-threaded load (stress-ng --cpu 2 --pthread 1
-#     --sleep 1: a parent, cpu workers, a worker that keeps creating and ending threads and one
-#     with five long-lived threads) is placed by
+#   - a service unit running a forking, multi-threaded load (placer's churn helper, which keeps
+#     creating and ending threads, beside stress-ng --cpu 2 --sleep 1: a parent, two cpu workers
+#     and one with long-lived threads) is placed by
 #     `placer apply` (backend chosen automatically): the unit's group has cpuset.cpus.effective 1,
 #     cpuset.mems.effective 1, memory.max and cpu.weight as planned; every thread of every process
 #     in the unit has Cpus_allowed_list 1 / Mems_allowed_list 1; the processes stay in the unit's
