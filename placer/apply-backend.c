@@ -10,39 +10,66 @@
 #include "apply-systemd-internal.h"
 #include "apply.h"
 #include "cephconf.h"
-#include "lib/textfile.h"
-#include "proc.h"
+#include "lib/array.h"
 #include "state.h"
 
-const struct placer_apply_backend_ops placer_apply_backend_cgroupfs = {
-  .name = "cgroupfs",
-  .apply = placer_cgroupfs_apply,
-  .status = placer_cgroupfs_status,
-  .reset = placer_cgroupfs_reset,
-  .reset_run = placer_cgroupfs_reset_run,
-  .print_status = placer_cgroupfs_status_print_text,
+/* The backends by kind (fio's engine list, launch.c's backends[]); AUTO
+ * has no entry of its own: placer_apply_backend_get() picks one. */
+static const struct placer_apply_backend_ops *const backends[] = {
+  [PLACER_APPLY_BACKEND_CGROUPFS] = &placer_apply_backend_cgroupfs,
+  [PLACER_APPLY_BACKEND_SYSTEMD] = &placer_apply_backend_systemd,
+};
+
+static const char *const kind_names[] = {
+  [PLACER_APPLY_BACKEND_AUTO] = "auto",
+  [PLACER_APPLY_BACKEND_CGROUPFS] = "cgroupfs",
+  [PLACER_APPLY_BACKEND_SYSTEMD] = "systemd",
 };
 
 int placer_apply_backend_parse(const char *name, enum placer_apply_backend_kind *out) {
-  if (strcmp(name, "auto") == 0)
-    *out = PLACER_APPLY_BACKEND_AUTO;
-  else if (strcmp(name, "cgroupfs") == 0)
-    *out = PLACER_APPLY_BACKEND_CGROUPFS;
-  else if (strcmp(name, "systemd") == 0)
-    *out = PLACER_APPLY_BACKEND_SYSTEMD;
-  else
-    return -1;
-  return 0;
+  for (size_t k = 0; k < N_OF(kind_names); k++)
+    if (name && strcmp(kind_names[k], name) == 0) {
+      *out = (enum placer_apply_backend_kind)k;
+      return 0;
+    }
+  return -1;
 }
 
 const struct placer_apply_backend_ops *placer_apply_backend_get(enum placer_apply_backend_kind kind) {
-  switch (kind) {
-  case PLACER_APPLY_BACKEND_CGROUPFS: return &placer_apply_backend_cgroupfs;
-  case PLACER_APPLY_BACKEND_SYSTEMD: return &placer_apply_backend_systemd;
-  case PLACER_APPLY_BACKEND_AUTO: break;
-  }
-  /* sd_booted(3): systemd as PID 1 creates this directory */
-  return access("/run/systemd/system", F_OK) == 0 ? &placer_apply_backend_systemd : &placer_apply_backend_cgroupfs;
+  if (kind == PLACER_APPLY_BACKEND_AUTO)
+    /* sd_booted(3): systemd as PID 1 creates this directory */
+    kind = access("/run/systemd/system", F_OK) == 0 ? PLACER_APPLY_BACKEND_SYSTEMD : PLACER_APPLY_BACKEND_CGROUPFS;
+  return (unsigned)kind < N_OF(backends) && backends[kind] ? backends[kind] : &placer_apply_backend_cgroupfs;
+}
+
+const struct placer_apply_backend_ops *placer_apply_backend_find(const char *name) {
+  for (size_t k = 0; k < N_OF(backends); k++)
+    if (backends[k] && name && strcmp(backends[k]->name, name) == 0)
+      return backends[k];
+  return NULL;
+}
+
+const char *placer_apply_backend_ops_check(const struct placer_apply_backend_ops *ops) {
+  if (ops->name == NULL || ops->name[0] == '\0')
+    return "no name";
+  if (ops->apply == NULL)
+    return "no apply";
+  if (ops->status == NULL)
+    return "no status";
+  if (ops->reset == NULL)
+    return "no reset";
+  if (ops->reset_run == NULL)
+    return "no reset_run";
+  if (ops->print_status == NULL)
+    return "no print_status";
+  size_t k = 0;
+  while (k < N_OF(backends) && backends[k] != ops)
+    k++;
+  if (k == N_OF(backends))
+    return "not in backends[]";
+  if (k >= N_OF(kind_names) || strcmp(kind_names[k], ops->name) != 0)
+    return "its name differs from its kind's";
+  return NULL;
 }
 
 /* An OSD that sets its own affinity after start undoes the placement:
@@ -55,30 +82,8 @@ static void warn_ceph_affinity(const struct placer_plan *plan, struct placer_app
     if (inst == NULL || inst->kind != PLACER_KIND_CEPH_OSD)
       continue;
     for (size_t k = 0; k < ri->n_bound; k++) {
-      struct placer_cmdline cl = { NULL, 0 };
-      struct placer_error *e = NULL;
-      if (placer_proc_read_cmdline(ri->bound[k].pid, &cl, &e) < 0) {
-        placer_error_free(e);
-        continue;
-      }
-      bool is_osd = cl.argc > 0 && strstr(cl.argv[0], "ceph-osd") != NULL;
-      char *conf = NULL, *id = NULL;
-      struct placer_ceph_numa n;
-      placer_ceph_numa_init(&n);
-      if (is_osd && placer_ceph_cmdline_conf(&cl, &conf, &id) == 0 && conf) {
-        char *text = NULL;
-        char name[128];
-        snprintf(name, sizeof(name), "osd.%s", id ? id : "?");
-        if (placer_textfile_read_path(conf, 1 << 20, &text, NULL) == 0)
-          placer_ceph_numa_from_conf(&n, text, conf, name);
-        free(text);
-      }
-      if (is_osd)
-        placer_ceph_numa_from_cmdline(&n, &cl);
-      free(conf);
-      free(id);
-      placer_cmdline_clear(&cl);
-      char *msg = is_osd ? placer_ceph_numa_warning(&n, ri->name, ri->mems) : NULL;
+      char *msg = NULL;
+      bool is_osd = placer_ceph_osd_affinity_warning(ri->bound[k].pid, ri->name, ri->mems, &msg);
       if (msg)
         strv_add(&notes, "%s", msg);
       free(msg);
@@ -114,7 +119,7 @@ static int apply_irqs_only(const struct placer_plan *plan, const struct placer_a
 int placer_apply(const struct placer_plan *plan, const struct placer_apply_options *opt,
                  struct placer_apply_report **report, struct placer_error **err) {
   const struct placer_apply_backend_ops *ops = placer_apply_backend_get(opt->backend);
-  if (ops != &placer_apply_backend_systemd && (opt->persist || opt->restart_rolling))
+  if (!(ops->flags & PLACER_APPLY_BACKEND_UNITS) && (opt->persist || opt->restart_rolling))
     return placer_error_set(err, PLACER_EXIT_USAGE, EINVAL, "%s need the systemd backend (this is %s%s)",
                             opt->persist ? "--persist" : "--restart", ops->name,
                             opt->backend == PLACER_APPLY_BACKEND_AUTO ? ": PID 1 is not systemd" : "");
@@ -166,9 +171,9 @@ int placer_status(const char *state_dir, json_t **out, bool *drift, struct place
 }
 
 int placer_status_print_text(json_t *status, FILE *out) {
-  const char *backend = json_string_value(json_object_get(status, "backend"));
-  int rc = backend && strcmp(backend, "systemd") == 0 ? placer_apply_backend_systemd.print_status(status, out)
-                                                      : placer_apply_backend_cgroupfs.print_status(status, out);
+  const struct placer_apply_backend_ops *ops =
+      placer_apply_backend_find(json_string_value(json_object_get(status, "backend")));
+  int rc = (ops ? ops : &placer_apply_backend_cgroupfs)->print_status(status, out);
   return rc < 0 ? -1 : irq_status_print_text(status, out);
 }
 

@@ -14,6 +14,7 @@
 #include <sys/types.h>
 
 #include "apply-internal.h"
+#include "state.h"
 
 #define IRQ_STATE_FILE "irq.json"
 #define IRQ_LOCK_FILE "irq.lock"

@@ -14,6 +14,7 @@
 #include <stdio.h>
 
 #include "apply-internal.h"
+#include "state.h"
 #include "systemd-unit.h"
 
 /* The state file of the systemd backend, beside state.json in the state

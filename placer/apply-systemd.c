@@ -901,6 +901,7 @@ static int systemd_reset(const char *state_dir, char ***lines, size_t *n_lines, 
 
 const struct placer_apply_backend_ops placer_apply_backend_systemd = {
   .name = "systemd",
+  .flags = PLACER_APPLY_BACKEND_UNITS,
   .apply = systemd_apply,
   .status = sd_status,
   .reset = systemd_reset,

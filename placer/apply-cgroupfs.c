@@ -1,7 +1,8 @@
-/* placer apply: validate a plan against this node and its running
- * processes, then put it in force one journaled step at a time (create a
- * group, set a value, move a process, pin a thread); any failure undoes the
- * steps done so far, newest first (apply-undo.c). */
+/* The cgroupfs backend of placer apply (placer's own groups under PREFIX,
+ * written directly; its ops table at the end): validate a plan against this
+ * node and its running processes, then put it in force one journaled step at
+ * a time (create a group, set a value, move a process, pin a thread); any
+ * failure undoes the steps done so far, newest first (apply-cgroupfs-undo.c). */
 #include <errno.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -11,7 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "apply-run.h"
+#include "apply-cgroupfs-internal.h"
 #include "procmatch.h"
 #include "topology.h"
 #include "lib/units.h"
@@ -101,7 +102,7 @@ static int roll_back(struct applier *a, struct placer_error **err) {
   return -1;
 }
 
-int placer_cgroupfs_apply(const struct placer_plan *plan, const struct placer_apply_options *opt,
+static int cgroupfs_apply(const struct placer_plan *plan, const struct placer_apply_options *opt,
                           struct placer_apply_report **report, struct placer_error **err) {
   struct applier a = { 0 };
   a.plan = plan;
@@ -216,3 +217,12 @@ int placer_cgroupfs_apply(const struct placer_plan *plan, const struct placer_ap
   applier_clear(&a);
   return ret;
 }
+
+const struct placer_apply_backend_ops placer_apply_backend_cgroupfs = {
+  .name = "cgroupfs",
+  .apply = cgroupfs_apply,
+  .status = cgroupfs_status,
+  .reset = cgroupfs_reset,
+  .reset_run = cgroupfs_reset_run,
+  .print_status = cgroupfs_status_print_text,
+};
