@@ -1,16 +1,21 @@
-/* Which backend puts a plan in force: the ops tables of apply/status/reset
- * (cgroupfs: placer's own groups; systemd: the daemons' units), chosen from
- * the option or from PID 1, and for status/reset from what the state
- * directory records. */
+/* Which backend puts a plan in force: the table of apply's backends
+ * (cgroupfs: placer's own groups; systemd: the daemons' units), the one
+ * --backend names or PID 1 suggests for apply; for status and reset the one
+ * the state directory records (as crun dispatches a container's cgroup
+ * calls on the manager its status recorded).  The IRQs and the Ceph
+ * affinity warning around any backend's apply. */
 #include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "apply-irq.h"
-#include "apply-systemd-internal.h"
+#include "apply-internal.h"
 #include "apply.h"
 #include "cephconf.h"
 #include "lib/array.h"
+#include "lib/textfile.h"
 #include "state.h"
 
 /* The backends by kind (fio's engine list, launch.c's backends[]); AUTO
@@ -52,6 +57,8 @@ const struct placer_apply_backend_ops *placer_apply_backend_find(const char *nam
 const char *placer_apply_backend_ops_check(const struct placer_apply_backend_ops *ops) {
   if (ops->name == NULL || ops->name[0] == '\0')
     return "no name";
+  if (ops->state_file == NULL || ops->state_file[0] == '\0')
+    return "no state_file";
   if (ops->apply == NULL)
     return "no apply";
   if (ops->status == NULL)
@@ -153,14 +160,57 @@ int placer_apply(const struct placer_plan *plan, const struct placer_apply_optio
   return 0;
 }
 
-/* The backend whose state STATE_DIR holds. */
-static const struct placer_apply_backend_ops *recorded_backend(const char *state_dir) {
-  return sd_state_exists(state_dir ? state_dir : placer_state_default_dir()) ? &placer_apply_backend_systemd
-                                                                             : &placer_apply_backend_cgroupfs;
+/* The "backend" DIR/FILE records: 1 and *name (NULL when the file has no
+ * such record), 0 when there is no such file.  A file that cannot be read
+ * or parsed names none: its backend's own loader says what is wrong. */
+static int read_record(const char *dir, const char *file, char **name, struct placer_error **err) {
+  *name = NULL;
+  cleanup_free char *path = NULL, *text = NULL;
+  if (asprintf(&path, "%s/%s", dir, file) < 0)
+    return placer_error_oom(err, NULL);
+  if (placer_textfile_read_path(path, PLACER_TEXTFILE_MAX_BYTES, &text, NULL) < 0)
+    return errno == ENOENT ? 0 : 1;
+  json_t *doc = json_loads(text, 0, NULL);
+  const char *recorded = json_string_value(json_object_get(doc, "backend"));
+  if (recorded && (*name = strdup(recorded)) == NULL) {
+    json_decref(doc);
+    return placer_error_oom(err, NULL);
+  }
+  json_decref(doc);
+  return 1;
+}
+
+int placer_apply_backend_recorded(const char *state_dir, const struct placer_apply_backend_ops **out,
+                                  struct placer_error **err) {
+  const char *dir = state_dir ? state_dir : placer_state_default_dir();
+  *out = &placer_apply_backend_cgroupfs; /* nothing applied, or a state.json from before the record */
+  /* The last backend first: a systemd placement refuses a cgroupfs state
+   * beside it but not the other way round, and its own is taken back first. */
+  for (size_t k = N_OF(backends); k-- > 0;) {
+    if (backends[k] == NULL)
+      continue;
+    cleanup_free char *name = NULL;
+    int found = read_record(dir, backends[k]->state_file, &name, err);
+    if (found < 0)
+      return -1;
+    if (found == 0)
+      continue;
+    if (name == NULL) { /* a state from before the record: its file's (state.json: cgroupfs) */
+      *out = backends[k];
+      return 0;
+    }
+    if ((*out = placer_apply_backend_find(name)) == NULL)
+      return placer_error_set(err, PLACER_EXIT_SYSTEM, EINVAL,
+                              "%s/%s: applied through backend '%s', which this placer does not know", dir,
+                              backends[k]->state_file, name);
+    return 0;
+  }
+  return 0;
 }
 
 int placer_status(const char *state_dir, json_t **out, bool *drift, struct placer_error **err) {
-  if (recorded_backend(state_dir)->status(state_dir, out, drift, err) < 0)
+  const struct placer_apply_backend_ops *ops;
+  if (placer_apply_backend_recorded(state_dir, &ops, err) < 0 || ops->status(state_dir, out, drift, err) < 0)
     return -1;
   if (irq_status(state_dir, *out, drift, err) < 0) {
     json_decref(*out);
@@ -194,7 +244,9 @@ static int reset_irqs(const char *state_dir, struct placer_reset_result *res, st
 
 int placer_reset(const char *state_dir, char ***lines, size_t *n_lines, struct placer_error **err) {
   struct placer_reset_result res = { 0 };
-  if (recorded_backend(state_dir)->reset(state_dir, &res.lines, &res.n_lines, err) < 0)
+  const struct placer_apply_backend_ops *ops;
+  if (placer_apply_backend_recorded(state_dir, &ops, err) < 0 ||
+      ops->reset(state_dir, &res.lines, &res.n_lines, err) < 0)
     return -1;
   res.changed = !(res.n_lines == 1 && strncmp(res.lines[0], "nothing to reset", 16) == 0);
   if (reset_irqs(state_dir, &res, err) < 0) {
@@ -209,7 +261,8 @@ int placer_reset(const char *state_dir, char ***lines, size_t *n_lines, struct p
 }
 
 int placer_reset_run(const char *state_dir, struct placer_reset_result *res, struct placer_error **err) {
-  if (recorded_backend(state_dir)->reset_run(state_dir, res, err) < 0)
+  const struct placer_apply_backend_ops *ops;
+  if (placer_apply_backend_recorded(state_dir, &ops, err) < 0 || ops->reset_run(state_dir, res, err) < 0)
     return -1;
   if (reset_irqs(state_dir, res, err) < 0) {
     placer_reset_result_clear(res);

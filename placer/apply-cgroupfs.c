@@ -164,7 +164,9 @@ static int cgroupfs_apply(const struct placer_plan *plan, const struct placer_ap
 
   if (!a.dry_run) {
     struct placer_state *s = a.state;
-    if (replace_str(&s->cgroup_mode, placer_cgroup_mode_name(placer_cgroup_get_mode(a.cg))) < 0 ||
+    /* the record status and reset are dispatched on (apply-backend.c) */
+    if (replace_str(&s->backend, placer_apply_backend_cgroupfs.name) < 0 ||
+        replace_str(&s->cgroup_mode, placer_cgroup_mode_name(placer_cgroup_get_mode(a.cg))) < 0 ||
         replace_str(&s->cgroup_root, cgroup_root) < 0 || replace_str(&s->prefix, a.prefix) < 0) {
       applier_clear(&a);
       return placer_error_oom(err, NULL);
@@ -220,6 +222,7 @@ static int cgroupfs_apply(const struct placer_plan *plan, const struct placer_ap
 
 const struct placer_apply_backend_ops placer_apply_backend_cgroupfs = {
   .name = "cgroupfs",
+  .state_file = PLACER_STATE_FILE,
   .apply = cgroupfs_apply,
   .status = cgroupfs_status,
   .reset = cgroupfs_reset,

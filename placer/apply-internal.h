@@ -48,6 +48,9 @@ enum {
 struct placer_apply_backend_ops {
   const char *name;
   unsigned flags;
+  /* Its state file in the state directory, which records "backend": NAME
+   * (placer_apply_backend_recorded). */
+  const char *state_file;
   int (*apply)(const struct placer_plan *plan, const struct placer_apply_options *opt,
                struct placer_apply_report **report, struct placer_error **err);
   int (*status)(const char *state_dir, json_t **out, bool *drift, struct placer_error **err);
@@ -64,6 +67,11 @@ extern const struct placer_apply_backend_ops placer_apply_backend_systemd;  /* a
 const struct placer_apply_backend_ops *placer_apply_backend_get(enum placer_apply_backend_kind kind);
 /* The backend named NAME; NULL when none is. */
 const struct placer_apply_backend_ops *placer_apply_backend_find(const char *name);
+/* The backend whose placement STATE_DIR (NULL: the default) holds, from
+ * the "backend" its state file records; cgroupfs when nothing is applied
+ * or the state predates the record.  An unknown name is an error. */
+int placer_apply_backend_recorded(const char *state_dir, const struct placer_apply_backend_ops **out,
+                                  struct placer_error **err);
 /* What is wrong with OPS (a name, every op, its place in the table under
  * that name: fio's check_engine_ops()); NULL when nothing. */
 const char *placer_apply_backend_ops_check(const struct placer_apply_backend_ops *ops);

@@ -66,12 +66,6 @@ struct placer_systemd_props sd_instance_props(const struct sd_instance *si) {
   return p;
 }
 
-bool sd_state_exists(const char *dir) {
-  char path[4096];
-  snprintf(path, sizeof(path), "%s/%s", dir, SD_STATE_FILE);
-  return access(path, F_OK) == 0;
-}
-
 /* ------------------------------------------------------------------ state file */
 
 static json_t *str_or_null(const char *s) {

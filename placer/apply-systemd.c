@@ -902,6 +902,7 @@ static int systemd_reset(const char *state_dir, char ***lines, size_t *n_lines, 
 const struct placer_apply_backend_ops placer_apply_backend_systemd = {
   .name = "systemd",
   .flags = PLACER_APPLY_BACKEND_UNITS,
+  .state_file = SD_STATE_FILE,
   .apply = systemd_apply,
   .status = sd_status,
   .reset = systemd_reset,

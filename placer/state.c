@@ -82,6 +82,7 @@ void placer_state_clear_instances(struct placer_state *state) {
 }
 
 static void state_clear_fields(struct placer_state *s) {
+  free(s->backend);
   free(s->cgroup_mode);
   free(s->cgroup_root);
   free(s->prefix);
@@ -196,6 +197,8 @@ static json_t *instance_to_json(const struct placer_state_instance *inst) {
 json_t *placer_state_to_json(const struct placer_state *s) {
   json_t *j = json_object();
   json_object_set_new(j, "schema", json_integer(PLACER_STATE_SCHEMA));
+  if (s->backend)
+    json_object_set_new(j, "backend", json_string(s->backend));
   json_object_set_new(j, "cgroup_mode", str_or_null(s->cgroup_mode));
   json_object_set_new(j, "cgroup_root", str_or_null(s->cgroup_root));
   json_object_set_new(j, "prefix", str_or_null(s->prefix));
@@ -412,7 +415,8 @@ int placer_state_from_json(json_t *j, struct placer_state *s, struct placer_erro
     return placer_error_set(err, PLACER_EXIT_SYSTEM, EINVAL, "schema %llu, this placer reads %d", (unsigned long long)v,
                             PLACER_STATE_SCHEMA);
   json_t *profile = json_object_get(j, "profile");
-  if (dup_opt_string(j, "cgroup_mode", &s->cgroup_mode, "state", err) < 0 ||
+  if (dup_opt_string(j, "backend", &s->backend, "state", err) < 0 ||
+      dup_opt_string(j, "cgroup_mode", &s->cgroup_mode, "state", err) < 0 ||
       dup_opt_string(j, "cgroup_root", &s->cgroup_root, "state", err) < 0 ||
       dup_opt_string(j, "prefix", &s->prefix, "state", err) < 0 ||
       dup_opt_string(j, "applied_at", &s->applied_at, "state", err) < 0)

@@ -86,6 +86,7 @@ struct placer_state_instance {
 struct placer_state {
   char *dir;         /* not stored */
   int lock_fd;       /* not stored; -1 when not locked */
+  char *backend;     /* the apply backend that wrote it ("cgroupfs"); NULL in a state from before the record */
   char *cgroup_mode; /* "v1" / "v2" */
   char *cgroup_root; /* "/sys/fs/cgroup" */
   char *prefix;      /* top group, "placer" */

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "apply-internal.h"
 #include "apply.h"
@@ -105,12 +106,88 @@ static void test_status_text_by_backend(void **state) {
   free(none);
 }
 
+/* Status and reset follow the backend the state directory records. */
+static void write_in(const char *dir, const char *name, const char *text) {
+  char path[300];
+  snprintf(path, sizeof(path), "%s/%s", dir, name);
+  if (text)
+    test_write_file(path, text);
+  else
+    unlink(path);
+}
+
+static const char *recorded(const char *dir) {
+  const struct placer_apply_backend_ops *ops = NULL;
+  struct placer_error *err = NULL;
+  if (placer_apply_backend_recorded(dir, &ops, &err) < 0)
+    fail_msg("recorded backend of %s: %s", dir, err->msg);
+  return ops->name;
+}
+
+static void test_recorded_backend(void **state) {
+  (void)state;
+  char dir[] = "/tmp/test_apply_backend.XXXXXX";
+  assert_non_null(mkdtemp(dir));
+  /* nothing applied: cgroupfs, whose status and reset say so */
+  assert_string_equal(recorded(dir), "cgroupfs");
+  /* a state.json from before the record: cgroupfs */
+  write_in(dir, "state.json", "{\"schema\": 1, \"last_txn\": 1, \"instances\": [], \"journal\": []}");
+  assert_string_equal(recorded(dir), "cgroupfs");
+  /* what the cgroupfs backend writes now */
+  write_in(dir, "state.json", "{\"schema\": 1, \"backend\": \"cgroupfs\", \"last_txn\": 1}");
+  assert_string_equal(recorded(dir), "cgroupfs");
+  /* the record decides, not the file's name */
+  write_in(dir, "state.json", "{\"schema\": 1, \"backend\": \"systemd\", \"last_txn\": 1}");
+  assert_string_equal(recorded(dir), "systemd");
+  write_in(dir, "state.json", NULL);
+  /* the systemd backend's state, with its record */
+  write_in(dir, "systemd.json", "{\"schema\": 1, \"backend\": \"systemd\", \"instances\": []}");
+  assert_string_equal(recorded(dir), "systemd");
+  /* a file that does not parse: its own backend, whose loader says why */
+  write_in(dir, "systemd.json", "{ not json");
+  assert_string_equal(recorded(dir), "systemd");
+  /* a backend this placer does not know: one line, exit 4 */
+  write_in(dir, "systemd.json", "{\"schema\": 1, \"backend\": \"libcgroup\"}");
+  const struct placer_apply_backend_ops *ops = NULL;
+  struct placer_error *err = NULL;
+  assert_int_equal(placer_apply_backend_recorded(dir, &ops, &err), -1);
+  assert_int_equal(err->exit_code, PLACER_EXIT_SYSTEM);
+  char want[400];
+  snprintf(want, sizeof(want), "%s/systemd.json: applied through backend 'libcgroup', which this placer does not know",
+           dir);
+  assert_string_equal(err->msg, want);
+  placer_error_free(err);
+  write_in(dir, "systemd.json", NULL);
+  assert_int_equal(rmdir(dir), 0);
+}
+
+/* An old state (no "backend") still works end to end: status reads it
+ * through cgroupfs (nothing applied, no instance: no cgroup needed). */
+static void test_old_state_status(void **state) {
+  (void)state;
+  char dir[] = "/tmp/test_apply_backend.XXXXXX";
+  assert_non_null(mkdtemp(dir));
+  write_in(dir, "state.json",
+           "{\"schema\": 1, \"cgroup_mode\": \"v1\", \"cgroup_root\": \"/sys/fs/cgroup\", \"prefix\": \"placer\", "
+           "\"last_txn\": 1, \"pending_txn\": null, \"pending_pid\": null, \"instances\": [], \"journal\": []}");
+  json_t *doc = NULL;
+  bool drift = true;
+  struct placer_error *err = NULL;
+  if (placer_status(dir, &doc, &drift, &err) < 0)
+    fail_msg("status of an old state: %s", err->msg);
+  assert_string_equal(json_string_value(json_object_get(doc, "backend")), "cgroupfs");
+  assert_false(drift);
+  json_decref(doc);
+  write_in(dir, "state.json", NULL);
+  write_in(dir, "lock", NULL);
+  assert_int_equal(rmdir(dir), 0);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
-    cmocka_unit_test(test_every_table_whole),
-    cmocka_unit_test(test_broken_tables_caught),
-    cmocka_unit_test(test_backend_names),
-    cmocka_unit_test(test_status_text_by_backend),
+    cmocka_unit_test(test_every_table_whole), cmocka_unit_test(test_broken_tables_caught),
+    cmocka_unit_test(test_backend_names),     cmocka_unit_test(test_status_text_by_backend),
+    cmocka_unit_test(test_recorded_backend),  cmocka_unit_test(test_old_state_status),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
