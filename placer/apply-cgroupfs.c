@@ -35,15 +35,6 @@ void applier_target_clear(struct target *t) {
   free(t->procs);
 }
 
-static char *now_rfc3339(void) {
-  time_t now = time(NULL);
-  struct tm tm;
-  char buf[32];
-  gmtime_r(&now, &tm);
-  strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return strdup(buf);
-}
-
 static int replace_str(char **slot, const char *value) {
   char *copy = value ? strdup(value) : NULL;
   if (value && copy == NULL)
@@ -207,7 +198,7 @@ static int cgroupfs_apply(const struct placer_plan *plan, const struct placer_ap
     }
     if (a.steps > 0 || s->applied_at == NULL) {
       free(s->applied_at);
-      s->applied_at = now_rfc3339();
+      s->applied_at = apply_now_rfc3339();
     }
     if (placer_state_save(s, err) < 0) {
       roll_back(&a, err);

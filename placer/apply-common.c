@@ -1,16 +1,27 @@
 /* Shared by both apply backends (cgroupfs: apply-cgroupfs*.c, systemd:
- * apply-systemd*.c) and the IRQ part (apply-irq*.c): growable string lists,
- * comparing values as the kernel holds them, a vCPU's PU, and freeing the
- * report and the reset result that both backends fill (apply-internal.h). */
+ * apply-systemd*.c) and the IRQ part (apply-irq*.c): growable string
+ * lists, the time applied_at records, comparing values as the kernel holds
+ * them, a vCPU's PU, and freeing the report and the reset result that both
+ * backends fill (apply-internal.h). */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "apply-internal.h"
 #include "lib/cpulist.h"
 #include "plan.h"
+
+char *apply_now_rfc3339(void) {
+  time_t now = time(NULL);
+  struct tm tm;
+  char buf[32];
+  gmtime_r(&now, &tm);
+  strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return strdup(buf);
+}
 
 char *apply_vformat(const char *fmt, va_list ap) {
   char *text = NULL;

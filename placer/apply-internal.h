@@ -17,6 +17,10 @@
 
 #include "apply.h"
 
+/* Now as RFC 3339 UTC ("2025-01-02T03:04:05Z"), the states' applied_at;
+ * NULL on ENOMEM. */
+char *apply_now_rfc3339(void);
+
 /* FMT formatted (vasprintf); NULL on ENOMEM. */
 char *apply_vformat(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0)));
 

@@ -552,15 +552,6 @@ void irq_apply_abort(struct irq_txn *t, struct placer_error **err) {
   txn_free(t);
 }
 
-static char *now_rfc3339(void) {
-  time_t now = time(NULL);
-  struct tm tm;
-  char buf[32];
-  gmtime_r(&now, &tm);
-  strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return strdup(buf);
-}
-
 /* Each IRQ's counts now, for the status's "since apply". */
 static int read_interrupts(const char *root, struct placer_interrupts *in, struct placer_error **err) {
   char path[PATH_MAX];
@@ -614,7 +605,7 @@ int irq_apply_commit(struct irq_txn *t, struct placer_apply_report *report, stru
     s->profile_name = profile;
     if (t->steps > 0 || s->applied_at == NULL) {
       free(s->applied_at);
-      s->applied_at = now_rfc3339();
+      s->applied_at = apply_now_rfc3339();
     }
     if (t->steps == 0 && s->last_txn == t->txn)
       s->last_txn--;

@@ -541,21 +541,30 @@ int placer_state_open(const char *dir, enum placer_state_lock lock, struct place
   return 0;
 }
 
-int placer_state_save(struct placer_state *s, struct placer_error **err) {
-  if (placer_state_is_empty(s)) {
-    cleanup_free char *path = NULL;
-    if (asprintf(&path, "%s/%s", s->dir, PLACER_STATE_FILE) < 0)
-      return placer_error_oom(err, NULL);
+int placer_state_file_write(const char *dir, const char *name, json_t *doc, const char *what,
+                            struct placer_error **err) {
+  cleanup_free char *path = NULL;
+  if (asprintf(&path, "%s/%s", dir, name) < 0) {
+    json_decref(doc);
+    return placer_error_oom(err, NULL);
+  }
+  if (doc == NULL) {
     if (unlink(path) < 0 && errno != ENOENT)
       return placer_error_errno(err, PLACER_EXIT_SYSTEM, errno, "remove %s", path);
     return 0;
   }
-  json_t *j = placer_state_to_json(s);
-  cleanup_free char *text = json_dumps(j, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
-  json_decref(j);
+  cleanup_free char *text = json_dumps(doc, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
+  json_decref(doc);
   if (text == NULL)
+    return placer_error_oom(err, what);
+  return placer_file_replace(dir, name, text, err);
+}
+
+int placer_state_save(struct placer_state *s, struct placer_error **err) {
+  json_t *doc = placer_state_is_empty(s) ? NULL : placer_state_to_json(s);
+  if (doc == NULL && !placer_state_is_empty(s))
     return placer_error_oom(err, "state");
-  return placer_file_replace(s->dir, PLACER_STATE_FILE, text, err);
+  return placer_state_file_write(s->dir, PLACER_STATE_FILE, doc, "state", err);
 }
 
 int placer_state_journal_add(struct placer_state *s, struct placer_journal_entry *entry, struct placer_error **err) {
