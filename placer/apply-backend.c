@@ -144,7 +144,7 @@ int placer_apply(const struct placer_plan *plan, const struct placer_apply_optio
       return -1;
   }
   struct irq_txn *irqs = NULL;
-  if (irq_apply_begin(plan, opt, ops->name, &irqs, err) < 0)
+  if (irq_apply_begin(plan, opt, ops, &irqs, err) < 0)
     return -1;
   if (ops->apply(plan, opt, report, err) < 0) {
     irq_apply_abort(irqs, err);

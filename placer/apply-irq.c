@@ -420,8 +420,8 @@ static void roll_back(struct irq_txn *t, struct placer_error **err) {
   strv_free(&failures);
 }
 
-int irq_apply_begin(const struct placer_plan *plan, const struct placer_apply_options *opt, const char *backend,
-                    struct irq_txn **out, struct placer_error **err) {
+int irq_apply_begin(const struct placer_plan *plan, const struct placer_apply_options *opt,
+                    const struct placer_apply_backend_ops *backend, struct irq_txn **out, struct placer_error **err) {
   *out = NULL;
   const char *dir = opt->state_dir ? opt->state_dir : placer_state_default_dir();
   if (plan->n_irq_rules == 0 && !irq_state_exists(dir))
@@ -521,7 +521,8 @@ int irq_apply_begin(const struct placer_plan *plan, const struct placer_apply_op
       rc = irq_irqbalance_ban(&t->etc, s, t->txn, irqs, n, banned, &t->actions, err);
     free(irqs);
   }
-  if (rc == 0 && opt->persist && !opt->irqs_only && backend && strcmp(backend, "systemd") == 0 && plan->n_irq_rules) {
+  if (rc == 0 && opt->persist && !opt->irqs_only && backend && (backend->flags & PLACER_APPLY_BACKEND_UNITS) &&
+      plan->n_irq_rules) {
     char exe[PATH_MAX] = "";
     ssize_t len = opt->placer_exe ? 0 : readlink("/proc/self/exe", exe, sizeof(exe) - 1);
     if (len > 0)
