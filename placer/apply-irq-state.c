@@ -1,6 +1,7 @@
-/* STATE_DIR/irq.json: the IRQs apply put in force and the undo journal of
- * their changes (apply-irq.h); STATE_DIR/irq.lock serialises applies and
- * resets.  Format: docs/apply.md, "IRQs". */
+/* Shared by both apply backends: STATE_DIR/irq.json, the IRQs apply put in
+ * force and the undo journal of their changes (apply-irq.h);
+ * STATE_DIR/irq.lock serialises applies and resets.  Format: docs/apply.md,
+ * "IRQs". */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>

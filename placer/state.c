@@ -1,5 +1,6 @@
-/* The state directory: state.json (what is applied, the undo journal) and
- * the lock file.  See state.h and docs/apply.md. */
+/* The state directory: state.json (what the cgroupfs backend applied, the
+ * undo journal) and the lock file (both apply backends take it); the one
+ * atomic write of apply's JSON state files.  See state.h and docs/apply.md. */
 #include "state.h"
 #include "lib/array.h"
 #include "lib/fsfile.h"
