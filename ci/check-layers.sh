@@ -29,8 +29,8 @@ module_of() {
   placement.c | placement.h) echo "placement 5" ;; # instance groups: shared by apply, run, exec, bench
   state.c | state.h) echo "state 5" ;;  # apply's recorded state (state.json, journal)
   export*) echo "export 5" ;;           # the plan for libvirt, Nova, Proxmox, kubelet, Ceph, systemd...
-  launch* | podman-argv.* | vm.c | vm.h | runstate.*) echo "launch 6" ;;
-  apply* | status.c) echo "apply 6" ;;
+  launch* | podman-argv.* | vm.c | vm.h | runstate.* | run-roles.*) echo "launch 6" ;; # run-roles: placer_run()
+  apply*) echo "apply 6" ;; # apply-backend.c and its backends: apply-cgroupfs*, apply-systemd*
   results/*) echo "results 7" ;; # a study's results: summary.json, statistics, compare (no runner)
   size/*) echo "size 8" ;;       # sizing from results: how many OSDs and VMs a node takes
   report/*) echo "report 9" ;;   # the text and HTML reports of results and sizing

@@ -1,48 +1,82 @@
-/* Which backend puts a plan in force: the ops tables of apply/status/reset
- * (cgroupfs: placer's own groups; systemd: the daemons' units), chosen from
- * the option or from PID 1, and for status/reset from what the state
- * directory records. */
+/* Which backend puts a plan in force: the table of apply's backends
+ * (cgroupfs: placer's own groups; systemd: the daemons' units), the one
+ * --backend names or PID 1 suggests for apply; for status and reset the one
+ * the state directory records (as crun dispatches a container's cgroup
+ * calls on the manager its status recorded).  The IRQs and the Ceph
+ * affinity warning around any backend's apply. */
 #include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "apply-irq.h"
-#include "apply-systemd-internal.h"
+#include "apply-internal.h"
 #include "apply.h"
 #include "cephconf.h"
+#include "lib/array.h"
 #include "lib/textfile.h"
-#include "proc.h"
 #include "state.h"
 
-const struct placer_apply_backend_ops placer_apply_backend_cgroupfs = {
-  .name = "cgroupfs",
-  .apply = placer_cgroupfs_apply,
-  .status = placer_cgroupfs_status,
-  .reset = placer_cgroupfs_reset,
-  .reset_run = placer_cgroupfs_reset_run,
-  .print_status = placer_cgroupfs_status_print_text,
+/* The backends by kind (fio's engine list, launch.c's backends[]); AUTO
+ * has no entry of its own: placer_apply_backend_get() picks one. */
+static const struct placer_apply_backend_ops *const backends[] = {
+  [PLACER_APPLY_BACKEND_CGROUPFS] = &placer_apply_backend_cgroupfs,
+  [PLACER_APPLY_BACKEND_SYSTEMD] = &placer_apply_backend_systemd,
+};
+
+static const char *const kind_names[] = {
+  [PLACER_APPLY_BACKEND_AUTO] = "auto",
+  [PLACER_APPLY_BACKEND_CGROUPFS] = "cgroupfs",
+  [PLACER_APPLY_BACKEND_SYSTEMD] = "systemd",
 };
 
 int placer_apply_backend_parse(const char *name, enum placer_apply_backend_kind *out) {
-  if (strcmp(name, "auto") == 0)
-    *out = PLACER_APPLY_BACKEND_AUTO;
-  else if (strcmp(name, "cgroupfs") == 0)
-    *out = PLACER_APPLY_BACKEND_CGROUPFS;
-  else if (strcmp(name, "systemd") == 0)
-    *out = PLACER_APPLY_BACKEND_SYSTEMD;
-  else
-    return -1;
-  return 0;
+  for (size_t k = 0; k < N_OF(kind_names); k++)
+    if (name && strcmp(kind_names[k], name) == 0) {
+      *out = (enum placer_apply_backend_kind)k;
+      return 0;
+    }
+  return -1;
 }
 
 const struct placer_apply_backend_ops *placer_apply_backend_get(enum placer_apply_backend_kind kind) {
-  switch (kind) {
-  case PLACER_APPLY_BACKEND_CGROUPFS: return &placer_apply_backend_cgroupfs;
-  case PLACER_APPLY_BACKEND_SYSTEMD: return &placer_apply_backend_systemd;
-  case PLACER_APPLY_BACKEND_AUTO: break;
-  }
-  /* sd_booted(3): systemd as PID 1 creates this directory */
-  return access("/run/systemd/system", F_OK) == 0 ? &placer_apply_backend_systemd : &placer_apply_backend_cgroupfs;
+  if (kind == PLACER_APPLY_BACKEND_AUTO)
+    /* sd_booted(3): systemd as PID 1 creates this directory */
+    kind = access("/run/systemd/system", F_OK) == 0 ? PLACER_APPLY_BACKEND_SYSTEMD : PLACER_APPLY_BACKEND_CGROUPFS;
+  return (unsigned)kind < N_OF(backends) && backends[kind] ? backends[kind] : &placer_apply_backend_cgroupfs;
+}
+
+const struct placer_apply_backend_ops *placer_apply_backend_find(const char *name) {
+  for (size_t k = 0; k < N_OF(backends); k++)
+    if (backends[k] && name && strcmp(backends[k]->name, name) == 0)
+      return backends[k];
+  return NULL;
+}
+
+const char *placer_apply_backend_ops_check(const struct placer_apply_backend_ops *ops) {
+  if (ops->name == NULL || ops->name[0] == '\0')
+    return "no name";
+  if (ops->state_file == NULL || ops->state_file[0] == '\0')
+    return "no state_file";
+  if (ops->apply == NULL)
+    return "no apply";
+  if (ops->status == NULL)
+    return "no status";
+  if (ops->reset == NULL)
+    return "no reset";
+  if (ops->reset_run == NULL)
+    return "no reset_run";
+  if (ops->print_status == NULL)
+    return "no print_status";
+  size_t k = 0;
+  while (k < N_OF(backends) && backends[k] != ops)
+    k++;
+  if (k == N_OF(backends))
+    return "not in backends[]";
+  if (k >= N_OF(kind_names) || strcmp(kind_names[k], ops->name) != 0)
+    return "its name differs from its kind's";
+  return NULL;
 }
 
 /* An OSD that sets its own affinity after start undoes the placement:
@@ -55,30 +89,8 @@ static void warn_ceph_affinity(const struct placer_plan *plan, struct placer_app
     if (inst == NULL || inst->kind != PLACER_KIND_CEPH_OSD)
       continue;
     for (size_t k = 0; k < ri->n_bound; k++) {
-      struct placer_cmdline cl = { NULL, 0 };
-      struct placer_error *e = NULL;
-      if (placer_proc_read_cmdline(ri->bound[k].pid, &cl, &e) < 0) {
-        placer_error_free(e);
-        continue;
-      }
-      bool is_osd = cl.argc > 0 && strstr(cl.argv[0], "ceph-osd") != NULL;
-      char *conf = NULL, *id = NULL;
-      struct placer_ceph_numa n;
-      placer_ceph_numa_init(&n);
-      if (is_osd && placer_ceph_cmdline_conf(&cl, &conf, &id) == 0 && conf) {
-        char *text = NULL;
-        char name[128];
-        snprintf(name, sizeof(name), "osd.%s", id ? id : "?");
-        if (placer_textfile_read_path(conf, 1 << 20, &text, NULL) == 0)
-          placer_ceph_numa_from_conf(&n, text, conf, name);
-        free(text);
-      }
-      if (is_osd)
-        placer_ceph_numa_from_cmdline(&n, &cl);
-      free(conf);
-      free(id);
-      placer_cmdline_clear(&cl);
-      char *msg = is_osd ? placer_ceph_numa_warning(&n, ri->name, ri->mems) : NULL;
+      char *msg = NULL;
+      bool is_osd = placer_ceph_osd_affinity_warning(ri->bound[k].pid, ri->name, ri->mems, &msg);
       if (msg)
         strv_add(&notes, "%s", msg);
       free(msg);
@@ -114,7 +126,7 @@ static int apply_irqs_only(const struct placer_plan *plan, const struct placer_a
 int placer_apply(const struct placer_plan *plan, const struct placer_apply_options *opt,
                  struct placer_apply_report **report, struct placer_error **err) {
   const struct placer_apply_backend_ops *ops = placer_apply_backend_get(opt->backend);
-  if (ops != &placer_apply_backend_systemd && (opt->persist || opt->restart_rolling))
+  if (!(ops->flags & PLACER_APPLY_BACKEND_UNITS) && (opt->persist || opt->restart_rolling))
     return placer_error_set(err, PLACER_EXIT_USAGE, EINVAL, "%s need the systemd backend (this is %s%s)",
                             opt->persist ? "--persist" : "--restart", ops->name,
                             opt->backend == PLACER_APPLY_BACKEND_AUTO ? ": PID 1 is not systemd" : "");
@@ -132,7 +144,7 @@ int placer_apply(const struct placer_plan *plan, const struct placer_apply_optio
       return -1;
   }
   struct irq_txn *irqs = NULL;
-  if (irq_apply_begin(plan, opt, ops->name, &irqs, err) < 0)
+  if (irq_apply_begin(plan, opt, ops, &irqs, err) < 0)
     return -1;
   if (ops->apply(plan, opt, report, err) < 0) {
     irq_apply_abort(irqs, err);
@@ -148,14 +160,57 @@ int placer_apply(const struct placer_plan *plan, const struct placer_apply_optio
   return 0;
 }
 
-/* The backend whose state STATE_DIR holds. */
-static const struct placer_apply_backend_ops *recorded_backend(const char *state_dir) {
-  return sd_state_exists(state_dir ? state_dir : placer_state_default_dir()) ? &placer_apply_backend_systemd
-                                                                             : &placer_apply_backend_cgroupfs;
+/* The "backend" DIR/FILE records: 1 and *name (NULL when the file has no
+ * such record), 0 when there is no such file.  A file that cannot be read
+ * or parsed names none: its backend's own loader says what is wrong. */
+static int read_record(const char *dir, const char *file, char **name, struct placer_error **err) {
+  *name = NULL;
+  cleanup_free char *path = NULL, *text = NULL;
+  if (asprintf(&path, "%s/%s", dir, file) < 0)
+    return placer_error_oom(err, NULL);
+  if (placer_textfile_read_path(path, PLACER_TEXTFILE_MAX_BYTES, &text, NULL) < 0)
+    return errno == ENOENT ? 0 : 1;
+  json_t *doc = json_loads(text, 0, NULL);
+  const char *recorded = json_string_value(json_object_get(doc, "backend"));
+  if (recorded && (*name = strdup(recorded)) == NULL) {
+    json_decref(doc);
+    return placer_error_oom(err, NULL);
+  }
+  json_decref(doc);
+  return 1;
+}
+
+int placer_apply_backend_recorded(const char *state_dir, const struct placer_apply_backend_ops **out,
+                                  struct placer_error **err) {
+  const char *dir = state_dir ? state_dir : placer_state_default_dir();
+  *out = &placer_apply_backend_cgroupfs; /* nothing applied, or a state.json from before the record */
+  /* The last backend first: a systemd placement refuses a cgroupfs state
+   * beside it but not the other way round, and its own is taken back first. */
+  for (size_t k = N_OF(backends); k-- > 0;) {
+    if (backends[k] == NULL)
+      continue;
+    cleanup_free char *name = NULL;
+    int found = read_record(dir, backends[k]->state_file, &name, err);
+    if (found < 0)
+      return -1;
+    if (found == 0)
+      continue;
+    if (name == NULL) { /* a state from before the record: its file's (state.json: cgroupfs) */
+      *out = backends[k];
+      return 0;
+    }
+    if ((*out = placer_apply_backend_find(name)) == NULL)
+      return placer_error_set(err, PLACER_EXIT_SYSTEM, EINVAL,
+                              "%s/%s: applied through backend '%s', which this placer does not know", dir,
+                              backends[k]->state_file, name);
+    return 0;
+  }
+  return 0;
 }
 
 int placer_status(const char *state_dir, json_t **out, bool *drift, struct placer_error **err) {
-  if (recorded_backend(state_dir)->status(state_dir, out, drift, err) < 0)
+  const struct placer_apply_backend_ops *ops;
+  if (placer_apply_backend_recorded(state_dir, &ops, err) < 0 || ops->status(state_dir, out, drift, err) < 0)
     return -1;
   if (irq_status(state_dir, *out, drift, err) < 0) {
     json_decref(*out);
@@ -166,9 +221,9 @@ int placer_status(const char *state_dir, json_t **out, bool *drift, struct place
 }
 
 int placer_status_print_text(json_t *status, FILE *out) {
-  const char *backend = json_string_value(json_object_get(status, "backend"));
-  int rc = backend && strcmp(backend, "systemd") == 0 ? placer_apply_backend_systemd.print_status(status, out)
-                                                      : placer_apply_backend_cgroupfs.print_status(status, out);
+  const struct placer_apply_backend_ops *ops =
+      placer_apply_backend_find(json_string_value(json_object_get(status, "backend")));
+  int rc = (ops ? ops : &placer_apply_backend_cgroupfs)->print_status(status, out);
   return rc < 0 ? -1 : irq_status_print_text(status, out);
 }
 
@@ -189,7 +244,9 @@ static int reset_irqs(const char *state_dir, struct placer_reset_result *res, st
 
 int placer_reset(const char *state_dir, char ***lines, size_t *n_lines, struct placer_error **err) {
   struct placer_reset_result res = { 0 };
-  if (recorded_backend(state_dir)->reset(state_dir, &res.lines, &res.n_lines, err) < 0)
+  const struct placer_apply_backend_ops *ops;
+  if (placer_apply_backend_recorded(state_dir, &ops, err) < 0 ||
+      ops->reset(state_dir, &res.lines, &res.n_lines, err) < 0)
     return -1;
   res.changed = !(res.n_lines == 1 && strncmp(res.lines[0], "nothing to reset", 16) == 0);
   if (reset_irqs(state_dir, &res, err) < 0) {
@@ -204,7 +261,8 @@ int placer_reset(const char *state_dir, char ***lines, size_t *n_lines, struct p
 }
 
 int placer_reset_run(const char *state_dir, struct placer_reset_result *res, struct placer_error **err) {
-  if (recorded_backend(state_dir)->reset_run(state_dir, res, err) < 0)
+  const struct placer_apply_backend_ops *ops;
+  if (placer_apply_backend_recorded(state_dir, &ops, err) < 0 || ops->reset_run(state_dir, res, err) < 0)
     return -1;
   if (reset_irqs(state_dir, res, err) < 0) {
     placer_reset_result_clear(res);

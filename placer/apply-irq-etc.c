@@ -1,9 +1,10 @@
-/* What placer writes under /etc for the IRQ placement, each file journaled
- * before it is written (apply-irq.h): irqbalance's ban (a drop-in where
- * systemd runs irqbalance, else a marked block in /etc/default/irqbalance and
- * the init script's restart) and the boot unit of --persist.  Every file
- * names the state directory it belongs to, so that a reset after a reboot
- * (which forgot the journal in /run) still finds and removes it. */
+/* Shared by both apply backends: what placer writes under /etc for the IRQ
+ * placement, each file journaled before it is written (apply-irq.h):
+ * irqbalance's ban (a drop-in where systemd runs irqbalance, else a marked
+ * block in /etc/default/irqbalance and the init script's restart) and the
+ * boot unit of --persist. Every file names the state directory it belongs
+ * to, so that a reset after a reboot (which forgot the journal in /run)
+ * still finds and removes it. */
 #include <dirent.h>
 #include <errno.h>
 #include <limits.h>

@@ -1,6 +1,7 @@
-/* STATE_DIR/irq.json: the IRQs apply put in force and the undo journal of
- * their changes (apply-irq.h); STATE_DIR/irq.lock serialises applies and
- * resets.  Format: docs/apply.md, "IRQs". */
+/* Shared by both apply backends: STATE_DIR/irq.json, the IRQs apply put in
+ * force and the undo journal of their changes (apply-irq.h);
+ * STATE_DIR/irq.lock serialises applies and resets.  Format: docs/apply.md,
+ * "IRQs". */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -307,19 +308,10 @@ int irq_state_open(const char *dir, bool lock, struct irq_state **out, struct pl
 }
 
 int irq_state_save(struct irq_state *s, struct placer_error **err) {
-  if (irq_state_is_empty(s)) {
-    char path[4096];
-    snprintf(path, sizeof(path), "%s/%s", s->dir, IRQ_STATE_FILE);
-    if (unlink(path) < 0 && errno != ENOENT)
-      return placer_error_errno(err, PLACER_EXIT_SYSTEM, errno, "remove %s", path);
-    return 0;
-  }
-  json_t *j = irq_state_to_json(s);
-  cleanup_free char *text = json_dumps(j, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
-  json_decref(j);
-  if (text == NULL)
+  json_t *doc = irq_state_is_empty(s) ? NULL : irq_state_to_json(s);
+  if (doc == NULL && !irq_state_is_empty(s))
     return placer_error_oom(err, "irq state");
-  return placer_file_replace(s->dir, IRQ_STATE_FILE, text, err);
+  return placer_state_file_write(s->dir, IRQ_STATE_FILE, doc, "irq state", err);
 }
 
 int irq_state_journal_add(struct irq_state *s, struct irq_journal_entry *entry, struct placer_error **err) {

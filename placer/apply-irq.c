@@ -420,8 +420,8 @@ static void roll_back(struct irq_txn *t, struct placer_error **err) {
   strv_free(&failures);
 }
 
-int irq_apply_begin(const struct placer_plan *plan, const struct placer_apply_options *opt, const char *backend,
-                    struct irq_txn **out, struct placer_error **err) {
+int irq_apply_begin(const struct placer_plan *plan, const struct placer_apply_options *opt,
+                    const struct placer_apply_backend_ops *backend, struct irq_txn **out, struct placer_error **err) {
   *out = NULL;
   const char *dir = opt->state_dir ? opt->state_dir : placer_state_default_dir();
   if (plan->n_irq_rules == 0 && !irq_state_exists(dir))
@@ -521,7 +521,8 @@ int irq_apply_begin(const struct placer_plan *plan, const struct placer_apply_op
       rc = irq_irqbalance_ban(&t->etc, s, t->txn, irqs, n, banned, &t->actions, err);
     free(irqs);
   }
-  if (rc == 0 && opt->persist && !opt->irqs_only && backend && strcmp(backend, "systemd") == 0 && plan->n_irq_rules) {
+  if (rc == 0 && opt->persist && !opt->irqs_only && backend && (backend->flags & PLACER_APPLY_BACKEND_UNITS) &&
+      plan->n_irq_rules) {
     char exe[PATH_MAX] = "";
     ssize_t len = opt->placer_exe ? 0 : readlink("/proc/self/exe", exe, sizeof(exe) - 1);
     if (len > 0)
@@ -550,15 +551,6 @@ void irq_apply_abort(struct irq_txn *t, struct placer_error **err) {
     return;
   roll_back(t, err);
   txn_free(t);
-}
-
-static char *now_rfc3339(void) {
-  time_t now = time(NULL);
-  struct tm tm;
-  char buf[32];
-  gmtime_r(&now, &tm);
-  strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return strdup(buf);
 }
 
 /* Each IRQ's counts now, for the status's "since apply". */
@@ -614,7 +606,7 @@ int irq_apply_commit(struct irq_txn *t, struct placer_apply_report *report, stru
     s->profile_name = profile;
     if (t->steps > 0 || s->applied_at == NULL) {
       free(s->applied_at);
-      s->applied_at = now_rfc3339();
+      s->applied_at = apply_now_rfc3339();
     }
     if (t->steps == 0 && s->last_txn == t->txn)
       s->last_txn--;

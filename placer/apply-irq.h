@@ -14,6 +14,7 @@
 #include <sys/types.h>
 
 #include "apply-internal.h"
+#include "state.h"
 
 #define IRQ_STATE_FILE "irq.json"
 #define IRQ_LOCK_FILE "irq.lock"
@@ -97,10 +98,11 @@ int irq_state_from_json(json_t *j, struct irq_state *s, struct placer_error **er
  * irqbalance, takes STATE_DIR/irq.lock and steers the plan's IRQs, journaled (rolled
  * back itself on a failure); then either commit (the IRQs recorded for status, the report
  * completed) or abort (this transaction undone, ERR says so).  *OUT is NULL when there is
- * no IRQ part (no irqs: in the plan, none applied before). */
+ * no IRQ part (no irqs: in the plan, none applied before).  BACKEND (NULL with
+ * --irqs-only): a backend that places units gets the boot unit of --persist. */
 struct irq_txn;
-int irq_apply_begin(const struct placer_plan *plan, const struct placer_apply_options *opt, const char *backend,
-                    struct irq_txn **out, struct placer_error **err);
+int irq_apply_begin(const struct placer_plan *plan, const struct placer_apply_options *opt,
+                    const struct placer_apply_backend_ops *backend, struct irq_txn **out, struct placer_error **err);
 int irq_apply_commit(struct irq_txn *t, struct placer_apply_report *report, struct placer_error **err);
 void irq_apply_abort(struct irq_txn *t, struct placer_error **err);
 /* status: the applied IRQs into DOC ("irqs", "irq_problems"; drift adds to *DRIFT and

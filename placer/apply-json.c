@@ -1,8 +1,8 @@
-/* The machine-readable results of apply and reset (`placer apply --json`,
- * `placer reset --json`): what changed, which groups were created or set,
- * which processes were bound or moved back, and one `changed` flag that
- * tools such as the Ansible modules in ansible/ report as is.  Schema in
- * docs/apply.md. */
+/* Shared by both apply backends: the machine-readable results of apply and
+ * reset (`placer apply --json`, `placer reset --json`): what changed, which
+ * groups were created or set, which processes were bound or moved back, and
+ * one `changed` flag that tools such as the Ansible modules in ansible/
+ * report as is. Schema in docs/apply.md. */
 #include <jansson.h>
 #include <stdbool.h>
 #include <stddef.h>

@@ -14,6 +14,7 @@
 #include <stdio.h>
 
 #include "apply-internal.h"
+#include "state.h"
 #include "systemd-unit.h"
 
 /* The state file of the systemd backend, beside state.json in the state
@@ -70,7 +71,6 @@ struct sd_state {
 void sd_ctx_init(struct sd_ctx *c, const struct placer_apply_options *opt);
 void sd_instance_clear(struct sd_instance *si);
 void sd_state_clear(struct sd_state *s);
-bool sd_state_exists(const char *dir);
 /* Read DIR/systemd.json (empty state when there is none). */
 int sd_state_load(const char *dir, struct sd_state *s, struct placer_error **err);
 /* Write it atomically; an empty state removes the file. */

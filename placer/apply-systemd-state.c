@@ -66,12 +66,6 @@ struct placer_systemd_props sd_instance_props(const struct sd_instance *si) {
   return p;
 }
 
-bool sd_state_exists(const char *dir) {
-  char path[4096];
-  snprintf(path, sizeof(path), "%s/%s", dir, SD_STATE_FILE);
-  return access(path, F_OK) == 0;
-}
-
 /* ------------------------------------------------------------------ state file */
 
 static json_t *str_or_null(const char *s) {
@@ -209,16 +203,13 @@ int sd_state_load(const char *dir, struct sd_state *s, struct placer_error **err
 }
 
 int sd_state_save(const struct sd_state *s, struct placer_error **err) {
-  if (s->n == 0) {
-    char path[4096];
-    snprintf(path, sizeof(path), "%s/%s", s->dir, SD_STATE_FILE);
-    if (unlink(path) < 0 && errno != ENOENT)
-      return placer_error_errno(err, PLACER_EXIT_SYSTEM, errno, "remove %s", path);
-    return 0;
-  }
+  if (s->n == 0) /* nothing left to undo: the file goes */
+    return placer_state_file_write(s->dir, SD_STATE_FILE, NULL, NULL, err);
   json_t *doc = json_object();
+  if (doc == NULL)
+    return placer_error_oom(err, NULL);
   json_object_set_new(doc, "schema", json_integer(1));
-  json_object_set_new(doc, "backend", json_string("systemd"));
+  json_object_set_new(doc, "backend", json_string(placer_apply_backend_systemd.name));
   json_object_set_new(doc, "profile", str_or_null(s->profile_name));
   json_object_set_new(doc, "profile_path", str_or_null(s->profile_path));
   json_object_set_new(doc, "applied_at", str_or_null(s->applied_at));
@@ -227,13 +218,7 @@ int sd_state_save(const struct sd_state *s, struct placer_error **err) {
   for (size_t i = 0; i < s->n; i++)
     json_array_append_new(insts, instance_json(&s->v[i]));
   json_object_set_new(doc, "instances", insts);
-  char *text = json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-  json_decref(doc);
-  if (text == NULL)
-    return placer_error_oom(err, NULL);
-  int ret = placer_file_replace(s->dir, SD_STATE_FILE, text, err);
-  free(text);
-  return ret;
+  return placer_state_file_write(s->dir, SD_STATE_FILE, doc, NULL, err);
 }
 
 /* ------------------------------------------------------------------ systemctl */

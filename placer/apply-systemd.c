@@ -61,15 +61,6 @@ static void applier_clear(struct sd_applier *a) {
   strv_free(&a->notes);
 }
 
-static char *now_rfc3339(void) {
-  time_t now = time(NULL);
-  struct tm tm;
-  char buf[32];
-  gmtime_r(&now, &tm);
-  strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return strdup(buf);
-}
-
 static void sleep_ms(unsigned ms) {
   struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
   nanosleep(&ts, NULL);
@@ -814,7 +805,7 @@ static int systemd_apply(const struct placer_plan *plan, const struct placer_app
     }
     if (a.steps > 0 || a.state.applied_at == NULL) {
       free(a.state.applied_at);
-      a.state.applied_at = now_rfc3339();
+      a.state.applied_at = apply_now_rfc3339();
     }
     if (save_state(&a, err) < 0)
       goto fail;
@@ -901,6 +892,8 @@ static int systemd_reset(const char *state_dir, char ***lines, size_t *n_lines, 
 
 const struct placer_apply_backend_ops placer_apply_backend_systemd = {
   .name = "systemd",
+  .flags = PLACER_APPLY_BACKEND_UNITS,
+  .state_file = SD_STATE_FILE,
   .apply = systemd_apply,
   .status = sd_status,
   .reset = systemd_reset,

@@ -1,6 +1,7 @@
 /* Putting a plan in force and taking it back: apply (validate everything,
  * then change the system step by step with an undo journal, rolling back on
  * any failure), status (planned vs actual, drift) and reset (undo it all).
+ * Two backends do it (apply-internal.h): cgroupfs and systemd.
  * Reference: docs/apply.md. */
 #ifndef PLACER_APPLY_H
 #define PLACER_APPLY_H
@@ -156,26 +157,8 @@ struct placer_reset_result {
   size_t n_lines;
 };
 
-/* A backend of apply/status/reset, fio's engine shape: the cgroupfs one
- * (apply.c, status.c, apply-undo.c) and the systemd one (apply-systemd*.c). */
-struct placer_apply_backend_ops {
-  const char *name;
-  int (*apply)(const struct placer_plan *plan, const struct placer_apply_options *opt,
-               struct placer_apply_report **report, struct placer_error **err);
-  int (*status)(const char *state_dir, json_t **out, bool *drift, struct placer_error **err);
-  int (*reset)(const char *state_dir, char ***lines, size_t *n_lines, struct placer_error **err);
-  /* The same, with what was undone (reset --json). */
-  int (*reset_run)(const char *state_dir, struct placer_reset_result *result, struct placer_error **err);
-  int (*print_status)(json_t *status, FILE *out);
-};
-extern const struct placer_apply_backend_ops placer_apply_backend_cgroupfs;
-extern const struct placer_apply_backend_ops placer_apply_backend_systemd;
-
 /* "cgroupfs" / "systemd" (and "auto") to the enum; -1 when unknown. */
 int placer_apply_backend_parse(const char *name, enum placer_apply_backend_kind *out);
-/* The backend KIND means on this host: AUTO is systemd when
- * /run/systemd/system exists (PID 1 is systemd), else cgroupfs. */
-const struct placer_apply_backend_ops *placer_apply_backend_get(enum placer_apply_backend_kind kind);
 
 /* Validate PLAN against this node and the running processes, then apply it.
  * On failure after a change, everything done is rolled back and the error
@@ -203,14 +186,7 @@ json_t *placer_reset_result_json(const struct placer_reset_result *result);
  * `placer status --json` prints (schema in docs/apply.md).  *drift is true
  * when anything differs. */
 int placer_status(const char *state_dir, json_t **out, bool *drift, struct placer_error **err);
+/* The text `placer status` prints, by the backend the document names. */
 int placer_status_print_text(json_t *status, FILE *out);
-
-/* The cgroupfs backend's own entry points (the ops table's). */
-int placer_cgroupfs_apply(const struct placer_plan *plan, const struct placer_apply_options *opt,
-                          struct placer_apply_report **report, struct placer_error **err);
-int placer_cgroupfs_status(const char *state_dir, json_t **out, bool *drift, struct placer_error **err);
-int placer_cgroupfs_reset(const char *state_dir, char ***lines, size_t *n_lines, struct placer_error **err);
-int placer_cgroupfs_reset_run(const char *state_dir, struct placer_reset_result *result, struct placer_error **err);
-int placer_cgroupfs_status_print_text(json_t *status, FILE *out);
 
 #endif

@@ -1,5 +1,6 @@
 /* A Ceph OSD's own affinity settings from ceph.conf and its command line
- * (cephconf.h): pure text parsing, no cluster needed. */
+ * (cephconf.h): text parsing, no cluster needed; the warning apply gives
+ * for a running OSD reads its /proc/PID/cmdline and its ceph.conf. */
 #include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
@@ -10,6 +11,7 @@
 
 #include "cephconf.h"
 #include "lib/cpulist.h"
+#include "lib/textfile.h"
 
 void placer_ceph_numa_init(struct placer_ceph_numa *n) {
   memset(n, 0, sizeof(*n));
@@ -190,4 +192,36 @@ char *placer_ceph_numa_warning(const struct placer_ceph_numa *n, const char *ins
       msg = NULL;
   }
   return msg;
+}
+
+bool placer_ceph_osd_affinity_warning(pid_t pid, const char *inst, const char *mems, char **msg) {
+  *msg = NULL;
+  struct placer_cmdline cl = { NULL, 0 };
+  struct placer_error *e = NULL;
+  if (placer_proc_read_cmdline(pid, &cl, &e) < 0) {
+    placer_error_free(e);
+    return false;
+  }
+  bool is_osd = cl.argc > 0 && strstr(cl.argv[0], "ceph-osd") != NULL;
+  if (!is_osd) {
+    placer_cmdline_clear(&cl);
+    return false;
+  }
+  char *conf = NULL, *id = NULL;
+  struct placer_ceph_numa n;
+  placer_ceph_numa_init(&n);
+  if (placer_ceph_cmdline_conf(&cl, &conf, &id) == 0 && conf) {
+    char *text = NULL;
+    char name[128];
+    snprintf(name, sizeof(name), "osd.%s", id ? id : "?");
+    if (placer_textfile_read_path(conf, 1 << 20, &text, NULL) == 0)
+      placer_ceph_numa_from_conf(&n, text, conf, name);
+    free(text);
+  }
+  placer_ceph_numa_from_cmdline(&n, &cl);
+  free(conf);
+  free(id);
+  placer_cmdline_clear(&cl);
+  *msg = placer_ceph_numa_warning(&n, inst, mems);
+  return true;
 }

@@ -7,7 +7,9 @@
 #ifndef PLACER_CEPHCONF_H
 #define PLACER_CEPHCONF_H
 
+#include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 
 #include "proc.h"
 
@@ -33,5 +35,10 @@ int placer_ceph_cmdline_conf(const struct placer_cmdline *cl, char **conf, char 
 /* The warning for instance INST (an OSD planned on NUMA nodes MEMS, "0-1")
  * or NULL when nothing fights the plan.  Caller frees. */
 char *placer_ceph_numa_warning(const struct placer_ceph_numa *n, const char *inst, const char *mems);
+/* The same for a running process PID bound to INST: its command line and
+ * the ceph.conf it names (read when it is a ceph-osd).  Returns true when
+ * PID is a ceph-osd (*msg: the warning, or NULL), false when it is not or
+ * has gone (*msg NULL).  Caller frees *msg. */
+bool placer_ceph_osd_affinity_warning(pid_t pid, const char *inst, const char *mems, char **msg);
 
 #endif

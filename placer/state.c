@@ -1,5 +1,6 @@
-/* The state directory: state.json (what is applied, the undo journal) and
- * the lock file.  See state.h and docs/apply.md. */
+/* The state directory: state.json (what the cgroupfs backend applied, the
+ * undo journal) and the lock file (both apply backends take it); the one
+ * atomic write of apply's JSON state files.  See state.h and docs/apply.md. */
 #include "state.h"
 #include "lib/array.h"
 #include "lib/fsfile.h"
@@ -82,6 +83,7 @@ void placer_state_clear_instances(struct placer_state *state) {
 }
 
 static void state_clear_fields(struct placer_state *s) {
+  free(s->backend);
   free(s->cgroup_mode);
   free(s->cgroup_root);
   free(s->prefix);
@@ -196,6 +198,8 @@ static json_t *instance_to_json(const struct placer_state_instance *inst) {
 json_t *placer_state_to_json(const struct placer_state *s) {
   json_t *j = json_object();
   json_object_set_new(j, "schema", json_integer(PLACER_STATE_SCHEMA));
+  if (s->backend)
+    json_object_set_new(j, "backend", json_string(s->backend));
   json_object_set_new(j, "cgroup_mode", str_or_null(s->cgroup_mode));
   json_object_set_new(j, "cgroup_root", str_or_null(s->cgroup_root));
   json_object_set_new(j, "prefix", str_or_null(s->prefix));
@@ -412,7 +416,8 @@ int placer_state_from_json(json_t *j, struct placer_state *s, struct placer_erro
     return placer_error_set(err, PLACER_EXIT_SYSTEM, EINVAL, "schema %llu, this placer reads %d", (unsigned long long)v,
                             PLACER_STATE_SCHEMA);
   json_t *profile = json_object_get(j, "profile");
-  if (dup_opt_string(j, "cgroup_mode", &s->cgroup_mode, "state", err) < 0 ||
+  if (dup_opt_string(j, "backend", &s->backend, "state", err) < 0 ||
+      dup_opt_string(j, "cgroup_mode", &s->cgroup_mode, "state", err) < 0 ||
       dup_opt_string(j, "cgroup_root", &s->cgroup_root, "state", err) < 0 ||
       dup_opt_string(j, "prefix", &s->prefix, "state", err) < 0 ||
       dup_opt_string(j, "applied_at", &s->applied_at, "state", err) < 0)
@@ -537,21 +542,30 @@ int placer_state_open(const char *dir, enum placer_state_lock lock, struct place
   return 0;
 }
 
-int placer_state_save(struct placer_state *s, struct placer_error **err) {
-  if (placer_state_is_empty(s)) {
-    cleanup_free char *path = NULL;
-    if (asprintf(&path, "%s/%s", s->dir, PLACER_STATE_FILE) < 0)
-      return placer_error_oom(err, NULL);
+int placer_state_file_write(const char *dir, const char *name, json_t *doc, const char *what,
+                            struct placer_error **err) {
+  cleanup_free char *path = NULL;
+  if (asprintf(&path, "%s/%s", dir, name) < 0) {
+    json_decref(doc);
+    return placer_error_oom(err, NULL);
+  }
+  if (doc == NULL) {
     if (unlink(path) < 0 && errno != ENOENT)
       return placer_error_errno(err, PLACER_EXIT_SYSTEM, errno, "remove %s", path);
     return 0;
   }
-  json_t *j = placer_state_to_json(s);
-  cleanup_free char *text = json_dumps(j, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
-  json_decref(j);
+  cleanup_free char *text = json_dumps(doc, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
+  json_decref(doc);
   if (text == NULL)
+    return placer_error_oom(err, what);
+  return placer_file_replace(dir, name, text, err);
+}
+
+int placer_state_save(struct placer_state *s, struct placer_error **err) {
+  json_t *doc = placer_state_is_empty(s) ? NULL : placer_state_to_json(s);
+  if (doc == NULL && !placer_state_is_empty(s))
     return placer_error_oom(err, "state");
-  return placer_file_replace(s->dir, PLACER_STATE_FILE, text, err);
+  return placer_state_file_write(s->dir, PLACER_STATE_FILE, doc, "state", err);
 }
 
 int placer_state_journal_add(struct placer_state *s, struct placer_journal_entry *entry, struct placer_error **err) {

@@ -86,6 +86,7 @@ struct placer_state_instance {
 struct placer_state {
   char *dir;         /* not stored */
   int lock_fd;       /* not stored; -1 when not locked */
+  char *backend;     /* the apply backend that wrote it ("cgroupfs"); NULL in a state from before the record */
   char *cgroup_mode; /* "v1" / "v2" */
   char *cgroup_root; /* "/sys/fs/cgroup" */
   char *prefix;      /* top group, "placer" */
@@ -118,6 +119,12 @@ int placer_state_open(const char *dir, enum placer_state_lock lock, struct place
 /* Write state.json atomically; an empty state (nothing applied, nothing to
  * undo) removes it instead. */
 int placer_state_save(struct placer_state *state, struct placer_error **err);
+/* DIR/NAME from DOC (taken over), written atomically (placer_file_replace),
+ * or removed when DOC is NULL (nothing left to record).  WHAT names it in
+ * an out-of-memory error.  The state files of apply (state.json, irq.json)
+ * are written through this. */
+int placer_state_file_write(const char *dir, const char *name, json_t *doc, const char *what,
+                            struct placer_error **err);
 /* Append ENTRY (taken over, also on failure) and save. */
 int placer_state_journal_add(struct placer_state *state, struct placer_journal_entry *entry, struct placer_error **err);
 /* Drop journal entry I (its undo is done); not saved. */

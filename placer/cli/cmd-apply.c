@@ -1,5 +1,5 @@
 /* placer apply / status / reset: option parsing and printing; the work is
- * in apply.c, status.c and apply-undo.c. */
+ * in apply-backend.c, behind it the backends (apply-internal.h). */
 #include <getopt.h>
 #include <stdbool.h>
 #include <stdio.h>

@@ -1,6 +1,7 @@
 /* placer run PROFILE / placer stop PROFILE: start every instance of the
- * profile's roles that have a run: section, already placed (launch.h), record
- * what was started (runstate.h); stop it all again and leave nothing behind. */
+ * profile's roles that have a run: section, already placed, and record what
+ * was started (the transaction: run-roles.c); stop it all again and leave
+ * nothing behind.  Here: parsing and printing. */
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
@@ -11,7 +12,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "apply.h"
 #include "cgroup.h"
 #include "cli/commands.h"
 #include "launch-prepare.h"
@@ -20,6 +20,7 @@
 #include "podman-argv.h"
 #include "profile-run.h"
 #include "profile.h"
+#include "run-roles.h"
 #include "runstate.h"
 #include "state.h"
 #include "lib/substitute.h"
@@ -203,102 +204,19 @@ int cmd_run(int argc, char **argv) {
   struct placer_error *err = NULL;
   struct placer_profile *profile = NULL;
   struct placer_plan *plan = NULL;
-  struct placer_cgroup *cg = NULL;
-  struct placer_launch_prepared *ps = NULL;
-  char *rundir = NULL;
-  int lock_fd = -1;
-  size_t n = 0, n_started = 0;
+  struct placer_run run = { 0 };
   int rc = PLACER_EXIT_OK;
-
-  if (load_plan(xml, argv[optind], &profile, &plan, &err) < 0)
-    goto fail;
-  if (placer_runstate_dir(state_dir, profile->name, &rundir, &err) < 0)
-    goto fail;
-  const char *prefix = placer_apply_prefix(NULL);
-  n = plan->n_instances;
-  ps = calloc(n ? n : 1, sizeof(*ps));
-  if (ps == NULL) {
-    placer_error_oom(&err, NULL);
-    goto fail;
+  if (load_plan(xml, argv[optind], &profile, &plan, &err) < 0 ||
+      placer_run(profile, plan, state_dir, dry_run, &run, &err) < 0) {
+    for (size_t i = 0; i < run.n_rollback; i++)
+      fprintf(stderr, "placer run: %s\n", run.rollback[i]);
+    rc = placer_error_report(err);
+  } else if (dry_run) {
+    dry_run_print(run.instances, run.n, stdout);
+  } else {
+    print_run_table(run.instances, run.n, stdout);
   }
-  /* Everything is checked and substituted before anything starts. */
-  for (size_t i = 0; i < n; i++)
-    if (placer_launch_prepare(profile, &plan->instances[i], prefix, rundir, &ps[i], &err) < 0) {
-      placer_error_prefix(&err, "%s", plan->instances[i].name);
-      goto fail;
-    }
-  if (dry_run) {
-    dry_run_print(ps, n, stdout);
-    goto out;
-  }
-  if (placer_runstate_lock(state_dir, &lock_fd, &err) < 0 || placer_cgroup_open(NULL, &cg, &err) < 0)
-    goto fail;
-
-  for (size_t i = 0; i < n; i++) {
-    struct placer_launch_prepared *p = &ps[i];
-    if (p->ops == NULL)
-      continue;
-    struct placer_launch_record old = { 0 };
-    bool found = false;
-    if (placer_runstate_load(rundir, p->inst->name, &old, &found, &err) < 0)
-      goto rollback;
-    if (found) {
-      const struct placer_launch_ops *ops = placer_launch_find(old.backend);
-      if (ops && old.pid > 0 && ops->is_running(&old)) {
-        p->rec = old; /* already running: leave it alone */
-        p->state = "running";
-        p->note = strdup("started earlier");
-        continue;
-      }
-      /* A record of something that died: clear what it left first. */
-      if (ops && (ops->stop(cg, &old, &err) < 0 || ops->cleanup(cg, &old, &err) < 0)) {
-        placer_launch_record_clear(&old);
-        placer_error_prefix(&err, "%s: clean up after the previous run", p->inst->name);
-        goto rollback;
-      }
-      placer_launch_record_clear(&old);
-    }
-    if (placer_launch_start_prepared(cg, profile->name, rundir, (unsigned)i, p, &err) < 0 ||
-        placer_role_place_weight(cg, plan, p->inst, p->group, &err) < 0) {
-      /* The failed one too: its group, its record, a container half made. */
-      struct placer_error *e2 = NULL;
-      bool ignored;
-      placer_launch_stop_recorded(cg, rundir, &p->rec, &ignored, &e2);
-      placer_error_free(e2);
-      p->state = "failed";
-      goto rollback;
-    }
-    n_started = i + 1;
-  }
-  print_run_table(ps, n, stdout);
-  goto out;
-
-rollback:
-  /* Undo what this run started, newest first; keep what ran before. */
-  for (size_t i = n_started; i-- > 0;) {
-    struct placer_launch_prepared *p = &ps[i];
-    if (p->ops == NULL || strcmp(p->state, "started") != 0)
-      continue;
-    struct placer_error *e2 = NULL;
-    bool ignored;
-    if (placer_launch_stop_recorded(cg, rundir, &p->rec, &ignored, &e2) < 0) {
-      fprintf(stderr, "placer run: rollback of %s: %s\n", p->inst->name, e2->msg);
-      placer_error_free(e2);
-    } else {
-      fprintf(stderr, "placer run: rolled back: stopped %s\n", p->inst->name);
-    }
-  }
-fail:
-  rc = placer_error_report(err);
-  err = NULL;
-out:
-  for (size_t i = 0; ps && i < n; i++)
-    placer_launch_prepared_clear(&ps[i]);
-  free(ps);
-  if (lock_fd >= 0)
-    close(lock_fd);
-  free(rundir);
-  placer_cgroup_close(cg);
+  placer_run_clear(&run);
   placer_plan_free(plan);
   placer_profile_free(profile);
   return rc;

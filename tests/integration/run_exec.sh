@@ -230,6 +230,8 @@ cat "$work/fail.err"
 [ "$rc" = 4 ] || { echo "FAIL: exit $rc for a missing program, want 4"; exit 1; }
 grep -q "bad.0: exec '/nonexistent/placer-test-prog': No such file or directory" "$work/fail.err" ||
   { echo "FAIL: the exec error does not name the program and errno"; exit 1; }
+grep -qx "placer run: rolled back: stopped good.0" "$work/fail.err" ||
+  { echo "FAIL: the rollback of good.0 is not reported"; exit 1; }
 if pgrep -f 'sleep 300' | while read -r p; do grep -q "$PLACER_CGROUP_PREFIX" "/proc/$p/cgroup" 2>/dev/null && echo "$p"; done | grep -q .; then
   echo "FAIL: good.0 was not stopped by the rollback"; exit 1
 fi

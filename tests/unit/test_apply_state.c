@@ -13,6 +13,7 @@
 #include "topology.h"
 
 static void fill_state(struct placer_state *s) {
+  s->backend = strdup("cgroupfs");
   s->cgroup_mode = strdup("v1");
   s->cgroup_root = strdup("/sys/fs/cgroup");
   s->prefix = strdup("placer");
@@ -80,6 +81,7 @@ static void fill_state(struct placer_state *s) {
 }
 
 static void assert_same(const struct placer_state *a, const struct placer_state *b) {
+  assert_string_equal(a->backend, b->backend);
   assert_string_equal(a->cgroup_mode, b->cgroup_mode);
   assert_string_equal(a->prefix, b->prefix);
   assert_string_equal(a->profile_name, b->profile_name);

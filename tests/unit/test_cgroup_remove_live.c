@@ -15,7 +15,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "apply-internal.h"
+#include "apply-cgroupfs-internal.h"
 #include "cgroup.h"
 #include "launch.h"
 #include "test_support.h"

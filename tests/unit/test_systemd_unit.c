@@ -3,7 +3,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "apply.h"
 #include "systemd-unit.h"
 #include "test_support.h"
 
@@ -165,27 +164,10 @@ static void test_show_value(void **state) {
   assert_null(placer_systemd_show_value(show, "CPUQuota"));
 }
 
-static void test_backend_choice(void **state) {
-  (void)state;
-  enum placer_apply_backend_kind k = PLACER_APPLY_BACKEND_AUTO;
-  assert_int_equal(placer_apply_backend_parse("systemd", &k), 0);
-  assert_int_equal(k, PLACER_APPLY_BACKEND_SYSTEMD);
-  assert_int_equal(placer_apply_backend_parse("cgroupfs", &k), 0);
-  assert_int_equal(k, PLACER_APPLY_BACKEND_CGROUPFS);
-  assert_int_equal(placer_apply_backend_parse("auto", &k), 0);
-  assert_int_equal(k, PLACER_APPLY_BACKEND_AUTO);
-  assert_int_equal(placer_apply_backend_parse("libcgroup", &k), -1);
-  assert_ptr_equal(placer_apply_backend_get(PLACER_APPLY_BACKEND_SYSTEMD), &placer_apply_backend_systemd);
-  assert_ptr_equal(placer_apply_backend_get(PLACER_APPLY_BACKEND_CGROUPFS), &placer_apply_backend_cgroupfs);
-  assert_string_equal(placer_apply_backend_systemd.name, "systemd");
-  assert_string_equal(placer_apply_backend_cgroupfs.name, "cgroupfs");
-}
-
 int main(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_unit_from_cgroup), cmocka_unit_test(test_cgroup2_line), cmocka_unit_test(test_unit_names),
     cmocka_unit_test(test_property_argv),    cmocka_unit_test(test_dropin_text),  cmocka_unit_test(test_show_value),
-    cmocka_unit_test(test_backend_choice),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

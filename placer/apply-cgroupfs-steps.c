@@ -1,5 +1,6 @@
-/* placer apply, the changes: create a group, set a value, move a process,
- * pin a thread, each journaled first so that apply-undo.c can take it back. */
+/* The cgroupfs backend of placer apply, the changes: create a group, set a
+ * value, move a process, pin a thread, each journaled first so that
+ * apply-cgroupfs-undo.c can take it back. */
 #include <errno.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -9,7 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "apply-run.h"
+#include "apply-cgroupfs-internal.h"
 #include "proc.h"
 #include "procmatch.h"
 #include "topology.h"

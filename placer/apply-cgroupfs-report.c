@@ -1,5 +1,5 @@
-/* placer apply, after the changes: the instances recorded in the state and
- * the report the command prints. */
+/* The cgroupfs backend of placer apply, after the changes: the instances
+ * recorded in the state and the report the command prints. */
 #include <errno.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -9,7 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "apply-run.h"
+#include "apply-cgroupfs-internal.h"
 #include "proc.h"
 #include "procmatch.h"
 #include "topology.h"
@@ -130,42 +130,4 @@ int applier_build_report(struct applier *a, struct placer_apply_report **out, st
   }
   *out = r;
   return 0;
-}
-
-void placer_apply_report_free(struct placer_apply_report *r) {
-  if (r == NULL)
-    return;
-  free(r->profile_name);
-  free(r->state_dir);
-  for (size_t i = 0; i < r->n_instances; i++) {
-    struct placer_apply_instance_report *ri = &r->instances[i];
-    free(ri->name);
-    free(ri->group);
-    free(ri->cpus);
-    free(ri->mems);
-    free(ri->note);
-    for (size_t k = 0; k < ri->n_bound; k++)
-      free(ri->bound[k].comm);
-    free(ri->bound);
-  }
-  free(r->instances);
-  struct strv actions = { r->actions, r->n_actions }, notes = { r->notes, r->n_notes };
-  struct strv created = { r->groups_created, r->n_groups_created },
-              changed = { r->groups_changed, r->n_groups_changed };
-  strv_free(&actions);
-  strv_free(&notes);
-  strv_free(&created);
-  strv_free(&changed);
-  for (size_t i = 0; r->irqs && i < r->n_irqs; i++) {
-    struct placer_apply_irq_report *q = &r->irqs[i];
-    free(q->name);
-    free(q->device);
-    free(q->instance);
-    free(q->from);
-    free(q->to);
-    free(q->effective);
-    free(q->note);
-  }
-  free(r->irqs);
-  free(r);
 }

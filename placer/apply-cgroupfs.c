@@ -1,7 +1,8 @@
-/* placer apply: validate a plan against this node and its running
- * processes, then put it in force one journaled step at a time (create a
- * group, set a value, move a process, pin a thread); any failure undoes the
- * steps done so far, newest first (apply-undo.c). */
+/* The cgroupfs backend of placer apply (placer's own groups under PREFIX,
+ * written directly; its ops table at the end): validate a plan against this
+ * node and its running processes, then put it in force one journaled step at
+ * a time (create a group, set a value, move a process, pin a thread); any
+ * failure undoes the steps done so far, newest first (apply-cgroupfs-undo.c). */
 #include <errno.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -11,7 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "apply-run.h"
+#include "apply-cgroupfs-internal.h"
 #include "procmatch.h"
 #include "topology.h"
 #include "lib/units.h"
@@ -32,15 +33,6 @@ void applier_target_clear(struct target *t) {
     free(p->vcpu_cpus);
   }
   free(t->procs);
-}
-
-static char *now_rfc3339(void) {
-  time_t now = time(NULL);
-  struct tm tm;
-  char buf[32];
-  gmtime_r(&now, &tm);
-  strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return strdup(buf);
 }
 
 static int replace_str(char **slot, const char *value) {
@@ -101,7 +93,7 @@ static int roll_back(struct applier *a, struct placer_error **err) {
   return -1;
 }
 
-int placer_cgroupfs_apply(const struct placer_plan *plan, const struct placer_apply_options *opt,
+static int cgroupfs_apply(const struct placer_plan *plan, const struct placer_apply_options *opt,
                           struct placer_apply_report **report, struct placer_error **err) {
   struct applier a = { 0 };
   a.plan = plan;
@@ -163,7 +155,9 @@ int placer_cgroupfs_apply(const struct placer_plan *plan, const struct placer_ap
 
   if (!a.dry_run) {
     struct placer_state *s = a.state;
-    if (replace_str(&s->cgroup_mode, placer_cgroup_mode_name(placer_cgroup_get_mode(a.cg))) < 0 ||
+    /* the record status and reset are dispatched on (apply-backend.c) */
+    if (replace_str(&s->backend, placer_apply_backend_cgroupfs.name) < 0 ||
+        replace_str(&s->cgroup_mode, placer_cgroup_mode_name(placer_cgroup_get_mode(a.cg))) < 0 ||
         replace_str(&s->cgroup_root, cgroup_root) < 0 || replace_str(&s->prefix, a.prefix) < 0) {
       applier_clear(&a);
       return placer_error_oom(err, NULL);
@@ -204,7 +198,7 @@ int placer_cgroupfs_apply(const struct placer_plan *plan, const struct placer_ap
     }
     if (a.steps > 0 || s->applied_at == NULL) {
       free(s->applied_at);
-      s->applied_at = now_rfc3339();
+      s->applied_at = apply_now_rfc3339();
     }
     if (placer_state_save(s, err) < 0) {
       roll_back(&a, err);
@@ -216,3 +210,13 @@ int placer_cgroupfs_apply(const struct placer_plan *plan, const struct placer_ap
   applier_clear(&a);
   return ret;
 }
+
+const struct placer_apply_backend_ops placer_apply_backend_cgroupfs = {
+  .name = "cgroupfs",
+  .state_file = PLACER_STATE_FILE,
+  .apply = cgroupfs_apply,
+  .status = cgroupfs_status,
+  .reset = cgroupfs_reset,
+  .reset_run = cgroupfs_reset_run,
+  .print_status = cgroupfs_status_print_text,
+};

@@ -1,6 +1,7 @@
-/* placer apply, before the first change: the targets from the plan, every
- * --pid/--qmp argument, the processes the matchers find, the groups' room
- * in their parents, and a state directory of the same subtree. */
+/* The cgroupfs backend of placer apply, before the first change: the targets
+ * from the plan, every --pid/--qmp argument, the processes the matchers
+ * find, the groups' room in their parents, and a state directory of the same
+ * subtree. */
 #include <errno.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -10,7 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "apply-run.h"
+#include "apply-cgroupfs-internal.h"
 #include "proc.h"
 #include "procmatch.h"
 #include "topology.h"

@@ -1,6 +1,7 @@
-/* placer status: for every applied instance, what the plan says against
- * what the kernel holds now (group values, each process's groups, every
- * thread's Cpus_allowed_list / Mems_allowed_list), flagging drift. */
+/* placer status, cgroupfs backend: for every applied instance, what the plan
+ * says against what the kernel holds now (group values, each process's
+ * groups, every thread's Cpus_allowed_list / Mems_allowed_list), flagging
+ * drift. */
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
@@ -8,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "apply-internal.h"
+#include "apply-cgroupfs-internal.h"
 #include "plan.h"
 #include "lib/textfile.h"
 #include "numa-locality.h"
@@ -510,7 +511,7 @@ static json_t *check_instance(struct placer_cgroup *cg, const struct placer_stat
   return inst;
 }
 
-int placer_cgroupfs_status(const char *state_dir, json_t **out, bool *drift_found, struct placer_error **err) {
+int cgroupfs_status(const char *state_dir, json_t **out, bool *drift_found, struct placer_error **err) {
   if (state_dir == NULL)
     state_dir = placer_state_default_dir();
   struct placer_state *state = NULL;
@@ -602,7 +603,7 @@ static void print_limit(FILE *out, json_t *v) {
   }
 }
 
-int placer_cgroupfs_status_print_text(json_t *doc, FILE *out) {
+int cgroupfs_status_print_text(json_t *doc, FILE *out) {
   const char *dir = jstr(doc, "state_dir");
   if (json_is_true(json_object_get(doc, "busy")))
     fprintf(out, "note: an apply or reset is running now; what follows may be mid-change\n");

@@ -1,15 +1,19 @@
-/* The applier's own types, shared by apply.c (the transaction),
- * apply-steps.c (journaled changes), apply-validate.c (checks before the
- * first change) and apply-report.c (state summary and report).  Not for the
- * rest of placer. */
-#ifndef PLACER_APPLY_RUN_H
-#define PLACER_APPLY_RUN_H
+/* The cgroupfs apply backend's own types and helpers, shared by
+ * apply-cgroupfs.c (the transaction, the ops table), apply-cgroupfs-steps.c
+ * (journaled changes), apply-cgroupfs-validate.c (checks before the first
+ * change), apply-cgroupfs-report.c (state summary and report),
+ * apply-cgroupfs-undo.c (rollback, reset) and apply-cgroupfs-status.c.  Not
+ * for the rest of placer. */
+#ifndef PLACER_APPLY_CGROUPFS_INTERNAL_H
+#define PLACER_APPLY_CGROUPFS_INTERNAL_H
 
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
 
 #include "apply-internal.h"
+#include "cgroup.h"
+#include "state.h"
 #include "vcpu.h"
 
 struct bound_proc {
@@ -63,7 +67,7 @@ struct applier {
 
 void applier_target_clear(struct target *t);
 
-/* apply-validate.c: everything checked before the first change. */
+/* apply-cgroupfs-validate.c: everything checked before the first change. */
 int applier_check_state(struct applier *a, const char *cgroup_root, struct placer_error **err);
 int applier_build_targets(struct applier *a, struct placer_error **err);
 int applier_check_fit(struct applier *a, struct placer_error **err);
@@ -78,11 +82,34 @@ int applier_other_pids(const struct applier *a, const struct target *t, pid_t **
 /* The nearest existing ancestor of GROUP (the root: ""). */
 char *applier_existing_parent(const struct placer_cgroup *cg, const char *group);
 
-/* apply-steps.c: put one instance in force, one journaled step at a time. */
+/* apply-cgroupfs-steps.c: put one instance in force, one journaled step at a time. */
 int applier_apply_target(struct applier *a, struct target *t, struct placer_error **err);
 
-/* apply-report.c */
+/* apply-cgroupfs-report.c */
 int applier_record_instances(struct applier *a, struct placer_error **err);
 int applier_build_report(struct applier *a, struct placer_apply_report **out, struct placer_error **err);
+
+/* apply-cgroupfs-undo.c */
+/* A thread of PID whose cgroups differ from the main thread's (someone
+ * moved one thread with v1 `tasks`), or 0 when all agree. */
+pid_t apply_stray_thread(pid_t pid);
+/* Open the cgroup hierarchy a state was applied to, refusing a mode
+ * different from the recorded one. */
+int apply_open_cgroup(const struct placer_state *state, const char *root, struct placer_cgroup **out,
+                      struct placer_error **err);
+/* Undo the journal entries of TXN (0: all of them), newest first.  Each
+ * undone entry leaves the journal and the state is saved after it, so an
+ * interrupted undo can be resumed.  Processes that are gone are skipped
+ * with a note; a step that cannot be undone is a failure, undo goes on and
+ * leaves that entry in the journal.  Returns the number of failures. */
+size_t apply_undo(struct placer_cgroup *cg, struct placer_state *state, unsigned txn, struct strv *notes,
+                  struct strv *failures);
+/* The ops table's reset (and reset --json). */
+int cgroupfs_reset(const char *state_dir, char ***lines, size_t *n_lines, struct placer_error **err);
+int cgroupfs_reset_run(const char *state_dir, struct placer_reset_result *res, struct placer_error **err);
+
+/* apply-cgroupfs-status.c: the ops table's status and its text. */
+int cgroupfs_status(const char *state_dir, json_t **out, bool *drift, struct placer_error **err);
+int cgroupfs_status_print_text(json_t *status, FILE *out);
 
 #endif

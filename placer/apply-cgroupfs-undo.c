@@ -1,5 +1,5 @@
-/* Undoing what apply did, from the journal in the state directory: the
- * rollback of a failed apply and `placer reset` share this. */
+/* The cgroupfs backend undoing what apply did, from the journal in the state
+ * directory: the rollback of a failed apply and `placer reset` share this. */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -9,90 +9,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "apply-internal.h"
+#include "apply-cgroupfs-internal.h"
 #include "plan.h"
 #include "lib/textfile.h"
 #include "proc.h"
 #include "procmatch.h"
 #include "topology.h"
-
-/* ------------------------------------------------------------------ small helpers */
-
-char *apply_vformat(const char *fmt, va_list ap) {
-  char *text = NULL;
-  return vasprintf(&text, fmt, ap) < 0 ? NULL : text;
-}
-
-int strv_add(struct strv *s, const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  char *line = apply_vformat(fmt, ap);
-  va_end(ap);
-  if (line == NULL)
-    return -1;
-  char **bigger = realloc(s->v, (s->n + 2) * sizeof(*bigger));
-  if (bigger == NULL) {
-    free(line);
-    return -1;
-  }
-  s->v = bigger;
-  s->v[s->n++] = line;
-  s->v[s->n] = NULL;
-  return 0;
-}
-
-void strv_free(struct strv *s) {
-  for (size_t i = 0; i < s->n; i++)
-    free(s->v[i]);
-  free(s->v);
-  s->v = NULL;
-  s->n = 0;
-}
-
-bool apply_cpulist_equal(const char *a, const char *b) {
-  if (a == NULL || b == NULL)
-    return a == b;
-  hwloc_bitmap_t x = hwloc_bitmap_alloc(), y = hwloc_bitmap_alloc();
-  bool equal;
-  if (x && y && placer_cpulist_parse(a, x) == 0 && placer_cpulist_parse(b, y) == 0)
-    equal = hwloc_bitmap_isequal(x, y);
-  else
-    equal = strcmp(a, b) == 0;
-  hwloc_bitmap_free(x);
-  hwloc_bitmap_free(y);
-  return equal;
-}
-
-bool apply_memory_limit_equal(uint64_t have, uint64_t want) {
-  if (have == PLACER_CGROUP_UNLIMITED || want == PLACER_CGROUP_UNLIMITED)
-    return have == want;
-  long page = sysconf(_SC_PAGESIZE);
-  uint64_t p = page > 0 ? (uint64_t)page : 4096;
-  return have / p == want / p;
-}
-
-unsigned apply_effective_weight(unsigned planned) {
-  return placer_weight_effective(planned);
-}
-
-char *apply_vcpu_pu(hwloc_const_bitmap_t cpus, size_t k) {
-  int n = hwloc_bitmap_weight(cpus);
-  if (n <= 0)
-    return NULL;
-  size_t want = k % (size_t)n, seen = 0;
-  int pu = -1, chosen = -1;
-  hwloc_bitmap_foreach_begin(pu, cpus) {
-    if (seen++ == want) {
-      chosen = pu;
-      break;
-    }
-  }
-  hwloc_bitmap_foreach_end();
-  char *s = NULL;
-  if (chosen < 0 || asprintf(&s, "%d", chosen) < 0)
-    return NULL;
-  return s;
-}
 
 static char *read_small(const char *path) {
   char *text = NULL;
@@ -467,7 +389,7 @@ size_t apply_undo(struct placer_cgroup *cg, struct placer_state *state, unsigned
 
 /* ------------------------------------------------------------------ reset */
 
-int placer_cgroupfs_reset_run(const char *state_dir, struct placer_reset_result *res, struct placer_error **err) {
+int cgroupfs_reset_run(const char *state_dir, struct placer_reset_result *res, struct placer_error **err) {
   *res = (struct placer_reset_result){ .backend = "cgroupfs" };
   if (state_dir == NULL)
     state_dir = placer_state_default_dir();
@@ -550,23 +472,9 @@ int placer_cgroupfs_reset_run(const char *state_dir, struct placer_reset_result 
   return 0;
 }
 
-void placer_reset_result_clear(struct placer_reset_result *res) {
-  struct strv lines = { res->lines, res->n_lines }, removed = { res->groups_removed, res->n_groups_removed };
-  struct strv units = { res->units_restored, res->n_units_restored };
-  struct strv dropins = { res->dropins_removed, res->n_dropins_removed };
-  strv_free(&lines);
-  strv_free(&removed);
-  strv_free(&units);
-  strv_free(&dropins);
-  free(res->pids_restored);
-  free(res->irqs_restored);
-  free(res->state_dir);
-  *res = (struct placer_reset_result){ 0 };
-}
-
-int placer_cgroupfs_reset(const char *state_dir, char ***lines, size_t *n_lines, struct placer_error **err) {
+int cgroupfs_reset(const char *state_dir, char ***lines, size_t *n_lines, struct placer_error **err) {
   struct placer_reset_result res;
-  if (placer_cgroupfs_reset_run(state_dir, &res, err) < 0)
+  if (cgroupfs_reset_run(state_dir, &res, err) < 0)
     return -1;
   *lines = res.lines;
   *n_lines = res.n_lines;

@@ -1,0 +1,152 @@
+/* Shared by both apply backends (cgroupfs: apply-cgroupfs*.c, systemd:
+ * apply-systemd*.c) and the IRQ part (apply-irq*.c): growable string
+ * lists, the time applied_at records, comparing values as the kernel holds
+ * them, a vCPU's PU, and freeing the report and the reset result that both
+ * backends fill (apply-internal.h). */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "apply-internal.h"
+#include "lib/cpulist.h"
+#include "plan.h"
+
+char *apply_now_rfc3339(void) {
+  time_t now = time(NULL);
+  struct tm tm;
+  char buf[32];
+  gmtime_r(&now, &tm);
+  strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return strdup(buf);
+}
+
+char *apply_vformat(const char *fmt, va_list ap) {
+  char *text = NULL;
+  return vasprintf(&text, fmt, ap) < 0 ? NULL : text;
+}
+
+int strv_add(struct strv *s, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  char *line = apply_vformat(fmt, ap);
+  va_end(ap);
+  if (line == NULL)
+    return -1;
+  char **bigger = realloc(s->v, (s->n + 2) * sizeof(*bigger));
+  if (bigger == NULL) {
+    free(line);
+    return -1;
+  }
+  s->v = bigger;
+  s->v[s->n++] = line;
+  s->v[s->n] = NULL;
+  return 0;
+}
+
+void strv_free(struct strv *s) {
+  for (size_t i = 0; i < s->n; i++)
+    free(s->v[i]);
+  free(s->v);
+  s->v = NULL;
+  s->n = 0;
+}
+
+bool apply_cpulist_equal(const char *a, const char *b) {
+  if (a == NULL || b == NULL)
+    return a == b;
+  hwloc_bitmap_t x = hwloc_bitmap_alloc(), y = hwloc_bitmap_alloc();
+  bool equal;
+  if (x && y && placer_cpulist_parse(a, x) == 0 && placer_cpulist_parse(b, y) == 0)
+    equal = hwloc_bitmap_isequal(x, y);
+  else
+    equal = strcmp(a, b) == 0;
+  hwloc_bitmap_free(x);
+  hwloc_bitmap_free(y);
+  return equal;
+}
+
+bool apply_memory_limit_equal(uint64_t have, uint64_t want) {
+  if (have == PLACER_CGROUP_UNLIMITED || want == PLACER_CGROUP_UNLIMITED)
+    return have == want;
+  long page = sysconf(_SC_PAGESIZE);
+  uint64_t p = page > 0 ? (uint64_t)page : 4096;
+  return have / p == want / p;
+}
+
+unsigned apply_effective_weight(unsigned planned) {
+  return placer_weight_effective(planned);
+}
+
+char *apply_vcpu_pu(hwloc_const_bitmap_t cpus, size_t k) {
+  int n = hwloc_bitmap_weight(cpus);
+  if (n <= 0)
+    return NULL;
+  size_t want = k % (size_t)n, seen = 0;
+  int pu = -1, chosen = -1;
+  hwloc_bitmap_foreach_begin(pu, cpus) {
+    if (seen++ == want) {
+      chosen = pu;
+      break;
+    }
+  }
+  hwloc_bitmap_foreach_end();
+  char *s = NULL;
+  if (chosen < 0 || asprintf(&s, "%d", chosen) < 0)
+    return NULL;
+  return s;
+}
+
+void placer_apply_report_free(struct placer_apply_report *r) {
+  if (r == NULL)
+    return;
+  free(r->profile_name);
+  free(r->state_dir);
+  for (size_t i = 0; i < r->n_instances; i++) {
+    struct placer_apply_instance_report *ri = &r->instances[i];
+    free(ri->name);
+    free(ri->group);
+    free(ri->cpus);
+    free(ri->mems);
+    free(ri->note);
+    for (size_t k = 0; k < ri->n_bound; k++)
+      free(ri->bound[k].comm);
+    free(ri->bound);
+  }
+  free(r->instances);
+  struct strv actions = { r->actions, r->n_actions }, notes = { r->notes, r->n_notes };
+  struct strv created = { r->groups_created, r->n_groups_created },
+              changed = { r->groups_changed, r->n_groups_changed };
+  strv_free(&actions);
+  strv_free(&notes);
+  strv_free(&created);
+  strv_free(&changed);
+  for (size_t i = 0; r->irqs && i < r->n_irqs; i++) {
+    struct placer_apply_irq_report *q = &r->irqs[i];
+    free(q->name);
+    free(q->device);
+    free(q->instance);
+    free(q->from);
+    free(q->to);
+    free(q->effective);
+    free(q->note);
+  }
+  free(r->irqs);
+  free(r);
+}
+
+void placer_reset_result_clear(struct placer_reset_result *res) {
+  struct strv lines = { res->lines, res->n_lines }, removed = { res->groups_removed, res->n_groups_removed };
+  struct strv units = { res->units_restored, res->n_units_restored };
+  struct strv dropins = { res->dropins_removed, res->n_dropins_removed };
+  strv_free(&lines);
+  strv_free(&removed);
+  strv_free(&units);
+  strv_free(&dropins);
+  free(res->pids_restored);
+  free(res->irqs_restored);
+  free(res->state_dir);
+  *res = (struct placer_reset_result){ 0 };
+}

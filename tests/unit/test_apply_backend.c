@@ -1,0 +1,297 @@
+/* Apply's backends (apply-backend.c): every ops table whole and in the
+ * table under its own name (the check fio runs on its engines), a broken
+ * one caught, the names --backend takes, the text of a status document
+ * printed by the backend it names, and status and reset dispatched on the
+ * backend the state directory records (the systemd backend's state file
+ * read back). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "apply-internal.h"
+#include "apply-systemd-internal.h"
+#include "apply.h"
+#include "test_support.h"
+
+static const enum placer_apply_backend_kind kinds[] = { PLACER_APPLY_BACKEND_CGROUPFS, PLACER_APPLY_BACKEND_SYSTEMD };
+static const char *const kind_names[] = { "cgroupfs", "systemd" };
+
+static void test_every_table_whole(void **state) {
+  (void)state;
+  for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
+    const struct placer_apply_backend_ops *ops = placer_apply_backend_get(kinds[i]);
+    const char *wrong = placer_apply_backend_ops_check(ops);
+    if (wrong)
+      fail_msg("backend %s: %s", ops->name, wrong);
+    assert_string_equal(ops->name, kind_names[i]);
+    assert_ptr_equal(placer_apply_backend_find(kind_names[i]), ops);
+  }
+  assert_ptr_equal(placer_apply_backend_get(PLACER_APPLY_BACKEND_CGROUPFS), &placer_apply_backend_cgroupfs);
+  assert_ptr_equal(placer_apply_backend_get(PLACER_APPLY_BACKEND_SYSTEMD), &placer_apply_backend_systemd);
+  /* only systemd places units (--persist, --restart) */
+  assert_true(placer_apply_backend_systemd.flags & PLACER_APPLY_BACKEND_UNITS);
+  assert_false(placer_apply_backend_cgroupfs.flags & PLACER_APPLY_BACKEND_UNITS);
+  assert_null(placer_apply_backend_find("auto"));
+  assert_null(placer_apply_backend_find("libcgroup"));
+  assert_null(placer_apply_backend_find(NULL));
+}
+
+/* A copy of BASE with FIELD unset: the check names what is missing. */
+#define EXPECT_MISSING(BASE, FIELD, WHY)                               \
+  do {                                                                 \
+    struct placer_apply_backend_ops broken = (BASE);                   \
+    broken.FIELD = NULL;                                               \
+    assert_string_equal(placer_apply_backend_ops_check(&broken), WHY); \
+  } while (0)
+
+static void test_broken_tables_caught(void **state) {
+  (void)state;
+  struct placer_apply_backend_ops copy = placer_apply_backend_cgroupfs;
+  assert_string_equal(placer_apply_backend_ops_check(&copy), "not in backends[]");
+  copy.name = "";
+  assert_string_equal(placer_apply_backend_ops_check(&copy), "no name");
+  EXPECT_MISSING(placer_apply_backend_systemd, state_file, "no state_file");
+  EXPECT_MISSING(placer_apply_backend_systemd, apply, "no apply");
+  EXPECT_MISSING(placer_apply_backend_systemd, status, "no status");
+  EXPECT_MISSING(placer_apply_backend_systemd, reset, "no reset");
+  EXPECT_MISSING(placer_apply_backend_cgroupfs, reset_run, "no reset_run");
+  EXPECT_MISSING(placer_apply_backend_cgroupfs, print_status, "no print_status");
+}
+
+static void test_backend_names(void **state) {
+  (void)state;
+  enum placer_apply_backend_kind k = PLACER_APPLY_BACKEND_AUTO;
+  assert_int_equal(placer_apply_backend_parse("systemd", &k), 0);
+  assert_int_equal(k, PLACER_APPLY_BACKEND_SYSTEMD);
+  assert_int_equal(placer_apply_backend_parse("cgroupfs", &k), 0);
+  assert_int_equal(k, PLACER_APPLY_BACKEND_CGROUPFS);
+  assert_int_equal(placer_apply_backend_parse("auto", &k), 0);
+  assert_int_equal(k, PLACER_APPLY_BACKEND_AUTO);
+  assert_int_equal(placer_apply_backend_parse("libcgroup", &k), -1);
+  assert_int_equal(placer_apply_backend_parse("", &k), -1);
+  assert_int_equal(k, PLACER_APPLY_BACKEND_AUTO); /* untouched on failure */
+  /* AUTO is one of the two, whichever PID 1 makes it */
+  const struct placer_apply_backend_ops *any = placer_apply_backend_get(PLACER_APPLY_BACKEND_AUTO);
+  assert_true(any == &placer_apply_backend_cgroupfs || any == &placer_apply_backend_systemd);
+}
+
+/* The text of a status document: each backend's header, by its "backend". */
+static char *print_status(const char *doc_text) {
+  json_error_t jerr;
+  json_t *doc = json_loads(doc_text, 0, &jerr);
+  assert_non_null(doc);
+  char *text = NULL;
+  size_t size = 0;
+  FILE *f = open_memstream(&text, &size);
+  assert_non_null(f);
+  assert_int_equal(placer_status_print_text(doc, f), 0);
+  fclose(f);
+  json_decref(doc);
+  return text;
+}
+
+static void test_status_text_by_backend(void **state) {
+  (void)state;
+#define DOC(BACKEND)                                                                                  \
+  "{" BACKEND "\"applied\": true, \"profile\": \"p\", \"applied_at\": \"t\", \"state_dir\": \"/x\", " \
+  "\"cgroup_mode\": \"v2\", \"prefix\": \"placer\", \"instances\": []}"
+  char *sd = print_status(DOC("\"backend\": \"systemd\", "));
+  char *fs = print_status(DOC("\"backend\": \"cgroupfs\", "));
+  char *none = print_status(DOC(""));
+  assert_non_null(strstr(sd, "profile p applied t through systemd (runtime properties, until reboot; state /x)\n"));
+  assert_non_null(strstr(fs, "profile p applied t (cgroup v2, groups under placer/, state /x)\n"));
+  assert_null(strstr(fs, "through systemd"));
+  assert_string_equal(fs, none); /* no backend named: cgroupfs's */
+  free(sd);
+  free(fs);
+  free(none);
+}
+
+/* A scratch state directory per test, removed also when the test fails:
+ * the teardown fails when anything else is left in it. */
+static char tmpdir[64];
+
+static int make_dir(void **state) {
+  (void)state;
+  snprintf(tmpdir, sizeof(tmpdir), "/tmp/%s.XXXXXX", "test_apply_backend");
+  return mkdtemp(tmpdir) ? 0 : -1;
+}
+
+static int remove_dir(void **state) {
+  (void)state;
+  const char *files[] = { "state.json", "systemd.json", "lock" };
+  for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+    char path[128];
+    snprintf(path, sizeof(path), "%s/%s", tmpdir, files[i]);
+    unlink(path);
+  }
+  return rmdir(tmpdir);
+}
+
+/* Status and reset follow the backend the state directory records. */
+static void write_in(const char *dir, const char *name, const char *text) {
+  char path[300];
+  snprintf(path, sizeof(path), "%s/%s", dir, name);
+  if (text)
+    test_write_file(path, text);
+  else
+    unlink(path);
+}
+
+static const char *recorded(const char *dir) {
+  const struct placer_apply_backend_ops *ops = NULL;
+  struct placer_error *err = NULL;
+  if (placer_apply_backend_recorded(dir, &ops, &err) < 0)
+    fail_msg("recorded backend of %s: %s", dir, err->msg);
+  return ops->name;
+}
+
+static void test_recorded_backend(void **state) {
+  (void)state;
+  const char *dir = tmpdir;
+  /* nothing applied: cgroupfs, whose status and reset say so */
+  assert_string_equal(recorded(dir), "cgroupfs");
+  /* a state.json from before the record: cgroupfs */
+  write_in(dir, "state.json", "{\"schema\": 1, \"last_txn\": 1, \"instances\": [], \"journal\": []}");
+  assert_string_equal(recorded(dir), "cgroupfs");
+  /* what the cgroupfs backend writes now */
+  write_in(dir, "state.json", "{\"schema\": 1, \"backend\": \"cgroupfs\", \"last_txn\": 1}");
+  assert_string_equal(recorded(dir), "cgroupfs");
+  /* the record decides, not the file's name */
+  write_in(dir, "state.json", "{\"schema\": 1, \"backend\": \"systemd\", \"last_txn\": 1}");
+  assert_string_equal(recorded(dir), "systemd");
+  write_in(dir, "state.json", NULL);
+  /* the systemd backend's state, with its record */
+  write_in(dir, "systemd.json", "{\"schema\": 1, \"backend\": \"systemd\", \"instances\": []}");
+  assert_string_equal(recorded(dir), "systemd");
+  /* a file that does not parse: its own backend, whose loader says why */
+  write_in(dir, "systemd.json", "{ not json");
+  assert_string_equal(recorded(dir), "systemd");
+  /* a backend this placer does not know: one line, exit 4 */
+  write_in(dir, "systemd.json", "{\"schema\": 1, \"backend\": \"libcgroup\"}");
+  const struct placer_apply_backend_ops *ops = NULL;
+  struct placer_error *err = NULL;
+  assert_int_equal(placer_apply_backend_recorded(dir, &ops, &err), -1);
+  assert_int_equal(err->exit_code, PLACER_EXIT_SYSTEM);
+  char want[400];
+  snprintf(want, sizeof(want), "%s/systemd.json: applied through backend 'libcgroup', which this placer does not know",
+           dir);
+  assert_string_equal(err->msg, want);
+  placer_error_free(err);
+}
+
+/* An old state (no "backend") still works end to end: status reads it
+ * through cgroupfs (nothing applied, no instance: no cgroup needed). */
+static void test_old_state_status(void **state) {
+  (void)state;
+  const char *dir = tmpdir;
+  write_in(dir, "state.json",
+           "{\"schema\": 1, \"cgroup_mode\": \"v1\", \"cgroup_root\": \"/sys/fs/cgroup\", \"prefix\": \"placer\", "
+           "\"last_txn\": 1, \"pending_txn\": null, \"pending_pid\": null, \"instances\": [], \"journal\": []}");
+  json_t *doc = NULL;
+  bool drift = true;
+  struct placer_error *err = NULL;
+  if (placer_status(dir, &doc, &drift, &err) < 0)
+    fail_msg("status of an old state: %s", err->msg);
+  assert_string_equal(json_string_value(json_object_get(doc, "backend")), "cgroupfs");
+  assert_false(drift);
+  json_decref(doc);
+}
+
+/* The systemd backend's state file (apply-systemd-state.c): what it records
+ * reads back the same, it names its backend, and an emptied state removes
+ * the file. */
+static void test_systemd_state_round_trip(void **state) {
+  (void)state;
+  const char *dir = tmpdir;
+  struct sd_state s = { 0 };
+  s.dir = strdup(dir);
+  s.profile_name = strdup("p");
+  s.applied_at = strdup("2025-01-02T03:04:05Z");
+  s.persist = true;
+  s.v = calloc(1, sizeof(*s.v));
+  s.n = 1;
+  struct sd_instance *si = &s.v[0];
+  si->name = strdup("osd.0");
+  si->role = strdup("osd");
+  si->kind = PLACER_KIND_CEPH_OSD;
+  si->match = strdup("ceph-osd --id 0");
+  si->unit = strdup("ceph-osd@0.service");
+  si->cgroup = strdup("/system.slice/ceph-osd@0.service");
+  si->cpus = strdup("2-3");
+  si->mems = strdup("0");
+  si->has_memory_limit = true;
+  si->memory_bytes = 1ull << 30;
+  si->cpu_weight = 300;
+  si->previous[SD_ALLOWED_CPUS] = strdup("");
+  si->created[SD_ALLOWED_CPUS] = true;
+  si->dropin = strdup("/etc/systemd/system/ceph-osd@0.service.d/50-placer.conf");
+  si->procs = calloc(1, sizeof(*si->procs));
+  si->procs[0] = (struct placer_state_process){ .pid = 4505, .start_time = 1234567 };
+  si->n_procs = 1;
+  struct placer_error *err = NULL;
+  assert_int_equal(sd_state_save(&s, &err), 0);
+
+  char path[300];
+  snprintf(path, sizeof(path), "%s/%s", dir, SD_STATE_FILE);
+  char *text = test_read_file(path);
+  assert_non_null(text);
+  json_t *doc = json_loads(text, 0, NULL);
+  assert_non_null(doc);
+  assert_string_equal(json_string_value(json_object_get(doc, "backend")), "systemd");
+  json_decref(doc);
+  free(text);
+  const struct placer_apply_backend_ops *ops = NULL;
+  assert_int_equal(placer_apply_backend_recorded(dir, &ops, &err), 0);
+  assert_ptr_equal(ops, &placer_apply_backend_systemd);
+
+  struct sd_state b;
+  assert_int_equal(sd_state_load(dir, &b, &err), 0);
+  assert_string_equal(b.profile_name, "p");
+  assert_string_equal(b.applied_at, "2025-01-02T03:04:05Z");
+  assert_true(b.persist);
+  assert_int_equal(b.n, 1);
+  const struct sd_instance *bi = &b.v[0];
+  assert_string_equal(bi->name, "osd.0");
+  assert_int_equal(bi->kind, PLACER_KIND_CEPH_OSD);
+  assert_string_equal(bi->unit, "ceph-osd@0.service");
+  assert_string_equal(bi->cgroup, "/system.slice/ceph-osd@0.service");
+  assert_string_equal(bi->cpus, "2-3");
+  assert_string_equal(bi->mems, "0");
+  assert_true(bi->has_memory_limit);
+  assert_int_equal(bi->memory_bytes, 1ull << 30);
+  assert_int_equal(bi->cpu_weight, 300);
+  assert_string_equal(bi->previous[SD_ALLOWED_CPUS], "");
+  assert_null(bi->previous[SD_MEMORY_MAX]);
+  assert_true(bi->created[SD_ALLOWED_CPUS]);
+  assert_false(bi->created[SD_CPU_WEIGHT]);
+  assert_string_equal(bi->dropin, "/etc/systemd/system/ceph-osd@0.service.d/50-placer.conf");
+  assert_int_equal(bi->n_procs, 1);
+  assert_int_equal(bi->procs[0].pid, 4505);
+  assert_int_equal(bi->procs[0].start_time, 1234567);
+  sd_state_clear(&b);
+
+  /* nothing left to undo: the file goes, and nothing is recorded any more */
+  sd_instance_clear(&s.v[0]);
+  s.n = 0;
+  assert_int_equal(sd_state_save(&s, &err), 0);
+  assert_int_equal(access(path, F_OK), -1);
+  assert_int_equal(placer_apply_backend_recorded(dir, &ops, &err), 0);
+  assert_ptr_equal(ops, &placer_apply_backend_cgroupfs);
+  assert_int_equal(sd_state_save(&s, &err), 0); /* twice is fine */
+  sd_state_clear(&s);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+    cmocka_unit_test(test_every_table_whole),
+    cmocka_unit_test(test_broken_tables_caught),
+    cmocka_unit_test(test_backend_names),
+    cmocka_unit_test(test_status_text_by_backend),
+    cmocka_unit_test_setup_teardown(test_recorded_backend, make_dir, remove_dir),
+    cmocka_unit_test_setup_teardown(test_old_state_status, make_dir, remove_dir),
+    cmocka_unit_test_setup_teardown(test_systemd_state_round_trip, make_dir, remove_dir),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
