@@ -101,7 +101,7 @@ static int switch_placement(struct bench *b, struct pass *p, struct placer_error
     return placer_error_prefix(err, "switch to %s", p->v->spec->name);
   for (size_t i = 0; i < p->cluster.n_daemons; i++) {
     struct placer_bench_daemon *d = &p->cluster.daemons[i];
-    const struct placer_instance *inst = placer_bench_ceph_instance(plan, d->name);
+    const struct placer_instance *inst = placer_plan_find_daemon(plan, d->name);
     cleanup_free char *group = NULL;
     if (inst == NULL || placer_instance_group(b->prefix, inst->role, inst->name, &group, err) < 0)
       return placer_error_set(err, PLACER_EXIT_USAGE, 0, "variant '%s' does not place daemon %s", p->v->spec->name,

@@ -259,11 +259,6 @@ int placer_bench_start_placed(const struct placer_bench_exec *x, const char *ins
 
 /* ------------------------------------------------------------ Ceph daemons */
 
-/* The plan instance that places Ceph daemon NAME ("osd.1", "mon.a"): a role
- * of kind ceph-TYPE whose ceph_id matches ID; else the instance named NAME.
- * NULL when none. */
-const struct placer_instance *placer_bench_ceph_instance(const struct placer_plan *plan, const char *name);
-
 /* libexec/ceph-cluster.sh: $PLACER_CEPH_CLUSTER_SCRIPT, next to the executable
  * (../libexec, PREFIX/libexec/placer), else the source tree's
  * (placer_data_file).  Caller frees; NULL when none exists. */
