@@ -88,19 +88,12 @@ static int check_tools(const struct bench *b, struct placer_error **err) {
   return 0;
 }
 
-static bool in_list(const struct placer_string_list *l, const char *s) {
-  for (size_t i = 0; i < l->n; i++)
-    if (strcmp(l->items[i], s) == 0)
-      return true;
-  return false;
-}
-
 /* A role of the class CLASS ("storage", "neighbours", "clients"): storage is
  * the sweep's roles, else every ceph-osd role (no Ceph: fio's);
  * neighbours the study's neighbours' roles; clients everything that is not
  * Ceph nor storage. */
 static bool role_in_class(const struct placer_study *s, const struct placer_role_spec *r, const char *cls) {
-  bool storage = s->sweep.roles.n                               ? in_list(&s->sweep.roles, r->name)
+  bool storage = s->sweep.roles.n                               ? placer_string_list_has(&s->sweep.roles, r->name)
                  : s->cluster.type == PLACER_STUDY_CLUSTER_NONE ? r->kind == PLACER_KIND_FIO
                                                                 : r->kind == PLACER_KIND_CEPH_OSD;
   if (strcmp(cls, "storage") == 0)
