@@ -8,14 +8,9 @@
 
 static void test_find_daemon(void **state) {
   (void)state;
-  struct placer_topology *topo = NULL;
-  struct placer_profile *profile = NULL;
-  struct placer_plan *plan = NULL;
-  struct placer_error *err = NULL;
-  if (placer_topology_load(test_data_path("fixtures/24em64t-2n6c2t-pci.xml"), &topo, &err) < 0 ||
-      placer_profile_load(test_data_path("../profiles/demo-local.yaml"), &profile, &err) < 0 ||
-      placer_plan_compute(topo, profile, &plan, &err) < 0)
-    fail_msg("%s", err->msg);
+  struct placer_topology *topo = test_topo_load("24em64t-2n6c2t-pci.xml");
+  struct placer_profile *profile = test_profile_load("demo-local");
+  struct placer_plan *plan = test_plan_ok(topo, profile);
   /* by the role's ceph_id: mon.a is placed by instance mon.0 */
   const struct placer_instance *i = placer_plan_find_daemon(plan, "mon.a");
   assert_non_null(i);
