@@ -218,13 +218,11 @@ FILE *export_unit(struct placer_export_writer *w, const char *name_fmt, ...) {
 }
 
 void export_note(struct placer_export_writer *w, const char *fmt, ...) {
-  char *note = NULL;
   va_list ap;
   va_start(ap, fmt);
-  int rc = vasprintf(&note, fmt, ap);
-  va_end(ap);
-  if (placer_string_list_take(&w->out->notes, rc < 0 ? NULL : note) < 0)
+  if (placer_string_list_vaddf(&w->out->notes, fmt, ap) < 0)
     w->failed = true;
+  va_end(ap);
 }
 
 /* ------------------------------------------------------------------ checks */

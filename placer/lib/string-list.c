@@ -31,13 +31,17 @@ int placer_string_list_addn(struct placer_string_list *l, const char *s, size_t 
   return placer_string_list_take(l, strndup(s, len));
 }
 
-int placer_string_list_addf(struct placer_string_list *l, const char *fmt, ...) {
+int placer_string_list_vaddf(struct placer_string_list *l, const char *fmt, va_list ap) {
   char *s = NULL;
+  return placer_string_list_take(l, vasprintf(&s, fmt, ap) < 0 ? NULL : s);
+}
+
+int placer_string_list_addf(struct placer_string_list *l, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
-  int n = vasprintf(&s, fmt, ap);
+  int rc = placer_string_list_vaddf(l, fmt, ap);
   va_end(ap);
-  return placer_string_list_take(l, n < 0 ? NULL : s);
+  return rc;
 }
 
 bool placer_string_list_has(const struct placer_string_list *l, const char *s) {

@@ -5,6 +5,7 @@
 #ifndef PLACER_STRING_LIST_H
 #define PLACER_STRING_LIST_H
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -23,6 +24,8 @@ int placer_string_list_addn(struct placer_string_list *l, const char *s, size_t 
 int placer_string_list_take(struct placer_string_list *l, char *s);
 /* Add a formatted string. */
 int placer_string_list_addf(struct placer_string_list *l, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+int placer_string_list_vaddf(struct placer_string_list *l, const char *fmt, va_list ap)
+    __attribute__((format(printf, 2, 0)));
 bool placer_string_list_has(const struct placer_string_list *l, const char *s);
 /* The same strings in the same order. */
 bool placer_string_list_equal(const struct placer_string_list *a, const struct placer_string_list *b);
