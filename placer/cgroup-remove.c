@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "cgroup-internal.h"
+#include "lib/pid-list.h"
 #include "proc.h"
 
 /* A group whose last process has just exited can stay busy for a moment. */
@@ -41,38 +42,21 @@ static int for_each_child(const char *dir, int (*fn)(const char *sub, void *arg,
 
 /* ------------------------------------------------------------------ processes */
 
-struct pid_set {
-  pid_t *v;
-  size_t n, cap;
-};
-
-static int pid_set_add_text(struct pid_set *s, const char *text, struct placer_error **err) {
+/* The PIDs in TEXT (a cgroup.procs) not in S yet. */
+static int pid_set_add_text(struct placer_pid_list *s, const char *text, struct placer_error **err) {
   cleanup_free pid_t *pids = NULL;
   size_t n = 0;
   if (cg_parse_pids(text, &pids, &n, err) < 0)
     return -1;
-  for (size_t i = 0; i < n; i++) {
-    bool seen = false;
-    for (size_t k = 0; k < s->n && !seen; k++)
-      seen = s->v[k] == pids[i];
-    if (seen || pids[i] <= 0)
-      continue;
-    if (s->n == s->cap) {
-      size_t cap = s->cap ? s->cap * 2 : 16;
-      pid_t *bigger = realloc(s->v, cap * sizeof(*bigger));
-      if (bigger == NULL)
-        return placer_error_oom(err, NULL);
-      s->v = bigger;
-      s->cap = cap;
-    }
-    s->v[s->n++] = pids[i];
-  }
+  for (size_t i = 0; i < n; i++)
+    if (pids[i] > 0 && placer_pid_list_add_new(s, pids[i]) < 0)
+      return placer_error_oom(err, NULL);
   return 0;
 }
 
 /* The PIDs in DIR/cgroup.procs and below.  A group removed meanwhile has none. */
 static int collect_tree(const char *dir, void *arg, struct placer_error **err) {
-  struct pid_set *s = arg;
+  struct placer_pid_list *s = arg;
   cleanup_free char *procs = NULL;
   struct placer_error *e = NULL;
   if (cg_read_file(dir, "cgroup.procs", &procs, &e) < 0) {
@@ -90,27 +74,20 @@ static int collect_tree(const char *dir, void *arg, struct placer_error **err) {
   return for_each_child(dir, collect_tree, arg, err);
 }
 
-static int compare_pid(const void *a, const void *b) {
-  pid_t x = *(const pid_t *)a, y = *(const pid_t *)b;
-  return (x > y) - (x < y);
-}
-
 int placer_cgroup_subtree_pids(struct placer_cgroup *cg, const char *group, pid_t **pids, size_t *n_pids,
                                struct placer_error **err) {
   if (cg_check_group(group, err) < 0)
     return -1;
-  struct pid_set s = { NULL, 0, 0 };
+  struct placer_pid_list s = { 0 };
   for (size_t i = 0; i < cg->n_all; i++) {
     cleanup_free char *dir = cg_group_dir(cg->all[i].mount_point, group);
     if (dir == NULL || collect_tree(dir, &s, err) < 0) {
-      free(s.v);
+      placer_pid_list_free(&s);
       return dir ? -1 : placer_error_oom(err, NULL);
     }
   }
-  if (s.n > 1)
-    qsort(s.v, s.n, sizeof(*s.v), compare_pid);
-  *pids = s.v;
-  *n_pids = s.n;
+  placer_pid_list_sort(&s);
+  *pids = placer_pid_list_take(&s, n_pids);
   return 0;
 }
 

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "cgroup-internal.h"
+#include "lib/pid-list.h"
 #include "lib/textfile.h"
 #include "lib/units.h"
 
@@ -130,8 +131,7 @@ void cg_error_hint(struct placer_error **err, int errno_value, const char *hint)
 }
 
 int cg_parse_pids(const char *text, pid_t **pids, size_t *n, struct placer_error **err) {
-  size_t cap = 0, count = 0;
-  pid_t *list = NULL;
+  struct placer_pid_list list = { 0 };
   for (const char *p = text; *p;) {
     char *end;
     long v = strtol(p, &end, 10);
@@ -140,19 +140,12 @@ int cg_parse_pids(const char *text, pid_t **pids, size_t *n, struct placer_error
       continue;
     }
     p = end;
-    if (count == cap) {
-      cap = cap ? cap * 2 : 16;
-      pid_t *bigger = realloc(list, cap * sizeof(*list));
-      if (bigger == NULL) {
-        free(list);
-        return placer_error_oom(err, NULL);
-      }
-      list = bigger;
+    if (placer_pid_list_add(&list, (pid_t)v) < 0) {
+      placer_pid_list_free(&list);
+      return placer_error_oom(err, NULL);
     }
-    list[count++] = (pid_t)v;
   }
-  *pids = list;
-  *n = count;
+  *pids = placer_pid_list_take(&list, n);
   return 0;
 }
 

@@ -14,12 +14,11 @@ struct placer_export_writer {
   const struct placer_export_format *fmt;
   const struct placer_export_input *in;
   struct placer_export_output *out;
-  FILE *f;        /* the unit being written, NULL before the first */
-  char *buf;      /* its memstream buffer */
-  size_t size;    /* and length */
-  bool failed;    /* an allocation or a stream failed: the render fails */
-  char **strings; /* what export_cpus() handed out, freed with the writer */
-  size_t n_strings;
+  FILE *f;                           /* the unit being written, NULL before the first */
+  char *buf;                         /* its memstream buffer */
+  size_t size;                       /* and length */
+  bool failed;                       /* an allocation or a stream failed: the render fails */
+  struct placer_string_list strings; /* what export_cpus() handed out, freed with the writer */
 };
 
 /* Start unit NAME (printf-style): the stream it is written to, already

@@ -137,14 +137,10 @@ void export_sh_word(FILE *f, const char *s) {
 
 const char *export_cpus(struct placer_export_writer *w, hwloc_const_bitmap_t set) {
   char *s = placer_cpulist_format(set);
-  char **grown = s ? realloc(w->strings, (w->n_strings + 1) * sizeof(*grown)) : NULL;
-  if (grown == NULL) {
-    free(s);
+  if (placer_string_list_take(&w->strings, s) < 0) {
     w->failed = true;
     return "";
   }
-  w->strings = grown;
-  w->strings[w->n_strings++] = s;
   return s;
 }
 
@@ -222,21 +218,11 @@ FILE *export_unit(struct placer_export_writer *w, const char *name_fmt, ...) {
 }
 
 void export_note(struct placer_export_writer *w, const char *fmt, ...) {
-  struct placer_export_output *o = w->out;
-  char **grown = realloc(o->notes, (o->n_notes + 1) * sizeof(*grown));
-  if (grown == NULL) {
-    w->failed = true;
-    return;
-  }
-  o->notes = grown;
   va_list ap;
   va_start(ap, fmt);
-  int rc = vasprintf(&o->notes[o->n_notes], fmt, ap);
-  va_end(ap);
-  if (rc < 0)
+  if (placer_string_list_vaddf(&w->out->notes, fmt, ap) < 0)
     w->failed = true;
-  else
-    o->n_notes++;
+  va_end(ap);
 }
 
 /* ------------------------------------------------------------------ checks */
@@ -321,10 +307,8 @@ void placer_export_output_free(struct placer_export_output *out) {
     free(out->units[i].name);
     free(out->units[i].text);
   }
-  for (size_t i = 0; i < out->n_notes; i++)
-    free(out->notes[i]);
   free(out->units);
-  free(out->notes);
+  placer_string_list_free(&out->notes);
   free(out);
 }
 
@@ -339,9 +323,7 @@ int placer_export_render(const struct placer_export_format *fmt, const struct pl
   int rc = fmt->write(in, &w, err);
   if (close_unit(&w) < 0 && rc == 0)
     rc = -1;
-  for (size_t i = 0; i < w.n_strings; i++)
-    free(w.strings[i]);
-  free(w.strings);
+  placer_string_list_free(&w.strings);
   if (rc == 0 && (w.failed || o->n_units == 0))
     rc = w.failed ? placer_error_oom(err, NULL) : placer_error_set(err, PLACER_EXIT_USAGE, EINVAL, "nothing to write");
   if (rc < 0) {

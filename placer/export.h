@@ -12,6 +12,7 @@
 #include <stdio.h>
 
 #include "lib/error.h"
+#include "lib/string-list.h"
 #include "plan.h"
 #include "profile.h"
 #include "topology.h"
@@ -73,8 +74,7 @@ struct placer_export_unit {
 struct placer_export_output {
   struct placer_export_unit *units;
   size_t n_units;
-  char **notes; /* for a person (stderr): what was left out and why */
-  size_t n_notes;
+  struct placer_string_list notes; /* for a person (stderr): what was left out and why */
 };
 
 struct placer_export_writer; /* export-internal.h */

@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "lib/string-list.h"
 #include "lib/textfile.h"
 
 /* Far above any real node (a few thousand IRQs, a few thousand CPUs). */
@@ -220,39 +221,23 @@ static int compare_string(const void *a, const void *b) {
   return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* Names in DIR (not "." or ".."), sorted; *names NULL and *n 0 when DIR cannot be read. */
-static int list_dir(const char *dir, char ***names, size_t *n) {
-  *names = NULL;
-  *n = 0;
+/* Names in DIR (not "." or ".."), sorted; none when DIR cannot be read. */
+static int list_dir(const char *dir, struct placer_string_list *names) {
+  *names = (struct placer_string_list){ 0 };
   DIR *d = opendir(dir);
   if (d == NULL)
     return 0;
   struct dirent *de;
   int rc = 0;
-  while ((de = readdir(d)) != NULL) {
-    if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
-      continue;
-    char **bigger = realloc(*names, (*n + 1) * sizeof(*bigger));
-    char *copy = strdup(de->d_name);
-    if (bigger)
-      *names = bigger;
-    if (bigger == NULL || copy == NULL) {
-      free(copy);
-      rc = -1;
-      break;
-    }
-    (*names)[(*n)++] = copy;
-  }
+  while (rc == 0 && (de = readdir(d)) != NULL)
+    if (strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0)
+      rc = placer_string_list_add(names, de->d_name);
   closedir(d);
-  if (*n)
-    qsort(*names, *n, sizeof(**names), compare_string);
+  if (rc < 0)
+    placer_string_list_free(names);
+  else if (names->n)
+    qsort(names->items, names->n, sizeof(*names->items), compare_string);
   return rc;
-}
-
-static void free_names(char **names, size_t n) {
-  for (size_t i = 0; i < n; i++)
-    free(names[i]);
-  free(names);
 }
 
 static bool is_dir(const char *path) {
@@ -301,27 +286,26 @@ static int read_proc_irq(const char *root, struct placer_irq *q) {
   placer_irq_path(path, sizeof(path), root, q->irq, "effective_affinity_list");
   q->effective = first_line(path);
   placer_irq_path(path, sizeof(path), root, q->irq, "");
-  char **names;
-  size_t n;
-  if (list_dir(path, &names, &n) < 0)
+  struct placer_string_list names;
+  if (list_dir(path, &names) < 0)
     return -1;
   char *joined = NULL;
   size_t size = 0;
   FILE *f = open_memstream(&joined, &size);
   if (f == NULL) {
-    free_names(names, n);
+    placer_string_list_free(&names);
     return -1;
   }
   bool any = false;
-  for (size_t i = 0; i < n; i++) {
+  for (size_t i = 0; i < names.n; i++) {
     char sub[PATH_MAX];
-    snprintf(sub, sizeof(sub), "%s%s", path, names[i]);
+    snprintf(sub, sizeof(sub), "%s%s", path, names.items[i]);
     if (!is_dir(sub))
       continue;
-    fprintf(f, "%s%s", any ? "," : "", names[i]);
+    fprintf(f, "%s%s", any ? "," : "", names.items[i]);
     any = true;
   }
-  free_names(names, n);
+  placer_string_list_free(&names);
   if (fclose(f) != 0)
     return -1;
   if (any && q->name == NULL)
@@ -421,22 +405,21 @@ static char *pci_function_of(const char *real, const char *root_sys) {
 
 static int read_pci_irqs(const char *fn_dir, struct placer_irq_dev *dev) {
   cleanup_free char *msi = join("%s/msi_irqs", fn_dir);
-  char **names;
-  size_t n;
-  if (msi == NULL || list_dir(msi, &names, &n) < 0)
+  struct placer_string_list names;
+  if (msi == NULL || list_dir(msi, &names) < 0)
     return -1;
-  for (size_t i = 0; i < n; i++) {
-    if (!is_number(names[i]))
+  for (size_t i = 0; i < names.n; i++) {
+    if (!is_number(names.items[i]))
       continue;
     unsigned *bigger = realloc(dev->irqs, (dev->n_irqs + 1) * sizeof(*bigger));
     if (bigger == NULL) {
-      free_names(names, n);
+      placer_string_list_free(&names);
       return -1;
     }
     dev->irqs = bigger;
-    dev->irqs[dev->n_irqs++] = (unsigned)strtoul(names[i], NULL, 10);
+    dev->irqs[dev->n_irqs++] = (unsigned)strtoul(names.items[i], NULL, 10);
   }
-  free_names(names, n);
+  placer_string_list_free(&names);
   if (dev->n_irqs) {
     qsort(dev->irqs, dev->n_irqs, sizeof(*dev->irqs), compare_unsigned);
     return 0;
@@ -487,19 +470,18 @@ static int load_class(const char *root, const char *class_dir, enum placer_irq_d
     return placer_error_oom(err, NULL);
   if (realpath(root_sys, root_real) == NULL)
     return placer_error_errno(err, PLACER_EXIT_SYSTEM, errno, "%s", root_sys);
-  char **names;
-  size_t n;
-  if (list_dir(dir, &names, &n) < 0)
+  struct placer_string_list names;
+  if (list_dir(dir, &names) < 0)
     return placer_error_oom(err, NULL);
   int rc = 0;
-  for (size_t i = 0; rc == 0 && i < n; i++) {
+  for (size_t i = 0; rc == 0 && i < names.n; i++) {
     char path[PATH_MAX], real[PATH_MAX];
-    snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
+    snprintf(path, sizeof(path), "%s/%s", dir, names.items[i]);
     if (realpath(path, real) == NULL || strstr(real, "/devices/virtual/"))
       continue;
     cleanup_free char *fn = NULL;
     if (kind == PLACER_IRQ_DEV_PCI) {
-      if (!is_pci_address(names[i]))
+      if (!is_pci_address(names.items[i]))
         continue;
       fn = strdup(real);
     } else {
@@ -512,10 +494,10 @@ static int load_class(const char *root, const char *class_dir, enum placer_irq_d
         continue;                                   /* no device behind it */
       fn = pci_function_of(device_real, root_real); /* NULL: not on PCI, no IRQs of its own */
     }
-    if (add_device(inv, names[i], kind, fn) < 0)
+    if (add_device(inv, names.items[i], kind, fn) < 0)
       rc = placer_error_oom(err, NULL);
   }
-  free_names(names, n);
+  placer_string_list_free(&names);
   return rc;
 }
 

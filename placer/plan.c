@@ -21,6 +21,33 @@ const struct placer_instance *placer_plan_find(const struct placer_plan *plan, c
   return NULL;
 }
 
+/* The role kind whose Ceph daemons Ceph calls TYPE ("osd": ceph-osd), by
+ * the kinds' names in role.c. */
+static bool ceph_kind_of(const char *type, size_t len, enum placer_role_kind *kind) {
+  for (int k = 0; placer_role_kind_names[k]; k++) {
+    const char *name = placer_role_kind_names[k];
+    if (placer_role_kind_is_ceph((enum placer_role_kind)k) && strncmp(name, "ceph-", 5) == 0 &&
+        strlen(name + 5) == len && strncmp(name + 5, type, len) == 0) {
+      *kind = (enum placer_role_kind)k;
+      return true;
+    }
+  }
+  return false;
+}
+
+const struct placer_instance *placer_plan_find_daemon(const struct placer_plan *plan, const char *name) {
+  const char *dot = strchr(name, '.');
+  enum placer_role_kind kind;
+  if (dot && dot != name && dot[1] && ceph_kind_of(name, (size_t)(dot - name), &kind))
+    for (size_t i = 0; i < plan->n_instances; i++) {
+      const struct placer_instance *inst = &plan->instances[i];
+      if (inst->kind == kind && inst->match.kind == PLACER_MATCH_CEPH_ID && inst->match.value &&
+          strcmp(inst->match.value, dot + 1) == 0)
+        return inst;
+    }
+  return placer_plan_find(plan, name);
+}
+
 void placer_instance_clear(struct placer_instance *inst) {
   free(inst->name);
   free(inst->role);

@@ -113,6 +113,11 @@ struct placer_role_spec;
 bool placer_plan_aligns_by_cache(const struct placer_topology *topo, const struct placer_role_spec *spec);
 
 const struct placer_instance *placer_plan_find(const struct placer_plan *plan, const char *name);
+/* The instance that places Ceph daemon NAME ("osd.1", "mon.a"): a role of
+ * kind ceph-TYPE whose ceph_id matches ID; else the instance named NAME
+ * (placer_plan_find).  NULL when none.  What `placer exec` and bench's
+ * cluster place a daemon by. */
+const struct placer_instance *placer_plan_find_daemon(const struct placer_plan *plan, const char *name);
 
 const char *placer_locality_name(enum placer_locality loc);
 

@@ -10,25 +10,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "lib/pid-list.h"
 #include "lib/textfile.h"
-
-struct pidv {
-  pid_t *v;
-  size_t n, cap;
-};
-
-static int pidv_add(struct pidv *p, pid_t pid) {
-  if (p->n == p->cap) {
-    size_t cap = p->cap ? p->cap * 2 : 16;
-    pid_t *bigger = realloc(p->v, cap * sizeof(*bigger));
-    if (bigger == NULL)
-      return -1;
-    p->v = bigger;
-    p->cap = cap;
-  }
-  p->v[p->n++] = pid;
-  return 0;
-}
 
 static bool pid_in(const pid_t *v, size_t n, pid_t pid) {
   for (size_t i = 0; i < n; i++)
@@ -50,36 +33,35 @@ int placer_proc_stat_ppid(const char *stat_text, pid_t *out) {
 
 /* Breadth first from ROOT; CHILDREN_OF lists a pid's children into the
  * vector.  Stop pids are neither listed nor descended into. */
-typedef int (*children_fn)(void *ctx, pid_t pid, struct pidv *out);
+typedef int (*children_fn)(void *ctx, pid_t pid, struct placer_pid_list *out);
 
 static int walk(pid_t root, const pid_t *stop, size_t n_stop, children_fn children_of, void *ctx, pid_t **out,
                 size_t *n_out) {
-  struct pidv found = { NULL, 0, 0 };
-  struct pidv kids = { NULL, 0, 0 };
+  struct placer_pid_list found = { 0 };
+  struct placer_pid_list kids = { 0 };
   pid_t at = root;
-  for (size_t next = 0;; at = found.v[next++]) {
+  for (size_t next = 0;; at = found.pids[next++]) {
     kids.n = 0;
     if (children_of(ctx, at, &kids) < 0)
       goto oom;
     for (size_t i = 0; i < kids.n; i++) {
-      pid_t kid = kids.v[i];
+      pid_t kid = kids.pids[i];
       /* A cycle cannot happen in a real tree, but a table read over time
        * (PIDs reused meanwhile) could show one. */
-      if (kid == root || pid_in(stop, n_stop, kid) || pid_in(found.v, found.n, kid))
+      if (kid == root || pid_in(stop, n_stop, kid) || placer_pid_list_has(&found, kid))
         continue;
-      if (pidv_add(&found, kid) < 0)
+      if (placer_pid_list_add(&found, kid) < 0)
         goto oom;
     }
     if (next == found.n)
       break;
   }
-  free(kids.v);
-  *out = found.v;
-  *n_out = found.n;
+  placer_pid_list_free(&kids);
+  *out = placer_pid_list_take(&found, n_out);
   return 0;
 oom:
-  free(kids.v);
-  free(found.v);
+  placer_pid_list_free(&kids);
+  placer_pid_list_free(&found);
   return -1;
 }
 
@@ -88,10 +70,10 @@ struct table_ctx {
   size_t n;
 };
 
-static int table_children(void *ctx, pid_t pid, struct pidv *out) {
+static int table_children(void *ctx, pid_t pid, struct placer_pid_list *out) {
   const struct table_ctx *t = ctx;
   for (size_t i = 0; i < t->n; i++)
-    if (t->table[i].ppid == pid && t->table[i].pid != pid && pidv_add(out, t->table[i].pid) < 0)
+    if (t->table[i].ppid == pid && t->table[i].pid != pid && placer_pid_list_add(out, t->table[i].pid) < 0)
       return -1;
   return 0;
 }
@@ -109,7 +91,7 @@ static bool is_zombie(pid_t pid) {
 
 /* The children of every thread of PID (the kernel lists a child under the
  * thread that forked it); zombies left out.  Gone: none. */
-static int children_files(void *ctx, pid_t pid, struct pidv *out) {
+static int children_files(void *ctx, pid_t pid, struct placer_pid_list *out) {
   (void)ctx;
   cleanup_free pid_t *tids = NULL;
   size_t n_tids = 0;
@@ -128,7 +110,7 @@ static int children_files(void *ctx, pid_t pid, struct pidv *out) {
       long kid = strtol(p, &end, 10);
       if (end == p)
         break;
-      if (kid > 0 && !is_zombie((pid_t)kid) && pidv_add(out, (pid_t)kid) < 0)
+      if (kid > 0 && !is_zombie((pid_t)kid) && placer_pid_list_add(out, (pid_t)kid) < 0)
         return -1;
     }
   }

@@ -16,6 +16,8 @@
 #include <unistd.h>
 
 #include "lib/cpulist.h"
+#include "lib/pid-list.h"
+#include "lib/substitute.h"
 #include "lib/textfile.h"
 
 /* ------------------------------------------------------------------ command lines */
@@ -55,22 +57,7 @@ void placer_cmdline_clear(struct placer_cmdline *cl) {
 }
 
 char *placer_cmdline_join(const struct placer_cmdline *cl) {
-  size_t len = 1;
-  for (size_t i = 0; i < cl->argc; i++)
-    len += strlen(cl->argv[i]) + 1;
-  char *s = malloc(len);
-  if (s == NULL)
-    return NULL;
-  char *p = s;
-  for (size_t i = 0; i < cl->argc; i++) {
-    if (i > 0)
-      *p++ = ' ';
-    size_t l = strlen(cl->argv[i]);
-    memcpy(p, cl->argv[i], l);
-    p += l;
-  }
-  *p = '\0';
-  return s;
+  return placer_argv_join(cl->argv);
 }
 
 /* ------------------------------------------------------------------ /proc */
@@ -218,42 +205,28 @@ bool placer_task_exiting(pid_t pid, pid_t tid) {
   return state == '\0' || state == 'Z' || state == 'X' || (state != '?' && (flags & TASK_PF_EXITING) != 0);
 }
 
-static int compare_pids(const void *a, const void *b) {
-  pid_t x = *(const pid_t *)a, y = *(const pid_t *)b;
-  return (x > y) - (x < y);
-}
-
 int placer_task_list(pid_t pid, pid_t **tids, size_t *n_tids, struct placer_error **err) {
   char dir_path[64];
   snprintf(dir_path, sizeof(dir_path), "/proc/%d/task", (int)pid);
   DIR *dir = opendir(dir_path);
   if (dir == NULL)
     return placer_error_errno(err, PLACER_EXIT_SYSTEM, errno, "list threads of pid %d: open %s", (int)pid, dir_path);
-  pid_t *list = NULL;
-  size_t n = 0, cap = 0;
+  struct placer_pid_list list = { 0 };
   struct dirent *de;
   while ((de = readdir(dir)) != NULL) {
     char *end;
     long tid = strtol(de->d_name, &end, 10);
     if (*end != '\0' || tid <= 0)
       continue;
-    if (n == cap) {
-      cap = cap ? cap * 2 : 16;
-      pid_t *bigger = realloc(list, cap * sizeof(*list));
-      if (bigger == NULL) {
-        free(list);
-        closedir(dir);
-        return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "list threads of pid %d: out of memory", (int)pid);
-      }
-      list = bigger;
+    if (placer_pid_list_add(&list, (pid_t)tid) < 0) {
+      placer_pid_list_free(&list);
+      closedir(dir);
+      return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "list threads of pid %d: out of memory", (int)pid);
     }
-    list[n++] = (pid_t)tid;
   }
   closedir(dir);
-  if (n > 0)
-    qsort(list, n, sizeof(*list), compare_pids);
-  *tids = list;
-  *n_tids = n;
+  placer_pid_list_sort(&list);
+  *tids = placer_pid_list_take(&list, n_tids);
   return 0;
 }
 

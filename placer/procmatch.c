@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "lib/subprocess.h"
+#include "lib/pid-list.h"
 #include "lib/textfile.h"
 
 /* podman inspect normally answers in well under a second; a hung podman
@@ -233,29 +234,6 @@ char *placer_match_describe(enum placer_role_kind kind, const struct placer_matc
 
 /* ------------------------------------------------------------------ finding */
 
-struct pid_list {
-  pid_t *pids;
-  size_t n, cap;
-};
-
-static int pid_list_add(struct pid_list *l, pid_t pid) {
-  if (l->n == l->cap) {
-    size_t cap = l->cap ? l->cap * 2 : 8;
-    pid_t *bigger = realloc(l->pids, cap * sizeof(*bigger));
-    if (bigger == NULL)
-      return -1;
-    l->pids = bigger;
-    l->cap = cap;
-  }
-  l->pids[l->n++] = pid;
-  return 0;
-}
-
-static int compare_pid(const void *a, const void *b) {
-  pid_t x = *(const pid_t *)a, y = *(const pid_t *)b;
-  return (x > y) - (x < y);
-}
-
 /* A process that can be bound: alive (not a zombie), a user process (kernel
  * threads have an empty cmdline), and not placer itself. */
 static bool bindable(pid_t pid) {
@@ -274,7 +252,7 @@ static bool cmdline_test(enum placer_role_kind kind, const struct placer_match *
   }
 }
 
-static int scan_proc(enum placer_role_kind kind, const struct placer_match *m, struct pid_list *found,
+static int scan_proc(enum placer_role_kind kind, const struct placer_match *m, struct placer_pid_list *found,
                      struct placer_error **err) {
   DIR *dir = opendir("/proc");
   if (dir == NULL)
@@ -300,7 +278,7 @@ static int scan_proc(enum placer_role_kind kind, const struct placer_match *m, s
     }
     bool hit = cmdline_test(kind, m, &cl);
     placer_cmdline_clear(&cl);
-    if (hit && bindable(pid) && pid_list_add(found, pid) < 0) {
+    if (hit && bindable(pid) && placer_pid_list_add(found, pid) < 0) {
       ret = placer_error_oom(err, NULL);
       break;
     }
@@ -321,7 +299,7 @@ static char *first_line(const char *text) {
   return strndup(text, len);
 }
 
-static int find_container(const char *name, struct pid_list *found, char **why, struct placer_error **err) {
+static int find_container(const char *name, struct placer_pid_list *found, char **why, struct placer_error **err) {
   const char *podman = getenv("PLACER_PODMAN");
   if (podman == NULL || *podman == '\0')
     podman = "podman";
@@ -348,12 +326,12 @@ static int find_container(const char *name, struct pid_list *found, char **why, 
       *why = NULL;
     return 0;
   }
-  if (pid_list_add(found, pid) < 0)
+  if (placer_pid_list_add(found, pid) < 0)
     return placer_error_oom(err, NULL);
   return 0;
 }
 
-static int find_pidfile(const char *path, struct pid_list *found, char **why, struct placer_error **err) {
+static int find_pidfile(const char *path, struct placer_pid_list *found, char **why, struct placer_error **err) {
   cleanup_free char *text = NULL;
   if (placer_textfile_read_path(path, PLACER_TEXTFILE_MAX_BYTES, &text, NULL) < 0) {
     if (why && asprintf(why, "cannot read %s: %s", path, strerror(errno)) < 0)
@@ -371,14 +349,14 @@ static int find_pidfile(const char *path, struct pid_list *found, char **why, st
       *why = NULL;
     return 0;
   }
-  if (pid_list_add(found, pid) < 0)
+  if (placer_pid_list_add(found, pid) < 0)
     return placer_error_oom(err, NULL);
   return 0;
 }
 
 int placer_procmatch_find(enum placer_role_kind kind, const struct placer_match *match, pid_t **pids, size_t *n,
                           char **why, struct placer_error **err) {
-  struct pid_list found = { NULL, 0, 0 };
+  struct placer_pid_list found = { 0 };
   if (why)
     *why = NULL;
   int ret = 0;
@@ -405,16 +383,14 @@ int placer_procmatch_find(enum placer_role_kind kind, const struct placer_match 
   }
   }
   if (ret < 0) {
-    free(found.pids);
+    placer_pid_list_free(&found);
     if (why) {
       free(*why);
       *why = NULL;
     }
     return -1;
   }
-  if (found.n > 1)
-    qsort(found.pids, found.n, sizeof(*found.pids), compare_pid);
-  *pids = found.pids;
-  *n = found.n;
+  placer_pid_list_sort(&found);
+  *pids = placer_pid_list_take(&found, n);
   return 0;
 }

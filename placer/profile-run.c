@@ -36,18 +36,6 @@ static int nomem(struct pyaml_walk *w) {
   return placer_error_oom(w->err, "parse profile");
 }
 
-static int list_push(struct placer_string_list *list, const char *s) {
-  char *copy = strdup(s);
-  char **grown = copy ? realloc(list->items, (list->n + 1) * sizeof(char *)) : NULL;
-  if (grown == NULL) {
-    free(copy);
-    return -1;
-  }
-  grown[list->n++] = copy;
-  list->items = grown;
-  return 0;
-}
-
 /* Every {placeholder} of S must be one substitute.c knows. */
 static int check_template(struct pyaml_walk *w, yaml_node_t *v, const char *key, const char *s) {
   static const struct placer_subst_var probe[] = {
@@ -78,7 +66,7 @@ static int parse_command(struct pyaml_walk *w, const struct pyaml_field *f, yaml
       return pyaml_walk_key_error(w, v, f->key, "expected a command (a list of arguments, or a string)");
     }
     for (size_t i = 0; argv[i]; i++)
-      if (list_push(&run->command, argv[i]) < 0) {
+      if (placer_string_list_add(&run->command, argv[i]) < 0) {
         placer_argv_free(argv);
         return nomem(w);
       }
@@ -94,7 +82,7 @@ static int parse_command(struct pyaml_walk *w, const struct pyaml_field *f, yaml
       /* An empty argument ("") is a legitimate argument. */
       if (!pyaml_walk_is_scalar(item))
         return pyaml_walk_key_error(w, item, key, "expected a string");
-      if (list_push(&run->command, pyaml_walk_scalar(item)) < 0)
+      if (placer_string_list_add(&run->command, pyaml_walk_scalar(item)) < 0)
         return nomem(w);
     }
   } else {
@@ -137,7 +125,7 @@ static int parse_env(struct pyaml_walk *w, const struct pyaml_field *f, yaml_nod
         return pyaml_walk_key_error(w, k, key, "duplicate variable '%s'", name);
     if (check_template(w, val, key, pyaml_walk_scalar(val)) < 0)
       return -1;
-    if (list_push(&run->env, entry) < 0)
+    if (placer_string_list_add(&run->env, entry) < 0)
       return nomem(w);
   }
   return 0;

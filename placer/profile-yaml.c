@@ -405,13 +405,3 @@ int pyaml_walk_load_doc(const char *file, const char *what, const char *key, con
   yaml_parser_delete(&parser);
   return rc;
 }
-
-void placer_string_list_free(struct placer_string_list *list) {
-  if (list == NULL)
-    return;
-  for (size_t i = 0; i < list->n; i++)
-    free(list->items[i]);
-  free(list->items);
-  list->items = NULL;
-  list->n = 0;
-}

@@ -10,16 +10,12 @@
 
 #include "irq.h"
 #include "lib/error.h"
+#include "lib/string-list.h"
 #include "role.h"
 
 #define PLACER_PROFILE_VERSION 1
 
 struct placer_run_config; /* profile-run.h */
-
-struct placer_string_list {
-  char **items;
-  size_t n;
-};
 
 enum placer_count_mode {
   PLACER_COUNT_FIXED,      /* count: N */
@@ -148,7 +144,6 @@ int placer_profile_load(const char *path, struct placer_profile **out, struct pl
 int placer_profile_parse(const char *file, const char *text, size_t len, struct placer_profile **out,
                          struct placer_error **err);
 void placer_profile_free(struct placer_profile *profile);
-void placer_string_list_free(struct placer_string_list *list);
 
 /* Change one setting of a loaded profile, "ROLE.KEY=VALUE" (profile-override.c):
  * cpu.quota (cores, "none" removes it), cpu.weight (1..10000, "none"),

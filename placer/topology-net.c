@@ -9,18 +9,17 @@
 #include <string.h>
 
 #include "topology-internal.h"
+#include "lib/string-list.h"
 #include "lib/textfile.h"
 
+/* A copy of S's first LEN bytes after the *N strings of *LIST (the
+ * topology's arrays, which the planner reads as they are). */
 static int push(char ***list, size_t *n, const char *s, size_t len) {
-  char **bigger = realloc(*list, (*n + 1) * sizeof(**list));
-  if (bigger == NULL)
-    return -1;
-  *list = bigger;
-  char *copy = strndup(s, len);
-  if (copy == NULL)
-    return -1;
-  (*list)[(*n)++] = copy;
-  return 0;
+  struct placer_string_list l = { *list, *n, *n };
+  int rc = placer_string_list_addn(&l, s, len);
+  *list = l.items;
+  *n = l.n;
+  return rc;
 }
 
 /* "public network" / "public_network" / "public-network", case aside. */

@@ -54,41 +54,6 @@ int placer_bench_device_of(const char *path, char **name, struct placer_error **
   return 0;
 }
 
-static enum placer_role_kind ceph_kind(const char *type, bool *ok) {
-  *ok = true;
-  if (strcmp(type, "osd") == 0)
-    return PLACER_KIND_CEPH_OSD;
-  if (strcmp(type, "mon") == 0)
-    return PLACER_KIND_CEPH_MON;
-  if (strcmp(type, "mgr") == 0)
-    return PLACER_KIND_CEPH_MGR;
-  if (strcmp(type, "mds") == 0)
-    return PLACER_KIND_CEPH_MDS;
-  *ok = false;
-  return PLACER_KIND_GENERIC;
-}
-
-const struct placer_instance *placer_bench_ceph_instance(const struct placer_plan *plan, const char *name) {
-  const char *dot = strchr(name, '.');
-  if (dot && dot != name && dot[1]) {
-    char type[16];
-    size_t len = (size_t)(dot - name);
-    if (len < sizeof(type)) {
-      memcpy(type, name, len);
-      type[len] = '\0';
-      bool ok;
-      enum placer_role_kind kind = ceph_kind(type, &ok);
-      for (size_t i = 0; ok && i < plan->n_instances; i++) {
-        const struct placer_instance *inst = &plan->instances[i];
-        if (inst->kind == kind && inst->match.kind == PLACER_MATCH_CEPH_ID && inst->match.value &&
-            strcmp(inst->match.value, dot + 1) == 0)
-          return inst;
-      }
-    }
-  }
-  return placer_plan_find(plan, name);
-}
-
 int placer_bench_local_daemons(const struct placer_study *study, const struct placer_plan *plan, const char *variant,
                                char ***names, struct placer_error **err) {
   unsigned osds = study->cluster.osds;
@@ -115,7 +80,7 @@ int placer_bench_local_daemons(const struct placer_study *study, const struct pl
   }
   char missing[512] = "";
   for (size_t i = 0; list[i]; i++)
-    if (placer_bench_ceph_instance(plan, list[i]) == NULL) {
+    if (placer_plan_find_daemon(plan, list[i]) == NULL) {
       size_t len = strlen(missing);
       snprintf(missing + len, sizeof(missing) - len, "%s%s", len ? ", " : "", list[i]);
     }
@@ -255,7 +220,7 @@ static int local_up(const struct placer_study *study, const struct placer_bench_
   for (size_t i = 0; rc == 0 && i < n_names; i++) {
     struct placer_bench_daemon *d = &c->daemons[c->n_daemons++];
     d->name = strdup(names[i]);
-    d->inst = placer_bench_ceph_instance(env->plan, names[i]);
+    d->inst = placer_plan_find_daemon(env->plan, names[i]);
     cleanup_free char *pidfile = NULL;
     if (d->name == NULL || asprintf(&pidfile, "%s/run/%s.pid", c->dir, names[i]) < 0) {
       rc = placer_error_oom(err, NULL);

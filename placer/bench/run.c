@@ -20,6 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench/neighbour.h"
 #include "bench/target.h"
 #include "lib/array.h"
 #include "apply.h"
@@ -100,7 +101,7 @@ static int switch_placement(struct bench *b, struct pass *p, struct placer_error
     return placer_error_prefix(err, "switch to %s", p->v->spec->name);
   for (size_t i = 0; i < p->cluster.n_daemons; i++) {
     struct placer_bench_daemon *d = &p->cluster.daemons[i];
-    const struct placer_instance *inst = placer_bench_ceph_instance(plan, d->name);
+    const struct placer_instance *inst = placer_plan_find_daemon(plan, d->name);
     cleanup_free char *group = NULL;
     if (inst == NULL || placer_instance_group(b->prefix, inst->role, inst->name, &group, err) < 0)
       return placer_error_set(err, PLACER_EXIT_USAGE, 0, "variant '%s' does not place daemon %s", p->v->spec->name,
@@ -481,7 +482,7 @@ static int run_cell(struct bench *b, struct pass *p, size_t w, size_t c, struct 
         targets[k++] = (struct placer_bench_target){ p->v->fio->name, p->v->fio->role, p->v->fio_group, 0 };
         for (size_t i = 0; i < nb.n; i++, k++) {
           /* A guest's threads (vCPUs) are worth listing; stress-ng's parent only waits. */
-          pid_t tpid = nb.procs[i].console ? nb.procs[i].rec.pid : 0;
+          pid_t tpid = (nb.procs[i].kind->flags & BENCH_NEIGHBOUR_GUEST) ? nb.procs[i].rec.pid : 0;
           targets[k] =
               (struct placer_bench_target){ nb.procs[i].inst->name, nb.procs[i].inst->role, nb.procs[i].group, tpid };
         }
@@ -494,7 +495,7 @@ static int run_cell(struct bench *b, struct pass *p, size_t w, size_t c, struct 
     }
     watch[n_watch++] = (struct hwm_watch){ p->v->fio->name, p->v->fio_group, 0, NAN };
     for (size_t i = 0; i < nb.n && n_watch < N_OF(watch); i++)
-      if (nb.procs[i].console == NULL && nb.procs[i].container == NULL) /* stress-ng */
+      if (nb.procs[i].kind->flags & BENCH_NEIGHBOUR_RSS)
         watch[n_watch++] = (struct hwm_watch){ nb.procs[i].inst->name, nb.procs[i].group, 0, NAN };
     wait_fio(b, pid, s->workloads.runtime_s + s->workloads.grace_s, watch, run ? n_watch : 0, &ok);
     /* a daemon that died is the cause of what fails after (its samples) */

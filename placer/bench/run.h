@@ -2,7 +2,7 @@
  * fio, variant after variant and repeat after repeat, and fill the results
  * (results.h).  run.c holds the loop (pass.c what its runs and the
  * recovery runs share), cluster.c the cluster (local / existing / none),
- * neighbour.c the colocated load, fio-job.c fio's command lines, spawn.c
+ * neighbour*.c the colocated load (one file per kind, neighbour.h), fio-job.c fio's command lines, spawn.c
  * child processes that a Ctrl-C can stop.  The pure parts (fio argv, stress-ng and guest output
  * parsers) are unit-tested; the rest is exercised by the integration tests. */
 #ifndef PLACER_BENCH_RUN_H
@@ -125,12 +125,14 @@ int placer_bench_parse_guest_progress(const char *text, bool *started, double *u
 
 /* ------------------------------------------------------------ neighbours: processes */
 
+struct bench_neighbour_ops;
+
 /* One running neighbour process (stress-ng, its container, or a guest) in
  * one instance of the neighbour's role. */
 struct placer_bench_neighbour_proc {
   const struct placer_study_neighbour *spec;
   const struct placer_instance *inst;
-  const struct placer_launch_ops *ops;
+  const struct bench_neighbour_ops *kind; /* how it runs (bench/neighbour.h) */
   char *group, *log, *console, *container, *conf;
   char **argv;
   struct placer_launch_record rec;
@@ -256,11 +258,6 @@ int placer_bench_start_placed(const struct placer_bench_exec *x, const char *ins
                               struct placer_error **err);
 
 /* ------------------------------------------------------------ Ceph daemons */
-
-/* The plan instance that places Ceph daemon NAME ("osd.1", "mon.a"): a role
- * of kind ceph-TYPE whose ceph_id matches ID; else the instance named NAME.
- * NULL when none. */
-const struct placer_instance *placer_bench_ceph_instance(const struct placer_plan *plan, const char *name);
 
 /* libexec/ceph-cluster.sh: $PLACER_CEPH_CLUSTER_SCRIPT, next to the executable
  * (../libexec, PREFIX/libexec/placer), else the source tree's

@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "bench/neighbour.h"
 #include "bench/target.h"
 #include "lib/array.h"
 #include "apply.h"
@@ -62,12 +63,9 @@ static int check_tools(const struct bench *b, struct placer_error **err) {
   size_t n = 0;
   need[n++] = "fio";
   for (size_t i = 0; i < s->n_neighbours; i++) {
-    if (s->neighbours[i].kind == PLACER_STUDY_NEIGHBOUR_VM)
-      need[n++] = "qemu-system-x86_64";
-    else if (s->neighbours[i].backend == PLACER_STUDY_BACKEND_PODMAN)
-      need[n++] = "podman";
-    else
-      need[n++] = "stress-ng";
+    const struct bench_neighbour_ops *ops = bench_neighbour(s->neighbours[i].kind, s->neighbours[i].backend);
+    if (ops)
+      need[n++] = ops->program;
     if (n >= 6)
       break;
   }
@@ -90,19 +88,12 @@ static int check_tools(const struct bench *b, struct placer_error **err) {
   return 0;
 }
 
-static bool in_list(const struct placer_string_list *l, const char *s) {
-  for (size_t i = 0; i < l->n; i++)
-    if (strcmp(l->items[i], s) == 0)
-      return true;
-  return false;
-}
-
 /* A role of the class CLASS ("storage", "neighbours", "clients"): storage is
  * the sweep's roles, else every ceph-osd role (no Ceph: fio's);
  * neighbours the study's neighbours' roles; clients everything that is not
  * Ceph nor storage. */
 static bool role_in_class(const struct placer_study *s, const struct placer_role_spec *r, const char *cls) {
-  bool storage = s->sweep.roles.n                               ? in_list(&s->sweep.roles, r->name)
+  bool storage = s->sweep.roles.n                               ? placer_string_list_has(&s->sweep.roles, r->name)
                  : s->cluster.type == PLACER_STUDY_CLUSTER_NONE ? r->kind == PLACER_KIND_FIO
                                                                 : r->kind == PLACER_KIND_CEPH_OSD;
   if (strcmp(cls, "storage") == 0)
@@ -407,12 +398,13 @@ static int make_results(struct bench *b, struct placer_error **err) {
     size_t len = strlen(who);
     snprintf(who + len, sizeof(who) - len, "%s%s", i ? "+" : "", s->neighbours[i].name);
   }
-  bool vm = s->n_neighbours && s->neighbours[0].kind == PLACER_STUDY_NEIGHBOUR_VM;
-  char level_unit[64] = "stress-ng workers";
-  if (vm)
-    snprintf(level_unit, sizeof(level_unit), "guest vCPUs");
-  else if (s->n_neighbours && s->neighbours[0].load_percent && s->neighbours[0].load_percent < 100)
-    snprintf(level_unit, sizeof(level_unit), "stress-ng workers at %u%% load", s->neighbours[0].load_percent);
+  /* every neighbour is of one kind (study.c): the first says what intensity counts */
+  const struct bench_neighbour_ops *first =
+      s->n_neighbours ? bench_neighbour(s->neighbours[0].kind, s->neighbours[0].backend) : NULL;
+  char level_unit[64];
+  snprintf(level_unit, sizeof(level_unit), "%s", first ? first->unit : bench_neighbour_stress_ng.unit);
+  if (first && s->neighbours[0].load_percent && s->neighbours[0].load_percent < 100) /* stress-ng --cpu-load */
+    snprintf(level_unit, sizeof(level_unit), "%s at %u%% load", first->unit, s->neighbours[0].load_percent);
   size_t sweep_wl = 0;
   for (size_t i = 0; s->sweep.workload && i < b->n_workloads; i++)
     if (strcmp(b->wl_names[i], s->sweep.workload) == 0)
@@ -421,7 +413,7 @@ static int make_results(struct bench *b, struct placer_error **err) {
     .title = title,
     .storage_role = storage_role,
     .neighbour_name = s->n_neighbours ? who : "the neighbours",
-    .neighbour_unit = vm ? "work units/s" : "bogo ops/s",
+    .neighbour_unit = first ? first->rate_unit : bench_neighbour_stress_ng.rate_unit,
     .level_unit = level_unit,
     .neighbour_role = s->n_neighbours ? s->neighbours[0].role : NULL,
     .variants = vnames,
@@ -466,9 +458,11 @@ out:
 static int find_guest(struct bench *b, struct placer_error **err) {
   const struct placer_study *s = b->study;
   const struct placer_study_neighbour *vm = NULL;
-  for (size_t i = 0; i < s->n_neighbours && vm == NULL; i++)
-    if (s->neighbours[i].kind == PLACER_STUDY_NEIGHBOUR_VM)
+  for (size_t i = 0; i < s->n_neighbours && vm == NULL; i++) {
+    const struct bench_neighbour_ops *ops = bench_neighbour(s->neighbours[i].kind, s->neighbours[i].backend);
+    if (ops && (ops->flags & BENCH_NEIGHBOUR_GUEST))
       vm = &s->neighbours[i];
+  }
   if (vm == NULL)
     return 0;
   const char *k = vm->kernel ? vm->kernel : getenv("PLACER_VM_KERNEL");

@@ -883,17 +883,6 @@ static int check_neighbours(struct pyaml_walk *w, struct placer_study *s, yaml_n
   return 0;
 }
 
-static int list_add(struct placer_string_list *l, const char *item) {
-  char **items = realloc(l->items, (l->n + 1) * sizeof(*items));
-  if (items == NULL)
-    return -1;
-  l->items = items;
-  if ((items[l->n] = strdup(item)) == NULL)
-    return -1;
-  l->n++;
-  return 0;
-}
-
 /* 1 when variant I's profile pins (pin: true, the default), 0 when not, -1
  * on an error (a profile that cannot be read: the error names the variant). */
 static int variant_pins(struct pyaml_walk *w, const struct placer_study *s, size_t i) {
@@ -996,7 +985,7 @@ static int generate_steps(struct pyaml_walk *w, struct placer_study *s, yaml_nod
         return key_error(w, root, "sweep", "values", "quota %g: expected cores 0.01..65536 with at most 3 decimals", x);
       snprintf(name, sizeof(name), "quota-%g", x);
       snprintf(set, sizeof(set), "@storage.cpu.quota=%g", x);
-      rc = list_add(&v->sets, set);
+      rc = placer_string_list_add(&v->sets, set);
       break;
     }
     case PLACER_STUDY_SWEEP_CORES:
@@ -1004,7 +993,7 @@ static int generate_steps(struct pyaml_walk *w, struct placer_study *s, yaml_nod
         return key_error(w, root, "sweep", "values", "cores %g: expected whole cores 1..65536", x);
       snprintf(name, sizeof(name), "cores-%g", x);
       snprintf(set, sizeof(set), "@storage.cpu.cores=%g", x);
-      rc = list_add(&v->sets, set);
+      rc = placer_string_list_add(&v->sets, set);
       break;
     case PLACER_STUDY_SWEEP_WEIGHT: {
       /* storage : neighbours = x : 1 on the weight scale, 100 the smaller side. */
@@ -1013,16 +1002,16 @@ static int generate_steps(struct pyaml_walk *w, struct placer_study *s, yaml_nod
         return key_error(w, root, "sweep", "values", "weight ratio %g: expected 0.01..100 (storage : neighbours)", x);
       snprintf(name, sizeof(name), "weight-%g", x);
       snprintf(set, sizeof(set), "@storage.cpu.weight=%.0f", ws);
-      rc = list_add(&v->sets, set);
+      rc = placer_string_list_add(&v->sets, set);
       snprintf(set, sizeof(set), "@neighbours.cpu.weight=%.0f", wn);
-      rc |= list_add(&v->sets, set);
+      rc |= placer_string_list_add(&v->sets, set);
       break;
     }
     }
     for (size_t k = 0; rc == 0 && k < base->env.n; k++)
-      rc = list_add(&v->env, base->env.items[k]);
+      rc = placer_string_list_add(&v->env, base->env.items[k]);
     for (size_t k = 0; rc == 0 && k < base->sets.n; k++)
-      rc = list_add(&v->sets, base->sets.items[k]);
+      rc = placer_string_list_add(&v->sets, base->sets.items[k]);
     if (rc < 0 || (v->name = strdup(name)) == NULL || (v->profile = strdup(base->profile)) == NULL) {
       s->n_variants = given + i + 1;
       return oom(w);
@@ -1079,15 +1068,6 @@ static int check_sweep(struct pyaml_walk *w, struct placer_study *s, yaml_node_t
   return 0;
 }
 
-static bool same_list(const struct placer_string_list *a, const struct placer_string_list *b) {
-  if (a->n != b->n)
-    return false;
-  for (size_t i = 0; i < a->n; i++)
-    if (strcmp(a->items[i], b->items[i]) != 0)
-      return false;
-  return true;
-}
-
 /* rebuild: never needs one cluster that serves every variant: a local
  * cluster, and variants that differ only in placement (the daemons' env is
  * fixed when they start).  auto picks never where it holds. */
@@ -1097,7 +1077,8 @@ static int check_rebuild(struct pyaml_walk *w, struct placer_study *s, yaml_node
   if (s->cluster.type != PLACER_STUDY_CLUSTER_LOCAL)
     why = "only a local cluster is built by placer";
   for (size_t i = 1; why == NULL && i < s->n_variants; i++)
-    if (!same_list(&s->variants[i].env, &s->variants[0].env) || s->variants[i].fio_env != s->variants[0].fio_env) {
+    if (!placer_string_list_equal(&s->variants[i].env, &s->variants[0].env) ||
+        s->variants[i].fio_env != s->variants[0].fio_env) {
       why = "variants differ in 'env', which the daemons get when they start";
       bad = i;
     }

@@ -14,7 +14,6 @@
 
 #include "lib/array.h"
 #include "apply.h"
-#include "bench/run.h"
 #include "cgroup.h"
 #include "cli/commands.h"
 #include "launch-prepare.h"
@@ -124,7 +123,7 @@ int cmd_exec(int argc, char **argv) {
       goto out;
   if (placer_topology_load(xml, &topo, &err) < 0 || placer_plan_compute(topo, profile, &plan, &err) < 0)
     goto out;
-  const struct placer_instance *inst = placer_bench_ceph_instance(plan, name);
+  const struct placer_instance *inst = placer_plan_find_daemon(plan, name);
   if (inst == NULL) {
     placer_error_set(&err, PLACER_EXIT_USAGE, 0,
                      "profile '%s' has no instance '%s' (and no ceph-* role whose ceph_id matches it)", profile->name,

@@ -122,8 +122,8 @@ int cmd_export(int argc, char **argv) {
   int print_rc = 0;
   if (rc == 0 && out_dir == NULL)
     print_rc = placer_export_print(out, stdout);
-  for (size_t i = 0; rc == 0 && i < out->n_notes; i++)
-    fprintf(stderr, "placer export: note: %s\n", out->notes[i]);
+  for (size_t i = 0; rc == 0 && i < out->notes.n; i++)
+    fprintf(stderr, "placer export: note: %s\n", out->notes.items[i]);
   for (size_t i = 0; rc == 0 && i < plan->n_warnings; i++)
     fprintf(stderr, "placer export: warning: %s\n", plan->warnings[i]);
   placer_export_output_free(out);

@@ -196,6 +196,25 @@ int placer_argv_push(char ***argv, const char *s) {
   return 0;
 }
 
+char *placer_argv_join(char *const *argv) {
+  size_t len = 1;
+  for (size_t i = 0; argv && argv[i]; i++)
+    len += strlen(argv[i]) + 1;
+  char *s = malloc(len);
+  if (s == NULL)
+    return NULL;
+  char *p = s;
+  for (size_t i = 0; argv && argv[i]; i++) {
+    if (i > 0)
+      *p++ = ' ';
+    size_t l = strlen(argv[i]);
+    memcpy(p, argv[i], l);
+    p += l;
+  }
+  *p = '\0';
+  return s;
+}
+
 static bool needs_quotes(const char *s) {
   if (*s == '\0')
     return true;

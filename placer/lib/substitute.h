@@ -47,6 +47,10 @@ void placer_argv_free(char **argv);
 int placer_argv_push(char ***argv, const char *s);
 /* The same with a formatted string. */
 int placer_argv_pushf(char ***argv, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The elements joined by single blanks, as they are (a process's command
+ * line to match a pattern against, a command for a person); "" for none.
+ * Caller frees; NULL on ENOMEM. */
+char *placer_argv_join(char *const *argv);
 /* For messages: elements joined by blanks, each quoted as a POSIX shell would
  * need it ('it'\''s').  Caller frees. */
 char *placer_argv_quote(char *const *argv);

@@ -265,9 +265,10 @@ static void test_ceph_memory(void **state) {
                                "minimum 939524096)\n"));
   assert_non_null(strstr(text, "ceph config set osd.1 osd_memory_target 1717986918\n"));
   assert_non_null(strstr(text, "ceph config set mds.b mds_cache_memory_limit 1610612736\n"));
-  assert_int_equal(out->n_notes, 1);
+  assert_int_equal(out->notes.n, 1);
   assert_string_equal(
-      out->notes[0], "osd.0: osd_memory_target not written: 0.8 x its memory limit is below Ceph's minimum of 896 MiB");
+      out->notes.items[0],
+      "osd.0: osd_memory_target not written: 0.8 x its memory limit is below Ceph's minimum of 896 MiB");
   placer_export_output_free(out);
   unload(&l);
 }

@@ -55,8 +55,8 @@ static char *render(const struct placer_export_format *fmt, const struct placer_
     placer_error_free(err);
   } else {
     assert_int_equal(placer_export_print(out, f), 0);
-    for (size_t i = 0; i < out->n_notes; i++)
-      fprintf(nf, "placer export: note: %s\n", out->notes[i]);
+    for (size_t i = 0; i < out->notes.n; i++)
+      fprintf(nf, "placer export: note: %s\n", out->notes.items[i]);
     *exit_code = 0;
     /* every unit parses back in its syntax */
     for (size_t u = 0; u < out->n_units; u++) {

@@ -158,7 +158,7 @@ static void test_check_catches_overlap(void **state) {
   assert_int_equal(placer_profile_load(test_data_path("../profiles/hci-nvme.yaml"), &profile, &err), 0);
   assert_int_equal(placer_plan_compute(topo, profile, &plan, &err), 0);
   struct placer_export_unit unit = { "nova.conf", "[compute]\ncpu_shared_set = 6,58-63\n" };
-  struct placer_export_output out = { &unit, 1, NULL, 0 };
+  struct placer_export_output out = { .units = &unit, .n_units = 1 };
   hwloc_bitmap_t guest = hwloc_bitmap_alloc();
   char why[512];
   const char *bad = export_check_output("nova", &out, plan, guest, why, sizeof(why));

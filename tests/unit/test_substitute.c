@@ -130,6 +130,16 @@ static void test_quote(void **state) {
   char *q = placer_argv_quote(in);
   assert_string_equal(q, "sh -c 'echo '\\''hi'\\'' $X' '' plain-arg_1.2=x:y");
   free(q);
+  /* joined as they are, blanks between, nothing quoted */
+  q = placer_argv_join(in);
+  assert_string_equal(q, "sh -c echo 'hi' $X  plain-arg_1.2=x:y");
+  free(q);
+  q = placer_argv_join((char *[]){ NULL });
+  assert_string_equal(q, "");
+  free(q);
+  q = placer_argv_join(NULL);
+  assert_string_equal(q, "");
+  free(q);
 }
 
 static void test_vars_from_instance(void **state) {
