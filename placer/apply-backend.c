@@ -82,7 +82,7 @@ const char *placer_apply_backend_ops_check(const struct placer_apply_backend_ops
 /* An OSD that sets its own affinity after start undoes the placement:
  * say so for every bound OSD whose ceph.conf or command line lets it. */
 static void warn_ceph_affinity(const struct placer_plan *plan, struct placer_apply_report *r) {
-  struct strv notes = { r->notes, r->n_notes };
+  struct placer_string_list notes = { r->notes, r->n_notes, 0 };
   for (size_t i = 0; i < r->n_instances; i++) {
     const struct placer_apply_instance_report *ri = &r->instances[i];
     const struct placer_instance *inst = placer_plan_find(plan, ri->name);
@@ -92,13 +92,13 @@ static void warn_ceph_affinity(const struct placer_plan *plan, struct placer_app
       char *msg = NULL;
       bool is_osd = placer_ceph_osd_affinity_warning(ri->bound[k].pid, ri->name, ri->mems, &msg);
       if (msg)
-        strv_add(&notes, "%s", msg);
+        placer_string_list_addf(&notes, "%s", msg);
       free(msg);
       if (is_osd)
         break; /* one OSD process per instance */
     }
   }
-  r->notes = notes.v;
+  r->notes = notes.items;
   r->n_notes = notes.n;
 }
 

@@ -58,11 +58,11 @@ struct applier {
   unsigned steps;
   struct target *targets;
   size_t n_targets;
-  struct strv actions;
-  struct strv notes;
-  struct strv would_create;   /* dry run: groups that would exist by now */
-  struct strv groups_created; /* by this apply (dry run: that would be) */
-  struct strv groups_changed; /* existing or new groups whose values were set */
+  struct placer_string_list actions;
+  struct placer_string_list notes;
+  struct placer_string_list would_create;   /* dry run: groups that would exist by now */
+  struct placer_string_list groups_created; /* by this apply (dry run: that would be) */
+  struct placer_string_list groups_changed; /* existing or new groups whose values were set */
 };
 
 void applier_target_clear(struct target *t);
@@ -102,8 +102,8 @@ int apply_open_cgroup(const struct placer_state *state, const char *root, struct
  * interrupted undo can be resumed.  Processes that are gone are skipped
  * with a note; a step that cannot be undone is a failure, undo goes on and
  * leaves that entry in the journal.  Returns the number of failures. */
-size_t apply_undo(struct placer_cgroup *cg, struct placer_state *state, unsigned txn, struct strv *notes,
-                  struct strv *failures);
+size_t apply_undo(struct placer_cgroup *cg, struct placer_state *state, unsigned txn, struct placer_string_list *notes,
+                  struct placer_string_list *failures);
 /* The ops table's reset (and reset --json). */
 int cgroupfs_reset(const char *state_dir, char ***lines, size_t *n_lines, struct placer_error **err);
 int cgroupfs_reset_run(const char *state_dir, struct placer_reset_result *res, struct placer_error **err);

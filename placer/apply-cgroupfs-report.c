@@ -73,18 +73,18 @@ int applier_build_report(struct applier *a, struct placer_apply_report **out, st
   r->state_dir = strdup(a->state->dir);
   r->dry_run = a->dry_run;
   r->steps = a->steps;
-  r->actions = a->actions.v;
+  r->actions = a->actions.items;
   r->n_actions = a->actions.n;
-  a->actions = (struct strv){ NULL, 0 };
-  r->notes = a->notes.v;
+  a->actions = (struct placer_string_list){ NULL, 0, 0 };
+  r->notes = a->notes.items;
   r->n_notes = a->notes.n;
-  a->notes = (struct strv){ NULL, 0 };
-  r->groups_created = a->groups_created.v;
+  a->notes = (struct placer_string_list){ NULL, 0, 0 };
+  r->groups_created = a->groups_created.items;
   r->n_groups_created = a->groups_created.n;
-  a->groups_created = (struct strv){ NULL, 0 };
-  r->groups_changed = a->groups_changed.v;
+  a->groups_created = (struct placer_string_list){ NULL, 0, 0 };
+  r->groups_changed = a->groups_changed.items;
   r->n_groups_changed = a->groups_changed.n;
-  a->groups_changed = (struct strv){ NULL, 0 };
+  a->groups_changed = (struct placer_string_list){ NULL, 0, 0 };
   r->instances = calloc(a->n_targets, sizeof(*r->instances));
   if (r->instances == NULL) {
     placer_apply_report_free(r);

@@ -32,7 +32,7 @@ static int step_begin(struct applier *a, struct target *t, struct placer_journal
   va_start(ap, fmt);
   char *line = apply_vformat(fmt, ap);
   va_end(ap);
-  strv_add(&a->actions, "%s: %s", t->inst->name, line ? line : "?");
+  placer_string_list_addf(&a->actions, "%s: %s", t->inst->name, line ? line : "?");
   free(line);
   if (a->dry_run) {
     placer_journal_entry_clear(entry);
@@ -68,15 +68,8 @@ static void step_done(struct applier *a, struct target *t) {
   }
 }
 
-static bool strv_has(const struct strv *s, const char *text) {
-  for (size_t i = 0; i < s->n; i++)
-    if (strcmp(s->v[i], text) == 0)
-      return true;
-  return false;
-}
-
 static bool would_exist(struct applier *a, const char *group) {
-  return placer_cgroup_exists(a->cg, group) || (a->dry_run && strv_has(&a->would_create, group));
+  return placer_cgroup_exists(a->cg, group) || (a->dry_run && placer_string_list_has(&a->would_create, group));
 }
 
 static bool is_new_in_dry_run(struct applier *a, const char *group) {
@@ -97,9 +90,9 @@ static int ensure_groups(struct applier *a, struct target *t, struct placer_erro
         return placer_error_oom(err, NULL);
       if (step_begin(a, t, &e, err, "create group %s", path) < 0)
         return -1;
-      strv_add(&a->groups_created, "%s", path);
+      placer_string_list_addf(&a->groups_created, "%s", path);
       if (a->dry_run)
-        strv_add(&a->would_create, "%s", path);
+        placer_string_list_addf(&a->would_create, "%s", path);
       else if (placer_cgroup_create(a->cg, path, err) < 0)
         return -1;
       step_done(a, t);
@@ -126,8 +119,8 @@ static int set_value(struct applier *a, struct target *t, const char *group, enu
   if (step_begin(a, t, &e, err, "set %s %s = %s (was %s)", group, placer_setting_name(setting), shown_value,
                  *shown_previous ? shown_previous : "empty") < 0)
     return -1;
-  if (!strv_has(&a->groups_changed, group))
-    strv_add(&a->groups_changed, "%s", group);
+  if (!placer_string_list_has(&a->groups_changed, group))
+    placer_string_list_addf(&a->groups_changed, "%s", group);
   if (!a->dry_run) {
     int ret = 0;
     switch (setting) {

@@ -130,7 +130,7 @@ static bool group_dir_exists(const struct placer_cgroup *cg, enum placer_cgroup_
 
 /* Move every process out of GROUP (and below) in every hierarchy. */
 static int evict_strays(struct placer_cgroup *cg, const struct placer_state *state, const char *group,
-                        struct strv *notes, struct placer_error **err) {
+                        struct placer_string_list *notes, struct placer_error **err) {
   cleanup_free pid_t *pids = NULL;
   size_t n_pids = 0;
   if (placer_cgroup_subtree_pids(cg, group, &pids, &n_pids, err) < 0)
@@ -156,10 +156,10 @@ static int evict_strays(struct placer_cgroup *cg, const struct placer_state *sta
     }
     char comm[64];
     if (ret == 0 && placer_cgroup_restore_pid(cg, pids[i], &m, err) == 0)
-      strv_add(notes, "moved pid %d (%s), which placer had not bound, out of %s to %s", (int)pids[i],
-               comm_or(pids[i], comm, sizeof(comm)), group,
-               m.path[PLACER_CGROUP_CPUSET] && *m.path[PLACER_CGROUP_CPUSET] ? m.path[PLACER_CGROUP_CPUSET]
-                                                                             : "the root");
+      placer_string_list_addf(
+          notes, "moved pid %d (%s), which placer had not bound, out of %s to %s", (int)pids[i],
+          comm_or(pids[i], comm, sizeof(comm)), group,
+          m.path[PLACER_CGROUP_CPUSET] && *m.path[PLACER_CGROUP_CPUSET] ? m.path[PLACER_CGROUP_CPUSET] : "the root");
     else if (ret == 0 && placer_proc_start_time(pids[i], &(uint64_t){ 0 }, &gone) < 0) {
       placer_error_clear(&gone); /* it exited while being moved: fine */
       placer_error_free(*err);
@@ -175,7 +175,7 @@ static int evict_strays(struct placer_cgroup *cg, const struct placer_state *sta
 /* ------------------------------------------------------------------ one entry */
 
 static int undo_create(struct placer_cgroup *cg, const struct placer_state *state, const struct placer_journal_entry *e,
-                       struct strv *notes, struct placer_error **err) {
+                       struct placer_string_list *notes, struct placer_error **err) {
   /* A process can fork into the group while we empty it (a child born
    * before its parent was moved out): rounds until it is empty.  Under CPU
    * load three rounds were seen to lose 1 reset in 9 to a forking tree
@@ -199,10 +199,10 @@ static int undo_create(struct placer_cgroup *cg, const struct placer_state *stat
   return 0;
 }
 
-static int undo_set(struct placer_cgroup *cg, const struct placer_journal_entry *e, struct strv *notes,
+static int undo_set(struct placer_cgroup *cg, const struct placer_journal_entry *e, struct placer_string_list *notes,
                     struct placer_error **err) {
   if (!placer_cgroup_exists(cg, e->group)) {
-    strv_add(notes, "%s is gone: its %s is not restored", e->group, placer_setting_name(e->setting));
+    placer_string_list_addf(notes, "%s is gone: its %s is not restored", e->group, placer_setting_name(e->setting));
     return 0;
   }
   switch (e->setting) {
@@ -222,7 +222,7 @@ static int undo_set(struct placer_cgroup *cg, const struct placer_journal_entry 
 }
 
 /* Put each recorded thread's affinity back where it differs now. */
-static void restore_threads(pid_t pid, const struct placer_journal_entry *e, struct strv *notes) {
+static void restore_threads(pid_t pid, const struct placer_journal_entry *e, struct placer_string_list *notes) {
   for (size_t i = 0; i < e->n_threads; i++) {
     const struct placer_thread_affinity *t = &e->threads[i];
     cleanup_free char *now = NULL;
@@ -235,24 +235,27 @@ static void restore_threads(pid_t pid, const struct placer_journal_entry *e, str
       continue;
     struct placer_error *refused = NULL;
     if (placer_task_set_affinity(t->tid, t->cpus, &refused) < 0) {
-      strv_add(notes, "thread %d of pid %d keeps cpus %s (%s), ignoring", (int)t->tid, (int)pid, now, refused->msg);
+      placer_string_list_addf(notes, "thread %d of pid %d keeps cpus %s (%s), ignoring", (int)t->tid, (int)pid, now,
+                              refused->msg);
       placer_error_free(refused);
     }
   }
 }
 
-static int undo_move(struct placer_cgroup *cg, const struct placer_journal_entry *e, struct strv *notes,
+static int undo_move(struct placer_cgroup *cg, const struct placer_journal_entry *e, struct placer_string_list *notes,
                      struct placer_error **err) {
   char comm[64];
   if (!placer_proc_is_same(e->pid, e->start_time)) {
-    strv_add(notes, "pid %d (%s) is gone: nothing to move back", (int)e->pid, e->instance ? e->instance : "?");
+    placer_string_list_addf(notes, "pid %d (%s) is gone: nothing to move back", (int)e->pid,
+                            e->instance ? e->instance : "?");
     return 0;
   }
   struct placer_cgroup_membership now = { { 0 } };
   struct placer_error *gone = NULL;
   if (placer_cgroup_pid_membership(cg, e->pid, &now, &gone) < 0) {
     placer_error_clear(&gone);
-    strv_add(notes, "pid %d (%s) is gone: nothing to move back", (int)e->pid, e->instance ? e->instance : "?");
+    placer_string_list_addf(notes, "pid %d (%s) is gone: nothing to move back", (int)e->pid,
+                            e->instance ? e->instance : "?");
     return 0;
   }
   /* Only what is still where placer put it goes back: a process someone
@@ -270,8 +273,8 @@ static int undo_move(struct placer_cgroup *cg, const struct placer_journal_entry
     }
     const char *to = e->original.path[c] ? e->original.path[c] : "";
     if (*to && !group_dir_exists(cg, c, to)) {
-      strv_add(notes, "pid %d: its original %s group %s is gone: moved to the root instead", (int)e->pid,
-               placer_cgroup_controller_name(c), to);
+      placer_string_list_addf(notes, "pid %d: its original %s group %s is gone: moved to the root instead", (int)e->pid,
+                              placer_cgroup_controller_name(c), to);
       to = "";
     }
     char *copy = strdup(to);
@@ -284,8 +287,8 @@ static int undo_move(struct placer_cgroup *cg, const struct placer_journal_entry
       cpuset_back = true;
   }
   if (ret == 0 && !any)
-    strv_add(notes, "pid %d (%s) was moved out of %s by someone else: left where it is", (int)e->pid,
-             comm_or(e->pid, comm, sizeof(comm)), e->group ? e->group : "?");
+    placer_string_list_addf(notes, "pid %d (%s) was moved out of %s by someone else: left where it is", (int)e->pid,
+                            comm_or(e->pid, comm, sizeof(comm)), e->group ? e->group : "?");
   if (ret == 0 && any && placer_cgroup_restore_pid(cg, e->pid, &now, err) < 0) {
     if (placer_proc_is_same(e->pid, e->start_time))
       ret = -1;
@@ -351,8 +354,8 @@ static const char *entry_what(const struct placer_journal_entry *e, char *buf, s
   return buf;
 }
 
-size_t apply_undo(struct placer_cgroup *cg, struct placer_state *state, unsigned txn, struct strv *notes,
-                  struct strv *failures) {
+size_t apply_undo(struct placer_cgroup *cg, struct placer_state *state, unsigned txn, struct placer_string_list *notes,
+                  struct placer_string_list *failures) {
   size_t n_failed = 0;
   for (size_t i = state->n_journal; i-- > 0;) {
     struct placer_journal_entry *e = &state->journal[i];
@@ -371,7 +374,7 @@ size_t apply_undo(struct placer_cgroup *cg, struct placer_state *state, unsigned
     }
     if (ret < 0) {
       char what[512];
-      strv_add(failures, "%s: %s", entry_what(e, what, sizeof(what)), err ? err->msg : "failed");
+      placer_string_list_addf(failures, "%s: %s", entry_what(e, what, sizeof(what)), err ? err->msg : "failed");
       placer_error_free(err);
       n_failed++;
       continue;
@@ -379,7 +382,7 @@ size_t apply_undo(struct placer_cgroup *cg, struct placer_state *state, unsigned
     placer_state_journal_remove(state, i);
     struct placer_error *save_err = NULL;
     if (placer_state_save(state, &save_err) < 0) {
-      strv_add(failures, "%s", save_err->msg);
+      placer_string_list_addf(failures, "%s", save_err->msg);
       placer_error_free(save_err);
       n_failed++;
     }
@@ -401,11 +404,11 @@ int cgroupfs_reset_run(const char *state_dir, struct placer_reset_result *res, s
     placer_reset_result_clear(res);
     return -1;
   }
-  struct strv out = { NULL, 0 }, failures = { NULL, 0 }, removed = { NULL, 0 };
+  struct placer_string_list out = { NULL, 0, 0 }, failures = { NULL, 0, 0 }, removed = { NULL, 0, 0 };
   if (placer_state_is_empty(state)) {
-    strv_add(&out, "nothing to reset (no placer state in %s)", state_dir);
+    placer_string_list_addf(&out, "nothing to reset (no placer state in %s)", state_dir);
     placer_state_free(state);
-    res->lines = out.v;
+    res->lines = out.items;
     res->n_lines = out.n;
     return 0;
   }
@@ -418,7 +421,8 @@ int cgroupfs_reset_run(const char *state_dir, struct placer_reset_result *res, s
   res->changed = true;
   res->interrupted = state->pending_txn != 0;
   if (state->pending_txn)
-    strv_add(&out, "an apply (pid %d) was interrupted part-way: undoing what it did too", (int)state->pending_pid);
+    placer_string_list_addf(&out, "an apply (pid %d) was interrupted part-way: undoing what it did too",
+                            (int)state->pending_pid);
   size_t before = state->n_journal, n_moves = 0, n_groups = 0;
   res->pids_restored = calloc(before ? before : 1, sizeof(*res->pids_restored));
   for (size_t i = 0; i < state->n_journal; i++) {
@@ -430,7 +434,7 @@ int cgroupfs_reset_run(const char *state_dir, struct placer_reset_result *res, s
   for (size_t i = state->n_journal; i-- > 0;) {
     const struct placer_journal_entry *e = &state->journal[i];
     if (e->op == PLACER_JOURNAL_CREATE && e->group)
-      strv_add(&removed, "%s", e->group);
+      placer_string_list_addf(&removed, "%s", e->group);
     bool seen = false;
     for (size_t k = 0; k < res->n_pids_restored; k++)
       seen = seen || res->pids_restored[k] == e->pid;
@@ -443,7 +447,7 @@ int cgroupfs_reset_run(const char *state_dir, struct placer_reset_result *res, s
   if (failed) {
     char all[2048] = "";
     for (size_t i = 0; i < failures.n; i++)
-      snprintf(all + strlen(all), sizeof(all) - strlen(all), "%s%s", i ? "; " : "", failures.v[i]);
+      snprintf(all + strlen(all), sizeof(all) - strlen(all), "%s%s", i ? "; " : "", failures.items[i]);
     ret = placer_error_set(err, PLACER_EXIT_SYSTEM, 0,
                            "reset incomplete: %zu of %zu changes could not be undone (%s); they stay recorded in %s: "
                            "fix the cause and run 'placer reset' again",
@@ -455,14 +459,15 @@ int cgroupfs_reset_run(const char *state_dir, struct placer_reset_result *res, s
     if (placer_state_save(state, err) < 0)
       ret = -1;
     else
-      strv_add(&out, "reset: %zu changes undone (%zu process moves, %zu groups created); no placer state left in %s",
-               before, n_moves, n_groups, state_dir);
+      placer_string_list_addf(
+          &out, "reset: %zu changes undone (%zu process moves, %zu groups created); no placer state left in %s", before,
+          n_moves, n_groups, state_dir);
   }
-  strv_free(&failures);
+  placer_string_list_free(&failures);
   placer_state_free(state);
-  res->lines = out.v;
+  res->lines = out.items;
   res->n_lines = out.n;
-  res->groups_removed = removed.v;
+  res->groups_removed = removed.items;
   res->n_groups_removed = removed.n;
   res->n_undone = before;
   if (ret < 0) {

@@ -145,18 +145,18 @@ static int plan_vcpus(struct applier *a, struct target *t, struct bound_proc *p,
   if (placer_vcpu_find(p->pid, t->qmp_socket, &p->vcpus, &p->n_vcpus, &p->vcpu_source, err) < 0)
     return placer_error_prefix(err, "%s: vCPUs of pid %d", t->inst->name, (int)p->pid);
   if (p->n_vcpus == 0) {
-    strv_add(&a->notes,
-             "%s: pid %d (%s): no vCPU threads found (no QMP answer, no 'CPU n/KVM' or 'CPU n/TCG' "
-             "threads): vCPUs not pinned one by one",
-             t->inst->name, (int)p->pid, p->comm);
+    placer_string_list_addf(&a->notes,
+                            "%s: pid %d (%s): no vCPU threads found (no QMP answer, no 'CPU n/KVM' or 'CPU n/TCG' "
+                            "threads): vCPUs not pinned one by one",
+                            t->inst->name, (int)p->pid, p->comm);
     return 0;
   }
   unsigned n_pus = (unsigned)hwloc_bitmap_weight(t->inst->cpus);
   if ((p->vcpu_cpus = calloc(p->n_vcpus, sizeof(*p->vcpu_cpus))) == NULL)
     return placer_error_oom(err, NULL);
   if (n_pus < p->n_vcpus)
-    strv_add(&a->notes, "%s: pid %d has %zu vCPUs on %u PUs: some vCPUs share a PU", t->inst->name, (int)p->pid,
-             p->n_vcpus, n_pus);
+    placer_string_list_addf(&a->notes, "%s: pid %d has %zu vCPUs on %u PUs: some vCPUs share a PU", t->inst->name,
+                            (int)p->pid, p->n_vcpus, n_pus);
   for (size_t k = 0; k < p->n_vcpus; k++)
     if ((p->vcpu_cpus[k] = apply_vcpu_pu(t->inst->cpus, k)) == NULL)
       return placer_error_oom(err, NULL);

@@ -48,24 +48,24 @@ static void applier_clear(struct applier *a) {
   for (size_t i = 0; i < a->n_targets; i++)
     applier_target_clear(&a->targets[i]);
   free(a->targets);
-  strv_free(&a->actions);
-  strv_free(&a->notes);
-  strv_free(&a->would_create);
-  strv_free(&a->groups_created);
-  strv_free(&a->groups_changed);
+  placer_string_list_free(&a->actions);
+  placer_string_list_free(&a->notes);
+  placer_string_list_free(&a->would_create);
+  placer_string_list_free(&a->groups_created);
+  placer_string_list_free(&a->groups_changed);
   placer_state_free(a->state);
   placer_cgroup_close(a->cg);
 }
 
 /* Roll the current transaction back and turn ERR into "... rolled back". */
 static int roll_back(struct applier *a, struct placer_error **err) {
-  struct strv notes = { NULL, 0 }, failures = { NULL, 0 };
+  struct placer_string_list notes = { NULL, 0, 0 }, failures = { NULL, 0, 0 };
   size_t failed = apply_undo(a->cg, a->state, a->txn, &notes, &failures);
   a->state->pending_txn = 0;
   a->state->pending_pid = 0;
   struct placer_error *save_err = NULL;
   if (placer_state_save(a->state, &save_err) < 0) {
-    strv_add(&failures, "%s", save_err->msg);
+    placer_string_list_addf(&failures, "%s", save_err->msg);
     placer_error_free(save_err);
     failed++;
   }
@@ -74,22 +74,22 @@ static int roll_back(struct applier *a, struct placer_error **err) {
   } else {
     char all[2048] = "";
     for (size_t i = 0; i < failures.n; i++)
-      snprintf(all + strlen(all), sizeof(all) - strlen(all), "%s%s", i ? "; " : "", failures.v[i]);
+      snprintf(all + strlen(all), sizeof(all) - strlen(all), "%s%s", i ? "; " : "", failures.items[i]);
     placer_error_prefix(err, "apply failed after %u steps and the rollback is incomplete (%s); run 'placer reset'",
                         a->steps, all);
   }
   if (notes.n && *err) {
     char all[2048] = "";
     for (size_t i = 0; i < notes.n; i++)
-      snprintf(all + strlen(all), sizeof(all) - strlen(all), "%s%s", i ? "; " : "", notes.v[i]);
+      snprintf(all + strlen(all), sizeof(all) - strlen(all), "%s%s", i ? "; " : "", notes.items[i]);
     char *msg = NULL;
     if (asprintf(&msg, "%s (rollback: %s)", (*err)->msg, all) >= 0) {
       free((*err)->msg);
       (*err)->msg = msg;
     }
   }
-  strv_free(&notes);
-  strv_free(&failures);
+  placer_string_list_free(&notes);
+  placer_string_list_free(&failures);
   return -1;
 }
 
@@ -121,24 +121,25 @@ static int cgroupfs_apply(const struct placer_plan *plan, const struct placer_ap
   /* An apply that was killed part-way: take it back first. */
   if (a.state->pending_txn) {
     if (a.dry_run) {
-      strv_add(&a.notes, "an interrupted apply (pid %d) would be rolled back first", (int)a.state->pending_pid);
+      placer_string_list_addf(&a.notes, "an interrupted apply (pid %d) would be rolled back first",
+                              (int)a.state->pending_pid);
     } else {
-      struct strv notes = { NULL, 0 }, failures = { NULL, 0 };
+      struct placer_string_list notes = { NULL, 0, 0 }, failures = { NULL, 0, 0 };
       size_t failed = apply_undo(a.cg, a.state, a.state->pending_txn, &notes, &failures);
       if (failed) {
         placer_error_set(err, PLACER_EXIT_SYSTEM, 0,
                          "an interrupted apply (pid %d) could not be rolled back (%s); run 'placer reset'",
-                         (int)a.state->pending_pid, failures.v[0]);
-        strv_free(&notes);
-        strv_free(&failures);
+                         (int)a.state->pending_pid, failures.items[0]);
+        placer_string_list_free(&notes);
+        placer_string_list_free(&failures);
         applier_clear(&a);
         return -1;
       }
-      strv_add(&a.notes, "rolled back an interrupted apply (pid %d)", (int)a.state->pending_pid);
+      placer_string_list_addf(&a.notes, "rolled back an interrupted apply (pid %d)", (int)a.state->pending_pid);
       for (size_t i = 0; i < notes.n; i++)
-        strv_add(&a.notes, "%s", notes.v[i]);
-      strv_free(&notes);
-      strv_free(&failures);
+        placer_string_list_addf(&a.notes, "%s", notes.items[i]);
+      placer_string_list_free(&notes);
+      placer_string_list_free(&failures);
       a.state->pending_txn = 0;
       if (placer_state_save(a.state, err) < 0) {
         applier_clear(&a);

@@ -28,32 +28,6 @@ char *apply_vformat(const char *fmt, va_list ap) {
   return vasprintf(&text, fmt, ap) < 0 ? NULL : text;
 }
 
-int strv_add(struct strv *s, const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  char *line = apply_vformat(fmt, ap);
-  va_end(ap);
-  if (line == NULL)
-    return -1;
-  char **bigger = realloc(s->v, (s->n + 2) * sizeof(*bigger));
-  if (bigger == NULL) {
-    free(line);
-    return -1;
-  }
-  s->v = bigger;
-  s->v[s->n++] = line;
-  s->v[s->n] = NULL;
-  return 0;
-}
-
-void strv_free(struct strv *s) {
-  for (size_t i = 0; i < s->n; i++)
-    free(s->v[i]);
-  free(s->v);
-  s->v = NULL;
-  s->n = 0;
-}
-
 bool apply_cpulist_equal(const char *a, const char *b) {
   if (a == NULL || b == NULL)
     return a == b;
@@ -116,13 +90,13 @@ void placer_apply_report_free(struct placer_apply_report *r) {
     free(ri->bound);
   }
   free(r->instances);
-  struct strv actions = { r->actions, r->n_actions }, notes = { r->notes, r->n_notes };
-  struct strv created = { r->groups_created, r->n_groups_created },
-              changed = { r->groups_changed, r->n_groups_changed };
-  strv_free(&actions);
-  strv_free(&notes);
-  strv_free(&created);
-  strv_free(&changed);
+  struct placer_string_list actions = { r->actions, r->n_actions, 0 }, notes = { r->notes, r->n_notes, 0 };
+  struct placer_string_list created = { r->groups_created, r->n_groups_created, 0 },
+                            changed = { r->groups_changed, r->n_groups_changed, 0 };
+  placer_string_list_free(&actions);
+  placer_string_list_free(&notes);
+  placer_string_list_free(&created);
+  placer_string_list_free(&changed);
   for (size_t i = 0; r->irqs && i < r->n_irqs; i++) {
     struct placer_apply_irq_report *q = &r->irqs[i];
     free(q->name);
@@ -138,13 +112,14 @@ void placer_apply_report_free(struct placer_apply_report *r) {
 }
 
 void placer_reset_result_clear(struct placer_reset_result *res) {
-  struct strv lines = { res->lines, res->n_lines }, removed = { res->groups_removed, res->n_groups_removed };
-  struct strv units = { res->units_restored, res->n_units_restored };
-  struct strv dropins = { res->dropins_removed, res->n_dropins_removed };
-  strv_free(&lines);
-  strv_free(&removed);
-  strv_free(&units);
-  strv_free(&dropins);
+  struct placer_string_list lines = { res->lines, res->n_lines, 0 },
+                            removed = { res->groups_removed, res->n_groups_removed, 0 };
+  struct placer_string_list units = { res->units_restored, res->n_units_restored, 0 };
+  struct placer_string_list dropins = { res->dropins_removed, res->n_dropins_removed, 0 };
+  placer_string_list_free(&lines);
+  placer_string_list_free(&removed);
+  placer_string_list_free(&units);
+  placer_string_list_free(&dropins);
   free(res->pids_restored);
   free(res->irqs_restored);
   free(res->state_dir);

@@ -16,6 +16,7 @@
 #include <jansson.h>
 
 #include "apply.h"
+#include "lib/string-list.h"
 
 /* Now as RFC 3339 UTC ("2025-01-02T03:04:05Z"), the states' applied_at;
  * NULL on ENOMEM. */
@@ -23,14 +24,6 @@ char *apply_now_rfc3339(void);
 
 /* FMT formatted (vasprintf); NULL on ENOMEM. */
 char *apply_vformat(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0)));
-
-/* A growable list of owned strings. */
-struct strv {
-  char **v;
-  size_t n;
-};
-int strv_add(struct strv *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-void strv_free(struct strv *s);
 
 /* Same set of CPUs / nodes, whatever the spelling ("0-1" vs "0,1"); two
  * unparsable lists are equal only when identical. */

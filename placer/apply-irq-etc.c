@@ -153,7 +153,7 @@ static char *without_block(const char *text, const char *state_dir) {
 }
 
 int irq_irqbalance_ban(const struct irq_etc *etc, struct irq_state *s, unsigned txn, const unsigned *irqs, size_t n,
-                       const char *banned, struct strv *actions, struct placer_error **err) {
+                       const char *banned, struct placer_string_list *actions, struct placer_error **err) {
   char *args = NULL;
   size_t size = 0;
   FILE *f = open_memstream(&args, &size);
@@ -183,8 +183,8 @@ int irq_irqbalance_ban(const struct irq_etc *etc, struct irq_state *s, unsigned 
     if (changed && (irq_run_action(etc, IRQ_ACTION_DAEMON_RELOAD, err) < 0 ||
                     irq_run_action(etc, IRQ_ACTION_RESTART_IRQBALANCE_UNIT, err) < 0))
       return -1;
-    return changed ? strv_add(actions, "irqbalance: %s (%s; %s), restarted", path, *banned ? banned : "no cpu banned",
-                              banirqs)
+    return changed ? placer_string_list_addf(actions, "irqbalance: %s (%s; %s), restarted", path,
+                                             *banned ? banned : "no cpu banned", banirqs)
                    : 0;
   }
   /* No systemd: the defaults file its init script sources, and the script's restart. */
@@ -213,8 +213,8 @@ int irq_irqbalance_ban(const struct irq_etc *etc, struct irq_state *s, unsigned 
     return -1;
   if (changed && irq_run_action(etc, IRQ_ACTION_RESTART_IRQBALANCE_SCRIPT, err) < 0)
     return -1;
-  return changed ? strv_add(actions, "irqbalance: %s (%s; %s), restarted with %s restart", etc->defaults,
-                            *banned ? banned : "no cpu banned", banirqs, etc->initd)
+  return changed ? placer_string_list_addf(actions, "irqbalance: %s (%s; %s), restarted with %s restart", etc->defaults,
+                                           *banned ? banned : "no cpu banned", banirqs, etc->initd)
                  : 0;
 }
 
@@ -222,7 +222,7 @@ int irq_irqbalance_ban(const struct irq_etc *etc, struct irq_state *s, unsigned 
 
 int irq_persist_unit(const struct irq_etc *etc, struct irq_state *s, unsigned txn, const char *exe,
                      const char *profile_path, const char *profile_name, const char *irqbalance_mode,
-                     struct strv *actions, struct placer_error **err) {
+                     struct placer_string_list *actions, struct placer_error **err) {
   char unit[PATH_MAX], wants_dir[PATH_MAX], link[PATH_MAX + 64];
   snprintf(unit, sizeof(unit), "%s/%s", etc->etc_dir, IRQ_UNIT_NAME);
   snprintf(wants_dir, sizeof(wants_dir), "%s/multi-user.target.wants", etc->etc_dir);
@@ -271,7 +271,7 @@ int irq_persist_unit(const struct irq_etc *etc, struct irq_state *s, unsigned tx
   }
   if ((changed || !linked) && irq_run_action(etc, IRQ_ACTION_DAEMON_RELOAD, err) < 0)
     return -1;
-  return changed || !linked ? strv_add(actions, "boot unit %s, enabled (%s)", unit, link) : 0;
+  return changed || !linked ? placer_string_list_addf(actions, "boot unit %s, enabled (%s)", unit, link) : 0;
 }
 
 /* ------------------------------------------------------------------ after a reboot */
@@ -284,7 +284,8 @@ static bool names_state(const char *path, const char *state_dir) {
   return text && strstr(text, "placer") && strstr(text, mark);
 }
 
-int irq_etc_forget(const struct irq_etc *etc, const char *state_dir, struct strv *lines, struct placer_error **err) {
+int irq_etc_forget(const struct irq_etc *etc, const char *state_dir, struct placer_string_list *lines,
+                   struct placer_error **err) {
   char unit[PATH_MAX], link[PATH_MAX], dropin[PATH_MAX + 32], dropin_dir[PATH_MAX];
   snprintf(unit, sizeof(unit), "%s/%s", etc->etc_dir, IRQ_UNIT_NAME);
   snprintf(link, sizeof(link), "%s/multi-user.target.wants/%s", etc->etc_dir, IRQ_UNIT_NAME);
@@ -295,7 +296,7 @@ int irq_etc_forget(const struct irq_etc *etc, const char *state_dir, struct strv
     if ((unlink(link) < 0 && errno != ENOENT) || unlink(unit) < 0)
       return placer_error_errno(err, PLACER_EXIT_SYSTEM, errno, "remove %s", unit);
     reload = true;
-    strv_add(lines, "irqs: removed the boot unit %s (left by an apply --persist before a reboot)", unit);
+    placer_string_list_addf(lines, "irqs: removed the boot unit %s (left by an apply --persist before a reboot)", unit);
   }
   bool dropin_gone = false;
   if (names_state(dropin, state_dir)) {
@@ -303,7 +304,7 @@ int irq_etc_forget(const struct irq_etc *etc, const char *state_dir, struct strv
       return placer_error_errno(err, PLACER_EXIT_SYSTEM, errno, "remove %s", dropin);
     rmdir(dropin_dir); /* only when placer's was the last */
     reload = dropin_gone = true;
-    strv_add(lines, "irqs: removed irqbalance's ban %s", dropin);
+    placer_string_list_addf(lines, "irqs: removed irqbalance's ban %s", dropin);
   }
   if (reload && access("/run/systemd/system", F_OK) == 0 && irq_run_action(etc, IRQ_ACTION_DAEMON_RELOAD, err) < 0)
     return -1;
@@ -320,7 +321,7 @@ int irq_etc_forget(const struct irq_etc *etc, const char *state_dir, struct strv
     *slash = '\0';
     if (placer_file_replace_bytes(dir, slash + 1, kept, strlen(kept), err) < 0)
       return -1;
-    strv_add(lines, "irqs: removed irqbalance's ban from %s", etc->defaults);
+    placer_string_list_addf(lines, "irqs: removed irqbalance's ban from %s", etc->defaults);
     if (irq_irqbalance_pid(etc->root) && access(etc->initd, X_OK) == 0 &&
         irq_run_action(etc, IRQ_ACTION_RESTART_IRQBALANCE_SCRIPT, err) < 0)
       return -1;

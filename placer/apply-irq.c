@@ -25,8 +25,8 @@ struct irq_txn {
   struct irq_state *state;
   unsigned txn;
   unsigned steps;
-  struct strv actions;
-  struct strv notes;
+  struct placer_string_list actions;
+  struct placer_string_list notes;
   struct placer_apply_irq_report *irqs; /* one per plan IRQ */
   bool *gone;                           /* per plan IRQ: not there any more */
 };
@@ -87,27 +87,28 @@ int irq_write_affinity(const char *root, unsigned irq, const char *list, struct 
 
 /* ------------------------------------------------------------------ undo */
 
-static int undo_affinity(const char *root, const struct irq_journal_entry *e, struct strv *notes,
+static int undo_affinity(const char *root, const struct irq_journal_entry *e, struct placer_string_list *notes,
                          struct placer_error **err) {
   cleanup_free char *name = placer_irq_read_name(root, e->irq);
   if (name == NULL)
-    return strv_add(notes, "IRQ %u (%s) is gone: nothing to set back", e->irq, e->name ? e->name : "?");
+    return placer_string_list_addf(notes, "IRQ %u (%s) is gone: nothing to set back", e->irq, e->name ? e->name : "?");
   if (e->name && *e->name && strcmp(name, e->name) != 0)
-    return strv_add(notes, "IRQ %u is %s now, not %s: left as it is", e->irq, *name ? name : "unused", e->name);
+    return placer_string_list_addf(notes, "IRQ %u is %s now, not %s: left as it is", e->irq, *name ? name : "unused",
+                                   e->name);
   if (irq_write_affinity(root, e->irq, e->previous, err) == 0)
     return 0;
   if ((*err)->errno_value != EIO)
     return -1;
   placer_error_clear(err);
-  return strv_add(notes, "IRQ %u (%s) is managed by the kernel now: left where it put it", e->irq, name);
+  return placer_string_list_addf(notes, "IRQ %u (%s) is managed by the kernel now: left where it put it", e->irq, name);
 }
 
-static int undo_file(const struct irq_journal_entry *e, struct strv *notes, struct placer_error **err) {
+static int undo_file(const struct irq_journal_entry *e, struct placer_string_list *notes, struct placer_error **err) {
   if (e->op == IRQ_JOURNAL_LINK || e->previous == NULL) {
     if (unlink(e->path) < 0 && errno != ENOENT)
       return placer_error_errno(err, PLACER_EXIT_SYSTEM, errno, "remove %s", e->path);
     if (e->dir_created && rmdir(e->dir_created) < 0 && errno != ENOENT)
-      strv_add(notes, "%s is not empty any more: left in place", e->dir_created);
+      placer_string_list_addf(notes, "%s is not empty any more: left in place", e->dir_created);
     return 0;
   }
   cleanup_free char *dir = strdup(e->path);
@@ -118,8 +119,8 @@ static int undo_file(const struct irq_journal_entry *e, struct strv *notes, stru
   return placer_file_replace_bytes(dir, slash + 1, e->previous, strlen(e->previous), err);
 }
 
-size_t irq_undo(struct irq_state *s, unsigned txn, struct strv *notes, struct strv *failures, unsigned **restored,
-                size_t *n_restored) {
+size_t irq_undo(struct irq_state *s, unsigned txn, struct placer_string_list *notes,
+                struct placer_string_list *failures, unsigned **restored, size_t *n_restored) {
   struct irq_etc etc;
   etc_of_state(&etc, s);
   size_t failed = 0;
@@ -147,18 +148,18 @@ size_t irq_undo(struct irq_state *s, unsigned txn, struct strv *notes, struct st
     case IRQ_JOURNAL_LINK:
       rc = undo_file(e, notes, &err);
       if (rc == 0)
-        strv_add(notes, "%s %s", e->path, e->previous ? "as it was before placer" : "removed");
+        placer_string_list_addf(notes, "%s %s", e->path, e->previous ? "as it was before placer" : "removed");
       break;
     case IRQ_JOURNAL_ACTION:
       /* a command that fails (irqbalance gone since) must not keep the journal forever */
       if (irq_run_action(&etc, e->action, &err) < 0) {
-        strv_add(notes, "%s", err->msg);
+        placer_string_list_addf(notes, "%s", err->msg);
         placer_error_clear(&err);
       }
       break;
     }
     if (rc < 0) {
-      strv_add(failures, "%s", err ? err->msg : "?");
+      placer_string_list_addf(failures, "%s", err ? err->msg : "?");
       placer_error_free(err);
       failed++;
       continue;
@@ -167,7 +168,7 @@ size_t irq_undo(struct irq_state *s, unsigned txn, struct strv *notes, struct st
     memmove(e, e + 1, (s->n_journal - i - 1) * sizeof(*e));
     s->n_journal--;
     if (irq_state_save(s, &err) < 0) {
-      strv_add(failures, "%s", err->msg);
+      placer_string_list_addf(failures, "%s", err->msg);
       placer_error_free(err);
       failed++;
     }
@@ -175,14 +176,14 @@ size_t irq_undo(struct irq_state *s, unsigned txn, struct strv *notes, struct st
   return failed;
 }
 
-static char *joined(const struct strv *v) {
+static char *joined(const struct placer_string_list *v) {
   char *text = NULL;
   size_t size = 0;
   FILE *f = open_memstream(&text, &size);
   if (f == NULL)
     return NULL;
   for (size_t i = 0; i < v->n; i++)
-    fprintf(f, "%s%s", i ? "; " : "", v->v[i]);
+    fprintf(f, "%s%s", i ? "; " : "", v->items[i]);
   return fclose(f) == 0 ? text : NULL;
 }
 
@@ -203,8 +204,8 @@ static void txn_free(struct irq_txn *t) {
   }
   free(t->irqs);
   free(t->gone);
-  strv_free(&t->actions);
-  strv_free(&t->notes);
+  placer_string_list_free(&t->actions);
+  placer_string_list_free(&t->notes);
   irq_state_free(t->state);
   free(t);
 }
@@ -215,7 +216,7 @@ static int set_affinity(struct irq_txn *t, unsigned irq, const char *name, const
   *managed = *gone = false;
   if (t->dry_run) {
     t->steps++;
-    return strv_add(&t->actions, "%s", line);
+    return placer_string_list_addf(&t->actions, "%s", line);
   }
   struct irq_journal_entry e = {
     .txn = t->txn, .op = IRQ_JOURNAL_AFFINITY, .irq = irq, .name = strdup(name), .previous = strdup(now)
@@ -253,7 +254,7 @@ static int set_affinity(struct irq_txn *t, unsigned irq, const char *name, const
                             "IRQ %u (%s): smp_affinity_list reads '%s' after writing '%s'", irq, name,
                             after ? after : strerror(saved), want);
   t->steps++;
-  return strv_add(&t->actions, "%s", line);
+  return placer_string_list_addf(&t->actions, "%s", line);
 }
 
 static int steer_one(struct irq_txn *t, size_t i, struct placer_error **err) {
@@ -276,7 +277,7 @@ static int steer_one(struct irq_txn *t, size_t i, struct placer_error **err) {
     if (asprintf(&r->note, "IRQ %u (%s) of %s is gone since the plan was made: left out", q->irq, q->name, q->device) <
         0)
       return placer_error_oom(err, NULL);
-    return strv_add(&t->notes, "%s", r->note);
+    return placer_string_list_addf(&t->notes, "%s", r->note);
   }
   if (apply_cpulist_equal(r->from, q->to))
     return 0;
@@ -296,13 +297,13 @@ static int steer_one(struct irq_txn *t, size_t i, struct placer_error **err) {
     if (asprintf(&r->note, "IRQ %u (%s) of %s is managed by the kernel (it refused the write): left on cpu %s", q->irq,
                  q->name, q->device, q->effective ? q->effective : "?") < 0)
       return placer_error_oom(err, NULL);
-    return strv_add(&t->notes, "%s", r->note);
+    return placer_string_list_addf(&t->notes, "%s", r->note);
   }
   if (gone) {
     if (asprintf(&r->note, "IRQ %u (%s) of %s is gone since the plan was made: left out", q->irq, q->name, q->device) <
         0)
       return placer_error_oom(err, NULL);
-    return strv_add(&t->notes, "%s", r->note);
+    return placer_string_list_addf(&t->notes, "%s", r->note);
   }
   return 0;
 }
@@ -391,7 +392,7 @@ static int record_paths(struct irq_state *s, const struct irq_etc *etc) {
 static void roll_back(struct irq_txn *t, struct placer_error **err) {
   if (t->dry_run || t->state == NULL || t->txn == 0)
     return;
-  struct strv notes = { NULL, 0 }, failures = { NULL, 0 };
+  struct placer_string_list notes = { NULL, 0, 0 }, failures = { NULL, 0, 0 };
   size_t failed = irq_undo(t->state, t->txn, &notes, &failures, NULL, NULL);
   t->state->pending_txn = 0;
   t->state->pending_pid = 0;
@@ -399,7 +400,7 @@ static void roll_back(struct irq_txn *t, struct placer_error **err) {
     t->state->last_txn--;
   struct placer_error *save_err = NULL;
   if (irq_state_save(t->state, &save_err) < 0) {
-    strv_add(&failures, "%s", save_err->msg);
+    placer_string_list_addf(&failures, "%s", save_err->msg);
     placer_error_free(save_err);
     failed++;
   }
@@ -416,8 +417,8 @@ static void roll_back(struct irq_txn *t, struct placer_error **err) {
     free((*err)->msg);
     (*err)->msg = msg;
   }
-  strv_free(&notes);
-  strv_free(&failures);
+  placer_string_list_free(&notes);
+  placer_string_list_free(&failures);
 }
 
 int irq_apply_begin(const struct placer_plan *plan, const struct placer_apply_options *opt,
@@ -454,8 +455,9 @@ int irq_apply_begin(const struct placer_plan *plan, const struct placer_apply_op
     return irqbalance_refusal(plan, irqbalance, err);
   }
   if (irqbalance && opt->irqbalance == PLACER_IRQBALANCE_IGNORE)
-    strv_add(&t->notes, "irqbalance is running (pid %d) and may move the steered IRQs again (--irqbalance ignore)",
-             (int)irqbalance);
+    placer_string_list_addf(&t->notes,
+                            "irqbalance is running (pid %d) and may move the steered IRQs again (--irqbalance ignore)",
+                            (int)irqbalance);
   if (irq_state_open(dir, !t->dry_run, &t->state, err) < 0) {
     txn_free(t);
     return -1;
@@ -463,18 +465,19 @@ int irq_apply_begin(const struct placer_plan *plan, const struct placer_apply_op
   struct irq_state *s = t->state;
   if (s->pending_txn) {
     if (t->dry_run) {
-      strv_add(&t->notes, "an interrupted IRQ apply (pid %d) would be rolled back first", (int)s->pending_pid);
+      placer_string_list_addf(&t->notes, "an interrupted IRQ apply (pid %d) would be rolled back first",
+                              (int)s->pending_pid);
     } else {
-      struct strv notes = { NULL, 0 }, failures = { NULL, 0 };
+      struct placer_string_list notes = { NULL, 0, 0 }, failures = { NULL, 0, 0 };
       size_t failed = irq_undo(s, s->pending_txn, &notes, &failures, NULL, NULL);
       if (failed)
         placer_error_set(err, PLACER_EXIT_SYSTEM, 0,
                          "an interrupted IRQ apply (pid %d) could not be rolled back (%s); run 'placer reset'",
-                         (int)s->pending_pid, failures.v[0]);
+                         (int)s->pending_pid, failures.items[0]);
       else
-        strv_add(&t->notes, "rolled back an interrupted IRQ apply (pid %d)", (int)s->pending_pid);
-      strv_free(&notes);
-      strv_free(&failures);
+        placer_string_list_addf(&t->notes, "rolled back an interrupted IRQ apply (pid %d)", (int)s->pending_pid);
+      placer_string_list_free(&notes);
+      placer_string_list_free(&failures);
       s->pending_txn = 0;
       if (failed || irq_state_save(s, err) < 0) {
         txn_free(t);
@@ -515,8 +518,8 @@ int irq_apply_begin(const struct placer_plan *plan, const struct placer_apply_op
     if (irqs == NULL || banned == NULL)
       rc = placer_error_oom(err, NULL);
     else if (t->dry_run)
-      rc = strv_add(&t->actions, "irqbalance (pid %d): keep it off %zu IRQs and cpus %s, and restart it",
-                    (int)irqbalance, n, *banned ? banned : "none");
+      rc = placer_string_list_addf(&t->actions, "irqbalance (pid %d): keep it off %zu IRQs and cpus %s, and restart it",
+                                   (int)irqbalance, n, *banned ? banned : "none");
     else
       rc = irq_irqbalance_ban(&t->etc, s, t->txn, irqs, n, banned, &t->actions, err);
     free(irqs);
@@ -529,7 +532,7 @@ int irq_apply_begin(const struct placer_plan *plan, const struct placer_apply_op
       exe[len] = '\0';
     const char *self = opt->placer_exe ? opt->placer_exe : exe;
     if (t->dry_run)
-      rc = strv_add(&t->actions, "boot unit %s/%s, enabled", t->etc.etc_dir, IRQ_UNIT_NAME);
+      rc = placer_string_list_addf(&t->actions, "boot unit %s/%s, enabled", t->etc.etc_dir, IRQ_UNIT_NAME);
     else if (plan->profile_path == NULL || *self == '\0')
       rc = placer_error_set(err, PLACER_EXIT_SYSTEM, 0,
                             "--persist: no profile file or placer executable to run at boot");
@@ -617,14 +620,15 @@ int irq_apply_commit(struct irq_txn *t, struct placer_apply_report *report, stru
       return -1;
     }
   }
-  struct strv actions = { report->actions, report->n_actions }, notes = { report->notes, report->n_notes };
+  struct placer_string_list actions = { report->actions, report->n_actions, 0 },
+                            notes = { report->notes, report->n_notes, 0 };
   for (size_t i = 0; i < t->actions.n; i++)
-    strv_add(&actions, "irqs: %s", t->actions.v[i]);
+    placer_string_list_addf(&actions, "irqs: %s", t->actions.items[i]);
   for (size_t i = 0; i < t->notes.n; i++)
-    strv_add(&notes, "irqs: %s", t->notes.v[i]);
-  report->actions = actions.v;
+    placer_string_list_addf(&notes, "irqs: %s", t->notes.items[i]);
+  report->actions = actions.items;
   report->n_actions = actions.n;
-  report->notes = notes.v;
+  report->notes = notes.items;
   report->n_notes = notes.n;
   report->steps += t->steps;
   report->irqs = TAKE_PTR(t->irqs);
@@ -749,7 +753,7 @@ int irq_status_print_text(json_t *doc, FILE *out) {
 
 int irq_reset(const char *state_dir, struct placer_reset_result *res, struct placer_error **err) {
   const char *dir = state_dir ? state_dir : placer_state_default_dir();
-  struct strv lines = { res->lines, res->n_lines }, notes = { NULL, 0 }, failures = { NULL, 0 };
+  struct placer_string_list lines = { res->lines, res->n_lines, 0 }, notes = { NULL, 0, 0 }, failures = { NULL, 0, 0 };
   struct irq_etc etc;
   etc_defaults(&etc, NULL);
   struct irq_state *s = NULL;
@@ -778,22 +782,22 @@ int irq_reset(const char *state_dir, struct placer_reset_result *res, struct pla
   if (rc == 0)
     rc = irq_etc_forget(&etc, dir, &lines, err);
   for (size_t i = 0; i < notes.n; i++)
-    strv_add(&lines, "irqs: %s", notes.v[i]);
+    placer_string_list_addf(&lines, "irqs: %s", notes.items[i]);
   if (res->n_irqs_restored) {
     char list[1024] = "";
     for (size_t i = 0; i < res->n_irqs_restored; i++)
       snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%u", i ? ", " : "", res->irqs_restored[i]);
-    strv_add(&lines, "irqs: %zu IRQ%s set back to their affinity before placer (%s)", res->n_irqs_restored,
-             res->n_irqs_restored == 1 ? "" : "s", list);
+    placer_string_list_addf(&lines, "irqs: %zu IRQ%s set back to their affinity before placer (%s)",
+                            res->n_irqs_restored, res->n_irqs_restored == 1 ? "" : "s", list);
   }
   if (undone || lines.n > n_lines_before) {
     res->changed = true;
     res->n_undone += undone;
   }
-  res->lines = lines.v;
+  res->lines = lines.items;
   res->n_lines = lines.n;
-  strv_free(&notes);
-  strv_free(&failures);
+  placer_string_list_free(&notes);
+  placer_string_list_free(&failures);
   irq_state_free(s);
   return rc;
 }

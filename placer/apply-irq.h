@@ -114,8 +114,8 @@ int irq_reset(const char *state_dir, struct placer_reset_result *res, struct pla
 
 /* apply-irq.c: undo the entries of TXN (0: all), newest first, each leaving the journal
  * (saved) once done; returns the number that could not be undone (left in the journal). */
-size_t irq_undo(struct irq_state *s, unsigned txn, struct strv *notes, struct strv *failures, unsigned **restored,
-                size_t *n_restored);
+size_t irq_undo(struct irq_state *s, unsigned txn, struct placer_string_list *notes,
+                struct placer_string_list *failures, unsigned **restored, size_t *n_restored);
 /* Write LIST to /proc/irq/IRQ/smp_affinity_list below ROOT; errno kept. */
 int irq_write_affinity(const char *root, unsigned irq, const char *list, struct placer_error **err);
 
@@ -132,15 +132,16 @@ pid_t irq_irqbalance_pid(const char *root);
 /* Ban: keep irqbalance off the IRQs IRQS (N of them) and off the cpus BANNED, journaled
  * in S (txn TXN), then restart it.  *what says how ("drop-in ...", "/etc/default/...") */
 int irq_irqbalance_ban(const struct irq_etc *etc, struct irq_state *s, unsigned txn, const unsigned *irqs, size_t n,
-                       const char *banned, struct strv *actions, struct placer_error **err);
+                       const char *banned, struct placer_string_list *actions, struct placer_error **err);
 /* --persist: the boot unit that applies the IRQs again at boot (ExecStart: EXE apply
  * --irqs-only ... PROFILE), enabled; journaled in S. */
 int irq_persist_unit(const struct irq_etc *etc, struct irq_state *s, unsigned txn, const char *exe,
                      const char *profile_path, const char *profile_name, const char *irqbalance_mode,
-                     struct strv *actions, struct placer_error **err);
+                     struct placer_string_list *actions, struct placer_error **err);
 /* Reset after a reboot forgot the journal: remove the boot unit and the ban placer left
  * for STATE_DIR (found by the marks placer writes in them). */
-int irq_etc_forget(const struct irq_etc *etc, const char *state_dir, struct strv *lines, struct placer_error **err);
+int irq_etc_forget(const struct irq_etc *etc, const char *state_dir, struct placer_string_list *lines,
+                   struct placer_error **err);
 /* Run an undo action. */
 int irq_run_action(const struct irq_etc *etc, enum irq_action action, struct placer_error **err);
 

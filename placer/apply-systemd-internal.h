@@ -114,8 +114,8 @@ struct sd_undone {
 /* apply-systemd.c: undo what the state records for SI (properties back,
  * drop-ins placer made removed); *reload is set when a daemon-reload is
  * needed; *done (may be NULL) says what was done. */
-int sd_undo_instance(const struct sd_ctx *c, const struct sd_instance *si, bool *reload, struct strv *notes,
-                     struct sd_undone *done, struct placer_error **err);
+int sd_undo_instance(const struct sd_ctx *c, const struct sd_instance *si, bool *reload,
+                     struct placer_string_list *notes, struct sd_undone *done, struct placer_error **err);
 /* Add to RES (reset --json) that SI was undone as DONE says: its unit among
  * units_restored, its drop-in among dropins_removed, each one change. */
 int sd_reset_result_add(struct placer_reset_result *res, const struct sd_instance *si, const struct sd_undone *done);

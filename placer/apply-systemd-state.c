@@ -15,6 +15,7 @@
 #include "apply-systemd-internal.h"
 #include "lib/fsfile.h"
 #include "lib/subprocess.h"
+#include "lib/substitute.h"
 #include "lib/textfile.h"
 #include "proc.h"
 #include "procmatch.h"
@@ -223,18 +224,6 @@ int sd_state_save(const struct sd_state *s, struct placer_error **err) {
 
 /* ------------------------------------------------------------------ systemctl */
 
-static char *argv_line(char **argv) {
-  char *line = NULL;
-  size_t size = 0;
-  FILE *f = open_memstream(&line, &size);
-  if (f == NULL)
-    return NULL;
-  for (size_t i = 0; argv[i]; i++)
-    fprintf(f, "%s%s", i ? " " : "", argv[i]);
-  fclose(f);
-  return line;
-}
-
 int sd_systemctl(const struct sd_ctx *c, char **argv, char **out, struct placer_error **err) {
   cleanup_free char *stdout_text = NULL, *stderr_text = NULL;
   int status = 0;
@@ -242,7 +231,7 @@ int sd_systemctl(const struct sd_ctx *c, char **argv, char **out, struct placer_
   if (placer_subprocess_capture(argv, NULL, c->timeout_ms, &stdout_text, &stderr_text, &status, err) < 0)
     return -1;
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-    cleanup_free char *line = argv_line(argv);
+    cleanup_free char *line = placer_argv_join(argv);
     char *nl = strchr(stderr_text, '\n');
     if (nl)
       *nl = '\0';

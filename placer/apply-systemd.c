@@ -17,7 +17,9 @@
 #include "apply-systemd-internal.h"
 #include "lib/cpulist.h"
 #include "lib/fsfile.h"
+#include "lib/pid-list.h"
 #include "lib/subprocess.h"
+#include "lib/substitute.h"
 #include "proc.h"
 #include "procmatch.h"
 #include "state.h"
@@ -26,12 +28,11 @@
 
 struct sd_target {
   const struct placer_instance *inst;
-  struct sd_instance rec; /* what the state will hold */
-  pid_t *pids;            /* the processes found (matcher or --pid) */
-  size_t n_pids;
-  bool needs_set; /* a property differs from the plan */
-  bool known;     /* already in the state from an earlier apply */
-  bool kept;      /* no process now: the earlier record is kept, nothing done */
+  struct sd_instance rec;      /* what the state will hold */
+  struct placer_pid_list pids; /* the processes found (matcher or --pid) */
+  bool needs_set;              /* a property differs from the plan */
+  bool known;                  /* already in the state from an earlier apply */
+  bool kept;                   /* no process now: the earlier record is kept, nothing done */
   char *note;
   unsigned changes;
   size_t n_vcpus_pinned;
@@ -45,20 +46,20 @@ struct sd_applier {
   struct sd_state state;
   struct sd_target *t;
   size_t n;
-  struct strv actions, notes;
+  struct placer_string_list actions, notes;
   unsigned steps;
 };
 
 static void applier_clear(struct sd_applier *a) {
   for (size_t i = 0; i < a->n; i++) {
     sd_instance_clear(&a->t[i].rec);
-    free(a->t[i].pids);
+    placer_pid_list_free(&a->t[i].pids);
     free(a->t[i].note);
   }
   free(a->t);
   sd_state_clear(&a->state);
-  strv_free(&a->actions);
-  strv_free(&a->notes);
+  placer_string_list_free(&a->actions);
+  placer_string_list_free(&a->notes);
 }
 
 static void sleep_ms(unsigned ms) {
@@ -74,18 +75,6 @@ static const struct sd_instance *state_find(const struct sd_state *s, const char
 }
 
 /* ------------------------------------------------------------------ find the units */
-
-static int add_pid(struct sd_target *t, pid_t pid) {
-  for (size_t i = 0; i < t->n_pids; i++)
-    if (t->pids[i] == pid)
-      return 0;
-  pid_t *bigger = realloc(t->pids, (t->n_pids + 1) * sizeof(*bigger));
-  if (bigger == NULL)
-    return -1;
-  t->pids = bigger;
-  t->pids[t->n_pids++] = pid;
-  return 0;
-}
 
 static int find_processes(struct sd_applier *a, struct sd_target *t, struct placer_error **err) {
   const struct placer_apply_options *opt = a->opt;
@@ -104,7 +93,7 @@ static int find_processes(struct sd_applier *a, struct sd_target *t, struct plac
       placer_error_clear(&gone);
       return placer_error_set(err, PLACER_EXIT_USAGE, ESRCH, "--pid %s=%d: no such process", inst->name, (int)pid);
     }
-    if (add_pid(t, pid) < 0)
+    if (placer_pid_list_add_new(&t->pids, pid) < 0)
       return placer_error_oom(err, NULL);
   }
   if (explicit)
@@ -115,7 +104,7 @@ static int find_processes(struct sd_applier *a, struct sd_target *t, struct plac
   if (placer_procmatch_find(inst->kind, &inst->match, &pids, &n, &why, err) < 0)
     return placer_error_prefix(err, "%s", inst->name);
   for (size_t k = 0; k < n; k++)
-    if (add_pid(t, pids[k]) < 0)
+    if (placer_pid_list_add_new(&t->pids, pids[k]) < 0)
       return placer_error_oom(err, NULL);
   if (n == 0) {
     cleanup_free char *desc = placer_match_describe(inst->kind, &inst->match);
@@ -136,13 +125,13 @@ static int find_processes(struct sd_applier *a, struct sd_target *t, struct plac
 /* The one unit that holds every process of T. */
 static int find_unit(struct sd_applier *a, struct sd_target *t, struct placer_error **err) {
   (void)a;
-  for (size_t i = 0; i < t->n_pids; i++) {
-    cleanup_free char *path = NULL, *unit = NULL, *ucg = NULL, *comm = placer_proc_comm(t->pids[i]);
-    if (sd_pid_cgroup(t->pids[i], &path, err) < 0 || placer_systemd_unit_from_cgroup(path, &unit, &ucg, err) < 0)
+  for (size_t i = 0; i < t->pids.n; i++) {
+    cleanup_free char *path = NULL, *unit = NULL, *ucg = NULL, *comm = placer_proc_comm(t->pids.pids[i]);
+    if (sd_pid_cgroup(t->pids.pids[i], &path, err) < 0 || placer_systemd_unit_from_cgroup(path, &unit, &ucg, err) < 0)
       return placer_error_prefix(err,
                                  "%s: pid %d (%s) cannot be placed through systemd (run it as a unit, or use "
                                  "--backend cgroupfs)",
-                                 t->inst->name, (int)t->pids[i], comm ? comm : "?");
+                                 t->inst->name, (int)t->pids.pids[i], comm ? comm : "?");
     if (t->rec.unit == NULL) {
       t->rec.unit = TAKE_PTR(unit);
       t->rec.cgroup = TAKE_PTR(ucg);
@@ -150,7 +139,7 @@ static int find_unit(struct sd_applier *a, struct sd_target *t, struct placer_er
       return placer_error_set(err, PLACER_EXIT_USAGE, EINVAL,
                               "%s: its processes run in two units, %s and %s (pid %d): systemd places whole units; "
                               "make the matcher (or --pid) pick one",
-                              t->inst->name, t->rec.unit, unit, (int)t->pids[i]);
+                              t->inst->name, t->rec.unit, unit, (int)t->pids.pids[i]);
     }
   }
   return 0;
@@ -225,7 +214,8 @@ static int fill_record(struct sd_applier *a, struct sd_target *t, struct placer_
       if (copy_instance(r, old) < 0)
         return placer_error_oom(err, NULL);
       t->kept = t->known = true;
-      strv_add(&a->notes, "%s: no process now; %s keeps the placement applied earlier", inst->name, r->unit);
+      placer_string_list_addf(&a->notes, "%s: no process now; %s keeps the placement applied earlier", inst->name,
+                              r->unit);
     }
     return 0; /* no process: nothing to place */
   }
@@ -407,7 +397,7 @@ static int write_dropin(struct sd_applier *a, struct sd_target *t, bool *reload,
   snprintf(want, sizeof(want), "%s\n", text);
   if (now && strcmp(now, want) == 0 && r->dropin)
     return 0;
-  strv_add(&a->actions, "%s: write %s", r->name, path);
+  placer_string_list_addf(&a->actions, "%s: write %s", r->name, path);
   if (a->opt->dry_run) {
     a->steps++;
     t->changes++;
@@ -430,25 +420,13 @@ static int write_dropin(struct sd_applier *a, struct sd_target *t, bool *reload,
   return 0;
 }
 
-static char *argv_text(char **argv) {
-  char *line = NULL;
-  size_t size = 0;
-  FILE *f = open_memstream(&line, &size);
-  if (f == NULL)
-    return NULL;
-  for (size_t i = 0; argv[i]; i++)
-    fprintf(f, "%s%s", i ? " " : "", argv[i]);
-  fclose(f);
-  return line;
-}
-
 static int set_properties(struct sd_applier *a, struct sd_target *t, struct placer_error **err) {
   struct placer_systemd_props props = sd_instance_props(&t->rec);
   char **argv = placer_systemd_set_property_argv(a->ctx.systemctl, t->rec.unit, true, &props);
   if (argv == NULL)
     return placer_error_oom(err, NULL);
-  cleanup_free char *line = argv_text(argv);
-  strv_add(&a->actions, "%s: %s", t->rec.name, line ? line : "systemctl set-property");
+  cleanup_free char *line = placer_argv_join(argv);
+  placer_string_list_addf(&a->actions, "%s: %s", t->rec.name, line ? line : "systemctl set-property");
   int ret = 0;
   if (!a->opt->dry_run)
     ret = sd_systemctl(&a->ctx, argv, NULL, err);
@@ -461,35 +439,35 @@ static int set_properties(struct sd_applier *a, struct sd_target *t, struct plac
 }
 
 struct problems {
-  struct strv lines;
+  struct placer_string_list lines;
 };
 
 static void collect_problem(void *ctx, const char *msg) {
-  strv_add(&((struct problems *)ctx)->lines, "%s", msg);
+  placer_string_list_addf(&((struct problems *)ctx)->lines, "%s", msg);
 }
 
 /* The unit's group files and every thread, retried while threads settle. */
 static int verify_target(struct sd_applier *a, struct sd_target *t, const char *when, struct placer_error **err) {
   for (int round = 0;; round++) {
-    struct problems pr = { { NULL, 0 } };
+    struct problems pr = { { NULL, 0, 0 } };
     size_t n = sd_check_unit(&a->ctx, &t->rec, collect_problem, &pr, NULL, NULL);
     if (n == 0) {
-      strv_free(&pr.lines);
+      placer_string_list_free(&pr.lines);
       return 0;
     }
     if (round + 1 == VERIFY_ROUNDS) {
-      placer_error_set(err, PLACER_EXIT_SYSTEM, EAGAIN, "%s: verify %s: %s%s", t->rec.name, when, pr.lines.v[0],
+      placer_error_set(err, PLACER_EXIT_SYSTEM, EAGAIN, "%s: verify %s: %s%s", t->rec.name, when, pr.lines.items[0],
                        n > 1 ? " (and more)" : "");
-      strv_free(&pr.lines);
+      placer_string_list_free(&pr.lines);
       return -1;
     }
-    strv_free(&pr.lines);
+    placer_string_list_free(&pr.lines);
     sleep_ms(200);
   }
 }
 
-int sd_undo_instance(const struct sd_ctx *c, const struct sd_instance *si, bool *reload, struct strv *notes,
-                     struct sd_undone *done, struct placer_error **err) {
+int sd_undo_instance(const struct sd_ctx *c, const struct sd_instance *si, bool *reload,
+                     struct placer_string_list *notes, struct sd_undone *done, struct placer_error **err) {
   struct sd_undone did = { false, false };
   int ret = 0;
   if (si->dropin) {
@@ -497,7 +475,7 @@ int sd_undo_instance(const struct sd_ctx *c, const struct sd_instance *si, bool 
       did.dropin_removed = true;
     else if (errno != ENOENT)
       return placer_error_errno(err, PLACER_EXIT_SYSTEM, errno, "%s: remove %s", si->name, si->dropin);
-    strv_add(notes, "%s: removed %s", si->name, si->dropin);
+    placer_string_list_addf(notes, "%s: removed %s", si->name, si->dropin);
     if (si->dropin_dir_created) {
       char *dir = strdup(si->dropin);
       char *slash = dir ? strrchr(dir, '/') : NULL;
@@ -527,9 +505,10 @@ int sd_undo_instance(const struct sd_ctx *c, const struct sd_instance *si, bool 
     if (ret < 0)
       return placer_error_prefix(err, "%s: set %s back", si->name, si->unit);
     did.unit_set_back = true;
-    strv_add(notes, "%s: %s properties set back", si->name, si->unit);
+    placer_string_list_addf(notes, "%s: %s properties set back", si->name, si->unit);
   } else {
-    strv_add(notes, "%s: unit %s is %s: only its drop-ins are removed", si->name, si->unit, load ? load : "unknown");
+    placer_string_list_addf(notes, "%s: unit %s is %s: only its drop-ins are removed", si->name, si->unit,
+                            load ? load : "unknown");
   }
   for (int p = 0; p < SD_N_PROPS; p++) {
     bool sets = (p == SD_ALLOWED_CPUS && props.allowed_cpus) ||
@@ -549,16 +528,16 @@ int sd_undo_instance(const struct sd_ctx *c, const struct sd_instance *si, bool 
 }
 
 int sd_reset_result_add(struct placer_reset_result *res, const struct sd_instance *si, const struct sd_undone *done) {
-  struct strv units = { res->units_restored, res->n_units_restored };
-  struct strv dropins = { res->dropins_removed, res->n_dropins_removed };
+  struct placer_string_list units = { res->units_restored, res->n_units_restored, 0 };
+  struct placer_string_list dropins = { res->dropins_removed, res->n_dropins_removed, 0 };
   int ret = 0;
-  if (done->unit_set_back && strv_add(&units, "%s", si->unit) < 0)
+  if (done->unit_set_back && placer_string_list_addf(&units, "%s", si->unit) < 0)
     ret = -1;
-  if (done->dropin_removed && si->dropin && strv_add(&dropins, "%s", si->dropin) < 0)
+  if (done->dropin_removed && si->dropin && placer_string_list_addf(&dropins, "%s", si->dropin) < 0)
     ret = -1;
-  res->units_restored = units.v;
+  res->units_restored = units.items;
   res->n_units_restored = units.n;
-  res->dropins_removed = dropins.v;
+  res->dropins_removed = dropins.items;
   res->n_dropins_removed = dropins.n;
   res->n_undone = units.n + dropins.n;
   return ret;
@@ -566,15 +545,15 @@ int sd_reset_result_add(struct placer_reset_result *res, const struct sd_instanc
 
 /* Undo every instance the state holds, newest first; the state keeps what
  * failed.  RES (may be NULL) gets what was undone; *oom when it could not. */
-static size_t undo_all(const struct sd_ctx *c, struct sd_state *s, struct strv *notes, struct strv *failures,
-                       struct placer_reset_result *res, bool *oom) {
+static size_t undo_all(const struct sd_ctx *c, struct sd_state *s, struct placer_string_list *notes,
+                       struct placer_string_list *failures, struct placer_reset_result *res, bool *oom) {
   bool reload = false;
   size_t failed = 0;
   for (size_t i = s->n; i-- > 0;) {
     struct placer_error *e = NULL;
     struct sd_undone done;
     if (sd_undo_instance(c, &s->v[i], &reload, notes, &done, &e) < 0) {
-      strv_add(failures, "%s", e->msg);
+      placer_string_list_addf(failures, "%s", e->msg);
       placer_error_free(e);
       failed++;
       continue;
@@ -586,7 +565,7 @@ static size_t undo_all(const struct sd_ctx *c, struct sd_state *s, struct strv *
     s->n--;
     struct placer_error *save_err = NULL;
     if (sd_state_save(s, &save_err) < 0) {
-      strv_add(failures, "%s", save_err->msg);
+      placer_string_list_addf(failures, "%s", save_err->msg);
       placer_error_free(save_err);
       failed++;
     }
@@ -594,7 +573,7 @@ static size_t undo_all(const struct sd_ctx *c, struct sd_state *s, struct strv *
   if (reload) {
     struct placer_error *e = NULL;
     if (sd_daemon_reload(c, &e) < 0) {
-      strv_add(failures, "%s", e->msg);
+      placer_string_list_addf(failures, "%s", e->msg);
       placer_error_free(e);
       failed++;
     }
@@ -603,15 +582,15 @@ static size_t undo_all(const struct sd_ctx *c, struct sd_state *s, struct strv *
 }
 
 static int roll_back(struct sd_applier *a, struct placer_error **err) {
-  struct strv notes = { NULL, 0 }, failures = { NULL, 0 };
+  struct placer_string_list notes = { NULL, 0, 0 }, failures = { NULL, 0, 0 };
   /* only what this apply added: instances known before keep their record */
   size_t failed = undo_all(&a->ctx, &a->state, &notes, &failures, NULL, NULL);
   if (failed == 0)
     placer_error_prefix(err, "apply failed; the placement through systemd is taken back (every unit as before placer)");
   else
-    placer_error_prefix(err, "apply failed and the rollback is incomplete (%s); run 'placer reset'", failures.v[0]);
-  strv_free(&notes);
-  strv_free(&failures);
+    placer_error_prefix(err, "apply failed and the rollback is incomplete (%s); run 'placer reset'", failures.items[0]);
+  placer_string_list_free(&notes);
+  placer_string_list_free(&failures);
   return -1;
 }
 
@@ -666,7 +645,7 @@ static int restart_rolling(struct sd_applier *a, struct placer_error **err) {
     if (wait_healthy(a, when, err) < 0)
       return -1;
     char *argv[] = { (char *)a->ctx.systemctl, "restart", t->rec.unit, NULL };
-    strv_add(&a->actions, "%s: systemctl restart %s", t->rec.name, t->rec.unit);
+    placer_string_list_addf(&a->actions, "%s: systemctl restart %s", t->rec.name, t->rec.unit);
     if (sd_systemctl(&a->ctx, argv, NULL, err) < 0 || wait_active(a, t->rec.unit, err) < 0)
       return placer_error_prefix(err, "%s: rolling restart", t->rec.name);
     snprintf(when, sizeof(when), "after restarting %s", t->rec.unit);
@@ -675,7 +654,8 @@ static int restart_rolling(struct sd_applier *a, struct placer_error **err) {
     if (sd_pin_vcpus(&a->ctx, &t->rec, &t->n_vcpus_pinned, &t->vcpu_source, err) < 0 ||
         verify_target(a, t, "after the restart", err) < 0 || record_procs(a, t, err) < 0)
       return -1;
-    strv_add(&a->notes, "%s: %s restarted; the placement holds on every thread", t->rec.name, t->rec.unit);
+    placer_string_list_addf(&a->notes, "%s: %s restarted; the placement holds on every thread", t->rec.name,
+                            t->rec.unit);
   }
   return save_state(a, err);
 }
@@ -733,12 +713,12 @@ static int build_report(struct sd_applier *a, struct placer_apply_report **out, 
       ri->bound[ri->n_bound++].n_threads = n_tids;
     }
   }
-  r->actions = a->actions.v;
+  r->actions = a->actions.items;
   r->n_actions = a->actions.n;
-  a->actions = (struct strv){ NULL, 0 };
-  r->notes = a->notes.v;
+  a->actions = (struct placer_string_list){ NULL, 0, 0 };
+  r->notes = a->notes.items;
   r->n_notes = a->notes.n;
-  a->notes = (struct strv){ NULL, 0 };
+  a->notes = (struct placer_string_list){ NULL, 0, 0 };
   if (oom) {
     placer_apply_report_free(r);
     return placer_error_oom(err, NULL);
@@ -777,7 +757,8 @@ static int systemd_apply(const struct placer_plan *plan, const struct placer_app
     goto out;
   }
   if (a.state.n > 0 && a.state.persist && !opt->persist)
-    strv_add(&a.notes, "the drop-ins of an earlier 'apply --persist' stay in place; 'placer reset' removes them");
+    placer_string_list_addf(&a.notes,
+                            "the drop-ins of an earlier 'apply --persist' stay in place; 'placer reset' removes them");
   if (build_targets(&a, err) < 0)
     goto out;
 
@@ -836,14 +817,14 @@ static int systemd_reset_run(const char *state_dir, struct placer_reset_result *
   sd_ctx_init(&c, NULL);
   struct placer_state *lock = NULL;
   struct sd_state s = { 0 };
-  struct strv out = { NULL, 0 }, failures = { NULL, 0 };
+  struct placer_string_list out = { NULL, 0, 0 }, failures = { NULL, 0, 0 };
   int ret = -1;
   if (placer_state_open(dir, PLACER_STATE_LOCK_EXCLUSIVE, &lock, NULL, err) < 0 || sd_state_load(dir, &s, err) < 0)
     goto done;
   size_t before = s.n;
   if (before == 0) {
     /* a state file without instances: nothing to undo, and it goes too */
-    strv_add(&out, "nothing to reset (no placer state in %s)", dir);
+    placer_string_list_addf(&out, "nothing to reset (no placer state in %s)", dir);
     ret = sd_state_save(&s, err);
     goto done;
   }
@@ -854,22 +835,23 @@ static int systemd_reset_run(const char *state_dir, struct placer_reset_result *
     placer_error_set(err, PLACER_EXIT_SYSTEM, 0,
                      "reset incomplete: %zu of %zu units could not be set back (%s); they stay recorded in %s/%s: fix "
                      "the cause and run 'placer reset' again",
-                     failed, before, failures.v[0], dir, SD_STATE_FILE);
+                     failed, before, failures.items[0], dir, SD_STATE_FILE);
     goto done;
   }
   if (oom) {
     placer_error_oom(err, NULL);
     goto done;
   }
-  strv_add(&out, "reset: %zu unit%s set back through systemd, %zu drop-in%s removed; no placer state left in %s",
-           res->n_units_restored, res->n_units_restored == 1 ? "" : "s", res->n_dropins_removed,
-           res->n_dropins_removed == 1 ? "" : "s", dir);
+  placer_string_list_addf(
+      &out, "reset: %zu unit%s set back through systemd, %zu drop-in%s removed; no placer state left in %s",
+      res->n_units_restored, res->n_units_restored == 1 ? "" : "s", res->n_dropins_removed,
+      res->n_dropins_removed == 1 ? "" : "s", dir);
   ret = 0;
 done:
-  strv_free(&failures);
+  placer_string_list_free(&failures);
   sd_state_clear(&s);
   placer_state_free(lock);
-  res->lines = out.v;
+  res->lines = out.items;
   res->n_lines = out.n;
   if (ret < 0) {
     placer_reset_result_clear(res);

@@ -171,9 +171,10 @@ static void test_reset_systemd(void **state) {
   assert_int_equal(sd_reset_result_add(&res, &gone, &(struct sd_undone){ false, true }), 0);
   assert_int_equal(sd_reset_result_add(&res, &mds, &(struct sd_undone){ true, false }), 0);
   assert_int_equal(sd_reset_result_add(&res, &osd, &(struct sd_undone){ true, true }), 0);
-  struct strv lines = { NULL, 0 };
-  assert_int_equal(strv_add(&lines, "reset: 2 units set back through systemd, 2 drop-ins removed; ..."), 0);
-  res.lines = lines.v;
+  struct placer_string_list lines = { NULL, 0, 0 };
+  assert_int_equal(placer_string_list_addf(&lines, "reset: 2 units set back through systemd, 2 drop-ins removed; ..."),
+                   0);
+  res.lines = lines.items;
   res.n_lines = lines.n;
 
   json_t *doc = placer_reset_result_json(&res);
@@ -197,7 +198,7 @@ static void test_reset_systemd(void **state) {
   assert_string_equal(json_string_value(json_array_get(dropins, 1)), osd.dropin);
   assert_int_equal(json_array_size(json_object_get(doc, "groups_removed")), 0);
   assert_int_equal(json_array_size(json_object_get(doc, "pids_restored")), 0);
-  assert_string_equal(json_string_value(json_array_get(json_object_get(doc, "messages"), 0)), lines.v[0]);
+  assert_string_equal(json_string_value(json_array_get(json_object_get(doc, "messages"), 0)), lines.items[0]);
   json_decref(doc);
 
   /* the cgroupfs document has the same keys, its systemd lists empty */

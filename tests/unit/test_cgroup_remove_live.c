@@ -240,17 +240,17 @@ static void test_undo_refuses_corrupt_limit(void **state) {
                                                   .group = strdup(group),
                                                   .setting = PLACER_SETTING_MEMORY_LIMIT,
                                                   .previous = strdup("12abc") };
-  struct strv notes = { NULL, 0 }, failures = { NULL, 0 };
+  struct placer_string_list notes = { NULL, 0, 0 }, failures = { NULL, 0, 0 };
   assert_int_equal(apply_undo(cg, st, 0, &notes, &failures), 1);
   assert_int_equal(failures.n, 1);
-  if (strstr(failures.v[0], "recorded memory limit '12abc' is not 'max' or bytes") == NULL)
-    fail_msg("failure: %s", failures.v[0]);
+  if (strstr(failures.items[0], "recorded memory limit '12abc' is not 'max' or bytes") == NULL)
+    fail_msg("failure: %s", failures.items[0]);
   assert_int_equal(st->n_journal, 1); /* kept for the next reset */
   uint64_t limit = 0;
   assert_int_equal(placer_cgroup_read_memory_limit(cg, group, &limit, &err), 0);
   assert_true(limit == 64u << 20);
-  strv_free(&notes);
-  strv_free(&failures);
+  placer_string_list_free(&notes);
+  placer_string_list_free(&failures);
   char path[128];
   snprintf(path, sizeof(path), "%s/state.json", dir);
   unlink(path);
