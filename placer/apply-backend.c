@@ -98,8 +98,7 @@ static void warn_ceph_affinity(const struct placer_plan *plan, struct placer_app
         break; /* one OSD process per instance */
     }
   }
-  r->notes = notes.items;
-  r->n_notes = notes.n;
+  r->notes = placer_string_list_release(&notes, &r->n_notes);
 }
 
 /* apply --irqs-only: the plan's IRQs and nothing else (what the boot unit of --persist runs). */

@@ -73,18 +73,10 @@ int applier_build_report(struct applier *a, struct placer_apply_report **out, st
   r->state_dir = strdup(a->state->dir);
   r->dry_run = a->dry_run;
   r->steps = a->steps;
-  r->actions = a->actions.items;
-  r->n_actions = a->actions.n;
-  a->actions = (struct placer_string_list){ NULL, 0, 0 };
-  r->notes = a->notes.items;
-  r->n_notes = a->notes.n;
-  a->notes = (struct placer_string_list){ NULL, 0, 0 };
-  r->groups_created = a->groups_created.items;
-  r->n_groups_created = a->groups_created.n;
-  a->groups_created = (struct placer_string_list){ NULL, 0, 0 };
-  r->groups_changed = a->groups_changed.items;
-  r->n_groups_changed = a->groups_changed.n;
-  a->groups_changed = (struct placer_string_list){ NULL, 0, 0 };
+  r->actions = placer_string_list_release(&a->actions, &r->n_actions);
+  r->notes = placer_string_list_release(&a->notes, &r->n_notes);
+  r->groups_created = placer_string_list_release(&a->groups_created, &r->n_groups_created);
+  r->groups_changed = placer_string_list_release(&a->groups_changed, &r->n_groups_changed);
   r->instances = calloc(a->n_targets, sizeof(*r->instances));
   if (r->instances == NULL) {
     placer_apply_report_free(r);

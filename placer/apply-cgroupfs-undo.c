@@ -408,8 +408,7 @@ int cgroupfs_reset_run(const char *state_dir, struct placer_reset_result *res, s
   if (placer_state_is_empty(state)) {
     placer_string_list_addf(&out, "nothing to reset (no placer state in %s)", state_dir);
     placer_state_free(state);
-    res->lines = out.items;
-    res->n_lines = out.n;
+    res->lines = placer_string_list_release(&out, &res->n_lines);
     return 0;
   }
   struct placer_cgroup *cg = NULL;
@@ -465,10 +464,8 @@ int cgroupfs_reset_run(const char *state_dir, struct placer_reset_result *res, s
   }
   placer_string_list_free(&failures);
   placer_state_free(state);
-  res->lines = out.items;
-  res->n_lines = out.n;
-  res->groups_removed = removed.items;
-  res->n_groups_removed = removed.n;
+  res->lines = placer_string_list_release(&out, &res->n_lines);
+  res->groups_removed = placer_string_list_release(&removed, &res->n_groups_removed);
   res->n_undone = before;
   if (ret < 0) {
     placer_reset_result_clear(res);

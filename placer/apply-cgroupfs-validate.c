@@ -312,15 +312,7 @@ int applier_resolve_processes(struct applier *a, struct placer_error **err) {
         placer_error_clear(&gone); /* exited since the scan: as if never found */
     }
     if (t->n_procs == 0) {
-      cleanup_free char *desc = placer_match_describe(inst->kind, &inst->match);
-      if (inst->match.kind == PLACER_MATCH_NONE) {
-        if (asprintf(&t->note, "no process: the profile gives no matcher and no --pid %s=PID was given", inst->name) <
-            0)
-          t->note = NULL;
-      } else if (asprintf(&t->note, "no process matches %s%s%s%s", desc ? desc : "?", why ? " (" : "", why ? why : "",
-                          why ? ")" : "") < 0) {
-        t->note = NULL;
-      }
+      t->note = apply_no_process_note(inst, why);
       if (opt->strict)
         return placer_error_set(err, PLACER_EXIT_INFEASIBLE, ESRCH, "%s: %s (--strict)", inst->name,
                                 t->note ? t->note : "no process");

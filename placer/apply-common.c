@@ -12,7 +12,9 @@
 
 #include "apply-internal.h"
 #include "lib/cpulist.h"
+#include "lib/error.h"
 #include "plan.h"
+#include "procmatch.h"
 
 char *apply_now_rfc3339(void) {
   time_t now = time(NULL);
@@ -124,4 +126,18 @@ void placer_reset_result_clear(struct placer_reset_result *res) {
   free(res->irqs_restored);
   free(res->state_dir);
   *res = (struct placer_reset_result){ 0 };
+}
+
+char *apply_no_process_note(const struct placer_instance *inst, const char *why) {
+  char *note = NULL;
+  if (inst->match.kind == PLACER_MATCH_NONE) {
+    if (asprintf(&note, "no process: the profile gives no matcher and no --pid %s=PID was given", inst->name) < 0)
+      return NULL;
+    return note;
+  }
+  cleanup_free char *desc = placer_match_describe(inst->kind, &inst->match);
+  if (asprintf(&note, "no process matches %s%s%s%s", desc ? desc : "?", why ? " (" : "", why ? why : "",
+               why ? ")" : "") < 0)
+    return NULL;
+  return note;
 }

@@ -22,6 +22,11 @@
  * NULL on ENOMEM. */
 char *apply_now_rfc3339(void);
 
+/* The note of an instance no process was found for: the profile gives no
+ * matcher and no --pid was given, or its matcher found none (WHY, may be
+ * NULL: what the search saw).  NULL on ENOMEM. */
+char *apply_no_process_note(const struct placer_instance *inst, const char *why);
+
 /* FMT formatted (vasprintf); NULL on ENOMEM. */
 char *apply_vformat(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0)));
 

@@ -626,10 +626,8 @@ int irq_apply_commit(struct irq_txn *t, struct placer_apply_report *report, stru
     placer_string_list_addf(&actions, "irqs: %s", t->actions.items[i]);
   for (size_t i = 0; i < t->notes.n; i++)
     placer_string_list_addf(&notes, "irqs: %s", t->notes.items[i]);
-  report->actions = actions.items;
-  report->n_actions = actions.n;
-  report->notes = notes.items;
-  report->n_notes = notes.n;
+  report->actions = placer_string_list_release(&actions, &report->n_actions);
+  report->notes = placer_string_list_release(&notes, &report->n_notes);
   report->steps += t->steps;
   report->irqs = TAKE_PTR(t->irqs);
   report->n_irqs = t->plan->n_irqs;
@@ -794,8 +792,7 @@ int irq_reset(const char *state_dir, struct placer_reset_result *res, struct pla
     res->changed = true;
     res->n_undone += undone;
   }
-  res->lines = lines.items;
-  res->n_lines = lines.n;
+  res->lines = placer_string_list_release(&lines, &res->n_lines);
   placer_string_list_free(&notes);
   placer_string_list_free(&failures);
   irq_state_free(s);

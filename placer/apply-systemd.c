@@ -107,14 +107,7 @@ static int find_processes(struct sd_applier *a, struct sd_target *t, struct plac
     if (placer_pid_list_add_new(&t->pids, pids[k]) < 0)
       return placer_error_oom(err, NULL);
   if (n == 0) {
-    cleanup_free char *desc = placer_match_describe(inst->kind, &inst->match);
-    if (inst->match.kind == PLACER_MATCH_NONE) {
-      if (asprintf(&t->note, "no process: the profile gives no matcher and no --pid %s=PID was given", inst->name) < 0)
-        t->note = NULL;
-    } else if (asprintf(&t->note, "no process matches %s%s%s%s", desc ? desc : "?", why ? " (" : "", why ? why : "",
-                        why ? ")" : "") < 0) {
-      t->note = NULL;
-    }
+    t->note = apply_no_process_note(inst, why);
     if (opt->strict)
       return placer_error_set(err, PLACER_EXIT_INFEASIBLE, ESRCH, "%s: %s (--strict)", inst->name,
                               t->note ? t->note : "no process");
@@ -535,11 +528,9 @@ int sd_reset_result_add(struct placer_reset_result *res, const struct sd_instanc
     ret = -1;
   if (done->dropin_removed && si->dropin && placer_string_list_addf(&dropins, "%s", si->dropin) < 0)
     ret = -1;
-  res->units_restored = units.items;
-  res->n_units_restored = units.n;
-  res->dropins_removed = dropins.items;
-  res->n_dropins_removed = dropins.n;
-  res->n_undone = units.n + dropins.n;
+  res->units_restored = placer_string_list_release(&units, &res->n_units_restored);
+  res->dropins_removed = placer_string_list_release(&dropins, &res->n_dropins_removed);
+  res->n_undone = res->n_units_restored + res->n_dropins_removed;
   return ret;
 }
 
@@ -713,12 +704,8 @@ static int build_report(struct sd_applier *a, struct placer_apply_report **out, 
       ri->bound[ri->n_bound++].n_threads = n_tids;
     }
   }
-  r->actions = a->actions.items;
-  r->n_actions = a->actions.n;
-  a->actions = (struct placer_string_list){ NULL, 0, 0 };
-  r->notes = a->notes.items;
-  r->n_notes = a->notes.n;
-  a->notes = (struct placer_string_list){ NULL, 0, 0 };
+  r->actions = placer_string_list_release(&a->actions, &r->n_actions);
+  r->notes = placer_string_list_release(&a->notes, &r->n_notes);
   if (oom) {
     placer_apply_report_free(r);
     return placer_error_oom(err, NULL);
@@ -851,8 +838,7 @@ done:
   placer_string_list_free(&failures);
   sd_state_clear(&s);
   placer_state_free(lock);
-  res->lines = out.items;
-  res->n_lines = out.n;
+  res->lines = placer_string_list_release(&out, &res->n_lines);
   if (ret < 0) {
     placer_reset_result_clear(res);
     return -1;

@@ -70,3 +70,11 @@ void placer_string_list_free(struct placer_string_list *l) {
   l->n = 0;
   l->cap = 0;
 }
+
+char **placer_string_list_release(struct placer_string_list *l, size_t *n) {
+  char **items = l->items;
+  *n = l->n;
+  l->items = NULL;
+  l->n = l->cap = 0;
+  return items;
+}
