@@ -64,6 +64,30 @@ static void test_hand_built_list_grows(void **state) {
   placer_string_list_free(&l);
 }
 
+/* release hands the strings over and leaves an empty list that grows again */
+static void test_release(void **state) {
+  (void)state;
+  struct placer_string_list l = { NULL, 0, 0 };
+  size_t n = 99;
+  assert_null(placer_string_list_release(&l, &n));
+  assert_int_equal(n, 0);
+  assert_int_equal(placer_string_list_addf(&l, "a%d", 1), 0);
+  assert_int_equal(placer_string_list_add(&l, "b"), 0);
+  char **items = placer_string_list_release(&l, &n);
+  assert_int_equal(n, 2);
+  assert_string_equal(items[0], "a1");
+  assert_string_equal(items[1], "b");
+  assert_null(l.items);
+  assert_int_equal(l.n, 0);
+  assert_int_equal(l.cap, 0);
+  assert_int_equal(placer_string_list_add(&l, "c"), 0);
+  assert_int_equal(l.n, 1);
+  placer_string_list_free(&l);
+  for (size_t i = 0; i < n; i++)
+    free(items[i]);
+  free(items);
+}
+
 static void test_pids(void **state) {
   (void)state;
   struct placer_pid_list l = { 0 };
@@ -100,6 +124,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_strings_added_in_order),
     cmocka_unit_test(test_hand_built_list_grows),
+    cmocka_unit_test(test_release),
     cmocka_unit_test(test_pids),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
