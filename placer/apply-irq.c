@@ -176,17 +176,6 @@ size_t irq_undo(struct irq_state *s, unsigned txn, struct placer_string_list *no
   return failed;
 }
 
-static char *joined(const struct placer_string_list *v) {
-  char *text = NULL;
-  size_t size = 0;
-  FILE *f = open_memstream(&text, &size);
-  if (f == NULL)
-    return NULL;
-  for (size_t i = 0; i < v->n; i++)
-    fprintf(f, "%s%s", i ? "; " : "", v->items[i]);
-  return fclose(f) == 0 ? text : NULL;
-}
-
 /* ------------------------------------------------------------------ apply */
 
 static void txn_free(struct irq_txn *t) {
@@ -404,7 +393,7 @@ static void roll_back(struct irq_txn *t, struct placer_error **err) {
     placer_error_free(save_err);
     failed++;
   }
-  cleanup_free char *why = joined(&failures), *said = joined(&notes);
+  cleanup_free char *why = placer_string_list_join(&failures, "; "), *said = placer_string_list_join(&notes, "; ");
   if (*err == NULL)
     return;
   char *msg = NULL;
@@ -765,7 +754,7 @@ int irq_reset(const char *state_dir, struct placer_reset_result *res, struct pla
     size_t failed = irq_undo(s, 0, &notes, &failures, &res->irqs_restored, &res->n_irqs_restored);
     undone = before - s->n_journal;
     if (failed) {
-      cleanup_free char *why = joined(&failures);
+      cleanup_free char *why = placer_string_list_join(&failures, "; ");
       rc = placer_error_set(err, PLACER_EXIT_SYSTEM, 0,
                             "reset: %zu IRQ change%s could not be undone (%s); they stay "
                             "recorded in %s/%s for the next reset",

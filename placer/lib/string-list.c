@@ -78,3 +78,16 @@ char **placer_string_list_release(struct placer_string_list *l, size_t *n) {
   l->n = l->cap = 0;
   return items;
 }
+
+char *placer_string_list_join(const struct placer_string_list *l, const char *sep) {
+  size_t len = 1;
+  for (size_t i = 0; i < l->n; i++)
+    len += strlen(l->items[i]) + (i ? strlen(sep) : 0);
+  char *text = malloc(len), *end = text;
+  if (text == NULL)
+    return NULL;
+  *end = '\0';
+  for (size_t i = 0; i < l->n; i++)
+    end = stpcpy(i ? stpcpy(end, sep) : end, l->items[i]);
+  return text;
+}

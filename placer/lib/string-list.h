@@ -29,6 +29,9 @@ int placer_string_list_vaddf(struct placer_string_list *l, const char *fmt, va_l
 bool placer_string_list_has(const struct placer_string_list *l, const char *s);
 /* The same strings in the same order. */
 bool placer_string_list_equal(const struct placer_string_list *a, const struct placer_string_list *b);
+/* The strings joined with SEP between them ("" for none); caller frees, NULL
+ * on ENOMEM. */
+char *placer_string_list_join(const struct placer_string_list *l, const char *sep);
 /* The strings for the caller to own and free (NULL when none), their number
  * in *N; the list is empty after. */
 char **placer_string_list_release(struct placer_string_list *l, size_t *n);

@@ -64,11 +64,14 @@ static void test_hand_built_list_grows(void **state) {
   placer_string_list_free(&l);
 }
 
-/* release hands the strings over and leaves an empty list that grows again */
+/* join, and release: it hands the strings over and leaves an empty list that grows again */
 static void test_release(void **state) {
   (void)state;
   struct placer_string_list l = { NULL, 0, 0 };
   size_t n = 99;
+  char *none = placer_string_list_join(&l, "; ");
+  assert_string_equal(none, "");
+  free(none);
   assert_null(placer_string_list_release(&l, &n));
   assert_int_equal(n, 0);
   assert_int_equal(placer_string_list_addf(&l, "a%d", 1), 0);
@@ -82,6 +85,13 @@ static void test_release(void **state) {
   assert_int_equal(l.cap, 0);
   assert_int_equal(placer_string_list_add(&l, "c"), 0);
   assert_int_equal(l.n, 1);
+  char *one = placer_string_list_join(&l, "; ");
+  assert_string_equal(one, "c");
+  free(one);
+  assert_int_equal(placer_string_list_add(&l, "d"), 0);
+  char *two = placer_string_list_join(&l, "; ");
+  assert_string_equal(two, "c; d");
+  free(two);
   placer_string_list_free(&l);
   for (size_t i = 0; i < n; i++)
     free(items[i]);
