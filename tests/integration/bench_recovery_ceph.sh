@@ -12,11 +12,12 @@
 #   - action out (ceph osd out, then in): the OSD keeps its PID, the PGs leave and regain
 #     active+clean, the run is recorded;
 #   - nothing is left: no daemon, no cluster directory, no cgroup.
-# About 2.5 minutes: a restarted OSD takes ~5 s to boot and peer, then pushes every rbd object
-# written while it was away, whole (~70 objects of 4 MiB here) beside the client's writes:
-# ~30 s per kill on this VM's disk (`out` and `in`, no boot, about 6 s).  Skipped (77) without
-# root, Ceph, fio with rbd.
-# ctest: cost=125
+# About 1.7 minutes alone: a restarted OSD takes ~5 s to boot and peer, then pushes every rbd
+# object written while it was away, whole, beside the client's writes: fio writes the first
+# 32 MiB of the image (8 objects of 4 MiB, 2 copies), ~15-18 s per kill on this VM's disk (with
+# 128 MiB, ~30 s: the figures checked do not depend on it); `out` and `in`, no boot, about 6 s.
+# Skipped (77) without root, Ceph, fio with rbd.
+# ctest: cost=105
 set -u
 T=bench_recovery_ceph
 . "${PLACER_SOURCE_DIR:?PLACER_SOURCE_DIR not set}/tests/integration/lib/bench.sh"
@@ -34,7 +35,7 @@ title: recovery test, 2 OSDs, fio rbd 4K randwrite
 cluster: { type: local, osds: 2 }
 variants:
 $1
-workloads: { target: rbd, size: 128MiB, block_sizes: [4K], patterns: [randwrite], iodepth: 16, runtime: 2, ramp: 1 }
+workloads: { target: rbd, size: 32MiB, block_sizes: [4K], patterns: [randwrite], iodepth: 16, runtime: 2, ramp: 1 }
 recovery: { action: $2, osd: 1, at: 4, down: 4, timeout: 240 }
 repeats: 1
 warmup: 0
