@@ -21,14 +21,19 @@ def main():
         print(f"check-cycles: no object files under {build}: build first", file=sys.stderr)
         return 2
     defined, used = {}, collections.defaultdict(set)
-    for o in objs:
-        name = "placer/" + o.split(os.sep + "placer" + os.sep, 1)[1][:-len(".o")]
-        for line in subprocess.run(["nm", o], capture_output=True, text=True, check=True).stdout.splitlines():
-            f = line.split()
-            if len(f) == 3 and f[1] == "T":
-                defined[f[2]] = name
-            elif len(f) == 2 and f[0] == "U":
-                used[name].add(f[1])
+    # One nm for every object (-A: each line starts with "FILE.o:"): one nm per object was 220
+    # processes, 12 s here (35 s beside the background image builds of a fresh run).
+    out = subprocess.run(["nm", "-A"] + objs, capture_output=True, text=True, check=True).stdout
+    for line in out.splitlines():
+        path, sep, rest = line.partition(".o:")
+        if not sep:
+            continue
+        name = "placer/" + path.split(os.sep + "placer" + os.sep, 1)[1]
+        f = rest.split()
+        if len(f) == 3 and f[1] == "T":
+            defined[f[2]] = name
+        elif len(f) == 2 and f[0] == "U":
+            used[name].add(f[1])
     calls = collections.defaultdict(set)
     for f, syms in used.items():
         for s in syms:
