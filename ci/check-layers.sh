@@ -9,42 +9,43 @@ set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root/placer"
 
-# module and rank of a file, by its path relative to placer/
+# module and rank of a file, by its path relative to placer/: sets m_mod and m_rank (no subshell:
+# one fork per file and include made this check take 5 s)
 module_of() {
   case $1 in
-  lib/*) echo "lib 0" ;;
-  topology*) echo "topology 1" ;;
-  irq.c | irq.h) echo "topology 1" ;; # the node's interrupts (sysfs, /proc/irq): part of the node
-  proc.c | proc-tree.c | proc.h) echo "proc 1" ;; # /proc facts of one process and its tree: lib only
-  numa-locality.*) echo "numa-locality 1" ;; # memory locality from numa_maps, libnuma: lib only
-  role.c | role.h) echo "role 1" ;;     # role and match kinds, shared by profile and plan
-  runspec.c | runspec.h) echo "runspec 1" ;; # what profile-run and launch share
-  profile*) echo "profile 2" ;;
-  plan* | planner.c) echo "plan 3" ;;
-  cgroup*) echo "cgroup 4" ;;
-  systemd-unit.c | systemd-unit.h) echo "systemd 4" ;; # systemd units as text (pure)
-  cephconf.c | cephconf.h) echo "cephconf 4" ;; # a Ceph daemon's own affinity settings
-  procmatch.c | procmatch.h) echo "procmatch 4" ;; # finds an instance's processes
-  vcpu.c | vcpu.h) echo "vcpu 5" ;;     # qemu vCPU threads over QMP
-  placement.c | placement.h) echo "placement 5" ;; # instance groups: shared by apply, run, exec, bench
-  state.c | state.h) echo "state 5" ;;  # apply's recorded state (state.json, journal)
-  export*) echo "export 5" ;;           # the plan for libvirt, Nova, Proxmox, kubelet, Ceph, systemd...
-  launch* | podman-argv.* | vm.c | vm.h | runstate.* | run-roles.*) echo "launch 6" ;; # run-roles: placer_run()
-  apply*) echo "apply 6" ;; # apply-backend.c and its backends: apply-cgroupfs*, apply-systemd*
-  results/*) echo "results 7" ;; # a study's results: summary.json, statistics, compare (no runner)
-  size/*) echo "size 8" ;;       # sizing from results: how many OSDs and VMs a node takes
-  report/*) echo "report 9" ;;   # the text and HTML reports of results and sizing
-  bench/*) echo "bench 10" ;;    # the runner: clusters, passes, fio, neighbours
-  cli/*) echo "cli 11" ;;
-  *) echo "? -1" ;;
+  lib/*) m_mod=lib m_rank=0 ;;
+  topology*) m_mod=topology m_rank=1 ;;
+  irq.c | irq.h) m_mod=topology m_rank=1 ;; # the node's interrupts (sysfs, /proc/irq): part of the node
+  proc.c | proc-tree.c | proc.h) m_mod=proc m_rank=1 ;; # /proc facts of one process and its tree: lib only
+  numa-locality.*) m_mod=numa-locality m_rank=1 ;; # memory locality from numa_maps, libnuma: lib only
+  role.c | role.h) m_mod=role m_rank=1 ;;     # role and match kinds, shared by profile and plan
+  runspec.c | runspec.h) m_mod=runspec m_rank=1 ;; # what profile-run and launch share
+  profile*) m_mod=profile m_rank=2 ;;
+  plan* | planner.c) m_mod=plan m_rank=3 ;;
+  cgroup*) m_mod=cgroup m_rank=4 ;;
+  systemd-unit.c | systemd-unit.h) m_mod=systemd m_rank=4 ;; # systemd units as text (pure)
+  cephconf.c | cephconf.h) m_mod=cephconf m_rank=4 ;; # a Ceph daemon's own affinity settings
+  procmatch.c | procmatch.h) m_mod=procmatch m_rank=4 ;; # finds an instance's processes
+  vcpu.c | vcpu.h) m_mod=vcpu m_rank=5 ;;     # qemu vCPU threads over QMP
+  placement.c | placement.h) m_mod=placement m_rank=5 ;; # instance groups: shared by apply, run, exec, bench
+  state.c | state.h) m_mod=state m_rank=5 ;;  # apply's recorded state (state.json, journal)
+  export*) m_mod=export m_rank=5 ;;           # the plan for libvirt, Nova, Proxmox, kubelet, Ceph, systemd...
+  launch* | podman-argv.* | vm.c | vm.h | runstate.* | run-roles.*) m_mod=launch m_rank=6 ;; # run-roles: placer_run()
+  apply*) m_mod=apply m_rank=6 ;; # apply-backend.c and its backends: apply-cgroupfs*, apply-systemd*
+  results/*) m_mod=results m_rank=7 ;; # a study's results: summary.json, statistics, compare (no runner)
+  size/*) m_mod=size m_rank=8 ;;       # sizing from results: how many OSDs and VMs a node takes
+  report/*) m_mod=report m_rank=9 ;;   # the text and HTML reports of results and sizing
+  bench/*) m_mod=bench m_rank=10 ;;    # the runner: clusters, passes, fio, neighbours
+  cli/*) m_mod=cli m_rank=11 ;;
+  *) m_mod=? m_rank=-1 ;;
   esac
 }
 
 fail=0
 files=$(find . -name '*.[ch]' | sed 's|^\./||' | sort)
 for f in $files; do
-  set -- $(module_of "$f")
-  mod=$1 rank=$2
+  module_of "$f"
+  mod=$m_mod rank=$m_rank
   if [ "$mod" = "?" ]; then
     echo "check-layers: placer/$f is in no module (add it to ci/check-layers.sh)" >&2
     fail=1
@@ -54,8 +55,9 @@ for f in $files; do
   incs=$(sed -n 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*"\([^"]*\)".*/\1/p' "$f")
   for inc in $incs; do
     target=$inc
-    if [ ! -e "$target" ] && [ -e "$(dirname "$f")/$inc" ]; then
-      target=$(dirname "$f")/$inc
+    case $f in */*) dir=${f%/*} ;; *) dir=. ;; esac
+    if [ ! -e "$target" ] && [ -e "$dir/$inc" ]; then
+      target=$dir/$inc
       target=${target#./}
     fi
     if [ ! -e "$target" ]; then
@@ -63,8 +65,8 @@ for f in $files; do
       fail=1
       continue
     fi
-    set -- $(module_of "$target")
-    tmod=$1 trank=$2
+    module_of "$target"
+    tmod=$m_mod trank=$m_rank
     [ "$tmod" = "$mod" ] && continue
     if [ "$trank" -ge "$rank" ]; then
       echo "check-layers: placer/$f ($mod, rank $rank) includes \"$inc\" ($tmod, rank $trank): points up or sideways" >&2
