@@ -114,8 +114,9 @@ arp -i eth0 -s 10.99.0.2 02:00:00:00:00:02 || fail "neighbour"
 i=0
 until grep -q 'eth0-tx-0' /proc/interrupts; do i=$((i + 1)); [ $i -lt 100 ] || fail "no eth0 IRQs"; sleep 0.1; done
 irq_of() { awk -v n="$1" '$NF == n { sub(":", "", $1); print $1 }' /proc/interrupts; }
-# CPU K's count of IRQ N (column K+2 of /proc/interrupts)
-count() { awk -v n="$1:" -v k="$2" '$1 == n { print $(k + 2) }' /proc/interrupts; }
+# CPU K's count of IRQ N (column K+2 of /proc/interrupts) and its sum over every cpu, from one
+# read: two reads let an interrupt fall between them (1 run in ~40 failed so)
+counts() { awk -v n="$1:" -v k="$2" 'NR == 1 { ncpu = NF } $1 == n { s = 0; for (i = 2; i <= ncpu + 1; i++) s += $i; print $(k + 2), s }' /proc/interrupts; }
 snapshot() { for d in $I/[0-9]*; do echo "${d##*/} $(cat "$d/smp_affinity_list")"; done; }
 snapshot >/tmp/before
 TX=$(irq_of eth0-tx-0) RX=$(irq_of eth0-rx-0) Q0=$(irq_of nvme0q0)
@@ -162,9 +163,6 @@ grep -q "Input/output error" /tmp/eio || fail "writing nvme0q1: $(cat /tmp/eio),
 # 4. interrupts land where the plan says: the NIC's on the MDS's cpu, the OSD's reads on its queue
 # x86 moves an MSI at its next interrupt: one packet first, so that the counted ones come after it
 ping -c 1 -W 1 10.99.0.2 >/dev/null 2>&1
-# CPU K's count of IRQ N and its sum over every cpu (cpu0 too), from one read of /proc/interrupts:
-# two reads let an interrupt fall between them (1 run in ~40 failed so)
-counts() { awk -v n="$1:" -v k="$2" 'NR == 1 { ncpu = NF } $1 == n { s = 0; for (i = 2; i <= ncpu + 1; i++) s += $i; print $(k + 2), s }' /proc/interrupts; }
 c=$(counts "$TX" "$MDS_CPU") && before=${c% *} others=${c#* }
 ping -c 20 -i 0.05 -W 1 10.99.0.2 >/dev/null 2>&1
 c=$(counts "$TX" "$MDS_CPU") && after=${c% *} others2=${c#* }
