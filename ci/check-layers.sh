@@ -52,10 +52,10 @@ for f in $files; do
     continue
   fi
   # "x.h" is relative to placer/ (the include root), or to the file's own folder
+  case $f in */*) dir=${f%/*} ;; *) dir=. ;; esac
   incs=$(sed -n 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*"\([^"]*\)".*/\1/p' "$f")
   for inc in $incs; do
     target=$inc
-    case $f in */*) dir=${f%/*} ;; *) dir=. ;; esac
     if [ ! -e "$target" ] && [ -e "$dir/$inc" ]; then
       target=$dir/$inc
       target=${target#./}
