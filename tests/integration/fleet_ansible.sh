@@ -10,9 +10,9 @@
 #     the host under the container's own cgroup: cpuset.cpus/mems, memory limit, cpu.shares), the
 #     node's two processes in their groups on the planned CPUs; the facts differ per node; each
 #     node's sshd log has the key's logins;
-#   - a second site.yml reports changed=0 on every node; rolling (-e placer_serial=1, the plan
-#     tasks) it runs the nodes one after another: one batch per node, no node's task between
-#     another's;
+#   - a second site.yml reports changed=0 on every node and does not unpack the build again;
+#     rolling (-e placer_serial=1, the plan tasks) it runs the nodes one after another: one batch
+#     per node, no node's task between another's;
 #   - a drift (another cpuset written into one group of one node) fails verify.yml on that node
 #     only; site.yml --check --diff shows that node's plan diff and what apply would set, and
 #     changes nothing;
@@ -193,6 +193,8 @@ for n in $NODES; do
 done
 podman exec "$tag-n2" dpkg-query -W -f '${Version}' placer >"$work/n2.deb" 2>&1 || fail "n2: placer .deb not installed: $(cat "$work/n2.deb")"
 podman exec "$tag-n1" test -x /usr/local/bin/placer || fail "n1: placer not installed from the build"
+podman exec "$tag-n1" grep -Eqx '[0-9a-f]{64}' /usr/local/share/placer/build.sha256 ||
+  fail "n1: no checksum of the installed build in /usr/local/share/placer/build.sha256"
 # What ansible reached was the nodes' sshd: their logs have the key's logins.
 for n in $NODES; do
   podman logs "$tag-$n" 2>&1 | grep -q "Accepted publickey for root from 127.0.0.1" || fail "$n: no ssh login in sshd's log"
@@ -211,6 +213,11 @@ play apply2 playbooks/site.yml
 [ "$prc" = 0 ] || { show apply2; fail "second site.yml exited $prc"; }
 for n in $NODES; do
   [ "$(recap apply2 $n changed)" = 0 ] || { show apply2; fail "$n: the second site.yml changed $(recap apply2 $n changed) things"; }
+done
+# The unchanged build was not sent again (the nodes' build.sha256 is the staged tree's).
+for n in n1 n3; do
+  sed -n '/^TASK \[placer.fleet.node : Install placer from the build/,/^$/p' "$work/apply2.out" | grep -q "^skipping: \[$n\]" ||
+    { show apply2; fail "$n: the second site.yml unpacked the unchanged build again"; }
 done
 # Rolling (-e placer_serial=1), on the plan tasks only (a whole rolling site.yml is the same
 # batches, three times longer): a play header per batch, and the hosts' task results in runs
