@@ -290,7 +290,7 @@ static void test_main_page(void **state) {
   free(roff);
 }
 
-/* The completion in bash, as readline calls it. */
+/* The completion in bash, as readline calls it ("--NAME=VALUE" is split into --NAME, = and VALUE). */
 static void test_completion_in_bash(void **state) {
   (void)state;
   char cmdline[4096];
@@ -298,13 +298,14 @@ static void test_completion_in_bash(void **state) {
   snprintf(cmdline, sizeof(cmdline),
            "cd '%s' && bash -c '. \"$0\"; t() { COMP_WORDS=(\"$@\"); COMP_CWORD=$(($# - 1)); _placer; "
            "echo \"${COMPREPLY[*]}\"; }; t placer pl; t placer plan --to; t placer apply --backend s; "
-           "t placer plan --topology fixtures/32em; t placer help re; t placer size --json --vm-m' "
+           "t placer plan --topology fixtures/32em; t placer help re; t placer size --json --vm-m; "
+           "t placer plan --topology = fixtures/32em; t placer apply --backend =; t placer apply --backend = c' "
            "'%s/completion/placer'",
            getenv("PLACER_TEST_DATA") ? getenv("PLACER_TEST_DATA") : ".", doc_dir());
   char *out = capture(cmdline, &status);
   assert_int_equal(status, 0);
   assert_string_equal(out, "plan\n--topology\nsystemd\nfixtures/32em64t-2n8c2t-pci-normalio.xml\nreset report\n"
-                           "--vm-memory\n");
+                           "--vm-memory\nfixtures/32em64t-2n8c2t-pci-normalio.xml\nauto cgroupfs systemd\ncgroupfs\n");
   free(out);
 }
 
