@@ -163,12 +163,12 @@ grep -q "Input/output error" /tmp/eio || fail "writing nvme0q1: $(cat /tmp/eio),
 # 4. interrupts land where the plan says: the NIC's on the MDS's cpu, the OSD's reads on its queue
 # x86 moves an MSI at its next interrupt: one packet first, so that the counted ones come after it
 ping -c 1 -W 1 10.99.0.2 >/dev/null 2>&1
-c=$(counts "$TX" "$MDS_CPU") && before=${c% *} others=${c#* }
+c=$(counts "$TX" "$MDS_CPU") && before=${c% *} all_before=${c#* }
 ping -c 20 -i 0.05 -W 1 10.99.0.2 >/dev/null 2>&1
-c=$(counts "$TX" "$MDS_CPU") && after=${c% *} others2=${c#* }
-echo "GUEST eth0-tx-0 on cpu $MDS_CPU: $before -> $after; on all cpus: $others -> $others2"
+c=$(counts "$TX" "$MDS_CPU") && after=${c% *} all_after=${c#* }
+echo "GUEST eth0-tx-0 on cpu $MDS_CPU: $before -> $after; on all cpus: $all_before -> $all_after"
 [ $((after - before)) -ge 10 ] || fail "eth0-tx-0 grew by $((after - before)) on cpu $MDS_CPU"
-[ $((others2 - others)) = $((after - before)) ] || fail "eth0-tx-0 grew on another cpu too"
+[ $((all_after - all_before)) = $((after - before)) ] || fail "eth0-tx-0 grew on another cpu too"
 [ "$(cat $I/$TX/effective_affinity_list)" = "$MDS_CPU" ] || fail "eth0-tx-0 is effective on $(cat $I/$TX/effective_affinity_list)"
 taskset -c "$OSD_CPU" dd if=/dev/nvme0n1 of=/dev/null bs=4k count=200 iflag=direct 2>/dev/null || fail "dd"
 
