@@ -7,12 +7,12 @@
 # The commands run without a shell (split into words as the shell would):
 # on these VMs a shell's own fork and exec cost ~8 ms a run, as much as the
 # work measured, and pushed every ratio towards 1.
-# usage: ratio.sh LABEL RUNS TARGET "CANDIDATE CMD" "REFERENCE CMD"
+# usage: ratio.sh LABEL RUNS TARGET "CANDIDATE CMD" "REFERENCE CMD" [CANDIDATE NAME]
 set -eu
-label=$1 runs=$2 target=$3 candidate=$4 reference=$5
-python3 - "$label" "$runs" "$target" "$candidate" "$reference" <<'PY'
+label=$1 runs=$2 target=$3 candidate=$4 reference=$5 name=${6:-placer}
+python3 - "$label" "$runs" "$target" "$candidate" "$reference" "$name" <<'PY'
 import resource, shlex, statistics, subprocess, sys, time
-label, runs, target, cand, ref = sys.argv[1], int(sys.argv[2]), float(sys.argv[3]), sys.argv[4], sys.argv[5]
+label, runs, target, cand, ref, name = sys.argv[1], int(sys.argv[2]), float(sys.argv[3]), sys.argv[4], sys.argv[5], sys.argv[6]
 def once(cmd):
     r = resource.getrusage(resource.RUSAGE_CHILDREN)
     t = time.perf_counter()
@@ -27,7 +27,7 @@ for _ in range(runs):
 mc, mr = statistics.median(x[0] for x in c), statistics.median(x[0] for x in r)
 cc, cr = statistics.median(x[1] for x in c), statistics.median(x[1] for x in r)
 ratio = mc / mr
-print(f"{label}: placer {mc*1000:.1f} ms, reference {mr*1000:.1f} ms (median of {runs}), ratio {ratio:.2f}x"
+print(f"{label}: {name} {mc*1000:.1f} ms, reference {mr*1000:.1f} ms (median of {runs}), ratio {ratio:.2f}x"
       f" (target <= {target:g}x: {'met' if ratio <= target else 'NOT met'});"
       f" CPU time {cc*1000:.1f} / {cr*1000:.1f} ms, {cc/cr:.2f}x")
 PY

@@ -11,3 +11,7 @@ runs=${2:-31}
 xml=$here/../tests/fixtures/192em64t-24n8c2t.xml
 sh "$here/ratio.sh" "topo --json on 192em64t-24n8c2t.xml vs lstopo-no-graphics -i" "$runs" 0.6 \
   "$placer topo --json --topology $xml" "lstopo-no-graphics -i $xml"
+# hwloc's own load of the same file, for scale: no reader through hwloc's
+# importer gets under it (docs/topology.md, "Speed")
+sh "$here/ratio.sh" "for scale, hwloc's load alone: hwloc-info -i vs lstopo-no-graphics -i" "$runs" 0.6 \
+  "hwloc-info -i $xml" "lstopo-no-graphics -i $xml" hwloc-info
