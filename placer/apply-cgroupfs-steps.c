@@ -93,7 +93,7 @@ static int ensure_groups(struct applier *a, struct target *t, struct placer_erro
       placer_string_list_addf(&a->groups_created, "%s", path);
       if (a->dry_run)
         placer_string_list_addf(&a->would_create, "%s", path);
-      else if (placer_cgroup_create(a->cg, path, err) < 0)
+      else if (placer_cgroup_create_marked(a->cg, path, a->state->state_id, err) < 0)
         return -1;
       step_done(a, t);
     }
