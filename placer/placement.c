@@ -25,7 +25,12 @@ int placer_instance_group(const char *prefix, const char *role, const char *name
 
 int placer_instance_place_group(struct placer_cgroup *cg, const struct placer_instance *inst, const char *group,
                                 struct placer_error **err) {
-  if (placer_cgroup_create(cg, group, err) < 0)
+  return placer_instance_place_group_marked(cg, inst, group, NULL, err);
+}
+
+int placer_instance_place_group_marked(struct placer_cgroup *cg, const struct placer_instance *inst, const char *group,
+                                       const char *mark, struct placer_error **err) {
+  if (placer_cgroup_create_marked(cg, group, mark, err) < 0)
     return -1;
   if (inst->pinned) {
     cleanup_free char *cpus = placer_cpulist_format(inst->cpus);

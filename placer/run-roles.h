@@ -15,7 +15,8 @@
 #include "profile.h"
 
 struct placer_run {
-  char *rundir; /* STATE_DIR/run/PROFILE: the records and logs */
+  char *rundir;  /* STATE_DIR/run/PROFILE: the records and logs */
+  char mark[48]; /* STATE_DIR's id: the mark of the groups run makes */
   /* One per plan instance, in plan order: ops NULL for a role without
    * run:; after placer_run, state says "started", "running" (started
    * earlier) or "failed". */

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "lib/array.h"
@@ -59,6 +60,39 @@ const struct placer_cli_command placer_cli_exec = {
   .see_also = "placer-run(1), placer-bench(1), placer-plan(1)",
 };
 
+/* Can NAME be executed, found as execvp finds it (PATH when it has no '/')?
+ * 0, or -1 with errno (ENOENT, EACCES): so that a command that cannot run
+ * makes no group at all. */
+static int find_program(const char *name) {
+  struct stat st;
+  if (strchr(name, '/')) {
+    if (stat(name, &st) < 0)
+      return -1;
+    if (!S_ISREG(st.st_mode) || access(name, X_OK) < 0) {
+      errno = EACCES;
+      return -1;
+    }
+    return 0;
+  }
+  const char *path = getenv("PATH");
+  cleanup_free char *dirs = strdup(path && *path ? path : "/usr/local/bin:/usr/bin:/bin");
+  if (dirs == NULL)
+    return -1;
+  int why = ENOENT;
+  for (char *rest = dirs, *dir; (dir = strsep(&rest, ":")) != NULL;) {
+    cleanup_free char *full = NULL;
+    if (asprintf(&full, "%s/%s", *dir ? dir : ".", name) < 0)
+      return -1;
+    if (stat(full, &st) < 0 || !S_ISREG(st.st_mode))
+      continue;
+    if (access(full, X_OK) == 0)
+      return 0;
+    why = EACCES;
+  }
+  errno = why;
+  return -1;
+}
+
 int cmd_exec(int argc, char **argv) {
   struct option table[PLACER_CLI_MAX_OPTIONS + 2];
   const struct option *options = placer_cli_getopt_table(&placer_cli_exec, table);
@@ -70,7 +104,14 @@ int cmd_exec(int argc, char **argv) {
   while ((opt = getopt_long(argc, argv, "+:", options, NULL)) != -1) {
     switch (opt) {
     case 't': xml = optarg; break;
-    case 'p': prefix_opt = optarg; break;
+    case 'p':
+      if (*optarg == '\0') {
+        placer_argv_free(env);
+        fprintf(stderr, "placer exec: --prefix is empty; name the top group (the default is placer)\n");
+        return PLACER_EXIT_USAGE;
+      }
+      prefix_opt = optarg;
+      break;
     case 'e':
       if (strchr(optarg, '=') == NULL || optarg[0] == '=') {
         placer_argv_free(env);
@@ -115,6 +156,8 @@ int cmd_exec(int argc, char **argv) {
   struct placer_plan *plan = NULL;
   struct placer_cgroup *cg = NULL;
   char *group = NULL;
+  struct placer_launch_self_undo undo = { .n_created = 0 };
+  bool placed = false;
   int rc = -1;
   if (placer_profile_load(profile_path, &profile, &err) < 0)
     goto out;
@@ -130,8 +173,15 @@ int cmd_exec(int argc, char **argv) {
                      name);
     goto out;
   }
+  if (find_program(command[0]) < 0) {
+    placer_error_errno(&err, PLACER_EXIT_SYSTEM, errno, "exec '%s'", command[0]);
+    goto out;
+  }
   if (placer_instance_group(placer_apply_prefix(prefix_opt), inst->role, inst->name, &group, &err) < 0 ||
-      placer_cgroup_open(NULL, &cg, &err) < 0 || placer_launch_place_self(cg, inst, group, &err) < 0 ||
+      placer_cgroup_open(NULL, &cg, &err) < 0)
+    goto out;
+  placed = true;
+  if (placer_launch_place_self(cg, inst, group, &undo, &err) < 0 ||
       placer_role_place_weight(cg, plan, inst, group, &err) < 0) {
     placer_error_prefix(&err, "%s", inst->name);
     goto out;
@@ -146,8 +196,6 @@ int cmd_exec(int argc, char **argv) {
       goto out;
     }
   }
-  placer_cgroup_close(cg);
-  cg = NULL;
   placer_plan_free(plan);
   plan = NULL;
   placer_topology_free(topo);
@@ -157,6 +205,8 @@ int cmd_exec(int argc, char **argv) {
   execvp(command[0], command);
   placer_error_errno(&err, PLACER_EXIT_SYSTEM, errno, "exec '%s'", command[0]);
 out:
+  if (placed)
+    placer_launch_unplace_self(cg, &undo); /* nothing ran: nothing of it stays */
   rc = placer_error_report(err);
   free(group);
   placer_argv_free(env);

@@ -264,6 +264,7 @@ int cmd_stop(int argc, char **argv) {
   struct placer_launch_record *recs = NULL;
   size_t n = 0;
   char *rundir = NULL;
+  char mark[48] = "", *lock_made = NULL;
   int lock_fd = -1;
   int rc = PLACER_EXIT_OK;
   /* The records are enough: a profile that is gone (or no longer parses)
@@ -284,8 +285,8 @@ int cmd_stop(int argc, char **argv) {
     profile_name = profile->name;
   }
   if (placer_runstate_dir(state_dir, profile_name, &rundir, &err) < 0 ||
-      placer_runstate_lock(state_dir, &lock_fd, &err) < 0 || placer_cgroup_open(NULL, &cg, &err) < 0 ||
-      placer_runstate_list(rundir, &recs, &n, &err) < 0) {
+      placer_runstate_lock(state_dir, false, &lock_fd, mark, &lock_made, &err) < 0 ||
+      placer_cgroup_open(NULL, &cg, &err) < 0 || placer_runstate_list(rundir, &recs, &n, &err) < 0) {
     rc = placer_error_report(err);
     goto out;
   }
@@ -293,6 +294,12 @@ int cmd_stop(int argc, char **argv) {
     printf("nothing of profile '%s' is running (no records in %s)\n", profile_name, rundir);
     goto out;
   }
+  /* every record first: one that names what run did not make stops nothing at all */
+  for (size_t i = 0; i < n; i++)
+    if (placer_launch_check_recorded(cg, mark, &recs[i], &err) < 0) {
+      rc = placer_error_report(err);
+      goto out;
+    }
   qsort(recs, n, sizeof(*recs), compare_seq_desc);
   printf("%-14s %-7s %8s %s\n", "INSTANCE", "BACKEND", "PID", "STATE");
   for (size_t i = 0; i < n; i++) {
@@ -303,7 +310,7 @@ int cmd_stop(int argc, char **argv) {
     struct placer_error *e = NULL;
     char pid[16];
     snprintf(pid, sizeof(pid), rec->pid > 0 ? "%d" : "-", (int)rec->pid);
-    if (placer_launch_stop_recorded(cg, rundir, rec, &was_running, &e) < 0) {
+    if (placer_launch_stop_recorded(cg, rundir, mark, rec, &was_running, &e) < 0) {
       printf("%-14s %-7s %8s %s\n", rec->instance, rec->backend, pid, "FAILED");
       fprintf(stderr, "placer stop: %s\n", e->msg);
       placer_error_free(e);
@@ -315,8 +322,9 @@ int cmd_stop(int argc, char **argv) {
   }
 out:
   placer_runstate_free_list(recs, n);
-  if (lock_fd >= 0)
-    close(lock_fd);
+  placer_runstate_unlock(lock_fd, lock_made);
+  if (rc == PLACER_EXIT_OK)
+    placer_runstate_tidy(state_dir); /* nothing recorded left: no state directory either */
   free(rundir);
   placer_cgroup_close(cg);
   placer_profile_free(profile);
