@@ -172,12 +172,9 @@ static void print_report(const struct placer_apply_report *r, FILE *out) {
     if (ri->n_bound == 0)
       fprintf(out, "%s", ri->note ? ri->note : "no process");
     for (size_t k = 0; k < ri->n_bound; k++) {
-      fprintf(out, "%s pid %d %s (%zu thread%s)",
-              k            ? ","
-              : r->dry_run ? "would bind"
-                           : "bound",
-              (int)ri->bound[k].pid, ri->bound[k].comm ? ri->bound[k].comm : "?", ri->bound[k].n_threads,
-              ri->bound[k].n_threads == 1 ? "" : "s");
+      fprintf(out, "%s pid %d ", k ? "," : r->dry_run ? "would bind" : "bound", (int)ri->bound[k].pid);
+      placer_text_put(out, ri->bound[k].comm);
+      fprintf(out, " (%zu thread%s)", ri->bound[k].n_threads, ri->bound[k].n_threads == 1 ? "" : "s");
       if (ri->bound[k].n_descendants)
         fprintf(out, " + %zu child%s", ri->bound[k].n_descendants, ri->bound[k].n_descendants == 1 ? "" : "ren");
     }
@@ -188,11 +185,15 @@ static void print_report(const struct placer_apply_report *r, FILE *out) {
   }
   for (size_t i = 0; i < r->n_irqs; i++) {
     const struct placer_apply_irq_report *q = &r->irqs[i];
-    fprintf(out, "irq %-6u %s (%s%s%s): ", q->irq, q->name, q->device, q->instance ? ", " : "",
-            q->instance ? q->instance : "");
-    if (q->note)
-      fprintf(out, "%s\n", q->note);
-    else if (q->managed)
+    fprintf(out, "irq %-6u ", q->irq);
+    placer_text_put(out, q->name);
+    fputs(" (", out);
+    placer_text_put(out, q->device);
+    fprintf(out, "%s%s): ", q->instance ? ", " : "", q->instance ? q->instance : "");
+    if (q->note) {
+      placer_text_put(out, q->note);
+      fputc('\n', out);
+    } else if (q->managed)
       fprintf(out, "managed by the kernel, completes on cpu %s\n", q->effective ? q->effective : "?");
     else if (q->changed)
       fprintf(out, "%s cpus %s (was %s)\n", r->dry_run ? "would be on" : "on", q->to, q->from ? q->from : "?");
@@ -202,8 +203,11 @@ static void print_report(const struct placer_apply_report *r, FILE *out) {
   /* through systemd, what was done is a handful of commands: show them */
   for (size_t i = 0; !r->dry_run && r->backend && strcmp(r->backend, "systemd") == 0 && i < r->n_actions; i++)
     fprintf(out, "done: %s\n", r->actions[i]);
-  for (size_t i = 0; i < r->n_notes; i++)
-    fprintf(out, "note: %s\n", r->notes[i]);
+  for (size_t i = 0; i < r->n_notes; i++) {
+    fputs("note: ", out);
+    placer_text_put(out, r->notes[i]);
+    fputc('\n', out);
+  }
   const char *name = r->profile_name ? r->profile_name : "?";
   char where[64];
   if (r->backend && strcmp(r->backend, "systemd") == 0)
@@ -254,7 +258,13 @@ int cmd_apply(int argc, char **argv) {
         goto out;
       break;
     case 'd': opt.state_dir = optarg; break;
-    case 'P': opt.prefix = optarg; break;
+    case 'P':
+      if (*optarg == '\0') { /* not "the default": a typo or an empty variable */
+        fprintf(stderr, "placer apply: --cgroup-prefix is empty; name the top group (the default is placer)\n");
+        goto out;
+      }
+      opt.prefix = optarg;
+      break;
     case 'b':
       if (placer_apply_backend_parse(optarg, &opt.backend) < 0) {
         fprintf(stderr, "placer apply: --backend wants auto, cgroupfs or systemd, got '%s'\n", optarg);
