@@ -73,10 +73,13 @@ const struct placer_cli_command placer_cli_apply = {
   .options = apply_options,
   .operands = PLACER_CLI_YAML,
   .exit_status = "0 applied, or nothing to change\n"
-                 "2 bad command line, profile or topology file; a --pid of a process that does not run; one PID "
-                 "matched by two instances; another profile already applied; an irqs: device not here; "
-                 "irqbalance running without --irqbalance\n"
-                 "3 the plan does not fit this node (or its cgroups); with --strict, an instance without a process\n"
+                 "2 bad command line, profile or topology file; a --pid of a process that does not run, of PID 1, "
+                 "of placer's own ancestors or of a kernel thread; a matcher finding more unrelated process trees "
+                 "than the profile has instances; one PID matched by two instances; another profile already "
+                 "applied; an IRQ another state directory steers; an irqs: device not here; irqbalance running "
+                 "without --irqbalance; a state directory others can write\n"
+                 "3 the plan does not fit this node (or its cgroups); with --strict, an instance without a process; "
+                 "--backend systemd where PID 1 is not systemd\n"
                  "4 the system refused a change (everything rolled back), or the lock is held",
   .examples = "See what applying a profile would do, then do it and check:\n"
               "$ placer apply --dry-run profile.yaml\n"
@@ -109,8 +112,10 @@ const struct placer_cli_command placer_cli_status = {
   .options = state_options,
   .exit_status = "0 everything is as planned (or nothing was applied)\n"
                  "1 drift: a value, a process or a thread is not where the plan put it\n"
-                 "2 bad command line\n"
-                 "4 the state or the system could not be read",
+                 "2 bad command line; a state directory or file placer may not trust (a link, a FIFO, writable by "
+                 "others)\n"
+                 "4 the state or the system could not be read; a state written in another boot or for another "
+                 "directory",
   .examples = "Fail a monitoring check when a daemon has left its CPUs:\n"
               "$ placer status --json > status.json || echo drift",
   .environment = "PLACER_STATE_DIR the state directory when --state-dir is not given",
@@ -124,12 +129,17 @@ const struct placer_cli_command placer_cli_reset = {
   .synopsis = { "[--json] [--state-dir DIR]" },
   .description = "Undo what placer apply did: processes back in their original groups, the values it changed "
                  "restored, placer's groups removed. Works after an interrupted apply or a crash; safe to run "
-                 "twice (nothing to reset).",
+                 "twice (nothing to reset). Acts only on what placer itself made and can still recognise: a state "
+                 "written for this directory in this boot, groups that carry placer's mark, processes where placer "
+                 "put them, the IRQs this state steers, placer's own files and commands.",
   .options = state_options,
   .exit_status = "0 reset, or nothing to reset\n"
-                 "2 bad command line\n"
+                 "2 bad command line; a state directory or file placer may not trust (a link, a FIFO, writable by "
+                 "others)\n"
                  "4 something could not be undone (the message names it and it stays recorded for the next "
-                 "reset), the state could not be read, or the lock is held",
+                 "reset), the state could not be read, or the lock is held; a state that records what placer did "
+                 "not make (another boot or directory, a group without its mark, a program or path placer does not "
+                 "use): nothing done",
   .examples = "$ placer reset",
   .environment = "PLACER_STATE_DIR the state directory when --state-dir is not given",
   .see_also = "placer-apply(1), placer-status(1)",

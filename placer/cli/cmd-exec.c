@@ -53,7 +53,8 @@ const struct placer_cli_command placer_cli_exec = {
   .exit_status = "COMMAND its own exit status, once it runs: placer executes it in its own place\n"
                  "2 bad command line or profile, or no such instance\n"
                  "3 the profile does not fit the node\n"
-                 "4 the group could not be made or joined, or COMMAND could not be executed",
+                 "4 the group could not be made or joined, or COMMAND could not be executed (then no group is "
+                 "left)",
   .examples = "A Ceph OSD started inside the group the profile plans for osd.0:\n"
               "$ placer exec profile.yaml osd.0 -- ceph-osd -f -i 0",
   .environment = "PLACER_CGROUP_PREFIX the top group when --prefix is not given",

@@ -90,8 +90,10 @@ const struct placer_cli_command placer_cli_stop = {
   .options = stop_options,
   .operands = PLACER_CLI_YAML,
   .exit_status = "0 stopped, or nothing was running\n"
-                 "2 bad command line or profile\n"
-                 "4 an instance could not be stopped or cleaned up (the others are)",
+                 "2 bad command line or profile; a run record or state directory placer may not trust (a link, a "
+                 "FIFO, writable by others)\n"
+                 "4 an instance could not be stopped or cleaned up (the others are); a record that names what placer "
+                 "run did not make (nothing stopped)",
   .examples = "$ placer stop --timeout 10 profile.yaml",
   .environment = "PLACER_STATE_DIR the state directory when --state-dir is not given",
   .see_also = "placer-run(1)",
