@@ -666,17 +666,7 @@ int cgroupfs_status_print_text(json_t *doc, FILE *out) {
     if (json_array_size(procs) == 0)
       fprintf(out, "  no process");
     fputc('\n', out);
-    json_t *line;
-    json_array_foreach(json_object_get(inst, "drift"), k, line) {
-      fputs("    DRIFT ", out);
-      placer_text_put(out, json_string_value(line));
-      fputc('\n', out);
-    }
-    json_array_foreach(json_object_get(inst, "notes"), k, line) {
-      fputs("    note: ", out);
-      placer_text_put(out, json_string_value(line));
-      fputc('\n', out);
-    }
+    apply_print_instance_lines(inst, out);
   }
   size_t n_problems = json_array_size(json_object_get(doc, "problems"));
   fprintf(out, "%zu instance%s, %zu with drift%s\n", n, n == 1 ? "" : "s", n_drift,

@@ -209,3 +209,18 @@ int apply_find_processes(const struct placer_plan *plan, const struct placer_ins
       return placer_error_oom(err, NULL);
   return 0;
 }
+
+void apply_print_instance_lines(json_t *inst, FILE *out) {
+  size_t k;
+  json_t *line;
+  json_array_foreach(json_object_get(inst, "drift"), k, line) {
+    fputs("    DRIFT ", out);
+    placer_text_put(out, json_string_value(line));
+    fputc('\n', out);
+  }
+  json_array_foreach(json_object_get(inst, "notes"), k, line) {
+    fputs("    note: ", out);
+    placer_text_put(out, json_string_value(line));
+    fputc('\n', out);
+  }
+}

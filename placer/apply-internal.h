@@ -41,6 +41,10 @@ int apply_find_processes(const struct placer_plan *plan, const struct placer_ins
 /* One --pid INSTANCE=VALUE checked as above. */
 int apply_pid_arg(const char *instance, const char *value, pid_t *out, struct placer_error **err);
 
+/* The status text's lines under an instance of either backend: its "drift"
+ * and its "notes", escaped for the terminal (a comm is any 15 bytes). */
+void apply_print_instance_lines(json_t *inst, FILE *out);
+
 /* FMT formatted (vasprintf); NULL on ENOMEM. */
 char *apply_vformat(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0)));
 

@@ -288,33 +288,13 @@ int irq_state_open(const char *dir, bool lock, struct irq_state **out, struct pl
       rc = placer_error_set(err, PLACER_EXIT_SYSTEM, EWOULDBLOCK,
                             "another placer apply or reset is running (it holds %s/%s)", dir, IRQ_LOCK_FILE);
   }
-  cleanup_free char *text = NULL;
-  size_t len = 0;
+  json_t *j = NULL;
   if (rc == 0)
-    rc = placer_statedir_read(&d, IRQ_STATE_FILE, PLACER_STATEDIR_MAX_FILE_BYTES, &text, &len, err);
-  if (rc == 1) { /* nothing recorded: a new state for this boot and directory */
-    s->boot_id = strdup(placer_boot_id());
-    s->state_id = strdup(d.id);
-    placer_statedir_close(&d);
-    if (s->boot_id == NULL || s->state_id == NULL) {
-      irq_state_free(s);
-      return placer_error_oom(err, NULL);
-    }
-    *out = s;
-    return 0;
-  }
-  if (rc == 0) {
-    json_error_t jerr;
-    json_t *j = json_loadb(text, len, 0, &jerr);
-    if (j == NULL)
-      rc = placer_error_set(err, PLACER_EXIT_SYSTEM, EINVAL, "%s/%s:%d: %s", dir, IRQ_STATE_FILE, jerr.line, jerr.text);
-    else if (irq_state_from_json(j, s, err) < 0)
-      rc = placer_error_prefix(err, "%s/%s", dir, IRQ_STATE_FILE);
-    json_decref(j);
-    if (rc == 0)
-      rc = placer_statedir_check_binding(&d, IRQ_STATE_FILE, s->boot_id, s->state_id, err);
-  }
+    rc = placer_statedir_load(&d, IRQ_STATE_FILE, &j, &s->boot_id, &s->state_id, err);
   placer_statedir_close(&d);
+  if (rc == 0 && j && irq_state_from_json(j, s, err) < 0)
+    rc = placer_error_prefix(err, "%s/%s", dir, IRQ_STATE_FILE);
+  json_decref(j);
   if (rc < 0) {
     irq_state_free(s);
     return -1;

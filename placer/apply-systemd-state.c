@@ -195,39 +195,21 @@ int sd_state_load(const struct sd_ctx *c, const char *dir, struct sd_state *s, s
   if ((s->dir = strdup(dir)) == NULL)
     return placer_error_oom(err, NULL);
   struct placer_statedir d;
-  cleanup_free char *text = NULL;
+  json_t *doc = NULL;
   int rc = placer_statedir_open(dir, false, &d, err);
   if (rc == 0)
-    rc = placer_statedir_read(&d, SD_STATE_FILE, PLACER_STATEDIR_MAX_FILE_BYTES, &text, NULL, err);
-  if (rc == 1) { /* nothing recorded */
-    s->boot_id = strdup(placer_boot_id());
-    s->state_id = strdup(d.id);
-    placer_statedir_close(&d);
-    return s->boot_id && s->state_id ? 0 : placer_error_oom(err, NULL);
-  }
-  if (rc < 0) {
-    placer_statedir_close(&d);
-    return -1;
-  }
+    rc = placer_statedir_load(&d, SD_STATE_FILE, &doc, &s->boot_id, &s->state_id, err);
+  placer_statedir_close(&d);
+  if (rc < 0 || doc == NULL)
+    return rc;
   char path[4096];
   snprintf(path, sizeof(path), "%s/%s", dir, SD_STATE_FILE);
-  json_error_t jerr;
-  json_t *doc = json_loads(text, 0, &jerr);
-  if (doc == NULL || !json_is_object(doc)) {
-    placer_statedir_close(&d);
-    json_decref(doc);
-    return placer_error_set(err, PLACER_EXIT_SYSTEM, EINVAL, "%s:%d: not a placer systemd state (%s)", path, jerr.line,
-                            jerr.text);
-  }
   s->boot_id = dup_str(doc, "boot_id");
   s->state_id = dup_str(doc, "state_id");
-  rc = placer_statedir_check_binding(&d, SD_STATE_FILE, s->boot_id, s->state_id, err);
-  placer_statedir_close(&d);
-  if (rc < 0 || json_array_size(json_object_get(doc, "instances")) > PLACER_STATE_MAX_INSTANCES) {
+  if (json_array_size(json_object_get(doc, "instances")) > PLACER_STATE_MAX_INSTANCES) {
     json_decref(doc);
-    return rc < 0 ? -1
-                  : placer_error_set(err, PLACER_EXIT_SYSTEM, E2BIG, "%s: more than %d instances", path,
-                                     PLACER_STATE_MAX_INSTANCES);
+    return placer_error_set(err, PLACER_EXIT_SYSTEM, E2BIG, "%s: more than %d instances", path,
+                            PLACER_STATE_MAX_INSTANCES);
   }
   s->profile_name = dup_str(doc, "profile");
   s->profile_path = dup_str(doc, "profile_path");

@@ -250,17 +250,7 @@ int sd_status_print_text(json_t *doc, FILE *out) {
       fprintf(out, " (%lld)", (long long)json_integer_value(json_object_get(p, "n_threads")));
     }
     fputc('\n', out);
-    json_t *line;
-    json_array_foreach(json_object_get(inst, "drift"), k, line) {
-      fputs("    DRIFT ", out);
-      placer_text_put(out, json_string_value(line));
-      fputc('\n', out);
-    }
-    json_array_foreach(json_object_get(inst, "notes"), k, line) {
-      fputs("    note: ", out);
-      placer_text_put(out, json_string_value(line));
-      fputc('\n', out);
-    }
+    apply_print_instance_lines(inst, out);
   }
   fprintf(out, "%zu instance%s, %zu with drift\n", n, n == 1 ? "" : "s", n_drift);
   return ferror(out) ? -1 : 0;

@@ -205,25 +205,15 @@ int placer_runstate_load(const char *dir, const char *instance, struct placer_la
   if (asprintf(&name, "%s.json", instance) < 0)
     return placer_error_oom(err, "load run record");
   struct placer_statedir d;
-  cleanup_free char *text = NULL;
-  size_t len = 0;
+  json_t *json = NULL;
+  cleanup_free char *boot = NULL, *state = NULL;
   int rc = placer_statedir_open(dir, false, &d, err);
   if (rc == 0)
-    rc = placer_statedir_read(&d, name, PLACER_STATEDIR_MAX_FILE_BYTES, &text, &len, err);
-  if (rc != 0) {
-    placer_statedir_close(&d);
-    return rc == 1 ? 0 : -1;
-  }
-  json_error_t jerr;
-  json_t *json = json_loadb(text, len, 0, &jerr);
-  if (json == NULL) {
-    placer_statedir_close(&d);
-    return placer_error_set(err, PLACER_EXIT_USAGE, 0, "%s/%s:%d: %s", dir, name, jerr.line, jerr.text);
-  }
-  rc = placer_statedir_check_binding(&d, name, json_string_value(json_object_get(json, "boot_id")),
-                                     json_string_value(json_object_get(json, "state_id")), err);
+    rc = placer_statedir_load(&d, name, &json, &boot, &state, err);
   placer_statedir_close(&d);
-  if (rc == 0 && placer_launch_record_from_json(json, rec, err) < 0)
+  if (rc < 0 || json == NULL)
+    return rc;
+  if (placer_launch_record_from_json(json, rec, err) < 0)
     rc = placer_error_prefix(err, "%s/%s", dir, name);
   json_decref(json);
   if (rc < 0)

@@ -560,42 +560,14 @@ int placer_state_open(const char *dir, enum placer_state_lock lock, struct place
       rc = 0;
     }
   }
-  cleanup_free char *text = NULL;
-  size_t len = 0;
+  json_t *j = NULL;
   if (rc == 0)
-    rc = placer_statedir_read(&d, PLACER_STATE_FILE, PLACER_STATEDIR_MAX_FILE_BYTES, &text, &len, err);
-  if (rc == 1) { /* nothing recorded: a new state, for this boot and directory */
-    s->boot_id = strdup(placer_boot_id());
-    s->state_id = strdup(d.id);
-    placer_statedir_close(&d);
-    if (s->boot_id == NULL || s->state_id == NULL) {
-      placer_state_free(s);
-      return placer_error_oom(err, NULL);
-    }
-    *out = s;
-    return 0;
-  }
-  if (rc < 0) {
-    placer_statedir_close(&d);
-    placer_state_free(s);
-    return -1;
-  }
-  json_error_t jerr;
-  json_t *j = json_loadb(text, len, 0, &jerr);
-  if (j == NULL) {
-    placer_statedir_close(&d);
-    placer_state_free(s);
-    return placer_error_set(err, PLACER_EXIT_SYSTEM, EINVAL, "%s/%s:%d: %s", dir, PLACER_STATE_FILE, jerr.line,
-                            jerr.text);
-  }
-  int ret = placer_state_from_json(j, s, err);
-  json_decref(j);
-  if (ret < 0)
-    placer_error_prefix(err, "%s/%s", dir, PLACER_STATE_FILE);
-  else
-    ret = placer_statedir_check_binding(&d, PLACER_STATE_FILE, s->boot_id, s->state_id, err);
+    rc = placer_statedir_load(&d, PLACER_STATE_FILE, &j, &s->boot_id, &s->state_id, err);
   placer_statedir_close(&d);
-  if (ret < 0) {
+  if (rc == 0 && j && placer_state_from_json(j, s, err) < 0)
+    rc = placer_error_prefix(err, "%s/%s", dir, PLACER_STATE_FILE);
+  json_decref(j);
+  if (rc < 0) {
     placer_state_free(s);
     return -1;
   }

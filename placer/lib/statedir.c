@@ -369,3 +369,35 @@ int placer_statedir_check_binding(const struct placer_statedir *d, const char *f
                             d->path, file, state_id, d->id);
   return 0;
 }
+
+static int dup_or_null(const char *value, char **out) {
+  *out = value ? strdup(value) : NULL;
+  return value == NULL || *out ? 0 : -1;
+}
+
+int placer_statedir_load(const struct placer_statedir *d, const char *name, json_t **doc, char **boot_id,
+                         char **state_id, struct placer_error **err) {
+  *doc = NULL;
+  cleanup_free char *text = NULL;
+  size_t len = 0;
+  int rc = placer_statedir_read(d, name, PLACER_STATEDIR_MAX_FILE_BYTES, &text, &len, err);
+  if (rc < 0)
+    return -1;
+  if (rc == 1) /* nothing recorded: a new state, for this boot and directory */
+    return dup_or_null(placer_boot_id(), boot_id) < 0 || dup_or_null(d->id, state_id) < 0 ? placer_error_oom(err, NULL)
+                                                                                          : 0;
+  json_error_t jerr;
+  json_t *j = json_loadb(text, len, 0, &jerr);
+  if (j == NULL)
+    return placer_error_set(err, PLACER_EXIT_SYSTEM, EINVAL, "%s/%s:%d: %s", d->path, name, jerr.line, jerr.text);
+  const char *recorded_boot = json_string_value(json_object_get(j, "boot_id"));
+  const char *recorded_dir = json_string_value(json_object_get(j, "state_id"));
+  if (!json_is_object(j) || placer_statedir_check_binding(d, name, recorded_boot, recorded_dir, err) < 0) {
+    if (!json_is_object(j))
+      placer_error_set(err, PLACER_EXIT_SYSTEM, EINVAL, "%s/%s: not a JSON object", d->path, name);
+    json_decref(j);
+    return -1;
+  }
+  *doc = j;
+  return 0;
+}

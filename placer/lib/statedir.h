@@ -14,6 +14,7 @@
 #ifndef PLACER_STATEDIR_H
 #define PLACER_STATEDIR_H
 
+#include <jansson.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -67,6 +68,17 @@ void placer_statedir_unlock(int fd, const char *made);
  * directory outlives what it recorded.  Quiet: a busy lock or a directory
  * with anything else in it stays as it is. */
 void placer_statedir_tidy(const char *dir, const char *const *files, const char *const *locks);
+
+/* NAME in D, a JSON document placer wrote there: read as
+ * placer_statedir_read says, parsed, and its "boot_id" and "state_id"
+ * checked (placer_statedir_check_binding).  0 and *doc (caller decrefs),
+ * or *doc NULL when there is no such file (nothing recorded): then *boot_id
+ * and *state_id are this boot's and D's, for the new state (caller frees;
+ * left alone when there is a document: it holds them).  -1 and the one-line error: the file
+ * itself (PLACER_EXIT_USAGE), "DIR/NAME:LINE: ..." for bad JSON and the
+ * binding's (PLACER_EXIT_SYSTEM). */
+int placer_statedir_load(const struct placer_statedir *d, const char *name, json_t **doc, char **boot_id,
+                         char **state_id, struct placer_error **err);
 
 /* This boot's id (/proc/sys/kernel/random/boot_id), "" when unreadable. */
 const char *placer_boot_id(void);
