@@ -39,7 +39,7 @@ int placer_runstate_lock(const char *state_dir, bool create, int *fd, char *mark
   struct placer_statedir top, run;
   int rc = placer_statedir_open(state_dir, create, &top, err);
   if (rc == 0)
-    snprintf(mark, 48, "%s", top.id);
+    snprintf(mark, PLACER_STATEDIR_ID_MAX, "%s", top.id);
   if (rc == 0 && (create || top.fd >= 0))
     rc = placer_statedir_open(dir, create, &run, err);
   else

@@ -13,6 +13,7 @@
 #include <stddef.h>
 
 #include "lib/error.h"
+#include "lib/statedir.h"
 #include "launch.h"
 
 #define PLACER_RUNSTATE_SCHEMA 1
@@ -21,7 +22,7 @@
 int placer_runstate_dir(const char *state_dir, const char *profile, char **out, struct placer_error **err);
 /* Open STATE_DIR and STATE_DIR/run (made when CREATE; checked as
  * lib/statedir.h says) and flock run/lock: *fd to close when done, -1 when
- * nothing was ever recorded there (no CREATE).  MARK (48 bytes) gets
+ * nothing was ever recorded there (no CREATE).  MARK (PLACER_STATEDIR_ID_MAX bytes) gets
  * STATE_DIR's id: the mark of the groups run makes (placer_cgroup_mark);
  * *MADE the lock file when this call made it (removed with the lock). */
 int placer_runstate_lock(const char *state_dir, bool create, int *fd, char *mark, char **made,

@@ -266,7 +266,7 @@ int cmd_stop(int argc, char **argv) {
   struct placer_launch_record *recs = NULL;
   size_t n = 0;
   char *rundir = NULL;
-  char mark[48] = "", *lock_made = NULL;
+  char mark[PLACER_STATEDIR_ID_MAX] = "", *lock_made = NULL;
   int lock_fd = -1;
   int rc = PLACER_EXIT_OK;
   /* The records are enough: a profile that is gone (or no longer parses)

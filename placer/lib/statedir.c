@@ -10,7 +10,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/fs.h>
 #include <sys/file.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -157,7 +159,16 @@ int placer_statedir_open(const char *path, bool create, struct placer_statedir *
     return refuse_dir(err, path, NULL, problem);
   }
   d->fd = fd;
-  snprintf(d->id, sizeof(d->id), "%llu:%llu", (unsigned long long)st.st_dev, (unsigned long long)st.st_ino);
+  /* DEV:INO alone names another directory once the inode is reused (rm -rf, then mkdir): with the
+   * directory's birth (or the inode's generation) it names this one only */
+  unsigned long long birth = 0;
+  struct statx stx;
+  unsigned generation = 0;
+  if (statx(fd, "", AT_EMPTY_PATH, STATX_BTIME, &stx) == 0 && (stx.stx_mask & STATX_BTIME))
+    birth = (unsigned long long)stx.stx_btime.tv_sec * 1000000000ull + stx.stx_btime.tv_nsec;
+  else if (ioctl(fd, FS_IOC_GETVERSION, &generation) == 0)
+    birth = generation;
+  snprintf(d->id, sizeof(d->id), "%llu:%llu:%llx", (unsigned long long)st.st_dev, (unsigned long long)st.st_ino, birth);
   return 0;
 }
 

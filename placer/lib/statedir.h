@@ -24,10 +24,14 @@
  * 60 processes of 60 threads is ~200 KiB). */
 #define PLACER_STATEDIR_MAX_FILE_BYTES ((size_t)16 << 20)
 
+/* A directory's id: "DEV:INO:BIRTH" (BIRTH its creation time in ns, else its
+ * inode's generation: a directory made anew in a reused inode is another). */
+#define PLACER_STATEDIR_ID_MAX 80
+
 struct placer_statedir {
   char *path;
-  int fd;      /* O_DIRECTORY | O_NOFOLLOW; -1 when the directory does not exist */
-  char id[48]; /* "DEV:INO" of the directory (empty when it does not exist): what placer's marks name */
+  int fd;                          /* O_DIRECTORY | O_NOFOLLOW; -1 when the directory does not exist */
+  char id[PLACER_STATEDIR_ID_MAX]; /* the directory's id (empty when it does not exist): what placer's marks name */
 };
 
 /* Open PATH, checked as above.  CREATE: made (mode 0755, parents too) when

@@ -27,7 +27,6 @@ apply_require_v1
 apply_setup trust_apply
 need_cmd setsid python3
 irq=/proc/irq
-boot=$(cat /proc/sys/kernel/random/boot_id)
 
 for d in "$irq"/[0-9]*; do echo "${d##*/} $(cat "$d/smp_affinity_list")"; done >"$WORK/irqs.before"
 restore_irqs() {
@@ -44,8 +43,8 @@ t_defer '[ ! -e "$WORK/irqs.leaked" ] || { echo "$T: FAIL: an IRQ affinity was l
 t_defer restore_irqs
 t_defer '"$PLACER" reset --state-dir "$WORK/irq-a" >/dev/null 2>&1; "$PLACER" reset --state-dir "$WORK/irq-b" >/dev/null 2>&1'
 
-# "boot_id": ..., "state_id": "DEV:INO" of directory $1: what placer records in a state file
-binding() { printf '"boot_id": "%s", "state_id": "%s"' "$boot" "$(stat -c '%d:%i' "$1")"; }
+# "boot_id": ..., "state_id": ... of directory $1: what placer records in a state file
+binding() { "$PY" "$LIB/state_binding.py" "$1"; }
 # exit code of "$@" into $rc, its stderr into $WORK/err; stdout dropped
 run_rc() { rc=0; "$@" >/dev/null 2>"$WORK/err" || rc=$?; }
 one_line() { [ "$(wc -l <"$WORK/err")" = 1 ] && grep -q -- "$1" "$WORK/err" || fail "$2: $(cat "$WORK/err")"; }

@@ -69,8 +69,15 @@ static void test_directories(void **state) {
   struct stat st;
   assert_int_equal(stat(in_base("a/b/s"), &st), 0);
   char id[64];
-  snprintf(id, sizeof(id), "%llu:%llu", (unsigned long long)st.st_dev, (unsigned long long)st.st_ino);
-  assert_string_equal(d.id, id);
+  snprintf(id, sizeof(id), "%llu:%llu:", (unsigned long long)st.st_dev, (unsigned long long)st.st_ino);
+  assert_true(strncmp(d.id, id, strlen(id)) == 0 && strlen(d.id) > strlen(id));
+  char first[PLACER_STATEDIR_ID_MAX];
+  snprintf(first, sizeof(first), "%s", d.id);
+  placer_statedir_close(&d);
+  /* made anew (likely in the same inode): another directory, another id */
+  assert_int_equal(rmdir(in_base("a/b/s")), 0);
+  assert_int_equal(placer_statedir_open(in_base("a/b/s"), true, &d, &err), 0);
+  assert_string_not_equal(d.id, first);
   placer_statedir_close(&d);
 
   /* others may write it: refused, and so is one below a directory others may write */
