@@ -14,6 +14,8 @@
 #     while the first steers it; with the first's directory removed by hand, the second takes the
 #     IRQ over with the first's recorded list; after every order of resets the IRQ is at its
 #     original list and no owner record is left;
+#   - a results directory is data: bench --resume of one whose irq-state is a link to a live
+#     apply's state directory (its study steers no IRQ) leaves that placement alone;
 #   - apply --backend systemd of an irqs: profile where PID 1 is not systemd: exit 3, no IRQ moved;
 #   - placer exec ... -- /nonexistent: exit 4, no group made;
 #   - apply + reset, run + stop: no state directory left behind.
@@ -25,7 +27,7 @@ T=trust_apply
 . "${PLACER_SOURCE_DIR:?PLACER_SOURCE_DIR not set}/tests/integration/lib/apply.sh"
 apply_require_v1
 apply_setup trust_apply
-need_cmd setsid python3
+need_cmd setsid python3 fio
 irq=/proc/irq
 
 for d in "$irq"/[0-9]*; do echo "${d##*/} $(cat "$d/smp_affinity_list")"; done >"$WORK/irqs.before"
@@ -215,6 +217,37 @@ grep -q "\"previous\": \"$orig\"" "$WORK/irq-b/irq.json" || fail "b did not take
 [ "$(cat "$irq/$n/smp_affinity_list")" = "$orig" ] || fail "after b's reset IRQ $n is on $(cat "$irq/$n/smp_affinity_list")"
 [ ! -e "$owners" ] && [ ! -e "$WORK/irq-b" ] || fail "b's reset left $owners or irq-b"
 say "IRQ $n: one owner at a time; a gone owner taken over; back on $orig after every reset"
+
+# ---- a results directory is data: --resume never resets an irq-state it did not steer -----------
+t_defer 'rm -f "/var/tmp/$TAG.img"'
+cat >"$WORK/study.yaml" <<EOF
+version: 1
+title: irq-state is data
+cluster: { type: none }
+variants: [ { name: unpinned, profile: unpinned } ]
+workloads: { path: /var/tmp/$TAG.img, size: 16MiB, block_sizes: [4K], patterns: [randread], iodepth: 1, runtime: 1,
+             ramp: 0 }
+repeats: 1
+warmup: 0
+EOF
+"$PLACER" bench --allow-inconclusive --prefix "$TAG-bench" --out "$WORK/r" "$WORK/study.yaml" >/dev/null 2>"$WORK/bench.err" ||
+    { cat "$WORK/bench.err" >&2; fail "bench exited $?"; }
+"$PLACER" apply --irqs-only --state-dir "$WORK/live" "$WORK/irq0.yaml" >/dev/null || fail "apply of the live state exited $?"
+ln -s "$WORK/live" "$WORK/r/irq-state"
+"$PY" - "$WORK/r/summary.json" <<'PY' # a run to do again: what a study stopped part-way leaves
+import json, sys
+s = json.load(open(sys.argv[1]))
+s["runs"], s["interrupted"] = [], True
+json.dump(s, open(sys.argv[1], "w"))
+PY
+"$PLACER" bench --prefix "$TAG-bench" --resume "$WORK/r" >/dev/null 2>"$WORK/bench.err" || { cat "$WORK/bench.err" >&2; fail "--resume exited $?"; }
+grep -q "unpinned-r0: 4k-randread" "$WORK/bench.err" || fail "--resume ran nothing: $(cat "$WORK/bench.err")"
+[ "$(cat "$irq/$n/smp_affinity_list")" = 0 ] || fail "--resume undid the live placement of IRQ $n through r/irq-state"
+[ -f "$WORK/live/irq.json" ] && [ -L "$WORK/r/irq-state" ] || fail "--resume removed the live state or the link"
+"$PLACER" status --state-dir "$WORK/live" >/dev/null || fail "status of the live placement after --resume exited $?"
+"$PLACER" reset --state-dir "$WORK/live" >/dev/null || fail "reset of the live state exited $?"
+[ "$(cat "$irq/$n/smp_affinity_list")" = "$orig" ] || fail "IRQ $n not back on $orig"
+say "bench --resume left the live placement a linked irq-state pointed to alone"
 
 # ---- --backend systemd where PID 1 is not systemd: exit 3 before any IRQ moves ----------------------
 if [ ! -e /run/systemd/system ]; then
