@@ -363,7 +363,7 @@ static int set_affinity(struct irq_txn *t, unsigned irq, const char *name, const
      * write where the kernel just refused. */
     struct irq_state *s = t->state;
     irq_journal_entry_clear(&s->journal[--s->n_journal]);
-    if (!journal_names(s, irq))
+    if (fresh && !journal_names(s, irq)) /* a taken-over record keeps its original list */
       irq_owner_release(t->root, s, irq);
     int why = (*err)->errno_value;
     struct placer_error *save_err = NULL;
