@@ -250,6 +250,10 @@ int placer_statedir_lock(const struct placer_statedir *d, const char *name, bool
     if (exclusive) { /* made here, or there already */
       f = openat(d->fd, name, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0644);
       created = f >= 0;
+      if (f < 0 && errno == ENOENT) /* the directory itself went (a reset tidied it up) */
+        return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOENT,
+                                "state directory '%s' was removed meanwhile (a reset ended): run the command again",
+                                d->path);
     }
     if (f < 0)
       f = open_file(d, name, exclusive ? O_RDWR : O_RDONLY, &missing, err);
