@@ -291,11 +291,7 @@ static int check_needs(const struct placer_export_format *fmt, const struct plac
                             plan->profile_name);
   if ((fmt->needs & PLACER_EXPORT_GIVES_VM_CPUS) && check_vms_apart(plan, err) < 0)
     return -1;
-  for (size_t i = 0; in->map && i < in->map->n; i++)
-    if (placer_plan_find(plan, in->map->instances[i]) == NULL)
-      return placer_error_set(err, PLACER_EXIT_USAGE, EINVAL, "%s:%u: no instance '%s' in the plan of profile '%s'",
-                              in->map->file, in->map->lines[i], in->map->instances[i], plan->profile_name);
-  return 0;
+  return placer_export_map_check(in->map, plan, err);
 }
 
 /* ------------------------------------------------------------------ render */

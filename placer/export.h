@@ -40,22 +40,38 @@ enum placer_export_needs {
 
 /* --map FILE: "INSTANCE=VALUE" lines naming each instance in the system a
  * format speaks to (a Proxmox VMID, a libvirt domain, a systemd unit, a
- * Ceph daemon id); '#' starts a comment line. */
+ * Ceph daemon id); '#' starts a comment line.  Bounded: a map names at most
+ * every instance of a plan, and no plan comes near a million (max_count is
+ * 100,000), so the limits cost a real map nothing and keep a runaway file
+ * to about 60 MiB of memory. */
+#define PLACER_EXPORT_MAP_MAX_BYTES ((size_t)32 << 20)
+#define PLACER_EXPORT_MAP_MAX_ENTRIES (1 << 20)
+struct placer_export_map_entry {
+  const char *instance; /* both cut out of the map's text */
+  const char *value;
+  unsigned line;
+};
 struct placer_export_map {
   char *file;
-  char **instances;
-  char **values;
-  unsigned *lines;
+  char *text;                              /* the file's bytes, the entries' strings cut in place */
+  struct placer_export_map_entry *entries; /* sorted by instance (each named once) */
   size_t n;
 };
 
-/* Errors name FILE:LINE (PLACER_EXIT_USAGE). */
+/* Errors name FILE:LINE (PLACER_EXIT_USAGE): a line that is not
+ * INSTANCE=VALUE, a control byte (a NUL too), an instance named twice; the
+ * first in the file's order.  Load: a regular file of at most
+ * PLACER_EXPORT_MAP_MAX_BYTES (anything else one line, exit 2). */
 int placer_export_map_parse(const char *file, const char *text, struct placer_export_map **out,
                             struct placer_error **err);
 int placer_export_map_load(const char *path, struct placer_export_map **out, struct placer_error **err);
 void placer_export_map_free(struct placer_export_map *map);
 /* The value for INSTANCE, or NULL. */
 const char *placer_export_map_get(const struct placer_export_map *map, const char *instance);
+/* -1 (FILE:LINE: no instance 'X' in the plan ..., the first such line) when
+ * MAP names an instance PLAN does not have. */
+int placer_export_map_check(const struct placer_export_map *map, const struct placer_plan *plan,
+                            struct placer_error **err);
 
 struct placer_export_input {
   const struct placer_plan *plan;
