@@ -12,6 +12,7 @@
 #include <stdio.h>
 
 #include "lib/error.h"
+#include "lib/fileset.h"
 #include "lib/string-list.h"
 #include "plan.h"
 #include "profile.h"
@@ -43,7 +44,7 @@ enum placer_export_needs {
  * Ceph daemon id); '#' starts a comment line.  Bounded: a map names at most
  * every instance of a plan, and no plan comes near a million (max_count is
  * 100,000), so the limits cost a real map nothing and keep a runaway file
- * to about 60 MiB of memory. */
+ * under 100 MiB of memory (the text, 24 bytes an entry, qsort's copy). */
 #define PLACER_EXPORT_MAP_MAX_BYTES ((size_t)32 << 20)
 #define PLACER_EXPORT_MAP_MAX_ENTRIES (1 << 20)
 struct placer_export_map_entry {
@@ -117,10 +118,17 @@ void placer_export_output_free(struct placer_export_output *out);
 
 /* Every unit's text, one after the other (stdout). -1 when writing fails. */
 int placer_export_print(const struct placer_export_output *out, FILE *f);
-/* --out DIR must be an existing directory this process can write into
- * (PLACER_EXIT_USAGE otherwise); checked before anything is rendered. */
+/* --out DIR must be an existing directory, not a symbolic link, that this
+ * process can write into (PLACER_EXIT_USAGE otherwise); checked before
+ * anything is rendered. */
 int placer_export_check_dir(const char *dir, struct placer_error **err);
-/* Each unit into DIR/NAME (its subdirectory made), atomically. */
-int placer_export_write_dir(const struct placer_export_output *out, const char *dir, struct placer_error **err);
+/* The units into DIR as one set (lib/fileset.h): each NAME (its
+ * subdirectory made), a unit whose bytes are there left alone, the units an
+ * earlier export of FMT wrote there and this one does not removed (the
+ * manifest DIR/.placer-export.FMT lists them), all or nothing, through no
+ * symbolic link.  DRY: nothing written; CHANGES says what is (would be). */
+int placer_export_write_dir(const struct placer_export_format *fmt, const struct placer_export_output *out,
+                            const char *dir, bool dry, struct placer_fileset_changes *changes,
+                            struct placer_error **err);
 
 #endif
