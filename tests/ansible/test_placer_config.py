@@ -7,13 +7,12 @@ import base64
 import json
 import os
 import stat
-import subprocess
 import sys
 import tempfile
 import unittest
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
-from module_run import run_module  # noqa: E402
+from module_run import run_module, run_module_measured  # noqa: E402
 
 
 def run(args, check_mode=False):
@@ -150,14 +149,8 @@ class PlacerConfig(unittest.TestCase):
         os.makedirs(self.dir)
         with open(os.path.join(self.dir, "profile.yaml"), "wb") as f:
             f.truncate(256 << 20)
-        code = ("import json, resource, sys\nsys.dont_write_bytecode = True\nsys.path.insert(0, %r)\n"
-                "from module_run import run_module\n"
-                "rc, r = run_module('placer_config', json.loads(sys.argv[1]), True)\n"
-                "print(json.dumps([rc, r, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss]))\n"
-                % os.path.dirname(os.path.abspath(__file__)))
-        p = subprocess.run([sys.executable, "-c", code, json.dumps(dict(dir=self.dir, files={"profile.yaml": "a: 1\n"}))],
-                           capture_output=True, text=True, check=True)
-        rc, r, peak_kib = json.loads(p.stdout)
+        rc, r, peak_kib = run_module_measured("placer_config", dict(dir=self.dir, files={"profile.yaml": "a: 1\n"}),
+                                              check_mode=True)
         self.assertEqual((rc, r["written"]), (0, ["profile.yaml"]), r)
         self.assertRegex(r["diff"][0]["before"], r"^\(268435456 bytes, sha1 [0-9a-f]{40}\)\n$")
         self.assertLess(peak_kib, 100 << 10, "peak memory %d MiB" % (peak_kib >> 10))

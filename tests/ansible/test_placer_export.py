@@ -11,14 +11,13 @@
 # outside the temporary directory). Exit 77 (skipped) without ansible-core or PLACER_BIN.
 import json
 import os
-import resource
 import subprocess
 import sys
 import tempfile
 import unittest
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
-from module_run import COLLECTIONS, ENV, run_module  # noqa: E402
+from module_run import COLLECTIONS, ENV, run_module, run_module_measured  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TESTS = os.path.join(HERE, "..")
@@ -160,7 +159,8 @@ class PlacerExport(unittest.TestCase):
             with open(os.path.join(top, name), "wb") as f:
                 f.truncate(256 << 20)
         for check_mode in (True, False):
-            rc, r, peak_kib = self.measured(dict(profile=PROFILE, formats=["nova"], dest=self.dest), check_mode)
+            rc, r, peak_kib = run_module_measured("placer_export", dict(profile=PROFILE, formats=["nova"], dest=self.dest,
+                                                                     placer_bin=BIN, topology=FIXTURE), check_mode)
             self.assertEqual((rc, r["written"]), (0, ["nova/nova.conf"]), r)
             self.assertLess(peak_kib, 100 << 10, "peak memory %d MiB" % (peak_kib >> 10))
             if check_mode:
@@ -168,20 +168,6 @@ class PlacerExport(unittest.TestCase):
                 self.assertEqual(os.path.getsize(os.path.join(top, "nova.conf")), 256 << 20)
         self.assertEqual(os.path.getsize(os.path.join(top, "big.img")), 256 << 20)
         self.assertEqual(tree(top)["nova.conf"], self.placer("--format", "nova", PROFILE).stdout)
-
-    def measured(self, args, check_mode):
-        """(rc, result, the peak RSS in KiB of the module and every process it ran)."""
-        code = ("import json, resource, sys\n"
-                "sys.dont_write_bytecode = True\n"
-                "sys.path.insert(0, %r)\n"
-                "from module_run import run_module\n"
-                "rc, r = run_module('placer_export', json.loads(sys.argv[1]), sys.argv[2] == '1')\n"
-                "print(json.dumps([rc, r, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss]))\n"
-                % os.path.dirname(os.path.abspath(__file__)))
-        a = dict(args, placer_bin=BIN, topology=FIXTURE)
-        p = subprocess.run([sys.executable, "-c", code, json.dumps(a), "1" if check_mode else "0"],
-                           capture_output=True, text=True, check=True)
-        return json.loads(p.stdout)
 
     def test_map_values_cannot_add_mappings(self):
         """F19: a value with a newline added a mapping of its own."""
