@@ -6,7 +6,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -64,25 +63,6 @@ struct job {
 void placer_fileset_changes_free(struct placer_fileset_changes *changes) {
   placer_string_list_free(&changes->written);
   placer_string_list_free(&changes->removed);
-}
-
-/* -1 with the message (and strerror(ERRNO_VALUE) when not 0), CODE. */
-static int job_fail(struct job *j, int code, int errno_value, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-static int job_fail(struct job *j, int code, int errno_value, const char *fmt, ...) {
-  char *msg = NULL;
-  va_list ap;
-  va_start(ap, fmt);
-  int n = vasprintf(&msg, fmt, ap);
-  va_end(ap);
-  if (n < 0)
-    return placer_error_oom(j->err, NULL);
-  if (errno_value)
-    placer_error_errno(j->err, code, errno_value, "%s", msg);
-  else
-    placer_error_set(j->err, code, 0, "%s", msg);
-  free(msg);
-  return -1;
 }
 
 static bool valid_component(const char *s, size_t len) {
@@ -163,10 +143,10 @@ static int read_manifest(struct job *j, struct placer_string_list *made) {
     return 0;
   struct stat st;
   if (fd < 0 && errno == ELOOP && fstatat(j->dfd, j->manifest, &st, AT_SYMLINK_NOFOLLOW) == 0)
-    return job_fail(j, PLACER_EXIT_USAGE, 0, "%s is %s, not the list of files placer writes there", j->manifest,
-                    type_name(st.st_mode));
+    return placer_error_set(j->err, PLACER_EXIT_USAGE, 0, "%s is %s, not the list of files placer writes there",
+                            j->manifest, type_name(st.st_mode));
   if (fd < 0 || fstat(fd, &st) < 0)
-    return job_fail(j, PLACER_EXIT_USAGE, errno, "%s", j->manifest);
+    return placer_error_errno(j->err, PLACER_EXIT_USAGE, errno, "%s", j->manifest);
   const char *why = NULL;
   if (!S_ISREG(st.st_mode))
     why = type_name(st.st_mode);
@@ -177,14 +157,15 @@ static int read_manifest(struct job *j, struct placer_string_list *made) {
   else if ((size_t)st.st_size > MANIFEST_MAX_BYTES)
     why = "larger than 4 MiB";
   if (why)
-    return job_fail(j, PLACER_EXIT_USAGE, 0,
-                    "%s is %s: not a list placer can have written (remove it, and the files it names, to start over)",
-                    j->manifest, why);
+    return placer_error_set(
+        j->err, PLACER_EXIT_USAGE, 0,
+        "%s is %s: not a list placer can have written (remove it, and the files it names, to start over)", j->manifest,
+        why);
   size_t len = 0;
   if (placer_textfile_read_fd(fd, MANIFEST_MAX_BYTES, &j->old_text, &len) < 0)
-    return job_fail(j, PLACER_EXIT_SYSTEM, errno, "read %s", j->manifest);
+    return placer_error_errno(j->err, PLACER_EXIT_SYSTEM, errno, "read %s", j->manifest);
   if (memchr(j->old_text, '\0', len))
-    return job_fail(j, PLACER_EXIT_USAGE, 0, "%s: a NUL byte: not a list placer writes", j->manifest);
+    return placer_error_set(j->err, PLACER_EXIT_USAGE, 0, "%s: a NUL byte: not a list placer writes", j->manifest);
   size_t cap = j->n_items;
   unsigned line = 1;
   for (char *p = j->old_text; *p; line++) {
@@ -207,9 +188,10 @@ static int read_manifest(struct job *j, struct placer_string_list *made) {
       }
       j->items[j->n_items++] = (struct item){ .name = p + 6 };
     } else {
-      return job_fail(j, PLACER_EXIT_USAGE, 0,
-                      "%s:%u: not a line placer writes (remove the file, and the files it names, to start over)",
-                      j->manifest, line);
+      return placer_error_set(
+          j->err, PLACER_EXIT_USAGE, 0,
+          "%s:%u: not a line placer writes (remove the file, and the files it names, to start over)", j->manifest,
+          line);
     }
     if (nl == NULL)
       break;
@@ -226,7 +208,7 @@ static int index_items(struct job *j, const struct placer_string_list *made) {
   for (size_t i = 0; i < j->n_items; i++) {
     if (kept > 0 && strcmp(j->items[kept - 1].name, j->items[i].name) == 0) {
       if (j->items[i].file)
-        return job_fail(j, PLACER_EXIT_USAGE, 0, "'%s' twice in one set of files", j->items[i].name);
+        return placer_error_set(j->err, PLACER_EXIT_USAGE, 0, "'%s' twice in one set of files", j->items[i].name);
       continue;
     }
     j->items[kept++] = j->items[i];
@@ -300,20 +282,20 @@ static int survey(struct job *j) {
     struct stat st;
     if (fstatat(j->dfd, sub->name, &st, AT_SYMLINK_NOFOLLOW) != 0) {
       if (errno != ENOENT)
-        return job_fail(j, PLACER_EXIT_USAGE, errno, "%s", sub->name);
+        return placer_error_errno(j->err, PLACER_EXIT_USAGE, errno, "%s", sub->name);
       continue;
     }
     if (!S_ISDIR(st.st_mode)) {
       if (sub->needed)
-        return job_fail(j, PLACER_EXIT_USAGE, 0, "%s is %s, not a directory placer writes into", sub->name,
-                        type_name(st.st_mode));
+        return placer_error_set(j->err, PLACER_EXIT_USAGE, 0, "%s is %s, not a directory placer writes into", sub->name,
+                                type_name(st.st_mode));
       continue; /* its stale files are no longer placer's: left alone */
     }
     sub->fd = openat(j->dfd, sub->name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     if (sub->fd < 0)
-      return job_fail(j, PLACER_EXIT_USAGE, errno, "%s", sub->name);
+      return placer_error_errno(j->err, PLACER_EXIT_USAGE, errno, "%s", sub->name);
     if (sub->needed && faccessat(sub->fd, ".", W_OK | X_OK, 0) != 0)
-      return job_fail(j, PLACER_EXIT_USAGE, errno, "%s: cannot write into it", sub->name);
+      return placer_error_errno(j->err, PLACER_EXIT_USAGE, errno, "%s: cannot write into it", sub->name);
   }
   for (size_t i = 0; i < j->n_items; i++) {
     struct item *it = &j->items[i];
@@ -321,13 +303,14 @@ static int survey(struct job *j) {
     struct stat st;
     bool there = fd >= 0 && fstatat(fd, it->base, &st, AT_SYMLINK_NOFOLLOW) == 0;
     if (fd >= 0 && !there && errno != ENOENT)
-      return job_fail(j, PLACER_EXIT_USAGE, errno, "%s", it->name);
+      return placer_error_errno(j->err, PLACER_EXIT_USAGE, errno, "%s", it->name);
     if (it->file == NULL)
       it->todo = there && S_ISREG(st.st_mode) ? TODO_REMOVE : TODO_SKIP;
     else if (!there)
       it->todo = TODO_CREATE;
     else if (!S_ISREG(st.st_mode))
-      return job_fail(j, PLACER_EXIT_USAGE, 0, "%s is %s, not a file placer replaces", it->name, type_name(st.st_mode));
+      return placer_error_set(j->err, PLACER_EXIT_USAGE, 0, "%s is %s, not a file placer replaces", it->name,
+                              type_name(st.st_mode));
     else
       it->todo = same_bytes(fd, it->base, it->file->data, it->file->len) ? TODO_KEEP : TODO_REPLACE;
   }
@@ -438,11 +421,11 @@ static int commit(struct job *j) {
     if (!sub->needed || sub->fd >= 0)
       continue;
     if (mkdirat(j->dfd, sub->name, 0755) < 0)
-      return job_fail(j, PLACER_EXIT_SYSTEM, errno, "mkdir %s", sub->name);
+      return placer_error_errno(j->err, PLACER_EXIT_SYSTEM, errno, "mkdir %s", sub->name);
     sub->made_now = true;
     sub->fd = openat(j->dfd, sub->name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     if (sub->fd < 0)
-      return job_fail(j, PLACER_EXIT_SYSTEM, errno, "%s", sub->name);
+      return placer_error_errno(j->err, PLACER_EXIT_SYSTEM, errno, "%s", sub->name);
   }
   /* every new file's bytes first: a full disk stops here, before anything is replaced */
   for (size_t i = 0; i < j->n_items; i++) {
@@ -450,7 +433,7 @@ static int commit(struct job *j) {
     if (it->todo != TODO_CREATE && it->todo != TODO_REPLACE)
       continue;
     if (stage(j, j->subs[it->sub].fd, it->file->data, it->file->len, it->tmp, sizeof(it->tmp)) < 0)
-      return job_fail(j, PLACER_EXIT_SYSTEM, errno, "write %s", it->name);
+      return placer_error_errno(j->err, PLACER_EXIT_SYSTEM, errno, "write %s", it->name);
     it->staged = true;
   }
   for (size_t i = 0; i < j->n_items; i++) {
@@ -458,21 +441,21 @@ static int commit(struct job *j) {
     int fd = j->subs[it->sub].fd;
     if (it->todo == TODO_REPLACE || it->todo == TODO_REMOVE) {
       if (keep_old(j, fd, it->base, it->old, sizeof(it->old)) < 0)
-        return job_fail(j, PLACER_EXIT_SYSTEM, errno, "link %s", it->name);
+        return placer_error_errno(j->err, PLACER_EXIT_SYSTEM, errno, "link %s", it->name);
       it->kept_old = true;
     }
     if (it->todo == TODO_REMOVE && unlinkat(fd, it->base, 0) < 0)
-      return job_fail(j, PLACER_EXIT_SYSTEM, errno, "remove %s", it->name);
+      return placer_error_errno(j->err, PLACER_EXIT_SYSTEM, errno, "remove %s", it->name);
     if ((it->todo == TODO_CREATE || it->todo == TODO_REPLACE) && renameat(fd, it->tmp, fd, it->base) < 0)
-      return job_fail(j, PLACER_EXIT_SYSTEM, errno, "rename %s", it->name);
+      return placer_error_errno(j->err, PLACER_EXIT_SYSTEM, errno, "rename %s", it->name);
     it->done = it->todo == TODO_CREATE || it->todo == TODO_REPLACE || it->todo == TODO_REMOVE;
   }
   /* the manifest last: once it is in place, the set is */
   if (!j->manifest_same) {
     if (stage(j, j->dfd, j->text, strlen(j->text), j->manifest_tmp, sizeof(j->manifest_tmp)) < 0)
-      return job_fail(j, PLACER_EXIT_SYSTEM, errno, "write %s", j->manifest);
+      return placer_error_errno(j->err, PLACER_EXIT_SYSTEM, errno, "write %s", j->manifest);
     if (renameat(j->dfd, j->manifest_tmp, j->dfd, j->manifest) < 0)
-      return job_fail(j, PLACER_EXIT_SYSTEM, errno, "rename %s", j->manifest);
+      return placer_error_errno(j->err, PLACER_EXIT_SYSTEM, errno, "rename %s", j->manifest);
     j->manifest_tmp[0] = '\0';
   }
   return 0;
@@ -541,7 +524,8 @@ int placer_fileset_write(const char *dir, const char *manifest, const char *writ
   for (size_t i = 0; rc == 0 && i < n; i++) {
     size_t sub_len;
     if (!valid_name(files[i].name, &sub_len))
-      rc = job_fail(&j, PLACER_EXIT_USAGE, 0, "'%s' is not a name placer writes into a directory", files[i].name);
+      rc = placer_error_set(j.err, PLACER_EXIT_USAGE, 0, "'%s' is not a name placer writes into a directory",
+                            files[i].name);
     j.items[j.n_items++] = (struct item){ .name = files[i].name, .file = &files[i] };
   }
   if (rc == 0)

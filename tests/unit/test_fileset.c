@@ -20,6 +20,9 @@
 
 #define N(x) (sizeof(x) / sizeof((x)[0]))
 #define MANIFEST ".placer-export.t"
+#define HEADER                                                                         \
+  "# Written by the test: the files it wrote here. The next run into this directory\n" \
+  "# removes those it no longer writes, and nothing else.\n"
 
 struct tmp {
   char dir[80];   /* the set's directory */
@@ -53,29 +56,28 @@ static const char *at(struct tmp *t, const char *rel) {
 }
 
 /* Every entry under the outer directory, hidden ones too: type, mode, link
- * target, and each file's checksum: what "nothing changed" compares. */
+ * target, and each file's checksum: what "nothing changed" compares.
+ * Written beside the outer directory, not in it. */
 static char *snapshot(struct tmp *t) {
   char cmd[512];
   snprintf(cmd, sizeof(cmd),
-           "cd '%s' && find . -printf '%%p %%y %%m %%l\\n' | LC_ALL=C sort && "
-           "find . -type f -exec md5sum {} + | LC_ALL=C sort",
-           t->outer);
-  FILE *p = popen(cmd, "r");
-  assert_non_null(p);
-  char *text = NULL;
-  size_t size = 0;
-  FILE *out = open_memstream(&text, &size);
-  char buf[4096];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof(buf), p)) > 0)
-    fwrite(buf, 1, n, out);
-  assert_int_equal(pclose(p), 0);
-  fclose(out);
+           "cd '%s' && { find . -printf '%%p %%y %%m %%l\\n' | LC_ALL=C sort && "
+           "find . -type f -exec md5sum {} + | LC_ALL=C sort; } >'%s.snapshot'",
+           t->outer, t->outer);
+  assert_int_equal(system(cmd), 0);
+  snprintf(cmd, sizeof(cmd), "%s.snapshot", t->outer);
+  char *text = test_read_file(cmd);
+  assert_non_null(text);
+  unlink(cmd);
   return text;
 }
 
-static char *contents(struct tmp *t, const char *rel) {
-  return test_read_file(at(t, rel));
+/* The file REL under the outer directory holds TEXT. */
+static void expect_file(struct tmp *t, const char *rel, const char *text) {
+  char *s = test_read_file(at(t, rel));
+  if (s == NULL || strcmp(s, text) != 0)
+    fail_msg("%s holds '%s', expected '%s'", rel, s ? s : "(nothing)", text);
+  free(s);
 }
 
 /* Write the set; the error's message (caller frees) or NULL. */
@@ -96,6 +98,18 @@ static char *write_set(struct tmp *t, const struct placer_fileset_file *files, s
   return NULL;
 }
 
+/* Write the set: it must succeed, writing WRITTEN files and removing REMOVED. */
+static void expect_changes(struct tmp *t, const struct placer_fileset_file *files, size_t n, bool dry, size_t written,
+                           size_t removed) {
+  struct placer_fileset_changes c;
+  char *msg = write_set(t, files, n, dry, &c);
+  if (msg)
+    fail_msg("refused: %s", msg);
+  if (c.written.n != written || c.removed.n != removed)
+    fail_msg("%zu written, %zu removed; expected %zu and %zu", c.written.n, c.removed.n, written, removed);
+  placer_fileset_changes_free(&c);
+}
+
 #define F(name, text) \
   { name, text, sizeof(text) - 1 }
 
@@ -108,26 +122,17 @@ static const struct placer_fileset_file big[] = {
 
 static void test_write_again_and_smaller(void **state) {
   struct tmp *t = *state;
-  struct placer_fileset_changes c;
-  assert_null(write_set(t, big, N(big), false, &c));
-  assert_int_equal(c.written.n, 4);
-  assert_int_equal(c.removed.n, 0);
-  placer_fileset_changes_free(&c);
-  char *s = contents(t, "d/u2.d/50.conf");
-  assert_string_equal(s, "two\n");
-  free(s);
-  s = contents(t, "d/" MANIFEST);
-  assert_non_null(strstr(s, "# Written by the test: "));
-  assert_non_null(strstr(s, "\nmade u1.d\nmade u2.d\nmade u3.d\nwrote a.conf\nwrote u1.d/50.conf\n"));
-  free(s);
+  expect_changes(t, big, N(big), false, 4, 0);
+  expect_file(t, "d/u2.d/50.conf", "two\n");
+  expect_file(t, "d/" MANIFEST,
+              HEADER "made u1.d\nmade u2.d\nmade u3.d\nwrote a.conf\nwrote u1.d/50.conf\nwrote u2.d/50.conf\n"
+                     "wrote u3.d/50.conf\n");
 
   /* the same set: nothing written, not even the manifest */
   char *before = snapshot(t);
   struct stat st1, st2;
   assert_int_equal(stat(at(t, "d/a.conf"), &st1), 0);
-  assert_null(write_set(t, big, N(big), false, &c));
-  assert_int_equal(c.written.n + c.removed.n, 0);
-  placer_fileset_changes_free(&c);
+  expect_changes(t, big, N(big), false, 0, 0);
   char *after = snapshot(t);
   assert_string_equal(before, after);
   assert_int_equal(stat(at(t, "d/a.conf"), &st2), 0);
@@ -141,6 +146,7 @@ static void test_write_again_and_smaller(void **state) {
   /* a smaller set, one file changed: u2.d goes whole (placer made it, it is
    * empty), u3.d keeps the user's file */
   static const struct placer_fileset_file small[] = { F("a.conf", "A\n"), F("u1.d/50.conf", "one\n") };
+  struct placer_fileset_changes c;
   assert_null(write_set(t, small, N(small), true, &c));
   assert_int_equal(c.written.n, 1);
   assert_string_equal(c.written.items[0], "a.conf");
@@ -149,25 +155,13 @@ static void test_write_again_and_smaller(void **state) {
   assert_string_equal(c.removed.items[1], "u3.d/50.conf");
   placer_fileset_changes_free(&c);
   assert_int_equal(access(at(t, "d/u2.d/50.conf"), F_OK), 0); /* the dry run removed nothing */
-  assert_null(write_set(t, small, N(small), false, &c));
-  assert_int_equal(c.written.n, 1);
-  assert_int_equal(c.removed.n, 2);
-  placer_fileset_changes_free(&c);
+  expect_changes(t, small, N(small), false, 1, 2);
   assert_int_equal(access(at(t, "d/u2.d"), F_OK), -1);
   assert_int_equal(access(at(t, "d/u3.d/50.conf"), F_OK), -1);
-  s = contents(t, "d/u3.d/10-mine.conf");
-  assert_string_equal(s, "mine\n");
-  free(s);
-  s = contents(t, "d/notes.txt");
-  assert_string_equal(s, "mine\n");
-  free(s);
-  s = contents(t, "d/a.conf");
-  assert_string_equal(s, "A\n");
-  free(s);
-  s = contents(t, "d/" MANIFEST);
-  assert_null(strstr(s, "u2.d"));
-  assert_null(strstr(s, "u3.d"));
-  free(s);
+  expect_file(t, "d/u3.d/10-mine.conf", "mine\n");
+  expect_file(t, "d/notes.txt", "mine\n");
+  expect_file(t, "d/a.conf", "A\n");
+  expect_file(t, "d/" MANIFEST, HEADER "made u1.d\nwrote a.conf\nwrote u1.d/50.conf\n");
   /* nothing of placer's left behind: no temporary file, no old copy */
   char cmd[256];
   snprintf(cmd, sizeof(cmd), "test -z \"$(find '%s' -name '.placer-[0-9]*')\"", t->dir);
@@ -220,9 +214,7 @@ static void test_refusals(void **state) {
     free(before);
     free(after);
   }
-  char *s = contents(t, "secret");
-  assert_string_equal(s, "precious\n");
-  free(s);
+  expect_file(t, "secret", "precious\n");
   /* a name no set may have */
   static const struct placer_fileset_file bad[] = { F("../x", "x") };
   char *msg = write_set(t, bad, 1, false, NULL);
@@ -246,21 +238,14 @@ static void test_stale_not_a_file(void **state) {
            t->outer);
   assert_int_equal(system(cmd), 0);
   static const struct placer_fileset_file other[] = { F("b.conf", "b\n") };
-  struct placer_fileset_changes c;
-  assert_null(write_set(t, other, N(other), false, &c));
-  assert_int_equal(c.removed.n, 2); /* u1.d's and u3.d's */
-  placer_fileset_changes_free(&c);
+  expect_changes(t, other, N(other), false, 1, 2); /* u1.d's and u3.d's removed */
   struct stat st;
   assert_int_equal(lstat(at(t, "d/a.conf"), &st), 0);
   assert_true(S_ISLNK(st.st_mode));
   assert_int_equal(lstat(at(t, "d/u2.d"), &st), 0);
   assert_true(S_ISLNK(st.st_mode));
-  char *s = contents(t, "secret");
-  assert_string_equal(s, "precious\n");
-  free(s);
-  s = contents(t, "elsewhere/50.conf");
-  assert_string_equal(s, "precious\n");
-  free(s);
+  expect_file(t, "secret", "precious\n");
+  expect_file(t, "elsewhere/50.conf", "precious\n");
 }
 
 /* A failure after some files were put in place: the manifest, written
@@ -304,14 +289,8 @@ static void test_roll_back(void **state) {
   free(before);
   free(after);
   /* and without the limit it goes through */
-  struct placer_fileset_changes c;
-  assert_null(write_set(t, next, N(next), false, &c));
-  assert_int_equal(c.written.n, 33);
-  assert_int_equal(c.removed.n, 32);
-  placer_fileset_changes_free(&c);
-  char *s = contents(t, "d/u00.d/50.conf");
-  assert_string_equal(s, "new\n");
-  free(s);
+  expect_changes(t, next, N(next), false, 33, 32);
+  expect_file(t, "d/u00.d/50.conf", "new\n");
   assert_int_equal(access(at(t, "d/u63.d"), F_OK), -1);
 }
 
