@@ -23,10 +23,10 @@ description:
     would take at most 256 MiB to read (estimated before it is parsed, from its brackets and
     separators), JSON without C(NaN) or C(Infinity), and of placer's shape (C(format),
     C(version), the cells' names and numbers). Every node that fails a check is named with why, in
-    one message (and O(bad_nodes)); nothing is written then.
+    one message (and RV(bad_nodes)); nothing is written then.
   - fleet.json and fleet.md are written by a rename of a new file in O(dest) (never through a
-    symbolic link: one there fails the task), only when their bytes differ; in check mode nothing
-    is written and C(changed) says whether it would be.
+    symbolic link, and one there fails the task), only when their bytes differ; in check mode
+    nothing is written and C(changed) says whether it would be.
 options:
   src: {description: directory with one results directory per node, type: path, required: true}
   dest: {description: where fleet.json and fleet.md go (created), type: path, required: true}
