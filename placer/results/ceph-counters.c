@@ -204,6 +204,12 @@ int placer_ceph_counters_parse(const char *daemon, const char *text, size_t len,
     return placer_error_set(err, PLACER_EXIT_USAGE, 0, "%s perf dump: not a JSON object (line %d: %s)", daemon,
                             root ? 1 : jerr.line, root ? "not an object" : jerr.text);
   }
+  const char *section_of_type = type == PLACER_CEPH_OSD ? "osd" : "mds";
+  if (!json_is_object(json_object_get(root, section_of_type))) { /* another daemon's socket, or not Ceph's */
+    json_decref(root);
+    return placer_error_set(err, PLACER_EXIT_USAGE, 0, "%s perf dump: no '%s' section: not an %s's perf dump", daemon,
+                            section_of_type, type == PLACER_CEPH_OSD ? "OSD" : "MDS");
+  }
   struct parse p = { .daemon = daemon, .err = err };
   size_t n_kept;
   const struct placer_ceph_counter_spec *kept = placer_ceph_counters_kept(type, &n_kept);

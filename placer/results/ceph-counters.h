@@ -60,7 +60,8 @@ const struct placer_ceph_counter_spec *placer_ceph_counters_kept(enum placer_cep
 /* TEXT (LEN bytes: `ceph daemon DAEMON perf dump`) into *OUT.  A counter
  * that is there but not a count (a whole number >= 0) or a latency
  * ({"avgcount": whole number, "sum": seconds >= 0}) is an error, as are
- * text that is not a JSON object and text over PLACER_CEPH_DUMP_MAX_BYTES;
+ * text that is not a JSON object, a dump without the daemon's own section
+ * ("osd", "mds": another daemon's) and text over PLACER_CEPH_DUMP_MAX_BYTES;
  * errors are bad input (PLACER_EXIT_USAGE) naming DAEMON and the counter. */
 int placer_ceph_counters_parse(const char *daemon, const char *text, size_t len, struct placer_ceph_counters *out,
                                struct placer_error **err);

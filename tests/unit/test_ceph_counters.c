@@ -302,8 +302,14 @@ static void test_bad_dumps(void **state) {
   expect_bad("osd.0", "{\"osd\": {\"op_w_latency\": {\"avgcount\": 3}}}", "osd.op_w_latency: expected a latency");
   expect_bad("osd.0", "{\"osd\": {\"op_w_latency\": {\"avgcount\": 3, \"sum\": -0.5}}}", "its sum is not");
   expect_bad("osd.0", "{\"osd\": {\"op_w\": 1, \"op_w\": 2}}", "not a JSON object");
-  expect_bad("mds.a", "{\"mds_server\": {\"req_create_latency\": 7}}", "mds_server.req_create_latency: expected");
+  expect_bad("osd.0", "{\"mds\": {\"request\": 1}}", "osd.0 perf dump: no 'osd' section: not an OSD's perf dump");
+  char *mds = fixture("mds.a-after.json");
+  expect_bad("osd.0", mds, "no 'osd' section"); /* an MDS's socket named as an OSD's */
+  free(mds);
+  expect_bad("mds.a", "{\"mds\": {}, \"mds_server\": {\"req_create_latency\": 7}}",
+             "mds_server.req_create_latency: expected");
   expect_bad("mon.a", "{}", "'mon.a' is not an OSD");
+  expect_bad("osd.0", "{}", "no 'osd' section");
   expect_bad("osd.x", "{}", "'osd.x' is not an OSD");
   char *huge = malloc(PLACER_CEPH_DUMP_MAX_BYTES + 2);
   memset(huge, ' ', PLACER_CEPH_DUMP_MAX_BYTES + 1);
