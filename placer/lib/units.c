@@ -78,12 +78,12 @@ void placer_format_bytes(uint64_t bytes, char *buf, size_t len) {
 
 /* A plain decimal number ("2", "0.5", ".5": no sign, exponent or hex) at
  * the start of TEXT after blanks, then blanks: *END at what follows (its
- * unit).  -1 when there is none (*WHY NULL) or it is negative. */
-static int number_then_unit(const char *text, double *value, const char **end, const char **why) {
+ * unit).  -1 and *WHY: EXPECTED when there is none, or it is negative. */
+static int number_then_unit(const char *text, double *value, const char **end, const char *expected, const char **why) {
   const char *p = text;
   while (isspace((unsigned char)*p))
     p++;
-  *why = NULL;
+  *why = expected;
   if (*p == '-') {
     *why = "must not be negative";
     return -1;
@@ -125,11 +125,8 @@ static const struct {
 int placer_parse_duration_ns(const char *text, double *ns, const char **why) {
   double value;
   const char *unit;
-  if (number_then_unit(text, &value, &unit, why) < 0) {
-    if (*why == NULL)
-      *why = "expected a latency with its unit, such as 2ms or 500us";
+  if (number_then_unit(text, &value, &unit, "expected a latency with its unit, such as 2ms or 500us", why) < 0)
     return -1;
-  }
   if (*unit == '\0') {
     *why = "a latency needs its unit: ns, us, ms or s (2ms, 500us)";
     return -1;
@@ -170,11 +167,8 @@ int placer_parse_rate(const char *text, double *value, int *bytes, const char **
   static const char *const expected = "expected a rate with its unit, such as 5000 iops or 200MiB/s";
   double x;
   const char *unit;
-  if (number_then_unit(text, &x, &unit, why) < 0) {
-    if (*why == NULL)
-      *why = expected;
+  if (number_then_unit(text, &x, &unit, expected, why) < 0)
     return -1;
-  }
   if (is_word(unit, "iops")) {
     *value = x;
     *bytes = 0;
@@ -203,11 +197,8 @@ int placer_parse_rate(const char *text, double *value, int *bytes, const char **
 int placer_parse_share(const char *text, double *share, const char **why) {
   double x;
   const char *rest;
-  if (number_then_unit(text, &x, &rest, why) < 0) {
-    if (*why == NULL)
-      *why = "expected a share such as 90% or 0.9";
+  if (number_then_unit(text, &x, &rest, "expected a share such as 90% or 0.9", why) < 0)
     return -1;
-  }
   if (*rest == '%') {
     x /= 100.0;
     rest++;

@@ -1,6 +1,7 @@
 /* Ceph's counters of a run written and read back: the "ceph_counters" object
  * of summary.json and ceph-counters.csv, both checked when read (docs/bench.md,
  * "Ceph's counters"); see ceph-counters.h. */
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -88,14 +89,20 @@ struct jread {
   char path[256];
 };
 
+/* A refusal, bad input: "WHERE: message". */
+static int vrefuse(struct placer_error **err, const char *where, const char *fmt, va_list ap) {
+  char msg[256];
+  vsnprintf(msg, sizeof(msg), fmt, ap);
+  return placer_error_set(err, PLACER_EXIT_USAGE, 0, "%s: %s", where, msg);
+}
+
 static int jfail(struct jread *j, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static int jfail(struct jread *j, const char *fmt, ...) {
-  char msg[256];
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(msg, sizeof(msg), fmt, ap);
+  int rc = vrefuse(j->err, j->path, fmt, ap);
   va_end(ap);
-  return placer_error_set(j->err, PLACER_EXIT_USAGE, 0, "%s: %s", j->path, msg);
+  return rc;
 }
 
 static size_t jpush(struct jread *j, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -199,13 +206,7 @@ static int daemon_from_json(struct jread *j, const json_t *v, struct placer_ceph
       return -1;
     d->n++;
   }
-  /* name order, as a delta keeps them (placer_ceph_counter_find) */
-  for (size_t i = 1; i < d->n; i++)
-    for (size_t k = i; k > 0 && strcmp(d->counters[k - 1].name, d->counters[k].name) > 0; k--) {
-      struct placer_ceph_counter t = d->counters[k];
-      d->counters[k] = d->counters[k - 1];
-      d->counters[k - 1] = t;
-    }
+  placer_ceph_counters_sort(d->counters, d->n); /* as a delta keeps them */
   return 0;
 }
 
@@ -295,12 +296,13 @@ struct csv_read {
 
 static int cfail(struct csv_read *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static int cfail(struct csv_read *c, const char *fmt, ...) {
-  char msg[256];
+  char where[PATH_MAX + 32];
+  snprintf(where, sizeof(where), "%s:%zu", c->path, c->line);
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(msg, sizeof(msg), fmt, ap);
+  int rc = vrefuse(c->err, where, fmt, ap);
   va_end(ap);
-  return placer_error_set(c->err, PLACER_EXIT_USAGE, 0, "%s:%zu: %s", c->path, c->line, msg);
+  return rc;
 }
 
 /* A name of a run (variant, condition, workload): as summary.json's. */

@@ -110,6 +110,10 @@ static int cmp_counter(const void *a, const void *b) {
   return strcmp(((const struct placer_ceph_counter *)a)->name, ((const struct placer_ceph_counter *)b)->name);
 }
 
+void placer_ceph_counters_sort(struct placer_ceph_counter *c, size_t n) {
+  qsort(c, n, sizeof(*c), cmp_counter);
+}
+
 const struct placer_ceph_counter *placer_ceph_counter_find(const struct placer_ceph_counter *counters, size_t n,
                                                            const char *name) {
   struct placer_ceph_counter key;
@@ -230,7 +234,7 @@ int placer_ceph_counters_parse(const char *daemon, const char *text, size_t len,
     free(p.out);
     return -1;
   }
-  qsort(p.out, p.n, sizeof(*p.out), cmp_counter);
+  placer_ceph_counters_sort(p.out, p.n);
   *out = (struct placer_ceph_counters){ .type = type, .n = p.n, .counters = p.out };
   snprintf(out->daemon, sizeof(out->daemon), "%s", daemon);
   return 0;
@@ -384,6 +388,10 @@ void placer_ceph_mds_time_free(struct placer_ceph_mds_time *t) {
   t->n_ops = 0;
 }
 
+static int cmp_op(const void *a, const void *b) {
+  return strcmp(((const struct placer_ceph_mds_op *)a)->op, ((const struct placer_ceph_mds_op *)b)->op);
+}
+
 int placer_ceph_mds_time(const struct placer_ceph_delta *d, size_t n, double duration_s,
                          struct placer_ceph_mds_time *out, struct placer_error **err) {
   enum placer_ceph_daemon_type mds = PLACER_CEPH_MDS;
@@ -419,12 +427,8 @@ int placer_ceph_mds_time(const struct placer_ceph_delta *d, size_t n, double dur
       out->ops[out->n_ops++] = op;
     }
   }
-  for (size_t i = 1; i < out->n_ops; i++) /* by name: the same order every run */
-    for (size_t j = i; j > 0 && strcmp(out->ops[j - 1].op, out->ops[j].op) > 0; j--) {
-      struct placer_ceph_mds_op t = out->ops[j];
-      out->ops[j] = out->ops[j - 1];
-      out->ops[j - 1] = t;
-    }
+  if (out->n_ops) /* by name: the same order every run */
+    qsort(out->ops, out->n_ops, sizeof(*out->ops), cmp_op);
   return 0;
 }
 

@@ -69,6 +69,8 @@ void placer_ceph_counters_free(struct placer_ceph_counters *c);
 /* Is NAME a counter placer keeps for TYPE?  0 and its *KIND, or -1. */
 int placer_ceph_counter_kind_of(enum placer_ceph_daemon_type type, const char *name,
                                 enum placer_ceph_counter_kind *kind);
+/* C[0..N) in name order, as placer_ceph_counter_find() wants them. */
+void placer_ceph_counters_sort(struct placer_ceph_counter *c, size_t n);
 /* NAME's counter in C, or NULL (missing). */
 const struct placer_ceph_counter *placer_ceph_counter_find(const struct placer_ceph_counter *counters, size_t n,
                                                            const char *name);
