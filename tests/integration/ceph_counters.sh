@@ -38,6 +38,18 @@ sh "$CC" up "$DIR" --osds 2 --mds || fail "ceph-cluster.sh up failed"
 eval "$(sh "$CC" env "$DIR")"
 asok() { echo "$DIR/run/ceph-$1.asok"; }
 
+# stop.sh PID: SIGSTOP, then wait until every thread of PID is stopped: kill returns before they
+# all are, and a thread of a busy OSD answered its admin socket after kill -STOP had returned
+cat >"$T_WORK/stop.sh" <<'EOF'
+kill -STOP "$1" || exit 1
+n=0
+while grep -qv '^[0-9]* ([^)]*) [tT] ' /proc/"$1"/task/*/stat 2>/dev/null; do
+  n=$((n + 1))
+  [ $n -lt 100 ] || { echo "pid $1 is not stopped 10 s after SIGSTOP" >&2; exit 1; }
+  sleep 0.1
+done
+EOF
+
 # py EXPR FILE: EXPR of the JSON document in FILE (j), printed
 py() { $PY -c "import json, sys; j = json.load(open(sys.argv[1])); print($1)" "$2"; }
 
@@ -52,7 +64,7 @@ case $out in "missing "*"ceph-osd.9.asok: No such file or directory") ;; *) fail
 out=$("$H" read osd.0 "$(asok mds.a)" 1000)
 case $out in "missing "*"no 'osd' section: not an OSD's perf dump") ;; *) fail "the MDS's socket as osd.0's: $out" ;; esac
 pid1=$(cat "$DIR/run/osd.1.pid")
-kill -STOP "$pid1"
+sh "$T_WORK/stop.sh" "$pid1" || fail "osd.1 (pid $pid1) could not be stopped"
 out=$("$H" read osd.1 "$(asok osd.1)" 1000)
 kill -CONT "$pid1"
 ms=$(echo "$out" | cut -d' ' -f2)
@@ -107,7 +119,7 @@ check_csv creates "osd.0 ok;osd.1 ok;mds.a ok;"
 say "300 creates: the MDS counted $creates creates, $requests requests; $(py '"reply %.3f ms, %.0f requests/s" % (j["where"]["mds"]["reply_latency_ns"] / 1e6, j["where"]["mds"]["requests_per_s"])' "$T_WORK/creates.json")"
 
 # --- osd.1 does not answer after the run --------------------------------------------------------
-"$H" run "$DIR" 1000 "$T_WORK/stopped.csv" -- kill -STOP "$pid1" >"$T_WORK/stopped.json" 2>"$T_WORK/stopped.err"
+"$H" run "$DIR" 1000 "$T_WORK/stopped.csv" -- sh "$T_WORK/stop.sh" "$pid1" >"$T_WORK/stopped.json" 2>"$T_WORK/stopped.err"
 rc=$?
 kill -CONT "$pid1"
 [ $rc = 0 ] || { cat "$T_WORK/stopped.err" >&2; fail "run with osd.1 stopped"; }
