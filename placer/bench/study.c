@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "lib/array.h"
+#include "bench/fio-options.h"
 #include "bench/target.h"
 #include "report/report.h" /* placer_bench_format_block_size */
 #include "profile-yaml.h"
@@ -628,9 +629,6 @@ static int check_variants(struct pyaml_walk *w, struct placer_study *s, yaml_nod
   return 0;
 }
 
-/* What workloads.fio_options may not set (docs/bench.md): what placer sets
- * itself, and what names a path, runs a program or changes the system
- * beyond the study's file and groups. */
 /* SECTION.path, a file placer writes (docs/bench.md, "What placer
  * writes"): absolute as given, or relative to the results directory:
  * normalised in place ("./a//b" -> "a/b"), never out of it ("..") nor the
@@ -675,102 +673,6 @@ static int check_local_path(struct pyaml_walk *w, yaml_node_t *root, const char 
   if (why == NULL)
     return 0;
   return key_error(w, root, section, "path", "'%s': expected %s", *path, why);
-}
-
-static const struct {
-  const char *name, *why;
-} fio_denied[] = {
-  { "name", "placer names each job after its workload" },
-  { "filename", "placer sets it (workloads.path for target file)" },
-  { "directory", "a path: fio's files go where workloads.path says" },
-  { "filename_format", "a path: fio's files go where workloads.path says" },
-  { "opendir", "a path: fio's files go where workloads.path says" },
-  { "output", "placer sets it (fio's JSON goes into the results directory)" },
-  { "output_format", "placer sets it (json, which it reads)" },
-  { "terse", "placer reads fio's JSON output" },
-  { "minimal", "placer reads fio's JSON output" },
-  { "append_terse", "placer reads fio's JSON output" },
-  { "direct", "placer sets it (O_DIRECT on a file, so the page cache does not answer)" },
-  { "rw", "placer sets it (workloads.patterns)" },
-  { "readwrite", "placer sets it (workloads.patterns)" },
-  { "bs", "placer sets it (workloads.block_sizes)" },
-  { "blocksize", "placer sets it (workloads.block_sizes)" },
-  { "iodepth", "placer sets it (workloads.iodepth)" },
-  { "numjobs", "placer sets it (workloads.numjobs)" },
-  { "size", "placer sets it (workloads.size)" },
-  { "runtime", "placer sets it (workloads.runtime)" },
-  { "time_based", "placer sets it" },
-  { "ramp_time", "placer sets it (workloads.ramp)" },
-  { "status_interval", "placer sets it (recovery runs)" },
-  { "group_reporting", "placer sets it" },
-  { "clientname", "placer sets it (cluster.client)" },
-  { "pool", "placer sets it (cluster.pool)" },
-  { "rbdname", "placer sets it (cluster.image)" },
-  { "conf", "placer sets it (the cluster's ceph.conf)" },
-  { "write_bw_log", "a path: fio would write a log outside the results directory" },
-  { "write_lat_log", "a path: fio would write a log outside the results directory" },
-  { "write_iops_log", "a path: fio would write a log outside the results directory" },
-  { "write_hist_log", "a path: fio would write a log outside the results directory" },
-  { "write_iolog", "a path: fio would write a log outside the results directory" },
-  { "bandwidth_log", "a path: fio would write a log outside the results directory" },
-  { "read_iolog", "a path: fio would replay another file's I/O" },
-  { "read_iolog_chunked", "a path: fio would replay another file's I/O" },
-  { "replay_redirect", "a path: fio would send I/O to another device" },
-  { "merge_blktrace_file", "a path: fio would write it" },
-  { "aux_path", "a path: fio would write its files there" },
-  { "exec_prerun", "runs a program" },
-  { "exec_postrun", "runs a program" },
-  { "trigger", "runs a program" },
-  { "trigger_file", "a path: fio would act on it" },
-  { "trigger_remote", "runs a program" },
-  { "trigger_timeout", "goes with trigger" },
-  { "remote_config", "a path: fio would read its jobs there" },
-  { "client", "fio would run the jobs on another host" },
-  { "server", "fio would serve other hosts' jobs" },
-  { "daemonize", "a path: fio would write a pid file" },
-  { "ioscheduler", "changes the device's scheduler in sysfs" },
-  { "cgroup", "placer places fio in its group" },
-  { "cgroup_weight", "placer places fio in its group" },
-  { "cgroup_nodelete", "placer places fio in its group" },
-  { "cpumask", "placer places fio (the variant's profile)" },
-  { "cpus_allowed", "placer places fio (the variant's profile)" },
-  { "cpus_allowed_policy", "placer places fio (the variant's profile)" },
-  { "numa_cpu_nodes", "placer places fio (the variant's profile)" },
-  { "numa_mem_policy", "placer places fio (the variant's profile)" },
-  { "ioengine", "placer sets it for a Ceph target" },
-};
-
-/* NULL when OPT ("--key=value") may be given, else why not.  Keys match as
- * fio's getopt takes them: '-' and '_' alike, any case, and any prefix of a
- * name (getopt_long takes an unambiguous abbreviation: --directo is
- * --directory). */
-static const char *fio_option_refused(const char *opt, enum placer_study_target target) {
-  const char *eq = strchr(opt, '=');
-  if (strncmp(opt, "--", 2) != 0 || eq == NULL || eq == opt + 2)
-    return "expected --key=value";
-  for (const char *p = opt; *p; p++)
-    if ((unsigned char)*p < 0x20 || *p == 0x7f)
-      return *p == '\n' ? "no option may hold a newline" : "no option may hold a control byte";
-  char key[64];
-  size_t n = (size_t)(eq - (opt + 2));
-  if (n >= sizeof(key))
-    return "not an option of fio";
-  for (size_t i = 0; i < n; i++)
-    key[i] = opt[2 + i] == '-' ? '_' : (char)tolower((unsigned char)opt[2 + i]);
-  key[n] = '\0';
-  for (size_t i = 0; i < N_OF(fio_denied); i++) {
-    if (strncmp(fio_denied[i].name, key, n) != 0)
-      continue;
-    if (strcmp(fio_denied[i].name, "ioengine") == 0 && (bench_target(target)->flags & BENCH_TARGET_LOCAL_PATH)) {
-      /* another engine on the local file (io_uring, psync): a built-in name only */
-      for (const char *v = eq + 1; *v; v++)
-        if (!isalnum((unsigned char)*v) && *v != '_')
-          return "a built-in engine's name only (an external engine is a path)";
-      continue;
-    }
-    return fio_denied[i].why;
-  }
-  return NULL;
 }
 
 static int check_workloads(struct pyaml_walk *w, struct placer_study *s, yaml_node_t *root) {
@@ -819,7 +721,7 @@ static int check_workloads(struct pyaml_walk *w, struct placer_study *s, yaml_no
       return key_error(w, root, "workloads", "block_sizes", "a block size is larger than 'size'");
   yaml_node_t *opts = pyaml_walk_lookup(w, wn, "fio_options");
   for (size_t i = 0; i < wl->fio_options.n; i++) {
-    const char *why = fio_option_refused(wl->fio_options.items[i], wl->target);
+    const char *why = bench_fio_option_refused(wl->fio_options.items[i], wl->target);
     if (why == NULL)
       continue;
     size_t saved = pyaml_walk_push(w, "workloads");

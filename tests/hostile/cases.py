@@ -182,19 +182,37 @@ def fio_opt(name, option, stderr, target_file=True):
                setup=lambda ws: ws.decoy("decoy.bin"))
 
 
+NOT_LISTED = "not one of the fio options a study may pass"
 fio_opt("filename", "--filename={w}/decoy.bin", "placer sets it")
 fio_opt("output", "--output={w}/decoy.bin", "placer sets it")
 fio_opt("output-format", "--output-format=terse", "placer sets it")
-fio_opt("directory", "--directory={w}", "a path")
-fio_opt("abbreviated", "--directo={w}", "a path")
-fio_opt("upper-case", "--FILENAME={w}/decoy.bin", "placer sets it")
-fio_opt("bw-log", "--write_bw_log={w}/decoy.bin", "a path")
-fio_opt("exec", "--exec_prerun=rm -rf {w}", "runs a program")
+fio_opt("directory", "--directory={w}", NOT_LISTED)
+fio_opt("abbreviated", "--directo={w}", NOT_LISTED)
+fio_opt("upper-case", "--FILENAME={w}/decoy.bin", NOT_LISTED)
+fio_opt("bw-log", "--write_bw_log={w}/decoy.bin", NOT_LISTED)
+fio_opt("exec", "--exec_prerun=rm -rf {w}", NOT_LISTED)
 fio_opt("newline", '"--randrepeat=0\\n--filename={w}/decoy.bin"', "no option may hold a newline")
-fio_opt("engine-external", "--ioengine=external:{w}/evil.so", "a built-in engine's name only")
+fio_opt("engine-external", "--ioengine=external:{w}/evil.so", "not an engine a study may use")
 fio_opt("engine-ceph", "--ioengine=libaio", "placer sets it for a Ceph target", target_file=False)
 fio_opt("single-dash", "-filename={w}/decoy.bin", "expected --key=value")
-fio_opt("cpus", "--cpus_allowed=0", "placer places fio")
+fio_opt("cpus", "--cpus_allowed=0", NOT_LISTED)
+# issue #35: the eight ways round the old denylist, and their kin
+fio_opt("unlink", "--unlink=1", NOT_LISTED)
+fio_opt("engine-filedelete", "--ioengine=filedelete", "not an engine a study may use")
+fio_opt("offset", "--offset=4k", NOT_LISTED)
+fio_opt("filesize", "--filesize=64m", NOT_LISTED)
+fio_opt("mem-mmap", "--mem=mmap:{w}/decoy.bin", NOT_LISTED)
+fio_opt("iomem-mmapshared", "--iomem=mmapshared:{w}/decoy.bin", NOT_LISTED)
+fio_opt("engine-exec", "--ioengine=exec", "not an engine a study may use")
+fio_opt("program", "--program=/bin/true", NOT_LISTED)
+fio_opt("timeout", "--timeout=99999", r"placer sets it \(fio's alias of runtime")
+fio_opt("fallocate-truncate", "--fallocate=truncate", NOT_LISTED)
+fio_opt("fill-device", "--fill_device=1", NOT_LISTED)
+fio_opt("abbreviation-allowed", "--randrep=0", "no abbreviation")
+fio_opt("rate-path", "--rate=1m/{w}/decoy.bin", "expected a number")
+fio_opt("distribution-abs", "--random_distribution=zoned_abs:60/20g", "not one of the values")
+study_case("fio-allowed", "workloads:\n  path: target.img\n  fio_options: [--randrepeat=0, --ioengine=psync, "
+           "'--rate=1m,2m', --thinktime=10us, --sync=dsync, --blockalign=4k]", "", rc=0)
 
 # ---- studies: where placer writes -----------------------------------------------------------------
 
