@@ -125,8 +125,7 @@ static bool number_ok(const char *v) {
 static bool word_ok(const char *v, const char *words) {
   for (const char *w = words; *w;) {
     size_t len = strcspn(w, "|");
-    if (w[len - 1] == ':' ? strncmp(v, w, len) == 0 && number_ok(v + len)
-                          : strlen(v) == len && strncmp(v, w, len) == 0)
+    if (w[len - 1] == ':' ? strncmp(v, w, len) == 0 && number_ok(v + len) : strlen(v) == len && strncmp(v, w, len) == 0)
       return true;
     w += len + (w[len] == '|');
   }

@@ -88,8 +88,9 @@ int placer_bench_spawn(char *const *argv, char *const *env, const char *log, pid
         if (fd != pipefd[1])
           fcntl(fd, F_SETFD, FD_CLOEXEC);
     int in = open("/dev/null", O_RDONLY | O_CLOEXEC);
-    int out =
-        log ? open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644) : open("/dev/null", O_WRONLY | O_CLOEXEC);
+    /* a log is in the results directory: never written through a link */
+    int out = log ? open(log, O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0644)
+                  : open("/dev/null", O_WRONLY | O_CLOEXEC);
     if (in >= 0 && out >= 0 && dup2(in, 0) >= 0 && dup2(out, 1) >= 0 && dup2(out, 2) >= 0)
       execvpe(argv[0], argv, envp);
     int e = errno;

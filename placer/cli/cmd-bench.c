@@ -367,7 +367,8 @@ int cmd_bench(int argc, char **argv) {
     fflush(stdout);
     free(report);
   }
-  write_html_report(opt.out_dir);
+  if (measured) /* a refusal writes nothing, not even the page of a results directory it refused to resume */
+    write_html_report(opt.out_dir);
   if (rc < 0) {
     if (measured)
       fprintf(stderr, "placer bench: the results so far are in %s (placer bench --resume %s completes it)\n",

@@ -240,6 +240,93 @@ study_case("workloads-no-directory", "workloads:\n  path: {w}/missing/t.img", r"
 study_case("write-with-rbd", "cluster: { type: local }\nworkloads:\n  write: true",
            r"workloads\.write: only goes with target file")
 
+# ---- studies: the results directory's own files are never a study's file (issue #35) -----------------
+
+OWN = r"is placer's own %s in the results directory: give the study's file another name"
+study_case("workloads-summary-json", "workloads:\n  path: summary.json", r"workloads\.path: 'summary\.json' " + OWN % r"summary\.json")
+study_case("workloads-runs-csv", "workloads:\n  path: ./runs.csv", r"workloads\.path: 'runs\.csv' " + OWN % r"runs\.csv")
+study_case("workloads-report-txt", "workloads:\n  path: report.txt", OWN % r"report\.txt")
+study_case("workloads-plan", "workloads:\n  path: plans/pinned.txt", OWN % "plans/")
+study_case("workloads-fio-json", "workloads:\n  path: fio/a-r0-alone-4k-randwrite.json", OWN % "fio/")
+study_case("workloads-logs", "workloads:\n  path: logs", OWN % "logs/")
+study_case("workloads-temporary", "workloads:\n  path: .summary.json.tmp", OWN % r"temporary files \('\.summary\.json\.tmp'\)")
+study_case("baseline-summary-json", "hardware_baseline: { path: summary.json }",
+           r"hardware_baseline\.path: 'summary\.json' " + OWN % r"summary\.json")
+case("study-workloads-absolute-own", lambda ws: ws.study("workloads:\n  path: {w}/r/./runs.csv"),
+     ["placer", "bench", "--dry-run", "--out", "{w}/r", "--topology", XML, "{w}/study.yaml"], 2,
+     r"workloads\.path: '.*/r/\./runs\.csv' is placer's own runs\.csv in the results directory \('.*/r/runs\.csv'\)")
+case("study-baseline-through-link", lambda ws: (os.mkdir(ws.path("r")), ws.symlink("{w}/r", "link"),
+                                                ws.study("hardware_baseline: { path: {w}/link/summary.json }")),
+     ["placer", "bench", "--dry-run", "--out", "{w}/r", "--topology", XML, "{w}/study.yaml"], 2,
+     r"hardware_baseline\.path: '.*/link/summary\.json' is placer's own summary\.json in the results directory")
+case("study-workloads-results-dir", lambda ws: ws.study("workloads:\n  path: {w}/r"),
+     ["placer", "bench", "--dry-run", "--out", "{w}/r/", "--topology", XML, "{w}/study.yaml"], 2,
+     r"workloads\.path: '.*/r' is the results directory itself")
+
+# ---- --resume: a results directory is data; nothing is written through a link in it (issue #35) -------
+
+RESUME_STUDY = ("version: 1\ncluster: { type: none }\nvariants: [ { name: a, profile: unpinned } ]\n"
+                "workloads: { path: %s, size: 16MiB, patterns: [randwrite], runtime: 1, ramp: 0 }\n"
+                "repeats: 1\nwarmup: 0\n")
+
+
+def resumable(path="target.img", after=None, write=False):
+    """A results directory r/ of a one-run cluster-none study that stopped
+    before its run (summary.json naming study.yaml), for --resume; AFTER
+    plants what the case is about."""
+    def setup(ws):
+        study = RESUME_STUDY % path.replace("{w}", ws.root)
+        ws.write("study.yaml", study.replace("ramp: 0", "ramp: 0, write: true") if write else study)
+        ws.decoy("decoy.bin")
+        with open(os.path.join(ws.data, "fixtures/results/interrupted-early/summary.json")) as f:
+            s = json.load(f)
+        s.update(variants=["a"], workloads=s["workloads"][:1], conditions=s["conditions"][:1], runs=[], solo=[],
+                 csv_bytes={"runs.csv": 10, "solo.csv": 10})
+        s["study"].update(study_file=ws.path("study.yaml"), repeats=1, repeats_max=1, warmup=0, runtime_s=1)
+        ws.write("r/summary.json", json.dumps(s))
+        for d in ("fio", "logs", "plans"):
+            os.makedirs(ws.path("r/" + d), exist_ok=True)
+        if after:
+            after(ws)
+    return setup
+
+
+RESUME = ["placer", "bench", "--quiet", "--prefix", "placer-t-hostile", "--resume", "{w}/r"]
+LINK = r"placer: --resume: results directory '.*/r': %s is a symbolic link, expected anything but %s"
+
+
+def resume_case(name, after, stderr, rc=2, path="target.img", needs=(), lines=1, write=False):
+    case("resume-" + name, resumable(path, after, write), RESUME, rc, stderr, needs=needs, lines=lines)
+
+
+resume_case("link-runs-csv", lambda ws: ws.symlink("{w}/decoy.bin", "r/runs.csv"), LINK % (r"runs\.csv", "a symbolic link"))
+resume_case("link-summary-tmp", lambda ws: ws.symlink("{w}/decoy.bin", "r/.summary.json.tmp"),
+            LINK % (r"\.summary\.json\.tmp", "a symbolic link"))
+resume_case("link-fio-json", lambda ws: ws.symlink("{w}/decoy.bin", "r/fio/a-r0-alone-4k-randwrite.json"),
+            LINK % (r"fio/a-r0-alone-4k-randwrite\.json", "one"))
+resume_case("link-plan", lambda ws: ws.symlink("{w}/decoy.bin", "r/plans/a.txt"), LINK % (r"plans/a\.txt", "one"))
+resume_case("link-log", lambda ws: ws.symlink("{w}/decoy.bin", "r/logs/fio-a-r0-alone-4k-randwrite.log"),
+            LINK % (r"logs/fio-a-r0-alone-4k-randwrite\.log", "one"))
+resume_case("link-logs-dir", lambda ws: (shutil.rmtree(ws.path("r/logs")), os.mkdir(ws.path("elsewhere")),
+                                         ws.symlink("{w}/elsewhere", "r/logs")), LINK % ("logs", "a symbolic link"))
+resume_case("link-cluster", lambda ws: (ws.write("victim/.ceph-cluster", ""), ws.decoy("victim/data"),
+                                        ws.symlink("{w}/victim", "r/cluster")), LINK % ("cluster", "a symbolic link"))
+resume_case("link-irq-state", lambda ws: (ws.write("state/irq.json", "{}"), ws.symlink("{w}/state", "r/irq-state")),
+            LINK % ("irq-state", "a symbolic link"))
+resume_case("csv-is-fifo", lambda ws: ws.fifo("r/roles.csv"),
+            r"results directory '.*/r': roles\.csv is a FIFO, expected a regular file")
+resume_case("target-link-in-subdir", lambda ws: (os.mkdir(ws.path("elsewhere")), ws.symlink("{w}/elsewhere", "r/hw")),
+            LINK % ("hw", "a symbolic link"), path="hw/t.img")
+resume_case("target-hardlink-of-runs-csv", lambda ws: (ws.write("r/runs.csv", "variant,repeat\n"),
+                                                       os.link(ws.path("r/runs.csv"), ws.path("hl.csv"))),
+            r"workloads\.path: '.*/hl\.csv' is the results directory's own runs\.csv \(the same file\)",
+            path="{w}/hl.csv", needs=("fio",), lines=2, write=True)
+# a refusal writes nothing: not even the page of the directory it refused (report.html)
+resume_case("refused-draws-no-page", lambda ws: ws.write("study.yaml", RESUME_STUDY.replace("patterns: [randwrite]",
+                                                                                            "patterns: [randread]") %
+                                                         "target.img"),
+            r"--resume '.*/r': the study file no longer makes the same variants", needs=("fio", "gnuplot"), lines=2)
+
 # ---- studies: what is read, and the limits --------------------------------------------------------
 
 case("study-empty", lambda ws: ws.write("study.yaml", "# nothing\n"), DRY, 2,
