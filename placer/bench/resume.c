@@ -23,6 +23,11 @@ int placer_bench_resume_study(const char *dir, struct placer_study **out, struct
     return placer_error_prefix(err, "--resume");
   if (load_summary(dir, &j, err) < 0)
     return -1;
+  /* what it takes over is checked like the rest, before any of it is used */
+  if (placer_bench_results_check(j, err) < 0) {
+    json_decref(j);
+    return placer_error_prefix(err, "--resume '%s': summary.json", dir);
+  }
   const json_t *s = json_object_get(j, "study");
   const char *file = json_string_value(json_object_get(s, "study_file"));
   if (file == NULL) {

@@ -267,8 +267,9 @@ static int parse_repeats(struct pyaml_walk *w, const struct pyaml_field *f, yaml
   if (v->type != YAML_MAPPING_NODE) {
     unsigned long long x;
     const char *why;
-    if (pyaml_walk_parse_uint(v, 100, &x, &why) < 0 || x == 0)
-      return pyaml_walk_key_error(w, v, f->key, "expected 1..100 or {min: N, max: M, ci_width: 5%%}");
+    if (pyaml_walk_parse_uint(v, PLACER_BENCH_MAX_REPEATS, &x, &why) < 0 || x == 0)
+      return pyaml_walk_key_error(w, v, f->key, "expected 1..%d or {min: N, max: M, ci_width: 5%%}",
+                                  PLACER_BENCH_MAX_REPEATS);
     st->repeats = st->repeats_max = (unsigned)x;
     st->ci_width = 0;
     st->repeats_line = (unsigned)v->start_mark.line + 1;
@@ -285,10 +286,10 @@ static int parse_repeats(struct pyaml_walk *w, const struct pyaml_field *f, yaml
   }
   unsigned long long lo = 5, hi = 20;
   const char *why;
-  if (mn && (pyaml_walk_parse_uint(mn, 100, &lo, &why) < 0 || lo < 2))
-    return pyaml_walk_key_error(w, mn, "repeats.min", "expected 2..100");
-  if (mx && (pyaml_walk_parse_uint(mx, 100, &hi, &why) < 0 || hi < lo))
-    return pyaml_walk_key_error(w, mx, "repeats.max", "expected min..100");
+  if (mn && (pyaml_walk_parse_uint(mn, PLACER_BENCH_MAX_REPEATS, &lo, &why) < 0 || lo < 2))
+    return pyaml_walk_key_error(w, mn, "repeats.min", "expected 2..%d", PLACER_BENCH_MAX_REPEATS);
+  if (mx && (pyaml_walk_parse_uint(mx, PLACER_BENCH_MAX_REPEATS, &hi, &why) < 0 || hi < lo))
+    return pyaml_walk_key_error(w, mx, "repeats.max", "expected min..%d", PLACER_BENCH_MAX_REPEATS);
   double width = 0.05;
   if (cw) {
     struct pyaml_field ff = { .key = "repeats.ci_width", .offset = 0 };
@@ -347,8 +348,12 @@ static const struct pyaml_field workloads_fields[] = {
   { .key = "patterns", .type = PYAML_FIELD_CUSTOM, .parse = parse_patterns },
   { .key = "iodepth", .type = PYAML_FIELD_UINT, .offset = WORKLOADS_AT(iodepth), .min = 1, .max = 4096 },
   { .key = "numjobs", .type = PYAML_FIELD_UINT, .offset = WORKLOADS_AT(numjobs), .min = 1, .max = 256 },
-  { .key = "runtime", .type = PYAML_FIELD_UINT, .offset = WORKLOADS_AT(runtime_s), .min = 1, .max = 86400 },
-  { .key = "ramp", .type = PYAML_FIELD_UINT, .offset = WORKLOADS_AT(ramp_s), .max = 3600 },
+  { .key = "runtime",
+    .type = PYAML_FIELD_UINT,
+    .offset = WORKLOADS_AT(runtime_s),
+    .min = 1,
+    .max = PLACER_BENCH_MAX_RUNTIME_S },
+  { .key = "ramp", .type = PYAML_FIELD_UINT, .offset = WORKLOADS_AT(ramp_s), .max = PLACER_BENCH_MAX_RAMP_S },
   { .key = "prefill", .type = PYAML_FIELD_BOOL, .offset = WORKLOADS_AT(prefill) },
   { .key = "grace", .type = PYAML_FIELD_UINT, .offset = WORKLOADS_AT(grace_s), .min = 1, .max = 86400 },
   { .key = "fio_options", .type = PYAML_FIELD_STRING_LIST, .offset = WORKLOADS_AT(fio_options) },
@@ -425,7 +430,7 @@ static const struct pyaml_field study_fields[] = {
     .mapping = &baseline_schema },
   { .key = "repeats", .type = PYAML_FIELD_CUSTOM, .parse = parse_repeats },
   { .key = "alpha", .type = PYAML_FIELD_CUSTOM, .parse = parse_alpha },
-  { .key = "warmup", .type = PYAML_FIELD_UINT, .offset = STUDY_AT(warmup), .max = 10 },
+  { .key = "warmup", .type = PYAML_FIELD_UINT, .offset = STUDY_AT(warmup), .max = PLACER_BENCH_MAX_WARMUP },
   { .key = "sweep", .type = PYAML_FIELD_MAPPING, .offset = STUDY_AT(sweep), .mapping = &sweep_schema },
   { .key = "recovery", .type = PYAML_FIELD_MAPPING, .offset = STUDY_AT(recovery), .mapping = &recovery_schema },
 };

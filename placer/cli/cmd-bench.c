@@ -208,17 +208,17 @@ int cmd_bench(int argc, char **argv) {
     case 't': opt.topology_xml = optarg; break;
     case 'p': opt.prefix = optarg; break;
     case 'r':
-      if (parse_count("--repeats", optarg, 1, 100, &repeats) < 0)
+      if (parse_count("--repeats", optarg, 1, PLACER_BENCH_MAX_REPEATS, &repeats) < 0)
         return PLACER_EXIT_USAGE;
       has_repeats = true;
       break;
     case 'w':
-      if (parse_count("--warmup", optarg, 0, 10, &warmup) < 0)
+      if (parse_count("--warmup", optarg, 0, PLACER_BENCH_MAX_WARMUP, &warmup) < 0)
         return PLACER_EXIT_USAGE;
       has_warmup = true;
       break;
     case 'R':
-      if (parse_count("--runtime", optarg, 1, 86400, &runtime) < 0)
+      if (parse_count("--runtime", optarg, 1, PLACER_BENCH_MAX_RUNTIME_S, &runtime) < 0)
         return PLACER_EXIT_USAGE;
       has_runtime = true;
       break;

@@ -270,19 +270,20 @@ RESUME_STUDY = ("version: 1\ncluster: { type: none }\nvariants: [ { name: a, pro
                 "repeats: 1\nwarmup: 0\n")
 
 
-def resumable(path="target.img", after=None, write=False):
+def resumable(path="target.img", after=None, write=False, study=None):
     """A results directory r/ of a one-run cluster-none study that stopped
     before its run (summary.json naming study.yaml), for --resume; AFTER
     plants what the case is about."""
     def setup(ws):
-        study = RESUME_STUDY % path.replace("{w}", ws.root)
-        ws.write("study.yaml", study.replace("ramp: 0", "ramp: 0, write: true") if write else study)
+        text = RESUME_STUDY % path.replace("{w}", ws.root)
+        ws.write("study.yaml", text.replace("ramp: 0", "ramp: 0, write: true") if write else text)
         ws.decoy("decoy.bin")
         with open(os.path.join(ws.data, "fixtures/results/interrupted-early/summary.json")) as f:
             s = json.load(f)
         s.update(variants=["a"], workloads=s["workloads"][:1], conditions=s["conditions"][:1], runs=[], solo=[],
                  csv_bytes={"runs.csv": 10, "solo.csv": 10})
         s["study"].update(study_file=ws.path("study.yaml"), repeats=1, repeats_max=1, warmup=0, runtime_s=1)
+        s["study"].update(study or {})
         ws.write("r/summary.json", json.dumps(s))
         for d in ("fio", "logs", "plans"):
             os.makedirs(ws.path("r/" + d), exist_ok=True)
@@ -295,8 +296,8 @@ RESUME = ["placer", "bench", "--quiet", "--prefix", "placer-t-hostile", "--resum
 LINK = r"placer: --resume: results directory '.*/r': %s is a symbolic link, expected anything but %s"
 
 
-def resume_case(name, after, stderr, rc=2, path="target.img", needs=(), lines=1, write=False):
-    case("resume-" + name, resumable(path, after, write), RESUME, rc, stderr, needs=needs, lines=lines)
+def resume_case(name, after, stderr, rc=2, path="target.img", needs=(), lines=1, write=False, study=None):
+    case("resume-" + name, resumable(path, after, write, study), RESUME, rc, stderr, needs=needs, lines=lines)
 
 
 resume_case("link-runs-csv", lambda ws: ws.symlink("{w}/decoy.bin", "r/runs.csv"), LINK % (r"runs\.csv", "a symbolic link"))
@@ -321,6 +322,15 @@ resume_case("target-hardlink-of-runs-csv", lambda ws: (ws.write("r/runs.csv", "v
                                                        os.link(ws.path("r/runs.csv"), ws.path("hl.csv"))),
             r"workloads\.path: '.*/hl\.csv' is the results directory's own runs\.csv \(the same file\)",
             path="{w}/hl.csv", needs=("fio",), lines=2, write=True)
+# what --resume takes over from summary.json is range-checked (-1 was a 136-year fio runtime)
+RANGE = r"placer: --resume '.*/r': summary\.json: study\.%s"
+resume_case("runtime-negative", None, RANGE % r"runtime_s: -1 is less than 1", study={"runtime_s": -1})
+resume_case("runtime-huge", None, RANGE % r"runtime_s: 4294967297 is more than 86400", study={"runtime_s": 2 ** 32 + 1})
+resume_case("repeats-zero", None, RANGE % r"repeats: 0 is less than 1", study={"repeats": 0})
+resume_case("warmup-string", None, RANGE % r"warmup: expected a whole number, got a string", study={"warmup": "1"})
+resume_case("repeats-max-below", None, RANGE % r"repeats_max: 0 is less than 1", study={"repeats_max": 0})
+resume_case("study-file-relative", None, RANGE % r"study_file: '\.\./study\.yaml' is not a study file's absolute path",
+            study={"study_file": "../study.yaml"})
 # a refusal writes nothing: not even the page of the directory it refused (report.html)
 resume_case("refused-draws-no-page", lambda ws: ws.write("study.yaml", RESUME_STUDY.replace("patterns: [randwrite]",
                                                                                             "patterns: [randread]") %
@@ -457,6 +467,8 @@ results_case("format", lambda s: s.update(format="fio"), r"\"format\" is not \"p
 results_case("repeats-zero", lambda s: s.update(repeats=0), r"repeats: 0 is less than 1", cmds=("compare",))
 results_case("solo-negative", lambda s: s["solo"][0].__setitem__("neighbour_rate", -1),
              r"solo\[0\]\.neighbour_rate: -1 is negative", cmds=("compare",))
+results_case("study-runtime-negative", lambda s: s.update(study={"runtime_s": -1}), r"study\.runtime_s: -1 is less than 1",
+             cmds=("compare",))
 
 
 def shape_bomb(s):
