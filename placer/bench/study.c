@@ -17,6 +17,7 @@
 #include "bench/fio-options.h"
 #include "bench/target.h"
 #include "report/report.h" /* placer_bench_format_block_size */
+#include "results/results.h"
 #include "profile-yaml.h"
 #include "lib/units.h"
 
@@ -38,7 +39,6 @@ static const char *const backend_names[] = {
   [PLACER_STUDY_BACKEND_PODMAN] = "podman",
   NULL,
 };
-static const char *const sweep_parameter_names[] = { "intensity", "quota", "cores", "weight", NULL };
 static const char *const rebuild_names[] = {
   [PLACER_STUDY_REBUILD_AUTO] = "auto",
   [PLACER_STUDY_REBUILD_PER_VARIANT] = "per-variant",
@@ -51,7 +51,9 @@ bool placer_study_sweeps_placement(const struct placer_study *s) {
 }
 
 const char *placer_study_sweep_parameter_name(int parameter) {
-  return parameter >= 0 && parameter <= PLACER_STUDY_SWEEP_WEIGHT ? sweep_parameter_names[parameter] : "?";
+  return parameter >= 0 && parameter <= PLACER_STUDY_SWEEP_WEIGHT
+             ? placer_bench_sweep_parameter_names[parameter] /* by enum placer_study_sweep_parameter */
+             : "?";
 }
 
 /* fio rw= values placer knows how to report. */
@@ -386,7 +388,10 @@ static const struct pyaml_field baseline_fields[] = {
 static const struct pyaml_schema baseline_schema = { "hardware_baseline", baseline_fields, N_OF(baseline_fields) };
 
 static const struct pyaml_field sweep_fields[] = {
-  { .key = "parameter", .type = PYAML_FIELD_ENUM, .offset = SWEEP_AT(parameter), .names = sweep_parameter_names },
+  { .key = "parameter",
+    .type = PYAML_FIELD_ENUM,
+    .offset = SWEEP_AT(parameter),
+    .names = placer_bench_sweep_parameter_names },
   { .key = "values", .type = PYAML_FIELD_CUSTOM, .parse = parse_sweep_values },
   { .key = "roles", .type = PYAML_FIELD_STRING_LIST, .offset = SWEEP_AT(roles) },
   { .key = "workload", .type = PYAML_FIELD_STRING, .offset = SWEEP_AT(workload) },

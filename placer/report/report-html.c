@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "lib/array.h"
+#include "results/compare.h"
 #include "results/design.h"
 #include "results/metrics.h"
 #include "report/report.h"
@@ -816,6 +817,8 @@ static int plot_recovery(struct page *pg) {
 /* B (compare_dir) against A (dir): the change of every cell both hold. */
 static int plot_compare(struct page *pg) {
   const struct placer_bench_results *a = pg->r, *b = pg->b;
+  if (placer_bench_compare_same_cells(a, b, pg->err) < 0)
+    return placer_error_prefix(pg->err, "report --compare");
   struct plot_files pf;
   if (plot_open(pg, "compare", &pf) < 0)
     return -1;
@@ -872,10 +875,10 @@ static int plot_compare(struct page *pg) {
   fputs("</table>\n", pg->html);
   free(xa);
   free(xb);
-  if (cells == 0) {
+  if (cells == 0) { /* as placer compare says it: nothing was compared */
     plot_discard(&pf);
-    fputs("<p>No cell is in both results.</p>\n", pg->html);
-    return 0;
+    return placer_error_set(pg->err, PLACER_EXIT_USAGE, 0,
+                            "report --compare: no cell (variant, condition, workload) has runs in both results");
   }
   script_head(pg, gp, "compare", 900, 460);
   fputs("set style data histogram\nset style histogram errorbars gap 2 lw 1\nset style fill solid 0.6 border -1\n"

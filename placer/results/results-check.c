@@ -390,6 +390,19 @@ static int baseline_check(struct check *c, const json_t *j) {
   return 0;
 }
 
+/* split.parameter: a placement sweep's knob (quota, cores, weight), which
+ * the report and size read as one: never the intensity, never another word. */
+static int split_parameter_check(struct check *c, const json_t *split) {
+  const char *p = json_string_value(json_object_get(split, "parameter"));
+  for (size_t i = 1; placer_bench_sweep_parameter_names[i]; i++)
+    if (strcmp(p, placer_bench_sweep_parameter_names[i]) == 0)
+      return 0;
+  size_t at = push_key(c, "parameter");
+  int rc = fail(c, "'%s' is not a split sweep's parameter (quota, cores, weight)", p);
+  pop(c, at);
+  return rc;
+}
+
 /* The names of VARIANTS (strings) or of WORKLOADS/CONDITIONS (objects). */
 static int shape_list(struct check *c, const json_t *j, const char *key, bool objects, size_t *n) {
   const json_t *list, *e;
@@ -472,8 +485,9 @@ int placer_bench_results_check(const json_t *j, struct placer_error **err) {
   if (split) {
     const json_t *knobs;
     at = push_key(&c, "split");
-    if (name(&c, split, "parameter", 0) < 0 || name(&c, split, "workload", 0) < 0 ||
-        name(&c, split, "from", OPTIONAL) < 0 || num(&c, split, "storage_min_fraction", NULLABLE, 0, 1) < 0 ||
+    if (name(&c, split, "parameter", 0) < 0 || split_parameter_check(&c, split) < 0 ||
+        name(&c, split, "workload", 0) < 0 || name(&c, split, "from", OPTIONAL) < 0 ||
+        num(&c, split, "storage_min_fraction", NULLABLE, 0, 1) < 0 ||
         array(&c, split, "knobs", 0, nv, "variants of the study (a knob each)", &knobs) < 0)
       return -1;
     if (json_array_size(knobs) != nv)

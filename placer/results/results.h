@@ -129,6 +129,12 @@ struct placer_bench_results {
 /* Empty results of this shape (every run not done). Fails on duplicate or empty
  * names, no variant/workload/condition, zero repeats, more than PLACER_BENCH_MAX
  * of any or PLACER_BENCH_MAX_RUNS runs in all, a bad sweep workload. */
+/* What a sweep steps, as a study and summary.json name it: the first is the
+ * neighbours' intensity (a condition each), the others split the CPU
+ * between storage and the neighbours (a variant each: summary.json's
+ * split.parameter); NULL after the last. */
+extern const char *const placer_bench_sweep_parameter_names[];
+
 #define PLACER_BENCH_MAX 64
 #define PLACER_BENCH_MAX_RUNS 65536
 /* A study's counts, as a study file, the command line and summary.json's

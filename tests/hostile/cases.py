@@ -480,6 +480,25 @@ def shape_bomb(s):
 
 results_case("shape-16m-runs", shape_bomb, r"bench results: 64 variants x 64 conditions x 64 workloads x 64 repeats: more than 65536 "
              r"runs", cmds=("compare",))
+# cells are matched by name: a name that is another workload in the other results is refused (issue #35)
+
+
+def workload_as(name, **kw):
+    def m(s):
+        for w in s["workloads"]:
+            if w["name"] == name:
+                w.update(kw)
+    return m
+
+
+case("compare-pattern-differs", damaged(workload_as("4k-randwrite", pattern="randread")), CMP, 2,
+     r"compare: workload '4k-randwrite' is randwrite of 4096 B \(IOPS\) in the baseline and randread of 4096 B "
+     r"\(IOPS\) in the candidate: not the same cell")
+case("compare-metric-differs", damaged(workload_as("4k-randwrite", block_size_bytes=1 << 20)), CMP, 2,
+     r"is randwrite of 4096 B \(IOPS\) in the baseline and randwrite of 1048576 B \(MB/s\) in the candidate")
+results_case("split-parameter-bogus", lambda s: s.update(split={"parameter": "bogus", "workload": "4k-randwrite",
+                                                               "storage_min_fraction": 0.5, "knobs": [None, 1]}),
+             r"split\.parameter: 'bogus' is not a split sweep's parameter \(quota, cores, weight\)")
 case("compare-runs-empty", damaged(lambda s: s.update(runs=[])), CMP, 2,
      r"compare: no cell \(variant, condition, workload\) has runs in both results")
 case("compare-truncated-json", lambda ws: (ws.summary("a"), ws.write("b/summary.json", '{ "runs": [')), CMP, 2,
@@ -601,6 +620,15 @@ report_case("summary-fifo", reported(after=lambda ws: (os.unlink(ws.path("r/summ
 report_case("summary-64mb", reported(after=lambda ws: ws.sparse("r/summary.json", 64 * MIB)), 2, r"larger than 32 MiB")
 report_case("compare-damaged", lambda ws: (reported()(ws), ws.summary("b", set_run(0, "iops", -1, "write"))), 2,
             r"b/summary\.json: runs\[0\]\.write\.iops: -1 is negative")
+CASES[-1].argv = ["placer", "report", "--compare", "{w}/b", "{w}/r"]
+report_case("compare-no-common-cell", lambda ws: (reported()(ws), ws.summary("b", lambda s: s.update(runs=[]))), 2,
+            r"report --compare: no cell \(variant, condition, workload\) has runs in both results")
+CASES[-1].argv = ["placer", "report", "--compare", "{w}/b", "{w}/r"]
+report_case("compare-other-workload", lambda ws: (reported()(ws), ws.results("b", "fixtures/results/sweep-2osd"),
+                                                  ws.run_placer("report", "{w}/b"),
+                                                  ws.summary("b", workload_as("4k-randwrite", pattern="randread"),
+                                                             src="fixtures/results/sweep-2osd/summary.json")), 2,
+            r"report --compare: compare: workload '4k-randwrite' is randwrite of 4096 B \(IOPS\) in the baseline")
 CASES[-1].argv = ["placer", "report", "--compare", "{w}/b", "{w}/r"]
 
 
