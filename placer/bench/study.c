@@ -887,7 +887,12 @@ static int generate_steps(struct pyaml_walk *w, struct placer_study *s, yaml_nod
     v->knob_line = s->sweep.step_line[i];
     v->knob_column = s->sweep.step_column[i];
     char name[64], set[128];
+    /* the variant's own changes first, the step's after them: where both
+     * set the same key, the step's value is the one its name and its knob
+     * say (quota-1 ran at the 0.5 cores of its variant's set, #35) */
     int rc = 0;
+    for (size_t k = 0; rc == 0 && k < base->sets.n; k++)
+      rc = placer_string_list_add(&v->sets, base->sets.items[k]);
     switch (s->sweep.parameter) {
     case PLACER_STUDY_SWEEP_QUOTA: {
       unsigned m;
@@ -897,7 +902,7 @@ static int generate_steps(struct pyaml_walk *w, struct placer_study *s, yaml_nod
         return key_error(w, root, "sweep", "values", "quota %g: expected cores 0.01..65536 with at most 3 decimals", x);
       snprintf(name, sizeof(name), "quota-%g", x);
       snprintf(set, sizeof(set), "@storage.cpu.quota=%g", x);
-      rc = placer_string_list_add(&v->sets, set);
+      rc |= placer_string_list_add(&v->sets, set);
       break;
     }
     case PLACER_STUDY_SWEEP_CORES:
@@ -905,7 +910,7 @@ static int generate_steps(struct pyaml_walk *w, struct placer_study *s, yaml_nod
         return key_error(w, root, "sweep", "values", "cores %g: expected whole cores 1..65536", x);
       snprintf(name, sizeof(name), "cores-%g", x);
       snprintf(set, sizeof(set), "@storage.cpu.cores=%g", x);
-      rc = placer_string_list_add(&v->sets, set);
+      rc |= placer_string_list_add(&v->sets, set);
       break;
     case PLACER_STUDY_SWEEP_WEIGHT: {
       /* storage : neighbours = x : 1 on the weight scale, 100 the smaller side. */
@@ -914,7 +919,7 @@ static int generate_steps(struct pyaml_walk *w, struct placer_study *s, yaml_nod
         return key_error(w, root, "sweep", "values", "weight ratio %g: expected 0.01..100 (storage : neighbours)", x);
       snprintf(name, sizeof(name), "weight-%g", x);
       snprintf(set, sizeof(set), "@storage.cpu.weight=%.0f", ws);
-      rc = placer_string_list_add(&v->sets, set);
+      rc |= placer_string_list_add(&v->sets, set);
       snprintf(set, sizeof(set), "@neighbours.cpu.weight=%.0f", wn);
       rc |= placer_string_list_add(&v->sets, set);
       break;
@@ -922,8 +927,6 @@ static int generate_steps(struct pyaml_walk *w, struct placer_study *s, yaml_nod
     }
     for (size_t k = 0; rc == 0 && k < base->env.n; k++)
       rc = placer_string_list_add(&v->env, base->env.items[k]);
-    for (size_t k = 0; rc == 0 && k < base->sets.n; k++)
-      rc = placer_string_list_add(&v->sets, base->sets.items[k]);
     if (rc < 0 || (v->name = strdup(name)) == NULL || (v->profile = strdup(base->profile)) == NULL) {
       s->n_variants = given + i + 1;
       return oom(w);
@@ -947,6 +950,18 @@ static int check_sweep(struct pyaml_walk *w, struct placer_study *s, yaml_node_t
     return key_error(w, root, "sweep", "values", "a sweep needs 'values' (the steps)");
   if (s->sweep.roles.n && s->sweep.parameter == PLACER_STUDY_SWEEP_INTENSITY)
     return key_error(w, root, "sweep", "roles", "only goes with a placement sweep (quota, cores, weight)");
+  for (size_t i = 0; i < s->sweep.roles.n; i++)
+    for (size_t k = 0; k < s->n_neighbours; k++)
+      if (strcmp(s->sweep.roles.items[i], s->neighbours[k].role) == 0) {
+        size_t saved = pyaml_walk_push(w, "sweep");
+        int rc = pyaml_walk_key_error(
+            w, seq_item(w, pyaml_walk_lookup(w, pyaml_walk_lookup(w, root, "sweep"), "roles"), i), "roles",
+            "[%zu]: '%s' is the neighbours' role (neighbours[%zu]): a split sweep measures storage against the "
+            "neighbours, so they cannot be the storage",
+            i, s->sweep.roles.items[i], k);
+        pyaml_walk_pop(w, saved);
+        return rc;
+      }
   if (s->sweep.from && s->sweep.parameter == PLACER_STUDY_SWEEP_INTENSITY)
     return key_error(w, root, "sweep", "from",
                      "only goes with a placement sweep (quota, cores, weight): an intensity sweep runs every variant");

@@ -161,6 +161,13 @@ study_case("sweep-from-intensity", TWO + "sweep: { values: [1, 2], from: p }",
 study_case("sweep-cores-exceed-node", TWO + "sweep: { parameter: cores, values: [2, 12] }\nrepeats: 6",
            r"study\.yaml:\d+:\d+: sweep\.values\[1\]: cores 12: the node has 12 cores \(reserve 0\) and the neighbours "
            r"need at least one: at most 11", rc=3)
+# issue #35: a step's value wins over its variant's set of the same key; the neighbours are not the storage
+case("sweep-step-wins", lambda ws: ws.study("variants: [ { name: a, profile: unpinned, set: [fio.cpu.quota=0.5] } ]\n"
+                                            "neighbours: [ {} ]\nsweep: { parameter: quota, values: [1] }\nrepeats: 6"),
+     DRY, 0, "", stdout_has=(b"variant quota-1: profile ", b"  --set fio.cpu.quota=0.5\n  --set fio.cpu.quota=1\n"))
+study_case("sweep-roles-neighbour", TWO + "sweep: { parameter: quota, values: [1], roles: [fio, neighbour] }",
+           r"study\.yaml:\d+:\d+: sweep\.roles: \[1\]: 'neighbour' is the neighbours' role \(neighbours\[0\]\): a split "
+           r"sweep measures storage against the neighbours, so they cannot be the storage")
 case("cli-allow-inconclusive-nothing", lambda ws: ws.study(TWO + "repeats: 6"),
      ["placer", "bench", "--dry-run", "--allow-inconclusive", "--topology", XML, "{w}/study.yaml"], 0,
      r"placer bench: note: --allow-inconclusive: nothing to allow \(6 repeats: the smallest p is 0\.0312 paired")

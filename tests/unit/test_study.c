@@ -403,8 +403,9 @@ static void test_placement_sweep(void **state) {
   assert_true(fabs(s->variants[3].knob - 1.5) < 1e-12);
   assert_string_equal(s->variants[3].profile, "unpinned");
   assert_int_equal(s->variants[2].sets.n, 2);
-  assert_string_equal(s->variants[2].sets.items[0], "@storage.cpu.quota=0.75");
-  assert_string_equal(s->variants[2].sets.items[1], "fio.cpu.weight=200");
+  /* the variant's changes first, the step's after (the last of a key wins) */
+  assert_string_equal(s->variants[2].sets.items[0], "fio.cpu.weight=200");
+  assert_string_equal(s->variants[2].sets.items[1], "@storage.cpu.quota=0.75");
   assert_int_equal(s->cluster.rebuild, PLACER_STUDY_REBUILD_NEVER);
   assert_int_equal(s->repeats, 4);
   assert_int_equal(s->repeats_max, 12);
@@ -434,6 +435,19 @@ static void test_placement_sweep(void **state) {
   s = parse_ok("variants: [ { name: a, profile: x }, { name: b, profile: y, env: [A=1] } ]\n");
   assert_int_equal(s->cluster.rebuild, PLACER_STUDY_REBUILD_PER_VARIANT);
   placer_study_free(s);
+
+  /* #35: the step's value wins over its variant's set of the same key
+   * (quota-1 ran at the variant's 0.5 cores) */
+  s = parse_ok("variants: [ { name: base, profile: unpinned, set: [osd.cpu.quota=0.5, '@storage.cpu.quota=0.5'] } ]\n"
+               "neighbours: [ {} ]\nsweep: { parameter: quota, values: [1] }\n");
+  assert_int_equal(s->variants[1].sets.n, 3);
+  assert_string_equal(s->variants[1].sets.items[2], "@storage.cpu.quota=1");
+  placer_study_free(s);
+  /* ... and the neighbours are never the storage a split sweep measures against them */
+  expect_error("variants: [ { name: a, profile: unpinned } ]\nneighbours: [ { role: vms } ]\n"
+               "sweep: { parameter: quota, values: [1], roles: [osd, vms] }\n",
+               "inline.yaml:3:54: sweep.roles: [1]: 'vms' is the neighbours' role (neighbours[0]): a split sweep "
+               "measures storage against the neighbours, so they cannot be the storage");
 }
 
 static void test_profile_paths(void **state) {
@@ -544,8 +558,8 @@ static void test_sweep_from_and_alpha(void **state) {
   assert_string_equal(s->variants[2].name, "cores-1");
   assert_string_equal(s->variants[2].profile, "demo-local");
   assert_int_equal(s->variants[2].from, 1);
-  assert_string_equal(s->variants[2].sets.items[0], "@storage.cpu.cores=1");
-  assert_string_equal(s->variants[2].sets.items[1], "fio.cpu.weight=200");
+  assert_string_equal(s->variants[2].sets.items[0], "fio.cpu.weight=200");
+  assert_string_equal(s->variants[2].sets.items[1], "@storage.cpu.cores=1");
   assert_int_equal(s->variants[2].knob_line, 5);
   assert_int_equal(s->variants[2].knob_column, 37);
   assert_true(fabs(s->alpha - 0.01) < 1e-12);
