@@ -565,6 +565,41 @@ case("compare-over-limit", lambda ws: (ws.summary("a"), ws.summary("b", costly(M
      CMP, 2, r"b/summary\.json: its \d+ bytes would take about \d+ MiB of memory to read \(at most 96 MiB",
      mem_mib=96, check=check_cost(False), timeout=60)
 
+# ---- size --validate: bench/size-validate.sh's JSON, checked like summary.json (issue #35) ------------
+
+
+def validation(mutate):
+    def setup(ws):
+        with open(os.path.join(ws.data, "fixtures/results/quota-sweep.json")) as f:
+            s = json.load(f)
+        mutate(s)
+        ws.write("v.json", json.dumps(s))
+    return setup
+
+
+def validate_case(name, mutate, stderr, rc=2, **kw):
+    case("size-validate-" + name, validation(mutate), ["placer", "size", "--validate", "{w}/v.json"], rc, stderr, **kw)
+
+
+def vrun(i, key, value):
+    return lambda s: s["runs"][i].__setitem__(key, value)
+
+
+validate_case("iops-negative", vrun(3, "iops", -5), r"v\.json: runs\[3\]\.iops: -5 is negative")
+validate_case("iops-string", vrun(0, "iops", "fast"), r"v\.json: runs\[0\]\.iops: expected a number, got a string")
+validate_case("quota-zero", vrun(2, "quota_cores", 0), r"runs\[2\]\.quota_cores: 0 is not more than 0")
+validate_case("runtime-zero", vrun(1, "runtime_s", 0), r"runs\[1\]\.runtime_s: 0 is not more than 0")
+validate_case("osds-zero", lambda s: s.update(osds=0), r"v\.json: osds: 0 is not more than 0")
+validate_case("osds-missing", lambda s: s.pop("osds"), r"v\.json: osds: missing \(expected a whole number\)")
+validate_case("version-2", lambda s: s.update(version=2), r"v\.json: version: 2 is more than 1")
+validate_case("workload-missing", lambda s: s["runs"][4].pop("workload"),
+              r"runs\[4\]\.workload: expected a name \(a string of 1 to 255 bytes\)")
+validate_case("workload-escape", vrun(0, "workload", "evil\x1b[2J\x1b]0;owned\x07"),
+              r"runs\[0\]\.workload: the name 'evil\\x1b\[2J\\x1b\]0;owned\\x07' has a control byte")
+validate_case("run-not-object", lambda s: s["runs"].__setitem__(0, 7), r"runs\[0\]: expected an object")
+validate_case("zero-cpu", lambda s: [r.__setitem__("osd_cpu_s", 0) for r in s["runs"]],
+              "", rc=0, stdout_not=(b"nan",), stdout_has=(b"nothing predicted: the fit allotments give no cost per I/O",))
+
 # ---- the terminal, and different studies ---------------------------------------------------------------
 
 case("compare-title-escape", damaged(lambda s: s.update(title="evil\x1b[2J\x1b]0;owned\x07")), CMP, 0,
