@@ -23,22 +23,8 @@
 #define CLOSE_RANGE_CLOEXEC (1U << 2)
 #endif
 
-volatile sig_atomic_t placer_bench_stop = 0;
-
-static void on_stop_signal(int sig) {
-  (void)sig;
-  placer_bench_stop = 1;
-}
-
 void placer_bench_catch_signals(void) {
-  struct sigaction sa;
-  memset(&sa, 0, sizeof(sa));
-  sa.sa_handler = on_stop_signal;
-  sigemptyset(&sa.sa_mask);
-  sa.sa_flags = 0; /* no SA_RESTART: sleeps and waits return early */
-  sigaction(SIGINT, &sa, NULL);
-  sigaction(SIGTERM, &sa, NULL);
-  sigaction(SIGHUP, &sa, NULL);
+  placer_stop_catch();
   signal(SIGPIPE, SIG_IGN);
 }
 

@@ -172,6 +172,8 @@ static int parse_count(const char *opt, const char *text, unsigned min, unsigned
 /* report.html beside summary.json (placer report); a page that cannot be
  * drawn (no gnuplot) is a warning: the results are what counts. */
 static void write_html_report(const char *dir) {
+  /* a Ctrl-C that stopped the study leaves its page to be drawn; another one stops the drawing */
+  placer_stop_requested = 0;
   char *summary = NULL;
   if (asprintf(&summary, "%s/summary.json", dir) < 0 || access(summary, R_OK) != 0) {
     free(summary);

@@ -8,6 +8,7 @@ import json
 import os
 import re
 import shutil
+import signal
 import stat
 import subprocess
 from dataclasses import dataclass, field
@@ -684,6 +685,49 @@ def page_without_plots(ws, rc, out, err):
         return "report/ holds %s, expected only the text report and the user's notes.txt" % plots
 
 
+# gnuplot that hangs, and placer stopped while it draws (issue #35): a real process first in PATH that
+# records its pid and its child's, closes its output (the old wait took that for its end) and sleeps;
+# placer kills its whole group after PLACER_GNUPLOT_TIMEOUT, or on the SIGTERM/SIGINT the fake sends
+# placer itself, removes its temporary directory and leaves the results directory as it was.
+HANG = """#!/bin/sh
+echo $$ >>"$HANG_PIDS"
+sleep 1000 &
+echo $! >>"$HANG_PIDS"
+%s
+exec >&- 2>&-
+wait
+"""
+
+
+def hanging(signal_placer=""):
+    def setup(ws):
+        reported()(ws)
+        ws.write("bin/gnuplot", HANG % signal_placer)
+        os.chmod(ws.path("bin/gnuplot"), 0o755)
+    return setup
+
+
+def gnuplot_gone(ws, rc, out, err):
+    with open(ws.path("pids")) as f:
+        pids = [int(x) for x in f.read().split()]
+    alive = [p for p in pids if os.path.exists("/proc/%d" % p) and
+             not open("/proc/%d/stat" % p).read().split(") ")[1].startswith("Z")]
+    for p in alive:
+        os.kill(p, signal.SIGKILL)
+    if alive or len(pids) != 2:
+        return "gnuplot's processes %s: %s still running" % (pids, alive)
+    if [p for p in os.listdir(ws.path("r")) if p.startswith(".report")]:
+        return "a temporary directory left in r/"
+
+
+HANG_ENV = {"PATH": "{w}/bin:/usr/bin:/bin", "HANG_PIDS": "{w}/pids", "PLACER_GNUPLOT_TIMEOUT": "2"}
+case("report-gnuplot-hangs", hanging(), REPORT, 4,
+     r"report: gnuplot did not draw the .* plot in 2 s \(hung\?\): killed", env=HANG_ENV, changes=("pids",),
+     check=gnuplot_gone, timeout=20, needs=("gnuplot",))
+case("report-sigterm", hanging("kill -TERM $PPID"), REPORT, 130, r"gnuplot: stopped \(interrupted\)", env=HANG_ENV,
+     changes=("pids",), check=gnuplot_gone, timeout=20, needs=("gnuplot",))
+case("report-sigint", hanging("kill -INT $PPID"), REPORT, 130, r"gnuplot: stopped \(interrupted\)", env=HANG_ENV,
+     changes=("pids",), check=gnuplot_gone, timeout=20, needs=("gnuplot",))
 report_case("runs-empty", reported(lambda s: s.update(runs=[])), 0, r"", changes=("r/report.html", "r/report"),
             stdout_has=(b"/r/report.html",), check=page_without_plots)
 
