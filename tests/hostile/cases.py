@@ -424,6 +424,27 @@ topo_case("too-large", lambda ws: ws.sparse("t.xml", 70 * MIB), r"topology '.*':
 case("profile-fifo-plan", lambda ws: ws.fifo("p.yaml"), ["placer", "plan", "--topology", XML, "{w}/p.yaml"], 2,
      r"profile '.*p\.yaml': a FIFO, not a regular file", timeout=10)
 
+# ---- planning: bounded and near-linear in instances (issue #35) ---------------------------------------
+BIG = "{data}/fixtures/192em64t-24n8c2t.xml"
+POOL = ("version: 1\nname: pool\nroles:\n  - name: w\n    kind: generic\n    %s\n"
+        "    cpu: { threads: 1, pool: shared }\n    memory: 1MiB\n")
+
+
+def plan_case(name, count, rc, stderr, extra=(), **kw):
+    case("plan-" + name, lambda ws: ws.write("p.yaml", POOL % count),
+         ["placer", "plan"] + list(extra) + ["--topology", BIG, "{w}/p.yaml"], rc, stderr, **kw)
+
+
+plan_case("count-100000", "count: 100000", 2, r"p\.yaml:6:12: roles\[0\]\.count: '100000' is too large \(at most 4096\)")
+plan_case("per-numa-huge", "per_numa: 100000", 2, r"roles\[0\]\.per_numa: '100000' is too large \(at most 4096\)")
+plan_case("set-count-5000", "count: 8", 2, r"--set 'w\.count=5000': expected a count 1\.\.4096",
+          extra=("--set", "w.count=5000"))
+plan_case("per-numa-4096", "per_numa: 4096", 3, r"role 'w': more than 4096 instances \(at most 4096 per role\)",
+          timeout=20, mem_mib=128)
+# 4096 instances in one pool: seconds at most (it took minutes: 353 s on the reporter's machine)
+plan_case("count-4096", "count: 4096", 0, "", extra=("--json",), timeout=20, mem_mib=128,
+          stdout_has=(b'"name": "w.4095"',))
+
 # ---- results directories: compare, size ---------------------------------------------------------------
 
 CMP = ["placer", "compare", "{w}/a", "{w}/b"]
