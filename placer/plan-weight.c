@@ -122,15 +122,9 @@ int placer_plan_weights(const struct placer_plan *plan, unsigned *role_weights, 
   double *w = calloc(n ? n : 1, sizeof(*w)), *set_weight = calloc(n ? n : 1, sizeof(*set_weight));
   double *set_all = calloc(n ? n : 1, sizeof(*set_all));
   size_t *set_of = calloc(n ? n : 1, sizeof(*set_of)), *set_first = calloc(n ? n : 1, sizeof(*set_first));
-  if (w == NULL || set_weight == NULL || set_all == NULL || set_of == NULL || set_first == NULL) {
-    free(w);
-    free(set_weight);
-    free(set_all);
-    free(set_of);
-    free(set_first);
-    role_sums_free(&t);
-    return -1;
-  }
+  int rc = -1;
+  if (w == NULL || set_weight == NULL || set_all == NULL || set_of == NULL || set_first == NULL)
+    goto out;
   size_t n_sets = 0;
   for (size_t i = 0; i < n; i++) {
     const struct placer_instance *inst = &plan->instances[i];
@@ -157,13 +151,15 @@ int placer_plan_weights(const struct placer_plan *plan, unsigned *role_weights, 
         set_all[a] += set_weight[b];
   for (size_t i = 0; cpu_shares && i < n; i++)
     cpu_shares[i] = w[i] / set_all[set_of[i]];
+  rc = 0;
+out:
   free(w);
   free(set_weight);
   free(set_all);
   free(set_of);
   free(set_first);
   role_sums_free(&t);
-  return 0;
+  return rc;
 }
 
 double placer_plan_cpu_share(const struct placer_plan *plan, size_t index) {
