@@ -75,11 +75,20 @@ static void close_pair(int p[2]) {
     close(p[1]);
 }
 
-/* The child's end: killed (its group, when it leads one) and reaped. */
+/* The child's end: killed (its group, when it leads one). */
 static void kill_child(pid_t child, bool group) {
   if (group)
     kill(-child, SIGKILL);
   kill(child, SIGKILL);
+}
+
+/* A group killed is gone a moment later (SIGKILL is delivered when each
+ * member next runs): wait for it, at most a second, so that what placer
+ * started is gone when placer returns.  Its zombies, which init reaps,
+ * end the wait too late at worst. */
+static void group_gone(pid_t pgid) {
+  for (int i = 0; i < 100 && kill(-pgid, 0) == 0; i++)
+    nanosleep(&(struct timespec){ 0, 10 * 1000000L }, NULL);
 }
 
 static int capture(char *const argv[], char *const envp[], unsigned timeout_ms, bool group,
@@ -188,6 +197,8 @@ static int capture(char *const argv[], char *const envp[], unsigned timeout_ms, 
   } else if (group) {
     kill(-child, SIGKILL); /* what it left running in its group */
   }
+  if (group)
+    group_gone(child);
   int exec_errno = 0;
   ssize_t n;
   do
