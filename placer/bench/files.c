@@ -34,8 +34,9 @@ static const char *const own_files[] = {
 };
 static const char *const own_dirs[] = { "fio", "logs", "plans", "report", "cluster", "apply-state", "irq-state" };
 static const char *const written_dirs[] = { "fio", "logs", "plans", "report" };
-/* More entries than a results directory of PLACER_BENCH_MAX^4 runs holds: a
- * scan stops there. */
+/* More entries than a results directory of PLACER_BENCH_MAX_RUNS runs holds
+ * (a few files each): a scan stops there, and what it did not see is still
+ * never written through (every write is O_NOFOLLOW). */
 #define MAX_SCANNED (1u << 20)
 
 static bool listed(const char *name, size_t len, const char *const *names, size_t n) {
