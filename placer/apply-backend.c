@@ -269,3 +269,7 @@ int placer_reset_run(const char *state_dir, struct placer_reset_result *res, str
   }
   return 0;
 }
+
+pid_t placer_irqbalance_pid(void) {
+  return irq_irqbalance_pid("");
+}
