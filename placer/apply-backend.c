@@ -300,3 +300,7 @@ int placer_reset_irqs(const char *state_dir, struct placer_reset_result *res, st
   placer_state_dir_tidy(state_dir ? state_dir : placer_state_default_dir());
   return 0;
 }
+
+pid_t placer_irqbalance_pid(void) {
+  return irq_irqbalance_pid("");
+}

@@ -48,6 +48,9 @@ enum placer_irqbalance_mode {
   PLACER_IRQBALANCE_BAN,    /* keep it off the steered IRQs and the instances' cpus, and restart it */
   PLACER_IRQBALANCE_IGNORE, /* carry on, with a warning */
 };
+/* The pid of the irqbalance running on this machine, 0 when none: what
+ * apply refuses in its default mode (bench checks it before its first run). */
+pid_t placer_irqbalance_pid(void);
 
 struct placer_apply_options {
   const char *state_dir;   /* NULL: placer_state_default_dir() */

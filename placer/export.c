@@ -5,13 +5,11 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "lib/array.h"
 #include "export-internal.h"
 #include "lib/cpulist.h"
-#include "lib/fsfile.h"
+#include "lib/fileset.h"
 #include "profile-run.h"
 
 const struct placer_export_format *const placer_export_formats[] = {
@@ -291,11 +289,7 @@ static int check_needs(const struct placer_export_format *fmt, const struct plac
                             plan->profile_name);
   if ((fmt->needs & PLACER_EXPORT_GIVES_VM_CPUS) && check_vms_apart(plan, err) < 0)
     return -1;
-  for (size_t i = 0; in->map && i < in->map->n; i++)
-    if (placer_plan_find(plan, in->map->instances[i]) == NULL)
-      return placer_error_set(err, PLACER_EXIT_USAGE, EINVAL, "%s:%u: no instance '%s' in the plan of profile '%s'",
-                              in->map->file, in->map->lines[i], in->map->instances[i], plan->profile_name);
-  return 0;
+  return placer_export_map_check(in->map, plan, err);
 }
 
 /* ------------------------------------------------------------------ render */
@@ -343,34 +337,22 @@ int placer_export_print(const struct placer_export_output *out, FILE *f) {
 }
 
 int placer_export_check_dir(const char *dir, struct placer_error **err) {
-  struct stat st;
-  if (stat(dir, &st) != 0)
-    return placer_error_errno(err, PLACER_EXIT_USAGE, errno, "--out %s", dir);
-  if (!S_ISDIR(st.st_mode))
-    return placer_error_set(err, PLACER_EXIT_USAGE, ENOTDIR, "--out %s: not a directory", dir);
-  if (access(dir, W_OK | X_OK) != 0)
-    return placer_error_errno(err, PLACER_EXIT_USAGE, errno, "--out %s: cannot write into it", dir);
+  if (placer_fileset_check_dir(dir, err) < 0)
+    return placer_error_prefix(err, "--out %s", dir);
   return 0;
 }
 
-int placer_export_write_dir(const struct placer_export_output *out, const char *dir, struct placer_error **err) {
-  for (size_t i = 0; i < out->n_units; i++) {
-    const char *name = out->units[i].name;
-    const char *slash = strrchr(name, '/');
-    char *sub = NULL;
-    if (slash == NULL)
-      sub = strdup(dir);
-    else if (asprintf(&sub, "%s/%.*s", dir, (int)(slash - name), name) < 0)
-      sub = NULL;
-    if (sub == NULL)
-      return placer_error_oom(err, NULL);
-    int rc = placer_mkdir_p(sub, err);
-    if (rc == 0)
-      rc =
-          placer_file_replace_bytes(sub, slash ? slash + 1 : name, out->units[i].text, strlen(out->units[i].text), err);
-    free(sub);
-    if (rc < 0)
-      return placer_error_prefix(err, "--out %s", dir);
-  }
+int placer_export_write_dir(const struct placer_export_format *fmt, const struct placer_export_output *out,
+                            const char *dir, bool dry, struct placer_fileset_changes *changes,
+                            struct placer_error **err) {
+  cleanup_free struct placer_fileset_file *files = calloc(out->n_units ? out->n_units : 1, sizeof(*files));
+  cleanup_free char *manifest = NULL, *writer = NULL;
+  if (files == NULL || asprintf(&manifest, ".placer-export.%s", fmt->name) < 0 ||
+      asprintf(&writer, "placer export --format %s", fmt->name) < 0)
+    return placer_error_oom(err, NULL);
+  for (size_t i = 0; i < out->n_units; i++)
+    files[i] = (struct placer_fileset_file){ out->units[i].name, out->units[i].text, strlen(out->units[i].text) };
+  if (placer_fileset_write(dir, manifest, writer, files, out->n_units, dry, changes, err) < 0)
+    return placer_error_prefix(err, "--out %s", dir);
   return 0;
 }

@@ -152,6 +152,11 @@ unsigned placer_plan_role_weight(const struct placer_plan *plan, const char *rol
  * whose CPUs overlap its own, itself included (weights as the role groups
  * pass them on: scaled when the role weights were). */
 double placer_plan_cpu_share(const struct placer_plan *plan, size_t index);
+/* Every instance's role group weight (placer_plan_role_weight of its role)
+ * and CPU share (placer_plan_cpu_share) at once, in time linear in the
+ * instances for a given node, into arrays of plan->n_instances (either may
+ * be NULL); -1 when out of memory.  What the printers use. */
+int placer_plan_weights(const struct placer_plan *plan, unsigned *role_weights, double *cpu_shares);
 
 #define PLACER_PLAN_JSON_SCHEMA 1
 json_t *placer_plan_to_json(const struct placer_plan *plan);

@@ -53,9 +53,12 @@ static int uint_or_why(struct pyaml_walk *w, const char *key, yaml_node_t *v, un
                        unsigned *out) {
   unsigned long long value;
   const char *why;
-  if (pyaml_walk_parse_uint(v, max, &value, &why) < 0)
+  if (pyaml_walk_parse_uint(v, max, &value, &why) < 0) {
+    if (strcmp(why, "too large") == 0)
+      return pyaml_walk_key_error(w, v, key, "'%s' is too large (at most %u)", pyaml_walk_scalar(v), max);
     return pyaml_walk_key_error(w, v, key, "%s, got '%s'", why,
                                 pyaml_walk_is_scalar(v) ? pyaml_walk_scalar(v) : "a collection");
+  }
   if (value < min)
     return pyaml_walk_key_error(w, v, key, "must be at least %u, got %llu", min, value);
   *out = (unsigned)value;
@@ -75,7 +78,7 @@ static int parse_count(struct pyaml_walk *w, const struct pyaml_field *f, yaml_n
     if (*s != '-' && (*s < '0' || *s > '9'))
       return pyaml_walk_key_error(w, v, f->key, "expected a positive integer or 'fill', got '%s'", s);
   }
-  if (uint_or_why(w, f->key, v, 1, 100000, &role->count) < 0)
+  if (uint_or_why(w, f->key, v, 1, PLACER_PROFILE_MAX_COUNT, &role->count) < 0)
     return -1;
   role->count_mode = (enum placer_count_mode)f->arg;
   return 0;
@@ -224,7 +227,11 @@ static const struct pyaml_field role_fields[] = {
   { .key = "count", .type = PYAML_FIELD_CUSTOM, .parse = parse_count, .arg = PLACER_COUNT_FIXED },
   { .key = "per_device", .type = PYAML_FIELD_CUSTOM, .parse = parse_count, .arg = PLACER_COUNT_PER_DEVICE },
   { .key = "per_numa", .type = PYAML_FIELD_CUSTOM, .parse = parse_count, .arg = PLACER_COUNT_PER_NUMA },
-  { .key = "max_count", .type = PYAML_FIELD_UINT, .offset = ROLE_AT(max_count), .min = 1, .max = 100000 },
+  { .key = "max_count",
+    .type = PYAML_FIELD_UINT,
+    .offset = ROLE_AT(max_count),
+    .min = 1,
+    .max = PLACER_PROFILE_MAX_COUNT },
   { .key = "first_index", .type = PYAML_FIELD_UINT, .offset = ROLE_AT(first_index), .max = 1000000 },
   { .key = "devices", .type = PYAML_FIELD_STRING_LIST, .offset = ROLE_AT(devices) },
   { .key = "cpu", .type = PYAML_FIELD_MAPPING, .offset = ROLE_AT(cpu), .mapping = &cpu_schema },

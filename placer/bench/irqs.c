@@ -50,6 +50,19 @@ int bench_irqs_reset(struct bench *b, struct placer_error **err) {
   return 0;
 }
 
+int bench_irqs_check(const struct bench *b, struct placer_error **err) {
+  for (size_t i = 0; i < b->n_vars; i++) {
+    pid_t irqbalance = b->vars[i].plan->n_irq_rules ? placer_irqbalance_pid() : 0;
+    /* apply would refuse at the variant's pass, after the others ran */
+    if (irqbalance)
+      return placer_error_set(err, PLACER_EXIT_USAGE, EBUSY,
+                              "variant '%s' steers IRQs (irqs:) and irqbalance is running (pid %d): it would move "
+                              "them between runs; stop irqbalance for the study",
+                              b->vars[i].spec->name, (int)irqbalance);
+  }
+  return 0;
+}
+
 int bench_irqs_place(struct bench *b, struct variant *v, struct placer_error **err) {
   if (b->irqs_of == v)
     return 0;

@@ -2,6 +2,8 @@
  * [--map FILE] [--out DIR] PROFILE: the plan in the language of a system
  * that owns the workloads (docs/export.md). */
 #include <getopt.h>
+#include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -28,8 +30,13 @@ static const struct placer_cli_option export_options[] = {
     "INSTANCE=VALUE lines naming instances in the system the format speaks to: a Proxmox VMID, a libvirt domain, a "
     "systemd unit, a Ceph daemon id. They win over the profile's match." },
   { "out", 'o', "DIR", PLACER_CLI_DIR,
-    "Write one file per unit into DIR, an existing directory (systemd's drop-ins into DIR/UNIT.d/), each replaced "
-    "atomically, instead of everything to standard output." },
+    "Write one file per unit into DIR, an existing directory (systemd's drop-ins into DIR/UNIT.d/), instead of "
+    "everything to standard output: all the units or, when anything fails, none; a unit whose bytes are there is "
+    "left as it is; the units an earlier export of the format wrote there and this one does not are removed "
+    "(DIR/.placer-export.FORMAT lists what placer wrote; nothing else is ever removed); nothing is written through a "
+    "symbolic link. Standard output says what changed: 'wrote NAME', 'removed NAME'." },
+  { "dry-run", 'n', NULL, PLACER_CLI_TEXT,
+    "With --out: say what would change ('would write NAME', 'would remove NAME'); change nothing." },
   { NULL, 0, NULL, 0, NULL },
 };
 
@@ -37,7 +44,8 @@ const struct placer_cli_command placer_cli_export = {
   .name = "export",
   .run = cmd_export,
   .summary = "the plan for libvirt, Nova, Proxmox, kubelet, Ceph, systemd, tuned and irqbalance",
-  .synopsis = { "--format FORMAT [--topology FILE.xml] [--set ROLE.KEY=VALUE]... [--map FILE] [--out DIR] PROFILE" },
+  .synopsis = { "--format FORMAT [--topology FILE.xml] [--set ROLE.KEY=VALUE]... [--map FILE] [--out DIR "
+                "[--dry-run]] PROFILE" },
   .description =
       "Write the plan of PROFILE in the language of a system that owns the workloads: the VM manager (libvirt, "
       "OpenStack Nova, Proxmox VE, the kubelet of KubeVirt), the Ceph daemons' own settings, systemd units, "
@@ -50,9 +58,12 @@ const struct placer_cli_command placer_cli_export = {
   .options = export_options,
   .operands = PLACER_CLI_YAML,
   .exit_status = "0 the output was written\n"
-                 "2 bad command line, profile, topology or --map file; --out missing or not writable; a format the "
-                 "profile cannot express (one line naming what is missing; nothing on standard output)\n"
-                 "3 the profile does not fit the node",
+                 "2 bad command line (an option given twice among them), profile, topology or --map file; --out "
+                 "missing, not a directory, a symbolic link, not writable, or holding a symbolic link or a directory "
+                 "where a unit goes; a format the profile cannot express (one line naming what is missing; nothing "
+                 "on standard output, nothing written)\n"
+                 "3 the profile does not fit the node\n"
+                 "4 writing into --out failed (a full disk): every unit put back as it was",
   .examples = "nova.conf lines and flavor extra specs for this node:\n"
               "$ placer export --format nova /usr/share/placer/profiles/hci-nvme.yaml\n"
               "A libvirt domain fragment per VM instance of another node, as files in ./libvirt:\n"
@@ -62,27 +73,69 @@ const struct placer_cli_command placer_cli_export = {
   .see_also = "placer-plan(1), placer-apply(1), virsh(1), qm(1)",
 };
 
+/* An option that takes one value, given twice: the first would silently
+ * lose (a repeated --format wrote the second format only). */
+static int once(const char **slot, const char *option, const char *value) {
+  if (*slot == NULL) {
+    *slot = value;
+    return 0;
+  }
+  fprintf(stderr, "placer export: --%s given twice ('%s' and '%s'): give it once\n", option, *slot, value);
+  return -1;
+}
+
+/* What --out changed, one line each; a name holds no control byte
+ * (lib/fileset.h refuses one). */
+static int print_changes(const struct placer_fileset_changes *c, bool dry) {
+  for (size_t i = 0; i < c->written.n; i++)
+    if (printf("%s %s\n", dry ? "would write" : "wrote", c->written.items[i]) < 0)
+      return -1;
+  for (size_t i = 0; i < c->removed.n; i++)
+    if (printf("%s %s\n", dry ? "would remove" : "removed", c->removed.items[i]) < 0)
+      return -1;
+  return 0;
+}
+
+/* The set of units into DIR with Ctrl-C and kill held back: a signal in
+ * the middle of the renames would leave half of the set; it is acted on
+ * once the set, or its roll back, is complete. */
+static int write_dir(const struct placer_export_format *fmt, const struct placer_export_output *out, const char *dir,
+                     bool dry, struct placer_fileset_changes *changes, struct placer_error **err) {
+  sigset_t held, before;
+  sigemptyset(&held);
+  sigaddset(&held, SIGINT);
+  sigaddset(&held, SIGTERM);
+  sigaddset(&held, SIGHUP);
+  sigaddset(&held, SIGQUIT);
+  sigprocmask(SIG_BLOCK, &held, &before);
+  int rc = placer_export_write_dir(fmt, out, dir, dry, changes, err);
+  sigprocmask(SIG_SETMASK, &before, NULL);
+  return rc;
+}
+
 int cmd_export(int argc, char **argv) {
   struct option table[PLACER_CLI_MAX_OPTIONS + 2];
   const struct option *options = placer_cli_getopt_table(&placer_cli_export, table);
   const char *format = NULL, *xml_path = NULL, *map_path = NULL, *out_dir = NULL;
+  bool dry = false;
   struct placer_cli_sets sets = { .n = 0 };
   int opt;
   opterr = 0;
   optind = 0;
   while ((opt = getopt_long(argc, argv, ":", options, NULL)) != -1) {
+    int rc = 0;
     switch (opt) {
-    case 'f': format = optarg; break;
-    case 't': xml_path = optarg; break;
-    case 'm': map_path = optarg; break;
-    case 'o': out_dir = optarg; break;
-    case 's':
-      if (placer_cli_add_set(&sets, "export", optarg) < 0)
-        return PLACER_EXIT_USAGE;
-      break;
+    case 'f': rc = once(&format, "format", optarg); break;
+    case 't': rc = once(&xml_path, "topology", optarg); break;
+    case 'm': rc = once(&map_path, "map", optarg); break;
+    case 'o': rc = once(&out_dir, "out", optarg); break;
+    case 'n': dry = true; break;
+    case 's': rc = placer_cli_add_set(&sets, "export", optarg); break;
     case 'h': return placer_cli_print_help(&placer_cli_export);
     default: return placer_usage_error("export", opt, argc, argv);
     }
+    if (rc < 0)
+      return PLACER_EXIT_USAGE;
   }
   if (format == NULL) {
     fprintf(stderr, "placer export: missing --format (see 'placer export --help')\n");
@@ -91,6 +144,11 @@ int cmd_export(int argc, char **argv) {
   const struct placer_export_format *fmt = placer_export_format_find(format);
   if (fmt == NULL) {
     fprintf(stderr, "placer export: unknown format '%s' (see 'placer export --help')\n", format);
+    return PLACER_EXIT_USAGE;
+  }
+  if (dry && out_dir == NULL) {
+    fprintf(stderr, "placer export: --dry-run goes with --out (without it export writes nothing but standard "
+                    "output)\n");
     return PLACER_EXIT_USAGE;
   }
   if (optind >= argc) {
@@ -108,6 +166,7 @@ int cmd_export(int argc, char **argv) {
   struct placer_plan *plan = NULL;
   struct placer_export_map *map = NULL;
   struct placer_export_output *out = NULL;
+  struct placer_fileset_changes changes = { { 0 }, { 0 } };
   int rc = out_dir ? placer_export_check_dir(out_dir, &err) : 0;
   if (rc == 0 && map_path)
     rc = placer_export_map_load(map_path, &map, &err);
@@ -118,14 +177,15 @@ int cmd_export(int argc, char **argv) {
     rc = placer_export_render(fmt, &in, &out, &err);
   }
   if (rc == 0 && out_dir)
-    rc = placer_export_write_dir(out, out_dir, &err);
+    rc = write_dir(fmt, out, out_dir, dry, &changes, &err);
   int print_rc = 0;
-  if (rc == 0 && out_dir == NULL)
-    print_rc = placer_export_print(out, stdout);
+  if (rc == 0)
+    print_rc = out_dir ? print_changes(&changes, dry) : placer_export_print(out, stdout);
   for (size_t i = 0; rc == 0 && i < out->notes.n; i++)
     fprintf(stderr, "placer export: note: %s\n", out->notes.items[i]);
   for (size_t i = 0; rc == 0 && i < plan->n_warnings; i++)
     fprintf(stderr, "placer export: warning: %s\n", plan->warnings[i]);
+  placer_fileset_changes_free(&changes);
   placer_export_output_free(out);
   placer_export_map_free(map);
   placer_plan_free(plan);

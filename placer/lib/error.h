@@ -10,10 +10,11 @@
 /* Exit codes, documented in README.md and docs/. */
 enum placer_exit {
   PLACER_EXIT_OK = 0,
-  PLACER_EXIT_DRIFT = 1,      /* status: what is in force differs from the plan */
-  PLACER_EXIT_USAGE = 2,      /* bad command line, bad YAML, unreadable topology */
-  PLACER_EXIT_INFEASIBLE = 3, /* the profile does not fit the topology */
-  PLACER_EXIT_SYSTEM = 4,     /* the system refused a change (rolled back) */
+  PLACER_EXIT_DRIFT = 1,         /* status: what is in force differs from the plan */
+  PLACER_EXIT_USAGE = 2,         /* bad command line, bad YAML, unreadable topology */
+  PLACER_EXIT_INFEASIBLE = 3,    /* the profile does not fit the topology */
+  PLACER_EXIT_SYSTEM = 4,        /* the system refused a change (rolled back) */
+  PLACER_EXIT_INTERRUPTED = 130, /* stopped by SIGINT, SIGTERM or SIGHUP (lib/stop.h), cleaned up */
 };
 
 struct placer_error {

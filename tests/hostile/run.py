@@ -21,6 +21,7 @@ Exit 0 when every case passed, 1 otherwise; one line per case.
 import argparse
 import concurrent.futures
 import hashlib
+import importlib
 import json
 import os
 import re
@@ -35,6 +36,12 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import cases as C  # noqa: E402
+
+# cases_AREA.py files add their cases to C.CASES (one file per area, so that
+# work on several areas at once touches different files)
+for _name in sorted(os.listdir(os.path.dirname(os.path.abspath(__file__)))):
+    if _name.startswith("cases_") and _name.endswith(".py"):
+        importlib.import_module(_name[:-3])
 
 
 def tree_state(root, changes):

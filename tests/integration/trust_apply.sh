@@ -15,7 +15,8 @@
 #     IRQ over with the first's recorded list; after every order of resets the IRQ is at its
 #     original list and no owner record is left;
 #   - a results directory is data: bench --resume of one whose irq-state is a link to a live
-#     apply's state directory (its study steers no IRQ) leaves that placement alone;
+#     apply's state directory is refused (exit 2), and one whose irq-state is a copy of it runs
+#     (its study steers no IRQ): that placement is left alone either way;
 #   - apply --backend systemd of an irqs: profile where PID 1 is not systemd: exit 3, no IRQ moved;
 #   - placer exec ... -- /nonexistent: exit 4, no group made;
 #   - apply + reset, run + stop: no state directory left behind.
@@ -233,21 +234,37 @@ EOF
 "$PLACER" bench --allow-inconclusive --prefix "$TAG-bench" --out "$WORK/r" "$WORK/study.yaml" >/dev/null 2>"$WORK/bench.err" ||
     { cat "$WORK/bench.err" >&2; fail "bench exited $?"; }
 "$PLACER" apply --irqs-only --state-dir "$WORK/live" "$WORK/irq0.yaml" >/dev/null || fail "apply of the live state exited $?"
-ln -s "$WORK/live" "$WORK/r/irq-state"
-"$PY" - "$WORK/r/summary.json" <<'PY' # a run to do again: what a study stopped part-way leaves
+drop_runs() { # a run to do again: what a study stopped part-way leaves
+    "$PY" - "$WORK/r/summary.json" <<'PY'
 import json, sys
 s = json.load(open(sys.argv[1]))
 s["runs"], s["interrupted"] = [], True
 json.dump(s, open(sys.argv[1], "w"))
 PY
-"$PLACER" bench --prefix "$TAG-bench" --resume "$WORK/r" >/dev/null 2>"$WORK/bench.err" || { cat "$WORK/bench.err" >&2; fail "--resume exited $?"; }
+}
+live_alone() {
+    [ "$(cat "$irq/$n/smp_affinity_list")" = 0 ] || fail "$1 undid the live placement of IRQ $n"
+    [ -f "$WORK/live/irq.json" ] || fail "$1 removed the live state"
+    "$PLACER" status --state-dir "$WORK/live" >/dev/null || fail "status of the live placement after $1 exited $?"
+}
+# a link to the live state directory: refused (a results directory is never written through a link)
+ln -s "$WORK/live" "$WORK/r/irq-state"
+drop_runs
+run_rc "$PLACER" bench --prefix "$TAG-bench" --resume "$WORK/r"
+[ $rc = 2 ] || fail "--resume through a linked irq-state: exit $rc: $(cat "$WORK/err")"
+one_line "irq-state is a symbolic link" "--resume through a linked irq-state"
+live_alone "--resume through a linked irq-state"
+# a copy of it (a results directory from elsewhere): the study steers no IRQ, so it is data
+rm "$WORK/r/irq-state"
+cp -a "$WORK/live" "$WORK/r/irq-state"
+"$PLACER" bench --prefix "$TAG-bench" --resume "$WORK/r" >/dev/null 2>"$WORK/bench.err" ||
+    { cat "$WORK/bench.err" >&2; fail "--resume with a copied irq-state exited non-zero"; }
 grep -q "unpinned-r0: 4k-randread" "$WORK/bench.err" || fail "--resume ran nothing: $(cat "$WORK/bench.err")"
-[ "$(cat "$irq/$n/smp_affinity_list")" = 0 ] || fail "--resume undid the live placement of IRQ $n through r/irq-state"
-[ -f "$WORK/live/irq.json" ] && [ -L "$WORK/r/irq-state" ] || fail "--resume removed the live state or the link"
-"$PLACER" status --state-dir "$WORK/live" >/dev/null || fail "status of the live placement after --resume exited $?"
+live_alone "--resume with a copied irq-state"
+cmp -s "$WORK/live/irq.json" "$WORK/r/irq-state/irq.json" || fail "--resume changed the copied irq-state"
 "$PLACER" reset --state-dir "$WORK/live" >/dev/null || fail "reset of the live state exited $?"
 [ "$(cat "$irq/$n/smp_affinity_list")" = "$orig" ] || fail "IRQ $n not back on $orig"
-say "bench --resume left the live placement a linked irq-state pointed to alone"
+say "bench --resume left the live placement alone: a linked irq-state refused, a copied one untouched"
 
 # ---- --backend systemd where PID 1 is not systemd: exit 3 before any IRQ moves ----------------------
 if [ ! -e /run/systemd/system ]; then

@@ -101,7 +101,7 @@ static void test_map_file(void **state) {
   assert_string_equal(placer_export_map_get(m, "vm.0"), "100");
   assert_string_equal(placer_export_map_get(m, "vm.1"), "101");
   assert_null(placer_export_map_get(m, "vm.2"));
-  assert_int_equal(m->lines[1], 4);
+  assert_int_equal(m->entries[1].line, 4);
   placer_export_map_free(m);
   static const struct {
     const char *text, *says;
