@@ -427,8 +427,8 @@ int apply_check_marks(const struct placer_cgroup *cg, const struct placer_state 
                       struct placer_error **err) {
   for (size_t i = 0; i < state->n_journal; i++) {
     const struct placer_journal_entry *e = &state->journal[i];
-    if (e->op != PLACER_JOURNAL_CREATE || (txn != 0 && e->txn != txn))
-      continue;
+    if (e->op != PLACER_JOURNAL_CREATE || e->unmarked || (txn != 0 && e->txn != txn))
+      continue; /* unmarked: made where no mark could be set; nothing to check it by */
     if (placer_cgroup_mark_check(cg, e->group, state->state_id) == PLACER_CGROUP_MARK_FOREIGN)
       return placer_error_set(err, PLACER_EXIT_SYSTEM, EPERM,
                               "%s/%s records creating group %s, but that group does not carry this state's mark "

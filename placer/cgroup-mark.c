@@ -41,7 +41,7 @@ int placer_cgroup_mark(struct placer_cgroup *cg, const char *group, const char *
       return placer_error_oom(err, NULL);
     if (setxattr(dir, MARK_XATTR, mark, strlen(mark), 0) < 0) {
       if (unsupported(errno))
-        return 0; /* unmarked: placer_cgroup_mark_check says it cannot tell */
+        return 1; /* unmarked: its creator records so */
       return placer_error_errno(err, PLACER_EXIT_SYSTEM, errno, "mark %s", dir);
     }
   }
@@ -107,18 +107,21 @@ int placer_cgroup_create_marked(struct placer_cgroup *cg, const char *group, con
   }
   if (placer_cgroup_create(cg, group, err) < 0)
     return -1;
+  int unmarked = 0;
   level = 0;
   for (char *slash = path;; slash++, level++) {
     slash = strchr(slash, '/');
     if (slash)
       *slash = '\0';
-    if (missing[level] && placer_cgroup_mark(cg, path, mark, err) < 0)
+    int rc = missing[level] ? placer_cgroup_mark(cg, path, mark, err) : 0;
+    if (rc < 0)
       return -1;
+    unmarked |= rc;
     if (slash == NULL)
       break;
     *slash = '/';
   }
-  return 0;
+  return unmarked;
 }
 
 /* Does DIR or a directory below it (DEPTH levels at most) carry a mark

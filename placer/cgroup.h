@@ -84,10 +84,12 @@ bool placer_cgroup_group_is_valid(const char *group);
 int placer_cgroup_create(struct placer_cgroup *cg, const char *group, struct placer_error **err);
 /* placer's mark (cgroup-mark.c): the "trusted.placer.state" attribute of a
  * group's directory in each of placer's hierarchies, MARK naming the state
- * directory that created it.  Only CAP_SYS_ADMIN can set a trusted
- * attribute, and nobody else can read one, so a state file can name a group
- * but cannot make it carry the mark.  A cgroupfs without xattrs leaves
- * groups unmarked (no error). */
+ * directory that created it.  Only CAP_SYS_ADMIN (of the first user
+ * namespace) can set a trusted attribute, and nobody else can read one, so
+ * a state file can name a group but cannot make it carry the mark.  0 when
+ * marked; 1 when the cgroupfs keeps no xattrs or placer may not set one
+ * (root in a user namespace): the group stays unmarked, and its creator
+ * records that (no error). */
 int placer_cgroup_mark(struct placer_cgroup *cg, const char *group, const char *mark, struct placer_error **err);
 enum placer_cgroup_mark_state {
   PLACER_CGROUP_MARK_OURS,    /* every hierarchy's directory carries MARK */
@@ -100,7 +102,8 @@ enum placer_cgroup_mark_state placer_cgroup_mark_check(const struct placer_cgrou
 /* Is there a group below GROUP (GROUP itself not counted) that carries a
  * mark other than MARK: another placer state's? */
 bool placer_cgroup_subtree_has_other_mark(const struct placer_cgroup *cg, const char *group, const char *mark);
-/* placer_cgroup_create, and MARK (when not NULL) on each level it made. */
+/* placer_cgroup_create, and MARK (when not NULL) on each level it made: 0,
+ * or 1 when a level it made could not be marked (placer_cgroup_mark). */
 int placer_cgroup_create_marked(struct placer_cgroup *cg, const char *group, const char *mark,
                                 struct placer_error **err);
 /* A group path recorded from /proc/PID/cgroup ("" the root, any names, no

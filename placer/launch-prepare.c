@@ -204,13 +204,15 @@ int placer_launch_start_prepared(struct placer_cgroup *cg, const char *profile, 
     return placer_error_oom(err, NULL);
   if (placer_runstate_save(rundir, &p->rec, err) < 0)
     return -1;
-  if (placer_instance_place_group_marked(cg, p->inst, p->group, mark, err) < 0)
+  int unmarked = placer_instance_place_group_marked(cg, p->inst, p->group, mark, err);
+  if (unmarked < 0)
     return placer_error_prefix(err, "%s", p->inst->name);
   struct placer_launch_record started = { 0 };
   if (p->ops->start(cg, &p->spec, &started, err) < 0)
     return -1;
   placer_launch_record_clear(&p->rec);
   p->rec = started;
+  p->rec.unmarked = unmarked > 0;
   if (fill_record(p, profile, seq) < 0 || placer_runstate_save(rundir, &p->rec, err) < 0) {
     placer_error_oom(err, NULL);
     return placer_error_prefix(err, "%s", p->inst->name);
@@ -257,7 +259,7 @@ int placer_launch_check_recorded(struct placer_cgroup *cg, const char *mark, con
     return placer_error_set(err, PLACER_EXIT_SYSTEM, EPERM,
                             "%s: its run record names container group '%s', outside %s: nothing stopped", rec->instance,
                             rec->container_cgroup, group);
-  if (mark && placer_cgroup_mark_check(cg, group, mark) == PLACER_CGROUP_MARK_FOREIGN)
+  if (mark && !rec->unmarked && placer_cgroup_mark_check(cg, group, mark) == PLACER_CGROUP_MARK_FOREIGN)
     return placer_error_set(err, PLACER_EXIT_SYSTEM, EPERM,
                             "%s: group %s does not carry the mark of this state directory (placer run did not make "
                             "it): nothing stopped, its record kept",

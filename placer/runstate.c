@@ -76,15 +76,18 @@ json_t *placer_launch_record_to_json(const struct placer_launch_record *rec) {
   json_t *argv = json_array();
   for (size_t i = 0; rec->argv && rec->argv[i]; i++)
     json_array_append_new(argv, json_string(rec->argv[i]));
-  return json_pack("{s:i, s:o, s:o, s:o, s:o, s:I, s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:i, s:I, s:i, s:o}",
-                   "schema", PLACER_RUNSTATE_SCHEMA, "profile", str_or_null(rec->profile), "instance",
-                   str_or_null(rec->instance), "role", str_or_null(rec->role), "backend", str_or_null(rec->backend),
-                   "pid", (json_int_t)rec->pid, "start_time", (json_int_t)rec->start_time, "group",
-                   str_or_null(rec->group), "container_name", str_or_null(rec->container_name), "container_id",
-                   str_or_null(rec->container_id), "container_cgroup", str_or_null(rec->container_cgroup), "log",
-                   str_or_null(rec->log_path), "accel", str_or_null(rec->accel), "argv", argv, "stop_timeout",
-                   (int)rec->stop_timeout_s, "started_at", (json_int_t)rec->started_at, "seq", (int)rec->seq,
-                   "joined_by", str_or_null(rec->joined_by));
+  json_t *j =
+      json_pack("{s:i, s:o, s:o, s:o, s:o, s:I, s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:i, s:I, s:i, s:o}", "schema",
+                PLACER_RUNSTATE_SCHEMA, "profile", str_or_null(rec->profile), "instance", str_or_null(rec->instance),
+                "role", str_or_null(rec->role), "backend", str_or_null(rec->backend), "pid", (json_int_t)rec->pid,
+                "start_time", (json_int_t)rec->start_time, "group", str_or_null(rec->group), "container_name",
+                str_or_null(rec->container_name), "container_id", str_or_null(rec->container_id), "container_cgroup",
+                str_or_null(rec->container_cgroup), "log", str_or_null(rec->log_path), "accel", str_or_null(rec->accel),
+                "argv", argv, "stop_timeout", (int)rec->stop_timeout_s, "started_at", (json_int_t)rec->started_at,
+                "seq", (int)rec->seq, "joined_by", str_or_null(rec->joined_by));
+  if (j && rec->unmarked) /* only then: records of older placers read the same */
+    json_object_set_new(j, "unmarked", json_true());
+  return j;
 }
 
 static int get_str(json_t *obj, const char *key, bool required, char **out, struct placer_error **err) {
@@ -151,6 +154,7 @@ int placer_launch_record_from_json(json_t *json, struct placer_launch_record *ou
       goto fail;
     }
   }
+  rec.unmarked = json_is_true(json_object_get(json, "unmarked"));
   rec.pid = (pid_t)pid;
   rec.start_time = (unsigned long long)start;
   rec.stop_timeout_s = (unsigned)timeout;

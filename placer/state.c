@@ -132,7 +132,11 @@ static json_t *journal_entry_to_json(const struct placer_journal_entry *e) {
   json_object_set_new(j, "txn", json_integer(e->txn));
   json_object_set_new(j, "op", json_string(placer_journal_op_name(e->op)));
   switch (e->op) {
-  case PLACER_JOURNAL_CREATE: json_object_set_new(j, "group", str_or_null(e->group)); break;
+  case PLACER_JOURNAL_CREATE:
+    json_object_set_new(j, "group", str_or_null(e->group));
+    if (e->unmarked) /* only then: state files of older placers read the same */
+      json_object_set_new(j, "unmarked", json_true());
+    break;
   case PLACER_JOURNAL_SET:
     json_object_set_new(j, "group", str_or_null(e->group));
     json_object_set_new(j, "setting", json_string(placer_setting_name(e->setting)));
@@ -297,6 +301,7 @@ static int journal_entry_from_json(json_t *j, struct placer_journal_entry *e, si
       dup_opt_string(j, "previous", &e->previous, where, err) < 0 ||
       dup_opt_string(j, "instance", &e->instance, where, err) < 0)
     return -1;
+  e->unmarked = e->op == PLACER_JOURNAL_CREATE && json_is_true(json_object_get(j, "unmarked"));
   if (e->op == PLACER_JOURNAL_CREATE || e->op == PLACER_JOURNAL_SET) {
     if (e->group == NULL || !placer_cgroup_group_is_valid(e->group))
       return placer_error_set(err, PLACER_EXIT_SYSTEM, EINVAL, "%s: bad \"group\"", where);

@@ -70,6 +70,7 @@ struct placer_journal_entry {
   struct placer_cgroup_membership original; /* MOVE */
   struct placer_thread_affinity *threads;   /* MOVE: every thread's cpus before */
   size_t n_threads;
+  bool unmarked; /* CREATE: the cgroupfs kept no mark on it (no xattrs, or no CAP_SYS_ADMIN) */
 };
 
 struct placer_state_process {

@@ -49,7 +49,9 @@ static void fill_state(struct placer_state *s) {
 
   s->n_journal = 5;
   s->journal = calloc(5, sizeof(*s->journal));
-  s->journal[0] = (struct placer_journal_entry){ .txn = 1, .op = PLACER_JOURNAL_CREATE, .group = strdup("placer") };
+  s->journal[0] = (struct placer_journal_entry){
+    .txn = 1, .op = PLACER_JOURNAL_CREATE, .group = strdup("placer"), .unmarked = true /* no xattrs there */
+  };
   s->journal[1] = (struct placer_journal_entry){ .txn = 1,
                                                  .op = PLACER_JOURNAL_SET,
                                                  .group = strdup("placer/osd/osd.3"),
@@ -108,6 +110,7 @@ static void assert_same(const struct placer_state *a, const struct placer_state 
     const struct placer_journal_entry *e = &a->journal[i], *f = &b->journal[i];
     assert_int_equal(e->txn, f->txn);
     assert_int_equal(e->op, f->op);
+    assert_int_equal(e->unmarked, f->unmarked);
     if (e->op == PLACER_JOURNAL_SET)
       assert_int_equal(e->setting, f->setting);
     assert_int_equal(e->pid, f->pid);
