@@ -178,6 +178,9 @@ int placer_reset(const char *state_dir, char ***lines, size_t *n_lines, struct p
 /* The same, with what was undone in *RESULT (placer_reset_result_clear). */
 int placer_reset_run(const char *state_dir, struct placer_reset_result *result, struct placer_error **err);
 void placer_reset_result_clear(struct placer_reset_result *result);
+/* The IRQs of STATE_DIR alone set back (what bench's OUT/irq-state holds):
+ * no group, unit or process is looked at. */
+int placer_reset_irqs(const char *state_dir, struct placer_reset_result *result, struct placer_error **err);
 
 /* apply-json.c: the documents `placer apply --json` and `placer reset --json`
  * print (schema PLACER_APPLY_JSON_SCHEMA, docs/apply.md); NULL when out of memory. */

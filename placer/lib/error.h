@@ -5,6 +5,7 @@
 #define PLACER_ERROR_H
 
 #include <stdarg.h>
+#include <stdio.h>
 
 /* Exit codes, documented in README.md and docs/. */
 enum placer_exit {
@@ -45,6 +46,9 @@ void placer_error_clear(struct placer_error **err);
  * in a title, a newline) written as \n, \r or \xHH; tabs kept.  Caller
  * frees; NULL on ENOMEM. */
 char *placer_text_escape(const char *s);
+/* S escaped so to OUT (a name read from a state file or /proc: a comm, an
+ * IRQ's name); "?" for NULL. */
+void placer_text_put(FILE *out, const char *s);
 
 /* Cleanup helpers in the style of crun/systemd. */
 void placer_freep(void *p);

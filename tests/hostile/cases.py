@@ -762,3 +762,6 @@ def page_redrawn(ws, rc, out, err):
 
 
 report_case("redraw", reported(), 0, r"", changes=("r/report.html", "r/report"), check=page_redrawn)
+
+# ---- state directories: tests/hostile/cases_state.py -------------------------------------------------------
+import cases_state  # noqa: E402,F401  (its cases join CASES)

@@ -1,5 +1,6 @@
 /* Helpers shared by the unit tests. */
 #include "test_support.h"
+#include "lib/statedir.h"
 
 #include <dirent.h>
 #include <stdio.h>
@@ -292,4 +293,15 @@ void test_plan_invariants(const struct placer_topology *topo, const struct place
   hwloc_bitmap_free(nodes);
   hwloc_bitmap_free(local);
   hwloc_bitmap_free(all_nodes);
+}
+
+const char *test_state_binding(const char *dir) {
+  static char text[256];
+  struct placer_statedir d;
+  struct placer_error *err = NULL;
+  if (placer_statedir_open(dir, false, &d, &err) < 0 || d.fd < 0)
+    fail_msg("open %s: %s", dir, err ? err->msg : "missing");
+  snprintf(text, sizeof(text), "\"boot_id\": \"%s\", \"state_id\": \"%s\", ", placer_boot_id(), d.id);
+  placer_statedir_close(&d);
+  return text;
 }

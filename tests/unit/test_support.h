@@ -15,6 +15,10 @@ const char *test_data_path(const char *relative);
 char *test_read_file(const char *path);
 /* TEXT into PATH; fails the test when it cannot. */
 void test_write_file(const char *path, const char *text);
+/* What a state file written for DIR in this boot records (lib/statedir.h):
+ * "\"boot_id\": \"...\", \"state_id\": \"DEV:INO\", " to put in a crafted
+ * one; static buffer.  Fails the test when DIR cannot be opened. */
+const char *test_state_binding(const char *dir);
 /* PLACER_UPDATE_GOLDEN is set (not "0"): the golden tests write their files. */
 bool test_updating_golden(void);
 /* ACTUAL against the golden file tests/GOLDEN_RELATIVE, byte for byte: the
