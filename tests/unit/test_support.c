@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "lib/cpulist.h"
 #include "lib/textfile.h"
 #include "plan.h"
 #include "profile.h"
@@ -260,16 +261,24 @@ void test_plan_invariants(const struct placer_topology *topo, const struct place
           charged[n] += inst->memory_bytes / k + (nth++ < inst->memory_bytes % k ? 1 : 0);
     }
   }
-  /* free = usable minus reserve minus everything placed */
-  if (profile->pin) {
-    hwloc_bitmap_t expect = hwloc_bitmap_dup(topo->online_cpus);
-    hwloc_bitmap_and(expect, expect, topo->allowed_cpus);
-    hwloc_bitmap_andnot(expect, expect, plan->reserved_cpus);
-    for (size_t i = 0; i < plan->n_instances; i++)
-      hwloc_bitmap_andnot(expect, expect, plan->instances[i].cpus);
-    assert_true(hwloc_bitmap_isequal(expect, plan->free_cpus));
-    hwloc_bitmap_free(expect);
+  /* free = usable minus reserve minus everything placed: reserved + held +
+   * free is every usable PU, free apart from both */
+  hwloc_bitmap_t usable = hwloc_bitmap_dup(topo->online_cpus), expect = hwloc_bitmap_alloc();
+  hwloc_bitmap_and(usable, usable, topo->allowed_cpus);
+  hwloc_bitmap_andnot(expect, usable, plan->reserved_cpus);
+  for (size_t i = 0; i < plan->n_instances; i++)
+    hwloc_bitmap_andnot(expect, expect, plan->instances[i].cpus);
+  if (!hwloc_bitmap_isequal(expect, plan->free_cpus)) {
+    char *want = placer_cpulist_format(expect), *got = placer_cpulist_format(plan->free_cpus);
+    fail_msg("%s: %s: free cpus %s, but no instance and no reserve holds %s", where, plan->profile_name,
+             *got ? got : "none", want);
   }
+  hwloc_bitmap_or(expect, expect, plan->reserved_cpus);
+  for (size_t i = 0; i < plan->n_instances; i++)
+    hwloc_bitmap_or(expect, expect, plan->instances[i].cpus);
+  assert_true(hwloc_bitmap_isequal(expect, usable));
+  hwloc_bitmap_free(expect);
+  hwloc_bitmap_free(usable);
   /* per-node memory: within budget, or a warning (strict roles fail instead) */
   for (size_t n = 0; n < topo->n_numa_nodes; n++) {
     const struct placer_numa_node *node = &topo->numa_nodes[n];
