@@ -118,11 +118,11 @@ static int check_ids(const struct placer_export_input *in, struct placer_error *
       return placer_error_set(err, PLACER_EXIT_USAGE, EINVAL,
                               "%s has no Ceph daemon id: give role '%s' a match {ceph_id: ...} or --map %s=ID",
                               inst->name, inst->role, inst->name);
-    if (export_has_control(id) || strchr(id, ' '))
-      return placer_error_set(err, PLACER_EXIT_USAGE, EINVAL,
-                              "%s: '%s' is not a Ceph daemon id (a blank or a control character)", inst->name, id);
-    if (inst->kind == PLACER_KIND_CEPH_OSD && (strspn(id, "0123456789") != strlen(id) || strlen(id) > 9))
-      return placer_error_set(err, PLACER_EXIT_USAGE, EINVAL, "%s: Ceph OSD id '%s' is not a number", inst->name, id);
+    /* --map gives ids the profile never saw: the same rule as the profile's ceph_id */
+    const char *why = placer_ceph_id_problem(inst->kind, id);
+    if (why)
+      return placer_error_set(err, PLACER_EXIT_USAGE, EINVAL, "%s: '%s' is not a Ceph %s id: %s", inst->name, id,
+                              inst->kind == PLACER_KIND_CEPH_OSD ? "OSD" : "MDS", why);
     /* two instances on one daemon would get two different settings */
     for (size_t j = 0; j < i; j++) {
       const struct placer_instance *other = &in->plan->instances[j];

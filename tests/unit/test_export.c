@@ -88,6 +88,16 @@ static char *rendered(struct loaded *l, const char *format) {
   return text;
 }
 
+static void expect_profile_error(const char *yaml, const char *says) {
+  struct placer_profile *p = NULL;
+  struct placer_error *err = NULL;
+  assert_int_equal(placer_profile_parse("p.yaml", yaml, strlen(yaml), &p, &err), -1);
+  assert_int_equal(err->exit_code, PLACER_EXIT_USAGE);
+  if (strstr(err->msg, says) == NULL)
+    fail_msg("'%s' does not say '%s'", err->msg, says);
+  placer_error_free(err);
+}
+
 static const char hci[] = "reserve: { cores_per_numa: 1, memory: 1GiB }\n"
                           "roles:\n"
                           "  - { name: osd, kind: ceph-osd, count: 2, cpu: { cores: 2 }, memory: 4GiB }\n"
@@ -126,7 +136,7 @@ static void test_map_file(void **state) {
 /* --map names VMIDs, domains, units and Ceph ids; an instance it names
  * must be in the plan. */
 static void test_map_names(void **state) {
-  struct loaded l;
+  struct loaded l, l2;
   load_text("crafted-hci-2s16c-8nvme.xml", hci, &l);
   struct placer_error *err = NULL;
   expect_refusal(&l, "proxmox", "vm.0 has no Proxmox VMID");
@@ -167,8 +177,27 @@ static void test_map_names(void **state) {
   expect_refusal(&l, "systemd", "osd.0: 'x.scope' is not a .service unit");
   placer_export_map_free(l.map);
   assert_int_equal(placer_export_map_parse("m", "osd.0=abc\n", &l.map, &err), 0);
-  expect_refusal(&l, "ceph", "osd.0: Ceph OSD id 'abc' is not a number");
+  expect_refusal(&l, "ceph", "osd.0: 'abc' is not a Ceph OSD id: an OSD id is a number");
   placer_export_map_free(l.map);
+  /* --map's MDS ids follow ceph-mds's rule, as the profile's do */
+  load_text("crafted-hci-2s16c-8nvme.xml",
+            "roles:\n  - { name: m, kind: ceph-mds, count: 2, cpu: { cores: 1 }, memory: 1GiB, match: { ceph_id: "
+            "\"m{index}\" } "
+            "}\n",
+            &l2);
+  for (const char *const *bad = (const char *const[]){ "m.0=1abc\n", "m.0=a;b\n", "m.0=a b\n", NULL }; *bad; bad++) {
+    assert_int_equal(placer_export_map_parse("m", *bad, &l2.map, &err), 0);
+    expect_refusal(&l2, "ceph", "m.0: '");
+    expect_refusal(&l2, "ceph", "is not a Ceph MDS id");
+    placer_export_map_free(l2.map);
+    l2.map = NULL;
+  }
+  assert_int_equal(placer_export_map_parse("m", "m.0=b\n", &l2.map, &err), 0);
+  text = rendered(&l2, "ceph");
+  assert_non_null(strstr(text, "ceph config set mds.b "));
+  assert_non_null(strstr(text, "ceph config set mds.m1 "));
+  free(text);
+  unload(&l2);
   assert_int_equal(placer_export_map_parse("m.txt", "vm.7=100\n", &l.map, &err), 0);
   expect_refusal(&l, "nova", "m.txt:1: no instance 'vm.7' in the plan");
   unload(&l);
@@ -205,14 +234,14 @@ static void test_refusals(void **state) {
   expect_refusal(&l, "ceph", "ceph: osd.0 and b.0 are both Ceph daemon osd.0");
   expect_refusal(&l, "systemd", "systemd: osd.0 and b.0 are both in ceph-osd@0.service");
   unload(&l);
-  /* names from templates with a newline (found by fuzz_export) */
+  /* names from templates with a newline (found by fuzz_export); a Ceph id's is refused by the profile */
   load_text("24em64t-2n6c2t-pci.xml",
-            "roles:\n  - { name: m, kind: ceph-mds, cpu: { cores: 1 }, match: { ceph_id: \"a\\nb\" } }\n"
-            "  - { name: vm, kind: vm, cpu: { cores: 1 }, match: { qemu_name: \"a\\nb\" } }\n",
-            &l);
+            "roles:\n  - { name: vm, kind: vm, cpu: { cores: 1 }, match: { qemu_name: \"a\\nb\" } }\n", &l);
   expect_refusal(&l, "virsh", "virsh: vm.0: libvirt domain name 'a\\nb' holds a control character");
-  expect_refusal(&l, "ceph", "ceph: m.0: 'a\\nb' is not a Ceph daemon id (a blank or a control character)");
   unload(&l);
+  expect_profile_error(
+      "roles:\n  - { name: m, kind: ceph-mds, cpu: { cores: 1 }, match: { ceph_id: \"a\\nb\" } }\n",
+      "p.yaml:2:69: roles[0].match.ceph_id: 'a\\nb' gives MDS id 'a\\nb' for m.0: only letters, digits");
   /* interrupts with nowhere to go */
   load_text("24em64t-2n6c2t-pci.xml", "roles:\n  - { name: osd, kind: ceph-osd, count: fill, cpu: { cores: 1 } }\n",
             &l);
@@ -273,15 +302,6 @@ static void test_ceph_memory(void **state) {
   unload(&l);
 }
 
-static void expect_profile_error(const char *yaml, const char *says) {
-  struct placer_profile *p = NULL;
-  struct placer_error *err = NULL;
-  assert_int_equal(placer_profile_parse("p.yaml", yaml, strlen(yaml), &p, &err), -1);
-  if (strstr(err->msg, says) == NULL)
-    fail_msg("'%s' does not say '%s'", err->msg, says);
-  placer_error_free(err);
-}
-
 static void test_profile_keys(void **state) {
   char *v = placer_match_expand("{100+index}", "vm.3", "vm", 3, NULL);
   assert_string_equal(v, "103");
@@ -307,6 +327,45 @@ static void test_profile_keys(void **state) {
   assert_int_equal(l.plan->instances[1].match.kind, PLACER_MATCH_PROXMOX_VMID);
   assert_string_equal(l.plan->instances[1].match.value, "101");
   unload(&l);
+}
+
+/* Ceph daemon ids as the daemons take them, checked at the profile
+ * (file:line:col, exit 2): an MDS id never starts with a digit (ceph-mds
+ * exits: hci-nvme's MDS was '0'), every id in cephadm's characters, an OSD's
+ * a number; a ceph-mds role without a match gets '{role}-{index}'. */
+static void test_ceph_ids(void **state) {
+  expect_profile_error(
+      "roles:\n  - { name: m, kind: ceph-mds, cpu: { cores: 1 }, match: { ceph_id: \"{index}\" } }\n",
+      "p.yaml:2:69: roles[0].match.ceph_id: '{index}' gives MDS id '0' for m.0: ceph-mds exits on an id "
+      "that starts with a digit (\"MDS names may not start with a numeric digit\")");
+  expect_profile_error("roles:\n  - { name: m, kind: ceph-mds, cpu: { cores: 1 }, match: { ceph_id: \"1abc\" } }\n",
+                       "p.yaml:2:69: roles[0].match.ceph_id: '1abc' gives MDS id '1abc' for m.0: ceph-mds exits");
+  expect_profile_error("roles:\n  - { name: m, kind: ceph-mds, cpu: { cores: 1 }, match: { ceph_id: \"a;b\" } }\n",
+                       "roles[0].match.ceph_id: 'a;b' gives MDS id 'a;b' for m.0: only letters, digits, '_', '.' and "
+                       "'-' (cephadm's ServiceSpec.validate)");
+  expect_profile_error("roles:\n  - { name: 2m, kind: ceph-mds, cpu: { cores: 1 } }\n",
+                       "p.yaml:2:13: roles[0].name: ceph-mds role '2m' has no match, so its ids are '{role}-{index}' "
+                       "(2m-0): ceph-mds exits");
+  expect_profile_error("roles:\n  - { name: o, kind: ceph-osd, count: 2, cpu: { cores: 1 }, match: { ceph_id: "
+                       "\"osd{index}\" } }\n",
+                       "roles[0].match.ceph_id: 'osd{index}' gives OSD id 'osd0' for o.0: an OSD id is a number");
+  struct loaded l;
+  load_text("crafted-hci-2s16c-8nvme.xml",
+            "roles:\n  - { name: mds, kind: ceph-mds, count: 2, cpu: { cores: 1 } }\n"
+            "  - { name: m, kind: ceph-mds, cpu: { cores: 1 }, match: { ceph_id: \"{role}{index}\" } }\n",
+            &l);
+  assert_string_equal(l.plan->instances[0].match.value, "mds-0");
+  assert_string_equal(l.plan->instances[1].match.value, "mds-1");
+  assert_string_equal(l.plan->instances[2].match.value, "m0");
+  unload(&l);
+  /* the shipped profile's MDS, as ceph-mds takes it */
+  struct placer_profile *p = NULL;
+  struct placer_error *err = NULL;
+  assert_int_equal(placer_profile_load(test_data_path("../profiles/hci-nvme.yaml"), &p, &err), 0);
+  const struct placer_role_spec *mds = placer_profile_role(p, "mds");
+  assert_string_equal(mds->match_template, "a");
+  assert_null(placer_ceph_id_problem(PLACER_KIND_CEPH_MDS, mds->match_template));
+  placer_profile_free(p);
 }
 
 /* ---- the KubeletConfiguration against the upstream field names and types */
@@ -478,7 +537,7 @@ static void test_cli_out(void **state) {
            "cd '%s' && mkdir %s/out && '%s' export --format systemd --out %s/out %s 2>%s/err && "
            "[ $(ls %s/out | wc -l) = 9 ] && grep -q 'placer export: note: vm.0: no systemd service known' %s/err && "
            "'%s' export --format systemd %s 2>/dev/null >%s/all && "
-           "for u in osd@0 osd@1 osd@2 osd@3 osd@4 osd@5 osd@6 osd@7 mds@0; do "
+           "for u in osd@0 osd@1 osd@2 osd@3 osd@4 osd@5 osd@6 osd@7 mds@a; do "
            "cat %s/out/ceph-$u.service.d/50-placer.conf || exit 1; done | cmp - %s/all",
            tests, dir, bin, dir, common, dir, dir, dir, bin, common, dir, dir, dir);
   assert_int_equal(run(cmd), 0);
@@ -489,9 +548,9 @@ static void test_cli_out(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-    cmocka_unit_test(test_map_file),       cmocka_unit_test(test_map_names),   cmocka_unit_test(test_refusals),
-    cmocka_unit_test(test_crimson),        cmocka_unit_test(test_ceph_memory), cmocka_unit_test(test_profile_keys),
-    cmocka_unit_test(test_kubelet_schema), cmocka_unit_test(test_cli_out),
+    cmocka_unit_test(test_map_file), cmocka_unit_test(test_map_names),      cmocka_unit_test(test_refusals),
+    cmocka_unit_test(test_crimson),  cmocka_unit_test(test_ceph_memory),    cmocka_unit_test(test_profile_keys),
+    cmocka_unit_test(test_ceph_ids), cmocka_unit_test(test_kubelet_schema), cmocka_unit_test(test_cli_out),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
