@@ -19,7 +19,12 @@ struct placer_export_writer {
   size_t size;                       /* and length */
   bool failed;                       /* an allocation or a stream failed: the render fails */
   struct placer_string_list strings; /* what export_cpus() handed out, freed with the writer */
+  const char *target;                /* the consumer's release written for (fmt->targets), or NULL */
+  size_t target_index;               /* its position in fmt->targets */
 };
+
+/* Is the release written for RELEASE (one of fmt->targets) or later? */
+bool export_target_at_least(const struct placer_export_writer *w, const char *release);
 
 /* Start unit NAME (printf-style): the stream it is written to, already
  * holding the "generated from" header in the format's comment syntax (and

@@ -8,6 +8,7 @@
 #include "lib/array.h"
 #include "cli/commands.h"
 #include "export.h"
+#include "lib/textfile.h"
 #include "plan.h"
 #include "profile.h"
 
@@ -27,6 +28,14 @@ static const struct placer_cli_option export_options[] = {
   { "map", 'm', "FILE", PLACER_CLI_TEXT,
     "INSTANCE=VALUE lines naming instances in the system the format speaks to: a Proxmox VMID, a libvirt domain, a "
     "systemd unit, a Ceph daemon id. They win over the profile's match." },
+  { "target", 'T', "RELEASE", PLACER_CLI_TEXT,
+    "The release of the consumer to write for, where its reading differs: kubelet 1.29 to 1.34 (the CPU manager's "
+    "options and their feature gates), Ceph 16 to 20 (option names, Crimson's), irqbalance 1.7 or 1.8 (the banned "
+    "list's variable). Default: the newest; the output's header names it." },
+  { "merge", 'M', "FILE", PLACER_CLI_TEXT,
+    "The consumer's own configuration to merge the plan into, written whole: a libvirt domain XML (virsh dumpxml) "
+    "for libvirt, a KubeletConfiguration for kubelet. What placer does not own is kept; keys that contradict the "
+    "plan are refused." },
   { "out", 'o', "DIR", PLACER_CLI_DIR,
     "Write one file per unit into DIR, an existing directory (systemd's drop-ins into DIR/UNIT.d/), each replaced "
     "atomically, instead of everything to standard output." },
@@ -37,7 +46,8 @@ const struct placer_cli_command placer_cli_export = {
   .name = "export",
   .run = cmd_export,
   .summary = "the plan for libvirt, Nova, Proxmox, kubelet, Ceph, systemd, tuned and irqbalance",
-  .synopsis = { "--format FORMAT [--topology FILE.xml] [--set ROLE.KEY=VALUE]... [--map FILE] [--out DIR] PROFILE" },
+  .synopsis = { "--format FORMAT [--topology FILE.xml] [--set ROLE.KEY=VALUE]... [--map FILE] [--target RELEASE] "
+                "[--merge FILE] [--out DIR] PROFILE" },
   .description =
       "Write the plan of PROFILE in the language of a system that owns the workloads: the VM manager (libvirt, "
       "OpenStack Nova, Proxmox VE, the kubelet of KubeVirt), the Ceph daemons' own settings, systemd units, "
@@ -65,7 +75,7 @@ const struct placer_cli_command placer_cli_export = {
 int cmd_export(int argc, char **argv) {
   struct option table[PLACER_CLI_MAX_OPTIONS + 2];
   const struct option *options = placer_cli_getopt_table(&placer_cli_export, table);
-  const char *format = NULL, *xml_path = NULL, *map_path = NULL, *out_dir = NULL;
+  const char *format = NULL, *xml_path = NULL, *map_path = NULL, *out_dir = NULL, *target = NULL, *merge_path = NULL;
   struct placer_cli_sets sets = { .n = 0 };
   int opt;
   opterr = 0;
@@ -76,6 +86,8 @@ int cmd_export(int argc, char **argv) {
     case 't': xml_path = optarg; break;
     case 'm': map_path = optarg; break;
     case 'o': out_dir = optarg; break;
+    case 'T': target = optarg; break;
+    case 'M': merge_path = optarg; break;
     case 's':
       if (placer_cli_add_set(&sets, "export", optarg) < 0)
         return PLACER_EXIT_USAGE;
@@ -108,13 +120,22 @@ int cmd_export(int argc, char **argv) {
   struct placer_plan *plan = NULL;
   struct placer_export_map *map = NULL;
   struct placer_export_output *out = NULL;
+  char *merge_text = NULL;
   int rc = out_dir ? placer_export_check_dir(out_dir, &err) : 0;
   if (rc == 0 && map_path)
     rc = placer_export_map_load(map_path, &map, &err);
+  if (rc == 0 && merge_path)
+    rc = placer_textfile_read_input("--merge", merge_path, PLACER_EXPORT_MERGE_MAX_BYTES, &merge_text, NULL, &err);
   if (rc == 0)
     rc = placer_cli_load_plan(argv[optind], sets.items, sets.n, xml_path, &profile, &topo, &plan, &err);
   if (rc == 0) {
-    struct placer_export_input in = { .plan = plan, .profile = profile, .topo = topo, .map = map };
+    struct placer_export_input in = { .plan = plan,
+                                      .profile = profile,
+                                      .topo = topo,
+                                      .map = map,
+                                      .target = target,
+                                      .merge_path = merge_path,
+                                      .merge_text = merge_text };
     rc = placer_export_render(fmt, &in, &out, &err);
   }
   if (rc == 0 && out_dir)
@@ -127,6 +148,7 @@ int cmd_export(int argc, char **argv) {
   for (size_t i = 0; rc == 0 && i < plan->n_warnings; i++)
     fprintf(stderr, "placer export: warning: %s\n", plan->warnings[i]);
   placer_export_output_free(out);
+  free(merge_text);
   placer_export_map_free(map);
   placer_plan_free(plan);
   placer_topology_free(topo);

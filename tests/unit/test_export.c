@@ -496,6 +496,53 @@ static void test_kubelet_schema(void **state) {
   json_decref(schema);
 }
 
+/* stdout: several units each after its own "==> NAME <==" line, apart by an
+ * empty line (head(1)'s format): split there, each part is its unit and one
+ * well-formed document (libvirt's XML was several documents back to back). */
+static void test_stdout_units(void **state) {
+  struct loaded l = { 0 };
+  struct placer_error *err = NULL;
+  assert_int_equal(placer_topology_load(test_data_path("fixtures/crafted-hci-2s16c-8nvme.xml"), &l.topo, &err), 0);
+  assert_int_equal(placer_profile_load(test_data_path("profiles/export-hci.yaml"), &l.profile, &err), 0);
+  assert_int_equal(placer_plan_compute(l.topo, l.profile, &l.plan, &err), 0);
+  char *msg = NULL;
+  struct placer_export_output *out = render(&l, "libvirt", &msg);
+  assert_non_null(out);
+  assert_true(out->n_units >= 6);
+  char *text = NULL;
+  size_t size = 0;
+  FILE *f = open_memstream(&text, &size);
+  assert_int_equal(placer_export_print(out, f), 0);
+  fclose(f);
+  const char *p = text;
+  for (size_t u = 0; u < out->n_units; u++) {
+    char head[256];
+    snprintf(head, sizeof(head), "%s==> %s <==\n", u ? "\n" : "", out->units[u].name);
+    if (strncmp(p, head, strlen(head)) != 0)
+      fail_msg("unit %zu: expected '%s' at '%.40s'", u, head, p);
+    p += strlen(head);
+    size_t len = strlen(out->units[u].text);
+    assert_memory_equal(p, out->units[u].text, len);
+    char *part = strndup(p, len), why[256];
+    if (export_check_syntax(PLACER_EXPORT_XML, part, why, sizeof(why)))
+      fail_msg("%s: %s", out->units[u].name, why);
+    free(part);
+    p += len;
+  }
+  assert_int_equal(*p, '\0');
+  free(text);
+  placer_export_output_free(out);
+  /* one unit: its bytes alone, as --out writes it */
+  out = render(&l, "nova", &msg);
+  f = open_memstream(&text, &size);
+  assert_int_equal(placer_export_print(out, f), 0);
+  fclose(f);
+  assert_string_equal(text, out->units[0].text);
+  free(text);
+  placer_export_output_free(out);
+  unload(&l);
+}
+
 /* ---- the command line: --out */
 
 static int run(const char *cmd) {
@@ -532,12 +579,14 @@ static void test_cli_out(void **state) {
            "[ -z \"$(ls %s/ro)\" ]",
            tests, dir, dir, dir, bin, dir, common, dir, dir, dir, dir);
   assert_int_equal(run(cmd), 0);
-  /* one file per unit, the same bytes as stdout (units in plan order), the notes on stderr */
+  /* one file per unit, the same bytes as stdout (units in plan order, each after "==> NAME <==" and apart by an
+   * empty line, as head(1) prints files), the notes on stderr */
   snprintf(cmd, sizeof(cmd),
            "cd '%s' && mkdir %s/out && '%s' export --format systemd --out %s/out %s 2>%s/err && "
            "[ $(ls %s/out | wc -l) = 9 ] && grep -q 'placer export: note: vm.0: no systemd service known' %s/err && "
            "'%s' export --format systemd %s 2>/dev/null >%s/all && "
-           "for u in osd@0 osd@1 osd@2 osd@3 osd@4 osd@5 osd@6 osd@7 mds@a; do "
+           "for u in osd@0 osd@1 osd@2 osd@3 osd@4 osd@5 osd@6 osd@7 mds@a; do [ $u = osd@0 ] || echo; "
+           "echo \"==> ceph-$u.service.d/50-placer.conf <==\"; "
            "cat %s/out/ceph-$u.service.d/50-placer.conf || exit 1; done | cmp - %s/all",
            tests, dir, bin, dir, common, dir, dir, dir, bin, common, dir, dir, dir);
   assert_int_equal(run(cmd), 0);
@@ -548,9 +597,10 @@ static void test_cli_out(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-    cmocka_unit_test(test_map_file), cmocka_unit_test(test_map_names),      cmocka_unit_test(test_refusals),
-    cmocka_unit_test(test_crimson),  cmocka_unit_test(test_ceph_memory),    cmocka_unit_test(test_profile_keys),
-    cmocka_unit_test(test_ceph_ids), cmocka_unit_test(test_kubelet_schema), cmocka_unit_test(test_cli_out),
+    cmocka_unit_test(test_map_file), cmocka_unit_test(test_map_names),    cmocka_unit_test(test_refusals),
+    cmocka_unit_test(test_crimson),  cmocka_unit_test(test_ceph_memory),  cmocka_unit_test(test_profile_keys),
+    cmocka_unit_test(test_ceph_ids), cmocka_unit_test(test_stdout_units), cmocka_unit_test(test_kubelet_schema),
+    cmocka_unit_test(test_cli_out),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
