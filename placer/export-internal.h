@@ -85,6 +85,9 @@ void export_sh_word(FILE *f, const char *s);
 /* The set as a cpu list ("0-3,8"), owned by the writer (valid until the
  * render ends); "" on ENOMEM, and the render fails. */
 const char *export_cpus(struct placer_export_writer *w, hwloc_const_bitmap_t set);
+/* BYTES as a Kubernetes quantity: "53248Mi", or plain bytes when not whole
+ * MiB; owned by the writer. */
+const char *export_quantity(struct placer_export_writer *w, uint64_t bytes);
 /* Bytes rounded up to whole MiB. */
 uint64_t export_mib_up(uint64_t bytes);
 

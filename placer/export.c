@@ -107,6 +107,17 @@ void export_reserve_per_node(const struct placer_export_input *in, uint64_t *out
     out[i] = total / n + (i < total % n ? 1 : 0);
 }
 
+const char *export_quantity(struct placer_export_writer *w, uint64_t bytes) {
+  char *s = NULL;
+  int rc = bytes % (1 << 20) ? asprintf(&s, "%llu", (unsigned long long)bytes)
+                             : asprintf(&s, "%lluMi", (unsigned long long)(bytes >> 20));
+  if (rc < 0 || placer_string_list_take(&w->strings, s) < 0) {
+    w->failed = true;
+    return "0";
+  }
+  return s;
+}
+
 uint64_t export_mib_up(uint64_t bytes) {
   return bytes / (1024 * 1024) + (bytes % (1024 * 1024) ? 1 : 0);
 }

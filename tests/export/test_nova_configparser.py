@@ -7,11 +7,9 @@ the host reserve or a Ceph daemon, reserved_host_memory_mb is the host
 reserve + every other role's memory + each guest's overhead, and each vm
 role has its flavor's extra specs."""
 import configparser
-import glob
 import json
 import os
 import re
-import subprocess
 import sys
 
 try:
@@ -19,34 +17,11 @@ try:
 except ImportError:
     print("python3-yaml missing (sh ci/install-deps.sh all)")
     sys.exit(77)
-
-BIN = os.environ.get("PLACER_BIN")
-TESTS = os.environ.get("PLACER_TEST_DATA")
-if not BIN or not TESTS:
-    print("PLACER_BIN and PLACER_TEST_DATA must be set (ctest sets them)")
-    sys.exit(77)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from exportlib import TESTS, cpus, fixtures, run, size  # noqa: E402
 
 PROFILES = ["../profiles/hci-nvme.yaml", "../profiles/hci-hdd.yaml", "profiles/export-hci.yaml",
             "profiles/export-proxmox.yaml"]
-UNITS = {"": 1, "B": 1, "K": 1024, "KiB": 1024, "M": 1 << 20, "MiB": 1 << 20, "G": 1 << 30, "GiB": 1 << 30,
-         "T": 1 << 40, "TiB": 1 << 40, "KB": 1000, "MB": 10**6, "GB": 10**9, "TB": 10**12}
-
-
-def size(text):
-    m = re.fullmatch(r"([0-9.]+)\s*([A-Za-z]*)", str(text))
-    return int(float(m.group(1)) * UNITS[m.group(2)])
-
-
-def cpus(text):
-    out = set()
-    for part in filter(None, text.replace(" ", "").split(",")):
-        lo, _, hi = part.partition("-")
-        out.update(range(int(lo), int(hi or lo) + 1))
-    return out
-
-
-def run(*args):
-    return subprocess.run([BIN, *args], cwd=TESTS, capture_output=True, text=True)
 
 
 def check(fixture, profile_path):
@@ -96,9 +71,9 @@ def check(fixture, profile_path):
 
 def main():
     checked = 0
-    for xml in sorted(glob.glob(os.path.join(TESTS, "fixtures", "*.xml"))):
+    for fixture in fixtures():
         for profile in PROFILES:
-            checked += check(os.path.join("fixtures", os.path.basename(xml)), profile)
+            checked += check(fixture, profile)
     assert checked >= 20, checked
     print(f"nova.conf parsed back and matched the plan: {checked} profile/fixture pairs")
 
