@@ -30,6 +30,12 @@ bool export_target_at_least(const struct placer_export_writer *w, const char *re
  * holding the "generated from" header in the format's comment syntax (and
  * "#!/bin/sh" first for shell).  NULL on ENOMEM (the render then fails). */
 FILE *export_unit(struct placer_export_writer *w, const char *name_fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The same for a unit in another syntax than the format's. */
+FILE *export_unit_in(struct placer_export_writer *w, enum placer_export_syntax syntax, const char *name_fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* Shell code placer writes as it is (functions, a usage check), between the
+ * two lines tests/export_check.c knows; never a name from the input. */
+void export_sh_code(FILE *f, const char *code);
 /* A note for the person running export (stderr), e.g. what was left out. */
 void export_note(struct placer_export_writer *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

@@ -185,7 +185,8 @@ void export_comment_text(FILE *f, const char *s, enum placer_export_syntax synta
   }
 }
 
-FILE *export_unit(struct placer_export_writer *w, const char *name_fmt, ...) {
+static FILE *open_unit(struct placer_export_writer *w, enum placer_export_syntax syntax, const char *name_fmt,
+                       va_list ap) {
   if (close_unit(w) < 0)
     return NULL;
   struct placer_export_output *o = w->out;
@@ -196,11 +197,8 @@ FILE *export_unit(struct placer_export_writer *w, const char *name_fmt, ...) {
   }
   o->units = grown;
   struct placer_export_unit *u = &o->units[o->n_units];
-  *u = (struct placer_export_unit){ NULL, NULL };
-  va_list ap;
-  va_start(ap, name_fmt);
+  *u = (struct placer_export_unit){ NULL, NULL, syntax };
   int rc = vasprintf(&u->name, name_fmt, ap);
-  va_end(ap);
   if (rc < 0) {
     w->failed = true;
     return NULL;
@@ -211,7 +209,6 @@ FILE *export_unit(struct placer_export_writer *w, const char *name_fmt, ...) {
     w->failed = true;
     return NULL;
   }
-  enum placer_export_syntax syntax = w->fmt->syntax;
   const struct placer_plan *plan = w->in->plan;
   if (syntax == PLACER_EXPORT_SCRIPT)
     fputs("#!/bin/sh\n", w->f);
@@ -229,6 +226,26 @@ FILE *export_unit(struct placer_export_writer *w, const char *name_fmt, ...) {
   if (syntax == PLACER_EXPORT_SCRIPT)
     fputs("set -e\n", w->f);
   return w->f;
+}
+
+FILE *export_unit(struct placer_export_writer *w, const char *name_fmt, ...) {
+  va_list ap;
+  va_start(ap, name_fmt);
+  FILE *f = open_unit(w, w->fmt->syntax, name_fmt, ap);
+  va_end(ap);
+  return f;
+}
+
+FILE *export_unit_in(struct placer_export_writer *w, enum placer_export_syntax syntax, const char *name_fmt, ...) {
+  va_list ap;
+  va_start(ap, name_fmt);
+  FILE *f = open_unit(w, syntax, name_fmt, ap);
+  va_end(ap);
+  return f;
+}
+
+void export_sh_code(FILE *f, const char *code) {
+  fprintf(f, "%s\n%s%s\n", PLACER_EXPORT_SH_CODE_BEGIN, code, PLACER_EXPORT_SH_CODE_END);
 }
 
 void export_note(struct placer_export_writer *w, const char *fmt, ...) {

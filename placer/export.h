@@ -27,6 +27,11 @@ enum placer_export_syntax {
   PLACER_EXPORT_SHELL,  /* shell assignments a service sources (/etc/default/irqbalance) */
 };
 
+/* A script's own shell code (not from the input) stands between these two
+ * lines; everything else in a script is shell words and comments. */
+#define PLACER_EXPORT_SH_CODE_BEGIN "# -- placer's shell code, the same in every export --"
+#define PLACER_EXPORT_SH_CODE_END "# -- end of placer's shell code --"
+
 /* What a writer needs from the plan; the dispatcher checks these before the
  * writer runs, so a format the profile cannot express fails with one line. */
 enum placer_export_needs {
@@ -77,6 +82,7 @@ struct placer_export_input {
 struct placer_export_unit {
   char *name;
   char *text;
+  enum placer_export_syntax syntax; /* the format's, or another for a unit beside it (a cephadm spec) */
 };
 
 struct placer_export_output {

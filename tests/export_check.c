@@ -108,12 +108,25 @@ static const char *check_xml(const char *s, char *why, size_t len) {
 
 typedef const char *(*line_check)(const char *line, size_t n, char *why, size_t len);
 
+/* Every line but comments through CHECK; in a script, placer's own shell code
+ * (between PLACER_EXPORT_SH_CODE_BEGIN and _END, fixed text with no name
+ * from the input) is left to `sh -n` (tests/export/test_shell.py). */
 static const char *each_line(const char *text, line_check check, char *why, size_t len) {
   unsigned no = 1;
+  bool code = false;
   for (const char *p = text; *p; no++) {
     size_t n = strcspn(p, "\n");
     if (p[n] != '\n')
       return fail(why, len, "line %u: no newline at the end", no);
+    bool begin = n == strlen(PLACER_EXPORT_SH_CODE_BEGIN) && strncmp(p, PLACER_EXPORT_SH_CODE_BEGIN, n) == 0;
+    bool end = n == strlen(PLACER_EXPORT_SH_CODE_END) && strncmp(p, PLACER_EXPORT_SH_CODE_END, n) == 0;
+    if (begin || end || code) {
+      if ((begin && code) || (end && !code))
+        return fail(why, len, "line %u: shell code markers out of order", no);
+      code = begin || (code && !end);
+      p += n + 1;
+      continue;
+    }
     while (n > 0 && isspace((unsigned char)*p)) {
       p++;
       n--;
@@ -128,7 +141,7 @@ static const char *each_line(const char *text, line_check check, char *why, size
     }
     p += n + 1;
   }
-  return NULL;
+  return code ? fail(why, len, "shell code not closed") : NULL;
 }
 
 static const char *ini_line(const char *line, size_t n, char *why, size_t len) {
@@ -372,10 +385,20 @@ static const char *scan_line(struct scan *s, const char *name, const char *line)
       if (hwloc_bitmap_intersects(s->a, plan->reserved_cpus))
         return fail(s->why, s->len, "irqbalance bans the host reserve: '%s'", line);
     }
-  } else if (strcmp(name, "ceph") == 0 && starts(line, "ceph config set ")) {
+  } else if (strcmp(name, "ceph") == 0 && starts(line, "- \"--cpuset-cpus=") && s->inst) {
+    /* a cephadm spec: its OSDs' container cpuset is their CPUs */
+    return list_equal(s, line, "--cpuset-cpus=", s->inst->cpus, s->inst->name);
+  } else if (strcmp(name, "ceph") == 0 && starts(line, "- \"--cpuset-mems=") && s->inst) {
+    return list_equal(s, line, "--cpuset-mems=", s->inst->mems, s->inst->name);
+  } else if (strcmp(name, "ceph") == 0 && (starts(line, "ceph config set ") || starts(line, "in_cpuset "))) {
+    /* ceph config set WHO KEY VALUE, or in_cpuset WHO KEY VALUE (set with --osds-in-cpusets only) */
     char words[6][256];
-    if (shell_split(line, words, 6) != 6)
+    int shift = starts(line, "in_cpuset ") ? 2 : 0;
+    if (shell_split(line, words, 6) != 6 - shift)
       return fail(s->why, s->len, "'%s' is not ceph config set WHO KEY VALUE", line);
+    if (shift)
+      for (int i = 5; i >= 3; i--)
+        memcpy(words[i], words[i - 2], sizeof(words[i]));
     const struct placer_instance *inst = by_ceph_id(plan, words[3]);
     if (inst == NULL)
       return fail(s->why, s->len, "'%s' names no OSD or MDS of the plan", line);
@@ -385,12 +408,14 @@ static const char *scan_line(struct scan *s, const char *name, const char *line)
       if (!strstr(line, want))
         return fail(s->why, s->len, "'%s' but the plan says node %d", line, inst->numa_node);
     }
-    bool reactors = strstr(line, " crimson_cpu_set ") != NULL,
-         bluestore = strstr(line, " crimson_bluestore_cpu_set ") != NULL;
+    /* Crimson's sets by Tentacle's (20) and Squid's (19) names */
+    bool reactors = strcmp(words[4], "crimson_cpu_set") == 0 || strcmp(words[4], "crimson_seastar_cpu_cores") == 0,
+         bluestore = strcmp(words[4], "crimson_bluestore_cpu_set") == 0 ||
+                     strcmp(words[4], "crimson_alien_thread_cpu_cores") == 0;
     if (reactors || bluestore) {
       hwloc_bitmap_t set = reactors ? s->a : s->b;
       hwloc_bitmap_zero(set);
-      if (list_after(line, reactors ? "crimson_cpu_set " : "crimson_bluestore_cpu_set ", set) < 0)
+      if (list_after(words[5], "", set) < 0)
         return fail(s->why, s->len, "bad '%s'", line);
       if (!hwloc_bitmap_isincluded(set, inst->cpus) || hwloc_bitmap_iszero(set))
         return fail(s->why, s->len, "'%s' is not within %s's CPUs", line, inst->name);
