@@ -44,6 +44,11 @@ extern const struct placer_export_format placer_export_libvirt, placer_export_vi
     placer_export_proxmox, placer_export_kubelet, placer_export_ceph, placer_export_systemd, placer_export_tuned,
     placer_export_irqbalance;
 
+/* export --format libvirt --merge DOMAIN.xml (export-libvirt-merge.c): the
+ * operator's whole domain with the placement of the vm instance it names. */
+int export_libvirt_merge(const struct placer_export_input *in, struct placer_export_writer *w,
+                         struct placer_error **err);
+
 /* ---- plan facts (export.c) ---- */
 
 /* The profile's spec of INST's role (never NULL for a plan of that profile). */

@@ -338,17 +338,22 @@ static const char *scan_line(struct scan *s, const char *name, const char *line)
   if (starts(line, "#") || starts(line, "<!--"))
     return NULL; /* a comment: names from input, never data */
   if (strcmp(name, "libvirt") == 0) {
+    /* attributes in single quotes (the fragments) or double ones (libxml2's, --merge) */
+    const char *cpuset = strstr(line, "cpuset='") ? "cpuset='" : "cpuset=\"";
+    const char *nodeset = strstr(line, "nodeset='") ? "nodeset='" : "nodeset=\"";
     if (strstr(line, "<vcpu ") || strstr(line, "<vcpupin "))
-      return list_after(line, "cpuset='", s->guest) < 0 ? fail(s->why, s->len, "bad cpuset in '%s'", line) : NULL;
-    if (strstr(line, "nodeset='") && s->inst)
-      return list_equal(s, line, "nodeset='", s->inst->mems, s->inst->name);
+      return list_after(line, cpuset, s->guest) < 0 ? fail(s->why, s->len, "bad cpuset in '%s'", line) : NULL;
+    if (strstr(line, "<memory ") && strstr(line, nodeset) && s->inst)
+      return list_equal(s, line, nodeset, s->inst->mems, s->inst->name);
   } else if (strcmp(name, "virsh") == 0) {
-    if (starts(line, "virsh vcpupin ")) {
-      /* virsh vcpupin DOMAIN VCPU LIST ... */
-      char words[8][256];
-      return shell_split(line, words, 8) < 5 || list_after(words[4], "", s->guest) < 0
-                 ? fail(s->why, s->len, "bad vcpupin '%s'", line)
-                 : NULL;
+    if (starts(line, "pin_vcpus ")) {
+      /* pin_vcpus DOMAIN LIST...: vCPU k on the (k mod n)-th LIST */
+      char words[64][256];
+      int n = shell_split(line, words, 64);
+      for (int i = 2; i < n; i++)
+        if (list_after(words[i], "", s->guest) < 0)
+          return fail(s->why, s->len, "bad pin_vcpus '%s'", line);
+      return n < 3 ? fail(s->why, s->len, "bad pin_vcpus '%s'", line) : NULL;
     }
     if (starts(line, "virsh numatune ") && s->inst) {
       /* the word after --nodeset (a domain name may hold "--nodeset" too) */

@@ -82,7 +82,7 @@ static void test_map_names(void **state) {
   /* a domain name with a blank is quoted for the shell */
   assert_int_equal(placer_export_map_parse("m", "vm.0=guest one\nvm.1=it's\n", &l.map, &err), 0);
   text = rendered(&l, "virsh");
-  assert_non_null(strstr(text, "virsh vcpupin 'guest one' 0 "));
+  assert_non_null(strstr(text, "pin_vcpus 'guest one' "));
   assert_non_null(strstr(text, "virsh numatune 'it'\\''s' --mode strict"));
   char why[256];
   assert_null(export_check_syntax(PLACER_EXPORT_SCRIPT, text, why, sizeof(why)));
