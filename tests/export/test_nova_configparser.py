@@ -4,8 +4,10 @@
 fixture with every profile that has VMs: cpu_shared_set is the vm pools,
 cpu_dedicated_set the vm instances with CPUs of their own, neither touches
 the host reserve or a Ceph daemon, reserved_host_memory_mb is the host
-reserve + every other role's memory + each guest's overhead, and each vm
-role has its flavor's extra specs."""
+reserve + every other role's memory + each guest's overhead, cpu_allocation_ratio
+lets Placement give the pools exactly the vCPUs the plan puts there and
+ram_allocation_ratio overcommits nothing (issue #36, finding 8), and each vm role has
+its flavor's extra specs."""
 import configparser
 import json
 import os
@@ -59,6 +61,22 @@ def check(fixture, profile_path):
             want += i["memory_bytes"]
     mib = -(-want // (1 << 20))
     assert conf.getint("DEFAULT", "reserved_host_memory_mb") == mib, f"{where}: reserved_host_memory_mb"
+    # the allocation ratios: Placement's int(PUs x ratio) is exactly the pools' vCPUs (role cpu.threads or
+    # run.vm.vcpus each), memory not overcommitted; the options Nova refuses beside the sets named
+    assert conf.getfloat("DEFAULT", "ram_allocation_ratio") == 1.0, where
+    assert "# Remove vcpu_pin_set and reserved_host_cpus from your nova.conf" in out.stdout, where
+    assert not conf.has_option("DEFAULT", "vcpu_pin_set") and not conf.has_option("DEFAULT", "reserved_host_cpus")
+    pooled = [i for i in vms if not i["exclusive"]]
+    if pooled:
+        vcpus = 0
+        for i in pooled:
+            role = roles[i["role"]]
+            vcpus += (role.get("run") or {}).get("vm", {}).get("vcpus") or role["cpu"]["threads"]
+        ratio = conf.getfloat("DEFAULT", "cpu_allocation_ratio")
+        assert int(len(shared) * ratio) == vcpus, f"{where}: {len(shared)} x {ratio} is not {vcpus} vCPUs"
+        assert int(len(shared) * (ratio - 0.0001)) < vcpus, f"{where}: the ratio is not rounded up to 4 decimals"
+    else:
+        assert not conf.has_option("DEFAULT", "cpu_allocation_ratio"), where
     for role in {i["role"] for i in vms}:
         first = next(i for i in vms if i["role"] == role)
         nodes = max(len(cpus(i["mems"])) for i in vms if i["role"] == role)
