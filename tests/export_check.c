@@ -184,6 +184,13 @@ static const char *shell_assignment(const char *line, size_t n, char *why, size_
     name++;
   if (name == 0 || name >= n || line[name] != '=')
     return fail(why, len, "not NAME=VALUE");
+  /* a value in double quotes: words of plain characters, nothing the shell would expand */
+  if (n - name >= 3 && line[name + 1] == '"' && line[n - 1] == '"') {
+    for (size_t i = name + 2; i < n - 1; i++)
+      if (!isalnum((unsigned char)line[i]) && !strchr("=,.:/_ -", line[i]))
+        return fail(why, len, "'%c' in a quoted value", line[i]);
+    return NULL;
+  }
   for (size_t i = name + 1; i < n; i++)
     if (isspace((unsigned char)line[i]))
       return fail(why, len, "a blank in the value");

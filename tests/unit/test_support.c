@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "lib/cpulist.h"
 #include "lib/textfile.h"
@@ -301,4 +302,30 @@ void test_plan_invariants(const struct placer_topology *topo, const struct place
   hwloc_bitmap_free(nodes);
   hwloc_bitmap_free(local);
   hwloc_bitmap_free(all_nodes);
+}
+
+static char captured_root[512];
+
+struct placer_topology *test_topo_captured(const char *name) {
+  snprintf(captured_root, sizeof(captured_root), "/tmp/test-captured-irq-%d", (int)getpid());
+  char cmd[8192], fixture[256], xml[256];
+  snprintf(fixture, sizeof(fixture), "fixtures/irq/%s", name);
+  snprintf(xml, sizeof(xml), "fixtures/irq/%s/topology.xml", name);
+  snprintf(cmd, sizeof(cmd),
+           "rm -rf '%s' && cp -a '%s' '%s' && cd '%s' && while read -r p m; do chmod \"$m\" \"$p\"; done <modes",
+           captured_root, test_data_path(fixture), captured_root, captured_root);
+  assert_int_equal(system(cmd), 0);
+  struct placer_topology *topo = NULL;
+  struct placer_error *err = NULL;
+  if (placer_topology_load(test_data_path(xml), &topo, &err) < 0 ||
+      placer_topology_load_irqs(topo, captured_root, &err) < 0)
+    fail_msg("%s: %s", name, err->msg);
+  return topo;
+}
+
+void test_topo_captured_done(struct placer_topology *topo) {
+  placer_topology_free(topo);
+  char cmd[600];
+  snprintf(cmd, sizeof(cmd), "rm -rf '%s'", captured_root);
+  assert_int_equal(system(cmd), 0);
 }
