@@ -66,6 +66,10 @@ void export_usable_cpus(const struct placer_plan *plan, hwloc_bitmap_t out);
 /* The vCPUs of a vm instance: its role's run: vm: vcpus, else cpu.threads,
  * else cpu.cores times the PUs of a core of its CPUs. */
 unsigned export_vcpus(const struct placer_export_input *in, const struct placer_instance *inst);
+/* The guest's RAM of a vm instance: its role's run: vm: memory, else the
+ * role's memory (without memory_overhead, which is qemu's own); 0 when the
+ * profile gives it none. */
+uint64_t export_guest_memory(const struct placer_export_input *in, const struct placer_instance *inst);
 /* The PUs of the core holding PU (1 when the topology does not know it). */
 unsigned export_pus_per_core(const struct placer_topology *topo, unsigned pu);
 /* The libvirt domain of a vm instance: --map, else its qemu_name match (the

@@ -72,6 +72,13 @@ unsigned export_vcpus(const struct placer_export_input *in, const struct placer_
   return weight > 0 ? (unsigned)weight : 1;
 }
 
+uint64_t export_guest_memory(const struct placer_export_input *in, const struct placer_instance *inst) {
+  const struct placer_role_spec *role = export_role(in, inst);
+  if (role && role->run && role->run->has_vm && role->run->vm.memory_bytes)
+    return role->run->vm.memory_bytes;
+  return role && role->has_memory ? role->memory_bytes : 0;
+}
+
 const char *export_domain_name(const struct placer_export_input *in, const struct placer_instance *inst) {
   const char *mapped = export_mapped(in, inst);
   if (mapped)

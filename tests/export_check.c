@@ -375,8 +375,25 @@ static const char *scan_line(struct scan *s, const char *name, const char *line)
     if (starts(line, "cpu_shared_set = ") || starts(line, "cpu_dedicated_set = "))
       return list_after(line, "= ", s->guest) < 0 ? fail(s->why, s->len, "bad '%s'", line) : NULL;
   } else if (strcmp(name, "proxmox") == 0) {
-    if (starts(line, "qm set "))
-      return list_after(line, "--affinity ", s->guest) < 0 ? fail(s->why, s->len, "bad '%s'", line) : NULL;
+    if (starts(line, "qm set ")) {
+      if (list_after(line, "--affinity ", s->guest) < 0)
+        return fail(s->why, s->len, "bad '%s'", line);
+      /* --numa0 cpus=...,hostnodes=A;B,memory=...,policy=bind: the host nodes are the plan's */
+      char words[32][256];
+      int n = shell_split(line, words, 32);
+      for (int i = 0; s->inst && i + 1 < n; i++) {
+        const char *h = strcmp(words[i], "--numa0") == 0 ? strstr(words[i + 1], "hostnodes=") : NULL;
+        if (h == NULL)
+          continue;
+        char list[256];
+        snprintf(list, sizeof(list), "%.*s", (int)strcspn(h + 10, ","), h + 10);
+        for (char *c = list; *c; c++)
+          *c = *c == ';' ? ',' : *c;
+        if (!strstr(words[i + 1], "policy=bind"))
+          return fail(s->why, s->len, "'%s' binds nothing", line);
+        return list_equal(s, list, "", s->inst->mems, s->inst->name);
+      }
+    }
   } else if (strcmp(name, "kubelet") == 0) {
     if (starts(line, "reservedSystemCPUs: "))
       return list_after(line, ": \"", s->kubelet_reserved) < 0 ? fail(s->why, s->len, "bad '%s'", line) : NULL;

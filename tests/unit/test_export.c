@@ -291,6 +291,44 @@ static void test_ceph_ids(void **state) {
   placer_profile_free(p);
 }
 
+/* proxmox (issue #36, finding 10): --numa 1 alone binds no host memory, so
+ * one guest node holds every vCPU and the guest's memory bound to the plan's
+ * nodes (numa0 ...,hostnodes=,policy=bind), the memory and vCPUs said so
+ * that qemu-server's totals agree (the guest's memory without overhead); the
+ * cold restart named; a role without memory binds nothing and says so. */
+static void test_proxmox(void **state) {
+  struct loaded l;
+  load_text("crafted-hci-2s16c-8nvme.xml",
+            "roles:\n  - { name: vm, kind: vm, count: 2, cpu: { threads: 40, pool: g, span_numa: true }, memory: 3GiB, "
+            "memory_overhead: 256MiB, match: { proxmox_vmid: \"{200+index}\" } }\n"
+            "  - { name: small, kind: vm, cpu: { cores: 1 }, match: { proxmox_vmid: \"300\" } }\n",
+            &l);
+  char *msg = NULL;
+  struct placer_export_output *out = render(&l, "proxmox", &msg);
+  const char *text = out->units[0].text;
+  assert_non_null(strstr(text, "pending until the guest's next cold start (qm shutdown VMID, then qm start VMID"));
+  assert_non_null(strstr(text, "qm set 200 --affinity 0-39 --sockets 1 --cores 40 --memory 3072 --numa 1 --numa0 "
+                               "cpus=0-39,hostnodes=0-1,memory=3072,policy=bind\n"));
+  assert_non_null(strstr(text, "# small.0 (role small): 2 vCPUs on CPUs "));
+  assert_non_null(strstr(text, "; memory not bound: the plan gives role small no memory\n"));
+  assert_int_equal(out->notes.n, 1);
+  char why[256];
+  assert_null(export_check_syntax(PLACER_EXPORT_SCRIPT, text, why, sizeof(why)));
+  hwloc_bitmap_t guest = hwloc_bitmap_alloc();
+  assert_null(export_check_output("proxmox", out, l.plan, guest, why, sizeof(why)));
+  /* the check reads hostnodes: another node fails it */
+  char *bad = strdup(text), *at = strstr(bad, "hostnodes=0-1");
+  at[10] = '1';
+  char *saved = out->units[0].text;
+  out->units[0].text = bad;
+  assert_non_null(export_check_output("proxmox", out, l.plan, guest, why, sizeof(why)));
+  out->units[0].text = saved;
+  free(bad);
+  hwloc_bitmap_free(guest);
+  placer_export_output_free(out);
+  unload(&l);
+}
+
 /* ---- the KubeletConfiguration against the upstream field names and types */
 
 static bool looks_numeric(const char *s) {
@@ -532,7 +570,7 @@ int main(void) {
     cmocka_unit_test(test_map_file), cmocka_unit_test(test_map_names),    cmocka_unit_test(test_refusals),
     cmocka_unit_test(test_crimson),  cmocka_unit_test(test_ceph_memory),  cmocka_unit_test(test_profile_keys),
     cmocka_unit_test(test_ceph_ids), cmocka_unit_test(test_stdout_units), cmocka_unit_test(test_kubelet_schema),
-    cmocka_unit_test(test_cli_out),
+    cmocka_unit_test(test_proxmox),  cmocka_unit_test(test_cli_out),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
