@@ -77,6 +77,15 @@ unsigned export_pus_per_core(const struct placer_topology *topo, unsigned pu);
 const char *export_domain_name(const struct placer_export_input *in, const struct placer_instance *inst);
 /* The Ceph daemon id of INST: --map, else its ceph_id match; NULL when none. */
 const char *export_ceph_id(const struct placer_export_input *in, const struct placer_instance *inst);
+/* The systemd service of INST: --map, else a Ceph daemon's packaged unit
+ * (ceph-osd@ID.service for ceph_id ID); NULL when neither.  *owned is what
+ * the caller frees. */
+const char *export_systemd_unit(const struct placer_export_input *in, const struct placer_instance *inst, char **owned);
+/* Is UNIT a valid .service name (only a service takes a drop-in that outlives it)? */
+bool export_is_service(const char *unit);
+/* Who holds CPUs of SET, for a comment: "the host reserve, osd (ceph-osd),
+ * mds (ceph-mds), the free CPUs"; owned by the writer. */
+const char *export_holders(struct placer_export_writer *w, hwloc_const_bitmap_t set);
 /* vCPU K of a pinned vm instance runs on this PU: the K-th of its CPUs,
  * round robin when it has fewer (as apply pins them). */
 unsigned export_vcpu_pu(const struct placer_instance *inst, unsigned k);

@@ -54,35 +54,6 @@ static void kept_memory(const struct placer_export_input *in, struct kubelet_pla
   }
 }
 
-/* Who holds the reserved CPUs, for the header: "the host reserve, osd, mds". */
-static const char *holders(struct placer_export_writer *w) {
-  const struct placer_plan *plan = w->in->plan;
-  char *text = NULL;
-  size_t size = 0;
-  FILE *f = open_memstream(&text, &size);
-  if (f == NULL) {
-    w->failed = true;
-    return "";
-  }
-  fputs(hwloc_bitmap_iszero(plan->reserved_cpus) ? "" : "the host reserve", f);
-  bool any = !hwloc_bitmap_iszero(plan->reserved_cpus);
-  for (size_t i = 0; i < plan->n_instances; i++) {
-    const struct placer_instance *inst = &plan->instances[i];
-    bool seen = false;
-    for (size_t j = 0; j < i && !seen; j++)
-      seen = strcmp(plan->instances[j].role, inst->role) == 0;
-    if (inst->kind == PLACER_KIND_VM || seen)
-      continue;
-    fprintf(f, "%s%s (%s)", any ? ", " : "", inst->role, placer_role_kind_name(inst->kind));
-    any = true;
-  }
-  if (fclose(f) != 0 || placer_string_list_take(&w->strings, text) < 0) {
-    w->failed = true;
-    return "";
-  }
-  return text;
-}
-
 static void choose_options(struct placer_export_writer *w, struct kubelet_plan *kp, hwloc_const_bitmap_t reserved) {
   const struct placer_plan *plan = w->in->plan;
   bool vms = false, all_whole = true, all_one_node = true, cache = false;
@@ -193,7 +164,7 @@ static int write_kubelet(const struct placer_export_input *in, struct placer_exp
   }
   kp.reserved = export_cpus(w, reserved);
   kp.pods = export_cpus(w, pods);
-  kp.shared_by = holders(w);
+  kp.shared_by = export_holders(w, reserved);
   choose_options(w, &kp, reserved);
   if (kp.uncore_unknown)
     export_note(w, "prefer-align-cpus-by-uncorecache not written: kubelet %s does not know it (1.32 and later)",

@@ -13,6 +13,7 @@
 #include "lib/cpulist.h"
 #include "lib/fsfile.h"
 #include "profile-run.h"
+#include "systemd-unit.h"
 
 const struct placer_export_format *const placer_export_formats[] = {
   &placer_export_libvirt, &placer_export_virsh,   &placer_export_nova,
@@ -91,6 +92,53 @@ const char *export_ceph_id(const struct placer_export_input *in, const struct pl
   if (mapped)
     return mapped;
   return inst->match.kind == PLACER_MATCH_CEPH_ID ? inst->match.value : NULL;
+}
+
+const char *export_systemd_unit(const struct placer_export_input *in, const struct placer_instance *inst,
+                                char **owned) {
+  *owned = NULL;
+  const char *mapped = export_mapped(in, inst);
+  if (mapped)
+    return mapped;
+  if (placer_role_kind_is_ceph(inst->kind) && inst->match.kind == PLACER_MATCH_CEPH_ID && inst->match.value &&
+      asprintf(owned, "%s@%s.service", placer_role_kind_name(inst->kind), inst->match.value) >= 0)
+    return *owned;
+  return NULL;
+}
+
+bool export_is_service(const char *unit) {
+  size_t len = strlen(unit);
+  return placer_systemd_unit_name_is_valid(unit) && len > 8 && strcmp(unit + len - 8, ".service") == 0;
+}
+
+const char *export_holders(struct placer_export_writer *w, hwloc_const_bitmap_t set) {
+  const struct placer_plan *plan = w->in->plan;
+  char *text = NULL;
+  size_t size = 0;
+  FILE *f = open_memstream(&text, &size);
+  if (f == NULL) {
+    w->failed = true;
+    return "";
+  }
+  bool any = hwloc_bitmap_intersects(set, plan->reserved_cpus);
+  fputs(any ? "the host reserve" : "", f);
+  for (size_t i = 0; i < plan->n_instances; i++) {
+    const struct placer_instance *inst = &plan->instances[i];
+    bool seen = false;
+    for (size_t j = 0; j < i && !seen; j++)
+      seen = strcmp(plan->instances[j].role, inst->role) == 0 && hwloc_bitmap_intersects(set, plan->instances[j].cpus);
+    if (seen || !hwloc_bitmap_intersects(set, inst->cpus))
+      continue;
+    fprintf(f, "%s%s (%s)", any ? ", " : "", inst->role, placer_role_kind_name(inst->kind));
+    any = true;
+  }
+  if (hwloc_bitmap_intersects(set, plan->free_cpus))
+    fprintf(f, "%sthe free CPUs", any ? ", " : "");
+  if (fclose(f) != 0 || placer_string_list_take(&w->strings, text) < 0) {
+    w->failed = true;
+    return "";
+  }
+  return text;
 }
 
 unsigned export_vcpu_pu(const struct placer_instance *inst, unsigned k) {
