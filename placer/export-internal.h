@@ -41,8 +41,8 @@ void export_note(struct placer_export_writer *w, const char *fmt, ...) __attribu
 
 /* The writers, each in export-NAME.c. */
 extern const struct placer_export_format placer_export_libvirt, placer_export_virsh, placer_export_nova,
-    placer_export_proxmox, placer_export_kubelet, placer_export_ceph, placer_export_systemd, placer_export_tuned,
-    placer_export_irqbalance;
+    placer_export_proxmox, placer_export_kubelet, placer_export_openshift, placer_export_ceph, placer_export_systemd,
+    placer_export_tuned, placer_export_irqbalance;
 
 /* export --format libvirt --merge DOMAIN.xml (export-libvirt-merge.c): the
  * operator's whole domain with the placement of the vm instance it names. */
@@ -77,6 +77,10 @@ unsigned export_pus_per_core(const struct placer_topology *topo, unsigned pu);
 const char *export_domain_name(const struct placer_export_input *in, const struct placer_instance *inst);
 /* The Ceph daemon id of INST: --map, else its ceph_id match; NULL when none. */
 const char *export_ceph_id(const struct placer_export_input *in, const struct placer_instance *inst);
+/* The Topology Manager policy the plan's guests need: "single-numa-node"
+ * when there are vm instances and each lies on one NUMA node, else
+ * "best-effort". */
+const char *export_topology_policy(const struct placer_plan *plan);
 /* The systemd service of INST: --map, else a Ceph daemon's packaged unit
  * (ceph-osd@ID.service for ceph_id ID); NULL when neither.  *owned is what
  * the caller frees. */

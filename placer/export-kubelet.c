@@ -56,14 +56,13 @@ static void kept_memory(const struct placer_export_input *in, struct kubelet_pla
 
 static void choose_options(struct placer_export_writer *w, struct kubelet_plan *kp, hwloc_const_bitmap_t reserved) {
   const struct placer_plan *plan = w->in->plan;
-  bool vms = false, all_whole = true, all_one_node = true, cache = false;
+  bool vms = false, all_whole = true, cache = false;
   for (size_t i = 0; i < plan->n_instances; i++) {
     const struct placer_instance *inst = &plan->instances[i];
     if (inst->kind != PLACER_KIND_VM)
       continue;
     vms = true;
     all_whole = all_whole && inst->whole_cores;
-    all_one_node = all_one_node && inst->numa_node >= 0;
     const struct placer_role_spec *role = export_role(w->in, inst);
     cache = cache || (role && inst->pinned && placer_plan_aligns_by_cache(w->in->topo, role));
   }
@@ -81,7 +80,7 @@ static void choose_options(struct placer_export_writer *w, struct kubelet_plan *
   kp->beta_gate = (kp->strict && export_target_at_least(w, "1.33")) ||
                   (kp->uncore_cache && export_target_at_least(w, "1.34")) ||
                   (kp->full_pcpus_only && !export_target_at_least(w, "1.33"));
-  kp->topology_policy = vms && all_one_node ? "single-numa-node" : "best-effort";
+  kp->topology_policy = export_topology_policy(plan);
 }
 
 static void kubelet_header(struct placer_export_writer *w, FILE *f, const struct kubelet_plan *kp) {

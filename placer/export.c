@@ -16,9 +16,9 @@
 #include "systemd-unit.h"
 
 const struct placer_export_format *const placer_export_formats[] = {
-  &placer_export_libvirt, &placer_export_virsh,   &placer_export_nova,
-  &placer_export_proxmox, &placer_export_kubelet, &placer_export_ceph,
-  &placer_export_systemd, &placer_export_tuned,   &placer_export_irqbalance,
+  &placer_export_libvirt, &placer_export_virsh,      &placer_export_nova, &placer_export_proxmox,
+  &placer_export_kubelet, &placer_export_openshift,  &placer_export_ceph, &placer_export_systemd,
+  &placer_export_tuned,   &placer_export_irqbalance,
 };
 const size_t placer_export_n_formats = N_OF(placer_export_formats);
 
@@ -92,6 +92,16 @@ const char *export_ceph_id(const struct placer_export_input *in, const struct pl
   if (mapped)
     return mapped;
   return inst->match.kind == PLACER_MATCH_CEPH_ID ? inst->match.value : NULL;
+}
+
+const char *export_topology_policy(const struct placer_plan *plan) {
+  bool vms = false, one_node = true;
+  for (size_t i = 0; i < plan->n_instances; i++)
+    if (plan->instances[i].kind == PLACER_KIND_VM) {
+      vms = true;
+      one_node = one_node && plan->instances[i].numa_node >= 0;
+    }
+  return vms && one_node ? "single-numa-node" : "best-effort";
 }
 
 const char *export_systemd_unit(const struct placer_export_input *in, const struct placer_instance *inst,

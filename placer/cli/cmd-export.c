@@ -13,14 +13,17 @@
 #include "profile.h"
 
 static const struct placer_cli_option export_options[] = {
-  { "format", 'f', "libvirt|virsh|nova|proxmox|kubelet|ceph|systemd|tuned|irqbalance", PLACER_CLI_WORDS,
+  { "format", 'f', "libvirt|virsh|nova|proxmox|kubelet|openshift|ceph|systemd|tuned|irqbalance", PLACER_CLI_WORDS,
     "The language to write the plan in (required). libvirt: per VM instance a domain XML fragment (<vcpu cpuset>, "
-    "<cputune> with vcpupin and emulatorpin, <numatune>); virsh: the commands that apply it to existing domains; "
-    "nova: nova.conf's cpu_shared_set, cpu_dedicated_set and reserved_host_memory_mb, and the flavor extra specs "
-    "per VM role; proxmox: qm set VMID --affinity per VM instance; kubelet: a KubeletConfiguration fragment (static "
-    "CPU manager, reservedSystemCPUs, Topology and Memory managers); ceph: ceph config set lines per OSD and MDS "
-    "(NUMA affinity, memory targets, Crimson's CPU sets); systemd: the drop-ins of apply --persist as files; tuned: "
-    "cpu-partitioning-variables.conf; irqbalance: IRQBALANCE_BANNED_CPULIST." },
+    "<cputune> with vcpupin and emulatorpin, <numatune>), or with --merge the whole domain; virsh: the commands that "
+    "apply it to existing domains, running or shut off; nova: nova.conf's cpu_shared_set, cpu_dedicated_set, "
+    "reserved_host_memory_mb and allocation ratios, and the flavor extra specs per VM role; proxmox: qm set VMID "
+    "--affinity and a NUMA node bound to the plan's per VM instance; kubelet: a KubeletConfiguration (static CPU "
+    "manager with strict-cpu-reservation, reservedSystemCPUs, Topology and Memory managers); openshift: a "
+    "PerformanceProfile; ceph: ceph config set lines per OSD and MDS (NUMA affinity, memory targets, Crimson's CPU "
+    "sets) and a cephadm spec per OSD group; systemd: the drop-ins of apply --persist as files; tuned: a child "
+    "profile of cpu-partitioning and the isolated services' drop-ins; irqbalance: its environment file (banned CPUs "
+    "and IRQs)." },
   { "topology", 't', "FILE.xml", PLACER_CLI_XML,
     "Plan for the node an hwloc XML file describes (lstopo-no-graphics --of xml) instead of this one." },
   { "set", 's', "ROLE.KEY=VALUE", PLACER_CLI_TEXT,
@@ -45,7 +48,7 @@ static const struct placer_cli_option export_options[] = {
 const struct placer_cli_command placer_cli_export = {
   .name = "export",
   .run = cmd_export,
-  .summary = "the plan for libvirt, Nova, Proxmox, kubelet, Ceph, systemd, tuned and irqbalance",
+  .summary = "the plan for libvirt, Nova, Proxmox, kubelet, OpenShift, Ceph, systemd, tuned and irqbalance",
   .synopsis = { "--format FORMAT [--topology FILE.xml] [--set ROLE.KEY=VALUE]... [--map FILE] [--target RELEASE] "
                 "[--merge FILE] [--out DIR] PROFILE" },
   .description =
