@@ -291,6 +291,30 @@ static void test_ceph_ids(void **state) {
   placer_profile_free(p);
 }
 
+/* virsh (issue #36, finding 7): --live only where the domain runs (libvirt
+ * refuses it on a shut-off one, and set -e stopped the script there), every
+ * vCPU of the definition's maximum pinned (not only the planned count), the
+ * emulator and the IOThreads with it; the script runs in
+ * tests/integration/export_libvirt.sh on running and shut-off domains. */
+static void test_virsh(void **state) {
+  struct loaded l;
+  load_file("crafted-hci-2s16c-8nvme.xml", "profiles/export-hci.yaml", &l);
+  char *text = rendered(&l, "virsh");
+  assert_non_null(strstr(text, "\npin_vcpus pinned-0 38 39\npin_threads pinned-0 0-1,32-33\n"));
+  assert_non_null(strstr(text, "\npin_vcpus vm-0 7,10-31\npin_threads vm-0 7,10-31\n"));
+  assert_non_null(strstr(text, "  max=$(virsh vcpucount \"$domain\" --maximum --config)\n"));
+  assert_non_null(
+      strstr(text, "  if live \"$domain\"; then online=$(virsh vcpucount \"$domain\" --active --live); fi\n"));
+  assert_non_null(strstr(text, "    running | paused | idle | 'in shutdown') return 0 ;;\n"));
+  assert_non_null(strstr(text, "virsh iothreadpin \"$1\" \"$id\" \"$2\" ${live:+\"$live\"} --config"));
+  /* --live only inside placer's shell code, behind the domain's state */
+  const char *code_end = strstr(text, PLACER_EXPORT_SH_CODE_END);
+  assert_non_null(code_end);
+  assert_null(strstr(code_end, "--live"));
+  free(text);
+  unload(&l);
+}
+
 /* proxmox (issue #36, finding 10): --numa 1 alone binds no host memory, so
  * one guest node holds every vCPU and the guest's memory bound to the plan's
  * nodes (numa0 ...,hostnodes=,policy=bind), the memory and vCPUs said so
@@ -570,7 +594,7 @@ int main(void) {
     cmocka_unit_test(test_map_file), cmocka_unit_test(test_map_names),    cmocka_unit_test(test_refusals),
     cmocka_unit_test(test_crimson),  cmocka_unit_test(test_ceph_memory),  cmocka_unit_test(test_profile_keys),
     cmocka_unit_test(test_ceph_ids), cmocka_unit_test(test_stdout_units), cmocka_unit_test(test_kubelet_schema),
-    cmocka_unit_test(test_proxmox),  cmocka_unit_test(test_cli_out),
+    cmocka_unit_test(test_proxmox),  cmocka_unit_test(test_virsh),        cmocka_unit_test(test_cli_out),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
