@@ -29,8 +29,8 @@ enum placer_export_syntax {
 
 /* A script's own shell code (not from the input) stands between these two
  * lines; everything else in a script is shell words and comments. */
-#define PLACER_EXPORT_SH_CODE_BEGIN "# -- placer's shell code, the same in every export --"
-#define PLACER_EXPORT_SH_CODE_END "# -- end of placer's shell code --"
+#define PLACER_EXPORT_SH_CODE_BEGIN "# -- placer's own shell code --"
+#define PLACER_EXPORT_SH_CODE_END "# -- end of placer's own shell code --"
 
 /* What a writer needs from the plan; the dispatcher checks these before the
  * writer runs, so a format the profile cannot express fails with one line. */
