@@ -53,18 +53,20 @@ const struct placer_cli_command placer_cli_export = {
                 "[--merge FILE] [--out DIR] PROFILE" },
   .description =
       "Write the plan of PROFILE in the language of a system that owns the workloads: the VM manager (libvirt, "
-      "OpenStack Nova, Proxmox VE, the kubelet of KubeVirt), the Ceph daemons' own settings, systemd units, "
-      "tuned and irqbalance; so that their next start or migration keeps the plan instead of undoing it. The plan "
-      "is computed as placer plan computes it; nothing is changed on this node.\n\n"
+      "OpenStack Nova, Proxmox VE, the kubelet of KubeVirt, OpenShift), the Ceph daemons' own settings, systemd "
+      "units, tuned and irqbalance; so that their next start or migration keeps the plan instead of undoing it. The "
+      "plan is computed as placer plan computes it; nothing is changed on this node.\n\n"
       "Every output says in a comment which profile and topology it came from and is the same for the same input. "
       "No CPU handed to VMs or pods is an OSD's, the MDS's or the host reserve's: a plan whose VMs share CPUs with a "
-      "Ceph daemon is refused by every format that hands CPUs to VMs. What a format leaves out is a note on "
+      "Ceph daemon is refused by every format that hands CPUs to VMs (openshift isolates the Ceph daemons' CPUs "
+      "for Guaranteed pods instead: there they are pods). What a format leaves out is a note on "
       "standard error. The formats and a worked example of each are in export.md of placer's documentation.",
   .options = export_options,
   .operands = PLACER_CLI_YAML,
   .exit_status = "0 the output was written\n"
-                 "2 bad command line, profile, topology or --map file; --out missing or not writable; a format the "
-                 "profile cannot express (one line naming what is missing; nothing on standard output)\n"
+                 "2 bad command line, profile, topology, --map or --merge file; an unknown --target; --out missing or "
+                 "not writable; a format the profile cannot express or a --merge file that contradicts the plan (one "
+                 "line naming what; nothing on standard output)\n"
                  "3 the profile does not fit the node",
   .examples = "nova.conf lines and flavor extra specs for this node:\n"
               "$ placer export --format nova /usr/share/placer/profiles/hci-nvme.yaml\n"
