@@ -1,6 +1,9 @@
 """What the tests of tests/export/ share: the placer binary and the test data
-(ctest's environment), running placer, and reading cpu lists and sizes."""
+(ctest's environment), running placer, reading cpu lists and sizes, a module
+the test needs, and a check over every fixture with every profile."""
 import glob
+import importlib
+import json
 import os
 import re
 import subprocess
@@ -41,6 +44,33 @@ def run(*args):
     return subprocess.run([BIN, *args], cwd=TESTS, capture_output=True, text=True)
 
 
+def plan_and_export(fixture, profile, *export_args):
+    """`placer plan --json` of PROFILE on FIXTURE and `placer export EXPORT_ARGS` of it (its CompletedProcess):
+    (plan, out), or (None, None) when the profile does not fit the fixture (exit 3)."""
+    plan_run = run("plan", "--json", "--topology", fixture, profile)
+    if plan_run.returncode == 3:
+        return None, None
+    assert plan_run.returncode == 0, f"{profile} on {fixture}: {plan_run.stderr}"
+    return json.loads(plan_run.stdout), run("export", *export_args, "--topology", fixture, profile)
+
+
 def fixtures():
     return [os.path.join("fixtures", os.path.basename(x))
             for x in sorted(glob.glob(os.path.join(TESTS, "fixtures", "*.xml")))]
+
+
+def need(module):
+    """MODULE imported, or the test skipped (exit 77) without it."""
+    try:
+        return importlib.import_module(module)
+    except ImportError:
+        print(f"python3-{module} missing (sh ci/install-deps.sh all)")
+        sys.exit(77)
+
+
+def every_pair(check, profiles, what, least=20):
+    """CHECK(fixture, profile) on every fixture with every profile of PROFILES: it returns 1 (or True) for a pair
+    it checked, 0 for one the format does not apply to; at least LEAST must have been checked."""
+    checked = sum(check(f, p) for f in fixtures() for p in profiles)
+    assert checked >= least, f"{what}: only {checked} pairs checked"
+    print(f"{what}: {checked} profile/fixture pairs")

@@ -13,17 +13,13 @@ against the plan (`placer plan --json`) on every fixture with every profile, for
 - --merge KUBELET.yaml keeps every key placer does not own as it was, sets the plan's, and reservedMemory sums to
   systemReserved + kubeReserved + evictionHard's memory.available; keys that contradict the plan are refused
   with one line, exit 2 and nothing on stdout."""
-import json
 import os
 import sys
 
-try:
-    import yaml
-except ImportError:
-    print("python3-yaml missing (sh ci/install-deps.sh all)")
-    sys.exit(77)
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from exportlib import TESTS, cpus, fixtures, quantity, run  # noqa: E402
+from exportlib import TESTS, cpus, fixtures, need, plan_and_export, quantity, run  # noqa: E402
+
+yaml = need("yaml")
 
 PROFILES = ["../profiles/hci-nvme.yaml", "../profiles/hci-hdd.yaml", "../profiles/demo-local.yaml",
             "profiles/export-hci.yaml", "profiles/export-proxmox.yaml"]
@@ -57,11 +53,9 @@ def expect_options(plan, release, doc, where):
 
 
 def check(fixture, profile, release):
-    plan_run = run("plan", "--json", "--topology", fixture, profile)
-    if plan_run.returncode == 3:
+    plan, out = plan_and_export(fixture, profile, "--format", "kubelet", "--target", release)
+    if plan is None:
         return 0
-    plan = json.loads(plan_run.stdout)
-    out = run("export", "--format", "kubelet", "--target", release, "--topology", fixture, profile)
     where = f"{profile} on {fixture} for {release}"
     if out.returncode == 2:
         assert "pods would get no CPU" in out.stderr or "pins nothing" in out.stderr, f"{where}: {out.stderr}"

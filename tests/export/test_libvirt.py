@@ -38,6 +38,17 @@ def merged(path, extra=()):
     return out
 
 
+def merged_valid(root, tmp, inst, plan, vcpus):
+    """The domain ROOT (an ElementTree element) through --merge: libvirt's schema takes it, and it is ROOT with
+    the placement of INST (its VCPUS vCPUs)."""
+    path = os.path.join(tmp, root.find("name").text + ".xml")
+    ET.ElementTree(root).write(path)
+    out = merged(path)
+    assert out.returncode == 0, out.stderr
+    validate(out.stdout, tmp)
+    check_domain(root, ET.fromstring(out.stdout.split("-->", 2)[2]), inst, plan, vcpus)
+
+
 def validate(text, tmp):
     path = os.path.join(tmp, "merged.xml")
     with open(path, "w") as f:
@@ -107,12 +118,7 @@ def main():
         # an IOThread without an iothreadpin gets one, on the emulator's CPUs
         unpinned = ET.fromstring(open(os.path.join(TESTS, DOMAIN)).read().split("-->", 1)[1])
         unpinned.find("cputune").remove(unpinned.find("cputune/iothreadpin"))
-        path = os.path.join(tmp, "unpinned.xml")
-        ET.ElementTree(unpinned).write(path)
-        out = merged(path)
-        assert out.returncode == 0, out.stderr
-        validate(out.stdout, tmp)
-        check_domain(unpinned, ET.fromstring(out.stdout.split("-->", 2)[2]), insts["pinned.0"], plan, 4)
+        merged_valid(unpinned, tmp, insts["pinned.0"], plan, 4)
         bare = ET.fromstring(open(os.path.join(TESTS, DOMAIN)).read().split("-->", 1)[1])
         bare.find("name").text = "vm-2"
         for tag in OWNED:
@@ -120,12 +126,7 @@ def main():
         bare.remove(bare.find("iothreads"))
         bare.find("cpu").remove(bare.find("cpu/numa"))
         bare.find("devices/disk/driver").attrib.pop("iothread")
-        path = os.path.join(tmp, "vm-2.xml")
-        ET.ElementTree(bare).write(path)
-        out = merged(path)
-        assert out.returncode == 0, out.stderr
-        validate(out.stdout, tmp)
-        check_domain(bare, ET.fromstring(out.stdout.split("-->", 2)[2]), insts["vm.2"], plan, 2)
+        merged_valid(bare, tmp, insts["vm.2"], plan, 2)
         # refused: one line, exit 2, nothing on stdout
         text = open(os.path.join(TESTS, DOMAIN)).read()
         cases = [

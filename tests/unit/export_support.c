@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "export_check.h"
 #include "test_support.h"
 
 void load_text(const char *fixture, const char *yaml, struct loaded *l) {
@@ -93,4 +94,22 @@ void load_file(const char *fixture, const char *profile_path, struct loaded *l) 
       placer_profile_load(test_data_path(profile_path), &l->profile, &err) < 0 ||
       placer_plan_compute(l->topo, l->profile, &l->plan, &err) < 0)
     fail_msg("%s with %s: %s", fixture, profile_path, err->msg);
+}
+
+void expect_check_reads(struct placer_export_output *out, const struct placer_plan *plan, const char *format,
+                        size_t unit, const char *find, const char *wrong) {
+  char why[512];
+  hwloc_bitmap_t guest = hwloc_bitmap_alloc();
+  assert_null(export_check_output(format, out, plan, guest, why, sizeof(why)));
+  char *saved = out->units[unit].text, *bad = strdup(saved), *at = strstr(bad, find);
+  assert_non_null(at);
+  assert_int_equal(strlen(wrong), strlen(find));
+  memcpy(at, wrong, strlen(wrong));
+  out->units[unit].text = bad;
+  const char *problem = export_check_output(format, out, plan, guest, why, sizeof(why));
+  out->units[unit].text = saved;
+  free(bad);
+  hwloc_bitmap_free(guest);
+  if (problem == NULL)
+    fail_msg("%s: the check passes with '%s' in place of '%s'", format, wrong, find);
 }

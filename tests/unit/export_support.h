@@ -31,5 +31,9 @@ void expect_refusal(struct loaded *l, const char *format, const char *says);
 char *rendered(struct loaded *l, const char *format);
 /* The profile YAML is refused (exit 2) with a message holding SAYS. */
 void expect_profile_error(const char *yaml, const char *says);
+/* export_check_output of FORMAT passes on OUT, and fails once unit UNIT's
+ * text has FIND replaced by WRONG (as long): the check reads that value. */
+void expect_check_reads(struct placer_export_output *out, const struct placer_plan *plan, const char *format,
+                        size_t unit, const char *find, const char *wrong);
 
 #endif
