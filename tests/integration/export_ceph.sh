@@ -11,7 +11,7 @@
 #   4. hci-nvme's MDS is named as ceph-mds accepts (mds.a, its id was '0'): the running daemon
 #      has the exported mds_cache_memory_limit (runtime option); the running osd.0 keeps
 #      osd_numa_auto_affinity true until it restarts (the script's restart list), false after.
-# Needs root, the Ceph packages (ci/install-deps.sh all); exit 77 without them. ~45 s.
+# Needs root, the Ceph packages (ci/install-deps.sh all); exit 77 without them. ~50 s.
 # ctest: cost=60
 set -eu
 T=export_ceph
