@@ -85,8 +85,9 @@ struct placer_plan {
   hwloc_bitmap_t reserved_mems;
   uint64_t reserved_memory_bytes;
   struct placer_instance *instances;
-  size_t n_instances;       /* profile order */
-  hwloc_bitmap_t free_cpus; /* usable PUs neither reserved nor held by an instance or a shared pool */
+  size_t n_instances; /* profile order */
+  /* usable PUs neither reserved nor held by an instance (a pool's PUs no instance took are free) */
+  hwloc_bitmap_t free_cpus;
   char **warnings;
   size_t n_warnings;
   struct placer_plan_nic_cores *nic_cores; /* reserve.nics, by NIC in topology order */

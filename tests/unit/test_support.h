@@ -43,6 +43,11 @@ struct placer_profile;
 struct placer_plan;
 /* tests/fixtures/FIXTURE, or the live machine when FIXTURE is NULL. */
 struct placer_topology *test_topo_load(const char *fixture);
+/* A captured node (fixtures/irq/NAME: its hwloc XML, /proc and /sys) with its
+ * IRQs read from a copy of the tree in /tmp (the modes of its `modes` file
+ * applied); test_topo_captured_done frees it and removes the copy. */
+struct placer_topology *test_topo_captured(const char *name);
+void test_topo_captured_done(struct placer_topology *topo);
 /* profiles/NAME.yaml */
 struct placer_profile *test_profile_load(const char *name);
 /* A profile from TEXT, named inline.yaml in messages. */
