@@ -115,6 +115,18 @@ int placer_proc_stat_start_time(const char *stat_text, uint64_t *out) {
   return 0;
 }
 
+int placer_proc_stat_comm(const char *stat_text, char *buf, size_t size) {
+  const char *open = strchr(stat_text, '('), *close = strrchr(stat_text, ')');
+  if (open == NULL || close == NULL || close < open || size == 0)
+    return -1;
+  size_t len = (size_t)(close - open - 1);
+  if (len >= size)
+    len = size - 1;
+  memcpy(buf, open + 1, len);
+  buf[len] = '\0';
+  return 0;
+}
+
 char placer_proc_state(pid_t pid) {
   char path[64];
   snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
