@@ -30,6 +30,9 @@ char *placer_cmdline_join(const struct placer_cmdline *cl);
 int placer_proc_start_time(pid_t pid, uint64_t *out, struct placer_error **err);
 /* Parse that field from the text of /proc/PID/stat; -1 on bad input. */
 int placer_proc_stat_start_time(const char *stat_text, uint64_t *out);
+/* Field FIELD (numbered as in proc(5), from 4 on: the unsigned ones) of the
+ * text of /proc/PID/stat; -1 when it is missing or not a number. */
+int placer_proc_stat_field(const char *stat_text, int field, uint64_t *out);
 /* Field 2 of that text, the comm between the first '(' and the last ')'
  * (it may hold both), into BUF of SIZE bytes, cut to fit; -1 on bad input. */
 int placer_proc_stat_comm(const char *stat_text, char *buf, size_t size);

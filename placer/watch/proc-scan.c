@@ -1,8 +1,8 @@
 /* The scan of /proc that stands in for the proc connector where it is not
  * available (no CAP_NET_ADMIN, another pid or user namespace, a kernel
  * without it): every interval the processes are listed with their start
- * time and comm, and the difference from the last list becomes the same
- * events the connector would have sent.  A process that starts and ends
+ * time, argv's address and comm, and the difference from the last list
+ * becomes the same events the connector would have sent.  A process that starts and ends
  * between two scans is never seen: the price of the fallback, which the
  * benchmark measures (bench/watch-latency.sh). */
 #include <dirent.h>
@@ -43,6 +43,8 @@ int watch_scan_read(const char *proc_root, struct watch_proc_entry **out, size_t
     if (placer_proc_stat_start_time(text, &e.start_ticks) < 0 ||
         placer_proc_stat_comm(text, e.comm, sizeof(e.comm)) < 0)
       continue; /* not a stat file as the kernel writes it: not a process to follow */
+    if (placer_proc_stat_field(text, 48, &e.arg_start) < 0)
+      e.arg_start = 0; /* a kernel before 3.5 */
     if (len == cap) {
       size_t bigger = cap ? cap * 2 : 512;
       struct watch_proc_entry *grown = realloc(v, bigger * sizeof(*grown));
@@ -85,7 +87,12 @@ int watch_scan_diff(const struct watch_proc_entry *prev, size_t n_prev, const st
       if (ret == 0)
         ret = emit_one(WATCH_EVENT_EXEC, &cur[j++], emit, ctx, err);
     } else {
-      if (strcmp(prev[i].comm, cur[j].comm) != 0)
+      /* A process that execs (a fork that becomes another program, or the
+       * same one: a shell's exec, a storm's self-exec) keeps its PID and
+       * start time: its argv moves. */
+      if (prev[i].arg_start != cur[j].arg_start)
+        ret = emit_one(WATCH_EVENT_EXEC, &cur[j], emit, ctx, err);
+      else if (strcmp(prev[i].comm, cur[j].comm) != 0)
         ret = emit_one(WATCH_EVENT_COMM, &cur[j], emit, ctx, err);
       i++, j++;
     }

@@ -73,6 +73,7 @@ int watch_connector_decode(const void *buf, size_t len, watch_event_fn emit, voi
 struct watch_proc_entry {
   pid_t pid;
   uint64_t start_ticks; /* field 22 of /proc/PID/stat: with the PID, one process beyond PID reuse */
+  uint64_t arg_start;   /* field 48, where argv lies: each exec puts it elsewhere (0: unreadable) */
   char comm[17];        /* field 2: the kernel's 16 bytes with its NUL */
 };
 /* The processes under PROC_ROOT ("/proc", or a captured tree), sorted by
@@ -80,9 +81,10 @@ struct watch_proc_entry {
 int watch_scan_read(const char *proc_root, struct watch_proc_entry **out, size_t *n, struct placer_error **err);
 /* Pure: PREV and CUR sorted by PID.  A PID in CUR only, or with another
  * start time, is an exec (after the exit of the process that had that PID);
- * a PID in PREV only an exit; the same process with another comm a comm
- * event (an exec of another program, or a rename: the scan cannot tell).
- * The events' time_ns is the process's start in clock ticks as read
+ * a PID in PREV only an exit; the same process with its argv elsewhere an
+ * exec (of any program, itself too: the stack of a new program is placed
+ * at random), with only another comm a comm event (a rename).  The events'
+ * time_ns is the process's start in clock ticks as read
  * (watch_scan_ticks_to_monotonic converts it); emitted in PID order. */
 int watch_scan_diff(const struct watch_proc_entry *prev, size_t n_prev, const struct watch_proc_entry *cur,
                     size_t n_cur, watch_event_fn emit, void *ctx, struct placer_error **err);

@@ -57,7 +57,8 @@ static void scan_reads_a_proc_root(void **state) {
   pid_t want[] = { 18291, 30716, 30717, 30718, 30815 };
   for (size_t i = 0; i < n; i++)
     assert_int_equal(e[i].pid, want[i]);
-  assert_string_equal(e[0].comm, "x) (y z");
+  assert_string_equal(e[0].comm, "x) (y z!");
+  assert_int_equal(e[2].arg_start, 140733508889192u);
   assert_string_equal(e[2].comm, "sleep");
   assert_int_equal(e[2].start_ticks, 107876);
   assert_int_equal(e[3].start_ticks, 108210);
@@ -77,21 +78,31 @@ static void scan_diff_captured(void **state) {
   assert_int_equal(watch_scan_read(test_data_path("fixtures/proc/scan/after"), &after, &n_after, NULL), 0);
   struct seen s = { .n = 0 };
   assert_int_equal(watch_scan_diff(before, n_before, after, n_after, collect, &s, NULL), 0);
-  /* 18291 and 30716 unchanged: nothing */
-  assert_int_equal(s.n, 4);
-  expect(&s, 0, WATCH_EVENT_COMM, 30717, 107876); /* sh exec'd sleep: the same process, a new comm */
-  expect(&s, 1, WATCH_EVENT_EXIT, 30718, 107876); /* the PID reused: the old one ended... */
-  expect(&s, 2, WATCH_EVENT_EXEC, 30718, 108210); /* ...and a new one runs */
-  expect(&s, 3, WATCH_EVENT_EXEC, 30815, 108207);
+  /* 30716 unchanged: nothing */
+  assert_int_equal(s.n, 5);
+  expect(&s, 0, WATCH_EVENT_COMM, 18291, 86707);  /* renamed, argv where it was */
+  expect(&s, 1, WATCH_EVENT_EXEC, 30717, 107876); /* sh exec'd sleep: the same PID and start, argv moved */
+  expect(&s, 2, WATCH_EVENT_EXIT, 30718, 107876); /* the PID reused: the old one ended... */
+  expect(&s, 3, WATCH_EVENT_EXEC, 30718, 108210); /* ...and a new one runs */
+  expect(&s, 4, WATCH_EVENT_EXEC, 30815, 108207);
 
   /* backwards: what started ended, what ended started */
   s.n = 0;
   assert_int_equal(watch_scan_diff(after, n_after, before, n_before, collect, &s, NULL), 0);
-  assert_int_equal(s.n, 4);
-  expect(&s, 0, WATCH_EVENT_COMM, 30717, 107876);
-  expect(&s, 1, WATCH_EVENT_EXIT, 30718, 108210);
-  expect(&s, 2, WATCH_EVENT_EXEC, 30718, 107876);
-  expect(&s, 3, WATCH_EVENT_EXIT, 30815, 108207);
+  assert_int_equal(s.n, 5);
+  expect(&s, 0, WATCH_EVENT_COMM, 18291, 86707);
+  expect(&s, 1, WATCH_EVENT_EXEC, 30717, 107876);
+  expect(&s, 2, WATCH_EVENT_EXIT, 30718, 108210);
+  expect(&s, 3, WATCH_EVENT_EXEC, 30718, 107876);
+  expect(&s, 4, WATCH_EVENT_EXIT, 30815, 108207);
+
+  /* the same program exec'd again (a storm's self-exec): only argv's address tells */
+  struct watch_proc_entry one = after[1], again = after[1];
+  again.arg_start += 4096;
+  s.n = 0;
+  assert_int_equal(watch_scan_diff(&one, 1, &again, 1, collect, &s, NULL), 0);
+  assert_int_equal(s.n, 1);
+  expect(&s, 0, WATCH_EVENT_EXEC, 30716, 107876);
 
   /* the first picture against nothing: every process is new; a failing emit stops it */
   s.n = 0;
