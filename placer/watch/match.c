@@ -56,30 +56,44 @@ static bool gone(pid_t pid) {
   return state == '\0' || state == 'Z' || state == 'X';
 }
 
-/* Move PID into GROUP unless it is there; *moved says whether it was. */
+/* Move PID into GROUP unless it is there: 0 (*moved says whether it was
+ * moved), 1 when it exited before it could be, -1 on an error.  Each error
+ * is dropped when the process has exited meanwhile. */
 static int move_one(struct placer_cgroup *cg, const char *group, pid_t pid, bool *moved, struct placer_error **err) {
+  *moved = false;
   struct placer_cgroup_membership m = { { 0 } };
-  if (placer_cgroup_pid_membership(cg, pid, &m, err) < 0)
-    return -1;
+  if (placer_cgroup_pid_membership(cg, pid, &m, err) < 0) {
+    if (!gone(pid))
+      return -1;
+    placer_error_clear(err);
+    return 1;
+  }
   bool there = placer_cgroup_membership_is(cg, &m, group);
   placer_cgroup_membership_clear(&m);
-  *moved = false;
   if (there)
     return 0;
-  if (placer_cgroup_attach_pid(cg, group, pid, err) < 0)
-    return -1;
+  if (placer_cgroup_attach_pid(cg, group, pid, err) < 0) {
+    if (!gone(pid))
+      return -1;
+    /* ESRCH: a write of cgroup.procs found no such process, it was never
+     * moved.  Anything else: the kernel took every write and the process
+     * ended while its threads were being checked, a move done. */
+    bool written = *err && (*err)->errno_value != ESRCH;
+    placer_error_clear(err);
+    *moved = written;
+    return written ? 0 : 1;
+  }
   *moved = true;
   return 0;
 }
 
 int placer_watch_place_cgroup(struct placer_cgroup *cg, const char *group, pid_t pid, enum placer_watch_placed *out,
                               struct placer_error **err) {
-  /* Each error below is dropped when the process has exited meanwhile. */
   bool moved = false;
-  if (move_one(cg, group, pid, &moved, err) < 0) {
-    if (!gone(pid))
-      return placer_error_prefix(err, "place pid %d in %s", (int)pid, group);
-    placer_error_clear(err);
+  int ret = move_one(cg, group, pid, &moved, err);
+  if (ret < 0)
+    return placer_error_prefix(err, "place pid %d in %s", (int)pid, group);
+  if (ret == 1) {
     *out = PLACER_WATCH_GONE;
     return 0;
   }
@@ -95,11 +109,8 @@ int placer_watch_place_cgroup(struct placer_cgroup *cg, const char *group, pid_t
   }
   for (size_t i = 0; i < n_desc; i++) {
     bool kid_moved = false;
-    if (move_one(cg, group, desc[i], &kid_moved, err) < 0) {
-      if (!gone(desc[i]))
-        return placer_error_prefix(err, "place pid %d (a child of %d) in %s", (int)desc[i], (int)pid, group);
-      placer_error_clear(err);
-    }
+    if (move_one(cg, group, desc[i], &kid_moved, err) < 0)
+      return placer_error_prefix(err, "place pid %d (a child of %d) in %s", (int)desc[i], (int)pid, group);
     moved = moved || kid_moved;
   }
   *out = moved ? PLACER_WATCH_PLACED : PLACER_WATCH_ALREADY;
