@@ -142,11 +142,26 @@ int watch_scan_step(struct watch_scan *s, watch_event_fn emit, void *ctx, struct
   free(s->entries);
   s->entries = cur;
   s->n_entries = n_cur;
+  for (size_t i = 0; i < s->forget.n; i++) {
+    struct watch_proc_entry key = { .pid = s->forget.pids[i] };
+    struct watch_proc_entry *e = bsearch(&key, s->entries, s->n_entries, sizeof(key), by_pid);
+    if (e == NULL)
+      continue;
+    memmove(e, e + 1, (s->n_entries - (size_t)(e - s->entries) - 1) * sizeof(*e));
+    s->n_entries--;
+  }
+  s->forget.n = 0;
   return ret;
+}
+
+void watch_scan_forget(struct watch_scan *s, pid_t pid) {
+  /* Out of memory: the process stays in the picture, as without this. */
+  (void)placer_pid_list_add(&s->forget, pid);
 }
 
 void watch_scan_close(struct watch_scan *s) {
   free(s->entries);
+  placer_pid_list_free(&s->forget);
   free(s->proc_root);
   *s = (struct watch_scan){ 0 };
 }

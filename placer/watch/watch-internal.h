@@ -14,6 +14,7 @@
 #include <sys/types.h>
 
 #include "lib/error.h"
+#include "lib/pid-list.h"
 #include "watch.h"
 
 /* ------------------------------------------------------------------ process events */
@@ -96,11 +97,17 @@ struct watch_scan {
   char *proc_root;
   struct watch_proc_entry *entries; /* what ran at the last scan */
   size_t n_entries;
+  struct placer_pid_list forget; /* dropped from the picture once this scan is done */
 };
 /* Take the first picture (no events). */
 int watch_scan_open(struct watch_scan *s, const char *proc_root, struct placer_error **err);
 /* Scan again and emit what changed since the last one. */
 int watch_scan_step(struct watch_scan *s, watch_event_fn emit, void *ctx, struct placer_error **err);
+/* Drop PID from the picture (from an event handler: once the scan under
+ * way is done), so that the next scan sees it as new, an exec, again.  For
+ * a process caught in the middle of its exec, whose command line could not
+ * be read yet. */
+void watch_scan_forget(struct watch_scan *s, pid_t pid);
 void watch_scan_close(struct watch_scan *s);
 
 /* ------------------------------------------------------------------ metrics: the text format */

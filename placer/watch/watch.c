@@ -152,7 +152,8 @@ static void place(struct placer_watch *w, size_t i, pid_t pid, uint64_t since_ns
   }
 }
 
-/* A new command line (exec, a rename, a process the scan found): whose? */
+/* A new command line (exec, a rename, a process the scan found): whose?
+ * Returns the match's result, or -1. */
 static int consider(struct placer_watch *w, pid_t pid, uint64_t since_ns, struct placer_error **err) {
   size_t i = 0;
   int result = placer_watch_match(w->rules, w->n_rules, pid, &i, err);
@@ -164,7 +165,7 @@ static int consider(struct placer_watch *w, pid_t pid, uint64_t since_ns, struct
   } else if (result == PLACER_WATCH_MATCH_ONE) {
     place(w, i, pid, since_ns);
   }
-  return 0;
+  return result;
 }
 
 /* The containers' processes, through podman (slow: only when a container
@@ -207,9 +208,10 @@ static int rescan(struct placer_watch *w, const char *why, struct placer_error *
   if (watch_scan_read("/proc", &all, &n, err) < 0)
     return placer_error_prefix(err, "rescan (%s)", why);
   int ret = 0;
-  for (size_t k = 0; k < n && ret == 0; k++)
+  for (size_t k = 0; k < n && ret >= 0; k++)
     ret = consider(w, all[k].pid, 0, err);
   free(all);
+  ret = ret < 0 ? -1 : 0;
   if (ret == 0 && w->any_slow)
     resolve_containers(w);
   return ret;
@@ -221,12 +223,14 @@ static int on_event(void *ctx, const struct watch_event *ev, struct placer_error
   struct placer_watch *w = ctx;
   w->events[ev->kind]++;
   switch (ev->kind) {
-  case WATCH_EVENT_EXEC:
-    if (consider(w, ev->tgid, ev->time_ns, err) < 0)
+  case WATCH_EVENT_EXEC: {
+    int result = consider(w, ev->tgid, ev->time_ns, err);
+    if (result < 0)
       return -1;
     if (w->any_slow && parent_is_conmon(ev->tgid))
       resolve_containers(w);
-    return 0;
+    return result;
+  }
   case WATCH_EVENT_COMM:
     /* A thread naming itself (ceph-osd names its 60) is not a new process. */
     return ev->pid == ev->tgid ? consider(w, ev->tgid, ev->time_ns, err) : 0;
@@ -234,17 +238,38 @@ static int on_event(void *ctx, const struct watch_event *ev, struct placer_error
   }
 }
 
-/* The scan's events carry the start in clock ticks: on the connector's clock. */
+/* The connector's: the result does not matter past the event. */
+static int on_connector_event(void *ctx, const struct watch_event *ev, struct placer_error **err) {
+  return on_event(ctx, ev, err) < 0 ? -1 : 0;
+}
+
+#define PF_KTHREAD 0x00200000u /* field 9 of /proc/PID/stat: a kernel thread */
+
+/* The scan's events carry the start in clock ticks: on the connector's
+ * clock.  The scan may catch a process in its exec, after its argv moved
+ * and before the kernel lets anyone read it (the connector's event comes
+ * after): an empty command line of a process alive that is not a kernel
+ * thread is read again at the next scan. */
 static int on_scan_event(void *ctx, const struct watch_event *ev, struct placer_error **err) {
+  struct placer_watch *w = ctx;
   struct watch_event copy = *ev;
   copy.time_ns = watch_scan_ticks_to_monotonic(ev->time_ns);
-  return on_event(ctx, &copy, err);
+  int result = on_event(ctx, &copy, err);
+  if (result < 0)
+    return -1;
+  if (result == PLACER_WATCH_MATCH_GONE && ev->kind != WATCH_EVENT_EXIT) {
+    unsigned flags = 0;
+    char state = placer_task_state(ev->tgid, ev->tgid, &flags);
+    if (state != '\0' && state != 'Z' && state != 'X' && state != '?' && (flags & PF_KTHREAD) == 0)
+      watch_scan_forget(&w->scan, ev->tgid);
+  }
+  return 0;
 }
 
 static int connector_ready(void *ctx, int fd, uint32_t events, struct placer_error **err) {
   struct placer_watch *w = ctx;
   bool overrun = false;
-  if (watch_connector_read(&w->connector, on_event, w, &overrun, err) < 0)
+  if (watch_connector_read(&w->connector, on_connector_event, w, &overrun, err) < 0)
     return -1;
   if (!overrun)
     return 0;

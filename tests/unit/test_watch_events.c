@@ -117,6 +117,50 @@ static void scan_diff_captured(void **state) {
   free(after);
 }
 
+/* A handler that asks the scan to drop from its picture each process it
+ * sees exec (as the watcher does with one caught in the middle of its exec). */
+struct forgetting {
+  struct watch_scan *scan;
+  struct seen seen;
+};
+
+static int forget_execs(void *ctx, const struct watch_event *ev, struct placer_error **err) {
+  struct forgetting *f = ctx;
+  if (collect(&f->seen, ev, err) < 0)
+    return -1;
+  if (ev->kind == WATCH_EVENT_EXEC)
+    watch_scan_forget(f->scan, ev->pid);
+  return 0;
+}
+
+static void scan_steps_and_forgets(void **state) {
+  (void)state;
+  struct watch_scan scan;
+  assert_int_equal(watch_scan_open(&scan, test_data_path("fixtures/proc/scan/before"), NULL), 0);
+  assert_int_equal(scan.n_entries, 4);
+  free(scan.proc_root);
+  scan.proc_root = strdup(test_data_path("fixtures/proc/scan/after"));
+  /* The first step emits what changed; the handler forgets the processes it
+   * sees exec (after the step: the picture it compares with is not touched
+   * meanwhile). */
+  struct forgetting f = { .scan = &scan };
+  assert_int_equal(watch_scan_step(&scan, forget_execs, &f, NULL), 0);
+  assert_int_equal(f.seen.n, 5);
+  /* 30717, 30718 and 30815 were forgotten: the same tree again shows them as new */
+  assert_int_equal(scan.n_entries, 2);
+  f.seen.n = 0;
+  assert_int_equal(watch_scan_step(&scan, collect, &f.seen, NULL), 0);
+  assert_int_equal(f.seen.n, 3);
+  expect(&f.seen, 0, WATCH_EVENT_EXEC, 30717, 107876);
+  expect(&f.seen, 1, WATCH_EVENT_EXEC, 30718, 108210);
+  expect(&f.seen, 2, WATCH_EVENT_EXEC, 30815, 108207);
+  /* and then nothing */
+  f.seen.n = 0;
+  assert_int_equal(watch_scan_step(&scan, collect, &f.seen, NULL), 0);
+  assert_int_equal(f.seen.n, 0);
+  watch_scan_close(&scan);
+}
+
 static void scan_ticks_are_on_the_monotonic_clock(void **state) {
   (void)state;
   /* A process started now (its start time read from /proc) is now on
@@ -366,11 +410,9 @@ static void match_one_process(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-    cmocka_unit_test(scan_reads_a_proc_root),
-    cmocka_unit_test(scan_diff_captured),
-    cmocka_unit_test(scan_ticks_are_on_the_monotonic_clock),
-    cmocka_unit_test(connector_decode),
-    cmocka_unit_test(metrics_address),
+    cmocka_unit_test(scan_reads_a_proc_root), cmocka_unit_test(scan_diff_captured),
+    cmocka_unit_test(scan_steps_and_forgets), cmocka_unit_test(scan_ticks_are_on_the_monotonic_clock),
+    cmocka_unit_test(connector_decode),       cmocka_unit_test(metrics_address),
     cmocka_unit_test(match_one_process),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
