@@ -1,12 +1,15 @@
 #!/bin/sh
 # The watcher's core (placer/watch/, driven by tests/integration/lib/watchd.c until `placer watch`
 # exists) against a storm of real short processes (tests/integration/lib/storm.c):
-# - through the kernel's proc connector: 2,000 processes in 5 s, 200 of them matching the rule;
+# - through the kernel's proc connector: a process of the instance that ran before the watcher is
+#   placed by its first scan; 2,000 processes in 5 s, 200 of them matching the rule;
 #   every matching one is in the group in every hierarchy (each child checks its own
 #   /proc/self/cgroup; one not placed within 5 s is missed: under load the watcher may take longer
 #   than the others' 50 ms of life, which bench/watch-latency.sh measures), the watcher's log names
 #   exactly those PIDs, no other child was moved; the metrics scraped over HTTP and the metrics file read strictly and by Prometheus's
-#   Python client (lib/promcheck.py) count the same 200; SIGHUP is answered, SIGTERM ends it with
+#   Python client (lib/promcheck.py) count the same 200, and a busy IRQ's count per CPU lies
+#   between two reads of /proc/interrupts around the scrape; the instance's process killed: "no
+#   process", said once; started again: placed again; SIGHUP is answered, SIGTERM ends it with
 #   exit 0 and the group (what it placed) left in force;
 # - a second watcher on the same metrics address, or a malformed one: exit 2, one line, its group
 #   never made;
@@ -45,12 +48,32 @@ lines_of() {
     echo $_lo
 }
 
+# A long-lived process of the instance: sleep with an argv[0] the rule matches.
+keeper() {
+    "$PY" -c 'import os, sys; os.execv("/bin/sleep", [sys.argv[1], "1000"])' "storm-child m $T_TAG keeper $W/$1" &
+    LAST_KEEPER=$!
+    # (its comm: grep would take the NULs of /proc/PID/cmdline for line ends and match python's)
+    wait_for 10 grep -qx sleep "/proc/$LAST_KEEPER/comm" || fail "keeper $1 did not start"
+}
+in_group() { grep -q ":/$2\$" "/proc/$1/cgroup"; }
+# The first numbered line of /proc/interrupts with the most interrupts: its counts per CPU
+busiest_irq() { awk 'NR > 1 && $1 ~ /^[0-9]+:$/ { s = 0; for (i = 2; i <= n + 1; i++) s += $i; if (s > best) { best = s; irq = $1 } }
+    NR == 1 { n = NF } END { sub(":", "", irq); print irq }' /proc/interrupts; }
+irq_counts() { awk -v irq="$1:" 'NR == 1 { n = NF } $1 == irq { for (i = 2; i <= n + 1; i++) print $i }' /proc/interrupts; }
+
 # ---------------------------------------------------------------- through the proc connector
 G=$T_TAG/w/storm
-"$WATCHD" --metrics 127.0.0.1:0 --metrics-file "$W/watch.prom" --interval 500 \
+IRQ=$(busiest_irq)
+[ -n "$IRQ" ] || fail "no IRQ in /proc/interrupts"
+keeper k1
+K1=$LAST_KEEPER
+"$WATCHD" --metrics 127.0.0.1:0 --metrics-file "$W/watch.prom" --interval 500 --irq "$IRQ:busiest" \
     "storm=$G=0=cmdline:storm-child m $T_TAG *" >"$W/watch.log" 2>"$W/watch.err" &
 WPID=$!
 wait_for 20 has_line "$W/watch.log" "^watching 1 instance" || fail "the watcher did not start: $(cat "$W/watch.log" "$W/watch.err")"
+# What ran before the watcher: placed by its first scan of /proc.
+has_line "$W/watch.log" "^storm: placed pid $K1 in $G (found by a rescan)" && in_group "$K1" "$G" ||
+    fail "the process that ran before the watcher was not placed: $(cat "$W/watch.log")"
 has_line "$W/watch.log" "^process events from the kernel's proc connector" || fail "not on the connector: $(head -3 "$W/watch.log")"
 ADDR=$(sed -n 's,^metrics at http://\(.*\)/metrics$,\1,p' "$W/watch.log")
 [ -n "$ADDR" ] || fail "no metrics address in the log"
@@ -66,27 +89,49 @@ grep -q "matching: 200 placed, 0 missed" "$W/storm.txt" || fail "matching proces
 grep -q "others: 0 touched" "$W/storm.txt" || fail "other processes moved: $(cat "$W/storm.txt")"
 # The children's own reports against the watcher's log: the same 200 PIDs, none other.
 awk '$1 == "m" && $3 == 1 { print $2 }' "$W/storm.out" | sort -n >"$W/children"
-sed -n 's/^storm: placed pid \([0-9]*\) in .*/\1/p' "$W/watch.log" | sort -n >"$W/placed"
+sed -n 's/^storm: placed pid \([0-9]*\) in .* after its exec$/\1/p' "$W/watch.log" | sort -n >"$W/placed"
 [ "$(wc -l <"$W/children")" = 200 ] || fail "$(wc -l <"$W/children") children say they were placed"
 cmp -s "$W/children" "$W/placed" || fail "the watcher placed other PIDs than the matching children: $(diff "$W/children" "$W/placed" | head -5)"
-# They all ended: the group is empty in every hierarchy.
+# They all ended: the keeper alone is in the group, in every hierarchy.
 for d in "$CG"/*/"$G" "$CG/$G"; do
     [ -d "$d" ] || continue
-    [ -z "$(cat "$d/cgroup.procs")" ] || fail "$d still holds $(cat "$d/cgroup.procs")"
+    [ "$(cat "$d/cgroup.procs")" = "$K1" ] || fail "$d holds $(cat "$d/cgroup.procs" | tr '\n' ' '), not only $K1"
 done
 
+irq_counts "$IRQ" >"$W/irq.before"
 curl -sf "http://$ADDR/metrics" >"$W/scrape.txt" || fail "curl http://$ADDR/metrics"
+irq_counts "$IRQ" >"$W/irq.after"
 values=$($PROMCHECK "$W/scrape.txt" 'placer_watch_placements_total{instance="storm",role="storm"}' \
     'placer_watch_exec_to_placed_seconds_count' 'placer_watch_events_total{event="exec"}' \
     'placer_instance_processes{instance="storm"}' 'placer_watch_source{source="connector"}' \
     'placer_instance_cpus{instance="storm",cpus="0"}' 'placer_watch_place_errors_total{instance="storm"}' 2>&1) ||
     fail "the scraped metrics: $values"
 set -- $values
-[ "$1" = 200 ] || fail "placements_total $1, not 200"
-timed=$(grep -c "^storm: placed pid .* after its exec" "$W/watch.log" || true)
-[ "$2" = "$timed" ] && [ "$2" -ge 190 ] || fail "exec_to_placed_seconds_count $2, $timed placements timed from their exec"
+[ "$1" = 201 ] || fail "placements_total $1, not 201 (the keeper and the storm's 200)"
+[ "$2" = 200 ] || fail "exec_to_placed_seconds_count $2, not the storm's 200 (the keeper's was not timed from an exec)"
 [ "$3" -ge 2000 ] || fail "events_total{exec} $3, fewer than the storm's 2000"
-[ "$4" = 0 ] && [ "$5" = 1 ] && [ "$6" = 1 ] && [ "$7" = 0 ] || fail "processes $4, connector $5, cpus $6, errors $7"
+[ "$4" = 1 ] && [ "$5" = 1 ] && [ "$6" = 1 ] && [ "$7" = 0 ] || fail "processes $4, connector $5, cpus $6, errors $7"
+# Each CPU's count of the IRQ lies between the reads of /proc/interrupts around the scrape.
+cpu=0
+paste "$W/irq.before" "$W/irq.after" | while read -r before after; do
+    v=$($PROMCHECK "$W/scrape.txt" "placer_irq_interrupts_total{irq=\"$IRQ\",name=\"busiest\",cpu=\"$cpu\"}") ||
+        fail "no count of IRQ $IRQ on cpu $cpu"
+    [ "$before" -le "$v" ] && [ "$v" -le "$after" ] || fail "IRQ $IRQ cpu $cpu: $v, not between $before and $after"
+    cpu=$((cpu + 1))
+done
+[ "$(wc -l <"$W/irq.before")" -ge 1 ] || fail "no CPU column for IRQ $IRQ"
+
+# The instance's process ends: said once; it starts again: placed again.
+kill "$K1"
+wait "$K1" 2>/dev/null || true
+wait_for 10 has_line "$W/watch.log" "^storm: no process" || fail "the end of the instance's last process was not said"
+keeper k2
+K2=$LAST_KEEPER
+wait_for 10 has_line "$W/watch.log" "^storm: placed pid $K2 in $G, .* after its exec" || fail "the restarted process was not placed"
+in_group "$K2" "$G" || fail "pid $K2: $(cat "/proc/$K2/cgroup")"
+[ "$(grep -c "^storm: no process" "$W/watch.log")" = 1 ] || fail "'no process' said more than once"
+kill "$K2"
+wait "$K2" 2>/dev/null || true
 # The exporter's answers to what is not a scrape.
 [ "$(curl -s -o /dev/null -w '%{http_code}' "http://$ADDR/nope")" = 404 ] || fail "GET /nope is not 404"
 [ "$(curl -s -o /dev/null -w '%{http_code}' -X POST "http://$ADDR/metrics")" = 405 ] || fail "POST is not 405"
@@ -104,7 +149,7 @@ done
 kill -HUP "$WPID"
 wait_for 10 has_line "$W/watch.log" "^SIGHUP: nothing to reload" || fail "no answer to SIGHUP"
 # The file is rewritten every interval: it reaches the storm's count too.
-wait_for 10 sh -c "$PROMCHECK '$W/watch.prom' 'placer_watch_placements_total{instance=\"storm\"}' 2>/dev/null | grep -qx 200" ||
+wait_for 10 sh -c "$PROMCHECK '$W/watch.prom' 'placer_watch_placements_total{instance=\"storm\"}' 2>/dev/null | grep -qx 202" ||
     fail "the metrics file: $($PROMCHECK "$W/watch.prom" 'placer_watch_placements_total' 2>&1)"
 kill -TERM "$WPID"
 rc=0
