@@ -71,6 +71,12 @@ char placer_task_state(pid_t pid, pid_t tid, unsigned *flags);
 bool placer_task_exiting(pid_t pid, pid_t tid);
 
 /* The process tree (proc-tree.c). */
+/* Call FN with the text of PROC_ROOT/PID/stat of every process (PROC_ROOT:
+ * "/proc", or a captured tree), in the order readdir gives them; one that
+ * ends meanwhile is left out.  FN returns 0 to go on, -1 (errno set) to
+ * stop.  0, or -1 with errno (PROC_ROOT unreadable, or FN's). */
+typedef int (*placer_proc_stat_fn)(void *ctx, pid_t pid, const char *stat_text);
+int placer_proc_each_stat(const char *proc_root, placer_proc_stat_fn fn, void *ctx);
 struct placer_proc_parent {
   pid_t pid;
   pid_t ppid;

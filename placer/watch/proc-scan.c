@@ -5,7 +5,6 @@
  * becomes the same events the connector would have sent.  A process that starts and ends
  * between two scans is never seen: the price of the fallback, which the
  * benchmark measures (bench/watch-latency.sh). */
-#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,7 +12,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "lib/textfile.h"
 #include "proc.h"
 #include "watch-internal.h"
 
@@ -22,47 +20,45 @@ static int by_pid(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
-int watch_scan_read(const char *proc_root, struct watch_proc_entry **out, size_t *n, struct placer_error **err) {
-  DIR *dir = opendir(proc_root);
-  if (dir == NULL)
-    return placer_error_errno(err, PLACER_EXIT_SYSTEM, errno, "open %s", proc_root);
-  struct watch_proc_entry *v = NULL;
-  size_t len = 0, cap = 0;
-  struct dirent *de;
-  while ((de = readdir(dir)) != NULL) {
-    char *end;
-    long pid = strtol(de->d_name, &end, 10);
-    if (*end != '\0' || pid <= 0 || end == de->d_name)
-      continue;
-    char path[4200];
-    snprintf(path, sizeof(path), "%s/%ld/stat", proc_root, pid);
-    cleanup_free char *text = NULL;
-    if (placer_textfile_read_path(path, 4096, &text, NULL) < 0)
-      continue; /* ended meanwhile */
-    struct watch_proc_entry e = { .pid = (pid_t)pid };
-    if (placer_proc_stat_start_time(text, &e.start_ticks) < 0 ||
-        placer_proc_stat_comm(text, e.comm, sizeof(e.comm)) < 0)
-      continue; /* not a stat file as the kernel writes it: not a process to follow */
-    if (placer_proc_stat_field(text, 48, &e.arg_start) < 0)
-      e.arg_start = 0; /* a kernel before 3.5 */
-    if (len == cap) {
-      size_t bigger = cap ? cap * 2 : 512;
-      struct watch_proc_entry *grown = realloc(v, bigger * sizeof(*grown));
-      if (grown == NULL) {
-        free(v);
-        closedir(dir);
-        return placer_error_oom(err, "scan of /proc");
-      }
-      v = grown, cap = bigger;
+struct picture {
+  struct watch_proc_entry *v;
+  size_t n, cap;
+};
+
+static int add_entry(void *ctx, pid_t pid, const char *stat_text) {
+  struct picture *p = ctx;
+  struct watch_proc_entry e = { .pid = pid };
+  if (placer_proc_stat_start_time(stat_text, &e.start_ticks) < 0 ||
+      placer_proc_stat_comm(stat_text, e.comm, sizeof(e.comm)) < 0)
+    return 0; /* not a stat file as the kernel writes it: not a process to follow */
+  if (placer_proc_stat_field(stat_text, 48, &e.arg_start) < 0)
+    e.arg_start = 0; /* a kernel before 3.5 */
+  if (p->n == p->cap) {
+    size_t cap = p->cap ? p->cap * 2 : 512;
+    struct watch_proc_entry *grown = realloc(p->v, cap * sizeof(*grown));
+    if (grown == NULL) {
+      errno = ENOMEM;
+      return -1;
     }
-    v[len++] = e;
+    p->v = grown, p->cap = cap;
   }
-  closedir(dir);
+  p->v[p->n++] = e;
+  return 0;
+}
+
+int watch_scan_read(const char *proc_root, struct watch_proc_entry **out, size_t *n, struct placer_error **err) {
+  struct picture p = { 0 };
+  if (placer_proc_each_stat(proc_root, add_entry, &p) < 0) {
+    int saved = errno;
+    free(p.v);
+    return saved == ENOMEM ? placer_error_oom(err, "scan of /proc")
+                           : placer_error_errno(err, PLACER_EXIT_SYSTEM, saved, "open %s", proc_root);
+  }
   /* readdir of /proc is in PID order today; the diff must not depend on it. */
-  if (len > 1)
-    qsort(v, len, sizeof(*v), by_pid);
-  *out = v;
-  *n = len;
+  if (p.n > 1)
+    qsort(p.v, p.n, sizeof(*p.v), by_pid);
+  *out = p.v;
+  *n = p.n;
   return 0;
 }
 
