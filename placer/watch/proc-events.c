@@ -35,23 +35,36 @@ const char *watch_event_kind_name(enum watch_event_kind kind) {
   return kind < WATCH_EVENT_N_KINDS ? names[kind] : "?";
 }
 
-/* nlmsghdr + cn_msg + the operation, as the kernel reads it.  The kernel
- * acks with COOKIE + 1 in the ack field (its seq is the kernel's own event
- * count): every listener sees every ack, so the cookie tells ours from
- * another watcher's. */
-static int send_op(int fd, enum proc_cn_mcast_op op, uint32_t cookie) {
-  char buf[NLMSG_SPACE(sizeof(struct cn_msg) + sizeof(op))];
+/* What Linux 6.6 added to a subscription (struct proc_input of its
+ * linux/cn_proc.h, which Debian 12's headers predate): the operation and a
+ * mask of the events this socket wants; the kernel drops the others before
+ * they wake anyone.  An older kernel ignores a message of this size. */
+struct proc_input_filter {
+  uint32_t mcast_op;
+  uint32_t event_type;
+};
+/* Exec and rename: the events that can make a process one of ours.  A fork
+ * inherits its parent's groups, an exit needs nothing; on a busy node they
+ * are two thirds of the events (and every thread's are among them). */
+#define FILTER_EVENTS (PROC_EVENT_EXEC | PROC_EVENT_COMM)
+
+/* nlmsghdr + cn_msg + the operation (LEN bytes of DATA), as the kernel
+ * reads it.  The kernel acks with COOKIE + 1 in the ack field (its seq is
+ * the kernel's own event count): every listener sees every ack, so the
+ * cookie tells ours from another watcher's. */
+static int send_op(int fd, const void *data, size_t len, uint32_t cookie) {
+  char buf[NLMSG_SPACE(sizeof(struct cn_msg) + sizeof(struct proc_input_filter))];
   memset(buf, 0, sizeof(buf));
   struct nlmsghdr *nlh = (struct nlmsghdr *)buf;
-  nlh->nlmsg_len = NLMSG_LENGTH(sizeof(struct cn_msg) + sizeof(op));
+  nlh->nlmsg_len = NLMSG_LENGTH(sizeof(struct cn_msg) + len);
   nlh->nlmsg_type = NLMSG_DONE;
   nlh->nlmsg_pid = 0;
   struct cn_msg *msg = NLMSG_DATA(nlh);
   msg->id.idx = CN_IDX_PROC;
   msg->id.val = CN_VAL_PROC;
   msg->ack = cookie;
-  msg->len = sizeof(op);
-  memcpy(msg->data, &op, sizeof(op));
+  msg->len = (unsigned short)len;
+  memcpy(msg->data, data, len);
   ssize_t n;
   do
     n = send(fd, buf, nlh->nlmsg_len, 0);
@@ -191,13 +204,20 @@ int watch_connector_open(struct watch_connector *c, char **why_not, struct place
     return unavailable(fd, why_not, "bind", errno, err);
   /* Not 0, nor UINT32_MAX (whose ack would wrap to 0). */
   uint32_t cookie = ((uint32_t)getpid() << 12 ^ (uint32_t)watch_monotonic_ns()) % 0xfffffff0u + 1;
-  if (send_op(fd, PROC_CN_MCAST_LISTEN, cookie) < 0)
+  enum proc_cn_mcast_op listen = PROC_CN_MCAST_LISTEN;
+  if (send_op(fd, &listen, sizeof(listen), cookie) < 0)
     return unavailable(fd, why_not, "send", errno, err);
   int ret = wait_ack(fd, cookie, why_not, err);
   if (ret != 0) {
     close(fd);
     return ret;
   }
+  /* Listening to everything; now narrowed to what matters where the kernel
+   * can (6.6 on; the same listener, not a second one).  Its ack is one of
+   * the events it filters out, so none is awaited: an older kernel
+   * ignores it and everything keeps coming. */
+  struct proc_input_filter filter = { PROC_CN_MCAST_LISTEN, FILTER_EVENTS };
+  (void)send_op(fd, &filter, sizeof(filter), 0);
   c->fd = fd;
   return 0;
 }
@@ -230,7 +250,8 @@ int watch_connector_read(struct watch_connector *c, watch_event_fn emit, void *c
 void watch_connector_close(struct watch_connector *c) {
   if (c->fd < 0)
     return;
-  (void)send_op(c->fd, PROC_CN_MCAST_IGNORE, 0);
+  enum proc_cn_mcast_op ignore = PROC_CN_MCAST_IGNORE;
+  (void)send_op(c->fd, &ignore, sizeof(ignore), 0);
   close(c->fd);
   c->fd = -1;
 }
