@@ -14,8 +14,9 @@
 # timestamp to the last cgroup.procs write and the check of every thread: its log line) and the
 # children's (from their first instruction to the first read of /proc/self/cgroup that shows them
 # in the group in every hierarchy; an upper bound, polled every 0.1 ms); matching children that
-# ended unplaced (missed), other children moved (touched), the watcher's CPU in % of one core
-# over the phase, its RSS and peak RSS at the end.  One watcher per phase, so that each figure
+# ended unplaced (missed), other children moved (touched), the execs a second the watcher looked
+# at (the storm's and the machine's own), the watcher's CPU in % of one core over the phase, its
+# RSS and peak RSS at the end.  One watcher per phase, so that each figure
 # is its phase's alone.  Other work on the machine counts in: run it on a quiet machine.
 #
 # usage: [WATCH_NICE=N] bench/watch-latency.sh [BUILD_DIR] [SECONDS] [IDLE_SECONDS] [LIFE_MS]
@@ -64,8 +65,8 @@ percentiles() {
 }
 
 echo "watch-latency: $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg) before, the watcher at nice ${WATCH_NICE:-0}"
-printf '%-13s %6s %8s %8s %7s %8s %-23s %-23s %7s %8s\n' phase rate/s started matching missed touched \
-  "watcher p50/p99/max ms" "children p50/p99/max ms" "cpu %" "rss KiB"
+printf '%-13s %6s %8s %8s %7s %8s %-23s %-23s %7s %7s %8s\n' phase rate/s started matching missed touched \
+  "watcher p50/p99/max ms" "children p50/p99/max ms" execs/s "cpu %" "rss KiB"
 status=0
 # phase NAME MODE RATE
 phase() {
@@ -100,6 +101,9 @@ phase() {
   wait "$wpid" || status=1
   wpid=""
   cpu=$(awk -v c="$((c1 - c0))" -v hz="$ticks_per_s" -v t0="$t0" -v t1="$t1" 'BEGIN { printf "%.3f", 100 * c / hz / (t1 - t0) }')
+  # every exec the watcher looked at (the storm's and the machine's own), per second of the phase
+  execs=$(awk -v t0="$t0" -v t1="$t1" '$1 == "placer_watch_events_total{event=\"exec\"}" { printf "%.0f", $2 / (t1 - t0) }' \
+    "$work/$name.prom")
   w_lat=$(sed -n 's/.* \([0-9.]*\) ms after its exec$/\1/p' "$log" | percentiles | tr ' ' /)
   if [ -n "$summary" ]; then
     started=$(echo "$summary" | sed -n 's/^storm: started \([0-9]*\) .*/\1/p')
@@ -112,8 +116,8 @@ phase() {
     started=- matching=- missed=- touched=- c_lat=-
     w_lat=-
   fi
-  printf '%-13s %6s %8s %8s %7s %8s %-23s %-23s %7s %8s\n' "$name" "$rate" "$started" "$matching" "$missed" \
-    "$touched" "$w_lat" "$c_lat" "$cpu" "$rss/$hwm"
+  printf '%-13s %6s %8s %8s %7s %8s %-23s %-23s %7s %7s %8s\n' "$name" "$rate" "$started" "$matching" "$missed" \
+    "$touched" "$w_lat" "$c_lat" "${execs:-?}" "$cpu" "$rss/$hwm"
   for d in "$cg"/*/"$group" "$cg/$group"; do [ -d "$d" ] && rmdir "$d" 2>/dev/null; done
   return 0
 }

@@ -238,7 +238,7 @@ struct watch_rule_counts {
   uint64_t exited;     /* matched, but exited before they could be moved */
   uint64_t errors;     /* moves that failed */
   bool drift;          /* set by the caller's checks */
-  bool had_process;    /* at the last check, for "no process" said once */
+  bool had_process;    /* at the last check (true before the first): "no process" is said once */
 };
 
 struct placer_watch {

@@ -85,8 +85,10 @@ int placer_watch_set_rules(struct placer_watch *w, const struct placer_watch_rul
   w->counts = counts;
   w->n_rules = n;
   w->any_slow = false;
-  for (size_t i = 0; i < n; i++)
+  for (size_t i = 0; i < n; i++) {
     w->any_slow = w->any_slow || placer_watch_rule_is_slow(&copy[i]);
+    counts[i].had_process = true; /* an instance without a process at the first check is said too */
+  }
   return 0;
 }
 
@@ -115,9 +117,10 @@ int placer_watch_set_irqs(struct placer_watch *w, const struct placer_watch_irq 
 /* ------------------------------------------------------------------ placing */
 
 /* Place PID, which rule I claims; SINCE_NS: the exec (or start) it is
- * measured from, 0 for none (a rescan).  Errors are logged, never fatal:
- * one process that cannot be moved must not stop the watcher. */
-static void place(struct placer_watch *w, size_t i, pid_t pid, uint64_t since_ns) {
+ * measured from, 0 for none, and then FOUND_BY says what found it ("a
+ * rescan").  Errors are logged, never fatal: one process that cannot be
+ * moved must not stop the watcher. */
+static void place(struct placer_watch *w, size_t i, pid_t pid, uint64_t since_ns, const char *found_by) {
   const struct placer_watch_rule *rule = &w->rules[i];
   struct watch_rule_counts *counts = &w->counts[i];
   enum placer_watch_placed placed = PLACER_WATCH_GONE;
@@ -134,7 +137,7 @@ static void place(struct placer_watch *w, size_t i, pid_t pid, uint64_t since_ns
   case PLACER_WATCH_PLACED: {
     counts->placements++;
     if (since_ns == 0) {
-      watch_say(w, "%s: placed pid %d in %s (found by a rescan)", rule->instance, (int)pid, rule->group);
+      watch_say(w, "%s: placed pid %d in %s (found by %s)", rule->instance, (int)pid, rule->group, found_by);
       break;
     }
     uint64_t now = watch_monotonic_ns();
@@ -154,7 +157,8 @@ static void place(struct placer_watch *w, size_t i, pid_t pid, uint64_t since_ns
 
 /* A new command line (exec, a rename, a process the scan found): whose?
  * Returns the match's result, or -1. */
-static int consider(struct placer_watch *w, pid_t pid, uint64_t since_ns, struct placer_error **err) {
+static int consider(struct placer_watch *w, pid_t pid, uint64_t since_ns, const char *found_by,
+                    struct placer_error **err) {
   size_t i = 0;
   int result = placer_watch_match(w->rules, w->n_rules, pid, &i, err);
   if (result < 0)
@@ -163,7 +167,7 @@ static int consider(struct placer_watch *w, pid_t pid, uint64_t since_ns, struct
     w->ambiguous++;
     watch_say(w, "pid %d matches %s and another instance: left where it is", (int)pid, w->rules[i].instance);
   } else if (result == PLACER_WATCH_MATCH_ONE) {
-    place(w, i, pid, since_ns);
+    place(w, i, pid, since_ns, found_by);
   }
   return result;
 }
@@ -184,7 +188,7 @@ static void resolve_containers(struct placer_watch *w) {
       continue;
     }
     for (size_t k = 0; k < n; k++)
-      place(w, i, pids[k], 0);
+      place(w, i, pids[k], 0, "podman");
   }
 }
 
@@ -209,7 +213,7 @@ static int rescan(struct placer_watch *w, const char *why, struct placer_error *
     return placer_error_prefix(err, "rescan (%s)", why);
   int ret = 0;
   for (size_t k = 0; k < n && ret >= 0; k++)
-    ret = consider(w, all[k].pid, 0, err);
+    ret = consider(w, all[k].pid, 0, "a rescan", err);
   free(all);
   ret = ret < 0 ? -1 : 0;
   if (ret == 0 && w->any_slow)
@@ -224,7 +228,7 @@ static int on_event(void *ctx, const struct watch_event *ev, struct placer_error
   w->events[ev->kind]++;
   switch (ev->kind) {
   case WATCH_EVENT_EXEC: {
-    int result = consider(w, ev->tgid, ev->time_ns, err);
+    int result = consider(w, ev->tgid, ev->time_ns, NULL, err);
     if (result < 0)
       return -1;
     if (w->any_slow && parent_is_conmon(ev->tgid))
@@ -233,7 +237,7 @@ static int on_event(void *ctx, const struct watch_event *ev, struct placer_error
   }
   case WATCH_EVENT_COMM:
     /* A thread naming itself (ceph-osd names its 60) is not a new process. */
-    return ev->pid == ev->tgid ? consider(w, ev->tgid, ev->time_ns, err) : 0;
+    return ev->pid == ev->tgid ? consider(w, ev->tgid, ev->time_ns, NULL, err) : 0;
   default: return 0; /* a fork inherits its parent's groups; an exit needs nothing */
   }
 }
@@ -308,7 +312,7 @@ static void check_instances(struct placer_watch *w) {
       struct placer_error *e = NULL;
       if (placer_procmatch_find(r->kind, &r->match, &pids, &n, NULL, &e) == 0)
         for (size_t k = 0; k < n; k++)
-          place(w, i, pids[k], 0);
+          place(w, i, pids[k], 0, "its pid file");
       placer_error_free(e);
     }
     cleanup_free pid_t *in_group = NULL;

@@ -45,8 +45,8 @@ enum placer_watch_match_result {
  * /proc/PID/cmdline: the ceph daemon's --id, qemu's -name and cmdline
  * patterns through procmatch's tests, a pid file's PID read and compared.
  * Podman containers are not told here (podman inspect is far too slow for
- * every exec): placer_watch_match_slow does.  Returns the result, or -1 (out
- * of memory). */
+ * every exec): the watcher asks podman at a rescan and when a container's
+ * first process starts.  Returns the result, or -1 (out of memory). */
 int placer_watch_match(const struct placer_watch_rule *rules, size_t n_rules, pid_t pid, size_t *index,
                        struct placer_error **err);
 /* Does RULE need the slow road (podman inspect) to find its processes? */
