@@ -11,8 +11,8 @@
 #   between two reads of /proc/interrupts around the scrape; the instance's process killed: "no
 #   process", said once; started again: placed again; SIGHUP is answered, SIGTERM ends it with
 #   exit 0 and the group (what it placed) left in force;
-# - a second watcher on the same metrics address, or a malformed one: exit 2, one line, its group
-#   never made;
+# - a second watcher on the same metrics address, or a malformed one, or a metrics file in no
+#   directory: exit 2, one line, its group never made;
 # - without CAP_NET_ADMIN (capsh --drop): the connector refuses, the watcher says so once and scans
 #   /proc instead; processes living longer than its interval are all placed, no other touched.
 # ctest: cost=30
@@ -137,13 +137,15 @@ wait "$K2" 2>/dev/null || true
 [ "$(curl -s -o /dev/null -w '%{http_code}' -X POST "http://$ADDR/metrics")" = 405 ] || fail "POST is not 405"
 [ -z "$(curl -sf -I "http://$ADDR/metrics" | tr -d '\r' | sed -n '/^$/,$p' | tr -d '\n')" ] || fail "HEAD has a body"
 
-# A second watcher on the address in use, and a malformed one: one line, exit 2, nothing made.
-for addr in "$ADDR" 127.0.0.1:99999 "[::1]9101"; do
+# A second watcher on the address in use, a malformed one, a metrics file in no directory: one
+# line, exit 2, nothing made.
+for opt in "--metrics $ADDR" "--metrics 127.0.0.1:99999" "--metrics [::1]9101" "--metrics-file $W/none/m.prom"; do
     rc=0
-    "$WATCHD" --metrics "$addr" "second=$T_TAG/w/second=0=cmdline:nothing $T_TAG" >"$W/second.out" 2>"$W/second.err" || rc=$?
-    [ "$rc" = 2 ] || fail "metrics address '$addr': exit $rc, not 2"
-    [ "$(wc -l <"$W/second.err")" = 1 ] && grep -q "metrics address" "$W/second.err" || fail "'$addr': $(cat "$W/second.err")"
-    [ "$(lines_of "$T_TAG/w/second")" = 0 ] || fail "'$addr': the second watcher made its group"
+    # shellcheck disable=SC2086 # the option and its value, two words
+    "$WATCHD" $opt "second=$T_TAG/w/second=0=cmdline:nothing $T_TAG" >"$W/second.out" 2>"$W/second.err" || rc=$?
+    [ "$rc" = 2 ] || fail "'$opt': exit $rc, not 2"
+    [ "$(wc -l <"$W/second.err")" = 1 ] && grep -q "metrics" "$W/second.err" || fail "'$opt': $(cat "$W/second.err")"
+    [ "$(lines_of "$T_TAG/w/second")" = 0 ] || fail "'$opt': the second watcher made its group"
 done
 
 kill -HUP "$WPID"
