@@ -5,7 +5,6 @@
  * buffer is full it drops them and the next read fails with ENOBUFS, which
  * the caller answers with a rescan of /proc. */
 #include <errno.h>
-#include <limits.h>
 #include <linux/cn_proc.h>
 #include <linux/connector.h>
 #include <linux/netlink.h>
@@ -102,11 +101,24 @@ static int emit_event(const struct proc_event *ev, watch_event_fn emit, void *ct
   return emit(ctx, &out, err);
 }
 
+/* The netlink message at *OFF of the LEN bytes of BUF, and *OFF past it;
+ * NULL at the end or at a header that does not fit (what NLMSG_OK and
+ * NLMSG_NEXT do, in unsigned sizes). */
+static const struct nlmsghdr *next_message(const void *buf, size_t len, size_t *off) {
+  if (*off > len || len - *off < sizeof(struct nlmsghdr))
+    return NULL;
+  const struct nlmsghdr *nlh = (const struct nlmsghdr *)((const char *)buf + *off);
+  if (nlh->nlmsg_len < sizeof(*nlh) || nlh->nlmsg_len > len - *off)
+    return NULL;
+  *off += NLMSG_ALIGN(nlh->nlmsg_len);
+  return nlh;
+}
+
 int watch_connector_decode(const void *buf, size_t len, watch_event_fn emit, void *ctx, size_t *n_events,
                            struct placer_error **err) {
   *n_events = 0;
-  int left = len > INT_MAX ? INT_MAX : (int)len; /* NLMSG_OK and NLMSG_NEXT take an int */
-  for (const struct nlmsghdr *nlh = buf; NLMSG_OK(nlh, left); nlh = NLMSG_NEXT(nlh, left)) {
+  size_t off = 0;
+  for (const struct nlmsghdr *nlh; (nlh = next_message(buf, len, &off)) != NULL;) {
     if (nlh->nlmsg_type == NLMSG_NOOP)
       continue;
     if (nlh->nlmsg_type == NLMSG_ERROR || nlh->nlmsg_type == NLMSG_OVERRUN)
@@ -159,12 +171,12 @@ static int wait_ack(int fd, uint32_t cookie, char **why_not, struct placer_error
       continue;
     if (n < 0)
       return placer_error_errno(err, PLACER_EXIT_SYSTEM, errno, "proc connector: recv");
-    int left = (int)n;
-    for (struct nlmsghdr *nlh = (struct nlmsghdr *)buf; NLMSG_OK(nlh, left); nlh = NLMSG_NEXT(nlh, left)) {
-      struct cn_msg *msg = NLMSG_DATA(nlh);
+    size_t off = 0;
+    for (const struct nlmsghdr *nlh; (nlh = next_message(buf, (size_t)n, &off)) != NULL;) {
+      const struct cn_msg *msg = NLMSG_DATA(nlh);
       if (NLMSG_PAYLOAD(nlh, 0) < sizeof(*msg) + offsetof(struct proc_event, event_data) + sizeof(uint32_t))
         continue;
-      struct proc_event *ev = (struct proc_event *)msg->data;
+      const struct proc_event *ev = (const struct proc_event *)msg->data;
       if (msg->id.idx != CN_IDX_PROC || ev->what != PROC_EVENT_NONE || msg->ack != cookie + 1)
         continue; /* an event already flowing to another listener, or its ack */
       if (ev->event_data.ack.err == 0)
