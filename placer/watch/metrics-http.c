@@ -177,26 +177,40 @@ static int plain(struct http_client *c, const char *status, const char *extra_he
   return respond(c, status, "text/plain; charset=utf-8", extra_header, text, strlen(text), false);
 }
 
-/* The request line of a whole request: what to answer. */
-static int answer(struct watch_http *h, struct http_client *c) {
+enum watch_http_route watch_http_route(const char *request, bool *head_only) {
   char method[16], target[256], version[16];
   char line[300];
-  size_t line_len = strcspn(c->request, "\r\n");
+  *head_only = false;
+  size_t line_len = strcspn(request, "\r\n");
   if (line_len >= sizeof(line))
-    return plain(c, "414 URI Too Long", NULL, "request line too long\n");
-  memcpy(line, c->request, line_len);
+    return WATCH_HTTP_TOO_LONG;
+  memcpy(line, request, line_len);
   line[line_len] = '\0';
   char extra;
-  if (sscanf(line, "%15s %255s %15s %c", method, target, version, &extra) != 3 || strncmp(version, "HTTP/1.", 7) != 0)
-    return plain(c, "400 Bad Request", NULL, "bad request\n");
-  bool head_only = strcmp(method, "HEAD") == 0;
-  if (strcmp(method, "GET") != 0 && !head_only)
-    return plain(c, "405 Method Not Allowed", "Allow: GET, HEAD\r\n", "only GET and HEAD\n");
+  /* Exactly three words, the last HTTP/1.x (1.0 and 1.1 alike) */
+  if (sscanf(line, "%15s %255s %15s %c", method, target, version, &extra) != 3 || strncmp(version, "HTTP/1.", 7) != 0 ||
+      version[7] == '\0' || version[8] != '\0')
+    return WATCH_HTTP_BAD_REQUEST;
+  *head_only = strcmp(method, "HEAD") == 0;
+  if (strcmp(method, "GET") != 0 && !*head_only)
+    return WATCH_HTTP_BAD_METHOD;
   target[strcspn(target, "?")] = '\0';
   if (strcmp(target, "/") == 0)
-    return plain(c, "200 OK", NULL, "placer watch: the metrics are at /metrics\n");
-  if (strcmp(target, "/metrics") != 0)
-    return plain(c, "404 Not Found", NULL, "not found: the metrics are at /metrics\n");
+    return WATCH_HTTP_ROOT;
+  return strcmp(target, "/metrics") == 0 ? WATCH_HTTP_METRICS : WATCH_HTTP_NOT_FOUND;
+}
+
+/* The answer to a whole request; -1 only out of memory. */
+static int answer(struct watch_http *h, struct http_client *c) {
+  bool head_only = false;
+  switch (watch_http_route(c->request, &head_only)) {
+  case WATCH_HTTP_TOO_LONG: return plain(c, "414 URI Too Long", NULL, "request line too long\n");
+  case WATCH_HTTP_BAD_REQUEST: return plain(c, "400 Bad Request", NULL, "bad request\n");
+  case WATCH_HTTP_BAD_METHOD: return plain(c, "405 Method Not Allowed", "Allow: GET, HEAD\r\n", "only GET and HEAD\n");
+  case WATCH_HTTP_NOT_FOUND: return plain(c, "404 Not Found", NULL, "not found: the metrics are at /metrics\n");
+  case WATCH_HTTP_ROOT: return plain(c, "200 OK", NULL, "placer watch: the metrics are at /metrics\n");
+  case WATCH_HTTP_METRICS: break;
+  }
   cleanup_free char *text = NULL;
   size_t len = 0;
   struct placer_error *failed = NULL;

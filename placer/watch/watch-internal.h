@@ -210,6 +210,18 @@ void watch_loop_stop(struct watch_loop *l);
  * -1 and one line (PLACER_EXIT_USAGE) when malformed. */
 int watch_http_parse_address(const char *text, struct sockaddr_storage *ss, socklen_t *len, struct placer_error **err);
 
+/* What a request asks for (pure, from the bytes received up to the blank
+ * line): the request line only is read; *head_only for HEAD. */
+enum watch_http_route {
+  WATCH_HTTP_METRICS,     /* GET or HEAD /metrics (a query string ignored) */
+  WATCH_HTTP_ROOT,        /* GET or HEAD /: a pointer to /metrics */
+  WATCH_HTTP_NOT_FOUND,   /* another path: 404 */
+  WATCH_HTTP_BAD_METHOD,  /* another method: 405 */
+  WATCH_HTTP_BAD_REQUEST, /* not "METHOD TARGET HTTP/1.x": 400 */
+  WATCH_HTTP_TOO_LONG,    /* a request line past 299 bytes: 414 */
+};
+enum watch_http_route watch_http_route(const char *request, bool *head_only);
+
 /* What a scrape answers: the metrics text (caller frees). */
 typedef int (*watch_http_body_fn)(void *ctx, char **text, size_t *len, struct placer_error **err);
 

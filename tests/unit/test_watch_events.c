@@ -2,7 +2,8 @@
  * process: the scan's differ on two captured proc roots
  * (tests/fixtures/proc/scan), the proc connector's datagrams decoded (built
  * here as the kernel lays them out, linux/cn_proc.h), the metrics
- * address, and placer_watch_match on processes of this test. */
+ * address and the requests the listener answers, and placer_watch_match on
+ * processes of this test. */
 #include <arpa/inet.h>
 #include <linux/cn_proc.h>
 #include <linux/connector.h>
@@ -15,6 +16,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "lib/textfile.h"
 #include "proc.h"
 #include "test_support.h"
 #include "watch/watch-internal.h"
@@ -256,6 +258,33 @@ static void connector_decode(void **state) {
   assert_int_equal(n_events, 0);
 }
 
+/* What the kernel sent, captured (tests/fixtures/watch/NAME.bin). */
+static void decode_captured(const char *name, enum watch_event_kind kind, size_t want) {
+  char path[256];
+  snprintf(path, sizeof(path), "fixtures/watch/%s.bin", name);
+  char *bytes = NULL;
+  size_t len = 0;
+  assert_int_equal(placer_textfile_read_path(test_data_path(path), 4096, &bytes, &len), 0);
+  struct seen s = { .n = 0 };
+  size_t n_events = 9;
+  assert_int_equal(watch_connector_decode(bytes, len, collect, &s, &n_events, NULL), 0);
+  assert_int_equal(n_events, want);
+  if (want) {
+    assert_int_equal(s.v[0].kind, kind);
+    assert_true(s.v[0].pid > 0 && s.v[0].tgid > 0 && s.v[0].time_ns > 0);
+  }
+  free(bytes);
+}
+
+static void connector_captured(void **state) {
+  (void)state;
+  decode_captured("ack", WATCH_EVENT_EXEC, 0);
+  decode_captured("fork", WATCH_EVENT_FORK, 1);
+  decode_captured("exec", WATCH_EVENT_EXEC, 1);
+  decode_captured("comm", WATCH_EVENT_COMM, 1);
+  decode_captured("exit", WATCH_EVENT_EXIT, 1);
+}
+
 /* ------------------------------------------------------------------ the metrics address */
 
 static void expect_address(const char *text, int family, const char *host, unsigned port) {
@@ -313,6 +342,36 @@ static void metrics_address(void **state) {
   bad_address("[127.0.0.1]:9101");
   bad_address("[::1:9101");
   bad_address("300.1.1.1:80");
+}
+
+static void expect_route(const char *request, enum watch_http_route want, bool want_head) {
+  bool head = !want_head;
+  enum watch_http_route got = watch_http_route(request, &head);
+  if (got != want)
+    fail_msg("'%s': route %d, not %d", request, (int)got, (int)want);
+  assert_int_equal(head, want_head);
+}
+
+static void http_routes(void **state) {
+  (void)state;
+  expect_route("GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n", WATCH_HTTP_METRICS, false);
+  expect_route("GET /metrics?x=1 HTTP/1.0\r\n\r\n", WATCH_HTTP_METRICS, false);
+  expect_route("HEAD /metrics HTTP/1.1\n\n", WATCH_HTTP_METRICS, true);
+  expect_route("GET / HTTP/1.1\r\n\r\n", WATCH_HTTP_ROOT, false);
+  expect_route("GET /metricsx HTTP/1.1\r\n\r\n", WATCH_HTTP_NOT_FOUND, false);
+  expect_route("GET /../metrics HTTP/1.1\r\n\r\n", WATCH_HTTP_NOT_FOUND, false);
+  expect_route("POST /metrics HTTP/1.1\r\n\r\n", WATCH_HTTP_BAD_METHOD, false);
+  expect_route("get /metrics HTTP/1.1\r\n\r\n", WATCH_HTTP_BAD_METHOD, false); /* methods are case-sensitive */
+  expect_route("GET /metrics\r\n\r\n", WATCH_HTTP_BAD_REQUEST, false);         /* HTTP/0.9 */
+  expect_route("GET /metrics HTTP/2\r\n\r\n", WATCH_HTTP_BAD_REQUEST, false);
+  expect_route("GET /metrics HTTP/1.1x\r\n\r\n", WATCH_HTTP_BAD_REQUEST, false);
+  expect_route("GET /metrics HTTP/1.1 extra\r\n\r\n", WATCH_HTTP_BAD_REQUEST, false);
+  expect_route("\r\n\r\n", WATCH_HTTP_BAD_REQUEST, false);
+  char long_line[400];
+  memset(long_line, 'a', sizeof(long_line) - 1);
+  long_line[sizeof(long_line) - 1] = '\0';
+  memcpy(long_line, "GET /", 5);
+  expect_route(long_line, WATCH_HTTP_TOO_LONG, false);
 }
 
 /* ------------------------------------------------------------------ matching one process */
@@ -412,7 +471,8 @@ int main(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(scan_reads_a_proc_root), cmocka_unit_test(scan_diff_captured),
     cmocka_unit_test(scan_steps_and_forgets), cmocka_unit_test(scan_ticks_are_on_the_monotonic_clock),
-    cmocka_unit_test(connector_decode),       cmocka_unit_test(metrics_address),
+    cmocka_unit_test(connector_decode),       cmocka_unit_test(connector_captured),
+    cmocka_unit_test(metrics_address),        cmocka_unit_test(http_routes),
     cmocka_unit_test(match_one_process),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
