@@ -295,7 +295,7 @@ static void write_metrics_file(struct placer_watch *w) {
   if (slash)
     *slash = '\0';
   if (dir == NULL || placer_watch_metrics_text(w, &text, &len, &e) < 0 ||
-      placer_file_replace_bytes(slash ? (*dir ? dir : "/") : ".", name, text, len, &e) < 0) {
+      placer_file_replace_volatile(slash ? (*dir ? dir : "/") : ".", name, text, len, &e) < 0) {
     watch_say(w, "metrics file %s: %s", w->metrics_file, e && e->msg ? e->msg : "out of memory");
     placer_error_free(e);
   }
