@@ -11,7 +11,7 @@ T=watch_container
 . "${PLACER_SOURCE_DIR:?PLACER_SOURCE_DIR not set}/tests/integration/lib/common.sh"
 need_root
 need_cmd podman runc
-WATCHD=${PLACER_TEST_WATCHD:?PLACER_TEST_WATCHD not set (built by CMake: placer_test_watchd)}
+. "$LIB/watch.sh"
 export CONTAINERS_CONF="$SRC/containers/containers.conf"
 t_begin
 W=$T_WORK
@@ -20,15 +20,6 @@ other=$T_TAG-other
 t_defer t_remove_groups
 t_defer "podman rm -f -t 0 '$ctr' '$other' >/dev/null 2>&1"
 
-wait_for() {
-    _wf_end=$(($(date +%s) + $1))
-    shift
-    until "$@"; do
-        [ "$(date +%s)" -lt "$_wf_end" ] || return 1
-        sleep 0.1
-    done
-}
-has_line() { grep -q -- "$2" "$1" 2>/dev/null; }
 run_ctr() {
     podman run -d --name "$1" --cgroup-parent "/$T_TAG/pod" --rootfs /:O sleep 1000 >/dev/null 2>"$W/podman.err" ||
         skip "podman cannot run a container here: $(cat "$W/podman.err")"
@@ -36,9 +27,8 @@ run_ctr() {
 }
 
 G=$T_TAG/w/ctr
-"$WATCHD" --interval 500 --metrics-file "$W/watch.prom" "ctr=$G=0=container:$ctr" >"$W/watch.log" 2>"$W/watch.err" &
-WPID=$!
-wait_for 20 has_line "$W/watch.log" "^watching 1 instance" || fail "the watcher did not start: $(cat "$W/watch.log" "$W/watch.err")"
+watch_start "$W/watch.log" --interval 500 --metrics-file "$W/watch.prom" "ctr=$G=0=container:$ctr"
+WPID=$WATCH_PID
 
 C1=$(run_ctr "$ctr")
 O=$(run_ctr "$other")
@@ -58,6 +48,6 @@ kill -TERM "$WPID"
 rc=0
 wait "$WPID" || rc=$?
 [ "$rc" = 0 ] || fail "the watcher exited $rc"
-[ ! -s "$W/watch.err" ] || fail "the watcher wrote to stderr: $(head -3 "$W/watch.err")"
+[ ! -s "$W/watch.log.err" ] || fail "the watcher wrote to stderr: $(head -3 "$W/watch.log.err")"
 podman rm -f -t 0 "$ctr" "$other" >/dev/null
 say "ok: the container's process placed, and placed again after a new run; the other left"

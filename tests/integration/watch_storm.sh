@@ -22,31 +22,13 @@ T=watch_storm
 need_root
 need_cmd curl capsh
 "$PY" -c 'import prometheus_client' 2>/dev/null || skip "python3-prometheus-client not installed (ci/install-deps.sh all)"
-WATCHD=${PLACER_TEST_WATCHD:?PLACER_TEST_WATCHD not set (built by CMake: placer_test_watchd)}
+. "$LIB/watch.sh"
 STORM=${PLACER_TEST_STORM:?PLACER_TEST_STORM not set (built by CMake: placer_test_storm)}
 t_begin
 # The watcher leaves its groups in force on purpose: the test removes them.
 t_defer t_remove_groups
 W=$T_WORK
 PROMCHECK="$PY $LIB/promcheck.py"
-
-# wait_for SECONDS COMMAND...: until COMMAND succeeds
-wait_for() {
-    _wf_end=$(($(date +%s) + $1))
-    shift
-    until "$@"; do
-        [ "$(date +%s)" -lt "$_wf_end" ] || return 1
-        sleep 0.05
-    done
-}
-has_line() { grep -q -- "$2" "$1" 2>/dev/null; }
-# /proc/self/cgroup lines that will name GROUP once a process is in it in every hierarchy the
-# watcher moves it in: one per hierarchy the group was made in (v1: cpuset, memory, cpu, cpuacct)
-lines_of() {
-    _lo=0
-    for _d in "$CG"/*/"$1" "$CG/$1"; do [ -d "$_d" ] && _lo=$((_lo + 1)); done
-    echo $_lo
-}
 
 # A long-lived process of the instance: sleep with an argv[0] the rule matches.
 keeper() {
@@ -67,17 +49,16 @@ IRQ=$(busiest_irq)
 [ -n "$IRQ" ] || fail "no IRQ in /proc/interrupts"
 keeper k1
 K1=$LAST_KEEPER
-"$WATCHD" --metrics 127.0.0.1:0 --metrics-file "$W/watch.prom" --interval 500 --irq "$IRQ:busiest" \
-    "storm=$G=0=cmdline:storm-child m $T_TAG *" >"$W/watch.log" 2>"$W/watch.err" &
-WPID=$!
-wait_for 20 has_line "$W/watch.log" "^watching 1 instance" || fail "the watcher did not start: $(cat "$W/watch.log" "$W/watch.err")"
+watch_start "$W/watch.log" --metrics 127.0.0.1:0 --metrics-file "$W/watch.prom" --interval 500 --irq "$IRQ:busiest" \
+    "storm=$G=0=cmdline:storm-child m $T_TAG *"
+WPID=$WATCH_PID
 # What ran before the watcher: placed by its first scan of /proc.
 has_line "$W/watch.log" "^storm: placed pid $K1 in $G (found by a rescan)" && in_group "$K1" "$G" ||
     fail "the process that ran before the watcher was not placed: $(cat "$W/watch.log")"
 has_line "$W/watch.log" "^process events from the kernel's proc connector" || fail "not on the connector: $(head -3 "$W/watch.log")"
 ADDR=$(sed -n 's,^metrics at http://\(.*\)/metrics$,\1,p' "$W/watch.log")
 [ -n "$ADDR" ] || fail "no metrics address in the log"
-K=$(lines_of "$G")
+K=$(group_lines "$G")
 [ "$K" -ge 1 ] || fail "group $G not made"
 [ "$(cat "$CG/cpuset/$G/cpuset.cpus" 2>/dev/null || cat "$CG/$G/cpuset.cpus")" = 0 ] || fail "group $G: cpus not 0"
 
@@ -145,7 +126,7 @@ for opt in "--metrics $ADDR" "--metrics 127.0.0.1:99999" "--metrics [::1]9101" "
     "$WATCHD" $opt "second=$T_TAG/w/second=0=cmdline:nothing $T_TAG" >"$W/second.out" 2>"$W/second.err" || rc=$?
     [ "$rc" = 2 ] || fail "'$opt': exit $rc, not 2"
     [ "$(wc -l <"$W/second.err")" = 1 ] && grep -q "metrics" "$W/second.err" || fail "'$opt': $(cat "$W/second.err")"
-    [ "$(lines_of "$T_TAG/w/second")" = 0 ] || fail "'$opt': the second watcher made its group"
+    [ "$(group_lines "$T_TAG/w/second")" = 0 ] || fail "'$opt': the second watcher made its group"
 done
 
 kill -HUP "$WPID"
@@ -156,10 +137,10 @@ wait_for 10 sh -c "$PROMCHECK '$W/watch.prom' 'placer_watch_placements_total{ins
 kill -TERM "$WPID"
 rc=0
 wait "$WPID" || rc=$?
-[ "$rc" = 0 ] || fail "the watcher exited $rc after SIGTERM: $(tail -3 "$W/watch.err")"
+[ "$rc" = 0 ] || fail "the watcher exited $rc after SIGTERM: $(tail -3 "$W/watch.log.err")"
 has_line "$W/watch.log" "^Terminated: stopping; everything placed stays in force" || fail "no last line: $(tail -2 "$W/watch.log")"
-[ "$(lines_of "$G")" = "$K" ] || fail "the group went with the watcher"
-[ ! -s "$W/watch.err" ] || fail "the watcher wrote to stderr: $(head -3 "$W/watch.err")"
+[ "$(group_lines "$G")" = "$K" ] || fail "the group went with the watcher"
+[ ! -s "$W/watch.log.err" ] || fail "the watcher wrote to stderr: $(head -3 "$W/watch.log.err")"
 
 # ---------------------------------------------------------------- without CAP_NET_ADMIN: the scan
 G2=$T_TAG/w/scan
@@ -170,7 +151,7 @@ wait_for 20 has_line "$W/scan.log" "^watching 1 instance" || fail "the scanning 
 [ "$(grep -c "proc connector" "$W/scan.log")" = 1 ] &&
     has_line "$W/scan.log" "^the proc connector is not available (bind: Operation not permitted): scanning /proc every 0.2 s instead" ||
     fail "not said once: $(cat "$W/scan.log")"
-"$STORM" --rate 50 --seconds 2 --life-ms 1000 --patience-ms 5000 --tag "$T_TAG-slow" --in "/$G2" --lines "$(lines_of "$G2")" \
+"$STORM" --rate 50 --seconds 2 --life-ms 1000 --patience-ms 5000 --tag "$T_TAG-slow" --in "/$G2" --lines "$(group_lines "$G2")" \
     --out "$W/scan.out" >"$W/scan-storm.txt" 2>&1 || fail "storm: $(cat "$W/scan-storm.txt")"
 say "scan: $(cat "$W/scan-storm.txt")"
 grep -q "matching: 10 placed, 0 missed" "$W/scan-storm.txt" && grep -q "others: 0 touched" "$W/scan-storm.txt" ||
