@@ -15,3 +15,9 @@ n=$("$placer" plan --json --topology "$xml" "$profile" | grep -c '"name": "worke
 [ "$n" = 24 ] || { echo "plan-speed: expected 24 instances, got $n" >&2; exit 1; }
 sh "$here/ratio.sh" "plan --json on 192em64t-24n8c2t.xml vs lstopo-no-graphics -i" "$runs" 0.6 \
   "$placer plan --json --topology $xml $profile" "lstopo-no-graphics -i $xml"
+pool=$here/profiles/shared-pool.yaml
+n=$("$placer" plan --json --topology "$xml" --set w.count=4096 "$pool" | grep -c '"name": "w\.')
+[ "$n" = 4096 ] || { echo "plan-speed: expected 4096 instances, got $n" >&2; exit 1; }
+sh "$here/ratio.sh" "plan --json of 4096 instances in one pool vs 1024" "$runs" 6 \
+  "$placer plan --json --topology $xml --set w.count=4096 $pool" \
+  "$placer plan --json --topology $xml --set w.count=1024 $pool" "4096"

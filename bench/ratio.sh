@@ -7,17 +7,23 @@
 # The commands run without a shell (split into words as the shell would):
 # on these VMs a shell's own fork and exec cost ~8 ms a run, as much as the
 # work measured, and pushed every ratio towards 1.
-# usage: ratio.sh LABEL RUNS TARGET "CANDIDATE CMD" "REFERENCE CMD" [CANDIDATE NAME]
+# CANDIDATE EXIT: the exit code the candidate must end with (default 0; a
+# refusal measured, as bench/map-speed.sh does); the reference must exit 0.
+# usage: ratio.sh LABEL RUNS TARGET "CANDIDATE CMD" "REFERENCE CMD" [CANDIDATE NAME] [CANDIDATE EXIT]
 set -eu
-label=$1 runs=$2 target=$3 candidate=$4 reference=$5 name=${6:-placer}
-python3 - "$label" "$runs" "$target" "$candidate" "$reference" "$name" <<'PY'
+label=$1 runs=$2 target=$3 candidate=$4 reference=$5 name=${6:-placer} want_rc=${7:-0}
+python3 - "$label" "$runs" "$target" "$candidate" "$reference" "$name" "$want_rc" <<'PY'
 import resource, shlex, statistics, subprocess, sys, time
 label, runs, target, cand, ref, name = sys.argv[1], int(sys.argv[2]), float(sys.argv[3]), sys.argv[4], sys.argv[5], sys.argv[6]
+want = {cand: int(sys.argv[7]), ref: 0}
 def once(cmd):
     r = resource.getrusage(resource.RUSAGE_CHILDREN)
     t = time.perf_counter()
-    subprocess.run(shlex.split(cmd), check=True, stdout=subprocess.DEVNULL)
+    rc = subprocess.run(shlex.split(cmd), stdout=subprocess.DEVNULL,
+                        stderr=subprocess.DEVNULL if want[cmd] else None).returncode
     wall = time.perf_counter() - t
+    if rc != want[cmd]:
+        sys.exit(f"{label}: '{cmd}' exited {rc}, expected {want[cmd]}")
     s = resource.getrusage(resource.RUSAGE_CHILDREN)
     return wall, (s.ru_utime - r.ru_utime) + (s.ru_stime - r.ru_stime)
 once(cand); once(ref)  # warm the page cache

@@ -4,7 +4,7 @@
 set -eu
 
 BUILD_PKGS="build-essential cmake pkg-config libhwloc-dev hwloc-nox libnuma-dev \
-libyaml-dev libjansson-dev libcmocka-dev"
+libyaml-dev libjansson-dev libxml2-dev libcmocka-dev"
 RUNTIME_PKGS="fio stress-ng util-linux procps psmisc python3 numactl"
 CEPH_PKGS="ceph-mon ceph-osd ceph-mgr ceph-mds ceph-common ceph-fuse"
 CONTAINER_PKGS="podman runc debootstrap"

@@ -15,7 +15,7 @@
 #include "apply.h"
 #include "cephconf.h"
 #include "lib/array.h"
-#include "lib/textfile.h"
+#include "lib/statedir.h"
 #include "state.h"
 
 /* The backends by kind (fio's engine list, launch.c's backends[]); AUTO
@@ -122,8 +122,21 @@ static int apply_irqs_only(const struct placer_plan *plan, const struct placer_a
   return 0;
 }
 
+static int apply_run(const struct placer_plan *plan, const struct placer_apply_options *opt,
+                     struct placer_apply_report **report, struct placer_error **err);
+
 int placer_apply(const struct placer_plan *plan, const struct placer_apply_options *opt,
                  struct placer_apply_report **report, struct placer_error **err) {
+  int rc = apply_run(plan, opt, report, err);
+  if (rc < 0 && !opt->dry_run)
+    placer_state_dir_tidy(opt->state_dir
+                              ? opt->state_dir
+                              : placer_state_default_dir()); /* a refused or rolled-back apply leaves nothing behind */
+  return rc;
+}
+
+static int apply_run(const struct placer_plan *plan, const struct placer_apply_options *opt,
+                     struct placer_apply_report **report, struct placer_error **err) {
   const struct placer_apply_backend_ops *ops = placer_apply_backend_get(opt->backend);
   if (!(ops->flags & PLACER_APPLY_BACKEND_UNITS) && (opt->persist || opt->restart_rolling))
     return placer_error_set(err, PLACER_EXIT_USAGE, EINVAL, "%s need the systemd backend (this is %s%s)",
@@ -162,13 +175,12 @@ int placer_apply(const struct placer_plan *plan, const struct placer_apply_optio
 /* The "backend" DIR/FILE records: 1 and *name (NULL when the file has no
  * such record), 0 when there is no such file.  A file that cannot be read
  * or parsed names none: its backend's own loader says what is wrong. */
-static int read_record(const char *dir, const char *file, char **name, struct placer_error **err) {
+static int read_record(const struct placer_statedir *d, const char *file, char **name, struct placer_error **err) {
   *name = NULL;
-  cleanup_free char *path = NULL, *text = NULL;
-  if (asprintf(&path, "%s/%s", dir, file) < 0)
-    return placer_error_oom(err, NULL);
-  if (placer_textfile_read_path(path, PLACER_TEXTFILE_MAX_BYTES, &text, NULL) < 0)
-    return errno == ENOENT ? 0 : 1;
+  cleanup_free char *text = NULL;
+  int rc = placer_statedir_read(d, file, PLACER_STATEDIR_MAX_FILE_BYTES, &text, NULL, err);
+  if (rc != 0)
+    return rc == 1 ? 0 : -1; /* none, or one placer may not trust: refused here already */
   json_t *doc = json_loads(text, 0, NULL);
   const char *recorded = json_string_value(json_object_get(doc, "backend"));
   if (recorded && (*name = strdup(recorded)) == NULL) {
@@ -183,35 +195,40 @@ int placer_apply_backend_recorded(const char *state_dir, const struct placer_app
                                   struct placer_error **err) {
   const char *dir = state_dir ? state_dir : placer_state_default_dir();
   *out = &placer_apply_backend_cgroupfs; /* nothing applied, or a state.json from before the record */
+  struct placer_statedir d;
+  if (placer_statedir_open(dir, false, &d, err) < 0) {
+    placer_statedir_close(&d);
+    return -1;
+  }
   /* The last backend first: a systemd placement refuses a cgroupfs state
    * beside it but not the other way round, and its own is taken back first. */
-  for (size_t k = N_OF(backends); k-- > 0;) {
+  int rc = 0;
+  for (size_t k = N_OF(backends); k-- > 0 && rc == 0;) {
     if (backends[k] == NULL)
       continue;
     cleanup_free char *name = NULL;
-    int found = read_record(dir, backends[k]->state_file, &name, err);
+    int found = read_record(&d, backends[k]->state_file, &name, err);
     if (found < 0)
-      return -1;
-    if (found == 0)
+      rc = -1;
+    else if (found == 0)
       continue;
-    if (name == NULL) { /* a state from before the record: its file's (state.json: cgroupfs) */
+    else if (name == NULL) /* a state from before the record: its file's (state.json: cgroupfs) */
       *out = backends[k];
-      return 0;
-    }
-    if ((*out = placer_apply_backend_find(name)) == NULL)
-      return placer_error_set(err, PLACER_EXIT_SYSTEM, EINVAL,
-                              "%s/%s: applied through backend '%s', which this placer does not know", dir,
-                              backends[k]->state_file, name);
-    return 0;
+    else if ((*out = placer_apply_backend_find(name)) == NULL)
+      rc = placer_error_set(err, PLACER_EXIT_SYSTEM, EINVAL,
+                            "%s/%s: applied through backend '%s', which this placer does not know", dir,
+                            backends[k]->state_file, name);
+    break;
   }
-  return 0;
+  placer_statedir_close(&d);
+  return rc;
 }
 
 int placer_status(const char *state_dir, json_t **out, bool *drift, struct placer_error **err) {
   const struct placer_apply_backend_ops *ops;
   if (placer_apply_backend_recorded(state_dir, &ops, err) < 0 || ops->status(state_dir, out, drift, err) < 0)
     return -1;
-  if (irq_status(state_dir, *out, drift, err) < 0) {
+  if (irq_status(state_dir, NULL, *out, drift, err) < 0) {
     json_decref(*out);
     *out = NULL;
     return -1;
@@ -231,7 +248,7 @@ int placer_status_print_text(json_t *status, FILE *out) {
 static int reset_irqs(const char *state_dir, struct placer_reset_result *res, struct placer_error **err) {
   bool backend_changed = res->changed;
   size_t n_backend_lines = res->n_lines;
-  if (irq_reset(state_dir, res, err) < 0)
+  if (irq_reset(state_dir, NULL, res, err) < 0)
     return -1;
   if (!backend_changed && res->changed && n_backend_lines == 1) {
     free(res->lines[0]);
@@ -252,6 +269,7 @@ int placer_reset(const char *state_dir, char ***lines, size_t *n_lines, struct p
     placer_reset_result_clear(&res);
     return -1;
   }
+  placer_state_dir_tidy(state_dir ? state_dir : placer_state_default_dir());
   *lines = TAKE_PTR(res.lines);
   *n_lines = res.n_lines;
   res.n_lines = 0;
@@ -267,5 +285,22 @@ int placer_reset_run(const char *state_dir, struct placer_reset_result *res, str
     placer_reset_result_clear(res);
     return -1;
   }
+  placer_state_dir_tidy(state_dir ? state_dir : placer_state_default_dir());
   return 0;
+}
+
+int placer_reset_irqs(const char *state_dir, struct placer_reset_result *res, struct placer_error **err) {
+  *res = (struct placer_reset_result){ .backend = "irqs" };
+  if ((res->state_dir = strdup(state_dir)) == NULL)
+    return placer_error_oom(err, NULL);
+  if (irq_reset(state_dir, NULL, res, err) < 0) {
+    placer_reset_result_clear(res);
+    return -1;
+  }
+  placer_state_dir_tidy(state_dir ? state_dir : placer_state_default_dir());
+  return 0;
+}
+
+pid_t placer_irqbalance_pid(void) {
+  return irq_irqbalance_pid("");
 }

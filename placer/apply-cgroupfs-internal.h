@@ -98,12 +98,16 @@ pid_t apply_stray_thread(pid_t pid);
 int apply_open_cgroup(const struct placer_state *state, const char *root, struct placer_cgroup **out,
                       struct placer_error **err);
 /* Undo the journal entries of TXN (0: all of them), newest first.  Each
- * undone entry leaves the journal and the state is saved after it, so an
- * interrupted undo can be resumed.  Processes that are gone are skipped
+ * undone entry leaves the journal and the state is saved at the end (an
+ * interrupted undo replays its records again: each undo is idempotent).  Processes that are gone are skipped
  * with a note; a step that cannot be undone is a failure, undo goes on and
  * leaves that entry in the journal.  Returns the number of failures. */
 size_t apply_undo(struct placer_cgroup *cg, struct placer_state *state, unsigned txn, struct placer_string_list *notes,
                   struct placer_string_list *failures);
+/* Every group the journal says TXN (0: any) created, that exists, carries
+ * the state's mark: else an error naming it, and nothing may be undone. */
+int apply_check_marks(const struct placer_cgroup *cg, const struct placer_state *state, unsigned txn,
+                      struct placer_error **err);
 /* The ops table's reset (and reset --json). */
 int cgroupfs_reset(const char *state_dir, char ***lines, size_t *n_lines, struct placer_error **err);
 int cgroupfs_reset_run(const char *state_dir, struct placer_reset_result *res, struct placer_error **err);

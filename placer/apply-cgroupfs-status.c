@@ -609,11 +609,16 @@ int cgroupfs_status_print_text(json_t *doc, FILE *out) {
     fprintf(out, "note: an apply or reset is running now; what follows may be mid-change\n");
   json_t *problem;
   size_t i;
-  json_array_foreach(json_object_get(doc, "problems"), i, problem)
-      fprintf(out, "DRIFT: %s\n", json_string_value(problem));
+  json_array_foreach(json_object_get(doc, "problems"), i, problem) {
+    fputs("DRIFT: ", out);
+    placer_text_put(out, json_string_value(problem));
+    fputc('\n', out);
+  }
   if (!json_is_true(json_object_get(doc, "applied"))) {
     if (json_array_size(json_object_get(doc, "problems")))
       fprintf(out, "no completed apply recorded in %s\n", dir);
+    else if (json_array_size(json_object_get(doc, "irqs")))
+      fprintf(out, "no groups applied (state %s): only IRQs\n", dir); /* an --irqs-only apply */
     else
       fprintf(out, "nothing applied (no placer state in %s)\n", dir);
     return 0;
@@ -653,16 +658,15 @@ int cgroupfs_status_print_text(json_t *doc, FILE *out) {
     size_t k;
     json_array_foreach(procs, k, p) {
       long long n_threads = (long long)json_integer_value(json_object_get(p, "n_threads"));
-      fprintf(out, "%s pid %lld %s (%lld thread%s%s)", k ? "," : " ",
-              (long long)json_integer_value(json_object_get(p, "pid")), jstr(p, "comm"), n_threads,
-              n_threads == 1 ? "" : "s", json_is_true(json_object_get(p, "in_group")) ? "" : ", outside its group");
+      fprintf(out, "%s pid %lld ", k ? "," : " ", (long long)json_integer_value(json_object_get(p, "pid")));
+      placer_text_put(out, jstr(p, "comm")); /* any 15 bytes */
+      fprintf(out, " (%lld thread%s%s)", n_threads, n_threads == 1 ? "" : "s",
+              json_is_true(json_object_get(p, "in_group")) ? "" : ", outside its group");
     }
     if (json_array_size(procs) == 0)
       fprintf(out, "  no process");
     fputc('\n', out);
-    json_t *line;
-    json_array_foreach(json_object_get(inst, "drift"), k, line) fprintf(out, "    DRIFT %s\n", json_string_value(line));
-    json_array_foreach(json_object_get(inst, "notes"), k, line) fprintf(out, "    note: %s\n", json_string_value(line));
+    apply_print_instance_lines(inst, out);
   }
   size_t n_problems = json_array_size(json_object_get(doc, "problems"));
   fprintf(out, "%zu instance%s, %zu with drift%s\n", n, n == 1 ? "" : "s", n_drift,

@@ -93,8 +93,16 @@ static int ensure_groups(struct applier *a, struct target *t, struct placer_erro
       placer_string_list_addf(&a->groups_created, "%s", path);
       if (a->dry_run)
         placer_string_list_addf(&a->would_create, "%s", path);
-      else if (placer_cgroup_create(a->cg, path, err) < 0)
-        return -1;
+      else {
+        int unmarked = placer_cgroup_create_marked(a->cg, path, a->state->state_id, err);
+        if (unmarked < 0)
+          return -1;
+        if (unmarked) { /* said in its record, so that reset does not take it for another's group */
+          a->state->journal[a->state->n_journal - 1].unmarked = true;
+          if (placer_state_save(a->state, err) < 0)
+            return -1;
+        }
+      }
       step_done(a, t);
     }
     if (slash == NULL)

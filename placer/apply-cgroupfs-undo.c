@@ -78,8 +78,17 @@ pid_t apply_stray_thread(pid_t pid) {
 
 int apply_open_cgroup(const struct placer_state *state, const char *root, struct placer_cgroup **out,
                       struct placer_error **err) {
+  /* where this placer writes, never a root the state names */
+  if (root == NULL || *root == '\0')
+    root = getenv("PLACER_CGROUP_ROOT");
+  if (root == NULL || *root == '\0')
+    root = "/sys/fs/cgroup";
+  if (state->cgroup_root && strcmp(state->cgroup_root, root) != 0)
+    return placer_error_set(err, PLACER_EXIT_SYSTEM, EPERM,
+                            "%s/%s records the cgroup root %s, but placer's is %s: nothing done", state->dir,
+                            PLACER_STATE_FILE, state->cgroup_root, root);
   struct placer_cgroup *cg = NULL;
-  if (placer_cgroup_open(root ? root : state->cgroup_root, &cg, err) < 0)
+  if (placer_cgroup_open(root, &cg, err) < 0)
     return -1;
   const char *mode = placer_cgroup_mode_name(placer_cgroup_get_mode(cg));
   if (state->cgroup_mode && strcmp(state->cgroup_mode, mode) != 0) {
@@ -87,11 +96,7 @@ int apply_open_cgroup(const struct placer_state *state, const char *root, struct
     return placer_error_set(err, PLACER_EXIT_SYSTEM, 0,
                             "the state was recorded on cgroup %s but %s is cgroup %s now (rebooted into another "
                             "layout?); remove %s/%s by hand",
-                            state->cgroup_mode,
-                            root                 ? root
-                            : state->cgroup_root ? state->cgroup_root
-                                                 : "the root",
-                            mode, state->dir, PLACER_STATE_FILE);
+                            state->cgroup_mode, root, mode, state->dir, PLACER_STATE_FILE);
   }
   *out = cg;
   return 0;
@@ -182,6 +187,8 @@ static int undo_create(struct placer_cgroup *cg, const struct placer_state *stat
    * (tests/integration/apply_trees.sh); a short pause lets the forks that
    * are under way land before the next round lists the group. */
   enum { ROUNDS = 12 };
+  if (placer_cgroup_subtree_has_other_mark(cg, e->group, state->state_id))
+    return placer_string_list_addf(notes, "%s is left in place: groups of another placer state are below it", e->group);
   for (int round = 0; round < ROUNDS; round++) {
     if (evict_strays(cg, state, e->group, notes, err) < 0)
       return placer_error_prefix(err, "empty %s", e->group);
@@ -303,9 +310,30 @@ static int undo_move(struct placer_cgroup *cg, const struct placer_journal_entry
   return ret;
 }
 
-static int undo_affinity(const struct placer_journal_entry *e, struct placer_error **err) {
+/* Is PID in a group below PREFIX (cpuset's hierarchy), where placer put it? */
+static bool in_prefix(struct placer_cgroup *cg, pid_t pid, const char *prefix) {
+  struct placer_cgroup_membership m = { { 0 } };
+  struct placer_error *gone = NULL;
+  if (prefix == NULL || placer_cgroup_pid_membership(cg, pid, &m, &gone) < 0) {
+    placer_error_free(gone);
+    return false;
+  }
+  bool in = path_is_under(m.path[PLACER_CGROUP_CPUSET], prefix);
+  placer_cgroup_membership_clear(&m);
+  return in;
+}
+
+static int undo_affinity(struct placer_cgroup *cg, const struct placer_state *state,
+                         const struct placer_journal_entry *e, struct placer_string_list *notes,
+                         struct placer_error **err) {
   if (!placer_proc_is_same(e->pid, e->start_time))
     return 0;
+  /* a thread of a process placer no longer holds is not placer's to pin */
+  if (!in_prefix(cg, e->pid, state->prefix))
+    return placer_string_list_addf(notes,
+                                   "pid %d is not in placer's groups under %s any more: its thread %d keeps "
+                                   "its affinity",
+                                   (int)e->pid, state->prefix ? state->prefix : "?", (int)e->tid);
   cleanup_free char *now = NULL;
   struct placer_error *gone = NULL;
   if (placer_task_read_allowed(e->pid, e->tid, &now, NULL, &gone) < 0) {
@@ -370,7 +398,7 @@ size_t apply_undo(struct placer_cgroup *cg, struct placer_state *state, unsigned
       ret = created_in_scope(state, txn, e->group) ? 0 : undo_set(cg, e, notes, &err);
       break;
     case PLACER_JOURNAL_MOVE: ret = undo_move(cg, e, notes, &err); break;
-    case PLACER_JOURNAL_AFFINITY: ret = undo_affinity(e, &err); break;
+    case PLACER_JOURNAL_AFFINITY: ret = undo_affinity(cg, state, e, notes, &err); break;
     }
     if (ret < 0) {
       char what[512];
@@ -380,14 +408,35 @@ size_t apply_undo(struct placer_cgroup *cg, struct placer_state *state, unsigned
       continue;
     }
     placer_state_journal_remove(state, i);
-    struct placer_error *save_err = NULL;
-    if (placer_state_save(state, &save_err) < 0) {
-      placer_string_list_addf(failures, "%s", save_err->msg);
-      placer_error_free(save_err);
-      n_failed++;
-    }
+  }
+  /* Saved once, not after each record (a journal of 10,000 records would be
+   * rewritten and fsynced 10,000 times): replaying is idempotent, so a reset
+   * killed meanwhile replays the same records again, newest first, and ends
+   * where this one would have (a value written back again, a process back
+   * already stays, a group gone is gone). */
+  struct placer_error *save_err = NULL;
+  if (placer_state_save(state, &save_err) < 0) {
+    placer_string_list_addf(failures, "%s", save_err->msg);
+    placer_error_free(save_err);
+    n_failed++;
   }
   return n_failed;
+}
+
+int apply_check_marks(const struct placer_cgroup *cg, const struct placer_state *state, unsigned txn,
+                      struct placer_error **err) {
+  for (size_t i = 0; i < state->n_journal; i++) {
+    const struct placer_journal_entry *e = &state->journal[i];
+    if (e->op != PLACER_JOURNAL_CREATE || e->unmarked || (txn != 0 && e->txn != txn))
+      continue; /* unmarked: made where no mark could be set; nothing to check it by */
+    if (placer_cgroup_mark_check(cg, e->group, state->state_id) == PLACER_CGROUP_MARK_FOREIGN)
+      return placer_error_set(err, PLACER_EXIT_SYSTEM, EPERM,
+                              "%s/%s records creating group %s, but that group does not carry this state's mark "
+                              "(placer did not make it for %s): nothing done; remove the state file by hand if the "
+                              "placement is gone",
+                              state->dir, PLACER_STATE_FILE, e->group, state->dir);
+  }
+  return 0;
 }
 
 /* ------------------------------------------------------------------ reset */
@@ -412,7 +461,8 @@ int cgroupfs_reset_run(const char *state_dir, struct placer_reset_result *res, s
     return 0;
   }
   struct placer_cgroup *cg = NULL;
-  if (apply_open_cgroup(state, NULL, &cg, err) < 0) {
+  if (apply_open_cgroup(state, NULL, &cg, err) < 0 || apply_check_marks(cg, state, 0, err) < 0) {
+    placer_cgroup_close(cg);
     placer_state_free(state);
     placer_reset_result_clear(res);
     return -1;

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "apply-cgroupfs-internal.h"
+#include "lib/pid-list.h"
 #include "proc.h"
 #include "procmatch.h"
 #include "topology.h"
@@ -110,33 +111,6 @@ static bool target_has(const struct target *t, pid_t pid) {
     if (t->procs[i].pid == pid)
       return true;
   return false;
-}
-
-static int check_pid_arg(const char *instance, const char *value, pid_t *out, struct placer_error **err) {
-  pid_t pid;
-  if (placer_parse_pid_text(value, &pid) < 0)
-    return placer_error_set(err, PLACER_EXIT_USAGE, EINVAL, "--pid %s=%s: not a pid", instance, value);
-  struct placer_cmdline cl;
-  struct placer_error *gone = NULL;
-  if (placer_proc_read_cmdline(pid, &cl, &gone) < 0) {
-    placer_error_clear(&gone);
-    return placer_error_set(err, PLACER_EXIT_USAGE, ESRCH, "--pid %s=%d: no such process", instance, (int)pid);
-  }
-  bool kernel_thread = cl.argc == 0;
-  placer_cmdline_clear(&cl);
-  uint64_t start_time = 0;
-  if (placer_proc_start_time(pid, &start_time, &gone) < 0 || !placer_proc_is_same(pid, start_time)) {
-    placer_error_clear(&gone);
-    return placer_error_set(err, PLACER_EXIT_USAGE, ESRCH, "--pid %s=%d: the process is not running (a zombie?)",
-                            instance, (int)pid);
-  }
-  if (kernel_thread)
-    return placer_error_set(err, PLACER_EXIT_USAGE, EINVAL, "--pid %s=%d: a kernel thread cannot be bound", instance,
-                            (int)pid);
-  if (pid == getpid())
-    return placer_error_set(err, PLACER_EXIT_USAGE, EINVAL, "--pid %s=%d: that is placer itself", instance, (int)pid);
-  *out = pid;
-  return 0;
 }
 
 /* The vCPUs of P and the PU each goes to: the k-th vCPU (by cpu-index) on
@@ -277,47 +251,49 @@ int applier_check_fit(struct applier *a, struct placer_error **err) {
 
 int applier_resolve_processes(struct applier *a, struct placer_error **err) {
   const struct placer_apply_options *opt = a->opt;
-  /* --pid first: an explicit binding (and its tree) is never taken by
-   * another instance's matcher. */
-  for (size_t i = 0; i < a->n_targets; i++) {
+  /* The same search and checks as the systemd backend's (apply_find_processes);
+   * --pid bindings first: one (and its tree) is never taken by another
+   * instance's matcher. */
+  struct placer_pid_list *found = calloc(a->n_targets ? a->n_targets : 1, sizeof(*found));
+  char **why = calloc(a->n_targets ? a->n_targets : 1, sizeof(*why));
+  int ret = found && why ? 0 : placer_error_oom(err, NULL);
+  for (size_t i = 0; ret == 0 && i < a->n_targets; i++) {
     struct target *t = &a->targets[i];
-    size_t from = 0;
-    const struct placer_instance_arg *arg;
-    while ((arg = find_arg(opt->pids, opt->n_pids, t->inst->name, &from)) != NULL) {
-      pid_t pid = 0;
-      t->explicit_pids = true;
-      if (check_pid_arg(t->inst->name, arg->value, &pid, err) < 0 || applier_add_proc(t, pid, 0, NULL, err) < 0)
-        return -1;
-    }
+    ret = apply_find_processes(a->plan, t->inst, opt, &found[i], &t->explicit_pids, &why[i], err);
+    for (size_t k = 0; ret == 0 && t->explicit_pids && k < found[i].n; k++)
+      ret = applier_add_proc(t, found[i].pids[k], 0, NULL, err);
   }
-  for (size_t i = 0; i < a->n_targets; i++)
-    if (a->targets[i].explicit_pids && expand_trees(a, &a->targets[i], err) < 0)
-      return -1;
-  for (size_t i = 0; i < a->n_targets; i++) {
+  for (size_t i = 0; ret == 0 && i < a->n_targets; i++)
+    if (a->targets[i].explicit_pids)
+      ret = expand_trees(a, &a->targets[i], err);
+  for (size_t i = 0; ret == 0 && i < a->n_targets; i++) {
     struct target *t = &a->targets[i];
     const struct placer_instance *inst = t->inst;
     if (t->explicit_pids)
       continue;
-    cleanup_free pid_t *pids = NULL;
-    cleanup_free char *why = NULL;
-    size_t n = 0;
-    if (placer_procmatch_find(inst->kind, &inst->match, &pids, &n, &why, err) < 0)
-      return placer_error_prefix(err, "%s", inst->name);
-    for (size_t k = 0; k < n; k++) {
+    for (size_t k = 0; k < found[i].n; k++) {
       bool taken = false;
       for (size_t j = 0; j < a->n_targets; j++)
-        taken |= a->targets[j].explicit_pids && target_has(&a->targets[j], pids[k]);
+        taken |= a->targets[j].explicit_pids && target_has(&a->targets[j], found[i].pids[k]);
       struct placer_error *gone = NULL;
-      if (!taken && applier_add_proc(t, pids[k], 0, NULL, &gone) < 0)
+      if (!taken && applier_add_proc(t, found[i].pids[k], 0, NULL, &gone) < 0)
         placer_error_clear(&gone); /* exited since the scan: as if never found */
     }
     if (t->n_procs == 0) {
-      t->note = apply_no_process_note(inst, why);
+      t->note = apply_no_process_note(inst, why[i]);
       if (opt->strict)
-        return placer_error_set(err, PLACER_EXIT_INFEASIBLE, ESRCH, "%s: %s (--strict)", inst->name,
-                                t->note ? t->note : "no process");
+        ret = placer_error_set(err, PLACER_EXIT_INFEASIBLE, ESRCH, "%s: %s (--strict)", inst->name,
+                               t->note ? t->note : "no process");
     }
   }
+  for (size_t i = 0; found && why && i < a->n_targets; i++) {
+    placer_pid_list_free(&found[i]);
+    free(why[i]);
+  }
+  free(found);
+  free(why);
+  if (ret < 0)
+    return -1;
   for (size_t i = 0; i < a->n_targets; i++)
     if (!a->targets[i].explicit_pids && expand_trees(a, &a->targets[i], err) < 0)
       return -1;

@@ -124,6 +124,10 @@ static int cgroupfs_apply(const struct placer_plan *plan, const struct placer_ap
       placer_string_list_addf(&a.notes, "an interrupted apply (pid %d) would be rolled back first",
                               (int)a.state->pending_pid);
     } else {
+      if (apply_check_marks(a.cg, a.state, a.state->pending_txn, err) < 0) {
+        applier_clear(&a);
+        return -1;
+      }
       struct placer_string_list notes = { NULL, 0, 0 }, failures = { NULL, 0, 0 };
       size_t failed = apply_undo(a.cg, a.state, a.state->pending_txn, &notes, &failures);
       if (failed) {

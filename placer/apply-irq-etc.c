@@ -138,6 +138,22 @@ static bool systemd_runs(const char *unit, const struct irq_etc *etc) {
   return rc == 0;
 }
 
+void irq_etc_paths(const struct irq_etc *etc, char *dropin, char *unit, char *link, size_t len) {
+  snprintf(dropin, len, "%s/%s.d/50-placer.conf", etc->etc_dir, IRQBALANCE_UNIT);
+  snprintf(unit, len, "%s/%s", etc->etc_dir, IRQ_UNIT_NAME);
+  snprintf(link, len, "%s/multi-user.target.wants/%s", etc->etc_dir, IRQ_UNIT_NAME);
+}
+
+int irq_irqbalance_ban_check(const struct irq_etc *etc, bool *through_systemd, struct placer_error **err) {
+  *through_systemd = systemd_runs(IRQBALANCE_UNIT, etc);
+  if (*through_systemd || access(etc->initd, X_OK) == 0)
+    return 0;
+  return placer_error_set(err, PLACER_EXIT_SYSTEM, 0,
+                          "irqbalance runs, but neither through systemd nor with an init script %s that could "
+                          "restart it with the ban; stop it, or use --irqbalance ignore",
+                          etc->initd);
+}
+
 /* TEXT without the block placer wrote there for STATE_DIR (all of TEXT when none). */
 static char *without_block(const char *text, const char *state_dir) {
   char begin[PATH_MAX + 64];
@@ -164,12 +180,14 @@ int irq_irqbalance_ban(const struct irq_etc *etc, struct irq_state *s, unsigned 
   if (fclose(f) != 0)
     return placer_error_oom(err, NULL);
   cleanup_free char *banirqs = args;
-  bool changed = false;
-  if (systemd_runs(IRQBALANCE_UNIT, etc)) {
+  bool changed = false, through_systemd = false;
+  if (irq_irqbalance_ban_check(etc, &through_systemd, err) < 0)
+    return -1;
+  if (through_systemd) {
     /* A drop-in: distribution-neutral.  Values of the same variables in its
      * EnvironmentFile= would win (systemd reads those after Environment=). */
-    char path[PATH_MAX];
-    snprintf(path, sizeof(path), "%s/%s.d/50-placer.conf", etc->etc_dir, IRQBALANCE_UNIT);
+    char path[PATH_MAX], unit[PATH_MAX], link[PATH_MAX];
+    irq_etc_paths(etc, path, unit, link, sizeof(path));
     cleanup_free char *text = NULL;
     if (asprintf(&text,
                  "# Written by 'placer apply --irqbalance ban' (state %s); 'placer reset' removes it.\n"
@@ -188,11 +206,6 @@ int irq_irqbalance_ban(const struct irq_etc *etc, struct irq_state *s, unsigned 
                    : 0;
   }
   /* No systemd: the defaults file its init script sources, and the script's restart. */
-  if (access(etc->initd, X_OK) != 0)
-    return placer_error_set(err, PLACER_EXIT_SYSTEM, 0,
-                            "irqbalance runs, but neither through systemd nor with an init script %s that could "
-                            "restart it with the ban; stop it, or use --irqbalance ignore",
-                            etc->initd);
   int saved;
   cleanup_free char *before = read_or_null(etc->defaults, &saved);
   if (before == NULL && saved != ENOENT)
@@ -223,10 +236,9 @@ int irq_irqbalance_ban(const struct irq_etc *etc, struct irq_state *s, unsigned 
 int irq_persist_unit(const struct irq_etc *etc, struct irq_state *s, unsigned txn, const char *exe,
                      const char *profile_path, const char *profile_name, const char *irqbalance_mode,
                      struct placer_string_list *actions, struct placer_error **err) {
-  char unit[PATH_MAX], wants_dir[PATH_MAX], link[PATH_MAX + 64];
-  snprintf(unit, sizeof(unit), "%s/%s", etc->etc_dir, IRQ_UNIT_NAME);
+  char unit[PATH_MAX], wants_dir[PATH_MAX], link[PATH_MAX], dropin[PATH_MAX];
+  irq_etc_paths(etc, dropin, unit, link, sizeof(unit));
   snprintf(wants_dir, sizeof(wants_dir), "%s/multi-user.target.wants", etc->etc_dir);
-  snprintf(link, sizeof(link), "%s/%s", wants_dir, IRQ_UNIT_NAME);
   cleanup_free char *profile_abs = realpath(profile_path, NULL);
   if (profile_abs == NULL)
     return placer_error_errno(err, PLACER_EXIT_SYSTEM, errno, "--persist: the profile '%s'", profile_path);
@@ -286,11 +298,9 @@ static bool names_state(const char *path, const char *state_dir) {
 
 int irq_etc_forget(const struct irq_etc *etc, const char *state_dir, struct placer_string_list *lines,
                    struct placer_error **err) {
-  char unit[PATH_MAX], link[PATH_MAX], dropin[PATH_MAX + 32], dropin_dir[PATH_MAX];
-  snprintf(unit, sizeof(unit), "%s/%s", etc->etc_dir, IRQ_UNIT_NAME);
-  snprintf(link, sizeof(link), "%s/multi-user.target.wants/%s", etc->etc_dir, IRQ_UNIT_NAME);
+  char unit[PATH_MAX], link[PATH_MAX], dropin[PATH_MAX], dropin_dir[PATH_MAX];
+  irq_etc_paths(etc, dropin, unit, link, sizeof(unit));
   snprintf(dropin_dir, sizeof(dropin_dir), "%s/%s.d", etc->etc_dir, IRQBALANCE_UNIT);
-  snprintf(dropin, sizeof(dropin), "%s/50-placer.conf", dropin_dir);
   bool reload = false;
   if (names_state(unit, state_dir)) {
     if ((unlink(link) < 0 && errno != ENOENT) || unlink(unit) < 0)

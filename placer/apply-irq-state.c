@@ -1,17 +1,19 @@
 /* Shared by both apply backends: STATE_DIR/irq.json, the IRQs apply put in
- * force and the undo journal of their changes (apply-irq.h);
- * STATE_DIR/irq.lock serialises applies and resets.  Format: docs/apply.md,
- * "IRQs". */
+ * force and the undo journal of their changes (apply-irq.h), and what such
+ * a file may record; STATE_DIR/irq.lock serialises applies and resets.
+ * Format: docs/apply.md, "IRQs". */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "apply-irq.h"
 #include "lib/fsfile.h"
+#include "lib/statedir.h"
 #include "lib/textfile.h"
 
 #define IRQ_STATE_SCHEMA 1
@@ -47,6 +49,8 @@ void irq_state_free(struct irq_state *s) {
   for (size_t i = 0; i < s->n_journal; i++)
     irq_journal_entry_clear(&s->journal[i]);
   free(s->journal);
+  free(s->boot_id);
+  free(s->state_id);
   free(s->profile_name);
   free(s->applied_at);
   free(s->root);
@@ -56,8 +60,8 @@ void irq_state_free(struct irq_state *s) {
   free(s->defaults);
   free(s->unit_path);
   free(s->wants_path);
-  if (s->lock_fd >= 0)
-    close(s->lock_fd);
+  placer_statedir_unlock(s->lock_fd, s->lock_made);
+  free(s->lock_made);
   free(s->dir);
   free(s);
 }
@@ -69,7 +73,8 @@ bool irq_state_is_empty(const struct irq_state *s) {
 bool irq_state_exists(const char *dir) {
   char path[4096];
   snprintf(path, sizeof(path), "%s/%s", dir, IRQ_STATE_FILE);
-  return access(path, F_OK) == 0;
+  struct stat st;
+  return lstat(path, &st) == 0;
 }
 
 /* ------------------------------------------------------------------ JSON */
@@ -81,6 +86,8 @@ static json_t *str_or_null(const char *s) {
 json_t *irq_state_to_json(const struct irq_state *s) {
   json_t *j = json_object();
   json_object_set_new(j, "schema", json_integer(IRQ_STATE_SCHEMA));
+  json_object_set_new(j, "boot_id", str_or_null(s->boot_id));
+  json_object_set_new(j, "state_id", str_or_null(s->state_id));
   json_object_set_new(j, "profile", str_or_null(s->profile_name));
   json_object_set_new(j, "applied_at", str_or_null(s->applied_at));
   json_object_set_new(j, "root", str_or_null(s->root));
@@ -177,7 +184,9 @@ int irq_state_from_json(json_t *j, struct irq_state *s, struct placer_error **er
   if (v != IRQ_STATE_SCHEMA)
     return placer_error_set(err, PLACER_EXIT_SYSTEM, EINVAL, "irq state: schema %lld, this placer reads %d",
                             (long long)v, IRQ_STATE_SCHEMA);
-  if (dup_string(j, "profile", &s->profile_name, "irq state", err) < 0 ||
+  if (dup_string(j, "boot_id", &s->boot_id, "irq state", err) < 0 ||
+      dup_string(j, "state_id", &s->state_id, "irq state", err) < 0 ||
+      dup_string(j, "profile", &s->profile_name, "irq state", err) < 0 ||
       dup_string(j, "applied_at", &s->applied_at, "irq state", err) < 0 ||
       dup_string(j, "root", &s->root, "irq state", err) < 0 ||
       dup_string(j, "systemctl", &s->systemctl, "irq state", err) < 0 ||
@@ -198,6 +207,10 @@ int irq_state_from_json(json_t *j, struct irq_state *s, struct placer_error **er
   s->pending_pid = (pid_t)v;
   json_t *irqs = json_object_get(j, "irqs");
   size_t n = json_array_size(irqs);
+  if (n > IRQ_STATE_MAX_IRQS || json_array_size(json_object_get(j, "journal")) > PLACER_STATE_MAX_RECORDS)
+    return placer_error_set(
+        err, PLACER_EXIT_SYSTEM, E2BIG, "irq state: %zu IRQs and %zu journal records, more than a state holds (%d, %d)",
+        n, json_array_size(json_object_get(j, "journal")), IRQ_STATE_MAX_IRQS, PLACER_STATE_MAX_RECORDS);
   if (n && (s->irqs = calloc(n, sizeof(*s->irqs))) == NULL)
     return placer_error_oom(err, NULL);
   for (size_t i = 0; i < n; i++) {
@@ -213,6 +226,8 @@ int irq_state_from_json(json_t *j, struct irq_state *s, struct placer_error **er
         dup_string(o, "planned", &q->planned, "irqs[]", err) < 0)
       return -1;
     json_t *counts = json_object_get(o, "counts");
+    if (json_array_size(counts) > IRQ_STATE_MAX_IRQS)
+      return bad(err, "irqs[]", "counts");
     q->n_cpus = (unsigned)json_array_size(counts);
     if ((q->counts = calloc(q->n_cpus ? q->n_cpus : 1, sizeof(*q->counts))) == NULL)
       return placer_error_oom(err, NULL);
@@ -265,43 +280,24 @@ int irq_state_open(const char *dir, bool lock, struct irq_state **out, struct pl
     return placer_error_oom(err, NULL);
   }
   s->lock_fd = -1;
-  char lock_path[4096], state_path[4096];
-  snprintf(lock_path, sizeof(lock_path), "%s/%s", dir, IRQ_LOCK_FILE);
-  snprintf(state_path, sizeof(state_path), "%s/%s", dir, IRQ_STATE_FILE);
-  if (lock) {
-    if (placer_mkdir_p(dir, err) < 0) {
-      irq_state_free(s);
-      return placer_error_prefix(err, "state directory");
-    }
-    s->lock_fd = open(lock_path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-    if (s->lock_fd < 0 || flock(s->lock_fd, LOCK_EX | LOCK_NB) < 0) {
-      int saved = errno;
-      irq_state_free(s);
-      if (saved == EWOULDBLOCK)
-        return placer_error_set(err, PLACER_EXIT_SYSTEM, saved,
-                                "another placer apply or reset is running (it holds %s)", lock_path);
-      return placer_error_errno(err, PLACER_EXIT_SYSTEM, saved, "lock %s", lock_path);
-    }
+  struct placer_statedir d;
+  int rc = placer_statedir_open(dir, lock, &d, err);
+  if (rc == 0 && lock) {
+    rc = placer_statedir_lock(&d, IRQ_LOCK_FILE, true, &s->lock_fd, &s->lock_made, err);
+    if (rc == 1)
+      rc = placer_error_set(err, PLACER_EXIT_SYSTEM, EWOULDBLOCK,
+                            "another placer apply or reset is running (it holds %s/%s)", dir, IRQ_LOCK_FILE);
   }
-  cleanup_free char *text = NULL;
-  size_t len = 0;
-  if (placer_textfile_read_path(state_path, PLACER_TEXTFILE_MAX_BYTES, &text, &len) < 0) {
-    if (errno == ENOENT) {
-      *out = s;
-      return 0;
-    }
-    int saved = errno;
-    irq_state_free(s);
-    return placer_error_errno(err, PLACER_EXIT_SYSTEM, saved, "read %s", state_path);
-  }
-  json_error_t jerr;
-  json_t *j = json_loadb(text, len, 0, &jerr);
-  int rc = j ? irq_state_from_json(j, s, err)
-             : placer_error_set(err, PLACER_EXIT_SYSTEM, EINVAL, "%s:%d: %s", state_path, jerr.line, jerr.text);
+  json_t *j = NULL;
+  if (rc == 0)
+    rc = placer_statedir_load(&d, IRQ_STATE_FILE, &j, &s->boot_id, &s->state_id, err);
+  placer_statedir_close(&d);
+  if (rc == 0 && j && irq_state_from_json(j, s, err) < 0)
+    rc = placer_error_prefix(err, "%s/%s", dir, IRQ_STATE_FILE);
   json_decref(j);
   if (rc < 0) {
     irq_state_free(s);
-    return placer_error_prefix(err, "%s", state_path);
+    return -1;
   }
   *out = s;
   return 0;

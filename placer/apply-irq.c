@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "apply-irq.h"
+#include "lib/cpulist.h"
 #include "lib/fsfile.h"
 #include "lib/textfile.h"
 #include "systemd-unit.h"
@@ -37,21 +38,6 @@ static void etc_defaults(struct irq_etc *etc, const struct placer_apply_options 
   etc->defaults = opt && opt->irqbalance_defaults ? opt->irqbalance_defaults : "/etc/default/irqbalance";
   etc->initd = opt && opt->irqbalance_initd ? opt->irqbalance_initd : "/etc/init.d/irqbalance";
   etc->root = opt && opt->irq_root ? opt->irq_root : "";
-}
-
-/* What a state recorded at apply, for status and reset. */
-static void etc_of_state(struct irq_etc *etc, const struct irq_state *s) {
-  etc_defaults(etc, NULL);
-  if (s->systemctl)
-    etc->systemctl = s->systemctl;
-  if (s->etc_dir)
-    etc->etc_dir = s->etc_dir;
-  if (s->defaults)
-    etc->defaults = s->defaults;
-  if (s->initd)
-    etc->initd = s->initd;
-  if (s->root)
-    etc->root = s->root;
 }
 
 static char *read_line(const char *root, unsigned irq, const char *file, int *saved_errno) {
@@ -83,6 +69,79 @@ int irq_write_affinity(const char *root, unsigned irq, const char *list, struct 
   if (n != (ssize_t)len)
     return placer_error_errno(err, PLACER_EXIT_SYSTEM, n < 0 ? saved : EIO, "write '%s' to %s", list, path);
   return 0;
+}
+
+/* RECORDED is what the state says apply used for WHAT; placer's is OURS. */
+static int same_as_ours(const char *what, const char *recorded, const char *ours, struct placer_error **err) {
+  if (recorded == NULL || strcmp(recorded, ours) == 0)
+    return 0;
+  return placer_error_set(err, PLACER_EXIT_SYSTEM, EPERM,
+                          "it names %s '%s', not the one placer uses ('%s'): placer never runs a program or writes a "
+                          "path a state file names; nothing done",
+                          what, recorded, ours);
+}
+
+static bool parent_dir_of(const char *dir, const char *path) {
+  const char *slash = strrchr(path, '/');
+  return dir && slash && strlen(dir) == (size_t)(slash - path) && strncmp(dir, path, strlen(dir)) == 0;
+}
+
+int irq_state_check(const struct irq_state *s, const struct irq_etc *etc, struct placer_error **err) {
+  char dropin[PATH_MAX], unit[PATH_MAX], link[PATH_MAX];
+  irq_etc_paths(etc, dropin, unit, link, sizeof(dropin));
+  if (same_as_ours("the IRQ root", s->root, etc->root, err) < 0 ||
+      same_as_ours("systemctl", s->systemctl, etc->systemctl, err) < 0 ||
+      same_as_ours("irqbalance's init script", s->initd, etc->initd, err) < 0 ||
+      same_as_ours("irqbalance's defaults file", s->defaults, etc->defaults, err) < 0 ||
+      same_as_ours("systemd's directory", s->etc_dir, etc->etc_dir, err) < 0 ||
+      same_as_ours("the boot unit", s->unit_path, unit, err) < 0 ||
+      same_as_ours("the boot unit's link", s->wants_path, link, err) < 0)
+    return -1;
+  hwloc_bitmap_t set = hwloc_bitmap_alloc();
+  if (set == NULL)
+    return placer_error_oom(err, NULL);
+  int rc = 0;
+  for (size_t i = 0; rc == 0 && i < s->n_journal; i++) {
+    const struct irq_journal_entry *e = &s->journal[i];
+    bool ok = true;
+    switch (e->op) {
+    case IRQ_JOURNAL_AFFINITY:
+      /* its handler's name is checked before writing back: an IRQ whose number went to
+       * another device is left alone */
+      ok = e->name && *e->name && placer_cpulist_parse(e->previous, set) == 0 && !hwloc_bitmap_iszero(set);
+      break;
+    case IRQ_JOURNAL_FILE:
+      ok = strcmp(e->path, etc->defaults) == 0 || strcmp(e->path, dropin) == 0 || strcmp(e->path, unit) == 0;
+      ok = ok && (e->dir_created == NULL || parent_dir_of(e->dir_created, e->path));
+      break;
+    case IRQ_JOURNAL_LINK:
+      ok = strcmp(e->path, link) == 0 && (e->dir_created == NULL || parent_dir_of(e->dir_created, e->path));
+      break;
+    case IRQ_JOURNAL_ACTION: break;
+    }
+    if (!ok && e->op == IRQ_JOURNAL_AFFINITY)
+      rc = placer_error_set(err, PLACER_EXIT_SYSTEM, EPERM,
+                            "journal[%zu]: an affinity record of IRQ %u %s, which placer never writes: nothing done", i,
+                            e->irq, e->name && *e->name ? "with a list that is not a cpu list" : "without a name");
+    else if (!ok)
+      rc = placer_error_set(err, PLACER_EXIT_SYSTEM, EPERM,
+                            "journal[%zu]: a %s record of '%s', which is not a file placer writes: nothing done", i,
+                            e->op == IRQ_JOURNAL_LINK ? "link" : "file", e->path);
+  }
+  hwloc_bitmap_free(set);
+  return rc;
+}
+
+/* STATE_DIR's IRQ state, refused when it names what placer would not (irq_state_check). */
+static int open_checked(const char *dir, bool lock, const struct irq_etc *etc, struct irq_state **out,
+                        struct placer_error **err) {
+  if (irq_state_open(dir, lock, out, err) < 0)
+    return -1;
+  if (irq_state_check(*out, etc, err) == 0)
+    return 0;
+  irq_state_free(*out);
+  *out = NULL;
+  return placer_error_prefix(err, "%s/%s", dir, IRQ_STATE_FILE);
 }
 
 /* ------------------------------------------------------------------ undo */
@@ -119,11 +178,53 @@ static int undo_file(const struct irq_journal_entry *e, struct placer_string_lis
   return placer_file_replace_bytes(dir, slash + 1, e->previous, strlen(e->previous), err);
 }
 
-size_t irq_undo(struct irq_state *s, unsigned txn, struct placer_string_list *notes,
+static bool journal_names(const struct irq_state *s, unsigned irq) {
+  for (size_t i = 0; i < s->n_journal; i++)
+    if (s->journal[i].op == IRQ_JOURNAL_AFFINITY && s->journal[i].irq == irq)
+      return true;
+  return false;
+}
+
+struct irq_record {
+  unsigned irq;
+  size_t index;
+};
+
+static int by_irq_then_index(const void *a, const void *b) {
+  const struct irq_record *x = a, *y = b;
+  if (x->irq != y->irq)
+    return x->irq < y->irq ? -1 : 1;
+  return (x->index > y->index) - (x->index < y->index);
+}
+
+/* Per journal index: is it the oldest AFFINITY record of its IRQ among those of TXN (0: all)?
+ * Replayed newest first, only that one's list stays: the others need no write at all.  NULL on
+ * ENOMEM (then every record is written). */
+static bool *oldest_records(const struct irq_state *s, unsigned txn) {
+  bool *oldest = calloc(s->n_journal ? s->n_journal : 1, sizeof(*oldest));
+  struct irq_record *v = calloc(s->n_journal ? s->n_journal : 1, sizeof(*v));
+  size_t n = 0;
+  for (size_t i = 0; oldest && v && i < s->n_journal; i++)
+    if (s->journal[i].op == IRQ_JOURNAL_AFFINITY && (txn == 0 || s->journal[i].txn == txn))
+      v[n++] = (struct irq_record){ s->journal[i].irq, i };
+  if (oldest && v) {
+    qsort(v, n, sizeof(*v), by_irq_then_index);
+    for (size_t k = 0; k < n; k++)
+      oldest[v[k].index] = k == 0 || v[k - 1].irq != v[k].irq;
+  } else {
+    free(oldest);
+    oldest = NULL;
+  }
+  free(v);
+  return oldest;
+}
+
+size_t irq_undo(struct irq_state *s, const struct irq_etc *etc, unsigned txn, struct placer_string_list *notes,
                 struct placer_string_list *failures, unsigned **restored, size_t *n_restored) {
-  struct irq_etc etc;
-  etc_of_state(&etc, s);
   size_t failed = 0;
+  unsigned *touched = calloc(s->n_journal ? s->n_journal : 1, sizeof(*touched));
+  size_t n_touched = 0;
+  cleanup_free bool *oldest = oldest_records(s, txn);
   for (size_t i = s->n_journal; i-- > 0;) {
     struct irq_journal_entry *e = &s->journal[i];
     if (txn && e->txn != txn)
@@ -131,9 +232,25 @@ size_t irq_undo(struct irq_state *s, unsigned txn, struct placer_string_list *no
     struct placer_error *err = NULL;
     int rc = 0;
     switch (e->op) {
-    case IRQ_JOURNAL_AFFINITY:
-      rc = undo_affinity(etc.root, e, notes, &err);
+    case IRQ_JOURNAL_AFFINITY: {
+      if (oldest && !oldest[i])
+        break; /* an older record of the same IRQ writes the list that stays */
+      cleanup_free char *owner = irq_owner_other(etc->root, s, e->irq);
+      if (owner) { /* taken over since: its owner's reset writes it back */
+        rc = placer_string_list_addf(notes, "IRQ %u (%s) is steered by the state in %s now: left to it", e->irq,
+                                     e->name, owner);
+        break;
+      }
       bool seen = false;
+      for (size_t k = 0; k < n_touched; k++)
+        seen |= touched[k] == e->irq;
+      if (!seen && touched)
+        touched[n_touched++] = e->irq;
+      /* an IRQ steered many times says what happened to it once */
+      struct placer_string_list again = { NULL, 0, 0 };
+      rc = undo_affinity(etc->root, e, seen ? &again : notes, &err);
+      placer_string_list_free(&again);
+      seen = false;
       for (size_t k = 0; restored && k < *n_restored; k++)
         seen |= (*restored)[k] == e->irq;
       if (rc == 0 && restored && !seen) {
@@ -144,6 +261,7 @@ size_t irq_undo(struct irq_state *s, unsigned txn, struct placer_string_list *no
         }
       }
       break;
+    }
     case IRQ_JOURNAL_FILE:
     case IRQ_JOURNAL_LINK:
       rc = undo_file(e, notes, &err);
@@ -152,7 +270,7 @@ size_t irq_undo(struct irq_state *s, unsigned txn, struct placer_string_list *no
       break;
     case IRQ_JOURNAL_ACTION:
       /* a command that fails (irqbalance gone since) must not keep the journal forever */
-      if (irq_run_action(&etc, e->action, &err) < 0) {
+      if (irq_run_action(etc, e->action, &err) < 0) {
         placer_string_list_addf(notes, "%s", err->msg);
         placer_error_clear(&err);
       }
@@ -167,12 +285,20 @@ size_t irq_undo(struct irq_state *s, unsigned txn, struct placer_string_list *no
     irq_journal_entry_clear(e);
     memmove(e, e + 1, (s->n_journal - i - 1) * sizeof(*e));
     s->n_journal--;
-    if (irq_state_save(s, &err) < 0) {
-      placer_string_list_addf(failures, "%s", err->msg);
-      placer_error_free(err);
-      failed++;
-    }
   }
+  /* Saved once (10,000 records are not 10,000 rewrites): replaying is idempotent, newest
+   * first, so a reset killed meanwhile replays them again and ends where this one would. */
+  struct placer_error *err = NULL;
+  if (irq_state_save(s, &err) < 0) {
+    placer_string_list_addf(failures, "%s", err->msg);
+    placer_error_free(err);
+    failed++;
+  } else {
+    for (size_t k = 0; k < n_touched; k++)
+      if (!journal_names(s, touched[k]))
+        irq_owner_release(etc->root, s, touched[k]);
+  }
+  free(touched);
   return failed;
 }
 
@@ -204,23 +330,41 @@ static int set_affinity(struct irq_txn *t, unsigned irq, const char *name, const
                         const char *line, bool *managed, bool *gone, struct placer_error **err) {
   *managed = *gone = false;
   if (t->dry_run) {
+    char *original = NULL;
+    enum irq_owner_claimed how;
+    if (irq_owner_claim(t->root, t->state, irq, name, now, true, &original, &how, err) < 0)
+      return -1; /* a dry run refuses what apply would */
+    free(original);
     t->steps++;
     return placer_string_list_addf(&t->actions, "%s", line);
   }
+  /* one state steers an IRQ at a time; a stale owner's recorded list is the true one */
+  char *original = NULL;
+  enum irq_owner_claimed how;
+  if (irq_owner_claim(t->root, t->state, irq, name, now, false, &original, &how, err) < 0)
+    return -1;
+  bool fresh = how == IRQ_OWNER_FRESH;
   struct irq_journal_entry e = {
-    .txn = t->txn, .op = IRQ_JOURNAL_AFFINITY, .irq = irq, .name = strdup(name), .previous = strdup(now)
+    .txn = t->txn, .op = IRQ_JOURNAL_AFFINITY, .irq = irq, .name = strdup(name), .previous = original
   };
   if (e.name == NULL || e.previous == NULL) {
     irq_journal_entry_clear(&e);
+    if (fresh)
+      irq_owner_release(t->root, t->state, irq);
     return placer_error_oom(err, NULL);
   }
-  if (irq_state_journal_add(t->state, &e, err) < 0)
+  if (irq_state_journal_add(t->state, &e, err) < 0) {
+    if (fresh)
+      irq_owner_release(t->root, t->state, irq);
     return -1;
+  }
   if (irq_write_affinity(t->root, irq, want, err) < 0) {
     /* A refused write changes nothing: its record goes, so that the rollback does not
      * write where the kernel just refused. */
     struct irq_state *s = t->state;
     irq_journal_entry_clear(&s->journal[--s->n_journal]);
+    if (fresh && !journal_names(s, irq)) /* a taken-over record keeps its original list */
+      irq_owner_release(t->root, s, irq);
     int why = (*err)->errno_value;
     struct placer_error *save_err = NULL;
     if (irq_state_save(s, &save_err) < 0) {
@@ -246,6 +390,31 @@ static int set_affinity(struct irq_txn *t, unsigned irq, const char *name, const
   return placer_string_list_addf(&t->actions, "%s", line);
 }
 
+/* An IRQ on its planned cpus already is still one state's at a time: another
+ * live state's refuses (as a write would); a gone owner's is taken over and
+ * its recorded list journaled (nothing to write), so that reset puts it
+ * back; no owner: nothing to own, nothing changes. */
+static int keep_owner(struct irq_txn *t, unsigned irq, const char *name, const char *now, struct placer_error **err) {
+  char *original = NULL;
+  enum irq_owner_claimed how;
+  if (irq_owner_claim(t->root, t->state, irq, name, now, t->dry_run, &original, &how, err) < 0)
+    return placer_error_prefix(err, "irqs");
+  if (t->dry_run || how != IRQ_OWNER_TAKEN) {
+    free(original);
+    if (!t->dry_run && how == IRQ_OWNER_FRESH)
+      irq_owner_release(t->root, t->state, irq);
+    return 0;
+  }
+  struct irq_journal_entry e = {
+    .txn = t->txn, .op = IRQ_JOURNAL_AFFINITY, .irq = irq, .name = strdup(name), .previous = original
+  };
+  if (e.name == NULL) {
+    irq_journal_entry_clear(&e);
+    return placer_error_oom(err, NULL);
+  }
+  return irq_state_journal_add(t->state, &e, err);
+}
+
 static int steer_one(struct irq_txn *t, size_t i, struct placer_error **err) {
   const struct placer_plan_irq *q = &t->plan->irqs[i];
   struct placer_apply_irq_report *r = &t->irqs[i];
@@ -269,7 +438,7 @@ static int steer_one(struct irq_txn *t, size_t i, struct placer_error **err) {
     return placer_string_list_addf(&t->notes, "%s", r->note);
   }
   if (apply_cpulist_equal(r->from, q->to))
-    return 0;
+    return keep_owner(t, q->irq, q->name, r->from, err);
   cleanup_free char *line = NULL;
   if (asprintf(&line, "IRQ %u (%s) of %s%s%s: cpus %s (was %s)", q->irq, q->name, q->device, q->instance ? ", " : "",
                q->instance ? q->instance : "", q->to, r->from) < 0)
@@ -382,7 +551,7 @@ static void roll_back(struct irq_txn *t, struct placer_error **err) {
   if (t->dry_run || t->state == NULL || t->txn == 0)
     return;
   struct placer_string_list notes = { NULL, 0, 0 }, failures = { NULL, 0, 0 };
-  size_t failed = irq_undo(t->state, t->txn, &notes, &failures, NULL, NULL);
+  size_t failed = irq_undo(t->state, &t->etc, t->txn, &notes, &failures, NULL, NULL);
   t->state->pending_txn = 0;
   t->state->pending_pid = 0;
   if (t->steps == 0 && t->state->last_txn == t->txn)
@@ -447,7 +616,7 @@ int irq_apply_begin(const struct placer_plan *plan, const struct placer_apply_op
     placer_string_list_addf(&t->notes,
                             "irqbalance is running (pid %d) and may move the steered IRQs again (--irqbalance ignore)",
                             (int)irqbalance);
-  if (irq_state_open(dir, !t->dry_run, &t->state, err) < 0) {
+  if (open_checked(dir, !t->dry_run, &t->etc, &t->state, err) < 0) {
     txn_free(t);
     return -1;
   }
@@ -458,7 +627,7 @@ int irq_apply_begin(const struct placer_plan *plan, const struct placer_apply_op
                               (int)s->pending_pid);
     } else {
       struct placer_string_list notes = { NULL, 0, 0 }, failures = { NULL, 0, 0 };
-      size_t failed = irq_undo(s, s->pending_txn, &notes, &failures, NULL, NULL);
+      size_t failed = irq_undo(s, &t->etc, s->pending_txn, &notes, &failures, NULL, NULL);
       if (failed)
         placer_error_set(err, PLACER_EXIT_SYSTEM, 0,
                          "an interrupted IRQ apply (pid %d) could not be rolled back (%s); run 'placer reset'",
@@ -506,6 +675,8 @@ int irq_apply_begin(const struct placer_plan *plan, const struct placer_apply_op
     cleanup_free char *banned = banned_cpus(plan);
     if (irqs == NULL || banned == NULL)
       rc = placer_error_oom(err, NULL);
+    else if (t->dry_run && irq_irqbalance_ban_check(&t->etc, &(bool){ false }, err) < 0)
+      rc = -1; /* what the apply itself would refuse */
     else if (t->dry_run)
       rc = placer_string_list_addf(&t->actions, "irqbalance (pid %d): keep it off %zu IRQs and cpus %s, and restart it",
                                    (int)irqbalance, n, *banned ? banned : "none");
@@ -626,18 +797,21 @@ int irq_apply_commit(struct irq_txn *t, struct placer_apply_report *report, stru
 
 /* ------------------------------------------------------------------ status */
 
-int irq_status(const char *state_dir, json_t *doc, bool *drift, struct placer_error **err) {
+int irq_status(const char *state_dir, const struct placer_apply_options *opt, json_t *doc, bool *drift,
+               struct placer_error **err) {
   const char *dir = state_dir ? state_dir : placer_state_default_dir();
   if (!irq_state_exists(dir))
     return 0;
+  struct irq_etc etc;
+  etc_defaults(&etc, opt);
   struct irq_state *s = NULL;
-  if (irq_state_open(dir, false, &s, err) < 0)
+  if (open_checked(dir, false, &etc, &s, err) < 0)
     return -1;
   if (irq_state_is_empty(s)) {
     irq_state_free(s);
     return 0;
   }
-  const char *root = s->root ? s->root : "";
+  const char *root = etc.root;
   struct placer_interrupts in;
   if (read_interrupts(root, &in, err) < 0) {
     irq_state_free(s);
@@ -710,21 +884,34 @@ int irq_status_print_text(json_t *doc, FILE *out) {
     return 0;
   const char *profile = json_string_value(json_object_get(doc, "irqs_profile"));
   const char *applied = json_string_value(json_object_get(doc, "irqs_applied_at"));
-  fprintf(out, "irqs of profile %s, applied %s:\n", profile ? profile : "?", applied ? applied : "(interrupted)");
+  fputs("irqs of profile ", out);
+  placer_text_put(out, profile);
+  fputs(", applied ", out);
+  placer_text_put(out, applied ? applied : "(interrupted)");
+  fputs(":\n", out);
   size_t i;
   json_t *o;
   json_array_foreach(irqs, i, o) {
     const char *instance = json_string_value(json_object_get(o, "instance"));
     const char *effective = json_string_value(json_object_get(o, "effective"));
-    fprintf(out, "  IRQ %lld %s (%s%s%s): ", (long long)json_integer_value(json_object_get(o, "irq")),
-            json_string_value(json_object_get(o, "name")), json_string_value(json_object_get(o, "device")),
-            instance ? ", " : "", instance ? instance : "");
+    fprintf(out, "  IRQ %lld ", (long long)json_integer_value(json_object_get(o, "irq")));
+    placer_text_put(out, json_string_value(json_object_get(o, "name")));
+    fputs(" (", out);
+    placer_text_put(out, json_string_value(json_object_get(o, "device")));
+    if (instance) {
+      fputs(", ", out);
+      placer_text_put(out, instance);
+    }
+    fputs("): ", out);
     if (json_is_true(json_object_get(o, "managed")))
       fprintf(out, "managed by the kernel, completes on cpu %s", effective ? effective : "?");
-    else
-      fprintf(out, "planned %s, now %s, completes on cpu %s", json_string_value(json_object_get(o, "planned")),
+    else {
+      fputs("planned ", out);
+      placer_text_put(out, json_string_value(json_object_get(o, "planned")));
+      fprintf(out, ", now %s, completes on cpu %s",
               json_is_string(json_object_get(o, "actual")) ? json_string_value(json_object_get(o, "actual")) : "-",
               effective ? effective : "?");
+    }
     fprintf(out, "; since apply:");
     const char *cpu;
     json_t *count;
@@ -732,26 +919,30 @@ int irq_status_print_text(json_t *doc, FILE *out) {
         fprintf(out, " cpu%s %lld", cpu, (long long)json_integer_value(count));
     fprintf(out, "%s\n", json_is_true(json_object_get(o, "ok")) ? "" : "  DRIFT");
   }
-  json_array_foreach(json_object_get(doc, "irq_problems"), i, o) fprintf(out, "DRIFT: %s\n", json_string_value(o));
+  json_array_foreach(json_object_get(doc, "irq_problems"), i, o) {
+    fputs("DRIFT: ", out);
+    placer_text_put(out, json_string_value(o));
+    fputc('\n', out);
+  }
   return ferror(out) ? -1 : 0;
 }
 
 /* ------------------------------------------------------------------ reset */
 
-int irq_reset(const char *state_dir, struct placer_reset_result *res, struct placer_error **err) {
+int irq_reset(const char *state_dir, const struct placer_apply_options *opt, struct placer_reset_result *res,
+              struct placer_error **err) {
   const char *dir = state_dir ? state_dir : placer_state_default_dir();
   struct placer_string_list lines = { res->lines, res->n_lines, 0 }, notes = { NULL, 0, 0 }, failures = { NULL, 0, 0 };
   struct irq_etc etc;
-  etc_defaults(&etc, NULL);
+  etc_defaults(&etc, opt);
   struct irq_state *s = NULL;
   int rc = 0;
   size_t undone = 0;
   if (irq_state_exists(dir)) {
-    if (irq_state_open(dir, true, &s, err) < 0)
+    if (open_checked(dir, true, &etc, &s, err) < 0)
       return -1;
-    etc_of_state(&etc, s);
     size_t before = s->n_journal;
-    size_t failed = irq_undo(s, 0, &notes, &failures, &res->irqs_restored, &res->n_irqs_restored);
+    size_t failed = irq_undo(s, &etc, 0, &notes, &failures, &res->irqs_restored, &res->n_irqs_restored);
     undone = before - s->n_journal;
     if (failed) {
       cleanup_free char *why = placer_string_list_join(&failures, "; ");

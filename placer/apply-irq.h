@@ -16,9 +16,10 @@
 #include "apply-internal.h"
 #include "state.h"
 
-#define IRQ_STATE_FILE "irq.json"
-#define IRQ_LOCK_FILE "irq.lock"
+#define IRQ_STATE_FILE PLACER_STATE_IRQ_FILE
+#define IRQ_LOCK_FILE PLACER_STATE_IRQ_LOCK_FILE
 #define IRQ_UNIT_NAME "placer-irqs.service"
+#define IRQ_STATE_MAX_IRQS 65536 /* IRQs of one state, CPUs of one IRQ's counts */
 
 enum irq_journal_op {
   IRQ_JOURNAL_AFFINITY, /* an IRQ's smp_affinity_list was written: write previous back */
@@ -59,9 +60,14 @@ struct irq_state_irq {
 
 struct irq_state {
   char *dir;
-  int lock_fd; /* -1: not locked */
+  int lock_fd;     /* -1: not locked */
+  char *lock_made; /* the lock file this process made (removed with the lock), or NULL */
+  char *boot_id;   /* the boot and the directory it was written for (lib/statedir.h) */
+  char *state_id;  /* "DEV:INO" of dir: what the node's IRQ owners name */
   char *profile_name;
   char *applied_at;
+  /* What apply used, recorded for the reader: reset and status never take
+   * a path or program from here (a state naming others is refused). */
   char *root;       /* "" or the scratch tree the IRQs were written below */
   char *systemctl;  /* for the undo actions */
   char *initd;      /* irqbalance's init script, for its restart */
@@ -79,12 +85,20 @@ struct irq_state {
 };
 
 /* apply-irq-state.c.  Open STATE_DIR's IRQ state (created and locked when LOCK); an
- * empty state when there is no irq.json. */
+ * empty state when there is no irq.json.  Read through lib/statedir.h; refused when
+ * written in another boot or for another directory. */
 int irq_state_open(const char *dir, bool lock, struct irq_state **out, struct placer_error **err);
+/* apply-irq.c: what a state may record, for ETC (the paths and programs this placer uses): the
+ * same root, systemctl, init script, defaults file and systemd directory, or none;
+ * FILE records only of irqbalance's defaults file, its drop-in or the boot unit (and
+ * only their own directory made), LINK records only of the boot unit's link; every
+ * AFFINITY record an IRQ's name and a cpu list.  Else an error, and nothing is done. */
+struct irq_etc;
+int irq_state_check(const struct irq_state *s, const struct irq_etc *etc, struct placer_error **err);
 /* Write irq.json atomically; an empty state removes it. */
 int irq_state_save(struct irq_state *s, struct placer_error **err);
 bool irq_state_is_empty(const struct irq_state *s);
-bool irq_state_exists(const char *dir);
+bool irq_state_exists(const char *dir); /* there is an entry irq.json (links not followed) */
 void irq_state_free(struct irq_state *s);
 void irq_state_clear_irqs(struct irq_state *s);
 /* Append ENTRY (taken over) and save: the step may then happen. */
@@ -107,14 +121,20 @@ int irq_apply_commit(struct irq_txn *t, struct placer_apply_report *report, stru
 void irq_apply_abort(struct irq_txn *t, struct placer_error **err);
 /* status: the applied IRQs into DOC ("irqs", "irq_problems"; drift adds to *DRIFT and
  * "drift"); nothing when none is applied. */
-int irq_status(const char *state_dir, json_t *doc, bool *drift, struct placer_error **err);
+int irq_status(const char *state_dir, const struct placer_apply_options *opt, json_t *doc, bool *drift,
+               struct placer_error **err);
 int irq_status_print_text(json_t *doc, FILE *out);
-/* reset: every IRQ change undone (and what a reboot left under /etc); added to RES. */
-int irq_reset(const char *state_dir, struct placer_reset_result *res, struct placer_error **err);
+/* reset: every IRQ change undone (and what a reboot left under /etc); added to RES.  OPT
+ * (NULL in the CLI: this machine) only for the test hooks (irq_root, the irqbalance and
+ * systemd paths): the state's own record of them is never used. */
+int irq_reset(const char *state_dir, const struct placer_apply_options *opt, struct placer_reset_result *res,
+              struct placer_error **err);
 
-/* apply-irq.c: undo the entries of TXN (0: all), newest first, each leaving the journal
- * (saved) once done; returns the number that could not be undone (left in the journal). */
-size_t irq_undo(struct irq_state *s, unsigned txn, struct placer_string_list *notes,
+/* apply-irq.c: undo the entries of TXN (0: all), newest first, with ETC's paths and
+ * programs; the journal saved once at the end (replaying is idempotent); an IRQ another
+ * state owns now is left to it; the IRQs no record names any more are released
+ * (apply-irq-owner.c).  Returns the number that could not be undone (left in the journal). */
+size_t irq_undo(struct irq_state *s, const struct irq_etc *etc, unsigned txn, struct placer_string_list *notes,
                 struct placer_string_list *failures, unsigned **restored, size_t *n_restored);
 /* Write LIST to /proc/irq/IRQ/smp_affinity_list below ROOT; errno kept. */
 int irq_write_affinity(const char *root, unsigned irq, const char *list, struct placer_error **err);
@@ -142,7 +162,30 @@ int irq_persist_unit(const struct irq_etc *etc, struct irq_state *s, unsigned tx
  * for STATE_DIR (found by the marks placer writes in them). */
 int irq_etc_forget(const struct irq_etc *etc, const char *state_dir, struct placer_string_list *lines,
                    struct placer_error **err);
+/* Could --irqbalance ban keep irqbalance off (it runs through systemd, *through_systemd, or
+ * has an init script to restart it with)?  Else the refusal both apply and its dry run give. */
+int irq_irqbalance_ban_check(const struct irq_etc *etc, bool *through_systemd, struct placer_error **err);
 /* Run an undo action. */
 int irq_run_action(const struct irq_etc *etc, enum irq_action action, struct placer_error **err);
+/* The paths placer writes for ETC: irqbalance's drop-in, the boot unit, its link (PATH_MAX). */
+void irq_etc_paths(const struct irq_etc *etc, char *dropin, char *unit, char *link, size_t len);
+
+/* apply-irq-owner.c: the node's IRQ owners, one state directory per steered IRQ
+ * (ROOT/run/placer-irq-owners/N.json, with the IRQ's list before placer steered it).
+ * claim: S may steer IRQ (named NAME, on NOW): 0, *original (the list to journal as
+ * the one before placer: NOW, or the recorded one of an owner whose state is gone) and
+ * *how; refused (PLACER_EXIT_USAGE, one line) while another state that still records the
+ * IRQ owns it.  DRY_RUN: only that check. */
+enum irq_owner_claimed {
+  IRQ_OWNER_FRESH, /* no owner: the record is made, *original is NOW */
+  IRQ_OWNER_OURS,  /* S owned it already */
+  IRQ_OWNER_TAKEN, /* its owner's state is gone: S owns it now, with its recorded list */
+};
+int irq_owner_claim(const char *root, const struct irq_state *s, unsigned irq, const char *name, const char *now,
+                    bool dry_run, char **original, enum irq_owner_claimed *how, struct placer_error **err);
+/* The state directory that owns IRQ now when it is not S (caller frees), else NULL. */
+char *irq_owner_other(const char *root, const struct irq_state *s, unsigned irq);
+/* S gives IRQ up (when it owns it); the directory goes with its last record. */
+void irq_owner_release(const char *root, const struct irq_state *s, unsigned irq);
 
 #endif

@@ -19,7 +19,7 @@
 
 /* The state file of the systemd backend, beside state.json in the state
  * directory (whose lock it shares). */
-#define SD_STATE_FILE "systemd.json"
+#define SD_STATE_FILE PLACER_STATE_SYSTEMD_FILE
 
 /* The four properties, in the order of the state file and the messages. */
 enum sd_prop { SD_ALLOWED_CPUS, SD_ALLOWED_MEMORY_NODES, SD_MEMORY_MAX, SD_CPU_WEIGHT, SD_N_PROPS };
@@ -59,6 +59,8 @@ struct sd_instance {
 
 struct sd_state {
   char *dir;
+  char *boot_id; /* the boot and the directory it was written for (lib/statedir.h) */
+  char *state_id;
   char *profile_name;
   char *profile_path;
   char *applied_at;
@@ -71,8 +73,12 @@ struct sd_state {
 void sd_ctx_init(struct sd_ctx *c, const struct placer_apply_options *opt);
 void sd_instance_clear(struct sd_instance *si);
 void sd_state_clear(struct sd_state *s);
-/* Read DIR/systemd.json (empty state when there is none). */
-int sd_state_load(const char *dir, struct sd_state *s, struct placer_error **err);
+/* Read DIR/systemd.json (empty state when there is none), through
+ * lib/statedir.h; refused when written in another boot or for another
+ * directory, or when it names a drop-in placer does not write (anything but
+ * C's etc_dir/UNIT.d/50-placer.conf) or a unit group that is not an absolute
+ * path without "." or "..". */
+int sd_state_load(const struct sd_ctx *c, const char *dir, struct sd_state *s, struct placer_error **err);
 /* Write it atomically; an empty state removes the file. */
 int sd_state_save(const struct sd_state *s, struct placer_error **err);
 /* The properties an instance sets. */

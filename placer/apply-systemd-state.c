@@ -14,6 +14,7 @@
 
 #include "apply-systemd-internal.h"
 #include "lib/fsfile.h"
+#include "lib/statedir.h"
 #include "lib/subprocess.h"
 #include "lib/substitute.h"
 #include "lib/textfile.h"
@@ -52,6 +53,8 @@ void sd_state_clear(struct sd_state *s) {
     sd_instance_clear(&s->v[i]);
   free(s->v);
   free(s->dir);
+  free(s->boot_id);
+  free(s->state_id);
   free(s->profile_name);
   free(s->profile_path);
   free(s->applied_at);
@@ -165,23 +168,49 @@ static int instance_from_json(json_t *j, struct sd_instance *si, const char *whe
   return 0;
 }
 
-int sd_state_load(const char *dir, struct sd_state *s, struct placer_error **err) {
+/* SI names only what placer writes: its drop-in at the one path placer
+ * gives it, its unit's group as /proc names it (no "." or ".."). */
+static int check_instance_paths(const struct sd_ctx *c, const struct sd_instance *si, const char *where,
+                                struct placer_error **err) {
+  if (si->cgroup[0] != '/' || !placer_cgroup_recorded_path_is_safe(si->cgroup + 1))
+    return placer_error_set(err, PLACER_EXIT_SYSTEM, EPERM, "%s: %s: unit group '%s' is not a group placer reads",
+                            where, si->name, si->cgroup);
+  if (si->n_procs > PLACER_STATE_MAX_THREADS)
+    return placer_error_set(err, PLACER_EXIT_SYSTEM, E2BIG, "%s: %s: more than %d processes", where, si->name,
+                            PLACER_STATE_MAX_THREADS);
+  if (si->dropin == NULL)
+    return 0;
+  cleanup_free char *want = NULL;
+  if (asprintf(&want, "%s/%s.d/%s", c->etc_dir, si->unit, PLACER_SYSTEMD_DROPIN_NAME) < 0)
+    return placer_error_oom(err, NULL);
+  if (strcmp(si->dropin, want) != 0)
+    return placer_error_set(err, PLACER_EXIT_SYSTEM, EPERM,
+                            "%s: %s: drop-in '%s' is not the one placer writes for %s (%s): nothing done", where,
+                            si->name, si->dropin, si->unit, want);
+  return 0;
+}
+
+int sd_state_load(const struct sd_ctx *c, const char *dir, struct sd_state *s, struct placer_error **err) {
   memset(s, 0, sizeof(*s));
   if ((s->dir = strdup(dir)) == NULL)
     return placer_error_oom(err, NULL);
+  struct placer_statedir d;
+  json_t *doc = NULL;
+  int rc = placer_statedir_open(dir, false, &d, err);
+  if (rc == 0)
+    rc = placer_statedir_load(&d, SD_STATE_FILE, &doc, &s->boot_id, &s->state_id, err);
+  placer_statedir_close(&d);
+  if (rc < 0 || doc == NULL)
+    return rc;
   char path[4096];
   snprintf(path, sizeof(path), "%s/%s", dir, SD_STATE_FILE);
-  cleanup_free char *text = NULL;
-  if (placer_textfile_read_path(path, PLACER_TEXTFILE_MAX_BYTES, &text, NULL) < 0) {
-    if (errno == ENOENT)
-      return 0;
-    return placer_error_errno(err, PLACER_EXIT_SYSTEM, errno, "read %s", path);
+  s->boot_id = dup_str(doc, "boot_id");
+  s->state_id = dup_str(doc, "state_id");
+  if (json_array_size(json_object_get(doc, "instances")) > PLACER_STATE_MAX_INSTANCES) {
+    json_decref(doc);
+    return placer_error_set(err, PLACER_EXIT_SYSTEM, E2BIG, "%s: more than %d instances", path,
+                            PLACER_STATE_MAX_INSTANCES);
   }
-  json_error_t jerr;
-  json_t *doc = json_loads(text, 0, &jerr);
-  if (doc == NULL || !json_is_object(doc))
-    return placer_error_set(err, PLACER_EXIT_SYSTEM, EINVAL, "%s:%d: not a placer systemd state (%s)", path, jerr.line,
-                            jerr.text);
   s->profile_name = dup_str(doc, "profile");
   s->profile_path = dup_str(doc, "profile_path");
   s->applied_at = dup_str(doc, "applied_at");
@@ -194,7 +223,8 @@ int sd_state_load(const char *dir, struct sd_state *s, struct placer_error **err
   }
   for (size_t i = 0; i < json_array_size(insts); i++) {
     s->n++;
-    if (instance_from_json(json_array_get(insts, i), &s->v[i], path, err) < 0) {
+    if (instance_from_json(json_array_get(insts, i), &s->v[i], path, err) < 0 ||
+        check_instance_paths(c, &s->v[i], path, err) < 0) {
       json_decref(doc);
       return -1;
     }
@@ -210,6 +240,8 @@ int sd_state_save(const struct sd_state *s, struct placer_error **err) {
   if (doc == NULL)
     return placer_error_oom(err, NULL);
   json_object_set_new(doc, "schema", json_integer(1));
+  json_object_set_new(doc, "boot_id", str_or_null(s->boot_id));
+  json_object_set_new(doc, "state_id", str_or_null(s->state_id));
   json_object_set_new(doc, "backend", json_string(placer_apply_backend_systemd.name));
   json_object_set_new(doc, "profile", str_or_null(s->profile_name));
   json_object_set_new(doc, "profile_path", str_or_null(s->profile_path));

@@ -166,14 +166,14 @@ int sd_status(const char *state_dir, json_t **out, bool *drift, struct placer_er
   bool busy = false;
   if (placer_state_open(dir, PLACER_STATE_LOCK_SHARED, &lock, &busy, err) < 0)
     return -1;
+  struct sd_ctx c;
+  sd_ctx_init(&c, NULL);
   struct sd_state s = { 0 };
-  if (sd_state_load(dir, &s, err) < 0) {
+  if (sd_state_load(&c, dir, &s, err) < 0) {
     sd_state_clear(&s);
     placer_state_free(lock);
     return -1;
   }
-  struct sd_ctx c;
-  sd_ctx_init(&c, NULL);
   json_t *doc = json_object();
   json_object_set_new(doc, "schema", json_integer(PLACER_STATUS_JSON_SCHEMA));
   json_object_set_new(doc, "backend", json_string("systemd"));
@@ -211,7 +211,10 @@ int sd_status_print_text(json_t *doc, FILE *out) {
   if (json_is_true(json_object_get(doc, "busy")))
     fprintf(out, "note: an apply or reset is running now; what follows may be mid-change\n");
   if (!json_is_true(json_object_get(doc, "applied"))) {
-    fprintf(out, "nothing applied (no placer state in %s)\n", jstr(doc, "state_dir"));
+    if (json_array_size(json_object_get(doc, "irqs")))
+      fprintf(out, "no units applied (state %s): only IRQs\n", jstr(doc, "state_dir"));
+    else
+      fprintf(out, "nothing applied (no placer state in %s)\n", jstr(doc, "state_dir"));
     return 0;
   }
   fprintf(out, "profile %s applied %s through systemd (%s; state %s)\n", jstr(doc, "profile"), jstr(doc, "applied_at"),
@@ -241,13 +244,13 @@ int sd_status_print_text(json_t *doc, FILE *out) {
     fprintf(out, "  %zu process%s, %lld thread%s checked", json_array_size(procs),
             json_array_size(procs) == 1 ? "" : "es", (long long)json_integer_value(json_object_get(inst, "n_threads")),
             json_integer_value(json_object_get(inst, "n_threads")) == 1 ? "" : "s");
-    json_array_foreach(procs, k, p)
-        fprintf(out, "%s pid %lld %s (%lld)", k ? "," : ":", (long long)json_integer_value(json_object_get(p, "pid")),
-                jstr(p, "comm"), (long long)json_integer_value(json_object_get(p, "n_threads")));
+    json_array_foreach(procs, k, p) {
+      fprintf(out, "%s pid %lld ", k ? "," : ":", (long long)json_integer_value(json_object_get(p, "pid")));
+      placer_text_put(out, jstr(p, "comm"));
+      fprintf(out, " (%lld)", (long long)json_integer_value(json_object_get(p, "n_threads")));
+    }
     fputc('\n', out);
-    json_t *line;
-    json_array_foreach(json_object_get(inst, "drift"), k, line) fprintf(out, "    DRIFT %s\n", json_string_value(line));
-    json_array_foreach(json_object_get(inst, "notes"), k, line) fprintf(out, "    note: %s\n", json_string_value(line));
+    apply_print_instance_lines(inst, out);
   }
   fprintf(out, "%zu instance%s, %zu with drift\n", n, n == 1 ? "" : "s", n_drift);
   return ferror(out) ? -1 : 0;

@@ -77,39 +77,15 @@ static const struct sd_instance *state_find(const struct sd_state *s, const char
 /* ------------------------------------------------------------------ find the units */
 
 static int find_processes(struct sd_applier *a, struct sd_target *t, struct placer_error **err) {
-  const struct placer_apply_options *opt = a->opt;
-  const struct placer_instance *inst = t->inst;
-  bool explicit = false;
-  for (size_t i = 0; i < opt->n_pids; i++) {
-    if (strcmp(opt->pids[i].instance, inst->name) != 0)
-      continue;
-    explicit = true;
-    pid_t pid;
-    uint64_t start = 0;
-    struct placer_error *gone = NULL;
-    if (placer_parse_pid_text(opt->pids[i].value, &pid) < 0)
-      return placer_error_set(err, PLACER_EXIT_USAGE, EINVAL, "--pid %s=%s: not a pid", inst->name, opt->pids[i].value);
-    if (placer_proc_start_time(pid, &start, &gone) < 0) {
-      placer_error_clear(&gone);
-      return placer_error_set(err, PLACER_EXIT_USAGE, ESRCH, "--pid %s=%d: no such process", inst->name, (int)pid);
-    }
-    if (placer_pid_list_add_new(&t->pids, pid) < 0)
-      return placer_error_oom(err, NULL);
-  }
-  if (explicit)
-    return 0;
-  cleanup_free pid_t *pids = NULL;
+  /* the same search and checks as the cgroupfs backend's */
   cleanup_free char *why = NULL;
-  size_t n = 0;
-  if (placer_procmatch_find(inst->kind, &inst->match, &pids, &n, &why, err) < 0)
-    return placer_error_prefix(err, "%s", inst->name);
-  for (size_t k = 0; k < n; k++)
-    if (placer_pid_list_add_new(&t->pids, pids[k]) < 0)
-      return placer_error_oom(err, NULL);
-  if (n == 0) {
-    t->note = apply_no_process_note(inst, why);
-    if (opt->strict)
-      return placer_error_set(err, PLACER_EXIT_INFEASIBLE, ESRCH, "%s: %s (--strict)", inst->name,
+  bool explicit_pids = false;
+  if (apply_find_processes(a->plan, t->inst, a->opt, &t->pids, &explicit_pids, &why, err) < 0)
+    return -1;
+  if (t->pids.n == 0 && !explicit_pids) {
+    t->note = apply_no_process_note(t->inst, why);
+    if (a->opt->strict)
+      return placer_error_set(err, PLACER_EXIT_INFEASIBLE, ESRCH, "%s: %s (--strict)", t->inst->name,
                               t->note ? t->note : "no process");
   }
   return 0;
@@ -716,8 +692,8 @@ static int build_report(struct sd_applier *a, struct placer_apply_report **out, 
 
 /* ------------------------------------------------------------------ apply */
 
-static int open_states(const char *dir, bool lock, struct placer_state **lock_state, struct sd_state *s,
-                       struct placer_error **err) {
+static int open_states(const struct sd_ctx *c, const char *dir, bool lock, struct placer_state **lock_state,
+                       struct sd_state *s, struct placer_error **err) {
   if (placer_state_open(dir, lock ? PLACER_STATE_LOCK_EXCLUSIVE : PLACER_STATE_NO_LOCK, lock_state, NULL, err) < 0)
     return -1;
   if (!placer_state_is_empty(*lock_state))
@@ -725,7 +701,7 @@ static int open_states(const char *dir, bool lock, struct placer_state **lock_st
                             "%s holds a placement of the cgroupfs backend (groups under %s/): run 'placer reset' "
                             "before applying through systemd",
                             dir, (*lock_state)->prefix ? (*lock_state)->prefix : "?");
-  return sd_state_load(dir, s, err);
+  return sd_state_load(c, dir, s, err);
 }
 
 static int systemd_apply(const struct placer_plan *plan, const struct placer_apply_options *opt,
@@ -735,7 +711,7 @@ static int systemd_apply(const struct placer_plan *plan, const struct placer_app
   const char *dir = opt->state_dir ? opt->state_dir : placer_state_default_dir();
   struct placer_state *lock = NULL;
   int ret = -1;
-  if (open_states(dir, !opt->dry_run, &lock, &a.state, err) < 0)
+  if (open_states(&a.ctx, dir, !opt->dry_run, &lock, &a.state, err) < 0)
     goto out;
   if (a.state.n > 0 && a.state.profile_name && plan->profile_name && strcmp(a.state.profile_name, plan->profile_name)) {
     placer_error_set(err, PLACER_EXIT_USAGE, EINVAL,
@@ -748,6 +724,13 @@ static int systemd_apply(const struct placer_plan *plan, const struct placer_app
                             "the drop-ins of an earlier 'apply --persist' stay in place; 'placer reset' removes them");
   if (build_targets(&a, err) < 0)
     goto out;
+  /* after the processes were found and checked (the same checks as cgroupfs), before any change */
+  if (access("/run/systemd/system", F_OK) != 0) {
+    placer_error_set(err, PLACER_EXIT_INFEASIBLE, ENOENT,
+                     "--backend systemd: PID 1 is not systemd here (no /run/systemd/system): there is no unit to "
+                     "place through; use --backend cgroupfs");
+    goto out;
+  }
 
   /* Changes: drop-ins first (recorded before they are written), then the
    * properties, then the vCPU threads. */
@@ -806,7 +789,7 @@ static int systemd_reset_run(const char *state_dir, struct placer_reset_result *
   struct sd_state s = { 0 };
   struct placer_string_list out = { NULL, 0, 0 }, failures = { NULL, 0, 0 };
   int ret = -1;
-  if (placer_state_open(dir, PLACER_STATE_LOCK_EXCLUSIVE, &lock, NULL, err) < 0 || sd_state_load(dir, &s, err) < 0)
+  if (placer_state_open(dir, PLACER_STATE_LOCK_EXCLUSIVE, &lock, NULL, err) < 0 || sd_state_load(&c, dir, &s, err) < 0)
     goto done;
   size_t before = s.n;
   if (before == 0) {

@@ -48,6 +48,9 @@ enum placer_irqbalance_mode {
   PLACER_IRQBALANCE_BAN,    /* keep it off the steered IRQs and the instances' cpus, and restart it */
   PLACER_IRQBALANCE_IGNORE, /* carry on, with a warning */
 };
+/* The pid of the irqbalance running on this machine, 0 when none: what
+ * apply refuses in its default mode (bench checks it before its first run). */
+pid_t placer_irqbalance_pid(void);
 
 struct placer_apply_options {
   const char *state_dir;   /* NULL: placer_state_default_dir() */
@@ -175,6 +178,9 @@ int placer_reset(const char *state_dir, char ***lines, size_t *n_lines, struct p
 /* The same, with what was undone in *RESULT (placer_reset_result_clear). */
 int placer_reset_run(const char *state_dir, struct placer_reset_result *result, struct placer_error **err);
 void placer_reset_result_clear(struct placer_reset_result *result);
+/* The IRQs of STATE_DIR alone set back (what bench's OUT/irq-state holds):
+ * no group, unit or process is looked at. */
+int placer_reset_irqs(const char *state_dir, struct placer_reset_result *result, struct placer_error **err);
 
 /* apply-json.c: the documents `placer apply --json` and `placer reset --json`
  * print (schema PLACER_APPLY_JSON_SCHEMA, docs/apply.md); NULL when out of memory. */

@@ -152,7 +152,7 @@ int placer_cgroup_restore_pid(struct placer_cgroup *cg, pid_t pid, const struct 
   for (int c = 0; c < PLACER_CGROUP_N_CONTROLLERS; c++) {
     /* A shared hierarchy goes where its first controller's path says. */
     const char *path = m->path[cg->hier[c].shared ? cg->hier[c].same_as : c];
-    if (path && !cg_recorded_path_is_safe(path))
+    if (path && !placer_cgroup_recorded_path_is_safe(path))
       return placer_error_set(err, PLACER_EXIT_SYSTEM, EINVAL, "move pid %d back: recorded %s group '%s' is not usable",
                               (int)pid, placer_cgroup_controller_name(c), path);
     groups[c] = path;

@@ -69,8 +69,6 @@ struct placer_cgroup {
 bool cg_group_dir_exists(const struct placer_cgroup *cg, enum placer_cgroup_controller c, const char *group);
 /* GROUP is a valid relative group path (else a PLACER_EXIT_USAGE error). */
 int cg_check_group(const char *group, struct placer_error **err);
-/* A path recorded from /proc/PID/cgroup: any spelling, but no "." / "..". */
-bool cg_recorded_path_is_safe(const char *path);
 
 /* cgroupfs file I/O.  Errors name the path, the value and errno. */
 /* FILE of GROUP ("" or NULL: the root) in controller C's hierarchy. */

@@ -73,7 +73,7 @@ int cg_check_group(const char *group, struct placer_error **err) {
 
 /* A path recorded from /proc/PID/cgroup names an existing group of any
  * spelling; only refuse what could climb out of the hierarchy. */
-bool cg_recorded_path_is_safe(const char *path) {
+bool placer_cgroup_recorded_path_is_safe(const char *path) {
   if (path == NULL || path[0] == '/')
     return false;
   cleanup_free char *copy = strdup(path);

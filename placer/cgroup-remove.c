@@ -91,8 +91,7 @@ int placer_cgroup_subtree_pids(struct placer_cgroup *cg, const char *group, pid_
   return 0;
 }
 
-/* Is PID in GROUP or below it in some hierarchy, by /proc/PID/cgroup? */
-static bool pid_in_subtree(const struct placer_cgroup *cg, pid_t pid, const char *group) {
+bool placer_cgroup_pid_in_subtree(const struct placer_cgroup *cg, pid_t pid, const char *group) {
   char dir[32];
   snprintf(dir, sizeof(dir), "/proc/%d", (int)pid);
   cleanup_free char *content = NULL;
@@ -129,7 +128,7 @@ static void signal_member(const struct placer_cgroup *cg, pid_t pid, const char 
 #if defined(SYS_pidfd_open) && defined(SYS_pidfd_send_signal)
   int pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
   if (pidfd >= 0) {
-    if (pid_in_subtree(cg, pid, group))
+    if (placer_cgroup_pid_in_subtree(cg, pid, group))
       syscall(SYS_pidfd_send_signal, pidfd, sig, NULL, 0);
     close(pidfd);
     return;
@@ -137,7 +136,7 @@ static void signal_member(const struct placer_cgroup *cg, pid_t pid, const char 
   if (errno != ENOSYS)
     return; /* gone */
 #endif
-  if (pid_in_subtree(cg, pid, group))
+  if (placer_cgroup_pid_in_subtree(cg, pid, group))
     kill(pid, sig); /* a kernel without pidfds (< 5.3) */
 }
 

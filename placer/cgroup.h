@@ -82,6 +82,34 @@ bool placer_cgroup_group_is_valid(const char *group);
  * cpuset.memory_migrate=1; v2: +cpuset +memory +cpu are enabled in every
  * ancestor's cgroup.subtree_control.  Existing groups are kept as they are. */
 int placer_cgroup_create(struct placer_cgroup *cg, const char *group, struct placer_error **err);
+/* placer's mark (cgroup-mark.c): the "trusted.placer.state" attribute of a
+ * group's directory in each of placer's hierarchies, MARK naming the state
+ * directory that created it.  Only CAP_SYS_ADMIN (of the first user
+ * namespace) can set a trusted attribute, and nobody else can read one, so
+ * a state file can name a group but cannot make it carry the mark.  0 when
+ * marked; 1 when the cgroupfs keeps no xattrs or placer may not set one
+ * (root in a user namespace): the group stays unmarked, and its creator
+ * records that (no error). */
+int placer_cgroup_mark(struct placer_cgroup *cg, const char *group, const char *mark, struct placer_error **err);
+enum placer_cgroup_mark_state {
+  PLACER_CGROUP_MARK_OURS,    /* every hierarchy's directory carries MARK */
+  PLACER_CGROUP_MARK_FOREIGN, /* one carries none, or another state's */
+  PLACER_CGROUP_MARK_GONE,    /* the group exists nowhere */
+  PLACER_CGROUP_MARK_UNKNOWN, /* this cgroupfs keeps no xattrs (nor refuses): cannot tell */
+};
+enum placer_cgroup_mark_state placer_cgroup_mark_check(const struct placer_cgroup *cg, const char *group,
+                                                       const char *mark);
+/* Is there a group below GROUP (GROUP itself not counted) that carries a
+ * mark other than MARK: another placer state's? */
+bool placer_cgroup_subtree_has_other_mark(const struct placer_cgroup *cg, const char *group, const char *mark);
+/* placer_cgroup_create, and MARK (when not NULL) on each level it made: 0,
+ * or 1 when a level it made could not be marked (placer_cgroup_mark). */
+int placer_cgroup_create_marked(struct placer_cgroup *cg, const char *group, const char *mark,
+                                struct placer_error **err);
+/* A group path recorded from /proc/PID/cgroup ("" the root, any names, no
+ * "." or ".." and not absolute): one a restore may write a PID into. */
+bool placer_cgroup_recorded_path_is_safe(const char *path);
+
 /* GROUP is there in cpuset, memory and cpu (a separate cpuacct need not
  * have it: see placer_cgroup_accounts). */
 bool placer_cgroup_exists(const struct placer_cgroup *cg, const char *group);
@@ -205,6 +233,8 @@ int placer_cgroup_remove_empty_parents(struct placer_cgroup *cg, const char *gro
  * mounted under the root, once each, sorted (zombies included). */
 int placer_cgroup_subtree_pids(struct placer_cgroup *cg, const char *group, pid_t **pids, size_t *n_pids,
                                struct placer_error **err);
+/* Is PID in GROUP or below it, in some hierarchy (by /proc/PID/cgroup)? */
+bool placer_cgroup_pid_in_subtree(const struct placer_cgroup *cg, pid_t pid, const char *group);
 /* Send SIG (0: none) to every process of GROUP's subtree that is not a
  * zombie; *n_live (may be NULL) counts them.  Each PID is held with a pidfd
  * and checked to be still in the subtree before the signal goes, so a PID

@@ -251,7 +251,9 @@ static void reap(pid_t pid) {
 }
 
 static int exec_stop(struct placer_cgroup *cg, const struct placer_launch_record *rec, struct placer_error **err) {
-  bool alive = exec_is_running(rec);
+  /* the process run started, while still in the group it was born in: a
+   * reused PID, or one a record merely names, never gets a signal */
+  bool alive = exec_is_running(rec) && rec->group && placer_cgroup_pid_in_subtree(cg, rec->pid, rec->group);
   if (alive) {
     kill(-rec->pid, SIGTERM); /* its process group (it is a session leader) */
     placer_proc_signal(rec->pid, rec->start_time, SIGTERM);

@@ -197,20 +197,22 @@ static int fill_record(struct placer_launch_prepared *p, const char *profile, un
 }
 
 int placer_launch_start_prepared(struct placer_cgroup *cg, const char *profile, const char *rundir, unsigned seq,
-                                 struct placer_launch_prepared *p, struct placer_error **err) {
+                                 const char *mark, struct placer_launch_prepared *p, struct placer_error **err) {
   /* Written before the start: if placer dies half way, stop still finds
    * the group (and the container name) to clean up. */
   if (fill_record(p, profile, seq) < 0)
     return placer_error_oom(err, NULL);
   if (placer_runstate_save(rundir, &p->rec, err) < 0)
     return -1;
-  if (placer_instance_place_group(cg, p->inst, p->group, err) < 0)
+  int unmarked = placer_instance_place_group_marked(cg, p->inst, p->group, mark, err);
+  if (unmarked < 0)
     return placer_error_prefix(err, "%s", p->inst->name);
   struct placer_launch_record started = { 0 };
   if (p->ops->start(cg, &p->spec, &started, err) < 0)
     return -1;
   placer_launch_record_clear(&p->rec);
   p->rec = started;
+  p->rec.unmarked = unmarked > 0;
   if (fill_record(p, profile, seq) < 0 || placer_runstate_save(rundir, &p->rec, err) < 0) {
     placer_error_oom(err, NULL);
     return placer_error_prefix(err, "%s", p->inst->name);
@@ -236,20 +238,69 @@ int placer_launch_start_prepared(struct placer_cgroup *cg, const char *profile, 
   return 0;
 }
 
-int placer_launch_stop_recorded(struct placer_cgroup *cg, const char *rundir, const struct placer_launch_record *rec,
-                                bool *was_running, struct placer_error **err) {
+/* REC names only what run makes for its instance, in a group of ours. */
+int placer_launch_check_recorded(struct placer_cgroup *cg, const char *mark, const struct placer_launch_record *rec,
+                                 struct placer_error **err) {
+  cleanup_free char *group = NULL, *container = NULL;
+  if (rec->role == NULL || placer_instance_group(placer_apply_prefix(NULL), rec->role, rec->instance, &group, err) < 0)
+    return placer_error_set(err, PLACER_EXIT_SYSTEM, EPERM, "%s: its run record names no role placer ran",
+                            rec->instance);
+  if (rec->group == NULL || strcmp(rec->group, group) != 0)
+    return placer_error_set(err, PLACER_EXIT_SYSTEM, EPERM,
+                            "%s: its run record names group '%s', not %s where placer runs it: nothing stopped",
+                            rec->instance, rec->group ? rec->group : "(none)", group);
+  if (rec->container_name && ((container = placer_podman_container_name(rec->instance)) == NULL ||
+                              strcmp(rec->container_name, container) != 0))
+    return placer_error_set(err, PLACER_EXIT_SYSTEM, EPERM,
+                            "%s: its run record names container '%s', not %s: nothing stopped", rec->instance,
+                            rec->container_name, container ? container : "?");
+  size_t len = strlen(group);
+  if (rec->container_cgroup && (strncmp(rec->container_cgroup, group, len) != 0 || rec->container_cgroup[len] != '/'))
+    return placer_error_set(err, PLACER_EXIT_SYSTEM, EPERM,
+                            "%s: its run record names container group '%s', outside %s: nothing stopped", rec->instance,
+                            rec->container_cgroup, group);
+  if (mark && !rec->unmarked && placer_cgroup_mark_check(cg, group, mark) == PLACER_CGROUP_MARK_FOREIGN)
+    return placer_error_set(err, PLACER_EXIT_SYSTEM, EPERM,
+                            "%s: group %s does not carry the mark of this state directory (placer run did not make "
+                            "it): nothing stopped, its record kept",
+                            rec->instance, group);
+  return 0;
+}
+
+int placer_launch_stop_recorded(struct placer_cgroup *cg, const char *rundir, const char *mark,
+                                const struct placer_launch_record *rec, bool *was_running, struct placer_error **err) {
   const struct placer_launch_ops *ops = placer_launch_find(rec->backend);
   if (ops == NULL)
     return placer_error_set(err, PLACER_EXIT_USAGE, 0, "%s: unknown backend '%s' in its run record", rec->instance,
                             rec->backend);
+  if (placer_launch_check_recorded(cg, mark, rec, err) < 0)
+    return -1;
   *was_running = rec->pid > 0 && ops->is_running(rec);
   if (ops->stop(cg, rec, err) < 0 || ops->cleanup(cg, rec, err) < 0)
     return -1;
-  return placer_runstate_remove(rundir, rec->instance, err);
+  /* the log of what ran to its stop goes too; one that had died keeps it for a post mortem */
+  return placer_runstate_remove(rundir, rec->instance, !*was_running, err);
 }
 
 int placer_launch_place_self(struct placer_cgroup *cg, const struct placer_instance *inst, const char *group,
-                             struct placer_error **err) {
+                             struct placer_launch_self_undo *undo, struct placer_error **err) {
+  memset(undo, 0, sizeof(*undo));
+  if (placer_cgroup_pid_membership(cg, getpid(), &undo->original, err) < 0)
+    return -1;
+  cleanup_free char *path = strdup(group);
+  if (path == NULL)
+    return placer_error_oom(err, NULL);
+  for (char *slash = path;; slash++) { /* the levels missing now are the ones placing makes */
+    slash = strchr(slash, '/');
+    if (slash)
+      *slash = '\0';
+    if (!placer_cgroup_exists(cg, path) && undo->n_created < 16 &&
+        (undo->created[undo->n_created++] = strdup(path)) == NULL)
+      return placer_error_oom(err, NULL);
+    if (slash == NULL)
+      break;
+    *slash = '/';
+  }
   if (placer_instance_place_group(cg, inst, group, err) < 0 || placer_cgroup_attach_pid(cg, group, getpid(), err) < 0)
     return -1;
   if (!inst->pinned)
@@ -265,4 +316,17 @@ int placer_launch_place_self(struct placer_cgroup *cg, const struct placer_insta
   if (sched_setaffinity(0, sizeof(set), &set) < 0)
     return placer_error_errno(err, PLACER_EXIT_SYSTEM, errno, "%s: sched_setaffinity", inst->name);
   return 0;
+}
+
+void placer_launch_unplace_self(struct placer_cgroup *cg, struct placer_launch_self_undo *undo) {
+  struct placer_error *e = NULL;
+  if (undo->original.path[PLACER_CGROUP_CPUSET] && placer_cgroup_restore_pid(cg, getpid(), &undo->original, &e) < 0)
+    placer_error_clear(&e);
+  for (size_t i = undo->n_created; i-- > 0;) {
+    if (placer_cgroup_remove(cg, undo->created[i], &e) < 0)
+      placer_error_clear(&e); /* something else runs in it now: it stays */
+    free(undo->created[i]);
+  }
+  placer_cgroup_membership_clear(&undo->original);
+  memset(undo, 0, sizeof(*undo));
 }

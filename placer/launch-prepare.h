@@ -41,19 +41,39 @@ void placer_launch_prepared_clear(struct placer_launch_prepared *p);
 int placer_launch_prepare(const struct placer_profile *profile, const struct placer_instance *inst, const char *prefix,
                           const char *rundir, struct placer_launch_prepared *p, struct placer_error **err);
 /* Record P in RUNDIR (before the start, so that stop finds what a crash
- * left), place its group, start it, record what started, pin a guest's
- * vCPUs; p->state becomes "started".  SEQ: its position in the plan. */
+ * left), place its group (the levels it makes carry MARK, the state
+ * directory's id), start it, record what started, pin a guest's vCPUs;
+ * p->state becomes "started".  SEQ: its position in the plan. */
 int placer_launch_start_prepared(struct placer_cgroup *cg, const char *profile, const char *rundir, unsigned seq,
-                                 struct placer_launch_prepared *p, struct placer_error **err);
-/* Stop and clean up one recorded instance and remove its record;
- * *was_running says whether it still ran. */
-int placer_launch_stop_recorded(struct placer_cgroup *cg, const char *rundir, const struct placer_launch_record *rec,
-                                bool *was_running, struct placer_error **err);
+                                 const char *mark, struct placer_launch_prepared *p, struct placer_error **err);
+/* Stop and clean up one recorded instance and remove its record (and, when
+ * it still ran, its log); *was_running says whether it still ran.  Only
+ * what run made: the record must name the group PREFIX/ROLE/INSTANCE (the
+ * prefix in force), the container placer-INSTANCE, and its group must carry
+ * MARK; its process is signalled only while it is in that group.  Else one
+ * line (PLACER_EXIT_SYSTEM), nothing stopped and the record kept. */
+int placer_launch_stop_recorded(struct placer_cgroup *cg, const char *rundir, const char *mark,
+                                const struct placer_launch_record *rec, bool *was_running, struct placer_error **err);
+/* The check placer_launch_stop_recorded makes first, alone: stop checks
+ * every record before it stops anything. */
+int placer_launch_check_recorded(struct placer_cgroup *cg, const char *mark, const struct placer_launch_record *rec,
+                                 struct placer_error **err);
 
+/* What placer_launch_place_self changed, so that an exec that fails takes
+ * it back: where the process was, the group levels it made. */
+struct placer_launch_self_undo {
+  struct placer_cgroup_membership original;
+  char *created[16]; /* parents first */
+  size_t n_created;
+};
 /* `placer exec`: place INST's group GROUP, move the calling process in and
  * give it INST's CPUs as its affinity, so what it execs next never runs
- * elsewhere. */
+ * elsewhere.  *UNDO says what to take back (placer_launch_unplace_self),
+ * also on failure. */
 int placer_launch_place_self(struct placer_cgroup *cg, const struct placer_instance *inst, const char *group,
-                             struct placer_error **err);
+                             struct placer_launch_self_undo *undo, struct placer_error **err);
+/* The calling process back where it was and the levels placing it made
+ * removed (the command could not run): nothing of the exec is left. */
+void placer_launch_unplace_self(struct placer_cgroup *cg, struct placer_launch_self_undo *undo);
 
 #endif

@@ -61,6 +61,7 @@ struct placer_launch_record {
   char **argv;     /* what was run (podman: the podman argv) */
   unsigned stop_timeout_s;
   long long started_at; /* unix time */
+  bool unmarked;        /* its group could not be marked (placer_cgroup_mark): stop has no mark to check */
   unsigned seq;         /* position in the plan: stop goes in reverse */
 };
 void placer_launch_record_clear(struct placer_launch_record *rec);

@@ -25,7 +25,13 @@ int placer_instance_group(const char *prefix, const char *role, const char *name
 
 int placer_instance_place_group(struct placer_cgroup *cg, const struct placer_instance *inst, const char *group,
                                 struct placer_error **err) {
-  if (placer_cgroup_create(cg, group, err) < 0)
+  return placer_instance_place_group_marked(cg, inst, group, NULL, err) < 0 ? -1 : 0;
+}
+
+int placer_instance_place_group_marked(struct placer_cgroup *cg, const struct placer_instance *inst, const char *group,
+                                       const char *mark, struct placer_error **err) {
+  int unmarked = placer_cgroup_create_marked(cg, group, mark, err);
+  if (unmarked < 0)
     return -1;
   if (inst->pinned) {
     cleanup_free char *cpus = placer_cpulist_format(inst->cpus);
@@ -53,7 +59,7 @@ int placer_instance_place_group(struct placer_cgroup *cg, const struct placer_in
     if (have != inst->cpu_quota && placer_cgroup_set_cpu_quota(cg, role_group, inst->cpu_quota, err) < 0)
       return -1;
   }
-  return 0;
+  return unmarked;
 }
 
 int placer_role_place_weight(struct placer_cgroup *cg, const struct placer_plan *plan,

@@ -20,6 +20,10 @@ int placer_instance_group(const char *prefix, const char *role, const char *name
  * anything runs in it. */
 int placer_instance_place_group(struct placer_cgroup *cg, const struct placer_instance *inst, const char *group,
                                 struct placer_error **err);
+/* The same; each level it makes carries MARK (placer_cgroup_mark): 0, or 1
+ * when a level could not be marked. */
+int placer_instance_place_group_marked(struct placer_cgroup *cg, const struct placer_instance *inst, const char *group,
+                                       const char *mark, struct placer_error **err);
 
 /* Give INST's role group (GROUP's parent, PREFIX/ROLE) the weight PLAN
  * gives its role, the sum of its instances' (plan-weight.c), so that

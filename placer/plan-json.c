@@ -17,7 +17,7 @@ static json_t *string_or_null(const char *s) {
   return s ? json_string(s) : json_null();
 }
 
-static json_t *instance_to_json(const struct placer_plan *plan, size_t index) {
+static json_t *instance_to_json(const struct placer_plan *plan, size_t index, unsigned role_weight, double share) {
   const struct placer_instance *inst = &plan->instances[index];
   json_t *j = json_object();
   json_object_set_new(j, "name", json_string(inst->name));
@@ -44,9 +44,9 @@ static json_t *instance_to_json(const struct placer_plan *plan, size_t index) {
   hwloc_bitmap_foreach_end();
   json_object_set_new(j, "l3", l3);
   json_object_set_new(j, "cpu_weight", inst->cpu_weight ? json_integer(inst->cpu_weight) : json_null());
-  json_object_set_new(j, "role_cpu_weight", json_integer(placer_plan_role_weight(plan, inst->role)));
+  json_object_set_new(j, "role_cpu_weight", json_integer(role_weight));
   /* Rounded so the same plan always prints the same, short, bytes. */
-  json_object_set_new(j, "cpu_share", json_real(round(placer_plan_cpu_share(plan, index) * 10000) / 10000));
+  json_object_set_new(j, "cpu_share", json_real(round(share * 10000) / 10000));
   if (inst->cpu_quota) /* only when set: older readers and goldens stay as they were */
     json_object_set_new(j, "cpu_quota_cores", json_real(inst->cpu_quota / 1000.0));
   json_t *match = json_object();
@@ -77,8 +77,19 @@ json_t *placer_plan_to_json(const struct placer_plan *plan) {
   json_object_set_new(j, "reserved", reserved);
 
   json_t *instances = json_array();
-  for (size_t i = 0; i < plan->n_instances; i++)
-    json_array_append_new(instances, instance_to_json(plan, i));
+  /* every instance's weights at once: per instance, a plan of thousands took minutes */
+  unsigned *role_weights = calloc(plan->n_instances ? plan->n_instances : 1, sizeof(*role_weights));
+  double *shares = calloc(plan->n_instances ? plan->n_instances : 1, sizeof(*shares));
+  bool weighed = role_weights && shares && placer_plan_weights(plan, role_weights, shares) == 0;
+  for (size_t i = 0; weighed && i < plan->n_instances; i++)
+    json_array_append_new(instances, instance_to_json(plan, i, role_weights[i], shares[i]));
+  free(role_weights);
+  free(shares);
+  if (!weighed) { /* out of memory: no document rather than one without its instances */
+    json_decref(instances);
+    json_decref(j);
+    return NULL;
+  }
   json_object_set_new(j, "instances", instances);
 
   json_t *free_set = json_object();

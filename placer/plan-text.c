@@ -32,7 +32,7 @@ static bool warning_is_about(const char *warning, const char *name) {
   return strncmp(warning, name, n) == 0 && warning[n] == ':' && warning[n + 1] == ' ';
 }
 
-static char *instance_cell(const struct placer_plan *plan, size_t index, int col) {
+static char *instance_cell(const struct placer_plan *plan, size_t index, int col, const double *shares) {
   const struct placer_instance *inst = &plan->instances[index];
   char *s = NULL;
   char buf[64];
@@ -75,7 +75,7 @@ static char *instance_cell(const struct placer_plan *plan, size_t index, int col
     return s;
   case COL_SHARE:
     /* What it gets of its CPUs when every instance is busy (plan-weight.c). */
-    snprintf(buf, sizeof(buf), "%.0f%%", 100.0 * placer_plan_cpu_share(plan, index));
+    snprintf(buf, sizeof(buf), "%.0f%%", 100.0 * shares[index]);
     return strdup(buf);
   case COL_MEMS:
     if (!inst->pinned)
@@ -151,18 +151,19 @@ int placer_plan_print_text(const struct placer_plan *plan, FILE *out) {
   if (cells == NULL)
     return -1;
   cleanup_free size_t *run_end = calloc(rows ? rows : 1, sizeof(size_t));
+  cleanup_free double *shares = calloc(rows ? rows : 1, sizeof(double));
   /* declared before the first goto: jumping past a cleanup variable's
    * initialization would free garbage at the return */
   cleanup_free char *reserved = NULL, *reserved_mems = NULL, *free_cpus = NULL;
   size_t width[N_COLS];
   int rc = -1;
-  if (run_end == NULL)
+  if (run_end == NULL || shares == NULL || placer_plan_weights(plan, NULL, shares) < 0)
     goto out;
   for (int c = 0; c < N_COLS; c++)
     width[c] = strlen(headers[c]);
   for (size_t r = 0; r < rows; r++)
     for (int c = 0; c < N_COLS; c++)
-      if ((cells[r * N_COLS + c] = instance_cell(plan, r, c)) == NULL)
+      if ((cells[r * N_COLS + c] = instance_cell(plan, r, c, shares)) == NULL)
         goto out;
   if (collapse_runs(plan, cells, rows, run_end) < 0)
     goto out;

@@ -85,8 +85,9 @@ struct placer_plan {
   hwloc_bitmap_t reserved_mems;
   uint64_t reserved_memory_bytes;
   struct placer_instance *instances;
-  size_t n_instances;       /* profile order */
-  hwloc_bitmap_t free_cpus; /* usable PUs neither reserved nor held by an instance or a shared pool */
+  size_t n_instances; /* profile order */
+  /* usable PUs neither reserved nor held by an instance (a pool's PUs no instance took are free) */
+  hwloc_bitmap_t free_cpus;
   char **warnings;
   size_t n_warnings;
   struct placer_plan_nic_cores *nic_cores; /* reserve.nics, by NIC in topology order */
@@ -152,6 +153,11 @@ unsigned placer_plan_role_weight(const struct placer_plan *plan, const char *rol
  * whose CPUs overlap its own, itself included (weights as the role groups
  * pass them on: scaled when the role weights were). */
 double placer_plan_cpu_share(const struct placer_plan *plan, size_t index);
+/* Every instance's role group weight (placer_plan_role_weight of its role)
+ * and CPU share (placer_plan_cpu_share) at once, in time linear in the
+ * instances for a given node, into arrays of plan->n_instances (either may
+ * be NULL); -1 when out of memory.  What the printers use. */
+int placer_plan_weights(const struct placer_plan *plan, unsigned *role_weights, double *cpu_shares);
 
 #define PLACER_PLAN_JSON_SCHEMA 1
 json_t *placer_plan_to_json(const struct placer_plan *plan);

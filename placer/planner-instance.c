@@ -13,6 +13,16 @@
 struct placer_instance *planner_new_instance(struct planner *p, struct role_state *rs, const char *device,
                                              const char *nic) {
   const struct placer_role_spec *spec = rs->spec;
+  /* per_numa and per_device multiply a count by the node's nodes and
+   * devices: what one role and one plan may hold is bounded all the same */
+  if (rs->n >= PLACER_PROFILE_MAX_COUNT)
+    return planner_infeasible(p, "role '%s': more than %d instances (at most %d per role)", spec->name,
+                              PLACER_PROFILE_MAX_COUNT, PLACER_PROFILE_MAX_COUNT),
+           NULL;
+  if (p->n_instances_made >= PLACER_PLAN_MAX_INSTANCES)
+    return planner_infeasible(p, "role '%s': the plan would hold more than %d instances", spec->name,
+                              PLACER_PLAN_MAX_INSTANCES),
+           NULL;
   if (rs->n == rs->cap) {
     size_t cap = rs->cap ? rs->cap * 2 : 4;
     struct placer_instance *bigger = realloc(rs->inst, cap * sizeof(*bigger));
@@ -22,6 +32,7 @@ struct placer_instance *planner_new_instance(struct planner *p, struct role_stat
     rs->cap = cap;
   }
   struct placer_instance *inst = &rs->inst[rs->n];
+  p->n_instances_made++;
   memset(inst, 0, sizeof(*inst));
   unsigned index = spec->first_index + (unsigned)rs->n;
   if (asprintf(&inst->name, "%s.%u", spec->name, index) < 0)

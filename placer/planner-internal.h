@@ -172,9 +172,10 @@ struct planner {
   char auto_why[160]; /* why those, for messages */
   unsigned *owner;    /* by PU OS index: who holds it (0: nobody or the reserve) */
   size_t n_owner;
-  unsigned n_holders;     /* instances and pools placed so far: the last holder's id */
-  bool several_l3;        /* some NUMA node holds more than one L3: align: auto means cache */
-  struct align_ctx align; /* the alignment's view of the above (planner-align.c) */
+  unsigned n_holders;      /* instances and pools placed so far: the last holder's id */
+  size_t n_instances_made; /* over every role: at most PLACER_PLAN_MAX_INSTANCES */
+  bool several_l3;         /* some NUMA node holds more than one L3: align: auto means cache */
+  struct align_ctx align;  /* the alignment's view of the above (planner-align.c) */
 
   /* IRQs (planner-irq.c) */
   struct placer_plan_nic_cores *nic_cores; /* reserve.nics: each NIC's cores (for irqs: nic_cores) */

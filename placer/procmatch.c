@@ -234,13 +234,67 @@ char *placer_match_describe(enum placer_role_kind kind, const struct placer_matc
 
 /* ------------------------------------------------------------------ finding */
 
-/* A process that can be bound: alive (not a zombie), a user process (kernel
- * threads have an empty cmdline), and not placer itself. */
-static bool bindable(pid_t pid) {
+/* The kernel's flag of its own threads (PF_KTHREAD, field 9 of /proc/PID/stat). */
+#define KTHREAD_FLAG 0x00200000u
+
+/* The parent of PID from /proc/PID/stat; 0 when gone. */
+static pid_t parent_of(pid_t pid) {
+  char path[64];
+  snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+  cleanup_free char *text = NULL;
+  pid_t ppid = 0;
+  if (placer_textfile_read_path(path, 4096, &text, NULL) < 0 || placer_proc_stat_ppid(text, &ppid) < 0)
+    return 0;
+  return ppid;
+}
+
+/* Is PID one of placer's ancestors (its shell, sshd, ..., PID 1)? */
+static bool is_ancestor(pid_t pid) {
+  pid_t p = getppid();
+  for (int depth = 0; p > 0 && depth < 4096; depth++) {
+    if (p == pid)
+      return true;
+    if (p == 1)
+      break;
+    p = parent_of(p);
+  }
+  return false;
+}
+
+const char *placer_proc_never_bound(pid_t pid) {
+  if (pid == 1)
+    return "PID 1, the init of the whole system";
   if (pid == getpid())
-    return false;
+    return "placer itself";
+  unsigned flags = 0;
+  char state = placer_task_state(pid, pid, &flags);
+  if (state != '\0' && state != '?' && (flags & KTHREAD_FLAG))
+    return "a kernel thread";
+  if (is_ancestor(pid))
+    return "one of placer's own ancestors (the shell or service that runs it)";
+  return NULL;
+}
+
+/* A process that can be bound: alive (not a zombie), a user process (kernel
+ * threads have an empty cmdline), and none placer never binds. */
+static bool bindable(pid_t pid) {
   char state = placer_proc_state(pid);
-  return state != '\0' && state != 'Z' && state != 'X';
+  return state != '\0' && state != 'Z' && state != 'X' && placer_proc_never_bound(pid) == NULL;
+}
+
+size_t placer_proc_count_trees(const pid_t *pids, size_t n) {
+  size_t trees = 0;
+  for (size_t i = 0; i < n; i++) {
+    bool below = false;
+    pid_t p = parent_of(pids[i]);
+    for (int depth = 0; p > 1 && !below && depth < 4096; depth++) {
+      for (size_t k = 0; k < n && !below; k++)
+        below = pids[k] == p;
+      p = parent_of(p);
+    }
+    trees += !below;
+  }
+  return trees;
 }
 
 static bool cmdline_test(enum placer_role_kind kind, const struct placer_match *m, const struct placer_cmdline *cl) {
@@ -346,7 +400,9 @@ static int find_container(const char *name, struct placer_pid_list *found, char 
     return 0;
   }
   if (!bindable(pid)) {
-    if (why && asprintf(why, "podman says pid %d, which is not running", (int)pid) < 0)
+    const char *never = placer_proc_never_bound(pid);
+    if (why && asprintf(why, "podman says pid %d, which %s%s", (int)pid, never ? "is never bound: " : "is not running",
+                        never ? never : "") < 0)
       *why = NULL;
     return 0;
   }
@@ -369,7 +425,9 @@ static int find_pidfile(const char *path, struct placer_pid_list *found, char **
     return 0;
   }
   if (!bindable(pid)) {
-    if (why && asprintf(why, "stale pid file: pid %d is not running", (int)pid) < 0)
+    const char *never = placer_proc_never_bound(pid);
+    if (why && (never ? asprintf(why, "%s names pid %d, which is never bound: %s", path, (int)pid, never)
+                      : asprintf(why, "stale pid file: pid %d is not running", (int)pid)) < 0)
       *why = NULL;
     return 0;
   }

@@ -49,9 +49,19 @@ int placer_parse_pid_text(const char *text, pid_t *pid);
  * "pid file /run/x.pid", "cmdline 'sleep *'"; caller frees. */
 char *placer_match_describe(enum placer_role_kind kind, const struct placer_match *match);
 
+/* Why PID is never bound, whatever asks for it ("PID 1, the init of the
+ * whole system", placer itself, "a kernel thread", one of placer's own
+ * ancestors), or NULL.  Binding one of those would put the whole system, or
+ * placer's own caller, on an instance's CPUs and memory limit. */
+const char *placer_proc_never_bound(pid_t pid);
+/* How many unrelated process trees PIDS (N of them) are: a PID below
+ * another one of them is part of its tree. */
+size_t placer_proc_count_trees(const pid_t *pids, size_t n);
+
 /* The PIDs (thread-group leaders) that MATCH finds now, sorted; none is
  * not an error: *n is 0 and *why (when non-NULL) says why, e.g. "podman:
- * no such container".  placer itself and zombies never match. */
+ * no such container".  Zombies and what placer_proc_never_bound() names
+ * never match. */
 int placer_procmatch_find(enum placer_role_kind kind, const struct placer_match *match, pid_t **pids, size_t *n,
                           char **why, struct placer_error **err);
 

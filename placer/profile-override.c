@@ -87,8 +87,9 @@ int placer_profile_set(struct placer_profile *profile, const char *assignment, s
       return placer_error_set(err, PLACER_EXIT_USAGE, EINVAL,
                               "--set '%s': role '%s' has no fixed count (count: fill, per_device or per_numa)",
                               assignment, role_name);
-    if (parse_count(value, 4096, &n) < 0)
-      return placer_error_set(err, PLACER_EXIT_USAGE, EINVAL, "--set '%s': expected a count 1..4096", assignment);
+    if (parse_count(value, PLACER_PROFILE_MAX_COUNT, &n) < 0)
+      return placer_error_set(err, PLACER_EXIT_USAGE, EINVAL, "--set '%s': expected a count 1..%d", assignment,
+                              PLACER_PROFILE_MAX_COUNT);
     role->count = n;
   } else if (strcmp(key, "cpu.pool") == 0) {
     if (!valid_name(value))

@@ -53,9 +53,12 @@ static int uint_or_why(struct pyaml_walk *w, const char *key, yaml_node_t *v, un
                        unsigned *out) {
   unsigned long long value;
   const char *why;
-  if (pyaml_walk_parse_uint(v, max, &value, &why) < 0)
+  if (pyaml_walk_parse_uint(v, max, &value, &why) < 0) {
+    if (strcmp(why, "too large") == 0)
+      return pyaml_walk_key_error(w, v, key, "'%s' is too large (at most %u)", pyaml_walk_scalar(v), max);
     return pyaml_walk_key_error(w, v, key, "%s, got '%s'", why,
                                 pyaml_walk_is_scalar(v) ? pyaml_walk_scalar(v) : "a collection");
+  }
   if (value < min)
     return pyaml_walk_key_error(w, v, key, "must be at least %u, got %llu", min, value);
   *out = (unsigned)value;
@@ -75,7 +78,7 @@ static int parse_count(struct pyaml_walk *w, const struct pyaml_field *f, yaml_n
     if (*s != '-' && (*s < '0' || *s > '9'))
       return pyaml_walk_key_error(w, v, f->key, "expected a positive integer or 'fill', got '%s'", s);
   }
-  if (uint_or_why(w, f->key, v, 1, 100000, &role->count) < 0)
+  if (uint_or_why(w, f->key, v, 1, PLACER_PROFILE_MAX_COUNT, &role->count) < 0)
     return -1;
   role->count_mode = (enum placer_count_mode)f->arg;
   return 0;
@@ -224,7 +227,11 @@ static const struct pyaml_field role_fields[] = {
   { .key = "count", .type = PYAML_FIELD_CUSTOM, .parse = parse_count, .arg = PLACER_COUNT_FIXED },
   { .key = "per_device", .type = PYAML_FIELD_CUSTOM, .parse = parse_count, .arg = PLACER_COUNT_PER_DEVICE },
   { .key = "per_numa", .type = PYAML_FIELD_CUSTOM, .parse = parse_count, .arg = PLACER_COUNT_PER_NUMA },
-  { .key = "max_count", .type = PYAML_FIELD_UINT, .offset = ROLE_AT(max_count), .min = 1, .max = 100000 },
+  { .key = "max_count",
+    .type = PYAML_FIELD_UINT,
+    .offset = ROLE_AT(max_count),
+    .min = 1,
+    .max = PLACER_PROFILE_MAX_COUNT },
   { .key = "first_index", .type = PYAML_FIELD_UINT, .offset = ROLE_AT(first_index), .max = 1000000 },
   { .key = "devices", .type = PYAML_FIELD_STRING_LIST, .offset = ROLE_AT(devices) },
   { .key = "cpu", .type = PYAML_FIELD_MAPPING, .offset = ROLE_AT(cpu), .mapping = &cpu_schema },
@@ -474,6 +481,37 @@ out:
   return rc;
 }
 
+/* A Ceph role's ceph_id must give ids its daemon accepts: the template
+ * expanded for the first instance (its literal text and placeholders decide
+ * the characters and the first one; {device} stands for a kernel name). */
+static int check_ceph_id(struct pyaml_walk *w, const struct placer_role_spec *role, yaml_node_t *rn,
+                         yaml_node_t *match) {
+  if (!placer_role_kind_is_ceph(role->kind) || role->match_kind != PLACER_MATCH_CEPH_ID)
+    return 0;
+  char instance[96];
+  snprintf(instance, sizeof(instance), "%s.%u", role->name, role->first_index);
+  cleanup_free char *id = placer_match_expand(role->match_template, instance, role->name, role->first_index, "sda");
+  if (id == NULL)
+    return placer_error_oom(w->err, "parse profile");
+  const char *why = placer_ceph_id_problem(role->kind, id);
+  if (why == NULL)
+    return 0;
+  if (match == NULL)
+    return pyaml_walk_key_error(
+        w, pyaml_walk_lookup(w, rn, "name"), "name",
+        "%s role '%s' has no match, so its ids are '%s' (%s): %s; give it match: {ceph_id: ...}",
+        placer_role_kind_name(role->kind), role->name, role->match_template, id, why);
+  yaml_node_t *value = yaml_document_get_node(w->doc, match->data.mapping.pairs.start[0].value);
+  size_t saved = pyaml_walk_push(w, ".match");
+  pyaml_walk_key_error(w, value, "ceph_id", "'%s' gives %s id '%s' for %s: %s", role->match_template,
+                       role->kind == PLACER_KIND_CEPH_OSD   ? "OSD"
+                       : role->kind == PLACER_KIND_CEPH_MDS ? "MDS"
+                                                            : "daemon",
+                       id, instance, why);
+  pyaml_walk_pop(w, saved);
+  return -1;
+}
+
 static int check_role(struct pyaml_walk *w, struct placer_profile *profile, size_t i, yaml_node_t *rn) {
   struct placer_role_spec *role = &profile->roles[i];
   if (pyaml_walk_lookup(w, rn, "name") == NULL)
@@ -530,10 +568,12 @@ static int check_role(struct pyaml_walk *w, struct placer_profile *profile, size
   yaml_node_t *match = pyaml_walk_lookup(w, rn, "match");
   if (role->match_template == NULL && match == NULL && placer_role_kind_is_ceph(role->kind)) {
     role->match_kind = PLACER_MATCH_CEPH_ID;
-    role->match_template = strdup("{index}");
+    role->match_template = strdup(placer_ceph_id_default(role->kind));
     if (role->match_template == NULL)
       return placer_error_oom(w->err, "parse profile");
   }
+  if (check_ceph_id(w, role, rn, match) < 0)
+    return -1;
   if (match && role->match_template) {
     yaml_node_t *value = yaml_document_get_node(w->doc, match->data.mapping.pairs.start[0].value);
     const char *key = pyaml_walk_scalar(yaml_document_get_node(w->doc, match->data.mapping.pairs.start[0].key));

@@ -14,6 +14,11 @@
 #include "role.h"
 
 #define PLACER_PROFILE_VERSION 1
+/* A role's count, per_device, per_numa and max_count, in the YAML as in
+ * --set ROLE.count=N; and the instances a role may have in all (per_numa
+ * times the nodes), and a plan (docs/profiles.md, "Limits"). */
+#define PLACER_PROFILE_MAX_COUNT 4096
+#define PLACER_PLAN_MAX_INSTANCES 65536
 
 struct placer_run_config; /* profile-run.h */
 

@@ -64,18 +64,19 @@ static int start_all(struct placer_cgroup *cg, const struct placer_profile *prof
         continue;
       }
       /* A record of something that died: clear what it left first. */
-      if (ops && (ops->stop(cg, &old, err) < 0 || ops->cleanup(cg, &old, err) < 0)) {
+      bool ignored;
+      if (ops && placer_launch_stop_recorded(cg, run->rundir, run->mark, &old, &ignored, err) < 0) {
         placer_launch_record_clear(&old);
         return placer_error_prefix(err, "%s: clean up after the previous run", p->inst->name);
       }
       placer_launch_record_clear(&old);
     }
-    if (placer_launch_start_prepared(cg, profile->name, run->rundir, (unsigned)i, p, err) < 0 ||
+    if (placer_launch_start_prepared(cg, profile->name, run->rundir, (unsigned)i, run->mark, p, err) < 0 ||
         placer_role_place_weight(cg, plan, p->inst, p->group, err) < 0) {
       /* The failed one too: its group, its record, a container half made. */
       struct placer_error *e2 = NULL;
       bool ignored;
-      placer_launch_stop_recorded(cg, run->rundir, &p->rec, &ignored, &e2);
+      placer_launch_stop_recorded(cg, run->rundir, run->mark, &p->rec, &ignored, &e2);
       placer_error_free(e2);
       p->state = "failed";
       return -1;
@@ -93,7 +94,7 @@ static void roll_back(struct placer_cgroup *cg, struct placer_run *run, size_t n
       continue;
     struct placer_error *e2 = NULL;
     bool ignored;
-    if (placer_launch_stop_recorded(cg, run->rundir, &p->rec, &ignored, &e2) < 0) {
+    if (placer_launch_stop_recorded(cg, run->rundir, run->mark, &p->rec, &ignored, &e2) < 0) {
       rollback_line(run, "rollback of %s: %s", p->inst->name, e2->msg);
       placer_error_free(e2);
     } else {
@@ -121,16 +122,20 @@ int placer_run(const struct placer_profile *profile, const struct placer_plan *p
 
   struct placer_cgroup *cg = NULL;
   int lock_fd = -1;
-  if (placer_runstate_lock(state_dir, &lock_fd, err) < 0 || placer_cgroup_open(NULL, &cg, err) < 0) {
-    if (lock_fd >= 0)
-      close(lock_fd);
+  char *lock_made = NULL;
+  if (placer_runstate_lock(state_dir, true, &lock_fd, run->mark, &lock_made, err) < 0 ||
+      placer_cgroup_open(NULL, &cg, err) < 0) {
+    placer_runstate_unlock(lock_fd, lock_made);
+    placer_runstate_tidy(state_dir);
     return -1;
   }
   size_t n_started = 0;
   int rc = start_all(cg, profile, plan, run, &n_started, err);
   if (rc < 0)
     roll_back(cg, run, n_started);
-  close(lock_fd);
+  placer_runstate_unlock(lock_fd, lock_made);
   placer_cgroup_close(cg);
+  if (rc < 0)
+    placer_runstate_tidy(state_dir); /* nothing started: nothing left behind */
   return rc;
 }

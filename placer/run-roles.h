@@ -11,11 +11,13 @@
 
 #include "launch-prepare.h"
 #include "lib/error.h"
+#include "lib/statedir.h"
 #include "plan.h"
 #include "profile.h"
 
 struct placer_run {
-  char *rundir; /* STATE_DIR/run/PROFILE: the records and logs */
+  char *rundir;                      /* STATE_DIR/run/PROFILE: the records and logs */
+  char mark[PLACER_STATEDIR_ID_MAX]; /* STATE_DIR's id: the mark of the groups run makes */
   /* One per plan instance, in plan order: ops NULL for a role without
    * run:; after placer_run, state says "started", "running" (started
    * earlier) or "failed". */

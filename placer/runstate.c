@@ -13,7 +13,9 @@
 #include <unistd.h>
 
 #include "cgroup.h"
+#include "state.h"
 #include "lib/fsfile.h"
+#include "lib/statedir.h"
 #include "lib/substitute.h"
 #include "lib/textfile.h"
 
@@ -21,29 +23,49 @@ int placer_runstate_dir(const char *state_dir, const char *profile, char **out, 
   cleanup_free char *name = NULL;
   if (placer_cgroup_sanitize_name(profile, &name, err) < 0)
     return placer_error_prefix(err, "profile name");
-  if (asprintf(out, "%s/run/%s", state_dir, name) < 0)
+  if (asprintf(out, "%s/" PLACER_STATE_RUN_DIR "/%s", state_dir, name) < 0)
     return placer_error_oom(err, "state dir");
   return 0;
 }
 
-int placer_runstate_lock(const char *state_dir, int *fd, struct placer_error **err) {
-  cleanup_free char *dir = NULL, *path = NULL;
-  if (asprintf(&dir, "%s/run", state_dir) < 0 || asprintf(&path, "%s/lock", dir) < 0)
+int placer_runstate_lock(const char *state_dir, bool create, int *fd, char *mark, char **made,
+                         struct placer_error **err) {
+  *fd = -1;
+  *made = NULL;
+  mark[0] = '\0';
+  cleanup_free char *dir = NULL;
+  if (asprintf(&dir, "%s/" PLACER_STATE_RUN_DIR, state_dir) < 0)
     return placer_error_oom(err, "lock");
-  if (placer_mkdir_p(dir, err) < 0)
-    return -1;
-  int lfd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-  if (lfd < 0)
-    return placer_error_errno(err, PLACER_EXIT_SYSTEM, errno, "open %s", path);
-  if (flock(lfd, LOCK_EX | LOCK_NB) < 0) {
-    int e = errno;
-    close(lfd);
-    if (e == EWOULDBLOCK)
-      return placer_error_set(err, PLACER_EXIT_SYSTEM, e, "another placer run/stop holds %s", path);
-    return placer_error_errno(err, PLACER_EXIT_SYSTEM, e, "flock %s", path);
+  struct placer_statedir top, run;
+  int rc = placer_statedir_open(state_dir, create, &top, err);
+  if (rc == 0)
+    snprintf(mark, PLACER_STATEDIR_ID_MAX, "%s", top.id);
+  if (rc == 0 && (create || top.fd >= 0))
+    rc = placer_statedir_open(dir, create, &run, err);
+  else
+    memset(&run, 0, sizeof(run)), run.fd = -1;
+  if (rc == 0 && run.fd >= 0) {
+    rc = placer_statedir_lock(&run, "lock", true, fd, made, err);
+    if (rc == 1)
+      rc = placer_error_set(err, PLACER_EXIT_SYSTEM, EWOULDBLOCK, "another placer run/stop holds %s/lock", dir);
   }
-  *fd = lfd;
-  return 0;
+  placer_statedir_close(&run);
+  placer_statedir_close(&top);
+  return rc;
+}
+
+void placer_runstate_unlock(int fd, char *made) {
+  placer_statedir_unlock(fd, made);
+  free(made);
+}
+
+void placer_runstate_tidy(const char *state_dir) {
+  cleanup_free char *dir = NULL;
+  if (asprintf(&dir, "%s/" PLACER_STATE_RUN_DIR, state_dir) < 0)
+    return;
+  static const char *const locks[] = { "lock", NULL };
+  placer_statedir_tidy(dir, NULL, locks); /* only when no profile's directory is left in it */
+  placer_state_dir_tidy(state_dir);
 }
 
 static json_t *str_or_null(const char *s) {
@@ -54,15 +76,18 @@ json_t *placer_launch_record_to_json(const struct placer_launch_record *rec) {
   json_t *argv = json_array();
   for (size_t i = 0; rec->argv && rec->argv[i]; i++)
     json_array_append_new(argv, json_string(rec->argv[i]));
-  return json_pack("{s:i, s:o, s:o, s:o, s:o, s:I, s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:i, s:I, s:i, s:o}",
-                   "schema", PLACER_RUNSTATE_SCHEMA, "profile", str_or_null(rec->profile), "instance",
-                   str_or_null(rec->instance), "role", str_or_null(rec->role), "backend", str_or_null(rec->backend),
-                   "pid", (json_int_t)rec->pid, "start_time", (json_int_t)rec->start_time, "group",
-                   str_or_null(rec->group), "container_name", str_or_null(rec->container_name), "container_id",
-                   str_or_null(rec->container_id), "container_cgroup", str_or_null(rec->container_cgroup), "log",
-                   str_or_null(rec->log_path), "accel", str_or_null(rec->accel), "argv", argv, "stop_timeout",
-                   (int)rec->stop_timeout_s, "started_at", (json_int_t)rec->started_at, "seq", (int)rec->seq,
-                   "joined_by", str_or_null(rec->joined_by));
+  json_t *j =
+      json_pack("{s:i, s:o, s:o, s:o, s:o, s:I, s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:i, s:I, s:i, s:o}", "schema",
+                PLACER_RUNSTATE_SCHEMA, "profile", str_or_null(rec->profile), "instance", str_or_null(rec->instance),
+                "role", str_or_null(rec->role), "backend", str_or_null(rec->backend), "pid", (json_int_t)rec->pid,
+                "start_time", (json_int_t)rec->start_time, "group", str_or_null(rec->group), "container_name",
+                str_or_null(rec->container_name), "container_id", str_or_null(rec->container_id), "container_cgroup",
+                str_or_null(rec->container_cgroup), "log", str_or_null(rec->log_path), "accel", str_or_null(rec->accel),
+                "argv", argv, "stop_timeout", (int)rec->stop_timeout_s, "started_at", (json_int_t)rec->started_at,
+                "seq", (int)rec->seq, "joined_by", str_or_null(rec->joined_by));
+  if (j && rec->unmarked) /* only then: records of older placers read the same */
+    json_object_set_new(j, "unmarked", json_true());
+  return j;
 }
 
 static int get_str(json_t *obj, const char *key, bool required, char **out, struct placer_error **err) {
@@ -129,6 +154,7 @@ int placer_launch_record_from_json(json_t *json, struct placer_launch_record *ou
       goto fail;
     }
   }
+  rec.unmarked = json_is_true(json_object_get(json, "unmarked"));
   rec.pid = (pid_t)pid;
   rec.start_time = (unsigned long long)start;
   rec.stop_timeout_s = (unsigned)timeout;
@@ -151,14 +177,22 @@ static char *record_path(const char *dir, const char *instance) {
 int placer_runstate_save(const char *dir, const struct placer_launch_record *rec, struct placer_error **err) {
   if (!placer_cgroup_name_is_valid(rec->instance))
     return placer_error_set(err, PLACER_EXIT_USAGE, 0, "run record: bad instance name '%s'", rec->instance);
-  if (placer_mkdir_p(dir, err) < 0)
+  struct placer_statedir d;
+  if (placer_statedir_open(dir, true, &d, err) < 0) {
+    placer_statedir_close(&d);
     return -1;
+  }
   cleanup_free char *name = NULL;
-  if (asprintf(&name, "%s.json", rec->instance) < 0)
-    return placer_error_oom(err, "save run record");
   json_t *json = placer_launch_record_to_json(rec);
-  if (json == NULL)
+  if (json == NULL || asprintf(&name, "%s.json", rec->instance) < 0) {
+    json_decref(json);
+    placer_statedir_close(&d);
     return placer_error_oom(err, "save run record");
+  }
+  /* the boot and directory it is written for: a copy elsewhere is not a record */
+  json_object_set_new(json, "boot_id", json_string(placer_boot_id()));
+  json_object_set_new(json, "state_id", json_string(d.id));
+  placer_statedir_close(&d);
   cleanup_free char *text = json_dumps(json, JSON_INDENT(2) | JSON_SORT_KEYS);
   json_decref(json);
   if (text == NULL)
@@ -171,26 +205,29 @@ int placer_runstate_load(const char *dir, const char *instance, struct placer_la
   *found = false;
   if (!placer_cgroup_name_is_valid(instance))
     return placer_error_set(err, PLACER_EXIT_USAGE, 0, "bad instance name '%s'", instance);
-  cleanup_free char *path = record_path(dir, instance);
-  if (path == NULL)
+  cleanup_free char *name = NULL;
+  if (asprintf(&name, "%s.json", instance) < 0)
     return placer_error_oom(err, "load run record");
-  if (access(path, F_OK) < 0) {
-    if (errno == ENOENT)
-      return 0;
-    return placer_error_errno(err, PLACER_EXIT_SYSTEM, errno, "%s", path);
-  }
-  cleanup_free char *text = NULL;
-  size_t len = 0;
-  if (placer_textfile_read_path(path, PLACER_TEXTFILE_MAX_BYTES, &text, &len) < 0)
-    return placer_error_errno(err, PLACER_EXIT_SYSTEM, errno, "%s", path);
-  json_error_t jerr;
-  json_t *json = json_loadb(text, len, 0, &jerr);
-  if (json == NULL)
-    return placer_error_set(err, PLACER_EXIT_USAGE, 0, "%s:%d: %s", path, jerr.line, jerr.text);
-  int rc = placer_launch_record_from_json(json, rec, err);
+  struct placer_statedir d;
+  json_t *json = NULL;
+  cleanup_free char *boot = NULL, *state = NULL;
+  int rc = placer_statedir_open(dir, false, &d, err);
+  if (rc == 0)
+    rc = placer_statedir_load(&d, name, &json, &boot, &state, err);
+  placer_statedir_close(&d);
+  if (rc < 0 || json == NULL)
+    return rc;
+  if (placer_launch_record_from_json(json, rec, err) < 0)
+    rc = placer_error_prefix(err, "%s/%s", dir, name);
   json_decref(json);
   if (rc < 0)
-    return placer_error_prefix(err, "%s", path);
+    return -1;
+  if (strcmp(rec->instance, instance) != 0) {
+    placer_error_set(err, PLACER_EXIT_SYSTEM, EPERM, "%s/%s: the record of instance '%s', not '%s': nothing done", dir,
+                     name, rec->instance, instance);
+    placer_launch_record_clear(rec);
+    return -1;
+  }
   *found = true;
   return 0;
 }
@@ -202,13 +239,25 @@ static int compare_names(const void *a, const void *b) {
 int placer_runstate_list(const char *dir, struct placer_launch_record **recs, size_t *n, struct placer_error **err) {
   *recs = NULL;
   *n = 0;
+  struct placer_statedir sd;
+  int rc = placer_statedir_open(dir, false, &sd, err);
+  placer_statedir_close(&sd);
+  if (rc < 0)
+    return -1;
   DIR *d = opendir(dir);
   if (d == NULL)
     return errno == ENOENT ? 0 : placer_error_errno(err, PLACER_EXIT_SYSTEM, errno, "open %s", dir);
   char **names = NULL;
   struct dirent *de;
+  size_t n_names = 0;
   while ((de = readdir(d)) != NULL) {
     size_t len = strlen(de->d_name);
+    if (len > 5 && strcmp(de->d_name + len - 5, ".json") == 0 && ++n_names > PLACER_RUNSTATE_MAX_RECORDS) {
+      closedir(d);
+      placer_argv_free(names);
+      return placer_error_set(err, PLACER_EXIT_USAGE, E2BIG, "%s: more than %d records", dir,
+                              PLACER_RUNSTATE_MAX_RECORDS);
+    }
     if (len <= 5 || strcmp(de->d_name + len - 5, ".json") != 0)
       continue;
     cleanup_free char *name = strndup(de->d_name, len - 5);
@@ -247,13 +296,19 @@ int placer_runstate_list(const char *dir, struct placer_launch_record **recs, si
   return 0;
 }
 
-int placer_runstate_remove(const char *dir, const char *instance, struct placer_error **err) {
+int placer_runstate_remove(const char *dir, const char *instance, bool keep_log, struct placer_error **err) {
   cleanup_free char *path = record_path(dir, instance);
-  if (path == NULL)
+  cleanup_free char *log = NULL, *console = NULL;
+  if (path == NULL || asprintf(&log, "%s/%s.log", dir, instance) < 0 ||
+      asprintf(&console, "%s/%s.console", dir, instance) < 0)
     return placer_error_oom(err, "remove run record");
   if (unlink(path) < 0 && errno != ENOENT)
     return placer_error_errno(err, PLACER_EXIT_SYSTEM, errno, "remove %s", path);
-  rmdir(dir); /* the profile's directory, once its last record is gone */
+  if (!keep_log) {
+    unlink(log);
+    unlink(console);
+  }
+  rmdir(dir); /* the profile's directory, once its last record (and log) is gone */
   return 0;
 }
 

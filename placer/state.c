@@ -1,9 +1,11 @@
 /* The state directory: state.json (what the cgroupfs backend applied, the
  * undo journal) and the lock file (both apply backends take it); the one
- * atomic write of apply's JSON state files.  See state.h and docs/apply.md. */
+ * atomic write of apply's JSON state files, and what a state may record
+ * (every group under its own prefix).  See state.h and docs/apply.md. */
 #include "state.h"
 #include "lib/array.h"
 #include "lib/fsfile.h"
+#include "lib/statedir.h"
 #include "lib/textfile.h"
 
 #include <errno.h>
@@ -11,7 +13,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -83,6 +84,8 @@ void placer_state_clear_instances(struct placer_state *state) {
 }
 
 static void state_clear_fields(struct placer_state *s) {
+  free(s->boot_id);
+  free(s->state_id);
   free(s->backend);
   free(s->cgroup_mode);
   free(s->cgroup_root);
@@ -95,6 +98,7 @@ static void state_clear_fields(struct placer_state *s) {
   for (size_t i = 0; i < s->n_journal; i++)
     placer_journal_entry_clear(&s->journal[i]);
   free(s->journal);
+  s->boot_id = s->state_id = s->backend = NULL;
   s->cgroup_mode = s->cgroup_root = s->prefix = s->profile_name = s->profile_path = NULL;
   s->topology_source = s->applied_at = NULL;
   s->journal = NULL;
@@ -107,8 +111,8 @@ void placer_state_free(struct placer_state *state) {
   if (state == NULL)
     return;
   state_clear_fields(state);
-  if (state->lock_fd >= 0)
-    close(state->lock_fd); /* releases the flock */
+  placer_statedir_unlock(state->lock_fd, state->lock_made); /* releases the flock */
+  free(state->lock_made);
   free(state->dir);
   free(state);
 }
@@ -128,7 +132,11 @@ static json_t *journal_entry_to_json(const struct placer_journal_entry *e) {
   json_object_set_new(j, "txn", json_integer(e->txn));
   json_object_set_new(j, "op", json_string(placer_journal_op_name(e->op)));
   switch (e->op) {
-  case PLACER_JOURNAL_CREATE: json_object_set_new(j, "group", str_or_null(e->group)); break;
+  case PLACER_JOURNAL_CREATE:
+    json_object_set_new(j, "group", str_or_null(e->group));
+    if (e->unmarked) /* only then: state files of older placers read the same */
+      json_object_set_new(j, "unmarked", json_true());
+    break;
   case PLACER_JOURNAL_SET:
     json_object_set_new(j, "group", str_or_null(e->group));
     json_object_set_new(j, "setting", json_string(placer_setting_name(e->setting)));
@@ -198,6 +206,8 @@ static json_t *instance_to_json(const struct placer_state_instance *inst) {
 json_t *placer_state_to_json(const struct placer_state *s) {
   json_t *j = json_object();
   json_object_set_new(j, "schema", json_integer(PLACER_STATE_SCHEMA));
+  json_object_set_new(j, "boot_id", str_or_null(s->boot_id));
+  json_object_set_new(j, "state_id", str_or_null(s->state_id));
   if (s->backend)
     json_object_set_new(j, "backend", json_string(s->backend));
   json_object_set_new(j, "cgroup_mode", str_or_null(s->cgroup_mode));
@@ -291,6 +301,7 @@ static int journal_entry_from_json(json_t *j, struct placer_journal_entry *e, si
       dup_opt_string(j, "previous", &e->previous, where, err) < 0 ||
       dup_opt_string(j, "instance", &e->instance, where, err) < 0)
     return -1;
+  e->unmarked = e->op == PLACER_JOURNAL_CREATE && json_is_true(json_object_get(j, "unmarked"));
   if (e->op == PLACER_JOURNAL_CREATE || e->op == PLACER_JOURNAL_SET) {
     if (e->group == NULL || !placer_cgroup_group_is_valid(e->group))
       return placer_error_set(err, PLACER_EXIT_SYSTEM, EINVAL, "%s: bad \"group\"", where);
@@ -326,6 +337,9 @@ static int journal_entry_from_json(json_t *j, struct placer_journal_entry *e, si
         return -1;
     json_t *threads = json_object_get(j, "threads");
     size_t n = json_array_size(threads);
+    if (n > PLACER_STATE_MAX_THREADS)
+      return placer_error_set(err, PLACER_EXIT_SYSTEM, E2BIG, "%s: %zu threads, more than %d", where, n,
+                              PLACER_STATE_MAX_THREADS);
     if (n) {
       if ((e->threads = calloc(n, sizeof(*e->threads))) == NULL)
         return placer_error_oom(err, NULL);
@@ -390,6 +404,9 @@ static int instance_from_json(json_t *j, struct placer_state_instance *inst, siz
     return -1;
   json_t *procs = json_object_get(j, "processes");
   size_t n = json_array_size(procs);
+  if (n > PLACER_STATE_MAX_THREADS)
+    return placer_error_set(err, PLACER_EXIT_SYSTEM, E2BIG, "%s: %zu processes, more than %d", where, n,
+                            PLACER_STATE_MAX_THREADS);
   if (n) {
     if ((inst->procs = calloc(n, sizeof(*inst->procs))) == NULL)
       return placer_error_oom(err, NULL);
@@ -406,6 +423,54 @@ static int instance_from_json(json_t *j, struct placer_state_instance *inst, siz
   return 0;
 }
 
+/* How many levels GROUP is below PREFIX (0: PREFIX itself); -1 when it is
+ * not in PREFIX's subtree. */
+static int levels_below(const char *group, const char *prefix) {
+  size_t len = strlen(prefix);
+  if (strncmp(group, prefix, len) != 0 || (group[len] != '\0' && group[len] != '/'))
+    return -1;
+  int levels = 0;
+  for (const char *p = group + len; *p; p++)
+    levels += *p == '/';
+  return levels;
+}
+
+/* Every group is one placer could have recorded for this prefix: an
+ * instance's PREFIX/ROLE/NAME, a value set below the prefix, a group created
+ * on the way to an instance's (a level of the prefix itself included), a
+ * process moved into an instance's group from a group it can go back to. */
+static int check_groups(const struct placer_state *s, struct placer_error **err) {
+  if (s->n_instances == 0 && s->n_journal == 0)
+    return 0;
+  if (s->prefix == NULL)
+    return placer_error_set(err, PLACER_EXIT_SYSTEM, EINVAL, "it records groups but no \"prefix\"");
+  for (size_t i = 0; i < s->n_instances; i++)
+    if (levels_below(s->instances[i].group, s->prefix) != 2)
+      return placer_error_set(err, PLACER_EXIT_SYSTEM, EPERM,
+                              "instances[%zu]: group '%s' is not PREFIX/ROLE/NAME of its prefix '%s'", i,
+                              s->instances[i].group, s->prefix);
+  for (size_t i = 0; i < s->n_journal; i++) {
+    const struct placer_journal_entry *e = &s->journal[i];
+    int levels = e->group ? levels_below(e->group, s->prefix) : -1;
+    bool ok = true;
+    switch (e->op) {
+    case PLACER_JOURNAL_CREATE: ok = (levels >= 0 && levels <= 2) || levels_below(s->prefix, e->group) > 0; break;
+    case PLACER_JOURNAL_SET: ok = levels == 1 || levels == 2; break;
+    case PLACER_JOURNAL_MOVE:
+      ok = levels == 2;
+      for (int c = 0; ok && c < PLACER_CGROUP_N_CONTROLLERS; c++)
+        ok = e->original.path[c] == NULL || placer_cgroup_recorded_path_is_safe(e->original.path[c]);
+      break;
+    case PLACER_JOURNAL_AFFINITY: ok = e->previous != NULL; break;
+    }
+    if (!ok)
+      return placer_error_set(err, PLACER_EXIT_SYSTEM, EPERM,
+                              "journal[%zu]: a %s record of group '%s' that placer never writes for prefix '%s'", i,
+                              placer_journal_op_name(e->op), e->group ? e->group : "(none)", s->prefix);
+  }
+  return 0;
+}
+
 int placer_state_from_json(json_t *j, struct placer_state *s, struct placer_error **err) {
   uint64_t v;
   if (!json_is_object(j))
@@ -416,7 +481,9 @@ int placer_state_from_json(json_t *j, struct placer_state *s, struct placer_erro
     return placer_error_set(err, PLACER_EXIT_SYSTEM, EINVAL, "schema %llu, this placer reads %d", (unsigned long long)v,
                             PLACER_STATE_SCHEMA);
   json_t *profile = json_object_get(j, "profile");
-  if (dup_opt_string(j, "backend", &s->backend, "state", err) < 0 ||
+  if (dup_opt_string(j, "boot_id", &s->boot_id, "state", err) < 0 ||
+      dup_opt_string(j, "state_id", &s->state_id, "state", err) < 0 ||
+      dup_opt_string(j, "backend", &s->backend, "state", err) < 0 ||
       dup_opt_string(j, "cgroup_mode", &s->cgroup_mode, "state", err) < 0 ||
       dup_opt_string(j, "cgroup_root", &s->cgroup_root, "state", err) < 0 ||
       dup_opt_string(j, "prefix", &s->prefix, "state", err) < 0 ||
@@ -440,6 +507,10 @@ int placer_state_from_json(json_t *j, struct placer_state *s, struct placer_erro
 
   json_t *insts = json_object_get(j, "instances");
   size_t n = json_array_size(insts);
+  if (n > PLACER_STATE_MAX_INSTANCES || json_array_size(json_object_get(j, "journal")) > PLACER_STATE_MAX_RECORDS)
+    return placer_error_set(
+        err, PLACER_EXIT_SYSTEM, E2BIG, "%zu instances and %zu journal records: more than a state holds (%d, %d)", n,
+        json_array_size(json_object_get(j, "journal")), PLACER_STATE_MAX_INSTANCES, PLACER_STATE_MAX_RECORDS);
   if (n) {
     if ((s->instances = calloc(n, sizeof(*s->instances))) == NULL)
       return placer_error_oom(err, NULL);
@@ -460,7 +531,7 @@ int placer_state_from_json(json_t *j, struct placer_state *s, struct placer_erro
         return -1;
     }
   }
-  return 0;
+  return check_groups(s, err);
 }
 
 /* ------------------------------------------------------------------ files */
@@ -469,74 +540,41 @@ int placer_state_open(const char *dir, enum placer_state_lock lock, struct place
                       struct placer_error **err) {
   if (busy)
     *busy = false;
-  if (dir == NULL || *dir == '\0')
-    return placer_error_set(err, PLACER_EXIT_USAGE, EINVAL, "empty state directory");
+  struct placer_statedir d;
+  if (placer_statedir_open(dir, lock == PLACER_STATE_LOCK_EXCLUSIVE, &d, err) < 0) {
+    placer_statedir_close(&d);
+    return -1;
+  }
   struct placer_state *s = calloc(1, sizeof(*s));
   if (s == NULL || (s->dir = strdup(dir)) == NULL) {
     free(s);
+    placer_statedir_close(&d);
     return placer_error_oom(err, NULL);
   }
   s->lock_fd = -1;
-  cleanup_free char *lock_path = NULL, *state_path = NULL;
-  if (asprintf(&lock_path, "%s/%s", dir, PLACER_STATE_LOCK_FILE) < 0 ||
-      asprintf(&state_path, "%s/%s", dir, PLACER_STATE_FILE) < 0) {
-    placer_state_free(s);
-    return placer_error_oom(err, NULL);
-  }
-  if (lock == PLACER_STATE_LOCK_EXCLUSIVE) {
-    if (placer_mkdir_p(dir, err) < 0) {
-      placer_state_free(s);
-      return placer_error_prefix(err, "state directory");
-    }
-    s->lock_fd = open(lock_path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-    if (s->lock_fd < 0) {
-      int saved = errno;
-      placer_state_free(s);
-      return placer_error_errno(err, PLACER_EXIT_SYSTEM, saved, "open lock %s", lock_path);
-    }
-    if (flock(s->lock_fd, LOCK_EX | LOCK_NB) < 0) {
-      int saved = errno;
-      placer_state_free(s);
-      if (saved == EWOULDBLOCK)
-        return placer_error_set(err, PLACER_EXIT_SYSTEM, saved,
-                                "another placer apply or reset is running (it holds %s)", lock_path);
-      return placer_error_errno(err, PLACER_EXIT_SYSTEM, saved, "lock %s", lock_path);
-    }
-  } else if (lock == PLACER_STATE_LOCK_SHARED) {
-    int fd = open(lock_path, O_RDONLY | O_CLOEXEC);
-    if (fd >= 0) {
-      if (flock(fd, LOCK_SH | LOCK_NB) < 0) {
-        if (busy)
-          *busy = true;
-        close(fd);
-      } else {
-        s->lock_fd = fd;
-      }
+  int rc = 0;
+  if (lock != PLACER_STATE_NO_LOCK) {
+    rc = placer_statedir_lock(&d, PLACER_STATE_LOCK_FILE, lock == PLACER_STATE_LOCK_EXCLUSIVE, &s->lock_fd,
+                              &s->lock_made, err);
+    if (rc == 1 && lock == PLACER_STATE_LOCK_EXCLUSIVE)
+      rc = placer_error_set(err, PLACER_EXIT_SYSTEM, EWOULDBLOCK,
+                            "another placer apply or reset is running (it holds %s/%s)", dir, PLACER_STATE_LOCK_FILE);
+    else if (rc == 1) {
+      if (busy)
+        *busy = true;
+      rc = 0;
     }
   }
-
-  cleanup_free char *text = NULL;
-  size_t len = 0;
-  if (placer_textfile_read_path(state_path, PLACER_TEXTFILE_MAX_BYTES, &text, &len) < 0) {
-    if (errno == ENOENT) {
-      *out = s;
-      return 0;
-    }
-    int saved = errno;
-    placer_state_free(s);
-    return placer_error_errno(err, PLACER_EXIT_SYSTEM, saved, "read %s", state_path);
-  }
-  json_error_t jerr;
-  json_t *j = json_loadb(text, len, 0, &jerr);
-  if (j == NULL) {
-    placer_state_free(s);
-    return placer_error_set(err, PLACER_EXIT_SYSTEM, EINVAL, "%s:%d: %s", state_path, jerr.line, jerr.text);
-  }
-  int ret = placer_state_from_json(j, s, err);
+  json_t *j = NULL;
+  if (rc == 0)
+    rc = placer_statedir_load(&d, PLACER_STATE_FILE, &j, &s->boot_id, &s->state_id, err);
+  placer_statedir_close(&d);
+  if (rc == 0 && j && placer_state_from_json(j, s, err) < 0)
+    rc = placer_error_prefix(err, "%s/%s", dir, PLACER_STATE_FILE);
   json_decref(j);
-  if (ret < 0) {
+  if (rc < 0) {
     placer_state_free(s);
-    return placer_error_prefix(err, "%s", state_path);
+    return -1;
   }
   *out = s;
   return 0;
@@ -591,4 +629,11 @@ void placer_state_journal_remove(struct placer_state *s, size_t i) {
   placer_journal_entry_clear(&s->journal[i]);
   memmove(&s->journal[i], &s->journal[i + 1], (s->n_journal - i - 1) * sizeof(*s->journal));
   s->n_journal--;
+}
+
+void placer_state_dir_tidy(const char *dir) {
+  static const char *const files[] = { PLACER_STATE_FILE, PLACER_STATE_SYSTEMD_FILE, PLACER_STATE_IRQ_FILE,
+                                       PLACER_STATE_RUN_DIR, NULL };
+  static const char *const locks[] = { PLACER_STATE_LOCK_FILE, PLACER_STATE_IRQ_LOCK_FILE, NULL };
+  placer_statedir_tidy(dir, files, locks);
 }

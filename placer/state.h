@@ -2,7 +2,11 @@
  * STATE_DIR/state.json is rewritten atomically (write, fsync, rename) before
  * every mutating step, so it is a journal: after a crash (even SIGKILL),
  * reset undoes exactly the steps that may have happened.  STATE_DIR/lock is
- * flock(2)ed by apply and reset.  Format: docs/apply.md. */
+ * flock(2)ed by apply and reset.  The directory and its files are read
+ * through lib/statedir.h (trusted only while root alone can change them),
+ * and a state is taken only for what placer itself recorded: the boot and
+ * directory it was written for, every group under its own prefix.
+ * Format: docs/apply.md. */
 #ifndef PLACER_STATE_H
 #define PLACER_STATE_H
 
@@ -20,6 +24,17 @@
 #define PLACER_STATE_DEFAULT_DIR "/run/placer"
 #define PLACER_STATE_FILE "state.json"
 #define PLACER_STATE_LOCK_FILE "lock"
+/* What else a state directory holds: the systemd backend's state, the IRQs'
+ * state and lock (apply-systemd*.c, apply-irq*.c), placer run's records. */
+#define PLACER_STATE_SYSTEMD_FILE "systemd.json"
+#define PLACER_STATE_IRQ_FILE "irq.json"
+#define PLACER_STATE_IRQ_LOCK_FILE "irq.lock"
+#define PLACER_STATE_RUN_DIR "run"
+/* What a state may hold: far above a real placement, far below what would
+ * make reading or replaying it slow. */
+#define PLACER_STATE_MAX_INSTANCES 10000
+#define PLACER_STATE_MAX_RECORDS 100000
+#define PLACER_STATE_MAX_THREADS 100000 /* threads of one move, processes of one instance */
 
 /* One undo record, written before the step it undoes. */
 enum placer_journal_op {
@@ -55,6 +70,7 @@ struct placer_journal_entry {
   struct placer_cgroup_membership original; /* MOVE */
   struct placer_thread_affinity *threads;   /* MOVE: every thread's cpus before */
   size_t n_threads;
+  bool unmarked; /* CREATE: the cgroupfs kept no mark on it (no xattrs, or no CAP_SYS_ADMIN) */
 };
 
 struct placer_state_process {
@@ -86,6 +102,9 @@ struct placer_state_instance {
 struct placer_state {
   char *dir;         /* not stored */
   int lock_fd;       /* not stored; -1 when not locked */
+  char *lock_made;   /* not stored: the lock file this process made (removed with the lock), or NULL */
+  char *boot_id;     /* the boot it was written in (placer_boot_id()) */
+  char *state_id;    /* the directory it was written for ("DEV:INO"): the mark its groups carry */
   char *backend;     /* the apply backend that wrote it ("cgroupfs"); NULL in a state from before the record */
   char *cgroup_mode; /* "v1" / "v2" */
   char *cgroup_root; /* "/sys/fs/cgroup" */
@@ -113,7 +132,9 @@ enum placer_state_lock {
 const char *placer_state_default_dir(void);
 /* Open DIR (created when LOCK is exclusive), take the lock, read state.json
  * (an empty state when there is none).  *busy (may be NULL) tells a shared
- * lock that an apply/reset holds the lock. */
+ * lock that an apply/reset holds the lock.  A directory or file placer may
+ * not trust is refused (PLACER_EXIT_USAGE), as is a state written in
+ * another boot or for another directory (PLACER_EXIT_SYSTEM). */
 int placer_state_open(const char *dir, enum placer_state_lock lock, struct placer_state **out, bool *busy,
                       struct placer_error **err);
 /* Write state.json atomically; an empty state (nothing applied, nothing to
@@ -131,12 +152,19 @@ int placer_state_journal_add(struct placer_state *state, struct placer_journal_e
 void placer_state_journal_remove(struct placer_state *state, size_t i);
 bool placer_state_is_empty(const struct placer_state *state);
 void placer_state_free(struct placer_state *state); /* also releases the lock */
+/* With nothing applied, nothing to undo and nothing run recorded in DIR,
+ * its locks go, and DIR with them when it is then empty: no state directory
+ * outlives what it recorded (reset, stop and a refused apply call it). */
+void placer_state_dir_tidy(const char *dir);
 
 void placer_journal_entry_clear(struct placer_journal_entry *e);
 void placer_state_instance_clear(struct placer_state_instance *inst);
 void placer_state_clear_instances(struct placer_state *state);
 
-/* Pure conversions (unit-tested round trip). */
+/* Pure conversions (unit-tested round trip).  from_json refuses what placer
+ * never writes: a group outside the state's prefix (an instance's group is
+ * PREFIX/ROLE/NAME, a created group the prefix, a level of it or below it),
+ * an unsafe original group, more records than the bounds above. */
 json_t *placer_state_to_json(const struct placer_state *state);
 int placer_state_from_json(json_t *json, struct placer_state *state, struct placer_error **err);
 

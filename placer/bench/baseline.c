@@ -44,7 +44,7 @@ int bench_hardware_baseline(struct bench *b, struct placer_error **err) {
     if (asprintf(&log, "%s/logs/prefill-baseline.log", b->out) < 0)
       return bench_oom(err);
     bench_progress(b, "hardware baseline: prefill %s", abs);
-    if (placer_bench_fio_argv(&copy, PLACER_STUDY_TARGET_FILE, &cell, &argv, err) < 0)
+    if (bench_file_fresh(out, err) < 0 || placer_bench_fio_argv(&copy, PLACER_STUDY_TARGET_FILE, &cell, &argv, err) < 0)
       return -1;
     rc = placer_bench_run_command(argv, NULL, log, 600, true, err);
     placer_argv_free(argv);
@@ -67,7 +67,8 @@ int bench_hardware_baseline(struct bench *b, struct placer_error **err) {
       .size_bytes = s->baseline.size_bytes,
     };
     char **argv = NULL;
-    if (placer_bench_fio_argv(&copy, PLACER_STUDY_TARGET_FILE, &cell, &argv, err) < 0) {
+    if (bench_file_fresh(json, err) < 0 ||
+        placer_bench_fio_argv(&copy, PLACER_STUDY_TARGET_FILE, &cell, &argv, err) < 0) {
       rc = -1;
       break;
     }

@@ -121,13 +121,25 @@ int bench_setup(struct bench *b, struct placer_error **err);
 void bench_free(struct bench *b);
 
 /* files.c: the target file and the baseline's file, checked against the
- * write rules before anything runs (OUT_DIR: the results directory when it
- * exists already, --resume; NULL: a new one, where relative paths are
- * made), then placed in the results directory once it is made, and removed
- * at the end when placer made them. */
-int bench_files_check(struct bench *b, const char *out_dir, struct placer_error **err);
+ * write rules before anything runs (OUT_DIR: the results directory, NULL
+ * when not known (--dry-run); EXISTS: it holds a study already, --resume),
+ * never one of the results directory's own files, then placed in the
+ * results directory once it is made, and removed at the end when placer
+ * made them. */
+int bench_files_check(struct bench *b, const char *out_dir, bool exists, struct placer_error **err);
 int bench_files_place(struct bench *b, struct placer_error **err);
 void bench_files_remove(struct bench *b);
+/* A results directory (--resume) holds no symbolic link at its top or in
+ * the directories whose files placer writes (fio/, logs/, plans/,
+ * report/), and its own files and directories are of their types: else
+ * one line, exit 2, before anything is written. */
+int bench_results_dir_check(const char *dir, struct placer_error **err);
+/* PATH in a results directory, created (or emptied) as a regular file
+ * without following a link, for a program that writes it (fio --output). */
+int bench_file_fresh(const char *path, struct placer_error **err);
+/* PATH in a results directory opened for writing (APPEND: at its end,
+ * else emptied) without following a link; NULL with ERR. */
+FILE *bench_file_open(const char *path, bool append, struct placer_error **err);
 
 /* resume.c: the runs a resumed study already has (summary.json), and what
  * is left to do. */
@@ -138,7 +150,7 @@ bool bench_pass_done(const struct bench *b, size_t v, int repeat);
 /* pass.c, for run.c and recovery-run.c: fio started placed in the pass's fio
  * group; every thread of daemon D runs on the CPUs and nodes of its plan
  * instance. */
-int bench_start_fio(struct bench *b, struct pass *p, char **argv, const char *log, pid_t *pid,
+int bench_start_fio(struct bench *b, struct pass *p, char **argv, const char *output, const char *log, pid_t *pid,
                     struct placer_error **err);
 int bench_check_daemon_threads(struct pass *p, const struct placer_bench_daemon *d, const char *what,
                                struct placer_error **err);
@@ -193,7 +205,10 @@ void bench_placement_row(struct bench *b, const struct pass *p, const char *inst
 /* runs.csv, roles.csv, threads.csv and cores.csv rows of a finished run. */
 void bench_csv_run_rows(struct bench *b, const struct pass *p, size_t c, size_t w, const struct placer_bench_run *run);
 
-/* irqs.c: V's IRQs in place (the previous variant's set back first); all of them set back. */
+/* irqs.c: before anything runs, no variant steers IRQs while irqbalance
+ * runs (apply refuses then); V's IRQs in place (the previous variant's set
+ * back first); all of them set back. */
+int bench_irqs_check(const struct bench *b, struct placer_error **err);
 int bench_irqs_place(struct bench *b, struct variant *v, struct placer_error **err);
 int bench_irqs_reset(struct bench *b, struct placer_error **err);
 

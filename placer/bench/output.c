@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "cgroup.h"
+#include "lib/csv.h"
 #include "lib/fsfile.h"
 #include "proc.h"
 
@@ -107,25 +108,11 @@ char *bench_path_join(const char *a, const char *b) {
 }
 
 void bench_csv_field(FILE *f, const char *s, bool last) {
-  if (s && strpbrk(s, ",\"\n")) {
-    fputc('"', f);
-    for (const char *p = s; *p; p++) {
-      if (*p == '"')
-        fputc('"', f);
-      fputc(*p, f);
-    }
-    fputc('"', f);
-  } else if (s) {
-    fputs(s, f);
-  }
-  fputc(last ? '\n' : ',', f);
+  placer_csv_write_field(f, s, last);
 }
 
 void bench_csv_num(FILE *f, double x, bool last) {
-  if (isnan(x))
-    fputc(last ? '\n' : ',', f);
-  else
-    fprintf(f, "%.10g%c", x, last ? '\n' : ',');
+  placer_csv_write_number(f, x, last);
 }
 
 void bench_csv_flush(struct bench *b, FILE *f) {

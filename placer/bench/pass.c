@@ -52,10 +52,13 @@ static char **fio_env(const struct pass *p) {
   return env;
 }
 
-/* Start fio placed in the variant's fio group; *pid is our child. */
-int bench_start_fio(struct bench *b, struct pass *p, char **argv, const char *log, pid_t *pid,
+/* Start fio placed in the variant's fio group; *pid is our child.  Its
+ * OUTPUT is made first, a regular file: fio opens it following links. */
+int bench_start_fio(struct bench *b, struct pass *p, char **argv, const char *output, const char *log, pid_t *pid,
                     struct placer_error **err) {
   const struct variant *v = p->v;
+  if (bench_file_fresh(output, err) < 0)
+    return placer_error_prefix(err, "fio");
   struct placer_bench_exec x = { b->exe, b->prefix, b->topology_xml, v->profile_path, v->sets };
   char **env = fio_env(p);
   struct placer_launch_record rec = { 0 };

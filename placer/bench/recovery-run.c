@@ -157,7 +157,7 @@ int bench_recovery_run(struct bench *b, struct pass *p, struct placer_error **er
                  b->wl_names[w]);
   long long start = bench_now_ms();
   pid_t fio = 0, watcher = 0;
-  int rc = bench_start_fio(b, p, argv, fio_log, &fio, err);
+  int rc = bench_start_fio(b, p, argv, json, fio_log, &fio, err);
   placer_argv_free(argv);
   if (rc < 0)
     return -1;

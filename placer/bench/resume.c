@@ -18,8 +18,16 @@ static int load_summary(const char *dir, json_t **out, struct placer_error **err
 
 int placer_bench_resume_study(const char *dir, struct placer_study **out, struct placer_error **err) {
   json_t *j = NULL;
+  /* a results directory is data, maybe from elsewhere: no link is written through */
+  if (bench_results_dir_check(dir, err) < 0)
+    return placer_error_prefix(err, "--resume");
   if (load_summary(dir, &j, err) < 0)
     return -1;
+  /* what it takes over is checked like the rest, before any of it is used */
+  if (placer_bench_results_check(j, err) < 0) {
+    json_decref(j);
+    return placer_error_prefix(err, "--resume '%s': summary.json", dir);
+  }
   const json_t *s = json_object_get(j, "study");
   const char *file = json_string_value(json_object_get(s, "study_file"));
   if (file == NULL) {

@@ -268,7 +268,7 @@ static int prefill(struct bench *b, struct pass *p, struct placer_error **err) {
     return -1;
   bench_progress(b, "%s: prefill %s", p->tag, placer_study_target_name(s->workloads.target));
   pid_t pid;
-  int rc = bench_start_fio(b, p, argv, log, &pid, err);
+  int rc = bench_start_fio(b, p, argv, out, log, &pid, err);
   placer_argv_free(argv);
   if (rc < 0)
     return -1;
@@ -450,7 +450,7 @@ static int run_cell(struct bench *b, struct pass *p, size_t w, size_t c, struct 
     }
   }
   pid_t pid = 0;
-  rc = bench_start_fio(b, p, argv, log, &pid, err);
+  rc = bench_start_fio(b, p, argv, json, log, &pid, err);
   placer_argv_free(argv);
   struct placer_bench_probe *probe = NULL;
   struct hwm_watch watch[1 + 16];

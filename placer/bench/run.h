@@ -18,18 +18,19 @@
 #include "results/results.h"
 #include "cgroup.h"
 #include "lib/error.h"
+#include "lib/stop.h"
 #include "launch.h"
 #include "plan.h"
 #include "profile.h"
 #include "bench/study.h"
 
 #define PLACER_BENCH_DEFAULT_PREFIX "placer-bench"
-#define PLACER_BENCH_EXIT_INTERRUPTED 130
+#define PLACER_BENCH_EXIT_INTERRUPTED PLACER_EXIT_INTERRUPTED
 
 /* Raised by SIGINT/SIGTERM/SIGHUP (placer_bench_catch_signals): the loop
  * stops after the current fio run, tears everything down and keeps what it
  * has. */
-extern volatile sig_atomic_t placer_bench_stop;
+#define placer_bench_stop placer_stop_requested /* lib/stop.h: one flag for every wait of placer */
 void placer_bench_catch_signals(void);
 
 /* What bench has to say while it runs.  The library never prints: it hands

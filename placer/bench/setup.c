@@ -555,9 +555,9 @@ static int open_csv(struct bench *b, const char *name, const char *header, FILE 
   if (path == NULL)
     return bench_oom(err);
   /* O_CLOEXEC: fio, stress-ng and the Ceph daemons must not hold them open. */
-  FILE *f = fopen(path, append ? "ae" : "we");
+  FILE *f = bench_file_open(path, append, err);
   if (f == NULL)
-    return placer_error_errno(err, PLACER_EXIT_SYSTEM, errno, "create '%s'", path);
+    return -1;
   /* A run's rows are flushed together (bench_csv_flush): a buffer that
    * fills on the way would write part of them. */
   setvbuf(f, NULL, _IOFBF, 256 * 1024);
@@ -601,28 +601,34 @@ int bench_setup(struct bench *b, struct placer_error **err) {
                             "placer's path '%s' has a blank (the launcher prefix of the "
                             "cluster script is split on blanks)",
                             b->exe);
-  if (load_variants(b, err) < 0 || make_matrix(b, err) < 0 || check_tools(b, err) < 0)
+  if (load_variants(b, err) < 0 || make_matrix(b, err) < 0 || check_tools(b, err) < 0 || bench_irqs_check(b, err) < 0)
     return -1;
-  /* What the study would write outside Ceph, before anything is made. */
-  cleanup_free char *existing = opt->resume ? realpath(opt->out_dir, NULL) : NULL;
-  if (bench_files_check(b, existing, err) < 0)
-    return -1;
-  /* The results directory: new or empty. */
+  /* The results directory: new or empty; or (--resume) one whose study is
+   * this one, checked before anything is written there; then what the study
+   * would write outside Ceph, before anything is made. */
   struct stat st;
   if (opt->resume) {
     if (stat(opt->out_dir, &st) < 0 || !S_ISDIR(st.st_mode))
       return placer_error_errno(err, PLACER_EXIT_USAGE, errno ? errno : ENOTDIR, "--resume '%s'", opt->out_dir);
-  } else if (stat(opt->out_dir, &st) == 0) {
-    if (!S_ISDIR(st.st_mode))
-      return placer_error_set(err, PLACER_EXIT_USAGE, ENOTDIR, "--out '%s' is not a directory", opt->out_dir);
-    if (rmdir(opt->out_dir) < 0 && errno != ENOENT)
-      return placer_error_set(err, PLACER_EXIT_USAGE, EEXIST, "--out '%s' exists and is not empty", opt->out_dir);
+    if ((b->out = realpath(opt->out_dir, NULL)) == NULL)
+      return placer_error_errno(err, PLACER_EXIT_USAGE, errno, "--resume '%s'", opt->out_dir);
+    if (make_results(b, err) < 0 || bench_resume_results(b, err) < 0)
+      return -1;
   }
-  if (mkdir_p(opt->out_dir, err) < 0)
+  if (bench_files_check(b, opt->out_dir, opt->resume, err) < 0)
     return -1;
-  b->out = realpath(opt->out_dir, NULL);
-  if (b->out == NULL)
-    return placer_error_errno(err, PLACER_EXIT_SYSTEM, errno, "results directory '%s'", opt->out_dir);
+  if (!opt->resume) {
+    if (stat(opt->out_dir, &st) == 0) {
+      if (!S_ISDIR(st.st_mode))
+        return placer_error_set(err, PLACER_EXIT_USAGE, ENOTDIR, "--out '%s' is not a directory", opt->out_dir);
+      if (rmdir(opt->out_dir) < 0 && errno != ENOENT)
+        return placer_error_set(err, PLACER_EXIT_USAGE, EEXIST, "--out '%s' exists and is not empty", opt->out_dir);
+    }
+    if (mkdir_p(opt->out_dir, err) < 0)
+      return -1;
+    if ((b->out = realpath(opt->out_dir, NULL)) == NULL)
+      return placer_error_errno(err, PLACER_EXIT_SYSTEM, errno, "results directory '%s'", opt->out_dir);
+  }
   if (has_blank(b->out) && b->study->cluster.type == PLACER_STUDY_CLUSTER_LOCAL)
     return placer_error_set(err, PLACER_EXIT_USAGE, 0, "the results directory '%s' has a blank", b->out);
   const char *subdirs[] = { "fio", "logs", "plans" };
@@ -632,6 +638,8 @@ int bench_setup(struct bench *b, struct placer_error **err) {
       return bench_oom(err);
     if (mkdir(d, 0755) < 0 && errno != EEXIST)
       return placer_error_errno(err, PLACER_EXIT_SYSTEM, errno, "mkdir '%s'", d);
+    if (lstat(d, &st) < 0 || !S_ISDIR(st.st_mode)) /* its files are written one by one: not through a link */
+      return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOTDIR, "'%s' is not a directory placer made", d);
   }
   if (b->study->generated && !opt->resume) { /* --resume reads it again: the same study */
     if ((b->study_file = bench_path_join(b->out, "study.yaml")) == NULL)
@@ -649,14 +657,14 @@ int bench_setup(struct bench *b, struct placer_error **err) {
     cleanup_free char *path = NULL;
     if (asprintf(&path, "%s/plans/%s.txt", b->out, b->vars[i].spec->name) < 0)
       return bench_oom(err);
-    FILE *f = fopen(path, "we");
+    FILE *f = bench_file_open(path, false, err);
     if (f == NULL)
-      return placer_error_errno(err, PLACER_EXIT_SYSTEM, errno, "create '%s'", path);
+      return -1;
     placer_plan_print_text(b->vars[i].plan, f);
     if (fclose(f) != 0)
       return placer_error_errno(err, PLACER_EXIT_SYSTEM, errno, "write '%s'", path);
   }
-  if (make_results(b, err) < 0 || (opt->resume && bench_resume_results(b, err) < 0))
+  if (!opt->resume && make_results(b, err) < 0)
     return -1;
   b->resumed = opt->resume;
   static const char *const keys = "variant,repeat,condition,workload";
@@ -739,7 +747,9 @@ int placer_bench_describe(const struct placer_study *study, const struct placer_
   if (rc == 0)
     rc = make_matrix(&b, err);
   if (rc == 0)
-    rc = bench_files_check(&b, NULL, err); /* absolute paths: a new results directory has nothing yet */
+    rc = bench_irqs_check(&b, err);
+  if (rc == 0)
+    rc = bench_files_check(&b, opt->out_dir, false, err); /* a new results directory has nothing yet */
   if (rc == 0) {
     fprintf(out,
             "study %s: cluster %s, fio %s, %zu variant(s), %zu workload(s), %zu condition(s), %u repeat(s) + "

@@ -23,22 +23,8 @@
 #define CLOSE_RANGE_CLOEXEC (1U << 2)
 #endif
 
-volatile sig_atomic_t placer_bench_stop = 0;
-
-static void on_stop_signal(int sig) {
-  (void)sig;
-  placer_bench_stop = 1;
-}
-
 void placer_bench_catch_signals(void) {
-  struct sigaction sa;
-  memset(&sa, 0, sizeof(sa));
-  sa.sa_handler = on_stop_signal;
-  sigemptyset(&sa.sa_mask);
-  sa.sa_flags = 0; /* no SA_RESTART: sleeps and waits return early */
-  sigaction(SIGINT, &sa, NULL);
-  sigaction(SIGTERM, &sa, NULL);
-  sigaction(SIGHUP, &sa, NULL);
+  placer_stop_catch();
   signal(SIGPIPE, SIG_IGN);
 }
 
@@ -88,8 +74,9 @@ int placer_bench_spawn(char *const *argv, char *const *env, const char *log, pid
         if (fd != pipefd[1])
           fcntl(fd, F_SETFD, FD_CLOEXEC);
     int in = open("/dev/null", O_RDONLY | O_CLOEXEC);
-    int out =
-        log ? open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644) : open("/dev/null", O_WRONLY | O_CLOEXEC);
+    /* a log is in the results directory: never written through a link */
+    int out = log ? open(log, O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0644)
+                  : open("/dev/null", O_WRONLY | O_CLOEXEC);
     if (in >= 0 && out >= 0 && dup2(in, 0) >= 0 && dup2(out, 1) >= 0 && dup2(out, 2) >= 0)
       execvpe(argv[0], argv, envp);
     int e = errno;

@@ -14,8 +14,10 @@
 #include <unistd.h>
 
 #include "lib/array.h"
+#include "bench/fio-options.h"
 #include "bench/target.h"
 #include "report/report.h" /* placer_bench_format_block_size */
+#include "results/results.h"
 #include "profile-yaml.h"
 #include "lib/units.h"
 
@@ -37,7 +39,6 @@ static const char *const backend_names[] = {
   [PLACER_STUDY_BACKEND_PODMAN] = "podman",
   NULL,
 };
-static const char *const sweep_parameter_names[] = { "intensity", "quota", "cores", "weight", NULL };
 static const char *const rebuild_names[] = {
   [PLACER_STUDY_REBUILD_AUTO] = "auto",
   [PLACER_STUDY_REBUILD_PER_VARIANT] = "per-variant",
@@ -50,7 +51,9 @@ bool placer_study_sweeps_placement(const struct placer_study *s) {
 }
 
 const char *placer_study_sweep_parameter_name(int parameter) {
-  return parameter >= 0 && parameter <= PLACER_STUDY_SWEEP_WEIGHT ? sweep_parameter_names[parameter] : "?";
+  return parameter >= 0 && parameter <= PLACER_STUDY_SWEEP_WEIGHT
+             ? placer_bench_sweep_parameter_names[parameter] /* by enum placer_study_sweep_parameter */
+             : "?";
 }
 
 /* fio rw= values placer knows how to report. */
@@ -266,8 +269,9 @@ static int parse_repeats(struct pyaml_walk *w, const struct pyaml_field *f, yaml
   if (v->type != YAML_MAPPING_NODE) {
     unsigned long long x;
     const char *why;
-    if (pyaml_walk_parse_uint(v, 100, &x, &why) < 0 || x == 0)
-      return pyaml_walk_key_error(w, v, f->key, "expected 1..100 or {min: N, max: M, ci_width: 5%%}");
+    if (pyaml_walk_parse_uint(v, PLACER_BENCH_MAX_REPEATS, &x, &why) < 0 || x == 0)
+      return pyaml_walk_key_error(w, v, f->key, "expected 1..%d or {min: N, max: M, ci_width: 5%%}",
+                                  PLACER_BENCH_MAX_REPEATS);
     st->repeats = st->repeats_max = (unsigned)x;
     st->ci_width = 0;
     st->repeats_line = (unsigned)v->start_mark.line + 1;
@@ -284,10 +288,10 @@ static int parse_repeats(struct pyaml_walk *w, const struct pyaml_field *f, yaml
   }
   unsigned long long lo = 5, hi = 20;
   const char *why;
-  if (mn && (pyaml_walk_parse_uint(mn, 100, &lo, &why) < 0 || lo < 2))
-    return pyaml_walk_key_error(w, mn, "repeats.min", "expected 2..100");
-  if (mx && (pyaml_walk_parse_uint(mx, 100, &hi, &why) < 0 || hi < lo))
-    return pyaml_walk_key_error(w, mx, "repeats.max", "expected min..100");
+  if (mn && (pyaml_walk_parse_uint(mn, PLACER_BENCH_MAX_REPEATS, &lo, &why) < 0 || lo < 2))
+    return pyaml_walk_key_error(w, mn, "repeats.min", "expected 2..%d", PLACER_BENCH_MAX_REPEATS);
+  if (mx && (pyaml_walk_parse_uint(mx, PLACER_BENCH_MAX_REPEATS, &hi, &why) < 0 || hi < lo))
+    return pyaml_walk_key_error(w, mx, "repeats.max", "expected min..%d", PLACER_BENCH_MAX_REPEATS);
   double width = 0.05;
   if (cw) {
     struct pyaml_field ff = { .key = "repeats.ci_width", .offset = 0 };
@@ -346,8 +350,12 @@ static const struct pyaml_field workloads_fields[] = {
   { .key = "patterns", .type = PYAML_FIELD_CUSTOM, .parse = parse_patterns },
   { .key = "iodepth", .type = PYAML_FIELD_UINT, .offset = WORKLOADS_AT(iodepth), .min = 1, .max = 4096 },
   { .key = "numjobs", .type = PYAML_FIELD_UINT, .offset = WORKLOADS_AT(numjobs), .min = 1, .max = 256 },
-  { .key = "runtime", .type = PYAML_FIELD_UINT, .offset = WORKLOADS_AT(runtime_s), .min = 1, .max = 86400 },
-  { .key = "ramp", .type = PYAML_FIELD_UINT, .offset = WORKLOADS_AT(ramp_s), .max = 3600 },
+  { .key = "runtime",
+    .type = PYAML_FIELD_UINT,
+    .offset = WORKLOADS_AT(runtime_s),
+    .min = 1,
+    .max = PLACER_BENCH_MAX_RUNTIME_S },
+  { .key = "ramp", .type = PYAML_FIELD_UINT, .offset = WORKLOADS_AT(ramp_s), .max = PLACER_BENCH_MAX_RAMP_S },
   { .key = "prefill", .type = PYAML_FIELD_BOOL, .offset = WORKLOADS_AT(prefill) },
   { .key = "grace", .type = PYAML_FIELD_UINT, .offset = WORKLOADS_AT(grace_s), .min = 1, .max = 86400 },
   { .key = "fio_options", .type = PYAML_FIELD_STRING_LIST, .offset = WORKLOADS_AT(fio_options) },
@@ -380,7 +388,10 @@ static const struct pyaml_field baseline_fields[] = {
 static const struct pyaml_schema baseline_schema = { "hardware_baseline", baseline_fields, N_OF(baseline_fields) };
 
 static const struct pyaml_field sweep_fields[] = {
-  { .key = "parameter", .type = PYAML_FIELD_ENUM, .offset = SWEEP_AT(parameter), .names = sweep_parameter_names },
+  { .key = "parameter",
+    .type = PYAML_FIELD_ENUM,
+    .offset = SWEEP_AT(parameter),
+    .names = placer_bench_sweep_parameter_names },
   { .key = "values", .type = PYAML_FIELD_CUSTOM, .parse = parse_sweep_values },
   { .key = "roles", .type = PYAML_FIELD_STRING_LIST, .offset = SWEEP_AT(roles) },
   { .key = "workload", .type = PYAML_FIELD_STRING, .offset = SWEEP_AT(workload) },
@@ -424,7 +435,7 @@ static const struct pyaml_field study_fields[] = {
     .mapping = &baseline_schema },
   { .key = "repeats", .type = PYAML_FIELD_CUSTOM, .parse = parse_repeats },
   { .key = "alpha", .type = PYAML_FIELD_CUSTOM, .parse = parse_alpha },
-  { .key = "warmup", .type = PYAML_FIELD_UINT, .offset = STUDY_AT(warmup), .max = 10 },
+  { .key = "warmup", .type = PYAML_FIELD_UINT, .offset = STUDY_AT(warmup), .max = PLACER_BENCH_MAX_WARMUP },
   { .key = "sweep", .type = PYAML_FIELD_MAPPING, .offset = STUDY_AT(sweep), .mapping = &sweep_schema },
   { .key = "recovery", .type = PYAML_FIELD_MAPPING, .offset = STUDY_AT(recovery), .mapping = &recovery_schema },
 };
@@ -628,9 +639,6 @@ static int check_variants(struct pyaml_walk *w, struct placer_study *s, yaml_nod
   return 0;
 }
 
-/* What workloads.fio_options may not set (docs/bench.md): what placer sets
- * itself, and what names a path, runs a program or changes the system
- * beyond the study's file and groups. */
 /* SECTION.path, a file placer writes (docs/bench.md, "What placer
  * writes"): absolute as given, or relative to the results directory:
  * normalised in place ("./a//b" -> "a/b"), never out of it ("..") nor the
@@ -675,102 +683,6 @@ static int check_local_path(struct pyaml_walk *w, yaml_node_t *root, const char 
   if (why == NULL)
     return 0;
   return key_error(w, root, section, "path", "'%s': expected %s", *path, why);
-}
-
-static const struct {
-  const char *name, *why;
-} fio_denied[] = {
-  { "name", "placer names each job after its workload" },
-  { "filename", "placer sets it (workloads.path for target file)" },
-  { "directory", "a path: fio's files go where workloads.path says" },
-  { "filename_format", "a path: fio's files go where workloads.path says" },
-  { "opendir", "a path: fio's files go where workloads.path says" },
-  { "output", "placer sets it (fio's JSON goes into the results directory)" },
-  { "output_format", "placer sets it (json, which it reads)" },
-  { "terse", "placer reads fio's JSON output" },
-  { "minimal", "placer reads fio's JSON output" },
-  { "append_terse", "placer reads fio's JSON output" },
-  { "direct", "placer sets it (O_DIRECT on a file, so the page cache does not answer)" },
-  { "rw", "placer sets it (workloads.patterns)" },
-  { "readwrite", "placer sets it (workloads.patterns)" },
-  { "bs", "placer sets it (workloads.block_sizes)" },
-  { "blocksize", "placer sets it (workloads.block_sizes)" },
-  { "iodepth", "placer sets it (workloads.iodepth)" },
-  { "numjobs", "placer sets it (workloads.numjobs)" },
-  { "size", "placer sets it (workloads.size)" },
-  { "runtime", "placer sets it (workloads.runtime)" },
-  { "time_based", "placer sets it" },
-  { "ramp_time", "placer sets it (workloads.ramp)" },
-  { "status_interval", "placer sets it (recovery runs)" },
-  { "group_reporting", "placer sets it" },
-  { "clientname", "placer sets it (cluster.client)" },
-  { "pool", "placer sets it (cluster.pool)" },
-  { "rbdname", "placer sets it (cluster.image)" },
-  { "conf", "placer sets it (the cluster's ceph.conf)" },
-  { "write_bw_log", "a path: fio would write a log outside the results directory" },
-  { "write_lat_log", "a path: fio would write a log outside the results directory" },
-  { "write_iops_log", "a path: fio would write a log outside the results directory" },
-  { "write_hist_log", "a path: fio would write a log outside the results directory" },
-  { "write_iolog", "a path: fio would write a log outside the results directory" },
-  { "bandwidth_log", "a path: fio would write a log outside the results directory" },
-  { "read_iolog", "a path: fio would replay another file's I/O" },
-  { "read_iolog_chunked", "a path: fio would replay another file's I/O" },
-  { "replay_redirect", "a path: fio would send I/O to another device" },
-  { "merge_blktrace_file", "a path: fio would write it" },
-  { "aux_path", "a path: fio would write its files there" },
-  { "exec_prerun", "runs a program" },
-  { "exec_postrun", "runs a program" },
-  { "trigger", "runs a program" },
-  { "trigger_file", "a path: fio would act on it" },
-  { "trigger_remote", "runs a program" },
-  { "trigger_timeout", "goes with trigger" },
-  { "remote_config", "a path: fio would read its jobs there" },
-  { "client", "fio would run the jobs on another host" },
-  { "server", "fio would serve other hosts' jobs" },
-  { "daemonize", "a path: fio would write a pid file" },
-  { "ioscheduler", "changes the device's scheduler in sysfs" },
-  { "cgroup", "placer places fio in its group" },
-  { "cgroup_weight", "placer places fio in its group" },
-  { "cgroup_nodelete", "placer places fio in its group" },
-  { "cpumask", "placer places fio (the variant's profile)" },
-  { "cpus_allowed", "placer places fio (the variant's profile)" },
-  { "cpus_allowed_policy", "placer places fio (the variant's profile)" },
-  { "numa_cpu_nodes", "placer places fio (the variant's profile)" },
-  { "numa_mem_policy", "placer places fio (the variant's profile)" },
-  { "ioengine", "placer sets it for a Ceph target" },
-};
-
-/* NULL when OPT ("--key=value") may be given, else why not.  Keys match as
- * fio's getopt takes them: '-' and '_' alike, any case, and any prefix of a
- * name (getopt_long takes an unambiguous abbreviation: --directo is
- * --directory). */
-static const char *fio_option_refused(const char *opt, enum placer_study_target target) {
-  const char *eq = strchr(opt, '=');
-  if (strncmp(opt, "--", 2) != 0 || eq == NULL || eq == opt + 2)
-    return "expected --key=value";
-  for (const char *p = opt; *p; p++)
-    if ((unsigned char)*p < 0x20 || *p == 0x7f)
-      return *p == '\n' ? "no option may hold a newline" : "no option may hold a control byte";
-  char key[64];
-  size_t n = (size_t)(eq - (opt + 2));
-  if (n >= sizeof(key))
-    return "not an option of fio";
-  for (size_t i = 0; i < n; i++)
-    key[i] = opt[2 + i] == '-' ? '_' : (char)tolower((unsigned char)opt[2 + i]);
-  key[n] = '\0';
-  for (size_t i = 0; i < N_OF(fio_denied); i++) {
-    if (strncmp(fio_denied[i].name, key, n) != 0)
-      continue;
-    if (strcmp(fio_denied[i].name, "ioengine") == 0 && (bench_target(target)->flags & BENCH_TARGET_LOCAL_PATH)) {
-      /* another engine on the local file (io_uring, psync): a built-in name only */
-      for (const char *v = eq + 1; *v; v++)
-        if (!isalnum((unsigned char)*v) && *v != '_')
-          return "a built-in engine's name only (an external engine is a path)";
-      continue;
-    }
-    return fio_denied[i].why;
-  }
-  return NULL;
 }
 
 static int check_workloads(struct pyaml_walk *w, struct placer_study *s, yaml_node_t *root) {
@@ -819,7 +731,7 @@ static int check_workloads(struct pyaml_walk *w, struct placer_study *s, yaml_no
       return key_error(w, root, "workloads", "block_sizes", "a block size is larger than 'size'");
   yaml_node_t *opts = pyaml_walk_lookup(w, wn, "fio_options");
   for (size_t i = 0; i < wl->fio_options.n; i++) {
-    const char *why = fio_option_refused(wl->fio_options.items[i], wl->target);
+    const char *why = bench_fio_option_refused(wl->fio_options.items[i], wl->target);
     if (why == NULL)
       continue;
     size_t saved = pyaml_walk_push(w, "workloads");
@@ -975,7 +887,12 @@ static int generate_steps(struct pyaml_walk *w, struct placer_study *s, yaml_nod
     v->knob_line = s->sweep.step_line[i];
     v->knob_column = s->sweep.step_column[i];
     char name[64], set[128];
+    /* the variant's own changes first, the step's after them: where both
+     * set the same key, the step's value is the one its name and its knob
+     * say (quota-1 ran at the 0.5 cores of its variant's set, #35) */
     int rc = 0;
+    for (size_t k = 0; rc == 0 && k < base->sets.n; k++)
+      rc = placer_string_list_add(&v->sets, base->sets.items[k]);
     switch (s->sweep.parameter) {
     case PLACER_STUDY_SWEEP_QUOTA: {
       unsigned m;
@@ -985,7 +902,7 @@ static int generate_steps(struct pyaml_walk *w, struct placer_study *s, yaml_nod
         return key_error(w, root, "sweep", "values", "quota %g: expected cores 0.01..65536 with at most 3 decimals", x);
       snprintf(name, sizeof(name), "quota-%g", x);
       snprintf(set, sizeof(set), "@storage.cpu.quota=%g", x);
-      rc = placer_string_list_add(&v->sets, set);
+      rc |= placer_string_list_add(&v->sets, set);
       break;
     }
     case PLACER_STUDY_SWEEP_CORES:
@@ -993,7 +910,7 @@ static int generate_steps(struct pyaml_walk *w, struct placer_study *s, yaml_nod
         return key_error(w, root, "sweep", "values", "cores %g: expected whole cores 1..65536", x);
       snprintf(name, sizeof(name), "cores-%g", x);
       snprintf(set, sizeof(set), "@storage.cpu.cores=%g", x);
-      rc = placer_string_list_add(&v->sets, set);
+      rc |= placer_string_list_add(&v->sets, set);
       break;
     case PLACER_STUDY_SWEEP_WEIGHT: {
       /* storage : neighbours = x : 1 on the weight scale, 100 the smaller side. */
@@ -1002,7 +919,7 @@ static int generate_steps(struct pyaml_walk *w, struct placer_study *s, yaml_nod
         return key_error(w, root, "sweep", "values", "weight ratio %g: expected 0.01..100 (storage : neighbours)", x);
       snprintf(name, sizeof(name), "weight-%g", x);
       snprintf(set, sizeof(set), "@storage.cpu.weight=%.0f", ws);
-      rc = placer_string_list_add(&v->sets, set);
+      rc |= placer_string_list_add(&v->sets, set);
       snprintf(set, sizeof(set), "@neighbours.cpu.weight=%.0f", wn);
       rc |= placer_string_list_add(&v->sets, set);
       break;
@@ -1010,8 +927,6 @@ static int generate_steps(struct pyaml_walk *w, struct placer_study *s, yaml_nod
     }
     for (size_t k = 0; rc == 0 && k < base->env.n; k++)
       rc = placer_string_list_add(&v->env, base->env.items[k]);
-    for (size_t k = 0; rc == 0 && k < base->sets.n; k++)
-      rc = placer_string_list_add(&v->sets, base->sets.items[k]);
     if (rc < 0 || (v->name = strdup(name)) == NULL || (v->profile = strdup(base->profile)) == NULL) {
       s->n_variants = given + i + 1;
       return oom(w);
@@ -1035,6 +950,18 @@ static int check_sweep(struct pyaml_walk *w, struct placer_study *s, yaml_node_t
     return key_error(w, root, "sweep", "values", "a sweep needs 'values' (the steps)");
   if (s->sweep.roles.n && s->sweep.parameter == PLACER_STUDY_SWEEP_INTENSITY)
     return key_error(w, root, "sweep", "roles", "only goes with a placement sweep (quota, cores, weight)");
+  for (size_t i = 0; i < s->sweep.roles.n; i++)
+    for (size_t k = 0; k < s->n_neighbours; k++)
+      if (strcmp(s->sweep.roles.items[i], s->neighbours[k].role) == 0) {
+        size_t saved = pyaml_walk_push(w, "sweep");
+        int rc = pyaml_walk_key_error(
+            w, seq_item(w, pyaml_walk_lookup(w, pyaml_walk_lookup(w, root, "sweep"), "roles"), i), "roles",
+            "[%zu]: '%s' is the neighbours' role (neighbours[%zu]): a split sweep measures storage against the "
+            "neighbours, so they cannot be the storage",
+            i, s->sweep.roles.items[i], k);
+        pyaml_walk_pop(w, saved);
+        return rc;
+      }
   if (s->sweep.from && s->sweep.parameter == PLACER_STUDY_SWEEP_INTENSITY)
     return key_error(w, root, "sweep", "from",
                      "only goes with a placement sweep (quota, cores, weight): an intensity sweep runs every variant");

@@ -88,8 +88,8 @@ struct placer_study_workloads {
   unsigned ramp_s;                       /* before the window (fio ramp_time; not measured) */
   bool prefill;                          /* write the whole region once per cluster, before the cells */
   unsigned grace_s;                      /* a fio still running this long past its runtime is hung: killed */
-  struct placer_string_list fio_options; /* more "--key=value" for every fio run (none that placer sets itself or
-                                            that names a path: study.c's fio_denied) */
+  struct placer_string_list fio_options; /* more "--key=value" for every fio run: only what the allowlist
+                                            of bench/fio-options.c lets through */
   bool write;                            /* target file: an existing file or device may be written */
   unsigned path_line, path_column;       /* where path is in the study file */
 };

@@ -73,10 +73,13 @@ const struct placer_cli_command placer_cli_apply = {
   .options = apply_options,
   .operands = PLACER_CLI_YAML,
   .exit_status = "0 applied, or nothing to change\n"
-                 "2 bad command line, profile or topology file; a --pid of a process that does not run; one PID "
-                 "matched by two instances; another profile already applied; an irqs: device not here; "
-                 "irqbalance running without --irqbalance\n"
-                 "3 the plan does not fit this node (or its cgroups); with --strict, an instance without a process\n"
+                 "2 bad command line, profile or topology file; a --pid of a process that does not run, of PID 1, "
+                 "of placer's own ancestors or of a kernel thread; a matcher finding more unrelated process trees "
+                 "than the profile has instances; one PID matched by two instances; another profile already "
+                 "applied; an IRQ another state directory steers; an irqs: device not here; irqbalance running "
+                 "without --irqbalance; a state directory others can write\n"
+                 "3 the plan does not fit this node (or its cgroups); with --strict, an instance without a process; "
+                 "--backend systemd where PID 1 is not systemd\n"
                  "4 the system refused a change (everything rolled back), or the lock is held",
   .examples = "See what applying a profile would do, then do it and check:\n"
               "$ placer apply --dry-run profile.yaml\n"
@@ -109,8 +112,10 @@ const struct placer_cli_command placer_cli_status = {
   .options = state_options,
   .exit_status = "0 everything is as planned (or nothing was applied)\n"
                  "1 drift: a value, a process or a thread is not where the plan put it\n"
-                 "2 bad command line\n"
-                 "4 the state or the system could not be read",
+                 "2 bad command line; a state directory or file placer may not trust (a link, a FIFO, writable by "
+                 "others)\n"
+                 "4 the state or the system could not be read; a state written in another boot or for another "
+                 "directory",
   .examples = "Fail a monitoring check when a daemon has left its CPUs:\n"
               "$ placer status --json > status.json || echo drift",
   .environment = "PLACER_STATE_DIR the state directory when --state-dir is not given",
@@ -124,12 +129,17 @@ const struct placer_cli_command placer_cli_reset = {
   .synopsis = { "[--json] [--state-dir DIR]" },
   .description = "Undo what placer apply did: processes back in their original groups, the values it changed "
                  "restored, placer's groups removed. Works after an interrupted apply or a crash; safe to run "
-                 "twice (nothing to reset).",
+                 "twice (nothing to reset). Acts only on what placer itself made and can still recognise: a state "
+                 "written for this directory in this boot, groups that carry placer's mark, processes where placer "
+                 "put them, the IRQs this state steers, placer's own files and commands.",
   .options = state_options,
   .exit_status = "0 reset, or nothing to reset\n"
-                 "2 bad command line\n"
+                 "2 bad command line; a state directory or file placer may not trust (a link, a FIFO, writable by "
+                 "others)\n"
                  "4 something could not be undone (the message names it and it stays recorded for the next "
-                 "reset), the state could not be read, or the lock is held",
+                 "reset), the state could not be read, or the lock is held; a state that records what placer did "
+                 "not make (another boot or directory, a group without its mark, a program or path placer does not "
+                 "use): nothing done",
   .examples = "$ placer reset",
   .environment = "PLACER_STATE_DIR the state directory when --state-dir is not given",
   .see_also = "placer-apply(1), placer-status(1)",
@@ -172,12 +182,9 @@ static void print_report(const struct placer_apply_report *r, FILE *out) {
     if (ri->n_bound == 0)
       fprintf(out, "%s", ri->note ? ri->note : "no process");
     for (size_t k = 0; k < ri->n_bound; k++) {
-      fprintf(out, "%s pid %d %s (%zu thread%s)",
-              k            ? ","
-              : r->dry_run ? "would bind"
-                           : "bound",
-              (int)ri->bound[k].pid, ri->bound[k].comm ? ri->bound[k].comm : "?", ri->bound[k].n_threads,
-              ri->bound[k].n_threads == 1 ? "" : "s");
+      fprintf(out, "%s pid %d ", k ? "," : r->dry_run ? "would bind" : "bound", (int)ri->bound[k].pid);
+      placer_text_put(out, ri->bound[k].comm);
+      fprintf(out, " (%zu thread%s)", ri->bound[k].n_threads, ri->bound[k].n_threads == 1 ? "" : "s");
       if (ri->bound[k].n_descendants)
         fprintf(out, " + %zu child%s", ri->bound[k].n_descendants, ri->bound[k].n_descendants == 1 ? "" : "ren");
     }
@@ -188,11 +195,15 @@ static void print_report(const struct placer_apply_report *r, FILE *out) {
   }
   for (size_t i = 0; i < r->n_irqs; i++) {
     const struct placer_apply_irq_report *q = &r->irqs[i];
-    fprintf(out, "irq %-6u %s (%s%s%s): ", q->irq, q->name, q->device, q->instance ? ", " : "",
-            q->instance ? q->instance : "");
-    if (q->note)
-      fprintf(out, "%s\n", q->note);
-    else if (q->managed)
+    fprintf(out, "irq %-6u ", q->irq);
+    placer_text_put(out, q->name);
+    fputs(" (", out);
+    placer_text_put(out, q->device);
+    fprintf(out, "%s%s): ", q->instance ? ", " : "", q->instance ? q->instance : "");
+    if (q->note) {
+      placer_text_put(out, q->note);
+      fputc('\n', out);
+    } else if (q->managed)
       fprintf(out, "managed by the kernel, completes on cpu %s\n", q->effective ? q->effective : "?");
     else if (q->changed)
       fprintf(out, "%s cpus %s (was %s)\n", r->dry_run ? "would be on" : "on", q->to, q->from ? q->from : "?");
@@ -202,8 +213,11 @@ static void print_report(const struct placer_apply_report *r, FILE *out) {
   /* through systemd, what was done is a handful of commands: show them */
   for (size_t i = 0; !r->dry_run && r->backend && strcmp(r->backend, "systemd") == 0 && i < r->n_actions; i++)
     fprintf(out, "done: %s\n", r->actions[i]);
-  for (size_t i = 0; i < r->n_notes; i++)
-    fprintf(out, "note: %s\n", r->notes[i]);
+  for (size_t i = 0; i < r->n_notes; i++) {
+    fputs("note: ", out);
+    placer_text_put(out, r->notes[i]);
+    fputc('\n', out);
+  }
   const char *name = r->profile_name ? r->profile_name : "?";
   char where[64];
   if (r->backend && strcmp(r->backend, "systemd") == 0)
@@ -254,7 +268,13 @@ int cmd_apply(int argc, char **argv) {
         goto out;
       break;
     case 'd': opt.state_dir = optarg; break;
-    case 'P': opt.prefix = optarg; break;
+    case 'P':
+      if (*optarg == '\0') { /* not "the default": a typo or an empty variable */
+        fprintf(stderr, "placer apply: --cgroup-prefix is empty; name the top group (the default is placer)\n");
+        goto out;
+      }
+      opt.prefix = optarg;
+      break;
     case 'b':
       if (placer_apply_backend_parse(optarg, &opt.backend) < 0) {
         fprintf(stderr, "placer apply: --backend wants auto, cgroupfs or systemd, got '%s'\n", optarg);

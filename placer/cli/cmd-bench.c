@@ -172,6 +172,8 @@ static int parse_count(const char *opt, const char *text, unsigned min, unsigned
 /* report.html beside summary.json (placer report); a page that cannot be
  * drawn (no gnuplot) is a warning: the results are what counts. */
 static void write_html_report(const char *dir) {
+  /* a Ctrl-C that stopped the study leaves its page to be drawn; another one stops the drawing */
+  placer_stop_requested = 0;
   char *summary = NULL;
   if (asprintf(&summary, "%s/summary.json", dir) < 0 || access(summary, R_OK) != 0) {
     free(summary);
@@ -208,17 +210,17 @@ int cmd_bench(int argc, char **argv) {
     case 't': opt.topology_xml = optarg; break;
     case 'p': opt.prefix = optarg; break;
     case 'r':
-      if (parse_count("--repeats", optarg, 1, 100, &repeats) < 0)
+      if (parse_count("--repeats", optarg, 1, PLACER_BENCH_MAX_REPEATS, &repeats) < 0)
         return PLACER_EXIT_USAGE;
       has_repeats = true;
       break;
     case 'w':
-      if (parse_count("--warmup", optarg, 0, 10, &warmup) < 0)
+      if (parse_count("--warmup", optarg, 0, PLACER_BENCH_MAX_WARMUP, &warmup) < 0)
         return PLACER_EXIT_USAGE;
       has_warmup = true;
       break;
     case 'R':
-      if (parse_count("--runtime", optarg, 1, 86400, &runtime) < 0)
+      if (parse_count("--runtime", optarg, 1, PLACER_BENCH_MAX_RUNTIME_S, &runtime) < 0)
         return PLACER_EXIT_USAGE;
       has_runtime = true;
       break;
@@ -367,7 +369,8 @@ int cmd_bench(int argc, char **argv) {
     fflush(stdout);
     free(report);
   }
-  write_html_report(opt.out_dir);
+  if (measured) /* a refusal writes nothing, not even the page of a results directory it refused to resume */
+    write_html_report(opt.out_dir);
   if (rc < 0) {
     if (measured)
       fprintf(stderr, "placer bench: the results so far are in %s (placer bench --resume %s completes it)\n",

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "lib/array.h"
@@ -52,12 +53,46 @@ const struct placer_cli_command placer_cli_exec = {
   .exit_status = "COMMAND its own exit status, once it runs: placer executes it in its own place\n"
                  "2 bad command line or profile, or no such instance\n"
                  "3 the profile does not fit the node\n"
-                 "4 the group could not be made or joined, or COMMAND could not be executed",
+                 "4 the group could not be made or joined, or COMMAND could not be executed (then no group is "
+                 "left)",
   .examples = "A Ceph OSD started inside the group the profile plans for osd.0:\n"
               "$ placer exec profile.yaml osd.0 -- ceph-osd -f -i 0",
   .environment = "PLACER_CGROUP_PREFIX the top group when --prefix is not given",
   .see_also = "placer-run(1), placer-bench(1), placer-plan(1)",
 };
+
+/* Can NAME be executed, found as execvp finds it (PATH when it has no '/')?
+ * 0, or -1 with errno (ENOENT, EACCES): so that a command that cannot run
+ * makes no group at all. */
+static int find_program(const char *name) {
+  struct stat st;
+  if (strchr(name, '/')) {
+    if (stat(name, &st) < 0)
+      return -1;
+    if (!S_ISREG(st.st_mode) || access(name, X_OK) < 0) {
+      errno = EACCES;
+      return -1;
+    }
+    return 0;
+  }
+  const char *path = getenv("PATH");
+  cleanup_free char *dirs = strdup(path && *path ? path : "/usr/local/bin:/usr/bin:/bin");
+  if (dirs == NULL)
+    return -1;
+  int why = ENOENT;
+  for (char *rest = dirs, *dir; (dir = strsep(&rest, ":")) != NULL;) {
+    cleanup_free char *full = NULL;
+    if (asprintf(&full, "%s/%s", *dir ? dir : ".", name) < 0)
+      return -1;
+    if (stat(full, &st) < 0 || !S_ISREG(st.st_mode))
+      continue;
+    if (access(full, X_OK) == 0)
+      return 0;
+    why = EACCES;
+  }
+  errno = why;
+  return -1;
+}
 
 int cmd_exec(int argc, char **argv) {
   struct option table[PLACER_CLI_MAX_OPTIONS + 2];
@@ -70,7 +105,14 @@ int cmd_exec(int argc, char **argv) {
   while ((opt = getopt_long(argc, argv, "+:", options, NULL)) != -1) {
     switch (opt) {
     case 't': xml = optarg; break;
-    case 'p': prefix_opt = optarg; break;
+    case 'p':
+      if (*optarg == '\0') {
+        placer_argv_free(env);
+        fprintf(stderr, "placer exec: --prefix is empty; name the top group (the default is placer)\n");
+        return PLACER_EXIT_USAGE;
+      }
+      prefix_opt = optarg;
+      break;
     case 'e':
       if (strchr(optarg, '=') == NULL || optarg[0] == '=') {
         placer_argv_free(env);
@@ -115,6 +157,8 @@ int cmd_exec(int argc, char **argv) {
   struct placer_plan *plan = NULL;
   struct placer_cgroup *cg = NULL;
   char *group = NULL;
+  struct placer_launch_self_undo undo = { .n_created = 0 };
+  bool placed = false;
   int rc = -1;
   if (placer_profile_load(profile_path, &profile, &err) < 0)
     goto out;
@@ -130,8 +174,15 @@ int cmd_exec(int argc, char **argv) {
                      name);
     goto out;
   }
+  if (find_program(command[0]) < 0) {
+    placer_error_errno(&err, PLACER_EXIT_SYSTEM, errno, "exec '%s'", command[0]);
+    goto out;
+  }
   if (placer_instance_group(placer_apply_prefix(prefix_opt), inst->role, inst->name, &group, &err) < 0 ||
-      placer_cgroup_open(NULL, &cg, &err) < 0 || placer_launch_place_self(cg, inst, group, &err) < 0 ||
+      placer_cgroup_open(NULL, &cg, &err) < 0)
+    goto out;
+  placed = true;
+  if (placer_launch_place_self(cg, inst, group, &undo, &err) < 0 ||
       placer_role_place_weight(cg, plan, inst, group, &err) < 0) {
     placer_error_prefix(&err, "%s", inst->name);
     goto out;
@@ -146,8 +197,6 @@ int cmd_exec(int argc, char **argv) {
       goto out;
     }
   }
-  placer_cgroup_close(cg);
-  cg = NULL;
   placer_plan_free(plan);
   plan = NULL;
   placer_topology_free(topo);
@@ -157,6 +206,8 @@ int cmd_exec(int argc, char **argv) {
   execvp(command[0], command);
   placer_error_errno(&err, PLACER_EXIT_SYSTEM, errno, "exec '%s'", command[0]);
 out:
+  if (placed)
+    placer_launch_unplace_self(cg, &undo); /* nothing ran: nothing of it stays */
   rc = placer_error_report(err);
   free(group);
   placer_argv_free(env);

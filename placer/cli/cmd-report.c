@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "lib/stop.h"
 #include "report/report-html.h"
 #include "cli/commands.h"
 
@@ -26,9 +27,13 @@ const struct placer_cli_command placer_cli_report = {
   .operands = PLACER_CLI_DIR,
   .exit_status = "0 the page is written; its path on standard output\n"
                  "2 bad command line, no or unreadable summary.json, gnuplot missing or failing\n"
-                 "4 the files could not be written (disk full, permissions)",
+                 "4 the files could not be written (disk full, permissions), or gnuplot did not finish a plot in "
+                 "time\n"
+                 "130 stopped by SIGINT, SIGTERM or SIGHUP: gnuplot stopped, DIR as it was",
   .examples = "$ placer report --compare candidate base",
-  .environment = "PLACER_GNUPLOT the gnuplot to run (default gnuplot)",
+  .environment = "PLACER_GNUPLOT the gnuplot to run (default gnuplot)\n"
+                 "PLACER_GNUPLOT_TIMEOUT the seconds one plot may take before gnuplot is killed (1 to 3600, default "
+                 "60)",
   .see_also = "placer-bench(1), placer-compare(1), gnuplot(1)",
 };
 
@@ -57,6 +62,8 @@ int cmd_report(int argc, char **argv) {
   const char *dir = argv[optind];
   struct placer_error *err = NULL;
   char *page = NULL;
+  /* Ctrl-C or SIGTERM: gnuplot is stopped and the temporary directory removed (exit 130) */
+  placer_stop_catch();
   if (placer_report_html_dir(dir, compare, &page, &err) < 0)
     return placer_error_report(err);
   printf("%s\n", page);

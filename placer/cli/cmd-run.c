@@ -90,8 +90,10 @@ const struct placer_cli_command placer_cli_stop = {
   .options = stop_options,
   .operands = PLACER_CLI_YAML,
   .exit_status = "0 stopped, or nothing was running\n"
-                 "2 bad command line or profile\n"
-                 "4 an instance could not be stopped or cleaned up (the others are)",
+                 "2 bad command line or profile; a run record or state directory placer may not trust (a link, a "
+                 "FIFO, writable by others)\n"
+                 "4 an instance could not be stopped or cleaned up (the others are); a record that names what placer "
+                 "run did not make (nothing stopped)",
   .examples = "$ placer stop --timeout 10 profile.yaml",
   .environment = "PLACER_STATE_DIR the state directory when --state-dir is not given",
   .see_also = "placer-run(1)",
@@ -264,6 +266,7 @@ int cmd_stop(int argc, char **argv) {
   struct placer_launch_record *recs = NULL;
   size_t n = 0;
   char *rundir = NULL;
+  char mark[PLACER_STATEDIR_ID_MAX] = "", *lock_made = NULL;
   int lock_fd = -1;
   int rc = PLACER_EXIT_OK;
   /* The records are enough: a profile that is gone (or no longer parses)
@@ -284,8 +287,8 @@ int cmd_stop(int argc, char **argv) {
     profile_name = profile->name;
   }
   if (placer_runstate_dir(state_dir, profile_name, &rundir, &err) < 0 ||
-      placer_runstate_lock(state_dir, &lock_fd, &err) < 0 || placer_cgroup_open(NULL, &cg, &err) < 0 ||
-      placer_runstate_list(rundir, &recs, &n, &err) < 0) {
+      placer_runstate_lock(state_dir, false, &lock_fd, mark, &lock_made, &err) < 0 ||
+      placer_cgroup_open(NULL, &cg, &err) < 0 || placer_runstate_list(rundir, &recs, &n, &err) < 0) {
     rc = placer_error_report(err);
     goto out;
   }
@@ -293,6 +296,12 @@ int cmd_stop(int argc, char **argv) {
     printf("nothing of profile '%s' is running (no records in %s)\n", profile_name, rundir);
     goto out;
   }
+  /* every record first: one that names what run did not make stops nothing at all */
+  for (size_t i = 0; i < n; i++)
+    if (placer_launch_check_recorded(cg, mark, &recs[i], &err) < 0) {
+      rc = placer_error_report(err);
+      goto out;
+    }
   qsort(recs, n, sizeof(*recs), compare_seq_desc);
   printf("%-14s %-7s %8s %s\n", "INSTANCE", "BACKEND", "PID", "STATE");
   for (size_t i = 0; i < n; i++) {
@@ -303,7 +312,7 @@ int cmd_stop(int argc, char **argv) {
     struct placer_error *e = NULL;
     char pid[16];
     snprintf(pid, sizeof(pid), rec->pid > 0 ? "%d" : "-", (int)rec->pid);
-    if (placer_launch_stop_recorded(cg, rundir, rec, &was_running, &e) < 0) {
+    if (placer_launch_stop_recorded(cg, rundir, mark, rec, &was_running, &e) < 0) {
       printf("%-14s %-7s %8s %s\n", rec->instance, rec->backend, pid, "FAILED");
       fprintf(stderr, "placer stop: %s\n", e->msg);
       placer_error_free(e);
@@ -315,8 +324,9 @@ int cmd_stop(int argc, char **argv) {
   }
 out:
   placer_runstate_free_list(recs, n);
-  if (lock_fd >= 0)
-    close(lock_fd);
+  placer_runstate_unlock(lock_fd, lock_made);
+  if (rc == PLACER_EXIT_OK)
+    placer_runstate_tidy(state_dir); /* nothing recorded left: no state directory either */
   free(rundir);
   placer_cgroup_close(cg);
   placer_profile_free(profile);

@@ -139,3 +139,9 @@ void placer_fclosep(void *fp) {
   if (f)
     fclose(f);
 }
+
+void placer_text_put(FILE *out, const char *s) {
+  char *shown = placer_text_escape(s ? s : "?");
+  fputs(shown ? shown : "?", out);
+  free(shown);
+}

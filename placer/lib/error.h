@@ -5,14 +5,16 @@
 #define PLACER_ERROR_H
 
 #include <stdarg.h>
+#include <stdio.h>
 
 /* Exit codes, documented in README.md and docs/. */
 enum placer_exit {
   PLACER_EXIT_OK = 0,
-  PLACER_EXIT_DRIFT = 1,      /* status: what is in force differs from the plan */
-  PLACER_EXIT_USAGE = 2,      /* bad command line, bad YAML, unreadable topology */
-  PLACER_EXIT_INFEASIBLE = 3, /* the profile does not fit the topology */
-  PLACER_EXIT_SYSTEM = 4,     /* the system refused a change (rolled back) */
+  PLACER_EXIT_DRIFT = 1,         /* status: what is in force differs from the plan */
+  PLACER_EXIT_USAGE = 2,         /* bad command line, bad YAML, unreadable topology */
+  PLACER_EXIT_INFEASIBLE = 3,    /* the profile does not fit the topology */
+  PLACER_EXIT_SYSTEM = 4,        /* the system refused a change (rolled back) */
+  PLACER_EXIT_INTERRUPTED = 130, /* stopped by SIGINT, SIGTERM or SIGHUP (lib/stop.h), cleaned up */
 };
 
 struct placer_error {
@@ -44,6 +46,9 @@ void placer_error_clear(struct placer_error **err);
  * in a title, a newline) written as \n, \r or \xHH; tabs kept.  Caller
  * frees; NULL on ENOMEM. */
 char *placer_text_escape(const char *s);
+/* S escaped so to OUT (a name read from a state file or /proc: a comm, an
+ * IRQ's name); "?" for NULL. */
+void placer_text_put(FILE *out, const char *s);
 
 /* Cleanup helpers in the style of crun/systemd. */
 void placer_freep(void *p);

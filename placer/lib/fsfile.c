@@ -45,7 +45,11 @@ static int replace(const char *dir, const char *name, const char *data, size_t l
   cleanup_free char *path = NULL, *tmp = NULL;
   if (asprintf(&path, "%s/%s", dir, name) < 0 || asprintf(&tmp, "%s/.%s.tmp", dir, name) < 0)
     return placer_error_oom(err, NULL);
-  int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  /* The temporary file is made anew, never written through a link left
+   * there (a directory of results or state may come from elsewhere). */
+  if (unlink(tmp) < 0 && errno != ENOENT)
+    return placer_error_errno(err, PLACER_EXIT_SYSTEM, errno, "write %s (remove %s)", path, tmp);
+  int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
   if (fd < 0)
     return placer_error_errno(err, PLACER_EXIT_SYSTEM, errno, "write %s (create %s)", path, tmp);
   int saved = write_all(fd, data, len);

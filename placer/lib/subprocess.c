@@ -75,8 +75,25 @@ static void close_pair(int p[2]) {
     close(p[1]);
 }
 
-int placer_subprocess_capture(char *const argv[], char *const envp[], unsigned timeout_ms, char **out, char **errout,
-                              int *status, struct placer_error **err) {
+/* The child's end: killed (its group, when it leads one). */
+static void kill_child(pid_t child, bool group) {
+  if (group)
+    kill(-child, SIGKILL);
+  kill(child, SIGKILL);
+}
+
+/* A group killed is gone a moment later (SIGKILL is delivered when each
+ * member next runs): wait for it, at most a second, so that what placer
+ * started is gone when placer returns.  Its zombies, which init reaps,
+ * end the wait too late at worst. */
+static void group_gone(pid_t pgid) {
+  for (int i = 0; i < 100 && kill(-pgid, 0) == 0; i++)
+    nanosleep(&(struct timespec){ 0, 10 * 1000000L }, NULL);
+}
+
+static int capture(char *const argv[], char *const envp[], unsigned timeout_ms, bool group,
+                   const volatile sig_atomic_t *stop, char **out, char **errout, int *status,
+                   struct placer_error **err) {
   int pipes[3][2] = { { -1, -1 }, { -1, -1 }, { -1, -1 } }; /* stdout, stderr, exec report */
   for (int i = 0; i < 3; i++)
     if (pipe2(pipes[i], O_CLOEXEC) < 0) {
@@ -91,6 +108,8 @@ int placer_subprocess_capture(char *const argv[], char *const envp[], unsigned t
     /* Only async-signal-safe calls from here to execve: the parent may
      * have other threads, holding locks (malloc's) that never come free
      * in the child. */
+    if (group)
+      setpgid(0, 0); /* its children are killed with it */
     int in = open("/dev/null", O_RDONLY | O_CLOEXEC);
     if (in < 0 || dup2(in, 0) < 0 || dup2(pipes[0][1], 1) < 0 || dup2(pipes[1][1], 2) < 0) {
       int e = errno;
@@ -105,6 +124,8 @@ int placer_subprocess_capture(char *const argv[], char *const envp[], unsigned t
     _exit(127);
   }
   int fork_errno = errno;
+  if (child > 0 && group)
+    setpgid(child, child); /* also here: a kill before the child ran its own setpgid */
   for (int i = 0; i < 3; i++) {
     close(pipes[i][1]);
     pipes[i][1] = -1;
@@ -116,15 +137,26 @@ int placer_subprocess_capture(char *const argv[], char *const envp[], unsigned t
   }
 
   struct sink sinks[2] = { { NULL, 0, 0 }, { NULL, 0, 0 } };
-  bool open_fd[2] = { true, true }, timed_out = false, oom = false;
+  bool open_fd[2] = { true, true }, timed_out = false, oom = false, stopped = false, reaped = false;
+  int st = 0;
   struct timespec start;
   clock_gettime(CLOCK_MONOTONIC, &start);
   while ((open_fd[0] || open_fd[1]) && !oom) {
     long left = (long)timeout_ms - elapsed_ms(&start);
-    if (left <= 0) {
-      timed_out = true;
+    if (left <= 0 || (stop && *stop)) {
+      timed_out = left <= 0;
+      stopped = !timed_out;
       break;
     }
+    if (stop && left > 100)
+      left = 100; /* a signal may land between the check and the poll */
+    /* a group's leader that exited: what it left behind (holding the pipes) goes with it */
+    if (group && !reaped && waitpid(child, &st, WNOHANG) == child) {
+      reaped = true;
+      kill(-child, SIGKILL);
+    }
+    if (group && left > 100)
+      left = 100;
     struct pollfd fds[2];
     for (int i = 0; i < 2; i++)
       fds[i] = (struct pollfd){ open_fd[i] ? pipes[i][0] : -1, POLLIN, 0 };
@@ -143,11 +175,30 @@ int placer_subprocess_capture(char *const argv[], char *const envp[], unsigned t
         open_fd[i] = false;
     }
   }
-  if (timed_out || oom)
-    kill(child, SIGKILL);
-  int st = 0;
-  while (waitpid(child, &st, 0) < 0 && errno == EINTR)
-    ;
+  /* A child that closed its output may still run (a hung gnuplot): the
+   * timeout and the stop hold until it has exited. */
+  while (!reaped && !timed_out && !stopped && !oom) {
+    pid_t r = waitpid(child, &st, WNOHANG);
+    if (r == child || (r < 0 && errno != EINTR)) {
+      reaped = true;
+      break;
+    }
+    if (elapsed_ms(&start) >= (long)timeout_ms)
+      timed_out = true;
+    else if (stop && *stop)
+      stopped = true;
+    else
+      nanosleep(&(struct timespec){ 0, 10 * 1000000L }, NULL);
+  }
+  if (!reaped) {
+    kill_child(child, group);
+    while (waitpid(child, &st, 0) < 0 && errno == EINTR)
+      ;
+  } else if (group) {
+    kill(-child, SIGKILL); /* what it left running in its group */
+  }
+  if (group)
+    group_gone(child);
   int exec_errno = 0;
   ssize_t n;
   do
@@ -163,6 +214,8 @@ int placer_subprocess_capture(char *const argv[], char *const envp[], unsigned t
     cleanup_free char *cmd = placer_argv_quote(argv);
     ret = placer_error_set(err, PLACER_EXIT_SYSTEM, ETIMEDOUT, "%s: no answer within %.3g s", cmd ? cmd : argv[0],
                            timeout_ms / 1000.0);
+  } else if (stopped) {
+    ret = placer_error_set(err, PLACER_EXIT_INTERRUPTED, EINTR, "%s: stopped (interrupted)", argv[0]);
   } else if (exec_errno != 0) {
     free(sinks[1].data);
     sinks[1] = (struct sink){ NULL, 0, 0 };
@@ -188,4 +241,15 @@ int placer_subprocess_capture(char *const argv[], char *const envp[], unsigned t
   *errout = sinks[1].data;
   *status = st;
   return 0;
+}
+
+int placer_subprocess_capture(char *const argv[], char *const envp[], unsigned timeout_ms, char **out, char **errout,
+                              int *status, struct placer_error **err) {
+  return capture(argv, envp, timeout_ms, false, NULL, out, errout, status, err);
+}
+
+int placer_subprocess_capture_group(char *const argv[], char *const envp[], unsigned timeout_ms,
+                                    const volatile sig_atomic_t *stop, char **out, char **errout, int *status,
+                                    struct placer_error **err) {
+  return capture(argv, envp, timeout_ms, true, stop, out, errout, status, err);
 }

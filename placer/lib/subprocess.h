@@ -4,6 +4,8 @@
 #ifndef PLACER_SUBPROCESS_H
 #define PLACER_SUBPROCESS_H
 
+#include <signal.h>
+
 #include "lib/error.h"
 
 /* Run ARGV (argv[0] looked up in PATH) with environment ENVP (NULL:
@@ -16,6 +18,15 @@
  * success (caller frees). */
 int placer_subprocess_capture(char *const argv[], char *const envp[], unsigned timeout_ms, char **out, char **errout,
                               int *status, struct placer_error **err);
+/* The same for a program that may hang or be interrupted (gnuplot): it
+ * leads a process group of its own, killed whole (SIGKILL) when TIMEOUT_MS
+ * have passed since it started (whether or not it still writes) or when
+ * *STOP (may be NULL; lib/stop.h's flag) rises, and whatever it left in its
+ * group when it exits.  Fails ETIMEDOUT, or EINTR with exit code
+ * PLACER_EXIT_INTERRUPTED. */
+int placer_subprocess_capture_group(char *const argv[], char *const envp[], unsigned timeout_ms,
+                                    const volatile sig_atomic_t *stop, char **out, char **errout, int *status,
+                                    struct placer_error **err);
 
 /* placer's environment with each "NAME=VALUE" of ADD (may be NULL) set,
  * replacing an entry of the same NAME.  Only the vector is allocated (free

@@ -1,4 +1,4 @@
-/* Human units: sizes, and CPU quotas in cores. */
+/* Human units: sizes, latencies, rates and shares, and CPU quotas in cores. */
 #include "lib/units.h"
 
 #include <ctype.h>
@@ -74,6 +74,145 @@ void placer_format_bytes(uint64_t bytes, char *buf, size_t len) {
     snprintf(buf, len, "%.0f %s", v, names[u]);
   else
     snprintf(buf, len, "%.1f %s", v, names[u]);
+}
+
+/* A plain decimal number ("2", "0.5", ".5": no sign, exponent or hex) at
+ * the start of TEXT after blanks, then blanks: *END at what follows (its
+ * unit).  -1 and *WHY: EXPECTED when there is none, or it is negative. */
+static int number_then_unit(const char *text, double *value, const char **end, const char *expected, const char **why) {
+  const char *p = text;
+  while (isspace((unsigned char)*p))
+    p++;
+  *why = expected;
+  if (*p == '-') {
+    *why = "must not be negative";
+    return -1;
+  }
+  const char *e = p;
+  size_t digits = 0;
+  for (; isdigit((unsigned char)*e); e++)
+    digits++;
+  if (*e == '.')
+    for (e++; isdigit((unsigned char)*e); e++)
+      digits++;
+  char num[64];
+  if (digits == 0 || (size_t)(e - p) >= sizeof(num))
+    return -1;
+  snprintf(num, sizeof(num), "%.*s", (int)(e - p), p);
+  *value = strtod(num, NULL);
+  while (isspace((unsigned char)*e))
+    e++;
+  *end = e;
+  return 0;
+}
+
+/* S without trailing blanks is exactly WORD (any case)? */
+static bool is_word(const char *s, const char *word) {
+  size_t n = strlen(word);
+  if (strncasecmp(s, word, n) != 0)
+    return false;
+  for (s += n; *s; s++)
+    if (!isspace((unsigned char)*s))
+      return false;
+  return true;
+}
+
+static const struct {
+  const char *unit;
+  double ns;
+} duration_units[] = { { "ns", 1 }, { "us", 1e3 }, { "\u00b5s", 1e3 }, { "ms", 1e6 }, { "s", 1e9 } };
+
+int placer_parse_duration_ns(const char *text, double *ns, const char **why) {
+  double value;
+  const char *unit;
+  if (number_then_unit(text, &value, &unit, "expected a latency with its unit, such as 2ms or 500us", why) < 0)
+    return -1;
+  if (*unit == '\0') {
+    *why = "a latency needs its unit: ns, us, ms or s (2ms, 500us)";
+    return -1;
+  }
+  for (size_t i = 0; i < N_OF(duration_units); i++)
+    if (is_word(unit, duration_units[i].unit)) {
+      *ns = value * duration_units[i].ns;
+      return 0;
+    }
+  *why = "unknown unit (use ns, us, ms or s)";
+  return -1;
+}
+
+void placer_format_duration_ns(double ns, char *buf, size_t len) {
+  static const struct {
+    double ns;
+    const char *unit;
+  } steps[] = { { 1e9, "s" }, { 1e6, "ms" }, { 1e3, "us" }, { 1, "ns" } };
+  size_t i = 0;
+  while (i + 1 < N_OF(steps) && fabs(ns) < steps[i].ns)
+    i++;
+  double v = ns / steps[i].ns;
+  snprintf(buf, len, "%.*f %s", fabs(v) >= 100 || v == floor(v) ? 0 : fabs(v) >= 10 ? 1 : 2, v, steps[i].unit);
+  /* "1.50 ms" -> "1.5 ms": no zeros that say nothing */
+  char *dot = strchr(buf, '.');
+  if (dot) {
+    char *end = strchr(dot, ' ');
+    char *last = end - 1;
+    while (*last == '0')
+      last--;
+    if (last == dot)
+      last--;
+    memmove(last + 1, end, strlen(end) + 1);
+  }
+}
+
+int placer_parse_rate(const char *text, double *value, int *bytes, const char **why) {
+  static const char *const expected = "expected a rate with its unit, such as 5000 iops or 200MiB/s";
+  double x;
+  const char *unit;
+  if (number_then_unit(text, &x, &unit, expected, why) < 0)
+    return -1;
+  if (is_word(unit, "iops")) {
+    *value = x;
+    *bytes = 0;
+    return 0;
+  }
+  size_t n = strlen(unit);
+  while (n > 0 && isspace((unsigned char)unit[n - 1]))
+    n--;
+  char size[64];
+  uint64_t b;
+  const char *size_why;
+  if (n < 3 || unit[0] == '/' || strncmp(unit + n - 2, "/s", 2) != 0 || (size_t)(unit - text) + n - 2 >= sizeof(size)) {
+    *why = *unit ? "unknown unit (use iops, or a size per second such as MiB/s)" : expected;
+    return -1;
+  }
+  snprintf(size, sizeof(size), "%.*s", (int)((size_t)(unit - text) + n - 2), text);
+  if (placer_parse_bytes(size, &b, &size_why) < 0) {
+    *why = "unknown unit (use iops, or a size per second such as MiB/s)";
+    return -1;
+  }
+  *value = (double)b;
+  *bytes = 1;
+  return 0;
+}
+
+int placer_parse_share(const char *text, double *share, const char **why) {
+  double x;
+  const char *rest;
+  if (number_then_unit(text, &x, &rest, "expected a share such as 90% or 0.9", why) < 0)
+    return -1;
+  if (*rest == '%') {
+    x /= 100.0;
+    rest++;
+  }
+  if (!is_word(rest, "")) {
+    *why = "expected a share such as 90% or 0.9";
+    return -1;
+  }
+  if (!(x > 0.0 && x <= 1.0)) {
+    *why = "a share must be more than 0 and at most 100%";
+    return -1;
+  }
+  *share = x;
+  return 0;
 }
 
 int placer_parse_quota(const char *s, unsigned *mcores) {

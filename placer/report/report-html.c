@@ -15,20 +15,19 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "lib/array.h"
+#include "results/compare.h"
 #include "results/design.h"
 #include "results/metrics.h"
+#include "report/gnuplot.h"
 #include "report/report.h"
 #include "size/size.h"
 #include "results/stats.h"
 #include "lib/fsfile.h"
+#include "lib/stop.h"
 #include "lib/textfile.h"
-#include "lib/subprocess.h"
-
-#define GNUPLOT_TIMEOUT_MS 60000
 
 struct page {
   const char *dir;
@@ -92,18 +91,6 @@ static void put_num(FILE *f, double x) {
     fprintf(f, " %.6g", x);
   else
     fputs(" -", f);
-}
-
-/* A gnuplot single-quoted string: '' stands for one quote. */
-static void gq(FILE *f, const char *s) {
-  fputc('\'', f);
-  for (; *s; s++) {
-    if (*s == '\'')
-      fputc('\'', f);
-    if (*s != '\n')
-      fputc(*s, f);
-  }
-  fputc('\'', f);
 }
 
 /* A data-file label: double-quoted, without quotes inside. */
@@ -179,7 +166,7 @@ static int plot_open(struct page *pg, const char *name, struct plot_files *pf) {
  * draws them (gnuplot -e "plotdir='...'"). */
 static void script_head(struct page *pg, FILE *f, const char *name, int width, int height) {
   fputs("if (!exists(\"plotdir\")) plotdir = ", f);
-  gq(f, pg->final_plots);
+  placer_gnuplot_quote(f, pg->final_plots);
   fprintf(f, "\nset terminal svg size %d,%d dynamic noenhanced font 'sans,11' background rgb 'white'\n", width, height);
   fprintf(f, "set output plotdir.'/%s.svg'\n", name);
   fputs("set datafile missing '-'\nset grid ytics\nset key outside top center horizontal\n", f);
@@ -188,109 +175,6 @@ static void script_head(struct page *pg, FILE *f, const char *name, int width, i
 static void data_ref(struct page *pg, FILE *f, const char *name) {
   (void)pg;
   fprintf(f, "plotdir.'/%s.dat'", name);
-}
-
-/* What a plot's data holds: its rows and the finite numbers in them (labels
- * and comments aside), to say what gnuplot choked on, and to leave out a
- * plot with nothing to draw. */
-static void data_stats(const char *path, size_t *rows, size_t *values) {
-  *rows = *values = 0;
-  char *text = NULL;
-  if (placer_textfile_read_path(path, PLACER_TEXTFILE_MAX_BYTES, &text, NULL) < 0)
-    return;
-  char *save = NULL;
-  for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-    if (line[0] == '#')
-      continue;
-    (*rows)++;
-    for (char *p = line; *p;) {
-      if (*p == '"') { /* a label */
-        char *end = strchr(p + 1, '"');
-        p = end ? end + 1 : p + strlen(p);
-        continue;
-      }
-      char *end;
-      double x = strtod(p, &end);
-      if (end == p) {
-        p++;
-        continue;
-      }
-      *values += isfinite(x) != 0;
-      p = end;
-    }
-  }
-  free(text);
-}
-
-/* gnuplot's first error (not its warnings), its script named by file name. */
-static void first_error(char *errout, const char *script, char *buf, size_t len) {
-  const char *pick = NULL, *first = NULL;
-  char *save = NULL;
-  for (char *line = strtok_r(errout, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-    while (*line == ' ')
-      line++;
-    if (*line == '\0' || *line == '^')
-      continue;
-    if (first == NULL)
-      first = line;
-    if (strstr(line, "\" line ") && !strstr(line, "warning:")) {
-      pick = line;
-      break;
-    }
-  }
-  if (pick == NULL)
-    pick = first ? first : "no message";
-  const char *base = strrchr(script, '/');
-  size_t slen = strlen(script);
-  /* "TMP/report/NAME.gp" line 12: ... -> "NAME.gp" line 12: ... */
-  if (pick[0] == '"' && strncmp(pick + 1, script, slen) == 0 && pick[1 + slen] == '"')
-    snprintf(buf, len, "\"%s\"%.300s", base ? base + 1 : script, pick + 2 + slen);
-  else
-    snprintf(buf, len, "%.300s", pick);
-}
-
-static int gnuplot(struct page *pg, const char *name, const char *script, const char *dat) {
-  const char *bin = getenv("PLACER_GNUPLOT");
-  char *plotdir = NULL;
-  size_t n = 0;
-  FILE *f = open_memstream(&plotdir, &n);
-  if (f == NULL)
-    return placer_error_oom(pg->err, "report");
-  fputs("plotdir=", f);
-  gq(f, pg->plots);
-  if (fclose(f) != 0) {
-    free(plotdir);
-    return placer_error_oom(pg->err, "report");
-  }
-  char *argv[] = { (char *)(bin && *bin ? bin : "gnuplot"), "-e", plotdir, (char *)script, NULL };
-  char *out = NULL, *errout = NULL;
-  int status = 0;
-  int rc = placer_subprocess_capture(argv, NULL, GNUPLOT_TIMEOUT_MS, &out, &errout, &status, pg->err);
-  free(plotdir);
-  if (rc < 0)
-    return placer_error_prefix(pg->err, "report: the %s plot", name);
-  char missing[PATH_MAX + 64], how[64];
-  snprintf(missing, sizeof(missing), "exec '%s': %s", argv[0], strerror(ENOENT));
-  if (WIFEXITED(status) && WEXITSTATUS(status) == 127 && strcmp(errout, missing) == 0) {
-    rc =
-        placer_error_set(pg->err, PLACER_EXIT_USAGE, ENOENT,
-                         "report: gnuplot not found (%s; Debian: gnuplot-nox, or name one in $PLACER_GNUPLOT)", errout);
-  } else if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-    char why[512];
-    size_t rows, values;
-    first_error(errout, script, why, sizeof(why));
-    data_stats(dat, &rows, &values);
-    if (WIFEXITED(status))
-      snprintf(how, sizeof(how), "exit %d", WEXITSTATUS(status));
-    else
-      snprintf(how, sizeof(how), "killed by signal %d", WTERMSIG(status));
-    rc = placer_error_set(pg->err, PLACER_EXIT_USAGE, 0,
-                          "report: %s could not draw the %s plot (%s): %s (its data: %zu rows, %zu numbers)", argv[0],
-                          name, how, why, rows, values);
-  }
-  free(out);
-  free(errout);
-  return rc;
 }
 
 /* Finish a plot: close its data and script, run gnuplot, link it in the
@@ -307,12 +191,12 @@ static int finish_plot(struct page *pg, const char *name, struct plot_files *pf,
   if (closed < 0)
     goto out;
   size_t rows, values;
-  data_stats(pf->dat_path, &rows, &values);
+  placer_gnuplot_data_stats(pf->dat_path, &rows, &values);
   if (values == 0) {
     plot_discard(pf);
     return 0;
   }
-  if (gnuplot(pg, name, pf->gp_path, pf->dat_path) < 0)
+  if (placer_gnuplot_draw(pg->plots, name, pf->gp_path, pf->dat_path, pg->err) < 0)
     goto out;
   fprintf(pg->html, "<figure><img src=\"report/%s.svg\" alt=\"%s\"><figcaption>%s</figcaption></figure>\n", name, name,
           caption);
@@ -407,7 +291,7 @@ static int plot_interference(struct page *pg, bool neighbours) {
     fputs("set ylabel ", gp);
     char label[256];
     snprintf(label, sizeof(label), "%s with storage (%% of solo on the same CPUs)", r->neighbour_name);
-    gq(gp, label);
+    placer_gnuplot_quote(gp, label);
   } else {
     fputs("set ylabel 'storage with neighbours (% of the same variant alone)'", gp);
   }
@@ -417,7 +301,7 @@ static int plot_interference(struct page *pg, bool neighbours) {
     if (v == 0)
       data_ref(pg, gp, name);
     fprintf(gp, " using %zu:%zu:%zu%s title ", 2 + 3 * v, 3 + 3 * v, 4 + 3 * v, v == 0 ? ":xtic(1)" : "");
-    gq(gp, r->variants[v]);
+    placer_gnuplot_quote(gp, r->variants[v]);
   }
   fputs(", 100 with lines dt 2 lc rgb 'black' notitle\n", gp);
   return finish_plot(pg, name, &pf,
@@ -491,35 +375,35 @@ static int plot_sweep(struct page *pg) {
     return plot_drop(&pf); /* gnuplot cannot autoscale an axis without a point */
   script_head(pg, gp, "sweep", 900, 460);
   fputs("set xlabel ", gp);
-  gq(gp, r->level_unit ? r->level_unit : "neighbour level");
+  placer_gnuplot_quote(gp, r->level_unit ? r->level_unit : "neighbour level");
   fputs("\nset ylabel ", gp);
   char label[256];
   snprintf(label, sizeof(label), "storage %s (%s)", metric_unit(&r->workloads[w]), r->workloads[w].name);
-  gq(gp, label);
+  placer_gnuplot_quote(gp, label);
   fputs("\nset y2label ", gp);
   snprintf(label, sizeof(label), "%s (%s)", r->neighbour_name, r->neighbour_unit);
-  gq(gp, label);
+  placer_gnuplot_quote(gp, label);
   fputs("\nset ytics nomirror\nset y2tics\nset yrange [0:*]\nset y2range [0:*]\nset offsets 0.1,0.1,0,0\nplot ", gp);
   for (size_t v = 0; v < r->n_variants; v++) {
     fputs(v ? ", " : "", gp);
     data_ref(pg, gp, "sweep");
     fprintf(gp, " index %zu using 1:2 with linespoints lw 2 pt 7 lc %zu title ", v, v + 1);
     snprintf(label, sizeof(label), "%s storage", r->variants[v]);
-    gq(gp, label);
+    placer_gnuplot_quote(gp, label);
     if (!any_neighbour)
       continue;
     fputs(", ", gp);
     data_ref(pg, gp, "sweep");
     fprintf(gp, " index %zu using 1:3 axes x1y2 with linespoints lw 1 dt 2 pt 4 lc %zu title ", v, v + 1);
     snprintf(label, sizeof(label), "%s neighbours", r->variants[v]);
-    gq(gp, label);
+    placer_gnuplot_quote(gp, label);
   }
   for (size_t v = 0; any_balance && v < r->n_variants; v++) {
     fputs(", ", gp);
     data_ref(pg, gp, "sweep");
     fprintf(gp, " index %zu using 1:2 with points pt 6 ps 3 lw 2 lc %zu title ", r->n_variants + v, v + 1);
     snprintf(label, sizeof(label), "%s balance point", r->variants[v]);
-    gq(gp, label);
+    placer_gnuplot_quote(gp, label);
   }
   fputc('\n', gp);
   snprintf(label, sizeof(label),
@@ -581,13 +465,13 @@ static int plot_split(struct page *pg) {
   snprintf(label, sizeof(label), "storage %s (%sthe unconstrained base at the node's CPUs)", r->split_parameter,
            in_cores ? "cores; " : "");
   fputs("set xlabel ", gp);
-  gq(gp, label);
+  placer_gnuplot_quote(gp, label);
   snprintf(label, sizeof(label), "storage %s (%s)", metric_unit(w), w->name);
   fputs("\nset ylabel ", gp);
-  gq(gp, label);
+  placer_gnuplot_quote(gp, label);
   snprintf(label, sizeof(label), "%s (%s)", r->neighbour_name, r->neighbour_unit);
   fputs("\nset y2label ", gp);
-  gq(gp, label);
+  placer_gnuplot_quote(gp, label);
   fputs("\nset ytics nomirror\nset y2tics\nset yrange [0:*]\nset y2range [0:*]\nset offsets 0.1,0.1,0,0\nplot ", gp);
   data_ref(pg, gp, "split");
   fputs(" index 0 using 1:2 with linespoints lw 2 pt 7 title 'storage alone', ", gp);
@@ -667,14 +551,14 @@ static int plot_cpu(struct page *pg) {
         gp);
   char label[256];
   snprintf(label, sizeof(label), "CPU (cores) during %s", r->workloads[w].name);
-  gq(gp, label);
+  placer_gnuplot_quote(gp, label);
   fputs("\nplot ", gp);
   for (size_t k = 0; k < n_roles; k++) {
     fputs(k ? ", '' " : "", gp);
     if (k == 0)
       data_ref(pg, gp, "cpu");
     fprintf(gp, " using %zu%s title ", 2 + k, k == 0 ? ":xtic(1)" : "");
-    gq(gp, roles[k]);
+    placer_gnuplot_quote(gp, roles[k]);
   }
   fputc('\n', gp);
   snprintf(label, sizeof(label), "CPU used per role (cores, median over repeats) during %s, per variant and condition",
@@ -802,7 +686,7 @@ static int plot_recovery(struct page *pg) {
       fputs(", ", gp);
     data_ref(pg, gp, "recovery");
     fprintf(gp, " index %zu using 1:2 with lines title ", block++);
-    gq(gp, pg->r->variants[v]);
+    placer_gnuplot_quote(gp, pg->r->variants[v]);
   }
   fputc('\n', gp);
   char caption[256];
@@ -816,6 +700,8 @@ static int plot_recovery(struct page *pg) {
 /* B (compare_dir) against A (dir): the change of every cell both hold. */
 static int plot_compare(struct page *pg) {
   const struct placer_bench_results *a = pg->r, *b = pg->b;
+  if (placer_bench_compare_same_cells(a, b, pg->err) < 0)
+    return placer_error_prefix(pg->err, "report --compare");
   struct plot_files pf;
   if (plot_open(pg, "compare", &pf) < 0)
     return -1;
@@ -872,10 +758,10 @@ static int plot_compare(struct page *pg) {
   fputs("</table>\n", pg->html);
   free(xa);
   free(xb);
-  if (cells == 0) {
+  if (cells == 0) { /* as placer compare says it: nothing was compared */
     plot_discard(&pf);
-    fputs("<p>No cell is in both results.</p>\n", pg->html);
-    return 0;
+    return placer_error_set(pg->err, PLACER_EXIT_USAGE, 0,
+                            "report --compare: no cell (variant, condition, workload) has runs in both results");
   }
   script_head(pg, gp, "compare", 900, 460);
   fputs("set style data histogram\nset style histogram errorbars gap 2 lw 1\nset style fill solid 0.6 border -1\n"
@@ -1190,6 +1076,10 @@ int placer_report_html_write(const char *dir, const struct placer_bench_results 
   pg.html = NULL;
   if (ferror(f) | (fclose(f) != 0)) { /* a full disk: no half page */
     placer_error_errno(err, PLACER_EXIT_SYSTEM, errno ? errno : EIO, "report: write %s", tmp_html);
+    goto out;
+  }
+  if (placer_stop_requested) { /* asked to stop after the last plot: DIR stays as it was */
+    placer_error_set(err, PLACER_EXIT_INTERRUPTED, EINTR, "report: interrupted; %s as it was", dir);
     goto out;
   }
   if (publish(dir, tmp, &html_path, err) < 0)

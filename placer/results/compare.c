@@ -39,10 +39,35 @@ static size_t cell_main(const struct placer_bench_results *r, size_t v, size_t c
   return n;
 }
 
+int placer_bench_compare_same_cells(const struct placer_bench_results *base, const struct placer_bench_results *cand,
+                                    struct placer_error **err) {
+  for (size_t w = 0; w < cand->n_workloads; w++) {
+    const struct placer_bench_workload *y = &cand->workloads[w];
+    int bw = placer_bench_results_workload_index(base, y->name);
+    if (bw < 0)
+      continue;
+    const struct placer_bench_workload *x = &base->workloads[bw];
+    const char *px = x->pattern ? x->pattern : "", *py = y->pattern ? y->pattern : "";
+    bool bx = placer_bench_workload_uses_bandwidth(x), by = placer_bench_workload_uses_bandwidth(y);
+    if (strcmp(px, py) == 0 && x->block_size_bytes == y->block_size_bytes && bx == by)
+      continue;
+    cleanup_free char *name = placer_text_escape(y->name), *ex = placer_text_escape(px), *ey = placer_text_escape(py);
+    return placer_error_set(err, PLACER_EXIT_USAGE, 0,
+                            "compare: workload '%s' is %s of %llu B (%s) in the baseline and %s of %llu B (%s) in the "
+                            "candidate: not the same cell",
+                            name ? name : "?", ex ? ex : "?", (unsigned long long)x->block_size_bytes,
+                            bx ? "MB/s" : "IOPS", ey ? ey : "?", (unsigned long long)y->block_size_bytes,
+                            by ? "MB/s" : "IOPS");
+  }
+  return 0;
+}
+
 int placer_bench_compare_results(const struct placer_bench_results *base, const struct placer_bench_results *cand,
                                  const struct placer_bench_gate *gate, char **report, size_t *n_regressed,
                                  size_t *n_cells, struct placer_error **err) {
   *n_regressed = *n_cells = 0;
+  if (placer_bench_compare_same_cells(base, cand, err) < 0)
+    return -1;
   char *text = NULL;
   size_t len = 0;
   FILE *f = open_memstream(&text, &len);

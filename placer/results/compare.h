@@ -20,9 +20,15 @@ struct placer_bench_gate {
   double alpha;     /* 0.05 */
 };
 
+/* Cells are matched by name; a workload of one name that is another in
+ * the other results (its pattern or block size, so its metric: IOPS
+ * against MB/s) is no cell of both: -1 (PLACER_EXIT_USAGE) naming it. */
+int placer_bench_compare_same_cells(const struct placer_bench_results *base, const struct placer_bench_results *cand,
+                                    struct placer_error **err);
 /* *report: the table and a last line saying which cells regressed; *n_regressed
  * counts them, *n_cells the cells compared.  Fails (PLACER_EXIT_USAGE) when no
- * cell is in both. */
+ * cell is in both, or when a name stands for another workload in each
+ * (placer_bench_compare_same_cells). */
 int placer_bench_compare_results(const struct placer_bench_results *base, const struct placer_bench_results *cand,
                                  const struct placer_bench_gate *gate, char **report, size_t *n_regressed,
                                  size_t *n_cells, struct placer_error **err);

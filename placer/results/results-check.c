@@ -318,6 +318,44 @@ static int recovery_check(struct check *c, const json_t *j, size_t n_variants, s
   return 0;
 }
 
+/* The study's shape and counts, which --resume takes over (the study file,
+ * repeats, warm-up, runtime): within what a study file may say, so that a
+ * -1 never reaches fio as a 136-year runtime. */
+static int study_check(struct check *c, const json_t *j) {
+  const json_t *st, *file;
+  if (typed(c, j, "study", JSON_OBJECT, OPTIONAL | NULLABLE, &st) < 0)
+    return -1;
+  if (st == NULL)
+    return 0;
+  size_t at = push_key(c, "study");
+  if (typed(c, st, "study_file", JSON_STRING, OPTIONAL | NULLABLE, &file) < 0 ||
+      num(c, st, "repeats", OPTIONAL | INTEGER, 1, PLACER_BENCH_MAX_REPEATS) < 0 ||
+      num(c, st, "repeats_max", OPTIONAL | INTEGER, 1, PLACER_BENCH_MAX_REPEATS) < 0 ||
+      num(c, st, "warmup", OPTIONAL | INTEGER, 0, PLACER_BENCH_MAX_WARMUP) < 0 ||
+      num(c, st, "runtime_s", OPTIONAL | INTEGER, 1, PLACER_BENCH_MAX_RUNTIME_S) < 0 ||
+      num(c, st, "ramp_s", OPTIONAL | INTEGER, 0, PLACER_BENCH_MAX_RAMP_S) < 0 ||
+      num(c, st, "ci_width", OPTIONAL | NULLABLE, 0, 1) < 0)
+    return -1;
+  if (file) {
+    const char *s = json_string_value(file);
+    size_t at_f = push_key(c, "study_file");
+    bool bad = s[0] != '/' || json_string_length(file) != strlen(s) || strlen(s) > 4096;
+    for (const char *p = s; !bad && *p; p++)
+      bad = (unsigned char)*p < 0x20 || *p == 0x7f;
+    if (bad)
+      return fail(c, "'%.200s' is not a study file's absolute path", s);
+    pop(c, at_f);
+  }
+  const json_t *rep = json_object_get(st, "repeats"), *rep_max = json_object_get(st, "repeats_max");
+  if (rep && rep_max && json_integer_value(rep_max) < json_integer_value(rep)) {
+    push_key(c, "repeats_max");
+    return fail(c, "%lld is less than repeats (%lld)", (long long)json_integer_value(rep_max),
+                (long long)json_integer_value(rep));
+  }
+  pop(c, at);
+  return 0;
+}
+
 /* What --resume takes over: the hardware baseline's figures and the CSV
  * files' sizes. */
 static int baseline_check(struct check *c, const json_t *j) {
@@ -350,6 +388,19 @@ static int baseline_check(struct check *c, const json_t *j) {
   }
   pop(c, at);
   return 0;
+}
+
+/* split.parameter: a placement sweep's knob (quota, cores, weight), which
+ * the report and size read as one: never the intensity, never another word. */
+static int split_parameter_check(struct check *c, const json_t *split) {
+  const char *p = json_string_value(json_object_get(split, "parameter"));
+  for (size_t i = 1; placer_bench_sweep_parameter_names[i]; i++)
+    if (strcmp(p, placer_bench_sweep_parameter_names[i]) == 0)
+      return 0;
+  size_t at = push_key(c, "parameter");
+  int rc = fail(c, "'%s' is not a split sweep's parameter (quota, cores, weight)", p);
+  pop(c, at);
+  return rc;
 }
 
 /* The names of VARIANTS (strings) or of WORKLOADS/CONDITIONS (objects). */
@@ -434,8 +485,9 @@ int placer_bench_results_check(const json_t *j, struct placer_error **err) {
   if (split) {
     const json_t *knobs;
     at = push_key(&c, "split");
-    if (name(&c, split, "parameter", 0) < 0 || name(&c, split, "workload", 0) < 0 ||
-        name(&c, split, "from", OPTIONAL) < 0 || num(&c, split, "storage_min_fraction", NULLABLE, 0, 1) < 0 ||
+    if (name(&c, split, "parameter", 0) < 0 || split_parameter_check(&c, split) < 0 ||
+        name(&c, split, "workload", 0) < 0 || name(&c, split, "from", OPTIONAL) < 0 ||
+        num(&c, split, "storage_min_fraction", NULLABLE, 0, 1) < 0 ||
         array(&c, split, "knobs", 0, nv, "variants of the study (a knob each)", &knobs) < 0)
       return -1;
     if (json_array_size(knobs) != nv)
@@ -480,5 +532,5 @@ int placer_bench_results_check(const json_t *j, struct placer_error **err) {
       return -1;
     pop(&c, at);
   }
-  return recovery_check(&c, j, nv, repeats) < 0 || baseline_check(&c, j) < 0 ? -1 : 0;
+  return recovery_check(&c, j, nv, repeats) < 0 || baseline_check(&c, j) < 0 || study_check(&c, j) < 0 ? -1 : 0;
 }

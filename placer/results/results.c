@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+const char *const placer_bench_sweep_parameter_names[] = { "intensity", "quota", "cores", "weight", NULL };
+
 static char *dup_or_empty(const char *s) {
   return strdup(s ? s : "");
 }

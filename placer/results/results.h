@@ -129,8 +129,20 @@ struct placer_bench_results {
 /* Empty results of this shape (every run not done). Fails on duplicate or empty
  * names, no variant/workload/condition, zero repeats, more than PLACER_BENCH_MAX
  * of any or PLACER_BENCH_MAX_RUNS runs in all, a bad sweep workload. */
+/* What a sweep steps, as a study and summary.json name it: the first is the
+ * neighbours' intensity (a condition each), the others split the CPU
+ * between storage and the neighbours (a variant each: summary.json's
+ * split.parameter); NULL after the last. */
+extern const char *const placer_bench_sweep_parameter_names[];
+
 #define PLACER_BENCH_MAX 64
 #define PLACER_BENCH_MAX_RUNS 65536
+/* A study's counts, as a study file, the command line and summary.json's
+ * "study" (what --resume takes over) may give them. */
+#define PLACER_BENCH_MAX_REPEATS 100
+#define PLACER_BENCH_MAX_WARMUP 10
+#define PLACER_BENCH_MAX_RUNTIME_S 86400
+#define PLACER_BENCH_MAX_RAMP_S 3600
 int placer_bench_results_new(const struct placer_bench_spec *spec, struct placer_bench_results **out,
                              struct placer_error **err);
 void placer_bench_results_free(struct placer_bench_results *r);

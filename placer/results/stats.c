@@ -343,6 +343,43 @@ int placer_stats_bootstrap_median_ci(const double *x, size_t n, unsigned resampl
   return 0;
 }
 
+int placer_stats_bootstrap_groups_ci(const size_t *n, size_t groups, unsigned resamples, uint64_t seed, double level,
+                                     placer_stats_resampled statistic, void *arg, double *low, double *high) {
+  *low = *high = NAN;
+  size_t total = 0;
+  for (size_t g = 0; g < groups; g++) {
+    if (n[g] == 0)
+      return 0;
+    total += n[g];
+  }
+  if (groups == 0 || resamples == 0)
+    return 0;
+  size_t *all = malloc(total * sizeof(*all));
+  size_t **picks = malloc(groups * sizeof(*picks));
+  double *values = malloc(resamples * sizeof(*values));
+  int rc = all && picks && values ? 0 : -1;
+  uint64_t state = seed;
+  bool defined = true;
+  for (size_t g = 0, at = 0; rc == 0 && g < groups; at += n[g], g++)
+    picks[g] = all + at;
+  for (unsigned r = 0; rc == 0 && r < resamples && defined; r++) {
+    for (size_t g = 0; g < groups; g++)
+      for (size_t i = 0; i < n[g]; i++)
+        picks[g][i] = random_index(&state, n[g]);
+    values[r] = statistic((const size_t *const *)picks, n, groups, arg);
+    defined = !isnan(values[r]);
+  }
+  if (rc == 0 && defined) {
+    qsort(values, resamples, sizeof(*values), cmp_double);
+    *low = placer_stats_percentile_sorted(values, resamples, 100.0 * (1.0 - level) / 2.0);
+    *high = placer_stats_percentile_sorted(values, resamples, 100.0 * (1.0 + level) / 2.0);
+  }
+  free(all);
+  free(picks);
+  free(values);
+  return rc;
+}
+
 void placer_stats_paired_compare(const double *a, const double *b, size_t n, struct placer_stats_paired *out) {
   *out = (struct placer_stats_paired){ .change = NAN, .ci_low = NAN, .ci_high = NAN, .p_value = NAN };
   double *ratio = malloc((n ? n : 1) * sizeof(*ratio)), *logr = malloc((n ? n : 1) * sizeof(*logr));

@@ -84,6 +84,17 @@ double placer_stats_wilcoxon_min_p(size_t n_pairs);
 int placer_stats_bootstrap_median_ci(const double *x, size_t n, unsigned resamples, uint64_t seed, double level,
                                      double *low, double *high);
 
+/* Percentile bootstrap of a statistic of several groups of runs resampled
+ * together (the repeats of each step of a response curve): each of RESAMPLES
+ * resamples draws, for every group g, N[g] indices into it with replacement
+ * (splitmix64 from SEED, as the other intervals), and STATISTIC computes one
+ * value from those PICKS (picks[g][0..n[g])).  *LOW and *HIGH are the
+ * (1-level)/2 and (1+level)/2 percentiles of the values; NAN when a group is
+ * empty or a value is NAN.  -1 only on allocation failure (both NAN). */
+typedef double (*placer_stats_resampled)(const size_t *const *picks, const size_t *n, size_t groups, void *arg);
+int placer_stats_bootstrap_groups_ci(const size_t *n, size_t groups, unsigned resamples, uint64_t seed, double level,
+                                     placer_stats_resampled statistic, void *arg, double *low, double *high);
+
 /* Paired "B vs A": pair i is (a_i, b_i), two runs adjacent in time (the same
  * pass of an interleaved study).  The change is the median pair ratio
  * b_i/a_i - 1, its 95% CI the bootstrap of the median of the pair ratios

@@ -141,6 +141,87 @@ static void finish_check(struct placer_size_check *c, const double *fit, size_t 
     }
 }
 
+/* bench/size-validate.sh's JSON checked as summary.json is (results-check.c)
+ * before it is used: a figure out of its range, a word for a number or a
+ * name with control bytes is one line naming the key, never a "nan" in the
+ * table or an escape sequence on the terminal. */
+#define MAX_VALIDATION_RUNS 65536
+
+struct figure {
+  const char *key;
+  bool integer, optional, positive; /* positive: more than 0, else at least 0 */
+  double max;
+};
+
+static int figure_check(const char *path, const char *where, const json_t *obj, const struct figure *f,
+                        struct placer_error **err) {
+  const json_t *v = json_object_get(obj, f->key);
+  if (v == NULL && f->optional)
+    return 0;
+  const char *want = f->integer ? "a whole number" : "a number";
+  if (v == NULL)
+    return placer_error_set(err, PLACER_EXIT_USAGE, EINVAL, "%s: %s%s: missing (expected %s)", path, where, f->key,
+                            want);
+  if (f->integer ? !json_is_integer(v) : !json_is_number(v))
+    return placer_error_set(err, PLACER_EXIT_USAGE, EINVAL, "%s: %s%s: expected %s, got %s", path, where, f->key, want,
+                            json_is_string(v)   ? "a string"
+                            : json_is_number(v) ? "a fraction"
+                            : json_is_null(v)   ? "null"
+                                                : "another type");
+  double x = json_number_value(v);
+  if (x < 0 || (f->positive && x == 0))
+    return placer_error_set(err, PLACER_EXIT_USAGE, ERANGE, "%s: %s%s: %g is %s", path, where, f->key, x,
+                            x < 0 ? "negative" : "not more than 0");
+  if (x > f->max)
+    return placer_error_set(err, PLACER_EXIT_USAGE, ERANGE, "%s: %s%s: %g is more than %g", path, where, f->key, x,
+                            f->max);
+  return 0;
+}
+
+static int validation_check(const char *path, const json_t *j, struct placer_error **err) {
+  static const struct figure top[] = {
+    { "version", true, false, true, 1 },
+    { "osds", true, false, true, 1024 },
+    { "replicas", true, false, true, 16 },
+  };
+  static const struct figure run[] = {
+    { "quota_cores", false, false, true, 65536 }, /* an allotment of no CPU measures nothing */
+    { "repeat", true, false, false, 1e6 },        { "iops", false, false, false, 1e12 },
+    { "total_ios", true, true, false, 1e15 },     { "osd_cpu_s", false, false, false, 1e9 },
+    { "runtime_s", false, false, true, 1e9 }, /* the window the rates are over */
+    { "fio_iops", false, true, false, 1e12 },
+  };
+  for (size_t i = 0; i < sizeof(top) / sizeof(top[0]); i++)
+    if (figure_check(path, "", j, &top[i], err) < 0)
+      return -1;
+  const json_t *runs = json_object_get(j, "runs");
+  if (json_array_size(runs) > MAX_VALIDATION_RUNS)
+    return placer_error_set(err, PLACER_EXIT_USAGE, E2BIG, "%s: runs: %zu entries, more than %d", path,
+                            json_array_size(runs), MAX_VALIDATION_RUNS);
+  for (size_t i = 0; i < json_array_size(runs); i++) {
+    const json_t *r = json_array_get(runs, i);
+    char where[48];
+    snprintf(where, sizeof(where), "runs[%zu].", i);
+    if (!json_is_object(r))
+      return placer_error_set(err, PLACER_EXIT_USAGE, EINVAL, "%s: runs[%zu]: expected an object", path, i);
+    const json_t *w = json_object_get(r, "workload");
+    const char *name = json_string_value(w);
+    if (name == NULL || name[0] == '\0' || json_string_length(w) > 255 || strlen(name) != json_string_length(w))
+      return placer_error_set(err, PLACER_EXIT_USAGE, EINVAL,
+                              "%s: %sworkload: expected a name (a string of 1 to 255 bytes)", path, where);
+    for (const char *p = name; *p; p++)
+      if ((unsigned char)*p < 0x20 || *p == 0x7f) {
+        cleanup_free char *shown = placer_text_escape(name);
+        return placer_error_set(err, PLACER_EXIT_USAGE, EINVAL, "%s: %sworkload: the name '%s' has a control byte",
+                                path, where, shown ? shown : "?");
+      }
+    for (size_t k = 0; k < sizeof(run) / sizeof(run[0]); k++)
+      if (figure_check(path, where, r, &run[k], err) < 0)
+        return -1;
+  }
+  return 0;
+}
+
 int placer_size_check_file(const char *path, const double *fit, size_t n_fit, struct placer_size_check **out,
                            struct placer_error **err) {
   cleanup_free char *text = NULL;
@@ -156,6 +237,10 @@ int placer_size_check_file(const char *path, const double *fit, size_t n_fit, st
     json_decref(j);
     return placer_error_set(err, PLACER_EXIT_USAGE, EINVAL,
                             "%s: not the output of bench/size-validate.sh (format placer-size-validation)", path);
+  }
+  if (validation_check(path, j, err) < 0) {
+    json_decref(j);
+    return -1;
   }
   struct placer_size_check *c = calloc(1, sizeof(*c));
   if (c == NULL || rows_of(runs, c) < 0) {
@@ -185,22 +270,28 @@ int placer_size_check_print(const struct placer_size_check *c, const double *fit
   placer_table_cell_r(&t, "error");
   for (size_t i = 0; i < c->n_rows; i++) {
     const struct placer_size_check_row *r = &c->rows[i];
+    cleanup_free char *name = placer_text_escape(r->workload);
     placer_table_row(&t, false);
-    placer_table_cell_l(&t, "%s", r->workload);
+    placer_table_cell_l(&t, "%s", name ? name : "?");
     placer_table_cell_r(&t, "%.2f%s", r->allotted_cores, r->fitted ? " (fit)" : "");
     placer_table_cell_r(&t, "%zu", r->n);
-    placer_table_cell_r(&t, "%.2f", r->used);
-    placer_table_cell_r(&t, "%.0f", r->iops);
-    placer_table_cell_r(&t, "%.0f", r->predicted);
+    /* a figure the runs do not give (no CPU measured, nothing to fit on) is "-", never "nan" */
+    placer_table_cell_r(&t, isfinite(r->used) ? "%.2f" : "-", r->used);
+    placer_table_cell_r(&t, isfinite(r->iops) ? "%.0f" : "-", r->iops);
+    placer_table_cell_r(&t, isfinite(r->predicted) ? "%.0f" : "-", r->predicted);
     placer_table_cell_r(&t, isfinite(r->error) ? "%+.1f%%" : "-", 100 * r->error);
   }
   if (placer_table_print(&t, out) < 0)
     return -1;
-  size_t predicted = 0;
-  for (size_t i = 0; i < c->n_rows; i++)
+  size_t predicted = 0, finite = 0;
+  for (size_t i = 0; i < c->n_rows; i++) {
     predicted += !c->rows[i].fitted;
-  if (predicted)
+    finite += !c->rows[i].fitted && isfinite(c->rows[i].error);
+  }
+  if (finite)
     fprintf(out, "\nlargest error where predicted: %.1f%%\n", 100 * c->max_abs_error);
+  else if (predicted)
+    fputs("\nnothing predicted: the fit allotments give no cost per I/O (no IOPS or no OSD CPU measured there)\n", out);
   else
     fputs("\nnothing predicted: every allotment measured is a fit allotment (see --fit)\n", out);
   return ferror(out) ? -1 : 0;

@@ -26,3 +26,17 @@ def run_module(name, args, check_mode=False):
         return p.returncode, json.loads(p.stdout)
     except ValueError:
         raise AssertionError("no JSON from the module: %r %r" % (p.stdout, p.stderr))
+
+
+def run_module_measured(name, args, check_mode=False):
+    """(exit code, result, peak memory in KiB) of one run of module NAME: the largest resident size of
+    the module's process and every process it ran (placer), measured in a process of its own."""
+    code = ("import json, resource, sys\n"
+            "sys.dont_write_bytecode = True\n"
+            "sys.path.insert(0, %r)\n"
+            "from module_run import run_module\n"
+            "rc, r = run_module(sys.argv[1], json.loads(sys.argv[2]), sys.argv[3] == '1')\n"
+            "print(json.dumps([rc, r, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss]))\n" % HERE)
+    p = subprocess.run([sys.executable, "-c", code, name, json.dumps(args), "1" if check_mode else "0"],
+                       capture_output=True, text=True, check=True)
+    return tuple(json.loads(p.stdout))

@@ -4,6 +4,7 @@
 # modes, --diff, and the inputs it refuses. No root, no ansible-playbook: only ansible-core's
 # module_utils (the ansible package). Exit 77 (skipped) without them.
 import base64
+import json
 import os
 import stat
 import sys
@@ -11,7 +12,7 @@ import tempfile
 import unittest
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
-from module_run import run_module  # noqa: E402
+from module_run import run_module, run_module_measured  # noqa: E402
 
 
 def run(args, check_mode=False):
@@ -114,6 +115,45 @@ class PlacerConfig(unittest.TestCase):
             self.assertEqual(rc, 1, (args, r))
             self.assertTrue(r["msg"].startswith(msg), (msg, r["msg"]))
         self.assertFalse(os.path.exists(self.dir), "a refused input wrote something")
+
+    def test_no_symbolic_link_followed(self):
+        """F17: a profile.yaml that is a link to another file (here a stand-in for /etc/shadow) had its
+        target chmod-ed (same bytes, another mode) and its lines shown in --diff. Now the host fails:
+        nothing written, chmod-ed or shown through the link, and the other files not written either."""
+        shadow = os.path.join(self.tmp.name, "shadow")
+        secret = "root:$6$secret-hash:19000:0:99999:7:::\n"
+        with open(shadow, "w") as f:
+            f.write(secret)
+        os.chmod(shadow, 0o640)
+        os.makedirs(self.dir)
+        os.symlink(shadow, os.path.join(self.dir, "profile.yaml"))
+        for files, check_mode in (({"profile.yaml": secret}, False), ({"profile.yaml": "a: 1\n"}, True),
+                                  ({"profile.yaml": "a: 1\n", "topology.xml": "<x/>\n"}, False)):
+            rc, r = run(dict(dir=self.dir, files=files), check_mode=check_mode)
+            self.assertEqual(rc, 1, r)
+            self.assertIn("profile.yaml is a symbolic link: placer_config writes regular files only", r["msg"])
+            self.assertNotIn("secret-hash", json.dumps([r.get("msg"), r.get("diff")]))  # the arguments hold it
+            self.assertEqual(stat.S_IMODE(os.stat(shadow).st_mode), 0o640)
+            with open(shadow) as f:
+                self.assertEqual(f.read(), secret)
+            self.assertEqual(sorted(os.listdir(self.dir)), ["profile.yaml"])
+        os.unlink(os.path.join(self.dir, "profile.yaml"))
+        os.mkfifo(os.path.join(self.dir, "profile.yaml"))  # a FIFO: no hang, refused
+        rc, r = run(dict(dir=self.dir, files={"profile.yaml": "a: 1\n"}))
+        self.assertEqual(rc, 1, r)
+        self.assertIn("profile.yaml is a FIFO: placer_config writes regular files only", r["msg"])
+
+    def test_large_file_read_bounded(self):
+        """An old file of 256 MiB where the profile goes: compared by its size, shown by its size and a
+        checksum read in chunks: the module stays small."""
+        os.makedirs(self.dir)
+        with open(os.path.join(self.dir, "profile.yaml"), "wb") as f:
+            f.truncate(256 << 20)
+        rc, r, peak_kib = run_module_measured("placer_config", dict(dir=self.dir, files={"profile.yaml": "a: 1\n"}),
+                                              check_mode=True)
+        self.assertEqual((rc, r["written"]), (0, ["profile.yaml"]), r)
+        self.assertRegex(r["diff"][0]["before"], r"^\(268435456 bytes, sha1 [0-9a-f]{40}\)\n$")
+        self.assertLess(peak_kib, 100 << 10, "peak memory %d MiB" % (peak_kib >> 10))
 
 
 if __name__ == "__main__":

@@ -8,6 +8,7 @@ import json
 import os
 import re
 import shutil
+import signal
 import stat
 import subprocess
 from dataclasses import dataclass, field
@@ -161,6 +162,13 @@ study_case("sweep-from-intensity", TWO + "sweep: { values: [1, 2], from: p }",
 study_case("sweep-cores-exceed-node", TWO + "sweep: { parameter: cores, values: [2, 12] }\nrepeats: 6",
            r"study\.yaml:\d+:\d+: sweep\.values\[1\]: cores 12: the node has 12 cores \(reserve 0\) and the neighbours "
            r"need at least one: at most 11", rc=3)
+# issue #35: a step's value wins over its variant's set of the same key; the neighbours are not the storage
+case("sweep-step-wins", lambda ws: ws.study("variants: [ { name: a, profile: unpinned, set: [fio.cpu.quota=0.5] } ]\n"
+                                            "neighbours: [ {} ]\nsweep: { parameter: quota, values: [1] }\nrepeats: 6"),
+     DRY, 0, "", stdout_has=(b"variant quota-1: profile ", b"  --set fio.cpu.quota=0.5\n  --set fio.cpu.quota=1\n"))
+study_case("sweep-roles-neighbour", TWO + "sweep: { parameter: quota, values: [1], roles: [fio, neighbour] }",
+           r"study\.yaml:\d+:\d+: sweep\.roles: \[1\]: 'neighbour' is the neighbours' role \(neighbours\[0\]\): a split "
+           r"sweep measures storage against the neighbours, so they cannot be the storage")
 case("cli-allow-inconclusive-nothing", lambda ws: ws.study(TWO + "repeats: 6"),
      ["placer", "bench", "--dry-run", "--allow-inconclusive", "--topology", XML, "{w}/study.yaml"], 0,
      r"placer bench: note: --allow-inconclusive: nothing to allow \(6 repeats: the smallest p is 0\.0312 paired")
@@ -182,19 +190,37 @@ def fio_opt(name, option, stderr, target_file=True):
                setup=lambda ws: ws.decoy("decoy.bin"))
 
 
+NOT_LISTED = "not one of the fio options a study may pass"
 fio_opt("filename", "--filename={w}/decoy.bin", "placer sets it")
 fio_opt("output", "--output={w}/decoy.bin", "placer sets it")
 fio_opt("output-format", "--output-format=terse", "placer sets it")
-fio_opt("directory", "--directory={w}", "a path")
-fio_opt("abbreviated", "--directo={w}", "a path")
-fio_opt("upper-case", "--FILENAME={w}/decoy.bin", "placer sets it")
-fio_opt("bw-log", "--write_bw_log={w}/decoy.bin", "a path")
-fio_opt("exec", "--exec_prerun=rm -rf {w}", "runs a program")
+fio_opt("directory", "--directory={w}", NOT_LISTED)
+fio_opt("abbreviated", "--directo={w}", NOT_LISTED)
+fio_opt("upper-case", "--FILENAME={w}/decoy.bin", NOT_LISTED)
+fio_opt("bw-log", "--write_bw_log={w}/decoy.bin", NOT_LISTED)
+fio_opt("exec", "--exec_prerun=rm -rf {w}", NOT_LISTED)
 fio_opt("newline", '"--randrepeat=0\\n--filename={w}/decoy.bin"', "no option may hold a newline")
-fio_opt("engine-external", "--ioengine=external:{w}/evil.so", "a built-in engine's name only")
+fio_opt("engine-external", "--ioengine=external:{w}/evil.so", "not an engine a study may use")
 fio_opt("engine-ceph", "--ioengine=libaio", "placer sets it for a Ceph target", target_file=False)
 fio_opt("single-dash", "-filename={w}/decoy.bin", "expected --key=value")
-fio_opt("cpus", "--cpus_allowed=0", "placer places fio")
+fio_opt("cpus", "--cpus_allowed=0", NOT_LISTED)
+# issue #35: the eight ways round the old denylist, and their kin
+fio_opt("unlink", "--unlink=1", NOT_LISTED)
+fio_opt("engine-filedelete", "--ioengine=filedelete", "not an engine a study may use")
+fio_opt("offset", "--offset=4k", NOT_LISTED)
+fio_opt("filesize", "--filesize=64m", NOT_LISTED)
+fio_opt("mem-mmap", "--mem=mmap:{w}/decoy.bin", NOT_LISTED)
+fio_opt("iomem-mmapshared", "--iomem=mmapshared:{w}/decoy.bin", NOT_LISTED)
+fio_opt("engine-exec", "--ioengine=exec", "not an engine a study may use")
+fio_opt("program", "--program=/bin/true", NOT_LISTED)
+fio_opt("timeout", "--timeout=99999", r"placer sets it \(fio's alias of runtime")
+fio_opt("fallocate-truncate", "--fallocate=truncate", NOT_LISTED)
+fio_opt("fill-device", "--fill_device=1", NOT_LISTED)
+fio_opt("abbreviation-allowed", "--randrep=0", "no abbreviation")
+fio_opt("rate-path", "--rate=1m/{w}/decoy.bin", "expected a number")
+fio_opt("distribution-abs", "--random_distribution=zoned_abs:60/20g", "not one of the values")
+study_case("fio-allowed", "workloads:\n  path: target.img\n  fio_options: [--randrepeat=0, --ioengine=psync, "
+           "'--rate=1m,2m', --thinktime=10us, --sync=dsync, --blockalign=4k]", "", rc=0)
 
 # ---- studies: where placer writes -----------------------------------------------------------------
 
@@ -221,6 +247,103 @@ study_case("workloads-fifo", "workloads:\n  path: {w}/fifo", r"is a FIFO: expect
 study_case("workloads-no-directory", "workloads:\n  path: {w}/missing/t.img", r"its directory '.*/missing' does not exist")
 study_case("write-with-rbd", "cluster: { type: local }\nworkloads:\n  write: true",
            r"workloads\.write: only goes with target file")
+
+# ---- studies: the results directory's own files are never a study's file (issue #35) -----------------
+
+OWN = r"is placer's own %s in the results directory: give the study's file another name"
+study_case("workloads-summary-json", "workloads:\n  path: summary.json", r"workloads\.path: 'summary\.json' " + OWN % r"summary\.json")
+study_case("workloads-runs-csv", "workloads:\n  path: ./runs.csv", r"workloads\.path: 'runs\.csv' " + OWN % r"runs\.csv")
+study_case("workloads-report-txt", "workloads:\n  path: report.txt", OWN % r"report\.txt")
+study_case("workloads-plan", "workloads:\n  path: plans/pinned.txt", OWN % "plans/")
+study_case("workloads-fio-json", "workloads:\n  path: fio/a-r0-alone-4k-randwrite.json", OWN % "fio/")
+study_case("workloads-logs", "workloads:\n  path: logs", OWN % "logs/")
+study_case("workloads-temporary", "workloads:\n  path: .summary.json.tmp", OWN % r"temporary files \('\.summary\.json\.tmp'\)")
+study_case("baseline-summary-json", "hardware_baseline: { path: summary.json }",
+           r"hardware_baseline\.path: 'summary\.json' " + OWN % r"summary\.json")
+case("study-workloads-absolute-own", lambda ws: ws.study("workloads:\n  path: {w}/r/./runs.csv"),
+     ["placer", "bench", "--dry-run", "--out", "{w}/r", "--topology", XML, "{w}/study.yaml"], 2,
+     r"workloads\.path: '.*/r/\./runs\.csv' is placer's own runs\.csv in the results directory \('.*/r/runs\.csv'\)")
+case("study-baseline-through-link", lambda ws: (os.mkdir(ws.path("r")), ws.symlink("{w}/r", "link"),
+                                                ws.study("hardware_baseline: { path: {w}/link/summary.json }")),
+     ["placer", "bench", "--dry-run", "--out", "{w}/r", "--topology", XML, "{w}/study.yaml"], 2,
+     r"hardware_baseline\.path: '.*/link/summary\.json' is placer's own summary\.json in the results directory")
+case("study-workloads-results-dir", lambda ws: ws.study("workloads:\n  path: {w}/r"),
+     ["placer", "bench", "--dry-run", "--out", "{w}/r/", "--topology", XML, "{w}/study.yaml"], 2,
+     r"workloads\.path: '.*/r' is the results directory itself")
+
+# ---- --resume: a results directory is data; nothing is written through a link in it (issue #35) -------
+
+RESUME_STUDY = ("version: 1\ncluster: { type: none }\nvariants: [ { name: a, profile: unpinned } ]\n"
+                "workloads: { path: %s, size: 16MiB, patterns: [randwrite], runtime: 1, ramp: 0 }\n"
+                "repeats: 1\nwarmup: 0\n")
+
+
+def resumable(path="target.img", after=None, write=False, study=None):
+    """A results directory r/ of a one-run cluster-none study that stopped
+    before its run (summary.json naming study.yaml), for --resume; AFTER
+    plants what the case is about."""
+    def setup(ws):
+        text = RESUME_STUDY % path.replace("{w}", ws.root)
+        ws.write("study.yaml", text.replace("ramp: 0", "ramp: 0, write: true") if write else text)
+        ws.decoy("decoy.bin")
+        with open(os.path.join(ws.data, "fixtures/results/interrupted-early/summary.json")) as f:
+            s = json.load(f)
+        s.update(variants=["a"], workloads=s["workloads"][:1], conditions=s["conditions"][:1], runs=[], solo=[],
+                 csv_bytes={"runs.csv": 10, "solo.csv": 10})
+        s["study"].update(study_file=ws.path("study.yaml"), repeats=1, repeats_max=1, warmup=0, runtime_s=1)
+        s["study"].update(study or {})
+        ws.write("r/summary.json", json.dumps(s))
+        for d in ("fio", "logs", "plans"):
+            os.makedirs(ws.path("r/" + d), exist_ok=True)
+        if after:
+            after(ws)
+    return setup
+
+
+RESUME = ["placer", "bench", "--quiet", "--prefix", "placer-t-hostile", "--resume", "{w}/r"]
+LINK = r"placer: --resume: results directory '.*/r': %s is a symbolic link, expected anything but %s"
+
+
+def resume_case(name, after, stderr, rc=2, path="target.img", needs=(), lines=1, write=False, study=None):
+    case("resume-" + name, resumable(path, after, write, study), RESUME, rc, stderr, needs=needs, lines=lines)
+
+
+resume_case("link-runs-csv", lambda ws: ws.symlink("{w}/decoy.bin", "r/runs.csv"), LINK % (r"runs\.csv", "a symbolic link"))
+resume_case("link-summary-tmp", lambda ws: ws.symlink("{w}/decoy.bin", "r/.summary.json.tmp"),
+            LINK % (r"\.summary\.json\.tmp", "a symbolic link"))
+resume_case("link-fio-json", lambda ws: ws.symlink("{w}/decoy.bin", "r/fio/a-r0-alone-4k-randwrite.json"),
+            LINK % (r"fio/a-r0-alone-4k-randwrite\.json", "one"))
+resume_case("link-plan", lambda ws: ws.symlink("{w}/decoy.bin", "r/plans/a.txt"), LINK % (r"plans/a\.txt", "one"))
+resume_case("link-log", lambda ws: ws.symlink("{w}/decoy.bin", "r/logs/fio-a-r0-alone-4k-randwrite.log"),
+            LINK % (r"logs/fio-a-r0-alone-4k-randwrite\.log", "one"))
+resume_case("link-logs-dir", lambda ws: (shutil.rmtree(ws.path("r/logs")), os.mkdir(ws.path("elsewhere")),
+                                         ws.symlink("{w}/elsewhere", "r/logs")), LINK % ("logs", "a symbolic link"))
+resume_case("link-cluster", lambda ws: (ws.write("victim/.ceph-cluster", ""), ws.decoy("victim/data"),
+                                        ws.symlink("{w}/victim", "r/cluster")), LINK % ("cluster", "a symbolic link"))
+resume_case("link-irq-state", lambda ws: (ws.write("state/irq.json", "{}"), ws.symlink("{w}/state", "r/irq-state")),
+            LINK % ("irq-state", "a symbolic link"))
+resume_case("csv-is-fifo", lambda ws: ws.fifo("r/roles.csv"),
+            r"results directory '.*/r': roles\.csv is a FIFO, expected a regular file")
+resume_case("target-link-in-subdir", lambda ws: (os.mkdir(ws.path("elsewhere")), ws.symlink("{w}/elsewhere", "r/hw")),
+            LINK % ("hw", "a symbolic link"), path="hw/t.img")
+resume_case("target-hardlink-of-runs-csv", lambda ws: (ws.write("r/runs.csv", "variant,repeat\n"),
+                                                       os.link(ws.path("r/runs.csv"), ws.path("hl.csv"))),
+            r"workloads\.path: '.*/hl\.csv' is the results directory's own runs\.csv \(the same file\)",
+            path="{w}/hl.csv", needs=("fio",), lines=2, write=True)
+# what --resume takes over from summary.json is range-checked (-1 was a 136-year fio runtime)
+RANGE = r"placer: --resume '.*/r': summary\.json: study\.%s"
+resume_case("runtime-negative", None, RANGE % r"runtime_s: -1 is less than 1", study={"runtime_s": -1})
+resume_case("runtime-huge", None, RANGE % r"runtime_s: 4294967297 is more than 86400", study={"runtime_s": 2 ** 32 + 1})
+resume_case("repeats-zero", None, RANGE % r"repeats: 0 is less than 1", study={"repeats": 0})
+resume_case("warmup-string", None, RANGE % r"warmup: expected a whole number, got a string", study={"warmup": "1"})
+resume_case("repeats-max-below", None, RANGE % r"repeats_max: 0 is less than 1", study={"repeats_max": 0})
+resume_case("study-file-relative", None, RANGE % r"study_file: '\.\./study\.yaml' is not a study file's absolute path",
+            study={"study_file": "../study.yaml"})
+# a refusal writes nothing: not even the page of the directory it refused (report.html)
+resume_case("refused-draws-no-page", lambda ws: ws.write("study.yaml", RESUME_STUDY.replace("patterns: [randwrite]",
+                                                                                            "patterns: [randread]") %
+                                                         "target.img"),
+            r"--resume '.*/r': the study file no longer makes the same variants", needs=("fio", "gnuplot"), lines=2)
 
 # ---- studies: what is read, and the limits --------------------------------------------------------
 
@@ -301,6 +424,27 @@ topo_case("too-large", lambda ws: ws.sparse("t.xml", 70 * MIB), r"topology '.*':
 case("profile-fifo-plan", lambda ws: ws.fifo("p.yaml"), ["placer", "plan", "--topology", XML, "{w}/p.yaml"], 2,
      r"profile '.*p\.yaml': a FIFO, not a regular file", timeout=10)
 
+# ---- planning: bounded and near-linear in instances (issue #35) ---------------------------------------
+BIG = "{data}/fixtures/192em64t-24n8c2t.xml"
+POOL = ("version: 1\nname: pool\nroles:\n  - name: w\n    kind: generic\n    %s\n"
+        "    cpu: { threads: 1, pool: shared }\n    memory: 1MiB\n")
+
+
+def plan_case(name, count, rc, stderr, extra=(), **kw):
+    case("plan-" + name, lambda ws: ws.write("p.yaml", POOL % count),
+         ["placer", "plan"] + list(extra) + ["--topology", BIG, "{w}/p.yaml"], rc, stderr, **kw)
+
+
+plan_case("count-100000", "count: 100000", 2, r"p\.yaml:6:12: roles\[0\]\.count: '100000' is too large \(at most 4096\)")
+plan_case("per-numa-huge", "per_numa: 100000", 2, r"roles\[0\]\.per_numa: '100000' is too large \(at most 4096\)")
+plan_case("set-count-5000", "count: 8", 2, r"--set 'w\.count=5000': expected a count 1\.\.4096",
+          extra=("--set", "w.count=5000"))
+plan_case("per-numa-4096", "per_numa: 4096", 3, r"role 'w': more than 4096 instances \(at most 4096 per role\)",
+          timeout=20, mem_mib=128)
+# 4096 instances in one pool: seconds at most (it took minutes: 353 s on the reporter's machine)
+plan_case("count-4096", "count: 4096", 0, "", extra=("--json",), timeout=20, mem_mib=128,
+          stdout_has=(b'"name": "w.4095"',))
+
 # ---- results directories: compare, size ---------------------------------------------------------------
 
 CMP = ["placer", "compare", "{w}/a", "{w}/b"]
@@ -352,6 +496,8 @@ results_case("format", lambda s: s.update(format="fio"), r"\"format\" is not \"p
 results_case("repeats-zero", lambda s: s.update(repeats=0), r"repeats: 0 is less than 1", cmds=("compare",))
 results_case("solo-negative", lambda s: s["solo"][0].__setitem__("neighbour_rate", -1),
              r"solo\[0\]\.neighbour_rate: -1 is negative", cmds=("compare",))
+results_case("study-runtime-negative", lambda s: s.update(study={"runtime_s": -1}), r"study\.runtime_s: -1 is less than 1",
+             cmds=("compare",))
 
 
 def shape_bomb(s):
@@ -363,6 +509,25 @@ def shape_bomb(s):
 
 results_case("shape-16m-runs", shape_bomb, r"bench results: 64 variants x 64 conditions x 64 workloads x 64 repeats: more than 65536 "
              r"runs", cmds=("compare",))
+# cells are matched by name: a name that is another workload in the other results is refused (issue #35)
+
+
+def workload_as(name, **kw):
+    def m(s):
+        for w in s["workloads"]:
+            if w["name"] == name:
+                w.update(kw)
+    return m
+
+
+case("compare-pattern-differs", damaged(workload_as("4k-randwrite", pattern="randread")), CMP, 2,
+     r"compare: workload '4k-randwrite' is randwrite of 4096 B \(IOPS\) in the baseline and randread of 4096 B "
+     r"\(IOPS\) in the candidate: not the same cell")
+case("compare-metric-differs", damaged(workload_as("4k-randwrite", block_size_bytes=1 << 20)), CMP, 2,
+     r"is randwrite of 4096 B \(IOPS\) in the baseline and randwrite of 1048576 B \(MB/s\) in the candidate")
+results_case("split-parameter-bogus", lambda s: s.update(split={"parameter": "bogus", "workload": "4k-randwrite",
+                                                               "storage_min_fraction": 0.5, "knobs": [None, 1]}),
+             r"split\.parameter: 'bogus' is not a split sweep's parameter \(quota, cores, weight\)")
 case("compare-runs-empty", damaged(lambda s: s.update(runs=[])), CMP, 2,
      r"compare: no cell \(variant, condition, workload\) has runs in both results")
 case("compare-truncated-json", lambda ws: (ws.summary("a"), ws.write("b/summary.json", '{ "runs": [')), CMP, 2,
@@ -421,6 +586,41 @@ case("compare-near-limit-objects", lambda ws: (ws.summary("a"), ws.summary("b", 
 case("compare-over-limit", lambda ws: (ws.summary("a"), ws.summary("b", costly(MAX_COST + 8 * MIB, "0.5"))),
      CMP, 2, r"b/summary\.json: its \d+ bytes would take about \d+ MiB of memory to read \(at most 96 MiB",
      mem_mib=96, check=check_cost(False), timeout=60)
+
+# ---- size --validate: bench/size-validate.sh's JSON, checked like summary.json (issue #35) ------------
+
+
+def validation(mutate):
+    def setup(ws):
+        with open(os.path.join(ws.data, "fixtures/results/quota-sweep.json")) as f:
+            s = json.load(f)
+        mutate(s)
+        ws.write("v.json", json.dumps(s))
+    return setup
+
+
+def validate_case(name, mutate, stderr, rc=2, **kw):
+    case("size-validate-" + name, validation(mutate), ["placer", "size", "--validate", "{w}/v.json"], rc, stderr, **kw)
+
+
+def vrun(i, key, value):
+    return lambda s: s["runs"][i].__setitem__(key, value)
+
+
+validate_case("iops-negative", vrun(3, "iops", -5), r"v\.json: runs\[3\]\.iops: -5 is negative")
+validate_case("iops-string", vrun(0, "iops", "fast"), r"v\.json: runs\[0\]\.iops: expected a number, got a string")
+validate_case("quota-zero", vrun(2, "quota_cores", 0), r"runs\[2\]\.quota_cores: 0 is not more than 0")
+validate_case("runtime-zero", vrun(1, "runtime_s", 0), r"runs\[1\]\.runtime_s: 0 is not more than 0")
+validate_case("osds-zero", lambda s: s.update(osds=0), r"v\.json: osds: 0 is not more than 0")
+validate_case("osds-missing", lambda s: s.pop("osds"), r"v\.json: osds: missing \(expected a whole number\)")
+validate_case("version-2", lambda s: s.update(version=2), r"v\.json: version: 2 is more than 1")
+validate_case("workload-missing", lambda s: s["runs"][4].pop("workload"),
+              r"runs\[4\]\.workload: expected a name \(a string of 1 to 255 bytes\)")
+validate_case("workload-escape", vrun(0, "workload", "evil\x1b[2J\x1b]0;owned\x07"),
+              r"runs\[0\]\.workload: the name 'evil\\x1b\[2J\\x1b\]0;owned\\x07' has a control byte")
+validate_case("run-not-object", lambda s: s["runs"].__setitem__(0, 7), r"runs\[0\]: expected an object")
+validate_case("zero-cpu", lambda s: [r.__setitem__("osd_cpu_s", 0) for r in s["runs"]],
+              "", rc=0, stdout_not=(b"nan",), stdout_has=(b"nothing predicted: the fit allotments give no cost per I/O",))
 
 # ---- the terminal, and different studies ---------------------------------------------------------------
 
@@ -485,6 +685,15 @@ report_case("summary-64mb", reported(after=lambda ws: ws.sparse("r/summary.json"
 report_case("compare-damaged", lambda ws: (reported()(ws), ws.summary("b", set_run(0, "iops", -1, "write"))), 2,
             r"b/summary\.json: runs\[0\]\.write\.iops: -1 is negative")
 CASES[-1].argv = ["placer", "report", "--compare", "{w}/b", "{w}/r"]
+report_case("compare-no-common-cell", lambda ws: (reported()(ws), ws.summary("b", lambda s: s.update(runs=[]))), 2,
+            r"report --compare: no cell \(variant, condition, workload\) has runs in both results")
+CASES[-1].argv = ["placer", "report", "--compare", "{w}/b", "{w}/r"]
+report_case("compare-other-workload", lambda ws: (reported()(ws), ws.results("b", "fixtures/results/sweep-2osd"),
+                                                  ws.run_placer("report", "{w}/b"),
+                                                  ws.summary("b", workload_as("4k-randwrite", pattern="randread"),
+                                                             src="fixtures/results/sweep-2osd/summary.json")), 2,
+            r"report --compare: compare: workload '4k-randwrite' is randwrite of 4096 B \(IOPS\) in the baseline")
+CASES[-1].argv = ["placer", "report", "--compare", "{w}/b", "{w}/r"]
 
 
 def page_without_plots(ws, rc, out, err):
@@ -497,6 +706,49 @@ def page_without_plots(ws, rc, out, err):
         return "report/ holds %s, expected only the text report and the user's notes.txt" % plots
 
 
+# gnuplot that hangs, and placer stopped while it draws (issue #35): a real process first in PATH that
+# records its pid and its child's, closes its output (the old wait took that for its end) and sleeps;
+# placer kills its whole group after PLACER_GNUPLOT_TIMEOUT, or on the SIGTERM/SIGINT the fake sends
+# placer itself, removes its temporary directory and leaves the results directory as it was.
+HANG = """#!/bin/sh
+echo $$ >>"$HANG_PIDS"
+sleep 1000 &
+echo $! >>"$HANG_PIDS"
+%s
+exec >&- 2>&-
+wait
+"""
+
+
+def hanging(signal_placer=""):
+    def setup(ws):
+        reported()(ws)
+        ws.write("bin/gnuplot", HANG % signal_placer)
+        os.chmod(ws.path("bin/gnuplot"), 0o755)
+    return setup
+
+
+def gnuplot_gone(ws, rc, out, err):
+    with open(ws.path("pids")) as f:
+        pids = [int(x) for x in f.read().split()]
+    alive = [p for p in pids if os.path.exists("/proc/%d" % p) and
+             not open("/proc/%d/stat" % p).read().split(") ")[1].startswith("Z")]
+    for p in alive:
+        os.kill(p, signal.SIGKILL)
+    if alive or len(pids) != 2:
+        return "gnuplot's processes %s: %s still running" % (pids, alive)
+    if [p for p in os.listdir(ws.path("r")) if p.startswith(".report")]:
+        return "a temporary directory left in r/"
+
+
+HANG_ENV = {"PATH": "{w}/bin:/usr/bin:/bin", "HANG_PIDS": "{w}/pids", "PLACER_GNUPLOT_TIMEOUT": "2"}
+case("report-gnuplot-hangs", hanging(), REPORT, 4,
+     r"report: gnuplot did not draw the .* plot in 2 s \(hung\?\): killed", env=HANG_ENV, changes=("pids",),
+     check=gnuplot_gone, timeout=20, needs=("gnuplot",))
+case("report-sigterm", hanging("kill -TERM $PPID"), REPORT, 130, r"gnuplot: stopped \(interrupted\)", env=HANG_ENV,
+     changes=("pids",), check=gnuplot_gone, timeout=20, needs=("gnuplot",))
+case("report-sigint", hanging("kill -INT $PPID"), REPORT, 130, r"gnuplot: stopped \(interrupted\)", env=HANG_ENV,
+     changes=("pids",), check=gnuplot_gone, timeout=20, needs=("gnuplot",))
 report_case("runs-empty", reported(lambda s: s.update(runs=[])), 0, r"", changes=("r/report.html", "r/report"),
             stdout_has=(b"/r/report.html",), check=page_without_plots)
 
@@ -510,3 +762,6 @@ def page_redrawn(ws, rc, out, err):
 
 
 report_case("redraw", reported(), 0, r"", changes=("r/report.html", "r/report"), check=page_redrawn)
+
+# ---- state directories: tests/hostile/cases_state.py -------------------------------------------------------
+import cases_state  # noqa: E402,F401  (its cases join CASES)

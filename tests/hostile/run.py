@@ -21,6 +21,7 @@ Exit 0 when every case passed, 1 otherwise; one line per case.
 import argparse
 import concurrent.futures
 import hashlib
+import importlib
 import json
 import os
 import re
@@ -35,6 +36,12 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import cases as C  # noqa: E402
+
+# cases_AREA.py files add their cases to C.CASES (one file per area, so that
+# work on several areas at once touches different files)
+for _name in sorted(os.listdir(os.path.dirname(os.path.abspath(__file__)))):
+    if _name.startswith("cases_") and _name.endswith(".py"):
+        importlib.import_module(_name[:-3])
 
 
 def tree_state(root, changes):
@@ -149,7 +156,7 @@ def run_case(case, placer, data, asan, keep):
             problems.append("did not finish in %d s (blocked?)" % case.timeout)
         if rc != case.rc:
             problems.append("exit %d, expected %d" % (rc, case.rc))
-        if case.rc != 0 and out:
+        if case.rc not in (0, 1) and out:  # 1: status found drift, and says where on stdout
             problems.append("stdout not empty on error: %r" % out[:200])
         if len(lines) > case.lines:
             problems.append("%d lines on stderr, at most %d: %r" % (len(lines), case.lines, lines[:4]))

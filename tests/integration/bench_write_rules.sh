@@ -68,7 +68,7 @@ refused filename "workloads.fio_options: \[1\]: '--filename=.*decoy-target': pla
 printf '%s\n  fio_options: [--output=%s]\n' "$W" "$work/elsewhere/decoy-out" | study output
 refused output "workloads.fio_options: \[0\]: '--output=.*': placer sets it"
 printf '%s\n  fio_options: [--filenam=%s]\n' "$W" "$work/elsewhere/decoy-target" | study abbreviation
-refused abbreviation "workloads.fio_options: \[0\]: '--filenam=.*': placer sets it"
+refused abbreviation "workloads.fio_options: \[0\]: '--filenam=.*': not one of the fio options a study may pass"
 printf '%s\n  fio_options: ["--randrepeat=0\\n--filename=%s"]\n' "$W" "$work/elsewhere/decoy-target" | study newline
 refused newline "no option may hold a newline"
 # from the results directory $work/r-X, ../elsewhere/decoy-hw is the decoy

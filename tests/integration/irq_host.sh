@@ -15,7 +15,7 @@
 #   - bad input: an unknown device and a cpu list off the node, exit 2, nothing changed.
 # Every /proc/irq/*/smp_affinity_list is compared with its value before the test at teardown,
 # written back if it differs (and the test then fails).  Run it under flock /tmp/placer-heavy.lock.
-# ctest: cost=1
+# ctest: cost=1 lock=irqs
 set -eu
 T=irq_host
 . "${PLACER_SOURCE_DIR:?PLACER_SOURCE_DIR not set}/tests/integration/lib/common.sh"

@@ -13,6 +13,7 @@
 #include "apply-systemd-internal.h"
 #include "apply.h"
 #include "test_support.h"
+#include "lib/statedir.h"
 
 static const enum placer_apply_backend_kind kinds[] = { PLACER_APPLY_BACKEND_CGROUPFS, PLACER_APPLY_BACKEND_SYSTEMD };
 static const char *const kind_names[] = { "cgroupfs", "systemd" };
@@ -147,6 +148,13 @@ static const char *recorded(const char *dir) {
   return ops->name;
 }
 
+/* A state file as placer writes it for DIR: BODY after its boot and directory. */
+static void write_state(const char *dir, const char *name, const char *body) {
+  char text[1024];
+  snprintf(text, sizeof(text), "{%s%s", test_state_binding(dir), body);
+  write_in(dir, name, text);
+}
+
 static void test_recorded_backend(void **state) {
   (void)state;
   const char *dir = tmpdir;
@@ -181,14 +189,17 @@ static void test_recorded_backend(void **state) {
   placer_error_free(err);
 }
 
-/* An old state (no "backend") still works end to end: status reads it
- * through cgroupfs (nothing applied, no instance: no cgroup needed). */
+/* A state without "backend" still works end to end: status reads it
+ * through cgroupfs (nothing applied, no instance: no cgroup needed).  One
+ * that records no boot and directory (an older placer's, or made by hand)
+ * or another directory's (a copy) is refused, exit 4, one line. */
 static void test_old_state_status(void **state) {
   (void)state;
   const char *dir = tmpdir;
-  write_in(dir, "state.json",
-           "{\"schema\": 1, \"cgroup_mode\": \"v1\", \"cgroup_root\": \"/sys/fs/cgroup\", \"prefix\": \"placer\", "
-           "\"last_txn\": 1, \"pending_txn\": null, \"pending_pid\": null, \"instances\": [], \"journal\": []}");
+  const char *body = "\"schema\": 1, \"cgroup_mode\": \"v1\", \"cgroup_root\": \"/sys/fs/cgroup\", \"prefix\": "
+                     "\"placer\", \"last_txn\": 1, \"pending_txn\": null, \"pending_pid\": null, \"instances\": [], "
+                     "\"journal\": []}";
+  write_state(dir, "state.json", body);
   json_t *doc = NULL;
   bool drift = true;
   struct placer_error *err = NULL;
@@ -197,6 +208,19 @@ static void test_old_state_status(void **state) {
   assert_string_equal(json_string_value(json_object_get(doc, "backend")), "cgroupfs");
   assert_false(drift);
   json_decref(doc);
+
+  char text[1024];
+  snprintf(text, sizeof(text), "{%s", body);
+  write_in(dir, "state.json", text);
+  assert_int_equal(placer_status(dir, &doc, &drift, &err), -1);
+  assert_int_equal(err->exit_code, PLACER_EXIT_SYSTEM);
+  assert_non_null(strstr(err->msg, "state.json records no boot and directory: this placer did not write it"));
+  placer_error_clear(&err);
+  snprintf(text, sizeof(text), "{\"boot_id\": \"%s\", \"state_id\": \"1:2\", %s", placer_boot_id(), body);
+  write_in(dir, "state.json", text);
+  assert_int_equal(placer_status(dir, &doc, &drift, &err), -1);
+  assert_non_null(strstr(err->msg, "state.json was written for another directory (1:2; this one is "));
+  placer_error_clear(&err);
 }
 
 /* The systemd backend's state file (apply-systemd-state.c): what it records
@@ -206,7 +230,11 @@ static void test_systemd_state_round_trip(void **state) {
   (void)state;
   const char *dir = tmpdir;
   struct sd_state s = { 0 };
-  s.dir = strdup(dir);
+  struct sd_ctx c;
+  sd_ctx_init(&c, NULL);
+  assert_int_equal(sd_state_load(&c, dir, &s, NULL), 0); /* none: a new state for this directory */
+  assert_null(s.v);
+  free(s.profile_name);
   s.profile_name = strdup("p");
   s.applied_at = strdup("2025-01-02T03:04:05Z");
   s.persist = true;
@@ -247,7 +275,7 @@ static void test_systemd_state_round_trip(void **state) {
   assert_ptr_equal(ops, &placer_apply_backend_systemd);
 
   struct sd_state b;
-  assert_int_equal(sd_state_load(dir, &b, &err), 0);
+  assert_int_equal(sd_state_load(&c, dir, &b, &err), 0);
   assert_string_equal(b.profile_name, "p");
   assert_string_equal(b.applied_at, "2025-01-02T03:04:05Z");
   assert_true(b.persist);

@@ -2,13 +2,18 @@
  * this project's VM (a copy of tests/fixtures/irq/hostvm, whose smp_affinity_list files are
  * plain files here): the journal and its round trip, an IRQ gone between plan and apply (a
  * note), a write that fails part-way (everything rolled back), irqbalance refused, ignored
- * and banned through a defaults file and an init script of the test's own.  The real
- * /proc/irq is the integration tests' (irq_host.sh, irq_numa_guest.sh). */
+ * and banned through a defaults file and an init script of the test's own (and a dry run
+ * refusing the ban the apply would refuse); one owner per IRQ between two state directories,
+ * a gone owner taken over with its recorded list; a crafted irq.json naming a program, a
+ * file or a nameless IRQ refused with nothing run or written; a journal of 10,000 records
+ * replayed in well under a second.  The real /proc/irq is the integration tests'
+ * (irq_host.sh, irq_numa_guest.sh, trust_apply.sh). */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "apply-irq.h"
@@ -125,6 +130,8 @@ static void apply_status_reset(void **state) {
   for (size_t i = 0; i < copy.n_journal; i++)
     irq_journal_entry_clear(&copy.journal[i]);
   free(copy.journal);
+  free(copy.boot_id);
+  free(copy.state_id);
   free(copy.profile_name);
   free(copy.applied_at);
   free(copy.root);
@@ -142,13 +149,13 @@ static void apply_status_reset(void **state) {
   /* status: ok, then drift when one moves */
   json_t *doc = json_object();
   bool drift = false;
-  assert_int_equal(irq_status(state_dir, doc, &drift, &err), 0);
+  assert_int_equal(irq_status(state_dir, &opt, doc, &drift, &err), 0);
   assert_false(drift);
   assert_int_equal(json_array_size(json_object_get(doc, "irqs")), 4);
   json_decref(doc);
   sh("printf 1 >'%s/proc/irq/34/smp_affinity_list'", root);
   doc = json_object();
-  assert_int_equal(irq_status(state_dir, doc, &drift, &err), 0);
+  assert_int_equal(irq_status(state_dir, &opt, doc, &drift, &err), 0);
   assert_true(drift);
   assert_string_equal(json_string_value(json_array_get(json_object_get(doc, "irq_problems"), 0)),
                       "IRQ 34 (virtio4-input) of 0000:00:05.0: smp_affinity_list 1, planned 0 (moved by someone "
@@ -157,7 +164,7 @@ static void apply_status_reset(void **state) {
 
   /* reset: the lists before placer, and no state */
   struct placer_reset_result res = { 0 };
-  assert_int_equal(irq_reset(state_dir, &res, &err), 0);
+  assert_int_equal(irq_reset(state_dir, &opt, &res, &err), 0);
   assert_true(res.changed);
   assert_int_equal(res.n_irqs_restored, 3);
   check_list(35, "0-1");
@@ -186,7 +193,7 @@ static void gone_and_refused(void **state) {
                       "IRQ 33 (virtio4-config) of 0000:00:05.0 is gone since the plan was made: left out");
   placer_apply_report_free(report);
   struct placer_reset_result res = { 0 };
-  assert_int_equal(irq_reset(state_dir, &res, &err), 0);
+  assert_int_equal(irq_reset(state_dir, &opt, &res, &err), 0);
   placer_reset_result_clear(&res);
   sh("mv '%s/irq33' '%s/proc/irq/33'", root, root);
 
@@ -234,7 +241,7 @@ static void irqbalance_modes(void **state) {
   assert_non_null(strstr(report->notes[0], "irqbalance is running (pid 4242) and may move the steered IRQs again"));
   placer_apply_report_free(report);
   struct placer_reset_result res = { 0 };
-  assert_int_equal(irq_reset(state_dir, &res, &err), 0);
+  assert_int_equal(irq_reset(state_dir, &opt, &res, &err), 0);
   placer_reset_result_clear(&res);
 
   opt.irqbalance = PLACER_IRQBALANCE_BAN;
@@ -252,7 +259,7 @@ static void irqbalance_modes(void **state) {
   text = slurp("%s/initd.log", root);
   assert_string_equal(text, "restart\n");
   free(text);
-  assert_int_equal(irq_reset(state_dir, &res, &err), 0);
+  assert_int_equal(irq_reset(state_dir, &opt, &res, &err), 0);
   placer_reset_result_clear(&res);
   text = test_read_file(defaults);
   assert_string_equal(text, "IRQBALANCE_ONESHOT=\n");
@@ -264,11 +271,206 @@ static void irqbalance_modes(void **state) {
   placer_topology_free(topo);
 }
 
+/* --irqbalance ban where it cannot be done (no systemd, no init script): the dry run
+ * refuses as the apply does (exit 4), nothing written. */
+static void irqbalance_ban_dry_run(void **state) {
+  (void)state;
+  struct placer_topology *topo;
+  struct placer_plan *plan = plan_here(&topo);
+  struct placer_apply_options opt = options();
+  char initd[400];
+  snprintf(initd, sizeof(initd), "%s/no-init-script", root);
+  sh("mkdir -p '%s/proc/4242' && echo '4242 (irqbalance) S 1 4242' >'%s/proc/4242/stat'", root, root);
+  opt.irqbalance = PLACER_IRQBALANCE_BAN;
+  opt.irqbalance_initd = initd;
+  struct placer_apply_report *report = NULL;
+  struct placer_error *err = NULL;
+  for (int dry = 1; dry >= 0; dry--) {
+    opt.dry_run = dry;
+    assert_int_equal(placer_apply(plan, &opt, &report, &err), -1);
+    assert_int_equal(err->exit_code, PLACER_EXIT_SYSTEM);
+    assert_non_null(strstr(err->msg, "irqbalance runs, but neither through systemd nor with an init script"));
+    placer_error_clear(&err);
+  }
+  check_list(35, "0-1");
+  assert_false(irq_state_exists(state_dir));
+  placer_plan_free(plan);
+  placer_topology_free(topo);
+}
+
+/* Two state directories and the same IRQs: the second refuses (one line, exit 2, a dry run
+ * too) while the first steers them; after the first's reset it may steer them.  When the
+ * first's directory is gone, the second takes them over with the lists the first recorded,
+ * so its reset puts them back where they were before either. */
+static void owners(void **state) {
+  (void)state;
+  struct placer_topology *topo;
+  struct placer_plan *plan = plan_here(&topo);
+  char other[400], owners_dir[400];
+  snprintf(other, sizeof(other), "%s/state-b", root);
+  snprintf(owners_dir, sizeof(owners_dir), "%s/run/placer-irq-owners", root);
+  struct placer_apply_options a = options(), b = options();
+  b.state_dir = other;
+  struct placer_apply_report *report = NULL;
+  struct placer_error *err = NULL;
+  struct placer_reset_result res = { 0 };
+  if (placer_apply(plan, &a, &report, &err) < 0)
+    fail_msg("apply a: %s", err->msg);
+  placer_apply_report_free(report);
+  assert_int_equal(access(owners_dir, F_OK), 0);
+  for (int dry = 1; dry >= 0; dry--) {
+    b.dry_run = dry;
+    assert_int_equal(placer_apply(plan, &b, &report, &err), -1);
+    assert_int_equal(err->exit_code, PLACER_EXIT_USAGE);
+    char want[600];
+    snprintf(want, sizeof(want), "IRQ 35 (virtio1-config) is steered by the placement in %s: one placer state steers",
+             state_dir);
+    if (strstr(err->msg, want) == NULL)
+      fail_msg("%s", err->msg);
+    placer_error_clear(&err);
+  }
+  b.dry_run = false;
+  check_list(35, "0");
+  assert_false(irq_state_exists(other));
+  assert_int_equal(irq_reset(other, &b, &res, &err), 0); /* b has nothing */
+  placer_reset_result_clear(&res);
+  check_list(35, "0");
+  assert_int_equal(irq_reset(state_dir, &a, &res, &err), 0);
+  placer_reset_result_clear(&res);
+  check_list(35, "0-1");
+  assert_int_equal(access(owners_dir, F_OK), -1); /* gone with its last record */
+  if (placer_apply(plan, &b, &report, &err) < 0)
+    fail_msg("apply b once a is reset: %s", err->msg);
+  placer_apply_report_free(report);
+  assert_int_equal(irq_reset(other, &b, &res, &err), 0);
+  placer_reset_result_clear(&res);
+
+  /* a's directory removed by hand while it steers them: b takes over a's lists */
+  if (placer_apply(plan, &a, &report, &err) < 0)
+    fail_msg("apply a again: %s", err->msg);
+  placer_apply_report_free(report);
+  sh("rm -rf '%s'", state_dir);
+  if (placer_apply(plan, &b, &report, &err) < 0)
+    fail_msg("apply b over a gone: %s", err->msg);
+  placer_apply_report_free(report);
+  check_list(35, "0");
+  assert_int_equal(irq_reset(other, &b, &res, &err), 0);
+  placer_reset_result_clear(&res);
+  check_list(35, "0-1");
+  check_list(33, "0-1");
+  check_list(34, "0-1");
+  assert_int_equal(access(owners_dir, F_OK), -1);
+  placer_plan_free(plan);
+  placer_topology_free(topo);
+}
+
+/* An irq.json placer did not write (BODY after its boot and directory) is refused by reset,
+ * with MSG, and nothing it names is run or written. */
+static void crafted(const char *body, const char *msg) {
+  sh("mkdir -p '%s' && chmod 755 '%s'", state_dir, state_dir);
+  char path[400], text[2048];
+  snprintf(path, sizeof(path), "%s/irq.json", state_dir);
+  snprintf(text, sizeof(text), "{%s\"schema\": 1, \"profile\": \"p\", \"last_txn\": 1, %s}",
+           test_state_binding(state_dir), body);
+  test_write_file(path, text);
+  struct placer_apply_options opt = options();
+  struct placer_reset_result res = { 0 };
+  struct placer_error *err = NULL;
+  assert_int_equal(irq_reset(state_dir, &opt, &res, &err), -1);
+  assert_int_equal(err->exit_code, PLACER_EXIT_SYSTEM);
+  if (strstr(err->msg, msg) == NULL)
+    fail_msg("'%s' lacks '%s'", err->msg, msg);
+  placer_error_clear(&err);
+  assert_int_equal(access(path, F_OK), 0); /* kept, for whoever looks into it */
+}
+
+static void crafted_states(void **state) {
+  (void)state;
+  char decoy[400], ran[400], body[1600];
+  snprintf(decoy, sizeof(decoy), "%s/decoy", root);
+  snprintf(ran, sizeof(ran), "%s/ran", root);
+  sh("printf precious >'%s' && printf '#!/bin/sh\ntouch %s\n' >'%s/evil.sh' && chmod 755 '%s/evil.sh'", decoy, ran,
+     root, root);
+  /* a program to run as root */
+  snprintf(body, sizeof(body),
+           "\"systemctl\": \"%s/evil.sh\", \"journal\": [{\"txn\": 1, \"op\": \"action\", \"action\": "
+           "\"daemon-reload\"}]",
+           root);
+  crafted(body, "it names systemctl '");
+  snprintf(body, sizeof(body),
+           "\"irqbalance_script\": \"%s/evil.sh\", \"journal\": [{\"txn\": 1, \"op\": \"action\", "
+           "\"action\": \"restart-irqbalance-script\"}]",
+           root);
+  crafted(body, "it names irqbalance's init script '");
+  /* a file to delete, a file to overwrite, a directory to remove */
+  snprintf(body, sizeof(body),
+           "\"journal\": [{\"txn\": 1, \"op\": \"file\", \"path\": \"%s\", \"previous\": null, "
+           "\"dir_created\": null}]",
+           decoy);
+  crafted(body, "which is not a file placer writes: nothing done");
+  snprintf(body, sizeof(body),
+           "\"journal\": [{\"txn\": 1, \"op\": \"file\", \"path\": \"%s\", \"previous\": \"owned\", "
+           "\"dir_created\": null}]",
+           decoy);
+  crafted(body, "which is not a file placer writes");
+  snprintf(body, sizeof(body),
+           "\"journal\": [{\"txn\": 1, \"op\": \"link\", \"path\": \"%s\", \"dir_created\": \"%s\"}]", decoy, root);
+  crafted(body, "a link record of '");
+  /* an IRQ no plan named, without its handler's name */
+  crafted("\"journal\": [{\"txn\": 1, \"op\": \"affinity\", \"irq\": 35, \"previous\": \"1\"}]",
+          "an affinity record of IRQ 35 without a name, which placer never writes");
+  char *text = test_read_file(decoy);
+  assert_string_equal(text, "precious");
+  free(text);
+  assert_int_equal(access(ran, F_OK), -1);
+  check_list(35, "0-1");
+}
+
+/* A journal of 10,000 records is replayed without rewriting the state after each one. */
+static void long_journal(void **state) {
+  (void)state;
+  sh("mkdir -p '%s' && printf 0 >'%s/proc/irq/35/smp_affinity_list'", state_dir, root);
+  size_t cap = 10000 * 96 + 512, len = 0;
+  char *text = malloc(cap);
+  assert_non_null(text);
+  len += (size_t)snprintf(text, cap, "{%s\"schema\": 1, \"profile\": \"p\", \"last_txn\": 1, \"journal\": [",
+                          test_state_binding(state_dir));
+  for (int i = 0; i < 10000; i++)
+    len += (size_t)snprintf(text + len, cap - len,
+                            "%s{\"txn\": 1, \"op\": \"affinity\", \"irq\": 35, \"name\": \"virtio1-config\", "
+                            "\"previous\": \"%s\"}",
+                            i ? ", " : "", i == 0 ? "0-1" : "0");
+  snprintf(text + len, cap - len, "]}");
+  char path[400];
+  snprintf(path, sizeof(path), "%s/irq.json", state_dir);
+  test_write_file(path, text);
+  free(text);
+  struct placer_apply_options opt = options();
+  struct placer_reset_result res = { 0 };
+  struct placer_error *err = NULL;
+  struct timespec t0, t1;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  if (irq_reset(state_dir, &opt, &res, &err) < 0)
+    fail_msg("reset: %s", err->msg);
+  clock_gettime(CLOCK_MONOTONIC, &t1);
+  double secs = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+  print_message("reset of 10,000 journal records: %.2f s\n", secs);
+  assert_true(secs < 5);
+  assert_int_equal(res.n_irqs_restored, 1);
+  placer_reset_result_clear(&res);
+  check_list(35, "0-1"); /* the oldest record's list, replayed newest first */
+  assert_false(irq_state_exists(state_dir));
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test_setup_teardown(apply_status_reset, setup, teardown),
     cmocka_unit_test_setup_teardown(gone_and_refused, setup, teardown),
     cmocka_unit_test_setup_teardown(irqbalance_modes, setup, teardown),
+    cmocka_unit_test_setup_teardown(irqbalance_ban_dry_run, setup, teardown),
+    cmocka_unit_test_setup_teardown(owners, setup, teardown),
+    cmocka_unit_test_setup_teardown(crafted_states, setup, teardown),
+    cmocka_unit_test_setup_teardown(long_journal, setup, teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

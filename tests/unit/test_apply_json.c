@@ -8,6 +8,7 @@
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -257,12 +258,16 @@ static void test_cli_reset_json_empty(void **state) {
   assert_string_equal(json_string_value(json_object_get(doc, "backend")), "cgroupfs");
   assert_true(json_is_false(json_object_get(doc, "changed")));
   json_decref(doc);
-
   char path[256];
+  snprintf(path, sizeof(path), "%s/state", work);
+  assert_int_equal(access(path, F_OK), -1); /* nothing applied: no state directory left behind */
+
+  assert_int_equal(mkdir(path, 0755), 0);
+  const char *binding = test_state_binding(path);
   snprintf(path, sizeof(path), "%s/state/systemd.json", work);
   FILE *f = fopen(path, "w");
   assert_non_null(f);
-  fputs("{ \"schema\": 1, \"backend\": \"systemd\", \"profile\": \"p\", \"instances\": [] }\n", f);
+  fprintf(f, "{ %s\"schema\": 1, \"backend\": \"systemd\", \"profile\": \"p\", \"instances\": [] }\n", binding);
   assert_int_equal(fclose(f), 0);
   doc = cli_reset_json(bin, work);
   keys_of(doc, keys, sizeof(keys));

@@ -49,7 +49,9 @@ static void fill_state(struct placer_state *s) {
 
   s->n_journal = 5;
   s->journal = calloc(5, sizeof(*s->journal));
-  s->journal[0] = (struct placer_journal_entry){ .txn = 1, .op = PLACER_JOURNAL_CREATE, .group = strdup("placer") };
+  s->journal[0] = (struct placer_journal_entry){
+    .txn = 1, .op = PLACER_JOURNAL_CREATE, .group = strdup("placer"), .unmarked = true /* no xattrs there */
+  };
   s->journal[1] = (struct placer_journal_entry){ .txn = 1,
                                                  .op = PLACER_JOURNAL_SET,
                                                  .group = strdup("placer/osd/osd.3"),
@@ -108,6 +110,7 @@ static void assert_same(const struct placer_state *a, const struct placer_state 
     const struct placer_journal_entry *e = &a->journal[i], *f = &b->journal[i];
     assert_int_equal(e->txn, f->txn);
     assert_int_equal(e->op, f->op);
+    assert_int_equal(e->unmarked, f->unmarked);
     if (e->op == PLACER_JOURNAL_SET)
       assert_int_equal(e->setting, f->setting);
     assert_int_equal(e->pid, f->pid);
@@ -154,7 +157,8 @@ static void test_json_round_trip(void **state) {
  * such entry: it loads, with cpuacct "not recorded" (left alone on undo). */
 static void test_loads_state_without_cpuacct(void **state) {
   (void)state;
-  const char *old = "{\"schema\": 1, \"last_txn\": 1, \"journal\": [{\"txn\": 1, \"op\": \"move\", \"pid\": 3,"
+  const char *old = "{\"schema\": 1, \"prefix\": \"placer\", \"last_txn\": 1, \"journal\": [{\"txn\": 1, \"op\": "
+                    "\"move\", \"pid\": 3,"
                     " \"start_time\": 9, \"instance\": \"osd.3\", \"group\": \"placer/osd/osd.3\", \"original\":"
                     " {\"cpuset\": \"\", \"memory\": \"a\", \"cpu\": \"b\"}, \"threads\": []}]}";
   struct placer_state s = { .lock_fd = -1, .dir = strdup("t") };
@@ -181,6 +185,22 @@ static void test_refuses_bad_json(void **state) {
     "{\"schema\": 1, \"last_txn\": 0, \"journal\": [{\"txn\": 1, \"op\": \"create\", \"group\": \"a/../../b\"}]}",
     "{\"schema\": 1, \"last_txn\": 0, \"journal\": [{\"txn\": 1, \"op\": \"explode\"}]}",
     "{\"schema\": 1, \"last_txn\": 0, \"journal\": [{\"txn\": 1, \"op\": \"move\", \"pid\": 3}]}",
+    /* what placer never records: a group outside the state's own prefix... */
+    "{\"schema\": 1, \"last_txn\": 1, \"journal\": [{\"txn\": 1, \"op\": \"create\", \"group\": \"placer\"}]}",
+    "{\"schema\": 1, \"prefix\": \"placer\", \"last_txn\": 1, \"journal\": [{\"txn\": 1, \"op\": \"create\", "
+    "\"group\": \"system.slice\"}]}",
+    "{\"schema\": 1, \"prefix\": \"placer\", \"last_txn\": 1, \"journal\": [{\"txn\": 1, \"op\": \"create\", "
+    "\"group\": \"placer/a/b/c\"}]}",
+    "{\"schema\": 1, \"prefix\": \"placer\", \"last_txn\": 1, \"journal\": [{\"txn\": 1, \"op\": \"set\", "
+    "\"group\": \"placer\", \"setting\": \"cpus\", \"previous\": \"0\"}]}",
+    "{\"schema\": 1, \"prefix\": \"placer\", \"last_txn\": 1, \"journal\": [{\"txn\": 1, \"op\": \"move\", \"pid\": 3, "
+    "\"start_time\": 9, \"group\": \"user.slice/x/y\", \"original\": {}}]}",
+    /* ...a move back into a group that climbs out of its hierarchy... */
+    "{\"schema\": 1, \"prefix\": \"placer\", \"last_txn\": 1, \"journal\": [{\"txn\": 1, \"op\": \"move\", \"pid\": 3, "
+    "\"start_time\": 9, \"group\": \"placer/a/a.0\", \"original\": {\"cpuset\": \"../../etc\"}}]}",
+    /* ...an instance whose group is not PREFIX/ROLE/NAME */
+    "{\"schema\": 1, \"prefix\": \"placer\", \"last_txn\": 1, \"instances\": [{\"name\": \"a.0\", \"group\": "
+    "\"placer/a\", \"cpus\": \"0\", \"mems\": \"0\", \"kind\": \"generic\", \"match\": {\"kind\": \"none\"}}]}",
   };
   for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
     struct placer_state s = { .lock_fd = -1, .dir = strdup("t") };
@@ -195,6 +215,25 @@ static void test_refuses_bad_json(void **state) {
     *p = s;
     placer_state_free(p);
   }
+}
+
+/* A journal longer than any placement writes is refused before it is read. */
+static void test_refuses_huge_journal(void **state) {
+  (void)state;
+  json_t *j = json_pack("{s:i, s:s, s:i}", "schema", 1, "prefix", "placer", "last_txn", 1);
+  json_t *journal = json_array();
+  for (int i = 0; i <= PLACER_STATE_MAX_RECORDS; i++)
+    json_array_append_new(journal, json_pack("{s:i, s:s, s:s}", "txn", 1, "op", "create", "group", "placer"));
+  json_object_set_new(j, "journal", journal);
+  struct placer_state s = { .lock_fd = -1, .dir = strdup("t") };
+  struct placer_error *err = NULL;
+  assert_int_equal(placer_state_from_json(j, &s, &err), -1);
+  assert_non_null(strstr(err->msg, "100001 journal records: more than a state holds"));
+  placer_error_free(err);
+  json_decref(j);
+  struct placer_state *p = malloc(sizeof(s));
+  *p = s;
+  placer_state_free(p);
 }
 
 static void test_save_open_lock(void **state) {
@@ -317,9 +356,10 @@ static void test_memory_limit_parse(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-    cmocka_unit_test(test_json_round_trip),  cmocka_unit_test(test_loads_state_without_cpuacct),
-    cmocka_unit_test(test_refuses_bad_json), cmocka_unit_test(test_save_open_lock),
-    cmocka_unit_test(test_comparisons),      cmocka_unit_test(test_memory_limit_parse),
+    cmocka_unit_test(test_json_round_trip),    cmocka_unit_test(test_loads_state_without_cpuacct),
+    cmocka_unit_test(test_refuses_bad_json),   cmocka_unit_test(test_refuses_huge_journal),
+    cmocka_unit_test(test_save_open_lock),     cmocka_unit_test(test_comparisons),
+    cmocka_unit_test(test_memory_limit_parse),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -113,7 +113,7 @@ static void test_sixteen_pus(void **state) {
   assert_int_equal(s->neighbours[0].intensity, 8);
   assert_int_equal(s->n_variants, 6); /* unpinned, pinned, quota-1..4 */
   assert_string_equal(s->variants[5].name, "quota-4");
-  assert_string_equal(s->variants[5].sets.items[1], "osd.count=4"); /* the steps are unpinned's, resized */
+  assert_string_equal(s->variants[5].sets.items[0], "osd.count=4"); /* the steps are unpinned's, resized */
   assert_true(fabs(s->sweep.storage_min_fraction - 0.9) < 1e-12);
   free(text);
   placer_study_free(s);

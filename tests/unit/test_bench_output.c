@@ -111,6 +111,58 @@ static void test_file_replace(void **state) {
   assert_int_equal(file_size("state.json"), (off_t)sizeof(big));
 }
 
+/* #35: nothing bench writes in a results directory goes through a link
+ * planted there: the atomic replace's temporary file is made anew, the CSV
+ * and plan files and fio's output are opened without following one (the
+ * write fails, the decoy stays), and --resume's check refuses them all up
+ * front. */
+static void test_no_write_through_links(void **state) {
+  (void)state;
+  char decoy[160], path[200];
+  snprintf(decoy, sizeof(decoy), "%s/decoy", dir);
+  FILE *f = fopen(decoy, "w");
+  assert_non_null(f);
+  fputs("precious\n", f);
+  fclose(f);
+  struct placer_error *err = NULL;
+  /* a link where the temporary file goes: replaced, not written through */
+  snprintf(path, sizeof(path), "%s/.summary.json.tmp", dir);
+  assert_int_equal(symlink(decoy, path), 0);
+  assert_int_equal(placer_file_replace(dir, "summary.json", "{}", &err), 0);
+  char *text = read_file("decoy");
+  assert_string_equal(text, "precious\n");
+  free(text);
+  /* a CSV file, a plan, fio's output: refused (ELOOP), the decoy as it was */
+  snprintf(path, sizeof(path), "%s/runs.csv", dir);
+  assert_int_equal(symlink(decoy, path), 0);
+  assert_null(bench_file_open(path, true, &err));
+  assert_int_equal(err->errno_value, ELOOP);
+  assert_non_null(strstr(err->msg, "a symbolic link: placer does not write through one"));
+  placer_error_free(err);
+  err = NULL;
+  assert_null(bench_file_open(path, false, &err));
+  placer_error_free(err);
+  err = NULL;
+  assert_int_equal(bench_file_fresh(path, &err), -1);
+  assert_int_equal(err->errno_value, ELOOP);
+  placer_error_free(err);
+  err = NULL;
+  text = read_file("decoy");
+  assert_string_equal(text, "precious\n");
+  free(text);
+  /* --resume's check sees it first, naming it */
+  assert_int_equal(bench_results_dir_check(dir, &err), -1);
+  assert_int_equal(err->exit_code, PLACER_EXIT_USAGE);
+  assert_non_null(strstr(err->msg, "runs.csv is a symbolic link"));
+  placer_error_free(err);
+  err = NULL;
+  unlink(path);
+  /* without the link: a fresh regular file */
+  assert_int_equal(bench_file_fresh(path, &err), 0);
+  assert_int_equal(file_size("runs.csv"), 0);
+  assert_int_equal(bench_results_dir_check(dir, &err), 0);
+}
+
 /* A bench with one variant, workload, condition and repeat, summary.json
  * and two CSV files in DIR/bench. */
 struct fixture {
@@ -268,6 +320,7 @@ static void test_csv_row_cut(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test_setup_teardown(test_file_replace, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_no_write_through_links, setup, teardown),
     cmocka_unit_test_setup_teardown(test_summary_not_written, setup, teardown),
     cmocka_unit_test_setup_teardown(test_csv_row_cut, setup, teardown),
   };

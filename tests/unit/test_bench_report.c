@@ -394,6 +394,42 @@ static void test_compare_differences(void **state) {
   placer_bench_results_free(b);
 }
 
+/* #35: cells are matched by name, and a name that is another workload in
+ * each (randread against randwrite: "REGRESSION", exit 5; IOPS against
+ * MB/s: "+411055%") is refused in one line, exit 2. */
+static void test_compare_other_cells(void **state) {
+  struct placer_bench_gate gate = { 0.05, 0.05 };
+  static const struct {
+    const char *pattern;
+    uint64_t block_size;
+    const char *expected;
+  } changed[] = {
+    { "randread", 4096,
+      "compare: workload '4k-randwrite' is randwrite of 4096 B (IOPS) in the baseline and randread "
+      "of 4096 B (IOPS) in the candidate: not the same cell" },
+    { "randwrite", 1 << 20, "is randwrite of 4096 B (IOPS) in the baseline and randwrite of 1048576 B (MB/s)" },
+    { "randwrite", 8192, "and randwrite of 8192 B (IOPS) in the candidate" },
+  };
+  for (size_t i = 0; i < sizeof(changed) / sizeof(changed[0]); i++) {
+    struct placer_bench_results *a = build_ab_scaled(5, 1.0), *b = build_ab_scaled(5, 0.5);
+    int w = placer_bench_results_workload_index(b, "4k-randwrite");
+    assert_true(w >= 0);
+    free(b->workloads[w].pattern);
+    b->workloads[w].pattern = strdup(changed[i].pattern);
+    b->workloads[w].block_size_bytes = changed[i].block_size;
+    char *report = NULL;
+    size_t regressed = 0, cells = 0;
+    struct placer_error *err = NULL;
+    assert_int_equal(placer_bench_compare_results(a, b, &gate, &report, &regressed, &cells, &err), -1);
+    assert_int_equal(err->exit_code, PLACER_EXIT_USAGE);
+    if (strstr(err->msg, changed[i].expected) == NULL)
+      fail_msg("got '%s', expected '%s'", err->msg, changed[i].expected);
+    placer_error_free(err);
+    placer_bench_results_free(a);
+    placer_bench_results_free(b);
+  }
+}
+
 /* The dynamic-repeats stop rule on known results.  build_ab's pinned runs
  * are the unpinned ones times a constant, so their paired CIs have width 0:
  * any ci_width is met.  build_partial's pinned/vms cell has no run: no CI,
@@ -844,21 +880,14 @@ static void test_issue28_none_16core(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-    cmocka_unit_test(test_issue28_default_2core),
-    cmocka_unit_test(test_issue28_none_16core),
-    cmocka_unit_test(test_golden_split),
-    cmocka_unit_test(test_compare_gate),
-    cmocka_unit_test(test_compare_differences),
-    cmocka_unit_test(test_repeats_decide),
-    cmocka_unit_test(test_golden_ab),
-    cmocka_unit_test(test_golden_sweep),
-    cmocka_unit_test(test_golden_partial),
-    cmocka_unit_test(test_json_round_trip),
-    cmocka_unit_test(test_report_dir),
-    cmocka_unit_test(test_analysis_figures),
-    cmocka_unit_test(test_sweep_balance),
-    cmocka_unit_test(test_partial_cells),
-    cmocka_unit_test(test_bad_shapes),
+    cmocka_unit_test(test_issue28_default_2core), cmocka_unit_test(test_issue28_none_16core),
+    cmocka_unit_test(test_golden_split),          cmocka_unit_test(test_compare_gate),
+    cmocka_unit_test(test_compare_other_cells),   cmocka_unit_test(test_compare_differences),
+    cmocka_unit_test(test_repeats_decide),        cmocka_unit_test(test_golden_ab),
+    cmocka_unit_test(test_golden_sweep),          cmocka_unit_test(test_golden_partial),
+    cmocka_unit_test(test_json_round_trip),       cmocka_unit_test(test_report_dir),
+    cmocka_unit_test(test_analysis_figures),      cmocka_unit_test(test_sweep_balance),
+    cmocka_unit_test(test_partial_cells),         cmocka_unit_test(test_bad_shapes),
     cmocka_unit_test(test_block_size_labels),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

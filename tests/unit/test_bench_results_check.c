@@ -152,6 +152,50 @@ static void test_shape_cap(void **state) {
   expect_refused(j, "64 variants x 64 conditions x 64 workloads x 64 repeats: more than 65536 runs");
 }
 
+/* What --resume takes over from "study" is in range (#35: runtime_s -1
+ * gave fio a 136-year runtime): the same bounds as a study file's. */
+static void test_study_counts(void **state) {
+  (void)state;
+  static const struct {
+    const char *key, *json, *expected;
+  } bad[] = {
+    { "runtime_s", "-1", "study.runtime_s: -1 is less than 1" },
+    { "runtime_s", "0", "study.runtime_s: 0 is less than 1" },
+    { "runtime_s", "86401", "study.runtime_s: 86401 is more than 86400" },
+    { "runtime_s", "\"10\"", "study.runtime_s: expected a whole number, got a string" },
+    { "repeats", "0", "study.repeats: 0 is less than 1" },
+    { "repeats", "101", "study.repeats: 101 is more than 100" },
+    { "repeats_max", "1", "study.repeats_max: 1 is less than repeats (2)" },
+    { "warmup", "-3", "study.warmup: -3 is negative" },
+    { "warmup", "11", "study.warmup: 11 is more than 10" },
+    { "ramp_s", "1e9", "study.ramp_s: expected a whole number, got a number" },
+    { "ci_width", "2", "study.ci_width: 2 is more than 1" },
+    { "study_file", "\"study.yaml\"", "study.study_file: 'study.yaml' is not a study file's absolute path" },
+    { "study_file", "\"/x\\u001b[2J\"", "is not a study file's absolute path" },
+    { "study_file", "7", "study.study_file: expected a string, got an integer" },
+  };
+  for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+    json_t *j = golden();
+    json_t *st = json_pack("{s:s, s:i, s:i, s:i, s:i}", "study_file", "/var/tmp/s.yaml", "repeats", 2, "repeats_max", 2,
+                           "warmup", 1, "runtime_s", 10);
+    json_error_t jerr;
+    json_t *v = json_loads(bad[i].json, JSON_DECODE_ANY, &jerr);
+    assert_non_null(v);
+    json_object_set_new(st, bad[i].key, v);
+    json_object_set_new(j, "study", st);
+    expect_refused(j, bad[i].expected);
+  }
+  json_t *j = golden();
+  json_object_set_new(j, "study",
+                      json_pack("{s:s, s:i, s:i, s:i, s:i, s:f}", "study_file", "/var/tmp/s.yaml", "repeats", 6,
+                                "repeats_max", 7, "warmup", 1, "runtime_s", 3, "ci_width", 0.1));
+  struct placer_bench_results *r = NULL;
+  struct placer_error *err = NULL;
+  assert_int_equal(placer_bench_results_from_json(j, &r, &err), 0);
+  placer_bench_results_free(r);
+  json_decref(j);
+}
+
 static void test_json_cost(void **state) {
   uint64_t cost = 0;
   size_t line = 0;
@@ -183,7 +227,7 @@ static void test_json_cost(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_golden_passes), cmocka_unit_test(test_figures),   cmocka_unit_test(test_shapes),
-    cmocka_unit_test(test_shape_cap),     cmocka_unit_test(test_json_cost),
+    cmocka_unit_test(test_shape_cap),     cmocka_unit_test(test_json_cost), cmocka_unit_test(test_study_counts),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

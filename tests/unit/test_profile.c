@@ -509,6 +509,13 @@ static void test_bad_inline(void **state) {
       "inline.yaml:6:5: roles[0].per_numa: conflicts with 'count'" },
     { "roles:\n  - name: a\n    kind: vm\n    cpu: { threads: 99999999999 }\n",
       "inline.yaml:4:21: roles[0].cpu.threads: '99999999999' is too large" },
+    /* #35: one cap on a role's count, as --set has it (count: 100000 never finished planning) */
+    { "roles:\n  - name: a\n    kind: vm\n    cpu: { threads: 1 }\n    count: 100000\n",
+      "inline.yaml:5:12: roles[0].count: '100000' is too large (at most 4096)" },
+    { "roles:\n  - name: a\n    kind: vm\n    cpu: { threads: 1 }\n    per_numa: 4097\n",
+      "inline.yaml:5:15: roles[0].per_numa: '4097' is too large (at most 4096)" },
+    { "roles:\n  - name: a\n    kind: vm\n    cpu: { threads: 1 }\n    count: fill\n    max_count: 5000\n",
+      "inline.yaml:6:16: roles[0].max_count: '5000' is too large (at most 4096)" },
     { "roles:\n  - kind: vm\n    cpu: { threads: 1 }\n", "inline.yaml:2:5: roles[0]: missing key 'name'" },
     { "roles:\n  - name: a\n    kind: [vm]\n", "inline.yaml:3:11: roles[0].kind: expected one of" },
     { "roles:\n  - name: a\n    kind: vm\n    cpu: { threads: 1 }\n    memory:\n",

@@ -144,6 +144,7 @@ static void test_record_round_trip(void **state) {
     .stop_timeout_s = 30,
     .started_at = 1700000000,
     .seq = 4,
+    .unmarked = true, /* its group could carry no mark there */
   };
   json_t *j = placer_launch_record_to_json(&rec);
   assert_non_null(j);
@@ -162,6 +163,7 @@ static void test_record_round_trip(void **state) {
   assert_int_equal(back.stop_timeout_s, 30);
   assert_int_equal(back.seq, 4);
   assert_true(back.started_at == 1700000000);
+  assert_true(back.unmarked);
   placer_launch_record_clear(&back);
 
   /* A record naming a group outside placer's paths is refused. */

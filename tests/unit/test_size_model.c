@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "size/size.h"
 #include "test_support.h"
@@ -125,12 +126,63 @@ static void test_bad_file(void **state) {
   placer_error_free(err);
 }
 
+/* #35: the file is checked like summary.json before use: a figure out of
+ * its range or of another type is one line naming its key, exit 2; and a
+ * measurement with no OSD CPU prints "-", never "nan". */
+static void test_damaged_file(void **state) {
+  (void)state;
+  static const struct {
+    const char *from, *to, *expected;
+  } bad[] = {
+    { "\"iops\": 2602.3", "\"iops\": -2602.3", "runs[0].iops: -2602.3 is negative" },
+    { "\"iops\": 2602.3", "\"iops\": \"2602\"", "runs[0].iops: expected a number, got a string" },
+    { "\"quota_cores\": 2.0", "\"quota_cores\": 0", "runs[0].quota_cores: 0 is not more than 0" },
+    { "\"osds\": 2", "\"osds\": 0", "osds: 0 is not more than 0" },
+    { "\"workload\": \"4k-randwrite\"", "\"workload\": \"a\\u001b[2J\"",
+      "runs[0].workload: the name 'a\\x1b[2J' has a control byte" },
+  };
+  char *text = test_read_file(test_data_path("fixtures/results/quota-sweep.json"));
+  const double fit[] = { 1.0, 2.0 };
+  for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+    char *at = strstr(text, bad[i].from);
+    assert_non_null(at);
+    char path[] = "/tmp/placer-test-validate-XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    FILE *f = fdopen(fd, "w");
+    fprintf(f, "%.*s%s%s", (int)(at - text), text, bad[i].to, at + strlen(bad[i].from));
+    fclose(f);
+    struct placer_size_check *c = NULL;
+    struct placer_error *err = NULL;
+    assert_int_equal(placer_size_check_file(path, fit, 2, &c, &err), -1);
+    unlink(path);
+    assert_int_equal(err->exit_code, PLACER_EXIT_USAGE);
+    if (strstr(err->msg, bad[i].expected) == NULL)
+      fail_msg("got '%s', expected '%s'", err->msg, bad[i].expected);
+    placer_error_free(err);
+  }
+  free(text);
+  /* no CPU measured anywhere: nothing to fit on, and the table says "-" */
+  struct placer_size_check_row rows[] = { { "4k-randwrite", 1.0, true, 3, 1000, 0, NAN, NAN },
+                                          { "4k-randwrite", 0.5, false, 3, 600, 0, NAN, NAN } };
+  struct placer_size_check c = { rows, 2, 0 };
+  char *out = NULL;
+  size_t len = 0;
+  FILE *m = open_memstream(&out, &len);
+  assert_int_equal(placer_size_check_print(&c, fit, 1, m), 0);
+  fclose(m);
+  assert_null(strstr(out, "nan"));
+  assert_non_null(strstr(out, "nothing predicted: the fit allotments give no cost per I/O"));
+  free(out);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_fit_and_predict),
     cmocka_unit_test(test_recorded_quota_sweep),
     cmocka_unit_test(test_recorded_bench_quota_sweep),
     cmocka_unit_test(test_bad_file),
+    cmocka_unit_test(test_damaged_file),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench/fio-options.h"
 #include "bench/study.h"
 #include "test_support.h"
 
@@ -150,30 +151,57 @@ static void test_matrix_and_sweep(void **state) {
   placer_study_free(s);
 }
 
-/* What workloads.fio_options may not set (what placer sets itself, paths,
- * programs), in whatever spelling fio's getopt takes, and no newline: with
- * the item's FILE:LINE:COL. */
+/* workloads.fio_options by allowlist: the eight ways round the old
+ * denylist (#35) and everything else not on the list refused, with the
+ * item's FILE:LINE:COL; fio's own spelling only (its getopt would take an
+ * abbreviation or nothing for another case). */
 static void test_fio_options(void **state) {
   (void)state;
   static const struct {
     const char *option, *expected;
   } refused[] = {
+    /* the eight of #35: deleting, laying out again, overwriting, running a program, the runtime */
+    { "--unlink=1", "not one of the fio options a study may pass" },
+    { "--ioengine=filedelete", "not an engine a study may use" },
+    { "--offset=1g", "not one of the fio options a study may pass" },
+    { "--filesize=2g", "not one of the fio options a study may pass" },
+    { "--mem=mmap:/tmp/decoy", "not one of the fio options a study may pass" },
+    { "--iomem=mmapshared:/tmp/decoy", "not one of the fio options a study may pass" },
+    { "--ioengine=exec", "not an engine a study may use" },
+    { "--program=/bin/sh", "not one of the fio options a study may pass" },
+    { "--timeout=99999999", "placer sets it (fio's alias of runtime: workloads.runtime)" },
+    /* what placer sets, by the study key that sets it */
     { "--filename=/tmp/decoy", "[1]: '--filename=/tmp/decoy': placer sets it" },
     { "--output=/tmp/decoy", "placer sets it (fio's JSON goes into the results directory)" },
     { "--output-format=normal", "placer sets it (json, which it reads)" },
-    { "--OUTPUT_FORMAT=terse", "placer sets it (json, which it reads)" },
-    { "--directory=/tmp", "a path: fio's files go where workloads.path says" },
-    { "--directo=/tmp", "a path: fio's files go where workloads.path says" },
-    { "--write_lat_log=/tmp/x", "a path: fio would write a log outside the results directory" },
-    { "--write-iops-log=/tmp/x", "a path: fio would write a log outside the results directory" },
-    { "--exec_postrun=rm -rf /", "runs a program" },
     { "--rw=write", "placer sets it (workloads.patterns)" },
     { "--bs=1M", "placer sets it (workloads.block_sizes)" },
-    { "--cpus_allowed=0", "placer places fio" },
-    { "--ioengine=external:/tmp/evil.so", "a built-in engine's name only" },
+    { "--buffered=1", "placer sets it (direct" },
+    /* not listed, in any spelling */
+    { "--OUTPUT_FORMAT=terse", "not one of the fio options a study may pass" },
+    { "--directory=/tmp", "not one of the fio options" },
+    { "--directo=/tmp", "not one of the fio options" },
+    { "--randrep=0", "no abbreviation" },
+    { "--rand-repeat=0", "not one of the fio options" },
+    { "--write_lat_log=/tmp/x", "not one of the fio options" },
+    { "--exec_postrun=rm -rf /", "not one of the fio options" },
+    { "--cpus_allowed=0", "not one of the fio options" },
+    { "--fill_device=1", "not one of the fio options" },
+    { "--allow_mounted_write=1", "not one of the fio options" },
+    { "--fallocate=truncate", "not one of the fio options" },
+    { "--buffer_pattern=/etc/shadow", "not one of the fio options" },
+    { "--zoneskip=1g", "not one of the fio options" },
+    /* listed, with a value it does not allow */
+    { "--ioengine=external:/tmp/evil.so", "not an engine a study may use" },
+    { "--ioengine=falloc", "not an engine a study may use" },
+    { "--rate=1m/2m", "expected a number" },
+    { "--rate=$mb_memory", "expected a number" },
+    { "--randrepeat=yes", "expected 0 or 1" },
+    { "--random_distribution=zoned_abs:60/20g", "not one of the values" },
     { "--randrepeat=0\\n--filename=/tmp/decoy", "no option may hold a newline" },
     { "-filename=/x", "expected --key=value" },
     { "--=x", "expected --key=value" },
+    { "--randrepeat", "expected --key=value" },
   };
   for (size_t i = 0; i < sizeof(refused) / sizeof(refused[0]); i++) {
     char text[512];
@@ -193,13 +221,53 @@ static void test_fio_options(void **state) {
                "placer sets it for a Ceph target");
   struct placer_study *s = parse_ok(
       "cluster: { type: none }\nvariants: [ { name: a, profile: x } ]\nworkloads: { path: t.img, "
-      "fio_options: [--ioengine=io_uring, --randrepeat=0, --bssplit=4k/50:8k/50, --rw_sequencer=sequential] }\n");
-  assert_int_equal(s->workloads.fio_options.n, 4);
+      "fio_options: [--ioengine=io_uring, --randrepeat=0, --rw_sequencer=sequential, '--rate=1m,2m', --thinktime=10us, "
+      "--random_distribution=zipf:1.2, --iodepth_batch_submit=4, --blockalign=4k, --sync=dsync, --ioengine=null] }\n");
+  assert_int_equal(s->workloads.fio_options.n, 10);
   placer_study_free(s);
 }
 
-/* hardware_baseline.path and workloads.path: relative is in the results
- * directory, normalised, never out of it. */
+/* docs/bench.md lists exactly the options bench_fio_option_refused lets
+ * through, each with its alias: the table is the documentation of the list. */
+static void test_fio_options_documented(void **state) {
+  (void)state;
+  char *doc = test_read_file(test_data_path("../docs/bench.md"));
+  char *start = strstr(doc, "### The fio options a study may pass");
+  assert_non_null(start);
+  char *end = strstr(start + 4, "\n##");
+  if (end)
+    *end = '\0';
+  size_t documented = 0;
+  for (char *line = strstr(start, "\n| `"); line; line = strstr(line + 1, "\n| `")) {
+    char name[64] = "", alias[64] = "";
+    if (sscanf(line, "\n| `%63[^`]` (`%63[^`]`)", name, alias) < 1)
+      continue;
+    documented++;
+    char opt[160];
+    snprintf(opt, sizeof(opt), "--%s=1", name);
+    const char *why = bench_fio_option_refused(opt, PLACER_STUDY_TARGET_FILE);
+    if (why && strstr(why, "not one of the fio options"))
+      fail_msg("docs/bench.md lists '%s', which the list does not hold", name);
+    const char *code_alias = NULL;
+    size_t k = 0;
+    const char *n;
+    while ((n = bench_fio_option_allowed(k, &code_alias)) != NULL && strcmp(n, name) != 0)
+      k++;
+    if (strcmp(alias, code_alias ? code_alias : "") != 0)
+      fail_msg("docs/bench.md gives '%s' the alias '%s', the list '%s'", name, alias, code_alias ? code_alias : "");
+  }
+  size_t listed = 0;
+  const char *alias;
+  for (const char *n; (n = bench_fio_option_allowed(listed, &alias)) != NULL; listed++) {
+    char needle[80];
+    snprintf(needle, sizeof(needle), "\n| `%s`", n);
+    if (strstr(start, needle) == NULL)
+      fail_msg("'%s' is on the list but not in docs/bench.md's table", n);
+  }
+  assert_int_equal(documented, listed);
+  free(doc);
+}
+
 static void test_local_paths(void **state) {
   (void)state;
   struct placer_study *s = parse_ok("cluster: { type: none }\nvariants: [ { name: a, profile: x } ]\n"
@@ -335,8 +403,9 @@ static void test_placement_sweep(void **state) {
   assert_true(fabs(s->variants[3].knob - 1.5) < 1e-12);
   assert_string_equal(s->variants[3].profile, "unpinned");
   assert_int_equal(s->variants[2].sets.n, 2);
-  assert_string_equal(s->variants[2].sets.items[0], "@storage.cpu.quota=0.75");
-  assert_string_equal(s->variants[2].sets.items[1], "fio.cpu.weight=200");
+  /* the variant's changes first, the step's after (the last of a key wins) */
+  assert_string_equal(s->variants[2].sets.items[0], "fio.cpu.weight=200");
+  assert_string_equal(s->variants[2].sets.items[1], "@storage.cpu.quota=0.75");
   assert_int_equal(s->cluster.rebuild, PLACER_STUDY_REBUILD_NEVER);
   assert_int_equal(s->repeats, 4);
   assert_int_equal(s->repeats_max, 12);
@@ -366,6 +435,19 @@ static void test_placement_sweep(void **state) {
   s = parse_ok("variants: [ { name: a, profile: x }, { name: b, profile: y, env: [A=1] } ]\n");
   assert_int_equal(s->cluster.rebuild, PLACER_STUDY_REBUILD_PER_VARIANT);
   placer_study_free(s);
+
+  /* #35: the step's value wins over its variant's set of the same key
+   * (quota-1 ran at the variant's 0.5 cores) */
+  s = parse_ok("variants: [ { name: base, profile: unpinned, set: [osd.cpu.quota=0.5, '@storage.cpu.quota=0.5'] } ]\n"
+               "neighbours: [ {} ]\nsweep: { parameter: quota, values: [1] }\n");
+  assert_int_equal(s->variants[1].sets.n, 3);
+  assert_string_equal(s->variants[1].sets.items[2], "@storage.cpu.quota=1");
+  placer_study_free(s);
+  /* ... and the neighbours are never the storage a split sweep measures against them */
+  expect_error("variants: [ { name: a, profile: unpinned } ]\nneighbours: [ { role: vms } ]\n"
+               "sweep: { parameter: quota, values: [1], roles: [osd, vms] }\n",
+               "inline.yaml:3:54: sweep.roles: [1]: 'vms' is the neighbours' role (neighbours[0]): a split sweep "
+               "measures storage against the neighbours, so they cannot be the storage");
 }
 
 static void test_profile_paths(void **state) {
@@ -476,8 +558,8 @@ static void test_sweep_from_and_alpha(void **state) {
   assert_string_equal(s->variants[2].name, "cores-1");
   assert_string_equal(s->variants[2].profile, "demo-local");
   assert_int_equal(s->variants[2].from, 1);
-  assert_string_equal(s->variants[2].sets.items[0], "@storage.cpu.cores=1");
-  assert_string_equal(s->variants[2].sets.items[1], "fio.cpu.weight=200");
+  assert_string_equal(s->variants[2].sets.items[0], "fio.cpu.weight=200");
+  assert_string_equal(s->variants[2].sets.items[1], "@storage.cpu.cores=1");
   assert_int_equal(s->variants[2].knob_line, 5);
   assert_int_equal(s->variants[2].knob_column, 37);
   assert_true(fabs(s->alpha - 0.01) < 1e-12);
@@ -527,6 +609,7 @@ int main(void) {
     cmocka_unit_test(test_docs_example),
     cmocka_unit_test(test_recovery),
     cmocka_unit_test(test_fio_options),
+    cmocka_unit_test(test_fio_options_documented),
     cmocka_unit_test(test_local_paths),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

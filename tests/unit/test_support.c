@@ -1,12 +1,15 @@
 /* Helpers shared by the unit tests. */
 #include "test_support.h"
+#include "lib/statedir.h"
 
 #include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
+#include "lib/cpulist.h"
 #include "lib/textfile.h"
 #include "plan.h"
 #include "profile.h"
@@ -260,16 +263,24 @@ void test_plan_invariants(const struct placer_topology *topo, const struct place
           charged[n] += inst->memory_bytes / k + (nth++ < inst->memory_bytes % k ? 1 : 0);
     }
   }
-  /* free = usable minus reserve minus everything placed */
-  if (profile->pin) {
-    hwloc_bitmap_t expect = hwloc_bitmap_dup(topo->online_cpus);
-    hwloc_bitmap_and(expect, expect, topo->allowed_cpus);
-    hwloc_bitmap_andnot(expect, expect, plan->reserved_cpus);
-    for (size_t i = 0; i < plan->n_instances; i++)
-      hwloc_bitmap_andnot(expect, expect, plan->instances[i].cpus);
-    assert_true(hwloc_bitmap_isequal(expect, plan->free_cpus));
-    hwloc_bitmap_free(expect);
+  /* free = usable minus reserve minus everything placed: reserved + held +
+   * free is every usable PU, free apart from both */
+  hwloc_bitmap_t usable = hwloc_bitmap_dup(topo->online_cpus), expect = hwloc_bitmap_alloc();
+  hwloc_bitmap_and(usable, usable, topo->allowed_cpus);
+  hwloc_bitmap_andnot(expect, usable, plan->reserved_cpus);
+  for (size_t i = 0; i < plan->n_instances; i++)
+    hwloc_bitmap_andnot(expect, expect, plan->instances[i].cpus);
+  if (!hwloc_bitmap_isequal(expect, plan->free_cpus)) {
+    char *want = placer_cpulist_format(expect), *got = placer_cpulist_format(plan->free_cpus);
+    fail_msg("%s: %s: free cpus %s, but no instance and no reserve holds %s", where, plan->profile_name,
+             *got ? got : "none", want);
   }
+  hwloc_bitmap_or(expect, expect, plan->reserved_cpus);
+  for (size_t i = 0; i < plan->n_instances; i++)
+    hwloc_bitmap_or(expect, expect, plan->instances[i].cpus);
+  assert_true(hwloc_bitmap_isequal(expect, usable));
+  hwloc_bitmap_free(expect);
+  hwloc_bitmap_free(usable);
   /* per-node memory: within budget, or a warning (strict roles fail instead) */
   for (size_t n = 0; n < topo->n_numa_nodes; n++) {
     const struct placer_numa_node *node = &topo->numa_nodes[n];
@@ -292,4 +303,41 @@ void test_plan_invariants(const struct placer_topology *topo, const struct place
   hwloc_bitmap_free(nodes);
   hwloc_bitmap_free(local);
   hwloc_bitmap_free(all_nodes);
+}
+
+const char *test_state_binding(const char *dir) {
+  static char text[256];
+  struct placer_statedir d;
+  struct placer_error *err = NULL;
+  if (placer_statedir_open(dir, false, &d, &err) < 0 || d.fd < 0)
+    fail_msg("open %s: %s", dir, err ? err->msg : "missing");
+  snprintf(text, sizeof(text), "\"boot_id\": \"%s\", \"state_id\": \"%s\", ", placer_boot_id(), d.id);
+  placer_statedir_close(&d);
+  return text;
+}
+
+static char captured_root[512];
+
+struct placer_topology *test_topo_captured(const char *name) {
+  snprintf(captured_root, sizeof(captured_root), "/tmp/test-captured-irq-%d", (int)getpid());
+  char cmd[8192], fixture[256], xml[256];
+  snprintf(fixture, sizeof(fixture), "fixtures/irq/%s", name);
+  snprintf(xml, sizeof(xml), "fixtures/irq/%s/topology.xml", name);
+  snprintf(cmd, sizeof(cmd),
+           "rm -rf '%s' && cp -a '%s' '%s' && cd '%s' && while read -r p m; do chmod \"$m\" \"$p\"; done <modes",
+           captured_root, test_data_path(fixture), captured_root, captured_root);
+  assert_int_equal(system(cmd), 0);
+  struct placer_topology *topo = NULL;
+  struct placer_error *err = NULL;
+  if (placer_topology_load(test_data_path(xml), &topo, &err) < 0 ||
+      placer_topology_load_irqs(topo, captured_root, &err) < 0)
+    fail_msg("%s: %s", name, err->msg);
+  return topo;
+}
+
+void test_topo_captured_done(struct placer_topology *topo) {
+  placer_topology_free(topo);
+  char cmd[600];
+  snprintf(cmd, sizeof(cmd), "rm -rf '%s'", captured_root);
+  assert_int_equal(system(cmd), 0);
 }

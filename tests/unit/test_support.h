@@ -15,6 +15,10 @@ const char *test_data_path(const char *relative);
 char *test_read_file(const char *path);
 /* TEXT into PATH; fails the test when it cannot. */
 void test_write_file(const char *path, const char *text);
+/* What a state file written for DIR in this boot records (lib/statedir.h):
+ * "\"boot_id\": \"...\", \"state_id\": \"DEV:INO\", " to put in a crafted
+ * one; static buffer.  Fails the test when DIR cannot be opened. */
+const char *test_state_binding(const char *dir);
 /* PLACER_UPDATE_GOLDEN is set (not "0"): the golden tests write their files. */
 bool test_updating_golden(void);
 /* ACTUAL against the golden file tests/GOLDEN_RELATIVE, byte for byte: the
@@ -39,6 +43,11 @@ struct placer_profile;
 struct placer_plan;
 /* tests/fixtures/FIXTURE, or the live machine when FIXTURE is NULL. */
 struct placer_topology *test_topo_load(const char *fixture);
+/* A captured node (fixtures/irq/NAME: its hwloc XML, /proc and /sys) with its
+ * IRQs read from a copy of the tree in /tmp (the modes of its `modes` file
+ * applied); test_topo_captured_done frees it and removes the copy. */
+struct placer_topology *test_topo_captured(const char *name);
+void test_topo_captured_done(struct placer_topology *topo);
 /* profiles/NAME.yaml */
 struct placer_profile *test_profile_load(const char *name);
 /* A profile from TEXT, named inline.yaml in messages. */

@@ -13,6 +13,10 @@ description:
   - Creates O(dir) (mode 0755) when missing and writes each file of O(files) there, atomically,
     only when its content or mode differs; the task is C(changed) exactly when something was
     written. An existing directory is left as it is.
+  - A file there is looked at without following a symbolic link and read bounded (its size first,
+    then at most its new length; --diff above O(diff_max) by chunks for the checksum). A symbolic
+    link (or a directory, a FIFO) where a file goes fails the host before anything is written; it
+    is never written, chmod-ed or shown through.
   - One module run for all the files, where M(ansible.builtin.copy) takes three per file (stat,
     copy or file); the contents travel in the module's arguments (shown at -vvv only).
   - In check mode nothing is written and the result says what would be.
@@ -60,7 +64,9 @@ import stat
 
 from ansible.module_utils.basic import AnsibleModule
 from ansible.module_utils.common.text.converters import to_bytes, to_native
-from ansible_collections.placer.fleet.plugins.module_utils.placer_files import read_or_none, shown, write_atomically
+from ansible_collections.placer.fleet.plugins.module_utils.placer_files import (kind_of, lstat_or_none, open_regular,
+                                                                              same_bytes, shown, shown_file,
+                                                                              write_atomically)
 
 
 def parse_mode(module, value):
@@ -130,28 +136,39 @@ def main():
                 os.makedirs(directory, 0o755)
             except OSError as e:
                 module.fail_json(msg="%s: %s" % (directory, to_native(e)))
+    # every file's place first: a link or a non-file there fails the host before anything is written
+    for name in sorted(files):
+        st = lstat_or_none(os.path.join(directory, name))
+        if st is not None and kind_of(st.st_mode):
+            module.fail_json(msg="%s is %s: placer_config writes regular files only, and through no link (remove it)"
+                             % (os.path.join(directory, name), kind_of(st.st_mode)))
     for name in sorted(files):
         path = os.path.join(directory, name)
         data = files[name]
-        old = read_or_none(path)
-        if old == data:
-            old_mode = stat.S_IMODE(os.stat(path).st_mode)
-            if old_mode == mode:
-                continue
-            changed = True
-            written.append(name)
-            diffs.append(dict(before_header=path, after_header=path,
-                              before="mode %04o\n" % old_mode, after="mode %04o\n" % mode))
-            if not module.check_mode:
-                try:
-                    os.chmod(path, mode)
-                except OSError as e:
-                    module.fail_json(msg="%s: %s" % (path, to_native(e)))
+        if same_bytes(path, data):
+            try:
+                fd, st = open_regular(path)
+            except OSError as e:
+                module.fail_json(msg="%s: %s" % (path, to_native(e)))
+            try:
+                old_mode = stat.S_IMODE(st.st_mode)
+                if old_mode == mode:
+                    continue
+                changed = True
+                written.append(name)
+                diffs.append(dict(before_header=path, after_header=path,
+                                  before="mode %04o\n" % old_mode, after="mode %04o\n" % mode))
+                if not module.check_mode:
+                    os.fchmod(fd, mode)  # the file opened without following a link, not a path
+            except OSError as e:
+                module.fail_json(msg="%s: %s" % (path, to_native(e)))
+            finally:
+                os.close(fd)
             continue
         changed = True
         written.append(name)
         diffs.append(dict(before_header=path, after_header=path,
-                          before=shown(old, p["diff_max"]), after=shown(data, p["diff_max"])))
+                          before=shown_file(path, p["diff_max"]), after=shown(data, p["diff_max"])))
         if not module.check_mode:
             write_atomically(module, path, data, mode)
     module.exit_json(changed=changed, written=written, diff=diffs)
