@@ -306,6 +306,30 @@ static bool cmdline_test(enum placer_role_kind kind, const struct placer_match *
   }
 }
 
+/* The pid file of a PIDFILE or PROXMOX_VMID match (qemu-server starts
+ * every guest with -pidfile /var/run/qemu-server/VMID.pid); NULL for the
+ * other kinds and on ENOMEM. */
+static char *pidfile_path(const struct placer_match *m) {
+  const char *v = m->value ? m->value : "";
+  char *path = NULL;
+  if (m->kind == PLACER_MATCH_PIDFILE)
+    return strdup(v);
+  if (m->kind == PLACER_MATCH_PROXMOX_VMID && asprintf(&path, "%s/%s.pid", placer_proxmox_run_dir(), v) >= 0)
+    return path;
+  return NULL;
+}
+
+bool placer_procmatch_process(enum placer_role_kind kind, const struct placer_match *match, pid_t pid,
+                              const struct placer_cmdline *cl) {
+  if (cmdline_test(kind, match, cl))
+    return true;
+  cleanup_free char *path = pidfile_path(match);
+  cleanup_free char *text = NULL;
+  pid_t recorded = 0;
+  return path && placer_textfile_read_path(path, PLACER_TEXTFILE_MAX_BYTES, &text, NULL) == 0 &&
+         placer_parse_pid_text(text, &recorded) == 0 && recorded == pid;
+}
+
 static int scan_proc(enum placer_role_kind kind, const struct placer_match *m, struct placer_pid_list *found,
                      struct placer_error **err) {
   DIR *dir = opendir("/proc");
@@ -429,14 +453,10 @@ int placer_procmatch_find(enum placer_role_kind kind, const struct placer_match 
       ret = scan_proc(kind, match, &found, err);
     break;
   case PLACER_MATCH_CONTAINER: ret = find_container(match->value ? match->value : "", &found, why, err); break;
-  case PLACER_MATCH_PIDFILE: ret = find_pidfile(match->value ? match->value : "", &found, why, err); break;
+  case PLACER_MATCH_PIDFILE:
   case PLACER_MATCH_PROXMOX_VMID: {
-    /* qemu-server starts every guest with -pidfile /var/run/qemu-server/VMID.pid */
-    cleanup_free char *path = NULL;
-    if (asprintf(&path, "%s/%s.pid", placer_proxmox_run_dir(), match->value ? match->value : "") < 0)
-      ret = placer_error_oom(err, NULL);
-    else
-      ret = find_pidfile(path, &found, why, err);
+    cleanup_free char *path = pidfile_path(match);
+    ret = path ? find_pidfile(path, &found, why, err) : placer_error_oom(err, NULL);
     break;
   }
   }

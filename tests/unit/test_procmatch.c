@@ -161,6 +161,13 @@ static void test_stat_start_time(void **state) {
   /* A comm with spaces and ')' must not shift the fields. */
   assert_int_equal(placer_proc_stat_start_time(odd, &t), 0);
   assert_int_equal(t, 86707);
+  char comm[17];
+  assert_int_equal(placer_proc_stat_comm(odd, comm, sizeof(comm)), 0);
+  assert_string_equal(comm, "x) (y z");
+  assert_int_equal(placer_proc_stat_comm(odd, comm, 4), 0); /* cut to fit */
+  assert_string_equal(comm, "x) ");
+  assert_int_equal(placer_proc_stat_comm("4242 x) S", comm, sizeof(comm)), -1);
+  assert_int_equal(placer_proc_stat_comm("4242 )x( S", comm, sizeof(comm)), -1);
   free(odd);
   free(kthreadd);
   const char *line = "4242 (ceph-osd) S 1 4242 4242 0 -1 4194560 1 0 0 0 5 6 0 0 20 0 59 0 987654 1 2 3";
