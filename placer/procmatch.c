@@ -282,17 +282,38 @@ static bool bindable(pid_t pid) {
   return state != '\0' && state != 'Z' && state != 'X' && placer_proc_never_bound(pid) == NULL;
 }
 
+static bool pid_in(const pid_t *pids, size_t n, pid_t pid) {
+  for (size_t k = 0; k < n; k++)
+    if (pids[k] == pid)
+      return true;
+  return false;
+}
+
+/* The tree PID belongs to among PIDS: the parent of its topmost ancestor
+ * in PIDS (workers a supervisor forked share it: stress-ng's, a service's),
+ * or, when that ancestor is a child of PID 1 or of the kernel, the ancestor
+ * itself, negated so that it never equals a parent's pid (everything
+ * descends from PID 1: it joins nothing). */
+static pid_t tree_key(const pid_t *pids, size_t n, pid_t pid) {
+  pid_t top = pid, p = parent_of(pid);
+  for (int depth = 0; p > 1 && depth < 4096; depth++) {
+    if (pid_in(pids, n, p))
+      top = p;
+    p = parent_of(p);
+  }
+  pid_t parent = parent_of(top);
+  return parent > 2 ? parent : -top;
+}
+
 size_t placer_proc_count_trees(const pid_t *pids, size_t n) {
   size_t trees = 0;
+  cleanup_free pid_t *keys = calloc(n ? n : 1, sizeof(*keys));
+  if (keys == NULL)
+    return n; /* counted as unrelated: the caller refuses rather than binds */
   for (size_t i = 0; i < n; i++) {
-    bool below = false;
-    pid_t p = parent_of(pids[i]);
-    for (int depth = 0; p > 1 && !below && depth < 4096; depth++) {
-      for (size_t k = 0; k < n && !below; k++)
-        below = pids[k] == p;
-      p = parent_of(p);
-    }
-    trees += !below;
+    pid_t key = tree_key(pids, n, pids[i]);
+    if (!pid_in(keys, trees, key))
+      keys[trees++] = key;
   }
   return trees;
 }

@@ -55,7 +55,9 @@ char *placer_match_describe(enum placer_role_kind kind, const struct placer_matc
  * placer's own caller, on an instance's CPUs and memory limit. */
 const char *placer_proc_never_bound(pid_t pid);
 /* How many unrelated process trees PIDS (N of them) are: a PID below
- * another one of them is part of its tree. */
+ * another one of them is part of its tree, and so are siblings whose
+ * topmost such ancestors share a parent other than PID 1 or the kernel's
+ * (the workers one supervisor forked, as stress-ng's or a service's). */
 size_t placer_proc_count_trees(const pid_t *pids, size_t n);
 
 /* The PIDs (thread-group leaders) that MATCH finds now, sorted; none is
