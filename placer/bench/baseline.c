@@ -32,7 +32,7 @@ int bench_hardware_baseline(struct bench *b, struct placer_error **err) {
   if (!(existed && S_ISBLK(st.st_mode))) {
     cleanup_free char *out = NULL;
     if (asprintf(&out, "%s/logs/prefill-baseline.json", b->out) < 0)
-      return bench_oom(err);
+      return placer_error_oom(err, "hardware baseline");
     struct placer_bench_fio_cell cell = { .kind = PLACER_BENCH_FIO_PREFILL,
                                           .name = "prefill",
                                           .output = out,
@@ -42,7 +42,7 @@ int bench_hardware_baseline(struct bench *b, struct placer_error **err) {
     char **argv = NULL;
     cleanup_free char *log = NULL;
     if (asprintf(&log, "%s/logs/prefill-baseline.log", b->out) < 0)
-      return bench_oom(err);
+      return placer_error_oom(err, "hardware baseline");
     bench_progress(b, "hardware baseline: prefill %s", abs);
     if (bench_file_fresh(out, err) < 0 || placer_bench_fio_argv(&copy, PLACER_STUDY_TARGET_FILE, &cell, &argv, err) < 0)
       return -1;
@@ -53,7 +53,7 @@ int bench_hardware_baseline(struct bench *b, struct placer_error **err) {
     cleanup_free char *rel = NULL, *json = NULL, *log = NULL;
     if (asprintf(&rel, "fio/baseline-%s.json", b->wl_names[w]) < 0 || (json = bench_path_join(b->out, rel)) == NULL ||
         asprintf(&log, "%s/logs/fio-baseline-%s.log", b->out, b->wl_names[w]) < 0) {
-      rc = bench_oom(err);
+      rc = placer_error_oom(err, "hardware baseline");
       break;
     }
     struct placer_bench_fio_cell cell = {

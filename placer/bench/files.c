@@ -237,7 +237,7 @@ static int not_own(const char *where, const char *given, bool relative, const ch
   if (relative && out_dir) {
     cleanup_free char *path = bench_path_join(out_dir, given);
     if (path == NULL)
-      return bench_oom(err);
+      return placer_error_oom(err, "bench files");
     struct stat st;
     for (char *slash = path + strlen(out_dir) + 1; (slash = strchr(slash, '/')) != NULL; *slash++ = '/') {
       *slash = '\0';
@@ -293,7 +293,7 @@ static int bench_file_check(const struct bench *b, const char *key, const char *
   }
   cleanup_free char *path = relative ? bench_path_join(out_dir, given) : strdup(given);
   if (path == NULL)
-    return bench_oom(err);
+    return placer_error_oom(err, "bench files");
   struct stat st;
   /* in the results directory, placer's own: not a link out of it */
   if ((relative ? lstat(path, &st) : stat(path, &st)) < 0) {
@@ -302,7 +302,7 @@ static int bench_file_check(const struct bench *b, const char *key, const char *
     cleanup_free char *dir = strdup(path);
     char *slash = dir ? strrchr(dir, '/') : NULL;
     if (slash == NULL)
-      return bench_oom(err);
+      return placer_error_oom(err, "bench files");
     *(slash == dir ? slash + 1 : slash) = '\0';
     if (relative) { /* a file in a subdirectory of the results directory */
       if (placer_mkdir_p(dir, err) < 0)
@@ -370,11 +370,11 @@ int bench_files_place(struct bench *b, struct placer_error **err) {
       continue;
     files[i].f->path = bench_path_join(b->out, files[i].given);
     if (files[i].f->path == NULL)
-      return bench_oom(err);
+      return placer_error_oom(err, "bench files");
     cleanup_free char *dir = strdup(files[i].f->path);
     char *slash = dir ? strrchr(dir, '/') : NULL;
     if (slash == NULL)
-      return bench_oom(err);
+      return placer_error_oom(err, "bench files");
     *slash = '\0';
     if (placer_mkdir_p(dir, err) < 0)
       return -1;

@@ -106,10 +106,6 @@ static inline long long bench_now_ms(void) {
   return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-static inline int bench_oom(struct placer_error **err) {
-  return placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
-}
-
 /* analysis of the repeats so far (dynamic repeats): true when every main
  * metric CI of a change against the baseline is narrower than the study's
  * ci_width, or DONE has reached repeats_max; sets the results' stop reason. */

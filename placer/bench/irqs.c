@@ -18,7 +18,7 @@ static char *state_dir(const struct bench *b) {
 int bench_irqs_reset(struct bench *b, struct placer_error **err) {
   cleanup_free char *dir = state_dir(b);
   if (dir == NULL)
-    return bench_oom(err);
+    return placer_error_oom(err, "bench IRQs");
   struct stat st;
   if (b->irqs_of == NULL && stat(dir, &st) < 0)
     return 0; /* never steered: nothing to take back */
@@ -55,7 +55,7 @@ int bench_irqs_place(struct bench *b, struct variant *v, struct placer_error **e
     return 0;
   cleanup_free char *dir = state_dir(b);
   if (dir == NULL)
-    return bench_oom(err);
+    return placer_error_oom(err, "bench IRQs");
   struct placer_apply_options opt = { .state_dir = dir, .irqs_only = true };
   struct placer_apply_report *r = NULL;
   if (placer_apply(v->plan, &opt, &r, err) < 0)

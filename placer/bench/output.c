@@ -211,7 +211,7 @@ int bench_write_summary(struct bench *b, struct placer_error **err) {
   if (j == NULL || csv_bytes == NULL) {
     json_decref(j);
     json_decref(csv_bytes);
-    return bench_oom(err);
+    return placer_error_oom(err, "bench results");
   }
   json_t *study = study_json(b);
   const char *study_path = b->study_file ? b->study_file : b->study->path;
@@ -230,7 +230,7 @@ int bench_write_summary(struct bench *b, struct placer_error **err) {
   char *text = json_dumps(j, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
   json_decref(j);
   if (text == NULL)
-    return bench_oom(err);
+    return placer_error_oom(err, "bench results");
   int rc = placer_file_replace(b->out, "summary.json", text, err);
   free(text);
   if (rc < 0) {

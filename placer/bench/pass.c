@@ -18,7 +18,7 @@ int bench_check_daemon_threads(struct pass *p, const struct placer_bench_daemon 
   hwloc_bitmap_t have = hwloc_bitmap_alloc();
   pid_t *tids = NULL;
   size_t n = 0;
-  int rc = want && want_mems && have ? placer_task_list(d->pid, &tids, &n, err) : bench_oom(err);
+  int rc = want && want_mems && have ? placer_task_list(d->pid, &tids, &n, err) : placer_error_oom(err, "bench pass");
   for (size_t k = 0; rc == 0 && k < n; k++) {
     char *now = NULL, *now_mems = NULL;
     struct placer_error *gone = NULL;

@@ -136,7 +136,7 @@ int bench_recovery_run(struct bench *b, struct pass *p, struct placer_error **er
       (json = bench_path_join(b->out, rel_json)) == NULL || asprintf(&rel_watch, "logs/recovery-%s.log", p->tag) < 0 ||
       (watch_log = bench_path_join(b->out, rel_watch)) == NULL ||
       asprintf(&fio_log, "%s/logs/fio-%s-recovery-%s.log", b->out, p->tag, b->wl_names[w]) < 0)
-    return bench_oom(err);
+    return placer_error_oom(err, "recovery run");
   unsigned ramp = s->workloads.ramp_s;
   struct placer_bench_fio_cell cell = {
     .kind = PLACER_BENCH_FIO_MEASURE,
@@ -254,7 +254,7 @@ int bench_recovery_run(struct bench *b, struct pass *p, struct placer_error **er
                             "%s: recovery: fio's status (%s) has no I/O before the fault: is `at` (%u s) too short?",
                             p->tag, json, spec->at_s);
   if ((run->fio_json = strdup(rel_json)) == NULL || (run->watch_log = strdup(rel_watch)) == NULL)
-    return bench_oom(err);
+    return placer_error_oom(err, "recovery run");
   for (size_t i = 0; i < n_watch; i++)
     if (placer_bench_recovery_run_add_role(run, watch[i].instance, watch[i].role, watch[i].before, watch[i].peak, err) <
         0)
@@ -265,7 +265,7 @@ int bench_recovery_run(struct bench *b, struct pass *p, struct placer_error **er
   if (kill_action) {
     cleanup_free char *what = NULL;
     if (asprintf(&what, "%s: %s started again", p->tag, rec->daemon) < 0)
-      return bench_oom(err);
+      return placer_error_oom(err, "recovery run");
     if (bench_check_daemon_threads(p, d, what, err) < 0)
       return -1;
     bench_placement_row(b, p, d->inst->name, d->inst->role, d->name, new_pid, d->group);

@@ -88,7 +88,7 @@ static int switch_placement(struct bench *b, struct pass *p, struct placer_error
     cleanup_free char *group = NULL, *cpus = placer_cpulist_format(inst->cpus),
                       *mems = placer_cpulist_format(inst->mems);
     if (cpus == NULL || mems == NULL)
-      return bench_oom(err);
+      return placer_error_oom(err, "bench run");
     if (placer_instance_group(b->prefix, inst->role, inst->name, &group, err) < 0 ||
         placer_cgroup_create(b->cg, group, err) < 0 || placer_cgroup_set_mems(b->cg, group, mems, err) < 0 ||
         placer_cgroup_set_cpus(b->cg, group, cpus, err) < 0 ||
@@ -114,7 +114,7 @@ static int switch_placement(struct bench *b, struct pass *p, struct placer_error
     d->inst = inst;
     cleanup_free char *what = NULL;
     if (asprintf(&what, "switch to %s", p->v->spec->name) < 0)
-      return bench_oom(err);
+      return placer_error_oom(err, "bench run");
     if (bench_check_daemon_threads(p, d, what, err) < 0)
       return -1;
   }
@@ -254,7 +254,7 @@ static int prefill(struct bench *b, struct pass *p, struct placer_error **err) {
   cleanup_free char *out = NULL, *log = NULL, *file = fio_filename(b, p);
   if (asprintf(&out, "%s/logs/prefill-%s.json", b->out, p->tag) < 0 ||
       asprintf(&log, "%s/logs/prefill-%s.log", b->out, p->tag) < 0)
-    return bench_oom(err);
+    return placer_error_oom(err, "bench run");
   struct placer_bench_fio_cell cell = {
     .kind = PLACER_BENCH_FIO_PREFILL,
     .name = "prefill",
@@ -311,7 +311,7 @@ static int solo(struct bench *b, struct pass *p, struct placer_error **err) {
     return 0; /* no neighbours: nothing to measure alone */
   cleanup_free char *log_dir = bench_path_join(b->out, "logs");
   if (log_dir == NULL)
-    return bench_oom(err);
+    return placer_error_oom(err, "bench run");
   if (p->vi > 0 && same_neighbour_placement(b, p->v)) {
     bool all = true;
     for (size_t c = 1; c < b->n_conds; c++) {
@@ -333,7 +333,7 @@ static int solo(struct bench *b, struct pass *p, struct placer_error **err) {
     }
     cleanup_free char *tag = NULL;
     if (asprintf(&tag, "%s-solo-%s", p->tag, b->conds[c].name) < 0)
-      return bench_oom(err);
+      return placer_error_oom(err, "bench run");
     b->runs_started++;
     bench_progress(b, "%s: %s alone (solo rate)", p->tag, b->conds[c].name);
     long long start = bench_now_ms();
@@ -413,7 +413,7 @@ static int run_cell(struct bench *b, struct pass *p, size_t w, size_t c, struct 
       (json = bench_path_join(b->out, rel)) == NULL ||
       asprintf(&log, "%s/logs/fio-%s-%s-%s.log", b->out, p->tag, b->conds[c].name, b->wl_names[w]) < 0 ||
       (log_dir = bench_path_join(b->out, "logs")) == NULL)
-    return bench_oom(err);
+    return placer_error_oom(err, "bench run");
   struct placer_bench_fio_cell cell = {
     .kind = PLACER_BENCH_FIO_MEASURE,
     .name = b->wl_names[w],
@@ -472,7 +472,7 @@ static int run_cell(struct bench *b, struct pass *p, size_t w, size_t c, struct 
       size_t n_targets = p->cluster.n_daemons + 1 + nb.n;
       struct placer_bench_target *targets = calloc(n_targets, sizeof(*targets));
       if (targets == NULL) {
-        rc = bench_oom(err);
+        rc = placer_error_oom(err, "bench run");
       } else {
         size_t k = 0;
         for (size_t i = 0; i < p->cluster.n_daemons; i++, k++) {
@@ -612,7 +612,7 @@ static int run_pass(struct bench *b, size_t vi, int repeat, unsigned warmup_inde
   else
     snprintf(p.tag, sizeof(p.tag), "%s-r%d", p.v->spec->name, repeat);
   if (asprintf(&p.cluster_log, "%s/logs/cluster-%s.log", b->out, p.tag) < 0)
-    return bench_oom(err);
+    return placer_error_oom(err, "bench run");
   p.cenv = (struct placer_bench_cluster_env){
     .cg = b->cg,
     .prefix = b->prefix,
@@ -705,7 +705,7 @@ int placer_bench_run_study(const struct placer_study *study, const struct placer
     live.repeat = -1;
     snprintf(live.tag, sizeof(live.tag), "live");
     if (asprintf(&live.cluster_log, "%s/logs/cluster-live.log", b.out) < 0)
-      rc = bench_oom(err);
+      rc = placer_error_oom(err, "bench run");
     live.cenv = (struct placer_bench_cluster_env){
       .cg = b.cg,
       .prefix = b.prefix,

@@ -23,7 +23,7 @@
 static int mkdir_p(const char *path, struct placer_error **err) {
   cleanup_free char *p = strdup(path);
   if (p == NULL)
-    return bench_oom(err);
+    return placer_error_oom(err, "bench setup");
   for (char *s = p + 1;; s++) {
     char *slash = strchr(s, '/');
     if (slash)
@@ -128,7 +128,7 @@ static int resolve_sets(const struct bench *b, struct variant *v, const struct p
     const char *a = v->spec->sets.items[i];
     if (a[0] != '@') {
       if (placer_argv_push(&v->sets, a) < 0)
-        return bench_oom(err);
+        return placer_error_oom(err, "bench setup");
       continue;
     }
     const char *dot = strchr(a, '.'), *eq = strchr(a, '=');
@@ -176,7 +176,7 @@ static int resolve_sets(const struct bench *b, struct variant *v, const struct p
         hits++;
       }
       if (rc != 0)
-        return bench_oom(err);
+        return placer_error_oom(err, "bench setup");
     }
     if (hits == 0)
       return placer_error_set(err, PLACER_EXIT_USAGE, 0,
@@ -197,7 +197,7 @@ static int load_variants(struct bench *b, struct placer_error **err) {
   b->vars = calloc(s->n_variants, sizeof(*b->vars));
   if (b->vars == NULL) {
     placer_topology_free(topo);
-    return bench_oom(err);
+    return placer_error_oom(err, "bench setup");
   }
   int rc = 0;
   for (size_t i = 0; rc == 0 && i < s->n_variants; i++) {
@@ -249,7 +249,7 @@ static int load_variants(struct bench *b, struct placer_error **err) {
     v->fio_cpus = placer_cpulist_format(v->fio->cpus);
     v->fio_mems = placer_cpulist_format(v->fio->mems);
     if (v->fio_cpus == NULL || v->fio_mems == NULL) {
-      rc = bench_oom(err);
+      rc = placer_error_oom(err, "bench setup");
       break;
     }
     for (size_t k = 0; k < s->n_neighbours; k++) {
@@ -320,18 +320,18 @@ static int make_matrix(struct bench *b, struct placer_error **err) {
   b->wl_bs = calloc(b->n_workloads + 1, sizeof(uint64_t));
   b->wl_patterns = calloc(b->n_workloads + 1, sizeof(char *));
   if (b->wl_names == NULL || b->wl_bs == NULL || b->wl_patterns == NULL)
-    return bench_oom(err);
+    return placer_error_oom(err, "bench setup");
   for (size_t i = 0; i < b->n_workloads; i++)
     if (placer_study_workload(s, i, &b->wl_names[i], &b->wl_bs[i], &b->wl_patterns[i]) < 0)
-      return bench_oom(err);
+      return placer_error_oom(err, "bench setup");
   bool by_intensity = s->sweep.enabled && s->sweep.parameter == PLACER_STUDY_SWEEP_INTENSITY;
   size_t steps = s->n_neighbours == 0 ? 0 : by_intensity ? s->sweep.n_values : 1;
   b->conds = calloc(steps + 1, sizeof(*b->conds));
   if (b->conds == NULL)
-    return bench_oom(err);
+    return placer_error_oom(err, "bench setup");
   b->n_conds = steps + 1;
   if ((b->conds[0].name = strdup("alone")) == NULL)
-    return bench_oom(err);
+    return placer_error_oom(err, "bench setup");
   const char *who = s->n_neighbours == 1 ? s->neighbours[0].name : "neighbours";
   /* The level is the total intensity of one variant's neighbours (every
    * variant places the same number, or the level would mean two things). */
@@ -352,7 +352,7 @@ static int make_matrix(struct bench *b, struct placer_error **err) {
     c->level *= (double)per / (double)s->n_neighbours;
     int r = by_intensity ? asprintf(&c->name, "%s-%u", who, c->intensity) : ((c->name = strdup(who)) ? 0 : -1);
     if (r < 0 || c->name == NULL)
-      return bench_oom(err);
+      return placer_error_oom(err, "bench setup");
   }
   return 0;
 }
@@ -365,7 +365,7 @@ static int make_results(struct bench *b, struct placer_error **err) {
   struct placer_bench_condition *conds = calloc(b->n_conds, sizeof(*conds));
   int rc = 0;
   if (vnames == NULL || wls == NULL || conds == NULL || knobs == NULL) {
-    rc = bench_oom(err);
+    rc = placer_error_oom(err, "bench setup");
     goto out;
   }
   for (size_t i = 0; i < b->n_vars; i++) {
@@ -470,7 +470,7 @@ static int find_guest(struct bench *b, struct placer_error **err) {
   if (k && i && *k && *i) {
     b->vm_kernel = strdup(k);
     b->vm_initrd = strdup(i);
-    return b->vm_kernel && b->vm_initrd ? 0 : bench_oom(err);
+    return b->vm_kernel && b->vm_initrd ? 0 : placer_error_oom(err, "bench setup");
   }
   cleanup_free char *script = placer_bench_vm_build_script();
   if (script == NULL)
@@ -483,7 +483,7 @@ static int find_guest(struct bench *b, struct placer_error **err) {
     dir = NULL;
   cleanup_free char *log = bench_path_join(b->out, "logs/vm-build.log");
   if (dir == NULL || log == NULL)
-    return bench_oom(err);
+    return placer_error_oom(err, "bench setup");
   char *argv[] = { "sh", script, dir, NULL };
   bench_progress(b, "building the guest kernel and initramfs (%s)", dir);
   if (placer_bench_run_command(argv, NULL, log, 600, true, err) < 0)
@@ -553,7 +553,7 @@ static int open_csv(struct bench *b, const char *name, const char *header, FILE 
   }
   cleanup_free char *path = bench_path_join(b->out, name);
   if (path == NULL)
-    return bench_oom(err);
+    return placer_error_oom(err, "bench setup");
   /* O_CLOEXEC: fio, stress-ng and the Ceph daemons must not hold them open. */
   FILE *f = bench_file_open(path, append, err);
   if (f == NULL)
@@ -635,7 +635,7 @@ int bench_setup(struct bench *b, struct placer_error **err) {
   for (size_t i = 0; i < 3; i++) {
     cleanup_free char *d = bench_path_join(b->out, subdirs[i]);
     if (d == NULL)
-      return bench_oom(err);
+      return placer_error_oom(err, "bench setup");
     if (mkdir(d, 0755) < 0 && errno != EEXIST)
       return placer_error_errno(err, PLACER_EXIT_SYSTEM, errno, "mkdir '%s'", d);
     if (lstat(d, &st) < 0 || !S_ISDIR(st.st_mode)) /* its files are written one by one: not through a link */
@@ -643,7 +643,7 @@ int bench_setup(struct bench *b, struct placer_error **err) {
   }
   if (b->study->generated && !opt->resume) { /* --resume reads it again: the same study */
     if ((b->study_file = bench_path_join(b->out, "study.yaml")) == NULL)
-      return bench_oom(err);
+      return placer_error_oom(err, "bench setup");
     FILE *f = fopen(b->study_file, "wex");
     if (f == NULL)
       return placer_error_errno(err, PLACER_EXIT_SYSTEM, errno, "create '%s'", b->study_file);
@@ -656,7 +656,7 @@ int bench_setup(struct bench *b, struct placer_error **err) {
   for (size_t i = 0; i < b->n_vars; i++) {
     cleanup_free char *path = NULL;
     if (asprintf(&path, "%s/plans/%s.txt", b->out, b->vars[i].spec->name) < 0)
-      return bench_oom(err);
+      return placer_error_oom(err, "bench setup");
     FILE *f = bench_file_open(path, false, err);
     if (f == NULL)
       return -1;

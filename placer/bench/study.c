@@ -1203,13 +1203,13 @@ int placer_study_profile_path(const struct placer_study *s, const struct placer_
     else if (asprintf(&p, "%s/%s", s->dir, ref) < 0)
       p = NULL;
     if (p == NULL)
-      return placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "variant '%s'", v->name);
+      return placer_error_oom(err, "variant's profile path");
     *out = p;
     return 0;
   }
   cleanup_free char *file = NULL;
   if (asprintf(&file, "%s.yaml", ref) < 0)
-    return placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "variant '%s'", v->name);
+    return placer_error_oom(err, "variant's profile path");
   const char *env = getenv("PLACER_PROFILES_DIR");
   char *found = env && *env ? placer_path_if_readable(env, file) : NULL;
   cleanup_free char *rel = NULL;

@@ -562,7 +562,7 @@ int placer_bench_summary_load(const char *dir, json_t **out, char **path_out, st
   cleanup_free char *path = NULL, *text = NULL;
   size_t len = 0;
   if (asprintf(&path, "%s/summary.json", dir) < 0)
-    return placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "results of '%s'", dir);
+    return placer_error_oom(err, "results");
   struct stat st;
   if (stat(dir, &st) == 0 && !S_ISDIR(st.st_mode))
     return placer_error_set(err, PLACER_EXIT_USAGE, ENOTDIR, "results '%s': %s, not a results directory", dir,
