@@ -217,8 +217,8 @@ static void write_reasons(const struct bench *b, bool prefill, bool shorter, cha
   if (prefill)
     used += (size_t)snprintf(buf + used, len - used, "prefill");
   for (size_t w = 0; w < b->n_workloads && used < len; w++)
-    if (placer_bench_pattern_direction(b->wl_patterns[w]) != PLACER_BENCH_READ && !strstr(buf, b->wl_patterns[w]))
-      used += (size_t)snprintf(buf + used, len - used, "%s%s", used ? ", " : "", b->wl_patterns[w]);
+    if (placer_bench_pattern_direction(b->wls[w].pattern) != PLACER_BENCH_READ && !strstr(buf, b->wls[w].pattern))
+      used += (size_t)snprintf(buf + used, len - used, "%s%s", used ? ", " : "", b->wls[w].pattern);
   if (shorter && used < len)
     snprintf(buf + used, len - used, "%sfio lays out a file shorter than the region", used ? ", " : "");
 }

@@ -287,22 +287,28 @@ void bench_placement_row(struct bench *b, const struct pass *p, const char *inst
 void bench_csv_run_rows(struct bench *b, const struct pass *p, size_t c, size_t w, const struct placer_bench_run *run) {
   char rep[16];
   snprintf(rep, sizeof(rep), "%d", p->repeat);
-  const char *keys[4] = { p->v->spec->name, rep, b->conds[c].name, b->wl_names[w] };
+  const char *keys[4] = { p->v->spec->name, rep, b->conds[c].name, b->wls[w].name };
   FILE *f = b->runs_csv;
   for (int i = 0; i < 4; i++)
     bench_csv_field(f, keys[i], false);
   bench_csv_num(f, b->conds[c].level, false);
   bench_csv_num(f, run->duration_s, false);
-  bench_csv_num(f, run->read.iops, false);
-  bench_csv_num(f, run->write.iops, false);
-  bench_csv_num(f, (double)run->read.bw_bytes, false);
-  bench_csv_num(f, (double)run->write.bw_bytes, false);
-  bench_csv_num(f, run->read.clat_p50_ns, false);
-  bench_csv_num(f, run->read.clat_p99_ns, false);
-  bench_csv_num(f, run->read.clat_p999_ns, false);
-  bench_csv_num(f, run->write.clat_p50_ns, false);
-  bench_csv_num(f, run->write.clat_p99_ns, false);
-  bench_csv_num(f, run->write.clat_p999_ns, false);
+  /* runs.csv's columns are the block workload's reads and writes; a kind
+   * without them leaves them empty */
+  struct placer_bench_op none = placer_bench_op_none("none");
+  const struct placer_bench_op *rd = placer_bench_run_op(run, "read"), *wr = placer_bench_run_op(run, "write");
+  rd = rd ? rd : &none;
+  wr = wr ? wr : &none;
+  bench_csv_num(f, rd->iops, false);
+  bench_csv_num(f, wr->iops, false);
+  bench_csv_num(f, rd == &none ? NAN : (double)rd->bw_bytes, false);
+  bench_csv_num(f, wr == &none ? NAN : (double)wr->bw_bytes, false);
+  bench_csv_num(f, rd->clat_p50_ns, false);
+  bench_csv_num(f, rd->clat_p99_ns, false);
+  bench_csv_num(f, rd->clat_p999_ns, false);
+  bench_csv_num(f, wr->clat_p50_ns, false);
+  bench_csv_num(f, wr->clat_p99_ns, false);
+  bench_csv_num(f, wr->clat_p999_ns, false);
   bench_csv_num(f, run->neighbour_rate, false);
   bench_csv_num(f, run->has_device_bytes ? (double)run->device_bytes_written : NAN, false);
   bench_csv_field(f, run->fio_json, true);

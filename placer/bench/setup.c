@@ -315,15 +315,12 @@ static size_t neighbour_instances(const struct bench *b, const struct variant *v
 
 static int make_matrix(struct bench *b, struct placer_error **err) {
   const struct placer_study *s = b->study;
-  b->n_workloads = placer_study_n_workloads(s);
-  b->wl_names = calloc(b->n_workloads + 1, sizeof(char *));
-  b->wl_bs = calloc(b->n_workloads + 1, sizeof(uint64_t));
-  b->wl_patterns = calloc(b->n_workloads + 1, sizeof(char *));
-  if (b->wl_names == NULL || b->wl_bs == NULL || b->wl_patterns == NULL)
+  size_t n = placer_study_n_workloads(s);
+  if ((b->wls = calloc(n + 1, sizeof(*b->wls))) == NULL)
     return placer_error_oom(err, "bench setup");
-  for (size_t i = 0; i < b->n_workloads; i++)
-    if (placer_study_workload(s, i, &b->wl_names[i], &b->wl_bs[i], &b->wl_patterns[i]) < 0)
-      return placer_error_oom(err, "bench setup");
+  for (; b->n_workloads < n; b->n_workloads++)
+    if (placer_study_workload(s, b->n_workloads, &b->wls[b->n_workloads], err) < 0)
+      return -1;
   bool by_intensity = s->sweep.enabled && s->sweep.parameter == PLACER_STUDY_SWEEP_INTENSITY;
   size_t steps = s->n_neighbours == 0 ? 0 : by_intensity ? s->sweep.n_values : 1;
   b->conds = calloc(steps + 1, sizeof(*b->conds));
@@ -361,10 +358,9 @@ static int make_results(struct bench *b, struct placer_error **err) {
   const struct placer_study *s = b->study;
   const char **vnames = calloc(b->n_vars, sizeof(char *));
   double *knobs = calloc(b->n_vars ? b->n_vars : 1, sizeof(*knobs));
-  struct placer_bench_workload *wls = calloc(b->n_workloads, sizeof(*wls));
   struct placer_bench_condition *conds = calloc(b->n_conds, sizeof(*conds));
   int rc = 0;
-  if (vnames == NULL || wls == NULL || conds == NULL || knobs == NULL) {
+  if (vnames == NULL || conds == NULL || knobs == NULL) {
     rc = placer_error_oom(err, "bench setup");
     goto out;
   }
@@ -372,8 +368,6 @@ static int make_results(struct bench *b, struct placer_error **err) {
     vnames[i] = b->vars[i].spec->name;
     knobs[i] = b->vars[i].spec->knob;
   }
-  for (size_t i = 0; i < b->n_workloads; i++)
-    wls[i] = (struct placer_bench_workload){ b->wl_names[i], (char *)b->wl_patterns[i], b->wl_bs[i] };
   for (size_t i = 0; i < b->n_conds; i++)
     conds[i] = (struct placer_bench_condition){ b->conds[i].name, b->conds[i].level };
   /* Whose CPU per client I/O: the OSDs' role, else (no Ceph) fio's. */
@@ -407,7 +401,7 @@ static int make_results(struct bench *b, struct placer_error **err) {
     snprintf(level_unit, sizeof(level_unit), "%s at %u%% load", first->unit, s->neighbours[0].load_percent);
   size_t sweep_wl = 0;
   for (size_t i = 0; s->sweep.workload && i < b->n_workloads; i++)
-    if (strcmp(b->wl_names[i], s->sweep.workload) == 0)
+    if (strcmp(b->wls[i].name, s->sweep.workload) == 0)
       sweep_wl = i;
   struct placer_bench_spec spec = {
     .title = title,
@@ -418,7 +412,7 @@ static int make_results(struct bench *b, struct placer_error **err) {
     .neighbour_role = s->n_neighbours ? s->neighbours[0].role : NULL,
     .variants = vnames,
     .n_variants = b->n_vars,
-    .workloads = wls,
+    .workloads = b->wls,
     .n_workloads = b->n_workloads,
     .conditions = conds,
     .n_conditions = b->n_conds,
@@ -438,7 +432,7 @@ static int make_results(struct bench *b, struct placer_error **err) {
     snprintf(recovery_daemon, sizeof(recovery_daemon), "osd.%u", s->recovery.osd);
     spec.recovery_action = placer_study_recovery_action_name(s->recovery.action);
     spec.recovery_daemon = recovery_daemon;
-    spec.recovery_workload = s->recovery.workload ? s->recovery.workload : b->wl_names[0];
+    spec.recovery_workload = s->recovery.workload ? s->recovery.workload : b->wls[0].name;
     spec.recovery_at_s = s->recovery.at_s;
     spec.recovery_down_s = s->recovery.down_s;
   }
@@ -448,7 +442,6 @@ static int make_results(struct bench *b, struct placer_error **err) {
 out:
   free(vnames);
   free(knobs);
-  free(wls);
   free(conds);
   return rc;
 }
@@ -716,11 +709,9 @@ void bench_free(struct bench *b) {
       fclose(files[i]);
   variants_free(b);
   bench_files_remove(b);
-  for (size_t i = 0; b->wl_names && i < b->n_workloads; i++)
-    free(b->wl_names[i]);
-  free(b->wl_names);
-  free(b->wl_bs);
-  free(b->wl_patterns);
+  for (size_t i = 0; i < b->n_workloads; i++)
+    placer_bench_workload_clear(&b->wls[i]);
+  free(b->wls);
   for (size_t i = 0; i < b->n_conds; i++)
     free(b->conds[i].name);
   free(b->conds);
@@ -791,7 +782,7 @@ int placer_bench_describe(const struct placer_study *study, const struct placer_
           for (size_t c = 0; c < b.n_conds; c++) {
             if (repeat < 0 && c > 0)
               continue;
-            fprintf(out, " %s/%s", b.wl_names[w], b.conds[c].name);
+            fprintf(out, " %s/%s", b.wls[w].name, b.conds[c].name);
             runs++;
           }
         if (repeat >= 0 && study->recovery.enabled)
@@ -830,18 +821,16 @@ int placer_bench_describe(const struct placer_study *study, const struct placer_
               "recovery runs: %zu, each %u+%u s of %s, osd.%u %s for %u s, then until active+clean (at most %u s): "
               "not in the estimate\n",
               (size_t)study->repeats * b.n_vars, study->workloads.ramp_s, study->recovery.at_s,
-              study->recovery.workload ? study->recovery.workload : b.wl_names[0], study->recovery.osd,
+              study->recovery.workload ? study->recovery.workload : b.wls[0].name, study->recovery.osd,
               study->recovery.action == PLACER_STUDY_RECOVERY_KILL ? "killed" : "out", study->recovery.down_s,
               study->recovery.timeout_s);
   }
   variants_free(&b);
   free(b.target.path); /* checked only: nothing is made or removed */
   free(b.hw.path);
-  for (size_t i = 0; b.wl_names && i < b.n_workloads; i++)
-    free(b.wl_names[i]);
-  free(b.wl_names);
-  free(b.wl_bs);
-  free(b.wl_patterns);
+  for (size_t i = 0; i < b.n_workloads; i++)
+    placer_bench_workload_clear(&b.wls[i]);
+  free(b.wls);
   for (size_t i = 0; i < b.n_conds; i++)
     free(b.conds[i].name);
   free(b.conds);

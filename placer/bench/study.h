@@ -11,6 +11,9 @@
 
 #include "lib/error.h"
 #include "profile.h" /* struct placer_string_list */
+#include "results/workload-result.h"
+
+struct bench_workload_ops; /* bench/workload.h */
 
 #define PLACER_STUDY_VERSION 1
 
@@ -76,6 +79,7 @@ struct placer_study_variant {
 };
 
 struct placer_study_workloads {
+  const struct bench_workload_ops *kind; /* workloads.kind: what its cells run (block, the default) */
   enum placer_study_target target;
   char *path;            /* file: the file or device (relative: inside the results directory, normalised,
                             without ".."); cephfs: the file's name in the mount */
@@ -198,11 +202,12 @@ int placer_study_default_path(char **out, struct placer_error **err);
 int placer_study_default_text(char **out, struct placer_error **err);
 int placer_study_load_default(struct placer_study **out, struct placer_error **err);
 
-/* Workload names in matrix order: block size major, "4k-randwrite". */
+/* The workloads of the study's cells, in its kind's order (block: block
+ * size major, "4k-randwrite"), and the I-th, for the caller to clear
+ * (placer_bench_workload_clear).  bench/workload.c. */
 size_t placer_study_n_workloads(const struct placer_study *s);
-/* The i-th workload's name, block size and pattern; name caller-freed. */
-int placer_study_workload(const struct placer_study *s, size_t i, char **name, uint64_t *block_size,
-                          const char **pattern);
+int placer_study_workload(const struct placer_study *s, size_t i, struct placer_bench_workload *out,
+                          struct placer_error **err);
 
 /* A profile reference resolved to a file: a bare name ("demo-local", no '/'
  * and no .yaml) is a shipped profile ($PLACER_PROFILES_DIR, the profiles/

@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 
+#include "bench/fio-run.h"
 #include "bench/run.h"
 #include "bench/study.h"
 
@@ -30,10 +31,9 @@ struct bench_target_ops {
    * filled in (cephfs: the file's name): 0, or -1 with *KEY the workloads key
    * at fault and *WHY the reason (*WHY NULL: out of memory).  May be NULL. */
   int (*settle)(struct placer_study *s, const char **key, const char **why);
-  /* fio's engine arguments for CELL (--ioengine and where it runs); -1 with
+  /* fio's engine arguments for RUN (--ioengine and where it runs); -1 with
    * *WHY (NULL: out of memory). */
-  int (*fio_args)(char ***argv, const struct placer_study *s, const struct placer_bench_fio_cell *cell,
-                  const char **why);
+  int (*fio_args)(char ***argv, const struct placer_study *s, const struct bench_fio_run *run, const char **why);
   /* After a local cluster's daemons are up: what the target needs there
    * (cephfs: ceph-fuse mounts it at C->mount).  May be NULL. */
   int (*prepare)(const struct placer_bench_cluster_env *env, struct placer_bench_cluster *c, struct placer_error **err);
@@ -47,9 +47,9 @@ extern const char *const bench_target_names[];
 /* NULL when OPS is whole and consistent, else what is wrong with it. */
 const char *bench_target_ops_check(const struct bench_target_ops *ops);
 
-/* fio on CELL's file with libaio (O_DIRECT as CELL says): the targets on a
+/* fio on RUN's file with libaio (O_DIRECT as RUN says): the targets on a
  * file (file, cephfs) and the hardware baseline.  target-file.c. */
-int bench_target_fio_on_file(char ***argv, const struct placer_bench_fio_cell *cell, const char **why);
+int bench_target_fio_on_file(char ***argv, const struct bench_fio_run *run, const char **why);
 
 extern const struct bench_target_ops bench_target_rbd, bench_target_rados, bench_target_cephfs, bench_target_file;
 

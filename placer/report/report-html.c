@@ -45,8 +45,9 @@ struct page {
 enum what { MAIN, NEIGHBOUR, P50, P99, P999 };
 
 static double clat(const struct placer_bench_run *run, const struct placer_bench_workload *w, enum what what) {
-  const struct placer_fio_io *io =
-      placer_bench_pattern_direction(w->pattern) == PLACER_BENCH_READ ? &run->read : &run->write;
+  const struct placer_bench_op *io = placer_bench_ops_latency_op(w, run->ops, run->n_ops);
+  if (io == NULL)
+    return NAN;
   double v = what == P50 ? io->clat_p50_ns : what == P99 ? io->clat_p99_ns : io->clat_p999_ns;
   return v > 0 ? v / 1e6 : NAN;
 }

@@ -28,9 +28,8 @@ static void test_every_table_whole(void **state) {
   assert_null(bench_target_names[N_OF(all)]);
 }
 
-static int no_args(char ***argv, const struct placer_study *s, const struct placer_bench_fio_cell *cell,
-                   const char **why) {
-  (void)argv, (void)s, (void)cell;
+static int no_args(char ***argv, const struct placer_study *s, const struct bench_fio_run *run, const char **why) {
+  (void)argv, (void)s, (void)run;
   *why = "never called";
   return -1;
 }
@@ -60,8 +59,8 @@ static void test_fio_args(void **state) {
   s.cluster.client = (char *)"admin";
   s.cluster.pool = (char *)"rbd";
   s.cluster.image = (char *)"img";
-  struct placer_bench_fio_cell cell = {
-    .name = "4k-randread", .filename = "/var/tmp/x", .direct = true, .ceph_conf = "/run/c.conf"
+  struct bench_fio_run cell = {
+    .name = "4k-randread", .filename = (char *)"/var/tmp/x", .direct = true, .ceph_conf = "/run/c.conf"
   };
   static const struct {
     enum placer_study_target t;

@@ -9,6 +9,7 @@
 
 #include "bench/fio-options.h"
 #include "bench/study.h"
+#include "bench/workload.h"
 #include "test_support.h"
 
 static struct placer_study *parse_ok(const char *text) {
@@ -57,14 +58,14 @@ static void test_default_study(void **state) {
   assert_int_equal(s->sweep.parameter, PLACER_STUDY_SWEEP_QUOTA);
   assert_int_equal(s->workloads.target, PLACER_STUDY_TARGET_RBD);
   assert_int_equal(placer_study_n_workloads(s), 1);
-  char *name = NULL;
-  uint64_t bs;
-  const char *pattern;
-  assert_int_equal(placer_study_workload(s, 0, &name, &bs, &pattern), 0);
-  assert_string_equal(name, "4k-randwrite");
-  assert_int_equal(bs, 4096);
-  assert_string_equal(pattern, "randwrite");
-  free(name);
+  struct placer_bench_workload w = { 0 };
+  assert_int_equal(placer_study_workload(s, 0, &w, NULL), 0);
+  assert_string_equal(w.name, "4k-randwrite");
+  assert_int_equal(w.block_size_bytes, 4096);
+  assert_string_equal(w.pattern, "randwrite");
+  assert_int_equal(w.metric, PLACER_BENCH_METRIC_IOPS); /* judged as the block kind says */
+  assert_int_equal(w.main_ops, 1u << 1);                /* its writes */
+  placer_bench_workload_clear(&w);
   assert_int_equal(s->n_neighbours, 1);
   assert_int_equal(s->neighbours[0].kind, PLACER_STUDY_NEIGHBOUR_STRESS_NG);
   assert_string_equal(s->neighbours[0].method, "matrixprod");
@@ -136,10 +137,11 @@ static void test_matrix_and_sweep(void **state) {
   assert_int_equal(placer_study_n_workloads(s), 6);
   const char *expect[] = { "4m-write", "4m-randread", "128k-write", "128k-randread", "4k-write", "4k-randread" };
   for (size_t i = 0; i < 6; i++) {
-    char *name = NULL;
-    assert_int_equal(placer_study_workload(s, i, &name, NULL, NULL), 0);
-    assert_string_equal(name, expect[i]);
-    free(name);
+    struct placer_bench_workload w = { 0 };
+    assert_int_equal(placer_study_workload(s, i, &w, NULL), 0);
+    assert_string_equal(w.name, expect[i]);
+    assert_int_equal(w.metric, i < 4 ? PLACER_BENCH_METRIC_BW_BYTES : PLACER_BENCH_METRIC_IOPS); /* MB/s from 64K */
+    placer_bench_workload_clear(&w);
   }
   assert_true(s->sweep.enabled);
   assert_int_equal(s->sweep.n_values, 3);
@@ -511,6 +513,36 @@ static void test_recovery(void **state) {
   expect_error("variants: [ { name: a, profile: x } ]\nrecovery: { action: crash }\n", "recovery.action");
   expect_error("variants: [ { name: a, profile: x } ]\nrecovery: { timeout: 5 }\n", "recovery.timeout");
   expect_error("variants: [ { name: a, profile: x } ]\nrecovery: { at: 0 }\n", "recovery.at");
+  /* what the recovery kind needs of the target (a local cluster may run fio on a file) */
+  expect_error("cluster: { osds: 2 }\nvariants: [ { name: a, profile: x } ]\n"
+               "workloads: { target: file, path: /var/tmp/x }\nrecovery: {}\n",
+               "inline.yaml:4:1: recovery: recovery needs a target in Ceph (rbd, rados, cephfs): target file does "
+               "not serve it");
+}
+
+/* workloads.kind names a kind of the table whose runs are the cells (block,
+ * the default); its keys are the workloads mapping's, each kind's own beside
+ * those every kind takes. */
+static void test_workload_kind(void **state) {
+  (void)state;
+  struct placer_study *s = parse_ok(minimal);
+  assert_ptr_equal(s->workloads.kind, &bench_workload_block);
+  placer_study_free(s);
+  s = parse_ok("variants: [ { name: a, profile: x } ]\nworkloads: { kind: block, iodepth: 4, patterns: [read] }\n");
+  assert_ptr_equal(s->workloads.kind, &bench_workload_block);
+  assert_int_equal(s->workloads.iodepth, 4);
+  assert_int_equal(s->workloads.numjobs, 1); /* the block kind's default */
+  assert_int_equal(placer_study_n_workloads(s), 1);
+  placer_study_free(s);
+  expect_error("variants: [ { name: a, profile: x } ]\nworkloads: { kind: recovery }\n",
+               "inline.yaml:2:20: workloads.kind: expected one of block, got 'recovery'");
+  expect_error("variants: [ { name: a, profile: x } ]\nworkloads: { kind: [block] }\n",
+               "workloads.kind: expected one of block, got 'a collection'");
+  expect_error("variants: [ { name: a, profile: x } ]\nworkloads: { blocks: [4K] }\n",
+               "workloads.blocks: unknown key 'blocks' in workloads (expected one of: kind, target, path, size, "
+               "runtime, ramp, prefill, grace, fio_options, write, block_sizes, patterns, iodepth, numjobs)");
+  expect_error("variants: [ { name: a, profile: x } ]\nworkloads: 4K\n",
+               "inline.yaml:2:12: workloads: expected a mapping (workloads), got a scalar");
 }
 
 static void test_docs_example(void **state) {
@@ -608,6 +640,7 @@ int main(void) {
     cmocka_unit_test(test_profile_paths),
     cmocka_unit_test(test_docs_example),
     cmocka_unit_test(test_recovery),
+    cmocka_unit_test(test_workload_kind),
     cmocka_unit_test(test_fio_options),
     cmocka_unit_test(test_fio_options_documented),
     cmocka_unit_test(test_local_paths),
