@@ -345,7 +345,7 @@ int bench_files_check(struct bench *b, const char *out_dir, bool exists, struct 
   const char *existing = exists ? results : NULL;
   if (exists && results == NULL)
     return placer_error_errno(err, PLACER_EXIT_USAGE, errno, "--resume '%s'", out_dir);
-  if ((bench_target(s->workloads.target)->flags & BENCH_TARGET_LOCAL_PATH) &&
+  if ((s->workloads.target->flags & BENCH_TARGET_LOCAL_PATH) &&
       bench_file_check(b, "workloads", s->workloads.path, s->workloads.write, s->workloads.prefill,
                        s->workloads.size_bytes, results, existing, &b->target, err) < 0)
     return -1;
@@ -362,7 +362,7 @@ int bench_files_place(struct bench *b, struct placer_error **err) {
     const char *given;
     bool used;
   } files[] = {
-    { &b->target, s->workloads.path, (bench_target(s->workloads.target)->flags & BENCH_TARGET_LOCAL_PATH) != 0 },
+    { &b->target, s->workloads.path, (s->workloads.target->flags & BENCH_TARGET_LOCAL_PATH) != 0 },
     { &b->hw, s->baseline.path, s->baseline.enabled },
   };
   for (size_t i = 0; i < 2; i++) {

@@ -89,7 +89,7 @@ void bench_fio_run_clear(struct bench_fio_run *run) {
 /* fio's file: the target's (file; cephfs in the mount). */
 void bench_fio_run_target(const struct bench *b, const struct pass *p, struct bench_fio_run *run) {
   const struct placer_study *s = b->study;
-  run->target = bench_target(s->workloads.target);
+  run->target = s->workloads.target;
   unsigned flags = run->target->flags;
   free(run->filename);
   run->filename = NULL;

@@ -11,6 +11,7 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 
+#include "bench/target.h"
 #include "cgroup.h"
 #include "lib/csv.h"
 #include "lib/fsfile.h"
@@ -169,16 +170,16 @@ static json_t *study_json(const struct bench *b) {
   json_t *nbs = json_array();
   for (size_t i = 0; i < s->n_neighbours; i++) {
     const struct placer_study_neighbour *n = &s->neighbours[i];
-    json_array_append_new(nbs, json_pack("{s:s, s:s, s:s, s:i}", "name", n->name, "role", n->role, "kind",
-                                         placer_study_neighbour_kind_name(n->kind), "intensity", (int)n->intensity));
+    json_array_append_new(nbs, json_pack("{s:s, s:s, s:s, s:i}", "name", n->name, "role", n->role, "kind", n->kind,
+                                         "intensity", (int)n->intensity));
   }
   return json_pack("{s:s, s:s, s:s, s:o, s:o, s:i, s:i, s:i, s:i, s:I, s:b, s:i, s:i, s:o, s:o}", "study", s->path,
-                   "cluster", placer_study_cluster_name(s->cluster.type), "target",
-                   placer_study_target_name(s->workloads.target), "block_sizes", bs, "patterns", pats, "iodepth",
-                   (int)s->workloads.iodepth, "numjobs", (int)s->workloads.numjobs, "runtime_s",
-                   (int)s->workloads.runtime_s, "ramp_s", (int)s->workloads.ramp_s, "size_bytes",
-                   (json_int_t)s->workloads.size_bytes, "prefill", s->workloads.prefill, "warmup", (int)s->warmup,
-                   "repeats", (int)s->repeats, "variants", vars, "neighbours", nbs);
+                   "cluster", placer_study_cluster_name(s->cluster.type), "target", s->workloads.target->name,
+                   "block_sizes", bs, "patterns", pats, "iodepth", (int)s->workloads.iodepth, "numjobs",
+                   (int)s->workloads.numjobs, "runtime_s", (int)s->workloads.runtime_s, "ramp_s",
+                   (int)s->workloads.ramp_s, "size_bytes", (json_int_t)s->workloads.size_bytes, "prefill",
+                   s->workloads.prefill, "warmup", (int)s->warmup, "repeats", (int)s->repeats, "variants", vars,
+                   "neighbours", nbs);
 }
 
 int bench_write_summary(struct bench *b, struct placer_error **err) {

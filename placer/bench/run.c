@@ -168,7 +168,7 @@ static int prefill(struct bench *b, struct pass *p, struct placer_error **err) {
   snprintf(run.what, sizeof(run.what), "prefill");
   int rc = bench_fio_run_files(&run, b->out, "logs", stem, err);
   if (rc == 0) {
-    bench_progress(b, "%s: prefill %s", p->tag, placer_study_target_name(s->workloads.target));
+    bench_progress(b, "%s: prefill %s", p->tag, s->workloads.target->name);
     rc = bench_fio_run_start(b, p, &run, err);
   }
   if (rc == 0)

@@ -69,7 +69,7 @@ static int check_tools(const struct bench *b, struct placer_error **err) {
     if (n >= 6)
       break;
   }
-  const char *target_needs = bench_target(s->workloads.target)->program;
+  const char *target_needs = s->workloads.target->program;
   if (s->cluster.type == PLACER_STUDY_CLUSTER_LOCAL && target_needs)
     need[n++] = target_needs;
   for (size_t i = 0; i < n; i++)
@@ -382,12 +382,11 @@ static int make_results(struct bench *b, struct placer_error **err) {
     snprintf(title, sizeof(title), "%s", s->title);
   else if (b->n_vars >= 2)
     snprintf(title, sizeof(title), "%s vs %s, cluster %s, fio %s iodepth %u", b->vars[1].spec->name,
-             b->vars[0].spec->name, placer_study_cluster_name(s->cluster.type),
-             placer_study_target_name(s->workloads.target), s->workloads.iodepth);
+             b->vars[0].spec->name, placer_study_cluster_name(s->cluster.type), s->workloads.target->name,
+             s->workloads.iodepth);
   else
     snprintf(title, sizeof(title), "%s, cluster %s, fio %s iodepth %u", b->vars[0].spec->name,
-             placer_study_cluster_name(s->cluster.type), placer_study_target_name(s->workloads.target),
-             s->workloads.iodepth);
+             placer_study_cluster_name(s->cluster.type), s->workloads.target->name, s->workloads.iodepth);
   for (size_t i = 0; i < s->n_neighbours; i++) {
     size_t len = strlen(who);
     snprintf(who + len, sizeof(who) - len, "%s%s", i ? "+" : "", s->neighbours[i].name);
@@ -746,8 +745,8 @@ int placer_bench_describe(const struct placer_study *study, const struct placer_
             "study %s: cluster %s, fio %s, %zu variant(s), %zu workload(s), %zu condition(s), %u repeat(s) + "
             "%u warm-up pass(es)\n",
             study->generated ? "default, sized to the node (placer bench --print-default)" : study->path,
-            placer_study_cluster_name(study->cluster.type), placer_study_target_name(study->workloads.target), b.n_vars,
-            b.n_workloads, b.n_conds, study->repeats, study->warmup);
+            placer_study_cluster_name(study->cluster.type), study->workloads.target->name, b.n_vars, b.n_workloads,
+            b.n_conds, study->repeats, study->warmup);
     for (size_t v = 0; v < b.n_vars; v++) {
       fprintf(out, "variant %s: profile %s\n", b.vars[v].spec->name, b.vars[v].profile_path);
       for (size_t i = 0; b.vars[v].sets && b.vars[v].sets[i]; i++)

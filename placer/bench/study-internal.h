@@ -10,6 +10,9 @@
 
 size_t study_seq_len(const yaml_node_t *v);
 yaml_node_t *study_seq_item(struct pyaml_walk *w, const yaml_node_t *v, size_t i);
+/* A scalar's text, else what the node is ("a list", "a mapping"): for
+ * "expected one of ..., got '...'". */
+const char *study_scalar_or_kind(const yaml_node_t *v);
 /* "parse study: out of memory". */
 int study_oom(struct pyaml_walk *w);
 /* *SLOT = a copy of VALUE unless set: 0, or -1 out of memory. */

@@ -19,6 +19,12 @@ yaml_node_t *study_seq_item(struct pyaml_walk *w, const yaml_node_t *v, size_t i
   return yaml_document_get_node(w->doc, v->data.sequence.items.start[i]);
 }
 
+const char *study_scalar_or_kind(const yaml_node_t *v) {
+  if (pyaml_walk_is_scalar(v))
+    return pyaml_walk_scalar(v);
+  return v && v->type == YAML_SEQUENCE_NODE ? "a list" : v && v->type == YAML_MAPPING_NODE ? "a mapping" : "nothing";
+}
+
 int study_oom(struct pyaml_walk *w) {
   return placer_error_oom(w->err, "parse study");
 }

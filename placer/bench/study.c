@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "bench/fio-options.h"
+#include "bench/neighbour.h"
 #include "bench/study-internal.h"
 #include "bench/target.h"
 #include "bench/workload.h"
@@ -31,11 +32,6 @@ static const char *const cluster_names[] = {
   [PLACER_STUDY_CLUSTER_NONE] = "none",
   NULL,
 };
-static const char *const neighbour_kind_names[] = {
-  [PLACER_STUDY_NEIGHBOUR_STRESS_NG] = "stress-ng",
-  [PLACER_STUDY_NEIGHBOUR_VM] = "vm",
-  NULL,
-};
 static const char *const backend_names[] = {
   [PLACER_STUDY_BACKEND_EXEC] = "exec",
   [PLACER_STUDY_BACKEND_PODMAN] = "podman",
@@ -50,12 +46,6 @@ static const char *const rebuild_names[] = {
 
 const char *placer_study_cluster_name(enum placer_study_cluster_type t) {
   return t <= PLACER_STUDY_CLUSTER_NONE ? cluster_names[t] : "?";
-}
-const char *placer_study_target_name(enum placer_study_target t) {
-  return bench_target(t)->name;
-}
-const char *placer_study_neighbour_kind_name(enum placer_study_neighbour_kind k) {
-  return k <= PLACER_STUDY_NEIGHBOUR_VM ? neighbour_kind_names[k] : "?";
 }
 
 /* ---- custom value parsers ---- */
@@ -179,11 +169,25 @@ static const struct pyaml_schema variant_schema = { "variant", variant_fields, N
 
 static int parse_kind(struct pyaml_walk *w, const struct pyaml_field *f, yaml_node_t *v, void *target);
 
+/* workloads.target: a target of the table (bench/target.c), by its name. */
+static int parse_target(struct pyaml_walk *w, const struct pyaml_field *f, yaml_node_t *v, void *target) {
+  struct placer_study_workloads *wl = target;
+  const char *given = study_scalar_or_kind(v);
+  if ((wl->target = bench_target_find(given)) != NULL)
+    return 0;
+  char names[256] = "";
+  for (size_t i = 0; bench_targets[i]; i++) {
+    size_t len = strlen(names);
+    snprintf(names + len, sizeof(names) - len, "%s%s", i ? ", " : "", bench_targets[i]->name);
+  }
+  return pyaml_walk_key_error(w, v, f->key, "expected one of %s, got '%s'", names, given);
+}
+
 /* The keys of workloads every kind takes (where fio runs, for how long);
  * its kind's own follow them (bench_workload_ops.keys). */
 static const struct pyaml_field workloads_fields[] = {
   { .key = "kind", .type = PYAML_FIELD_CUSTOM, .parse = parse_kind },
-  { .key = "target", .type = PYAML_FIELD_ENUM, .offset = WORKLOADS_AT(target), .names = bench_target_names },
+  { .key = "target", .type = PYAML_FIELD_CUSTOM, .parse = parse_target },
   { .key = "path", .type = PYAML_FIELD_STRING, .offset = WORKLOADS_AT(path) },
   { .key = "size", .type = PYAML_FIELD_SIZE, .offset = WORKLOADS_AT(size_bytes), .min = 1 },
   { .key = "runtime",
@@ -205,8 +209,7 @@ static int parse_kind(struct pyaml_walk *w, const struct pyaml_field *f, yaml_no
   if (kind == NULL || !(kind->flags & BENCH_WORKLOAD_CELLS)) {
     char names[128];
     bench_workload_names(BENCH_WORKLOAD_CELLS, names, sizeof(names));
-    return pyaml_walk_key_error(w, v, f->key, "expected one of %s, got '%s'", names,
-                                pyaml_walk_is_scalar(v) ? pyaml_walk_scalar(v) : "a collection");
+    return pyaml_walk_key_error(w, v, f->key, "expected one of %s, got '%s'", names, study_scalar_or_kind(v));
   }
   wl->kind = kind;
   return 0;
@@ -232,10 +235,30 @@ static int parse_workloads(struct pyaml_walk *w, const struct pyaml_field *f, ya
   return rc;
 }
 
+/* neighbours[].kind: a kind of the table (bench/neighbour.c), by its name. */
+static int parse_neighbour_kind(struct pyaml_walk *w, const struct pyaml_field *f, yaml_node_t *v, void *target) {
+  struct placer_study_neighbour *nb = target;
+  const char *given = study_scalar_or_kind(v);
+  char names[256] = "";
+  for (size_t i = 0; bench_neighbours[i]; i++) {
+    if (strcmp(bench_neighbours[i]->kind, given) == 0) {
+      nb->kind = bench_neighbours[i]->kind;
+      return 0;
+    }
+    bool named = false; /* a kind once, though it runs in several backends */
+    for (size_t k = 0; k < i && !named; k++)
+      named = strcmp(bench_neighbours[k]->kind, bench_neighbours[i]->kind) == 0;
+    size_t len = strlen(names);
+    if (!named)
+      snprintf(names + len, sizeof(names) - len, "%s%s", len ? ", " : "", bench_neighbours[i]->kind);
+  }
+  return pyaml_walk_key_error(w, v, f->key, "expected one of %s, got '%s'", names, given);
+}
+
 static const struct pyaml_field neighbour_fields[] = {
   { .key = "name", .type = PYAML_FIELD_NAME, .offset = NEIGHBOUR_AT(name) },
   { .key = "role", .type = PYAML_FIELD_NAME, .offset = NEIGHBOUR_AT(role) },
-  { .key = "kind", .type = PYAML_FIELD_ENUM, .offset = NEIGHBOUR_AT(kind), .names = neighbour_kind_names },
+  { .key = "kind", .type = PYAML_FIELD_CUSTOM, .parse = parse_neighbour_kind },
   { .key = "backend", .type = PYAML_FIELD_ENUM, .offset = NEIGHBOUR_AT(backend), .names = backend_names },
   { .key = "image", .type = PYAML_FIELD_STRING, .offset = NEIGHBOUR_AT(image) },
   { .key = "stressor", .type = PYAML_FIELD_NAME, .offset = NEIGHBOUR_AT(stressor) },
@@ -277,6 +300,7 @@ static const struct pyaml_field sweep_fields[] = {
 static const struct pyaml_schema sweep_schema = { "sweep", sweep_fields, N_OF(sweep_fields) };
 
 static int parse_variants(struct pyaml_walk *w, const struct pyaml_field *f, yaml_node_t *v, void *target);
+
 static int parse_neighbours(struct pyaml_walk *w, const struct pyaml_field *f, yaml_node_t *v, void *target);
 
 static const struct pyaml_field study_fields[] = {
@@ -321,7 +345,7 @@ static int parse_variants(struct pyaml_walk *w, const struct pyaml_field *f, yam
 }
 
 static void neighbour_defaults(struct placer_study_neighbour *nb) {
-  nb->kind = PLACER_STUDY_NEIGHBOUR_STRESS_NG;
+  nb->kind = bench_neighbours[0]->kind; /* stress-ng */
   nb->backend = PLACER_STUDY_BACKEND_EXEC;
   nb->intensity = 1;
   nb->memory_bytes = UINT64_C(256) << 20;
@@ -509,8 +533,8 @@ static int check_workloads(struct pyaml_walk *w, struct placer_study *s, yaml_no
   yaml_node_t *wn = pyaml_walk_lookup(w, root, "workloads");
   bool target_given = pyaml_walk_lookup(w, wn, "target") != NULL;
   if (!target_given)
-    wl->target = s->cluster.type == PLACER_STUDY_CLUSTER_NONE ? PLACER_STUDY_TARGET_FILE : PLACER_STUDY_TARGET_RBD;
-  const struct bench_target_ops *target = bench_target(wl->target);
+    wl->target = s->cluster.type == PLACER_STUDY_CLUSTER_NONE ? &bench_target_file : &bench_target_rbd;
+  const struct bench_target_ops *target = wl->target;
   if (s->cluster.type == PLACER_STUDY_CLUSTER_NONE && (target->flags & BENCH_TARGET_CEPH))
     return study_key_error(w, root, "workloads", "target",
                            "target %s needs Ceph; with cluster type none use target file", target->name);
@@ -551,6 +575,28 @@ static int check_workloads(struct pyaml_walk *w, struct placer_study *s, yaml_no
   return 0;
 }
 
+/* The keys a neighbour's kind does not take (another kind's), then the
+ * kind's own defaults and checks (bench_neighbour_ops.settle). */
+static int check_neighbour_kind(struct pyaml_walk *w, struct placer_study_neighbour *nb, yaml_node_t *nn) {
+  const struct bench_neighbour_ops *ops = bench_neighbour(nb->kind, PLACER_STUDY_BACKEND_EXEC);
+  for (yaml_node_pair_t *p = nn->data.mapping.pairs.start; ops && p < nn->data.mapping.pairs.top; p++) {
+    yaml_node_t *k = yaml_document_get_node(w->doc, p->key);
+    const char *key = pyaml_walk_scalar(k);
+    if (bench_neighbour_takes(ops, key))
+      continue;
+    for (size_t i = 0; bench_neighbours[i]; i++)
+      if (bench_neighbour_takes(bench_neighbours[i], key))
+        return pyaml_walk_key_error(w, k, key, "only goes with kind %s", bench_neighbours[i]->kind);
+  }
+  if ((ops = bench_neighbour(nb->kind, nb->backend)) == NULL)
+    return pyaml_walk_key_error(w, pyaml_walk_lookup_key(w, nn, "backend"), "backend", "kind %s does not run in %s",
+                                nb->kind, backend_names[nb->backend]);
+  const char *key = NULL, *why = NULL;
+  if (ops->settle && ops->settle(nb, &key, &why) < 0)
+    return why ? pyaml_walk_key_error(w, pyaml_walk_lookup_key(w, nn, key), key, "%s", why) : study_oom(w);
+  return 0;
+}
+
 static int check_neighbours(struct pyaml_walk *w, struct placer_study *s, yaml_node_t *root) {
   yaml_node_t *ns = pyaml_walk_lookup(w, root, "neighbours");
   for (size_t i = 0; i < s->n_neighbours; i++) {
@@ -568,32 +614,11 @@ static int check_neighbours(struct pyaml_walk *w, struct placer_study *s, yaml_n
       if (strcmp(s->neighbours[j].name, nb->name) == 0)
         rc = pyaml_walk_error(w, nn, "duplicate neighbour name '%s' (first at line %u)", nb->name,
                               s->neighbours[j].line);
-    if (rc == 0 && nb->kind != s->neighbours[0].kind)
+    if (rc == 0 && strcmp(nb->kind, s->neighbours[0].kind) != 0)
       rc = pyaml_walk_key_error(w, pyaml_walk_lookup(w, nn, "kind"), "kind",
                                 "all neighbours must be of one kind (their work rates add up)");
-    if (rc == 0 && nb->kind == PLACER_STUDY_NEIGHBOUR_VM) {
-      static const char *const stress_only[] = { "backend", "image", "stressor", "method", "load", NULL };
-      for (size_t k = 0; rc == 0 && stress_only[k]; k++)
-        if (pyaml_walk_lookup_key(w, nn, stress_only[k]))
-          rc = pyaml_walk_key_error(w, pyaml_walk_lookup_key(w, nn, stress_only[k]), stress_only[k],
-                                    "only goes with kind stress-ng");
-    }
-    if (rc == 0 && nb->kind == PLACER_STUDY_NEIGHBOUR_STRESS_NG) {
-      static const char *const vm_only[] = { "kernel", "initrd", "memory", "work_memory", NULL };
-      for (size_t k = 0; rc == 0 && vm_only[k]; k++)
-        if (pyaml_walk_lookup_key(w, nn, vm_only[k]))
-          rc = pyaml_walk_key_error(w, pyaml_walk_lookup_key(w, nn, vm_only[k]), vm_only[k], "only goes with kind vm");
-      if (rc == 0 && nb->image && nb->backend != PLACER_STUDY_BACKEND_PODMAN)
-        rc = pyaml_walk_key_error(w, pyaml_walk_lookup_key(w, nn, "image"), "image", "only goes with backend podman");
-      if (rc == 0 && study_set_default(&nb->stressor, "cpu") < 0)
-        rc = study_oom(w);
-      if (rc == 0 && nb->load_percent && strcmp(nb->stressor, "cpu") != 0)
-        rc = pyaml_walk_key_error(w, pyaml_walk_lookup_key(w, nn, "load"), "load",
-                                  "only goes with stressor cpu (stress-ng --cpu-load)");
-      if (rc == 0 && nb->backend == PLACER_STUDY_BACKEND_PODMAN &&
-          study_set_default(&nb->image, "localhost/placer/stress-ng:latest") < 0)
-        rc = study_oom(w);
-    }
+    if (rc == 0)
+      rc = check_neighbour_kind(w, nb, nn);
     pyaml_walk_pop(w, saved);
     if (rc < 0)
       return -1;
@@ -658,10 +683,10 @@ static int check_pass_kinds(struct pyaml_walk *w, struct placer_study *s, yaml_n
     yaml_node_t *section = pyaml_walk_lookup(w, root, kind->section);
     if (kind->settle(w, s, root, section) < 0)
       return -1;
-    const char *why = section ? bench_workload_target_refusal(kind, bench_target(s->workloads.target)) : NULL;
+    const char *why = section ? bench_workload_target_refusal(kind, s->workloads.target) : NULL;
     if (why)
       return study_key_error(w, root, NULL, kind->section, "%s %s: target %s does not serve it", kind->name, why,
-                             placer_study_target_name(s->workloads.target));
+                             s->workloads.target->name);
   }
   return 0;
 }

@@ -1,9 +1,10 @@
 /* What fio runs on: a study's workloads.target.  One ops table per target,
  * one file each (target-rbd.c, target-rados.c, target-cephfs.c,
  * target-file.c), as fio keeps its engines; bench_targets[] in target.c
- * lists them.  Adding a target: its value in enum placer_study_target
- * (study.h), its file, its line in the table; test_bench_target checks every
- * table is whole (bench_target_ops_check, fio's check_engine_ops). */
+ * lists them, and a study names one by the name in its table.  Adding a
+ * target: its file, its line in the table and its extern below;
+ * test_bench_target checks every table of bench_targets[] is whole
+ * (bench_target_ops_check, fio's check_engine_ops). */
 #ifndef PLACER_BENCH_TARGET_H
 #define PLACER_BENCH_TARGET_H
 
@@ -39,11 +40,9 @@ struct bench_target_ops {
   int (*prepare)(const struct placer_bench_cluster_env *env, struct placer_bench_cluster *c, struct placer_error **err);
 };
 
-/* The table of target T (never NULL for a value of the enum). */
-const struct bench_target_ops *bench_target(enum placer_study_target t);
-/* The targets' names, indexed by enum placer_study_target, NULL after the
- * last (the study's enum field). */
-extern const char *const bench_target_names[];
+/* The targets, NULL after the last; the one named NAME, or NULL. */
+extern const struct bench_target_ops *const bench_targets[];
+const struct bench_target_ops *bench_target_find(const char *name);
 /* NULL when OPS is whole and consistent, else what is wrong with it. */
 const char *bench_target_ops_check(const struct bench_target_ops *ops);
 
