@@ -1,6 +1,6 @@
 /* The hardware baseline of a study: the same fio workloads on a local file
- * or block device, no Ceph, not placed; and the report lines that say what
- * share of it each variant delivers. */
+ * or block device, no Ceph, not placed (the share of it each variant
+ * delivers: results/hardware-baseline.c). */
 #include "bench/internal.h"
 
 #include <math.h>
@@ -11,7 +11,6 @@
 
 #include "bench/target.h"
 #include "bench/workload.h"
-#include "report/report.h"
 
 /* RUN on the baseline's file ABS: target file, O_DIRECT, its size. */
 static void on_baseline_file(const struct bench *b, const char *abs, struct bench_fio_run *run) {
@@ -42,11 +41,11 @@ int bench_hardware_baseline(struct bench *b, struct placer_error **err) {
   const char *abs = b->hw.path;
   struct stat st;
   bool existed = stat(abs, &st) == 0;
-  b->baseline = json_object();
-  json_t *runs = json_array();
-  json_object_set_new(b->baseline, "path", json_string(abs));
-  json_object_set_new(b->baseline, "size_bytes", json_integer((json_int_t)s->baseline.size_bytes));
-  json_object_set_new(b->baseline, "workloads", runs);
+  b->baseline =
+      json_pack("{s:s, s:I, s:[]}", "path", abs, "size_bytes", (json_int_t)s->baseline.size_bytes, "workloads");
+  json_t *runs = json_object_get(b->baseline, "workloads");
+  if (runs == NULL)
+    return placer_error_oom(err, "hardware baseline");
   int rc = 0;
   /* A file must hold data before it is read. */
   if (!(existed && S_ISBLK(st.st_mode)) && kind->prepare) {
@@ -91,9 +90,10 @@ int bench_hardware_baseline(struct bench *b, struct placer_error **err) {
                             "block_size_bytes", (json_int_t)wl->block_size_bytes, "fio_json", run.rel, "read_iops",
                             rd->iops, "write_iops", wr->iops, "read_bw_bytes", (json_int_t)rd->bw_bytes,
                             "write_bw_bytes", (json_int_t)wr->bw_bytes);
-      json_object_set_new(o, "clat_p99_ns", isnan(p99) ? json_null() : json_real(p99));
-      json_object_set_new(o, "failed_jobs", json_integer(result.failed_jobs));
-      json_array_append_new(runs, o);
+      if (o == NULL || json_object_set_new(o, "clat_p99_ns", isnan(p99) ? json_null() : json_real(p99)) < 0 ||
+          json_object_set_new(o, "failed_jobs", json_integer(result.failed_jobs)) < 0 || json_array_append(runs, o) < 0)
+        rc = placer_error_oom(err, "hardware baseline");
+      json_decref(o);
     }
     placer_bench_result_free(&result);
     bench_fio_run_clear(&run);
@@ -101,78 +101,4 @@ int bench_hardware_baseline(struct bench *b, struct placer_error **err) {
   if (b->hw.created)
     unlink(abs);
   return rc;
-}
-
-static double baseline_metric(const struct bench *b, size_t w, bool *found) {
-  *found = false;
-  json_t *runs = b->baseline ? json_object_get(b->baseline, "workloads") : NULL;
-  size_t i;
-  json_t *o;
-  json_array_foreach(runs, i, o) {
-    if (strcmp(json_string_value(json_object_get(o, "workload")), b->wls[w].name) != 0)
-      continue;
-    double x;
-    if (placer_bench_workload_uses_bandwidth(&b->wls[w]))
-      x = (double)(json_integer_value(json_object_get(o, "read_bw_bytes")) +
-                   json_integer_value(json_object_get(o, "write_bw_bytes")));
-    else
-      x = json_real_value(json_object_get(o, "read_iops")) + json_real_value(json_object_get(o, "write_iops"));
-    *found = true;
-    return x;
-  }
-  return NAN;
-}
-
-/* The baseline's lines of the report, and the shares in summary.json. */
-int bench_baseline_report(struct bench *b, FILE *out) {
-  if (b->baseline == NULL)
-    return 0;
-  int alone = placer_bench_alone_condition(b->results);
-  json_t *shares = json_array();
-  fprintf(out, "\nHardware baseline: fio on %s, no Ceph, not placed; share of it each variant delivers alone\n",
-          json_string_value(json_object_get(b->baseline, "path")));
-  fprintf(out, "%-22s", "");
-  for (size_t w = 0; w < b->n_workloads; w++) {
-    char bs[16], head[64];
-    placer_bench_format_block_size(b->wls[w].block_size_bytes, bs, sizeof(bs));
-    snprintf(head, sizeof(head), "%s %s", bs, b->wls[w].pattern);
-    fprintf(out, " %16s", head);
-  }
-  fprintf(out, "\n%-22s", "  hardware");
-  for (size_t w = 0; w < b->n_workloads; w++) {
-    bool found;
-    double x = baseline_metric(b, w, &found);
-    char cell[32];
-    if (!found)
-      snprintf(cell, sizeof(cell), "-");
-    else if (placer_bench_workload_uses_bandwidth(&b->wls[w]))
-      snprintf(cell, sizeof(cell), "%.1f MB/s", x / 1e6);
-    else
-      snprintf(cell, sizeof(cell), "%.0f IOPS", x);
-    fprintf(out, " %16s", cell);
-  }
-  fputc('\n', out);
-  for (size_t v = 0; v < b->n_vars && alone >= 0; v++) {
-    char label[64];
-    snprintf(label, sizeof(label), "  %s", b->vars[v].spec->name);
-    fprintf(out, "%-22s", label);
-    for (size_t w = 0; w < b->n_workloads; w++) {
-      bool found;
-      double hw = baseline_metric(b, w, &found);
-      struct placer_bench_cell_stats st;
-      placer_bench_cell_stats(b->results, v, (size_t)alone, w, &st);
-      double share = found && hw > 0 && st.n_done ? st.main.median / hw : NAN;
-      char cell[32];
-      if (isnan(share))
-        snprintf(cell, sizeof(cell), "-");
-      else
-        snprintf(cell, sizeof(cell), "%.1f%%", share * 100.0);
-      fprintf(out, " %16s", cell);
-      json_array_append_new(shares, json_pack("{s:s, s:s, s:o}", "variant", b->vars[v].spec->name, "workload",
-                                              b->wls[w].name, "share", isnan(share) ? json_null() : json_real(share)));
-    }
-    fputc('\n', out);
-  }
-  json_object_set_new(b->baseline, "shares_alone", shares);
-  return 0;
 }

@@ -168,10 +168,8 @@ int bench_fio_run_result(const struct bench *b, const struct bench_fio_run *run,
 int bench_recovery_run(struct bench *b, struct pass *p, struct placer_error **err);
 bool bench_recovery_done(const struct bench *b, size_t v, size_t repeat);
 
-/* baseline.c: the hardware baseline's runs, and its lines of the
- * report (which also put the shares into summary.json). */
+/* baseline.c: the hardware baseline's runs. */
 int bench_hardware_baseline(struct bench *b, struct placer_error **err);
-int bench_baseline_report(struct bench *b, FILE *out);
 
 /* output.c: the progress line, the CSV files, summary.json. */
 void bench_fmt_duration(double s, char *buf, size_t len);

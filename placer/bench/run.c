@@ -27,6 +27,7 @@
 #include "apply.h"
 #include "bench/probe.h"
 #include "report/report.h"
+#include "results/hardware-baseline.h"
 #include "bench/sample.h"
 #include "lib/cpulist.h"
 #include "lib/substitute.h"
@@ -646,29 +647,24 @@ int placer_bench_run_study(const struct placer_study *study, const struct placer
     else if (placer_bench_stop)
       b.stopped_by = strdup("interrupted (SIGINT or SIGTERM)");
     struct placer_error *e = NULL;
-    cleanup_free char *report = NULL;
-    char *tail = NULL;
-    size_t tail_len = 0;
-    FILE *tf = open_memstream(&tail, &tail_len);
-    if (tf) {
-      bench_baseline_report(&b, tf);
-      fprintf(tf,
-              "\nResults: %s (summary.json, report.txt, fio/, runs.csv, roles.csv, threads.csv, cores.csv, "
-              "placement.csv, solo.csv, logs/)\n",
-              b.out);
-      fclose(tf);
+    /* the hardware baseline's shares, recorded with the results they are of */
+    if (b.baseline) {
+      json_t *shares = placer_bench_baseline_shares(b.baseline, b.results);
+      if (shares == NULL || json_object_set_new(b.baseline, "shares_alone", shares) < 0)
+        placer_error_oom(&e, "hardware baseline");
     }
     /* Results that could not all be written (a full disk): summary.json
      * holds what was recorded before and report.txt is not written beside
      * it; a study that ran to its end fails with that (exit 4). */
-    bool summary_written = bench_write_summary(&b, &e) == 0;
+    bool summary_written = e == NULL && bench_write_summary(&b, &e) == 0;
+    /* The report of what the results directory holds, made as `placer
+     * report` and `placer bench --report` make it: one route. */
     char *text = NULL;
     struct placer_error *e_report = NULL;
-    if (placer_bench_report(b.results, &report, &e_report) < 0) {
-      bench_warn(&b, "%s", e_report->msg);
+    if (placer_bench_report_dir(b.out, &text, &e_report) < 0) {
+      bench_warn(&b, "no report: %s", e_report->msg);
       placer_error_free(e_report);
-    } else if (asprintf(&text, "%s%s", report, tail ? tail : "") < 0) {
-      text = NULL;
+      text = strdup(""); /* what was measured is in the directory still */
     }
     if (text && summary_written)
       bench_write_report_txt(&b, text, &e);
@@ -681,7 +677,6 @@ int placer_bench_run_study(const struct placer_study *study, const struct placer
       *report_out = text;
     else
       free(text);
-    free(tail);
   }
   if (results) {
     *results = b.results;

@@ -54,8 +54,10 @@ struct placer_bench_options {
 
 /* Run STUDY.  On return (also after an error or a Ctrl-C) the results
  * directory holds what was measured: fio JSON, CSV samples, summary.json,
- * report.txt; *report (may be NULL; NULL when there is none) gets the text
- * of report.txt for the caller to print, *results (may be NULL) the results
+ * report.txt; *report (may be NULL) gets the text of report.txt, the report
+ * of the directory (placer_bench_report_dir), for the caller to print: NULL
+ * when the study was refused before the directory was made, "" when no
+ * report could be made of it (a warning says why); *results (may be NULL) the results
  * so far and *extra the parts of summary.json the results struct does not
  * hold (hardware baseline, study).  Returns 0, -1 with err, or
  * PLACER_BENCH_EXIT_INTERRUPTED. */

@@ -595,14 +595,22 @@ int placer_bench_summary_load(const char *dir, json_t **out, char **path_out, st
 }
 
 /* DIR/summary.json, as bench writes it (placer compare, report, size). */
-int placer_bench_results_load_dir(const char *dir, struct placer_bench_results **out, struct placer_error **err) {
+int placer_bench_results_dir_load(const char *dir, struct placer_bench_results **out, json_t **hardware_baseline,
+                                  struct placer_error **err) {
   cleanup_free char *path = NULL;
   json_t *j = NULL;
   if (placer_bench_summary_load(dir, &j, &path, err) < 0)
     return -1;
-  int rc = placer_bench_results_from_json(j, out, err);
+  int rc = placer_bench_results_from_json(j, out, err); /* checked first: the baseline too */
+  json_t *hb = json_object_get(j, "hardware_baseline");
+  if (rc == 0 && hardware_baseline)
+    *hardware_baseline = json_is_object(hb) ? json_incref(hb) : NULL;
   json_decref(j);
   if (rc < 0)
     return placer_error_prefix(err, "%s", path);
   return 0;
+}
+
+int placer_bench_results_load_dir(const char *dir, struct placer_bench_results **out, struct placer_error **err) {
+  return placer_bench_results_dir_load(dir, out, NULL, err);
 }

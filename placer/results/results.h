@@ -349,7 +349,11 @@ int placer_bench_json_parse(const char *path, const char *text, size_t len, json
  * gets its path. */
 int placer_bench_summary_load(const char *dir, json_t **out, char **path, struct placer_error **err);
 /* Read DIR/summary.json into *out (exit code USAGE when it is missing, not
- * JSON or not a summary of placer bench; the error names the file). */
+ * JSON or not a summary of placer bench; the error names the file), and
+ * (HARDWARE_BASELINE may be NULL) its hardware_baseline, checked with it
+ * (NULL when the study had none). */
 int placer_bench_results_load_dir(const char *dir, struct placer_bench_results **out, struct placer_error **err);
+int placer_bench_results_dir_load(const char *dir, struct placer_bench_results **out, json_t **hardware_baseline,
+                                  struct placer_error **err);
 
 #endif

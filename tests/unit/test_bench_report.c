@@ -12,6 +12,7 @@
 #include "results/compare.h"
 #include "report/report.h"
 #include "results/results.h"
+#include "results/hardware-baseline.h"
 #include "test_support.h"
 
 static const char *const variants[] = { "unpinned", "pinned" };
@@ -546,6 +547,44 @@ static void test_report_dir(void **state) {
   assert_string_equal(got, expected);
   free(got);
   free(expected);
+  placer_bench_results_free(r);
+  /* With a hardware baseline: its lines at the end, the shares of it computed
+   * from the runs (unpinned alone 2388 of 4776 IOPS, pinned 1436; 128K: 420
+   * and 300 of 840 IOPS' worth of bytes), its path escaped; the same as the
+   * text of the results with it (one route, whatever reads the directory). */
+  r = build_ab(3);
+  j = placer_bench_results_to_json(r);
+  json_t *hw = json_pack("{s:s, s:I, s:[{s:s, s:f, s:f, s:I, s:I}, {s:s, s:f, s:f, s:I, s:I}, {s:s, s:f, s:f, s:I, "
+                         "s:I}]}",
+                         "path", "/var/tmp/hw\x1b.img", "size_bytes", (json_int_t)(1 << 30), "workloads", "workload",
+                         "4k-randwrite", "read_iops", 0.0, "write_iops", 4776.0, "read_bw_bytes", (json_int_t)0,
+                         "write_bw_bytes", (json_int_t)(4776 * 4096), "workload", "4k-randread", "read_iops", 16502.0,
+                         "write_iops", 0.0, "read_bw_bytes", (json_int_t)(16502 * 4096), "write_bw_bytes",
+                         (json_int_t)0, "workload", "128k-write", "read_iops", 0.0, "write_iops", 840.0,
+                         "read_bw_bytes", (json_int_t)0, "write_bw_bytes", (json_int_t)(840 * 131072));
+  assert_non_null(hw);
+  json_object_set_new(j, "hardware_baseline", hw);
+  assert_int_equal(json_dump_file(j, path, JSON_INDENT(2) | JSON_PRESERVE_ORDER), 0);
+  if (placer_bench_report_dir(dir, &got, &err) < 0)
+    fail_msg("report_dir: %s", err->msg);
+  const char *lines = "\nHardware baseline: fio on /var/tmp/hw\\x1b.img, no Ceph, not placed; share of it each "
+                      "variant delivers alone\n"
+                      "                           4K randwrite      4K randread       128K write\n"
+                      "  hardware                    4776 IOPS       16502 IOPS       110.1 MB/s\n"
+                      "  unpinned                        50.0%            50.0%            50.0%\n"
+                      "  pinned                          30.1%            36.7%            35.7%\n";
+  size_t gl = strlen(got), ll = strlen(lines);
+  if (gl < ll || strcmp(got + gl - ll, lines) != 0)
+    fail_msg("the report's last lines:\n%s", gl > 600 ? got + gl - 600 : got);
+  char *with = NULL;
+  assert_int_equal(placer_bench_report_text(r, hw, &with, &err), 0);
+  assert_string_equal(got, with);
+  json_t *shares = placer_bench_baseline_shares(hw, r);
+  assert_true(fabs(json_real_value(json_object_get(json_array_get(shares, 3), "share")) - 1436.0 / 4776) < 1e-12);
+  json_decref(shares);
+  free(with);
+  free(got);
+  json_decref(j);
   placer_bench_results_free(r);
   unlink(path);
   rmdir(dir);
