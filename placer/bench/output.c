@@ -157,22 +157,41 @@ static void csv_rollback(struct bench *b) {
   b->csv_failed = NULL;
 }
 
+/* Append V to array A (V taken): false when either is missing (out of
+ * memory), so that no entry goes missing from summary.json unnoticed. */
+static bool append(json_t *a, json_t *v) {
+  if (a == NULL || v == NULL) {
+    json_decref(v);
+    return false;
+  }
+  return json_array_append_new(a, v) == 0;
+}
+
+/* The study's shape, for the record and --resume; NULL out of memory. */
 static json_t *study_json(const struct bench *b) {
   const struct placer_study *s = b->study;
-  json_t *bs = json_array(), *pats = json_array(), *vars = json_array();
+  json_t *bs = json_array(), *pats = json_array(), *vars = json_array(), *nbs = json_array();
+  bool ok = true;
   for (size_t i = 0; i < s->workloads.n_block_sizes; i++)
-    json_array_append_new(bs, json_integer((json_int_t)s->workloads.block_sizes[i]));
+    ok &= append(bs, json_integer((json_int_t)s->workloads.block_sizes[i]));
   for (size_t i = 0; i < s->workloads.patterns.n; i++)
-    json_array_append_new(pats, json_string(s->workloads.patterns.items[i]));
+    ok &= append(pats, json_string(s->workloads.patterns.items[i]));
   for (size_t i = 0; i < b->n_vars; i++)
-    json_array_append_new(vars, json_pack("{s:s, s:s, s:s}", "name", b->vars[i].spec->name, "profile",
-                                          b->vars[i].profile_path, "profile_name", b->vars[i].profile->name));
-  json_t *nbs = json_array();
+    ok &= append(vars, json_pack("{s:s, s:s, s:s}", "name", b->vars[i].spec->name, "profile", b->vars[i].profile_path,
+                                 "profile_name", b->vars[i].profile->name));
   for (size_t i = 0; i < s->n_neighbours; i++) {
     const struct placer_study_neighbour *n = &s->neighbours[i];
-    json_array_append_new(nbs, json_pack("{s:s, s:s, s:s, s:i}", "name", n->name, "role", n->role, "kind", n->kind,
-                                         "intensity", (int)n->intensity));
+    ok &= append(nbs, json_pack("{s:s, s:s, s:s, s:i}", "name", n->name, "role", n->role, "kind", n->kind, "intensity",
+                                (int)n->intensity));
   }
+  if (!ok) {
+    json_decref(bs);
+    json_decref(pats);
+    json_decref(vars);
+    json_decref(nbs);
+    return NULL;
+  }
+  /* json_pack takes the arrays, and drops them when it fails */
   return json_pack("{s:s, s:s, s:s, s:o, s:o, s:i, s:i, s:i, s:i, s:I, s:b, s:i, s:i, s:o, s:o}", "study", s->path,
                    "cluster", placer_study_cluster_name(s->cluster.type), "target", s->workloads.target->name,
                    "block_sizes", bs, "patterns", pats, "iodepth", (int)s->workloads.iodepth, "numjobs",
@@ -215,6 +234,11 @@ int bench_write_summary(struct bench *b, struct placer_error **err) {
     return placer_error_oom(err, "bench results");
   }
   json_t *study = study_json(b);
+  if (study == NULL) {
+    json_decref(j);
+    json_decref(csv_bytes);
+    return placer_error_oom(err, "summary.json");
+  }
   const char *study_path = b->study_file ? b->study_file : b->study->path;
   char *file = study_path ? realpath(study_path, NULL) : NULL;
   if (study && file)
