@@ -50,6 +50,9 @@ int page_close_file(struct page *pg, FILE *f, const char *path);
  * its script's head and its data's reference; drawn by gnuplot and its
  * figure added to the page with CAPTION. */
 int plot_open(struct page *pg, const char *name, struct plot_files *pf);
+/* plot_open, and room for the samples of a cell (plot_samples, freed by the
+ * caller); NULL with PG->err, the files discarded. */
+double *plot_open_samples(struct page *pg, const char *name, struct plot_files *pf);
 int plot_drop(struct plot_files *pf);
 void plot_discard(struct plot_files *pf);
 void plot_script_head(struct page *pg, FILE *f, const char *name, int width, int height);

@@ -131,6 +131,17 @@ int plot_open(struct page *pg, const char *name, struct plot_files *pf) {
  * The files are found through `plotdir`: DIR/report by default (`gnuplot
  * DIR/report/NAME.gp` redraws a plot), the temporary directory while placer
  * draws them (gnuplot -e "plotdir='...'"). */
+double *plot_open_samples(struct page *pg, const char *name, struct plot_files *pf) {
+  if (plot_open(pg, name, pf) < 0)
+    return NULL;
+  double *x = calloc(plot_max_repeats(pg->r), sizeof(double));
+  if (x == NULL) {
+    plot_discard(pf);
+    placer_error_oom(pg->err, "report");
+  }
+  return x;
+}
+
 void plot_script_head(struct page *pg, FILE *f, const char *name, int width, int height) {
   fputs("if (!exists(\"plotdir\")) plotdir = ", f);
   placer_gnuplot_quote(f, pg->final_plots);

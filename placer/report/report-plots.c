@@ -109,14 +109,10 @@ int plot_sweep(struct page *pg) {
     return 0;
   size_t w = r->sweep ? r->sweep_workload : 0;
   struct plot_files pf;
-  if (plot_open(pg, "sweep", &pf) < 0)
+  double *x = plot_open_samples(pg, "sweep", &pf);
+  if (x == NULL)
     return -1;
   FILE *dat = pf.dat, *gp = pf.gp;
-  double *x = calloc(plot_max_repeats(r), sizeof(double));
-  if (x == NULL) {
-    plot_discard(&pf);
-    return placer_error_oom(pg->err, "report");
-  }
   /* levels ascending (conditions are in study order; sort indexes) */
   size_t order[PLACER_BENCH_MAX];
   size_t n = r->n_conditions < PLACER_BENCH_MAX ? r->n_conditions : PLACER_BENCH_MAX;
@@ -303,14 +299,10 @@ int plot_cpu(struct page *pg) {
   if (n_roles == 0)
     return 0;
   struct plot_files pf;
-  if (plot_open(pg, "cpu", &pf) < 0)
+  double *x = plot_open_samples(pg, "cpu", &pf);
+  if (x == NULL)
     return -1;
   FILE *dat = pf.dat, *gp = pf.gp;
-  double *x = calloc(plot_max_repeats(r), sizeof(double));
-  if (x == NULL) {
-    plot_discard(&pf);
-    return placer_error_oom(pg->err, "report");
-  }
   fputs("# variant/condition, then cores per role:", dat);
   for (size_t k = 0; k < n_roles; k++)
     fprintf(dat, " %s", roles[k]);
@@ -360,14 +352,10 @@ int plot_latency(struct page *pg) {
   int alone = placer_bench_alone_condition(r);
   size_t c = alone >= 0 ? (size_t)alone : 0;
   struct plot_files pf;
-  if (plot_open(pg, "latency", &pf) < 0)
+  double *x = plot_open_samples(pg, "latency", &pf);
+  if (x == NULL)
     return -1;
   FILE *dat = pf.dat, *gp = pf.gp;
-  double *x = calloc(plot_max_repeats(r), sizeof(double));
-  if (x == NULL) {
-    plot_discard(&pf);
-    return placer_error_oom(pg->err, "report");
-  }
   fputs("# variant workload, p50 p99 p99.9 (ms, median over repeats)\n", dat);
   for (size_t w = 0; w < r->n_workloads; w++)
     for (size_t v = 0; v < r->n_variants; v++) {

@@ -137,8 +137,10 @@ int report_cost_table(const struct placer_bench_results *r, FILE *out) {
   return placer_table_print(&t, out);
 }
 
-/* CPU per role, one column per role: narrow enough for a terminal. */
-static int role_cores_table(const struct placer_bench_results *r, const char *const *roles, size_t n_roles, FILE *out) {
+/* A figure per role and cell, one column per role (narrow enough for a
+ * terminal): FN's median over the repeats, shown by FMT, under TITLE. */
+static int role_cell_table(const struct placer_bench_results *r, const char *const *roles, size_t n_roles,
+                           run_role_fn fn, void (*fmt)(double, char *, size_t), const char *title, FILE *out) {
   struct placer_table t = { 0 };
   char a[32];
   blank_label_cells(&t);
@@ -149,35 +151,32 @@ static int role_cores_table(const struct placer_bench_results *r, const char *co
       for (size_t v = 0; v < r->n_variants; v++) {
         cell_label_cells(&t, r, v, c, w);
         for (size_t i = 0; i < n_roles; i++) {
-          report_fmt_fixed(cell_role_median(r, v, c, w, placer_bench_run_role_cores, roles[i]), "%.2f", a, sizeof(a));
+          fmt(cell_role_median(r, v, c, w, fn, roles[i]), a, sizeof(a));
           placer_table_cell_r(&t, "%s", a);
         }
       }
-  fprintf(out, "\nCores used per role (CPU time / run time, medians over repeats)\n");
+  fprintf(out, "\n%s\n", title);
   return placer_table_print(&t, out);
+}
+
+static void fmt_cores(double cores, char *buf, size_t len) {
+  report_fmt_fixed(cores, "%.2f", buf, len);
+}
+
+/* CPU per role. */
+static int role_cores_table(const struct placer_bench_results *r, const char *const *roles, size_t n_roles, FILE *out) {
+  return role_cell_table(r, roles, n_roles, placer_bench_run_role_cores, fmt_cores,
+                         "Cores used per role (CPU time / run time, medians over repeats)", out);
 }
 
 /* Memory locality per role: the least local instance's share of resident
  * memory on its group's NUMA nodes, sampled at the end of each run. */
 static int role_local_mem_table(const struct placer_bench_results *r, const char *const *roles, size_t n_roles,
                                 FILE *out) {
-  struct placer_table t = { 0 };
-  char a[32];
-  blank_label_cells(&t);
-  for (size_t i = 0; i < n_roles; i++)
-    placer_table_cell_r(&t, "%s", roles[i]);
-  for (size_t w = 0; w < r->n_workloads; w++)
-    for (size_t c = 0; c < r->n_conditions; c++)
-      for (size_t v = 0; v < r->n_variants; v++) {
-        cell_label_cells(&t, r, v, c, w);
-        for (size_t i = 0; i < n_roles; i++) {
-          report_fmt_local(cell_role_median(r, v, c, w, placer_bench_run_role_local_mem, roles[i]), a, sizeof(a));
-          placer_table_cell_r(&t, "%s", a);
-        }
-      }
-  fprintf(out, "\nLocal memory per role (share of the least local instance's resident memory on its group's NUMA "
-               "nodes at the end of each run, medians over repeats)\n");
-  return placer_table_print(&t, out);
+  return role_cell_table(r, roles, n_roles, placer_bench_run_role_local_mem, report_fmt_local,
+                         "Local memory per role (share of the least local instance's resident memory on its group's "
+                         "NUMA nodes at the end of each run, medians over repeats)",
+                         out);
 }
 
 /* Peak RSS is a process's high-water mark since it started, so it is given
