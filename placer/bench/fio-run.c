@@ -52,6 +52,8 @@ int bench_fio_run_argv(const struct placer_study *study, const struct bench_fio_
   rc |= placer_argv_push(&argv, "--group_reporting");
   rc |= placer_argv_push(&argv, "--output-format=json");
   rc |= placer_argv_pushf(&argv, "--output=%s", run->output);
+  for (size_t i = 0; run->args && run->args[i]; i++)
+    rc |= placer_argv_push(&argv, run->args[i]);
   for (size_t i = 0; run->study_options && i < wl->fio_options.n; i++)
     rc |= placer_argv_push(&argv, wl->fio_options.items[i]);
   if (rc != 0) {
@@ -64,21 +66,30 @@ int bench_fio_run_argv(const struct placer_study *study, const struct bench_fio_
 
 int bench_fio_run_files(struct bench_fio_run *run, const char *out, const char *dir, const char *stem,
                         struct placer_error **err) {
+  bool in_fio = strcmp(dir, "fio") == 0;
+  char *rel = NULL, *log = NULL, *output = NULL;
+  if (asprintf(&rel, "%s/%s.json", dir, stem) < 0)
+    rel = NULL;
+  if (asprintf(&log, "%s/logs/%s%s.log", out, in_fio ? "fio-" : "", stem) < 0)
+    log = NULL;
+  output = rel ? bench_path_join(out, rel) : NULL;
+  if (rel == NULL || log == NULL || output == NULL) {
+    free(rel);
+    free(log);
+    free(output);
+    return placer_error_oom(err, "fio run");
+  }
   free(run->output);
   free(run->rel);
   free(run->log);
-  run->output = run->rel = run->log = NULL;
-  bool in_fio = strcmp(dir, "fio") == 0;
-  if (asprintf(&run->rel, "%s/%s.json", dir, stem) < 0 || (run->output = bench_path_join(out, run->rel)) == NULL ||
-      asprintf(&run->log, "%s/logs/%s%s.log", out, in_fio ? "fio-" : "", stem) < 0) {
-    if (run->rel == NULL || run->output == NULL)
-      run->log = NULL;
-    return placer_error_oom(err, "fio run");
-  }
+  run->output = output;
+  run->rel = rel;
+  run->log = log;
   return 0;
 }
 
 void bench_fio_run_clear(struct bench_fio_run *run) {
+  placer_argv_free(run->args);
   free(run->filename);
   free(run->output);
   free(run->rel);

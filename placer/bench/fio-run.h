@@ -31,6 +31,13 @@ struct bench_fio_run {
   unsigned status_s;   /* --status-interval=: a JSON document every STATUS_S seconds (0: none) */
   uint64_t size_bytes; /* --size=: the region */
   bool study_options;  /* the study's workloads.fio_options at the end (not for a prefill) */
+  char **args;         /* more of the kind's own options ("--nrfiles=1000"), before the study's; owned */
+  /* On a target on a file (file, cephfs: BENCH_TARGET_LOCAL_PATH or
+   * MOUNT_PATH in the kind's target_needs): the kind's own engine
+   * (filecreate; NULL: the target's, libaio), and its work in that path as a
+   * directory (--directory) rather than on it as a file. */
+  const char *engine;
+  bool in_directory;
   /* where: the study's target, or for the hardware baseline target file on its file */
   const struct bench_target_ops *target;
   char *filename;        /* targets on a file (file, cephfs, the baseline): the file or device; owned */

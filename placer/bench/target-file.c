@@ -6,15 +6,18 @@
 
 #include "lib/substitute.h"
 
-/* fio on CELL's file: target file, cephfs (a file in the mount), the baseline. */
+/* fio on RUN's file: target file, cephfs (a file in the mount), the
+ * baseline; with the kind's engine and in its directory when the job says
+ * so (a metadata load's filecreate in a directory of the mount). */
 int bench_target_fio_on_file(char ***argv, const struct bench_fio_run *run, const char **why) {
   if (run->filename == NULL) {
     *why = "no file to run on";
     return -1;
   }
   *why = NULL;
-  return placer_argv_push(argv, "--ioengine=libaio") | placer_argv_pushf(argv, "--direct=%d", run->direct ? 1 : 0) |
-         placer_argv_pushf(argv, "--filename=%s", run->filename);
+  return placer_argv_pushf(argv, "--ioengine=%s", run->engine ? run->engine : "libaio") |
+         placer_argv_pushf(argv, "--direct=%d", run->direct ? 1 : 0) |
+         placer_argv_pushf(argv, run->in_directory ? "--directory=%s" : "--filename=%s", run->filename);
 }
 
 static int file_fio_args(char ***argv, const struct placer_study *s, const struct bench_fio_run *run,

@@ -93,6 +93,19 @@ static void test_fio_file_and_rados(void **state) {
                            "--rw=randread --bs=4096 --iodepth=16 --numjobs=1 --time_based --runtime=2 "
                            "--size=67108864 --group_reporting --output-format=json --output=o.json");
   free(cmd);
+  /* the kind's own options come before the study's */
+  char *args[] = { (char *)"--nrfiles=8", NULL };
+  char *opts[] = { (char *)"--randrepeat=0" };
+  run.args = args;
+  run.study_options = true;
+  s->workloads.fio_options.items = opts;
+  s->workloads.fio_options.n = 1;
+  cmd = joined(s, &run);
+  assert_non_null(strstr(cmd, "--output=o.json --nrfiles=8 --randrepeat=0"));
+  free(cmd);
+  s->workloads.fio_options.items = NULL;
+  s->workloads.fio_options.n = 0;
+  run.args = NULL;
   run.size_bytes = 1 << 20; /* the hardware baseline's own size */
   cmd = joined(s, &run);
   assert_non_null(strstr(cmd, "--size=1048576 "));

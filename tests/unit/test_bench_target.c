@@ -93,6 +93,18 @@ static void test_fio_args(void **state) {
     free(joined);
     placer_argv_free(argv);
   }
+  /* a kind's own engine, in a directory of the mount (#38's metadata load on cephfs) */
+  struct bench_fio_run meta = cell;
+  meta.engine = "filecreate";
+  meta.in_directory = true;
+  meta.filename = (char *)"/c/mnt/placer-meta";
+  char **margv = NULL;
+  const char *mwhy = "unset";
+  assert_int_equal(bench_target_cephfs.fio_args(&margv, &s, &meta, &mwhy), 0);
+  char *mjoined = placer_argv_quote(margv);
+  assert_string_equal(mjoined, "--ioengine=filecreate --direct=1 --directory=/c/mnt/placer-meta");
+  free(mjoined);
+  placer_argv_free(margv);
   /* a file target with no file: fio is not started on nothing */
   cell.filename = NULL;
   char **argv = NULL;
