@@ -184,7 +184,9 @@ static void fixture_open(struct fixture *f) {
   f->b.opt = &f->opt;
   f->b.out = f->out;
   static const char *const variants[] = { "a" };
-  static const struct placer_bench_workload workloads[] = { { "4k-randwrite", "randwrite", 4096 } };
+  static const struct placer_bench_workload workloads[] = {
+    { .name = "4k-randwrite", .pattern = "randwrite", .block_size_bytes = 4096 }
+  };
   static const struct placer_bench_condition conditions[] = { { "alone", 0 } };
   struct placer_bench_spec spec = {
     .title = "disk full",
