@@ -33,6 +33,7 @@ module_of() {
   export*) m_mod=export m_rank=5 ;;           # the plan for libvirt, Nova, Proxmox, kubelet, Ceph, systemd...
   launch* | podman-argv.* | vm.c | vm.h | runstate.* | run-roles.*) m_mod=launch m_rank=6 ;; # run-roles: placer_run()
   apply*) m_mod=apply m_rank=6 ;; # apply-backend.c and its backends: apply-cgroupfs*, apply-systemd*
+  watch/*) m_mod=watch m_rank=7 ;;     # placer watch's core: process events, matching, metrics, the loop
   results/*) m_mod=results m_rank=7 ;; # a study's results: summary.json, statistics, compare (no runner)
   size/*) m_mod=size m_rank=8 ;;       # sizing from results: how many OSDs and VMs a node takes
   report/*) m_mod=report m_rank=9 ;;   # the text and HTML reports of results and sizing

@@ -24,11 +24,14 @@ CHECK_PKGS="clang-format clang libclang-rt-14-dev"
 REPORT_PKGS="gnuplot-nox chromium"
 # tests/integration/deb_install.sh: lintian checks the .deb that cpack makes
 PACKAGE_PKGS="lintian"
+# tests/integration/watch_storm.sh: the watcher's metrics read by Prometheus's Python client (its
+# text-format parser; a library, nothing that starts)
+METRICS_PKGS="python3-prometheus-client"
 
 want="$BUILD_PKGS $RUNTIME_PKGS $CHECK_PKGS"
 case "${1:-all}" in
   build) ;;
-  all) want="$want $CEPH_PKGS $CONTAINER_PKGS $VM_PKGS $LIBVIRT_PKGS $FLEET_PKGS $REPORT_PKGS $PACKAGE_PKGS" ;;
+  all) want="$want $CEPH_PKGS $CONTAINER_PKGS $VM_PKGS $LIBVIRT_PKGS $FLEET_PKGS $REPORT_PKGS $PACKAGE_PKGS $METRICS_PKGS" ;;
   *) echo "usage: $0 [build|all]" >&2; exit 2 ;;
 esac
 
