@@ -78,8 +78,9 @@ static int check_daemon(json_t *inst, json_t *daemons, pid_t pid, uint64_t want)
     add_line(inst, "notes", "%s %s in the running ceph-mds (pid %d), as planned", option, have, (int)pid);
     return 0;
   }
-  add_line(inst, "drift", "%s %s in the running ceph-mds (pid %d), planned %s: half its memory limit (placer export "
-                          "--format ceph sets it)",
+  add_line(inst, "drift",
+           "%s %s in the running ceph-mds (pid %d), planned %s: half its memory limit (placer export "
+           "--format ceph sets it)",
            option, have, (int)pid, planned);
   return 1;
 }

@@ -136,8 +136,7 @@ int placer_ceph_admin_command(const char *socket_path, pid_t peer, const char *c
   }
   size_t len = ntohl(be_len);
   if (len > max_reply) {
-    snprintf(why, why_len, "admin socket %s: a reply of %zu bytes (at most %zu expected)", socket_path, len,
-             max_reply);
+    snprintf(why, why_len, "admin socket %s: a reply of %zu bytes (at most %zu expected)", socket_path, len, max_reply);
     goto out;
   }
   reply = malloc(len + 1);
@@ -244,8 +243,7 @@ int placer_ceph_admin_socket_of(pid_t pid, char *path, size_t path_len, char *wh
   if (!*found && n_listening == 1)
     snprintf(found, sizeof(found), "%s", only);
   if (!*found) {
-    snprintf(why, why_len, "pid %d listens on no admin socket (no Unix socket of its own ending in .asok)",
-             (int)pid);
+    snprintf(why, why_len, "pid %d listens on no admin socket (no Unix socket of its own ending in .asok)", (int)pid);
     goto out;
   }
   int len = same_mounts(pid) ? snprintf(path, path_len, "%s", found)

@@ -92,15 +92,15 @@ static void test_command_refused_and_deadline(void **state) {
   char *out = NULL;
   size_t len = 0;
   pid_t other = getppid(); /* SO_PEERCRED names the process that called listen(): this one */
-  assert_int_equal(placer_ceph_admin_command(path, other, "{\"prefix\": \"config get\"}", 500, 1024, &out, &len, why,
-                                             sizeof(why)),
-                   1);
+  assert_int_equal(
+      placer_ceph_admin_command(path, other, "{\"prefix\": \"config get\"}", 500, 1024, &out, &len, why, sizeof(why)),
+      1);
   snprintf(want, sizeof(want), "admin socket %s: held by pid %d, not by pid %d: not asked", path, (int)getpid(),
            (int)other);
   assert_string_equal(why, want);
   long long t0 = ms_now();
-  assert_int_equal(placer_ceph_admin_command(path, getpid(), "{\"prefix\": \"config get\"}", 300, 1024, &out, &len,
-                                             why, sizeof(why)),
+  assert_int_equal(placer_ceph_admin_command(path, getpid(), "{\"prefix\": \"config get\"}", 300, 1024, &out, &len, why,
+                                             sizeof(why)),
                    1);
   long long took = ms_now() - t0;
   snprintf(want, sizeof(want), "admin socket %s: no answer in 300 ms", path);
