@@ -25,6 +25,7 @@ module_of() {
   cgroup*) m_mod=cgroup m_rank=4 ;;
   systemd-unit.c | systemd-unit.h) m_mod=systemd m_rank=4 ;; # systemd units as text (pure)
   cephconf.c | cephconf.h) m_mod=cephconf m_rank=4 ;; # a Ceph daemon's own affinity settings
+  ceph-admin.c | ceph-admin.h) m_mod=ceph-admin m_rank=4 ;; # a Ceph daemon's admin socket (status, bench)
   procmatch.c | procmatch.h) m_mod=procmatch m_rank=4 ;; # finds an instance's processes
   vcpu.c | vcpu.h) m_mod=vcpu m_rank=5 ;;     # qemu vCPU threads over QMP
   placement.c | placement.h) m_mod=placement m_rank=5 ;; # instance groups: shared by apply, run, exec, bench

@@ -159,10 +159,11 @@ static void write_mds(struct placer_export_writer *w, FILE *f, const struct plac
     fputs("; no memory limit, mds_cache_memory_limit left as it is\n", f);
     return;
   }
-  /* an MDS takes about twice its cache (Red Hat Ceph Storage's hardware guide) */
+  /* the plan's own figure: an MDS takes about twice its cache (plan.h) */
+  _Static_assert(PLACER_MDS_MEMORY_PER_CACHE == 2, "the script says the cache gets half");
   fprintf(f, ", memory limit %llu bytes: the cache gets half\n", (unsigned long long)inst->memory_bytes);
   config_set(f, "ceph config set", "mds", id, "mds_cache_memory_limit");
-  fprintf(f, "%llu\n", (unsigned long long)(inst->memory_bytes / 2));
+  fprintf(f, "%llu\n", (unsigned long long)placer_mds_cache_limit(inst->memory_bytes));
 }
 
 static int check_ids(const struct placer_export_input *in, struct placer_error **err) {

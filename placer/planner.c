@@ -338,7 +338,7 @@ int placer_plan_compute(const struct placer_topology *topo, const struct placer_
     planner_oom(&p);
     goto out;
   }
-  if (assemble(&p, plan) < 0 || placer_plan_irqs(topo, profile, plan, err) < 0)
+  if (assemble(&p, plan) < 0 || placer_plan_mds(topo, plan, err) < 0 || placer_plan_irqs(topo, profile, plan, err) < 0)
     goto out;
   *out = TAKE_PTR(plan);
   rc = 0;

@@ -447,6 +447,15 @@ static int check_locality(struct pyaml_walk *w, struct placer_role_spec *role, y
       role->near = PLACER_NEAR_NIC;
     else if (numa)
       role->near = PLACER_NEAR_NUMA;
+    else if (role->kind == PLACER_KIND_CEPH_MDS) {
+      /* an MDS serves its clients and talks to the OSDs over the network:
+       * by default next to the storage NIC (docs/profiles.md, "The MDS") */
+      role->near = PLACER_NEAR_NIC;
+      if ((role->nic = strdup("auto")) == NULL) {
+        placer_error_oom(w->err, "parse profile");
+        goto out;
+      }
+    }
   }
   const yaml_node_t *at = near ? near : loc;
   if (role->near == PLACER_NEAR_DEVICE && role->count_mode != PLACER_COUNT_PER_DEVICE) {
@@ -457,7 +466,7 @@ static int check_locality(struct pyaml_walk *w, struct placer_role_spec *role, y
     pyaml_walk_key_error(w, at, "near", "a per_numa role is placed on each node; near must be 'numa' or absent");
     goto out;
   }
-  if (role->near == PLACER_NEAR_NIC && nic == NULL) {
+  if (role->near == PLACER_NEAR_NIC && role->nic == NULL) {
     pyaml_walk_key_error(w, at, "near", "'nic' needs the key 'nic' (a NIC name or glob such as \"ens1f*\")");
     goto out;
   }
