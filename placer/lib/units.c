@@ -140,6 +140,40 @@ int placer_parse_duration_ns(const char *text, double *ns, const char **why) {
   return -1;
 }
 
+int placer_parse_seconds(const char *text, double *seconds, const char **why) {
+  static const struct {
+    const char *unit;
+    double s;
+  } units[] = { { "s", 1 }, { "min", 60 }, { "h", 3600 } };
+  double value;
+  const char *unit;
+  if (number_then_unit(text, &value, &unit, "expected a time with its unit, such as 12min or 720s", why) < 0)
+    return -1;
+  if (*unit == '\0') {
+    *why = "a time needs its unit: s, min or h (720s, 12min)";
+    return -1;
+  }
+  for (size_t i = 0; i < N_OF(units); i++)
+    if (is_word(unit, units[i].unit)) {
+      *seconds = value * units[i].s;
+      return 0;
+    }
+  *why = "unknown unit (use s, min or h)";
+  return -1;
+}
+
+void placer_format_seconds(double seconds, char *buf, size_t len) {
+  if (!(seconds >= 0))
+    seconds = 0;
+  long t = (long)(seconds + 0.5);
+  if (t >= 3600)
+    snprintf(buf, len, "%ldh%02ldm", t / 3600, (t / 60) % 60);
+  else if (t >= 60)
+    snprintf(buf, len, "%ldm%02lds", t / 60, t % 60);
+  else
+    snprintf(buf, len, "%lds", t);
+}
+
 void placer_format_duration_ns(double ns, char *buf, size_t len) {
   static const struct {
     double ns;
