@@ -70,5 +70,8 @@ int plot_cpu(struct page *pg);
 int plot_latency(struct page *pg);
 int plot_recovery(struct page *pg);
 int plot_compare(struct page *pg);
+/* report-html-curves.c: the response curves' section, its tables, sentences
+ * and plots (curve-I-C.svg), and the balance point read off the curves. */
+int page_curves(struct page *pg);
 
 #endif
