@@ -21,6 +21,7 @@
 #include "results/compare.h"
 #include "results/curve-results.h"
 #include "results/results.h"
+#include "size/size.h"
 #include "test_support.h"
 
 #define NV 3
@@ -237,8 +238,7 @@ static void test_summary_json(void **state) {
   const json_t *c0 = json_array_get(curves, 0);
   assert_string_equal(json_string_value(json_object_get(c0, "variant")), "unpinned");
   assert_string_equal(json_string_value(json_object_get(json_object_get(c0, "slo_point"), "status")), "met");
-  near(json_number_value(json_object_get(json_object_get(c0, "slo_point"), "throughput")), 1050 + 7.0 / 32 * 150,
-       1e-6);
+  near(json_number_value(json_object_get(json_object_get(c0, "slo_point"), "throughput")), 1050 + 7.0 / 32 * 150, 1e-6);
   const json_t *bal = json_object_get(json_object_get(j, "summary"), "curve_balance");
   assert_string_equal(json_string_value(json_object_get(bal, "variant")), "pinned");
   struct placer_bench_results *back = NULL;
@@ -349,6 +349,69 @@ static void test_compare_steps(void **state) {
   placer_error_free(err);
   placer_bench_results_free(a);
   placer_bench_results_free(b);
+}
+
+/* placer size reads the curves: the OSDs' cost is the CPU the balance point's
+ * variant is given per client I/O at its SLO point, not the CPU used flat
+ * out, and the VMs per NUMA node follow from it. */
+static void test_size_at_slo(void **state) {
+  (void)state;
+  struct placer_bench_results *r = build(NS);
+  struct placer_topology *topo = NULL;
+  struct placer_profile *profile = NULL;
+  struct placer_error *err = NULL;
+  if (placer_topology_load(test_data_path("fixtures/crafted-hci-2s16c-8nvme.xml"), &topo, &err) < 0 ||
+      placer_profile_load(test_data_path("../profiles/hci-nvme.yaml"), &profile, &err) < 0)
+    fail_msg("%s", err->msg);
+  struct placer_size_options opt;
+  placer_size_options_default(&opt);
+  opt.target_iops = 3000;
+  struct placer_size_result *res = NULL;
+  if (placer_size_compute(&r, 1, topo, profile, &opt, &res, &err) < 0)
+    fail_msg("%s", err->msg);
+  /* the SLO row: pinned (the curves' balance point), 1 core for 957 IOPS at p99 <= 20 ms next to the neighbour */
+  const struct placer_size_workload *w = &res->workloads[res->sizing];
+  assert_true(w->at_slo);
+  assert_string_equal(w->name, "4k-randwrite at p99 <= 20 ms");
+  assert_string_equal(w->slo_variant, "pinned");
+  assert_string_equal(w->slo_condition, "neighbour");
+  double slo_iops = 950 + 5.0 / 35 * 50;
+  near(w->slo_iops, slo_iops, 1e-6);
+  near(w->cpu_ms_per_io, 1000.0 / slo_iops, 1e-9);
+  near(w->cpu_ms_per_io_target, 1.5 * 1000.0 / slo_iops, 1e-9); /* a write, 3 replicas for the measured 2 */
+  unsigned need = (unsigned)ceil(3000 * 1.5 / slo_iops);
+  assert_int_equal(w->threads_needed, need);
+  assert_int_equal(res->osd_threads, need + need % 2); /* whole cores of 2 threads */
+  /* the steps' own rows (storage alone, flat out) cost less: sized by them, more VMs would fit */
+  unsigned vms_at_slo = res->vms;
+  for (size_t i = 0; i < res->n_workloads; i++)
+    if (!res->workloads[i].at_slo)
+      assert_true(res->workloads[i].cpu_ms_per_io_target < w->cpu_ms_per_io_target);
+  char *printed = NULL;
+  size_t len = 0;
+  FILE *m = open_memstream(&printed, &len);
+  assert_int_equal(placer_size_print_text(res, m), 0);
+  fclose(m);
+  assert_non_null(strstr(printed, "4k-randwrite at p99 <= 20 ms: pinned next to neighbour, storage given 1 core: 957 "
+                                  "IOPS at p99 <= 20 ms (interpolated between iodepth 4 and 16;"));
+  free(printed);
+  json_t *j = placer_size_to_json(res);
+  const json_t *row = json_array_get(json_object_get(j, "workloads"), res->sizing);
+  assert_string_equal(json_string_value(json_object_get(json_object_get(row, "at_slo"), "variant")), "pinned");
+  json_decref(j);
+  placer_size_result_free(res);
+  placer_profile_free(profile);
+  profile = NULL;
+  placer_profile_load(test_data_path("../profiles/hci-nvme.yaml"), &profile, NULL);
+  opt.workload = "4k-randwrite@iodepth16"; /* the cost flat out, as before */
+  if (placer_size_compute(&r, 1, topo, profile, &opt, &res, &err) < 0)
+    fail_msg("%s", err->msg);
+  assert_false(res->workloads[res->sizing].at_slo);
+  assert_true(res->vms > vms_at_slo);
+  placer_size_result_free(res);
+  placer_profile_free(profile);
+  placer_topology_free(topo);
+  placer_bench_results_free(r);
 }
 
 /* ---- a recorded study: tests/fixtures/results/curves-2osd -------------------------------- */
@@ -505,8 +568,9 @@ static void test_recorded(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-    cmocka_unit_test(test_curves),           cmocka_unit_test(test_balance),       cmocka_unit_test(test_summary_json),
-    cmocka_unit_test(test_summary_refused), cmocka_unit_test(test_compare_steps), cmocka_unit_test(test_recorded),
+    cmocka_unit_test(test_curves),          cmocka_unit_test(test_balance),       cmocka_unit_test(test_summary_json),
+    cmocka_unit_test(test_summary_refused), cmocka_unit_test(test_compare_steps), cmocka_unit_test(test_size_at_slo),
+    cmocka_unit_test(test_recorded),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
