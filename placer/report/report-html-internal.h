@@ -57,6 +57,8 @@ int plot_drop(struct plot_files *pf);
 void plot_discard(struct plot_files *pf);
 void plot_script_head(struct page *pg, FILE *f, const char *name, int width, int height);
 void plot_data_ref(struct page *pg, FILE *f, const char *name);
+/* One clause of a plot command: ", " before all but the FIRST, NAME's data, then SPEC. */
+void plot_clause(struct page *pg, FILE *f, const char *name, bool first, const char *spec);
 int plot_finish(struct page *pg, const char *name, struct plot_files *pf, const char *caption);
 /* S as HTML text (<, >, & and " escaped). */
 void page_html_text(FILE *f, const char *s);

@@ -273,34 +273,22 @@ int plot_split(struct page *pg) {
   fputs("\nset y2label ", gp);
   placer_gnuplot_quote(gp, label);
   fputs("\nset ytics nomirror\nset y2tics\nset yrange [0:*]\nset y2range [0:*]\nset offsets 0.1,0.1,0,0\nplot ", gp);
-  plot_data_ref(pg, gp, "split");
-  fputs(" index 0 using 1:2 with linespoints lw 2 pt 7 lc 1 title 'storage alone', ", gp);
-  plot_data_ref(pg, gp, "split");
-  fputs(" index 0 using 1:3 with linespoints lw 2 pt 5 lc 2 title 'storage with neighbours'", gp);
-  if (any_neighbour) {
-    fputs(", ", gp);
-    plot_data_ref(pg, gp, "split");
-    fputs(" index 0 using 1:4 axes x1y2 with linespoints dt 2 pt 4 lc 3 title 'neighbours'", gp);
-  }
+  plot_clause(pg, gp, "split", true, "index 0 using 1:2 with linespoints lw 2 pt 7 lc 1 title 'storage alone'");
+  plot_clause(pg, gp, "split", false,
+              "index 0 using 1:3 with linespoints lw 2 pt 5 lc 2 title 'storage with neighbours'");
+  if (any_neighbour)
+    plot_clause(pg, gp, "split", false,
+                "index 0 using 1:4 axes x1y2 with linespoints dt 2 pt 4 lc 3 title 'neighbours'");
   if (any_reference) {
-    fputs(", ", gp);
-    plot_data_ref(pg, gp, "split");
-    fputs(" index 1 using 1:2 with points pt 9 ps 1.5 lc 1 notitle, ", gp);
-    plot_data_ref(pg, gp, "split");
-    fputs(" index 1 using 1:3 with points pt 11 ps 1.5 lc 2 notitle, ", gp);
-    plot_data_ref(pg, gp, "split");
-    fputs(" index 1 using 1:2:5 with labels offset 0,1.2 notitle", gp);
-    if (any_neighbour) {
-      fputs(", ", gp);
-      plot_data_ref(pg, gp, "split");
-      fputs(" index 1 using 1:4 axes x1y2 with points pt 8 lc 3 notitle", gp);
-    }
+    plot_clause(pg, gp, "split", false, "index 1 using 1:2 with points pt 9 ps 1.5 lc 1 notitle");
+    plot_clause(pg, gp, "split", false, "index 1 using 1:3 with points pt 11 ps 1.5 lc 2 notitle");
+    plot_clause(pg, gp, "split", false, "index 1 using 1:2:5 with labels offset 0,1.2 notitle");
+    if (any_neighbour)
+      plot_clause(pg, gp, "split", false, "index 1 using 1:4 axes x1y2 with points pt 8 lc 3 notitle");
   }
-  if (bal.found) {
-    fputs(", ", gp);
-    plot_data_ref(pg, gp, "split");
-    fputs(" index 2 using 1:2 with points pt 6 ps 3 lw 2 lc rgb 'black' title 'balance point'", gp);
-  }
+  if (bal.found)
+    plot_clause(pg, gp, "split", false,
+                "index 2 using 1:2 with points pt 6 ps 3 lw 2 lc rgb 'black' title 'balance point'");
   fputc('\n', gp);
   char caption[512];
   snprintf(caption, sizeof(caption),
