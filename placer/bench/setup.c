@@ -88,25 +88,6 @@ static int check_tools(const struct bench *b, struct placer_error **err) {
   return 0;
 }
 
-/* A role of the class CLASS ("storage", "neighbours", "clients"): storage is
- * the sweep's roles, else every ceph-osd role (no Ceph: fio's);
- * neighbours the study's neighbours' roles; clients everything that is not
- * Ceph nor storage. */
-bool bench_role_in_class(const struct placer_study *s, const struct placer_role_spec *r, const char *cls) {
-  bool storage = s->sweep.roles.n                               ? placer_string_list_has(&s->sweep.roles, r->name)
-                 : s->cluster.type == PLACER_STUDY_CLUSTER_NONE ? r->kind == PLACER_KIND_FIO
-                                                                : r->kind == PLACER_KIND_CEPH_OSD;
-  if (strcmp(cls, "storage") == 0)
-    return storage;
-  if (strcmp(cls, "neighbours") == 0) {
-    for (size_t i = 0; i < s->n_neighbours; i++)
-      if (strcmp(s->neighbours[i].role, r->name) == 0)
-        return true;
-    return false;
-  }
-  return !storage && !placer_role_kind_is_ceph(r->kind); /* clients */
-}
-
 static int push_set(char ***sets, const char *role, const char *key, const char *value) {
   char *a = NULL;
   if (asprintf(&a, "%s.%s=%s", role, key, value) < 0)

@@ -1,4 +1,5 @@
-/* The CPU a variant gives its storage roles, read off its plan: where its
+/* Which of a study's roles are storage, neighbours or clients, and the CPU a
+ * variant gives its storage roles, read off its plan: where its
  * response curve sits in a CPU split (report.html's sweep plot, the balance
  * point from curves, the per-core figures per core allocated).  A pinned
  * variant whose OSDs have one CPU of their own is at 1, a quota step at its
@@ -8,11 +9,23 @@
 #include <math.h>
 #include <string.h>
 
-static const struct placer_role_spec *role_spec(const struct placer_profile *p, const char *name) {
-  for (size_t i = 0; i < p->n_roles; i++)
-    if (strcmp(p->roles[i].name, name) == 0)
-      return &p->roles[i];
-  return NULL;
+/* A role of the class CLASS ("storage", "neighbours", "clients"): storage is
+ * the sweep's roles, else every ceph-osd role (no Ceph: fio's);
+ * neighbours the study's neighbours' roles; clients everything that is not
+ * Ceph nor storage. */
+bool bench_role_in_class(const struct placer_study *s, const struct placer_role_spec *r, const char *cls) {
+  bool storage = s->sweep.roles.n                               ? placer_string_list_has(&s->sweep.roles, r->name)
+                 : s->cluster.type == PLACER_STUDY_CLUSTER_NONE ? r->kind == PLACER_KIND_FIO
+                                                                : r->kind == PLACER_KIND_CEPH_OSD;
+  if (strcmp(cls, "storage") == 0)
+    return storage;
+  if (strcmp(cls, "neighbours") == 0) {
+    for (size_t i = 0; i < s->n_neighbours; i++)
+      if (strcmp(s->neighbours[i].role, r->name) == 0)
+        return true;
+    return false;
+  }
+  return !storage && !placer_role_kind_is_ceph(r->kind); /* clients */
 }
 
 double bench_storage_cpus(const struct bench *b, const struct variant *v) {
@@ -26,7 +39,7 @@ double bench_storage_cpus(const struct bench *b, const struct variant *v) {
   size_t n_counted = 0;
   for (size_t i = 0; i < plan->n_instances; i++) {
     const struct placer_instance *inst = &plan->instances[i];
-    const struct placer_role_spec *role = role_spec(v->profile, inst->role);
+    const struct placer_role_spec *role = placer_profile_role(v->profile, inst->role);
     if (role == NULL || !bench_role_in_class(b->study, role, "storage"))
       continue;
     any = true;
