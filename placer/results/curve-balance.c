@@ -122,8 +122,9 @@ int placer_curve_balance(const struct placer_curve_variant *v, size_t n, const s
            out->target_from_knee && !out->knee.found ? " (no knee within its steps)" : "");
   if (out->found) {
     const struct placer_curve_verdict *vd = &out->verdicts[out->variant];
-    snprintf(out->summary, sizeof(out->summary), "%s: the least storage CPU (%g cores) with %s at %s%s (%s)",
-             v[out->variant].name, v[out->variant].storage_cores_allocated, targets, rate, keep,
+    snprintf(out->summary, sizeof(out->summary), "%s: the least storage CPU (%g core%s) with %s at %s%s (%s)",
+             v[out->variant].name, v[out->variant].storage_cores_allocated,
+             v[out->variant].storage_cores_allocated == 1 ? "" : "s", targets, rate, keep,
              vd->conclusive ? "conclusive: the CIs hold too" : "not conclusive: a CI reaches below the target");
     return 0;
   }

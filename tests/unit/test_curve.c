@@ -406,7 +406,7 @@ static void test_balance(void **state) {
   assert_true(near(b.verdicts[2].slo.throughput, 2600 + 300 * 0.2 / 4.2));
   assert_true(b.verdicts[2].meets_slo && b.verdicts[2].keeps_neighbours);
   assert_false(b.verdicts[2].conclusive); /* its neighbours' CI reaches down to 88% */
-  assert_string_equal(b.summary, "quota-1: the least storage CPU (1 cores) with p99 <= 2 ms at 2000 IOPS, the "
+  assert_string_equal(b.summary, "quota-1: the least storage CPU (1 core) with p99 <= 2 ms at 2000 IOPS, the "
                                  "neighbours keeping 90% (not conclusive: a CI reaches below the target)");
   assert_true(b.verdicts[3].meets_slo && !b.verdicts[3].keeps_neighbours);
   assert_string_equal(b.verdicts[3].why, "the neighbours keep 80%, below 90%");

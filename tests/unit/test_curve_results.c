@@ -195,7 +195,7 @@ static void test_balance(void **state) {
   assert_true(b.balance.found);
   assert_int_equal(b.balance.variant, 1);
   assert_true(b.balance.verdicts[1].meets_slo && b.balance.verdicts[1].keeps_neighbours);
-  assert_non_null(strstr(b.balance.summary, "pinned: the least storage CPU (1 cores) with p99 <= 20 ms at 900 IOPS, "
+  assert_non_null(strstr(b.balance.summary, "pinned: the least storage CPU (1 core) with p99 <= 20 ms at 900 IOPS, "
                                             "the knee of unpinned, the neighbours keeping 90%"));
   placer_bench_curve_balance_clear(&b);
 
