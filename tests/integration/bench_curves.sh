@@ -1,7 +1,7 @@
 #!/bin/sh
 # The shipped response-curve study (studies/curves.yaml) in its shortest form on a real local Ceph
 # cluster: the same keys (unpinned, pinned, a quota step; 4K random writes at load steps, alone and
-# next to the half-busy neighbour; p99 <= 20 ms, the neighbour keeping 80%), with 2 load steps
+# next to the half-busy neighbour; p99 <= 50 ms at 400 IOPS, the neighbour keeping 80%), with 2 load steps
 # (iodepth 1 and 16), one quota step, one repeat of 1 s runs.  It checks what happened, not only
 # the exit code:
 #   - fio ran each step at its iodepth (fio's own JSON says so) and every cell has its run;
@@ -59,7 +59,7 @@ assert list(steps) == ["4k-randwrite@iodepth1", "4k-randwrite@iodepth16"], list(
 for name, w in steps.items():
     assert w["curve"] == "4k-randwrite" and w["load"]["name"] == "iodepth", w
 assert s["variants"] == ["unpinned", "pinned", "quota-1"], s["variants"]
-assert s["slo"]["p99_ns"] == 20e6 and s["slo"]["keep"] == 0.8, s["slo"]
+assert s["slo"]["p99_ns"] == 50e6 and s["slo"]["at"] == "iops" and s["slo"]["at_rate"] == 400 and s["slo"]["keep"] == 0.8, s["slo"]
 assert s["storage_cpus"] == [None, 1, 1], s["storage_cpus"]
 # every cell ran, fio at its step's iodepth (its own record of what it was told)
 assert len(s["runs"]) == 3 * 2 * 2, len(s["runs"])
