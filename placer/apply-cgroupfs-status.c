@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "apply-cgroupfs-internal.h"
+#include "lib/cpulist.h"
 #include "plan.h"
 #include "lib/textfile.h"
 #include "numa-locality.h"
@@ -239,7 +240,8 @@ static bool check_process(struct placer_cgroup *cg, const struct placer_state_in
     placer_error_clear(&gone);
   size_t bad = 0;
   for (size_t i = 0; i < n_tids; i++) {
-    cleanup_free char *tcpus = NULL, *tmems = NULL, *pin = NULL, *tcomm = NULL;
+    cleanup_free char *tcpus = NULL, *tmems = NULL, *tcomm = NULL;
+    char pin[16] = "";
     if (placer_task_read_allowed(pid, tids[i], &tcpus, &tmems, &gone) < 0) {
       placer_error_clear(&gone);
       continue;
@@ -250,8 +252,8 @@ static bool check_process(struct placer_cgroup *cg, const struct placer_state_in
       continue;
     for (size_t k = 0; k < n_vcpus; k++)
       if (vcpus[k].tid == tids[i])
-        pin = apply_vcpu_pu(cpus, k);
-    const char *want = pin ? pin : si->cpus;
+        snprintf(pin, sizeof(pin), "%d", placer_cpulist_nth(cpus, vcpus[k].cpu_index));
+    const char *want = *pin ? pin : si->cpus;
     bool cpus_ok = apply_cpulist_equal(tcpus, want), mems_ok = apply_cpulist_equal(tmems, si->mems);
     tcomm = placer_task_comm(pid, tids[i]);
     json_t *jt = json_object();
@@ -261,7 +263,7 @@ static bool check_process(struct placer_cgroup *cg, const struct placer_state_in
     json_object_set_new(jt, "mems", str_or_null(tmems));
     json_object_set_new(jt, "planned_cpus", json_string(want));
     json_object_set_new(jt, "planned_mems", json_string(si->mems));
-    if (pin)
+    if (*pin)
       json_object_set_new(jt, "vcpu", json_true());
     json_object_set_new(jt, "ok", json_boolean(cpus_ok && mems_ok));
     json_array_append_new(threads, jt);

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "apply-cgroupfs-internal.h"
+#include "lib/cpulist.h"
 #include "lib/pid-list.h"
 #include "proc.h"
 #include "procmatch.h"
@@ -132,7 +133,7 @@ static int plan_vcpus(struct applier *a, struct target *t, struct bound_proc *p,
     placer_string_list_addf(&a->notes, "%s: pid %d has %zu vCPUs on %u PUs: some vCPUs share a PU", t->inst->name,
                             (int)p->pid, p->n_vcpus, n_pus);
   for (size_t k = 0; k < p->n_vcpus; k++)
-    if ((p->vcpu_cpus[k] = apply_vcpu_pu(t->inst->cpus, k)) == NULL)
+    if (asprintf(&p->vcpu_cpus[k], "%d", placer_cpulist_nth(t->inst->cpus, p->vcpus[k].cpu_index)) < 0)
       return placer_error_oom(err, NULL);
   return 0;
 }

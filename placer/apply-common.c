@@ -1,7 +1,7 @@
 /* Shared by both apply backends (cgroupfs: apply-cgroupfs*.c, systemd:
  * apply-systemd*.c) and the IRQ part (apply-irq*.c): which processes an
  * instance binds (the one check both backends make), the time applied_at
- * records, comparing values as the kernel holds them, a vCPU's PU, and
+ * records, comparing values as the kernel holds them, and
  * freeing the report and the reset result that both backends fill
  * (apply-internal.h). */
 #include <errno.h>
@@ -57,25 +57,6 @@ bool apply_memory_limit_equal(uint64_t have, uint64_t want) {
 
 unsigned apply_effective_weight(unsigned planned) {
   return placer_weight_effective(planned);
-}
-
-char *apply_vcpu_pu(hwloc_const_bitmap_t cpus, size_t k) {
-  int n = hwloc_bitmap_weight(cpus);
-  if (n <= 0)
-    return NULL;
-  size_t want = k % (size_t)n, seen = 0;
-  int pu = -1, chosen = -1;
-  hwloc_bitmap_foreach_begin(pu, cpus) {
-    if (seen++ == want) {
-      chosen = pu;
-      break;
-    }
-  }
-  hwloc_bitmap_foreach_end();
-  char *s = NULL;
-  if (chosen < 0 || asprintf(&s, "%d", chosen) < 0)
-    return NULL;
-  return s;
 }
 
 void placer_apply_report_free(struct placer_apply_report *r) {

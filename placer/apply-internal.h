@@ -56,10 +56,6 @@ bool apply_memory_limit_equal(uint64_t have, uint64_t want);
 /* The cgroup weight in force when the plan leaves it (0) at the default. */
 unsigned apply_effective_weight(unsigned planned);
 
-/* The PU the K-th vCPU (in cpu-index order) is pinned to: the K-th PU of
- * CPUS, wrapping around; "3".  Caller frees; NULL on ENOMEM or empty CPUS. */
-char *apply_vcpu_pu(hwloc_const_bitmap_t cpus, size_t k);
-
 /* A backend of apply/status/reset, fio's engine shape: its name, what it
  * can do (flags) and its operations.  Every op is set (the check below). */
 enum {

@@ -13,6 +13,7 @@
 #include <jansson.h>
 
 #include "apply-systemd-internal.h"
+#include "lib/cpulist.h"
 #include "lib/fsfile.h"
 #include "lib/statedir.h"
 #include "lib/subprocess.h"
@@ -452,7 +453,8 @@ size_t sd_check_unit(const struct sd_ctx *c, const struct sd_instance *si, sd_pr
       continue;
     }
     for (size_t t = 0; t < n_tids; t++) {
-      cleanup_free char *tcpus = NULL, *tmems = NULL, *pin = NULL;
+      cleanup_free char *tcpus = NULL, *tmems = NULL;
+      char pin[16] = "";
       if (placer_task_read_allowed(pids[i], tids[t], &tcpus, &tmems, &e) < 0) {
         placer_error_free(e); /* a thread that ended */
         e = NULL;
@@ -461,8 +463,8 @@ size_t sd_check_unit(const struct sd_ctx *c, const struct sd_instance *si, sd_pr
       n_threads++;
       for (size_t k = 0; k < n_vcpus && cpuset; k++)
         if (vcpus[k].tid == tids[t])
-          pin = apply_vcpu_pu(cpuset, k);
-      const char *want = pin ? pin : si->cpus;
+          snprintf(pin, sizeof(pin), "%d", placer_cpulist_nth(cpuset, vcpus[k].cpu_index));
+      const char *want = *pin ? pin : si->cpus;
       if (want && !apply_cpulist_equal(tcpus, want) && !placer_task_exiting(pids[i], tids[t])) {
         cleanup_free char *comm = placer_task_comm(pids[i], tids[t]);
         problem(report, ctx, &count, "thread %d (%s) of pid %d: Cpus_allowed_list %s, planned %s", (int)tids[t],
@@ -508,10 +510,10 @@ int sd_pin_vcpus(const struct sd_ctx *c, const struct sd_instance *si, size_t *n
       continue;
     }
     for (size_t k = 0; k < n_vcpus && ret == 0; k++) {
-      cleanup_free char *pu = apply_vcpu_pu(cpuset, k);
-      if (pu == NULL || placer_task_set_affinity(vcpus[k].tid, pu, err) < 0)
-        ret = pu ? placer_error_prefix(err, "%s: vCPU %u (thread %d)", si->name, vcpus[k].cpu_index, (int)vcpus[k].tid)
-                 : placer_error_oom(err, NULL);
+      char pu[16];
+      snprintf(pu, sizeof(pu), "%d", placer_cpulist_nth(cpuset, vcpus[k].cpu_index));
+      if (placer_task_set_affinity(vcpus[k].tid, pu, err) < 0)
+        ret = placer_error_prefix(err, "%s: vCPU %u (thread %d)", si->name, vcpus[k].cpu_index, (int)vcpus[k].tid);
       else
         (*n_pinned)++;
     }

@@ -57,9 +57,6 @@ unsigned export_pus_per_core(const struct placer_topology *topo, unsigned pu);
 const char *export_domain_name(const struct placer_export_input *in, const struct placer_instance *inst);
 /* The Ceph daemon id of INST: --map, else its ceph_id match; NULL when none. */
 const char *export_ceph_id(const struct placer_export_input *in, const struct placer_instance *inst);
-/* vCPU K of a pinned vm instance runs on this PU: the K-th of its CPUs,
- * round robin when it has fewer (as apply pins them). */
-unsigned export_vcpu_pu(const struct placer_instance *inst, unsigned k);
 /* Where a vm instance's emulator threads (qemu's main loop, I/O) go: with
  * pinned vCPUs onto the host reserve when there is one (they would take
  * time from the vCPUs' own PUs), else the instance's CPUs. */

@@ -5,6 +5,7 @@
 #include <errno.h>
 
 #include "export-internal.h"
+#include "lib/cpulist.h"
 
 static void virsh(FILE *f, const char *verb, const char *domain) {
   fprintf(f, "virsh %s ", verb);
@@ -45,7 +46,7 @@ static int write_virsh(const struct placer_export_input *in, struct placer_expor
     for (unsigned k = 0; k < vcpus; k++) {
       virsh(f, "vcpupin", domain);
       if (inst->pin_vcpus)
-        fprintf(f, " %u %u --live --config\n", k, export_vcpu_pu(inst, k));
+        fprintf(f, " %u %d --live --config\n", k, placer_cpulist_nth(inst->cpus, k));
       else
         fprintf(f, " %u %s --live --config\n", k, cpus);
     }

@@ -84,14 +84,6 @@ const char *export_ceph_id(const struct placer_export_input *in, const struct pl
   return inst->match.kind == PLACER_MATCH_CEPH_ID ? inst->match.value : NULL;
 }
 
-unsigned export_vcpu_pu(const struct placer_instance *inst, unsigned k) {
-  int n = hwloc_bitmap_weight(inst->cpus);
-  int pu = hwloc_bitmap_first(inst->cpus);
-  for (int i = 0; n > 0 && i < (int)(k % (unsigned)n); i++)
-    pu = hwloc_bitmap_next(inst->cpus, pu);
-  return pu < 0 ? 0 : (unsigned)pu;
-}
-
 hwloc_const_bitmap_t export_emulator_cpus(const struct placer_plan *plan, const struct placer_instance *inst) {
   if (inst->pin_vcpus && !hwloc_bitmap_iszero(plan->reserved_cpus))
     return plan->reserved_cpus;

@@ -48,3 +48,13 @@ int placer_cpulist_parse(const char *text, hwloc_bitmap_t set) {
   }
   return 0;
 }
+
+int placer_cpulist_nth(hwloc_const_bitmap_t set, size_t k) {
+  int n = hwloc_bitmap_weight(set);
+  if (n <= 0)
+    return -1;
+  int pu = hwloc_bitmap_first(set);
+  for (size_t i = k % (size_t)n; i > 0; i--)
+    pu = hwloc_bitmap_next(set, pu);
+  return pu;
+}

@@ -305,16 +305,6 @@ static void test_comparisons(void **state) {
   assert_int_equal(apply_effective_weight(0), 100);
   assert_int_equal(apply_effective_weight(250), 250);
 
-  hwloc_bitmap_t cpus = hwloc_bitmap_alloc();
-  assert_int_equal(placer_cpulist_parse("4-5,8", cpus), 0);
-  const char *want[] = { "4", "5", "8", "4" }; /* the 4th vCPU wraps around */
-  for (size_t k = 0; k < 4; k++) {
-    char *pu = apply_vcpu_pu(cpus, k);
-    assert_string_equal(pu, want[k]);
-    free(pu);
-  }
-  hwloc_bitmap_free(cpus);
-
   char *group = NULL;
   struct placer_error *err = NULL;
   assert_int_equal(placer_instance_group("placer", "osd", "osd.3", &group, &err), 0);
