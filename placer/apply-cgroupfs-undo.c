@@ -224,6 +224,7 @@ static int undo_set(struct placer_cgroup *cg, const struct placer_journal_entry 
   }
   case PLACER_SETTING_CPU_WEIGHT: return placer_cgroup_write_cpu_raw(cg, e->group, e->previous, err);
   case PLACER_SETTING_CPU_QUOTA: return placer_cgroup_write_cpu_quota_raw(cg, e->group, e->previous, err);
+  case PLACER_SETTING_N: break;
   }
   return 0;
 }
@@ -238,7 +239,7 @@ static void restore_threads(pid_t pid, const struct placer_journal_entry *e, str
       placer_error_clear(&gone); /* the thread has exited */
       continue;
     }
-    if (apply_cpulist_equal(now, t->cpus))
+    if (placer_cpulist_equal(now, t->cpus))
       continue;
     struct placer_error *refused = NULL;
     if (placer_task_set_affinity(t->tid, t->cpus, &refused) < 0) {
@@ -340,7 +341,7 @@ static int undo_affinity(struct placer_cgroup *cg, const struct placer_state *st
     placer_error_clear(&gone);
     return 0;
   }
-  if (apply_cpulist_equal(now, e->previous))
+  if (placer_cpulist_equal(now, e->previous))
     return 0;
   if (placer_task_set_affinity(e->tid, e->previous, err) < 0) {
     /* The thread may have exited in between. */

@@ -20,16 +20,6 @@
 #include "lib/units.h"
 #include "vcpu.h"
 
-static const struct placer_instance_arg *find_arg(const struct placer_instance_arg *args, size_t n, const char *inst,
-                                                  size_t *from) {
-  for (size_t i = *from; i < n; i++)
-    if (strcmp(args[i].instance, inst) == 0) {
-      *from = i + 1;
-      return &args[i];
-    }
-  return NULL;
-}
-
 int applier_add_proc(struct target *t, pid_t pid, pid_t root_pid, size_t *index, struct placer_error **err) {
   for (size_t i = 0; i < t->n_procs; i++)
     if (t->procs[i].pid == pid) {
@@ -117,7 +107,7 @@ static bool target_has(const struct target *t, pid_t pid) {
 /* The vCPUs of P and the PU each goes to: the k-th vCPU (by cpu-index) on
  * the k-th PU of the instance's cpus. */
 static int plan_vcpus(struct applier *a, struct target *t, struct bound_proc *p, struct placer_error **err) {
-  if (placer_vcpu_find(p->pid, t->qmp_socket, &p->vcpus, &p->n_vcpus, &p->vcpu_source, err) < 0)
+  if (placer_vcpu_find(p->pid, t->pd->qmp_socket, &p->vcpus, &p->n_vcpus, &p->vcpu_source, err) < 0)
     return placer_error_prefix(err, "%s: vCPUs of pid %d", t->inst->name, (int)p->pid);
   if (p->n_vcpus == 0) {
     placer_string_list_addf(&a->notes,
@@ -136,21 +126,6 @@ static int plan_vcpus(struct applier *a, struct target *t, struct bound_proc *p,
     if (asprintf(&p->vcpu_cpus[k], "%d", placer_cpulist_nth(t->inst->cpus, p->vcpus[k].cpu_index)) < 0)
       return placer_error_oom(err, NULL);
   return 0;
-}
-
-/* The nearest existing ancestor of GROUP (the root: ""). */
-char *applier_existing_parent(const struct placer_cgroup *cg, const char *group) {
-  char *path = strdup(group);
-  if (path == NULL)
-    return NULL;
-  char *slash;
-  while ((slash = strrchr(path, '/')) != NULL) {
-    *slash = '\0';
-    if (placer_cgroup_exists(cg, path))
-      return path;
-  }
-  *path = '\0';
-  return path;
 }
 
 static int check_subset(const char *inst, const char *what, const char *want, const char *where, const char *allowed,
@@ -190,44 +165,15 @@ int applier_build_targets(struct applier *a, struct placer_error **err) {
                               opt->qmps[i].instance, opt->qmps[i].value, opt->qmps[i].instance);
   if (plan->n_instances == 0)
     return placer_error_set(err, PLACER_EXIT_USAGE, EINVAL, "the plan has no instances: nothing to apply");
-
+  if (placer_placement_compute(plan, a->prefix, opt->qmps, opt->n_qmps, &a->placement, err) < 0)
+    return -1;
   a->targets = calloc(plan->n_instances, sizeof(*a->targets));
   if (a->targets == NULL)
     return placer_error_oom(err, NULL);
   a->n_targets = plan->n_instances;
-  for (size_t i = 0; i < plan->n_instances; i++) {
-    const struct placer_instance *inst = &plan->instances[i];
-    struct target *t = &a->targets[i];
-    t->inst = inst;
-    if (placer_instance_group(a->prefix, inst->role, inst->name, &t->group, err) < 0)
-      return placer_error_prefix(err, "%s", inst->name);
-    t->cpus = placer_cpulist_format(inst->cpus);
-    t->mems = placer_cpulist_format(inst->mems);
-    if (t->cpus == NULL || t->mems == NULL)
-      return placer_error_oom(err, NULL);
-    t->memory_limit = inst->has_memory_limit ? inst->memory_bytes : PLACER_CGROUP_UNLIMITED;
-    if (inst->cpu_weight > PLACER_CGROUP_WEIGHT_MAX)
-      return placer_error_set(err, PLACER_EXIT_USAGE, EINVAL, "%s: cpu weight %u is outside 1..10000", inst->name,
-                              inst->cpu_weight);
-    t->weight = apply_effective_weight(inst->cpu_weight);
-    /* Role groups compete as siblings: each gets the sum of its instances'
-     * weights, so that instances of different roles compete by their own. */
-    const char *slash = strrchr(t->group, '/');
-    t->role_group = slash ? strndup(t->group, (size_t)(slash - t->group)) : NULL;
-    if (t->role_group == NULL)
-      return placer_error_oom(err, NULL);
-    t->role_weight = placer_plan_role_weight(plan, inst->role);
-    t->sets_role_weight = true;
-    for (size_t j = 0; j < i; j++)
-      if (strcmp(a->targets[j].role_group, t->role_group) == 0)
-        t->sets_role_weight = false;
-    size_t from = 0;
-    const struct placer_instance_arg *q = find_arg(opt->qmps, opt->n_qmps, inst->name, &from);
-    t->qmp_socket = q ? q->value : NULL;
-    for (size_t j = 0; j < i; j++)
-      if (strcmp(a->targets[j].group, t->group) == 0)
-        return placer_error_set(err, PLACER_EXIT_USAGE, EINVAL, "%s and %s would share the group %s",
-                                a->targets[j].inst->name, inst->name, t->group);
+  for (size_t i = 0; i < a->n_targets; i++) {
+    a->targets[i].pd = &a->placement->v[i];
+    a->targets[i].inst = a->placement->v[i].inst;
   }
   return 0;
 }
@@ -235,7 +181,7 @@ int applier_build_targets(struct applier *a, struct placer_error **err) {
 int applier_check_fit(struct applier *a, struct placer_error **err) {
   for (size_t i = 0; i < a->n_targets; i++) {
     struct target *t = &a->targets[i];
-    cleanup_free char *parent = applier_existing_parent(a->cg, t->group);
+    cleanup_free char *parent = placer_cgroup_existing_parent(a->cg, t->pd->group);
     cleanup_free char *cpus = NULL, *mems = NULL;
     if (parent == NULL)
       return placer_error_oom(err, NULL);
@@ -243,8 +189,8 @@ int applier_check_fit(struct applier *a, struct placer_error **err) {
       return placer_error_prefix(err, "%s", t->inst->name);
     char where[512];
     snprintf(where, sizeof(where), "cgroup %s", *parent ? parent : "root");
-    if (check_subset(t->inst->name, "cpus", t->cpus, where, cpus, err) < 0 ||
-        check_subset(t->inst->name, "mems", t->mems, where, mems, err) < 0)
+    if (check_subset(t->inst->name, "cpus", t->pd->values.cpus, where, cpus, err) < 0 ||
+        check_subset(t->inst->name, "mems", t->pd->values.mems, where, mems, err) < 0)
       return -1;
   }
   return 0;

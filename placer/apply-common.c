@@ -33,32 +33,6 @@ char *apply_vformat(const char *fmt, va_list ap) {
   return vasprintf(&text, fmt, ap) < 0 ? NULL : text;
 }
 
-bool apply_cpulist_equal(const char *a, const char *b) {
-  if (a == NULL || b == NULL)
-    return a == b;
-  hwloc_bitmap_t x = hwloc_bitmap_alloc(), y = hwloc_bitmap_alloc();
-  bool equal;
-  if (x && y && placer_cpulist_parse(a, x) == 0 && placer_cpulist_parse(b, y) == 0)
-    equal = hwloc_bitmap_isequal(x, y);
-  else
-    equal = strcmp(a, b) == 0;
-  hwloc_bitmap_free(x);
-  hwloc_bitmap_free(y);
-  return equal;
-}
-
-bool apply_memory_limit_equal(uint64_t have, uint64_t want) {
-  if (have == PLACER_CGROUP_UNLIMITED || want == PLACER_CGROUP_UNLIMITED)
-    return have == want;
-  long page = sysconf(_SC_PAGESIZE);
-  uint64_t p = page > 0 ? (uint64_t)page : 4096;
-  return have / p == want / p;
-}
-
-unsigned apply_effective_weight(unsigned planned) {
-  return placer_weight_effective(planned);
-}
-
 void placer_apply_report_free(struct placer_apply_report *r) {
   if (r == NULL)
     return;

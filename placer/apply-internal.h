@@ -48,14 +48,6 @@ void apply_print_instance_lines(json_t *inst, FILE *out);
 /* FMT formatted (vasprintf); NULL on ENOMEM. */
 char *apply_vformat(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0)));
 
-/* Same set of CPUs / nodes, whatever the spelling ("0-1" vs "0,1"); two
- * unparsable lists are equal only when identical. */
-bool apply_cpulist_equal(const char *a, const char *b);
-/* A memory limit as the kernel holds it: rounded down to a page. */
-bool apply_memory_limit_equal(uint64_t have, uint64_t want);
-/* The cgroup weight in force when the plan leaves it (0) at the default. */
-unsigned apply_effective_weight(unsigned planned);
-
 /* A backend of apply/status/reset, fio's engine shape: its name, what it
  * can do (flags) and its operations.  Every op is set (the check below). */
 enum {

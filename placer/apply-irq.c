@@ -382,7 +382,7 @@ static int set_affinity(struct irq_txn *t, unsigned irq, const char *name, const
   }
   int saved = 0;
   cleanup_free char *after = read_line(t->root, irq, "smp_affinity_list", &saved);
-  if (after == NULL || !apply_cpulist_equal(after, want))
+  if (after == NULL || !placer_cpulist_equal(after, want))
     return placer_error_set(err, PLACER_EXIT_SYSTEM, EAGAIN,
                             "IRQ %u (%s): smp_affinity_list reads '%s' after writing '%s'", irq, name,
                             after ? after : strerror(saved), want);
@@ -437,7 +437,7 @@ static int steer_one(struct irq_txn *t, size_t i, struct placer_error **err) {
       return placer_error_oom(err, NULL);
     return placer_string_list_addf(&t->notes, "%s", r->note);
   }
-  if (apply_cpulist_equal(r->from, q->to))
+  if (placer_cpulist_equal(r->from, q->to))
     return keep_owner(t, q->irq, q->name, r->from, err);
   cleanup_free char *line = NULL;
   if (asprintf(&line, "IRQ %u (%s) of %s%s%s: cpus %s (was %s)", q->irq, q->name, q->device, q->instance ? ", " : "",
@@ -485,7 +485,7 @@ static int unsteer_dropped(struct irq_txn *t, struct placer_error **err) {
     cleanup_free char *orig = strdup(original); /* the journal may grow (realloc) */
     if (orig == NULL)
       return placer_error_oom(err, NULL);
-    if (now == NULL || apply_cpulist_equal(now, orig))
+    if (now == NULL || placer_cpulist_equal(now, orig))
       continue;
     cleanup_free char *line = NULL;
     if (asprintf(&line, "IRQ %u (%s) of %s: no longer in the profile, cpus %s as before placer (was %s)", old->irq,
@@ -856,7 +856,7 @@ int irq_status(const char *state_dir, const struct placer_apply_options *opt, js
                             : " (its device removed, or its driver "
                               "unloaded)",
                        name ? name : "");
-    else if (q->planned && !q->managed && (now == NULL || !apply_cpulist_equal(now, q->planned)))
+    else if (q->planned && !q->managed && (now == NULL || !placer_cpulist_equal(now, q->planned)))
       problem = json_sprintf("IRQ %u (%s) of %s: smp_affinity_list %s, planned %s (moved by someone else: "
                              "irqbalance, a script?)",
                              q->irq, q->name, q->device, now ? now : "unreadable", q->planned);

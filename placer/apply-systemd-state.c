@@ -401,7 +401,7 @@ static void check_file(const struct sd_ctx *c, const struct sd_instance *si, con
     problem(report, ctx, count, "%s: cannot read %s%s/%s", si->unit, c->cgroup_root, si->cgroup, file);
     return;
   }
-  bool ok = is_list ? apply_cpulist_equal(have, want) : strcmp(have, want) == 0;
+  bool ok = is_list ? placer_cpulist_equal(have, want) : strcmp(have, want) == 0;
   if (!ok)
     problem(report, ctx, count, "%s: %s is %s, planned %s", si->unit, file, *have ? have : "empty", want);
 }
@@ -465,12 +465,12 @@ size_t sd_check_unit(const struct sd_ctx *c, const struct sd_instance *si, sd_pr
         if (vcpus[k].tid == tids[t])
           snprintf(pin, sizeof(pin), "%d", placer_cpulist_nth(cpuset, vcpus[k].cpu_index));
       const char *want = *pin ? pin : si->cpus;
-      if (want && !apply_cpulist_equal(tcpus, want) && !placer_task_exiting(pids[i], tids[t])) {
+      if (want && !placer_cpulist_equal(tcpus, want) && !placer_task_exiting(pids[i], tids[t])) {
         cleanup_free char *comm = placer_task_comm(pids[i], tids[t]);
         problem(report, ctx, &count, "thread %d (%s) of pid %d: Cpus_allowed_list %s, planned %s", (int)tids[t],
                 comm ? comm : "?", (int)pids[i], tcpus, want);
       }
-      if (si->mems && !apply_cpulist_equal(tmems, si->mems) && !placer_task_exiting(pids[i], tids[t])) {
+      if (si->mems && !placer_cpulist_equal(tmems, si->mems) && !placer_task_exiting(pids[i], tids[t])) {
         cleanup_free char *comm = placer_task_comm(pids[i], tids[t]);
         problem(report, ctx, &count, "thread %d (%s) of pid %d: Mems_allowed_list %s, planned %s", (int)tids[t],
                 comm ? comm : "?", (int)pids[i], tmems, si->mems);

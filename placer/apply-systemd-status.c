@@ -44,8 +44,8 @@ static bool prop_planned(const struct sd_instance *si, enum sd_prop p) {
 
 static bool prop_ok(const struct sd_instance *si, enum sd_prop p, const char *shown) {
   switch (p) {
-  case SD_ALLOWED_CPUS: return apply_cpulist_equal(shown, si->cpus);
-  case SD_ALLOWED_MEMORY_NODES: return apply_cpulist_equal(shown, si->mems);
+  case SD_ALLOWED_CPUS: return placer_cpulist_equal(shown, si->cpus);
+  case SD_ALLOWED_MEMORY_NODES: return placer_cpulist_equal(shown, si->mems);
   case SD_MEMORY_MAX: return strtoull(shown, NULL, 10) == si->memory_bytes;
   case SD_CPU_WEIGHT: return strtoul(shown, NULL, 10) == si->cpu_weight;
   case SD_N_PROPS: break;

@@ -144,8 +144,8 @@ static bool shown_matches(const struct sd_instance *r, enum sd_prop p, const cha
   if (shown == NULL)
     return false;
   switch (p) {
-  case SD_ALLOWED_CPUS: return r->cpus == NULL || apply_cpulist_equal(shown, r->cpus);
-  case SD_ALLOWED_MEMORY_NODES: return r->mems == NULL || apply_cpulist_equal(shown, r->mems);
+  case SD_ALLOWED_CPUS: return r->cpus == NULL || placer_cpulist_equal(shown, r->cpus);
+  case SD_ALLOWED_MEMORY_NODES: return r->mems == NULL || placer_cpulist_equal(shown, r->mems);
   case SD_MEMORY_MAX: return !r->has_memory_limit || strtoull(shown, NULL, 10) == r->memory_bytes;
   case SD_CPU_WEIGHT: return r->cpu_weight == 0 || strtoul(shown, NULL, 10) == r->cpu_weight;
   case SD_N_PROPS: break;

@@ -19,12 +19,6 @@
 
 #define PLACER_STATUS_JSON_SCHEMA 1
 
-/* --pid INSTANCE=PID and --qmp INSTANCE=SOCKET. */
-struct placer_instance_arg {
-  const char *instance;
-  const char *value;
-};
-
 /* Test hooks for rollback tests (the CLI fills them from PLACER_FAULT_AFTER_STEPS,
  * PLACER_FAULT_MODE and PLACER_STEP_DELAY_MS; docs/apply.md). */
 struct placer_apply_faults {

@@ -22,15 +22,9 @@ const char *placer_state_default_dir(void) {
 }
 
 static const char *const journal_op_names[] = { "create", "set", "move", "affinity" };
-static const char *const setting_names[] = { "cpus", "mems", "memory_limit", "cpu_weight", "cpu_quota" };
-#define N_SETTINGS N_OF(setting_names)
 
 const char *placer_journal_op_name(enum placer_journal_op op) {
   return (unsigned)op < 4 ? journal_op_names[op] : "?";
-}
-
-const char *placer_setting_name(enum placer_setting s) {
-  return (unsigned)s < N_SETTINGS ? setting_names[s] : "?";
 }
 
 int placer_memory_limit_parse(const char *text, uint64_t *bytes) {
@@ -308,7 +302,7 @@ static int journal_entry_from_json(json_t *j, struct placer_journal_entry *e, si
   }
   if (e->op == PLACER_JOURNAL_SET) {
     int s = 0;
-    if (parse_enum(json_string_value(json_object_get(j, "setting")), setting_name_int, (int)N_SETTINGS, &s) < 0)
+    if (parse_enum(json_string_value(json_object_get(j, "setting")), setting_name_int, PLACER_SETTING_N, &s) < 0)
       return placer_error_set(err, PLACER_EXIT_SYSTEM, EINVAL, "%s: unknown \"setting\"", where);
     e->setting = (enum placer_setting)s;
     if (e->previous == NULL)

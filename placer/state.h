@@ -44,14 +44,6 @@ enum placer_journal_op {
   PLACER_JOURNAL_AFFINITY, /* one thread's affinity changed: previous back */
 };
 
-enum placer_setting {
-  PLACER_SETTING_CPUS,
-  PLACER_SETTING_MEMS,
-  PLACER_SETTING_MEMORY_LIMIT, /* "max" or bytes in decimal */
-  PLACER_SETTING_CPU_WEIGHT,   /* previous: the raw file, v1 cpu.shares or v2 cpu.weight */
-  PLACER_SETTING_CPU_QUOTA,    /* previous: "QUOTA PERIOD" (v2 cpu.max syntax, also for v1's two files) */
-};
-
 struct placer_thread_affinity {
   pid_t tid;
   char *cpus;
@@ -62,7 +54,10 @@ struct placer_journal_entry {
   enum placer_journal_op op;
   char *group;                              /* CREATE, SET; MOVE: where the process went */
   enum placer_setting setting;              /* SET */
-  char *previous;                           /* SET: the value before; AFFINITY: the cpus before */
+  char *previous;                           /* SET: the value before (the raw file: "max" or bytes for
+                                               memory_limit, v1 cpu.shares or v2 cpu.weight, "QUOTA PERIOD"
+                                               in v2 cpu.max syntax also for v1's two files); AFFINITY: the
+                                               cpus before */
   pid_t pid;                                /* MOVE, AFFINITY */
   uint64_t start_time;                      /* MOVE, AFFINITY: with pid, names one process */
   pid_t tid;                                /* AFFINITY */
@@ -173,6 +168,5 @@ int placer_state_from_json(json_t *json, struct placer_state *state, struct plac
 int placer_memory_limit_parse(const char *text, uint64_t *bytes);
 
 const char *placer_journal_op_name(enum placer_journal_op op);
-const char *placer_setting_name(enum placer_setting s);
 
 #endif
