@@ -160,7 +160,7 @@ static int after_step(void *ctx, const struct placer_placed *p, enum placer_writ
 static int ensure_values(struct applier *a, struct target *t, struct placer_error **err) {
   struct placer_writer w = placer_writer_cgroupfs(a->cg);
   struct placer_write_hooks hooks = { a, before_step, after_step };
-  return placer_placed_write(&w, t->pd, PLACER_GROUP_SETTINGS | t->pd->role_writes, a->state->state_id, &hooks,
+  return placer_placed_write(&w, t->pd, PLACER_GROUP_SETTINGS, t->pd->role_writes, a->state->state_id, &hooks,
                              &a->would_create, err) < 0
              ? -1
              : 0;

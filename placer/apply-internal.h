@@ -23,24 +23,6 @@
  * NULL on ENOMEM. */
 char *apply_now_rfc3339(void);
 
-/* The note of an instance no process was found for: the profile gives no
- * matcher and no --pid was given, or its matcher found none (WHY, may be
- * NULL: what the search saw).  NULL on ENOMEM. */
-char *apply_no_process_note(const struct placer_instance *inst, const char *why);
-
-/* The processes INST binds, the same check for both backends: the --pid
- * values given for it (*explicit_pids; each a running process that is not
- * PID 1, placer, one of its ancestors or a kernel thread: else exit 2), or
- * what its matcher finds (never those), refused (exit 2) when that is more
- * unrelated process trees than PLAN has instances (`cmdline: "*"`).  Added
- * to OUT; *why: why the matcher found none (caller frees). */
-struct placer_pid_list;
-int apply_find_processes(const struct placer_plan *plan, const struct placer_instance *inst,
-                         const struct placer_apply_options *opt, struct placer_pid_list *out, bool *explicit_pids,
-                         char **why, struct placer_error **err);
-/* One --pid INSTANCE=VALUE checked as above. */
-int apply_pid_arg(const char *instance, const char *value, pid_t *out, struct placer_error **err);
-
 /* The status text's lines under an instance of either backend: its "drift"
  * and its "notes", escaped for the terminal (a comm is any 15 bytes). */
 void apply_print_instance_lines(json_t *inst, FILE *out);

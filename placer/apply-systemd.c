@@ -27,12 +27,12 @@
 #define VERIFY_ROUNDS 5
 
 struct sd_target {
+  const struct placer_placed *pd; /* the model: its values, the processes it binds */
   const struct placer_instance *inst;
-  struct sd_instance rec;      /* what the state will hold */
-  struct placer_pid_list pids; /* the processes found (matcher or --pid) */
-  bool needs_set;              /* a property differs from the plan */
-  bool known;                  /* already in the state from an earlier apply */
-  bool kept;                   /* no process now: the earlier record is kept, nothing done */
+  struct sd_instance rec; /* what the state will hold */
+  bool needs_set;         /* a property differs from the plan */
+  bool known;             /* already in the state from an earlier apply */
+  bool kept;              /* no process now: the earlier record is kept, nothing done */
   char *note;
   unsigned changes;
   size_t n_vcpus_pinned;
@@ -43,6 +43,7 @@ struct sd_applier {
   struct sd_ctx ctx;
   const struct placer_plan *plan;
   const struct placer_apply_options *opt;
+  struct placer_placement *placement; /* the model of every instance; t[i].pd is its v[i] */
   struct sd_state state;
   struct sd_target *t;
   size_t n;
@@ -53,10 +54,10 @@ struct sd_applier {
 static void applier_clear(struct sd_applier *a) {
   for (size_t i = 0; i < a->n; i++) {
     sd_instance_clear(&a->t[i].rec);
-    placer_pid_list_free(&a->t[i].pids);
     free(a->t[i].note);
   }
   free(a->t);
+  placer_placement_free(a->placement);
   sd_state_clear(&a->state);
   placer_string_list_free(&a->actions);
   placer_string_list_free(&a->notes);
@@ -76,31 +77,20 @@ static const struct sd_instance *state_find(const struct sd_state *s, const char
 
 /* ------------------------------------------------------------------ find the units */
 
-static int find_processes(struct sd_applier *a, struct sd_target *t, struct placer_error **err) {
-  /* the same search and checks as the cgroupfs backend's */
-  cleanup_free char *why = NULL;
-  bool explicit_pids = false;
-  if (apply_find_processes(a->plan, t->inst, a->opt, &t->pids, &explicit_pids, &why, err) < 0)
-    return -1;
-  if (t->pids.n == 0 && !explicit_pids) {
-    t->note = apply_no_process_note(t->inst, why);
-    if (a->opt->strict)
-      return placer_error_set(err, PLACER_EXIT_INFEASIBLE, ESRCH, "%s: %s (--strict)", t->inst->name,
-                              t->note ? t->note : "no process");
-  }
-  return 0;
-}
-
-/* The one unit that holds every process of T. */
+/* The one unit that holds every process T binds (its descendants are the
+ * unit's too: systemd places whole units). */
 static int find_unit(struct sd_applier *a, struct sd_target *t, struct placer_error **err) {
   (void)a;
-  for (size_t i = 0; i < t->pids.n; i++) {
-    cleanup_free char *path = NULL, *unit = NULL, *ucg = NULL, *comm = placer_proc_comm(t->pids.pids[i]);
-    if (sd_pid_cgroup(t->pids.pids[i], &path, err) < 0 || placer_systemd_unit_from_cgroup(path, &unit, &ucg, err) < 0)
+  for (size_t i = 0; i < t->pd->n_procs; i++) {
+    const struct placer_placed_proc *pp = &t->pd->procs[i];
+    if (pp->root_pid != 0)
+      continue;
+    cleanup_free char *path = NULL, *unit = NULL, *ucg = NULL;
+    if (sd_pid_cgroup(pp->pid, &path, err) < 0 || placer_systemd_unit_from_cgroup(path, &unit, &ucg, err) < 0)
       return placer_error_prefix(err,
                                  "%s: pid %d (%s) cannot be placed through systemd (run it as a unit, or use "
                                  "--backend cgroupfs)",
-                                 t->inst->name, (int)t->pids.pids[i], comm ? comm : "?");
+                                 t->inst->name, (int)pp->pid, pp->comm);
     if (t->rec.unit == NULL) {
       t->rec.unit = TAKE_PTR(unit);
       t->rec.cgroup = TAKE_PTR(ucg);
@@ -108,7 +98,7 @@ static int find_unit(struct sd_applier *a, struct sd_target *t, struct placer_er
       return placer_error_set(err, PLACER_EXIT_USAGE, EINVAL,
                               "%s: its processes run in two units, %s and %s (pid %d): systemd places whole units; "
                               "make the matcher (or --pid) pick one",
-                              t->inst->name, t->rec.unit, unit, (int)t->pids.pids[i]);
+                              t->inst->name, t->rec.unit, unit, (int)pp->pid);
     }
   }
   return 0;
@@ -153,26 +143,25 @@ static bool shown_matches(const struct sd_instance *r, enum sd_prop p, const cha
   return false;
 }
 
+/* What the unit gets: the values the plan gives itself (the model's
+ * planned ones); a unit keeps its own where the plan gives none. */
 static int fill_record(struct sd_applier *a, struct sd_target *t, struct placer_error **err) {
   const struct placer_instance *inst = t->inst;
+  const struct placer_group_values *v = &t->pd->values;
   struct sd_instance *r = &t->rec;
   r->name = strdup(inst->name);
   r->role = strdup(inst->role);
   r->kind = inst->kind;
   r->match = placer_match_describe(inst->kind, &inst->match);
-  if (inst->pinned) {
-    r->cpus = placer_cpulist_format(inst->cpus);
-    r->mems = placer_cpulist_format(inst->mems);
-    if (r->cpus == NULL || r->mems == NULL)
-      return placer_error_oom(err, NULL);
-  }
-  r->has_memory_limit = inst->has_memory_limit;
-  r->memory_bytes = inst->memory_bytes;
-  r->cpu_weight = inst->cpu_weight;
+  if ((v->planned & PLACER_SETTING_BIT(PLACER_SETTING_CPUS)) &&
+      ((r->cpus = strdup(v->cpus)) == NULL || (r->mems = strdup(v->mems)) == NULL))
+    return placer_error_oom(err, NULL);
+  r->has_memory_limit = v->planned & PLACER_SETTING_BIT(PLACER_SETTING_MEMORY_LIMIT);
+  r->memory_bytes = r->has_memory_limit ? v->memory_limit : 0;
+  r->cpu_weight = (v->planned & PLACER_SETTING_BIT(PLACER_SETTING_CPU_WEIGHT)) ? v->cpu_weight : 0;
   r->pin_vcpus = inst->pin_vcpus;
-  for (size_t i = 0; i < a->opt->n_qmps; i++)
-    if (strcmp(a->opt->qmps[i].instance, inst->name) == 0 && r->qmp_socket == NULL)
-      r->qmp_socket = strdup(a->opt->qmps[i].value);
+  if (t->pd->qmp_socket && (r->qmp_socket = strdup(t->pd->qmp_socket)) == NULL)
+    return placer_error_oom(err, NULL);
   if (r->name == NULL || r->role == NULL)
     return placer_error_oom(err, NULL);
   const struct sd_instance *old = state_find(&a->state, inst->name);
@@ -242,16 +231,20 @@ static int build_targets(struct sd_applier *a, struct placer_error **err) {
     if (placer_plan_find(plan, a->opt->pids[i].instance) == NULL)
       return placer_error_set(err, PLACER_EXIT_USAGE, EINVAL, "--pid %s=%s: the plan has no instance '%s'",
                               a->opt->pids[i].instance, a->opt->pids[i].value, a->opt->pids[i].instance);
+  /* the model, and the processes it binds: the same checks as the cgroupfs backend's */
+  if (placer_placement_compute(plan, a->opt->prefix, a->opt->qmps, a->opt->n_qmps, &a->placement, err) < 0 ||
+      placer_placement_bind(a->placement, a->opt->pids, a->opt->n_pids, a->opt->strict, err) < 0)
+    return -1;
   if ((a->t = calloc(plan->n_instances, sizeof(*a->t))) == NULL)
     return placer_error_oom(err, NULL);
   a->n = plan->n_instances;
   for (size_t i = 0; i < a->n; i++) {
     struct sd_target *t = &a->t[i];
-    t->inst = &plan->instances[i];
-    if (t->inst->cpu_weight > 10000)
-      return placer_error_set(err, PLACER_EXIT_USAGE, EINVAL, "%s: cpu weight %u is outside 1..10000", t->inst->name,
-                              t->inst->cpu_weight);
-    if (find_processes(a, t, err) < 0 || find_unit(a, t, err) < 0 || fill_record(a, t, err) < 0)
+    t->pd = &a->placement->v[i];
+    t->inst = t->pd->inst;
+    if (t->pd->note && (t->note = strdup(t->pd->note)) == NULL)
+      return placer_error_oom(err, NULL);
+    if (find_unit(a, t, err) < 0 || fill_record(a, t, err) < 0)
       return -1;
     for (size_t j = 0; j < i; j++)
       if (t->rec.unit && a->t[j].rec.unit && strcmp(t->rec.unit, a->t[j].rec.unit) == 0)

@@ -66,9 +66,9 @@ static int write_values(const struct placer_writer *w, const struct placer_place
   return ret;
 }
 
-int placer_placed_write(const struct placer_writer *w, const struct placer_placed *p, unsigned settings,
-                        const char *mark, const struct placer_write_hooks *hooks, struct placer_string_list *made,
-                        struct placer_error **err) {
+int placer_placed_write(const struct placer_writer *w, const struct placer_placed *p, unsigned group_settings,
+                        unsigned role_settings, const char *mark, const struct placer_write_hooks *hooks,
+                        struct placer_string_list *made, struct placer_error **err) {
   /* The instance's own values in the order a new v2 cpuset takes them; the
    * role's quota before its weight (as apply has always journaled them). */
   static const enum placer_setting group_order[] = { PLACER_SETTING_CPUS, PLACER_SETTING_MEMS,
@@ -76,8 +76,9 @@ int placer_placed_write(const struct placer_writer *w, const struct placer_place
   static const enum placer_setting role_order[] = { PLACER_SETTING_CPU_QUOTA, PLACER_SETTING_CPU_WEIGHT };
   int unmarked = 0;
   if (create_levels(w, p, p->group, mark, hooks, made, &unmarked, err) < 0 ||
-      write_values(w, p, p->group, group_order, 4, settings & PLACER_GROUP_SETTINGS, &p->values, hooks, err) < 0 ||
-      write_values(w, p, p->role_group, role_order, 2, settings & PLACER_ROLE_SETTINGS, &p->role, hooks, err) < 0)
+      write_values(w, p, p->group, group_order, 4, group_settings & PLACER_GROUP_SETTINGS, &p->values, hooks, err) <
+          0 ||
+      write_values(w, p, p->role_group, role_order, 2, role_settings & PLACER_ROLE_SETTINGS, &p->role, hooks, err) < 0)
     return -1;
   return unmarked;
 }
@@ -86,7 +87,7 @@ int placer_placement_write(const struct placer_writer *w, const struct placer_pl
                            struct placer_error **err) {
   for (size_t i = 0; i < pl->n; i++) {
     const struct placer_placed *p = &pl->v[i];
-    if (placer_placed_write(w, p, PLACER_GROUP_SETTINGS | p->role_writes, NULL, NULL, NULL, err) < 0)
+    if (placer_placed_write(w, p, PLACER_GROUP_SETTINGS, p->role_writes, NULL, NULL, NULL, err) < 0)
       return placer_error_prefix(err, "%s", p->inst->name);
   }
   return 0;
@@ -98,7 +99,7 @@ int placer_instance_place_group_marked(struct placer_cgroup *cg, const struct pl
   if (placer_placed_of_instance(inst, group, &p, err) < 0)
     return -1;
   struct placer_writer w = placer_writer_cgroupfs(cg);
-  int rc = placer_placed_write(&w, &p, PLACER_GROUP_SETTINGS | p.role_writes, mark, NULL, NULL, err);
+  int rc = placer_placed_write(&w, &p, PLACER_GROUP_SETTINGS, p.role_writes, mark, NULL, NULL, err);
   placer_placed_clear(&p);
   return rc;
 }

@@ -118,6 +118,24 @@ void placer_placement_free(struct placer_placement *pl);
 /* The placed instance NAME; NULL when none. */
 const struct placer_placed *placer_placement_find(const struct placer_placement *pl, const char *name);
 
+/* The processes every instance of PL binds, with every check
+ * (placement-procs.c): the --pid values PIDS (N_PIDS) given for it, each a
+ * running process that is not PID 1, placer, one of its ancestors or a
+ * kernel thread (else PLACER_EXIT_USAGE), or else what its matcher finds
+ * (never those, nor a process given with --pid or below one), refused
+ * (PLACER_EXIT_USAGE) when that is more unrelated process trees than the
+ * plan has instances; each bound process with its descendants, up to
+ * another instance's; a process two instances would bind refused
+ * (PLACER_EXIT_USAGE).  An instance that binds none gets a note saying
+ * why, or with STRICT is an error (PLACER_EXIT_INFEASIBLE). */
+int placer_placement_bind(struct placer_placement *pl, const struct placer_instance_arg *pids, size_t n_pids,
+                          bool strict, struct placer_error **err);
+/* "This process belongs to P": PID bound to P (of PL) with the same checks
+ * and its descendants, unless another instance binds it (the watcher's
+ * way in). */
+int placer_placement_bind_pid(struct placer_placement *pl, struct placer_placed *p, pid_t pid,
+                              struct placer_error **err);
+
 /* One instance alone in GROUP (PREFIX/ROLE/NAME), without its plan: its
  * group's values and its role's quota (the role's weight needs the plan,
  * placer_placement_compute).  For what starts one instance at a time. */
@@ -174,15 +192,16 @@ struct placer_write_hooks {
 
 /* Put P in force through W (placement-write.c): each missing level of its
  * group made (carrying MARK when not NULL), each of its values that
- * differs written once, and the role group's values it writes
- * (p->role_writes).  SETTINGS limits the values written (PLACER_GROUP_SETTINGS
- * | PLACER_ROLE_SETTINGS: all of them).  HOOKS may be NULL.  MADE (may be
+ * differs written once: of its own GROUP_SETTINGS (PLACER_GROUP_SETTINGS:
+ * all of them) and of its role group's ROLE_SETTINGS (PLACER_ROLE_SETTINGS;
+ * a placement writes them with the role's first instance, p->role_writes).
+ * HOOKS may be NULL.  MADE (may be
  * NULL) holds the levels made (or skipped by HOOKS) so far, across the
  * instances of one placement.  0, or 1 when a level made could not carry
  * MARK. */
-int placer_placed_write(const struct placer_writer *w, const struct placer_placed *p, unsigned settings,
-                        const char *mark, const struct placer_write_hooks *hooks, struct placer_string_list *made,
-                        struct placer_error **err);
+int placer_placed_write(const struct placer_writer *w, const struct placer_placed *p, unsigned group_settings,
+                        unsigned role_settings, const char *mark, const struct placer_write_hooks *hooks,
+                        struct placer_string_list *made, struct placer_error **err);
 /* Every instance of PL in force through W, each value once: bench's switch
  * between variants. */
 int placer_placement_write(const struct placer_writer *w, const struct placer_placement *pl, struct placer_error **err);

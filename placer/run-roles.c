@@ -75,7 +75,7 @@ static int start_all(struct placer_cgroup *cg, const struct placer_profile *prof
     }
     /* its role's group gets the role's weight and quota (the model's) */
     if (placer_launch_start_prepared(cg, profile->name, run->rundir, (unsigned)i, run->mark, p, err) < 0 ||
-        placer_placed_write(&w, &placement->v[i], PLACER_ROLE_SETTINGS, NULL, NULL, NULL, err) < 0) {
+        placer_placed_write(&w, &placement->v[i], 0, PLACER_ROLE_SETTINGS, NULL, NULL, NULL, err) < 0) {
       /* The failed one too: its group, its record, a container half made. */
       struct placer_error *e2 = NULL;
       bool ignored;

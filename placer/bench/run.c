@@ -50,7 +50,7 @@ static int place_all_groups(struct bench *b, struct pass *p, struct placer_error
     const struct placer_placed *placed = &pl->v[i];
     if (placer_role_kind_is_ceph(placed->inst->kind) && b->study->cluster.type != PLACER_STUDY_CLUSTER_LOCAL)
       continue;
-    if (placer_placed_write(&w, placed, PLACER_GROUP_SETTINGS | placed->role_writes, NULL, NULL, NULL, err) < 0)
+    if (placer_placed_write(&w, placed, PLACER_GROUP_SETTINGS, placed->role_writes, NULL, NULL, NULL, err) < 0)
       rc = placer_error_prefix(err, "%s", placed->inst->name);
   }
   placer_placement_free(pl);

@@ -187,7 +187,7 @@ int cmd_exec(int argc, char **argv) {
   const struct placer_placed *p = placer_placement_find(placement, inst->name);
   struct placer_writer w = placer_writer_cgroupfs(cg);
   if (placer_launch_place_self(cg, inst, p->group, &undo, &err) < 0 ||
-      placer_placed_write(&w, p, PLACER_ROLE_SETTINGS, NULL, NULL, NULL, &err) < 0) {
+      placer_placed_write(&w, p, 0, PLACER_ROLE_SETTINGS, NULL, NULL, NULL, &err) < 0) {
     placer_error_prefix(&err, "%s", inst->name);
     goto out;
   }

@@ -368,11 +368,46 @@ static void test_switch_writes_each_value_once(void **state) {
   placer_topology_free(topo);
 }
 
+/* One instance placed alone (what starts a neighbour or ceph-fuse, and exec's
+ * own group): its group's values and its role's quota; the role's weight,
+ * which needs the plan, is left alone (never written as 0). */
+static void test_one_instance_alone(void **state) {
+  (void)state;
+  struct placer_topology *topo = test_topo_load("24em64t-2n6c2t-pci.xml");
+  const char *quota[] = { "osd.cpu.quota=0.5", NULL };
+  struct variant v;
+  variant_make(&v, topo, "demo-local", quota);
+  const struct placer_instance *osd1 = placer_plan_find(v.plan, "osd.1");
+  struct placer_placed p;
+  struct placer_error *err = NULL;
+  assert_int_equal(placer_placed_of_instance(osd1, "t/osd/osd.1", &p, &err), 0);
+  assert_string_equal(p.role_group, "t/osd");
+  assert_int_equal(p.role_writes, PLACER_SETTING_BIT(PLACER_SETTING_CPU_QUOTA));
+  struct recorder r = { .n_groups = 0 };
+  struct placer_writer w = { &recorder_ops, &r };
+  assert_int_equal(placer_placed_write(&w, &p, PLACER_GROUP_SETTINGS, p.role_writes, NULL, NULL, NULL, &err), 0);
+  assert_int_equal(writes_of(&r, "t/osd", PLACER_SETTING_CPU_QUOTA), 1);
+  assert_int_equal(writes_of(&r, "t/osd", PLACER_SETTING_CPU_WEIGHT), 0);
+  assert_int_equal(writes_of(&r, "t/osd/osd.1", PLACER_SETTING_MEMORY_LIMIT), 1);
+  /* the role's values alone, as run and exec write them with the plan's model: the weight, the quota kept */
+  recorder_forget_writes(&r);
+  const struct placer_placed *full = placer_placement_find(v.pl, "osd.1");
+  assert_int_equal(placer_placed_write(&w, full, 0, PLACER_ROLE_SETTINGS, NULL, NULL, NULL, &err), 0);
+  assert_int_equal(r.n_writes, 1);
+  assert_int_equal(writes_of(&r, "t/osd", PLACER_SETTING_CPU_WEIGHT), 1);
+  assert_int_equal(find_group(&r, "t/osd")->v.cpu_weight, 200);
+  placer_placed_clear(&p);
+  recorder_clear(&r);
+  variant_free(&v);
+  placer_topology_free(topo);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_model_values),
     cmocka_unit_test(test_irqs_and_refusals),
     cmocka_unit_test(test_switch_writes_each_value_once),
+    cmocka_unit_test(test_one_instance_alone),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
