@@ -5,11 +5,15 @@
  * the IRQs steered for each instance, and a switch between placements (what
  * bench does between variants) writing each value that changes exactly
  * once and nothing else. */
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "lib/cpulist.h"
 #include "placement.h"
+#include "proc.h"
 #include "profile.h"
 #include "test_support.h"
 
@@ -290,6 +294,68 @@ static void test_irqs_and_refusals(void **state) {
   hand_plan_free(plan);
 }
 
+/* One more process for an instance of a running placement (the watcher's
+ * way in): bound with its descendants after the same checks as --pid, and
+ * never to a second instance. */
+static void test_bind_one_pid(void **state) {
+  (void)state;
+  pid_t child = fork();
+  assert_true(child >= 0);
+  if (child == 0) {
+    pid_t grandchild = fork();
+    if (grandchild == 0)
+      pause();
+    pause();
+    _exit(0);
+  }
+  const char *roles[] = { "a", "b" };
+  struct placer_plan *plan = hand_plan(roles, 2);
+  struct placer_placement *pl = NULL;
+  struct placer_error *err = NULL;
+  assert_int_equal(placer_placement_compute(plan, "t", NULL, 0, &pl, &err), 0);
+  assert_int_equal(placer_placement_bind(pl, NULL, 0, false, &err), 0); /* no matcher: nothing, a note */
+  struct placer_placed *a = &pl->v[0], *b = &pl->v[1];
+  assert_string_equal(a->note, "no process: the profile gives no matcher and no --pid a.0=PID was given");
+  /* the child's own child shows up in /proc a moment after the fork */
+  pid_t *desc = NULL;
+  size_t n = 0;
+  for (int i = 0; i < 200 && n == 0; i++) {
+    free(desc);
+    desc = NULL;
+    assert_int_equal(placer_proc_descendants(child, NULL, 0, &desc, &n, &err), 0);
+    if (n == 0)
+      usleep(10000);
+  }
+  assert_int_equal(n, 1);
+  assert_int_equal(placer_placement_bind_pid(pl, a, child, &err), 0);
+  assert_int_equal(a->n_procs, 2);
+  assert_int_equal(a->procs[0].pid, child);
+  assert_int_equal(a->procs[0].root_pid, 0);
+  assert_int_equal(a->procs[1].pid, desc[0]);
+  assert_int_equal(a->procs[1].root_pid, child);
+  assert_null(a->note);
+  /* the same process, or its child, for another instance: refused */
+  assert_int_equal(placer_placement_bind_pid(pl, b, desc[0], &err), -1);
+  assert_int_equal(err->exit_code, PLACER_EXIT_USAGE);
+  char want[128];
+  snprintf(want, sizeof(want), "b.0: pid %d is bound by a.0", (int)desc[0]);
+  assert_string_equal(err->msg, want);
+  placer_error_clear(&err);
+  /* what placer never binds */
+  assert_int_equal(placer_placement_bind_pid(pl, b, 1, &err), -1);
+  assert_non_null(strstr(err->msg, "b.0: pid 1: that is PID 1"));
+  placer_error_clear(&err);
+  assert_int_equal(placer_placement_bind_pid(pl, b, getpid(), &err), -1);
+  placer_error_clear(&err);
+  assert_int_equal(b->n_procs, 0);
+  kill(desc[0], SIGKILL); /* an orphan once its parent is gone: killed first */
+  free(desc);
+  kill(child, SIGKILL);
+  waitpid(child, NULL, 0);
+  placer_placement_free(pl);
+  hand_plan_free(plan);
+}
+
 /* Every value of every group of TO that differs from FROM's was written
  * once by the switch, and no other. */
 static void assert_switch_wrote_once(const struct recorder *r, const struct placer_placement *from,
@@ -408,6 +474,7 @@ int main(void) {
     cmocka_unit_test(test_irqs_and_refusals),
     cmocka_unit_test(test_switch_writes_each_value_once),
     cmocka_unit_test(test_one_instance_alone),
+    cmocka_unit_test(test_bind_one_pid),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
