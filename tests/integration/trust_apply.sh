@@ -198,7 +198,7 @@ for backend in cgroupfs systemd; do
     run_rc "$PLACER" apply --backend "$backend" --state-dir "$WORK/bind" --pid app.0="$A" --pid other.0="$A" \
         "$WORK/two.yaml"
     [ $rc = 2 ] || fail "$backend one pid bound twice: exit $rc: $(cat "$WORK/err")"
-    one_line "pid $A (python3) is matched by both app.0 and other.0" "$backend one pid bound twice"
+    one_line "pid $A (python3) is matched by both other.0 and app.0" "$backend one pid bound twice"
     [ ! -e "$WORK/bind" ] || fail "$backend: a refused apply left a state directory"
 done
 diff "$WORK/a.cgroup" "/proc/$A/cgroup" >&2 || fail "a refused apply moved $A (diff above)"
