@@ -106,6 +106,9 @@ int apply_check_marks(const struct placer_cgroup *cg, const struct placer_state 
 int cgroupfs_reset(const char *state_dir, char ***lines, size_t *n_lines, struct placer_error **err);
 int cgroupfs_reset_run(const char *state_dir, struct placer_reset_result *res, struct placer_error **err);
 
+/* The ops table (apply-cgroupfs.c). */
+extern const struct placer_apply_backend_ops placer_apply_backend_cgroupfs;
+
 /* apply-cgroupfs-status.c: the ops table's status and its text. */
 int cgroupfs_status(const char *state_dir, json_t **out, bool *drift, struct placer_error **err);
 int cgroupfs_status_print_text(json_t *status, FILE *out);

@@ -70,6 +70,7 @@ int applier_build_report(struct applier *a, struct placer_apply_report **out, st
     return placer_error_oom(err, NULL);
   r->profile_name = a->plan->profile_name ? strdup(a->plan->profile_name) : NULL;
   r->cgroup_mode = placer_cgroup_mode_name(placer_cgroup_get_mode(a->cg));
+  snprintf(r->where, sizeof(r->where), "cgroup %s", r->cgroup_mode);
   r->state_dir = strdup(a->state->dir);
   r->dry_run = a->dry_run;
   r->steps = a->steps;

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "apply-cgroupfs-internal.h"
+#include "lib/pid-list.h"
 #include "plan.h"
 #include "lib/textfile.h"
 #include "proc.h"
@@ -444,17 +445,20 @@ int apply_check_marks(const struct placer_cgroup *cg, const struct placer_state 
 
 int cgroupfs_reset_run(const char *state_dir, struct placer_reset_result *res, struct placer_error **err) {
   *res = (struct placer_reset_result){ .backend = "cgroupfs" };
+  static const char *const keys[] = { "groups_removed", "pids_restored", NULL };
   if (state_dir == NULL)
     state_dir = placer_state_default_dir();
   res->state_dir = strdup(state_dir);
-  if (res->state_dir == NULL)
+  if (res->state_dir == NULL || apply_reset_details(res, keys) < 0) {
+    placer_reset_result_clear(res);
     return placer_error_oom(err, NULL);
+  }
   struct placer_state *state = NULL;
   if (placer_state_open(state_dir, PLACER_STATE_LOCK_EXCLUSIVE, &state, NULL, err) < 0) {
     placer_reset_result_clear(res);
     return -1;
   }
-  struct placer_string_list out = { NULL, 0, 0 }, failures = { NULL, 0, 0 }, removed = { NULL, 0, 0 };
+  struct placer_string_list out = { NULL, 0, 0 }, failures = { NULL, 0, 0 };
   if (placer_state_is_empty(state)) {
     placer_string_list_addf(&out, "nothing to reset (no placer state in %s)", state_dir);
     placer_state_free(state);
@@ -474,22 +478,25 @@ int cgroupfs_reset_run(const char *state_dir, struct placer_reset_result *res, s
     placer_string_list_addf(&out, "an apply (pid %d) was interrupted part-way: undoing what it did too",
                             (int)state->pending_pid);
   size_t before = state->n_journal, n_moves = 0, n_groups = 0;
-  res->pids_restored = calloc(before ? before : 1, sizeof(*res->pids_restored));
-  for (size_t i = 0; i < state->n_journal; i++) {
+  /* Newest first, as they are undone: the deepest groups first; each process once. */
+  struct placer_pid_list moved = { 0 };
+  bool oom = false;
+  for (size_t i = state->n_journal; i-- > 0;) {
     const struct placer_journal_entry *e = &state->journal[i];
     n_moves += e->op == PLACER_JOURNAL_MOVE;
     n_groups += e->op == PLACER_JOURNAL_CREATE;
-  }
-  /* Newest first, as they are undone: the deepest groups first. */
-  for (size_t i = state->n_journal; i-- > 0;) {
-    const struct placer_journal_entry *e = &state->journal[i];
     if (e->op == PLACER_JOURNAL_CREATE && e->group)
-      placer_string_list_addf(&removed, "%s", e->group);
-    bool seen = false;
-    for (size_t k = 0; k < res->n_pids_restored; k++)
-      seen = seen || res->pids_restored[k] == e->pid;
-    if (e->op == PLACER_JOURNAL_MOVE && res->pids_restored && !seen)
-      res->pids_restored[res->n_pids_restored++] = e->pid;
+      oom |= apply_reset_detail(res, keys[0], json_string(e->group)) < 0;
+    if (e->op == PLACER_JOURNAL_MOVE && !placer_pid_list_has(&moved, e->pid))
+      oom |= placer_pid_list_add(&moved, e->pid) < 0 || apply_reset_detail(res, keys[1], json_integer(e->pid)) < 0;
+  }
+  placer_pid_list_free(&moved);
+  if (oom) {
+    placer_cgroup_close(cg);
+    placer_state_free(state);
+    placer_string_list_free(&out);
+    placer_reset_result_clear(res);
+    return placer_error_oom(err, NULL);
   }
   size_t failed = apply_undo(cg, state, 0, &out, &failures);
   placer_cgroup_close(cg);
@@ -516,7 +523,6 @@ int cgroupfs_reset_run(const char *state_dir, struct placer_reset_result *res, s
   placer_string_list_free(&failures);
   placer_state_free(state);
   res->lines = placer_string_list_release(&out, &res->n_lines);
-  res->groups_removed = placer_string_list_release(&removed, &res->n_groups_removed);
   res->n_undone = before;
   if (ret < 0) {
     placer_reset_result_clear(res);

@@ -216,6 +216,7 @@ static int cgroupfs_apply(const struct placer_plan *plan, const struct placer_ap
 const struct placer_apply_backend_ops placer_apply_backend_cgroupfs = {
   .name = "cgroupfs",
   .state_file = PLACER_STATE_FILE,
+  .settings = (const struct placer_apply_setting_spec[]){ { NULL, false } }, /* the common options only */
   .apply = cgroupfs_apply,
   .status = cgroupfs_status,
   .reset = cgroupfs_reset,

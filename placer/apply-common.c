@@ -25,6 +25,13 @@ char *apply_vformat(const char *fmt, va_list ap) {
   return vasprintf(&text, fmt, ap) < 0 ? NULL : text;
 }
 
+const char *apply_setting(const struct placer_apply_options *opt, const char *name) {
+  for (size_t i = 0; i < opt->n_settings; i++)
+    if (strcmp(opt->settings[i].name, name) == 0)
+      return opt->settings[i].value ? opt->settings[i].value : "";
+  return NULL;
+}
+
 void placer_apply_report_free(struct placer_apply_report *r) {
   if (r == NULL)
     return;
@@ -64,18 +71,34 @@ void placer_apply_report_free(struct placer_apply_report *r) {
 }
 
 void placer_reset_result_clear(struct placer_reset_result *res) {
-  struct placer_string_list lines = { res->lines, res->n_lines, 0 },
-                            removed = { res->groups_removed, res->n_groups_removed, 0 };
-  struct placer_string_list units = { res->units_restored, res->n_units_restored, 0 };
-  struct placer_string_list dropins = { res->dropins_removed, res->n_dropins_removed, 0 };
+  struct placer_string_list lines = { res->lines, res->n_lines, 0 };
   placer_string_list_free(&lines);
-  placer_string_list_free(&removed);
-  placer_string_list_free(&units);
-  placer_string_list_free(&dropins);
-  free(res->pids_restored);
+  json_decref(res->details);
   free(res->irqs_restored);
   free(res->state_dir);
   *res = (struct placer_reset_result){ 0 };
+}
+
+int apply_reset_details(struct placer_reset_result *res, const char *const *keys) {
+  if (res->details == NULL && (res->details = json_object()) == NULL)
+    return -1;
+  for (size_t i = 0; keys[i]; i++)
+    if (json_object_get(res->details, keys[i]) == NULL && json_object_set_new(res->details, keys[i], json_array()) < 0)
+      return -1;
+  return 0;
+}
+
+int apply_reset_detail(struct placer_reset_result *res, const char *key, json_t *value) {
+  const char *keys[] = { key, NULL };
+  if (value == NULL || apply_reset_details(res, keys) < 0) {
+    json_decref(value);
+    return -1;
+  }
+  return json_array_append_new(json_object_get(res->details, key), value);
+}
+
+size_t apply_reset_detail_count(const struct placer_reset_result *res, const char *key) {
+  return json_array_size(json_object_get(res->details, key));
 }
 
 void apply_print_instance_lines(json_t *inst, FILE *out) {

@@ -16,7 +16,6 @@
 #include <unistd.h>
 
 #include "apply-irq.h"
-#include "apply-systemd-internal.h"
 #include "lib/cpulist.h"
 #include "lib/fsfile.h"
 #include "lib/subprocess.h"
@@ -51,25 +50,22 @@ pid_t irq_irqbalance_pid(const char *root) {
   return found;
 }
 
-static void sd_ctx_of(const struct irq_etc *etc, struct sd_ctx *c) {
-  sd_ctx_init(c, NULL);
-  if (etc->systemctl)
-    c->systemctl = etc->systemctl;
-  c->timeout_ms = 60000;
-}
+/* Each command of irqbalance's, at most this long. */
+#define COMMAND_TIMEOUT_MS 60000
 
 int irq_run_action(const struct irq_etc *etc, enum irq_action action, struct placer_error **err) {
-  struct sd_ctx c;
-  sd_ctx_of(etc, &c);
   switch (action) {
-  case IRQ_ACTION_DAEMON_RELOAD: return sd_daemon_reload(&c, err);
+  case IRQ_ACTION_DAEMON_RELOAD: {
+    char *argv[] = { (char *)etc->systemctl, "daemon-reload", NULL };
+    return apply_systemctl(argv, COMMAND_TIMEOUT_MS, NULL, err);
+  }
   case IRQ_ACTION_RESTART_IRQBALANCE_UNIT: {
-    char *argv[] = { (char *)c.systemctl, "try-restart", IRQBALANCE_UNIT, NULL };
-    return sd_systemctl(&c, argv, NULL, err);
+    char *argv[] = { (char *)etc->systemctl, "try-restart", IRQBALANCE_UNIT, NULL };
+    return apply_systemctl(argv, COMMAND_TIMEOUT_MS, NULL, err);
   }
   case IRQ_ACTION_RESTART_IRQBALANCE_SCRIPT: {
     char *argv[] = { (char *)etc->initd, "restart", NULL };
-    return sd_systemctl(&c, argv, NULL, err); /* any command: its exit status and first line of stderr */
+    return apply_systemctl(argv, COMMAND_TIMEOUT_MS, NULL, err); /* any command: its exit status and stderr */
   }
   }
   return 0;
@@ -129,11 +125,9 @@ static int write_journaled(struct irq_state *s, unsigned txn, const char *path, 
 static bool systemd_runs(const char *unit, const struct irq_etc *etc) {
   if (access("/run/systemd/system", F_OK) != 0)
     return false;
-  struct sd_ctx c;
-  sd_ctx_of(etc, &c);
-  char *argv[] = { (char *)c.systemctl, "is-active", "--quiet", (char *)unit, NULL };
+  char *argv[] = { (char *)etc->systemctl, "is-active", "--quiet", (char *)unit, NULL };
   struct placer_error *e = NULL;
-  int rc = sd_systemctl(&c, argv, NULL, &e);
+  int rc = apply_systemctl(argv, COMMAND_TIMEOUT_MS, NULL, &e);
   placer_error_free(e);
   return rc == 0;
 }

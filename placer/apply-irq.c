@@ -33,8 +33,8 @@ struct irq_txn {
 };
 
 static void etc_defaults(struct irq_etc *etc, const struct placer_apply_options *opt) {
-  etc->systemctl = opt && opt->systemctl ? opt->systemctl : "systemctl";
-  etc->etc_dir = opt && opt->systemd_etc_dir ? opt->systemd_etc_dir : PLACER_SYSTEMD_ETC_DIR;
+  etc->systemctl = "systemctl";
+  etc->etc_dir = PLACER_SYSTEMD_ETC_DIR;
   etc->defaults = opt && opt->irqbalance_defaults ? opt->irqbalance_defaults : "/etc/default/irqbalance";
   etc->initd = opt && opt->irqbalance_initd ? opt->irqbalance_initd : "/etc/init.d/irqbalance";
   etc->root = opt && opt->irq_root ? opt->irq_root : "";
@@ -684,8 +684,8 @@ int irq_apply_begin(const struct placer_plan *plan, const struct placer_apply_op
       rc = irq_irqbalance_ban(&t->etc, s, t->txn, irqs, n, banned, &t->actions, err);
     free(irqs);
   }
-  if (rc == 0 && opt->persist && !opt->irqs_only && backend && (backend->flags & PLACER_APPLY_BACKEND_UNITS) &&
-      plan->n_irq_rules) {
+  /* --persist (which only a backend placing units takes): the IRQs again at boot */
+  if (rc == 0 && apply_setting(opt, "persist") && !opt->irqs_only && backend && plan->n_irq_rules) {
     char exe[PATH_MAX] = "";
     ssize_t len = opt->placer_exe ? 0 : readlink("/proc/self/exe", exe, sizeof(exe) - 1);
     if (len > 0)

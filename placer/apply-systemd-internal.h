@@ -126,6 +126,9 @@ int sd_undo_instance(const struct sd_ctx *c, const struct sd_instance *si, bool 
  * units_restored, its drop-in among dropins_removed, each one change. */
 int sd_reset_result_add(struct placer_reset_result *res, const struct sd_instance *si, const struct sd_undone *done);
 
+/* The ops table (apply-systemd.c). */
+extern const struct placer_apply_backend_ops placer_apply_backend_systemd;
+
 /* apply-systemd-status.c: the ops table's status and its text. */
 int sd_status(const char *state_dir, json_t **out, bool *drift, struct placer_error **err);
 int sd_status_print_text(json_t *status, FILE *out);

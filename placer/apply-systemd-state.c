@@ -26,9 +26,9 @@
 const char *const sd_prop_names[SD_N_PROPS] = { "AllowedCPUs", "AllowedMemoryNodes", "MemoryMax", "CPUWeight" };
 
 void sd_ctx_init(struct sd_ctx *c, const struct placer_apply_options *opt) {
-  c->systemctl = opt && opt->systemctl ? opt->systemctl : "systemctl";
-  c->etc_dir = opt && opt->systemd_etc_dir ? opt->systemd_etc_dir : PLACER_SYSTEMD_ETC_DIR;
-  c->control_dir = opt && opt->systemd_control_dir ? opt->systemd_control_dir : PLACER_SYSTEMD_CONTROL_DIR;
+  c->systemctl = "systemctl";
+  c->etc_dir = PLACER_SYSTEMD_ETC_DIR;
+  c->control_dir = PLACER_SYSTEMD_CONTROL_DIR;
   c->cgroup_root = opt && opt->cgroup_root && *opt->cgroup_root ? opt->cgroup_root : "/sys/fs/cgroup";
   c->timeout_ms = 120000;
 }
@@ -258,24 +258,7 @@ int sd_state_save(const struct sd_state *s, struct placer_error **err) {
 /* ------------------------------------------------------------------ systemctl */
 
 int sd_systemctl(const struct sd_ctx *c, char **argv, char **out, struct placer_error **err) {
-  cleanup_free char *stdout_text = NULL, *stderr_text = NULL;
-  int status = 0;
-  (void)c;
-  if (placer_subprocess_capture(argv, NULL, c->timeout_ms, &stdout_text, &stderr_text, &status, err) < 0)
-    return -1;
-  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-    cleanup_free char *line = placer_argv_join(argv);
-    char *nl = strchr(stderr_text, '\n');
-    if (nl)
-      *nl = '\0';
-    return placer_error_set(err, PLACER_EXIT_SYSTEM, 0, "'%s' %s %d%s%s", line ? line : argv[0],
-                            WIFEXITED(status) ? "exited" : "was killed by signal",
-                            WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status), *stderr_text ? ": " : "",
-                            stderr_text);
-  }
-  if (out)
-    *out = TAKE_PTR(stdout_text);
-  return 0;
+  return apply_systemctl(argv, c->timeout_ms, out, err);
 }
 
 int sd_show(const struct sd_ctx *c, const char *unit, char **text, struct placer_error **err) {

@@ -39,8 +39,43 @@ struct sd_target {
   const char *vcpu_source;
 };
 
+/* What only this backend takes (apply_setting): --persist, --restart
+ * rolling, --health-cmd CMD, --health-timeout S. */
+static const struct placer_apply_setting_spec settings[] = {
+  { "persist", false }, { "restart", true }, { "health-cmd", true }, { "health-timeout", true }, { NULL, false },
+};
+struct sd_settings {
+  bool persist;           /* drop-ins in /etc/systemd/system/UNIT.d/ too (survive restart and reboot) */
+  bool restart_rolling;   /* restart the units one at a time, healthy in between, then verify */
+  const char *health_cmd; /* sh -c CMD: exit 0 = healthy (before and after each restart); NULL: none */
+  unsigned health_timeout_s;
+};
+
+static int read_settings(const struct placer_apply_options *opt, struct sd_settings *out, struct placer_error **err) {
+  const char *restart = apply_setting(opt, "restart"), *timeout = apply_setting(opt, "health-timeout");
+  *out = (struct sd_settings){ .persist = apply_setting(opt, "persist") != NULL,
+                               .restart_rolling = restart != NULL,
+                               .health_cmd = apply_setting(opt, "health-cmd"),
+                               .health_timeout_s = 300 };
+  if (restart && strcmp(restart, "rolling") != 0)
+    return placer_error_set(err, PLACER_EXIT_USAGE, EINVAL, "--restart wants 'rolling', got '%s'", restart);
+  if (timeout) {
+    char *end = NULL;
+    unsigned long s = strtoul(timeout, &end, 10);
+    if (end == timeout || *end || s == 0 || s > 86400)
+      return placer_error_set(err, PLACER_EXIT_USAGE, EINVAL, "--health-timeout wants seconds (1..86400), got '%s'",
+                              timeout);
+    out->health_timeout_s = (unsigned)s;
+  }
+  if ((out->health_cmd || timeout) && !out->restart_rolling)
+    return placer_error_set(err, PLACER_EXIT_USAGE, EINVAL,
+                            "--health-cmd and --health-timeout go with --restart rolling");
+  return 0;
+}
+
 struct sd_applier {
   struct sd_ctx ctx;
+  struct sd_settings set;
   const struct placer_plan *plan;
   const struct placer_apply_options *opt;
   struct placer_placement *placement; /* the model of every instance; t[i].pd is its v[i] */
@@ -212,12 +247,12 @@ static int fill_record(struct sd_applier *a, struct sd_target *t, struct placer_
     r->dropin_dir_created = old->dropin_dir_created;
   }
   size_t ulen = strlen(r->unit);
-  if (a->opt->persist && !(ulen > 8 && strcmp(r->unit + ulen - 8, ".service") == 0))
+  if (a->set.persist && !(ulen > 8 && strcmp(r->unit + ulen - 8, ".service") == 0))
     return placer_error_set(err, PLACER_EXIT_USAGE, EINVAL,
                             "%s: --persist: %s is a %s, which systemd makes at run time: no drop-in can make its "
                             "placement outlive it (apply without --persist)",
                             inst->name, r->unit, strrchr(r->unit, '.') + 1);
-  if (a->opt->restart_rolling && !(ulen > 8 && strcmp(r->unit + ulen - 8, ".service") == 0))
+  if (a->set.restart_rolling && !(ulen > 8 && strcmp(r->unit + ulen - 8, ".service") == 0))
     return placer_error_set(err, PLACER_EXIT_USAGE, EINVAL, "%s: --restart: %s is not a service systemd can restart",
                             inst->name, r->unit);
   return check_fit(a, t, err);
@@ -307,7 +342,7 @@ static int save_state(struct sd_applier *a, struct placer_error **err) {
   free(s->profile_path);
   s->profile_name = a->plan->profile_name ? strdup(a->plan->profile_name) : NULL;
   s->profile_path = a->plan->profile_path ? strdup(a->plan->profile_path) : NULL;
-  s->persist = s->persist || a->opt->persist;
+  s->persist = s->persist || a->set.persist;
   return sd_state_save(s, err);
 }
 
@@ -490,16 +525,13 @@ int sd_undo_instance(const struct sd_ctx *c, const struct sd_instance *si, bool 
 }
 
 int sd_reset_result_add(struct placer_reset_result *res, const struct sd_instance *si, const struct sd_undone *done) {
-  struct placer_string_list units = { res->units_restored, res->n_units_restored, 0 };
-  struct placer_string_list dropins = { res->dropins_removed, res->n_dropins_removed, 0 };
-  int ret = 0;
-  if (done->unit_set_back && placer_string_list_addf(&units, "%s", si->unit) < 0)
+  static const char *const keys[] = { "units_restored", "dropins_removed", NULL };
+  int ret = apply_reset_details(res, keys);
+  if (ret == 0 && done->unit_set_back && apply_reset_detail(res, keys[0], json_string(si->unit)) < 0)
     ret = -1;
-  if (done->dropin_removed && si->dropin && placer_string_list_addf(&dropins, "%s", si->dropin) < 0)
+  if (ret == 0 && done->dropin_removed && si->dropin && apply_reset_detail(res, keys[1], json_string(si->dropin)) < 0)
     ret = -1;
-  res->units_restored = placer_string_list_release(&units, &res->n_units_restored);
-  res->dropins_removed = placer_string_list_release(&dropins, &res->n_dropins_removed);
-  res->n_undone = res->n_units_restored + res->n_dropins_removed;
+  res->n_undone = apply_reset_detail_count(res, keys[0]) + apply_reset_detail_count(res, keys[1]);
   return ret;
 }
 
@@ -557,11 +589,11 @@ static int roll_back(struct sd_applier *a, struct placer_error **err) {
 /* ------------------------------------------------------------------ rolling restart */
 
 static int wait_healthy(struct sd_applier *a, const char *when, struct placer_error **err) {
-  if (a->opt->health_cmd == NULL)
+  if (a->set.health_cmd == NULL)
     return 0;
-  unsigned limit_s = a->opt->health_timeout_s ? a->opt->health_timeout_s : 300;
+  unsigned limit_s = a->set.health_timeout_s;
   time_t end = time(NULL) + limit_s;
-  char *argv[] = { "/bin/sh", "-c", (char *)a->opt->health_cmd, NULL };
+  char *argv[] = { "/bin/sh", "-c", (char *)a->set.health_cmd, NULL };
   for (;;) {
     cleanup_free char *out = NULL, *errout = NULL;
     int status = 0;
@@ -571,13 +603,13 @@ static int wait_healthy(struct sd_applier *a, const char *when, struct placer_er
       return 0;
     if (time(NULL) >= end)
       return placer_error_set(err, PLACER_EXIT_SYSTEM, ETIMEDOUT, "%s: not healthy after %u s ('%s' exits %d)", when,
-                              limit_s, a->opt->health_cmd, WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+                              limit_s, a->set.health_cmd, WIFEXITED(status) ? WEXITSTATUS(status) : -1);
     sleep_ms(1000);
   }
 }
 
 static int wait_active(struct sd_applier *a, const char *unit, struct placer_error **err) {
-  unsigned limit_s = a->opt->health_timeout_s ? a->opt->health_timeout_s : 300;
+  unsigned limit_s = a->set.health_timeout_s;
   time_t end = time(NULL) + limit_s;
   for (;;) {
     cleanup_free char *show = NULL;
@@ -628,6 +660,9 @@ static int build_report(struct sd_applier *a, struct placer_apply_report **out, 
     return placer_error_oom(err, NULL);
   r->profile_name = a->plan->profile_name ? strdup(a->plan->profile_name) : NULL;
   r->cgroup_mode = "v2";
+  snprintf(r->where, sizeof(r->where), "systemd units");
+  r->placed_in = "unit";
+  r->shows_actions = true; /* what was done is a handful of systemctl commands */
   r->state_dir = strdup(a->state.dir);
   r->dry_run = a->opt->dry_run;
   r->steps = a->steps;
@@ -704,7 +739,7 @@ static int systemd_apply(const struct placer_plan *plan, const struct placer_app
   const char *dir = opt->state_dir ? opt->state_dir : placer_state_default_dir();
   struct placer_state *lock = NULL;
   int ret = -1;
-  if (open_states(&a.ctx, dir, !opt->dry_run, &lock, &a.state, err) < 0)
+  if (read_settings(opt, &a.set, err) < 0 || open_states(&a.ctx, dir, !opt->dry_run, &lock, &a.state, err) < 0)
     goto out;
   if (a.state.n > 0 && a.state.profile_name && plan->profile_name && strcmp(a.state.profile_name, plan->profile_name)) {
     placer_error_set(err, PLACER_EXIT_USAGE, EINVAL,
@@ -712,7 +747,7 @@ static int systemd_apply(const struct placer_plan *plan, const struct placer_app
                      a.state.profile_name, dir, plan->profile_name);
     goto out;
   }
-  if (a.state.n > 0 && a.state.persist && !opt->persist)
+  if (a.state.n > 0 && a.state.persist && !a.set.persist)
     placer_string_list_addf(&a.notes,
                             "the drop-ins of an earlier 'apply --persist' stay in place; 'placer reset' removes them");
   if (build_targets(&a, err) < 0)
@@ -730,7 +765,7 @@ static int systemd_apply(const struct placer_plan *plan, const struct placer_app
   bool reload = false;
   if (!opt->dry_run && save_state(&a, err) < 0)
     goto out;
-  for (size_t i = 0; opt->persist && i < a.n; i++)
+  for (size_t i = 0; a.set.persist && i < a.n; i++)
     if (a.t[i].rec.unit && !a.t[i].kept && write_dropin(&a, &a.t[i], &reload, err) < 0)
       goto fail;
   if (reload && !opt->dry_run && sd_daemon_reload(&a.ctx, err) < 0)
@@ -753,7 +788,7 @@ static int systemd_apply(const struct placer_plan *plan, const struct placer_app
     }
     if (save_state(&a, err) < 0)
       goto fail;
-    if (opt->restart_rolling && restart_rolling(&a, err) < 0) {
+    if (a.set.restart_rolling && restart_rolling(&a, err) < 0) {
       placer_error_prefix(err, "the placement is applied, but the rolling restart stopped");
       goto out;
     }
@@ -773,9 +808,12 @@ out:
 
 static int systemd_reset_run(const char *state_dir, struct placer_reset_result *res, struct placer_error **err) {
   const char *dir = state_dir ? state_dir : placer_state_default_dir();
-  *res = (struct placer_reset_result){ .backend = "systemd" };
-  if ((res->state_dir = strdup(dir)) == NULL)
+  *res = (struct placer_reset_result){ .backend = placer_apply_backend_systemd.name };
+  static const char *const keys[] = { "units_restored", "dropins_removed", NULL };
+  if ((res->state_dir = strdup(dir)) == NULL || apply_reset_details(res, keys) < 0) {
+    placer_reset_result_clear(res);
     return placer_error_oom(err, NULL);
+  }
   struct sd_ctx c;
   sd_ctx_init(&c, NULL);
   struct placer_state *lock = NULL;
@@ -805,10 +843,10 @@ static int systemd_reset_run(const char *state_dir, struct placer_reset_result *
     placer_error_oom(err, NULL);
     goto done;
   }
+  size_t n_units = apply_reset_detail_count(res, keys[0]), n_dropins = apply_reset_detail_count(res, keys[1]);
   placer_string_list_addf(
-      &out, "reset: %zu unit%s set back through systemd, %zu drop-in%s removed; no placer state left in %s",
-      res->n_units_restored, res->n_units_restored == 1 ? "" : "s", res->n_dropins_removed,
-      res->n_dropins_removed == 1 ? "" : "s", dir);
+      &out, "reset: %zu unit%s set back through systemd, %zu drop-in%s removed; no placer state left in %s", n_units,
+      n_units == 1 ? "" : "s", n_dropins, n_dropins == 1 ? "" : "s", dir);
   ret = 0;
 done:
   placer_string_list_free(&failures);
@@ -836,7 +874,7 @@ static int systemd_reset(const char *state_dir, char ***lines, size_t *n_lines, 
 
 const struct placer_apply_backend_ops placer_apply_backend_systemd = {
   .name = "systemd",
-  .flags = PLACER_APPLY_BACKEND_UNITS,
+  .settings = settings,
   .state_file = SD_STATE_FILE,
   .apply = systemd_apply,
   .status = sd_status,

@@ -13,7 +13,7 @@
 #   - a second apply changes nothing; status exits 0; an AllowedCPUs changed behind placer's back
 #     is DRIFT (exit 1); `systemctl restart` keeps the runtime properties (until reboot);
 #   - reset (--json) leaves the unit as before (no runtime drop-in, every thread on 0-1) and its
-#     document names the unit set back (units_restored), no group and no process;
+#     document names the unit set back (under "systemd": units_restored), no group and no process;
 #   - apply --persist writes /etc/systemd/system/UNIT.d/50-placer.conf; with the runtime
 #     properties wiped (as a reboot does) and the unit restarted, the placement holds on every
 #     new thread; --restart rolling restarts it, waits for health and checks every thread;
@@ -139,8 +139,10 @@ $P reset --json >/tmp/out 2>&1 || { rc=$?; cat /tmp/out; fail "reset exited $rc"
 sed 's/^/GUEST reset: /' /tmp/out
 # reset --json, flattened: the document of the systemd backend (docs/apply.md)
 has() { tr -d ' \n' </tmp/out | grep -qF "$1" || { cat /tmp/out; fail "reset --json lacks $1"; }; }
-for k in '"backend":"systemd"' '"changed":true' '"changes":1,' '"groups_removed":[]' '"pids_restored":[]' \
-    "\"units_restored\":[\"$U\"]" '"dropins_removed":[]' '"interrupted":false'; do has "$k"; done
+# what only the systemd backend reports sits under its name; no groups, no processes
+for k in '"backend":"systemd"' '"changed":true' '"changes":1,' '"interrupted":false' \
+    "\"systemd\":{\"units_restored\":[\"$U\"],\"dropins_removed\":[]}"; do has "$k"; done
+tr -d ' \n' </tmp/out | grep -qE '"(groups_removed|pids_restored|cgroupfs)"' && { cat /tmp/out; fail "a cgroupfs key in reset --json"; }
 [ -z "$(ls $C 2>/dev/null)" ] || fail "runtime drop-ins left: $(ls $C)"
 [ -z "$(systemctl show -p AllowedCPUs --value $U)" ] || fail "AllowedCPUs left: $(systemctl show -p AllowedCPUs --value $U)"
 # systemd drops a controller nothing asks for any more: a missing file is the default too
@@ -182,7 +184,8 @@ for p in /proc/[0-9]*; do
 done
 echo "GUEST stop: systemctl stop ended every process of the unit"
 $P reset --json >/tmp/out 2>&1 || { rc=$?; cat /tmp/out; fail "reset after --persist exited $rc"; }
-for k in '"backend":"systemd"' '"changes":2,' "\"units_restored\":[\"$U\"]" "\"dropins_removed\":[\"$D/50-placer.conf\"]"; do has "$k"; done
+for k in '"backend":"systemd"' '"changes":2,' \
+    "\"systemd\":{\"units_restored\":[\"$U\"],\"dropins_removed\":[\"$D/50-placer.conf\"]}"; do has "$k"; done
 [ ! -e $D/50-placer.conf ] || fail "drop-in left"
 [ ! -d $D ] || fail "drop-in directory left"
 systemctl cat $U | grep -q 50-placer && fail "systemd still has the drop-in"
