@@ -380,49 +380,46 @@ static const char *entry_what(const struct placer_journal_entry *e, char *buf, s
   case PLACER_JOURNAL_AFFINITY:
     snprintf(buf, len, "restore thread %d of pid %d to cpus %s", (int)e->tid, (int)e->pid, e->previous);
     break;
+  default: snprintf(buf, len, "a %s record", placer_journal_op_name(e->op)); break;
   }
   return buf;
 }
 
+/* What undoing the records of one transaction (0: all) needs. */
+struct undo_ctx {
+  struct placer_cgroup *cg;
+  unsigned txn;
+  struct placer_string_list *notes;
+};
+
+static int undo_record(void *ctx, struct placer_state *state, size_t i, struct placer_error **err) {
+  struct undo_ctx *c = ctx;
+  const struct placer_journal_entry *e = &state->journal[i];
+  int ret = 0;
+  switch (e->op) {
+  case PLACER_JOURNAL_CREATE: ret = undo_create(c->cg, state, e, c->notes, err); break;
+  case PLACER_JOURNAL_SET:
+    /* A group that is about to be removed needs no value back. */
+    ret = created_in_scope(state, c->txn, e->group) ? 0 : undo_set(c->cg, e, c->notes, err);
+    break;
+  case PLACER_JOURNAL_MOVE: ret = undo_move(c->cg, e, c->notes, err); break;
+  case PLACER_JOURNAL_AFFINITY: ret = undo_affinity(c->cg, state, e, c->notes, err); break;
+  default: ret = placer_error_set(err, PLACER_EXIT_SYSTEM, EINVAL, "not a record of state.json"); break;
+  }
+  if (ret < 0) {
+    char what[512];
+    placer_error_prefix(err, "%s", entry_what(e, what, sizeof(what)));
+  }
+  return ret;
+}
+
 size_t apply_undo(struct placer_cgroup *cg, struct placer_state *state, unsigned txn, struct placer_string_list *notes,
                   struct placer_string_list *failures) {
-  size_t n_failed = 0;
-  for (size_t i = state->n_journal; i-- > 0;) {
-    struct placer_journal_entry *e = &state->journal[i];
-    if (txn != 0 && e->txn != txn)
-      continue;
-    struct placer_error *err = NULL;
-    int ret = 0;
-    switch (e->op) {
-    case PLACER_JOURNAL_CREATE: ret = undo_create(cg, state, e, notes, &err); break;
-    case PLACER_JOURNAL_SET:
-      /* A group that is about to be removed needs no value back. */
-      ret = created_in_scope(state, txn, e->group) ? 0 : undo_set(cg, e, notes, &err);
-      break;
-    case PLACER_JOURNAL_MOVE: ret = undo_move(cg, e, notes, &err); break;
-    case PLACER_JOURNAL_AFFINITY: ret = undo_affinity(cg, state, e, notes, &err); break;
-    }
-    if (ret < 0) {
-      char what[512];
-      placer_string_list_addf(failures, "%s: %s", entry_what(e, what, sizeof(what)), err ? err->msg : "failed");
-      placer_error_free(err);
-      n_failed++;
-      continue;
-    }
-    placer_state_journal_remove(state, i);
-  }
-  /* Saved once, not after each record (a journal of 10,000 records would be
-   * rewritten and fsynced 10,000 times): replaying is idempotent, so a reset
-   * killed meanwhile replays the same records again, newest first, and ends
-   * where this one would have (a value written back again, a process back
-   * already stays, a group gone is gone). */
-  struct placer_error *save_err = NULL;
-  if (placer_state_save(state, &save_err) < 0) {
-    placer_string_list_addf(failures, "%s", save_err->msg);
-    placer_error_free(save_err);
-    n_failed++;
-  }
-  return n_failed;
+  /* Replaying is idempotent: a reset killed meanwhile replays the same
+   * records again, newest first, and ends where this one would have (a value
+   * written back again, a process back already stays, a group gone is gone). */
+  struct undo_ctx c = { cg, txn, notes };
+  return placer_state_journal_undo(state, txn, undo_record, &c, failures);
 }
 
 int apply_check_marks(const struct placer_cgroup *cg, const struct placer_state *state, unsigned txn,

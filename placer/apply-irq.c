@@ -23,7 +23,7 @@ struct irq_txn {
   bool dry_run;
   const char *root;
   struct irq_etc etc;
-  struct irq_state *state;
+  struct placer_state *state;
   unsigned txn;
   unsigned steps;
   struct placer_string_list actions;
@@ -86,7 +86,7 @@ static bool parent_dir_of(const char *dir, const char *path) {
   return dir && slash && strlen(dir) == (size_t)(slash - path) && strncmp(dir, path, strlen(dir)) == 0;
 }
 
-int irq_state_check(const struct irq_state *s, const struct irq_etc *etc, struct placer_error **err) {
+int irq_state_check(const struct placer_state *s, const struct irq_etc *etc, struct placer_error **err) {
   char dropin[PATH_MAX], unit[PATH_MAX], link[PATH_MAX];
   irq_etc_paths(etc, dropin, unit, link, sizeof(dropin));
   if (same_as_ours("the IRQ root", s->root, etc->root, err) < 0 ||
@@ -102,51 +102,57 @@ int irq_state_check(const struct irq_state *s, const struct irq_etc *etc, struct
     return placer_error_oom(err, NULL);
   int rc = 0;
   for (size_t i = 0; rc == 0 && i < s->n_journal; i++) {
-    const struct irq_journal_entry *e = &s->journal[i];
+    const struct placer_journal_entry *e = &s->journal[i];
     bool ok = true;
     switch (e->op) {
-    case IRQ_JOURNAL_AFFINITY:
+    case PLACER_JOURNAL_IRQ:
       /* its handler's name is checked before writing back: an IRQ whose number went to
        * another device is left alone */
       ok = e->name && *e->name && placer_cpulist_parse(e->previous, set) == 0 && !hwloc_bitmap_iszero(set);
       break;
-    case IRQ_JOURNAL_FILE:
+    case PLACER_JOURNAL_FILE:
       ok = strcmp(e->path, etc->defaults) == 0 || strcmp(e->path, dropin) == 0 || strcmp(e->path, unit) == 0;
       ok = ok && (e->dir_created == NULL || parent_dir_of(e->dir_created, e->path));
       break;
-    case IRQ_JOURNAL_LINK:
+    case PLACER_JOURNAL_LINK:
       ok = strcmp(e->path, link) == 0 && (e->dir_created == NULL || parent_dir_of(e->dir_created, e->path));
       break;
-    case IRQ_JOURNAL_ACTION: break;
+    case PLACER_JOURNAL_ACTION: break;
+    default: ok = false; break; /* a group's record: not irq.json's */
     }
-    if (!ok && e->op == IRQ_JOURNAL_AFFINITY)
+    if (!ok && e->op == PLACER_JOURNAL_IRQ)
       rc = placer_error_set(err, PLACER_EXIT_SYSTEM, EPERM,
                             "journal[%zu]: an affinity record of IRQ %u %s, which placer never writes: nothing done", i,
                             e->irq, e->name && *e->name ? "with a list that is not a cpu list" : "without a name");
     else if (!ok)
       rc = placer_error_set(err, PLACER_EXIT_SYSTEM, EPERM,
                             "journal[%zu]: a %s record of '%s', which is not a file placer writes: nothing done", i,
-                            e->op == IRQ_JOURNAL_LINK ? "link" : "file", e->path);
+                            e->op == PLACER_JOURNAL_LINK ? "link" : "file", e->path);
   }
   hwloc_bitmap_free(set);
   return rc;
 }
 
+int irq_state_open(const char *dir, bool lock, struct placer_state **out, struct placer_error **err) {
+  return placer_state_open_kind(dir, &placer_state_irqs, lock ? PLACER_STATE_LOCK_EXCLUSIVE : PLACER_STATE_NO_LOCK, out,
+                                NULL, err);
+}
+
 /* STATE_DIR's IRQ state, refused when it names what placer would not (irq_state_check). */
-static int open_checked(const char *dir, bool lock, const struct irq_etc *etc, struct irq_state **out,
+static int open_checked(const char *dir, bool lock, const struct irq_etc *etc, struct placer_state **out,
                         struct placer_error **err) {
   if (irq_state_open(dir, lock, out, err) < 0)
     return -1;
   if (irq_state_check(*out, etc, err) == 0)
     return 0;
-  irq_state_free(*out);
+  placer_state_free(*out);
   *out = NULL;
-  return placer_error_prefix(err, "%s/%s", dir, IRQ_STATE_FILE);
+  return placer_error_prefix(err, "%s/%s", dir, PLACER_STATE_IRQ_FILE);
 }
 
 /* ------------------------------------------------------------------ undo */
 
-static int undo_affinity(const char *root, const struct irq_journal_entry *e, struct placer_string_list *notes,
+static int undo_affinity(const char *root, const struct placer_journal_entry *e, struct placer_string_list *notes,
                          struct placer_error **err) {
   cleanup_free char *name = placer_irq_read_name(root, e->irq);
   if (name == NULL)
@@ -162,8 +168,9 @@ static int undo_affinity(const char *root, const struct irq_journal_entry *e, st
   return placer_string_list_addf(notes, "IRQ %u (%s) is managed by the kernel now: left where it put it", e->irq, name);
 }
 
-static int undo_file(const struct irq_journal_entry *e, struct placer_string_list *notes, struct placer_error **err) {
-  if (e->op == IRQ_JOURNAL_LINK || e->previous == NULL) {
+static int undo_file(const struct placer_journal_entry *e, struct placer_string_list *notes,
+                     struct placer_error **err) {
+  if (e->op == PLACER_JOURNAL_LINK || e->previous == NULL) {
     if (unlink(e->path) < 0 && errno != ENOENT)
       return placer_error_errno(err, PLACER_EXIT_SYSTEM, errno, "remove %s", e->path);
     if (e->dir_created && rmdir(e->dir_created) < 0 && errno != ENOENT)
@@ -178,9 +185,9 @@ static int undo_file(const struct irq_journal_entry *e, struct placer_string_lis
   return placer_file_replace_bytes(dir, slash + 1, e->previous, strlen(e->previous), err);
 }
 
-static bool journal_names(const struct irq_state *s, unsigned irq) {
+static bool journal_names(const struct placer_state *s, unsigned irq) {
   for (size_t i = 0; i < s->n_journal; i++)
-    if (s->journal[i].op == IRQ_JOURNAL_AFFINITY && s->journal[i].irq == irq)
+    if (s->journal[i].op == PLACER_JOURNAL_IRQ && s->journal[i].irq == irq)
       return true;
   return false;
 }
@@ -200,12 +207,12 @@ static int by_irq_then_index(const void *a, const void *b) {
 /* Per journal index: is it the oldest AFFINITY record of its IRQ among those of TXN (0: all)?
  * Replayed newest first, only that one's list stays: the others need no write at all.  NULL on
  * ENOMEM (then every record is written). */
-static bool *oldest_records(const struct irq_state *s, unsigned txn) {
+static bool *oldest_records(const struct placer_state *s, unsigned txn) {
   bool *oldest = calloc(s->n_journal ? s->n_journal : 1, sizeof(*oldest));
   struct irq_record *v = calloc(s->n_journal ? s->n_journal : 1, sizeof(*v));
   size_t n = 0;
   for (size_t i = 0; oldest && v && i < s->n_journal; i++)
-    if (s->journal[i].op == IRQ_JOURNAL_AFFINITY && (txn == 0 || s->journal[i].txn == txn))
+    if (s->journal[i].op == PLACER_JOURNAL_IRQ && (txn == 0 || s->journal[i].txn == txn))
       v[n++] = (struct irq_record){ s->journal[i].irq, i };
   if (oldest && v) {
     qsort(v, n, sizeof(*v), by_irq_then_index);
@@ -219,86 +226,90 @@ static bool *oldest_records(const struct irq_state *s, unsigned txn) {
   return oldest;
 }
 
-size_t irq_undo(struct irq_state *s, const struct irq_etc *etc, unsigned txn, struct placer_string_list *notes,
+/* What undoing one IRQ state's records needs and finds (irq_undo). */
+struct undo_ctx {
+  const struct irq_etc *etc;
+  struct placer_string_list *notes;
+  bool *oldest;      /* by record: the oldest of its IRQ (oldest_records); NULL: every record writes */
+  unsigned *touched; /* the IRQs written back, once each */
+  size_t n_touched, undo_failures;
+  unsigned **restored;
+  size_t *n_restored;
+};
+
+static bool holds_irq(const unsigned *v, size_t n, unsigned irq) {
+  for (size_t k = 0; k < n; k++)
+    if (v[k] == irq)
+      return true;
+  return false;
+}
+
+static int undo_irq_record(struct undo_ctx *c, struct placer_state *s, size_t i, struct placer_error **err) {
+  const struct placer_journal_entry *e = &s->journal[i];
+  if (c->oldest && !c->oldest[i])
+    return 0; /* an older record of the same IRQ writes the list that stays */
+  cleanup_free char *owner = irq_owner_other(c->etc->root, s, e->irq);
+  if (owner) /* taken over since: its owner's reset writes it back */
+    return placer_string_list_addf(c->notes, "IRQ %u (%s) is steered by the state in %s now: left to it", e->irq,
+                                   e->name, owner);
+  bool seen = holds_irq(c->touched, c->n_touched, e->irq);
+  if (!seen && c->touched)
+    c->touched[c->n_touched++] = e->irq;
+  /* an IRQ steered many times says what happened to it once */
+  struct placer_string_list again = { NULL, 0, 0 };
+  int rc = undo_affinity(c->etc->root, e, seen ? &again : c->notes, err);
+  placer_string_list_free(&again);
+  if (rc == 0 && c->restored && !holds_irq(*c->restored, *c->n_restored, e->irq)) {
+    unsigned *bigger = realloc(*c->restored, (*c->n_restored + 1) * sizeof(*bigger));
+    if (bigger) {
+      *c->restored = bigger;
+      bigger[(*c->n_restored)++] = e->irq;
+    }
+  }
+  return rc;
+}
+
+static int undo_record(void *ctx, struct placer_state *s, size_t i, struct placer_error **err) {
+  struct undo_ctx *c = ctx;
+  const struct placer_journal_entry *e = &s->journal[i];
+  int rc = 0;
+  switch (e->op) {
+  case PLACER_JOURNAL_IRQ: rc = undo_irq_record(c, s, i, err); break;
+  case PLACER_JOURNAL_FILE:
+  case PLACER_JOURNAL_LINK:
+    rc = undo_file(e, c->notes, err);
+    if (rc == 0)
+      placer_string_list_addf(c->notes, "%s %s", e->path, e->previous ? "as it was before placer" : "removed");
+    break;
+  case PLACER_JOURNAL_ACTION:
+    /* a command that fails (irqbalance gone since) must not keep the journal forever */
+    if (irq_run_action(c->etc, e->action, err) < 0) {
+      placer_string_list_addf(c->notes, "%s", (*err)->msg);
+      placer_error_clear(err);
+    }
+    break;
+  default:
+    rc = placer_error_set(err, PLACER_EXIT_SYSTEM, EINVAL, "a %s record in irq.json", placer_journal_op_name(e->op));
+  }
+  c->undo_failures += rc < 0;
+  return rc;
+}
+
+size_t irq_undo(struct placer_state *s, const struct irq_etc *etc, unsigned txn, struct placer_string_list *notes,
                 struct placer_string_list *failures, unsigned **restored, size_t *n_restored) {
-  size_t failed = 0;
-  unsigned *touched = calloc(s->n_journal ? s->n_journal : 1, sizeof(*touched));
-  size_t n_touched = 0;
-  cleanup_free bool *oldest = oldest_records(s, txn);
-  for (size_t i = s->n_journal; i-- > 0;) {
-    struct irq_journal_entry *e = &s->journal[i];
-    if (txn && e->txn != txn)
-      continue;
-    struct placer_error *err = NULL;
-    int rc = 0;
-    switch (e->op) {
-    case IRQ_JOURNAL_AFFINITY: {
-      if (oldest && !oldest[i])
-        break; /* an older record of the same IRQ writes the list that stays */
-      cleanup_free char *owner = irq_owner_other(etc->root, s, e->irq);
-      if (owner) { /* taken over since: its owner's reset writes it back */
-        rc = placer_string_list_addf(notes, "IRQ %u (%s) is steered by the state in %s now: left to it", e->irq,
-                                     e->name, owner);
-        break;
-      }
-      bool seen = false;
-      for (size_t k = 0; k < n_touched; k++)
-        seen |= touched[k] == e->irq;
-      if (!seen && touched)
-        touched[n_touched++] = e->irq;
-      /* an IRQ steered many times says what happened to it once */
-      struct placer_string_list again = { NULL, 0, 0 };
-      rc = undo_affinity(etc->root, e, seen ? &again : notes, &err);
-      placer_string_list_free(&again);
-      seen = false;
-      for (size_t k = 0; restored && k < *n_restored; k++)
-        seen |= (*restored)[k] == e->irq;
-      if (rc == 0 && restored && !seen) {
-        unsigned *bigger = realloc(*restored, (*n_restored + 1) * sizeof(*bigger));
-        if (bigger) {
-          *restored = bigger;
-          bigger[(*n_restored)++] = e->irq;
-        }
-      }
-      break;
-    }
-    case IRQ_JOURNAL_FILE:
-    case IRQ_JOURNAL_LINK:
-      rc = undo_file(e, notes, &err);
-      if (rc == 0)
-        placer_string_list_addf(notes, "%s %s", e->path, e->previous ? "as it was before placer" : "removed");
-      break;
-    case IRQ_JOURNAL_ACTION:
-      /* a command that fails (irqbalance gone since) must not keep the journal forever */
-      if (irq_run_action(etc, e->action, &err) < 0) {
-        placer_string_list_addf(notes, "%s", err->msg);
-        placer_error_clear(&err);
-      }
-      break;
-    }
-    if (rc < 0) {
-      placer_string_list_addf(failures, "%s", err ? err->msg : "?");
-      placer_error_free(err);
-      failed++;
-      continue;
-    }
-    irq_journal_entry_clear(e);
-    memmove(e, e + 1, (s->n_journal - i - 1) * sizeof(*e));
-    s->n_journal--;
-  }
-  /* Saved once (10,000 records are not 10,000 rewrites): replaying is idempotent, newest
-   * first, so a reset killed meanwhile replays them again and ends where this one would. */
-  struct placer_error *err = NULL;
-  if (irq_state_save(s, &err) < 0) {
-    placer_string_list_addf(failures, "%s", err->msg);
-    placer_error_free(err);
-    failed++;
-  } else {
-    for (size_t k = 0; k < n_touched; k++)
-      if (!journal_names(s, touched[k]))
-        irq_owner_release(etc->root, s, touched[k]);
-  }
-  free(touched);
+  struct undo_ctx c = { .etc = etc,
+                        .notes = notes,
+                        .oldest = oldest_records(s, txn),
+                        .touched = calloc(s->n_journal ? s->n_journal : 1, sizeof(unsigned)),
+                        .restored = restored,
+                        .n_restored = n_restored };
+  size_t failed = placer_state_journal_undo(s, txn, undo_record, &c, failures);
+  if (failed == c.undo_failures) /* saved: an IRQ no record names any more is given up */
+    for (size_t k = 0; k < c.n_touched; k++)
+      if (!journal_names(s, c.touched[k]))
+        irq_owner_release(etc->root, s, c.touched[k]);
+  free(c.oldest);
+  free(c.touched);
   return failed;
 }
 
@@ -321,7 +332,7 @@ static void txn_free(struct irq_txn *t) {
   free(t->gone);
   placer_string_list_free(&t->actions);
   placer_string_list_free(&t->notes);
-  irq_state_free(t->state);
+  placer_state_free(t->state);
   free(t);
 }
 
@@ -344,16 +355,16 @@ static int set_affinity(struct irq_txn *t, unsigned irq, const char *name, const
   if (irq_owner_claim(t->root, t->state, irq, name, now, false, &original, &how, err) < 0)
     return -1;
   bool fresh = how == IRQ_OWNER_FRESH;
-  struct irq_journal_entry e = {
-    .txn = t->txn, .op = IRQ_JOURNAL_AFFINITY, .irq = irq, .name = strdup(name), .previous = original
+  struct placer_journal_entry e = {
+    .txn = t->txn, .op = PLACER_JOURNAL_IRQ, .irq = irq, .name = strdup(name), .previous = original
   };
   if (e.name == NULL || e.previous == NULL) {
-    irq_journal_entry_clear(&e);
+    placer_journal_entry_clear(&e);
     if (fresh)
       irq_owner_release(t->root, t->state, irq);
     return placer_error_oom(err, NULL);
   }
-  if (irq_state_journal_add(t->state, &e, err) < 0) {
+  if (placer_state_journal_add(t->state, &e, err) < 0) {
     if (fresh)
       irq_owner_release(t->root, t->state, irq);
     return -1;
@@ -361,13 +372,13 @@ static int set_affinity(struct irq_txn *t, unsigned irq, const char *name, const
   if (irq_write_affinity(t->root, irq, want, err) < 0) {
     /* A refused write changes nothing: its record goes, so that the rollback does not
      * write where the kernel just refused. */
-    struct irq_state *s = t->state;
-    irq_journal_entry_clear(&s->journal[--s->n_journal]);
+    struct placer_state *s = t->state;
+    placer_journal_entry_clear(&s->journal[--s->n_journal]);
     if (fresh && !journal_names(s, irq)) /* a taken-over record keeps its original list */
       irq_owner_release(t->root, s, irq);
     int why = (*err)->errno_value;
     struct placer_error *save_err = NULL;
-    if (irq_state_save(s, &save_err) < 0) {
+    if (placer_state_save(s, &save_err) < 0) {
       placer_error_free(*err);
       *err = save_err;
       return -1;
@@ -405,14 +416,14 @@ static int keep_owner(struct irq_txn *t, unsigned irq, const char *name, const c
       irq_owner_release(t->root, t->state, irq);
     return 0;
   }
-  struct irq_journal_entry e = {
-    .txn = t->txn, .op = IRQ_JOURNAL_AFFINITY, .irq = irq, .name = strdup(name), .previous = original
+  struct placer_journal_entry e = {
+    .txn = t->txn, .op = PLACER_JOURNAL_IRQ, .irq = irq, .name = strdup(name), .previous = original
   };
   if (e.name == NULL) {
-    irq_journal_entry_clear(&e);
+    placer_journal_entry_clear(&e);
     return placer_error_oom(err, NULL);
   }
-  return irq_state_journal_add(t->state, &e, err);
+  return placer_state_journal_add(t->state, &e, err);
 }
 
 static int steer_one(struct irq_txn *t, size_t i, struct placer_error **err) {
@@ -470,13 +481,13 @@ static int steer_one(struct irq_txn *t, size_t i, struct placer_error **err) {
  * before placer (the oldest journal record of each). */
 static int unsteer_dropped(struct irq_txn *t, struct placer_error **err) {
   for (size_t k = 0; k < t->state->n_irqs; k++) {
-    const struct irq_state_irq *old = &t->state->irqs[k];
+    const struct placer_state_irq *old = &t->state->irqs[k];
     bool planned = false;
     for (size_t i = 0; i < t->plan->n_irqs; i++)
       planned |= t->plan->irqs[i].irq == old->irq;
     const char *original = NULL;
     for (size_t j = 0; j < t->state->n_journal && original == NULL; j++)
-      if (t->state->journal[j].op == IRQ_JOURNAL_AFFINITY && t->state->journal[j].irq == old->irq)
+      if (t->state->journal[j].op == PLACER_JOURNAL_IRQ && t->state->journal[j].irq == old->irq)
         original = t->state->journal[j].previous;
     if (planned || old->planned == NULL || original == NULL)
       continue;
@@ -536,7 +547,7 @@ static int irqbalance_refusal(const struct placer_plan *plan, pid_t pid, struct 
                           banned && *banned ? " and off the instances' cpus " : "", banned ? banned : "");
 }
 
-static int record_paths(struct irq_state *s, const struct irq_etc *etc) {
+static int record_paths(struct placer_state *s, const struct irq_etc *etc) {
   char **slots[] = { &s->root, &s->systemctl, &s->etc_dir, &s->defaults, &s->initd };
   const char *values[] = { etc->root, etc->systemctl, etc->etc_dir, etc->defaults, etc->initd };
   for (size_t i = 0; i < 5; i++) {
@@ -557,7 +568,7 @@ static void roll_back(struct irq_txn *t, struct placer_error **err) {
   if (t->steps == 0 && t->state->last_txn == t->txn)
     t->state->last_txn--;
   struct placer_error *save_err = NULL;
-  if (irq_state_save(t->state, &save_err) < 0) {
+  if (placer_state_save(t->state, &save_err) < 0) {
     placer_string_list_addf(&failures, "%s", save_err->msg);
     placer_error_free(save_err);
     failed++;
@@ -583,7 +594,7 @@ int irq_apply_begin(const struct placer_plan *plan, const struct placer_apply_op
                     const struct placer_apply_backend_ops *backend, struct irq_txn **out, struct placer_error **err) {
   *out = NULL;
   const char *dir = opt->state_dir ? opt->state_dir : placer_state_default_dir();
-  if (plan->n_irq_rules == 0 && !irq_state_exists(dir))
+  if (plan->n_irq_rules == 0 && !placer_state_file_exists(dir, PLACER_STATE_IRQ_FILE))
     return 0;
   if (plan->n_irq_rules && !plan->irqs_known)
     return placer_error_set(err, PLACER_EXIT_INFEASIBLE, 0,
@@ -620,7 +631,7 @@ int irq_apply_begin(const struct placer_plan *plan, const struct placer_apply_op
     txn_free(t);
     return -1;
   }
-  struct irq_state *s = t->state;
+  struct placer_state *s = t->state;
   if (s->pending_txn) {
     if (t->dry_run) {
       placer_string_list_addf(&t->notes, "an interrupted IRQ apply (pid %d) would be rolled back first",
@@ -637,13 +648,13 @@ int irq_apply_begin(const struct placer_plan *plan, const struct placer_apply_op
       placer_string_list_free(&notes);
       placer_string_list_free(&failures);
       s->pending_txn = 0;
-      if (failed || irq_state_save(s, err) < 0) {
+      if (failed || placer_state_save(s, err) < 0) {
         txn_free(t);
         return -1;
       }
     }
   }
-  if (!irq_state_is_empty(s) && s->profile_name && strcmp(s->profile_name, plan->profile_name) != 0) {
+  if (!placer_state_is_empty(s) && s->profile_name && strcmp(s->profile_name, plan->profile_name) != 0) {
     placer_error_set(err, PLACER_EXIT_USAGE, 0,
                      "the IRQs of profile '%s' are applied (state %s): run 'placer reset' before applying '%s'",
                      s->profile_name, dir, plan->profile_name);
@@ -658,7 +669,7 @@ int irq_apply_begin(const struct placer_plan *plan, const struct placer_apply_op
     t->txn = ++s->last_txn;
     s->pending_txn = t->txn;
     s->pending_pid = getpid();
-    if (irq_state_save(s, err) < 0) {
+    if (placer_state_save(s, err) < 0) {
       txn_free(t);
       return -1;
     }
@@ -727,18 +738,18 @@ static int read_interrupts(const char *root, struct placer_interrupts *in, struc
 }
 
 static int record_irqs(struct irq_txn *t, struct placer_error **err) {
-  struct irq_state *s = t->state;
+  struct placer_state *s = t->state;
   struct placer_interrupts in;
   if (read_interrupts(t->root, &in, err) < 0)
     return -1;
-  irq_state_clear_irqs(s);
+  placer_state_clear_irqs(s);
   s->irqs = calloc(t->plan->n_irqs ? t->plan->n_irqs : 1, sizeof(*s->irqs));
   int rc = s->irqs ? 0 : placer_error_oom(err, NULL);
   for (size_t i = 0; rc == 0 && i < t->plan->n_irqs; i++) {
     if (t->gone[i])
       continue;
     const struct placer_apply_irq_report *r = &t->irqs[i];
-    struct irq_state_irq *q = &s->irqs[s->n_irqs++];
+    struct placer_state_irq *q = &s->irqs[s->n_irqs++];
     q->irq = r->irq;
     q->managed = r->managed;
     if ((q->name = strdup(r->name)) == NULL || (q->device = strdup(r->device)) == NULL ||
@@ -756,7 +767,7 @@ int irq_apply_commit(struct irq_txn *t, struct placer_apply_report *report, stru
   if (t == NULL)
     return 0;
   if (!t->dry_run) {
-    struct irq_state *s = t->state;
+    struct placer_state *s = t->state;
     char *profile = strdup(t->plan->profile_name);
     if (profile == NULL || record_irqs(t, err) < 0) {
       free(profile);
@@ -775,7 +786,7 @@ int irq_apply_commit(struct irq_txn *t, struct placer_apply_report *report, stru
       s->last_txn--;
     s->pending_txn = 0;
     s->pending_pid = 0;
-    if (irq_state_save(s, err) < 0) {
+    if (placer_state_save(s, err) < 0) {
       irq_apply_abort(t, err);
       return -1;
     }
@@ -800,21 +811,21 @@ int irq_apply_commit(struct irq_txn *t, struct placer_apply_report *report, stru
 int irq_status(const char *state_dir, const struct placer_apply_options *opt, json_t *doc, bool *drift,
                struct placer_error **err) {
   const char *dir = state_dir ? state_dir : placer_state_default_dir();
-  if (!irq_state_exists(dir))
+  if (!placer_state_file_exists(dir, PLACER_STATE_IRQ_FILE))
     return 0;
   struct irq_etc etc;
   etc_defaults(&etc, opt);
-  struct irq_state *s = NULL;
+  struct placer_state *s = NULL;
   if (open_checked(dir, false, &etc, &s, err) < 0)
     return -1;
-  if (irq_state_is_empty(s)) {
-    irq_state_free(s);
+  if (placer_state_is_empty(s)) {
+    placer_state_free(s);
     return 0;
   }
   const char *root = etc.root;
   struct placer_interrupts in;
   if (read_interrupts(root, &in, err) < 0) {
-    irq_state_free(s);
+    placer_state_free(s);
     return -1;
   }
   json_t *irqs = json_array(), *problems = json_array();
@@ -823,7 +834,7 @@ int irq_status(const char *state_dir, const struct placer_apply_options *opt, js
                                                  "run 'placer reset' or apply again",
                                                  (int)s->pending_pid));
   for (size_t i = 0; i < s->n_irqs; i++) {
-    const struct irq_state_irq *q = &s->irqs[i];
+    const struct placer_state_irq *q = &s->irqs[i];
     int saved = 0;
     cleanup_free char *now = read_line(root, q->irq, "smp_affinity_list", &saved);
     cleanup_free char *effective = read_line(root, q->irq, "effective_affinity_list", &saved);
@@ -874,7 +885,7 @@ int irq_status(const char *state_dir, const struct placer_apply_options *opt, js
     json_object_set_new(doc, "drift", json_true());
   }
   json_object_set_new(doc, "irq_problems", problems);
-  irq_state_free(s);
+  placer_state_free(s);
   return 0;
 }
 
@@ -935,10 +946,10 @@ int irq_reset(const char *state_dir, const struct placer_apply_options *opt, str
   struct placer_string_list lines = { res->lines, res->n_lines, 0 }, notes = { NULL, 0, 0 }, failures = { NULL, 0, 0 };
   struct irq_etc etc;
   etc_defaults(&etc, opt);
-  struct irq_state *s = NULL;
+  struct placer_state *s = NULL;
   int rc = 0;
   size_t undone = 0;
-  if (irq_state_exists(dir)) {
+  if (placer_state_file_exists(dir, PLACER_STATE_IRQ_FILE)) {
     if (open_checked(dir, true, &etc, &s, err) < 0)
       return -1;
     size_t before = s->n_journal;
@@ -949,11 +960,11 @@ int irq_reset(const char *state_dir, const struct placer_apply_options *opt, str
       rc = placer_error_set(err, PLACER_EXIT_SYSTEM, 0,
                             "reset: %zu IRQ change%s could not be undone (%s); they stay "
                             "recorded in %s/%s for the next reset",
-                            failed, failed == 1 ? "" : "s", why ? why : "?", dir, IRQ_STATE_FILE);
+                            failed, failed == 1 ? "" : "s", why ? why : "?", dir, PLACER_STATE_IRQ_FILE);
     } else {
-      irq_state_clear_irqs(s);
+      placer_state_clear_irqs(s);
       s->pending_txn = 0;
-      rc = irq_state_save(s, err);
+      rc = placer_state_save(s, err);
     }
   }
   size_t n_lines_before = lines.n;
@@ -975,6 +986,6 @@ int irq_reset(const char *state_dir, const struct placer_apply_options *opt, str
   res->lines = placer_string_list_release(&lines, &res->n_lines);
   placer_string_list_free(&notes);
   placer_string_list_free(&failures);
-  irq_state_free(s);
+  placer_state_free(s);
   return rc;
 }

@@ -31,7 +31,7 @@ static void drift_line(void *inst, const char *msg) {
   add_line(inst, "drift", "%s", msg);
 }
 
-static bool prop_planned(const struct sd_instance *si, enum sd_prop p) {
+static bool prop_planned(const struct placer_state_unit *si, enum sd_prop p) {
   switch (p) {
   case SD_ALLOWED_CPUS: return si->cpus != NULL;
   case SD_ALLOWED_MEMORY_NODES: return si->mems != NULL;
@@ -42,7 +42,7 @@ static bool prop_planned(const struct sd_instance *si, enum sd_prop p) {
   return false;
 }
 
-static bool prop_ok(const struct sd_instance *si, enum sd_prop p, const char *shown) {
+static bool prop_ok(const struct placer_state_unit *si, enum sd_prop p, const char *shown) {
   switch (p) {
   case SD_ALLOWED_CPUS: return placer_cpulist_equal(shown, si->cpus);
   case SD_ALLOWED_MEMORY_NODES: return placer_cpulist_equal(shown, si->mems);
@@ -53,7 +53,7 @@ static bool prop_ok(const struct sd_instance *si, enum sd_prop p, const char *sh
   return false;
 }
 
-static json_t *check_instance(const struct sd_ctx *c, struct sd_instance *si) {
+static json_t *check_instance(const struct sd_ctx *c, struct placer_state_unit *si) {
   json_t *inst = json_object();
   json_object_set_new(inst, "name", str_or_null(si->name));
   json_object_set_new(inst, "role", str_or_null(si->role));
@@ -91,8 +91,8 @@ static json_t *check_instance(const struct sd_ctx *c, struct sd_instance *si) {
       si->cgroup = TAKE_PTR(cg);
     }
     for (int p = 0; p < SD_N_PROPS; p++) {
-      cleanup_free char *v = placer_systemd_show_value(show, sd_prop_names[p]);
-      json_object_set_new(actual, sd_prop_names[p], str_or_null(v));
+      cleanup_free char *v = placer_systemd_show_value(show, placer_state_unit_props[p]);
+      json_object_set_new(actual, placer_state_unit_props[p], str_or_null(v));
       if (prop_planned(si, (enum sd_prop)p) && (v == NULL || !prop_ok(si, (enum sd_prop)p, v))) {
         char want[32];
         if (p == SD_MEMORY_MAX)
@@ -101,7 +101,8 @@ static json_t *check_instance(const struct sd_ctx *c, struct sd_instance *si) {
           snprintf(want, sizeof(want), "%u", si->cpu_weight);
         else
           snprintf(want, sizeof(want), "%s", p == SD_ALLOWED_CPUS ? si->cpus : si->mems);
-        add_line(inst, "drift", "%s %s=%s, planned %s", si->unit, sd_prop_names[p], v && *v ? v : "(empty)", want);
+        add_line(inst, "drift", "%s %s=%s, planned %s", si->unit, placer_state_unit_props[p], v && *v ? v : "(empty)",
+                 want);
       }
     }
   }
@@ -162,41 +163,34 @@ static json_t *check_instance(const struct sd_ctx *c, struct sd_instance *si) {
 
 int sd_status(const char *state_dir, json_t **out, bool *drift, struct placer_error **err) {
   const char *dir = state_dir ? state_dir : placer_state_default_dir();
-  struct placer_state *lock = NULL;
+  struct placer_state *s = NULL;
   bool busy = false;
-  if (placer_state_open(dir, PLACER_STATE_LOCK_SHARED, &lock, &busy, err) < 0)
+  if (placer_state_open_kind(dir, &placer_state_units, PLACER_STATE_LOCK_SHARED, &s, &busy, err) < 0)
     return -1;
   struct sd_ctx c;
   sd_ctx_init(&c, NULL);
-  struct sd_state s = { 0 };
-  if (sd_state_load(&c, dir, &s, err) < 0) {
-    sd_state_clear(&s);
-    placer_state_free(lock);
-    return -1;
-  }
   json_t *doc = json_object();
   json_object_set_new(doc, "schema", json_integer(PLACER_STATUS_JSON_SCHEMA));
   json_object_set_new(doc, "backend", json_string("systemd"));
   json_object_set_new(doc, "state_dir", json_string(dir));
-  json_object_set_new(doc, "applied", json_boolean(s.n > 0));
-  json_object_set_new(doc, "profile", str_or_null(s.profile_name));
-  json_object_set_new(doc, "profile_path", str_or_null(s.profile_path));
-  json_object_set_new(doc, "applied_at", str_or_null(s.applied_at));
-  json_object_set_new(doc, "persist", json_boolean(s.persist));
+  json_object_set_new(doc, "applied", json_boolean(s->n_units > 0));
+  json_object_set_new(doc, "profile", str_or_null(s->profile_name));
+  json_object_set_new(doc, "profile_path", str_or_null(s->profile_path));
+  json_object_set_new(doc, "applied_at", str_or_null(s->applied_at));
+  json_object_set_new(doc, "persist", json_boolean(s->persist));
   json_object_set_new(doc, "cgroup_mode", json_string("v2"));
   json_object_set_new(doc, "busy", json_boolean(busy));
   json_t *insts = json_array();
   bool any = false;
-  for (size_t i = 0; i < s.n; i++) {
-    json_t *inst = check_instance(&c, &s.v[i]);
+  for (size_t i = 0; i < s->n_units; i++) {
+    json_t *inst = check_instance(&c, &s->units[i]);
     any |= !json_is_true(json_object_get(inst, "ok"));
     json_array_append_new(insts, inst);
   }
   json_object_set_new(doc, "instances", insts);
   json_object_set_new(doc, "problems", json_array());
   json_object_set_new(doc, "drift", json_boolean(any));
-  sd_state_clear(&s);
-  placer_state_free(lock);
+  placer_state_free(s);
   *out = doc;
   *drift = any;
   return 0;

@@ -29,10 +29,10 @@
 struct sd_target {
   const struct placer_placed *pd; /* the model: its values, the processes it binds */
   const struct placer_instance *inst;
-  struct sd_instance rec; /* what the state will hold */
-  bool needs_set;         /* a property differs from the plan */
-  bool known;             /* already in the state from an earlier apply */
-  bool kept;              /* no process now: the earlier record is kept, nothing done */
+  struct placer_state_unit rec; /* what the state will hold */
+  bool needs_set;               /* a property differs from the plan */
+  bool known;                   /* already in the state from an earlier apply */
+  bool kept;                    /* no process now: the earlier record is kept, nothing done */
   char *note;
   unsigned changes;
   size_t n_vcpus_pinned;
@@ -79,7 +79,7 @@ struct sd_applier {
   const struct placer_plan *plan;
   const struct placer_apply_options *opt;
   struct placer_placement *placement; /* the model of every instance; t[i].pd is its v[i] */
-  struct sd_state state;
+  struct placer_state *state;         /* systemd.json, holding the state directory's lock */
   struct sd_target *t;
   size_t n;
   struct placer_string_list actions, notes;
@@ -88,12 +88,12 @@ struct sd_applier {
 
 static void applier_clear(struct sd_applier *a) {
   for (size_t i = 0; i < a->n; i++) {
-    sd_instance_clear(&a->t[i].rec);
+    placer_state_unit_clear(&a->t[i].rec);
     free(a->t[i].note);
   }
   free(a->t);
   placer_placement_free(a->placement);
-  sd_state_clear(&a->state);
+  placer_state_free(a->state);
   placer_string_list_free(&a->actions);
   placer_string_list_free(&a->notes);
 }
@@ -103,10 +103,10 @@ static void sleep_ms(unsigned ms) {
   nanosleep(&ts, NULL);
 }
 
-static const struct sd_instance *state_find(const struct sd_state *s, const char *name) {
-  for (size_t i = 0; i < s->n; i++)
-    if (strcmp(s->v[i].name, name) == 0)
-      return &s->v[i];
+static const struct placer_state_unit *state_find(const struct placer_state *s, const char *name) {
+  for (size_t i = 0; i < s->n_units; i++)
+    if (strcmp(s->units[i].name, name) == 0)
+      return &s->units[i];
   return NULL;
 }
 
@@ -162,10 +162,8 @@ static int check_fit(struct sd_applier *a, struct sd_target *t, struct placer_er
   return 0;
 }
 
-static int copy_instance(struct sd_instance *dst, const struct sd_instance *src);
-
 /* Does what `systemctl show` says match the plan for property P? */
-static bool shown_matches(const struct sd_instance *r, enum sd_prop p, const char *shown) {
+static bool shown_matches(const struct placer_state_unit *r, enum sd_prop p, const char *shown) {
   if (shown == NULL)
     return false;
   switch (p) {
@@ -183,7 +181,7 @@ static bool shown_matches(const struct sd_instance *r, enum sd_prop p, const cha
 static int fill_record(struct sd_applier *a, struct sd_target *t, struct placer_error **err) {
   const struct placer_instance *inst = t->inst;
   const struct placer_group_values *v = &t->pd->values;
-  struct sd_instance *r = &t->rec;
+  struct placer_state_unit *r = &t->rec;
   r->name = strdup(inst->name);
   r->role = strdup(inst->role);
   r->kind = inst->kind;
@@ -199,12 +197,12 @@ static int fill_record(struct sd_applier *a, struct sd_target *t, struct placer_
     return placer_error_oom(err, NULL);
   if (r->name == NULL || r->role == NULL)
     return placer_error_oom(err, NULL);
-  const struct sd_instance *old = state_find(&a->state, inst->name);
+  const struct placer_state_unit *old = state_find(a->state, inst->name);
   if (r->unit == NULL) {
     if (old) {
       /* applied before, no process now: keep the record so reset can undo it */
-      sd_instance_clear(r);
-      if (copy_instance(r, old) < 0)
+      placer_state_unit_clear(r);
+      if (placer_state_unit_copy(r, old) < 0)
         return placer_error_oom(err, NULL);
       t->kept = t->known = true;
       placer_string_list_addf(&a->notes, "%s: no process now; %s keeps the placement applied earlier", inst->name,
@@ -229,7 +227,7 @@ static int fill_record(struct sd_applier *a, struct sd_target *t, struct placer_
     return placer_error_set(err, PLACER_EXIT_SYSTEM, EINVAL, "%s: systemd says %s is in %s, /proc says %s", inst->name,
                             r->unit, cg, r->cgroup);
   for (int p = 0; p < SD_N_PROPS; p++) {
-    cleanup_free char *shown = placer_systemd_show_value(show, sd_prop_names[p]);
+    cleanup_free char *shown = placer_systemd_show_value(show, placer_state_unit_props[p]);
     if (!shown_matches(r, (enum sd_prop)p, shown))
       t->needs_set = true;
     if (old) {
@@ -288,62 +286,39 @@ static int build_targets(struct sd_applier *a, struct placer_error **err) {
                                 "unambiguous",
                                 a->t[j].inst->name, t->inst->name, t->rec.unit);
   }
-  for (size_t i = 0; i < a->state.n; i++)
-    if (placer_plan_find(plan, a->state.v[i].name) == NULL)
+  for (size_t i = 0; i < a->state->n_units; i++)
+    if (placer_plan_find(plan, a->state->units[i].name) == NULL)
       return placer_error_set(err, PLACER_EXIT_USAGE, EINVAL,
                               "%s is applied but no longer in the plan of '%s'; run 'placer reset' first",
-                              a->state.v[i].name, plan->profile_name ? plan->profile_name : "?");
+                              a->state->units[i].name, plan->profile_name ? plan->profile_name : "?");
   return 0;
 }
 
 /* ------------------------------------------------------------------ state */
 
-static int copy_instance(struct sd_instance *dst, const struct sd_instance *src) {
-  memset(dst, 0, sizeof(*dst));
-  *dst = *src;
-#define DUP(f) dst->f = src->f ? strdup(src->f) : NULL
-  DUP(name);
-  DUP(role);
-  DUP(match);
-  DUP(unit);
-  DUP(cgroup);
-  DUP(cpus);
-  DUP(mems);
-  DUP(qmp_socket);
-  DUP(dropin);
-  for (int p = 0; p < SD_N_PROPS; p++)
-    DUP(previous[p]);
-#undef DUP
-  dst->procs = calloc(src->n_procs ? src->n_procs : 1, sizeof(*dst->procs));
-  if (dst->procs == NULL)
-    return -1;
-  memcpy(dst->procs, src->procs, src->n_procs * sizeof(*dst->procs));
-  return 0;
-}
-
 /* The state holds every target with a unit, as it is now. */
 static int save_state(struct sd_applier *a, struct placer_error **err) {
-  struct sd_state *s = &a->state;
-  for (size_t i = 0; i < s->n; i++)
-    sd_instance_clear(&s->v[i]);
-  free(s->v);
-  s->v = calloc(a->n + 1, sizeof(*s->v));
-  s->n = 0;
-  if (s->v == NULL)
+  struct placer_state *s = a->state;
+  for (size_t i = 0; i < s->n_units; i++)
+    placer_state_unit_clear(&s->units[i]);
+  free(s->units);
+  s->units = calloc(a->n + 1, sizeof(*s->units));
+  s->n_units = 0;
+  if (s->units == NULL)
     return placer_error_oom(err, NULL);
   for (size_t i = 0; i < a->n; i++) {
     if (a->t[i].rec.unit == NULL)
       continue;
-    if (copy_instance(&s->v[s->n], &a->t[i].rec) < 0)
+    if (placer_state_unit_copy(&s->units[s->n_units], &a->t[i].rec) < 0)
       return placer_error_oom(err, NULL);
-    s->n++;
+    s->n_units++;
   }
   free(s->profile_name);
   free(s->profile_path);
   s->profile_name = a->plan->profile_name ? strdup(a->plan->profile_name) : NULL;
   s->profile_path = a->plan->profile_path ? strdup(a->plan->profile_path) : NULL;
   s->persist = s->persist || a->set.persist;
-  return sd_state_save(s, err);
+  return placer_state_save(s, err);
 }
 
 static int record_procs(struct sd_applier *a, struct sd_target *t, struct placer_error **err) {
@@ -371,7 +346,7 @@ static int record_procs(struct sd_applier *a, struct sd_target *t, struct placer
 /* ------------------------------------------------------------------ changes */
 
 static int write_dropin(struct sd_applier *a, struct sd_target *t, bool *reload, struct placer_error **err) {
-  struct sd_instance *r = &t->rec;
+  struct placer_state_unit *r = &t->rec;
   struct placer_systemd_props props = sd_instance_props(r);
   cleanup_free char *text = placer_systemd_dropin_text(r->unit, a->plan->profile_name, r->name, &props);
   cleanup_free char *dir = NULL, *path = NULL;
@@ -463,7 +438,7 @@ static int verify_target(struct sd_applier *a, struct sd_target *t, const char *
   }
 }
 
-int sd_undo_instance(const struct sd_ctx *c, const struct sd_instance *si, bool *reload,
+int sd_undo_instance(const struct sd_ctx *c, const struct placer_state_unit *si, bool *reload,
                      struct placer_string_list *notes, struct sd_undone *done, struct placer_error **err) {
   struct sd_undone did = { false, false };
   int ret = 0;
@@ -524,7 +499,8 @@ int sd_undo_instance(const struct sd_ctx *c, const struct sd_instance *si, bool 
   return 0;
 }
 
-int sd_reset_result_add(struct placer_reset_result *res, const struct sd_instance *si, const struct sd_undone *done) {
+int sd_reset_result_add(struct placer_reset_result *res, const struct placer_state_unit *si,
+                        const struct sd_undone *done) {
   static const char *const keys[] = { "units_restored", "dropins_removed", NULL };
   int ret = apply_reset_details(res, keys);
   if (ret == 0 && done->unit_set_back && apply_reset_detail(res, keys[0], json_string(si->unit)) < 0)
@@ -537,26 +513,26 @@ int sd_reset_result_add(struct placer_reset_result *res, const struct sd_instanc
 
 /* Undo every instance the state holds, newest first; the state keeps what
  * failed.  RES (may be NULL) gets what was undone; *oom when it could not. */
-static size_t undo_all(const struct sd_ctx *c, struct sd_state *s, struct placer_string_list *notes,
+static size_t undo_all(const struct sd_ctx *c, struct placer_state *s, struct placer_string_list *notes,
                        struct placer_string_list *failures, struct placer_reset_result *res, bool *oom) {
   bool reload = false;
   size_t failed = 0;
-  for (size_t i = s->n; i-- > 0;) {
+  for (size_t i = s->n_units; i-- > 0;) {
     struct placer_error *e = NULL;
     struct sd_undone done;
-    if (sd_undo_instance(c, &s->v[i], &reload, notes, &done, &e) < 0) {
+    if (sd_undo_instance(c, &s->units[i], &reload, notes, &done, &e) < 0) {
       placer_string_list_addf(failures, "%s", e->msg);
       placer_error_free(e);
       failed++;
       continue;
     }
-    if (res && sd_reset_result_add(res, &s->v[i], &done) < 0)
+    if (res && sd_reset_result_add(res, &s->units[i], &done) < 0)
       *oom = true;
-    sd_instance_clear(&s->v[i]);
-    memmove(&s->v[i], &s->v[i + 1], (s->n - i - 1) * sizeof(*s->v));
-    s->n--;
+    placer_state_unit_clear(&s->units[i]);
+    memmove(&s->units[i], &s->units[i + 1], (s->n_units - i - 1) * sizeof(*s->units));
+    s->n_units--;
     struct placer_error *save_err = NULL;
-    if (sd_state_save(s, &save_err) < 0) {
+    if (placer_state_save(s, &save_err) < 0) {
       placer_string_list_addf(failures, "%s", save_err->msg);
       placer_error_free(save_err);
       failed++;
@@ -576,7 +552,7 @@ static size_t undo_all(const struct sd_ctx *c, struct sd_state *s, struct placer
 static int roll_back(struct sd_applier *a, struct placer_error **err) {
   struct placer_string_list notes = { NULL, 0, 0 }, failures = { NULL, 0, 0 };
   /* only what this apply added: instances known before keep their record */
-  size_t failed = undo_all(&a->ctx, &a->state, &notes, &failures, NULL, NULL);
+  size_t failed = undo_all(&a->ctx, a->state, &notes, &failures, NULL, NULL);
   if (failed == 0)
     placer_error_prefix(err, "apply failed; the placement through systemd is taken back (every unit as before placer)");
   else
@@ -663,7 +639,7 @@ static int build_report(struct sd_applier *a, struct placer_apply_report **out, 
   snprintf(r->where, sizeof(r->where), "systemd units");
   r->placed_in = "unit";
   r->shows_actions = true; /* what was done is a handful of systemctl commands */
-  r->state_dir = strdup(a->state.dir);
+  r->state_dir = strdup(a->state->dir);
   r->dry_run = a->opt->dry_run;
   r->steps = a->steps;
   r->instances = calloc(a->n, sizeof(*r->instances));
@@ -720,16 +696,24 @@ static int build_report(struct sd_applier *a, struct placer_apply_report **out, 
 
 /* ------------------------------------------------------------------ apply */
 
-static int open_states(const struct sd_ctx *c, const char *dir, bool lock, struct placer_state **lock_state,
-                       struct sd_state *s, struct placer_error **err) {
-  if (placer_state_open(dir, lock ? PLACER_STATE_LOCK_EXCLUSIVE : PLACER_STATE_NO_LOCK, lock_state, NULL, err) < 0)
+/* systemd.json of DIR (with the state directory's lock, LOCK), refused
+ * while the directory holds the cgroupfs backend's placement. */
+static int open_state(const char *dir, enum placer_state_lock lock, struct placer_state **out,
+                      struct placer_error **err) {
+  struct placer_state *groups = NULL;
+  if (placer_state_open_kind(dir, &placer_state_units, lock, out, NULL, err) < 0 ||
+      placer_state_open(dir, PLACER_STATE_NO_LOCK, &groups, NULL, err) < 0)
     return -1;
-  if (!placer_state_is_empty(*lock_state))
-    return placer_error_set(err, PLACER_EXIT_USAGE, EINVAL,
-                            "%s holds a placement of the cgroupfs backend (groups under %s/): run 'placer reset' "
-                            "before applying through systemd",
-                            dir, (*lock_state)->prefix ? (*lock_state)->prefix : "?");
-  return sd_state_load(c, dir, s, err);
+  int rc = 0;
+  if (!placer_state_is_empty(groups))
+    rc = placer_error_set(err, PLACER_EXIT_USAGE, EINVAL,
+                          "%s holds a placement of the cgroupfs backend (groups under %s/): run 'placer reset' "
+                          "before applying through systemd",
+                          dir, groups->prefix ? groups->prefix : "?");
+  placer_state_free(groups);
+  if (rc == 0 && (*out)->backend == NULL && ((*out)->backend = strdup(placer_apply_backend_systemd.name)) == NULL)
+    rc = placer_error_oom(err, NULL); /* the record status and reset are dispatched on (apply-backend.c) */
+  return rc;
 }
 
 static int systemd_apply(const struct placer_plan *plan, const struct placer_apply_options *opt,
@@ -737,17 +721,18 @@ static int systemd_apply(const struct placer_plan *plan, const struct placer_app
   struct sd_applier a = { .plan = plan, .opt = opt };
   sd_ctx_init(&a.ctx, opt);
   const char *dir = opt->state_dir ? opt->state_dir : placer_state_default_dir();
-  struct placer_state *lock = NULL;
   int ret = -1;
-  if (read_settings(opt, &a.set, err) < 0 || open_states(&a.ctx, dir, !opt->dry_run, &lock, &a.state, err) < 0)
+  if (read_settings(opt, &a.set, err) < 0 ||
+      open_state(dir, opt->dry_run ? PLACER_STATE_NO_LOCK : PLACER_STATE_LOCK_EXCLUSIVE, &a.state, err) < 0)
     goto out;
-  if (a.state.n > 0 && a.state.profile_name && plan->profile_name && strcmp(a.state.profile_name, plan->profile_name)) {
+  if (a.state->n_units > 0 && a.state->profile_name && plan->profile_name &&
+      strcmp(a.state->profile_name, plan->profile_name)) {
     placer_error_set(err, PLACER_EXIT_USAGE, EINVAL,
                      "profile '%s' is applied (state %s); run 'placer reset' before applying '%s'",
-                     a.state.profile_name, dir, plan->profile_name);
+                     a.state->profile_name, dir, plan->profile_name);
     goto out;
   }
-  if (a.state.n > 0 && a.state.persist && !a.set.persist)
+  if (a.state->n_units > 0 && a.state->persist && !a.set.persist)
     placer_string_list_addf(&a.notes,
                             "the drop-ins of an earlier 'apply --persist' stay in place; 'placer reset' removes them");
   if (build_targets(&a, err) < 0)
@@ -782,9 +767,9 @@ static int systemd_apply(const struct placer_plan *plan, const struct placer_app
           verify_target(&a, t, "after apply", err) < 0 || record_procs(&a, t, err) < 0)
         goto fail;
     }
-    if (a.steps > 0 || a.state.applied_at == NULL) {
-      free(a.state.applied_at);
-      a.state.applied_at = apply_now_rfc3339();
+    if (a.steps > 0 || a.state->applied_at == NULL) {
+      free(a.state->applied_at);
+      a.state->applied_at = apply_now_rfc3339();
     }
     if (save_state(&a, err) < 0)
       goto fail;
@@ -800,7 +785,6 @@ fail:
     roll_back(&a, err);
 out:
   applier_clear(&a);
-  placer_state_free(lock);
   return ret;
 }
 
@@ -816,22 +800,21 @@ static int systemd_reset_run(const char *state_dir, struct placer_reset_result *
   }
   struct sd_ctx c;
   sd_ctx_init(&c, NULL);
-  struct placer_state *lock = NULL;
-  struct sd_state s = { 0 };
+  struct placer_state *s = NULL;
   struct placer_string_list out = { NULL, 0, 0 }, failures = { NULL, 0, 0 };
   int ret = -1;
-  if (placer_state_open(dir, PLACER_STATE_LOCK_EXCLUSIVE, &lock, NULL, err) < 0 || sd_state_load(&c, dir, &s, err) < 0)
+  if (placer_state_open_kind(dir, &placer_state_units, PLACER_STATE_LOCK_EXCLUSIVE, &s, NULL, err) < 0)
     goto done;
-  size_t before = s.n;
+  size_t before = s->n_units;
   if (before == 0) {
     /* a state file without instances: nothing to undo, and it goes too */
     placer_string_list_addf(&out, "nothing to reset (no placer state in %s)", dir);
-    ret = sd_state_save(&s, err);
+    ret = placer_state_save(s, err);
     goto done;
   }
   res->changed = true;
   bool oom = false;
-  size_t failed = undo_all(&c, &s, &out, &failures, res, &oom);
+  size_t failed = undo_all(&c, s, &out, &failures, res, &oom);
   if (failed) {
     placer_error_set(err, PLACER_EXIT_SYSTEM, 0,
                      "reset incomplete: %zu of %zu units could not be set back (%s); they stay recorded in %s/%s: fix "
@@ -850,8 +833,7 @@ static int systemd_reset_run(const char *state_dir, struct placer_reset_result *
   ret = 0;
 done:
   placer_string_list_free(&failures);
-  sd_state_clear(&s);
-  placer_state_free(lock);
+  placer_state_free(s);
   res->lines = placer_string_list_release(&out, &res->n_lines);
   if (ret < 0) {
     placer_reset_result_clear(res);

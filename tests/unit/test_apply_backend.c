@@ -281,24 +281,25 @@ static void test_old_state_status(void **state) {
   placer_error_clear(&err);
 }
 
-/* The systemd backend's state file (apply-systemd-state.c): what it records
- * reads back the same, it names its backend, and an emptied state removes
- * the file. */
+/* The systemd backend's state file (state.h's kind placer_state_units):
+ * what it records reads back the same, it names its backend, and an
+ * emptied state removes the file. */
 static void test_systemd_state_round_trip(void **state) {
   (void)state;
   const char *dir = tmpdir;
-  struct sd_state s = { 0 };
-  struct sd_ctx c;
-  sd_ctx_init(&c, NULL);
-  assert_int_equal(sd_state_load(&c, dir, &s, NULL), 0); /* none: a new state for this directory */
-  assert_null(s.v);
-  free(s.profile_name);
-  s.profile_name = strdup("p");
-  s.applied_at = strdup("2025-01-02T03:04:05Z");
-  s.persist = true;
-  s.v = calloc(1, sizeof(*s.v));
-  s.n = 1;
-  struct sd_instance *si = &s.v[0];
+  struct placer_state *s = NULL;
+  struct placer_error *err = NULL;
+  /* none: a new state for this directory, locked as the backend's apply locks it */
+  assert_int_equal(placer_state_open_kind(dir, &placer_state_units, PLACER_STATE_LOCK_EXCLUSIVE, &s, NULL, &err), 0);
+  assert_int_equal(s->n_units, 0);
+  assert_true(placer_state_is_empty(s));
+  s->backend = strdup("systemd");
+  s->profile_name = strdup("p");
+  s->applied_at = strdup("2025-01-02T03:04:05Z");
+  s->persist = true;
+  s->units = calloc(1, sizeof(*s->units));
+  s->n_units = 1;
+  struct placer_state_unit *si = &s->units[0];
   si->name = strdup("osd.0");
   si->role = strdup("osd");
   si->kind = PLACER_KIND_CEPH_OSD;
@@ -316,8 +317,7 @@ static void test_systemd_state_round_trip(void **state) {
   si->procs = calloc(1, sizeof(*si->procs));
   si->procs[0] = (struct placer_state_process){ .pid = 4505, .start_time = 1234567 };
   si->n_procs = 1;
-  struct placer_error *err = NULL;
-  assert_int_equal(sd_state_save(&s, &err), 0);
+  assert_int_equal(placer_state_save(s, &err), 0);
 
   char path[300];
   snprintf(path, sizeof(path), "%s/%s", dir, SD_STATE_FILE);
@@ -326,19 +326,24 @@ static void test_systemd_state_round_trip(void **state) {
   json_t *doc = json_loads(text, 0, NULL);
   assert_non_null(doc);
   assert_string_equal(json_string_value(json_object_get(doc, "backend")), "systemd");
+  assert_null(json_object_get(doc, "journal")); /* each unit's record says how to set it back */
   json_decref(doc);
   free(text);
   const struct placer_apply_backend_ops *ops = NULL;
   assert_int_equal(placer_apply_backend_recorded(dir, &ops, &err), 0);
   assert_string_equal(ops->name, "systemd");
 
-  struct sd_state b;
-  assert_int_equal(sd_state_load(&c, dir, &b, &err), 0);
-  assert_string_equal(b.profile_name, "p");
-  assert_string_equal(b.applied_at, "2025-01-02T03:04:05Z");
-  assert_true(b.persist);
-  assert_int_equal(b.n, 1);
-  const struct sd_instance *bi = &b.v[0];
+  /* a second opener waits for the lock the backend holds (the cgroupfs backend's too) */
+  struct placer_state *b = NULL;
+  assert_int_equal(placer_state_open(dir, PLACER_STATE_LOCK_EXCLUSIVE, &b, NULL, &err), -1);
+  assert_non_null(strstr(err->msg, "another placer apply or reset is running"));
+  placer_error_clear(&err);
+  assert_int_equal(placer_state_open_kind(dir, &placer_state_units, PLACER_STATE_NO_LOCK, &b, NULL, &err), 0);
+  assert_string_equal(b->profile_name, "p");
+  assert_string_equal(b->applied_at, "2025-01-02T03:04:05Z");
+  assert_true(b->persist);
+  assert_int_equal(b->n_units, 1);
+  const struct placer_state_unit *bi = &b->units[0];
   assert_string_equal(bi->name, "osd.0");
   assert_int_equal(bi->kind, PLACER_KIND_CEPH_OSD);
   assert_string_equal(bi->unit, "ceph-osd@0.service");
@@ -356,17 +361,26 @@ static void test_systemd_state_round_trip(void **state) {
   assert_int_equal(bi->n_procs, 1);
   assert_int_equal(bi->procs[0].pid, 4505);
   assert_int_equal(bi->procs[0].start_time, 1234567);
-  sd_state_clear(&b);
+  placer_state_free(b);
+
+  /* a drop-in placer does not write is refused: nothing would be removed */
+  free(s->units[0].dropin);
+  s->units[0].dropin = strdup("/etc/passwd");
+  assert_int_equal(placer_state_save(s, &err), 0);
+  assert_int_equal(placer_state_open_kind(dir, &placer_state_units, PLACER_STATE_NO_LOCK, &b, NULL, &err), -1);
+  assert_int_equal(err->exit_code, PLACER_EXIT_SYSTEM);
+  assert_non_null(strstr(err->msg, "systemd.json: osd.0: drop-in '/etc/passwd' is not the one placer writes"));
+  placer_error_clear(&err);
 
   /* nothing left to undo: the file goes, and nothing is recorded any more */
-  sd_instance_clear(&s.v[0]);
-  s.n = 0;
-  assert_int_equal(sd_state_save(&s, &err), 0);
+  placer_state_unit_clear(&s->units[0]);
+  s->n_units = 0;
+  assert_int_equal(placer_state_save(s, &err), 0);
   assert_int_equal(access(path, F_OK), -1);
   assert_int_equal(placer_apply_backend_recorded(dir, &ops, &err), 0);
   assert_string_equal(ops->name, "cgroupfs");
-  assert_int_equal(sd_state_save(&s, &err), 0); /* twice is fine */
-  sd_state_clear(&s);
+  assert_int_equal(placer_state_save(s, &err), 0); /* twice is fine */
+  placer_state_free(s);
 }
 
 int main(void) {

@@ -169,13 +169,13 @@ static const char *reset_keys(const char *backend) {
  * in the same order, as the cgroupfs backend's, its own under its name. */
 static void test_reset_systemd(void **state) {
   (void)state;
-  struct sd_instance osd = { .name = strdup("osd.0"),
-                             .unit = strdup("ceph-osd@0.service"),
-                             .dropin = strdup("/etc/systemd/system/ceph-osd@0.service.d/50-placer.conf") };
-  struct sd_instance mds = { .name = strdup("mds.a"), .unit = strdup("ceph-mds@a.service") };
-  struct sd_instance gone = { .name = strdup("vm.0"),
-                              .unit = strdup("vm0.service"),
-                              .dropin = strdup("/etc/systemd/system/vm0.service.d/50-placer.conf") };
+  struct placer_state_unit osd = { .name = strdup("osd.0"),
+                                   .unit = strdup("ceph-osd@0.service"),
+                                   .dropin = strdup("/etc/systemd/system/ceph-osd@0.service.d/50-placer.conf") };
+  struct placer_state_unit mds = { .name = strdup("mds.a"), .unit = strdup("ceph-mds@a.service") };
+  struct placer_state_unit gone = { .name = strdup("vm.0"),
+                                    .unit = strdup("vm0.service"),
+                                    .dropin = strdup("/etc/systemd/system/vm0.service.d/50-placer.conf") };
   struct placer_reset_result res = { .backend = "systemd", .state_dir = strdup("/run/placer"), .changed = true };
   /* newest first, as undo_all goes: a unit no longer loaded keeps only its drop-in removal */
   assert_int_equal(sd_reset_result_add(&res, &gone, &(struct sd_undone){ false, true }), 0);
@@ -212,9 +212,9 @@ static void test_reset_systemd(void **state) {
   json_decref(doc);
 
   placer_reset_result_clear(&res);
-  sd_instance_clear(&osd);
-  sd_instance_clear(&mds);
-  sd_instance_clear(&gone);
+  placer_state_unit_clear(&osd);
+  placer_state_unit_clear(&mds);
+  placer_state_unit_clear(&gone);
 }
 
 /* `placer reset --json --state-dir DIR` into WORK/out; the document, exit 0. */
