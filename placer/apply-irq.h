@@ -31,6 +31,10 @@ int irq_state_open(const char *dir, bool lock, struct placer_state **out, struct
  * list.  Else an error, and nothing is done. */
 struct irq_etc;
 int irq_state_check(const struct placer_state *s, const struct irq_etc *etc, struct placer_error **err);
+/* irq_state_open, and refused (the error naming the file) when it names what
+ * ETC's placer would not. */
+int irq_state_open_checked(const char *dir, bool lock, const struct irq_etc *etc, struct placer_state **out,
+                           struct placer_error **err);
 
 /* apply-irq.c: the IRQ part of placer_apply, around the backend's apply.  begin checks
  * irqbalance, takes STATE_DIR/irq.lock and steers the plan's IRQs, journaled (rolled
@@ -54,14 +58,23 @@ int irq_status_print_text(json_t *doc, FILE *out);
 int irq_reset(const char *state_dir, const struct placer_apply_options *opt, struct placer_reset_result *res,
               struct placer_error **err);
 
-/* apply-irq.c: undo the entries of TXN (0: all), newest first, with ETC's paths and
+/* apply-irq-undo.c: undo the entries of TXN (0: all), newest first, with ETC's paths and
  * programs; the journal saved once at the end (replaying is idempotent); an IRQ another
  * state owns now is left to it; the IRQs no record names any more are released
  * (apply-irq-owner.c).  Returns the number that could not be undone (left in the journal). */
 size_t irq_undo(struct placer_state *s, const struct irq_etc *etc, unsigned txn, struct placer_string_list *notes,
                 struct placer_string_list *failures, unsigned **restored, size_t *n_restored);
-/* Write LIST to /proc/irq/IRQ/smp_affinity_list below ROOT; errno kept. */
+/* Does S journal IRQ (an affinity record)? */
+bool irq_journal_names(const struct placer_state *s, unsigned irq);
+/* apply-irq.c: write LIST to /proc/irq/IRQ/smp_affinity_list below ROOT; errno kept. */
 int irq_write_affinity(const char *root, unsigned irq, const char *list, struct placer_error **err);
+/* The first line of /proc/irq/IRQ/FILE below ROOT; NULL (and *saved_errno) when unreadable. */
+char *irq_read_line(const char *root, unsigned irq, const char *file, int *saved_errno);
+/* /proc/interrupts below ROOT. */
+struct placer_interrupts;
+int irq_read_interrupts(const char *root, struct placer_interrupts *in, struct placer_error **err);
+/* The paths and programs this placer uses (OPT's test hooks, else this machine's). */
+void irq_etc_defaults(struct irq_etc *etc, const struct placer_apply_options *opt);
 
 /* apply-irq-etc.c */
 struct irq_etc {
