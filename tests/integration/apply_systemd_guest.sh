@@ -48,7 +48,7 @@ roles:
     cpu: { threads: 1, weight: 300 }
     memory: 256MiB
     locality: { near: numa, numa: 1 }
-    match: { cmdline: "stress-ng*" }
+    match: { cmdline: "/usr/bin/stress-ng --cpu 2 *" } # the parent: its workers are its tree
 EOF
 
 cat >"$tmp/placer-stress.service" <<'EOF'
