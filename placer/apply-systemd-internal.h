@@ -36,6 +36,18 @@ struct sd_ctx {
   unsigned timeout_ms;     /* for each systemctl call */
 };
 
+/* apply-systemd-write.c: the backend's writer (placement.h), on a unit's
+ * properties; its ctx is a struct sd_ctx. */
+extern const struct placer_writer_ops sd_writer_ops;
+/* The values `systemctl show` text SHOW says a unit has (no limit for
+ * "infinity", weight 0 for "[not set]"). */
+int sd_show_values(const char *show, struct placer_group_values *v, struct placer_error **err);
+/* `systemctl set-property --runtime UNIT Property=value` of setting S of
+ * WANT (placer_systemd_argv_free); NULL on ENOMEM or a setting a unit has
+ * not. */
+char **sd_setting_argv(const struct sd_ctx *c, const char *unit, enum placer_setting s,
+                       const struct placer_group_values *want);
+
 /* apply-systemd-state.c */
 void sd_ctx_init(struct sd_ctx *c, const struct placer_apply_options *opt);
 /* The properties an instance sets. */

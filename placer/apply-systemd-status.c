@@ -31,26 +31,22 @@ static void drift_line(void *inst, const char *msg) {
   add_line(inst, "drift", "%s", msg);
 }
 
-static bool prop_planned(const struct placer_state_unit *si, enum sd_prop p) {
-  switch (p) {
-  case SD_ALLOWED_CPUS: return si->cpus != NULL;
-  case SD_ALLOWED_MEMORY_NODES: return si->mems != NULL;
-  case SD_MEMORY_MAX: return si->has_memory_limit;
-  case SD_CPU_WEIGHT: return si->cpu_weight != 0;
-  case SD_N_PROPS: break;
-  }
-  return false;
-}
+/* The setting each property holds (enum sd_prop's order), and what the
+ * unit's record planned of it (borrowed strings: never cleared). */
+static const enum placer_setting prop_setting[SD_N_PROPS] = { PLACER_SETTING_CPUS, PLACER_SETTING_MEMS,
+                                                              PLACER_SETTING_MEMORY_LIMIT, PLACER_SETTING_CPU_WEIGHT };
 
-static bool prop_ok(const struct placer_state_unit *si, enum sd_prop p, const char *shown) {
-  switch (p) {
-  case SD_ALLOWED_CPUS: return placer_cpulist_equal(shown, si->cpus);
-  case SD_ALLOWED_MEMORY_NODES: return placer_cpulist_equal(shown, si->mems);
-  case SD_MEMORY_MAX: return strtoull(shown, NULL, 10) == si->memory_bytes;
-  case SD_CPU_WEIGHT: return strtoul(shown, NULL, 10) == si->cpu_weight;
-  case SD_N_PROPS: break;
-  }
-  return false;
+static struct placer_group_values planned_values(const struct placer_state_unit *si) {
+  return (struct placer_group_values){
+    .cpus = si->cpus,
+    .mems = si->mems,
+    .memory_limit = si->has_memory_limit ? si->memory_bytes : PLACER_CGROUP_UNLIMITED,
+    .cpu_weight = si->cpu_weight,
+    .planned = (si->cpus ? PLACER_SETTING_BIT(PLACER_SETTING_CPUS) : 0) |
+               (si->mems ? PLACER_SETTING_BIT(PLACER_SETTING_MEMS) : 0) |
+               (si->has_memory_limit ? PLACER_SETTING_BIT(PLACER_SETTING_MEMORY_LIMIT) : 0) |
+               (si->cpu_weight ? PLACER_SETTING_BIT(PLACER_SETTING_CPU_WEIGHT) : 0),
+  };
 }
 
 static json_t *check_instance(const struct sd_ctx *c, struct placer_state_unit *si) {
@@ -90,21 +86,28 @@ static json_t *check_instance(const struct sd_ctx *c, struct placer_state_unit *
       free(si->cgroup);
       si->cgroup = TAKE_PTR(cg);
     }
+    /* the properties against the record, compared as the model compares values */
+    struct placer_group_values want = planned_values(si), now = { 0 };
+    struct placer_error *unread = NULL;
+    bool read = sd_show_values(show, &now, &unread) == 0;
+    placer_error_free(unread);
     for (int p = 0; p < SD_N_PROPS; p++) {
       cleanup_free char *v = placer_systemd_show_value(show, placer_state_unit_props[p]);
       json_object_set_new(actual, placer_state_unit_props[p], str_or_null(v));
-      if (prop_planned(si, (enum sd_prop)p) && (v == NULL || !prop_ok(si, (enum sd_prop)p, v))) {
-        char want[32];
+      enum placer_setting s = prop_setting[p];
+      if ((want.planned & PLACER_SETTING_BIT(s)) && (!read || !placer_group_value_equal(s, &now, &want))) {
+        char shown[32];
         if (p == SD_MEMORY_MAX)
-          snprintf(want, sizeof(want), "%llu", (unsigned long long)si->memory_bytes);
+          snprintf(shown, sizeof(shown), "%llu", (unsigned long long)si->memory_bytes);
         else if (p == SD_CPU_WEIGHT)
-          snprintf(want, sizeof(want), "%u", si->cpu_weight);
+          snprintf(shown, sizeof(shown), "%u", si->cpu_weight);
         else
-          snprintf(want, sizeof(want), "%s", p == SD_ALLOWED_CPUS ? si->cpus : si->mems);
+          snprintf(shown, sizeof(shown), "%s", p == SD_ALLOWED_CPUS ? si->cpus : si->mems);
         add_line(inst, "drift", "%s %s=%s, planned %s", si->unit, placer_state_unit_props[p], v && *v ? v : "(empty)",
-                 want);
+                 shown);
       }
     }
+    placer_group_values_clear(&now);
   }
   static const char *const files[] = { "cpuset.cpus.effective", "cpuset.mems.effective", "memory.max", "cpu.weight" };
   for (size_t i = 0; i < N_OF(files); i++) {

@@ -162,18 +162,23 @@ static int check_fit(struct sd_applier *a, struct sd_target *t, struct placer_er
   return 0;
 }
 
-/* Does what `systemctl show` says match the plan for property P? */
-static bool shown_matches(const struct placer_state_unit *r, enum sd_prop p, const char *shown) {
-  if (shown == NULL)
-    return false;
-  switch (p) {
-  case SD_ALLOWED_CPUS: return r->cpus == NULL || placer_cpulist_equal(shown, r->cpus);
-  case SD_ALLOWED_MEMORY_NODES: return r->mems == NULL || placer_cpulist_equal(shown, r->mems);
-  case SD_MEMORY_MAX: return !r->has_memory_limit || strtoull(shown, NULL, 10) == r->memory_bytes;
-  case SD_CPU_WEIGHT: return r->cpu_weight == 0 || strtoul(shown, NULL, 10) == r->cpu_weight;
-  case SD_N_PROPS: break;
-  }
-  return false;
+/* The model's values a unit gets: the ones the plan gives itself; a unit
+ * keeps its own where the plan gives none. */
+static unsigned unit_settings(const struct placer_placed *pd) {
+  return pd->values.planned & PLACER_GROUP_SETTINGS;
+}
+
+/* Does what `systemctl show` says (SHOW) differ from the plan? */
+static int shown_differs(const struct placer_placed *pd, const char *show, bool *differs, struct placer_error **err) {
+  struct placer_group_values now;
+  if (sd_show_values(show, &now, err) < 0)
+    return -1;
+  *differs = false;
+  for (enum placer_setting s = 0; s < PLACER_SETTING_N; s++)
+    if ((unit_settings(pd) & PLACER_SETTING_BIT(s)) && !placer_group_value_equal(s, &now, &pd->values))
+      *differs = true;
+  placer_group_values_clear(&now);
+  return 0;
 }
 
 /* What the unit gets: the values the plan gives itself (the model's
@@ -226,10 +231,10 @@ static int fill_record(struct sd_applier *a, struct sd_target *t, struct placer_
   if (cg && *cg && strcmp(cg, r->cgroup) != 0)
     return placer_error_set(err, PLACER_EXIT_SYSTEM, EINVAL, "%s: systemd says %s is in %s, /proc says %s", inst->name,
                             r->unit, cg, r->cgroup);
+  if (shown_differs(t->pd, show, &t->needs_set, err) < 0)
+    return placer_error_prefix(err, "%s: %s", inst->name, r->unit);
   for (int p = 0; p < SD_N_PROPS; p++) {
     cleanup_free char *shown = placer_systemd_show_value(show, placer_state_unit_props[p]);
-    if (!shown_matches(r, (enum sd_prop)p, shown))
-      t->needs_set = true;
     if (old) {
       t->known = true;
       r->previous[p] = old->previous[p] ? strdup(old->previous[p]) : NULL;
@@ -392,21 +397,43 @@ static int write_dropin(struct sd_applier *a, struct sd_target *t, bool *reload,
   return 0;
 }
 
-static int set_properties(struct sd_applier *a, struct sd_target *t, struct placer_error **err) {
-  struct placer_systemd_props props = sd_instance_props(&t->rec);
-  char **argv = placer_systemd_set_property_argv(a->ctx.systemctl, t->rec.unit, true, &props);
-  if (argv == NULL)
-    return placer_error_oom(err, NULL);
-  cleanup_free char *line = placer_argv_join(argv);
-  placer_string_list_addf(&a->actions, "%s: %s", t->rec.name, line ? line : "systemctl set-property");
-  int ret = 0;
-  if (!a->opt->dry_run)
-    ret = sd_systemctl(&a->ctx, argv, NULL, err);
+/* Before each property the writer sets: the command said; a dry run
+ * only says it.  (What the unit had before is in its record already.) */
+static int before_set(void *ctx, const struct placer_placed *p, enum placer_write_step step, const char *where,
+                      enum placer_setting s, const struct placer_group_values *now,
+                      const struct placer_group_values *want, struct placer_error **err) {
+  (void)step, (void)now;
+  struct sd_applier *a = ctx;
+  char **argv = sd_setting_argv(&a->ctx, where, s, want);
+  cleanup_free char *line = argv ? placer_argv_join(argv) : NULL;
   placer_systemd_argv_free(argv);
-  if (ret < 0)
-    return placer_error_prefix(err, "%s", t->rec.name);
+  if (line == NULL)
+    return placer_error_oom(err, NULL);
+  placer_string_list_addf(&a->actions, "%s: %s", p->inst->name, line);
+  struct sd_target *t = &a->t[p - a->placement->v];
+  if (a->opt->dry_run) {
+    a->steps++;
+    t->changes++;
+  }
+  return a->opt->dry_run ? 1 : 0;
+}
+
+static int after_set(void *ctx, const struct placer_placed *p, enum placer_write_step step, bool unmarked,
+                     struct placer_error **err) {
+  (void)step, (void)unmarked, (void)err;
+  struct sd_applier *a = ctx;
   a->steps++;
-  t->changes++;
+  a->t[p - a->placement->v].changes++;
+  return 0;
+}
+
+/* The model's values on the unit, through the backend's writer: each
+ * property that differs set once. */
+static int set_properties(struct sd_applier *a, struct sd_target *t, struct placer_error **err) {
+  struct placer_writer w = { &sd_writer_ops, &a->ctx };
+  struct placer_write_hooks hooks = { a, before_set, after_set };
+  if (placer_placed_write_values(&w, t->pd, t->rec.unit, unit_settings(t->pd), &hooks, err) < 0)
+    return placer_error_prefix(err, "%s", t->rec.name);
   return 0;
 }
 

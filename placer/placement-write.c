@@ -66,14 +66,21 @@ static int write_values(const struct placer_writer *w, const struct placer_place
   return ret;
 }
 
+/* The instance's own values in the order a new v2 cpuset takes them; the
+ * role's quota before its weight (as apply has always journaled them). */
+static const enum placer_setting group_order[] = { PLACER_SETTING_CPUS, PLACER_SETTING_MEMS,
+                                                   PLACER_SETTING_MEMORY_LIMIT, PLACER_SETTING_CPU_WEIGHT };
+static const enum placer_setting role_order[] = { PLACER_SETTING_CPU_QUOTA, PLACER_SETTING_CPU_WEIGHT };
+
+int placer_placed_write_values(const struct placer_writer *w, const struct placer_placed *p, const char *where,
+                               unsigned group_settings, const struct placer_write_hooks *hooks,
+                               struct placer_error **err) {
+  return write_values(w, p, where, group_order, 4, group_settings & PLACER_GROUP_SETTINGS, &p->values, hooks, err);
+}
+
 int placer_placed_write(const struct placer_writer *w, const struct placer_placed *p, unsigned group_settings,
                         unsigned role_settings, const char *mark, const struct placer_write_hooks *hooks,
                         struct placer_string_list *made, struct placer_error **err) {
-  /* The instance's own values in the order a new v2 cpuset takes them; the
-   * role's quota before its weight (as apply has always journaled them). */
-  static const enum placer_setting group_order[] = { PLACER_SETTING_CPUS, PLACER_SETTING_MEMS,
-                                                     PLACER_SETTING_MEMORY_LIMIT, PLACER_SETTING_CPU_WEIGHT };
-  static const enum placer_setting role_order[] = { PLACER_SETTING_CPU_QUOTA, PLACER_SETTING_CPU_WEIGHT };
   int unmarked = 0;
   if (create_levels(w, p, p->group, mark, hooks, made, &unmarked, err) < 0 ||
       write_values(w, p, p->group, group_order, 4, group_settings & PLACER_GROUP_SETTINGS, &p->values, hooks, err) <

@@ -202,6 +202,12 @@ struct placer_write_hooks {
 int placer_placed_write(const struct placer_writer *w, const struct placer_placed *p, unsigned group_settings,
                         unsigned role_settings, const char *mark, const struct placer_write_hooks *hooks,
                         struct placer_string_list *made, struct placer_error **err);
+/* P's own values of GROUP_SETTINGS written at WHERE through W, each that
+ * differs once: a writer whose places are not the model's groups (the
+ * systemd backend's units). */
+int placer_placed_write_values(const struct placer_writer *w, const struct placer_placed *p, const char *where,
+                               unsigned group_settings, const struct placer_write_hooks *hooks,
+                               struct placer_error **err);
 /* Every instance of PL in force through W, each value once: bench's switch
  * between variants. */
 int placer_placement_write(const struct placer_writer *w, const struct placer_placement *pl, struct placer_error **err);
