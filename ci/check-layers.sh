@@ -25,6 +25,7 @@ module_of() {
   cgroup*) m_mod=cgroup m_rank=4 ;;
   systemd-unit.c | systemd-unit.h) m_mod=systemd m_rank=4 ;; # systemd units as text (pure)
   cephconf.c | cephconf.h) m_mod=cephconf m_rank=4 ;; # a Ceph daemon's own affinity settings
+  ceph-admin.c | ceph-admin.h) m_mod=ceph-admin m_rank=4 ;; # a Ceph daemon's admin socket (status, bench)
   procmatch.c | procmatch.h) m_mod=procmatch m_rank=4 ;; # finds an instance's processes
   vcpu.c | vcpu.h) m_mod=vcpu m_rank=5 ;;     # qemu vCPU threads over QMP
   placement*) m_mod=placement m_rank=5 ;; # the model of a placed instance and its writers: apply, run, exec, bench
@@ -32,6 +33,7 @@ module_of() {
   export*) m_mod=export m_rank=5 ;;           # the plan for libvirt, Nova, Proxmox, kubelet, Ceph, systemd...
   launch* | podman-argv.* | vm.c | vm.h | runstate.* | run-roles.*) m_mod=launch m_rank=6 ;; # run-roles: placer_run()
   apply*) m_mod=apply m_rank=6 ;; # apply-backend.c and its backends: apply-cgroupfs*, apply-systemd*
+  watch/*) m_mod=watch m_rank=7 ;;     # placer watch's core: process events, matching, metrics, the loop
   results/*) m_mod=results m_rank=7 ;; # a study's results: summary.json, statistics, compare (no runner)
   size/*) m_mod=size m_rank=8 ;;       # sizing from results: how many OSDs and VMs a node takes
   report/*) m_mod=report m_rank=9 ;;   # the text and HTML reports of results and sizing

@@ -4,7 +4,7 @@
 set -eu
 
 BUILD_PKGS="build-essential cmake pkg-config libhwloc-dev hwloc-nox libnuma-dev \
-libyaml-dev libjansson-dev libcmocka-dev"
+libyaml-dev libjansson-dev libxml2-dev libcmocka-dev"
 RUNTIME_PKGS="fio stress-ng util-linux procps psmisc python3 numactl"
 CEPH_PKGS="ceph-mon ceph-osd ceph-mgr ceph-mds ceph-common ceph-fuse"
 CONTAINER_PKGS="podman runc debootstrap"
@@ -24,11 +24,14 @@ CHECK_PKGS="clang-format clang libclang-rt-14-dev"
 REPORT_PKGS="gnuplot-nox chromium"
 # tests/integration/deb_install.sh: lintian checks the .deb that cpack makes
 PACKAGE_PKGS="lintian"
+# tests/integration/watch_storm.sh: the watcher's metrics read by Prometheus's Python client (its
+# text-format parser; a library, nothing that starts)
+METRICS_PKGS="python3-prometheus-client"
 
 want="$BUILD_PKGS $RUNTIME_PKGS $CHECK_PKGS"
 case "${1:-all}" in
   build) ;;
-  all) want="$want $CEPH_PKGS $CONTAINER_PKGS $VM_PKGS $LIBVIRT_PKGS $FLEET_PKGS $REPORT_PKGS $PACKAGE_PKGS" ;;
+  all) want="$want $CEPH_PKGS $CONTAINER_PKGS $VM_PKGS $LIBVIRT_PKGS $FLEET_PKGS $REPORT_PKGS $PACKAGE_PKGS $METRICS_PKGS" ;;
   *) echo "usage: $0 [build|all]" >&2; exit 2 ;;
 esac
 

@@ -3,7 +3,8 @@
  * --backend names or PID 1 suggests for apply; for status and reset the one
  * the state directory records (as crun dispatches a container's cgroup
  * calls on the manager its status recorded).  The IRQs and the Ceph
- * affinity warning around any backend's apply. */
+ * affinity warning around any backend's apply; the IRQs and the MDS's cache
+ * setting after any backend's status. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +13,7 @@
 
 #include "apply-irq.h"
 #include "apply-internal.h"
+#include "apply-mds-status.h"
 #include "apply.h"
 #include "cephconf.h"
 #include "lib/array.h"
@@ -253,7 +255,7 @@ int placer_status(const char *state_dir, json_t **out, bool *drift, struct place
   const struct placer_apply_backend_ops *ops;
   if (placer_apply_backend_recorded(state_dir, &ops, err) < 0 || ops->status(state_dir, out, drift, err) < 0)
     return -1;
-  if (irq_status(state_dir, NULL, *out, drift, err) < 0) {
+  if (irq_status(state_dir, NULL, *out, drift, err) < 0 || apply_mds_status(*out, drift, err) < 0) {
     json_decref(*out);
     *out = NULL;
     return -1;

@@ -1,6 +1,7 @@
 /* export --format libvirt: per vm instance, the domain XML elements that
  * hold its placement (<vcpu cpuset>, <cputune>, <numatune>), to merge into
- * the domain's definition so that every start and migration keeps it. */
+ * the domain's definition so that every start and migration keeps it; or
+ * with --merge DOMAIN.xml that whole domain, merged (export-libvirt-merge.c). */
 #include "export-internal.h"
 #include "lib/cpulist.h"
 
@@ -15,9 +16,11 @@ static void write_domain(struct placer_export_writer *w, FILE *f, const struct p
   if (domain) {
     fputs("): merge these elements into the definition of domain '", f);
     export_comment_text(f, domain, PLACER_EXPORT_XML);
-    fputs("' (virsh edit). -->\n", f);
+    fputs("' (virsh edit), or have placer write the whole domain from its XML (option merge). -->\n", f);
   } else {
-    fputs("): merge these elements into its domain's definition (virsh edit). -->\n", f);
+    fputs("): merge these elements into its domain's definition (virsh edit), or have placer write the whole "
+          "domain from its XML (option merge). -->\n",
+          f);
   }
   fputs("<domain>\n", f);
   fprintf(f, "  <vcpu placement='static' cpuset='%s'>%u</vcpu>\n", export_cpus(w, inst->cpus), vcpus);
@@ -34,7 +37,8 @@ static void write_domain(struct placer_export_writer *w, FILE *f, const struct p
 
 static int write_libvirt(const struct placer_export_input *in, struct placer_export_writer *w,
                          struct placer_error **err) {
-  (void)err;
+  if (in->merge_text)
+    return export_libvirt_merge(in, w, err);
   for (size_t i = 0; i < in->plan->n_instances; i++) {
     const struct placer_instance *inst = &in->plan->instances[i];
     if (inst->kind != PLACER_KIND_VM)
@@ -52,5 +56,6 @@ const struct placer_export_format placer_export_libvirt = {
   .summary = "per VM instance, a domain XML fragment: <vcpu cpuset>, <cputune> (vcpupin, emulatorpin), <numatune>",
   .syntax = PLACER_EXPORT_XML,
   .needs = PLACER_EXPORT_NEEDS_PINNED | PLACER_EXPORT_NEEDS_VM | PLACER_EXPORT_GIVES_VM_CPUS,
+  .takes_merge = true,
   .write = write_libvirt,
 };

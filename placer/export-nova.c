@@ -1,7 +1,9 @@
 /* export --format nova: nova.conf lines for an OpenStack compute node
- * (the CPU sets Nova may give guests, the memory it must leave alone) and,
- * per vm role, the flavor extra specs that make its guests land as the
- * plan says. */
+ * (the CPU sets Nova may give guests, the memory it must leave alone, the
+ * allocation ratios that keep it to the plan's guests) and, per vm role, the
+ * flavor extra specs that make its guests land as the plan says.  Nova's
+ * rules: nova/conf/compute.py (cpu_shared_set, cpu_dedicated_set,
+ * vcpu_pin_set, reserved_host_cpus, the allocation ratios). */
 #include <string.h>
 
 #include "export-internal.h"
@@ -77,6 +79,36 @@ static void write_flavor(struct placer_export_writer *w, FILE *f, const struct p
           f);
 }
 
+/* cpu_allocation_ratio: the pooled guests' vCPUs over cpu_shared_set's PUs,
+ * rounded up to 4 decimals so that Placement's int(PUs x ratio) is exactly
+ * the plan's vCPUs (PUs < 10000): no more shared guests than planned.  It
+ * does not apply to PCPU (dedicated) inventory, which is never overcommitted. */
+static void write_ratios(struct placer_export_writer *w, FILE *f, hwloc_const_bitmap_t shared) {
+  const struct placer_plan *plan = w->in->plan;
+  unsigned long long vcpus = 0;
+  unsigned pus = (unsigned)hwloc_bitmap_weight(shared);
+  fputs("# cpu_allocation_ratio: the vm pools' vCPUs", f);
+  for (size_t r = 0; w->in->profile && r < w->in->profile->n_roles; r++) {
+    const struct placer_role_spec *role = &w->in->profile->roles[r];
+    unsigned n = 0, each = 0;
+    for (size_t i = 0; i < plan->n_instances; i++) {
+      const struct placer_instance *inst = &plan->instances[i];
+      if (inst->kind == PLACER_KIND_VM && !inst->exclusive && strcmp(inst->role, role->name) == 0) {
+        n++;
+        each = export_vcpus(w->in, inst);
+        vcpus += each;
+      }
+    }
+    if (n)
+      fprintf(f, " (role %s: %u x %u)", role->name, n, each);
+  }
+  unsigned long long ten_thousandths = (vcpus * 10000 + pus - 1) / pus;
+  fprintf(f,
+          ", %llu, over cpu_shared_set's %u PUs, rounded up: Nova places no more shared vCPUs there than the plan "
+          "holds (its initial ratio is 16.0, 4.0 from 2023.1)\ncpu_allocation_ratio = %llu.%04llu\n",
+          vcpus, pus, ten_thousandths / 10000, ten_thousandths % 10000);
+}
+
 static int write_nova(const struct placer_export_input *in, struct placer_export_writer *w, struct placer_error **err) {
   (void)err;
   const struct placer_plan *plan = in->plan;
@@ -94,9 +126,17 @@ static int write_nova(const struct placer_export_input *in, struct placer_export
   }
   FILE *f = export_unit(w, "nova.conf");
   if (f) {
-    fputs("[DEFAULT]\n", f);
+    fputs("# Remove vcpu_pin_set and reserved_host_cpus from your nova.conf: vcpu_pin_set is an error next to "
+          "cpu_dedicated_set and next to cpu_shared_set gives guests its own CPUs instead; reserved_host_cpus cannot "
+          "be set with either (the CPUs in neither set are the host's).\n[DEFAULT]\n",
+          f);
     uint64_t mib = reserved_host_memory(in, f);
-    fprintf(f, "reserved_host_memory_mb = %llu\n\n[compute]\n", (unsigned long long)mib);
+    fprintf(f, "reserved_host_memory_mb = %llu\n", (unsigned long long)mib);
+    if (!hwloc_bitmap_iszero(shared))
+      write_ratios(w, f, shared);
+    fputs("# ram_allocation_ratio: no memory overcommit past reserved_host_memory_mb (the initial ratio is 1.5, 1.0 "
+          "from 2023.1)\nram_allocation_ratio = 1.0\n\n[compute]\n",
+          f);
     if (!hwloc_bitmap_iszero(shared))
       fprintf(f, "# the vm pools (hw:cpu_policy=shared)\ncpu_shared_set = %s\n", export_cpus(w, shared));
     if (!hwloc_bitmap_iszero(dedicated))

@@ -8,25 +8,6 @@
 #include "export-internal.h"
 #include "systemd-unit.h"
 
-/* The unit of INST: --map, else a Ceph daemon's packaged unit
- * (ceph-osd@ID.service for ceph_id ID); NULL when neither. *owned is what
- * the caller frees. */
-static const char *unit_of(const struct placer_export_input *in, const struct placer_instance *inst, char **owned) {
-  *owned = NULL;
-  const char *mapped = export_mapped(in, inst);
-  if (mapped)
-    return mapped;
-  if (placer_role_kind_is_ceph(inst->kind) && inst->match.kind == PLACER_MATCH_CEPH_ID && inst->match.value &&
-      asprintf(owned, "%s@%s.service", placer_role_kind_name(inst->kind), inst->match.value) >= 0)
-    return *owned;
-  return NULL;
-}
-
-static bool is_service(const char *unit) {
-  size_t len = strlen(unit);
-  return placer_systemd_unit_name_is_valid(unit) && len > 8 && strcmp(unit + len - 8, ".service") == 0;
-}
-
 static int write_systemd(const struct placer_export_input *in, struct placer_export_writer *w,
                          struct placer_error **err) {
   const struct placer_plan *plan = in->plan;
@@ -34,8 +15,8 @@ static int write_systemd(const struct placer_export_input *in, struct placer_exp
   for (size_t i = 0; i < plan->n_instances; i++) {
     const struct placer_instance *inst = &plan->instances[i];
     cleanup_free char *owned = NULL;
-    const char *unit = unit_of(in, inst, &owned);
-    if (unit && !is_service(unit)) {
+    const char *unit = export_systemd_unit(in, inst, &owned);
+    if (unit && !export_is_service(unit)) {
       if (export_mapped(in, inst))
         return placer_error_set(err, PLACER_EXIT_USAGE, EINVAL,
                                 "%s: '%s' is not a .service unit (only a service takes a drop-in that outlives it)",
@@ -44,7 +25,7 @@ static int write_systemd(const struct placer_export_input *in, struct placer_exp
     }
     for (size_t j = 0; unit && j < i; j++) {
       cleanup_free char *other_owned = NULL;
-      const char *other = unit_of(in, &plan->instances[j], &other_owned);
+      const char *other = export_systemd_unit(in, &plan->instances[j], &other_owned);
       if (other && strcmp(other, unit) == 0)
         return placer_error_set(err, PLACER_EXIT_USAGE, EINVAL, "%s and %s are both in %s: systemd places whole units",
                                 plan->instances[j].name, inst->name, unit);

@@ -11,11 +11,12 @@
 #include "lib/cpulist.h"
 #include "lib/fileset.h"
 #include "profile-run.h"
+#include "systemd-unit.h"
 
 const struct placer_export_format *const placer_export_formats[] = {
-  &placer_export_libvirt, &placer_export_virsh,   &placer_export_nova,
-  &placer_export_proxmox, &placer_export_kubelet, &placer_export_ceph,
-  &placer_export_systemd, &placer_export_tuned,   &placer_export_irqbalance,
+  &placer_export_libvirt, &placer_export_virsh,      &placer_export_nova, &placer_export_proxmox,
+  &placer_export_kubelet, &placer_export_openshift,  &placer_export_ceph, &placer_export_systemd,
+  &placer_export_tuned,   &placer_export_irqbalance,
 };
 const size_t placer_export_n_formats = N_OF(placer_export_formats);
 
@@ -70,6 +71,13 @@ unsigned export_vcpus(const struct placer_export_input *in, const struct placer_
   return weight > 0 ? (unsigned)weight : 1;
 }
 
+uint64_t export_guest_memory(const struct placer_export_input *in, const struct placer_instance *inst) {
+  const struct placer_role_spec *role = export_role(in, inst);
+  if (role && role->run && role->run->has_vm && role->run->vm.memory_bytes)
+    return role->run->vm.memory_bytes;
+  return role && role->has_memory ? role->memory_bytes : 0;
+}
+
 const char *export_domain_name(const struct placer_export_input *in, const struct placer_instance *inst) {
   const char *mapped = export_mapped(in, inst);
   if (mapped)
@@ -84,6 +92,63 @@ const char *export_ceph_id(const struct placer_export_input *in, const struct pl
   return inst->match.kind == PLACER_MATCH_CEPH_ID ? inst->match.value : NULL;
 }
 
+const char *export_topology_policy(const struct placer_plan *plan) {
+  bool vms = false, one_node = true;
+  for (size_t i = 0; i < plan->n_instances; i++)
+    if (plan->instances[i].kind == PLACER_KIND_VM) {
+      vms = true;
+      one_node = one_node && plan->instances[i].numa_node >= 0;
+    }
+  return vms && one_node ? "single-numa-node" : "best-effort";
+}
+
+const char *export_systemd_unit(const struct placer_export_input *in, const struct placer_instance *inst,
+                                char **owned) {
+  *owned = NULL;
+  const char *mapped = export_mapped(in, inst);
+  if (mapped)
+    return mapped;
+  if (placer_role_kind_is_ceph(inst->kind) && inst->match.kind == PLACER_MATCH_CEPH_ID && inst->match.value &&
+      asprintf(owned, "%s@%s.service", placer_role_kind_name(inst->kind), inst->match.value) >= 0)
+    return *owned;
+  return NULL;
+}
+
+bool export_is_service(const char *unit) {
+  size_t len = strlen(unit);
+  return placer_systemd_unit_name_is_valid(unit) && len > 8 && strcmp(unit + len - 8, ".service") == 0;
+}
+
+const char *export_holders(struct placer_export_writer *w, hwloc_const_bitmap_t set) {
+  const struct placer_plan *plan = w->in->plan;
+  char *text = NULL;
+  size_t size = 0;
+  FILE *f = open_memstream(&text, &size);
+  if (f == NULL) {
+    w->failed = true;
+    return "";
+  }
+  bool any = hwloc_bitmap_intersects(set, plan->reserved_cpus);
+  fputs(any ? "the host reserve" : "", f);
+  for (size_t i = 0; i < plan->n_instances; i++) {
+    const struct placer_instance *inst = &plan->instances[i];
+    bool seen = false;
+    for (size_t j = 0; j < i && !seen; j++)
+      seen = strcmp(plan->instances[j].role, inst->role) == 0 && hwloc_bitmap_intersects(set, plan->instances[j].cpus);
+    if (seen || !hwloc_bitmap_intersects(set, inst->cpus))
+      continue;
+    fprintf(f, "%s%s (%s)", any ? ", " : "", inst->role, placer_role_kind_name(inst->kind));
+    any = true;
+  }
+  if (hwloc_bitmap_intersects(set, plan->free_cpus))
+    fprintf(f, "%sthe free CPUs", any ? ", " : "");
+  if (fclose(f) != 0 || placer_string_list_take(&w->strings, text) < 0) {
+    w->failed = true;
+    return "";
+  }
+  return text;
+}
+
 hwloc_const_bitmap_t export_emulator_cpus(const struct placer_plan *plan, const struct placer_instance *inst) {
   if (inst->pin_vcpus && !hwloc_bitmap_iszero(plan->reserved_cpus))
     return plan->reserved_cpus;
@@ -95,6 +160,17 @@ void export_reserve_per_node(const struct placer_export_input *in, uint64_t *out
   uint64_t total = in->plan->reserved_memory_bytes;
   for (size_t i = 0; i < n; i++)
     out[i] = total / n + (i < total % n ? 1 : 0);
+}
+
+const char *export_quantity(struct placer_export_writer *w, uint64_t bytes) {
+  char *s = NULL;
+  int rc = bytes % (1 << 20) ? asprintf(&s, "%llu", (unsigned long long)bytes)
+                             : asprintf(&s, "%lluMi", (unsigned long long)(bytes >> 20));
+  if (rc < 0 || placer_string_list_take(&w->strings, s) < 0) {
+    w->failed = true;
+    return "0";
+  }
+  return s;
 }
 
 uint64_t export_mib_up(uint64_t bytes) {
@@ -164,7 +240,8 @@ void export_comment_text(FILE *f, const char *s, enum placer_export_syntax synta
   }
 }
 
-FILE *export_unit(struct placer_export_writer *w, const char *name_fmt, ...) {
+static FILE *open_unit(struct placer_export_writer *w, enum placer_export_syntax syntax, const char *name_fmt,
+                       va_list ap) {
   if (close_unit(w) < 0)
     return NULL;
   struct placer_export_output *o = w->out;
@@ -175,11 +252,8 @@ FILE *export_unit(struct placer_export_writer *w, const char *name_fmt, ...) {
   }
   o->units = grown;
   struct placer_export_unit *u = &o->units[o->n_units];
-  *u = (struct placer_export_unit){ NULL, NULL };
-  va_list ap;
-  va_start(ap, name_fmt);
+  *u = (struct placer_export_unit){ NULL, NULL, syntax };
   int rc = vasprintf(&u->name, name_fmt, ap);
-  va_end(ap);
   if (rc < 0) {
     w->failed = true;
     return NULL;
@@ -190,12 +264,14 @@ FILE *export_unit(struct placer_export_writer *w, const char *name_fmt, ...) {
     w->failed = true;
     return NULL;
   }
-  enum placer_export_syntax syntax = w->fmt->syntax;
   const struct placer_plan *plan = w->in->plan;
   if (syntax == PLACER_EXPORT_SCRIPT)
     fputs("#!/bin/sh\n", w->f);
   fputs(syntax == PLACER_EXPORT_XML ? "<!-- " : "# ", w->f);
-  fprintf(w->f, "Generated by placer export (format %s) from profile ", w->fmt->name);
+  fprintf(w->f, "Generated by placer export (format %s", w->fmt->name);
+  if (w->target)
+    fprintf(w->f, ", for %s %s", w->fmt->consumer, w->target);
+  fputs(") from profile ", w->f);
   export_comment_text(w->f, plan->profile_name, syntax);
   fputs(" (", w->f);
   export_comment_text(w->f, plan->profile_path ? plan->profile_path : "?", syntax);
@@ -205,6 +281,26 @@ FILE *export_unit(struct placer_export_writer *w, const char *name_fmt, ...) {
   if (syntax == PLACER_EXPORT_SCRIPT)
     fputs("set -e\n", w->f);
   return w->f;
+}
+
+FILE *export_unit(struct placer_export_writer *w, const char *name_fmt, ...) {
+  va_list ap;
+  va_start(ap, name_fmt);
+  FILE *f = open_unit(w, w->fmt->syntax, name_fmt, ap);
+  va_end(ap);
+  return f;
+}
+
+FILE *export_unit_in(struct placer_export_writer *w, enum placer_export_syntax syntax, const char *name_fmt, ...) {
+  va_list ap;
+  va_start(ap, name_fmt);
+  FILE *f = open_unit(w, syntax, name_fmt, ap);
+  va_end(ap);
+  return f;
+}
+
+void export_sh_code(FILE *f, const char *code) {
+  fprintf(f, "%s\n%s%s\n", PLACER_EXPORT_SH_CODE_BEGIN, code, PLACER_EXPORT_SH_CODE_END);
 }
 
 void export_note(struct placer_export_writer *w, const char *fmt, ...) {
@@ -298,14 +394,53 @@ void placer_export_output_free(struct placer_export_output *out) {
   free(out);
 }
 
+bool export_target_at_least(const struct placer_export_writer *w, const char *release) {
+  for (size_t i = 0; w->fmt->targets && w->fmt->targets[i]; i++)
+    if (strcmp(w->fmt->targets[i], release) == 0)
+      return w->target_index >= i;
+  return false;
+}
+
+/* --target: one of the format's releases, else the newest; --merge only
+ * where the format reads one. */
+static int resolve_target(const struct placer_export_format *fmt, const struct placer_export_input *in,
+                          struct placer_export_writer *w, struct placer_error **err) {
+  if (in->merge_text && !fmt->takes_merge)
+    return placer_error_set(
+        err, PLACER_EXIT_USAGE, EINVAL,
+        "--merge: this format writes no whole configuration to merge into (libvirt and kubelet do)");
+  if (fmt->targets == NULL) {
+    if (in->target)
+      return placer_error_set(err, PLACER_EXIT_USAGE, EINVAL,
+                              "--target %s: this format's output is the same for every release of its consumer",
+                              in->target);
+    return 0;
+  }
+  size_t n = 0;
+  while (fmt->targets[n])
+    n++;
+  for (size_t i = 0; i < n; i++)
+    if (in->target == NULL ? i + 1 == n : strcmp(in->target, fmt->targets[i]) == 0) {
+      w->target = fmt->targets[i];
+      w->target_index = i;
+      return 0;
+    }
+  char known[256] = "";
+  for (size_t i = 0; i < n; i++)
+    snprintf(known + strlen(known), sizeof(known) - strlen(known), "%s%s", i ? ", " : "", fmt->targets[i]);
+  return placer_error_set(err, PLACER_EXIT_USAGE, EINVAL, "--target %s: placer writes for %s %s", in->target,
+                          fmt->consumer, known);
+}
+
 int placer_export_render(const struct placer_export_format *fmt, const struct placer_export_input *in,
                          struct placer_export_output **out, struct placer_error **err) {
-  if (check_needs(fmt, in, err) < 0)
+  struct placer_export_writer w = { .fmt = fmt, .in = in };
+  if (resolve_target(fmt, in, &w, err) < 0 || check_needs(fmt, in, err) < 0)
     return placer_error_prefix(err, "%s", fmt->name);
   struct placer_export_output *o = calloc(1, sizeof(*o));
   if (o == NULL)
     return placer_error_oom(err, NULL);
-  struct placer_export_writer w = { .fmt = fmt, .in = in, .out = o };
+  w.out = o;
   int rc = fmt->write(in, &w, err);
   if (close_unit(&w) < 0 && rc == 0)
     rc = -1;
@@ -322,9 +457,12 @@ int placer_export_render(const struct placer_export_format *fmt, const struct pl
 }
 
 int placer_export_print(const struct placer_export_output *out, FILE *f) {
-  for (size_t i = 0; i < out->n_units; i++)
+  for (size_t i = 0; i < out->n_units; i++) {
+    if (out->n_units > 1 && fprintf(f, "%s==> %s <==\n", i ? "\n" : "", out->units[i].name) < 0)
+      return -1;
     if (fputs(out->units[i].text, f) == EOF)
       return -1;
+  }
   return 0;
 }
 

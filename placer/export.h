@@ -28,6 +28,11 @@ enum placer_export_syntax {
   PLACER_EXPORT_SHELL,  /* shell assignments a service sources (/etc/default/irqbalance) */
 };
 
+/* A script's own shell code (not from the input) stands between these two
+ * lines; everything else in a script is shell words and comments. */
+#define PLACER_EXPORT_SH_CODE_BEGIN "# -- placer's own shell code --"
+#define PLACER_EXPORT_SH_CODE_END "# -- end of placer's own shell code --"
+
 /* What a writer needs from the plan; the dispatcher checks these before the
  * writer runs, so a format the profile cannot express fails with one line. */
 enum placer_export_needs {
@@ -74,11 +79,19 @@ const char *placer_export_map_get(const struct placer_export_map *map, const cha
 int placer_export_map_check(const struct placer_export_map *map, const struct placer_plan *plan,
                             struct placer_error **err);
 
+/* --merge FILE: a domain XML or a KubeletConfiguration is kilobytes. */
+#define PLACER_EXPORT_MERGE_MAX_BYTES ((size_t)4 << 20)
+
 struct placer_export_input {
   const struct placer_plan *plan;
   const struct placer_profile *profile; /* the roles' specs: vCPUs, crimson, memory overhead */
   const struct placer_topology *topo;   /* cores and their PUs */
   const struct placer_export_map *map;  /* NULL: none */
+  const char *target;                   /* --target RELEASE of the consumer; NULL: the newest it knows */
+  /* --merge FILE: the consumer's own configuration, which the output keeps
+   * all of but what placer owns (NULL: none) */
+  const char *merge_path;
+  const char *merge_text;
 };
 
 /* One file of output: NAME relative to --out (at most one '/': systemd's
@@ -86,6 +99,7 @@ struct placer_export_input {
 struct placer_export_unit {
   char *name;
   char *text;
+  enum placer_export_syntax syntax; /* the format's, or another for a unit beside it (a cephadm spec) */
 };
 
 struct placer_export_output {
@@ -101,6 +115,12 @@ struct placer_export_format {
   const char *summary;
   enum placer_export_syntax syntax;
   unsigned needs; /* enum placer_export_needs */
+  /* The consumer's releases whose reading of the output differs, oldest
+   * first, NULL-terminated (NULL: one output for all, --target refused);
+   * the last is the default.  CONSUMER names them in the header. */
+  const char *consumer;
+  const char *const *targets;
+  bool takes_merge; /* --merge FILE */
   int (*write)(const struct placer_export_input *in, struct placer_export_writer *w, struct placer_error **err);
 };
 
@@ -116,7 +136,9 @@ int placer_export_render(const struct placer_export_format *fmt, const struct pl
                          struct placer_export_output **out, struct placer_error **err);
 void placer_export_output_free(struct placer_export_output *out);
 
-/* Every unit's text, one after the other (stdout). -1 when writing fails. */
+/* Every unit's text (stdout); with several, each after a line "==> NAME <=="
+ * and the units apart by an empty line, as head(1) prints several files.
+ * -1 when writing fails. */
 int placer_export_print(const struct placer_export_output *out, FILE *f);
 /* --out DIR must be an existing directory, not a symbolic link, that this
  * process can write into (PLACER_EXIT_USAGE otherwise); checked before

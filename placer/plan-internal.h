@@ -12,5 +12,7 @@ void placer_instance_clear(struct placer_instance *inst);
 void placer_plan_irq_queue_cpus(const struct placer_topology *topo, const char *device, hwloc_bitmap_t out);
 /* Free the plan's NIC cores, IRQ rules and IRQs. */
 void placer_plan_irqs_clear(struct placer_plan *plan);
+/* Free the plan's MDS facts (planner-mds.c). */
+void placer_plan_mds_clear(struct placer_plan *plan);
 
 #endif

@@ -17,6 +17,22 @@ static json_t *string_or_null(const char *s) {
   return s ? json_string(s) : json_null();
 }
 
+json_t *placer_plan_mds_to_json(const struct placer_plan_mds *m) {
+  json_t *j = json_object();
+  json_object_set_new(j, "cores", json_integer(m->n_cores));
+  json_object_set_new(j, "first_pus", cpulist(m->first_pus));
+  json_object_set_new(j, "smt_siblings", cpulist(m->siblings));
+  json_object_set_new(j, "not_held", cpulist(m->not_held));
+  json_t *shared = json_array();
+  for (size_t k = 0; k < m->n_shared_with; k++)
+    json_array_append_new(shared, json_string(m->shared_with[k]));
+  json_object_set_new(j, "shared_with", shared);
+  json_object_set_new(j, "nic_numa_nodes", cpulist(m->nic_nodes));
+  json_object_set_new(j, "cache_memory_limit_bytes",
+                      m->has_cache_limit ? json_integer((json_int_t)m->cache_limit_bytes) : json_null());
+  return j;
+}
+
 static json_t *instance_to_json(const struct placer_plan *plan, size_t index, unsigned role_weight, double share) {
   const struct placer_instance *inst = &plan->instances[index];
   json_t *j = json_object();
@@ -55,6 +71,9 @@ static json_t *instance_to_json(const struct placer_plan *plan, size_t index, un
   json_object_set_new(j, "match", match);
   if (inst->kind == PLACER_KIND_VM)
     json_object_set_new(j, "pin_vcpus", json_boolean(inst->pin_vcpus));
+  const struct placer_plan_mds *mds = placer_plan_mds_of(plan, index);
+  if (mds)
+    json_object_set_new(j, "mds", placer_plan_mds_to_json(mds));
   return j;
 }
 

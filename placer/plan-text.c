@@ -197,7 +197,7 @@ int placer_plan_print_text(const struct placer_plan *plan, FILE *out) {
     quota_title = true;
     fprintf(out, "  %s: %g cores\n", inst->role, inst->cpu_quota / 1000.0);
   }
-  if (placer_plan_irqs_print_text(plan, out) < 0)
+  if (placer_plan_mds_print_text(plan, out) < 0 || placer_plan_irqs_print_text(plan, out) < 0)
     goto out;
   if (plan->n_warnings) {
     fprintf(out, "\nwarnings:\n");

@@ -106,5 +106,6 @@ void placer_plan_free(struct placer_plan *plan) {
     free(plan->warnings[i]);
   free(plan->warnings);
   placer_plan_irqs_clear(plan);
+  placer_plan_mds_clear(plan);
   free(plan);
 }

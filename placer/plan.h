@@ -76,6 +76,22 @@ struct placer_plan_irq {
   bool on_own_cpus; /* managed, of an instance: it completes on the instance's own cpus */
 };
 
+/* An MDS as the plan places it (planner-mds.c; docs/profiles.md, "The MDS"):
+ * the cores it holds a PU of, who else holds a PU of them, its NIC and the
+ * cache its memory gives. */
+struct placer_plan_mds {
+  size_t instance;          /* its index in the plan's instances */
+  unsigned n_cores;         /* the cores it holds a PU of (0 when unpinned) */
+  hwloc_bitmap_t first_pus; /* the first PU of each of those cores */
+  hwloc_bitmap_t siblings;  /* their other PUs that it holds too (its SMT siblings) */
+  hwloc_bitmap_t not_held;  /* their PUs it does not hold: free, or another instance's */
+  char **shared_with;       /* the other instances holding a PU of those cores, in plan order */
+  size_t n_shared_with;
+  hwloc_bitmap_t nic_nodes; /* its NIC's NUMA nodes; empty without a NIC or when unknown */
+  bool has_cache_limit;     /* it has a memory limit, so mds_cache_memory_limit follows from it */
+  uint64_t cache_limit_bytes;
+};
+
 struct placer_plan {
   char *profile_name;
   char *profile_path;
@@ -85,8 +101,9 @@ struct placer_plan {
   hwloc_bitmap_t reserved_mems;
   uint64_t reserved_memory_bytes;
   struct placer_instance *instances;
-  size_t n_instances;       /* profile order */
-  hwloc_bitmap_t free_cpus; /* usable PUs neither reserved nor held by an instance or a shared pool */
+  size_t n_instances; /* profile order */
+  /* usable PUs neither reserved nor held by an instance (a pool's PUs no instance took are free) */
+  hwloc_bitmap_t free_cpus;
   char **warnings;
   size_t n_warnings;
   struct placer_plan_nic_cores *nic_cores; /* reserve.nics, by NIC in topology order */
@@ -96,6 +113,8 @@ struct placer_plan {
   bool irqs_known;              /* the topology had the node's IRQs (live): irqs below are this node's */
   struct placer_plan_irq *irqs; /* every IRQ of the rules' devices, rule by rule, in IRQ order */
   size_t n_irqs;
+  struct placer_plan_mds *mds; /* every ceph-mds instance, in plan order */
+  size_t n_mds;
 };
 
 struct placer_profile; /* profile.h */
@@ -130,6 +149,25 @@ int placer_plan_irqs(const struct placer_topology *topo, const struct placer_pro
                      struct placer_error **err);
 /* The instance's managed IRQs and how many complete on its own cpus. */
 void placer_plan_irq_own_share(const struct placer_plan *plan, const char *instance, size_t *on_own, size_t *managed);
+
+/* The MDS (planner-mds.c, docs/profiles.md "The MDS").  An MDS's resident
+ * memory runs to about twice its cache: Ceph's own guide provisions 8 GB of
+ * RAM for the default 4 GB mds_cache_memory_limit (doc/cephfs/add-remove-mds,
+ * "Provisioning Hardware for an MDS"), and Red Hat's hardware guide says the
+ * RAM an MDS needs is "typically twice" it.  So the cache gets the memory a
+ * plan gives the MDS over this: */
+#define PLACER_MDS_MEMORY_PER_CACHE 2
+/* mds_cache_memory_limit for an MDS given MEMORY_BYTES (its limit). */
+uint64_t placer_mds_cache_limit(uint64_t memory_bytes);
+/* The plan's MDS facts (plan->mds), from the placed instances and TOPO's
+ * cores and NICs; called by placer_plan_compute.  -1 only out of memory. */
+int placer_plan_mds(const struct placer_topology *topo, struct placer_plan *plan, struct placer_error **err);
+/* The entry of instance INDEX, NULL when it is not an MDS. */
+const struct placer_plan_mds *placer_plan_mds_of(const struct placer_plan *plan, size_t index);
+/* One line per MDS under the table, nothing without one (plan-mds.c); the
+ * "mds" object of an MDS instance's JSON (plan-json.c). */
+int placer_plan_mds_print_text(const struct placer_plan *plan, FILE *out);
+json_t *placer_plan_mds_to_json(const struct placer_plan_mds *m);
 
 /* CPU weights between instances (plan-weight.c).  The kernel divides CPU
  * among sibling groups, and instances live in PREFIX/ROLE/INSTANCE: so apply

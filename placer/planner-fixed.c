@@ -93,6 +93,24 @@ static int no_device_error(struct planner *p, const struct placer_role_spec *spe
   return -1;
 }
 
+/* For a role of whole cores, the free threads it may not take: each the SMT
+ * sibling of a core another role holds a thread of (into BUF, "" when none). */
+static void split_cores_text(const struct planner *p, const struct placer_role_spec *spec, hwloc_const_bitmap_t nodes,
+                             struct cpu_need need, char *buf, size_t len) {
+  buf[0] = '\0';
+  if (need.unit == UNIT_THREADS)
+    return;
+  unsigned total, reserved, free_threads, free_whole;
+  planner_scope_stats(p, p->used, nodes, UNIT_THREADS, &total, &reserved, &free_threads);
+  planner_scope_stats(p, p->used, nodes, UNIT_WHOLE_THREADS, &total, &reserved, &free_whole);
+  if (free_threads <= free_whole)
+    return;
+  unsigned split = free_threads - free_whole;
+  snprintf(buf, len, "; %u thread%s %s free, each the SMT sibling of a core another role holds a thread of%s", split,
+           split == 1 ? "" : "s", split == 1 ? "is" : "are",
+           spec->kind == PLACER_KIND_CEPH_MDS ? ": an MDS takes whole cores that no other role shares" : "");
+}
+
 /* The message when an instance finds no room: for the whole role when the
  * role as a whole asks for more than there was, else for the instance. */
 static int shortage(struct planner *p, struct role_state *rs, size_t n_slots, const struct target *targets,
@@ -104,6 +122,8 @@ static int shortage(struct planner *p, struct role_state *rs, size_t n_slots, co
   planner_need_text(need, per, sizeof(per));
   unsigned available;
   planner_scope_text(p, nodes, need.unit, &available, scope, sizeof(scope));
+  char split[192];
+  split_cores_text(p, spec, nodes, need, split, sizeof(split));
   /* the instances of this role that want the same place */
   size_t k = there ? 0 : n_slots;
   for (size_t i = 0; there && i < n_slots; i++)
@@ -111,23 +131,23 @@ static int shortage(struct planner *p, struct role_state *rs, size_t n_slots, co
       k++;
   if (k > 1 && k * need.amount > available) {
     if (!there)
-      return planner_infeasible(p, "role '%s': needs %zu x %s = %zu %s, only %u available (%s)", spec->name, k, per,
-                                k * need.amount, planner_unit_word(need.unit, 2), available, scope);
+      return planner_infeasible(p, "role '%s': needs %zu x %s = %zu %s, only %u available (%s)%s", spec->name, k, per,
+                                k * need.amount, planner_unit_word(need.unit, 2), available, scope, split);
     char where[96];
     planner_nodes_text(nodes, where, sizeof(where));
     return planner_infeasible(
-        p, "role '%s': needs %zu x %s = %zu %s on %s (strict locality), only %u available there (%s)", spec->name, k,
-        per, k * need.amount, planner_unit_word(need.unit, 2), where, available, scope);
+        p, "role '%s': needs %zu x %s = %zu %s on %s (strict locality), only %u available there (%s)%s", spec->name, k,
+        per, k * need.amount, planner_unit_word(need.unit, 2), where, available, scope, split);
   }
   unsigned total, reserved, left;
   planner_scope_stats(p, p->used, nodes, need.unit, &total, &reserved, &left);
   const char *whole = need.unit == UNIT_WHOLE_THREADS ? " in whole free cores" : "";
   if (there)
-    return planner_infeasible(p, "role '%s': %s needs %s %s (strict locality), only %u %s left there%s (%s)",
+    return planner_infeasible(p, "role '%s': %s needs %s %s (strict locality), only %u %s left there%s (%s)%s",
                               spec->name, instance, per, targets[failed].what, left, planner_unit_word(need.unit, left),
-                              whole, scope);
-  return planner_infeasible(p, "role '%s': %s needs %s, only %u %s left%s (%s)", spec->name, instance, per, left,
-                            planner_unit_word(need.unit, left), whole, scope);
+                              whole, scope, split);
+  return planner_infeasible(p, "role '%s': %s needs %s, only %u %s left%s (%s)%s", spec->name, instance, per, left,
+                            planner_unit_word(need.unit, left), whole, scope, split);
 }
 
 /* Place a pool (for its first member): like an instance, without memory. */

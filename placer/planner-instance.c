@@ -51,7 +51,7 @@ struct placer_instance *planner_new_instance(struct planner *p, struct role_stat
   inst->cpu_weight = spec->cpu.weight;
   inst->cpu_quota = spec->cpu.quota;
   inst->exclusive = p->profile->pin && spec->has_cpu && spec->cpu.exclusive;
-  inst->whole_cores = spec->has_cpu && spec->cpu.whole_cores;
+  inst->whole_cores = spec->has_cpu && (spec->cpu.whole_cores || (p->profile->pin && planner_role_whole_cores(spec)));
   inst->locality = PLACER_LOCALITY_NONE;
   inst->numa_node = -1;
   inst->match.kind = spec->match_kind;

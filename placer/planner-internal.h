@@ -263,6 +263,11 @@ const char *planner_unit_word(enum unit unit, unsigned n);
 void planner_need_text(struct cpu_need need, char *buf, size_t len);
 void planner_nodes_text(hwloc_const_bitmap_t nodeset, char *buf, size_t len);
 void planner_nodes_of_cpus(const struct planner *p, hwloc_const_bitmap_t cpus, hwloc_bitmap_t out);
+/* Whether a role's instances take whole cores: `cores`, `whole_cores`, and
+ * an MDS of its own CPUs, whose SMT siblings no other role may hold (it is
+ * single-threaded for most of its work and latency-bound: a sibling's load
+ * halves its core; docs/profiles.md, "The MDS"). */
+bool planner_role_whole_cores(const struct placer_role_spec *spec);
 /* What one instance of a role needs: cores, or threads (whole cores or not). */
 struct cpu_need planner_role_need(const struct placer_role_spec *spec);
 /* "(32 cores, 4 reserved for the host, 8 taken by earlier roles)" */

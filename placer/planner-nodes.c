@@ -228,13 +228,17 @@ void planner_nodes_of_cpus(const struct planner *p, hwloc_const_bitmap_t cpus, h
       hwloc_bitmap_set(out, p->nodes[i].os);
 }
 
+bool planner_role_whole_cores(const struct placer_role_spec *spec) {
+  return spec->cpu.whole_cores || (spec->kind == PLACER_KIND_CEPH_MDS && spec->cpu.exclusive);
+}
+
 struct cpu_need planner_role_need(const struct placer_role_spec *spec) {
   struct cpu_need need;
   if (spec->cpu.cores) {
     need.unit = UNIT_CORES;
     need.amount = spec->cpu.cores;
   } else {
-    need.unit = spec->cpu.whole_cores ? UNIT_WHOLE_THREADS : UNIT_THREADS;
+    need.unit = planner_role_whole_cores(spec) ? UNIT_WHOLE_THREADS : UNIT_THREADS;
     need.amount = spec->cpu.threads ? spec->cpu.threads : 1;
   }
   return need;

@@ -186,8 +186,6 @@ static int assemble(struct planner *p, struct placer_plan *plan) {
   planner_nodes_of_cpus(p, p->reserved, plan->reserved_mems);
   for (size_t i = 0; i < p->n_nodes; i++)
     plan->reserved_memory_bytes += p->nodes[i].memory_reserved;
-  hwloc_bitmap_andnot(plan->free_cpus, p->usable, p->used);
-
   size_t n = 0;
   for (size_t r = 0; r < p->profile->n_roles; r++)
     n += p->roles[r].n;
@@ -204,6 +202,12 @@ static int assemble(struct planner *p, struct placer_plan *plan) {
     plan->n_instances += rs->n;
     rs->n = 0; /* moved */
   }
+  /* free: what neither the reserve nor an instance holds.  Not usable - used:
+   * a pool keeps every PU it was given, also those no instance took when a
+   * count: fill role stopped at max_count, and those are nobody's. */
+  hwloc_bitmap_andnot(plan->free_cpus, p->usable, p->reserved);
+  for (size_t i = 0; i < plan->n_instances; i++)
+    hwloc_bitmap_andnot(plan->free_cpus, plan->free_cpus, plan->instances[i].cpus);
 
   if (p->n_warnings)
     qsort(p->warnings, p->n_warnings, sizeof(*p->warnings), compare_warnings);
@@ -334,7 +338,7 @@ int placer_plan_compute(const struct placer_topology *topo, const struct placer_
     planner_oom(&p);
     goto out;
   }
-  if (assemble(&p, plan) < 0 || placer_plan_irqs(topo, profile, plan, err) < 0)
+  if (assemble(&p, plan) < 0 || placer_plan_mds(topo, plan, err) < 0 || placer_plan_irqs(topo, profile, plan, err) < 0)
     goto out;
   *out = TAKE_PTR(plan);
   rc = 0;

@@ -31,6 +31,16 @@ int placer_proc_stat_ppid(const char *stat_text, pid_t *out) {
   return 0;
 }
 
+pid_t placer_proc_parent(pid_t pid) {
+  char path[64];
+  snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+  cleanup_free char *text = NULL;
+  pid_t ppid = 0;
+  if (placer_textfile_read_path(path, 4096, &text, NULL) < 0 || placer_proc_stat_ppid(text, &ppid) < 0)
+    return 0;
+  return ppid;
+}
+
 /* Breadth first from ROOT; CHILDREN_OF lists a pid's children into the
  * vector.  Stop pids are neither listed nor descended into. */
 typedef int (*children_fn)(void *ctx, pid_t pid, struct placer_pid_list *out);
@@ -117,42 +127,62 @@ static int children_files(void *ctx, pid_t pid, struct placer_pid_list *out) {
   return 0;
 }
 
-/* Every live process with its parent, from /proc/N/stat. */
-static int read_table(struct placer_proc_parent **out, size_t *n_out) {
-  DIR *dir = opendir("/proc");
+int placer_proc_each_stat(const char *proc_root, placer_proc_stat_fn fn, void *ctx) {
+  DIR *dir = opendir(proc_root);
   if (dir == NULL)
     return -1;
-  struct placer_proc_parent *table = NULL;
-  size_t n = 0, cap = 0;
   struct dirent *de;
-  while ((de = readdir(dir)) != NULL) {
+  int ret = 0;
+  while (ret == 0 && (de = readdir(dir)) != NULL) {
     char *end;
     long pid = strtol(de->d_name, &end, 10);
-    if (*end != '\0' || pid <= 0)
+    if (*end != '\0' || pid <= 0 || end == de->d_name)
       continue;
-    char path[64];
-    snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
+    char path[4200];
+    snprintf(path, sizeof(path), "%s/%ld/stat", proc_root, pid);
     cleanup_free char *text = NULL;
-    pid_t ppid;
-    if (placer_textfile_read_path(path, PLACER_TEXTFILE_MAX_BYTES, &text, NULL) < 0 ||
-        placer_proc_stat_ppid(text, &ppid) < 0 || is_zombie((pid_t)pid))
-      continue;
-    if (n == cap) {
-      cap = cap ? cap * 2 : 256;
-      struct placer_proc_parent *bigger = realloc(table, cap * sizeof(*bigger));
-      if (bigger == NULL) {
-        free(table);
-        closedir(dir);
-        errno = ENOMEM;
-        return -1;
-      }
-      table = bigger;
-    }
-    table[n++] = (struct placer_proc_parent){ (pid_t)pid, ppid };
+    if (placer_textfile_read_path(path, 4096, &text, NULL) < 0)
+      continue; /* ended meanwhile */
+    ret = fn(ctx, (pid_t)pid, text);
   }
+  int saved = errno;
   closedir(dir);
-  *out = table;
-  *n_out = n;
+  errno = saved;
+  return ret;
+}
+
+struct table {
+  struct placer_proc_parent *v;
+  size_t n, cap;
+};
+
+static int add_parent(void *ctx, pid_t pid, const char *stat_text) {
+  struct table *t = ctx;
+  pid_t ppid;
+  if (placer_proc_stat_ppid(stat_text, &ppid) < 0 || is_zombie(pid))
+    return 0;
+  if (t->n == t->cap) {
+    size_t cap = t->cap ? t->cap * 2 : 256;
+    struct placer_proc_parent *bigger = realloc(t->v, cap * sizeof(*bigger));
+    if (bigger == NULL) {
+      errno = ENOMEM;
+      return -1;
+    }
+    t->v = bigger, t->cap = cap;
+  }
+  t->v[t->n++] = (struct placer_proc_parent){ pid, ppid };
+  return 0;
+}
+
+/* Every live process with its parent, from /proc/N/stat. */
+static int read_table(struct placer_proc_parent **out, size_t *n_out) {
+  struct table t = { 0 };
+  if (placer_proc_each_stat("/proc", add_parent, &t) < 0) {
+    free(t.v);
+    return -1;
+  }
+  *out = t.v;
+  *n_out = t.n;
   return 0;
 }
 

@@ -92,14 +92,14 @@ int placer_proc_read_cmdline(pid_t pid, struct placer_cmdline *out, struct place
   return 0;
 }
 
-int placer_proc_stat_start_time(const char *stat_text, uint64_t *out) {
+int placer_proc_stat_field(const char *stat_text, int field, uint64_t *out) {
   /* "PID (comm) S ppid ...": comm may hold spaces and ')', so start after
-   * the last ')'.  Field 3 (state) follows; start time is field 22. */
+   * the last ')'.  Field 3 (state) follows. */
   const char *p = strrchr(stat_text, ')');
-  if (p == NULL)
+  if (p == NULL || field < 4)
     return -1;
   p++;
-  for (int field = 3; field < 22; field++) {
+  for (int f = 3; f < field; f++) {
     while (*p == ' ')
       p++;
     if (*p == '\0')
@@ -112,6 +112,22 @@ int placer_proc_stat_start_time(const char *stat_text, uint64_t *out) {
   if (!isdigit((unsigned char)*p))
     return -1;
   *out = strtoull(p, NULL, 10);
+  return 0;
+}
+
+int placer_proc_stat_start_time(const char *stat_text, uint64_t *out) {
+  return placer_proc_stat_field(stat_text, 22, out);
+}
+
+int placer_proc_stat_comm(const char *stat_text, char *buf, size_t size) {
+  const char *open = strchr(stat_text, '('), *close = strrchr(stat_text, ')');
+  if (open == NULL || close == NULL || close < open || size == 0)
+    return -1;
+  size_t len = (size_t)(close - open - 1);
+  if (len >= size)
+    len = size - 1;
+  memcpy(buf, open + 1, len);
+  buf[len] = '\0';
   return 0;
 }
 

@@ -30,6 +30,12 @@ char *placer_cmdline_join(const struct placer_cmdline *cl);
 int placer_proc_start_time(pid_t pid, uint64_t *out, struct placer_error **err);
 /* Parse that field from the text of /proc/PID/stat; -1 on bad input. */
 int placer_proc_stat_start_time(const char *stat_text, uint64_t *out);
+/* Field FIELD (numbered as in proc(5), from 4 on: the unsigned ones) of the
+ * text of /proc/PID/stat; -1 when it is missing or not a number. */
+int placer_proc_stat_field(const char *stat_text, int field, uint64_t *out);
+/* Field 2 of that text, the comm between the first '(' and the last ')'
+ * (it may hold both), into BUF of SIZE bytes, cut to fit; -1 on bad input. */
+int placer_proc_stat_comm(const char *stat_text, char *buf, size_t size);
 /* Is PID alive and is it the process that started at START_TIME? */
 bool placer_proc_is_same(pid_t pid, uint64_t start_time);
 /* Send SIG to PID if it is the process that started at START_TIME (held
@@ -65,12 +71,20 @@ char placer_task_state(pid_t pid, pid_t tid, unsigned *flags);
 bool placer_task_exiting(pid_t pid, pid_t tid);
 
 /* The process tree (proc-tree.c). */
+/* Call FN with the text of PROC_ROOT/PID/stat of every process (PROC_ROOT:
+ * "/proc", or a captured tree), in the order readdir gives them; one that
+ * ends meanwhile is left out.  FN returns 0 to go on, -1 (errno set) to
+ * stop.  0, or -1 with errno (PROC_ROOT unreadable, or FN's). */
+typedef int (*placer_proc_stat_fn)(void *ctx, pid_t pid, const char *stat_text);
+int placer_proc_each_stat(const char *proc_root, placer_proc_stat_fn fn, void *ctx);
 struct placer_proc_parent {
   pid_t pid;
   pid_t ppid;
 };
 /* Field 4 of /proc/PID/stat (the parent's PID); -1 on bad input. */
 int placer_proc_stat_ppid(const char *stat_text, pid_t *out);
+/* The parent of PID now, from /proc/PID/stat; 0 when PID is gone. */
+pid_t placer_proc_parent(pid_t pid);
 /* The descendants of ROOT in TABLE (who is whose child), breadth first:
  * children, grandchildren, ...; pids in STOP are neither listed nor
  * descended into.  -1 only on ENOMEM. */

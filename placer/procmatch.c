@@ -237,17 +237,6 @@ char *placer_match_describe(enum placer_role_kind kind, const struct placer_matc
 /* The kernel's flag of its own threads (PF_KTHREAD, field 9 of /proc/PID/stat). */
 #define KTHREAD_FLAG 0x00200000u
 
-/* The parent of PID from /proc/PID/stat; 0 when gone. */
-static pid_t parent_of(pid_t pid) {
-  char path[64];
-  snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-  cleanup_free char *text = NULL;
-  pid_t ppid = 0;
-  if (placer_textfile_read_path(path, 4096, &text, NULL) < 0 || placer_proc_stat_ppid(text, &ppid) < 0)
-    return 0;
-  return ppid;
-}
-
 /* Is PID one of placer's ancestors (its shell, sshd, ..., PID 1)? */
 static bool is_ancestor(pid_t pid) {
   pid_t p = getppid();
@@ -256,7 +245,7 @@ static bool is_ancestor(pid_t pid) {
       return true;
     if (p == 1)
       break;
-    p = parent_of(p);
+    p = placer_proc_parent(p);
   }
   return false;
 }
@@ -282,17 +271,38 @@ static bool bindable(pid_t pid) {
   return state != '\0' && state != 'Z' && state != 'X' && placer_proc_never_bound(pid) == NULL;
 }
 
+static bool pid_in(const pid_t *pids, size_t n, pid_t pid) {
+  for (size_t k = 0; k < n; k++)
+    if (pids[k] == pid)
+      return true;
+  return false;
+}
+
+/* The tree PID belongs to among PIDS: the parent of its topmost ancestor
+ * in PIDS (workers a supervisor forked share it: stress-ng's, a service's),
+ * or, when that ancestor is a child of PID 1 or of the kernel, the ancestor
+ * itself, negated so that it never equals a parent's pid (everything
+ * descends from PID 1: it joins nothing). */
+static pid_t tree_key(const pid_t *pids, size_t n, pid_t pid) {
+  pid_t top = pid, p = placer_proc_parent(pid);
+  for (int depth = 0; p > 1 && depth < 4096; depth++) {
+    if (pid_in(pids, n, p))
+      top = p;
+    p = placer_proc_parent(p);
+  }
+  pid_t parent = placer_proc_parent(top);
+  return parent > 2 ? parent : -top;
+}
+
 size_t placer_proc_count_trees(const pid_t *pids, size_t n) {
   size_t trees = 0;
+  cleanup_free pid_t *keys = calloc(n ? n : 1, sizeof(*keys));
+  if (keys == NULL)
+    return n; /* counted as unrelated: the caller refuses rather than binds */
   for (size_t i = 0; i < n; i++) {
-    bool below = false;
-    pid_t p = parent_of(pids[i]);
-    for (int depth = 0; p > 1 && !below && depth < 4096; depth++) {
-      for (size_t k = 0; k < n && !below; k++)
-        below = pids[k] == p;
-      p = parent_of(p);
-    }
-    trees += !below;
+    pid_t key = tree_key(pids, n, pids[i]);
+    if (!pid_in(keys, trees, key))
+      keys[trees++] = key;
   }
   return trees;
 }
@@ -304,6 +314,30 @@ static bool cmdline_test(enum placer_role_kind kind, const struct placer_match *
   case PLACER_MATCH_CMDLINE: return placer_cmdline_matches_pattern(cl, m->value);
   default: return false;
   }
+}
+
+/* The pid file of a PIDFILE or PROXMOX_VMID match (qemu-server starts
+ * every guest with -pidfile /var/run/qemu-server/VMID.pid); NULL for the
+ * other kinds and on ENOMEM. */
+static char *pidfile_path(const struct placer_match *m) {
+  const char *v = m->value ? m->value : "";
+  char *path = NULL;
+  if (m->kind == PLACER_MATCH_PIDFILE)
+    return strdup(v);
+  if (m->kind == PLACER_MATCH_PROXMOX_VMID && asprintf(&path, "%s/%s.pid", placer_proxmox_run_dir(), v) >= 0)
+    return path;
+  return NULL;
+}
+
+bool placer_procmatch_process(enum placer_role_kind kind, const struct placer_match *match, pid_t pid,
+                              const struct placer_cmdline *cl) {
+  if (cmdline_test(kind, match, cl))
+    return true;
+  cleanup_free char *path = pidfile_path(match);
+  cleanup_free char *text = NULL;
+  pid_t recorded = 0;
+  return path && placer_textfile_read_path(path, PLACER_TEXTFILE_MAX_BYTES, &text, NULL) == 0 &&
+         placer_parse_pid_text(text, &recorded) == 0 && recorded == pid;
 }
 
 static int scan_proc(enum placer_role_kind kind, const struct placer_match *m, struct placer_pid_list *found,
@@ -429,14 +463,10 @@ int placer_procmatch_find(enum placer_role_kind kind, const struct placer_match 
       ret = scan_proc(kind, match, &found, err);
     break;
   case PLACER_MATCH_CONTAINER: ret = find_container(match->value ? match->value : "", &found, why, err); break;
-  case PLACER_MATCH_PIDFILE: ret = find_pidfile(match->value ? match->value : "", &found, why, err); break;
+  case PLACER_MATCH_PIDFILE:
   case PLACER_MATCH_PROXMOX_VMID: {
-    /* qemu-server starts every guest with -pidfile /var/run/qemu-server/VMID.pid */
-    cleanup_free char *path = NULL;
-    if (asprintf(&path, "%s/%s.pid", placer_proxmox_run_dir(), match->value ? match->value : "") < 0)
-      ret = placer_error_oom(err, NULL);
-    else
-      ret = find_pidfile(path, &found, why, err);
+    cleanup_free char *path = pidfile_path(match);
+    ret = path ? find_pidfile(path, &found, why, err) : placer_error_oom(err, NULL);
     break;
   }
   }

@@ -34,6 +34,14 @@ bool placer_cmdline_matches_pattern(const struct placer_cmdline *cl, const char 
  * $PLACER_PROXMOX_RUN_DIR when set (tests), else /var/run/qemu-server. */
 const char *placer_proxmox_run_dir(void);
 
+/* Is process PID, whose command line is CL, one that MATCH finds?  The
+ * command-line kinds test CL (pure); a pid file (PIDFILE, PROXMOX_VMID) is
+ * read and its PID compared; a podman container is never told from one
+ * process (false: placer_procmatch_find asks podman).  For a watcher that
+ * sees one new process at a time. */
+bool placer_procmatch_process(enum placer_role_kind kind, const struct placer_match *match, pid_t pid,
+                              const struct placer_cmdline *cl);
+
 /* "1234\n" -> 1234; -1 on anything else (0 and negatives too). */
 int placer_parse_pid_text(const char *text, pid_t *pid);
 
@@ -47,7 +55,9 @@ char *placer_match_describe(enum placer_role_kind kind, const struct placer_matc
  * placer's own caller, on an instance's CPUs and memory limit. */
 const char *placer_proc_never_bound(pid_t pid);
 /* How many unrelated process trees PIDS (N of them) are: a PID below
- * another one of them is part of its tree. */
+ * another one of them is part of its tree, and so are siblings whose
+ * topmost such ancestors share a parent other than PID 1 or the kernel's
+ * (the workers one supervisor forked, as stress-ng's or a service's). */
 size_t placer_proc_count_trees(const pid_t *pids, size_t n);
 
 /* The PIDs (thread-group leaders) that MATCH finds now, sorted; none is

@@ -447,6 +447,15 @@ static int check_locality(struct pyaml_walk *w, struct placer_role_spec *role, y
       role->near = PLACER_NEAR_NIC;
     else if (numa)
       role->near = PLACER_NEAR_NUMA;
+    else if (role->kind == PLACER_KIND_CEPH_MDS) {
+      /* an MDS serves its clients and talks to the OSDs over the network:
+       * by default next to the storage NIC (docs/profiles.md, "The MDS") */
+      role->near = PLACER_NEAR_NIC;
+      if ((role->nic = strdup("auto")) == NULL) {
+        placer_error_oom(w->err, "parse profile");
+        goto out;
+      }
+    }
   }
   const yaml_node_t *at = near ? near : loc;
   if (role->near == PLACER_NEAR_DEVICE && role->count_mode != PLACER_COUNT_PER_DEVICE) {
@@ -457,7 +466,7 @@ static int check_locality(struct pyaml_walk *w, struct placer_role_spec *role, y
     pyaml_walk_key_error(w, at, "near", "a per_numa role is placed on each node; near must be 'numa' or absent");
     goto out;
   }
-  if (role->near == PLACER_NEAR_NIC && nic == NULL) {
+  if (role->near == PLACER_NEAR_NIC && role->nic == NULL) {
     pyaml_walk_key_error(w, at, "near", "'nic' needs the key 'nic' (a NIC name or glob such as \"ens1f*\")");
     goto out;
   }
@@ -479,6 +488,37 @@ static int check_locality(struct pyaml_walk *w, struct placer_role_spec *role, y
 out:
   pyaml_walk_pop(w, saved);
   return rc;
+}
+
+/* A Ceph role's ceph_id must give ids its daemon accepts: the template
+ * expanded for the first instance (its literal text and placeholders decide
+ * the characters and the first one; {device} stands for a kernel name). */
+static int check_ceph_id(struct pyaml_walk *w, const struct placer_role_spec *role, yaml_node_t *rn,
+                         yaml_node_t *match) {
+  if (!placer_role_kind_is_ceph(role->kind) || role->match_kind != PLACER_MATCH_CEPH_ID)
+    return 0;
+  char instance[96];
+  snprintf(instance, sizeof(instance), "%s.%u", role->name, role->first_index);
+  cleanup_free char *id = placer_match_expand(role->match_template, instance, role->name, role->first_index, "sda");
+  if (id == NULL)
+    return placer_error_oom(w->err, "parse profile");
+  const char *why = placer_ceph_id_problem(role->kind, id);
+  if (why == NULL)
+    return 0;
+  if (match == NULL)
+    return pyaml_walk_key_error(
+        w, pyaml_walk_lookup(w, rn, "name"), "name",
+        "%s role '%s' has no match, so its ids are '%s' (%s): %s; give it match: {ceph_id: ...}",
+        placer_role_kind_name(role->kind), role->name, role->match_template, id, why);
+  yaml_node_t *value = yaml_document_get_node(w->doc, match->data.mapping.pairs.start[0].value);
+  size_t saved = pyaml_walk_push(w, ".match");
+  pyaml_walk_key_error(w, value, "ceph_id", "'%s' gives %s id '%s' for %s: %s", role->match_template,
+                       role->kind == PLACER_KIND_CEPH_OSD   ? "OSD"
+                       : role->kind == PLACER_KIND_CEPH_MDS ? "MDS"
+                                                            : "daemon",
+                       id, instance, why);
+  pyaml_walk_pop(w, saved);
+  return -1;
 }
 
 static int check_role(struct pyaml_walk *w, struct placer_profile *profile, size_t i, yaml_node_t *rn) {
@@ -537,10 +577,12 @@ static int check_role(struct pyaml_walk *w, struct placer_profile *profile, size
   yaml_node_t *match = pyaml_walk_lookup(w, rn, "match");
   if (role->match_template == NULL && match == NULL && placer_role_kind_is_ceph(role->kind)) {
     role->match_kind = PLACER_MATCH_CEPH_ID;
-    role->match_template = strdup("{index}");
+    role->match_template = strdup(placer_ceph_id_default(role->kind));
     if (role->match_template == NULL)
       return placer_error_oom(w->err, "parse profile");
   }
+  if (check_ceph_id(w, role, rn, match) < 0)
+    return -1;
   if (match && role->match_template) {
     yaml_node_t *value = yaml_document_get_node(w->doc, match->data.mapping.pairs.start[0].value);
     const char *key = pyaml_walk_scalar(yaml_document_get_node(w->doc, match->data.mapping.pairs.start[0].key));

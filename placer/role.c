@@ -3,6 +3,7 @@
 #include "role.h"
 
 #include <stddef.h>
+#include <string.h>
 
 #include "lib/array.h"
 
@@ -42,4 +43,21 @@ const char *placer_match_kind_name(enum placer_match_kind kind) {
   case PLACER_MATCH_PROXMOX_VMID: return "proxmox_vmid";
   }
   return "?";
+}
+
+const char *placer_ceph_id_problem(enum placer_role_kind kind, const char *id) {
+  static const char id_chars[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-";
+  if (id == NULL || *id == '\0')
+    return "an empty id";
+  if (strspn(id, id_chars) != strlen(id))
+    return "only letters, digits, '_', '.' and '-' (cephadm's ServiceSpec.validate)";
+  if (kind == PLACER_KIND_CEPH_OSD && (strspn(id, "0123456789") != strlen(id) || strlen(id) > 9))
+    return "an OSD id is a number (ceph osd create gives 0, 1, ...)";
+  if (kind == PLACER_KIND_CEPH_MDS && *id >= '0' && *id <= '9')
+    return "ceph-mds exits on an id that starts with a digit (\"MDS names may not start with a numeric digit\")";
+  return NULL;
+}
+
+const char *placer_ceph_id_default(enum placer_role_kind kind) {
+  return kind == PLACER_KIND_CEPH_MDS ? "{role}-{index}" : "{index}";
 }

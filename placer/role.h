@@ -39,5 +39,12 @@ extern const char *const placer_role_kind_names[];
 /* A Ceph daemon's kind (osd, mds, mon, mgr). */
 bool placer_role_kind_is_ceph(enum placer_role_kind kind);
 const char *placer_match_kind_name(enum placer_match_kind kind);
+/* Why ID cannot name a Ceph daemon of KIND (a short reason), or NULL when it
+ * can: the characters cephadm allows ([A-Za-z0-9_.-]), an OSD's a number, an
+ * MDS's not starting with a digit (ceph-mds refuses it at start). */
+const char *placer_ceph_id_problem(enum placer_role_kind kind, const char *id);
+/* The ceph_id template of a Ceph role without a match key: "{index}"
+ * (osd.3 is ceph-osd --id 3), for an MDS "{role}-{index}" (mds-0). */
+const char *placer_ceph_id_default(enum placer_role_kind kind);
 
 #endif

@@ -36,10 +36,14 @@ static bool irqs_hold(const struct placer_state *s) {
 }
 
 /* The keys of the paths and programs, and where each is kept. */
-#define PATH_KEYS(X)                                                                                                   \
-  X("root", root)                                                                                                      \
-  X("systemctl", systemctl) X("irqbalance_script", initd) X("irqbalance_defaults", defaults) X("systemd_etc", etc_dir) \
-      X("unit", unit_path) X("unit_link", wants_path)
+#define PATH_KEYS(X)                 \
+  X("root", root)                    \
+  X("systemctl", systemctl)          \
+  X("irqbalance_script", initd)      \
+  X("irqbalance_defaults", defaults) \
+  X("systemd_etc", etc_dir)          \
+  X("unit", unit_path)               \
+  X("unit_link", wants_path)
 
 static json_t *irq_to_json(const struct placer_state_irq *q) {
   json_t *counts = json_array();

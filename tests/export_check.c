@@ -108,12 +108,25 @@ static const char *check_xml(const char *s, char *why, size_t len) {
 
 typedef const char *(*line_check)(const char *line, size_t n, char *why, size_t len);
 
+/* Every line but comments through CHECK; in a script, placer's own shell code
+ * (between PLACER_EXPORT_SH_CODE_BEGIN and _END, fixed text with no name
+ * from the input) is left to `sh -n` (tests/export/test_shell.py). */
 static const char *each_line(const char *text, line_check check, char *why, size_t len) {
   unsigned no = 1;
+  bool code = false;
   for (const char *p = text; *p; no++) {
     size_t n = strcspn(p, "\n");
     if (p[n] != '\n')
       return fail(why, len, "line %u: no newline at the end", no);
+    bool begin = n == strlen(PLACER_EXPORT_SH_CODE_BEGIN) && strncmp(p, PLACER_EXPORT_SH_CODE_BEGIN, n) == 0;
+    bool end = n == strlen(PLACER_EXPORT_SH_CODE_END) && strncmp(p, PLACER_EXPORT_SH_CODE_END, n) == 0;
+    if (begin || end || code) {
+      if ((begin && code) || (end && !code))
+        return fail(why, len, "line %u: shell code markers out of order", no);
+      code = begin || (code && !end);
+      p += n + 1;
+      continue;
+    }
     while (n > 0 && isspace((unsigned char)*p)) {
       p++;
       n--;
@@ -128,7 +141,7 @@ static const char *each_line(const char *text, line_check check, char *why, size
     }
     p += n + 1;
   }
-  return NULL;
+  return code ? fail(why, len, "shell code not closed") : NULL;
 }
 
 static const char *ini_line(const char *line, size_t n, char *why, size_t len) {
@@ -171,6 +184,13 @@ static const char *shell_assignment(const char *line, size_t n, char *why, size_
     name++;
   if (name == 0 || name >= n || line[name] != '=')
     return fail(why, len, "not NAME=VALUE");
+  /* a value in double quotes: words of plain characters, nothing the shell would expand */
+  if (n - name >= 3 && line[name + 1] == '"' && line[n - 1] == '"') {
+    for (size_t i = name + 2; i < n - 1; i++)
+      if (!isalnum((unsigned char)line[i]) && !strchr("=,.:/_ -", line[i]))
+        return fail(why, len, "'%c' in a quoted value", line[i]);
+    return NULL;
+  }
   for (size_t i = name + 1; i < n; i++)
     if (isspace((unsigned char)line[i]))
       return fail(why, len, "a blank in the value");
@@ -325,17 +345,22 @@ static const char *scan_line(struct scan *s, const char *name, const char *line)
   if (starts(line, "#") || starts(line, "<!--"))
     return NULL; /* a comment: names from input, never data */
   if (strcmp(name, "libvirt") == 0) {
+    /* attributes in single quotes (the fragments) or double ones (libxml2's, --merge) */
+    const char *cpuset = strstr(line, "cpuset='") ? "cpuset='" : "cpuset=\"";
+    const char *nodeset = strstr(line, "nodeset='") ? "nodeset='" : "nodeset=\"";
     if (strstr(line, "<vcpu ") || strstr(line, "<vcpupin "))
-      return list_after(line, "cpuset='", s->guest) < 0 ? fail(s->why, s->len, "bad cpuset in '%s'", line) : NULL;
-    if (strstr(line, "nodeset='") && s->inst)
-      return list_equal(s, line, "nodeset='", s->inst->mems, s->inst->name);
+      return list_after(line, cpuset, s->guest) < 0 ? fail(s->why, s->len, "bad cpuset in '%s'", line) : NULL;
+    if (strstr(line, "<memory ") && strstr(line, nodeset) && s->inst)
+      return list_equal(s, line, nodeset, s->inst->mems, s->inst->name);
   } else if (strcmp(name, "virsh") == 0) {
-    if (starts(line, "virsh vcpupin ")) {
-      /* virsh vcpupin DOMAIN VCPU LIST ... */
-      char words[8][256];
-      return shell_split(line, words, 8) < 5 || list_after(words[4], "", s->guest) < 0
-                 ? fail(s->why, s->len, "bad vcpupin '%s'", line)
-                 : NULL;
+    if (starts(line, "pin_vcpus ")) {
+      /* pin_vcpus DOMAIN LIST...: vCPU k on the (k mod n)-th LIST */
+      char words[64][256];
+      int n = shell_split(line, words, 64);
+      for (int i = 2; i < n; i++)
+        if (list_after(words[i], "", s->guest) < 0)
+          return fail(s->why, s->len, "bad pin_vcpus '%s'", line);
+      return n < 3 ? fail(s->why, s->len, "bad pin_vcpus '%s'", line) : NULL;
     }
     if (starts(line, "virsh numatune ") && s->inst) {
       /* the word after --nodeset (a domain name may hold "--nodeset" too) */
@@ -350,8 +375,25 @@ static const char *scan_line(struct scan *s, const char *name, const char *line)
     if (starts(line, "cpu_shared_set = ") || starts(line, "cpu_dedicated_set = "))
       return list_after(line, "= ", s->guest) < 0 ? fail(s->why, s->len, "bad '%s'", line) : NULL;
   } else if (strcmp(name, "proxmox") == 0) {
-    if (starts(line, "qm set "))
-      return list_after(line, "--affinity ", s->guest) < 0 ? fail(s->why, s->len, "bad '%s'", line) : NULL;
+    if (starts(line, "qm set ")) {
+      if (list_after(line, "--affinity ", s->guest) < 0)
+        return fail(s->why, s->len, "bad '%s'", line);
+      /* --numa0 cpus=...,hostnodes=A;B,memory=...,policy=bind: the host nodes are the plan's */
+      char words[32][256];
+      int n = shell_split(line, words, 32);
+      for (int i = 0; s->inst && i + 1 < n; i++) {
+        const char *h = strcmp(words[i], "--numa0") == 0 ? strstr(words[i + 1], "hostnodes=") : NULL;
+        if (h == NULL)
+          continue;
+        char list[256];
+        snprintf(list, sizeof(list), "%.*s", (int)strcspn(h + 10, ","), h + 10);
+        for (char *c = list; *c; c++)
+          *c = *c == ';' ? ',' : *c;
+        if (!strstr(words[i + 1], "policy=bind"))
+          return fail(s->why, s->len, "'%s' binds nothing", line);
+        return list_equal(s, list, "", s->inst->mems, s->inst->name);
+      }
+    }
   } else if (strcmp(name, "kubelet") == 0) {
     if (starts(line, "reservedSystemCPUs: "))
       return list_after(line, ": \"", s->kubelet_reserved) < 0 ? fail(s->why, s->len, "bad '%s'", line) : NULL;
@@ -372,10 +414,20 @@ static const char *scan_line(struct scan *s, const char *name, const char *line)
       if (hwloc_bitmap_intersects(s->a, plan->reserved_cpus))
         return fail(s->why, s->len, "irqbalance bans the host reserve: '%s'", line);
     }
-  } else if (strcmp(name, "ceph") == 0 && starts(line, "ceph config set ")) {
+  } else if (strcmp(name, "ceph") == 0 && starts(line, "- \"--cpuset-cpus=") && s->inst) {
+    /* a cephadm spec: its OSDs' container cpuset is their CPUs */
+    return list_equal(s, line, "--cpuset-cpus=", s->inst->cpus, s->inst->name);
+  } else if (strcmp(name, "ceph") == 0 && starts(line, "- \"--cpuset-mems=") && s->inst) {
+    return list_equal(s, line, "--cpuset-mems=", s->inst->mems, s->inst->name);
+  } else if (strcmp(name, "ceph") == 0 && (starts(line, "ceph config set ") || starts(line, "in_cpuset "))) {
+    /* ceph config set WHO KEY VALUE, or in_cpuset WHO KEY VALUE (set with --osds-in-cpusets only) */
     char words[6][256];
-    if (shell_split(line, words, 6) != 6)
+    int shift = starts(line, "in_cpuset ") ? 2 : 0;
+    if (shell_split(line, words, 6) != 6 - shift)
       return fail(s->why, s->len, "'%s' is not ceph config set WHO KEY VALUE", line);
+    if (shift)
+      for (int i = 5; i >= 3; i--)
+        memcpy(words[i], words[i - 2], sizeof(words[i]));
     const struct placer_instance *inst = by_ceph_id(plan, words[3]);
     if (inst == NULL)
       return fail(s->why, s->len, "'%s' names no OSD or MDS of the plan", line);
@@ -385,12 +437,14 @@ static const char *scan_line(struct scan *s, const char *name, const char *line)
       if (!strstr(line, want))
         return fail(s->why, s->len, "'%s' but the plan says node %d", line, inst->numa_node);
     }
-    bool reactors = strstr(line, " crimson_cpu_set ") != NULL,
-         bluestore = strstr(line, " crimson_bluestore_cpu_set ") != NULL;
+    /* Crimson's sets by Tentacle's (20) and Squid's (19) names */
+    bool reactors = strcmp(words[4], "crimson_cpu_set") == 0 || strcmp(words[4], "crimson_seastar_cpu_cores") == 0,
+         bluestore = strcmp(words[4], "crimson_bluestore_cpu_set") == 0 ||
+                     strcmp(words[4], "crimson_alien_thread_cpu_cores") == 0;
     if (reactors || bluestore) {
       hwloc_bitmap_t set = reactors ? s->a : s->b;
       hwloc_bitmap_zero(set);
-      if (list_after(line, reactors ? "crimson_cpu_set " : "crimson_bluestore_cpu_set ", set) < 0)
+      if (list_after(words[5], "", set) < 0)
         return fail(s->why, s->len, "bad '%s'", line);
       if (!hwloc_bitmap_isincluded(set, inst->cpus) || hwloc_bitmap_iszero(set))
         return fail(s->why, s->len, "'%s' is not within %s's CPUs", line, inst->name);

@@ -248,7 +248,7 @@ static int local_up(const struct placer_study *study, const struct placer_bench_
   if (placer_bench_device_of(c->dir, &device, &e) == 0 && placer_argv_push(&c->devices, device) < 0)
     return placer_error_oom(err, NULL);
   placer_error_free(e);
-  const struct bench_target_ops *target = bench_target(study->workloads.target);
+  const struct bench_target_ops *target = study->workloads.target;
   if (target->prepare)
     return target->prepare(env, c, err);
   return 0;

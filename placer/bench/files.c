@@ -217,8 +217,8 @@ static void write_reasons(const struct bench *b, bool prefill, bool shorter, cha
   if (prefill)
     used += (size_t)snprintf(buf + used, len - used, "prefill");
   for (size_t w = 0; w < b->n_workloads && used < len; w++)
-    if (placer_bench_pattern_direction(b->wl_patterns[w]) != PLACER_BENCH_READ && !strstr(buf, b->wl_patterns[w]))
-      used += (size_t)snprintf(buf + used, len - used, "%s%s", used ? ", " : "", b->wl_patterns[w]);
+    if (placer_bench_pattern_direction(b->wls[w].pattern) != PLACER_BENCH_READ && !strstr(buf, b->wls[w].pattern))
+      used += (size_t)snprintf(buf + used, len - used, "%s%s", used ? ", " : "", b->wls[w].pattern);
   if (shorter && used < len)
     snprintf(buf + used, len - used, "%sfio lays out a file shorter than the region", used ? ", " : "");
 }
@@ -237,7 +237,7 @@ static int not_own(const char *where, const char *given, bool relative, const ch
   if (relative && out_dir) {
     cleanup_free char *path = bench_path_join(out_dir, given);
     if (path == NULL)
-      return bench_oom(err);
+      return placer_error_oom(err, "bench files");
     struct stat st;
     for (char *slash = path + strlen(out_dir) + 1; (slash = strchr(slash, '/')) != NULL; *slash++ = '/') {
       *slash = '\0';
@@ -293,7 +293,7 @@ static int bench_file_check(const struct bench *b, const char *key, const char *
   }
   cleanup_free char *path = relative ? bench_path_join(out_dir, given) : strdup(given);
   if (path == NULL)
-    return bench_oom(err);
+    return placer_error_oom(err, "bench files");
   struct stat st;
   /* in the results directory, placer's own: not a link out of it */
   if ((relative ? lstat(path, &st) : stat(path, &st)) < 0) {
@@ -302,7 +302,7 @@ static int bench_file_check(const struct bench *b, const char *key, const char *
     cleanup_free char *dir = strdup(path);
     char *slash = dir ? strrchr(dir, '/') : NULL;
     if (slash == NULL)
-      return bench_oom(err);
+      return placer_error_oom(err, "bench files");
     *(slash == dir ? slash + 1 : slash) = '\0';
     if (relative) { /* a file in a subdirectory of the results directory */
       if (placer_mkdir_p(dir, err) < 0)
@@ -345,7 +345,7 @@ int bench_files_check(struct bench *b, const char *out_dir, bool exists, struct 
   const char *existing = exists ? results : NULL;
   if (exists && results == NULL)
     return placer_error_errno(err, PLACER_EXIT_USAGE, errno, "--resume '%s'", out_dir);
-  if ((bench_target(s->workloads.target)->flags & BENCH_TARGET_LOCAL_PATH) &&
+  if ((s->workloads.target->flags & BENCH_TARGET_LOCAL_PATH) &&
       bench_file_check(b, "workloads", s->workloads.path, s->workloads.write, s->workloads.prefill,
                        s->workloads.size_bytes, results, existing, &b->target, err) < 0)
     return -1;
@@ -362,7 +362,7 @@ int bench_files_place(struct bench *b, struct placer_error **err) {
     const char *given;
     bool used;
   } files[] = {
-    { &b->target, s->workloads.path, (bench_target(s->workloads.target)->flags & BENCH_TARGET_LOCAL_PATH) != 0 },
+    { &b->target, s->workloads.path, (s->workloads.target->flags & BENCH_TARGET_LOCAL_PATH) != 0 },
     { &b->hw, s->baseline.path, s->baseline.enabled },
   };
   for (size_t i = 0; i < 2; i++) {
@@ -370,11 +370,11 @@ int bench_files_place(struct bench *b, struct placer_error **err) {
       continue;
     files[i].f->path = bench_path_join(b->out, files[i].given);
     if (files[i].f->path == NULL)
-      return bench_oom(err);
+      return placer_error_oom(err, "bench files");
     cleanup_free char *dir = strdup(files[i].f->path);
     char *slash = dir ? strrchr(dir, '/') : NULL;
     if (slash == NULL)
-      return bench_oom(err);
+      return placer_error_oom(err, "bench files");
     *slash = '\0';
     if (placer_mkdir_p(dir, err) < 0)
       return -1;

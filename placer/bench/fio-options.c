@@ -132,7 +132,7 @@ static bool word_ok(const char *v, const char *words) {
   return false;
 }
 
-const char *bench_fio_option_refused(const char *opt, enum placer_study_target target) {
+const char *bench_fio_option_refused(const char *opt, const struct bench_target_ops *target) {
   for (const char *p = opt; *p; p++)
     if ((unsigned char)*p < 0x20 || *p == 0x7f)
       return *p == '\n' ? "no option may hold a newline" : "no option may hold a control byte";
@@ -153,7 +153,7 @@ const char *bench_fio_option_refused(const char *opt, enum placer_study_target t
     return "not one of the fio options a study may pass (the list: docs/bench.md, \"The fio options a study may "
            "pass\"; spelled as fio spells it, no abbreviation)";
   if (strcmp(a->name, "ioengine") == 0) {
-    if (!(bench_target(target)->flags & BENCH_TARGET_LOCAL_PATH))
+    if (!(target->flags & BENCH_TARGET_LOCAL_PATH))
       return "placer sets it for a Ceph target";
     if (!word_ok(value, a->words))
       return "not an engine a study may use (libaio, io_uring, psync, sync, pvsync, pvsync2, vsync, posixaio, null: "

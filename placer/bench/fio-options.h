@@ -13,7 +13,7 @@
  * own exact one: no abbreviation, no other case, no '-' for '_'), a value
  * that is not one the entry allows (an engine not on the list, a path, a
  * control byte). */
-const char *bench_fio_option_refused(const char *opt, enum placer_study_target target);
+const char *bench_fio_option_refused(const char *opt, const struct bench_target_ops *target);
 
 /* The list, for the test that keeps docs/bench.md in step: the Nth
  * option's name and its alias (NULL: none); NULL past the last. */

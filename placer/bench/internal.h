@@ -8,6 +8,7 @@
 #include <sys/types.h>
 #include <time.h>
 
+#include "bench/fio-run.h"
 #include "bench/run.h"
 
 #define TOP_THREADS 3
@@ -48,9 +49,7 @@ struct bench {
   struct variant *vars;
   size_t n_vars;
   size_t n_workloads;
-  char **wl_names;
-  uint64_t *wl_bs;
-  const char **wl_patterns;
+  struct placer_bench_workload *wls; /* the cells' workloads, from the study's kind (bench/workload.h) */
   struct condition *conds;
   size_t n_conds;
   struct placer_bench_results *results;
@@ -77,7 +76,6 @@ struct bench {
   double pass_run_wall;
   bool line_open;   /* a progress event was sent and not yet closed */
   bool resumed;     /* --resume: the results so far came from summary.json */
-  bool fio_hung;    /* the last fio waited for ran past its limit and was killed */
   char *stopped_by; /* why the study stopped early (an error's message), or NULL */
   /* live re-placement */
   size_t switches;        /* placement switches done */
@@ -104,10 +102,6 @@ static inline long long bench_now_ms(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-static inline int bench_oom(struct placer_error **err) {
-  return placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "out of memory");
 }
 
 /* analysis of the repeats so far (dynamic repeats): true when every main
@@ -155,15 +149,27 @@ int bench_start_fio(struct bench *b, struct pass *p, char **argv, const char *ou
 int bench_check_daemon_threads(struct pass *p, const struct placer_bench_daemon *d, const char *what,
                                struct placer_error **err);
 
+/* fio-run.c: where RUN runs (the study's target; P NULL: before a cluster
+ * is up), its start placed in P's fio group (P NULL: not placed, the
+ * hardware baseline), the wait for it within LIMIT_S (sampling WATCH; a
+ * stop, its failure or a hang is the error, WHO first: "pinned-r1"), and
+ * its output through KIND's parser (a job's error or no I/O refused). */
+void bench_fio_run_target(const struct bench *b, const struct pass *p, struct bench_fio_run *run);
+int bench_fio_run_start(struct bench *b, struct pass *p, struct bench_fio_run *run, struct placer_error **err);
+int bench_fio_run_wait(struct bench *b, struct bench_fio_run *run, const char *who, unsigned limit_s,
+                       struct bench_hwm_watch *watch, size_t n_watch, struct placer_error **err);
+struct bench_workload_ops;
+int bench_fio_run_result(const struct bench *b, const struct bench_fio_run *run, const char *who,
+                         const struct bench_workload_ops *kind, struct placer_bench_result *out,
+                         struct placer_error **err);
+
 /* recovery-run.c: the pass's recovery run (the study's `recovery`), and
  * whether a resumed study has it already. */
 int bench_recovery_run(struct bench *b, struct pass *p, struct placer_error **err);
 bool bench_recovery_done(const struct bench *b, size_t v, size_t repeat);
 
-/* baseline.c: the hardware baseline's runs, and its lines of the
- * report (which also put the shares into summary.json). */
+/* baseline.c: the hardware baseline's runs. */
 int bench_hardware_baseline(struct bench *b, struct placer_error **err);
-int bench_baseline_report(struct bench *b, FILE *out);
 
 /* output.c: the progress line, the CSV files, summary.json. */
 void bench_fmt_duration(double s, char *buf, size_t len);

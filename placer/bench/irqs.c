@@ -31,7 +31,7 @@ int bench_irqs_reset(struct bench *b, struct placer_error **err) {
     return 0; /* this study steers none: an irq-state there is not its own */
   cleanup_free char *dir = state_dir(b);
   if (dir == NULL)
-    return bench_oom(err);
+    return placer_error_oom(err, "bench IRQs");
   struct stat st;
   if (b->irqs_of == NULL && lstat(dir, &st) < 0)
     return 0; /* never steered: nothing to take back */
@@ -72,7 +72,7 @@ int bench_irqs_place(struct bench *b, struct variant *v, struct placer_error **e
     return 0;
   cleanup_free char *dir = state_dir(b);
   if (dir == NULL)
-    return bench_oom(err);
+    return placer_error_oom(err, "bench IRQs");
   struct placer_apply_options opt = { .state_dir = dir, .irqs_only = true };
   struct placer_apply_report *r = NULL;
   if (placer_apply(v->plan, &opt, &r, err) < 0)

@@ -55,7 +55,9 @@ static int podman_cleanup(struct placer_cgroup *cg, struct placer_bench_neighbou
 
 const struct bench_neighbour_ops bench_neighbour_podman = {
   .name = "stress-ng in podman",
-  .kind = PLACER_STUDY_NEIGHBOUR_STRESS_NG,
+  .kind = "stress-ng",
+  .keys = bench_neighbour_stress_keys,
+  .settle = bench_neighbour_stress_settle,
   .backend = PLACER_STUDY_BACKEND_PODMAN,
   .program = "podman",
   .unit = "stress-ng workers",

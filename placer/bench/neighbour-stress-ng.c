@@ -126,9 +126,40 @@ static double stress_rate(struct placer_bench_neighbour_proc *p) {
   return bench_neighbour_stress_rate(p);
 }
 
+const char *const bench_neighbour_stress_keys[] = { "backend", "image", "stressor", "method", "load", NULL };
+
+static int set_default(char **slot, const char *value) {
+  if (*slot == NULL)
+    *slot = strdup(value);
+  return *slot ? 0 : -1;
+}
+
+/* stressor cpu by default; an image only for a container (podman's own by
+ * default); a duty cycle only for the cpu stressor. */
+int bench_neighbour_stress_settle(struct placer_study_neighbour *nb, const char **key, const char **why) {
+  *why = NULL;
+  if (nb->image && nb->backend != PLACER_STUDY_BACKEND_PODMAN) {
+    *key = "image";
+    *why = "only goes with backend podman";
+    return -1;
+  }
+  if (set_default(&nb->stressor, "cpu") < 0)
+    return -1;
+  if (nb->load_percent && strcmp(nb->stressor, "cpu") != 0) {
+    *key = "load";
+    *why = "only goes with stressor cpu (stress-ng --cpu-load)";
+    return -1;
+  }
+  if (nb->backend == PLACER_STUDY_BACKEND_PODMAN && set_default(&nb->image, "localhost/placer/stress-ng:latest") < 0)
+    return -1;
+  return 0;
+}
+
 const struct bench_neighbour_ops bench_neighbour_stress_ng = {
   .name = "stress-ng",
-  .kind = PLACER_STUDY_NEIGHBOUR_STRESS_NG,
+  .kind = "stress-ng",
+  .keys = bench_neighbour_stress_keys,
+  .settle = bench_neighbour_stress_settle,
   .backend = PLACER_STUDY_BACKEND_EXEC,
   .flags = BENCH_NEIGHBOUR_RSS,
   .program = "stress-ng",

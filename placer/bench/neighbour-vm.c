@@ -116,9 +116,12 @@ static double vm_rate(struct placer_bench_neighbour_proc *p) {
   return NAN;
 }
 
+static const char *const vm_keys[] = { "kernel", "initrd", "memory", "work_memory", NULL };
+
 const struct bench_neighbour_ops bench_neighbour_vm = {
   .name = "vm",
-  .kind = PLACER_STUDY_NEIGHBOUR_VM,
+  .kind = "vm",
+  .keys = vm_keys,
   .backend = PLACER_STUDY_BACKEND_EXEC,
   .flags = BENCH_NEIGHBOUR_GUEST,
   .program = "qemu-system-x86_64",

@@ -18,23 +18,35 @@
 #include "lib/array.h"
 #include "lib/substitute.h"
 
-/* By the study's kind and backend (a kind with no backend: exec). */
-static const struct bench_neighbour_ops *const bench_neighbours[][PLACER_STUDY_BACKEND_PODMAN + 1] = {
-  [PLACER_STUDY_NEIGHBOUR_STRESS_NG] = { [PLACER_STUDY_BACKEND_EXEC] = &bench_neighbour_stress_ng,
-                                         [PLACER_STUDY_BACKEND_PODMAN] = &bench_neighbour_podman },
-  [PLACER_STUDY_NEIGHBOUR_VM] = { [PLACER_STUDY_BACKEND_EXEC] = &bench_neighbour_vm },
+/* The first is the default kind (stress-ng); a kind's exec backend first. */
+const struct bench_neighbour_ops *const bench_neighbours[] = {
+  &bench_neighbour_stress_ng,
+  &bench_neighbour_podman,
+  &bench_neighbour_vm,
+  NULL,
 };
 
-const struct bench_neighbour_ops *bench_neighbour(enum placer_study_neighbour_kind kind,
-                                                  enum placer_study_backend backend) {
-  if ((unsigned)kind >= N_OF(bench_neighbours) || (unsigned)backend >= N_OF(bench_neighbours[0]))
-    return NULL;
-  return bench_neighbours[kind][backend];
+const struct bench_neighbour_ops *bench_neighbour(const char *kind, enum placer_study_backend backend) {
+  for (size_t i = 0; kind && bench_neighbours[i]; i++)
+    if (strcmp(bench_neighbours[i]->kind, kind) == 0 && bench_neighbours[i]->backend == backend)
+      return bench_neighbours[i];
+  return NULL;
+}
+
+bool bench_neighbour_takes(const struct bench_neighbour_ops *ops, const char *key) {
+  static const char *const every[] = { "name", "role", "kind", "intensity", NULL };
+  for (size_t i = 0; every[i]; i++)
+    if (strcmp(every[i], key) == 0)
+      return true;
+  for (size_t i = 0; ops->keys && ops->keys[i]; i++)
+    if (strcmp(ops->keys[i], key) == 0)
+      return true;
+  return false;
 }
 
 const char *bench_neighbour_ops_check(const struct bench_neighbour_ops *ops) {
-  if (ops->name == NULL || ops->name[0] == '\0')
-    return "no name";
+  if (ops->name == NULL || ops->name[0] == '\0' || ops->kind == NULL || ops->kind[0] == '\0')
+    return "no name or kind";
   if (ops->launch == NULL || ops->prepare == NULL || ops->start == NULL || ops->working == NULL || ops->rate == NULL)
     return "no launch, prepare, start, working or rate";
   if (ops->program == NULL || ops->unit == NULL || ops->rate_unit == NULL || ops->late == NULL ||
@@ -44,6 +56,8 @@ const char *bench_neighbour_ops_check(const struct bench_neighbour_ops *ops) {
     return "a guest's workers are not processes in its group";
   if (bench_neighbour(ops->kind, ops->backend) != ops)
     return "not in bench_neighbours[] under its kind and backend";
+  if (bench_neighbour(ops->kind, PLACER_STUDY_BACKEND_EXEC) == NULL)
+    return "its kind does not run in the exec backend (the default)";
   return NULL;
 }
 
@@ -77,7 +91,7 @@ static int start_one(const struct placer_bench_neighbour_env *env, unsigned inte
   const struct placer_instance *inst = p->inst;
   if ((p->kind = bench_neighbour(nb->kind, nb->backend)) == NULL)
     return placer_error_set(err, PLACER_EXIT_USAGE, 0, "neighbour '%s': kind %s does not run in that backend", nb->name,
-                            placer_study_neighbour_kind_name(nb->kind));
+                            nb->kind);
   if (placer_instance_group(env->prefix, inst->role, inst->name, &p->group, err) < 0)
     return -1;
   if (asprintf(&p->log, "%s/%s.%s.%s.log", env->log_dir, env->tag, nb->name, inst->name) < 0)

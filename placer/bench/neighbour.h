@@ -1,10 +1,10 @@
 /* What a neighbour runs as: a study's neighbours[].kind (and, for stress-ng,
  * its backend).  One ops table per way of running it, one file each
  * (neighbour-stress-ng.c, neighbour-podman.c, neighbour-vm.c), as the targets
- * (target.h); bench_neighbours[] in neighbour.c lists them by kind and
- * backend.  Adding a kind: its value in enum placer_study_neighbour_kind
- * (study.h) and its name in study.c, its file, its line in the table;
- * test_bench_neighbour checks every table is whole (bench_neighbour_ops_check). */
+ * (target.h); bench_neighbours[] in neighbour.c lists them, and a study names
+ * a kind by the name in its tables, whose keys it takes.  Adding a kind: its
+ * file, its line in the table and its extern below; test_bench_neighbour
+ * checks every table of bench_neighbours[] is whole (bench_neighbour_ops_check). */
 #ifndef PLACER_BENCH_NEIGHBOUR_H
 #define PLACER_BENCH_NEIGHBOUR_H
 
@@ -20,9 +20,16 @@ enum bench_neighbour_flag {
 };
 
 struct bench_neighbour_ops {
-  const char *name; /* in messages: "stress-ng", "stress-ng in podman", "vm" */
-  enum placer_study_neighbour_kind kind;
-  enum placer_study_backend backend;      /* the study's backend (a kind with none: exec) */
+  const char *name;                  /* in messages: "stress-ng", "stress-ng in podman", "vm" */
+  const char *kind;                  /* the study's neighbours[].kind: "stress-ng", "vm" */
+  enum placer_study_backend backend; /* the study's backend (a kind with none: exec) */
+  /* The study keys of this kind beyond every neighbour's (name, role, kind,
+   * intensity), NULL after the last; another kind's key is refused. */
+  const char *const *keys;
+  /* The kind's defaults and its checks across those keys: 0, or -1 with
+   * *KEY the key at fault and *WHY the reason (*WHY NULL: out of memory).
+   * May be NULL. */
+  int (*settle)(struct placer_study_neighbour *nb, const char **key, const char **why);
   unsigned flags;                         /* enum bench_neighbour_flag */
   const char *program;                    /* what must be installed to run it */
   const char *unit;                       /* what the intensity counts: "stress-ng workers" */
@@ -52,10 +59,14 @@ struct bench_neighbour_ops {
   int (*cleanup)(struct placer_cgroup *cg, struct placer_bench_neighbour_proc *p, struct placer_error **err);
 };
 
+/* The ways to run a neighbour, NULL after the last (a kind's first is its
+ * exec backend's). */
+extern const struct bench_neighbour_ops *const bench_neighbours[];
 /* The table of KIND run by BACKEND; NULL when there is none (a study
  * refuses those: backend only goes with kind stress-ng). */
-const struct bench_neighbour_ops *bench_neighbour(enum placer_study_neighbour_kind kind,
-                                                  enum placer_study_backend backend);
+const struct bench_neighbour_ops *bench_neighbour(const char *kind, enum placer_study_backend backend);
+/* Whether OPS's kind takes study key KEY (its own, or every neighbour's). */
+bool bench_neighbour_takes(const struct bench_neighbour_ops *ops, const char *key);
 /* NULL when OPS is whole and consistent, else what is wrong with it. */
 const char *bench_neighbour_ops_check(const struct bench_neighbour_ops *ops);
 
@@ -67,6 +78,10 @@ int bench_neighbour_start_placed(const struct placer_bench_neighbour_env *env, s
 void bench_neighbour_wait_ended(struct placer_bench_neighbour_proc *p, bool reap);
 /* Reap P if it was our child and has ended: the cleanup of the kinds run by exec. */
 int bench_neighbour_reap(struct placer_cgroup *cg, struct placer_bench_neighbour_proc *p, struct placer_error **err);
+/* stress-ng's keys and their defaults and checks, in either backend
+ * (neighbour-stress-ng.c). */
+extern const char *const bench_neighbour_stress_keys[];
+int bench_neighbour_stress_settle(struct placer_study_neighbour *nb, const char **key, const char **why);
 /* stress-ng's argv for neighbour NB (neighbour-stress-ng.c). */
 int bench_neighbour_stress_argv(const struct placer_study_neighbour *nb, unsigned intensity, unsigned seconds,
                                 char ***out);

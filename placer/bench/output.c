@@ -11,6 +11,7 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 
+#include "bench/target.h"
 #include "cgroup.h"
 #include "lib/csv.h"
 #include "lib/fsfile.h"
@@ -156,29 +157,48 @@ static void csv_rollback(struct bench *b) {
   b->csv_failed = NULL;
 }
 
+/* Append V to array A (V taken): false when either is missing (out of
+ * memory), so that no entry goes missing from summary.json unnoticed. */
+static bool append(json_t *a, json_t *v) {
+  if (a == NULL || v == NULL) {
+    json_decref(v);
+    return false;
+  }
+  return json_array_append_new(a, v) == 0;
+}
+
+/* The study's shape, for the record and --resume; NULL out of memory. */
 static json_t *study_json(const struct bench *b) {
   const struct placer_study *s = b->study;
-  json_t *bs = json_array(), *pats = json_array(), *vars = json_array();
+  json_t *bs = json_array(), *pats = json_array(), *vars = json_array(), *nbs = json_array();
+  bool ok = true;
   for (size_t i = 0; i < s->workloads.n_block_sizes; i++)
-    json_array_append_new(bs, json_integer((json_int_t)s->workloads.block_sizes[i]));
+    ok &= append(bs, json_integer((json_int_t)s->workloads.block_sizes[i]));
   for (size_t i = 0; i < s->workloads.patterns.n; i++)
-    json_array_append_new(pats, json_string(s->workloads.patterns.items[i]));
+    ok &= append(pats, json_string(s->workloads.patterns.items[i]));
   for (size_t i = 0; i < b->n_vars; i++)
-    json_array_append_new(vars, json_pack("{s:s, s:s, s:s}", "name", b->vars[i].spec->name, "profile",
-                                          b->vars[i].profile_path, "profile_name", b->vars[i].profile->name));
-  json_t *nbs = json_array();
+    ok &= append(vars, json_pack("{s:s, s:s, s:s}", "name", b->vars[i].spec->name, "profile", b->vars[i].profile_path,
+                                 "profile_name", b->vars[i].profile->name));
   for (size_t i = 0; i < s->n_neighbours; i++) {
     const struct placer_study_neighbour *n = &s->neighbours[i];
-    json_array_append_new(nbs, json_pack("{s:s, s:s, s:s, s:i}", "name", n->name, "role", n->role, "kind",
-                                         placer_study_neighbour_kind_name(n->kind), "intensity", (int)n->intensity));
+    ok &= append(nbs, json_pack("{s:s, s:s, s:s, s:i}", "name", n->name, "role", n->role, "kind", n->kind, "intensity",
+                                (int)n->intensity));
   }
+  if (!ok) {
+    json_decref(bs);
+    json_decref(pats);
+    json_decref(vars);
+    json_decref(nbs);
+    return NULL;
+  }
+  /* json_pack takes the arrays, and drops them when it fails */
   return json_pack("{s:s, s:s, s:s, s:o, s:o, s:i, s:i, s:i, s:i, s:I, s:b, s:i, s:i, s:o, s:o}", "study", s->path,
-                   "cluster", placer_study_cluster_name(s->cluster.type), "target",
-                   placer_study_target_name(s->workloads.target), "block_sizes", bs, "patterns", pats, "iodepth",
-                   (int)s->workloads.iodepth, "numjobs", (int)s->workloads.numjobs, "runtime_s",
-                   (int)s->workloads.runtime_s, "ramp_s", (int)s->workloads.ramp_s, "size_bytes",
-                   (json_int_t)s->workloads.size_bytes, "prefill", s->workloads.prefill, "warmup", (int)s->warmup,
-                   "repeats", (int)s->repeats, "variants", vars, "neighbours", nbs);
+                   "cluster", placer_study_cluster_name(s->cluster.type), "target", s->workloads.target->name,
+                   "block_sizes", bs, "patterns", pats, "iodepth", (int)s->workloads.iodepth, "numjobs",
+                   (int)s->workloads.numjobs, "runtime_s", (int)s->workloads.runtime_s, "ramp_s",
+                   (int)s->workloads.ramp_s, "size_bytes", (json_int_t)s->workloads.size_bytes, "prefill",
+                   s->workloads.prefill, "warmup", (int)s->warmup, "repeats", (int)s->repeats, "variants", vars,
+                   "neighbours", nbs);
 }
 
 int bench_write_summary(struct bench *b, struct placer_error **err) {
@@ -211,9 +231,14 @@ int bench_write_summary(struct bench *b, struct placer_error **err) {
   if (j == NULL || csv_bytes == NULL) {
     json_decref(j);
     json_decref(csv_bytes);
-    return bench_oom(err);
+    return placer_error_oom(err, "bench results");
   }
   json_t *study = study_json(b);
+  if (study == NULL) {
+    json_decref(j);
+    json_decref(csv_bytes);
+    return placer_error_oom(err, "summary.json");
+  }
   const char *study_path = b->study_file ? b->study_file : b->study->path;
   char *file = study_path ? realpath(study_path, NULL) : NULL;
   if (study && file)
@@ -230,7 +255,7 @@ int bench_write_summary(struct bench *b, struct placer_error **err) {
   char *text = json_dumps(j, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
   json_decref(j);
   if (text == NULL)
-    return bench_oom(err);
+    return placer_error_oom(err, "bench results");
   int rc = placer_file_replace(b->out, "summary.json", text, err);
   free(text);
   if (rc < 0) {
@@ -287,22 +312,28 @@ void bench_placement_row(struct bench *b, const struct pass *p, const char *inst
 void bench_csv_run_rows(struct bench *b, const struct pass *p, size_t c, size_t w, const struct placer_bench_run *run) {
   char rep[16];
   snprintf(rep, sizeof(rep), "%d", p->repeat);
-  const char *keys[4] = { p->v->spec->name, rep, b->conds[c].name, b->wl_names[w] };
+  const char *keys[4] = { p->v->spec->name, rep, b->conds[c].name, b->wls[w].name };
   FILE *f = b->runs_csv;
   for (int i = 0; i < 4; i++)
     bench_csv_field(f, keys[i], false);
   bench_csv_num(f, b->conds[c].level, false);
   bench_csv_num(f, run->duration_s, false);
-  bench_csv_num(f, run->read.iops, false);
-  bench_csv_num(f, run->write.iops, false);
-  bench_csv_num(f, (double)run->read.bw_bytes, false);
-  bench_csv_num(f, (double)run->write.bw_bytes, false);
-  bench_csv_num(f, run->read.clat_p50_ns, false);
-  bench_csv_num(f, run->read.clat_p99_ns, false);
-  bench_csv_num(f, run->read.clat_p999_ns, false);
-  bench_csv_num(f, run->write.clat_p50_ns, false);
-  bench_csv_num(f, run->write.clat_p99_ns, false);
-  bench_csv_num(f, run->write.clat_p999_ns, false);
+  /* runs.csv's columns are the block workload's reads and writes; a kind
+   * without them leaves them empty */
+  struct placer_bench_op none = placer_bench_op_none("none");
+  const struct placer_bench_op *rd = placer_bench_run_op(run, "read"), *wr = placer_bench_run_op(run, "write");
+  rd = rd ? rd : &none;
+  wr = wr ? wr : &none;
+  bench_csv_num(f, rd->iops, false);
+  bench_csv_num(f, wr->iops, false);
+  bench_csv_num(f, rd == &none ? NAN : (double)rd->bw_bytes, false);
+  bench_csv_num(f, wr == &none ? NAN : (double)wr->bw_bytes, false);
+  bench_csv_num(f, rd->clat_p50_ns, false);
+  bench_csv_num(f, rd->clat_p99_ns, false);
+  bench_csv_num(f, rd->clat_p999_ns, false);
+  bench_csv_num(f, wr->clat_p50_ns, false);
+  bench_csv_num(f, wr->clat_p99_ns, false);
+  bench_csv_num(f, wr->clat_p999_ns, false);
   bench_csv_num(f, run->neighbour_rate, false);
   bench_csv_num(f, run->has_device_bytes ? (double)run->device_bytes_written : NAN, false);
   bench_csv_field(f, run->fio_json, true);

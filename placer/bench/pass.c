@@ -18,7 +18,7 @@ int bench_check_daemon_threads(struct pass *p, const struct placer_bench_daemon 
   hwloc_bitmap_t have = hwloc_bitmap_alloc();
   pid_t *tids = NULL;
   size_t n = 0;
-  int rc = want && want_mems && have ? placer_task_list(d->pid, &tids, &n, err) : bench_oom(err);
+  int rc = want && want_mems && have ? placer_task_list(d->pid, &tids, &n, err) : placer_error_oom(err, "bench pass");
   for (size_t k = 0; rc == 0 && k < n; k++) {
     char *now = NULL, *now_mems = NULL;
     struct placer_error *gone = NULL;
@@ -44,12 +44,19 @@ int bench_check_daemon_threads(struct pass *p, const struct placer_bench_daemon 
   return rc;
 }
 
-static char **fio_env(const struct pass *p) {
+/* fio's environment: the cluster's (CEPH_CONF...) and, with fio_env, the
+ * variant's; -1 out of memory (an entry left out would run fio without it). */
+static int fio_env(const struct pass *p, char ***out) {
   char **env = p->cluster.fio_env ? placer_argv_dup(p->cluster.fio_env) : NULL;
-  if (p->v->spec->fio_env)
-    for (size_t i = 0; i < p->v->spec->env.n; i++)
-      placer_argv_push(&env, p->v->spec->env.items[i]);
-  return env;
+  int rc = p->cluster.fio_env && env == NULL ? -1 : 0;
+  for (size_t i = 0; rc == 0 && p->v->spec->fio_env && i < p->v->spec->env.n; i++)
+    rc = placer_argv_push(&env, p->v->spec->env.items[i]);
+  if (rc < 0) {
+    placer_argv_free(env);
+    return -1;
+  }
+  *out = env;
+  return 0;
 }
 
 /* Start fio placed in the variant's fio group; *pid is our child.  Its
@@ -60,7 +67,9 @@ int bench_start_fio(struct bench *b, struct pass *p, char **argv, const char *ou
   if (bench_file_fresh(output, err) < 0)
     return placer_error_prefix(err, "fio");
   struct placer_bench_exec x = { b->exe, b->prefix, b->topology_xml, v->profile_path, v->sets };
-  char **env = fio_env(p);
+  char **env = NULL;
+  if (fio_env(p, &env) < 0)
+    return placer_error_oom(err, "fio's environment");
   struct placer_launch_record rec = { 0 };
   int rc = placer_bench_start_placed(&x, v->fio->name, v->fio_group, argv, env, log, &rec, err);
   placer_argv_free(env);

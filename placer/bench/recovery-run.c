@@ -19,6 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench/workload.h"
 #include "lib/array.h"
 #include "results/recovery.h"
 #include "bench/sample.h"
@@ -69,7 +70,7 @@ bool bench_recovery_done(const struct bench *b, size_t v, size_t repeat) {
 
 static size_t workload_index(const struct bench *b, const char *name) {
   for (size_t i = 0; i < b->n_workloads; i++)
-    if (strcmp(b->wl_names[i], name) == 0)
+    if (strcmp(b->wls[i].name, name) == 0)
       return i;
   return 0;
 }
@@ -131,34 +132,25 @@ int bench_recovery_run(struct bench *b, struct pass *p, struct placer_error **er
     return placer_error_set(err, PLACER_EXIT_USAGE, 0, "%s: the cluster has no %s", p->tag, rec->daemon);
   bool kill_action = spec->action == PLACER_STUDY_RECOVERY_KILL;
 
-  cleanup_free char *rel_json = NULL, *json = NULL, *rel_watch = NULL, *watch_log = NULL, *fio_log = NULL;
-  if (asprintf(&rel_json, "fio/%s-recovery-%s.json", p->tag, b->wl_names[w]) < 0 ||
-      (json = bench_path_join(b->out, rel_json)) == NULL || asprintf(&rel_watch, "logs/recovery-%s.log", p->tag) < 0 ||
-      (watch_log = bench_path_join(b->out, rel_watch)) == NULL ||
-      asprintf(&fio_log, "%s/logs/fio-%s-recovery-%s.log", b->out, p->tag, b->wl_names[w]) < 0)
-    return bench_oom(err);
+  cleanup_free char *rel_watch = NULL, *watch_log = NULL;
+  cleanup_fio_run struct bench_fio_run job = { 0 };
+  char stem[256];
+  snprintf(stem, sizeof(stem), "%s-recovery-%s", p->tag, b->wls[w].name);
+  bench_workload_recovery.job(s, &b->wls[w], &job);
+  bench_fio_run_target(b, p, &job);
+  snprintf(job.what, sizeof(job.what), "fio %s", b->wls[w].name);
+  if (bench_fio_run_files(&job, b->out, "fio", stem, err) < 0 ||
+      asprintf(&rel_watch, "logs/recovery-%s.log", p->tag) < 0 ||
+      (watch_log = bench_path_join(b->out, rel_watch)) == NULL)
+    return placer_error_oom(err, "recovery run");
   unsigned ramp = s->workloads.ramp_s;
-  struct placer_bench_fio_cell cell = {
-    .kind = PLACER_BENCH_FIO_MEASURE,
-    .name = b->wl_names[w],
-    .pattern = b->wl_patterns[w],
-    .block_size = b->wl_bs[w],
-    .output = json,
-    .ceph_conf = p->cluster.conf,
-    .runtime_s = ramp + spec->at_s + spec->down_s + spec->timeout_s + 30,
-    .no_ramp = true,
-    .status_s = 1,
-  };
-  char **argv = NULL;
-  if (placer_bench_fio_argv(s, s->workloads.target, &cell, &argv, err) < 0)
-    return -1;
   b->runs_started++;
   bench_progress(b, "%s: recovery: %s %s during %s", p->tag, rec->daemon, kill_action ? "killed" : "out",
-                 b->wl_names[w]);
+                 b->wls[w].name);
   long long start = bench_now_ms();
   pid_t fio = 0, watcher = 0;
-  int rc = bench_start_fio(b, p, argv, json, fio_log, &fio, err);
-  placer_argv_free(argv);
+  int rc = bench_fio_run_start(b, p, &job, err);
+  fio = job.pid;
   if (rc < 0)
     return -1;
 
@@ -181,7 +173,7 @@ int bench_recovery_run(struct bench *b, struct pass *p, struct placer_error **er
     if (waitpid(fio, &status, WNOHANG) == fio) {
       fio = 0;
       rc = placer_error_set(err, PLACER_EXIT_SYSTEM, 0, "%s: fio %s exited during the recovery run; see %s", p->tag,
-                            b->wl_names[w], fio_log);
+                            b->wls[w].name, job.log);
       break;
     }
     for (size_t i = 0; i < n_watch; i++) {
@@ -229,18 +221,18 @@ int bench_recovery_run(struct bench *b, struct pass *p, struct placer_error **er
     return rc;
 
   /* What the watcher and fio saw. */
-  cleanup_free char *watch_text = NULL, *fio_text = NULL;
-  size_t fio_len = 0;
+  cleanup_free char *watch_text = NULL;
   if (placer_textfile_read(watch_log, &watch_text, err) < 0)
     return placer_error_prefix(err, "%s: recovery", p->tag);
   double unclean, clean_at, degraded;
   placer_bench_parse_watch(watch_text, &unclean, &clean_at, &degraded);
-  if (placer_textfile_read_path(json, PLACER_TEXTFILE_MAX_BYTES, &fio_text, &fio_len) < 0)
-    return placer_error_errno(err, PLACER_EXIT_SYSTEM, errno, "%s: recovery: read %s", p->tag, json);
-  struct placer_bench_io_point *points = NULL;
-  size_t n_points = 0;
-  if (placer_bench_fio_status_points(fio_text, fio_len, &points, &n_points, err) < 0)
-    return placer_error_prefix(err, "%s: recovery: %s", p->tag, json);
+  char who[200];
+  snprintf(who, sizeof(who), "%s: recovery", p->tag);
+  struct placer_bench_result result = { 0 };
+  if (bench_fio_run_result(b, &job, who, &bench_workload_recovery, &result, err) < 0)
+    return -1;
+  const struct placer_bench_io_point *points = result.timeline;
+  size_t n_points = result.n_timeline;
   run->detect_s = unclean - t_fault;
   run->down_s = t_back - t_fault;
   run->recovery_s = clean_at - t_back;
@@ -248,13 +240,13 @@ int bench_recovery_run(struct bench *b, struct pass *p, struct placer_error **er
   run->degraded_peak = isnan(degraded) ? 0 : degraded;
   run->iops_before = placer_bench_io_rate(points, n_points, (t_fault - spec->at_s) * 1000, t_fault * 1000, NULL);
   run->iops_during = placer_bench_io_rate(points, n_points, t_fault * 1000, clean_at * 1000, &run->iops_min);
-  free(points);
+  placer_bench_result_free(&result);
   if (n_points < 2 || isnan(run->iops_before))
     return placer_error_set(err, PLACER_EXIT_SYSTEM, 0,
                             "%s: recovery: fio's status (%s) has no I/O before the fault: is `at` (%u s) too short?",
-                            p->tag, json, spec->at_s);
-  if ((run->fio_json = strdup(rel_json)) == NULL || (run->watch_log = strdup(rel_watch)) == NULL)
-    return bench_oom(err);
+                            p->tag, job.output, spec->at_s);
+  if ((run->fio_json = strdup(job.rel)) == NULL || (run->watch_log = strdup(rel_watch)) == NULL)
+    return placer_error_oom(err, "recovery run");
   for (size_t i = 0; i < n_watch; i++)
     if (placer_bench_recovery_run_add_role(run, watch[i].instance, watch[i].role, watch[i].before, watch[i].peak, err) <
         0)
@@ -265,7 +257,7 @@ int bench_recovery_run(struct bench *b, struct pass *p, struct placer_error **er
   if (kill_action) {
     cleanup_free char *what = NULL;
     if (asprintf(&what, "%s: %s started again", p->tag, rec->daemon) < 0)
-      return bench_oom(err);
+      return placer_error_oom(err, "recovery run");
     if (bench_check_daemon_threads(p, d, what, err) < 0)
       return -1;
     bench_placement_row(b, p, d->inst->name, d->inst->role, d->name, new_pid, d->group);

@@ -22,11 +22,12 @@
 
 #include "bench/neighbour.h"
 #include "bench/target.h"
+#include "bench/workload.h"
 #include "lib/array.h"
 #include "apply.h"
 #include "bench/probe.h"
 #include "report/report.h"
-#include "results/fio-result.h"
+#include "results/hardware-baseline.h"
 #include "bench/sample.h"
 #include "lib/cpulist.h"
 #include "lib/substitute.h"
@@ -90,7 +91,7 @@ static int switch_placement(struct bench *b, struct pass *p, struct placer_error
     d->inst = inst;
     cleanup_free char *what = NULL;
     if (asprintf(&what, "switch to %s", p->v->spec->name) < 0)
-      rc = bench_oom(err);
+      rc = placer_error_oom(err, "bench run");
     else
       rc = bench_check_daemon_threads(p, d, what, err);
   }
@@ -130,133 +131,28 @@ static struct placer_bench_neighbour_env neighbour_env(struct bench *b, struct p
   };
 }
 
-/* fio's file: the target's (file, cephfs in the mount), or the baseline's. */
-static char *fio_filename(const struct bench *b, const struct pass *p) {
-  const struct placer_study *s = b->study;
-  unsigned flags = bench_target(s->workloads.target)->flags;
-  if (flags & BENCH_TARGET_LOCAL_PATH)
-    return strdup(b->target.path);
-  if ((flags & BENCH_TARGET_MOUNT_PATH) && p && p->cluster.mount)
-    return bench_path_join(p->cluster.mount, s->workloads.path);
-  return NULL;
-}
-
-/* Peak RSS over the processes in GROUP now (fio forks one per job). */
-static void sample_group_hwm(struct bench *b, const char *group, uint64_t *peak) {
-  pid_t *pids = NULL;
-  size_t n = 0;
-  struct placer_error *e = NULL;
-  if (placer_cgroup_list_pids(b->cg, group, &pids, &n, &e) < 0) {
-    placer_error_free(e);
-    return;
-  }
-  for (size_t i = 0; i < n; i++) {
-    struct placer_sample_mem mem;
-    if (placer_sample_process("/proc", pids[i], NULL, &mem, &e) == 0) {
-      if (mem.hwm_bytes > *peak)
-        *peak = mem.hwm_bytes;
-    } else {
-      placer_error_free(e);
-      e = NULL;
-    }
-  }
-  free(pids);
-}
-
-/* Processes that fork (fio per job, stress-ng per worker): their peak RSS is
- * the largest over the processes of the group, sampled while they run. */
-struct hwm_watch {
-  const char *instance;
-  const char *group;
-  uint64_t peak;
-  double local_mem_share; /* the last sample while it ran (numa_maps), NAN: none */
-};
-
-/* Wait for fio, sampling the watched groups' peak RSS; kill it on a stop or
- * when it runs far past its time (b->fio_hung says so: a hung fio, e.g. on
- * a cluster that lost its OSDs).  *ok: it exited 0 on its own. */
-static void wait_fio(struct bench *b, pid_t pid, unsigned limit_s, struct hwm_watch *watch, size_t n_watch, bool *ok) {
-  b->fio_hung = false;
-  long long deadline = bench_now_ms() + (long long)limit_s * 1000;
-  bool signalled = false;
-  long long kill_at = 0;
-  unsigned ticks = 0;
-  *ok = false;
-  for (;;) {
-    int wstatus;
-    pid_t r = waitpid(pid, &wstatus, WNOHANG);
-    if (r == pid) {
-      *ok = !signalled && WIFEXITED(wstatus) && WEXITSTATUS(wstatus) == 0;
-      return;
-    }
-    if (r < 0 && errno != EINTR)
-      return;
-    for (size_t i = 0; i < n_watch; i++)
-      sample_group_hwm(b, watch[i].group, &watch[i].peak);
-    /* fio has exited when the run's last snapshot is taken: its memory
-     * locality is sampled while it runs, every 2 s (numa_maps are long). */
-    if (++ticks % 10 == 1)
-      for (size_t i = 0; i < n_watch; i++) {
-        double share = placer_bench_group_local_mem_share(b->cg, "/proc", watch[i].group, 0);
-        if (!isnan(share))
-          watch[i].local_mem_share = share;
-      }
-    long long now = bench_now_ms();
-    if (!signalled && (placer_bench_stop || now >= deadline)) {
-      b->fio_hung = !placer_bench_stop;
-      kill(-pid, SIGTERM);
-      kill(pid, SIGTERM);
-      signalled = true;
-      kill_at = now + 10000;
-    } else if (signalled && now >= kill_at) {
-      kill(-pid, SIGKILL);
-      kill(pid, SIGKILL);
-      kill_at = now + 1000000;
-    }
-    struct timespec ts = { 0, 200 * 1000000L };
-    nanosleep(&ts, NULL);
-  }
-}
-
-/* O_DIRECT on a local file and through ceph-fuse: the page cache must not
- * answer for the device or for Ceph. */
-static bool direct_io(const struct placer_study *s) {
-  return (bench_target(s->workloads.target)->flags & BENCH_TARGET_DIRECT) != 0;
-}
-
+/* The workloads' kind readies the target once per cluster (block: the
+ * region written once), when the study asks for it. */
 static int prefill(struct bench *b, struct pass *p, struct placer_error **err) {
   const struct placer_study *s = b->study;
-  if (!s->workloads.prefill)
+  const struct bench_workload_ops *kind = s->workloads.kind;
+  if (!s->workloads.prefill || kind->prepare == NULL)
     return 0;
-  cleanup_free char *out = NULL, *log = NULL, *file = fio_filename(b, p);
-  if (asprintf(&out, "%s/logs/prefill-%s.json", b->out, p->tag) < 0 ||
-      asprintf(&log, "%s/logs/prefill-%s.log", b->out, p->tag) < 0)
-    return bench_oom(err);
-  struct placer_bench_fio_cell cell = {
-    .kind = PLACER_BENCH_FIO_PREFILL,
-    .name = "prefill",
-    .output = out,
-    .filename = file,
-    .direct = direct_io(s),
-    .ceph_conf = p->cluster.conf,
-  };
-  char **argv = NULL;
-  if (placer_bench_fio_argv(s, s->workloads.target, &cell, &argv, err) < 0)
-    return -1;
-  bench_progress(b, "%s: prefill %s", p->tag, placer_study_target_name(s->workloads.target));
-  pid_t pid;
-  int rc = bench_start_fio(b, p, argv, out, log, &pid, err);
-  placer_argv_free(argv);
-  if (rc < 0)
-    return -1;
-  bool ok;
-  wait_fio(b, pid, 600, NULL, 0, &ok);
-  if (placer_bench_stop)
-    return placer_error_set(err, PLACER_EXIT_SYSTEM, EINTR, "interrupted");
-  if (!ok)
-    return placer_error_set(err, PLACER_EXIT_SYSTEM, 0, "%s: prefill %s; see %s", p->tag,
-                            b->fio_hung ? "did not finish in 600 s (hung?), killed" : "failed", log);
-  return 0;
+  struct bench_fio_run run = { 0 };
+  char stem[200];
+  snprintf(stem, sizeof(stem), "prefill-%s", p->tag);
+  kind->prepare(s, &run);
+  bench_fio_run_target(b, p, &run);
+  snprintf(run.what, sizeof(run.what), "prefill");
+  int rc = bench_fio_run_files(&run, b->out, "logs", stem, err);
+  if (rc == 0) {
+    bench_progress(b, "%s: prefill %s", p->tag, s->workloads.target->name);
+    rc = bench_fio_run_start(b, p, &run, err);
+  }
+  if (rc == 0)
+    rc = bench_fio_run_wait(b, &run, p->tag, 600, NULL, 0, err);
+  bench_fio_run_clear(&run);
+  return rc;
 }
 
 static bool is_neighbour_role(const struct bench *b, const char *role) {
@@ -288,7 +184,7 @@ static int solo(struct bench *b, struct pass *p, struct placer_error **err) {
     return 0; /* no neighbours: nothing to measure alone */
   cleanup_free char *log_dir = bench_path_join(b->out, "logs");
   if (log_dir == NULL)
-    return bench_oom(err);
+    return placer_error_oom(err, "bench run");
   if (p->vi > 0 && same_neighbour_placement(b, p->v)) {
     bool all = true;
     for (size_t c = 1; c < b->n_conds; c++) {
@@ -310,7 +206,7 @@ static int solo(struct bench *b, struct pass *p, struct placer_error **err) {
     }
     cleanup_free char *tag = NULL;
     if (asprintf(&tag, "%s-solo-%s", p->tag, b->conds[c].name) < 0)
-      return bench_oom(err);
+      return placer_error_oom(err, "bench run");
     b->runs_started++;
     bench_progress(b, "%s: %s alone (solo rate)", p->tag, b->conds[c].name);
     long long start = bench_now_ms();
@@ -374,7 +270,7 @@ static int check_daemons(struct bench *b, struct pass *p, size_t w, size_t c, st
     char state = d->pid > 0 ? placer_proc_state(d->pid) : 'S';
     if (state == '\0' || state == 'Z' || state == 'X')
       return placer_error_set(err, PLACER_EXIT_SYSTEM, 0, "%s: %s (pid %d) exited during %s%s%s; see %s", p->tag,
-                              d->name, (int)d->pid, b->wl_names[w], c ? " + " : " alone", c ? b->conds[c].name : "",
+                              d->name, (int)d->pid, b->wls[w].name, c ? " + " : " alone", c ? b->conds[c].name : "",
                               p->cluster_log);
   }
   return 0;
@@ -383,39 +279,34 @@ static int check_daemons(struct bench *b, struct pass *p, size_t w, size_t c, st
 /* One fio run of workload W under condition C. */
 static int run_cell(struct bench *b, struct pass *p, size_t w, size_t c, struct placer_error **err) {
   const struct placer_study *s = b->study;
+  const char *wname = b->wls[w].name;
   bool warmup = p->repeat < 0;
   struct placer_bench_run *run = warmup ? NULL : placer_bench_results_run(b->results, p->vi, c, w, (size_t)p->repeat);
-  cleanup_free char *rel = NULL, *json = NULL, *log = NULL, *file = fio_filename(b, p), *log_dir = NULL;
-  if (asprintf(&rel, "fio/%s-%s-%s.json", p->tag, b->conds[c].name, b->wl_names[w]) < 0 ||
-      (json = bench_path_join(b->out, rel)) == NULL ||
-      asprintf(&log, "%s/logs/fio-%s-%s-%s.log", b->out, p->tag, b->conds[c].name, b->wl_names[w]) < 0 ||
-      (log_dir = bench_path_join(b->out, "logs")) == NULL)
-    return bench_oom(err);
-  struct placer_bench_fio_cell cell = {
-    .kind = PLACER_BENCH_FIO_MEASURE,
-    .name = b->wl_names[w],
-    .pattern = b->wl_patterns[w],
-    .block_size = b->wl_bs[w],
-    .output = json,
-    .filename = file,
-    .direct = direct_io(s),
-    .ceph_conf = p->cluster.conf,
-  };
-  char **argv = NULL;
-  if (placer_bench_fio_argv(s, s->workloads.target, &cell, &argv, err) < 0)
+  cleanup_free char *log_dir = bench_path_join(b->out, "logs");
+  struct bench_fio_run fio = { 0 };
+  char stem[256];
+  snprintf(stem, sizeof(stem), "%s-%s-%s", p->tag, b->conds[c].name, wname);
+  s->workloads.kind->job(s, &b->wls[w], &fio);
+  bench_fio_run_target(b, p, &fio);
+  snprintf(fio.what, sizeof(fio.what), "fio %s", wname);
+  if (log_dir == NULL)
+    return placer_error_oom(err, "bench run");
+  if (bench_fio_run_files(&fio, b->out, "fio", stem, err) < 0) {
+    bench_fio_run_clear(&fio);
     return -1;
+  }
   b->runs_started++;
-  bench_progress(b, "%s: %s%s%s", p->tag, b->wl_names[w], c ? " + " : " alone", c ? b->conds[c].name : "");
+  bench_progress(b, "%s: %s%s%s", p->tag, wname, c ? " + " : " alone", c ? b->conds[c].name : "");
   long long start = bench_now_ms();
 
   struct placer_bench_neighbours nb = { 0 };
   bool nb_running = false;
   int rc = 0;
   if (c > 0) {
-    cleanup_free char *tag = neighbour_tag(p, b->wl_names[w]);
+    cleanup_free char *tag = neighbour_tag(p, wname);
     struct placer_bench_neighbour_env env = neighbour_env(b, p, tag ? tag : p->tag, log_dir);
     if (placer_bench_neighbours_start(s, &env, b->conds[c].intensity, &nb, err) < 0) {
-      placer_argv_free(argv);
+      bench_fio_run_clear(&fio);
       return -1;
     }
     nb_running = true;
@@ -426,22 +317,21 @@ static int run_cell(struct bench *b, struct pass *p, size_t w, size_t c, struct 
       p->neighbour_placement_recorded = true;
     }
   }
-  pid_t pid = 0;
-  rc = bench_start_fio(b, p, argv, json, log, &pid, err);
-  placer_argv_free(argv);
+  rc = bench_fio_run_start(b, p, &fio, err);
   struct placer_bench_probe *probe = NULL;
-  struct hwm_watch watch[1 + 16];
+  struct bench_hwm_watch watch[1 + 16];
   size_t n_watch = 0;
-  bool ok = false;
+  struct placer_error *fio_err = NULL; /* reported after a daemon that died, its cause */
+  int fio_rc = -1;
   if (rc == 0) {
     placer_bench_sleep_ms(s->workloads.ramp_s * 1000u);
     if (!p->fio_placement_recorded) {
       /* Once `placer exec` has become fio: then it is where it runs.  Under
        * load planning can take more than the ramp (1 s was seen to record
        * placer exec still on every CPU); up to 10 s. */
-      for (int i = 0; i < 500 && !is_comm(pid, "fio"); i++)
+      for (int i = 0; i < 500 && !is_comm(fio.pid, "fio"); i++)
         placer_bench_sleep_ms(20);
-      bench_placement_row(b, p, p->v->fio->name, p->v->fio->role, "fio", pid, p->v->fio_group);
+      bench_placement_row(b, p, p->v->fio->name, p->v->fio->role, "fio", fio.pid, p->v->fio_group);
       p->fio_placement_recorded = true;
     }
     if (!warmup && !placer_bench_stop) {
@@ -449,7 +339,7 @@ static int run_cell(struct bench *b, struct pass *p, size_t w, size_t c, struct 
       size_t n_targets = p->cluster.n_daemons + 1 + nb.n;
       struct placer_bench_target *targets = calloc(n_targets, sizeof(*targets));
       if (targets == NULL) {
-        rc = bench_oom(err);
+        rc = placer_error_oom(err, "bench run");
       } else {
         size_t k = 0;
         for (size_t i = 0; i < p->cluster.n_daemons; i++, k++) {
@@ -470,11 +360,13 @@ static int run_cell(struct bench *b, struct pass *p, size_t w, size_t c, struct 
       }
       free(targets);
     }
-    watch[n_watch++] = (struct hwm_watch){ p->v->fio->name, p->v->fio_group, 0, NAN };
+    watch[n_watch++] = (struct bench_hwm_watch){ p->v->fio->name, p->v->fio_group, 0, NAN };
     for (size_t i = 0; i < nb.n && n_watch < N_OF(watch); i++)
       if (nb.procs[i].kind->flags & BENCH_NEIGHBOUR_RSS)
-        watch[n_watch++] = (struct hwm_watch){ nb.procs[i].inst->name, nb.procs[i].group, 0, NAN };
-    wait_fio(b, pid, s->workloads.runtime_s + s->workloads.grace_s, watch, run ? n_watch : 0, &ok);
+        watch[n_watch++] = (struct bench_hwm_watch){ nb.procs[i].inst->name, nb.procs[i].group, 0, NAN };
+    /* the runtime and the grace, counted after the ramp */
+    fio_rc = bench_fio_run_wait(b, &fio, p->tag, s->workloads.runtime_s + s->workloads.grace_s, watch,
+                                run ? n_watch : 0, &fio_err);
     /* a daemon that died is the cause of what fails after (its samples) */
     if (rc == 0 && !placer_bench_stop)
       rc = check_daemons(b, p, w, c, err);
@@ -491,33 +383,18 @@ static int run_cell(struct bench *b, struct pass *p, size_t w, size_t c, struct 
     placer_error_free(e);
   }
   bench_note_run_wall(b, start);
-  if (rc < 0 || placer_bench_stop)
+  if (rc == 0 && !placer_bench_stop && fio_rc < 0)
+    rc = placer_error_set(err, fio_err->exit_code, fio_err->errno_value, "%s", fio_err->msg);
+  placer_error_free(fio_err);
+  struct placer_bench_result result = { 0 };
+  if (rc == 0 && !placer_bench_stop)
+    rc = bench_fio_run_result(b, &fio, p->tag, s->workloads.kind, &result, err);
+  if (rc == 0 && !placer_bench_stop && !warmup)
+    rc = placer_bench_run_set_result(run, &result, fio.rel, err);
+  placer_bench_result_free(&result);
+  bench_fio_run_clear(&fio);
+  if (rc < 0 || placer_bench_stop || warmup)
     return rc;
-
-  struct placer_fio_result *fio = NULL;
-  if (!ok && b->fio_hung)
-    return placer_error_set(err, PLACER_EXIT_SYSTEM, 0, "%s: fio %s did not finish in %u s (hung?), killed; see %s",
-                            p->tag, b->wl_names[w], s->workloads.runtime_s + s->workloads.grace_s, log);
-  if (!ok)
-    return placer_error_set(err, PLACER_EXIT_SYSTEM, 0, "%s: fio %s failed; see %s", p->tag, b->wl_names[w], log);
-  if (placer_fio_result_load(json, &fio, err) < 0) {
-    bench_explain_unwritten(b, json, err); /* a full disk */
-    return placer_error_prefix(err, "%s", p->tag);
-  }
-  if (fio->n_failed_jobs > 0 || fio->total.read.total_ios + fio->total.write.total_ios == 0) {
-    bool failed = fio->n_failed_jobs > 0;
-    placer_fio_result_free(fio);
-    return placer_error_set(err, PLACER_EXIT_SYSTEM, 0, "%s: fio %s reported %s; see %s", p->tag, b->wl_names[w],
-                            failed ? "errors" : "no I/O", json);
-  }
-  if (warmup) {
-    placer_fio_result_free(fio);
-    return 0;
-  }
-  rc = placer_bench_run_set_fio(run, fio, rel, err);
-  placer_fio_result_free(fio);
-  if (rc < 0)
-    return -1;
   for (size_t i = 0; i < run->n_roles; i++)
     for (size_t k = 0; k < n_watch; k++)
       if (strcmp(run->roles[i].instance, watch[k].instance) == 0) {
@@ -528,13 +405,13 @@ static int run_cell(struct bench *b, struct pass *p, size_t w, size_t c, struct 
       }
   if (c > 0 && isnan(rate))
     return placer_error_set(err, PLACER_EXIT_SYSTEM, 0, "%s: the neighbours reported no work rate during %s", p->tag,
-                            b->wl_names[w]);
+                            wname);
   run->neighbour_rate = c > 0 ? rate : NAN;
   run->done = true;
   bench_csv_run_rows(b, p, c, w, run);
   if (bench_write_summary(b, err) < 0) {
     run->done = false; /* its rows were cut again: --resume runs it */
-    return placer_error_prefix(err, "%s: %s%s%s not recorded", p->tag, b->wl_names[w], c ? " + " : " alone",
+    return placer_error_prefix(err, "%s: %s%s%s not recorded", p->tag, wname, c ? " + " : " alone",
                                c ? b->conds[c].name : "");
   }
   return 0;
@@ -589,7 +466,7 @@ static int run_pass(struct bench *b, size_t vi, int repeat, unsigned warmup_inde
   else
     snprintf(p.tag, sizeof(p.tag), "%s-r%d", p.v->spec->name, repeat);
   if (asprintf(&p.cluster_log, "%s/logs/cluster-%s.log", b->out, p.tag) < 0)
-    return bench_oom(err);
+    return placer_error_oom(err, "bench run");
   p.cenv = (struct placer_bench_cluster_env){
     .cg = b->cg,
     .prefix = b->prefix,
@@ -682,7 +559,7 @@ int placer_bench_run_study(const struct placer_study *study, const struct placer
     live.repeat = -1;
     snprintf(live.tag, sizeof(live.tag), "live");
     if (asprintf(&live.cluster_log, "%s/logs/cluster-live.log", b.out) < 0)
-      rc = bench_oom(err);
+      rc = placer_error_oom(err, "bench run");
     live.cenv = (struct placer_bench_cluster_env){
       .cg = b.cg,
       .prefix = b.prefix,
@@ -747,29 +624,24 @@ int placer_bench_run_study(const struct placer_study *study, const struct placer
     else if (placer_bench_stop)
       b.stopped_by = strdup("interrupted (SIGINT or SIGTERM)");
     struct placer_error *e = NULL;
-    cleanup_free char *report = NULL;
-    char *tail = NULL;
-    size_t tail_len = 0;
-    FILE *tf = open_memstream(&tail, &tail_len);
-    if (tf) {
-      bench_baseline_report(&b, tf);
-      fprintf(tf,
-              "\nResults: %s (summary.json, report.txt, fio/, runs.csv, roles.csv, threads.csv, cores.csv, "
-              "placement.csv, solo.csv, logs/)\n",
-              b.out);
-      fclose(tf);
+    /* the hardware baseline's shares, recorded with the results they are of */
+    if (b.baseline) {
+      json_t *shares = placer_bench_baseline_shares(b.baseline, b.results);
+      if (shares == NULL || json_object_set_new(b.baseline, "shares_alone", shares) < 0)
+        placer_error_oom(&e, "hardware baseline");
     }
     /* Results that could not all be written (a full disk): summary.json
      * holds what was recorded before and report.txt is not written beside
      * it; a study that ran to its end fails with that (exit 4). */
-    bool summary_written = bench_write_summary(&b, &e) == 0;
+    bool summary_written = e == NULL && bench_write_summary(&b, &e) == 0;
+    /* The report of what the results directory holds, made as `placer
+     * report` and `placer bench --report` make it: one route. */
     char *text = NULL;
     struct placer_error *e_report = NULL;
-    if (placer_bench_report(b.results, &report, &e_report) < 0) {
-      bench_warn(&b, "%s", e_report->msg);
+    if (placer_bench_report_dir(b.out, &text, &e_report) < 0) {
+      bench_warn(&b, "no report: %s", e_report->msg);
       placer_error_free(e_report);
-    } else if (asprintf(&text, "%s%s", report, tail ? tail : "") < 0) {
-      text = NULL;
+      text = strdup(""); /* what was measured is in the directory still */
     }
     if (text && summary_written)
       bench_write_report_txt(&b, text, &e);
@@ -782,7 +654,6 @@ int placer_bench_run_study(const struct placer_study *study, const struct placer
       *report_out = text;
     else
       free(text);
-    free(tail);
   }
   if (results) {
     *results = b.results;

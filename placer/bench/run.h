@@ -2,7 +2,7 @@
  * fio, variant after variant and repeat after repeat, and fill the results
  * (results.h).  run.c holds the loop (pass.c what its runs and the
  * recovery runs share), cluster.c the cluster (local / existing / none),
- * neighbour*.c the colocated load (one file per kind, neighbour.h), fio-job.c fio's command lines, spawn.c
+ * neighbour*.c the colocated load (one file per kind, neighbour.h), fio-run.c fio's runs, spawn.c
  * child processes that a Ctrl-C can stop.  The pure parts (fio argv, stress-ng and guest output
  * parsers) are unit-tested; the rest is exercised by the integration tests. */
 #ifndef PLACER_BENCH_RUN_H
@@ -54,8 +54,10 @@ struct placer_bench_options {
 
 /* Run STUDY.  On return (also after an error or a Ctrl-C) the results
  * directory holds what was measured: fio JSON, CSV samples, summary.json,
- * report.txt; *report (may be NULL; NULL when there is none) gets the text
- * of report.txt for the caller to print, *results (may be NULL) the results
+ * report.txt; *report (may be NULL) gets the text of report.txt, the report
+ * of the directory (placer_bench_report_dir), for the caller to print: NULL
+ * when the study was refused before the directory was made, "" when no
+ * report could be made of it (a warning says why); *results (may be NULL) the results
  * so far and *extra the parts of summary.json the results struct does not
  * hold (hardware baseline, study).  Returns 0, -1 with err, or
  * PLACER_BENCH_EXIT_INTERRUPTED. */
@@ -86,33 +88,6 @@ int placer_bench_run_command(char *const *argv, char *const *env, const char *lo
                              struct placer_error **err);
 /* Sleep, unless the stop flag rises: false when it did. */
 bool placer_bench_sleep_ms(unsigned ms);
-
-/* ------------------------------------------------------------ fio */
-
-enum placer_bench_fio_kind {
-  PLACER_BENCH_FIO_MEASURE, /* a workload cell: time based, ramp, JSON */
-  PLACER_BENCH_FIO_PREFILL, /* write the whole region once, 4M sequential */
-};
-
-struct placer_bench_fio_cell {
-  enum placer_bench_fio_kind kind;
-  const char *name;    /* job name: the workload's name */
-  const char *pattern; /* rw= */
-  uint64_t block_size;
-  const char *output;    /* --output (JSON) */
-  const char *filename;  /* file target / cephfs: the file or device; baseline too */
-  bool direct;           /* O_DIRECT (local file, block device) */
-  uint64_t size_bytes;   /* the region; 0: the workloads' size */
-  const char *ceph_conf; /* rados: fio's engine reads no CEPH_CONF, it wants --conf */
-  unsigned runtime_s;    /* measure: 0 = the workloads' runtime */
-  bool no_ramp;          /* measure: no --ramp_time (its stats reset would break a timeline) */
-  unsigned status_s;     /* measure: --status-interval: a JSON document every STATUS_S seconds (0: none) */
-};
-
-/* fio's argv for a cell of STUDY's workloads, on the study's target (for
- * the hardware baseline the caller passes target FILE).  Pure. */
-int placer_bench_fio_argv(const struct placer_study *study, enum placer_study_target target,
-                          const struct placer_bench_fio_cell *cell, char ***argv, struct placer_error **err);
 
 /* ------------------------------------------------------------ neighbours: parsers */
 

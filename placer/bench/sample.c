@@ -12,7 +12,7 @@
 static int read_parsed(const char *proc_root, const char *rel, char **text, struct placer_error **err) {
   cleanup_free char *path = NULL;
   if (asprintf(&path, "%s/%s", proc_root, rel) < 0)
-    return placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "%s", rel);
+    return placer_error_oom(err, rel);
   return placer_textfile_read(path, text, err);
 }
 
@@ -43,7 +43,7 @@ int placer_sample_threads(const char *proc_root, pid_t pid, struct placer_sample
                           struct placer_error **err) {
   cleanup_free char *dir = NULL;
   if (asprintf(&dir, "%s/%d/task", proc_root, (int)pid) < 0)
-    return placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "threads of %d", (int)pid);
+    return placer_error_oom(err, "threads of a process");
   DIR *d = opendir(dir);
   if (d == NULL)
     return placer_error_errno(err, errno == ENOENT ? PLACER_EXIT_USAGE : PLACER_EXIT_SYSTEM, errno,
@@ -53,7 +53,7 @@ int placer_sample_threads(const char *proc_root, pid_t pid, struct placer_sample
   struct dirent *ent;
   int rc = 0;
   if (tasks == NULL)
-    rc = placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "threads of %d", (int)pid);
+    rc = placer_error_oom(err, "threads of a process");
   while (rc == 0 && (ent = readdir(d)) != NULL) {
     if (ent->d_name[0] < '0' || ent->d_name[0] > '9')
       continue;
@@ -61,14 +61,14 @@ int placer_sample_threads(const char *proc_root, pid_t pid, struct placer_sample
     if (count == cap) {
       struct placer_sample_task *bigger = realloc(tasks, 2 * cap * sizeof(*tasks));
       if (bigger == NULL) {
-        rc = placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "threads of %d", (int)pid);
+        rc = placer_error_oom(err, "threads of a process");
         break;
       }
       tasks = bigger;
       cap *= 2;
     }
     if (asprintf(&path, "%s/%s/stat", dir, ent->d_name) < 0) {
-      rc = placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "threads of %d", (int)pid);
+      rc = placer_error_oom(err, "threads of a process");
       break;
     }
     struct placer_error *read_err = NULL;

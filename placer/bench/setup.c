@@ -23,7 +23,7 @@
 static int mkdir_p(const char *path, struct placer_error **err) {
   cleanup_free char *p = strdup(path);
   if (p == NULL)
-    return bench_oom(err);
+    return placer_error_oom(err, "bench setup");
   for (char *s = p + 1;; s++) {
     char *slash = strchr(s, '/');
     if (slash)
@@ -69,7 +69,7 @@ static int check_tools(const struct bench *b, struct placer_error **err) {
     if (n >= 6)
       break;
   }
-  const char *target_needs = bench_target(s->workloads.target)->program;
+  const char *target_needs = s->workloads.target->program;
   if (s->cluster.type == PLACER_STUDY_CLUSTER_LOCAL && target_needs)
     need[n++] = target_needs;
   for (size_t i = 0; i < n; i++)
@@ -128,7 +128,7 @@ static int resolve_sets(const struct bench *b, struct variant *v, const struct p
     const char *a = v->spec->sets.items[i];
     if (a[0] != '@') {
       if (placer_argv_push(&v->sets, a) < 0)
-        return bench_oom(err);
+        return placer_error_oom(err, "bench setup");
       continue;
     }
     const char *dot = strchr(a, '.'), *eq = strchr(a, '=');
@@ -176,7 +176,7 @@ static int resolve_sets(const struct bench *b, struct variant *v, const struct p
         hits++;
       }
       if (rc != 0)
-        return bench_oom(err);
+        return placer_error_oom(err, "bench setup");
     }
     if (hits == 0)
       return placer_error_set(err, PLACER_EXIT_USAGE, 0,
@@ -197,7 +197,7 @@ static int load_variants(struct bench *b, struct placer_error **err) {
   b->vars = calloc(s->n_variants, sizeof(*b->vars));
   if (b->vars == NULL) {
     placer_topology_free(topo);
-    return bench_oom(err);
+    return placer_error_oom(err, "bench setup");
   }
   int rc = 0;
   for (size_t i = 0; rc == 0 && i < s->n_variants; i++) {
@@ -249,7 +249,7 @@ static int load_variants(struct bench *b, struct placer_error **err) {
     v->fio_cpus = placer_cpulist_format(v->fio->cpus);
     v->fio_mems = placer_cpulist_format(v->fio->mems);
     if (v->fio_cpus == NULL || v->fio_mems == NULL) {
-      rc = bench_oom(err);
+      rc = placer_error_oom(err, "bench setup");
       break;
     }
     for (size_t k = 0; k < s->n_neighbours; k++) {
@@ -315,23 +315,20 @@ static size_t neighbour_instances(const struct bench *b, const struct variant *v
 
 static int make_matrix(struct bench *b, struct placer_error **err) {
   const struct placer_study *s = b->study;
-  b->n_workloads = placer_study_n_workloads(s);
-  b->wl_names = calloc(b->n_workloads + 1, sizeof(char *));
-  b->wl_bs = calloc(b->n_workloads + 1, sizeof(uint64_t));
-  b->wl_patterns = calloc(b->n_workloads + 1, sizeof(char *));
-  if (b->wl_names == NULL || b->wl_bs == NULL || b->wl_patterns == NULL)
-    return bench_oom(err);
-  for (size_t i = 0; i < b->n_workloads; i++)
-    if (placer_study_workload(s, i, &b->wl_names[i], &b->wl_bs[i], &b->wl_patterns[i]) < 0)
-      return bench_oom(err);
+  size_t n = placer_study_n_workloads(s);
+  if ((b->wls = calloc(n + 1, sizeof(*b->wls))) == NULL)
+    return placer_error_oom(err, "bench setup");
+  for (; b->n_workloads < n; b->n_workloads++)
+    if (placer_study_workload(s, b->n_workloads, &b->wls[b->n_workloads], err) < 0)
+      return -1;
   bool by_intensity = s->sweep.enabled && s->sweep.parameter == PLACER_STUDY_SWEEP_INTENSITY;
   size_t steps = s->n_neighbours == 0 ? 0 : by_intensity ? s->sweep.n_values : 1;
   b->conds = calloc(steps + 1, sizeof(*b->conds));
   if (b->conds == NULL)
-    return bench_oom(err);
+    return placer_error_oom(err, "bench setup");
   b->n_conds = steps + 1;
   if ((b->conds[0].name = strdup("alone")) == NULL)
-    return bench_oom(err);
+    return placer_error_oom(err, "bench setup");
   const char *who = s->n_neighbours == 1 ? s->neighbours[0].name : "neighbours";
   /* The level is the total intensity of one variant's neighbours (every
    * variant places the same number, or the level would mean two things). */
@@ -352,7 +349,7 @@ static int make_matrix(struct bench *b, struct placer_error **err) {
     c->level *= (double)per / (double)s->n_neighbours;
     int r = by_intensity ? asprintf(&c->name, "%s-%u", who, c->intensity) : ((c->name = strdup(who)) ? 0 : -1);
     if (r < 0 || c->name == NULL)
-      return bench_oom(err);
+      return placer_error_oom(err, "bench setup");
   }
   return 0;
 }
@@ -361,19 +358,16 @@ static int make_results(struct bench *b, struct placer_error **err) {
   const struct placer_study *s = b->study;
   const char **vnames = calloc(b->n_vars, sizeof(char *));
   double *knobs = calloc(b->n_vars ? b->n_vars : 1, sizeof(*knobs));
-  struct placer_bench_workload *wls = calloc(b->n_workloads, sizeof(*wls));
   struct placer_bench_condition *conds = calloc(b->n_conds, sizeof(*conds));
   int rc = 0;
-  if (vnames == NULL || wls == NULL || conds == NULL || knobs == NULL) {
-    rc = bench_oom(err);
+  if (vnames == NULL || conds == NULL || knobs == NULL) {
+    rc = placer_error_oom(err, "bench setup");
     goto out;
   }
   for (size_t i = 0; i < b->n_vars; i++) {
     vnames[i] = b->vars[i].spec->name;
     knobs[i] = b->vars[i].spec->knob;
   }
-  for (size_t i = 0; i < b->n_workloads; i++)
-    wls[i] = (struct placer_bench_workload){ b->wl_names[i], (char *)b->wl_patterns[i], b->wl_bs[i] };
   for (size_t i = 0; i < b->n_conds; i++)
     conds[i] = (struct placer_bench_condition){ b->conds[i].name, b->conds[i].level };
   /* Whose CPU per client I/O: the OSDs' role, else (no Ceph) fio's. */
@@ -388,12 +382,11 @@ static int make_results(struct bench *b, struct placer_error **err) {
     snprintf(title, sizeof(title), "%s", s->title);
   else if (b->n_vars >= 2)
     snprintf(title, sizeof(title), "%s vs %s, cluster %s, fio %s iodepth %u", b->vars[1].spec->name,
-             b->vars[0].spec->name, placer_study_cluster_name(s->cluster.type),
-             placer_study_target_name(s->workloads.target), s->workloads.iodepth);
+             b->vars[0].spec->name, placer_study_cluster_name(s->cluster.type), s->workloads.target->name,
+             s->workloads.iodepth);
   else
     snprintf(title, sizeof(title), "%s, cluster %s, fio %s iodepth %u", b->vars[0].spec->name,
-             placer_study_cluster_name(s->cluster.type), placer_study_target_name(s->workloads.target),
-             s->workloads.iodepth);
+             placer_study_cluster_name(s->cluster.type), s->workloads.target->name, s->workloads.iodepth);
   for (size_t i = 0; i < s->n_neighbours; i++) {
     size_t len = strlen(who);
     snprintf(who + len, sizeof(who) - len, "%s%s", i ? "+" : "", s->neighbours[i].name);
@@ -407,7 +400,7 @@ static int make_results(struct bench *b, struct placer_error **err) {
     snprintf(level_unit, sizeof(level_unit), "%s at %u%% load", first->unit, s->neighbours[0].load_percent);
   size_t sweep_wl = 0;
   for (size_t i = 0; s->sweep.workload && i < b->n_workloads; i++)
-    if (strcmp(b->wl_names[i], s->sweep.workload) == 0)
+    if (strcmp(b->wls[i].name, s->sweep.workload) == 0)
       sweep_wl = i;
   struct placer_bench_spec spec = {
     .title = title,
@@ -418,7 +411,7 @@ static int make_results(struct bench *b, struct placer_error **err) {
     .neighbour_role = s->n_neighbours ? s->neighbours[0].role : NULL,
     .variants = vnames,
     .n_variants = b->n_vars,
-    .workloads = wls,
+    .workloads = b->wls,
     .n_workloads = b->n_workloads,
     .conditions = conds,
     .n_conditions = b->n_conds,
@@ -438,7 +431,7 @@ static int make_results(struct bench *b, struct placer_error **err) {
     snprintf(recovery_daemon, sizeof(recovery_daemon), "osd.%u", s->recovery.osd);
     spec.recovery_action = placer_study_recovery_action_name(s->recovery.action);
     spec.recovery_daemon = recovery_daemon;
-    spec.recovery_workload = s->recovery.workload ? s->recovery.workload : b->wl_names[0];
+    spec.recovery_workload = s->recovery.workload ? s->recovery.workload : b->wls[0].name;
     spec.recovery_at_s = s->recovery.at_s;
     spec.recovery_down_s = s->recovery.down_s;
   }
@@ -448,7 +441,6 @@ static int make_results(struct bench *b, struct placer_error **err) {
 out:
   free(vnames);
   free(knobs);
-  free(wls);
   free(conds);
   return rc;
 }
@@ -470,7 +462,7 @@ static int find_guest(struct bench *b, struct placer_error **err) {
   if (k && i && *k && *i) {
     b->vm_kernel = strdup(k);
     b->vm_initrd = strdup(i);
-    return b->vm_kernel && b->vm_initrd ? 0 : bench_oom(err);
+    return b->vm_kernel && b->vm_initrd ? 0 : placer_error_oom(err, "bench setup");
   }
   cleanup_free char *script = placer_bench_vm_build_script();
   if (script == NULL)
@@ -483,7 +475,7 @@ static int find_guest(struct bench *b, struct placer_error **err) {
     dir = NULL;
   cleanup_free char *log = bench_path_join(b->out, "logs/vm-build.log");
   if (dir == NULL || log == NULL)
-    return bench_oom(err);
+    return placer_error_oom(err, "bench setup");
   char *argv[] = { "sh", script, dir, NULL };
   bench_progress(b, "building the guest kernel and initramfs (%s)", dir);
   if (placer_bench_run_command(argv, NULL, log, 600, true, err) < 0)
@@ -553,7 +545,7 @@ static int open_csv(struct bench *b, const char *name, const char *header, FILE 
   }
   cleanup_free char *path = bench_path_join(b->out, name);
   if (path == NULL)
-    return bench_oom(err);
+    return placer_error_oom(err, "bench setup");
   /* O_CLOEXEC: fio, stress-ng and the Ceph daemons must not hold them open. */
   FILE *f = bench_file_open(path, append, err);
   if (f == NULL)
@@ -635,7 +627,7 @@ int bench_setup(struct bench *b, struct placer_error **err) {
   for (size_t i = 0; i < 3; i++) {
     cleanup_free char *d = bench_path_join(b->out, subdirs[i]);
     if (d == NULL)
-      return bench_oom(err);
+      return placer_error_oom(err, "bench setup");
     if (mkdir(d, 0755) < 0 && errno != EEXIST)
       return placer_error_errno(err, PLACER_EXIT_SYSTEM, errno, "mkdir '%s'", d);
     if (lstat(d, &st) < 0 || !S_ISDIR(st.st_mode)) /* its files are written one by one: not through a link */
@@ -643,7 +635,7 @@ int bench_setup(struct bench *b, struct placer_error **err) {
   }
   if (b->study->generated && !opt->resume) { /* --resume reads it again: the same study */
     if ((b->study_file = bench_path_join(b->out, "study.yaml")) == NULL)
-      return bench_oom(err);
+      return placer_error_oom(err, "bench setup");
     FILE *f = fopen(b->study_file, "wex");
     if (f == NULL)
       return placer_error_errno(err, PLACER_EXIT_SYSTEM, errno, "create '%s'", b->study_file);
@@ -656,7 +648,7 @@ int bench_setup(struct bench *b, struct placer_error **err) {
   for (size_t i = 0; i < b->n_vars; i++) {
     cleanup_free char *path = NULL;
     if (asprintf(&path, "%s/plans/%s.txt", b->out, b->vars[i].spec->name) < 0)
-      return bench_oom(err);
+      return placer_error_oom(err, "bench setup");
     FILE *f = bench_file_open(path, false, err);
     if (f == NULL)
       return -1;
@@ -716,11 +708,9 @@ void bench_free(struct bench *b) {
       fclose(files[i]);
   variants_free(b);
   bench_files_remove(b);
-  for (size_t i = 0; b->wl_names && i < b->n_workloads; i++)
-    free(b->wl_names[i]);
-  free(b->wl_names);
-  free(b->wl_bs);
-  free(b->wl_patterns);
+  for (size_t i = 0; i < b->n_workloads; i++)
+    placer_bench_workload_clear(&b->wls[i]);
+  free(b->wls);
   for (size_t i = 0; i < b->n_conds; i++)
     free(b->conds[i].name);
   free(b->conds);
@@ -755,8 +745,8 @@ int placer_bench_describe(const struct placer_study *study, const struct placer_
             "study %s: cluster %s, fio %s, %zu variant(s), %zu workload(s), %zu condition(s), %u repeat(s) + "
             "%u warm-up pass(es)\n",
             study->generated ? "default, sized to the node (placer bench --print-default)" : study->path,
-            placer_study_cluster_name(study->cluster.type), placer_study_target_name(study->workloads.target), b.n_vars,
-            b.n_workloads, b.n_conds, study->repeats, study->warmup);
+            placer_study_cluster_name(study->cluster.type), study->workloads.target->name, b.n_vars, b.n_workloads,
+            b.n_conds, study->repeats, study->warmup);
     for (size_t v = 0; v < b.n_vars; v++) {
       fprintf(out, "variant %s: profile %s\n", b.vars[v].spec->name, b.vars[v].profile_path);
       for (size_t i = 0; b.vars[v].sets && b.vars[v].sets[i]; i++)
@@ -791,7 +781,7 @@ int placer_bench_describe(const struct placer_study *study, const struct placer_
           for (size_t c = 0; c < b.n_conds; c++) {
             if (repeat < 0 && c > 0)
               continue;
-            fprintf(out, " %s/%s", b.wl_names[w], b.conds[c].name);
+            fprintf(out, " %s/%s", b.wls[w].name, b.conds[c].name);
             runs++;
           }
         if (repeat >= 0 && study->recovery.enabled)
@@ -830,18 +820,16 @@ int placer_bench_describe(const struct placer_study *study, const struct placer_
               "recovery runs: %zu, each %u+%u s of %s, osd.%u %s for %u s, then until active+clean (at most %u s): "
               "not in the estimate\n",
               (size_t)study->repeats * b.n_vars, study->workloads.ramp_s, study->recovery.at_s,
-              study->recovery.workload ? study->recovery.workload : b.wl_names[0], study->recovery.osd,
+              study->recovery.workload ? study->recovery.workload : b.wls[0].name, study->recovery.osd,
               study->recovery.action == PLACER_STUDY_RECOVERY_KILL ? "killed" : "out", study->recovery.down_s,
               study->recovery.timeout_s);
   }
   variants_free(&b);
   free(b.target.path); /* checked only: nothing is made or removed */
   free(b.hw.path);
-  for (size_t i = 0; b.wl_names && i < b.n_workloads; i++)
-    free(b.wl_names[i]);
-  free(b.wl_names);
-  free(b.wl_bs);
-  free(b.wl_patterns);
+  for (size_t i = 0; i < b.n_workloads; i++)
+    placer_bench_workload_clear(&b.wls[i]);
+  free(b.wls);
   for (size_t i = 0; i < b.n_conds; i++)
     free(b.conds[i].name);
   free(b.conds);

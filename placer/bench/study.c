@@ -1,8 +1,9 @@
 /* Bench studies: the YAML schema as key tables for the walker in
- * profile-yaml.c, defaults, and the checks that span several keys.
- * docs/bench.md ("The study file") describes every key; keep the two in step. */
+ * profile-yaml.c, defaults, and the checks that span several keys.  The
+ * workload kinds' own keys are in their files (bench/workload-*.c), the
+ * sweep's checks in study-sweep.c.  docs/bench.md ("The study file")
+ * describes every key; keep the two in step. */
 #include "bench/study.h"
-#include "lib/datafile.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -13,25 +14,22 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "lib/array.h"
 #include "bench/fio-options.h"
+#include "bench/neighbour.h"
+#include "bench/study-internal.h"
 #include "bench/target.h"
-#include "report/report.h" /* placer_bench_format_block_size */
-#include "results/results.h"
+#include "bench/workload.h"
+#include "lib/array.h"
 #include "profile-yaml.h"
-#include "lib/units.h"
+#include "results/results.h"
 
 #define GIB (UINT64_C(1) << 30)
+#define MAX_PASS_KINDS 8
 
 static const char *const cluster_names[] = {
   [PLACER_STUDY_CLUSTER_LOCAL] = "local",
   [PLACER_STUDY_CLUSTER_EXISTING] = "existing",
   [PLACER_STUDY_CLUSTER_NONE] = "none",
-  NULL,
-};
-static const char *const neighbour_kind_names[] = {
-  [PLACER_STUDY_NEIGHBOUR_STRESS_NG] = "stress-ng",
-  [PLACER_STUDY_NEIGHBOUR_VM] = "vm",
   NULL,
 };
 static const char *const backend_names[] = {
@@ -46,61 +44,8 @@ static const char *const rebuild_names[] = {
   NULL,
 };
 
-bool placer_study_sweeps_placement(const struct placer_study *s) {
-  return s->sweep.enabled && s->sweep.parameter != PLACER_STUDY_SWEEP_INTENSITY;
-}
-
-const char *placer_study_sweep_parameter_name(int parameter) {
-  return parameter >= 0 && parameter <= PLACER_STUDY_SWEEP_WEIGHT
-             ? placer_bench_sweep_parameter_names[parameter] /* by enum placer_study_sweep_parameter */
-             : "?";
-}
-
-/* fio rw= values placer knows how to report. */
-static const char *const pattern_names[] = {
-  "read", "write", "randread", "randwrite", "rw", "readwrite", "randrw", "trim", "randtrim", "trimwrite", NULL,
-};
-
 const char *placer_study_cluster_name(enum placer_study_cluster_type t) {
   return t <= PLACER_STUDY_CLUSTER_NONE ? cluster_names[t] : "?";
-}
-const char *placer_study_target_name(enum placer_study_target t) {
-  return bench_target(t)->name;
-}
-const char *placer_study_neighbour_kind_name(enum placer_study_neighbour_kind k) {
-  return k <= PLACER_STUDY_NEIGHBOUR_VM ? neighbour_kind_names[k] : "?";
-}
-
-const char *placer_study_recovery_action_name(int action) {
-  return action == PLACER_STUDY_RECOVERY_OUT ? "out" : "kill";
-}
-
-static size_t seq_len(const yaml_node_t *v) {
-  return (size_t)(v->data.sequence.items.top - v->data.sequence.items.start);
-}
-
-static yaml_node_t *seq_item(struct pyaml_walk *w, const yaml_node_t *v, size_t i) {
-  return yaml_document_get_node(w->doc, v->data.sequence.items.start[i]);
-}
-
-static int oom(struct pyaml_walk *w) {
-  return placer_error_oom(w->err, "parse study");
-}
-
-/* 1 when NAME is one of the study's workloads ("4k-randwrite"), 0 when not, -1 out of memory. */
-static int has_workload(const struct placer_study *s, const char *name) {
-  for (size_t i = 0; i < placer_study_n_workloads(s); i++) {
-    char *wname = NULL;
-    uint64_t bs;
-    const char *pattern;
-    if (placer_study_workload(s, i, &wname, &bs, &pattern) < 0)
-      return -1;
-    bool same = strcmp(wname, name) == 0;
-    free(wname);
-    if (same)
-      return 1;
-  }
-  return 0;
 }
 
 /* ---- custom value parsers ---- */
@@ -116,39 +61,11 @@ static int parse_version(struct pyaml_walk *w, const struct pyaml_field *f, yaml
   return 0;
 }
 
-/* "90%" or 0.9, in (0, 1]. */
-static int parse_fraction(struct pyaml_walk *w, const struct pyaml_field *f, yaml_node_t *v, void *target) {
-  double *slot = (double *)((char *)target + f->offset);
-  if (!pyaml_walk_is_plain(v))
-    return pyaml_walk_key_error(w, v, f->key, "expected a fraction such as 0.9 or 90%%");
-  const char *s = pyaml_walk_scalar(v);
-  char *end;
-  errno = 0;
-  double x = strtod(s, &end);
-  if (end == s || errno)
-    return pyaml_walk_key_error(w, v, f->key, "expected a fraction such as 0.9 or 90%%, got '%s'", s);
-  if (*end == '%') {
-    x /= 100.0;
-    end++;
-  }
-  if (*end != '\0' || !(x > 0.0 && x <= 1.0))
-    return pyaml_walk_key_error(w, v, f->key, "expected a fraction in (0, 1] such as 0.9 or 90%%, got '%s'", s);
-  *slot = x;
-  return 0;
-}
-
-/* A fraction (parse_fraction) into *X rather than into a field. */
-static int parse_fraction_value(struct pyaml_walk *w, const struct pyaml_field *f, yaml_node_t *v, double *x) {
-  struct pyaml_field ff = *f;
-  ff.offset = 0;
-  return parse_fraction(w, &ff, v, x);
-}
-
 /* The verdicts' significance level: 0.05 or 5%, in (0, 0.5]. */
 static int parse_alpha(struct pyaml_walk *w, const struct pyaml_field *f, yaml_node_t *v, void *target) {
   struct placer_study *st = target;
   double x = 0;
-  if (parse_fraction_value(w, f, v, &x) < 0)
+  if (study_parse_fraction_value(w, f, v, &x) < 0)
     return -1;
   if (x > 0.5)
     return pyaml_walk_key_error(w, v, f->key, "expected a significance level in (0, 0.5] such as 0.05, got '%s'",
@@ -161,105 +78,13 @@ static int parse_alpha(struct pyaml_walk *w, const struct pyaml_field *f, yaml_n
 static int parse_load(struct pyaml_walk *w, const struct pyaml_field *f, yaml_node_t *v, void *target) {
   struct placer_study_neighbour *nb = target;
   double x = 0;
-  if (parse_fraction_value(w, f, v, &x) < 0)
+  if (study_parse_fraction_value(w, f, v, &x) < 0)
     return -1;
   double pct = x * 100.0;
   if (pct < 1.0 || fabs(pct - round(pct)) > 1e-9)
     return pyaml_walk_key_error(w, v, f->key, "expected a whole percent 1%%..100%% such as 50%%, got '%s'",
                                 pyaml_walk_scalar(v));
   nb->load_percent = (unsigned)round(pct);
-  return 0;
-}
-
-static int parse_block_sizes(struct pyaml_walk *w, const struct pyaml_field *f, yaml_node_t *v, void *target) {
-  struct placer_study_workloads *wl = target;
-  if (v->type != YAML_SEQUENCE_NODE || seq_len(v) == 0)
-    return pyaml_walk_key_error(w, v, f->key, "expected a non-empty list of sizes such as [4K, 128K, 4M]");
-  size_t n = seq_len(v);
-  free(wl->block_sizes);
-  wl->n_block_sizes = 0;
-  wl->block_sizes = calloc(n, sizeof(*wl->block_sizes));
-  if (wl->block_sizes == NULL)
-    return oom(w);
-  for (size_t i = 0; i < n; i++) {
-    yaml_node_t *item = seq_item(w, v, i);
-    uint64_t bytes;
-    const char *why;
-    if (!pyaml_walk_is_scalar(item) || placer_parse_bytes(pyaml_walk_scalar(item), &bytes, &why) < 0)
-      return pyaml_walk_key_error(w, item, f->key, "[%zu]: expected a size such as 4K or 4M", i);
-    if (bytes < 512 || bytes % 512 != 0 || bytes > (UINT64_C(1) << 30))
-      return pyaml_walk_key_error(w, item, f->key, "[%zu]: '%s': a block size is a multiple of 512 bytes, at most 1G",
-                                  i, pyaml_walk_scalar(item));
-    for (size_t j = 0; j < i; j++)
-      if (wl->block_sizes[j] == bytes)
-        return pyaml_walk_key_error(w, item, f->key, "[%zu]: block size '%s' is listed twice", i,
-                                    pyaml_walk_scalar(item));
-    wl->block_sizes[wl->n_block_sizes++] = bytes;
-  }
-  return 0;
-}
-
-static int parse_patterns(struct pyaml_walk *w, const struct pyaml_field *f, yaml_node_t *v, void *target) {
-  struct placer_study_workloads *wl = target;
-  if (v->type != YAML_SEQUENCE_NODE || seq_len(v) == 0)
-    return pyaml_walk_key_error(w, v, f->key, "expected a non-empty list such as [randwrite, randread]");
-  placer_string_list_free(&wl->patterns);
-  size_t n = seq_len(v);
-  wl->patterns.items = calloc(n, sizeof(char *));
-  if (wl->patterns.items == NULL)
-    return oom(w);
-  for (size_t i = 0; i < n; i++) {
-    yaml_node_t *item = seq_item(w, v, i);
-    const char *s = pyaml_walk_is_scalar(item) ? pyaml_walk_scalar(item) : "";
-    bool known = false;
-    for (size_t k = 0; pattern_names[k] && !known; k++)
-      known = strcmp(pattern_names[k], s) == 0;
-    if (!known)
-      return pyaml_walk_key_error(w, item, f->key,
-                                  "[%zu]: unknown pattern '%s' (read, write, randread, randwrite, rw, randrw, trim, "
-                                  "randtrim, trimwrite)",
-                                  i, s);
-    for (size_t j = 0; j < i; j++)
-      if (strcmp(wl->patterns.items[j], s) == 0)
-        return pyaml_walk_key_error(w, item, f->key, "[%zu]: pattern '%s' is listed twice", i, s);
-    if ((wl->patterns.items[i] = strdup(s)) == NULL)
-      return oom(w);
-    wl->patterns.n = i + 1;
-  }
-  return 0;
-}
-
-/* Positive decimals, ascending and distinct; what they mean is checked
- * with the parameter (check_sweep). */
-static int parse_sweep_values(struct pyaml_walk *w, const struct pyaml_field *f, yaml_node_t *v, void *target) {
-  struct placer_study_sweep *sw = target;
-  if (v->type != YAML_SEQUENCE_NODE || seq_len(v) == 0)
-    return pyaml_walk_key_error(w, v, f->key, "expected a non-empty list of values such as [1, 2, 4]");
-  size_t n = seq_len(v);
-  free(sw->steps);
-  free(sw->step_line);
-  free(sw->step_column);
-  sw->n_steps = 0;
-  sw->steps = calloc(n, sizeof(*sw->steps));
-  sw->step_line = calloc(n, sizeof(*sw->step_line));
-  sw->step_column = calloc(n, sizeof(*sw->step_column));
-  if (sw->steps == NULL || sw->step_line == NULL || sw->step_column == NULL)
-    return oom(w);
-  for (size_t i = 0; i < n; i++) {
-    yaml_node_t *item = seq_item(w, v, i);
-    const char *t = pyaml_walk_is_plain(item) ? pyaml_walk_scalar(item) : "";
-    char *end;
-    errno = 0;
-    double x = strtod(t, &end);
-    /* the range is the parameter's, checked with it (check_sweep) */
-    if (end == t || *end || errno || !(x > 0) || !isfinite(x))
-      return pyaml_walk_key_error(w, item, f->key, "[%zu]: expected a positive number, got '%s'", i, t);
-    if (i > 0 && x <= sw->steps[i - 1])
-      return pyaml_walk_key_error(w, item, f->key, "[%zu]: values must be distinct and ascending", i);
-    sw->step_line[sw->n_steps] = (unsigned)item->start_mark.line + 1;
-    sw->step_column[sw->n_steps] = (unsigned)item->start_mark.column + 1;
-    sw->steps[sw->n_steps++] = x;
-  }
   return 0;
 }
 
@@ -295,7 +120,7 @@ static int parse_repeats(struct pyaml_walk *w, const struct pyaml_field *f, yaml
   double width = 0.05;
   if (cw) {
     struct pyaml_field ff = { .key = "repeats.ci_width", .offset = 0 };
-    if (parse_fraction(w, &ff, cw, &width) < 0)
+    if (study_parse_fraction(w, &ff, cw, &width) < 0)
       return -1;
   }
   st->repeats = (unsigned)lo;
@@ -342,14 +167,29 @@ static const struct pyaml_field variant_fields[] = {
 };
 static const struct pyaml_schema variant_schema = { "variant", variant_fields, N_OF(variant_fields) };
 
+static int parse_kind(struct pyaml_walk *w, const struct pyaml_field *f, yaml_node_t *v, void *target);
+
+/* workloads.target: a target of the table (bench/target.c), by its name. */
+static int parse_target(struct pyaml_walk *w, const struct pyaml_field *f, yaml_node_t *v, void *target) {
+  struct placer_study_workloads *wl = target;
+  const char *given = study_scalar_or_kind(v);
+  if ((wl->target = bench_target_find(given)) != NULL)
+    return 0;
+  char names[256] = "";
+  for (size_t i = 0; bench_targets[i]; i++) {
+    size_t len = strlen(names);
+    snprintf(names + len, sizeof(names) - len, "%s%s", i ? ", " : "", bench_targets[i]->name);
+  }
+  return pyaml_walk_key_error(w, v, f->key, "expected one of %s, got '%s'", names, given);
+}
+
+/* The keys of workloads every kind takes (where fio runs, for how long);
+ * its kind's own follow them (bench_workload_ops.keys). */
 static const struct pyaml_field workloads_fields[] = {
-  { .key = "target", .type = PYAML_FIELD_ENUM, .offset = WORKLOADS_AT(target), .names = bench_target_names },
+  { .key = "kind", .type = PYAML_FIELD_CUSTOM, .parse = parse_kind },
+  { .key = "target", .type = PYAML_FIELD_CUSTOM, .parse = parse_target },
   { .key = "path", .type = PYAML_FIELD_STRING, .offset = WORKLOADS_AT(path) },
   { .key = "size", .type = PYAML_FIELD_SIZE, .offset = WORKLOADS_AT(size_bytes), .min = 1 },
-  { .key = "block_sizes", .type = PYAML_FIELD_CUSTOM, .parse = parse_block_sizes },
-  { .key = "patterns", .type = PYAML_FIELD_CUSTOM, .parse = parse_patterns },
-  { .key = "iodepth", .type = PYAML_FIELD_UINT, .offset = WORKLOADS_AT(iodepth), .min = 1, .max = 4096 },
-  { .key = "numjobs", .type = PYAML_FIELD_UINT, .offset = WORKLOADS_AT(numjobs), .min = 1, .max = 256 },
   { .key = "runtime",
     .type = PYAML_FIELD_UINT,
     .offset = WORKLOADS_AT(runtime_s),
@@ -361,12 +201,64 @@ static const struct pyaml_field workloads_fields[] = {
   { .key = "fio_options", .type = PYAML_FIELD_STRING_LIST, .offset = WORKLOADS_AT(fio_options) },
   { .key = "write", .type = PYAML_FIELD_BOOL, .offset = WORKLOADS_AT(write) },
 };
-static const struct pyaml_schema workloads_schema = { "workloads", workloads_fields, N_OF(workloads_fields) };
+
+/* workloads.kind: a kind whose runs are the cells (block, the default). */
+static int parse_kind(struct pyaml_walk *w, const struct pyaml_field *f, yaml_node_t *v, void *target) {
+  struct placer_study_workloads *wl = target;
+  const struct bench_workload_ops *kind = pyaml_walk_is_scalar(v) ? bench_workload_find(pyaml_walk_scalar(v)) : NULL;
+  if (kind == NULL || !(kind->flags & BENCH_WORKLOAD_CELLS)) {
+    char names[128];
+    bench_workload_names(BENCH_WORKLOAD_CELLS, names, sizeof(names));
+    return pyaml_walk_key_error(w, v, f->key, "expected one of %s, got '%s'", names, study_scalar_or_kind(v));
+  }
+  wl->kind = kind;
+  return 0;
+}
+
+/* The workloads mapping: its kind first, then the keys every kind takes and
+ * that kind's own. */
+static int parse_workloads(struct pyaml_walk *w, const struct pyaml_field *f, yaml_node_t *v, void *target) {
+  struct placer_study_workloads *wl = &((struct placer_study *)target)->workloads;
+  size_t saved = pyaml_walk_push(w, "%s", f->key);
+  yaml_node_t *kind = v->type == YAML_MAPPING_NODE ? pyaml_walk_lookup(w, v, "kind") : NULL;
+  int rc = kind ? parse_kind(w, &workloads_fields[0], kind, wl) : 0;
+  struct pyaml_field fields[N_OF(workloads_fields) + 16];
+  size_t n = 0;
+  for (size_t i = 0; i < N_OF(workloads_fields); i++)
+    fields[n++] = workloads_fields[i];
+  for (size_t i = 0; i < wl->kind->n_keys && n < N_OF(fields); i++)
+    fields[n++] = wl->kind->keys[i];
+  struct pyaml_schema schema = { "workloads", fields, n };
+  if (rc == 0)
+    rc = pyaml_walk_mapping(w, v, &schema, wl);
+  pyaml_walk_pop(w, saved);
+  return rc;
+}
+
+/* neighbours[].kind: a kind of the table (bench/neighbour.c), by its name. */
+static int parse_neighbour_kind(struct pyaml_walk *w, const struct pyaml_field *f, yaml_node_t *v, void *target) {
+  struct placer_study_neighbour *nb = target;
+  const char *given = study_scalar_or_kind(v);
+  char names[256] = "";
+  for (size_t i = 0; bench_neighbours[i]; i++) {
+    if (strcmp(bench_neighbours[i]->kind, given) == 0) {
+      nb->kind = bench_neighbours[i]->kind;
+      return 0;
+    }
+    bool named = false; /* a kind once, though it runs in several backends */
+    for (size_t k = 0; k < i && !named; k++)
+      named = strcmp(bench_neighbours[k]->kind, bench_neighbours[i]->kind) == 0;
+    size_t len = strlen(names);
+    if (!named)
+      snprintf(names + len, sizeof(names) - len, "%s%s", len ? ", " : "", bench_neighbours[i]->kind);
+  }
+  return pyaml_walk_key_error(w, v, f->key, "expected one of %s, got '%s'", names, given);
+}
 
 static const struct pyaml_field neighbour_fields[] = {
   { .key = "name", .type = PYAML_FIELD_NAME, .offset = NEIGHBOUR_AT(name) },
   { .key = "role", .type = PYAML_FIELD_NAME, .offset = NEIGHBOUR_AT(role) },
-  { .key = "kind", .type = PYAML_FIELD_ENUM, .offset = NEIGHBOUR_AT(kind), .names = neighbour_kind_names },
+  { .key = "kind", .type = PYAML_FIELD_CUSTOM, .parse = parse_neighbour_kind },
   { .key = "backend", .type = PYAML_FIELD_ENUM, .offset = NEIGHBOUR_AT(backend), .names = backend_names },
   { .key = "image", .type = PYAML_FIELD_STRING, .offset = NEIGHBOUR_AT(image) },
   { .key = "stressor", .type = PYAML_FIELD_NAME, .offset = NEIGHBOUR_AT(stressor) },
@@ -392,34 +284,23 @@ static const struct pyaml_field sweep_fields[] = {
     .type = PYAML_FIELD_ENUM,
     .offset = SWEEP_AT(parameter),
     .names = placer_bench_sweep_parameter_names },
-  { .key = "values", .type = PYAML_FIELD_CUSTOM, .parse = parse_sweep_values },
+  { .key = "values", .type = PYAML_FIELD_CUSTOM, .parse = study_parse_sweep_values },
   { .key = "roles", .type = PYAML_FIELD_STRING_LIST, .offset = SWEEP_AT(roles) },
   { .key = "workload", .type = PYAML_FIELD_STRING, .offset = SWEEP_AT(workload) },
   { .key = "from", .type = PYAML_FIELD_NAME, .offset = SWEEP_AT(from) },
   { .key = "storage_min_fraction",
     .type = PYAML_FIELD_CUSTOM,
-    .parse = parse_fraction,
+    .parse = study_parse_fraction,
     .offset = SWEEP_AT(storage_min_fraction) },
   { .key = "neighbour_min_fraction",
     .type = PYAML_FIELD_CUSTOM,
-    .parse = parse_fraction,
+    .parse = study_parse_fraction,
     .offset = SWEEP_AT(neighbour_min_fraction) },
 };
 static const struct pyaml_schema sweep_schema = { "sweep", sweep_fields, N_OF(sweep_fields) };
 
-static const char *const recovery_action_names[] = { "kill", "out", NULL };
-#define RECOVERY_AT(field) offsetof(struct placer_study_recovery, field)
-static const struct pyaml_field recovery_fields[] = {
-  { .key = "action", .type = PYAML_FIELD_ENUM, .offset = RECOVERY_AT(action), .names = recovery_action_names },
-  { .key = "osd", .type = PYAML_FIELD_UINT, .offset = RECOVERY_AT(osd), .max = 1023 },
-  { .key = "at", .type = PYAML_FIELD_UINT, .offset = RECOVERY_AT(at_s), .min = 1, .max = 3600 },
-  { .key = "down", .type = PYAML_FIELD_UINT, .offset = RECOVERY_AT(down_s), .min = 1, .max = 3600 },
-  { .key = "timeout", .type = PYAML_FIELD_UINT, .offset = RECOVERY_AT(timeout_s), .min = 10, .max = 86400 },
-  { .key = "workload", .type = PYAML_FIELD_STRING, .offset = RECOVERY_AT(workload) },
-};
-static const struct pyaml_schema recovery_schema = { "recovery", recovery_fields, N_OF(recovery_fields) };
-
 static int parse_variants(struct pyaml_walk *w, const struct pyaml_field *f, yaml_node_t *v, void *target);
+
 static int parse_neighbours(struct pyaml_walk *w, const struct pyaml_field *f, yaml_node_t *v, void *target);
 
 static const struct pyaml_field study_fields[] = {
@@ -427,7 +308,7 @@ static const struct pyaml_field study_fields[] = {
   { .key = "title", .type = PYAML_FIELD_STRING, .offset = STUDY_AT(title) },
   { .key = "cluster", .type = PYAML_FIELD_MAPPING, .offset = STUDY_AT(cluster), .mapping = &cluster_schema },
   { .key = "variants", .type = PYAML_FIELD_CUSTOM, .parse = parse_variants },
-  { .key = "workloads", .type = PYAML_FIELD_MAPPING, .offset = STUDY_AT(workloads), .mapping = &workloads_schema },
+  { .key = "workloads", .type = PYAML_FIELD_CUSTOM, .parse = parse_workloads },
   { .key = "neighbours", .type = PYAML_FIELD_CUSTOM, .parse = parse_neighbours },
   { .key = "hardware_baseline",
     .type = PYAML_FIELD_MAPPING,
@@ -437,22 +318,20 @@ static const struct pyaml_field study_fields[] = {
   { .key = "alpha", .type = PYAML_FIELD_CUSTOM, .parse = parse_alpha },
   { .key = "warmup", .type = PYAML_FIELD_UINT, .offset = STUDY_AT(warmup), .max = PLACER_BENCH_MAX_WARMUP },
   { .key = "sweep", .type = PYAML_FIELD_MAPPING, .offset = STUDY_AT(sweep), .mapping = &sweep_schema },
-  { .key = "recovery", .type = PYAML_FIELD_MAPPING, .offset = STUDY_AT(recovery), .mapping = &recovery_schema },
 };
-static const struct pyaml_schema study_schema = { "study", study_fields, N_OF(study_fields) };
 
 static int parse_variants(struct pyaml_walk *w, const struct pyaml_field *f, yaml_node_t *v, void *target) {
   struct placer_study *s = target;
   if (v->type != YAML_SEQUENCE_NODE)
     return pyaml_walk_key_error(w, v, f->key, "expected a list of variants (name and profile)");
-  size_t n = seq_len(v);
+  size_t n = study_seq_len(v);
   if (n == 0)
     return pyaml_walk_key_error(w, v, f->key, "must list at least one variant");
   s->variants = calloc(n, sizeof(*s->variants));
   if (s->variants == NULL)
-    return oom(w);
+    return study_oom(w);
   for (size_t i = 0; i < n; i++) {
-    yaml_node_t *item = seq_item(w, v, i);
+    yaml_node_t *item = study_seq_item(w, v, i);
     struct placer_study_variant *var = &s->variants[i];
     var->line = (unsigned)item->start_mark.line + 1;
     s->n_variants = i + 1;
@@ -466,7 +345,7 @@ static int parse_variants(struct pyaml_walk *w, const struct pyaml_field *f, yam
 }
 
 static void neighbour_defaults(struct placer_study_neighbour *nb) {
-  nb->kind = PLACER_STUDY_NEIGHBOUR_STRESS_NG;
+  nb->kind = bench_neighbours[0]->kind; /* stress-ng */
   nb->backend = PLACER_STUDY_BACKEND_EXEC;
   nb->intensity = 1;
   nb->memory_bytes = UINT64_C(256) << 20;
@@ -477,14 +356,14 @@ static int parse_neighbours(struct pyaml_walk *w, const struct pyaml_field *f, y
   struct placer_study *s = target;
   if (v->type != YAML_SEQUENCE_NODE)
     return pyaml_walk_key_error(w, v, f->key, "expected a list of neighbours");
-  size_t n = seq_len(v);
+  size_t n = study_seq_len(v);
   if (n == 0)
     return 0;
   s->neighbours = calloc(n, sizeof(*s->neighbours));
   if (s->neighbours == NULL)
-    return oom(w);
+    return study_oom(w);
   for (size_t i = 0; i < n; i++) {
-    yaml_node_t *item = seq_item(w, v, i);
+    yaml_node_t *item = study_seq_item(w, v, i);
     struct placer_study_neighbour *nb = &s->neighbours[i];
     neighbour_defaults(nb);
     nb->line = (unsigned)item->start_mark.line + 1;
@@ -505,8 +384,7 @@ static void study_defaults(struct placer_study *s) {
   s->cluster.osd_size_bytes = 16 * GIB;
   s->cluster.image_size_bytes = 1 * GIB;
   s->cluster.timeout_s = 120;
-  s->workloads.iodepth = 16;
-  s->workloads.numjobs = 1;
+  s->workloads.kind = &bench_workload_block;
   s->workloads.runtime_s = 10;
   s->workloads.ramp_s = 2;
   s->workloads.prefill = true;
@@ -518,47 +396,12 @@ static void study_defaults(struct placer_study *s) {
   s->warmup = 1;
   s->sweep.storage_min_fraction = 0.90;
   s->sweep.neighbour_min_fraction = 0.85;
-  s->recovery.at_s = 3;
-  s->recovery.down_s = 5;
-  s->recovery.timeout_s = 300;
 }
 
 /* Every variant's knob starts undefined (not a sweep step). */
 static void variants_defaults(struct placer_study *s) {
   for (size_t i = 0; i < s->n_variants; i++)
     s->variants[i].knob = NAN;
-}
-
-static int set_default(char **slot, const char *value) {
-  if (*slot)
-    return 0;
-  *slot = strdup(value);
-  return *slot ? 0 : -1;
-}
-
-/* The node of KEY below the mapping at PATH ("cluster"), for positions. */
-static yaml_node_t *key_at(struct pyaml_walk *w, yaml_node_t *root, const char *section, const char *key) {
-  yaml_node_t *m = section ? pyaml_walk_lookup(w, root, section) : root;
-  return pyaml_walk_lookup_key(w, m, key);
-}
-
-static int key_error(struct pyaml_walk *w, yaml_node_t *root, const char *section, const char *key, const char *fmt,
-                     ...) __attribute__((format(printf, 5, 6)));
-static int key_error(struct pyaml_walk *w, yaml_node_t *root, const char *section, const char *key, const char *fmt,
-                     ...) {
-  char msg[512];
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(msg, sizeof(msg), fmt, ap);
-  va_end(ap);
-  yaml_node_t *at = key_at(w, root, section, key);
-  size_t saved = section ? pyaml_walk_push(w, "%s", section) : strlen(w->path);
-  int rc = at ? pyaml_walk_key_error(w, at, key, "%s", msg)
-              : pyaml_walk_error(
-                    w, section && pyaml_walk_lookup(w, root, section) ? pyaml_walk_lookup(w, root, section) : root,
-                    "%s", msg);
-  pyaml_walk_pop(w, saved);
-  return rc;
 }
 
 static const char *const local_only[] = { "osds", "mds", "osd_size", "image_size", "extra_conf", "timeout", NULL };
@@ -569,28 +412,28 @@ static int check_cluster(struct pyaml_walk *w, struct placer_study *s, yaml_node
   if (c->type != PLACER_STUDY_CLUSTER_LOCAL)
     for (size_t i = 0; local_only[i]; i++)
       if (pyaml_walk_lookup_key(w, cn, local_only[i]))
-        return key_error(w, root, "cluster", local_only[i], "only goes with type local (this cluster is %s)",
-                         placer_study_cluster_name(c->type));
+        return study_key_error(w, root, "cluster", local_only[i], "only goes with type local (this cluster is %s)",
+                               placer_study_cluster_name(c->type));
   if (c->type != PLACER_STUDY_CLUSTER_EXISTING) {
     static const char *const existing_only[] = { "conf", "keyring", NULL };
     for (size_t i = 0; existing_only[i]; i++)
       if (pyaml_walk_lookup_key(w, cn, existing_only[i]))
-        return key_error(w, root, "cluster", existing_only[i], "only goes with type existing");
+        return study_key_error(w, root, "cluster", existing_only[i], "only goes with type existing");
   }
   if (c->type == PLACER_STUDY_CLUSTER_NONE) {
     static const char *const ceph_keys[] = { "client", "pool", "image", NULL };
     for (size_t i = 0; ceph_keys[i]; i++)
       if (pyaml_walk_lookup_key(w, cn, ceph_keys[i]))
-        return key_error(w, root, "cluster", ceph_keys[i], "there is no Ceph with type none");
+        return study_key_error(w, root, "cluster", ceph_keys[i], "there is no Ceph with type none");
   }
   if (c->type == PLACER_STUDY_CLUSTER_EXISTING && c->conf == NULL)
-    return key_error(w, root, "cluster", "type", "an existing cluster needs 'conf' (its ceph.conf)");
+    return study_key_error(w, root, "cluster", "type", "an existing cluster needs 'conf' (its ceph.conf)");
   if (c->osd_size_bytes % GIB || c->image_size_bytes % GIB)
-    return key_error(w, root, "cluster", c->osd_size_bytes % GIB ? "osd_size" : "image_size",
-                     "must be a whole number of GiB");
-  if (set_default(&c->client, "admin") < 0 || set_default(&c->pool, "rbd") < 0 ||
-      set_default(&c->image, "placer-bench") < 0)
-    return oom(w);
+    return study_key_error(w, root, "cluster", c->osd_size_bytes % GIB ? "osd_size" : "image_size",
+                           "must be a whole number of GiB");
+  if (study_set_default(&c->client, "admin") < 0 || study_set_default(&c->pool, "rbd") < 0 ||
+      study_set_default(&c->image, "placer-bench") < 0)
+    return study_oom(w);
   return 0;
 }
 
@@ -604,7 +447,7 @@ static int check_variants(struct pyaml_walk *w, struct placer_study *s, yaml_nod
     return pyaml_walk_error(w, root, "missing key 'variants' (the placements to compare, each a name and a profile)");
   for (size_t i = 0; i < s->n_variants; i++) {
     struct placer_study_variant *v = &s->variants[i];
-    yaml_node_t *vn = seq_item(w, vs, i);
+    yaml_node_t *vn = study_seq_item(w, vs, i);
     size_t saved = pyaml_walk_push(w, "variants[%zu]", i);
     int rc = 0;
     if (v->name == NULL)
@@ -626,8 +469,8 @@ static int check_variants(struct pyaml_walk *w, struct placer_study *s, yaml_nod
         ok = isalnum((unsigned char)*p) || *p == '_';
       if (!ok) {
         yaml_node_t *env = pyaml_walk_lookup(w, vn, "env");
-        rc = pyaml_walk_key_error(w, seq_item(w, env, k), "env", "[%zu]: expected KEY=VALUE without blanks, got '%s'",
-                                  k, e);
+        rc = pyaml_walk_key_error(w, study_seq_item(w, env, k), "env",
+                                  "[%zu]: expected KEY=VALUE without blanks, got '%s'", k, e);
       }
     }
     pyaml_walk_pop(w, saved);
@@ -635,7 +478,7 @@ static int check_variants(struct pyaml_walk *w, struct placer_study *s, yaml_nod
       return -1;
   }
   if (s->n_variants > 64)
-    return key_error(w, root, NULL, "variants", "at most 64 variants");
+    return study_key_error(w, root, NULL, "variants", "at most 64 variants");
   return 0;
 }
 
@@ -661,7 +504,7 @@ static int check_local_path(struct pyaml_walk *w, yaml_node_t *root, const char 
     if (norm == NULL || copy == NULL) {
       free(norm);
       free(copy);
-      return oom(w);
+      return study_oom(w);
     }
     char *rest = copy, *part;
     while ((part = strsep(&rest, "/")) != NULL && !why) {
@@ -682,7 +525,7 @@ static int check_local_path(struct pyaml_walk *w, yaml_node_t *root, const char 
   }
   if (why == NULL)
     return 0;
-  return key_error(w, root, section, "path", "'%s': expected %s", *path, why);
+  return study_key_error(w, root, section, "path", "'%s': expected %s", *path, why);
 }
 
 static int check_workloads(struct pyaml_walk *w, struct placer_study *s, yaml_node_t *root) {
@@ -690,58 +533,67 @@ static int check_workloads(struct pyaml_walk *w, struct placer_study *s, yaml_no
   yaml_node_t *wn = pyaml_walk_lookup(w, root, "workloads");
   bool target_given = pyaml_walk_lookup(w, wn, "target") != NULL;
   if (!target_given)
-    wl->target = s->cluster.type == PLACER_STUDY_CLUSTER_NONE ? PLACER_STUDY_TARGET_FILE : PLACER_STUDY_TARGET_RBD;
-  if (wl->n_block_sizes == 0) {
-    wl->block_sizes = calloc(1, sizeof(*wl->block_sizes));
-    if (wl->block_sizes == NULL)
-      return oom(w);
-    wl->block_sizes[0] = 4096;
-    wl->n_block_sizes = 1;
-  }
-  if (wl->patterns.n == 0) {
-    wl->patterns.items = calloc(2, sizeof(char *));
-    if (wl->patterns.items == NULL || (wl->patterns.items[0] = strdup("randwrite")) == NULL ||
-        (wl->patterns.items[1] = strdup("randread")) == NULL) {
-      wl->patterns.n = wl->patterns.items && wl->patterns.items[0] ? 1 : 0;
-      return oom(w);
-    }
-    wl->patterns.n = 2;
-  }
-  const struct bench_target_ops *target = bench_target(wl->target);
+    wl->target = s->cluster.type == PLACER_STUDY_CLUSTER_NONE ? &bench_target_file : &bench_target_rbd;
+  const struct bench_target_ops *target = wl->target;
   if (s->cluster.type == PLACER_STUDY_CLUSTER_NONE && (target->flags & BENCH_TARGET_CEPH))
-    return key_error(w, root, "workloads", "target", "target %s needs Ceph; with cluster type none use target file",
-                     target->name);
+    return study_key_error(w, root, "workloads", "target",
+                           "target %s needs Ceph; with cluster type none use target file", target->name);
   if ((target->flags & BENCH_TARGET_LOCAL_PATH) && wl->path == NULL)
-    return key_error(w, root, "workloads", "target", "target %s needs 'path' (a file or a block device)", target->name);
+    return study_key_error(w, root, "workloads", "target", "target %s needs 'path' (a file or a block device)",
+                           target->name);
   if (wl->path && !(target->flags & (BENCH_TARGET_LOCAL_PATH | BENCH_TARGET_MOUNT_PATH)))
-    return key_error(w, root, "workloads", "path", "only goes with target file or cephfs");
+    return study_key_error(w, root, "workloads", "path", "only goes with target file or cephfs");
   if (wl->write && !(target->flags & BENCH_TARGET_LOCAL_PATH))
-    return key_error(w, root, "workloads", "write", "only goes with target file (the file or device it may write)");
+    return study_key_error(w, root, "workloads", "write",
+                           "only goes with target file (the file or device it may write)");
   if ((target->flags & BENCH_TARGET_LOCAL_PATH) &&
       check_local_path(w, root, "workloads", &wl->path, &wl->path_line, &wl->path_column) < 0)
     return -1;
   const char *settle_key = NULL, *settle_why = NULL;
   if (target->settle && target->settle(s, &settle_key, &settle_why) < 0)
-    return settle_why ? key_error(w, root, "workloads", settle_key, "%s", settle_why) : oom(w);
+    return settle_why ? study_key_error(w, root, "workloads", settle_key, "%s", settle_why) : study_oom(w);
+  const char *refusal = bench_workload_target_refusal(wl->kind, target);
+  if (refusal)
+    return study_key_error(w, root, "workloads", "target", "workloads of kind %s %s: target %s does not serve them",
+                           wl->kind->name, refusal, target->name);
   if (s->cluster.type == PLACER_STUDY_CLUSTER_LOCAL && (target->flags & BENCH_TARGET_IMAGE) &&
       wl->size_bytes > s->cluster.image_size_bytes)
-    return key_error(w, root, "workloads", "size", "is larger than the rbd image (cluster.image_size)");
-  for (size_t i = 0; i < wl->n_block_sizes; i++)
-    if (wl->block_sizes[i] > wl->size_bytes)
-      return key_error(w, root, "workloads", "block_sizes", "a block size is larger than 'size'");
+    return study_key_error(w, root, "workloads", "size", "is larger than the rbd image (cluster.image_size)");
+  if (wl->kind->settle(w, s, root, wn) < 0)
+    return -1;
   yaml_node_t *opts = pyaml_walk_lookup(w, wn, "fio_options");
   for (size_t i = 0; i < wl->fio_options.n; i++) {
     const char *why = bench_fio_option_refused(wl->fio_options.items[i], wl->target);
     if (why == NULL)
       continue;
     size_t saved = pyaml_walk_push(w, "workloads");
-    int rc = pyaml_walk_key_error(w, seq_item(w, opts, i), "fio_options", "[%zu]: '%s': %s", i,
+    int rc = pyaml_walk_key_error(w, study_seq_item(w, opts, i), "fio_options", "[%zu]: '%s': %s", i,
                                   wl->fio_options.items[i], why);
     pyaml_walk_pop(w, saved);
     return rc;
   }
-  if (placer_study_n_workloads(s) > 64)
-    return key_error(w, root, "workloads", "patterns", "at most 64 workloads (block sizes x patterns)");
+  return 0;
+}
+
+/* The keys a neighbour's kind does not take (another kind's), then the
+ * kind's own defaults and checks (bench_neighbour_ops.settle). */
+static int check_neighbour_kind(struct pyaml_walk *w, struct placer_study_neighbour *nb, yaml_node_t *nn) {
+  const struct bench_neighbour_ops *ops = bench_neighbour(nb->kind, PLACER_STUDY_BACKEND_EXEC);
+  for (yaml_node_pair_t *p = nn->data.mapping.pairs.start; ops && p < nn->data.mapping.pairs.top; p++) {
+    yaml_node_t *k = yaml_document_get_node(w->doc, p->key);
+    const char *key = pyaml_walk_scalar(k);
+    if (bench_neighbour_takes(ops, key))
+      continue;
+    for (size_t i = 0; bench_neighbours[i]; i++)
+      if (bench_neighbour_takes(bench_neighbours[i], key))
+        return pyaml_walk_key_error(w, k, key, "only goes with kind %s", bench_neighbours[i]->kind);
+  }
+  if ((ops = bench_neighbour(nb->kind, nb->backend)) == NULL)
+    return pyaml_walk_key_error(w, pyaml_walk_lookup_key(w, nn, "backend"), "backend", "kind %s does not run in %s",
+                                nb->kind, backend_names[nb->backend]);
+  const char *key = NULL, *why = NULL;
+  if (ops->settle && ops->settle(nb, &key, &why) < 0)
+    return why ? pyaml_walk_key_error(w, pyaml_walk_lookup_key(w, nn, key), key, "%s", why) : study_oom(w);
   return 0;
 }
 
@@ -749,248 +601,27 @@ static int check_neighbours(struct pyaml_walk *w, struct placer_study *s, yaml_n
   yaml_node_t *ns = pyaml_walk_lookup(w, root, "neighbours");
   for (size_t i = 0; i < s->n_neighbours; i++) {
     struct placer_study_neighbour *nb = &s->neighbours[i];
-    yaml_node_t *nn = seq_item(w, ns, i);
+    yaml_node_t *nn = study_seq_item(w, ns, i);
     size_t saved = pyaml_walk_push(w, "neighbours[%zu]", i);
     int rc = 0;
-    if (set_default(&nb->role, "neighbour") < 0)
-      rc = oom(w);
+    if (study_set_default(&nb->role, "neighbour") < 0)
+      rc = study_oom(w);
     char fallback[32];
     snprintf(fallback, sizeof(fallback), "neighbour%zu", i);
-    if (rc == 0 && set_default(&nb->name, i == 0 ? "neighbour" : fallback) < 0)
-      rc = oom(w);
+    if (rc == 0 && study_set_default(&nb->name, i == 0 ? "neighbour" : fallback) < 0)
+      rc = study_oom(w);
     for (size_t j = 0; rc == 0 && j < i; j++)
       if (strcmp(s->neighbours[j].name, nb->name) == 0)
         rc = pyaml_walk_error(w, nn, "duplicate neighbour name '%s' (first at line %u)", nb->name,
                               s->neighbours[j].line);
-    if (rc == 0 && nb->kind != s->neighbours[0].kind)
+    if (rc == 0 && strcmp(nb->kind, s->neighbours[0].kind) != 0)
       rc = pyaml_walk_key_error(w, pyaml_walk_lookup(w, nn, "kind"), "kind",
                                 "all neighbours must be of one kind (their work rates add up)");
-    if (rc == 0 && nb->kind == PLACER_STUDY_NEIGHBOUR_VM) {
-      static const char *const stress_only[] = { "backend", "image", "stressor", "method", "load", NULL };
-      for (size_t k = 0; rc == 0 && stress_only[k]; k++)
-        if (pyaml_walk_lookup_key(w, nn, stress_only[k]))
-          rc = pyaml_walk_key_error(w, pyaml_walk_lookup_key(w, nn, stress_only[k]), stress_only[k],
-                                    "only goes with kind stress-ng");
-    }
-    if (rc == 0 && nb->kind == PLACER_STUDY_NEIGHBOUR_STRESS_NG) {
-      static const char *const vm_only[] = { "kernel", "initrd", "memory", "work_memory", NULL };
-      for (size_t k = 0; rc == 0 && vm_only[k]; k++)
-        if (pyaml_walk_lookup_key(w, nn, vm_only[k]))
-          rc = pyaml_walk_key_error(w, pyaml_walk_lookup_key(w, nn, vm_only[k]), vm_only[k], "only goes with kind vm");
-      if (rc == 0 && nb->image && nb->backend != PLACER_STUDY_BACKEND_PODMAN)
-        rc = pyaml_walk_key_error(w, pyaml_walk_lookup_key(w, nn, "image"), "image", "only goes with backend podman");
-      if (rc == 0 && set_default(&nb->stressor, "cpu") < 0)
-        rc = oom(w);
-      if (rc == 0 && nb->load_percent && strcmp(nb->stressor, "cpu") != 0)
-        rc = pyaml_walk_key_error(w, pyaml_walk_lookup_key(w, nn, "load"), "load",
-                                  "only goes with stressor cpu (stress-ng --cpu-load)");
-      if (rc == 0 && nb->backend == PLACER_STUDY_BACKEND_PODMAN &&
-          set_default(&nb->image, "localhost/placer/stress-ng:latest") < 0)
-        rc = oom(w);
-    }
+    if (rc == 0)
+      rc = check_neighbour_kind(w, nb, nn);
     pyaml_walk_pop(w, saved);
     if (rc < 0)
       return -1;
-  }
-  return 0;
-}
-
-/* 1 when variant I's profile pins (pin: true, the default), 0 when not, -1
- * on an error (a profile that cannot be read: the error names the variant). */
-static int variant_pins(struct pyaml_walk *w, const struct placer_study *s, size_t i) {
-  cleanup_free char *path = NULL;
-  struct placer_profile *prof = NULL;
-  if (placer_study_profile_path(s, &s->variants[i], &path, w->err) < 0) /* names the variant */
-    return placer_error_prefix(w->err, "sweep");
-  if (placer_profile_load(path, &prof, w->err) < 0)
-    return placer_error_prefix(w->err, "sweep: variant '%s'", s->variants[i].name);
-  int pins = prof->pin;
-  placer_profile_free(prof);
-  return pins;
-}
-
-/* The variant a placement sweep's steps are made from: sweep.from, else for
- * a cores sweep (which pins) the first variant whose profile pins, else the
- * first variant.  The first variant stays the baseline A either way, so an
- * unpinned A can keep its place while the split is swept on a pinned one. */
-static int resolve_sweep_from(struct pyaml_walk *w, struct placer_study *s, yaml_node_t *root) {
-  bool cores = s->sweep.parameter == PLACER_STUDY_SWEEP_CORES;
-  s->sweep.from_index = 0;
-  if (s->sweep.from) {
-    if (!placer_study_sweeps_placement(s))
-      return key_error(w, root, "sweep", "from",
-                       "only goes with a placement sweep (quota, cores, weight): an intensity sweep runs every "
-                       "variant");
-    size_t i = 0;
-    while (i < s->n_variants && strcmp(s->variants[i].name, s->sweep.from) != 0)
-      i++;
-    if (i == s->n_variants) {
-      char names[256] = "";
-      for (size_t k = 0; k < s->n_variants; k++) {
-        size_t len = strlen(names);
-        snprintf(names + len, sizeof(names) - len, "%s%s", k ? ", " : "", s->variants[k].name);
-      }
-      return key_error(w, root, "sweep", "from", "'%s' is not one of the variants (%s)", s->sweep.from, names);
-    }
-    s->sweep.from_index = i;
-    if (!cores)
-      return 0;
-    int pins = variant_pins(w, s, i);
-    if (pins < 0)
-      return -1;
-    if (!pins)
-      return key_error(w, root, "sweep", "from",
-                       "a cores sweep pins, and variant '%s' has a profile with pin: false ('%s'); name a variant "
-                       "whose profile pins",
-                       s->sweep.from, s->variants[i].profile);
-    return 0;
-  }
-  if (!cores)
-    return 0;
-  for (size_t i = 0; i < s->n_variants; i++) {
-    int pins = variant_pins(w, s, i);
-    if (pins < 0)
-      return -1;
-    if (pins) {
-      s->sweep.from_index = i;
-      return 0;
-    }
-  }
-  return key_error(w, root, "sweep", "parameter",
-                   "a cores sweep pins, and no variant's profile does (pin: false): add a variant with a pinned "
-                   "profile such as demo-local, and name it in sweep.from if it is not the first that pins");
-}
-
-/* A placement sweep's variants, made from the variant sweep.from names
- * (resolve_sweep_from) and appended after the variants given: one per
- * step, named "quota-0.5", "cores-1", "weight-4", whose sets use the role
- * classes "@storage", "@neighbours" and "@clients" that bench resolves
- * against the profile. */
-static int generate_steps(struct pyaml_walk *w, struct placer_study *s, yaml_node_t *root) {
-  size_t given = s->n_variants;
-  if (given + s->sweep.n_steps > 64)
-    return key_error(w, root, "sweep", "values", "at most 64 variants with the steps");
-  struct placer_study_variant *vs = realloc(s->variants, (given + s->sweep.n_steps) * sizeof(*vs));
-  if (vs == NULL)
-    return oom(w);
-  s->variants = vs;
-  size_t from = s->sweep.from_index;
-  const struct placer_study_variant *base = &vs[from];
-  for (size_t i = 0; i < s->sweep.n_steps; i++) {
-    double x = s->sweep.steps[i];
-    struct placer_study_variant *v = &vs[given + i];
-    memset(v, 0, sizeof(*v));
-    v->knob = x;
-    v->line = base->line;
-    v->fio_env = base->fio_env;
-    v->from = from;
-    v->knob_line = s->sweep.step_line[i];
-    v->knob_column = s->sweep.step_column[i];
-    char name[64], set[128];
-    /* the variant's own changes first, the step's after them: where both
-     * set the same key, the step's value is the one its name and its knob
-     * say (quota-1 ran at the 0.5 cores of its variant's set, #35) */
-    int rc = 0;
-    for (size_t k = 0; rc == 0 && k < base->sets.n; k++)
-      rc = placer_string_list_add(&v->sets, base->sets.items[k]);
-    switch (s->sweep.parameter) {
-    case PLACER_STUDY_SWEEP_QUOTA: {
-      unsigned m;
-      char text[32];
-      snprintf(text, sizeof(text), "%.3f", x);
-      if (placer_parse_quota(text, &m) < 0 || fabs(m / 1000.0 - x) > 1e-9)
-        return key_error(w, root, "sweep", "values", "quota %g: expected cores 0.01..65536 with at most 3 decimals", x);
-      snprintf(name, sizeof(name), "quota-%g", x);
-      snprintf(set, sizeof(set), "@storage.cpu.quota=%g", x);
-      rc |= placer_string_list_add(&v->sets, set);
-      break;
-    }
-    case PLACER_STUDY_SWEEP_CORES:
-      if (x != floor(x) || x > 65536)
-        return key_error(w, root, "sweep", "values", "cores %g: expected whole cores 1..65536", x);
-      snprintf(name, sizeof(name), "cores-%g", x);
-      snprintf(set, sizeof(set), "@storage.cpu.cores=%g", x);
-      rc |= placer_string_list_add(&v->sets, set);
-      break;
-    case PLACER_STUDY_SWEEP_WEIGHT: {
-      /* storage : neighbours = x : 1 on the weight scale, 100 the smaller side. */
-      double ws = x >= 1 ? 100.0 * x : 100.0, wn = x >= 1 ? 100.0 : 100.0 / x;
-      if (ws > 10000.5 || wn > 10000.5)
-        return key_error(w, root, "sweep", "values", "weight ratio %g: expected 0.01..100 (storage : neighbours)", x);
-      snprintf(name, sizeof(name), "weight-%g", x);
-      snprintf(set, sizeof(set), "@storage.cpu.weight=%.0f", ws);
-      rc |= placer_string_list_add(&v->sets, set);
-      snprintf(set, sizeof(set), "@neighbours.cpu.weight=%.0f", wn);
-      rc |= placer_string_list_add(&v->sets, set);
-      break;
-    }
-    }
-    for (size_t k = 0; rc == 0 && k < base->env.n; k++)
-      rc = placer_string_list_add(&v->env, base->env.items[k]);
-    if (rc < 0 || (v->name = strdup(name)) == NULL || (v->profile = strdup(base->profile)) == NULL) {
-      s->n_variants = given + i + 1;
-      return oom(w);
-    }
-    s->n_variants = given + i + 1;
-    for (size_t k = 0; k < given; k++)
-      if (strcmp(v->name, vs[k].name) == 0)
-        return key_error(w, root, "variants", NULL, "variant '%s' has the name of a sweep step", v->name);
-  }
-  return 0;
-}
-
-static int check_sweep(struct pyaml_walk *w, struct placer_study *s, yaml_node_t *root) {
-  yaml_node_t *sn = pyaml_walk_lookup(w, root, "sweep");
-  s->sweep.enabled = sn != NULL;
-  if (!s->sweep.enabled)
-    return 0;
-  if (s->n_neighbours == 0)
-    return key_error(w, root, NULL, "sweep", "a sweep measures storage against its neighbours: list 'neighbours' too");
-  if (s->sweep.n_steps == 0)
-    return key_error(w, root, "sweep", "values", "a sweep needs 'values' (the steps)");
-  if (s->sweep.roles.n && s->sweep.parameter == PLACER_STUDY_SWEEP_INTENSITY)
-    return key_error(w, root, "sweep", "roles", "only goes with a placement sweep (quota, cores, weight)");
-  for (size_t i = 0; i < s->sweep.roles.n; i++)
-    for (size_t k = 0; k < s->n_neighbours; k++)
-      if (strcmp(s->sweep.roles.items[i], s->neighbours[k].role) == 0) {
-        size_t saved = pyaml_walk_push(w, "sweep");
-        int rc = pyaml_walk_key_error(
-            w, seq_item(w, pyaml_walk_lookup(w, pyaml_walk_lookup(w, root, "sweep"), "roles"), i), "roles",
-            "[%zu]: '%s' is the neighbours' role (neighbours[%zu]): a split sweep measures storage against the "
-            "neighbours, so they cannot be the storage",
-            i, s->sweep.roles.items[i], k);
-        pyaml_walk_pop(w, saved);
-        return rc;
-      }
-  if (s->sweep.from && s->sweep.parameter == PLACER_STUDY_SWEEP_INTENSITY)
-    return key_error(w, root, "sweep", "from",
-                     "only goes with a placement sweep (quota, cores, weight): an intensity sweep runs every variant");
-  if (s->sweep.parameter == PLACER_STUDY_SWEEP_INTENSITY) {
-    if (s->sweep.n_steps + 1 > 64)
-      return key_error(w, root, "sweep", "values", "at most 63 steps");
-    s->sweep.values = calloc(s->sweep.n_steps, sizeof(*s->sweep.values));
-    if (s->sweep.values == NULL)
-      return oom(w);
-    for (size_t i = 0; i < s->sweep.n_steps; i++) {
-      double x = s->sweep.steps[i];
-      if (x != floor(x) || x < 1 || x > 1024)
-        return key_error(w, root, "sweep", "values",
-                         "[%zu]: %g: expected an intensity, a whole number 1..1024 (stress-ng workers or guest vCPUs "
-                         "per instance)",
-                         i, x);
-      s->sweep.values[i] = (unsigned)x;
-    }
-    s->sweep.n_values = s->sweep.n_steps;
-  } else if (resolve_sweep_from(w, s, root) < 0 || generate_steps(w, s, root) < 0) {
-    return -1;
-  }
-  if (s->sweep.workload) {
-    int found = has_workload(s, s->sweep.workload);
-    if (found < 0)
-      return oom(w);
-    if (!found)
-      return key_error(w, root, "sweep", "workload", "'%s' is not one of the workloads (e.g. \"4k-randwrite\")",
-                       s->sweep.workload);
   }
   return 0;
 }
@@ -1015,10 +646,10 @@ static int check_rebuild(struct pyaml_walk *w, struct placer_study *s, yaml_node
   }
   if (s->cluster.rebuild == PLACER_STUDY_REBUILD_NEVER && why) {
     if (bad)
-      return key_error(w, root, "cluster", "rebuild",
-                       "'never' keeps one cluster for every variant, but %s ('%s' and '%s'): use per-variant", why,
-                       s->variants[0].name, s->variants[bad].name);
-    return key_error(w, root, "cluster", "rebuild", "'never' is for cluster type local: %s", why);
+      return study_key_error(w, root, "cluster", "rebuild",
+                             "'never' keeps one cluster for every variant, but %s ('%s' and '%s'): use per-variant",
+                             why, s->variants[0].name, s->variants[bad].name);
+    return study_key_error(w, root, "cluster", "rebuild", "'never' is for cluster type local: %s", why);
   }
   return 0;
 }
@@ -1029,7 +660,8 @@ static int check_baseline(struct pyaml_walk *w, struct placer_study *s, yaml_nod
   if (!s->baseline.enabled)
     return 0;
   if (s->baseline.path == NULL)
-    return key_error(w, root, NULL, "hardware_baseline", "needs 'path' (a file, or a block device with write: true)");
+    return study_key_error(w, root, NULL, "hardware_baseline",
+                           "needs 'path' (a file, or a block device with write: true)");
   if (check_local_path(w, root, "hardware_baseline", &s->baseline.path, &s->baseline.path_line,
                        &s->baseline.path_column) < 0)
     return -1;
@@ -1037,31 +669,24 @@ static int check_baseline(struct pyaml_walk *w, struct placer_study *s, yaml_nod
     s->baseline.size_bytes = s->workloads.size_bytes;
   for (size_t i = 0; i < s->workloads.n_block_sizes; i++)
     if (s->workloads.block_sizes[i] > s->baseline.size_bytes)
-      return key_error(w, root, "hardware_baseline", "size", "is smaller than a block size");
+      return study_key_error(w, root, "hardware_baseline", "size", "is smaller than a block size");
   return 0;
 }
 
-static int check_recovery(struct pyaml_walk *w, struct placer_study *s, yaml_node_t *root) {
-  struct placer_study_recovery *r = &s->recovery;
-  r->enabled = pyaml_walk_lookup(w, root, "recovery") != NULL;
-  if (!r->enabled)
-    return 0;
-  if (s->cluster.type != PLACER_STUDY_CLUSTER_LOCAL)
-    return key_error(w, root, NULL, "recovery",
-                     "recovery fails and restarts an OSD: only with cluster type local (this cluster is %s)",
-                     placer_study_cluster_name(s->cluster.type));
-  if (s->cluster.osds == 1)
-    return key_error(w, root, NULL, "recovery", "recovery needs a second OSD to keep the data while one is down");
-  if (s->cluster.osds && r->osd >= s->cluster.osds)
-    return key_error(w, root, "recovery", "osd", "osd.%u: the cluster has osd.0 to osd.%u", r->osd,
-                     s->cluster.osds - 1);
-  if (r->workload) {
-    int found = has_workload(s, r->workload);
-    if (found < 0)
-      return oom(w);
-    if (!found)
-      return key_error(w, root, "recovery", "workload", "'%s' is not one of the workloads (e.g. \"4k-randwrite\")",
-                       r->workload);
+/* Each pass kind (recovery): its defaults and checks, and a target that
+ * serves it when the study has its mapping. */
+static int check_pass_kinds(struct pyaml_walk *w, struct placer_study *s, yaml_node_t *root) {
+  for (size_t i = 0; bench_workloads[i]; i++) {
+    const struct bench_workload_ops *kind = bench_workloads[i];
+    if (!(kind->flags & BENCH_WORKLOAD_PASS))
+      continue;
+    yaml_node_t *section = pyaml_walk_lookup(w, root, kind->section);
+    if (kind->settle(w, s, root, section) < 0)
+      return -1;
+    const char *why = section ? bench_workload_target_refusal(kind, s->workloads.target) : NULL;
+    if (why)
+      return study_key_error(w, root, NULL, kind->section, "%s %s: target %s does not serve it", kind->name, why,
+                             s->workloads.target->name);
   }
   return 0;
 }
@@ -1087,13 +712,30 @@ int placer_study_parse(const char *file, const char *text, size_t len, struct pl
     placer_error_oom(err, "parse study");
     goto out;
   }
+  /* the top-level keys, and each pass kind's mapping (recovery) */
+  struct pyaml_field fields[N_OF(study_fields) + MAX_PASS_KINDS];
+  struct pyaml_schema sections[MAX_PASS_KINDS];
+  size_t n = 0, n_sections = 0;
+  for (size_t i = 0; i < N_OF(study_fields); i++)
+    fields[n++] = study_fields[i];
+  for (size_t i = 0; bench_workloads[i] && n_sections < MAX_PASS_KINDS; i++) {
+    const struct bench_workload_ops *kind = bench_workloads[i];
+    if (!(kind->flags & BENCH_WORKLOAD_PASS))
+      continue;
+    sections[n_sections] = (struct pyaml_schema){ kind->section, kind->keys, kind->n_keys };
+    fields[n++] = (struct pyaml_field){ .key = kind->section,
+                                        .type = PYAML_FIELD_MAPPING,
+                                        .offset = kind->study_offset,
+                                        .mapping = &sections[n_sections++] };
+  }
+  struct pyaml_schema study_schema = { "study", fields, n };
   yaml_node_t *root = yaml_document_get_root_node(&doc);
   if (pyaml_walk_mapping(&w, root, &study_schema, s) < 0)
     goto out;
   variants_defaults(s);
   if (check_cluster(&w, s, root) < 0 || check_variants(&w, s, root) < 0 || check_workloads(&w, s, root) < 0 ||
-      check_neighbours(&w, s, root) < 0 || check_sweep(&w, s, root) < 0 || check_rebuild(&w, s, root) < 0 ||
-      check_baseline(&w, s, root) < 0 || check_recovery(&w, s, root) < 0)
+      check_neighbours(&w, s, root) < 0 || study_check_sweep(&w, s, root) < 0 || check_rebuild(&w, s, root) < 0 ||
+      check_baseline(&w, s, root) < 0 || check_pass_kinds(&w, s, root) < 0)
     goto out;
   if ((s->path = strdup(file)) == NULL) {
     placer_error_oom(err, "parse study");
@@ -1162,89 +804,6 @@ void placer_study_free(struct placer_study *s) {
   placer_string_list_free(&s->sweep.roles);
   free(s->recovery.workload);
   free(s);
-}
-
-size_t placer_study_n_workloads(const struct placer_study *s) {
-  return s->workloads.n_block_sizes * s->workloads.patterns.n;
-}
-
-int placer_study_workload(const struct placer_study *s, size_t i, char **name, uint64_t *block_size,
-                          const char **pattern) {
-  size_t np = s->workloads.patterns.n;
-  if (np == 0 || i >= placer_study_n_workloads(s))
-    return -1;
-  uint64_t bs = s->workloads.block_sizes[i / np];
-  const char *pat = s->workloads.patterns.items[i % np];
-  char label[32];
-  placer_bench_format_block_size(bs, label, sizeof(label));
-  for (char *p = label; *p; p++)
-    *p = (char)tolower((unsigned char)*p);
-  if (name && asprintf(name, "%s-%s", label, pat) < 0) {
-    *name = NULL;
-    return -1;
-  }
-  if (block_size)
-    *block_size = bs;
-  if (pattern)
-    *pattern = pat;
-  return 0;
-}
-
-int placer_study_profile_path(const struct placer_study *s, const struct placer_study_variant *v, char **out,
-                              struct placer_error **err) {
-  const char *ref = v->profile;
-  size_t len = strlen(ref);
-  bool bare = strchr(ref, '/') == NULL && !(len > 5 && strcmp(ref + len - 5, ".yaml") == 0) &&
-              !(len > 4 && strcmp(ref + len - 4, ".yml") == 0);
-  if (!bare) {
-    char *p = NULL;
-    if (ref[0] == '/' || s->dir == NULL)
-      p = strdup(ref);
-    else if (asprintf(&p, "%s/%s", s->dir, ref) < 0)
-      p = NULL;
-    if (p == NULL)
-      return placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "variant '%s'", v->name);
-    *out = p;
-    return 0;
-  }
-  cleanup_free char *file = NULL;
-  if (asprintf(&file, "%s.yaml", ref) < 0)
-    return placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "variant '%s'", v->name);
-  const char *env = getenv("PLACER_PROFILES_DIR");
-  char *found = env && *env ? placer_path_if_readable(env, file) : NULL;
-  cleanup_free char *rel = NULL;
-  if (found == NULL && asprintf(&rel, "profiles/%s", file) >= 0)
-    found = placer_data_file(NULL, rel);
-  if (found == NULL)
-    return placer_error_set(err, PLACER_EXIT_USAGE, ENOENT,
-                            "variant '%s': no shipped profile '%s' (looked in $PLACER_PROFILES_DIR and placer's "
-                            "profiles directory); give a path such as ./%s.yaml",
-                            v->name, ref, ref);
-  *out = found;
-  return 0;
-}
-
-int placer_study_default_path(char **out, struct placer_error **err) {
-  char *path = placer_data_file("PLACER_DEFAULT_STUDY", "studies/default.yaml");
-  if (path == NULL)
-    return placer_error_set(err, PLACER_EXIT_USAGE, ENOENT,
-                            "no default study: studies/default.yaml is neither next to placer, in its share/placer, "
-                            "nor in the source tree (set $PLACER_DEFAULT_STUDY)");
-  /* "/usr/bin/../share/placer/studies/default.yaml" reads better resolved. */
-  char *real = realpath(path, NULL);
-  if (real) {
-    free(path);
-    path = real;
-  }
-  *out = path;
-  return 0;
-}
-
-int placer_study_default_text(char **out, struct placer_error **err) {
-  cleanup_free char *path = NULL;
-  if (placer_study_default_path(&path, err) < 0)
-    return -1;
-  return pyaml_read_file("study", path, PYAML_MAX_BYTES, out, NULL, err);
 }
 
 int placer_study_load_default(struct placer_study **out, struct placer_error **err) {

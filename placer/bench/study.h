@@ -11,6 +11,10 @@
 
 #include "lib/error.h"
 #include "profile.h" /* struct placer_string_list */
+#include "results/workload-result.h"
+
+struct bench_workload_ops; /* bench/workload.h */
+struct bench_target_ops;   /* bench/target.h */
 
 #define PLACER_STUDY_VERSION 1
 
@@ -18,18 +22,6 @@ enum placer_study_cluster_type {
   PLACER_STUDY_CLUSTER_LOCAL,    /* a throwaway cluster on 127.0.0.1, rebuilt for every variant and repeat */
   PLACER_STUDY_CLUSTER_EXISTING, /* ceph.conf + keyring of a running cluster; local daemons placed with apply */
   PLACER_STUDY_CLUSTER_NONE,     /* no Ceph: fio on a local file or block device */
-};
-
-enum placer_study_target {
-  PLACER_STUDY_TARGET_RBD,    /* fio's rbd engine on POOL/IMAGE */
-  PLACER_STUDY_TARGET_RADOS,  /* fio's rados engine on POOL */
-  PLACER_STUDY_TARGET_CEPHFS, /* a file in CephFS mounted with ceph-fuse */
-  PLACER_STUDY_TARGET_FILE,   /* a local file or block device (libaio, O_DIRECT) */
-};
-
-enum placer_study_neighbour_kind {
-  PLACER_STUDY_NEIGHBOUR_STRESS_NG, /* rate: stress-ng's bogo ops/s (real time) */
-  PLACER_STUDY_NEIGHBOUR_VM,        /* rate: the guest's PLACER-WORK units per second */
 };
 
 enum placer_study_backend {
@@ -76,7 +68,8 @@ struct placer_study_variant {
 };
 
 struct placer_study_workloads {
-  enum placer_study_target target;
+  const struct bench_workload_ops *kind; /* workloads.kind: what its cells run (block, the default) */
+  const struct bench_target_ops *target; /* workloads.target: what fio runs on (rbd, the default with Ceph) */
   char *path;            /* file: the file or device (relative: inside the results directory, normalised,
                             without ".."); cephfs: the file's name in the mount */
   uint64_t size_bytes;   /* the region every job uses (and prefill writes) */
@@ -96,8 +89,8 @@ struct placer_study_workloads {
 
 struct placer_study_neighbour {
   char *name;
-  char *role; /* the profile role whose instances run it ("neighbour") */
-  enum placer_study_neighbour_kind kind;
+  char *role;       /* the profile role whose instances run it ("neighbour") */
+  const char *kind; /* a kind of bench_neighbours[] (bench/neighbour.h), its name there: "stress-ng", "vm" */
   enum placer_study_backend backend; /* stress-ng only */
   char *image;                       /* podman image ("localhost/placer/stress-ng:latest") */
   char *stressor;                    /* stress-ng --STRESSOR N ("cpu") */
@@ -198,11 +191,12 @@ int placer_study_default_path(char **out, struct placer_error **err);
 int placer_study_default_text(char **out, struct placer_error **err);
 int placer_study_load_default(struct placer_study **out, struct placer_error **err);
 
-/* Workload names in matrix order: block size major, "4k-randwrite". */
+/* The workloads of the study's cells, in its kind's order (block: block
+ * size major, "4k-randwrite"), and the I-th, for the caller to clear
+ * (placer_bench_workload_clear).  bench/workload.c. */
 size_t placer_study_n_workloads(const struct placer_study *s);
-/* The i-th workload's name, block size and pattern; name caller-freed. */
-int placer_study_workload(const struct placer_study *s, size_t i, char **name, uint64_t *block_size,
-                          const char **pattern);
+int placer_study_workload(const struct placer_study *s, size_t i, struct placer_bench_workload *out,
+                          struct placer_error **err);
 
 /* A profile reference resolved to a file: a bare name ("demo-local", no '/'
  * and no .yaml) is a shipped profile ($PLACER_PROFILES_DIR, the profiles/
@@ -217,8 +211,6 @@ bool placer_study_sweeps_placement(const struct placer_study *s);
 const char *placer_study_sweep_parameter_name(int parameter);
 
 const char *placer_study_cluster_name(enum placer_study_cluster_type t);
-const char *placer_study_target_name(enum placer_study_target t);
-const char *placer_study_neighbour_kind_name(enum placer_study_neighbour_kind k);
 const char *placer_study_recovery_action_name(int action);
 
 #endif

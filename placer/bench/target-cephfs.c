@@ -38,10 +38,10 @@ static int cephfs_settle(struct placer_study *s, const char **key, const char **
   return 0;
 }
 
-static int cephfs_fio_args(char ***argv, const struct placer_study *s, const struct placer_bench_fio_cell *cell,
+static int cephfs_fio_args(char ***argv, const struct placer_study *s, const struct bench_fio_run *run,
                            const char **why) {
   (void)s;
-  return bench_target_fio_on_file(argv, cell, why);
+  return bench_target_fio_on_file(argv, run, why);
 }
 
 static bool is_mounted(const char *dir) {

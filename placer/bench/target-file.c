@@ -6,21 +6,24 @@
 
 #include "lib/substitute.h"
 
-/* fio on CELL's file: target file, cephfs (a file in the mount), the baseline. */
-int bench_target_fio_on_file(char ***argv, const struct placer_bench_fio_cell *cell, const char **why) {
-  if (cell->filename == NULL) {
+/* fio on RUN's file: target file, cephfs (a file in the mount), the
+ * baseline; with the kind's engine and in its directory when the job says
+ * so (a metadata load's filecreate in a directory of the mount). */
+int bench_target_fio_on_file(char ***argv, const struct bench_fio_run *run, const char **why) {
+  if (run->filename == NULL) {
     *why = "no file to run on";
     return -1;
   }
   *why = NULL;
-  return placer_argv_push(argv, "--ioengine=libaio") | placer_argv_pushf(argv, "--direct=%d", cell->direct ? 1 : 0) |
-         placer_argv_pushf(argv, "--filename=%s", cell->filename);
+  return placer_argv_pushf(argv, "--ioengine=%s", run->engine ? run->engine : "libaio") |
+         placer_argv_pushf(argv, "--direct=%d", run->direct ? 1 : 0) |
+         placer_argv_pushf(argv, run->in_directory ? "--directory=%s" : "--filename=%s", run->filename);
 }
 
-static int file_fio_args(char ***argv, const struct placer_study *s, const struct placer_bench_fio_cell *cell,
+static int file_fio_args(char ***argv, const struct placer_study *s, const struct bench_fio_run *run,
                          const char **why) {
   (void)s;
-  return bench_target_fio_on_file(argv, cell, why);
+  return bench_target_fio_on_file(argv, run, why);
 }
 
 const struct bench_target_ops bench_target_file = {

@@ -3,7 +3,7 @@
 
 #include "lib/substitute.h"
 
-static int rados_fio_args(char ***argv, const struct placer_study *s, const struct placer_bench_fio_cell *cell,
+static int rados_fio_args(char ***argv, const struct placer_study *s, const struct bench_fio_run *run,
                           const char **why) {
   const struct placer_study_cluster *c = &s->cluster;
   *why = NULL;
@@ -12,8 +12,8 @@ static int rados_fio_args(char ***argv, const struct placer_study *s, const stru
            /* The object names come from the file name: the same for the
             * prefill and every cell, so that reads find what was written. */
            placer_argv_push(argv, "--filename=placer-bench");
-  if (cell->ceph_conf) /* fio's engine reads no CEPH_CONF */
-    rc |= placer_argv_pushf(argv, "--conf=%s", cell->ceph_conf);
+  if (run->ceph_conf) /* fio's engine reads no CEPH_CONF */
+    rc |= placer_argv_pushf(argv, "--conf=%s", run->ceph_conf);
   return rc;
 }
 

@@ -3,9 +3,8 @@
 
 #include "lib/substitute.h"
 
-static int rbd_fio_args(char ***argv, const struct placer_study *s, const struct placer_bench_fio_cell *cell,
-                        const char **why) {
-  (void)cell;
+static int rbd_fio_args(char ***argv, const struct placer_study *s, const struct bench_fio_run *run, const char **why) {
+  (void)run;
   const struct placer_study_cluster *c = &s->cluster;
   *why = NULL;
   return placer_argv_push(argv, "--ioengine=rbd") | placer_argv_pushf(argv, "--clientname=%s", c->client) |

@@ -3,25 +3,15 @@
 
 #include <string.h>
 
-#include "lib/array.h"
-
-static const struct bench_target_ops *const bench_targets[] = {
-  [PLACER_STUDY_TARGET_RBD] = &bench_target_rbd,
-  [PLACER_STUDY_TARGET_RADOS] = &bench_target_rados,
-  [PLACER_STUDY_TARGET_CEPHFS] = &bench_target_cephfs,
-  [PLACER_STUDY_TARGET_FILE] = &bench_target_file,
+const struct bench_target_ops *const bench_targets[] = {
+  &bench_target_rbd, &bench_target_rados, &bench_target_cephfs, &bench_target_file, NULL,
 };
 
-const char *const bench_target_names[] = {
-  [PLACER_STUDY_TARGET_RBD] = "rbd",
-  [PLACER_STUDY_TARGET_RADOS] = "rados",
-  [PLACER_STUDY_TARGET_CEPHFS] = "cephfs",
-  [PLACER_STUDY_TARGET_FILE] = "file",
-  NULL,
-};
-
-const struct bench_target_ops *bench_target(enum placer_study_target t) {
-  return (unsigned)t < N_OF(bench_targets) ? bench_targets[t] : &bench_target_file;
+const struct bench_target_ops *bench_target_find(const char *name) {
+  for (size_t i = 0; name && bench_targets[i]; i++)
+    if (strcmp(bench_targets[i]->name, name) == 0)
+      return bench_targets[i];
+  return NULL;
 }
 
 const char *bench_target_ops_check(const struct bench_target_ops *ops) {
@@ -34,11 +24,11 @@ const char *bench_target_ops_check(const struct bench_target_ops *ops) {
   if ((ops->flags & BENCH_TARGET_MOUNT_PATH) && ops->prepare == NULL)
     return "a path in a mount needs prepare to make the mount";
   size_t i = 0;
-  while (i < N_OF(bench_targets) && bench_targets[i] != ops)
+  while (bench_targets[i] && bench_targets[i] != ops)
     i++;
-  if (i == N_OF(bench_targets))
+  if (bench_targets[i] == NULL)
     return "not in bench_targets[]";
-  if (bench_target_names[i] == NULL || strcmp(bench_target_names[i], ops->name) != 0)
-    return "its name differs from bench_target_names[]";
+  if (bench_target_find(ops->name) != ops)
+    return "its name is another target's";
   return NULL;
 }

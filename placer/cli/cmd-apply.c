@@ -108,10 +108,12 @@ const struct placer_cli_command placer_cli_status = {
   .description = "For every instance that placer apply put in force: planned against actual group values, "
                  "the groups each process is in, every thread's Cpus_allowed_list and Mems_allowed_list, and "
                  "memory locality: the share of the process's resident pages on its planned NUMA nodes "
-                 "(/proc/PID/numa_maps).",
+                 "(/proc/PID/numa_maps); for an MDS, the mds_cache_memory_limit it runs with (asked over its own "
+                 "admin socket) against the plan's, half its memory limit.",
   .options = state_options,
   .exit_status = "0 everything is as planned (or nothing was applied)\n"
-                 "1 drift: a value, a process or a thread is not where the plan put it\n"
+                 "1 drift: a value, a process or a thread is not where the plan put it, or an MDS runs with "
+                 "another cache\n"
                  "2 bad command line; a state directory or file placer may not trust (a link, a FIFO, writable by "
                  "others)\n"
                  "4 the state or the system could not be read; a state written in another boot or for another "

@@ -365,8 +365,14 @@ int cmd_bench(int argc, char **argv) {
   placer_study_free(study);
   bool measured = report != NULL; /* else refused before the results directory was made */
   if (report) {
+    /* the directory's report (report.txt), then where the rest is */
+    char *real = realpath(opt.out_dir, NULL);
     fputs(report, stdout);
+    printf("\nResults: %s (summary.json, report.txt, fio/, runs.csv, roles.csv, threads.csv, cores.csv, "
+           "placement.csv, solo.csv, logs/)\n",
+           real ? real : opt.out_dir);
     fflush(stdout);
+    free(real);
     free(report);
   }
   if (measured) /* a refusal writes nothing, not even the page of a results directory it refused to resume */

@@ -67,8 +67,8 @@ static int error_store(struct placer_error **err, int exit_code, int errno_value
 }
 
 int placer_error_oom(struct placer_error **err, const char *what) {
-  if (what == NULL)
-    return placer_error_oom(err, NULL);
+  if (what == NULL) /* (it called itself here: a stack overflow instead of an error) */
+    return error_store(err, PLACER_EXIT_SYSTEM, ENOMEM, strdup("out of memory"));
   return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOMEM, "%s: out of memory", what);
 }
 

@@ -40,7 +40,7 @@ static int write_all(int fd, const char *data, size_t len) {
   return 0;
 }
 
-static int replace(const char *dir, const char *name, const char *data, size_t len, bool newline,
+static int replace(const char *dir, const char *name, const char *data, size_t len, bool newline, bool durable,
                    struct placer_error **err) {
   cleanup_free char *path = NULL, *tmp = NULL;
   if (asprintf(&path, "%s/%s", dir, name) < 0 || asprintf(&tmp, "%s/.%s.tmp", dir, name) < 0)
@@ -56,7 +56,7 @@ static int replace(const char *dir, const char *name, const char *data, size_t l
   if (saved == 0 && newline)
     saved = write_all(fd, "\n", 1);
   /* A full disk may only show here (delayed allocation, NFS). */
-  if (saved == 0 && fsync(fd) < 0)
+  if (saved == 0 && durable && fsync(fd) < 0)
     saved = errno;
   if (close(fd) < 0 && saved == 0)
     saved = errno;
@@ -70,7 +70,7 @@ static int replace(const char *dir, const char *name, const char *data, size_t l
     return placer_error_errno(err, PLACER_EXIT_SYSTEM, saved, "rename %s to %s", tmp, path);
   }
   /* The rename itself must survive a crash of the machine too. */
-  int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  int dfd = durable ? open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
   if (dfd >= 0) {
     fsync(dfd);
     close(dfd);
@@ -79,10 +79,15 @@ static int replace(const char *dir, const char *name, const char *data, size_t l
 }
 
 int placer_file_replace(const char *dir, const char *name, const char *text, struct placer_error **err) {
-  return replace(dir, name, text, strlen(text), true, err);
+  return replace(dir, name, text, strlen(text), true, true, err);
 }
 
 int placer_file_replace_bytes(const char *dir, const char *name, const char *data, size_t len,
                               struct placer_error **err) {
-  return replace(dir, name, data, len, false, err);
+  return replace(dir, name, data, len, false, true, err);
+}
+
+int placer_file_replace_volatile(const char *dir, const char *name, const char *data, size_t len,
+                                 struct placer_error **err) {
+  return replace(dir, name, data, len, false, false, err);
 }

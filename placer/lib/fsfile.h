@@ -15,6 +15,13 @@ int placer_file_replace(const char *dir, const char *name, const char *text, str
 /* The same with LEN bytes of DATA as they are (no newline added). */
 int placer_file_replace_bytes(const char *dir, const char *name, const char *data, size_t len,
                               struct placer_error **err);
+/* The same, atomic for readers (the rename) but not fsynced: a crash of
+ * the machine may leave the old file or an empty one.  For a file rewritten
+ * every few seconds by a loop that must not wait for the disk (the
+ * watcher's metrics file: an fsync waits for whatever else the disk is
+ * writing). */
+int placer_file_replace_volatile(const char *dir, const char *name, const char *data, size_t len,
+                                 struct placer_error **err);
 /* mkdir -p DIR (mode 0755); existing directories are fine. */
 int placer_mkdir_p(const char *dir, struct placer_error **err);
 

@@ -7,12 +7,14 @@
 #include "lib/error.h"
 
 /* Write DIR/report.html and DIR/report/ (the plots' data, gnuplot scripts and
- * SVGs) for the results R of DIR; with B (may be NULL, from COMPARE_DIR) the
- * page compares R (A) with B cell by cell.  gnuplot is $PLACER_GNUPLOT or
+ * SVGs, and report.txt: the text report of R with the lines of
+ * HARDWARE_BASELINE, may be NULL) for the results R of DIR; with B (may be
+ * NULL, from COMPARE_DIR) the page compares R (A) with B cell by cell.  gnuplot is $PLACER_GNUPLOT or
  * "gnuplot" from PATH; one that is missing or fails is an error naming it
  * (the page is not written).  *written (may be NULL) gets the page's path. */
-int placer_report_html_write(const char *dir, const struct placer_bench_results *r, const char *compare_dir,
-                             const struct placer_bench_results *b, char **written, struct placer_error **err);
+int placer_report_html_write(const char *dir, const struct placer_bench_results *r, const json_t *hardware_baseline,
+                             const char *compare_dir, const struct placer_bench_results *b, char **written,
+                             struct placer_error **err);
 
 /* The same from the directories: DIR/summary.json (and COMPARE_DIR's, may be
  * NULL) read back first. */

@@ -12,12 +12,18 @@
 #include "results/results.h"
 #include "lib/error.h"
 
-/* *out: the whole report, NUL-terminated, caller frees. Byte-identical for the
- * same results (the bootstrap is seeded). */
-int placer_bench_report(const struct placer_bench_results *r, char **out, struct placer_error **err);
-/* The report of a results directory from its summary.json (`placer bench
- * --report DIR`): the same tables, recomputed from the recorded runs. */
+/* The report of a results directory from its summary.json: what `placer
+ * bench` prints and writes as report.txt at its end, `placer bench --report
+ * DIR` prints and `placer report DIR` writes as report/report.txt: the one
+ * way the text is made (the CSV files hold the same runs).  *out: the whole
+ * report, NUL-terminated, caller frees; byte-identical for the same results
+ * (the bootstrap is seeded). */
 int placer_bench_report_dir(const char *dir, char **out, struct placer_error **err);
+/* The same of results R, with the hardware baseline's lines when
+ * HARDWARE_BASELINE (summary.json's, checked; may be NULL); without. */
+int placer_bench_report_text(const struct placer_bench_results *r, const json_t *hardware_baseline, char **out,
+                             struct placer_error **err);
+int placer_bench_report(const struct placer_bench_results *r, char **out, struct placer_error **err);
 
 /* The balance point in words, as the report gives it: a placement sweep's
  * (the least CPU for storage that keeps its minimum fraction), else an

@@ -7,18 +7,6 @@
 #include "lib/array.h"
 #include "results/results.h"
 
-enum placer_bench_direction placer_bench_pattern_direction(const char *pattern) {
-  if (strcmp(pattern, "read") == 0 || strcmp(pattern, "randread") == 0)
-    return PLACER_BENCH_READ;
-  if (strcmp(pattern, "write") == 0 || strcmp(pattern, "randwrite") == 0 || strcmp(pattern, "trimwrite") == 0)
-    return PLACER_BENCH_WRITE;
-  return PLACER_BENCH_MIXED;
-}
-
-bool placer_bench_workload_uses_bandwidth(const struct placer_bench_workload *w) {
-  return w->block_size_bytes >= 64 * 1024;
-}
-
 static double nan_max(double a, double b) {
   if (isnan(a))
     return b;
@@ -26,32 +14,19 @@ static double nan_max(double a, double b) {
 }
 
 double placer_bench_run_main_metric(const struct placer_bench_run *run, const struct placer_bench_workload *w) {
-  if (!run->done)
-    return NAN;
-  bool bw = placer_bench_workload_uses_bandwidth(w);
-  double rd = bw ? (double)run->read.bw_bytes : run->read.iops;
-  double wr = bw ? (double)run->write.bw_bytes : run->write.iops;
-  switch (placer_bench_pattern_direction(w->pattern)) {
-  case PLACER_BENCH_READ: return rd;
-  case PLACER_BENCH_WRITE: return wr;
-  default: return rd + wr;
-  }
+  return run->done ? placer_bench_ops_main_metric(w, run->ops, run->n_ops) : NAN;
 }
 
 double placer_bench_run_p99_ns(const struct placer_bench_run *run, const struct placer_bench_workload *w) {
-  if (!run->done)
-    return NAN;
-  switch (placer_bench_pattern_direction(w->pattern)) {
-  case PLACER_BENCH_READ: return run->read.clat_p99_ns;
-  case PLACER_BENCH_WRITE: return run->write.clat_p99_ns;
-  default: return nan_max(run->read.clat_p99_ns, run->write.clat_p99_ns);
-  }
+  return run->done ? placer_bench_ops_p99_ns(w, run->ops, run->n_ops) : NAN;
 }
 
+/* Device bytes over the client's written bytes (its "write" operation's). */
 double placer_bench_run_write_amplification(const struct placer_bench_run *run) {
   if (!run->done || !run->has_device_bytes)
     return NAN;
-  return placer_bench_write_amplification(run->device_bytes_written, run->write.io_bytes);
+  const struct placer_bench_op *wr = placer_bench_run_op(run, "write");
+  return placer_bench_write_amplification(run->device_bytes_written, wr ? wr->io_bytes : 0);
 }
 
 /* Sum of the CPU of a role's instances; false when the run has none. */
@@ -70,7 +45,7 @@ double placer_bench_run_role_cpu_ms_per_io(const struct placer_bench_run *run, c
   uint64_t cpu_ns;
   if (!run->done || !role_cpu_ns(run, role, &cpu_ns))
     return NAN;
-  return placer_bench_cpu_ms_per_io(cpu_ns, run->read.total_ios + run->write.total_ios);
+  return placer_bench_cpu_ms_per_io(cpu_ns, placer_bench_result_total_ios(run->ops, run->n_ops));
 }
 
 double placer_bench_run_role_cores(const struct placer_bench_run *run, const char *role) {

@@ -39,6 +39,14 @@ static size_t cell_main(const struct placer_bench_results *r, size_t v, size_t c
   return n;
 }
 
+/* Whether a workload of R is judged on a cost, lower being better. */
+static bool any_cost(const struct placer_bench_results *r) {
+  for (size_t w = 0; w < r->n_workloads; w++)
+    if (r->workloads[w].lower_is_better)
+      return true;
+  return false;
+}
+
 int placer_bench_compare_same_cells(const struct placer_bench_results *base, const struct placer_bench_results *cand,
                                     struct placer_error **err) {
   for (size_t w = 0; w < cand->n_workloads; w++) {
@@ -49,7 +57,8 @@ int placer_bench_compare_same_cells(const struct placer_bench_results *base, con
     const struct placer_bench_workload *x = &base->workloads[bw];
     const char *px = x->pattern ? x->pattern : "", *py = y->pattern ? y->pattern : "";
     bool bx = placer_bench_workload_uses_bandwidth(x), by = placer_bench_workload_uses_bandwidth(y);
-    if (strcmp(px, py) == 0 && x->block_size_bytes == y->block_size_bytes && bx == by)
+    if (strcmp(px, py) == 0 && x->block_size_bytes == y->block_size_bytes && bx == by &&
+        x->lower_is_better == y->lower_is_better)
       continue;
     cleanup_free char *name = placer_text_escape(y->name), *ex = placer_text_escape(px), *ey = placer_text_escape(py);
     return placer_error_set(err, PLACER_EXIT_USAGE, 0,
@@ -85,8 +94,8 @@ int placer_bench_compare_results(const struct placer_bench_results *base, const 
           cand_title ? cand_title : "?");
   fprintf(f,
           "Per cell: candidate median vs baseline median, bootstrap 95%% CI, Mann-Whitney p.  Regression: a drop of\n"
-          "more than %g%% with p < %g.\n\n",
-          gate->threshold * 100, gate->alpha);
+          "more than %g%% with p < %g%s.\n\n",
+          gate->threshold * 100, gate->alpha, any_cost(cand) ? " (a rise, where lower is better)" : "");
   struct placer_table t = { 0 };
   placer_table_row(&t, false);
   placer_table_cell_l(&t, "cell");
@@ -112,8 +121,10 @@ int placer_bench_compare_results(const struct placer_bench_results *base, const 
         struct placer_stats_comparison cmp;
         placer_stats_compare(a, na, b, nb, &cmp);
         (*n_cells)++;
-        bool regress = cmp.change < -gate->threshold && cmp.p_value < gate->alpha;
-        bool improve = cmp.change > gate->threshold && cmp.p_value < gate->alpha;
+        /* a throughput regresses when it drops, a cost (lower is better) when it rises */
+        double worse = cand->workloads[w].lower_is_better ? cmp.change : -cmp.change;
+        bool regress = worse > gate->threshold && cmp.p_value < gate->alpha;
+        bool improve = -worse > gate->threshold && cmp.p_value < gate->alpha;
         char ch[32], lo[32], hi[32], p[32], cell[256];
         fmt_change(cmp.change, ch, sizeof(ch));
         fmt_change(cmp.ci_low, lo, sizeof(lo));

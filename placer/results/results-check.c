@@ -208,6 +208,15 @@ static int io_check(struct check *c, const json_t *run, const char *key) {
   return rc;
 }
 
+/* A run's operations, each under its name: every workload of a summary.json
+ * is a block workload (placer_bench_workload_block), whose are these. */
+static int ops_check(struct check *c, const json_t *run) {
+  for (size_t i = 0; placer_bench_block_ops[i]; i++)
+    if (io_check(c, run, placer_bench_block_ops[i]) < 0)
+      return -1;
+  return 0;
+}
+
 static int roles_check(struct check *c, const json_t *run) {
   const json_t *roles, *e;
   size_t i;
@@ -248,8 +257,7 @@ static int run_check(struct check *c, const json_t *run, size_t repeats) {
   if (element_object(c, run) < 0 || name(c, run, "variant", 0) < 0 || name(c, run, "condition", 0) < 0 ||
       name(c, run, "workload", 0) < 0 || num(c, run, "repeat", INTEGER, 0, (double)repeats - 1) < 0 ||
       rel_path(c, run, "fio_json") < 0 || num(c, run, "duration_s", OPTIONAL | NULLABLE, 0, INFINITY) < 0 ||
-      io_check(c, run, "read") < 0 || io_check(c, run, "write") < 0 ||
-      num(c, run, "fio_failed_jobs", OPTIONAL | INTEGER, 0, INFINITY) < 0 ||
+      ops_check(c, run) < 0 || num(c, run, "fio_failed_jobs", OPTIONAL | INTEGER, 0, INFINITY) < 0 ||
       num(c, run, "device_bytes_written", OPTIONAL | NULLABLE | INTEGER, 0, INFINITY) < 0 ||
       num(c, run, "neighbour_rate", OPTIONAL | NULLABLE, 0, INFINITY) < 0 || roles_check(c, run) < 0 ||
       threads_check(c, run) < 0 || array(c, run, "cpu_busy", OPTIONAL, MAX_CPUS, "CPUs a node may have", &busy) < 0)

@@ -17,7 +17,7 @@ static json_t *num_or_null(double x) {
   return isnan(x) || isinf(x) ? json_null() : json_real(x);
 }
 
-static json_t *io_json(const struct placer_fio_io *io) {
+static json_t *io_json(const struct placer_bench_op *io) {
   return json_pack("{s:o, s:I, s:I, s:I, s:I, s:o, s:o, s:o, s:o}", "iops", num_or_null(io->iops), "bw_bytes",
                    (json_int_t)io->bw_bytes, "io_bytes", (json_int_t)io->io_bytes, "total_ios",
                    (json_int_t)io->total_ios, "runtime_ms", (json_int_t)io->runtime_ms, "clat_mean_ns",
@@ -38,13 +38,27 @@ static json_t *run_json(const struct placer_bench_results *r, size_t v, size_t c
                                              run->threads[i].thread, "cpu_ns", (json_int_t)run->threads[i].cpu_ns));
   for (size_t i = 0; i < run->n_cpus; i++)
     json_array_append_new(busy, num_or_null(run->cpu_busy[i]));
-  return json_pack(
-      "{s:s, s:s, s:s, s:I, s:o, s:o, s:o, s:o, s:i, s:o, s:o, s:o, s:o, s:o}", "variant", r->variants[v], "condition",
-      r->conditions[c].name, "workload", r->workloads[w].name, "repeat", (json_int_t)k, "fio_json",
-      run->fio_json ? json_string(run->fio_json) : json_null(), "duration_s", num_or_null(run->duration_s), "read",
-      io_json(&run->read), "write", io_json(&run->write), "fio_failed_jobs", (int)run->fio_failed_jobs,
-      "device_bytes_written", run->has_device_bytes ? json_integer((json_int_t)run->device_bytes_written) : json_null(),
-      "neighbour_rate", num_or_null(run->neighbour_rate), "roles", roles, "threads", threads, "cpu_busy", busy);
+  json_t *o =
+      json_pack("{s:s, s:s, s:s, s:I, s:o, s:o}", "variant", r->variants[v], "condition", r->conditions[c].name,
+                "workload", r->workloads[w].name, "repeat", (json_int_t)k, "fio_json",
+                run->fio_json ? json_string(run->fio_json) : json_null(), "duration_s", num_or_null(run->duration_s));
+  /* each of the workload's operations under its name ("read", "write"), in its order */
+  const struct placer_bench_workload *wl = &r->workloads[w];
+  for (size_t i = 0; o && i < wl->ops.n; i++) {
+    const struct placer_bench_op *op = placer_bench_run_op(run, wl->ops.items[i]);
+    struct placer_bench_op none = placer_bench_op_none(wl->ops.items[i]);
+    json_object_set_new(o, wl->ops.items[i], io_json(op ? op : &none));
+  }
+  json_t *rest = json_pack(
+      "{s:i, s:o, s:o, s:o, s:o, s:o}", "fio_failed_jobs", (int)run->fio_failed_jobs, "device_bytes_written",
+      run->has_device_bytes ? json_integer((json_int_t)run->device_bytes_written) : json_null(), "neighbour_rate",
+      num_or_null(run->neighbour_rate), "roles", roles, "threads", threads, "cpu_busy", busy);
+  if (o == NULL || rest == NULL || json_object_update(o, rest) < 0) {
+    json_decref(o);
+    o = NULL;
+  }
+  json_decref(rest);
+  return o;
 }
 
 static json_t *summary_stats_json(const struct placer_stats_summary *s) {
@@ -139,10 +153,10 @@ static json_t *cells_json(const struct placer_bench_results *r) {
         json_t *cell =
             json_pack("{s:s, s:s, s:s, s:s, s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "variant", r->variants[v],
                       "condition", r->conditions[c].name, "workload", r->workloads[w].name, "main_metric",
-                      placer_bench_workload_uses_bandwidth(&r->workloads[w]) ? "bw_bytes" : "iops", "repeats_done",
-                      (json_int_t)s.n_done, "main", summary_stats_json(&s.main), "p99_ns",
-                      summary_stats_json(&s.p99_ns), "write_amplification", summary_stats_json(&s.write_amplification),
-                      "storage_cpu_ms_per_io", summary_stats_json(&s.storage_cpu_ms_per_io), "neighbour_rate",
+                      placer_bench_metric_names[r->workloads[w].metric], "repeats_done", (json_int_t)s.n_done, "main",
+                      summary_stats_json(&s.main), "p99_ns", summary_stats_json(&s.p99_ns), "write_amplification",
+                      summary_stats_json(&s.write_amplification), "storage_cpu_ms_per_io",
+                      summary_stats_json(&s.storage_cpu_ms_per_io), "neighbour_rate",
                       summary_stats_json(&s.neighbour_rate), "storage_with_neighbours_vs_alone",
                       num_or_null(storage_ratio), "neighbours_with_storage_vs_solo", num_or_null(neighbour_ratio));
         json_object_set_new(cell, "storage_kept", num_or_null(storage_kept));
@@ -300,7 +314,8 @@ static uint64_t u64(const json_t *obj, const char *key) {
   return json_is_integer(v) && json_integer_value(v) > 0 ? (uint64_t)json_integer_value(v) : 0;
 }
 
-static void io_from_json(const json_t *j, struct placer_fio_io *io) {
+static void io_from_json(const json_t *j, const char *name, struct placer_bench_op *io) {
+  *io = placer_bench_op_none(name);
   io->iops = num_or_nan(j, "iops");
   io->bw_bytes = u64(j, "bw_bytes");
   io->io_bytes = u64(j, "io_bytes");
@@ -356,11 +371,13 @@ static int run_from_json(struct placer_bench_results *r, const json_t *j, size_t
     return placer_error_set(err, PLACER_EXIT_USAGE, 0, "runs[%zu]: bad \"repeat\"", i);
   if (run->done)
     return placer_error_set(err, PLACER_EXIT_USAGE, 0, "runs[%zu]: the same run twice", i);
-  struct placer_fio_result fio = { 0 };
-  io_from_json(json_object_get(j, "read"), &fio.total.read);
-  io_from_json(json_object_get(j, "write"), &fio.total.write);
-  fio.n_failed_jobs = (unsigned)u64(j, "fio_failed_jobs");
-  if (placer_bench_run_set_fio(run, &fio, str(j, "fio_json"), err) < 0)
+  /* the workload's operations, each under its name */
+  const struct placer_bench_workload *wl = &r->workloads[w];
+  struct placer_bench_op ops[PLACER_BENCH_MAX_OPS];
+  struct placer_bench_result result = { .ops = ops, .failed_jobs = (unsigned)u64(j, "fio_failed_jobs") };
+  for (size_t k = 0; k < wl->ops.n && k < PLACER_BENCH_MAX_OPS; k++)
+    io_from_json(json_object_get(j, wl->ops.items[k]), wl->ops.items[k], &ops[result.n_ops++]);
+  if (placer_bench_run_set_result(run, &result, str(j, "fio_json"), err) < 0)
     return -1;
   run->duration_s = num_or_nan(j, "duration_s");
   run->has_device_bytes = json_is_integer(json_object_get(j, "device_bytes_written"));
@@ -423,7 +440,9 @@ static int shape_from_json(const json_t *j, struct placer_bench_results **out, s
     goto out;
   for (size_t i = 0; i < nw; i++) {
     const json_t *e = json_array_get(workloads, i);
-    ws[i] = (struct placer_bench_workload){ (char *)wnames[i], (char *)str(e, "pattern"), u64(e, "block_size_bytes") };
+    ws[i] = (struct placer_bench_workload){ .name = (char *)wnames[i],
+                                            .pattern = (char *)str(e, "pattern"),
+                                            .block_size_bytes = u64(e, "block_size_bytes") };
   }
   for (size_t i = 0; i < nc; i++)
     cs[i] = (struct placer_bench_condition){ (char *)cnames[i],
@@ -562,7 +581,7 @@ int placer_bench_summary_load(const char *dir, json_t **out, char **path_out, st
   cleanup_free char *path = NULL, *text = NULL;
   size_t len = 0;
   if (asprintf(&path, "%s/summary.json", dir) < 0)
-    return placer_error_errno(err, PLACER_EXIT_SYSTEM, ENOMEM, "results of '%s'", dir);
+    return placer_error_oom(err, "results");
   struct stat st;
   if (stat(dir, &st) == 0 && !S_ISDIR(st.st_mode))
     return placer_error_set(err, PLACER_EXIT_USAGE, ENOTDIR, "results '%s': %s, not a results directory", dir,
@@ -576,14 +595,22 @@ int placer_bench_summary_load(const char *dir, json_t **out, char **path_out, st
 }
 
 /* DIR/summary.json, as bench writes it (placer compare, report, size). */
-int placer_bench_results_load_dir(const char *dir, struct placer_bench_results **out, struct placer_error **err) {
+int placer_bench_results_dir_load(const char *dir, struct placer_bench_results **out, json_t **hardware_baseline,
+                                  struct placer_error **err) {
   cleanup_free char *path = NULL;
   json_t *j = NULL;
   if (placer_bench_summary_load(dir, &j, &path, err) < 0)
     return -1;
-  int rc = placer_bench_results_from_json(j, out, err);
+  int rc = placer_bench_results_from_json(j, out, err); /* checked first: the baseline too */
+  json_t *hb = json_object_get(j, "hardware_baseline");
+  if (rc == 0 && hardware_baseline)
+    *hardware_baseline = json_is_object(hb) ? json_incref(hb) : NULL;
   json_decref(j);
   if (rc < 0)
     return placer_error_prefix(err, "%s", path);
   return 0;
+}
+
+int placer_bench_results_load_dir(const char *dir, struct placer_bench_results **out, struct placer_error **err) {
+  return placer_bench_results_dir_load(dir, out, NULL, err);
 }

@@ -106,12 +106,15 @@ int placer_bench_results_new(const struct placer_bench_spec *spec, struct placer
             r->knobs;
   for (size_t i = 0; ok && i < spec->n_variants; i++, r->n_variants++)
     ok = (r->variants[i] = strdup(spec->variants[i])) != NULL;
-  for (size_t i = 0; ok && i < spec->n_workloads; i++, r->n_workloads++) {
+  /* a workload given with no operations is a block workload (summary.json's are) */
+  for (size_t i = 0; ok && i < spec->n_workloads; i++) {
     struct placer_bench_workload *w = &r->workloads[i];
-    w->name = strdup(spec->workloads[i].name);
-    w->pattern = dup_or_empty(spec->workloads[i].pattern);
-    w->block_size_bytes = spec->workloads[i].block_size_bytes;
-    ok = w->name && w->pattern;
+    ok = placer_bench_workload_copy(w, &spec->workloads[i], err) == 0 &&
+         (w->ops.n > 0 || placer_bench_workload_block(w, err) == 0);
+    if (ok)
+      r->n_workloads++;
+    else
+      placer_bench_workload_clear(w);
   }
   for (size_t i = 0; ok && i < spec->n_conditions; i++, r->n_conditions++) {
     r->conditions[i].name = strdup(spec->conditions[i].name);
@@ -130,9 +133,6 @@ int placer_bench_results_new(const struct placer_bench_spec *spec, struct placer
   for (size_t i = 0; i < n_runs(r); i++) {
     r->runs[i].duration_s = NAN;
     r->runs[i].neighbour_rate = NAN;
-    r->runs[i].read.clat_mean_ns = r->runs[i].write.clat_mean_ns = NAN;
-    r->runs[i].read.clat_p50_ns = r->runs[i].read.clat_p99_ns = r->runs[i].read.clat_p999_ns = NAN;
-    r->runs[i].write.clat_p50_ns = r->runs[i].write.clat_p99_ns = r->runs[i].write.clat_p999_ns = NAN;
   }
   for (size_t i = 0; i < r->n_variants * r->n_conditions * r->repeats; i++)
     r->solo_rates[i] = NAN;
@@ -149,6 +149,7 @@ int placer_bench_results_new(const struct placer_bench_spec *spec, struct placer
 
 static void run_clear(struct placer_bench_run *run) {
   free(run->fio_json);
+  free(run->ops);
   for (size_t i = 0; i < run->n_roles; i++) {
     free(run->roles[i].instance);
     free(run->roles[i].role);
@@ -174,10 +175,8 @@ void placer_bench_results_free(struct placer_bench_results *r) {
   for (size_t i = 0; i < r->n_variants; i++)
     free(r->variants[i]);
   free(r->variants);
-  for (size_t i = 0; i < r->n_workloads; i++) {
-    free(r->workloads[i].name);
-    free(r->workloads[i].pattern);
-  }
+  for (size_t i = 0; i < r->n_workloads; i++)
+    placer_bench_workload_clear(&r->workloads[i]);
   free(r->workloads);
   for (size_t i = 0; i < r->n_conditions; i++)
     free(r->conditions[i].name);
@@ -228,17 +227,28 @@ int placer_bench_results_workload_index(const struct placer_bench_results *r, co
   return -1;
 }
 
-int placer_bench_run_set_fio(struct placer_bench_run *run, const struct placer_fio_result *fio,
-                             const char *fio_json_path, struct placer_error **err) {
+int placer_bench_run_set_result(struct placer_bench_run *run, const struct placer_bench_result *result,
+                                const char *fio_json_path, struct placer_error **err) {
   char *path = NULL;
-  if (fio_json_path && (path = strdup(fio_json_path)) == NULL)
+  struct placer_bench_op *ops = result->n_ops ? malloc(result->n_ops * sizeof(*ops)) : NULL;
+  if ((fio_json_path && (path = strdup(fio_json_path)) == NULL) || (result->n_ops && ops == NULL)) {
+    free(path);
+    free(ops);
     return oom(err, "bench run");
+  }
+  if (result->n_ops)
+    memcpy(ops, result->ops, result->n_ops * sizeof(*ops));
   free(run->fio_json);
   run->fio_json = path;
-  run->read = fio->total.read;
-  run->write = fio->total.write;
-  run->fio_failed_jobs = fio->n_failed_jobs;
+  free(run->ops);
+  run->ops = ops;
+  run->n_ops = result->n_ops;
+  run->fio_failed_jobs = result->failed_jobs;
   return 0;
+}
+
+const struct placer_bench_op *placer_bench_run_op(const struct placer_bench_run *run, const char *name) {
+  return placer_bench_op_find(run->ops, run->n_ops, name);
 }
 
 int placer_bench_run_add_role(struct placer_bench_run *run, const char *instance, const char *role, uint64_t cpu_ns,

@@ -14,14 +14,8 @@
 #include "results/metrics.h"
 #include "results/recovery.h"
 #include "lib/error.h"
-#include "results/fio-result.h"
 #include "results/stats.h"
-
-struct placer_bench_workload {
-  char *name;                /* unique: "4k-randwrite" */
-  char *pattern;             /* fio rw=: read, write, randread, randwrite, rw, randrw, ... */
-  uint64_t block_size_bytes; /* >= 64 KiB: reported in MB/s, else in IOPS */
-};
+#include "results/workload-result.h"
 
 struct placer_bench_condition {
   char *name;             /* unique: "alone", "vms", "vms-4" */
@@ -46,11 +40,12 @@ struct placer_bench_thread_usage {
 };
 
 struct placer_bench_run {
-  bool done;                        /* set by the orchestrator once the run is complete and valid;
+  bool done;                   /* set by the orchestrator once the run is complete and valid;
                                        false: not run, failed (fio errors) or interrupted: shown as "-" */
-  char *fio_json;                   /* raw fio JSON, relative to the results directory; may be NULL */
-  double duration_s;                /* the measured window (CPU shares divide by it); NAN if unknown */
-  struct placer_fio_io read, write; /* fio's sums over jobs */
+  char *fio_json;              /* raw fio JSON, relative to the results directory; may be NULL */
+  double duration_s;           /* the measured window (CPU shares divide by it); NAN if unknown */
+  struct placer_bench_op *ops; /* its workload's operations (workload-result.h), in the kind's order */
+  size_t n_ops;
   unsigned fio_failed_jobs;
   bool has_device_bytes;
   uint64_t device_bytes_written; /* /proc/diskstats delta over the OSDs' devices */
@@ -157,10 +152,13 @@ int placer_bench_results_variant_index(const struct placer_bench_results *r, con
 int placer_bench_results_condition_index(const struct placer_bench_results *r, const char *name);
 int placer_bench_results_workload_index(const struct placer_bench_results *r, const char *name);
 
-/* Filling a run. set_fio copies fio's totals (and the path, may be NULL); the
- * caller sets done = true once everything for the run is in. */
-int placer_bench_run_set_fio(struct placer_bench_run *run, const struct placer_fio_result *fio,
-                             const char *fio_json_path, struct placer_error **err);
+/* Filling a run. set_result copies what the workload's parser measured (and
+ * the path of fio's output, may be NULL); the caller sets done = true once
+ * everything for the run is in. */
+int placer_bench_run_set_result(struct placer_bench_run *run, const struct placer_bench_result *result,
+                                const char *fio_json_path, struct placer_error **err);
+/* The run's operation NAME ("write"), or NULL. */
+const struct placer_bench_op *placer_bench_run_op(const struct placer_bench_run *run, const char *name);
 int placer_bench_run_add_role(struct placer_bench_run *run, const char *instance, const char *role, uint64_t cpu_ns,
                               uint64_t peak_rss_bytes, struct placer_error **err);
 int placer_bench_run_add_thread(struct placer_bench_run *run, const char *instance, const char *thread, uint64_t cpu_ns,
@@ -174,12 +172,6 @@ int placer_bench_results_set_solo(struct placer_bench_results *r, size_t variant
 double placer_bench_results_solo(const struct placer_bench_results *r, size_t variant, size_t condition, size_t repeat);
 
 /* --- analysis (analysis.c) ---------------------------------------------- */
-
-enum placer_bench_direction { PLACER_BENCH_READ, PLACER_BENCH_WRITE, PLACER_BENCH_MIXED };
-/* read/randread -> READ; write/randwrite/trimwrite -> WRITE; anything else MIXED. */
-enum placer_bench_direction placer_bench_pattern_direction(const char *pattern);
-/* Bandwidth (MB/s) rather than IOPS: blocks of 64 KiB and more. */
-bool placer_bench_workload_uses_bandwidth(const struct placer_bench_workload *w);
 
 /* Per-run figures; NAN when the run lacks what they need. */
 double placer_bench_run_main_metric(const struct placer_bench_run *run, const struct placer_bench_workload *w);
@@ -357,7 +349,11 @@ int placer_bench_json_parse(const char *path, const char *text, size_t len, json
  * gets its path. */
 int placer_bench_summary_load(const char *dir, json_t **out, char **path, struct placer_error **err);
 /* Read DIR/summary.json into *out (exit code USAGE when it is missing, not
- * JSON or not a summary of placer bench; the error names the file). */
+ * JSON or not a summary of placer bench; the error names the file), and
+ * (HARDWARE_BASELINE may be NULL) its hardware_baseline, checked with it
+ * (NULL when the study had none). */
 int placer_bench_results_load_dir(const char *dir, struct placer_bench_results **out, struct placer_error **err);
+int placer_bench_results_dir_load(const char *dir, struct placer_bench_results **out, json_t **hardware_baseline,
+                                  struct placer_error **err);
 
 #endif

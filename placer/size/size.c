@@ -71,9 +71,19 @@ static double median(const struct samples *s) {
   return sum.median;
 }
 
+/* The share of a run's I/Os that were writes (its "write" operation's). */
 static double write_share(const struct placer_bench_run *run) {
-  uint64_t total = run->read.total_ios + run->write.total_ios;
-  return total ? (double)run->write.total_ios / (double)total : NAN;
+  uint64_t total = placer_bench_result_total_ios(run->ops, run->n_ops);
+  const struct placer_bench_op *wr = placer_bench_run_op(run, "write");
+  return total ? (double)(wr ? wr->total_ios : 0) / (double)total : NAN;
+}
+
+/* Every operation's rate together: what the OSDs served, whatever was judged. */
+static double all_iops(const struct placer_bench_run *run) {
+  double sum = 0;
+  for (size_t i = 0; i < run->n_ops; i++)
+    sum += run->ops[i].iops;
+  return sum;
 }
 
 /* One workload's figures over every results set (matched by name). */
@@ -96,7 +106,7 @@ static int workload_figures(struct placer_bench_results *const *results, size_t 
         double m = placer_bench_run_role_cpu_ms_per_io(run, r->storage_role);
         if (!isfinite(m) || m <= 0)
           continue;
-        if (push(&ms, m) < 0 || push(&iops, run->read.iops + run->write.iops) < 0 ||
+        if (push(&ms, m) < 0 || push(&iops, all_iops(run)) < 0 ||
             push(&cores, placer_bench_run_role_cores(run, r->storage_role)) < 0 || push(&wf, write_share(run)) < 0)
           goto out;
         double rss = placer_bench_run_role_peak_rss(run, r->storage_role);

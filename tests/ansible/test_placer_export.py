@@ -115,17 +115,21 @@ class PlacerExport(unittest.TestCase):
             with open(os.path.join(etc, rel), "wb") as f:
                 f.write(data)
         args = dict(profile=PROFILE, formats=["ceph", "tuned"], dest=etc)
+        # What hci-nvme's 8 OSDs make: the ceph script and a cephadm spec per OSD group; tuned's
+        # child profile and a CPUAffinity drop-in per isolated OSD.
+        written = (["ceph/ceph-config.sh"] + ["ceph/cephadm-osd.%d.yaml" % i for i in range(8)] +
+                   ["tuned/ceph-osd@%d.service.d/51-placer-tuned.conf" % i for i in range(8)] +
+                   ["tuned/placer-hci-nvme/tuned.conf"])
         for check_mode in (True, False):
             rc, r = run(args, check_mode=check_mode)
             self.assertEqual(rc, 0, r)
-            self.assertEqual(r["written"], ["ceph/ceph-config.sh", "tuned/cpu-partitioning-variables.conf"])
+            self.assertEqual(r["written"], written)
             self.assertEqual(r["removed"], [])
         files = tree(etc)
         for rel, data in decoys.items():
             self.assertEqual(files.get(rel), data, rel)
-        self.assertEqual(sorted(set(files) - set(decoys)), ["ceph/.placer-export.ceph", "ceph/ceph-config.sh",
-                                                             "tuned/.placer-export.tuned",
-                                                             "tuned/cpu-partitioning-variables.conf"])
+        self.assertEqual(sorted(set(files) - set(decoys)),
+                         sorted(written + ["ceph/.placer-export.ceph", "tuned/.placer-export.tuned"]))
 
     def test_no_symbolic_link_followed(self):
         """A symbolic link for DEST/FORMAT, or for a unit's directory in it: the host fails, nothing
@@ -196,8 +200,8 @@ class PlacerExport(unittest.TestCase):
         rc, r = run(dict(profile=PROFILE, formats=["proxmox"], dest=self.dest, maps=maps))
         self.assertEqual(rc, 0, r)
         text = tree(self.dest)["proxmox/proxmox.sh"].decode()
-        self.assertIn("qm set 101 --affinity 58-63 --numa 1", text)
-        self.assertIn("qm set 103 --affinity 58-63 --numa 1", text)
+        self.assertIn("qm set 101 --affinity 58-63 ", text)
+        self.assertIn("qm set 103 --affinity 58-63 ", text)
 
 
 class Role(unittest.TestCase):

@@ -50,7 +50,7 @@ static void render_all(const struct placer_topology *topo, const struct placer_p
     FUZZ_CHECK(out->n_units > 0);
     char why[1024];
     for (size_t u = 0; u < out->n_units; u++) {
-      const char *bad = export_check_syntax(fmt->syntax, out->units[u].text, why, sizeof(why));
+      const char *bad = export_check_syntax(out->units[u].syntax, out->units[u].text, why, sizeof(why));
       if (bad)
         fprintf(stderr, "fuzz_export: %s: %s: %s\n", fmt->name, out->units[u].name, bad);
       FUZZ_CHECK(bad == NULL);

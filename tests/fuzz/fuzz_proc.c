@@ -21,8 +21,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   struct placer_error *err = NULL;
   int rc;
 
-  uint64_t start;
+  uint64_t start, field;
   placer_proc_stat_start_time(text, &start);
+  char comm[17];
+  if (placer_proc_stat_comm(text, comm, sizeof(comm)) == 0)
+    FUZZ_CHECK(strlen(comm) < sizeof(comm));
+  placer_proc_stat_field(text, 48, &field);
   struct placer_sample_task task;
   rc = placer_sample_parse_stat(text, &task, &err);
   check_error(rc, &err);

@@ -10,11 +10,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     /* what bench derives from a parsed study */
     size_t n = placer_study_n_workloads(study);
     for (size_t i = 0; i < n && i < 64; i++) {
-      char *name = NULL;
-      uint64_t bs = 0;
-      const char *rw = NULL;
-      if (placer_study_workload(study, i, &name, &bs, &rw) == 0)
-        free(name);
+      struct placer_bench_workload w = { 0 };
+      if (placer_study_workload(study, i, &w, NULL) == 0)
+        placer_bench_workload_clear(&w);
     }
     placer_study_free(study);
   } else {

@@ -11,7 +11,7 @@ HCI_XML = "{data}/fixtures/crafted-hci-2s16c-8nvme.xml"
 HCI = "{data}/../profiles/hci-nvme.yaml"
 EXPORT = ["placer", "export", "--topology", HCI_XML]
 MANIFEST = ".placer-export.systemd"
-UNITS = ["ceph-osd@%d.service.d" % i for i in range(8)] + ["ceph-mds@0.service.d"]
+UNITS = ["ceph-osd@%d.service.d" % i for i in range(8)] + ["ceph-mds@a.service.d"]
 
 
 def export_case(name, setup, args, rc, stderr, **kw):

@@ -56,12 +56,15 @@ done
 say "plan: loada.0 cpus $loada_cpus, loadb.0 cpus $loadb_cpus, io.0 cpus $io_cpus, fork.0 cpus $fork_cpus"
 
 # --- the workloads, each a process tree in its own process group
-bg_start_group stress-ng --cpu 1 --cpu-method matrixprod --timeout 120 --temp-path "$WORK"
+# (their time limits are far beyond the test: under load its ten identical applies took more than
+# the 120 s they had, and a workload that ended made the next apply refuse its --pid; the
+# teardown stops them)
+bg_start_group stress-ng --cpu 1 --cpu-method matrixprod --timeout 900 --temp-path "$WORK"
 SA=$LAST_PID
-bg_start_group stress-ng --cpu 1 --cpu-method matrixprod --timeout 120 --temp-path "$WORK"
+bg_start_group stress-ng --cpu 1 --cpu-method matrixprod --timeout 900 --temp-path "$WORK"
 SB=$LAST_PID
 bg_start_group fio --name="$TAG" --filename="$WORK/fio.dat" --size=8M --rw=randread --bs=4k \
-    --ioengine=psync --numjobs=4 --time_based --runtime=120 --output="$WORK/fio.out"
+    --ioengine=psync --numjobs=4 --time_based --runtime=900 --output="$WORK/fio.out"
 F=$LAST_PID
 bg_start_group "$PY" "$LIB/forker.py" "$TAG" 2 --pidfile "$WORK/forker.pids"
 K=$LAST_PID

@@ -6,7 +6,9 @@
 #     the neighbours' rates with and without storage, fio and the neighbour on exactly
 #     the CPUs of their plan); the neighbour at load 50% ran with --cpu-load=50 and used
 #     at most about half a core; the warm-up runs left their fio JSON; the baseline and
-#     its shares are in summary.json; the report is on stdout;
+#     its shares are in summary.json; the report is on stdout, and it is report.txt, what
+#     `placer bench --report` prints and `placer report` writes (one route, the baseline's lines
+#     in each);
 #   - fio and the neighbour hold none of the results files open;
 #   - Ctrl-C (SIGINT) in the middle of a long run stops within seconds with exit 130,
 #     the summary says interrupted and keeps the runs done so far, and no process and
@@ -75,6 +77,22 @@ grep -q "note: --allow-inconclusive: 2 repeats: a paired p cannot go below 0.50 
   "$work/r1.err" || fail "no note for --allow-inconclusive: $(grep note "$work/r1.err")"
 grep -q "Hardware baseline" "$work/r1.out" || fail "no hardware baseline in the report"
 $PY "$SRC/ci/bench-check.py" "$work/r1" --roles fio --placer "$PLACER" || fail "results incomplete"
+# one report route: the text bench printed and wrote as report.txt is the directory's, as
+# `placer bench --report` prints it and `placer report` writes it beside the page (the hardware
+# baseline's lines in each); bench adds where the results are after it
+"$PLACER" bench --report "$work/r1" >"$work/r1.report" || fail "bench --report exited $?"
+cmp -s "$work/r1/report.txt" "$work/r1.report" ||
+  fail "report.txt and bench --report differ: $(diff "$work/r1/report.txt" "$work/r1.report" | head -5)"
+cmp -s "$work/r1/report.txt" "$work/r1/report/report.txt" ||
+  fail "report.txt and the page's report/report.txt differ: $(diff "$work/r1/report.txt" "$work/r1/report/report.txt" | head -5)"
+head -c "$(wc -c <"$work/r1/report.txt")" "$work/r1.out" | cmp -s - "$work/r1/report.txt" ||
+  fail "bench printed another report than report.txt"
+[ "$(tail -1 "$work/r1.out")" = "Results: $work/r1 (summary.json, report.txt, fio/, runs.csv, roles.csv, threads.csv, cores.csv, placement.csv, solo.csv, logs/)" ] ||
+  fail "bench's last line: $(tail -1 "$work/r1.out")"
+grep -q "^Hardware baseline" "$work/r1/report/report.txt" || fail "no hardware baseline in report/report.txt"
+rm -r "$work/r1/report" "$work/r1/report.html"
+"$PLACER" report "$work/r1" >/dev/null || fail "placer report exited $?"
+cmp -s "$work/r1/report.txt" "$work/r1/report/report.txt" || fail "placer report's report/report.txt differs"
 for v in unpinned pinned; do
   for w in 4k-randwrite 4k-randread; do
     [ -s "$work/r1/fio/$v-warmup0-alone-$w.json" ] || fail "no warm-up fio JSON for $v $w"

@@ -164,8 +164,14 @@ while [ -z "$fio" ]; do
 done
 kill -STOP $fio
 t1=$(date +%s)
+# kill returns before the signal is taken: wait (a bounded while) for each to be stopped
 for p in $fio; do
-  grep -q '^State:.*stopped' "/proc/$p/status" || fail "fio $p is not stopped (it ended before the test stopped it?)"
+  i=0
+  until grep -q '^State:.*stopped' "/proc/$p/status" 2>/dev/null; do
+    [ -d "/proc/$p" ] || fail "fio $p ended before the test stopped it"
+    i=$((i + 1)); [ $i -lt 50 ] || fail "fio $p is not stopped 5 s after SIGSTOP: $(grep '^State' "/proc/$p/status")"
+    sleep 0.1
+  done
 done
 runs_of "$work/h/summary.json" | sort >"$work/h.before"
 wait "$bg"; rc=$?

@@ -11,31 +11,45 @@
 
 static void test_every_table_whole(void **state) {
   (void)state;
-  static const struct {
-    enum placer_study_neighbour_kind kind;
-    enum placer_study_backend backend;
-    const struct bench_neighbour_ops *ops;
-    const char *program;
-    unsigned flags;
-  } want[] = {
-    { PLACER_STUDY_NEIGHBOUR_STRESS_NG, PLACER_STUDY_BACKEND_EXEC, &bench_neighbour_stress_ng, "stress-ng",
-      BENCH_NEIGHBOUR_RSS },
-    { PLACER_STUDY_NEIGHBOUR_STRESS_NG, PLACER_STUDY_BACKEND_PODMAN, &bench_neighbour_podman, "podman", 0 },
-    { PLACER_STUDY_NEIGHBOUR_VM, PLACER_STUDY_BACKEND_EXEC, &bench_neighbour_vm, "qemu-system-x86_64",
-      BENCH_NEIGHBOUR_GUEST },
-  };
-  for (size_t i = 0; i < N_OF(want); i++) {
-    const struct bench_neighbour_ops *ops = bench_neighbour(want[i].kind, want[i].backend);
-    assert_ptr_equal(ops, want[i].ops);
+  size_t n = 0;
+  for (; bench_neighbours[n]; n++) {
+    const struct bench_neighbour_ops *ops = bench_neighbours[n];
     const char *wrong = bench_neighbour_ops_check(ops);
     if (wrong)
       fail_msg("neighbour %s: %s", ops->name, wrong);
-    assert_string_equal(ops->program, want[i].program);
-    assert_int_equal(ops->flags, want[i].flags);
+    assert_ptr_equal(bench_neighbour(ops->kind, ops->backend), ops);
+    /* a kind's keys are every backend's of it */
+    const struct bench_neighbour_ops *first = bench_neighbour(ops->kind, PLACER_STUDY_BACKEND_EXEC);
+    for (size_t k = 0; ops->keys && ops->keys[k]; k++)
+      assert_true(bench_neighbour_takes(first, ops->keys[k]));
+  }
+  assert_true(n >= 3);
+  assert_string_equal(bench_neighbours[0]->kind, "stress-ng"); /* the default kind */
+  /* what each kind needs installed, counts and takes */
+  static const struct {
+    const char *name;
+    const char *program;
+    unsigned flags;
+    const char *key;
+  } want[] = {
+    { "stress-ng", "stress-ng", BENCH_NEIGHBOUR_RSS, "stressor" },
+    { "stress-ng in podman", "podman", 0, "image" },
+    { "vm", "qemu-system-x86_64", BENCH_NEIGHBOUR_GUEST, "kernel" },
+  };
+  for (size_t k = 0; bench_neighbours[k]; k++) {
+    size_t i = 0;
+    while (i < N_OF(want) && strcmp(want[i].name, bench_neighbours[k]->name) != 0)
+      i++;
+    if (i == N_OF(want))
+      fail_msg("neighbour %s: add what it needs and counts to want[]", bench_neighbours[k]->name);
+    assert_string_equal(bench_neighbours[k]->program, want[i].program);
+    assert_int_equal(bench_neighbours[k]->flags, want[i].flags);
+    assert_true(bench_neighbour_takes(bench_neighbours[k], want[i].key));
   }
   /* a guest has no container backend (the study refuses it), nor does an unknown kind */
-  assert_null(bench_neighbour(PLACER_STUDY_NEIGHBOUR_VM, PLACER_STUDY_BACKEND_PODMAN));
-  assert_null(bench_neighbour((enum placer_study_neighbour_kind)99, PLACER_STUDY_BACKEND_EXEC));
+  assert_null(bench_neighbour("vm", PLACER_STUDY_BACKEND_PODMAN));
+  assert_null(bench_neighbour("qemu", PLACER_STUDY_BACKEND_EXEC));
+  assert_false(bench_neighbour_takes(&bench_neighbour_vm, "stressor"));
   assert_string_equal(bench_neighbour_vm.unit, "guest vCPUs");
   assert_string_equal(bench_neighbour_vm.rate_unit, "work units/s");
   assert_string_equal(bench_neighbour_podman.rate_unit, "bogo ops/s");
@@ -47,7 +61,7 @@ static void test_broken_tables_caught(void **state) {
   assert_string_equal(bench_neighbour_ops_check(&copy), "not in bench_neighbours[] under its kind and backend");
   copy = bench_neighbour_vm;
   copy.name = NULL;
-  assert_string_equal(bench_neighbour_ops_check(&copy), "no name");
+  assert_string_equal(bench_neighbour_ops_check(&copy), "no name or kind");
   copy = bench_neighbour_podman;
   copy.rate = NULL;
   assert_string_equal(bench_neighbour_ops_check(&copy), "no launch, prepare, start, working or rate");

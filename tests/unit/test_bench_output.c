@@ -83,6 +83,11 @@ static void test_file_replace(void **state) {
   text = read_file("report.txt");
   assert_string_equal(text, "two\nlines"); /* as they are: no newline added */
   free(text);
+  /* not fsynced, the same file all the same, and no temporary left */
+  assert_int_equal(placer_file_replace_volatile(dir, "report.txt", "three", 5, &err), 0);
+  text = read_file("report.txt");
+  assert_string_equal(text, "three");
+  free(text);
 
   /* room for 64 bytes: a longer file is not written, the old one stays */
   char big[200];
@@ -179,7 +184,9 @@ static void fixture_open(struct fixture *f) {
   f->b.opt = &f->opt;
   f->b.out = f->out;
   static const char *const variants[] = { "a" };
-  static const struct placer_bench_workload workloads[] = { { "4k-randwrite", "randwrite", 4096 } };
+  static const struct placer_bench_workload workloads[] = {
+    { .name = "4k-randwrite", .pattern = "randwrite", .block_size_bytes = 4096 }
+  };
   static const struct placer_bench_condition conditions[] = { { "alone", 0 } };
   struct placer_bench_spec spec = {
     .title = "disk full",

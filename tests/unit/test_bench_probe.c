@@ -11,7 +11,9 @@
 #include "cgroup-internal.h"
 #include "test_support.h"
 
-static const struct placer_bench_workload workload = { "4k-randwrite", "randwrite", 4096 };
+static const struct placer_bench_workload workload = { .name = "4k-randwrite",
+                                                       .pattern = "randwrite",
+                                                       .block_size_bytes = 4096 };
 static const struct placer_bench_condition condition = { "alone", 0 };
 static const char *const variant[] = { "unpinned" };
 

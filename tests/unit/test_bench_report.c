@@ -12,10 +12,26 @@
 #include "results/compare.h"
 #include "report/report.h"
 #include "results/results.h"
+#include "results/hardware-baseline.h"
 #include "test_support.h"
 
 static const char *const variants[] = { "unpinned", "pinned" };
 static const double jitter[] = { -0.02, 0.0, 0.03, 0.01, -0.01 };
+
+/* A run's reads and writes as fio gives them: IO in the workload's
+ * direction, the other idle (no I/O, no latency). */
+static void set_ops(struct placer_bench_run *run, bool reads, const struct placer_bench_op *io, const char *path) {
+  struct placer_bench_op ops[2] = {
+    { .clat_mean_ns = NAN, .clat_p50_ns = NAN, .clat_p99_ns = NAN, .clat_p999_ns = NAN },
+    { .clat_mean_ns = NAN, .clat_p50_ns = NAN, .clat_p99_ns = NAN, .clat_p999_ns = NAN }
+  };
+  ops[reads ? 0 : 1] = *io;
+  snprintf(ops[0].name, sizeof(ops[0].name), "read");
+  snprintf(ops[1].name, sizeof(ops[1].name), "write");
+  struct placer_bench_result result = { .ops = ops, .n_ops = 2 };
+  struct placer_error *err = NULL;
+  assert_int_equal(placer_bench_run_set_result(run, &result, path, &err), 0);
+}
 
 /* One finished run: IOPS (or bytes/s) `rate` in the workload's direction, p99
  * latency in ms, OSD CPU of `ms_per_io` per I/O over two OSDs, 15 s long. */
@@ -23,7 +39,7 @@ static void fill_run(struct placer_bench_results *r, size_t v, size_t c, size_t 
                      double neighbour_rate) {
   struct placer_bench_run *run = placer_bench_results_run(r, v, c, w, k);
   const struct placer_bench_workload *wl = &r->workloads[w];
-  struct placer_fio_io io = { 0 };
+  struct placer_bench_op io = { 0 };
   double duration = 15.0;
   io.iops = iops;
   io.total_ios = (uint64_t)(iops * duration);
@@ -34,15 +50,11 @@ static void fill_run(struct placer_bench_results *r, size_t v, size_t c, size_t 
   io.clat_p50_ns = p99_ms * 1e6 / 3;
   io.clat_p99_ns = p99_ms * 1e6;
   io.clat_p999_ns = p99_ms * 1e6 * 2;
-  struct placer_fio_result fio = { 0 };
-  struct placer_fio_io idle = { .clat_mean_ns = NAN, .clat_p50_ns = NAN, .clat_p99_ns = NAN, .clat_p999_ns = NAN };
   bool reads = placer_bench_pattern_direction(wl->pattern) == PLACER_BENCH_READ;
-  fio.total.read = reads ? io : idle;
-  fio.total.write = reads ? idle : io;
   char path[256];
   snprintf(path, sizeof(path), "fio/%s/%s/%s/%zu.json", r->variants[v], r->conditions[c].name, wl->name, k);
   struct placer_error *err = NULL;
-  assert_int_equal(placer_bench_run_set_fio(run, &fio, path, &err), 0);
+  set_ops(run, reads, &io, path);
   run->duration_s = duration;
   double ms_per_io = reads ? 0.16 : 0.73;
   uint64_t osd_ns = (uint64_t)((double)io.total_ios * ms_per_io * 1e6);
@@ -99,9 +111,9 @@ static struct placer_bench_results *new_results(const struct placer_bench_worklo
 }
 
 static const struct placer_bench_workload ab_workloads[] = {
-  { "4k-randwrite", "randwrite", 4096 },
-  { "4k-randread", "randread", 4096 },
-  { "128k-write", "write", 131072 },
+  { .name = "4k-randwrite", .pattern = "randwrite", .block_size_bytes = 4096 },
+  { .name = "4k-randread", .pattern = "randread", .block_size_bytes = 4096 },
+  { .name = "128k-write", .pattern = "write", .block_size_bytes = 131072 },
 };
 static const struct placer_bench_condition ab_conditions[] = { { "alone", 0 }, { "vms", 4 } };
 
@@ -165,7 +177,9 @@ static const double sweep_neighbour_share[2][6] = {
 };
 
 static struct placer_bench_results *build_sweep(void) {
-  const struct placer_bench_workload w[] = { { "4k-randwrite", "randwrite", 4096 } };
+  const struct placer_bench_workload w[] = {
+    { .name = "4k-randwrite", .pattern = "randwrite", .block_size_bytes = 4096 }
+  };
   struct placer_bench_results *r = new_results(w, 1, sweep_conditions, 6, 3, true);
   for (size_t v = 0; v < 2; v++)
     for (size_t c = 0; c < 6; c++)
@@ -249,7 +263,9 @@ static struct placer_bench_results *build_split(void) {
   static const char *const names[] = { "free", "quota-0.5", "quota-1", "quota-1.5", "quota-2" };
   static const double knobs[] = { NAN, 0.5, 1.0, 1.5, 2.0 };
   static const double with[] = { 1903, 900, 1500, 1800, 1900 }, nb[] = { 540, 900, 780, 600, 550 };
-  const struct placer_bench_workload w[] = { { "4k-randwrite", "randwrite", 4096 } };
+  const struct placer_bench_workload w[] = {
+    { .name = "4k-randwrite", .pattern = "randwrite", .block_size_bytes = 4096 }
+  };
   const struct placer_bench_condition c[] = { { "alone", 0 }, { "cpu-hog", 2 } };
   struct placer_bench_spec spec = {
     .title = "quota sweep, 2 OSDs, fio rbd 4K iodepth 16",
@@ -371,6 +387,37 @@ static void test_compare_gate(void **state) {
   }
 }
 
+/* A workload judged on a cost (its kind says lower is better): the half is
+ * the improvement, and twice as much the regression; the header says so. */
+static void test_compare_cost(void **state) {
+  struct placer_bench_results *base = build_ab_scaled(5, 1.0), *half = build_ab_scaled(5, 0.5),
+                              *twice = build_ab_scaled(5, 2.0);
+  struct placer_bench_results *all[] = { base, half, twice };
+  for (size_t i = 0; i < 3; i++)
+    for (size_t w = 0; w < all[i]->n_workloads; w++)
+      all[i]->workloads[w].lower_is_better = true;
+  struct placer_bench_gate gate = { 0.05, 0.05 };
+  char *report = NULL;
+  size_t regressed = 0, cells = 0;
+  struct placer_error *err = NULL;
+  assert_int_equal(placer_bench_compare_results(base, half, &gate, &report, &regressed, &cells, &err), 0);
+  assert_int_equal(regressed, 0);
+  assert_non_null(strstr(report, "(a rise, where lower is better)"));
+  assert_non_null(strstr(report, "improved"));
+  free(report);
+  assert_int_equal(placer_bench_compare_results(base, twice, &gate, &report, &regressed, &cells, &err), 0);
+  assert_int_equal(regressed, 6);
+  assert_non_null(strstr(report, "REGRESSION in 6 of 12 cells: pinned / alone / 4k-randwrite"));
+  free(report);
+  /* a throughput in one and a cost in the other: not the same cell */
+  base->workloads[0].lower_is_better = false;
+  assert_int_equal(placer_bench_compare_results(base, twice, &gate, &report, &regressed, &cells, &err), -1);
+  assert_non_null(strstr(err->msg, "not the same cell"));
+  placer_error_free(err);
+  for (size_t i = 0; i < 3; i++)
+    placer_bench_results_free(all[i]);
+}
+
 /* compare says how two studies differ (they compared silently): the titles
  * (escaped), the variants and the workloads that are not in both. */
 static void test_compare_differences(void **state) {
@@ -417,6 +464,7 @@ static void test_compare_other_cells(void **state) {
     free(b->workloads[w].pattern);
     b->workloads[w].pattern = strdup(changed[i].pattern);
     b->workloads[w].block_size_bytes = changed[i].block_size;
+    assert_int_equal(placer_bench_workload_block(&b->workloads[w], NULL), 0); /* judged as its kind says */
     char *report = NULL;
     size_t regressed = 0, cells = 0;
     struct placer_error *err = NULL;
@@ -499,6 +547,44 @@ static void test_report_dir(void **state) {
   assert_string_equal(got, expected);
   free(got);
   free(expected);
+  placer_bench_results_free(r);
+  /* With a hardware baseline: its lines at the end, the shares of it computed
+   * from the runs (unpinned alone 2388 of 4776 IOPS, pinned 1436; 128K: 420
+   * and 300 of 840 IOPS' worth of bytes), its path escaped; the same as the
+   * text of the results with it (one route, whatever reads the directory). */
+  r = build_ab(3);
+  j = placer_bench_results_to_json(r);
+  json_t *hw = json_pack("{s:s, s:I, s:[{s:s, s:f, s:f, s:I, s:I}, {s:s, s:f, s:f, s:I, s:I}, {s:s, s:f, s:f, s:I, "
+                         "s:I}]}",
+                         "path", "/var/tmp/hw\x1b.img", "size_bytes", (json_int_t)(1 << 30), "workloads", "workload",
+                         "4k-randwrite", "read_iops", 0.0, "write_iops", 4776.0, "read_bw_bytes", (json_int_t)0,
+                         "write_bw_bytes", (json_int_t)(4776 * 4096), "workload", "4k-randread", "read_iops", 16502.0,
+                         "write_iops", 0.0, "read_bw_bytes", (json_int_t)(16502 * 4096), "write_bw_bytes",
+                         (json_int_t)0, "workload", "128k-write", "read_iops", 0.0, "write_iops", 840.0,
+                         "read_bw_bytes", (json_int_t)0, "write_bw_bytes", (json_int_t)(840 * 131072));
+  assert_non_null(hw);
+  json_object_set_new(j, "hardware_baseline", hw);
+  assert_int_equal(json_dump_file(j, path, JSON_INDENT(2) | JSON_PRESERVE_ORDER), 0);
+  if (placer_bench_report_dir(dir, &got, &err) < 0)
+    fail_msg("report_dir: %s", err->msg);
+  const char *lines = "\nHardware baseline: fio on /var/tmp/hw\\x1b.img, no Ceph, not placed; share of it each "
+                      "variant delivers alone\n"
+                      "                           4K randwrite      4K randread       128K write\n"
+                      "  hardware                    4776 IOPS       16502 IOPS       110.1 MB/s\n"
+                      "  unpinned                        50.0%            50.0%            50.0%\n"
+                      "  pinned                          30.1%            36.7%            35.7%\n";
+  size_t gl = strlen(got), ll = strlen(lines);
+  if (gl < ll || strcmp(got + gl - ll, lines) != 0)
+    fail_msg("the report's last lines:\n%s", gl > 600 ? got + gl - 600 : got);
+  char *with = NULL;
+  assert_int_equal(placer_bench_report_text(r, hw, &with, &err), 0);
+  assert_string_equal(got, with);
+  json_t *shares = placer_bench_baseline_shares(hw, r);
+  assert_true(fabs(json_real_value(json_object_get(json_array_get(shares, 3), "share")) - 1436.0 / 4776) < 1e-12);
+  json_decref(shares);
+  free(with);
+  free(got);
+  json_decref(j);
   placer_bench_results_free(r);
   unlink(path);
   rmdir(dir);
@@ -671,17 +757,15 @@ static void fill_hand_run(struct placer_bench_results *r, size_t v, size_t c, si
                           const struct hand_role *roles, size_t n_roles, double neighbour_rate) {
   struct placer_bench_run *run = placer_bench_results_run(r, v, c, 0, k);
   const struct placer_bench_workload *wl = &r->workloads[0];
-  struct placer_fio_io io = { .iops = rate * (1 + j), .runtime_ms = 10000, .clat_p99_ns = 2e6 };
+  struct placer_bench_op io = { .iops = rate * (1 + j), .runtime_ms = 10000, .clat_p99_ns = 2e6 };
   io.total_ios = (uint64_t)(io.iops * 10);
   io.io_bytes = io.total_ios * wl->block_size_bytes;
   io.bw_bytes = (uint64_t)(io.iops * (double)wl->block_size_bytes);
   io.clat_mean_ns = io.clat_p50_ns = 5e5;
   io.clat_p999_ns = 4e6;
-  struct placer_fio_io idle = { .clat_mean_ns = NAN, .clat_p50_ns = NAN, .clat_p99_ns = NAN, .clat_p999_ns = NAN };
   bool reads = placer_bench_pattern_direction(wl->pattern) == PLACER_BENCH_READ;
-  struct placer_fio_result fio = { .total = { .read = reads ? io : idle, .write = reads ? idle : io } };
   struct placer_error *err = NULL;
-  assert_int_equal(placer_bench_run_set_fio(run, &fio, NULL, &err), 0);
+  set_ops(run, reads, &io, NULL);
   run->duration_s = 10;
   for (size_t i = 0; i < n_roles; i++)
     assert_int_equal(placer_bench_run_add_role(run, roles[i].instance, roles[i].role,
@@ -705,7 +789,9 @@ static const double default2_alone[] = { 1204, 862, 366, 873 }, default2_with[] 
 
 static struct placer_bench_results *build_default2(void) {
   static const double knobs[] = { NAN, NAN, 0.5, 1 };
-  const struct placer_bench_workload w[] = { { "4k-randwrite", "randwrite", 4096 } };
+  const struct placer_bench_workload w[] = {
+    { .name = "4k-randwrite", .pattern = "randwrite", .block_size_bytes = 4096 }
+  };
   const struct placer_bench_condition c[] = { { "alone", 0 }, { "neighbour", 1 } };
   struct placer_bench_spec spec = {
     .title = "CPU for storage vs a half-busy neighbour, 2 OSDs (hand-built from docs/bench.md's measurement)",
@@ -764,7 +850,9 @@ static struct placer_bench_results *build_default2(void) {
 static const char *const none16_names[] = { "unpinned", "fio-8" };
 
 static struct placer_bench_results *build_none16(void) {
-  const struct placer_bench_workload w[] = { { "4k-randread", "randread", 4096 } };
+  const struct placer_bench_workload w[] = {
+    { .name = "4k-randread", .pattern = "randread", .block_size_bytes = 4096 }
+  };
   const struct placer_bench_condition c[] = { { "alone", 0 }, { "hog", 16 } };
   struct placer_bench_spec spec = {
     .title = "fio on a file beside 16 stress-ng workers, 16 CPUs (hand-built from issue #28)",
@@ -880,14 +968,23 @@ static void test_issue28_none_16core(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-    cmocka_unit_test(test_issue28_default_2core), cmocka_unit_test(test_issue28_none_16core),
-    cmocka_unit_test(test_golden_split),          cmocka_unit_test(test_compare_gate),
-    cmocka_unit_test(test_compare_other_cells),   cmocka_unit_test(test_compare_differences),
-    cmocka_unit_test(test_repeats_decide),        cmocka_unit_test(test_golden_ab),
-    cmocka_unit_test(test_golden_sweep),          cmocka_unit_test(test_golden_partial),
-    cmocka_unit_test(test_json_round_trip),       cmocka_unit_test(test_report_dir),
-    cmocka_unit_test(test_analysis_figures),      cmocka_unit_test(test_sweep_balance),
-    cmocka_unit_test(test_partial_cells),         cmocka_unit_test(test_bad_shapes),
+    cmocka_unit_test(test_issue28_default_2core),
+    cmocka_unit_test(test_issue28_none_16core),
+    cmocka_unit_test(test_golden_split),
+    cmocka_unit_test(test_compare_gate),
+    cmocka_unit_test(test_compare_other_cells),
+    cmocka_unit_test(test_compare_cost),
+    cmocka_unit_test(test_compare_differences),
+    cmocka_unit_test(test_repeats_decide),
+    cmocka_unit_test(test_golden_ab),
+    cmocka_unit_test(test_golden_sweep),
+    cmocka_unit_test(test_golden_partial),
+    cmocka_unit_test(test_json_round_trip),
+    cmocka_unit_test(test_report_dir),
+    cmocka_unit_test(test_analysis_figures),
+    cmocka_unit_test(test_sweep_balance),
+    cmocka_unit_test(test_partial_cells),
+    cmocka_unit_test(test_bad_shapes),
     cmocka_unit_test(test_block_size_labels),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -8,6 +8,8 @@
 #include <string.h>
 
 #include "bench/run.h"
+#include "bench/target.h"
+#include "bench/workload.h"
 #include "lib/substitute.h"
 #include "test_support.h"
 #include "topology.h"
@@ -20,80 +22,109 @@ static struct placer_study *study_of(const char *text) {
   return s;
 }
 
-static char *joined(const struct placer_study *s, enum placer_study_target t, const struct placer_bench_fio_cell *c) {
+static char *joined(const struct placer_study *s, const struct bench_fio_run *run) {
   char **argv = NULL;
   struct placer_error *err = NULL;
-  if (placer_bench_fio_argv(s, t, c, &argv, &err) < 0)
+  if (bench_fio_run_argv(s, run, &argv, &err) < 0)
     fail_msg("%s", err->msg);
-  size_t len = 0;
-  for (size_t i = 0; argv[i]; i++)
-    len += strlen(argv[i]) + 1;
-  char *out = calloc(len + 1, 1);
-  for (size_t i = 0; argv[i]; i++) {
-    strcat(out, argv[i]);
-    if (argv[i + 1])
-      strcat(out, " ");
-  }
+  char *out = placer_argv_quote(argv);
   placer_argv_free(argv);
   return out;
 }
 
+/* The study's first workload, for its kind's job. */
+static struct placer_bench_workload first_workload(const struct placer_study *s) {
+  struct placer_bench_workload w = { 0 };
+  struct placer_error *err = NULL;
+  if (placer_study_workload(s, 0, &w, &err) < 0)
+    fail_msg("%s", err->msg);
+  return w;
+}
+
+/* Every fio command line comes from one builder: a cell, the prefill and a
+ * recovery run, each job from its workload kind. */
 static void test_fio_rbd(void **state) {
   (void)state;
   struct placer_study *s = study_of("variants: [ { name: a, profile: x } ]\n"
                                     "workloads: { iodepth: 8, numjobs: 2, runtime: 5, ramp: 1, "
-                                    "fio_options: [--randrepeat=0] }\n");
-  struct placer_bench_fio_cell cell = { .kind = PLACER_BENCH_FIO_MEASURE,
-                                        .name = "4k-randwrite",
-                                        .pattern = "randwrite",
-                                        .block_size = 4096,
-                                        .output = "/r/x.json" };
-  char *cmd = joined(s, PLACER_STUDY_TARGET_RBD, &cell);
+                                    "fio_options: [--randrepeat=0] }\n"
+                                    "recovery: { at: 4, down: 6, timeout: 20 }\n");
+  struct placer_bench_workload w = first_workload(s);
+  struct bench_fio_run run = { .target = &bench_target_rbd, .output = (char *)"/r/x.json" };
+  s->workloads.kind->job(s, &w, &run);
+  char *cmd = joined(s, &run);
   assert_string_equal(cmd, "fio --name=4k-randwrite --ioengine=rbd --clientname=admin --pool=rbd "
                            "--rbdname=placer-bench --rw=randwrite --bs=4096 --iodepth=8 --numjobs=2 --time_based "
                            "--runtime=5 --ramp_time=1 --size=268435456 --group_reporting --output-format=json "
                            "--output=/r/x.json --randrepeat=0");
   free(cmd);
-  cell = (struct placer_bench_fio_cell){ .kind = PLACER_BENCH_FIO_PREFILL, .name = "prefill", .output = "/r/p.json" };
-  cmd = joined(s, PLACER_STUDY_TARGET_RBD, &cell);
+  run = (struct bench_fio_run){ .target = &bench_target_rbd, .output = (char *)"/r/p.json" };
+  s->workloads.kind->prepare(s, &run);
+  cmd = joined(s, &run);
   assert_string_equal(cmd, "fio --name=prefill --ioengine=rbd --clientname=admin --pool=rbd --rbdname=placer-bench "
                            "--rw=write --bs=4M --iodepth=4 --numjobs=1 --size=268435456 --group_reporting "
                            "--output-format=json --output=/r/p.json");
   free(cmd);
+  /* recovery: the cell's job, its status every second, no ramp, ramp + at + down + timeout + 30 s */
+  run = (struct bench_fio_run){ .target = &bench_target_rbd, .output = (char *)"/r/r.json" };
+  bench_workload_recovery.job(s, &w, &run);
+  cmd = joined(s, &run);
+  assert_string_equal(cmd, "fio --name=4k-randwrite --ioengine=rbd --clientname=admin --pool=rbd "
+                           "--rbdname=placer-bench --rw=randwrite --bs=4096 --iodepth=8 --numjobs=2 --time_based "
+                           "--runtime=61 --status-interval=1 --size=268435456 --group_reporting "
+                           "--output-format=json --output=/r/r.json --randrepeat=0");
+  free(cmd);
+  placer_bench_workload_clear(&w);
   placer_study_free(s);
 }
 
 static void test_fio_file_and_rados(void **state) {
   (void)state;
   struct placer_study *s = study_of("cluster: { type: none }\nvariants: [ { name: a, profile: x } ]\n"
-                                    "workloads: { path: /var/tmp/t.img, size: 64MiB, ramp: 0, runtime: 2 }\n");
-  struct placer_bench_fio_cell cell = { .kind = PLACER_BENCH_FIO_MEASURE,
-                                        .name = "4k-randread",
-                                        .pattern = "randread",
-                                        .block_size = 4096,
-                                        .output = "o.json",
-                                        .filename = "/var/tmp/t.img",
-                                        .direct = true };
-  char *cmd = joined(s, PLACER_STUDY_TARGET_FILE, &cell);
+                                    "workloads: { path: /var/tmp/t.img, size: 64MiB, ramp: 0, runtime: 2, "
+                                    "patterns: [randread] }\n");
+  struct placer_bench_workload w = first_workload(s);
+  struct bench_fio_run run = {
+    .target = &bench_target_file, .output = (char *)"o.json", .filename = (char *)"/var/tmp/t.img", .direct = true
+  };
+  s->workloads.kind->job(s, &w, &run);
+  char *cmd = joined(s, &run);
   assert_string_equal(cmd, "fio --name=4k-randread --ioengine=libaio --direct=1 --filename=/var/tmp/t.img "
                            "--rw=randread --bs=4096 --iodepth=16 --numjobs=1 --time_based --runtime=2 "
                            "--size=67108864 --group_reporting --output-format=json --output=o.json");
   free(cmd);
-  cell.size_bytes = 1 << 20; /* the hardware baseline's own size */
-  cmd = joined(s, PLACER_STUDY_TARGET_FILE, &cell);
+  /* the kind's own options come before the study's */
+  char *args[] = { (char *)"--nrfiles=8", NULL };
+  char *opts[] = { (char *)"--randrepeat=0" };
+  run.args = args;
+  run.study_options = true;
+  s->workloads.fio_options.items = opts;
+  s->workloads.fio_options.n = 1;
+  cmd = joined(s, &run);
+  assert_non_null(strstr(cmd, "--output=o.json --nrfiles=8 --randrepeat=0"));
+  free(cmd);
+  s->workloads.fio_options.items = NULL;
+  s->workloads.fio_options.n = 0;
+  run.args = NULL;
+  run.size_bytes = 1 << 20; /* the hardware baseline's own size */
+  cmd = joined(s, &run);
   assert_non_null(strstr(cmd, "--size=1048576 "));
   free(cmd);
-  cell.ceph_conf = "/c/ceph.conf";
-  cmd = joined(s, PLACER_STUDY_TARGET_RADOS, &cell);
+  run.ceph_conf = "/c/ceph.conf";
+  run.target = &bench_target_rados;
+  cmd = joined(s, &run);
   assert_non_null(strstr(cmd, "--ioengine=rados --clientname=admin --pool=rbd --filename=placer-bench "
                               "--conf=/c/ceph.conf --rw=randread"));
   free(cmd);
   /* A file target without a file is refused. */
-  cell.filename = NULL;
+  run.filename = NULL;
+  run.target = &bench_target_file;
   char **argv = NULL;
   struct placer_error *err = NULL;
-  assert_int_equal(placer_bench_fio_argv(s, PLACER_STUDY_TARGET_FILE, &cell, &argv, &err), -1);
+  assert_int_equal(bench_fio_run_argv(s, &run, &argv, &err), -1);
+  assert_string_equal(err->msg, "fio 4k-randread: no file to run on");
   placer_error_free(err);
+  placer_bench_workload_clear(&w);
   placer_study_free(s);
 }
 

@@ -1,6 +1,6 @@
-/* The targets' ops tables (bench/target*.c): every table whole and in
- * bench_targets[] under its own name (the check fio runs on its engines),
- * a broken one caught, and what each gives fio. */
+/* The targets' ops tables (bench/target*.c): every table of bench_targets[]
+ * whole and found by its own name (the check fio runs on its engines), a
+ * broken one caught, and what each gives fio. */
 #include <string.h>
 
 #include "bench/target.h"
@@ -8,29 +8,23 @@
 #include "lib/substitute.h"
 #include "test_support.h"
 
-static const enum placer_study_target all[] = {
-  PLACER_STUDY_TARGET_RBD,
-  PLACER_STUDY_TARGET_RADOS,
-  PLACER_STUDY_TARGET_CEPHFS,
-  PLACER_STUDY_TARGET_FILE,
-};
-
 static void test_every_table_whole(void **state) {
   (void)state;
-  for (size_t i = 0; i < N_OF(all); i++) {
-    const struct bench_target_ops *ops = bench_target(all[i]);
+  size_t n = 0;
+  for (; bench_targets[n]; n++) {
+    const struct bench_target_ops *ops = bench_targets[n];
     const char *wrong = bench_target_ops_check(ops);
     if (wrong)
       fail_msg("target %s: %s", ops->name, wrong);
-    assert_string_equal(placer_study_target_name(all[i]), ops->name);
-    assert_string_equal(bench_target_names[all[i]], ops->name);
+    assert_ptr_equal(bench_target_find(ops->name), ops);
   }
-  assert_null(bench_target_names[N_OF(all)]);
+  assert_true(n >= 4);
+  assert_null(bench_target_find("nbd"));
+  assert_null(bench_target_find(NULL));
 }
 
-static int no_args(char ***argv, const struct placer_study *s, const struct placer_bench_fio_cell *cell,
-                   const char **why) {
-  (void)argv, (void)s, (void)cell;
+static int no_args(char ***argv, const struct placer_study *s, const struct bench_fio_run *run, const char **why) {
+  (void)argv, (void)s, (void)run;
   *why = "never called";
   return -1;
 }
@@ -51,6 +45,11 @@ static void test_broken_tables_caught(void **state) {
   copy.flags |= BENCH_TARGET_CEPH;
   copy.fio_args = no_args;
   assert_string_equal(bench_target_ops_check(&copy), "a local path is neither in Ceph nor in a mount");
+  /* a second table of one name: the study would find the first */
+  const struct bench_target_ops *saved = bench_targets[0];
+  copy = *bench_targets[1];
+  copy.name = saved->name;
+  assert_string_equal(bench_target_ops_check(&copy), "not in bench_targets[]");
 }
 
 /* What each target puts on fio's command line, and the flags the rest of bench reads. */
@@ -60,25 +59,29 @@ static void test_fio_args(void **state) {
   s.cluster.client = (char *)"admin";
   s.cluster.pool = (char *)"rbd";
   s.cluster.image = (char *)"img";
-  struct placer_bench_fio_cell cell = {
-    .name = "4k-randread", .filename = "/var/tmp/x", .direct = true, .ceph_conf = "/run/c.conf"
+  struct bench_fio_run cell = {
+    .name = "4k-randread", .filename = (char *)"/var/tmp/x", .direct = true, .ceph_conf = "/run/c.conf"
   };
   static const struct {
-    enum placer_study_target t;
+    const char *name;
     const char *argv;
     unsigned flags;
   } want[] = {
-    { PLACER_STUDY_TARGET_RBD, "--ioengine=rbd --clientname=admin --pool=rbd --rbdname=img",
-      BENCH_TARGET_CEPH | BENCH_TARGET_IMAGE },
-    { PLACER_STUDY_TARGET_RADOS,
-      "--ioengine=rados --clientname=admin --pool=rbd --filename=placer-bench --conf=/run/c.conf", BENCH_TARGET_CEPH },
-    { PLACER_STUDY_TARGET_CEPHFS, "--ioengine=libaio --direct=1 --filename=/var/tmp/x",
+    { "rbd", "--ioengine=rbd --clientname=admin --pool=rbd --rbdname=img", BENCH_TARGET_CEPH | BENCH_TARGET_IMAGE },
+    { "rados", "--ioengine=rados --clientname=admin --pool=rbd --filename=placer-bench --conf=/run/c.conf",
+      BENCH_TARGET_CEPH },
+    { "cephfs", "--ioengine=libaio --direct=1 --filename=/var/tmp/x",
       BENCH_TARGET_CEPH | BENCH_TARGET_MOUNT_PATH | BENCH_TARGET_DIRECT },
-    { PLACER_STUDY_TARGET_FILE, "--ioengine=libaio --direct=1 --filename=/var/tmp/x",
-      BENCH_TARGET_LOCAL_PATH | BENCH_TARGET_DIRECT },
+    { "file", "--ioengine=libaio --direct=1 --filename=/var/tmp/x", BENCH_TARGET_LOCAL_PATH | BENCH_TARGET_DIRECT },
   };
-  for (size_t i = 0; i < N_OF(want); i++) {
-    const struct bench_target_ops *ops = bench_target(want[i].t);
+  /* every target of the table says here what it gives fio */
+  for (size_t k = 0; bench_targets[k]; k++) {
+    size_t i = 0;
+    while (i < N_OF(want) && strcmp(want[i].name, bench_targets[k]->name) != 0)
+      i++;
+    if (i == N_OF(want))
+      fail_msg("target %s: add what it gives fio to want[]", bench_targets[k]->name);
+    const struct bench_target_ops *ops = bench_targets[k];
     char **argv = NULL;
     const char *why = "unset";
     assert_int_equal(ops->fio_args(&argv, &s, &cell, &why), 0);
@@ -90,6 +93,18 @@ static void test_fio_args(void **state) {
     free(joined);
     placer_argv_free(argv);
   }
+  /* a kind's own engine, in a directory of the mount (#38's metadata load on cephfs) */
+  struct bench_fio_run meta = cell;
+  meta.engine = "filecreate";
+  meta.in_directory = true;
+  meta.filename = (char *)"/c/mnt/placer-meta";
+  char **margv = NULL;
+  const char *mwhy = "unset";
+  assert_int_equal(bench_target_cephfs.fio_args(&margv, &s, &meta, &mwhy), 0);
+  char *mjoined = placer_argv_quote(margv);
+  assert_string_equal(mjoined, "--ioengine=filecreate --direct=1 --directory=/c/mnt/placer-meta");
+  free(mjoined);
+  placer_argv_free(margv);
   /* a file target with no file: fio is not started on nothing */
   cell.filename = NULL;
   char **argv = NULL;

@@ -1,4 +1,5 @@
 /* lib/error.c: messages are one line whatever they quote. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,11 +55,29 @@ static void test_text_escape(void **state) {
   free(s);
 }
 
+/* The one out-of-memory road: "WHAT: out of memory", or without a WHAT the
+ * bare words (it called itself forever there), exit 4, errno ENOMEM. */
+static void test_oom(void **state) {
+  (void)state;
+  struct placer_error *err = NULL;
+  assert_int_equal(placer_error_oom(&err, "bench run"), -1);
+  assert_string_equal(err->msg, "bench run: out of memory");
+  assert_int_equal(err->exit_code, PLACER_EXIT_SYSTEM);
+  assert_int_equal(err->errno_value, ENOMEM);
+  placer_error_clear(&err);
+  assert_int_equal(placer_error_oom(&err, NULL), -1);
+  assert_string_equal(err->msg, "out of memory");
+  assert_int_equal(err->exit_code, PLACER_EXIT_SYSTEM);
+  assert_int_equal(err->errno_value, ENOMEM);
+  placer_error_free(err);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_one_line),
     cmocka_unit_test(test_clear_in_a_loop),
     cmocka_unit_test(test_text_escape),
+    cmocka_unit_test(test_oom),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -16,77 +16,10 @@
 #include "lib/cpulist.h"
 #include "plan.h"
 #include "profile.h"
+#include "export_support.h"
 #include "test_support.h"
 
 #define N(x) (sizeof(x) / sizeof((x)[0]))
-
-struct loaded {
-  struct placer_topology *topo;
-  struct placer_profile *profile;
-  struct placer_plan *plan;
-  struct placer_export_map *map;
-};
-
-static void load_text(const char *fixture, const char *yaml, struct loaded *l) {
-  char relative[256];
-  snprintf(relative, sizeof(relative), "fixtures/%s", fixture);
-  struct placer_error *err = NULL;
-  *l = (struct loaded){ 0 };
-  if (placer_topology_load(test_data_path(relative), &l->topo, &err) < 0 ||
-      placer_profile_parse("t.yaml", yaml, strlen(yaml), &l->profile, &err) < 0 ||
-      placer_plan_compute(l->topo, l->profile, &l->plan, &err) < 0)
-    fail_msg("%s: %s", fixture, err->msg);
-}
-
-static void unload(struct loaded *l) {
-  placer_export_map_free(l->map);
-  placer_plan_free(l->plan);
-  placer_profile_free(l->profile);
-  placer_topology_free(l->topo);
-}
-
-/* Render FORMAT: its output (caller frees), or NULL and *msg the error. */
-static struct placer_export_output *render(struct loaded *l, const char *format, char **msg) {
-  const struct placer_export_format *fmt = placer_export_format_find(format);
-  assert_non_null(fmt);
-  struct placer_export_input in = { .plan = l->plan, .profile = l->profile, .topo = l->topo, .map = l->map };
-  struct placer_export_output *out = NULL;
-  struct placer_error *err = NULL;
-  *msg = NULL;
-  if (placer_export_render(fmt, &in, &out, &err) < 0) {
-    assert_int_equal(err->exit_code, PLACER_EXIT_USAGE);
-    assert_null(strchr(err->msg, '\n'));
-    *msg = strdup(err->msg);
-    placer_error_free(err);
-    return NULL;
-  }
-  return out;
-}
-
-static void expect_refusal(struct loaded *l, const char *format, const char *says) {
-  char *msg = NULL;
-  struct placer_export_output *out = render(l, format, &msg);
-  if (out)
-    fail_msg("%s: rendered, expected a refusal saying '%s'", format, says);
-  if (strstr(msg, says) == NULL)
-    fail_msg("%s: '%s' does not say '%s'", format, msg, says);
-  free(msg);
-}
-
-/* The whole text of every unit. */
-static char *rendered(struct loaded *l, const char *format) {
-  char *msg = NULL;
-  struct placer_export_output *out = render(l, format, &msg);
-  if (out == NULL)
-    fail_msg("%s: %s", format, msg);
-  char *text = NULL;
-  size_t size = 0;
-  FILE *f = open_memstream(&text, &size);
-  placer_export_print(out, f);
-  fclose(f);
-  placer_export_output_free(out);
-  return text;
-}
 
 static const char hci[] = "reserve: { cores_per_numa: 1, memory: 1GiB }\n"
                           "roles:\n"
@@ -126,7 +59,7 @@ static void test_map_file(void **state) {
 /* --map names VMIDs, domains, units and Ceph ids; an instance it names
  * must be in the plan. */
 static void test_map_names(void **state) {
-  struct loaded l;
+  struct loaded l, l2;
   load_text("crafted-hci-2s16c-8nvme.xml", hci, &l);
   struct placer_error *err = NULL;
   expect_refusal(&l, "proxmox", "vm.0 has no Proxmox VMID");
@@ -149,7 +82,7 @@ static void test_map_names(void **state) {
   /* a domain name with a blank is quoted for the shell */
   assert_int_equal(placer_export_map_parse("m", "vm.0=guest one\nvm.1=it's\n", &l.map, &err), 0);
   text = rendered(&l, "virsh");
-  assert_non_null(strstr(text, "virsh vcpupin 'guest one' 0 "));
+  assert_non_null(strstr(text, "pin_vcpus 'guest one' "));
   assert_non_null(strstr(text, "virsh numatune 'it'\\''s' --mode strict"));
   char why[256];
   assert_null(export_check_syntax(PLACER_EXPORT_SCRIPT, text, why, sizeof(why)));
@@ -167,8 +100,27 @@ static void test_map_names(void **state) {
   expect_refusal(&l, "systemd", "osd.0: 'x.scope' is not a .service unit");
   placer_export_map_free(l.map);
   assert_int_equal(placer_export_map_parse("m", "osd.0=abc\n", &l.map, &err), 0);
-  expect_refusal(&l, "ceph", "osd.0: Ceph OSD id 'abc' is not a number");
+  expect_refusal(&l, "ceph", "osd.0: 'abc' is not a Ceph OSD id: an OSD id is a number");
   placer_export_map_free(l.map);
+  /* --map's MDS ids follow ceph-mds's rule, as the profile's do */
+  load_text("crafted-hci-2s16c-8nvme.xml",
+            "roles:\n  - { name: m, kind: ceph-mds, count: 2, cpu: { cores: 1 }, memory: 1GiB, match: { ceph_id: "
+            "\"m{index}\" } "
+            "}\n",
+            &l2);
+  for (const char *const *bad = (const char *const[]){ "m.0=1abc\n", "m.0=a;b\n", "m.0=a b\n", NULL }; *bad; bad++) {
+    assert_int_equal(placer_export_map_parse("m", *bad, &l2.map, &err), 0);
+    expect_refusal(&l2, "ceph", "m.0: '");
+    expect_refusal(&l2, "ceph", "is not a Ceph MDS id");
+    placer_export_map_free(l2.map);
+    l2.map = NULL;
+  }
+  assert_int_equal(placer_export_map_parse("m", "m.0=b\n", &l2.map, &err), 0);
+  text = rendered(&l2, "ceph");
+  assert_non_null(strstr(text, "ceph config set mds.b "));
+  assert_non_null(strstr(text, "ceph config set mds.m1 "));
+  free(text);
+  unload(&l2);
   assert_int_equal(placer_export_map_parse("m.txt", "vm.7=100\n", &l.map, &err), 0);
   expect_refusal(&l, "nova", "m.txt:1: no instance 'vm.7' in the plan");
   unload(&l);
@@ -205,14 +157,14 @@ static void test_refusals(void **state) {
   expect_refusal(&l, "ceph", "ceph: osd.0 and b.0 are both Ceph daemon osd.0");
   expect_refusal(&l, "systemd", "systemd: osd.0 and b.0 are both in ceph-osd@0.service");
   unload(&l);
-  /* names from templates with a newline (found by fuzz_export) */
+  /* names from templates with a newline (found by fuzz_export); a Ceph id's is refused by the profile */
   load_text("24em64t-2n6c2t-pci.xml",
-            "roles:\n  - { name: m, kind: ceph-mds, cpu: { cores: 1 }, match: { ceph_id: \"a\\nb\" } }\n"
-            "  - { name: vm, kind: vm, cpu: { cores: 1 }, match: { qemu_name: \"a\\nb\" } }\n",
-            &l);
+            "roles:\n  - { name: vm, kind: vm, cpu: { cores: 1 }, match: { qemu_name: \"a\\nb\" } }\n", &l);
   expect_refusal(&l, "virsh", "virsh: vm.0: libvirt domain name 'a\\nb' holds a control character");
-  expect_refusal(&l, "ceph", "ceph: m.0: 'a\\nb' is not a Ceph daemon id (a blank or a control character)");
   unload(&l);
+  expect_profile_error(
+      "roles:\n  - { name: m, kind: ceph-mds, cpu: { cores: 1 }, match: { ceph_id: \"a\\nb\" } }\n",
+      "p.yaml:2:69: roles[0].match.ceph_id: 'a\\nb' gives MDS id 'a\\nb' for m.0: only letters, digits");
   /* interrupts with nowhere to go */
   load_text("24em64t-2n6c2t-pci.xml", "roles:\n  - { name: osd, kind: ceph-osd, count: fill, cpu: { cores: 1 } }\n",
             &l);
@@ -265,21 +217,12 @@ static void test_ceph_memory(void **state) {
                                "minimum 939524096)\n"));
   assert_non_null(strstr(text, "ceph config set osd.1 osd_memory_target 1717986918\n"));
   assert_non_null(strstr(text, "ceph config set mds.b mds_cache_memory_limit 1610612736\n"));
-  assert_int_equal(out->notes.n, 1);
+  assert_int_equal(out->notes.n, 3); /* and two: no device, so no cephadm spec */
   assert_string_equal(
       out->notes.items[0],
       "osd.0: osd_memory_target not written: 0.8 x its memory limit is below Ceph's minimum of 896 MiB");
   placer_export_output_free(out);
   unload(&l);
-}
-
-static void expect_profile_error(const char *yaml, const char *says) {
-  struct placer_profile *p = NULL;
-  struct placer_error *err = NULL;
-  assert_int_equal(placer_profile_parse("p.yaml", yaml, strlen(yaml), &p, &err), -1);
-  if (strstr(err->msg, says) == NULL)
-    fail_msg("'%s' does not say '%s'", err->msg, says);
-  placer_error_free(err);
 }
 
 static void test_profile_keys(void **state) {
@@ -306,6 +249,98 @@ static void test_profile_keys(void **state) {
       &l);
   assert_int_equal(l.plan->instances[1].match.kind, PLACER_MATCH_PROXMOX_VMID);
   assert_string_equal(l.plan->instances[1].match.value, "101");
+  unload(&l);
+}
+
+/* Ceph daemon ids as the daemons take them, checked at the profile
+ * (file:line:col, exit 2): an MDS id never starts with a digit (ceph-mds
+ * exits: hci-nvme's MDS was '0'), every id in cephadm's characters, an OSD's
+ * a number; a ceph-mds role without a match gets '{role}-{index}'. */
+static void test_ceph_ids(void **state) {
+  expect_profile_error(
+      "roles:\n  - { name: m, kind: ceph-mds, cpu: { cores: 1 }, match: { ceph_id: \"{index}\" } }\n",
+      "p.yaml:2:69: roles[0].match.ceph_id: '{index}' gives MDS id '0' for m.0: ceph-mds exits on an id "
+      "that starts with a digit (\"MDS names may not start with a numeric digit\")");
+  expect_profile_error("roles:\n  - { name: m, kind: ceph-mds, cpu: { cores: 1 }, match: { ceph_id: \"1abc\" } }\n",
+                       "p.yaml:2:69: roles[0].match.ceph_id: '1abc' gives MDS id '1abc' for m.0: ceph-mds exits");
+  expect_profile_error("roles:\n  - { name: m, kind: ceph-mds, cpu: { cores: 1 }, match: { ceph_id: \"a;b\" } }\n",
+                       "roles[0].match.ceph_id: 'a;b' gives MDS id 'a;b' for m.0: only letters, digits, '_', '.' and "
+                       "'-' (cephadm's ServiceSpec.validate)");
+  expect_profile_error("roles:\n  - { name: 2m, kind: ceph-mds, cpu: { cores: 1 } }\n",
+                       "p.yaml:2:13: roles[0].name: ceph-mds role '2m' has no match, so its ids are '{role}-{index}' "
+                       "(2m-0): ceph-mds exits");
+  expect_profile_error("roles:\n  - { name: o, kind: ceph-osd, count: 2, cpu: { cores: 1 }, match: { ceph_id: "
+                       "\"osd{index}\" } }\n",
+                       "roles[0].match.ceph_id: 'osd{index}' gives OSD id 'osd0' for o.0: an OSD id is a number");
+  struct loaded l;
+  load_text("crafted-hci-2s16c-8nvme.xml",
+            "roles:\n  - { name: mds, kind: ceph-mds, count: 2, cpu: { cores: 1 } }\n"
+            "  - { name: m, kind: ceph-mds, cpu: { cores: 1 }, match: { ceph_id: \"{role}{index}\" } }\n",
+            &l);
+  assert_string_equal(l.plan->instances[0].match.value, "mds-0");
+  assert_string_equal(l.plan->instances[1].match.value, "mds-1");
+  assert_string_equal(l.plan->instances[2].match.value, "m0");
+  unload(&l);
+  /* the shipped profile's MDS, as ceph-mds takes it */
+  struct placer_profile *p = NULL;
+  struct placer_error *err = NULL;
+  assert_int_equal(placer_profile_load(test_data_path("../profiles/hci-nvme.yaml"), &p, &err), 0);
+  const struct placer_role_spec *mds = placer_profile_role(p, "mds");
+  assert_string_equal(mds->match_template, "a");
+  assert_null(placer_ceph_id_problem(PLACER_KIND_CEPH_MDS, mds->match_template));
+  placer_profile_free(p);
+}
+
+/* virsh (issue #36, finding 7): --live only where the domain runs (libvirt
+ * refuses it on a shut-off one, and set -e stopped the script there), every
+ * vCPU of the definition's maximum pinned (not only the planned count), the
+ * emulator and the IOThreads with it; the script runs in
+ * tests/integration/export_libvirt.sh on running and shut-off domains. */
+static void test_virsh(void **state) {
+  struct loaded l;
+  load_file("crafted-hci-2s16c-8nvme.xml", "profiles/export-hci.yaml", &l);
+  char *text = rendered(&l, "virsh");
+  assert_non_null(strstr(text, "\npin_vcpus pinned-0 38 39\npin_threads pinned-0 0-1,32-33\n"));
+  assert_non_null(strstr(text, "\npin_vcpus vm-0 10-31\npin_threads vm-0 10-31\n"));
+  assert_non_null(strstr(text, "  max=$(virsh vcpucount \"$domain\" --maximum --config)\n"));
+  assert_non_null(
+      strstr(text, "  if live \"$domain\"; then online=$(virsh vcpucount \"$domain\" --active --live); fi\n"));
+  assert_non_null(strstr(text, "    running | paused | idle | 'in shutdown') return 0 ;;\n"));
+  assert_non_null(strstr(text, "virsh iothreadpin \"$1\" \"$id\" \"$2\" ${live:+\"$live\"} --config"));
+  /* --live only inside placer's shell code, behind the domain's state */
+  const char *code_end = strstr(text, PLACER_EXPORT_SH_CODE_END);
+  assert_non_null(code_end);
+  assert_null(strstr(code_end, "--live"));
+  free(text);
+  unload(&l);
+}
+
+/* proxmox (issue #36, finding 10): --numa 1 alone binds no host memory, so
+ * one guest node holds every vCPU and the guest's memory bound to the plan's
+ * nodes (numa0 ...,hostnodes=,policy=bind), the memory and vCPUs said so
+ * that qemu-server's totals agree (the guest's memory without overhead); the
+ * cold restart named; a role without memory binds nothing and says so. */
+static void test_proxmox(void **state) {
+  struct loaded l;
+  load_text("crafted-hci-2s16c-8nvme.xml",
+            "roles:\n  - { name: vm, kind: vm, count: 2, cpu: { threads: 40, pool: g, span_numa: true }, memory: 3GiB, "
+            "memory_overhead: 256MiB, match: { proxmox_vmid: \"{200+index}\" } }\n"
+            "  - { name: small, kind: vm, cpu: { cores: 1 }, match: { proxmox_vmid: \"300\" } }\n",
+            &l);
+  char *msg = NULL;
+  struct placer_export_output *out = render(&l, "proxmox", &msg);
+  const char *text = out->units[0].text;
+  assert_non_null(strstr(text, "pending until the guest's next cold start (qm shutdown VMID, then qm start VMID"));
+  assert_non_null(strstr(text, "qm set 200 --affinity 0-39 --sockets 1 --cores 40 --memory 3072 --numa 1 --numa0 "
+                               "cpus=0-39,hostnodes=0-1,memory=3072,policy=bind\n"));
+  assert_non_null(strstr(text, "# small.0 (role small): 2 vCPUs on CPUs "));
+  assert_non_null(strstr(text, "; memory not bound: the plan gives role small no memory\n"));
+  assert_int_equal(out->notes.n, 1);
+  char why[256];
+  assert_null(export_check_syntax(PLACER_EXPORT_SCRIPT, text, why, sizeof(why)));
+  /* the check reads hostnodes: another node fails it */
+  expect_check_reads(out, l.plan, "proxmox", 0, "hostnodes=0-1", "hostnodes=1-1");
+  placer_export_output_free(out);
   unload(&l);
 }
 
@@ -342,6 +377,13 @@ static void check_mapping(yaml_document_t *doc, yaml_node_t *node, json_t *field
 
 static void check_value(yaml_document_t *doc, yaml_node_t *node, const char *type, json_t *schema, const char *key) {
   json_t *allowed = json_object_get(json_object_get(schema, "values"), key);
+  if (strcmp(type, "bool") == 0) {
+    if (node->type != YAML_SCALAR_NODE || node->data.scalar.style != YAML_PLAIN_SCALAR_STYLE ||
+        (strcmp((const char *)node->data.scalar.value, "true") &&
+         strcmp((const char *)node->data.scalar.value, "false")))
+      fail_msg("%s: not a plain true or false", key);
+    return;
+  }
   if (strcmp(type, "string") == 0 || strcmp(type, "int32") == 0) {
     if (node->type != YAML_SCALAR_NODE)
       fail_msg("%s: a %s, not a collection", key, type);
@@ -412,6 +454,8 @@ static void test_kubelet_schema(void **state) {
         unload(&l);
         continue;
       }
+      /* the newest release, and 1.32 where the options are alpha (a feature gate) */
+      l.target = checked % 2 ? "1.32" : NULL;
       char *text = rendered(&l, "kubelet");
       yaml_parser_t parser;
       yaml_document_t doc;
@@ -435,6 +479,53 @@ static void test_kubelet_schema(void **state) {
     }
   assert_true(checked >= 8);
   json_decref(schema);
+}
+
+/* stdout: several units each after its own "==> NAME <==" line, apart by an
+ * empty line (head(1)'s format): split there, each part is its unit and one
+ * well-formed document (libvirt's XML was several documents back to back). */
+static void test_stdout_units(void **state) {
+  struct loaded l = { 0 };
+  struct placer_error *err = NULL;
+  assert_int_equal(placer_topology_load(test_data_path("fixtures/crafted-hci-2s16c-8nvme.xml"), &l.topo, &err), 0);
+  assert_int_equal(placer_profile_load(test_data_path("profiles/export-hci.yaml"), &l.profile, &err), 0);
+  assert_int_equal(placer_plan_compute(l.topo, l.profile, &l.plan, &err), 0);
+  char *msg = NULL;
+  struct placer_export_output *out = render(&l, "libvirt", &msg);
+  assert_non_null(out);
+  assert_true(out->n_units >= 6);
+  char *text = NULL;
+  size_t size = 0;
+  FILE *f = open_memstream(&text, &size);
+  assert_int_equal(placer_export_print(out, f), 0);
+  fclose(f);
+  const char *p = text;
+  for (size_t u = 0; u < out->n_units; u++) {
+    char head[256];
+    snprintf(head, sizeof(head), "%s==> %s <==\n", u ? "\n" : "", out->units[u].name);
+    if (strncmp(p, head, strlen(head)) != 0)
+      fail_msg("unit %zu: expected '%s' at '%.40s'", u, head, p);
+    p += strlen(head);
+    size_t len = strlen(out->units[u].text);
+    assert_memory_equal(p, out->units[u].text, len);
+    char *part = strndup(p, len), why[256];
+    if (export_check_syntax(PLACER_EXPORT_XML, part, why, sizeof(why)))
+      fail_msg("%s: %s", out->units[u].name, why);
+    free(part);
+    p += len;
+  }
+  assert_int_equal(*p, '\0');
+  free(text);
+  placer_export_output_free(out);
+  /* one unit: its bytes alone, as --out writes it */
+  out = render(&l, "nova", &msg);
+  f = open_memstream(&text, &size);
+  assert_int_equal(placer_export_print(out, f), 0);
+  fclose(f);
+  assert_string_equal(text, out->units[0].text);
+  free(text);
+  placer_export_output_free(out);
+  unload(&l);
 }
 
 /* ---- the command line: --out */
@@ -473,12 +564,14 @@ static void test_cli_out(void **state) {
            "[ -z \"$(ls %s/ro)\" ]",
            tests, dir, dir, dir, bin, dir, common, dir, dir, dir, dir);
   assert_int_equal(run(cmd), 0);
-  /* one file per unit, the same bytes as stdout (units in plan order), the notes on stderr */
+  /* one file per unit, the same bytes as stdout (units in plan order, each after "==> NAME <==" and apart by an
+   * empty line, as head(1) prints files), the notes on stderr */
   snprintf(cmd, sizeof(cmd),
            "cd '%s' && mkdir %s/out && '%s' export --format systemd --out %s/out %s 2>%s/err && "
            "[ $(ls %s/out | wc -l) = 9 ] && grep -q 'placer export: note: vm.0: no systemd service known' %s/err && "
            "'%s' export --format systemd %s 2>/dev/null >%s/all && "
-           "for u in osd@0 osd@1 osd@2 osd@3 osd@4 osd@5 osd@6 osd@7 mds@0; do "
+           "for u in osd@0 osd@1 osd@2 osd@3 osd@4 osd@5 osd@6 osd@7 mds@a; do [ $u = osd@0 ] || echo; "
+           "echo \"==> ceph-$u.service.d/50-placer.conf <==\"; "
            "cat %s/out/ceph-$u.service.d/50-placer.conf || exit 1; done | cmp - %s/all",
            tests, dir, bin, dir, common, dir, dir, dir, bin, common, dir, dir, dir);
   assert_int_equal(run(cmd), 0);
@@ -489,9 +582,10 @@ static void test_cli_out(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-    cmocka_unit_test(test_map_file),       cmocka_unit_test(test_map_names),   cmocka_unit_test(test_refusals),
-    cmocka_unit_test(test_crimson),        cmocka_unit_test(test_ceph_memory), cmocka_unit_test(test_profile_keys),
-    cmocka_unit_test(test_kubelet_schema), cmocka_unit_test(test_cli_out),
+    cmocka_unit_test(test_map_file), cmocka_unit_test(test_map_names),    cmocka_unit_test(test_refusals),
+    cmocka_unit_test(test_crimson),  cmocka_unit_test(test_ceph_memory),  cmocka_unit_test(test_profile_keys),
+    cmocka_unit_test(test_ceph_ids), cmocka_unit_test(test_stdout_units), cmocka_unit_test(test_kubelet_schema),
+    cmocka_unit_test(test_proxmox),  cmocka_unit_test(test_virsh),        cmocka_unit_test(test_cli_out),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -61,7 +61,7 @@ static char *render(const struct placer_export_format *fmt, const struct placer_
     /* every unit parses back in its syntax */
     for (size_t u = 0; u < out->n_units; u++) {
       char why[512];
-      if (export_check_syntax(fmt->syntax, out->units[u].text, why, sizeof(why)))
+      if (export_check_syntax(out->units[u].syntax, out->units[u].text, why, sizeof(why)))
         fail_msg("%s: %s: %s", fmt->name, out->units[u].name, why);
     }
     placer_export_output_free(out);

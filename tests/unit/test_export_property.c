@@ -93,7 +93,7 @@ static void check_plan(const char *what, const struct placer_topology *topo, con
       fail_msg("%s: %s hands out VMs that share CPUs with Ceph or the host", what, fmt->name);
     char why[1024];
     for (size_t u = 0; u < out->n_units; u++)
-      if (export_check_syntax(fmt->syntax, out->units[u].text, why, sizeof(why)))
+      if (export_check_syntax(out->units[u].syntax, out->units[u].text, why, sizeof(why)))
         fail_msg("%s: %s: %s: %s", what, fmt->name, out->units[u].name, why);
     if (export_check_output(fmt->name, out, plan, guest, why, sizeof(why)))
       fail_msg("%s: %s: %s", what, fmt->name, why);
@@ -157,7 +157,7 @@ static void test_check_catches_overlap(void **state) {
   assert_int_equal(placer_topology_load(test_data_path("fixtures/crafted-hci-2s16c-8nvme.xml"), &topo, &err), 0);
   assert_int_equal(placer_profile_load(test_data_path("../profiles/hci-nvme.yaml"), &profile, &err), 0);
   assert_int_equal(placer_plan_compute(topo, profile, &plan, &err), 0);
-  struct placer_export_unit unit = { "nova.conf", "[compute]\ncpu_shared_set = 6,58-63\n" };
+  struct placer_export_unit unit = { "nova.conf", "[compute]\ncpu_shared_set = 6,58-63\n", PLACER_EXPORT_INI };
   struct placer_export_output out = { .units = &unit, .n_units = 1 };
   hwloc_bitmap_t guest = hwloc_bitmap_alloc();
   char why[512];

@@ -3,6 +3,7 @@
  * (exit 3), specific placements on the crafted HCI node, the messages of
  * infeasible profiles, the preferred fallback by hwloc distance, memory
  * accounting and determinism. */
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -73,6 +74,48 @@ static void test_every_fixture_every_profile(void **state) {
     }
     placer_topology_free(topo);
   }
+}
+
+/* The test profiles that plan (tests/profiles/ without bad-*), on every
+ * fixture: the same invariants, among them that free is every usable PU
+ * no reserve and no instance holds (export-hci's count: fill pool stops
+ * at max_count and leaves PUs to nobody). */
+static void test_every_fixture_test_profiles(void **state) {
+  char fixtures[32][128];
+  size_t n_fixtures = test_list_fixtures(fixtures, 32);
+  DIR *dir = opendir(test_data_path("profiles"));
+  assert_non_null(dir);
+  size_t planned = 0, with_free_pool = 0;
+  struct dirent *de;
+  while ((de = readdir(dir)) != NULL) {
+    size_t len = strlen(de->d_name);
+    if (len < 6 || strcmp(de->d_name + len - 5, ".yaml") != 0 || strncmp(de->d_name, "bad-", 4) == 0)
+      continue;
+    char relative[512];
+    snprintf(relative, sizeof(relative), "profiles/%s", de->d_name);
+    struct placer_profile *profile = NULL;
+    struct placer_error *err = NULL;
+    if (placer_profile_load(test_data_path(relative), &profile, &err) < 0)
+      fail_msg("%s: %s", relative, err->msg);
+    for (size_t f = 0; f < n_fixtures; f++) {
+      struct placer_topology *topo = test_topo_load(fixtures[f]);
+      struct placer_plan *plan = NULL;
+      if (placer_plan_compute(topo, profile, &plan, &err) == 0) {
+        test_plan_invariants(topo, profile, plan);
+        planned++;
+        for (size_t r = 0; r < profile->n_roles; r++)
+          with_free_pool += profile->roles[r].max_count && !hwloc_bitmap_iszero(plan->free_cpus);
+        placer_plan_free(plan);
+      } else {
+        placer_error_clear(&err);
+      }
+      placer_topology_free(topo);
+    }
+    placer_profile_free(profile);
+  }
+  closedir(dir);
+  assert_true(planned >= 20);
+  assert_true(with_free_pool >= 3); /* export-hci on the crafted HCI and EPYC fixtures, corona */
 }
 
 /* This machine: demo-local fits any machine, unpinned too. */
@@ -482,6 +525,7 @@ static void test_unpinned(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_every_fixture_every_profile),
+    cmocka_unit_test(test_every_fixture_test_profiles),
     cmocka_unit_test(test_live),
     cmocka_unit_test(test_crafted_hci_nvme),
     cmocka_unit_test(test_demo_local_on_smt),

@@ -12,36 +12,13 @@
 #include "profile.h"
 #include "test_support.h"
 
-static char root[512];
-
-/* A captured node (fixtures/irq/NAME: its hwloc XML, /proc and /sys) with its IRQs read
- * from a copy of the tree (the modes of its `modes` file applied). */
-static struct placer_topology *captured(const char *name) {
-  snprintf(root, sizeof(root), "/tmp/test-planner-irq-%d", (int)getpid());
-  char cmd[2048], fixture[256], xml[256];
-  snprintf(fixture, sizeof(fixture), "fixtures/irq/%s", name);
-  snprintf(xml, sizeof(xml), "fixtures/irq/%s/topology.xml", name);
-  snprintf(cmd, sizeof(cmd),
-           "rm -rf '%s' && cp -a '%s' '%s' && cd '%s' && while read -r p m; do chmod \"$m\" \"$p\"; done <modes", root,
-           test_data_path(fixture), root, root);
-  assert_int_equal(system(cmd), 0);
-  struct placer_topology *topo = NULL;
-  struct placer_error *err = NULL;
-  if (placer_topology_load(test_data_path(xml), &topo, &err) < 0 || placer_topology_load_irqs(topo, root, &err) < 0)
-    fail_msg("%s: %s", name, err->msg);
-  return topo;
-}
-
 /* This project's VM: one NUMA node, vda and eth0 on virtio. */
 static struct placer_topology *hostvm(void) {
-  return captured("hostvm");
+  return test_topo_captured("hostvm");
 }
 
 static void hostvm_done(struct placer_topology *topo) {
-  placer_topology_free(topo);
-  char cmd[600];
-  snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
-  assert_int_equal(system(cmd), 0);
+  test_topo_captured_done(topo);
 }
 
 static struct placer_topology *xml(const char *fixture) {
@@ -273,7 +250,7 @@ static const char guest_profile[] = "roles:\n"
 
 static void guest_locality(void **state) {
   (void)state;
-  struct placer_topology *topo = captured("guest-2numa");
+  struct placer_topology *topo = test_topo_captured("guest-2numa");
   const struct placer_irq_dev *nvme = placer_irq_inventory_device(topo->irqs, "nvme0n1");
   assert_non_null(nvme);
   assert_string_equal(nvme->pci_busid, "0000:81:00.0");

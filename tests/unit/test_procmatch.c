@@ -161,6 +161,13 @@ static void test_stat_start_time(void **state) {
   /* A comm with spaces and ')' must not shift the fields. */
   assert_int_equal(placer_proc_stat_start_time(odd, &t), 0);
   assert_int_equal(t, 86707);
+  char comm[17];
+  assert_int_equal(placer_proc_stat_comm(odd, comm, sizeof(comm)), 0);
+  assert_string_equal(comm, "x) (y z");
+  assert_int_equal(placer_proc_stat_comm(odd, comm, 4), 0); /* cut to fit */
+  assert_string_equal(comm, "x) ");
+  assert_int_equal(placer_proc_stat_comm("4242 x) S", comm, sizeof(comm)), -1);
+  assert_int_equal(placer_proc_stat_comm("4242 )x( S", comm, sizeof(comm)), -1);
   free(odd);
   free(kthreadd);
   const char *line = "4242 (ceph-osd) S 1 4242 4242 0 -1 4194560 1 0 0 0 5 6 0 0 20 0 59 0 987654 1 2 3";
@@ -189,6 +196,54 @@ static void test_describe(void **state) {
 }
 
 /* Live, but harmless: a scan never returns the caller itself. */
+/* A child that pauses until killed. */
+static pid_t pausing_child(void) {
+  pid_t pid = fork();
+  assert_true(pid >= 0);
+  if (pid == 0) {
+    pause();
+    _exit(0);
+  }
+  return pid;
+}
+
+/* Real processes: the workers one supervisor forked (stress-ng's, a service's) are one tree,
+ * as a process and its descendants are; a process below another parent is a tree of its own. */
+static void test_count_trees(void **state) {
+  (void)state;
+  pid_t a = pausing_child(), b = pausing_child(), c = pausing_child();
+  int fds[2];
+  assert_int_equal(pipe(fds), 0);
+  pid_t mid = fork(); /* not in the list: its child is another tree */
+  assert_true(mid >= 0);
+  if (mid == 0) {
+    close(fds[0]);
+    pid_t g = pausing_child();
+    if (write(fds[1], &g, sizeof(g)) != (ssize_t)sizeof(g))
+      _exit(1);
+    pause();
+    _exit(0);
+  }
+  close(fds[1]);
+  pid_t grandchild = 0;
+  assert_int_equal(read(fds[0], &grandchild, sizeof(grandchild)), (ssize_t)sizeof(grandchild));
+  close(fds[0]);
+  pid_t siblings[] = { a, b, c };
+  assert_int_equal(placer_proc_count_trees(siblings, 3), 1);
+  pid_t two[] = { a, b, grandchild };
+  assert_int_equal(placer_proc_count_trees(two, 3), 2);
+  pid_t with_mid[] = { a, mid, grandchild }; /* a and mid are siblings, the grandchild below mid: one tree */
+  assert_int_equal(placer_proc_count_trees(with_mid, 3), 1);
+  pid_t alone[] = { grandchild };
+  assert_int_equal(placer_proc_count_trees(alone, 1), 1);
+  kill(grandchild, SIGKILL);
+  pid_t all[] = { a, b, c, mid };
+  for (size_t i = 0; i < 4; i++) {
+    kill(all[i], SIGKILL);
+    waitpid(all[i], NULL, 0);
+  }
+}
+
 static void test_find_self_never(void **state) {
   (void)state;
   /* A pattern matching every process must not return placer (here: the test) itself. */
@@ -260,10 +315,10 @@ static void test_proxmox_vmid(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-    cmocka_unit_test(test_split_join),      cmocka_unit_test(test_ceph_ids), cmocka_unit_test(test_qemu_names),
-    cmocka_unit_test(test_qmp_socket),      cmocka_unit_test(test_pattern),  cmocka_unit_test(test_pid_text),
-    cmocka_unit_test(test_stat_start_time), cmocka_unit_test(test_describe), cmocka_unit_test(test_find_self_never),
-    cmocka_unit_test(test_proxmox_vmid),
+    cmocka_unit_test(test_split_join),      cmocka_unit_test(test_ceph_ids),    cmocka_unit_test(test_qemu_names),
+    cmocka_unit_test(test_qmp_socket),      cmocka_unit_test(test_pattern),     cmocka_unit_test(test_pid_text),
+    cmocka_unit_test(test_stat_start_time), cmocka_unit_test(test_describe),    cmocka_unit_test(test_find_self_never),
+    cmocka_unit_test(test_proxmox_vmid),    cmocka_unit_test(test_count_trees),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

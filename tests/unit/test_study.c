@@ -9,6 +9,8 @@
 
 #include "bench/fio-options.h"
 #include "bench/study.h"
+#include "bench/target.h"
+#include "bench/workload.h"
 #include "test_support.h"
 
 static struct placer_study *parse_ok(const char *text) {
@@ -55,18 +57,18 @@ static void test_default_study(void **state) {
   assert_string_equal(s->variants[2].name, "quota-0.5");
   assert_string_equal(s->variants[3].name, "quota-1");
   assert_int_equal(s->sweep.parameter, PLACER_STUDY_SWEEP_QUOTA);
-  assert_int_equal(s->workloads.target, PLACER_STUDY_TARGET_RBD);
+  assert_ptr_equal(s->workloads.target, &bench_target_rbd);
   assert_int_equal(placer_study_n_workloads(s), 1);
-  char *name = NULL;
-  uint64_t bs;
-  const char *pattern;
-  assert_int_equal(placer_study_workload(s, 0, &name, &bs, &pattern), 0);
-  assert_string_equal(name, "4k-randwrite");
-  assert_int_equal(bs, 4096);
-  assert_string_equal(pattern, "randwrite");
-  free(name);
+  struct placer_bench_workload w = { 0 };
+  assert_int_equal(placer_study_workload(s, 0, &w, NULL), 0);
+  assert_string_equal(w.name, "4k-randwrite");
+  assert_int_equal(w.block_size_bytes, 4096);
+  assert_string_equal(w.pattern, "randwrite");
+  assert_int_equal(w.metric, PLACER_BENCH_METRIC_IOPS); /* judged as the block kind says */
+  assert_int_equal(w.main_ops, 1u << 1);                /* its writes */
+  placer_bench_workload_clear(&w);
   assert_int_equal(s->n_neighbours, 1);
-  assert_int_equal(s->neighbours[0].kind, PLACER_STUDY_NEIGHBOUR_STRESS_NG);
+  assert_string_equal(s->neighbours[0].kind, "stress-ng");
   assert_string_equal(s->neighbours[0].method, "matrixprod");
   assert_int_equal(s->neighbours[0].load_percent, 50);
   assert_string_equal(s->neighbours[0].role, "neighbour");
@@ -92,7 +94,7 @@ static void test_defaults(void **state) {
   assert_string_equal(s->cluster.client, "admin");
   assert_string_equal(s->cluster.pool, "rbd");
   assert_string_equal(s->cluster.image, "placer-bench");
-  assert_int_equal(s->workloads.target, PLACER_STUDY_TARGET_RBD);
+  assert_ptr_equal(s->workloads.target, &bench_target_rbd);
   assert_int_equal(s->workloads.iodepth, 16);
   assert_int_equal(s->workloads.numjobs, 1);
   assert_int_equal(s->workloads.runtime_s, 10);
@@ -130,16 +132,17 @@ static void test_matrix_and_sweep(void **state) {
                                     "  workload: 128k-write\n"
                                     "  storage_min_fraction: 80%\n"
                                     "  neighbour_min_fraction: 0.5\n");
-  assert_int_equal(s->workloads.target, PLACER_STUDY_TARGET_FILE); /* cluster none */
+  assert_ptr_equal(s->workloads.target, &bench_target_file); /* cluster none */
   assert_int_equal(s->workloads.grace_s, 30);
   assert_int_equal(s->workloads.runtime_s, 10); /* the grace is past the runtime, not instead of it */
   assert_int_equal(placer_study_n_workloads(s), 6);
   const char *expect[] = { "4m-write", "4m-randread", "128k-write", "128k-randread", "4k-write", "4k-randread" };
   for (size_t i = 0; i < 6; i++) {
-    char *name = NULL;
-    assert_int_equal(placer_study_workload(s, i, &name, NULL, NULL), 0);
-    assert_string_equal(name, expect[i]);
-    free(name);
+    struct placer_bench_workload w = { 0 };
+    assert_int_equal(placer_study_workload(s, i, &w, NULL), 0);
+    assert_string_equal(w.name, expect[i]);
+    assert_int_equal(w.metric, i < 4 ? PLACER_BENCH_METRIC_BW_BYTES : PLACER_BENCH_METRIC_IOPS); /* MB/s from 64K */
+    placer_bench_workload_clear(&w);
   }
   assert_true(s->sweep.enabled);
   assert_int_equal(s->sweep.n_values, 3);
@@ -245,7 +248,7 @@ static void test_fio_options_documented(void **state) {
     documented++;
     char opt[160];
     snprintf(opt, sizeof(opt), "--%s=1", name);
-    const char *why = bench_fio_option_refused(opt, PLACER_STUDY_TARGET_FILE);
+    const char *why = bench_fio_option_refused(opt, &bench_target_file);
     if (why && strstr(why, "not one of the fio options"))
       fail_msg("docs/bench.md lists '%s', which the list does not hold", name);
     const char *code_alias = NULL;
@@ -333,6 +336,15 @@ static void test_errors(void **state) {
                "neighbours[0].method: only goes with kind stress-ng");
   expect_error("variants: [ { name: a, profile: x } ]\nneighbours: [ { kind: vm }, { kind: stress-ng, name: b } ]\n",
                "all neighbours must be of one kind");
+  /* a kind of the table by its name (each kind once), and another kind's keys refused */
+  expect_error("variants: [ { name: a, profile: x } ]\nneighbours: [ { kind: qemu } ]\n",
+               "inline.yaml:2:23: neighbours[0].kind: expected one of stress-ng, vm, got 'qemu'");
+  expect_error("variants: [ { name: a, profile: x } ]\nneighbours: [ { kind: stress-ng, work_memory: 1GiB } ]\n",
+               "inline.yaml:2:34: neighbours[0].work_memory: only goes with kind vm");
+  expect_error("variants: [ { name: a, profile: x } ]\nneighbours: [ { kind: vm, backend: podman } ]\n",
+               "neighbours[0].backend: only goes with kind stress-ng");
+  expect_error("variants: [ { name: a, profile: x } ]\nworkloads: { target: nbd }\n",
+               "inline.yaml:2:22: workloads.target: expected one of rbd, rados, cephfs, file, got 'nbd'");
   /* workloads.grace: whole seconds, 1..86400 (a day) */
   expect_error("variants: [ { name: a, profile: x } ]\nworkloads: { grace: 0 }\n",
                "inline.yaml:2:21: workloads.grace: must be at least 1, got 0");
@@ -511,6 +523,36 @@ static void test_recovery(void **state) {
   expect_error("variants: [ { name: a, profile: x } ]\nrecovery: { action: crash }\n", "recovery.action");
   expect_error("variants: [ { name: a, profile: x } ]\nrecovery: { timeout: 5 }\n", "recovery.timeout");
   expect_error("variants: [ { name: a, profile: x } ]\nrecovery: { at: 0 }\n", "recovery.at");
+  /* what the recovery kind needs of the target (a local cluster may run fio on a file) */
+  expect_error("cluster: { osds: 2 }\nvariants: [ { name: a, profile: x } ]\n"
+               "workloads: { target: file, path: /var/tmp/x }\nrecovery: {}\n",
+               "inline.yaml:4:1: recovery: recovery needs a target in Ceph (rbd, rados, cephfs): target file does "
+               "not serve it");
+}
+
+/* workloads.kind names a kind of the table whose runs are the cells (block,
+ * the default); its keys are the workloads mapping's, each kind's own beside
+ * those every kind takes. */
+static void test_workload_kind(void **state) {
+  (void)state;
+  struct placer_study *s = parse_ok(minimal);
+  assert_ptr_equal(s->workloads.kind, &bench_workload_block);
+  placer_study_free(s);
+  s = parse_ok("variants: [ { name: a, profile: x } ]\nworkloads: { kind: block, iodepth: 4, patterns: [read] }\n");
+  assert_ptr_equal(s->workloads.kind, &bench_workload_block);
+  assert_int_equal(s->workloads.iodepth, 4);
+  assert_int_equal(s->workloads.numjobs, 1); /* the block kind's default */
+  assert_int_equal(placer_study_n_workloads(s), 1);
+  placer_study_free(s);
+  expect_error("variants: [ { name: a, profile: x } ]\nworkloads: { kind: recovery }\n",
+               "inline.yaml:2:20: workloads.kind: expected one of block, got 'recovery'");
+  expect_error("variants: [ { name: a, profile: x } ]\nworkloads: { kind: [block] }\n",
+               "workloads.kind: expected one of block, got 'a list'");
+  expect_error("variants: [ { name: a, profile: x } ]\nworkloads: { blocks: [4K] }\n",
+               "workloads.blocks: unknown key 'blocks' in workloads (expected one of: kind, target, path, size, "
+               "runtime, ramp, prefill, grace, fio_options, write, block_sizes, patterns, iodepth, numjobs)");
+  expect_error("variants: [ { name: a, profile: x } ]\nworkloads: 4K\n",
+               "inline.yaml:2:12: workloads: expected a mapping (workloads), got a scalar");
 }
 
 static void test_docs_example(void **state) {
@@ -531,7 +573,7 @@ static void test_docs_example(void **state) {
   assert_int_equal(s->n_variants, 2);
   assert_int_equal(placer_study_n_workloads(s), 12);
   assert_true(s->sweep.enabled);
-  assert_int_equal(s->neighbours[0].kind, PLACER_STUDY_NEIGHBOUR_VM);
+  assert_string_equal(s->neighbours[0].kind, "vm");
   assert_true(s->recovery.enabled);
   assert_int_equal(s->recovery.osd, 1);
   assert_int_equal(s->workloads.grace_s, 60);
@@ -608,6 +650,7 @@ int main(void) {
     cmocka_unit_test(test_profile_paths),
     cmocka_unit_test(test_docs_example),
     cmocka_unit_test(test_recovery),
+    cmocka_unit_test(test_workload_kind),
     cmocka_unit_test(test_fio_options),
     cmocka_unit_test(test_fio_options_documented),
     cmocka_unit_test(test_local_paths),

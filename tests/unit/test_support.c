@@ -7,7 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
+#include "lib/cpulist.h"
 #include "lib/textfile.h"
 #include "plan.h"
 #include "profile.h"
@@ -171,6 +173,46 @@ char *test_plan_json(const struct placer_plan *plan) {
   return s;
 }
 
+char *test_plan_text(const struct placer_plan *plan) {
+  char *text = NULL;
+  size_t size = 0;
+  FILE *f = open_memstream(&text, &size);
+  assert_non_null(f);
+  assert_int_equal(placer_plan_print_text(plan, f), 0);
+  fclose(f);
+  return text;
+}
+
+/* docs/profiles.md, "The MDS": the cores of MDS instance INDEX (pinned,
+ * exclusive) are its own, whole; plan->mds says so, with its cache limit. */
+static void mds_invariants(const struct placer_topology *topo, const struct placer_plan *plan, size_t index) {
+  const struct placer_instance *inst = &plan->instances[index];
+  hwloc_bitmap_t cores = hwloc_bitmap_alloc();
+  unsigned n_cores = 0;
+  for (size_t c = 0; c < topo->n_cores; c++)
+    if (hwloc_bitmap_intersects(topo->cores[c].pus, inst->cpus)) {
+      hwloc_bitmap_or(cores, cores, topo->cores[c].pus);
+      n_cores++;
+    }
+  if (!hwloc_bitmap_isequal(cores, inst->cpus))
+    fail_msg("%s: %s (an MDS) holds part of a core", topo->source, inst->name);
+  for (size_t j = 0; j < plan->n_instances; j++)
+    if (j != index && hwloc_bitmap_intersects(plan->instances[j].cpus, cores))
+      fail_msg("%s: %s holds a PU of a core of %s (an MDS)", topo->source, plan->instances[j].name, inst->name);
+  assert_false(hwloc_bitmap_intersects(plan->reserved_cpus, cores));
+  assert_true(inst->whole_cores);
+  const struct placer_plan_mds *m = placer_plan_mds_of(plan, index);
+  assert_non_null(m);
+  assert_int_equal(m->n_cores, n_cores);
+  assert_int_equal(m->n_shared_with, 0);
+  assert_true(hwloc_bitmap_iszero(m->not_held));
+  assert_int_equal(hwloc_bitmap_weight(m->first_pus) + hwloc_bitmap_weight(m->siblings), hwloc_bitmap_weight(cores));
+  assert_int_equal(m->has_cache_limit, inst->has_memory_limit);
+  if (inst->has_memory_limit)
+    assert_true(m->cache_limit_bytes == inst->memory_bytes / 2);
+  hwloc_bitmap_free(cores);
+}
+
 /* The invariants every plan keeps (docs/profiles.md, "What a plan
  * guarantees"). */
 void test_plan_invariants(const struct placer_topology *topo, const struct placer_profile *profile,
@@ -221,6 +263,11 @@ void test_plan_invariants(const struct placer_topology *topo, const struct place
           if (hwloc_bitmap_intersects(topo->cores[c].pus, inst->cpus) &&
               !hwloc_bitmap_isincluded(topo->cores[c].pus, inst->cpus))
             fail_msg("%s: %s holds part of core L#%zu", where, inst->name, c);
+      /* an MDS of its own CPUs: no PU of a core it holds a PU of is held by
+       * another instance (its SMT siblings are its own or nobody's), and
+       * what the plan says of it agrees */
+      if (inst->kind == PLACER_KIND_CEPH_MDS && inst->exclusive)
+        mds_invariants(topo, plan, i);
       /* mems: the nodes of its cpus (unless mems: all) */
       nodes_of(topo, inst->cpus, nodes);
       if (role->mems == PLACER_MEMS_LOCAL && !hwloc_bitmap_isequal(nodes, inst->mems))
@@ -261,16 +308,24 @@ void test_plan_invariants(const struct placer_topology *topo, const struct place
           charged[n] += inst->memory_bytes / k + (nth++ < inst->memory_bytes % k ? 1 : 0);
     }
   }
-  /* free = usable minus reserve minus everything placed */
-  if (profile->pin) {
-    hwloc_bitmap_t expect = hwloc_bitmap_dup(topo->online_cpus);
-    hwloc_bitmap_and(expect, expect, topo->allowed_cpus);
-    hwloc_bitmap_andnot(expect, expect, plan->reserved_cpus);
-    for (size_t i = 0; i < plan->n_instances; i++)
-      hwloc_bitmap_andnot(expect, expect, plan->instances[i].cpus);
-    assert_true(hwloc_bitmap_isequal(expect, plan->free_cpus));
-    hwloc_bitmap_free(expect);
+  /* free = usable minus reserve minus everything placed: reserved + held +
+   * free is every usable PU, free apart from both */
+  hwloc_bitmap_t usable = hwloc_bitmap_dup(topo->online_cpus), expect = hwloc_bitmap_alloc();
+  hwloc_bitmap_and(usable, usable, topo->allowed_cpus);
+  hwloc_bitmap_andnot(expect, usable, plan->reserved_cpus);
+  for (size_t i = 0; i < plan->n_instances; i++)
+    hwloc_bitmap_andnot(expect, expect, plan->instances[i].cpus);
+  if (!hwloc_bitmap_isequal(expect, plan->free_cpus)) {
+    char *want = placer_cpulist_format(expect), *got = placer_cpulist_format(plan->free_cpus);
+    fail_msg("%s: %s: free cpus %s, but no instance and no reserve holds %s", where, plan->profile_name,
+             *got ? got : "none", want);
   }
+  hwloc_bitmap_or(expect, expect, plan->reserved_cpus);
+  for (size_t i = 0; i < plan->n_instances; i++)
+    hwloc_bitmap_or(expect, expect, plan->instances[i].cpus);
+  assert_true(hwloc_bitmap_isequal(expect, usable));
+  hwloc_bitmap_free(expect);
+  hwloc_bitmap_free(usable);
   /* per-node memory: within budget, or a warning (strict roles fail instead) */
   for (size_t n = 0; n < topo->n_numa_nodes; n++) {
     const struct placer_numa_node *node = &topo->numa_nodes[n];
@@ -304,4 +359,30 @@ const char *test_state_binding(const char *dir) {
   snprintf(text, sizeof(text), "\"boot_id\": \"%s\", \"state_id\": \"%s\", ", placer_boot_id(), d.id);
   placer_statedir_close(&d);
   return text;
+}
+
+static char captured_root[512];
+
+struct placer_topology *test_topo_captured(const char *name) {
+  snprintf(captured_root, sizeof(captured_root), "/tmp/test-captured-irq-%d", (int)getpid());
+  char cmd[8192], fixture[256], xml[256];
+  snprintf(fixture, sizeof(fixture), "fixtures/irq/%s", name);
+  snprintf(xml, sizeof(xml), "fixtures/irq/%s/topology.xml", name);
+  snprintf(cmd, sizeof(cmd),
+           "rm -rf '%s' && cp -a '%s' '%s' && cd '%s' && while read -r p m; do chmod \"$m\" \"$p\"; done <modes",
+           captured_root, test_data_path(fixture), captured_root, captured_root);
+  assert_int_equal(system(cmd), 0);
+  struct placer_topology *topo = NULL;
+  struct placer_error *err = NULL;
+  if (placer_topology_load(test_data_path(xml), &topo, &err) < 0 ||
+      placer_topology_load_irqs(topo, captured_root, &err) < 0)
+    fail_msg("%s: %s", name, err->msg);
+  return topo;
+}
+
+void test_topo_captured_done(struct placer_topology *topo) {
+  placer_topology_free(topo);
+  char cmd[600];
+  snprintf(cmd, sizeof(cmd), "rm -rf '%s'", captured_root);
+  assert_int_equal(system(cmd), 0);
 }

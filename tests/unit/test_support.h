@@ -43,6 +43,11 @@ struct placer_profile;
 struct placer_plan;
 /* tests/fixtures/FIXTURE, or the live machine when FIXTURE is NULL. */
 struct placer_topology *test_topo_load(const char *fixture);
+/* A captured node (fixtures/irq/NAME: its hwloc XML, /proc and /sys) with its
+ * IRQs read from a copy of the tree in /tmp (the modes of its `modes` file
+ * applied); test_topo_captured_done frees it and removes the copy. */
+struct placer_topology *test_topo_captured(const char *name);
+void test_topo_captured_done(struct placer_topology *topo);
 /* profiles/NAME.yaml */
 struct placer_profile *test_profile_load(const char *name);
 /* A profile from TEXT, named inline.yaml in messages. */
@@ -54,6 +59,8 @@ char *test_plan_infeasible(const struct placer_topology *topo, const struct plac
 bool test_plan_has_warning(const struct placer_plan *plan, const char *prefix);
 /* The plan as JSON text (caller frees). */
 char *test_plan_json(const struct placer_plan *plan);
+/* The plan as `placer plan` prints it (caller frees). */
+char *test_plan_text(const struct placer_plan *plan);
 /* The invariants every plan keeps (docs/profiles.md, "What a plan guarantees"). */
 void test_plan_invariants(const struct placer_topology *topo, const struct placer_profile *profile,
                           const struct placer_plan *plan);

@@ -1,0 +1,37 @@
+# What the watcher's tests (tests/integration/watch_*.sh) share, sourced after common.sh: the
+# driver of placer/watch/ (lib/watchd.c) started and waited for, a wait for a condition, a line
+# in a log, and how many hierarchies a group was made in.
+#
+#   watch_start LOG ARG...   start "$WATCHD ARG..." in the background (stdout LOG, stderr LOG.err),
+#                            $WATCH_PID its pid; fail unless it says "watching" within 20 s
+#   wait_for SECONDS CMD...  until CMD succeeds; 1 when SECONDS pass first
+#   has_line FILE PATTERN    grep -q PATTERN FILE (no error when FILE is not there yet)
+#   group_lines GROUP        the hierarchies GROUP is in: the lines of /proc/PID/cgroup that name
+#                            it once a process is in it everywhere the watcher moves it (v1:
+#                            cpuset, memory, cpu, cpuacct)
+WATCHD=${PLACER_TEST_WATCHD:?PLACER_TEST_WATCHD not set (built by CMake: placer_test_watchd)}
+
+wait_for() {
+    _wf_end=$(($(date +%s) + $1))
+    shift
+    until "$@"; do
+        [ "$(date +%s)" -lt "$_wf_end" ] || return 1
+        sleep 0.05
+    done
+}
+
+has_line() { grep -q -- "$2" "$1" 2>/dev/null; }
+
+group_lines() {
+    _gl=0
+    for _d in "$CG"/*/"$1" "$CG/$1"; do [ -d "$_d" ] && _gl=$((_gl + 1)); done
+    echo $_gl
+}
+
+watch_start() {
+    _ws_log=$1
+    shift
+    "$WATCHD" "$@" >"$_ws_log" 2>"$_ws_log.err" &
+    WATCH_PID=$!
+    wait_for 20 has_line "$_ws_log" "^watching " || fail "the watcher did not start: $(cat "$_ws_log" "$_ws_log.err")"
+}
