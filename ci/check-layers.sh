@@ -28,8 +28,8 @@ module_of() {
   ceph-admin.c | ceph-admin.h) m_mod=ceph-admin m_rank=4 ;; # a Ceph daemon's admin socket (status, bench)
   procmatch.c | procmatch.h) m_mod=procmatch m_rank=4 ;; # finds an instance's processes
   vcpu.c | vcpu.h) m_mod=vcpu m_rank=5 ;;     # qemu vCPU threads over QMP
-  placement.c | placement.h) m_mod=placement m_rank=5 ;; # instance groups: shared by apply, run, exec, bench
-  state.c | state.h) m_mod=state m_rank=5 ;;  # apply's recorded state (state.json, journal)
+  placement*) m_mod=placement m_rank=5 ;; # the model of a placed instance and its writers: apply, run, exec, bench
+  state*) m_mod=state m_rank=5 ;; # apply's state files, one module: state.json, systemd.json, irq.json, the journal
   export*) m_mod=export m_rank=5 ;;           # the plan for libvirt, Nova, Proxmox, kubelet, Ceph, systemd...
   launch* | podman-argv.* | vm.c | vm.h | runstate.* | run-roles.*) m_mod=launch m_rank=6 ;; # run-roles: placer_run()
   apply*) m_mod=apply m_rank=6 ;; # apply-backend.c and its backends: apply-cgroupfs*, apply-systemd*

@@ -20,40 +20,41 @@
 #include "lib/statedir.h"
 #include "state.h"
 
-/* The backends by kind (fio's engine list, launch.c's backends[]); AUTO
- * has no entry of its own: placer_apply_backend_get() picks one. */
-static const struct placer_apply_backend_ops *const backends[] = {
-  [PLACER_APPLY_BACKEND_CGROUPFS] = &placer_apply_backend_cgroupfs,
-  [PLACER_APPLY_BACKEND_SYSTEMD] = &placer_apply_backend_systemd,
-};
+/* The backends of PLACER_APPLY_BACKENDS (apply.h), in its order; "auto"
+ * picks one of them (placer_apply_backend_get). */
+#define DECLARE(name) extern const struct placer_apply_backend_ops placer_apply_backend_##name;
+PLACER_APPLY_BACKENDS(DECLARE)
+#undef DECLARE
+#define ENTRY(name) &placer_apply_backend_##name,
+static const struct placer_apply_backend_ops *const backends[] = { PLACER_APPLY_BACKENDS(ENTRY) };
+#undef ENTRY
+#define NAME(name) #name,
+static const char *const backend_names[] = { PLACER_APPLY_BACKENDS(NAME) };
+#undef NAME
 
-static const char *const kind_names[] = {
-  [PLACER_APPLY_BACKEND_AUTO] = "auto",
-  [PLACER_APPLY_BACKEND_CGROUPFS] = "cgroupfs",
-  [PLACER_APPLY_BACKEND_SYSTEMD] = "systemd",
-};
+/* The one every host has: placer's own groups. */
+#define FALLBACK (&placer_apply_backend_cgroupfs)
 
-int placer_apply_backend_parse(const char *name, enum placer_apply_backend_kind *out) {
-  for (size_t k = 0; k < N_OF(kind_names); k++)
-    if (name && strcmp(kind_names[k], name) == 0) {
-      *out = (enum placer_apply_backend_kind)k;
-      return 0;
-    }
-  return -1;
+const struct placer_apply_backend_ops *placer_apply_backend_at(size_t i) {
+  return i < N_OF(backends) ? backends[i] : NULL;
 }
 
-const struct placer_apply_backend_ops *placer_apply_backend_get(enum placer_apply_backend_kind kind) {
-  if (kind == PLACER_APPLY_BACKEND_AUTO)
-    /* sd_booted(3): systemd as PID 1 creates this directory */
-    kind = access("/run/systemd/system", F_OK) == 0 ? PLACER_APPLY_BACKEND_SYSTEMD : PLACER_APPLY_BACKEND_CGROUPFS;
-  return (unsigned)kind < N_OF(backends) && backends[kind] ? backends[kind] : &placer_apply_backend_cgroupfs;
-}
-
-const struct placer_apply_backend_ops *placer_apply_backend_find(const char *name) {
-  for (size_t k = 0; k < N_OF(backends); k++)
-    if (backends[k] && name && strcmp(backends[k]->name, name) == 0)
+static const struct placer_apply_backend_ops *find(const char *name) {
+  for (size_t k = 0; name && k < N_OF(backends); k++)
+    if (strcmp(backends[k]->name, name) == 0)
       return backends[k];
   return NULL;
+}
+
+const struct placer_apply_backend_ops *placer_apply_backend_get(const char *name) {
+  if (name == NULL || strcmp(name, "auto") == 0)
+    /* sd_booted(3): systemd as PID 1 creates this directory */
+    name = access("/run/systemd/system", F_OK) == 0 ? "systemd" : FALLBACK->name;
+  return find(name);
+}
+
+bool placer_apply_backend_known(const char *name) {
+  return name && (strcmp(name, "auto") == 0 || find(name) != NULL);
 }
 
 const char *placer_apply_backend_ops_check(const struct placer_apply_backend_ops *ops) {
@@ -61,6 +62,8 @@ const char *placer_apply_backend_ops_check(const struct placer_apply_backend_ops
     return "no name";
   if (ops->state_file == NULL || ops->state_file[0] == '\0')
     return "no state_file";
+  if (ops->settings == NULL)
+    return "no settings";
   if (ops->apply == NULL)
     return "no apply";
   if (ops->status == NULL)
@@ -71,14 +74,36 @@ const char *placer_apply_backend_ops_check(const struct placer_apply_backend_ops
     return "no reset_run";
   if (ops->print_status == NULL)
     return "no print_status";
-  size_t k = 0;
-  while (k < N_OF(backends) && backends[k] != ops)
-    k++;
-  if (k == N_OF(backends))
-    return "not in backends[]";
-  if (k >= N_OF(kind_names) || strcmp(kind_names[k], ops->name) != 0)
-    return "its name differs from its kind's";
-  return NULL;
+  if (strcmp(ops->name, "auto") == 0 || strcmp(ops->name, "irqs") == 0)
+    return "a name apply keeps for itself";
+  for (size_t k = 0; k < N_OF(backends); k++)
+    if (backends[k] == ops)
+      return strcmp(backend_names[k], ops->name) == 0 ? NULL : "its name differs from its line's";
+  return "not in backends[]";
+}
+
+/* Every setting OPT gives is one OPS takes; a refusal names the backends
+ * that take it. */
+static int check_settings(const struct placer_apply_backend_ops *ops, const struct placer_apply_options *opt,
+                          struct placer_error **err) {
+  for (size_t i = 0; i < opt->n_settings; i++) {
+    const struct placer_apply_setting *s = &opt->settings[i];
+    bool takes = false;
+    for (const struct placer_apply_setting_spec *k = ops->settings; k->name && !takes; k++)
+      takes = strcmp(k->name, s->name) == 0;
+    if (takes)
+      continue;
+    char others[128] = "";
+    for (size_t b = 0; b < N_OF(backends); b++)
+      for (const struct placer_apply_setting_spec *k = backends[b]->settings; k->name; k++)
+        if (strcmp(k->name, s->name) == 0)
+          snprintf(others + strlen(others), sizeof(others) - strlen(others), "%s%s", *others ? " or " : "",
+                   backends[b]->name);
+    return placer_error_set(err, PLACER_EXIT_USAGE, EINVAL, "--%s needs the %s backend (this is %s%s)", s->name,
+                            *others ? others : "?", ops->name,
+                            opt->backend == NULL || strcmp(opt->backend, "auto") == 0 ? ": PID 1 is not systemd" : "");
+  }
+  return 0;
 }
 
 /* An OSD that sets its own affinity after start undoes the placement:
@@ -114,6 +139,7 @@ static int apply_irqs_only(const struct placer_plan *plan, const struct placer_a
   }
   r->backend = "irqs";
   r->cgroup_mode = "-";
+  snprintf(r->where, sizeof(r->where), "IRQs only");
   r->dry_run = opt->dry_run;
   struct irq_txn *irqs = NULL;
   if (irq_apply_begin(plan, opt, NULL, &irqs, err) < 0 || irq_apply_commit(irqs, r, err) < 0) {
@@ -140,10 +166,11 @@ int placer_apply(const struct placer_plan *plan, const struct placer_apply_optio
 static int apply_run(const struct placer_plan *plan, const struct placer_apply_options *opt,
                      struct placer_apply_report **report, struct placer_error **err) {
   const struct placer_apply_backend_ops *ops = placer_apply_backend_get(opt->backend);
-  if (!(ops->flags & PLACER_APPLY_BACKEND_UNITS) && (opt->persist || opt->restart_rolling))
-    return placer_error_set(err, PLACER_EXIT_USAGE, EINVAL, "%s need the systemd backend (this is %s%s)",
-                            opt->persist ? "--persist" : "--restart", ops->name,
-                            opt->backend == PLACER_APPLY_BACKEND_AUTO ? ": PID 1 is not systemd" : "");
+  if (ops == NULL)
+    return placer_error_set(err, PLACER_EXIT_USAGE, EINVAL, "--backend %s: not one of %s", opt->backend,
+                            PLACER_APPLY_BACKEND_NAMES);
+  if (check_settings(ops, opt, err) < 0)
+    return -1;
   if (opt->irqs_only)
     return apply_irqs_only(plan, opt, report, err);
   /* The IRQs are steered first and taken back if the backend fails; a plan
@@ -196,7 +223,7 @@ static int read_record(const struct placer_statedir *d, const char *file, char *
 int placer_apply_backend_recorded(const char *state_dir, const struct placer_apply_backend_ops **out,
                                   struct placer_error **err) {
   const char *dir = state_dir ? state_dir : placer_state_default_dir();
-  *out = &placer_apply_backend_cgroupfs; /* nothing applied, or a state.json from before the record */
+  *out = FALLBACK; /* nothing applied, or a state.json from before the record */
   struct placer_statedir d;
   if (placer_statedir_open(dir, false, &d, err) < 0) {
     placer_statedir_close(&d);
@@ -206,8 +233,6 @@ int placer_apply_backend_recorded(const char *state_dir, const struct placer_app
    * beside it but not the other way round, and its own is taken back first. */
   int rc = 0;
   for (size_t k = N_OF(backends); k-- > 0 && rc == 0;) {
-    if (backends[k] == NULL)
-      continue;
     cleanup_free char *name = NULL;
     int found = read_record(&d, backends[k]->state_file, &name, err);
     if (found < 0)
@@ -216,7 +241,7 @@ int placer_apply_backend_recorded(const char *state_dir, const struct placer_app
       continue;
     else if (name == NULL) /* a state from before the record: its file's (state.json: cgroupfs) */
       *out = backends[k];
-    else if ((*out = placer_apply_backend_find(name)) == NULL)
+    else if ((*out = find(name)) == NULL)
       rc = placer_error_set(err, PLACER_EXIT_SYSTEM, EINVAL,
                             "%s/%s: applied through backend '%s', which this placer does not know", dir,
                             backends[k]->state_file, name);
@@ -239,9 +264,8 @@ int placer_status(const char *state_dir, json_t **out, bool *drift, struct place
 }
 
 int placer_status_print_text(json_t *status, FILE *out) {
-  const struct placer_apply_backend_ops *ops =
-      placer_apply_backend_find(json_string_value(json_object_get(status, "backend")));
-  int rc = (ops ? ops : &placer_apply_backend_cgroupfs)->print_status(status, out);
+  const struct placer_apply_backend_ops *ops = find(json_string_value(json_object_get(status, "backend")));
+  int rc = (ops ? ops : FALLBACK)->print_status(status, out);
   return rc < 0 ? -1 : irq_status_print_text(status, out);
 }
 

@@ -13,6 +13,7 @@
 
 #include "apply-internal.h"
 #include "cgroup.h"
+#include "placement.h"
 #include "state.h"
 #include "vcpu.h"
 
@@ -29,18 +30,12 @@ struct bound_proc {
   bool gone;      /* a descendant that exited during apply */
 };
 
+/* One instance being applied: the model's placed instance (its groups and
+ * values: placement.h) and what applying it finds and does. */
 struct target {
-  const struct placer_instance *inst;
-  char *group;
-  char *cpus;
-  char *mems;
-  uint64_t memory_limit; /* PLACER_CGROUP_UNLIMITED when the plan sets none */
-  unsigned weight;       /* in force: the plan's, or the default */
-  bool explicit_pids;    /* bound with --pid: the matcher is not used */
-  char *role_group;      /* PREFIX/ROLE: its weight is the sum of the role's (plan-weight.c) */
-  unsigned role_weight;
-  bool sets_role_weight; /* the role's first target: it writes role_group's weight */
-  const char *qmp_socket;
+  const struct placer_placed *pd;
+  const struct placer_instance *inst; /* pd->inst */
+  bool explicit_pids;                 /* bound with --pid: the matcher is not used */
   struct bound_proc *procs;
   size_t n_procs;
   char *note;
@@ -53,6 +48,7 @@ struct applier {
   const struct placer_plan *plan;
   const struct placer_apply_options *opt;
   const char *prefix;
+  struct placer_placement *placement; /* the model of every instance; targets[i].pd is its v[i] */
   bool dry_run;
   unsigned txn;
   unsigned steps;
@@ -60,7 +56,7 @@ struct applier {
   size_t n_targets;
   struct placer_string_list actions;
   struct placer_string_list notes;
-  struct placer_string_list would_create;   /* dry run: groups that would exist by now */
+  struct placer_string_list would_create;   /* groups made by now (a dry run: that would exist by now) */
   struct placer_string_list groups_created; /* by this apply (dry run: that would be) */
   struct placer_string_list groups_changed; /* existing or new groups whose values were set */
 };
@@ -79,8 +75,6 @@ int applier_add_proc(struct target *t, pid_t pid, pid_t root_pid, size_t *index,
  * descendants stop.  Caller frees. */
 int applier_other_pids(const struct applier *a, const struct target *t, pid_t **out, size_t *n,
                        struct placer_error **err);
-/* The nearest existing ancestor of GROUP (the root: ""). */
-char *applier_existing_parent(const struct placer_cgroup *cg, const char *group);
 
 /* apply-cgroupfs-steps.c: put one instance in force, one journaled step at a time. */
 int applier_apply_target(struct applier *a, struct target *t, struct placer_error **err);
@@ -111,6 +105,9 @@ int apply_check_marks(const struct placer_cgroup *cg, const struct placer_state 
 /* The ops table's reset (and reset --json). */
 int cgroupfs_reset(const char *state_dir, char ***lines, size_t *n_lines, struct placer_error **err);
 int cgroupfs_reset_run(const char *state_dir, struct placer_reset_result *res, struct placer_error **err);
+
+/* The ops table (apply-cgroupfs.c). */
+extern const struct placer_apply_backend_ops placer_apply_backend_cgroupfs;
 
 /* apply-cgroupfs-status.c: the ops table's status and its text. */
 int cgroupfs_status(const char *state_dir, json_t **out, bool *drift, struct placer_error **err);

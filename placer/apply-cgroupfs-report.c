@@ -29,10 +29,10 @@ int applier_record_instances(struct applier *a, struct placer_error **err) {
     si->name = strdup(inst->name);
     si->role = strdup(inst->role);
     si->kind = inst->kind;
-    si->group = strdup(t->group);
+    si->group = strdup(t->pd->group);
     si->pinned = inst->pinned;
-    si->cpus = strdup(t->cpus);
-    si->mems = strdup(t->mems);
+    si->cpus = strdup(t->pd->values.cpus);
+    si->mems = strdup(t->pd->values.mems);
     si->has_memory_limit = inst->has_memory_limit;
     si->memory_bytes = inst->memory_bytes;
     si->cpu_weight = inst->cpu_weight;
@@ -40,11 +40,11 @@ int applier_record_instances(struct applier *a, struct placer_error **err) {
     si->pin_vcpus = inst->pin_vcpus;
     si->match.kind = inst->match.kind;
     si->match.value = inst->match.value ? strdup(inst->match.value) : NULL;
-    si->qmp_socket = t->qmp_socket ? strdup(t->qmp_socket) : NULL;
+    si->qmp_socket = t->pd->qmp_socket ? strdup(t->pd->qmp_socket) : NULL;
     si->by_pid = t->explicit_pids;
     si->procs = calloc(t->n_procs ? t->n_procs : 1, sizeof(*si->procs));
     if (!si->name || !si->role || !si->group || !si->cpus || !si->mems || !si->procs ||
-        (inst->match.value && !si->match.value) || (t->qmp_socket && !si->qmp_socket))
+        (inst->match.value && !si->match.value) || (t->pd->qmp_socket && !si->qmp_socket))
       oom = true;
     /* The bound processes; status finds their descendants anew. */
     si->n_procs = 0;
@@ -70,6 +70,7 @@ int applier_build_report(struct applier *a, struct placer_apply_report **out, st
     return placer_error_oom(err, NULL);
   r->profile_name = a->plan->profile_name ? strdup(a->plan->profile_name) : NULL;
   r->cgroup_mode = placer_cgroup_mode_name(placer_cgroup_get_mode(a->cg));
+  snprintf(r->where, sizeof(r->where), "cgroup %s", r->cgroup_mode);
   r->state_dir = strdup(a->state->dir);
   r->dry_run = a->dry_run;
   r->steps = a->steps;
@@ -87,9 +88,9 @@ int applier_build_report(struct applier *a, struct placer_apply_report **out, st
     struct target *t = &a->targets[i];
     struct placer_apply_instance_report *ri = &r->instances[i];
     ri->name = strdup(t->inst->name);
-    ri->group = TAKE_PTR(t->group);
-    ri->cpus = TAKE_PTR(t->cpus);
-    ri->mems = TAKE_PTR(t->mems);
+    ri->group = strdup(t->pd->group);
+    ri->cpus = strdup(t->pd->values.cpus);
+    ri->mems = strdup(t->pd->values.mems);
     ri->has_memory_limit = t->inst->has_memory_limit;
     ri->memory_bytes = t->inst->memory_bytes;
     ri->note = TAKE_PTR(t->note);

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "apply-cgroupfs-internal.h"
+#include "lib/cpulist.h"
 #include "plan.h"
 #include "lib/textfile.h"
 #include "numa-locality.h"
@@ -239,7 +240,8 @@ static bool check_process(struct placer_cgroup *cg, const struct placer_state_in
     placer_error_clear(&gone);
   size_t bad = 0;
   for (size_t i = 0; i < n_tids; i++) {
-    cleanup_free char *tcpus = NULL, *tmems = NULL, *pin = NULL, *tcomm = NULL;
+    cleanup_free char *tcpus = NULL, *tmems = NULL, *tcomm = NULL;
+    char pin[16] = "";
     if (placer_task_read_allowed(pid, tids[i], &tcpus, &tmems, &gone) < 0) {
       placer_error_clear(&gone);
       continue;
@@ -250,9 +252,9 @@ static bool check_process(struct placer_cgroup *cg, const struct placer_state_in
       continue;
     for (size_t k = 0; k < n_vcpus; k++)
       if (vcpus[k].tid == tids[i])
-        pin = apply_vcpu_pu(cpus, k);
-    const char *want = pin ? pin : si->cpus;
-    bool cpus_ok = apply_cpulist_equal(tcpus, want), mems_ok = apply_cpulist_equal(tmems, si->mems);
+        snprintf(pin, sizeof(pin), "%d", placer_cpulist_nth(cpus, vcpus[k].cpu_index));
+    const char *want = *pin ? pin : si->cpus;
+    bool cpus_ok = placer_cpulist_equal(tcpus, want), mems_ok = placer_cpulist_equal(tmems, si->mems);
     tcomm = placer_task_comm(pid, tids[i]);
     json_t *jt = json_object();
     json_object_set_new(jt, "tid", json_integer(tids[i]));
@@ -261,7 +263,7 @@ static bool check_process(struct placer_cgroup *cg, const struct placer_state_in
     json_object_set_new(jt, "mems", str_or_null(tmems));
     json_object_set_new(jt, "planned_cpus", json_string(want));
     json_object_set_new(jt, "planned_mems", json_string(si->mems));
-    if (pin)
+    if (*pin)
       json_object_set_new(jt, "vcpu", json_true());
     json_object_set_new(jt, "ok", json_boolean(cpus_ok && mems_ok));
     json_array_append_new(threads, jt);
@@ -348,23 +350,70 @@ static unsigned role_weight(const struct placer_state *state, const char *role) 
   return placer_weight_role(roles, planned, n, role);
 }
 
-/* The role group's weight against PLANNED (0: unknown, not checked). */
-static void check_role_weight(struct placer_cgroup *cg, const struct placer_state_instance *si, unsigned planned,
-                              json_t *inst, json_t *actual) {
-  const char *slash = strrchr(si->group, '/');
-  cleanup_free char *role_group = slash ? strndup(si->group, (size_t)(slash - si->group)) : NULL;
-  unsigned weight = 0;
+static void limit_text(uint64_t bytes, char *buf, size_t len) {
+  if (bytes == PLACER_CGROUP_UNLIMITED)
+    snprintf(buf, len, "none");
+  else
+    placer_format_bytes(bytes, buf, len);
+}
+
+static void quota_text(unsigned mcores, char *buf, size_t len) {
+  if (mcores)
+    snprintf(buf, len, "%g cores", mcores / 1000.0);
+  else
+    snprintf(buf, len, "none");
+}
+
+/* The values GROUP holds now (the writer's read) against PLANNED's: the
+ * instance group's own, or its role group's weight (WANT_WEIGHT: 0, unknown
+ * and not checked) and quota. */
+static void check_values(struct placer_cgroup *cg, const char *group, bool role, const struct placer_group_values *want,
+                         json_t *inst, json_t *planned, json_t *actual) {
+  struct placer_writer w = placer_writer_cgroupfs(cg);
+  struct placer_group_values now = { 0 };
   struct placer_error *e = NULL;
-  if (planned == 0 || role_group == NULL)
-    return;
-  if (placer_cgroup_read_cpu_weight(cg, role_group, &weight, &e) < 0) {
-    drift(inst, "cannot read %s: %s", role_group, e->msg);
+  if (w.ops->read(w.ctx, group, role ? PLACER_ROLE_SETTINGS : PLACER_GROUP_SETTINGS, &now, &e) < 0) {
+    drift(inst, "cannot read %s: %s", group, e->msg);
     placer_error_free(e);
     return;
   }
-  json_object_set_new(actual, "role_cpu_weight", json_integer(weight));
-  if (weight != planned)
-    drift(inst, "%s cpu weight %u, planned %u (the sum of its instances')", role_group, weight, planned);
+  if (!role) {
+    json_object_set_new(actual, "cpus", json_string(now.cpus));
+    if (!placer_group_value_equal(PLACER_SETTING_CPUS, &now, want))
+      drift(inst, "%s cpus %s, planned %s", group, now.cpus, want->cpus);
+    json_object_set_new(actual, "mems", json_string(now.mems));
+    if (!placer_group_value_equal(PLACER_SETTING_MEMS, &now, want))
+      drift(inst, "%s mems %s, planned %s", group, now.mems, want->mems);
+    json_object_set_new(actual, "memory_bytes", limit_json(now.memory_limit));
+    if (!placer_group_value_equal(PLACER_SETTING_MEMORY_LIMIT, &now, want)) {
+      char have[32], planned_text[32];
+      limit_text(now.memory_limit, have, sizeof(have));
+      limit_text(want->memory_limit, planned_text, sizeof(planned_text));
+      drift(inst, "%s memory limit %s, planned %s", group, have, planned_text);
+    }
+    json_object_set_new(actual, "cpu_weight", json_integer(now.cpu_weight));
+    if (!placer_group_value_equal(PLACER_SETTING_CPU_WEIGHT, &now, want))
+      drift(inst, "%s cpu weight %u, planned %u", group, now.cpu_weight, want->cpu_weight);
+    placer_group_values_clear(&now);
+    return;
+  }
+  if (want->cpu_weight) {
+    json_object_set_new(actual, "role_cpu_weight", json_integer(now.cpu_weight));
+    if (!placer_group_value_equal(PLACER_SETTING_CPU_WEIGHT, &now, want))
+      drift(inst, "%s cpu weight %u, planned %u (the sum of its instances')", group, now.cpu_weight, want->cpu_weight);
+  }
+  /* The keys only where a quota is planned or found: as before otherwise. */
+  if (want->cpu_quota)
+    json_object_set_new(planned, "cpu_quota_cores", json_real(want->cpu_quota / 1000.0));
+  if (want->cpu_quota || now.cpu_quota)
+    json_object_set_new(actual, "cpu_quota_cores", now.cpu_quota ? json_real(now.cpu_quota / 1000.0) : json_null());
+  if (!placer_group_value_equal(PLACER_SETTING_CPU_QUOTA, &now, want)) {
+    char have[32], planned_text[32];
+    quota_text(now.cpu_quota, have, sizeof(have));
+    quota_text(want->cpu_quota, planned_text, sizeof(planned_text));
+    drift(inst, "%s cpu quota %s, planned %s", group, have, planned_text);
+  }
+  placer_group_values_clear(&now);
 }
 
 static json_t *check_instance(struct placer_cgroup *cg, const struct placer_state *state, const struct pids *trees,
@@ -380,13 +429,17 @@ static json_t *check_instance(struct placer_cgroup *cg, const struct placer_stat
   cleanup_free char *desc = placer_match_describe(si->kind, &si->match);
   json_object_set_new(inst, "match", str_or_null(desc));
 
-  uint64_t planned_limit = si->has_memory_limit ? si->memory_bytes : PLACER_CGROUP_UNLIMITED;
-  unsigned planned_weight = apply_effective_weight(si->cpu_weight);
+  /* What the state recorded of the model's values (borrowed: not cleared). */
+  struct placer_group_values want = { .cpus = si->cpus,
+                                      .mems = si->mems,
+                                      .memory_limit = si->has_memory_limit ? si->memory_bytes : PLACER_CGROUP_UNLIMITED,
+                                      .cpu_weight = placer_weight_effective(si->cpu_weight) };
+  struct placer_group_values want_role = { .cpu_weight = planned_role_weight, .cpu_quota = si->cpu_quota };
   json_t *planned = json_object();
   json_object_set_new(planned, "cpus", json_string(si->cpus));
   json_object_set_new(planned, "mems", json_string(si->mems));
-  json_object_set_new(planned, "memory_bytes", limit_json(planned_limit));
-  json_object_set_new(planned, "cpu_weight", json_integer(planned_weight));
+  json_object_set_new(planned, "memory_bytes", limit_json(want.memory_limit));
+  json_object_set_new(planned, "cpu_weight", json_integer(want.cpu_weight));
   json_object_set_new(planned, "role_cpu_weight", json_integer(planned_role_weight));
   json_object_set_new(planned, "pin_vcpus", json_boolean(si->pin_vcpus));
   json_object_set_new(inst, "planned", planned);
@@ -394,63 +447,16 @@ static json_t *check_instance(struct placer_cgroup *cg, const struct placer_stat
   json_t *actual = json_object();
   bool exists = placer_cgroup_exists(cg, si->group);
   json_object_set_new(actual, "exists", json_boolean(exists));
+  cleanup_free char *role_group = NULL;
+  struct placer_error *e = NULL;
   if (!exists) {
     drift(inst, "group %s is missing", si->group);
+  } else if (placer_role_group(state->prefix, si->role, &role_group, &e) < 0) {
+    drift(inst, "role %s: %s", si->role, e->msg);
+    placer_error_free(e);
   } else {
-    cleanup_free char *cpus = NULL, *mems = NULL;
-    uint64_t limit = 0;
-    unsigned weight = 0;
-    struct placer_error *e = NULL;
-    if (placer_cgroup_read_cpus(cg, si->group, &cpus, &e) == 0) {
-      json_object_set_new(actual, "cpus", json_string(cpus));
-      if (!apply_cpulist_equal(cpus, si->cpus))
-        drift(inst, "%s cpus %s, planned %s", si->group, cpus, si->cpus);
-    }
-    if (e == NULL && placer_cgroup_read_mems(cg, si->group, &mems, &e) == 0) {
-      json_object_set_new(actual, "mems", json_string(mems));
-      if (!apply_cpulist_equal(mems, si->mems))
-        drift(inst, "%s mems %s, planned %s", si->group, mems, si->mems);
-    }
-    if (e == NULL && placer_cgroup_read_memory_limit(cg, si->group, &limit, &e) == 0) {
-      json_object_set_new(actual, "memory_bytes", limit_json(limit));
-      if (!apply_memory_limit_equal(limit, planned_limit)) {
-        char have[32] = "none", want[32] = "none";
-        if (limit != PLACER_CGROUP_UNLIMITED)
-          placer_format_bytes(limit, have, sizeof(have));
-        if (planned_limit != PLACER_CGROUP_UNLIMITED)
-          placer_format_bytes(planned_limit, want, sizeof(want));
-        drift(inst, "%s memory limit %s, planned %s", si->group, have, want);
-      }
-    }
-    if (e == NULL && placer_cgroup_read_cpu_weight(cg, si->group, &weight, &e) == 0) {
-      json_object_set_new(actual, "cpu_weight", json_integer(weight));
-      if (weight != planned_weight)
-        drift(inst, "%s cpu weight %u, planned %u", si->group, weight, planned_weight);
-    }
-    if (e == NULL)
-      check_role_weight(cg, si, planned_role_weight, inst, actual);
-    const char *slash = strrchr(si->group, '/');
-    cleanup_free char *role_group = slash ? strndup(si->group, (size_t)(slash - si->group)) : NULL;
-    unsigned quota = 0;
-    if (e == NULL && role_group && placer_cgroup_read_cpu_quota(cg, role_group, &quota, &e) == 0) {
-      /* The keys only where a quota is planned or found: as before otherwise. */
-      if (si->cpu_quota)
-        json_object_set_new(planned, "cpu_quota_cores", json_real(si->cpu_quota / 1000.0));
-      if (si->cpu_quota || quota)
-        json_object_set_new(actual, "cpu_quota_cores", quota ? json_real(quota / 1000.0) : json_null());
-      if (quota != si->cpu_quota) {
-        char have[32] = "none", want[32] = "none";
-        if (quota)
-          snprintf(have, sizeof(have), "%g cores", quota / 1000.0);
-        if (si->cpu_quota)
-          snprintf(want, sizeof(want), "%g cores", si->cpu_quota / 1000.0);
-        drift(inst, "%s cpu quota %s, planned %s", role_group, have, want);
-      }
-    }
-    if (e) {
-      drift(inst, "cannot read %s: %s", si->group, e->msg);
-      placer_error_free(e);
-    }
+    check_values(cg, si->group, false, &want, inst, planned, actual);
+    check_values(cg, role_group, true, &want_role, inst, planned, actual);
   }
   json_object_set_new(inst, "actual", actual);
 
@@ -469,11 +475,10 @@ static json_t *check_instance(struct placer_cgroup *cg, const struct placer_stat
   cleanup_free pid_t *matched = NULL;
   size_t n_matched = 0;
   if (si->match.kind != PLACER_MATCH_NONE && !si->by_pid) {
-    struct placer_error *e = NULL;
     cleanup_free char *why = NULL;
     if (placer_procmatch_find(si->kind, &si->match, &matched, &n_matched, &why, &e) < 0) {
       note(inst, "cannot look for %s: %s", desc ? desc : "?", e->msg);
-      placer_error_free(e);
+      placer_error_clear(&e);
     }
   }
   for (size_t i = 0; i < n_matched; i++) {
@@ -644,10 +649,10 @@ int cgroupfs_status_print_text(json_t *doc, FILE *out) {
     json_t *actual = json_object_get(inst, "actual");
     fprintf(out, "%-10s %-5s %s  cpus %s", jstr(inst, "name"), ok ? "ok" : "DRIFT", jstr(inst, "group"),
             jstr(planned, "cpus"));
-    if (json_object_get(actual, "cpus") && !apply_cpulist_equal(jstr(actual, "cpus"), jstr(planned, "cpus")))
+    if (json_object_get(actual, "cpus") && !placer_cpulist_equal(jstr(actual, "cpus"), jstr(planned, "cpus")))
       fprintf(out, " (actual %s)", jstr(actual, "cpus"));
     fprintf(out, "  mems %s", jstr(planned, "mems"));
-    if (json_object_get(actual, "mems") && !apply_cpulist_equal(jstr(actual, "mems"), jstr(planned, "mems")))
+    if (json_object_get(actual, "mems") && !placer_cpulist_equal(jstr(actual, "mems"), jstr(planned, "mems")))
       fprintf(out, " (actual %s)", jstr(actual, "mems"));
     fprintf(out, "  mem ");
     print_limit(out, json_object_get(planned, "memory_bytes"));

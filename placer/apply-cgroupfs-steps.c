@@ -68,209 +68,102 @@ static void step_done(struct applier *a, struct target *t) {
   }
 }
 
-static bool would_exist(struct applier *a, const char *group) {
-  return placer_cgroup_exists(a->cg, group) || (a->dry_run && placer_string_list_has(&a->would_create, group));
-}
-
-static bool is_new_in_dry_run(struct applier *a, const char *group) {
-  return a->dry_run && !placer_cgroup_exists(a->cg, group);
-}
-
-static int ensure_groups(struct applier *a, struct target *t, struct placer_error **err) {
-  cleanup_free char *path = strdup(t->group);
-  if (path == NULL)
-    return placer_error_oom(err, NULL);
-  for (char *slash = path;; slash++) {
-    slash = strchr(slash, '/');
-    if (slash)
-      *slash = '\0';
-    if (!would_exist(a, path)) {
-      struct placer_journal_entry e = { .op = PLACER_JOURNAL_CREATE, .group = strdup(path) };
-      if (e.group == NULL)
-        return placer_error_oom(err, NULL);
-      if (step_begin(a, t, &e, err, "create group %s", path) < 0)
-        return -1;
-      placer_string_list_addf(&a->groups_created, "%s", path);
-      if (a->dry_run)
-        placer_string_list_addf(&a->would_create, "%s", path);
-      else {
-        int unmarked = placer_cgroup_create_marked(a->cg, path, a->state->state_id, err);
-        if (unmarked < 0)
-          return -1;
-        if (unmarked) { /* said in its record, so that reset does not take it for another's group */
-          a->state->journal[a->state->n_journal - 1].unmarked = true;
-          if (placer_state_save(a->state, err) < 0)
-            return -1;
-        }
-      }
-      step_done(a, t);
-    }
-    if (slash == NULL)
-      break;
-    *slash = '/';
+/* The value SETTING of WHERE (a value of NOW) as a journal record keeps
+ * it, raw (RAW, for the undo: v1 shares written by someone else need not
+ * be on the weight scale; the quota with its period), and as the action
+ * line shows it. */
+static int shown_value(struct applier *a, const char *where, enum placer_setting s, const struct placer_group_values *v,
+                       char **raw, char *shown, size_t len, struct placer_error **err) {
+  switch (s) {
+  case PLACER_SETTING_CPUS:
+  case PLACER_SETTING_MEMS: {
+    const char *list = s == PLACER_SETTING_CPUS ? v->cpus : v->mems;
+    snprintf(shown, len, "%s", *list ? list : "empty");
+    return raw && (*raw = strdup(list)) == NULL ? placer_error_oom(err, NULL) : 0;
+  }
+  case PLACER_SETTING_MEMORY_LIMIT:
+    if (v->memory_limit == PLACER_CGROUP_UNLIMITED)
+      snprintf(shown, len, "max");
+    else
+      placer_format_bytes(v->memory_limit, shown, len);
+    if (raw &&
+        (v->memory_limit == PLACER_CGROUP_UNLIMITED ? (*raw = strdup("max")) == NULL
+                                                    : asprintf(raw, "%llu", (unsigned long long)v->memory_limit) < 0))
+      return placer_error_oom(err, NULL);
+    return 0;
+  case PLACER_SETTING_CPU_WEIGHT:
+    snprintf(shown, len, "%u", v->cpu_weight);
+    return raw ? placer_cgroup_read_cpu_raw(a->cg, where, raw, err) : 0;
+  case PLACER_SETTING_CPU_QUOTA:
+    if (v->cpu_quota)
+      snprintf(shown, len, "%g cores", v->cpu_quota / 1000.0);
+    else
+      snprintf(shown, len, "none");
+    return raw ? placer_cgroup_read_cpu_quota_raw(a->cg, where, raw, err) : 0;
+  case PLACER_SETTING_N: break;
   }
   return 0;
 }
 
-/* Set SETTING of GROUP (the target's own, or its role group for the
- * weight) to the target's value, or to WEIGHT for the cpu weight. */
-static int set_value(struct applier *a, struct target *t, const char *group, enum placer_setting setting,
-                     unsigned weight, const char *previous, const char *shown_previous, const char *shown_value,
-                     struct placer_error **err) {
+/* Before each step of writing the target's values (placement-write.c):
+ * its undo record journaled and its action line said; a dry run only says
+ * it. */
+static int before_step(void *ctx, const struct placer_placed *p, enum placer_write_step step, const char *where,
+                       enum placer_setting s, const struct placer_group_values *now,
+                       const struct placer_group_values *want, struct placer_error **err) {
+  struct applier *a = ctx;
+  struct target *t = &a->targets[p - a->placement->v];
+  if (step == PLACER_WRITE_CREATE) {
+    struct placer_journal_entry e = { .op = PLACER_JOURNAL_CREATE, .group = strdup(where) };
+    if (e.group == NULL)
+      return placer_error_oom(err, NULL);
+    if (step_begin(a, t, &e, err, "create group %s", where) < 0)
+      return -1;
+    placer_string_list_addf(&a->groups_created, "%s", where);
+    return a->dry_run ? 1 : 0;
+  }
+  char was[64], to[64];
+  cleanup_free char *raw = NULL;
+  if (shown_value(a, where, s, now, a->dry_run ? NULL : &raw, was, sizeof(was), err) < 0 ||
+      shown_value(a, where, s, want, NULL, to, sizeof(to), err) < 0)
+    return -1;
   struct placer_journal_entry e = {
-    .op = PLACER_JOURNAL_SET, .setting = setting, .group = strdup(group), .previous = strdup(previous)
+    .op = PLACER_JOURNAL_SET, .setting = s, .group = strdup(where), .previous = raw ? TAKE_PTR(raw) : strdup("")
   };
   if (e.group == NULL || e.previous == NULL) {
     placer_journal_entry_clear(&e);
     return placer_error_oom(err, NULL);
   }
-  if (step_begin(a, t, &e, err, "set %s %s = %s (was %s)", group, placer_setting_name(setting), shown_value,
-                 *shown_previous ? shown_previous : "empty") < 0)
+  if (step_begin(a, t, &e, err, "set %s %s = %s (was %s)", where, placer_setting_name(s), to, was) < 0)
     return -1;
-  if (!placer_string_list_has(&a->groups_changed, group))
-    placer_string_list_addf(&a->groups_changed, "%s", group);
-  if (!a->dry_run) {
-    int ret = 0;
-    switch (setting) {
-    case PLACER_SETTING_CPUS: ret = placer_cgroup_set_cpus(a->cg, group, t->cpus, err); break;
-    case PLACER_SETTING_MEMS: ret = placer_cgroup_set_mems(a->cg, group, t->mems, err); break;
-    case PLACER_SETTING_MEMORY_LIMIT: ret = placer_cgroup_set_memory_limit(a->cg, group, t->memory_limit, err); break;
-    case PLACER_SETTING_CPU_WEIGHT: ret = placer_cgroup_set_cpu_weight(a->cg, group, weight, err); break;
-    case PLACER_SETTING_CPU_QUOTA: break; /* on the role group: ensure_role_quota */
-    }
-    if (ret < 0)
+  if (!placer_string_list_has(&a->groups_changed, where))
+    placer_string_list_addf(&a->groups_changed, "%s", where);
+  return a->dry_run ? 1 : 0;
+}
+
+static int after_step(void *ctx, const struct placer_placed *p, enum placer_write_step step, bool unmarked,
+                      struct placer_error **err) {
+  struct applier *a = ctx;
+  if (step == PLACER_WRITE_CREATE && unmarked) {
+    /* said in its record, so that reset does not take it for another's group */
+    a->state->journal[a->state->n_journal - 1].unmarked = true;
+    if (placer_state_save(a->state, err) < 0)
       return -1;
   }
-  step_done(a, t);
+  step_done(a, &a->targets[p - a->placement->v]);
   return 0;
 }
 
-/* GROUP's cpu weight to WANT, when it differs. */
-static int ensure_weight(struct applier *a, struct target *t, const char *group, unsigned want,
-                         struct placer_error **err) {
-  bool fresh = is_new_in_dry_run(a, group);
-  unsigned weight = PLACER_CGROUP_WEIGHT_DEFAULT;
-  if (!fresh && placer_cgroup_read_cpu_weight(a->cg, group, &weight, err) < 0)
-    return -1;
-  if (weight == want)
-    return 0;
-  /* The undo record keeps the file's raw value: v1 shares written by
-   * someone else need not be on the weight scale. */
-  cleanup_free char *raw = NULL;
-  char shown[16], want_shown[16];
-  if (fresh)
-    raw = strdup(placer_cgroup_get_mode(a->cg) == PLACER_CGROUP_V2 ? "100" : "1024");
-  else if (placer_cgroup_read_cpu_raw(a->cg, group, &raw, err) < 0)
-    return -1;
-  if (raw == NULL)
-    return placer_error_oom(err, NULL);
-  snprintf(shown, sizeof(shown), "%u", weight);
-  snprintf(want_shown, sizeof(want_shown), "%u", want);
-  return set_value(a, t, group, PLACER_SETTING_CPU_WEIGHT, want, raw, shown, want_shown, err);
-}
-
-static void format_limit(uint64_t bytes, char *raw, size_t raw_len, char *shown, size_t shown_len) {
-  if (bytes == PLACER_CGROUP_UNLIMITED) {
-    snprintf(raw, raw_len, "max");
-    snprintf(shown, shown_len, "max");
-  } else {
-    snprintf(raw, raw_len, "%llu", (unsigned long long)bytes);
-    placer_format_bytes(bytes, shown, shown_len);
-  }
-}
-
+/* The target's group (each missing level), its values and, for the first
+ * instance of its role, the role group's quota and weight: each step
+ * journaled before it happens. */
 static int ensure_values(struct applier *a, struct target *t, struct placer_error **err) {
-  bool fresh = is_new_in_dry_run(a, t->group);
-  cleanup_free char *cpus = NULL, *mems = NULL;
-  if (fresh) {
-    /* What a new group will hold: v1 copies its parent's cpus/mems, v2
-     * starts empty. */
-    if (placer_cgroup_get_mode(a->cg) == PLACER_CGROUP_V1) {
-      cleanup_free char *parent = applier_existing_parent(a->cg, t->group);
-      if (parent == NULL)
-        return placer_error_oom(err, NULL);
-      if (placer_cgroup_read_effective(a->cg, parent, &cpus, &mems, err) < 0)
-        return -1;
-    } else {
-      cpus = strdup("");
-      mems = strdup("");
-    }
-  } else if (placer_cgroup_read_cpus(a->cg, t->group, &cpus, err) < 0 ||
-             placer_cgroup_read_mems(a->cg, t->group, &mems, err) < 0) {
-    return -1;
-  }
-  if (cpus == NULL || mems == NULL)
-    return placer_error_oom(err, NULL);
-  if (!apply_cpulist_equal(cpus, t->cpus) &&
-      set_value(a, t, t->group, PLACER_SETTING_CPUS, 0, cpus, cpus, t->cpus, err) < 0)
-    return -1;
-  if (!apply_cpulist_equal(mems, t->mems) &&
-      set_value(a, t, t->group, PLACER_SETTING_MEMS, 0, mems, mems, t->mems, err) < 0)
-    return -1;
-
-  uint64_t limit = PLACER_CGROUP_UNLIMITED;
-  if (!fresh && placer_cgroup_read_memory_limit(a->cg, t->group, &limit, err) < 0)
-    return -1;
-  if (!apply_memory_limit_equal(limit, t->memory_limit)) {
-    char raw[32], shown[32], want_raw[32], want_shown[32];
-    format_limit(limit, raw, sizeof(raw), shown, sizeof(shown));
-    format_limit(t->memory_limit, want_raw, sizeof(want_raw), want_shown, sizeof(want_shown));
-    if (set_value(a, t, t->group, PLACER_SETTING_MEMORY_LIMIT, 0, raw, shown, want_shown, err) < 0)
-      return -1;
-  }
-
-  return ensure_weight(a, t, t->group, t->weight, err);
-}
-
-/* The role group's CPU quota (PREFIX/ROLE, the instance group's parent),
- * shared by the role's instances: the first target of the role sets it,
- * also back to none when a group made earlier has one the plan does not. */
-static int ensure_role_quota(struct applier *a, struct target *t, struct placer_error **err) {
-  const char *slash = strrchr(t->group, '/');
-  if (slash == NULL)
-    return 0;
-  cleanup_free char *role_group = strndup(t->group, (size_t)(slash - t->group));
-  if (role_group == NULL)
-    return placer_error_oom(err, NULL);
-  for (struct target *o = a->targets; o < t; o++)
-    if (strncmp(o->group, role_group, strlen(role_group)) == 0 && o->group[strlen(role_group)] == '/' &&
-        strchr(o->group + strlen(role_group) + 1, '/') == NULL)
-      return 0; /* an earlier instance of the role did it */
-  unsigned want = t->inst->cpu_quota;
-  bool fresh = is_new_in_dry_run(a, role_group);
-  unsigned have = 0;
-  cleanup_free char *raw = NULL;
-  if (fresh)
-    raw = strdup("max 100000");
-  else if (placer_cgroup_read_cpu_quota_raw(a->cg, role_group, &raw, err) < 0 ||
-           placer_cgroup_read_cpu_quota(a->cg, role_group, &have, err) < 0)
-    return -1;
-  if (raw == NULL)
-    return placer_error_oom(err, NULL);
-  if (have == want)
-    return 0;
-  struct placer_journal_entry e = {
-    .op = PLACER_JOURNAL_SET, .setting = PLACER_SETTING_CPU_QUOTA, .group = strdup(role_group), .previous = strdup(raw)
-  };
-  if (e.group == NULL || e.previous == NULL) {
-    placer_journal_entry_clear(&e);
-    return placer_error_oom(err, NULL);
-  }
-  char shown[32], was[32];
-  if (want)
-    snprintf(shown, sizeof(shown), "%g cores", want / 1000.0);
-  else
-    snprintf(shown, sizeof(shown), "none");
-  if (have)
-    snprintf(was, sizeof(was), "%g cores", have / 1000.0);
-  else
-    snprintf(was, sizeof(was), "none");
-  if (step_begin(a, t, &e, err, "set %s cpu_quota = %s (was %s)", role_group, shown, was) < 0)
-    return -1;
-  if (!a->dry_run && placer_cgroup_set_cpu_quota(a->cg, role_group, want, err) < 0)
-    return -1;
-  step_done(a, t);
-  return 0;
+  struct placer_writer w = placer_writer_cgroupfs(a->cg);
+  struct placer_write_hooks hooks = { a, before_step, after_step };
+  return placer_placed_write(&w, t->pd, PLACER_GROUP_SETTINGS, t->pd->role_writes, a->state->state_id, &hooks,
+                             &a->would_create, err) < 0
+             ? -1
+             : 0;
 }
 
 /* Each thread's Cpus_allowed_list now. */
@@ -320,14 +213,14 @@ static int move_process(struct applier *a, struct target *t, struct bound_proc *
   if (placer_cgroup_pid_membership(a->cg, p->pid, &m, err) < 0)
     return descendant_gone(p, err) ? 0 : placer_error_prefix(err, "pid %d (%s)", (int)p->pid, p->comm);
   pid_t stray = 0;
-  if (placer_cgroup_membership_is(a->cg, &m, t->group) && (stray = apply_stray_thread(p->pid)) == 0) {
+  if (placer_cgroup_membership_is(a->cg, &m, t->pd->group) && (stray = apply_stray_thread(p->pid)) == 0) {
     placer_cgroup_membership_clear(&m);
     return 0;
   }
   struct placer_journal_entry e = { .op = PLACER_JOURNAL_MOVE,
                                     .pid = p->pid,
                                     .start_time = p->start_time,
-                                    .group = strdup(t->group),
+                                    .group = strdup(t->pd->group),
                                     .instance = strdup(t->inst->name),
                                     .original = m };
   if (e.group == NULL || e.instance == NULL) {
@@ -344,15 +237,16 @@ static int move_process(struct applier *a, struct target *t, struct bound_proc *
   if (p->root_pid)
     snprintf(child_of, sizeof(child_of), ", below pid %d", (int)p->root_pid);
   int ret =
-      stray ? step_begin(a, t, &e, err, "move pid %d (%s, %zu thread%s%s) to %s again: thread %d is elsewhere",
-                         (int)p->pid, p->comm, n_threads, n_threads == 1 ? "" : "s", child_of, t->group, (int)stray)
-            : step_begin(a, t, &e, err, "move pid %d (%s, %zu thread%s%s) from %s to %s", (int)p->pid, p->comm,
-                         n_threads, n_threads == 1 ? "" : "s", child_of, from && *from ? from : "the root", t->group);
+      stray
+          ? step_begin(a, t, &e, err, "move pid %d (%s, %zu thread%s%s) to %s again: thread %d is elsewhere",
+                       (int)p->pid, p->comm, n_threads, n_threads == 1 ? "" : "s", child_of, t->pd->group, (int)stray)
+          : step_begin(a, t, &e, err, "move pid %d (%s, %zu thread%s%s) from %s to %s", (int)p->pid, p->comm, n_threads,
+                       n_threads == 1 ? "" : "s", child_of, from && *from ? from : "the root", t->pd->group);
   if (ret < 0)
     return -1;
   if (a->dry_run)
     p->moved = true;
-  else if (placer_cgroup_attach_pid(a->cg, t->group, p->pid, err) < 0 && !descendant_gone(p, err))
+  else if (placer_cgroup_attach_pid(a->cg, t->pd->group, p->pid, err) < 0 && !descendant_gone(p, err))
     return -1;
   step_done(a, t);
   return 0;
@@ -362,7 +256,7 @@ static const char *desired_cpus(const struct target *t, const struct bound_proc 
   for (size_t k = 0; k < p->n_vcpus; k++)
     if (p->vcpus[k].tid == tid && p->vcpu_cpus && p->vcpu_cpus[k])
       return p->vcpu_cpus[k];
-  return t->cpus;
+  return t->pd->values.cpus;
 }
 
 /* Set every thread whose affinity differs from the plan; *fixed counts them. */
@@ -372,7 +266,7 @@ static int pin_threads(struct applier *a, struct target *t, struct bound_proc *p
   if (a->dry_run && p->moved) {
     /* The move resets every thread to the group's cpus; only vCPU pins follow. */
     for (size_t k = 0; k < p->n_vcpus; k++) {
-      if (apply_cpulist_equal(p->vcpu_cpus[k], t->cpus))
+      if (placer_cpulist_equal(p->vcpu_cpus[k], t->pd->values.cpus))
         continue;
       struct placer_journal_entry e = { 0 };
       step_begin(a, t, &e, err, "pin vCPU %u (thread %d) of pid %d to cpu %s", p->vcpus[k].cpu_index,
@@ -395,7 +289,7 @@ static int pin_threads(struct applier *a, struct target *t, struct bound_proc *p
       continue;
     }
     const char *want = desired_cpus(t, p, tids[i]);
-    if (apply_cpulist_equal(now, want))
+    if (placer_cpulist_equal(now, want))
       continue;
     /* A thread in do_exit() was left in the old group by the move (the
      * kernel skips it) and is about to go: nothing to pin. */
@@ -434,15 +328,15 @@ static int verify_process(struct applier *a, struct target *t, struct bound_proc
     return 0;
   if (placer_cgroup_pid_membership(a->cg, p->pid, &m, err) < 0)
     return descendant_gone(p, err) ? 0 : placer_error_prefix(err, "verify pid %d (%s)", (int)p->pid, p->comm);
-  bool ok = placer_cgroup_membership_is(a->cg, &m, t->group);
+  bool ok = placer_cgroup_membership_is(a->cg, &m, t->pd->group);
   placer_cgroup_membership_clear(&m);
   if (!ok && !descendant_gone(p, err))
     return placer_error_set(err, PLACER_EXIT_SYSTEM, EAGAIN, "verify pid %d (%s): not in %s in every hierarchy",
-                            (int)p->pid, p->comm, t->group);
+                            (int)p->pid, p->comm, t->pd->group);
   pid_t stray = apply_stray_thread(p->pid);
   if (stray && !descendant_gone(p, err))
     return placer_error_set(err, PLACER_EXIT_SYSTEM, EAGAIN, "verify pid %d (%s): thread %d is not in %s", (int)p->pid,
-                            p->comm, (int)stray, t->group);
+                            p->comm, (int)stray, t->pd->group);
   cleanup_free pid_t *tids = NULL;
   size_t n_tids = 0;
   if (p->gone)
@@ -456,10 +350,10 @@ static int verify_process(struct applier *a, struct target *t, struct bound_proc
       placer_error_clear(&gone);
       continue;
     }
-    if (!apply_cpulist_equal(mems, t->mems) && !placer_task_exiting(p->pid, tids[i]))
+    if (!placer_cpulist_equal(mems, t->pd->values.mems) && !placer_task_exiting(p->pid, tids[i]))
       return placer_error_set(err, PLACER_EXIT_SYSTEM, EAGAIN,
                               "verify pid %d (%s): thread %d has Mems_allowed_list %s, planned %s", (int)p->pid,
-                              p->comm, (int)tids[i], mems, t->mems);
+                              p->comm, (int)tids[i], mems, t->pd->values.mems);
   }
   return 0;
 }
@@ -503,14 +397,12 @@ static int move_new_descendants(struct applier *a, struct target *t, struct plac
     if (pass + 1 == TREE_PASSES)
       return placer_error_set(err, PLACER_EXIT_SYSTEM, EAGAIN,
                               "new processes keep appearing outside %s below its bound processes after %d passes",
-                              t->group, TREE_PASSES);
+                              t->pd->group, TREE_PASSES);
   }
 }
 
 int applier_apply_target(struct applier *a, struct target *t, struct placer_error **err) {
-  if (ensure_groups(a, t, err) < 0 || ensure_values(a, t, err) < 0 || ensure_role_quota(a, t, err) < 0)
-    return -1;
-  if (t->sets_role_weight && ensure_weight(a, t, t->role_group, t->role_weight, err) < 0)
+  if (ensure_values(a, t, err) < 0)
     return -1;
   for (size_t i = 0; i < t->n_procs; i++)
     if (move_process(a, t, &t->procs[i], err) < 0)

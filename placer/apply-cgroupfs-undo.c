@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "apply-cgroupfs-internal.h"
+#include "lib/pid-list.h"
 #include "plan.h"
 #include "lib/textfile.h"
 #include "proc.h"
@@ -224,6 +225,7 @@ static int undo_set(struct placer_cgroup *cg, const struct placer_journal_entry 
   }
   case PLACER_SETTING_CPU_WEIGHT: return placer_cgroup_write_cpu_raw(cg, e->group, e->previous, err);
   case PLACER_SETTING_CPU_QUOTA: return placer_cgroup_write_cpu_quota_raw(cg, e->group, e->previous, err);
+  case PLACER_SETTING_N: break;
   }
   return 0;
 }
@@ -238,7 +240,7 @@ static void restore_threads(pid_t pid, const struct placer_journal_entry *e, str
       placer_error_clear(&gone); /* the thread has exited */
       continue;
     }
-    if (apply_cpulist_equal(now, t->cpus))
+    if (placer_cpulist_equal(now, t->cpus))
       continue;
     struct placer_error *refused = NULL;
     if (placer_task_set_affinity(t->tid, t->cpus, &refused) < 0) {
@@ -340,7 +342,7 @@ static int undo_affinity(struct placer_cgroup *cg, const struct placer_state *st
     placer_error_clear(&gone);
     return 0;
   }
-  if (apply_cpulist_equal(now, e->previous))
+  if (placer_cpulist_equal(now, e->previous))
     return 0;
   if (placer_task_set_affinity(e->tid, e->previous, err) < 0) {
     /* The thread may have exited in between. */
@@ -378,49 +380,46 @@ static const char *entry_what(const struct placer_journal_entry *e, char *buf, s
   case PLACER_JOURNAL_AFFINITY:
     snprintf(buf, len, "restore thread %d of pid %d to cpus %s", (int)e->tid, (int)e->pid, e->previous);
     break;
+  default: snprintf(buf, len, "a %s record", placer_journal_op_name(e->op)); break;
   }
   return buf;
 }
 
+/* What undoing the records of one transaction (0: all) needs. */
+struct undo_ctx {
+  struct placer_cgroup *cg;
+  unsigned txn;
+  struct placer_string_list *notes;
+};
+
+static int undo_record(void *ctx, struct placer_state *state, size_t i, struct placer_error **err) {
+  struct undo_ctx *c = ctx;
+  const struct placer_journal_entry *e = &state->journal[i];
+  int ret = 0;
+  switch (e->op) {
+  case PLACER_JOURNAL_CREATE: ret = undo_create(c->cg, state, e, c->notes, err); break;
+  case PLACER_JOURNAL_SET:
+    /* A group that is about to be removed needs no value back. */
+    ret = created_in_scope(state, c->txn, e->group) ? 0 : undo_set(c->cg, e, c->notes, err);
+    break;
+  case PLACER_JOURNAL_MOVE: ret = undo_move(c->cg, e, c->notes, err); break;
+  case PLACER_JOURNAL_AFFINITY: ret = undo_affinity(c->cg, state, e, c->notes, err); break;
+  default: ret = placer_error_set(err, PLACER_EXIT_SYSTEM, EINVAL, "not a record of state.json"); break;
+  }
+  if (ret < 0) {
+    char what[512];
+    placer_error_prefix(err, "%s", entry_what(e, what, sizeof(what)));
+  }
+  return ret;
+}
+
 size_t apply_undo(struct placer_cgroup *cg, struct placer_state *state, unsigned txn, struct placer_string_list *notes,
                   struct placer_string_list *failures) {
-  size_t n_failed = 0;
-  for (size_t i = state->n_journal; i-- > 0;) {
-    struct placer_journal_entry *e = &state->journal[i];
-    if (txn != 0 && e->txn != txn)
-      continue;
-    struct placer_error *err = NULL;
-    int ret = 0;
-    switch (e->op) {
-    case PLACER_JOURNAL_CREATE: ret = undo_create(cg, state, e, notes, &err); break;
-    case PLACER_JOURNAL_SET:
-      /* A group that is about to be removed needs no value back. */
-      ret = created_in_scope(state, txn, e->group) ? 0 : undo_set(cg, e, notes, &err);
-      break;
-    case PLACER_JOURNAL_MOVE: ret = undo_move(cg, e, notes, &err); break;
-    case PLACER_JOURNAL_AFFINITY: ret = undo_affinity(cg, state, e, notes, &err); break;
-    }
-    if (ret < 0) {
-      char what[512];
-      placer_string_list_addf(failures, "%s: %s", entry_what(e, what, sizeof(what)), err ? err->msg : "failed");
-      placer_error_free(err);
-      n_failed++;
-      continue;
-    }
-    placer_state_journal_remove(state, i);
-  }
-  /* Saved once, not after each record (a journal of 10,000 records would be
-   * rewritten and fsynced 10,000 times): replaying is idempotent, so a reset
-   * killed meanwhile replays the same records again, newest first, and ends
-   * where this one would have (a value written back again, a process back
-   * already stays, a group gone is gone). */
-  struct placer_error *save_err = NULL;
-  if (placer_state_save(state, &save_err) < 0) {
-    placer_string_list_addf(failures, "%s", save_err->msg);
-    placer_error_free(save_err);
-    n_failed++;
-  }
-  return n_failed;
+  /* Replaying is idempotent: a reset killed meanwhile replays the same
+   * records again, newest first, and ends where this one would have (a value
+   * written back again, a process back already stays, a group gone is gone). */
+  struct undo_ctx c = { cg, txn, notes };
+  return placer_state_journal_undo(state, txn, undo_record, &c, failures);
 }
 
 int apply_check_marks(const struct placer_cgroup *cg, const struct placer_state *state, unsigned txn,
@@ -443,17 +442,20 @@ int apply_check_marks(const struct placer_cgroup *cg, const struct placer_state 
 
 int cgroupfs_reset_run(const char *state_dir, struct placer_reset_result *res, struct placer_error **err) {
   *res = (struct placer_reset_result){ .backend = "cgroupfs" };
+  static const char *const keys[] = { "groups_removed", "pids_restored", NULL };
   if (state_dir == NULL)
     state_dir = placer_state_default_dir();
   res->state_dir = strdup(state_dir);
-  if (res->state_dir == NULL)
+  if (res->state_dir == NULL || apply_reset_details(res, keys) < 0) {
+    placer_reset_result_clear(res);
     return placer_error_oom(err, NULL);
+  }
   struct placer_state *state = NULL;
   if (placer_state_open(state_dir, PLACER_STATE_LOCK_EXCLUSIVE, &state, NULL, err) < 0) {
     placer_reset_result_clear(res);
     return -1;
   }
-  struct placer_string_list out = { NULL, 0, 0 }, failures = { NULL, 0, 0 }, removed = { NULL, 0, 0 };
+  struct placer_string_list out = { NULL, 0, 0 }, failures = { NULL, 0, 0 };
   if (placer_state_is_empty(state)) {
     placer_string_list_addf(&out, "nothing to reset (no placer state in %s)", state_dir);
     placer_state_free(state);
@@ -473,22 +475,25 @@ int cgroupfs_reset_run(const char *state_dir, struct placer_reset_result *res, s
     placer_string_list_addf(&out, "an apply (pid %d) was interrupted part-way: undoing what it did too",
                             (int)state->pending_pid);
   size_t before = state->n_journal, n_moves = 0, n_groups = 0;
-  res->pids_restored = calloc(before ? before : 1, sizeof(*res->pids_restored));
-  for (size_t i = 0; i < state->n_journal; i++) {
+  /* Newest first, as they are undone: the deepest groups first; each process once. */
+  struct placer_pid_list moved = { 0 };
+  bool oom = false;
+  for (size_t i = state->n_journal; i-- > 0;) {
     const struct placer_journal_entry *e = &state->journal[i];
     n_moves += e->op == PLACER_JOURNAL_MOVE;
     n_groups += e->op == PLACER_JOURNAL_CREATE;
-  }
-  /* Newest first, as they are undone: the deepest groups first. */
-  for (size_t i = state->n_journal; i-- > 0;) {
-    const struct placer_journal_entry *e = &state->journal[i];
     if (e->op == PLACER_JOURNAL_CREATE && e->group)
-      placer_string_list_addf(&removed, "%s", e->group);
-    bool seen = false;
-    for (size_t k = 0; k < res->n_pids_restored; k++)
-      seen = seen || res->pids_restored[k] == e->pid;
-    if (e->op == PLACER_JOURNAL_MOVE && res->pids_restored && !seen)
-      res->pids_restored[res->n_pids_restored++] = e->pid;
+      oom |= apply_reset_detail(res, keys[0], json_string(e->group)) < 0;
+    if (e->op == PLACER_JOURNAL_MOVE && !placer_pid_list_has(&moved, e->pid))
+      oom |= placer_pid_list_add(&moved, e->pid) < 0 || apply_reset_detail(res, keys[1], json_integer(e->pid)) < 0;
+  }
+  placer_pid_list_free(&moved);
+  if (oom) {
+    placer_cgroup_close(cg);
+    placer_state_free(state);
+    placer_string_list_free(&out);
+    placer_reset_result_clear(res);
+    return placer_error_oom(err, NULL);
   }
   size_t failed = apply_undo(cg, state, 0, &out, &failures);
   placer_cgroup_close(cg);
@@ -515,7 +520,6 @@ int cgroupfs_reset_run(const char *state_dir, struct placer_reset_result *res, s
   placer_string_list_free(&failures);
   placer_state_free(state);
   res->lines = placer_string_list_release(&out, &res->n_lines);
-  res->groups_removed = placer_string_list_release(&removed, &res->n_groups_removed);
   res->n_undone = before;
   if (ret < 0) {
     placer_reset_result_clear(res);

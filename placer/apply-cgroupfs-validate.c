@@ -12,22 +12,13 @@
 #include <unistd.h>
 
 #include "apply-cgroupfs-internal.h"
+#include "lib/cpulist.h"
 #include "lib/pid-list.h"
 #include "proc.h"
 #include "procmatch.h"
 #include "topology.h"
 #include "lib/units.h"
 #include "vcpu.h"
-
-static const struct placer_instance_arg *find_arg(const struct placer_instance_arg *args, size_t n, const char *inst,
-                                                  size_t *from) {
-  for (size_t i = *from; i < n; i++)
-    if (strcmp(args[i].instance, inst) == 0) {
-      *from = i + 1;
-      return &args[i];
-    }
-  return NULL;
-}
 
 int applier_add_proc(struct target *t, pid_t pid, pid_t root_pid, size_t *index, struct placer_error **err) {
   for (size_t i = 0; i < t->n_procs; i++)
@@ -72,51 +63,10 @@ int applier_other_pids(const struct applier *a, const struct target *t, pid_t **
   return 0;
 }
 
-/* T's processes take their descendants along (children, grandchildren,
- * ...; each a whole process, its threads move with it), up to the trees of
- * other instances' processes.  One of T's processes found below another
- * becomes its descendant. */
-static int expand_trees(struct applier *a, struct target *t, struct placer_error **err) {
-  cleanup_free pid_t *stop = NULL;
-  size_t n_stop = 0;
-  if (applier_other_pids(a, t, &stop, &n_stop, err) < 0)
-    return -1;
-  size_t n_roots = t->n_procs;
-  for (size_t r = 0; r < n_roots; r++) {
-    if (t->procs[r].root_pid != 0)
-      continue; /* below one of T's processes seen earlier */
-    pid_t root = t->procs[r].pid;
-    cleanup_free pid_t *desc = NULL;
-    size_t n = 0;
-    if (placer_proc_descendants(root, stop, n_stop, &desc, &n, err) < 0)
-      return placer_error_prefix(err, "%s", t->inst->name);
-    for (size_t k = 0; k < n; k++) {
-      size_t idx = 0;
-      struct placer_error *gone = NULL;
-      if (applier_add_proc(t, desc[k], root, &idx, &gone) < 0) {
-        bool oom = gone && gone->errno_value == ENOMEM;
-        placer_error_clear(&gone);
-        if (oom)
-          return placer_error_oom(err, NULL);
-        continue; /* exited since the scan */
-      }
-      t->procs[idx].root_pid = root;
-    }
-  }
-  return 0;
-}
-
-static bool target_has(const struct target *t, pid_t pid) {
-  for (size_t i = 0; i < t->n_procs; i++)
-    if (t->procs[i].pid == pid)
-      return true;
-  return false;
-}
-
 /* The vCPUs of P and the PU each goes to: the k-th vCPU (by cpu-index) on
  * the k-th PU of the instance's cpus. */
 static int plan_vcpus(struct applier *a, struct target *t, struct bound_proc *p, struct placer_error **err) {
-  if (placer_vcpu_find(p->pid, t->qmp_socket, &p->vcpus, &p->n_vcpus, &p->vcpu_source, err) < 0)
+  if (placer_vcpu_find(p->pid, t->pd->qmp_socket, &p->vcpus, &p->n_vcpus, &p->vcpu_source, err) < 0)
     return placer_error_prefix(err, "%s: vCPUs of pid %d", t->inst->name, (int)p->pid);
   if (p->n_vcpus == 0) {
     placer_string_list_addf(&a->notes,
@@ -132,24 +82,9 @@ static int plan_vcpus(struct applier *a, struct target *t, struct bound_proc *p,
     placer_string_list_addf(&a->notes, "%s: pid %d has %zu vCPUs on %u PUs: some vCPUs share a PU", t->inst->name,
                             (int)p->pid, p->n_vcpus, n_pus);
   for (size_t k = 0; k < p->n_vcpus; k++)
-    if ((p->vcpu_cpus[k] = apply_vcpu_pu(t->inst->cpus, k)) == NULL)
+    if (asprintf(&p->vcpu_cpus[k], "%d", placer_cpulist_nth(t->inst->cpus, p->vcpus[k].cpu_index)) < 0)
       return placer_error_oom(err, NULL);
   return 0;
-}
-
-/* The nearest existing ancestor of GROUP (the root: ""). */
-char *applier_existing_parent(const struct placer_cgroup *cg, const char *group) {
-  char *path = strdup(group);
-  if (path == NULL)
-    return NULL;
-  char *slash;
-  while ((slash = strrchr(path, '/')) != NULL) {
-    *slash = '\0';
-    if (placer_cgroup_exists(cg, path))
-      return path;
-  }
-  *path = '\0';
-  return path;
 }
 
 static int check_subset(const char *inst, const char *what, const char *want, const char *where, const char *allowed,
@@ -189,44 +124,15 @@ int applier_build_targets(struct applier *a, struct placer_error **err) {
                               opt->qmps[i].instance, opt->qmps[i].value, opt->qmps[i].instance);
   if (plan->n_instances == 0)
     return placer_error_set(err, PLACER_EXIT_USAGE, EINVAL, "the plan has no instances: nothing to apply");
-
+  if (placer_placement_compute(plan, a->prefix, opt->qmps, opt->n_qmps, &a->placement, err) < 0)
+    return -1;
   a->targets = calloc(plan->n_instances, sizeof(*a->targets));
   if (a->targets == NULL)
     return placer_error_oom(err, NULL);
   a->n_targets = plan->n_instances;
-  for (size_t i = 0; i < plan->n_instances; i++) {
-    const struct placer_instance *inst = &plan->instances[i];
-    struct target *t = &a->targets[i];
-    t->inst = inst;
-    if (placer_instance_group(a->prefix, inst->role, inst->name, &t->group, err) < 0)
-      return placer_error_prefix(err, "%s", inst->name);
-    t->cpus = placer_cpulist_format(inst->cpus);
-    t->mems = placer_cpulist_format(inst->mems);
-    if (t->cpus == NULL || t->mems == NULL)
-      return placer_error_oom(err, NULL);
-    t->memory_limit = inst->has_memory_limit ? inst->memory_bytes : PLACER_CGROUP_UNLIMITED;
-    if (inst->cpu_weight > PLACER_CGROUP_WEIGHT_MAX)
-      return placer_error_set(err, PLACER_EXIT_USAGE, EINVAL, "%s: cpu weight %u is outside 1..10000", inst->name,
-                              inst->cpu_weight);
-    t->weight = apply_effective_weight(inst->cpu_weight);
-    /* Role groups compete as siblings: each gets the sum of its instances'
-     * weights, so that instances of different roles compete by their own. */
-    const char *slash = strrchr(t->group, '/');
-    t->role_group = slash ? strndup(t->group, (size_t)(slash - t->group)) : NULL;
-    if (t->role_group == NULL)
-      return placer_error_oom(err, NULL);
-    t->role_weight = placer_plan_role_weight(plan, inst->role);
-    t->sets_role_weight = true;
-    for (size_t j = 0; j < i; j++)
-      if (strcmp(a->targets[j].role_group, t->role_group) == 0)
-        t->sets_role_weight = false;
-    size_t from = 0;
-    const struct placer_instance_arg *q = find_arg(opt->qmps, opt->n_qmps, inst->name, &from);
-    t->qmp_socket = q ? q->value : NULL;
-    for (size_t j = 0; j < i; j++)
-      if (strcmp(a->targets[j].group, t->group) == 0)
-        return placer_error_set(err, PLACER_EXIT_USAGE, EINVAL, "%s and %s would share the group %s",
-                                a->targets[j].inst->name, inst->name, t->group);
+  for (size_t i = 0; i < a->n_targets; i++) {
+    a->targets[i].pd = &a->placement->v[i];
+    a->targets[i].inst = a->placement->v[i].inst;
   }
   return 0;
 }
@@ -234,7 +140,7 @@ int applier_build_targets(struct applier *a, struct placer_error **err) {
 int applier_check_fit(struct applier *a, struct placer_error **err) {
   for (size_t i = 0; i < a->n_targets; i++) {
     struct target *t = &a->targets[i];
-    cleanup_free char *parent = applier_existing_parent(a->cg, t->group);
+    cleanup_free char *parent = placer_cgroup_existing_parent(a->cg, t->pd->group);
     cleanup_free char *cpus = NULL, *mems = NULL;
     if (parent == NULL)
       return placer_error_oom(err, NULL);
@@ -242,79 +148,36 @@ int applier_check_fit(struct applier *a, struct placer_error **err) {
       return placer_error_prefix(err, "%s", t->inst->name);
     char where[512];
     snprintf(where, sizeof(where), "cgroup %s", *parent ? parent : "root");
-    if (check_subset(t->inst->name, "cpus", t->cpus, where, cpus, err) < 0 ||
-        check_subset(t->inst->name, "mems", t->mems, where, mems, err) < 0)
+    if (check_subset(t->inst->name, "cpus", t->pd->values.cpus, where, cpus, err) < 0 ||
+        check_subset(t->inst->name, "mems", t->pd->values.mems, where, mems, err) < 0)
       return -1;
   }
   return 0;
 }
 
 int applier_resolve_processes(struct applier *a, struct placer_error **err) {
-  const struct placer_apply_options *opt = a->opt;
-  /* The same search and checks as the systemd backend's (apply_find_processes);
-   * --pid bindings first: one (and its tree) is never taken by another
-   * instance's matcher. */
-  struct placer_pid_list *found = calloc(a->n_targets ? a->n_targets : 1, sizeof(*found));
-  char **why = calloc(a->n_targets ? a->n_targets : 1, sizeof(*why));
-  int ret = found && why ? 0 : placer_error_oom(err, NULL);
-  for (size_t i = 0; ret == 0 && i < a->n_targets; i++) {
-    struct target *t = &a->targets[i];
-    ret = apply_find_processes(a->plan, t->inst, opt, &found[i], &t->explicit_pids, &why[i], err);
-    for (size_t k = 0; ret == 0 && t->explicit_pids && k < found[i].n; k++)
-      ret = applier_add_proc(t, found[i].pids[k], 0, NULL, err);
-  }
-  for (size_t i = 0; ret == 0 && i < a->n_targets; i++)
-    if (a->targets[i].explicit_pids)
-      ret = expand_trees(a, &a->targets[i], err);
-  for (size_t i = 0; ret == 0 && i < a->n_targets; i++) {
-    struct target *t = &a->targets[i];
-    const struct placer_instance *inst = t->inst;
-    if (t->explicit_pids)
-      continue;
-    for (size_t k = 0; k < found[i].n; k++) {
-      bool taken = false;
-      for (size_t j = 0; j < a->n_targets; j++)
-        taken |= a->targets[j].explicit_pids && target_has(&a->targets[j], found[i].pids[k]);
-      struct placer_error *gone = NULL;
-      if (!taken && applier_add_proc(t, found[i].pids[k], 0, NULL, &gone) < 0)
-        placer_error_clear(&gone); /* exited since the scan: as if never found */
-    }
-    if (t->n_procs == 0) {
-      t->note = apply_no_process_note(inst, why[i]);
-      if (opt->strict)
-        ret = placer_error_set(err, PLACER_EXIT_INFEASIBLE, ESRCH, "%s: %s (--strict)", inst->name,
-                               t->note ? t->note : "no process");
-    }
-  }
-  for (size_t i = 0; found && why && i < a->n_targets; i++) {
-    placer_pid_list_free(&found[i]);
-    free(why[i]);
-  }
-  free(found);
-  free(why);
-  if (ret < 0)
+  /* The model binds them, with the checks both backends make. */
+  if (placer_placement_bind(a->placement, a->opt->pids, a->opt->n_pids, a->opt->strict, err) < 0)
     return -1;
-  for (size_t i = 0; i < a->n_targets; i++)
-    if (!a->targets[i].explicit_pids && expand_trees(a, &a->targets[i], err) < 0)
-      return -1;
   for (size_t i = 0; i < a->n_targets; i++) {
     struct target *t = &a->targets[i];
-    if (t->inst->pin_vcpus)
-      for (size_t k = 0; k < t->n_procs; k++)
-        if (t->procs[k].root_pid == 0 && plan_vcpus(a, t, &t->procs[k], err) < 0)
-          return -1;
+    const struct placer_placed *pd = t->pd;
+    t->explicit_pids = pd->by_pid;
+    if (pd->note && (t->note = strdup(pd->note)) == NULL)
+      return placer_error_oom(err, NULL);
+    if ((t->procs = calloc(pd->n_procs ? pd->n_procs : 1, sizeof(*t->procs))) == NULL)
+      return placer_error_oom(err, NULL);
+    for (size_t k = 0; k < pd->n_procs; k++) {
+      struct bound_proc *p = &t->procs[t->n_procs++];
+      p->pid = pd->procs[k].pid;
+      p->start_time = pd->procs[k].start_time;
+      p->root_pid = pd->procs[k].root_pid;
+      if ((p->comm = strdup(pd->procs[k].comm)) == NULL)
+        return placer_error_oom(err, NULL);
+      if (t->inst->pin_vcpus && p->root_pid == 0 && plan_vcpus(a, t, p, err) < 0)
+        return -1;
+    }
   }
-  /* One process, one instance. */
-  for (size_t i = 0; i < a->n_targets; i++)
-    for (size_t k = 0; k < a->targets[i].n_procs; k++)
-      for (size_t j = i + 1; j < a->n_targets; j++)
-        for (size_t l = 0; l < a->targets[j].n_procs; l++)
-          if (a->targets[i].procs[k].pid == a->targets[j].procs[l].pid)
-            return placer_error_set(
-                err, PLACER_EXIT_USAGE, EINVAL,
-                "pid %d (%s) is matched by both %s and %s; make the matchers (or --pid) unambiguous",
-                (int)a->targets[i].procs[k].pid, a->targets[i].procs[k].comm, a->targets[i].inst->name,
-                a->targets[j].inst->name);
   return 0;
 }
 

@@ -19,10 +19,6 @@
 #include "vcpu.h"
 
 void applier_target_clear(struct target *t) {
-  free(t->group);
-  free(t->role_group);
-  free(t->cpus);
-  free(t->mems);
   free(t->note);
   for (size_t i = 0; i < t->n_procs; i++) {
     struct bound_proc *p = &t->procs[i];
@@ -55,6 +51,7 @@ static void applier_clear(struct applier *a) {
   placer_string_list_free(&a->groups_changed);
   placer_state_free(a->state);
   placer_cgroup_close(a->cg);
+  placer_placement_free(a->placement);
 }
 
 /* Roll the current transaction back and turn ERR into "... rolled back". */
@@ -219,6 +216,7 @@ static int cgroupfs_apply(const struct placer_plan *plan, const struct placer_ap
 const struct placer_apply_backend_ops placer_apply_backend_cgroupfs = {
   .name = "cgroupfs",
   .state_file = PLACER_STATE_FILE,
+  .settings = (const struct placer_apply_setting_spec[]){ { NULL, false } }, /* the common options only */
   .apply = cgroupfs_apply,
   .status = cgroupfs_status,
   .reset = cgroupfs_reset,

@@ -1,23 +1,15 @@
 /* Shared by both apply backends (cgroupfs: apply-cgroupfs*.c, systemd:
- * apply-systemd*.c) and the IRQ part (apply-irq*.c): which processes an
- * instance binds (the one check both backends make), the time applied_at
- * records, comparing values as the kernel holds them, a vCPU's PU, and
- * freeing the report and the reset result that both backends fill
- * (apply-internal.h). */
-#include <errno.h>
+ * apply-systemd*.c) and the IRQ part (apply-irq*.c): the time applied_at
+ * records, the status lines of an instance, and freeing the report and the
+ * reset result that both backends fill (apply-internal.h). */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "apply-internal.h"
-#include "lib/cpulist.h"
 #include "lib/error.h"
-#include "lib/pid-list.h"
-#include "plan.h"
-#include "procmatch.h"
 
 char *apply_now_rfc3339(void) {
   time_t now = time(NULL);
@@ -33,49 +25,11 @@ char *apply_vformat(const char *fmt, va_list ap) {
   return vasprintf(&text, fmt, ap) < 0 ? NULL : text;
 }
 
-bool apply_cpulist_equal(const char *a, const char *b) {
-  if (a == NULL || b == NULL)
-    return a == b;
-  hwloc_bitmap_t x = hwloc_bitmap_alloc(), y = hwloc_bitmap_alloc();
-  bool equal;
-  if (x && y && placer_cpulist_parse(a, x) == 0 && placer_cpulist_parse(b, y) == 0)
-    equal = hwloc_bitmap_isequal(x, y);
-  else
-    equal = strcmp(a, b) == 0;
-  hwloc_bitmap_free(x);
-  hwloc_bitmap_free(y);
-  return equal;
-}
-
-bool apply_memory_limit_equal(uint64_t have, uint64_t want) {
-  if (have == PLACER_CGROUP_UNLIMITED || want == PLACER_CGROUP_UNLIMITED)
-    return have == want;
-  long page = sysconf(_SC_PAGESIZE);
-  uint64_t p = page > 0 ? (uint64_t)page : 4096;
-  return have / p == want / p;
-}
-
-unsigned apply_effective_weight(unsigned planned) {
-  return placer_weight_effective(planned);
-}
-
-char *apply_vcpu_pu(hwloc_const_bitmap_t cpus, size_t k) {
-  int n = hwloc_bitmap_weight(cpus);
-  if (n <= 0)
-    return NULL;
-  size_t want = k % (size_t)n, seen = 0;
-  int pu = -1, chosen = -1;
-  hwloc_bitmap_foreach_begin(pu, cpus) {
-    if (seen++ == want) {
-      chosen = pu;
-      break;
-    }
-  }
-  hwloc_bitmap_foreach_end();
-  char *s = NULL;
-  if (chosen < 0 || asprintf(&s, "%d", chosen) < 0)
-    return NULL;
-  return s;
+const char *apply_setting(const struct placer_apply_options *opt, const char *name) {
+  for (size_t i = 0; i < opt->n_settings; i++)
+    if (strcmp(opt->settings[i].name, name) == 0)
+      return opt->settings[i].value ? opt->settings[i].value : "";
+  return NULL;
 }
 
 void placer_apply_report_free(struct placer_apply_report *r) {
@@ -117,97 +71,34 @@ void placer_apply_report_free(struct placer_apply_report *r) {
 }
 
 void placer_reset_result_clear(struct placer_reset_result *res) {
-  struct placer_string_list lines = { res->lines, res->n_lines, 0 },
-                            removed = { res->groups_removed, res->n_groups_removed, 0 };
-  struct placer_string_list units = { res->units_restored, res->n_units_restored, 0 };
-  struct placer_string_list dropins = { res->dropins_removed, res->n_dropins_removed, 0 };
+  struct placer_string_list lines = { res->lines, res->n_lines, 0 };
   placer_string_list_free(&lines);
-  placer_string_list_free(&removed);
-  placer_string_list_free(&units);
-  placer_string_list_free(&dropins);
-  free(res->pids_restored);
+  json_decref(res->details);
   free(res->irqs_restored);
   free(res->state_dir);
   *res = (struct placer_reset_result){ 0 };
 }
 
-char *apply_no_process_note(const struct placer_instance *inst, const char *why) {
-  char *note = NULL;
-  if (inst->match.kind == PLACER_MATCH_NONE) {
-    if (asprintf(&note, "no process: the profile gives no matcher and no --pid %s=PID was given", inst->name) < 0)
-      return NULL;
-    return note;
-  }
-  cleanup_free char *desc = placer_match_describe(inst->kind, &inst->match);
-  if (asprintf(&note, "no process matches %s%s%s%s", desc ? desc : "?", why ? " (" : "", why ? why : "",
-               why ? ")" : "") < 0)
-    return NULL;
-  return note;
-}
-
-int apply_pid_arg(const char *instance, const char *value, pid_t *out, struct placer_error **err) {
-  pid_t pid;
-  if (placer_parse_pid_text(value, &pid) < 0)
-    return placer_error_set(err, PLACER_EXIT_USAGE, EINVAL, "--pid %s=%s: not a pid", instance, value);
-  uint64_t start_time = 0;
-  struct placer_error *gone = NULL;
-  if (placer_proc_start_time(pid, &start_time, &gone) < 0) {
-    placer_error_clear(&gone);
-    return placer_error_set(err, PLACER_EXIT_USAGE, ESRCH, "--pid %s=%d: no such process", instance, (int)pid);
-  }
-  char state = placer_proc_state(pid);
-  if (!placer_proc_is_same(pid, start_time) || state == 'Z' || state == 'X')
-    return placer_error_set(err, PLACER_EXIT_USAGE, ESRCH, "--pid %s=%d: the process is not running (a zombie?)",
-                            instance, (int)pid);
-  const char *never = placer_proc_never_bound(pid);
-  if (never)
-    return placer_error_set(err, PLACER_EXIT_USAGE, EPERM,
-                            "--pid %s=%d: that is %s, which placer never binds (with its descendants it is most of "
-                            "the node)",
-                            instance, (int)pid, never);
-  *out = pid;
-  return 0;
-}
-
-int apply_find_processes(const struct placer_plan *plan, const struct placer_instance *inst,
-                         const struct placer_apply_options *opt, struct placer_pid_list *out, bool *explicit_pids,
-                         char **why, struct placer_error **err) {
-  *explicit_pids = false;
-  *why = NULL;
-  for (size_t i = 0; i < opt->n_pids; i++) {
-    if (strcmp(opt->pids[i].instance, inst->name) != 0)
-      continue;
-    *explicit_pids = true;
-    pid_t pid = 0;
-    if (apply_pid_arg(inst->name, opt->pids[i].value, &pid, err) < 0)
+int apply_reset_details(struct placer_reset_result *res, const char *const *keys) {
+  if (res->details == NULL && (res->details = json_object()) == NULL)
+    return -1;
+  for (size_t i = 0; keys[i]; i++)
+    if (json_object_get(res->details, keys[i]) == NULL && json_object_set_new(res->details, keys[i], json_array()) < 0)
       return -1;
-    if (placer_pid_list_add_new(out, pid) < 0)
-      return placer_error_oom(err, NULL);
-  }
-  if (*explicit_pids)
-    return 0;
-  cleanup_free pid_t *pids = NULL;
-  size_t n = 0;
-  if (placer_procmatch_find(inst->kind, &inst->match, &pids, &n, why, err) < 0)
-    return placer_error_prefix(err, "%s", inst->name);
-  size_t trees = placer_proc_count_trees(pids, n);
-  if (trees > plan->n_instances) {
-    char list[128] = "";
-    for (size_t k = 0; k < n && k < 5; k++)
-      snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%d", k ? " " : "", (int)pids[k]);
-    cleanup_free char *what = placer_match_describe(inst->kind, &inst->match);
-    free(*why);
-    *why = NULL;
-    return placer_error_set(err, PLACER_EXIT_USAGE, E2BIG,
-                            "%s: %s finds %zu unrelated processes (pids %s%s), more than the profile's %zu instance%s: "
-                            "a match that broad would bind much of the node; narrow it, or bind with --pid",
-                            inst->name, what ? what : "its match", trees, list, n > 5 ? " ..." : "", plan->n_instances,
-                            plan->n_instances == 1 ? "" : "s");
-  }
-  for (size_t k = 0; k < n; k++)
-    if (placer_pid_list_add_new(out, pids[k]) < 0)
-      return placer_error_oom(err, NULL);
   return 0;
+}
+
+int apply_reset_detail(struct placer_reset_result *res, const char *key, json_t *value) {
+  const char *keys[] = { key, NULL };
+  if (value == NULL || apply_reset_details(res, keys) < 0) {
+    json_decref(value);
+    return -1;
+  }
+  return json_array_append_new(json_object_get(res->details, key), value);
+}
+
+size_t apply_reset_detail_count(const struct placer_reset_result *res, const char *key) {
+  return json_array_size(json_object_get(res->details, key));
 }
 
 void apply_print_instance_lines(json_t *inst, FILE *out) {

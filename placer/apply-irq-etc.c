@@ -16,7 +16,6 @@
 #include <unistd.h>
 
 #include "apply-irq.h"
-#include "apply-systemd-internal.h"
 #include "lib/cpulist.h"
 #include "lib/fsfile.h"
 #include "lib/subprocess.h"
@@ -51,25 +50,22 @@ pid_t irq_irqbalance_pid(const char *root) {
   return found;
 }
 
-static void sd_ctx_of(const struct irq_etc *etc, struct sd_ctx *c) {
-  sd_ctx_init(c, NULL);
-  if (etc->systemctl)
-    c->systemctl = etc->systemctl;
-  c->timeout_ms = 60000;
-}
+/* Each command of irqbalance's, at most this long. */
+#define COMMAND_TIMEOUT_MS 60000
 
-int irq_run_action(const struct irq_etc *etc, enum irq_action action, struct placer_error **err) {
-  struct sd_ctx c;
-  sd_ctx_of(etc, &c);
+int irq_run_action(const struct irq_etc *etc, enum placer_journal_action action, struct placer_error **err) {
   switch (action) {
-  case IRQ_ACTION_DAEMON_RELOAD: return sd_daemon_reload(&c, err);
-  case IRQ_ACTION_RESTART_IRQBALANCE_UNIT: {
-    char *argv[] = { (char *)c.systemctl, "try-restart", IRQBALANCE_UNIT, NULL };
-    return sd_systemctl(&c, argv, NULL, err);
+  case PLACER_ACTION_DAEMON_RELOAD: {
+    char *argv[] = { (char *)etc->systemctl, "daemon-reload", NULL };
+    return apply_systemctl(argv, COMMAND_TIMEOUT_MS, NULL, err);
   }
-  case IRQ_ACTION_RESTART_IRQBALANCE_SCRIPT: {
+  case PLACER_ACTION_RESTART_IRQBALANCE_UNIT: {
+    char *argv[] = { (char *)etc->systemctl, "try-restart", IRQBALANCE_UNIT, NULL };
+    return apply_systemctl(argv, COMMAND_TIMEOUT_MS, NULL, err);
+  }
+  case PLACER_ACTION_RESTART_IRQBALANCE_SCRIPT: {
     char *argv[] = { (char *)etc->initd, "restart", NULL };
-    return sd_systemctl(&c, argv, NULL, err); /* any command: its exit status and first line of stderr */
+    return apply_systemctl(argv, COMMAND_TIMEOUT_MS, NULL, err); /* any command: its exit status and stderr */
   }
   }
   return 0;
@@ -88,14 +84,15 @@ static char *read_or_null(const char *path, int *saved_errno) {
 }
 
 /* Journal an action (undone after what is journaled later). */
-static int journal_action(struct irq_state *s, unsigned txn, enum irq_action action, struct placer_error **err) {
-  struct irq_journal_entry e = { .txn = txn, .op = IRQ_JOURNAL_ACTION, .action = action };
-  return irq_state_journal_add(s, &e, err);
+static int journal_action(struct placer_state *s, unsigned txn, enum placer_journal_action action,
+                          struct placer_error **err) {
+  struct placer_journal_entry e = { .txn = txn, .op = PLACER_JOURNAL_ACTION, .action = action };
+  return placer_state_journal_add(s, &e, err);
 }
 
 /* Write TEXT to PATH (atomically), journaled with what it held before.  *changed is
  * false when it already held TEXT (nothing journaled, nothing written). */
-static int write_journaled(struct irq_state *s, unsigned txn, const char *path, const char *text, bool *changed,
+static int write_journaled(struct placer_state *s, unsigned txn, const char *path, const char *text, bool *changed,
                            struct placer_error **err) {
   int saved;
   cleanup_free char *before = read_or_null(path, &saved);
@@ -111,13 +108,13 @@ static int write_journaled(struct irq_state *s, unsigned txn, const char *path, 
   *slash = '\0';
   struct stat st;
   bool make_dir = stat(dir, &st) < 0;
-  struct irq_journal_entry e = { .txn = txn, .op = IRQ_JOURNAL_FILE, .path = strdup(path) };
+  struct placer_journal_entry e = { .txn = txn, .op = PLACER_JOURNAL_FILE, .path = strdup(path) };
   if (e.path == NULL || (before && (e.previous = strdup(before)) == NULL) ||
       (make_dir && (e.dir_created = strdup(dir)) == NULL)) {
-    irq_journal_entry_clear(&e);
+    placer_journal_entry_clear(&e);
     return placer_error_oom(err, NULL);
   }
-  if (irq_state_journal_add(s, &e, err) < 0)
+  if (placer_state_journal_add(s, &e, err) < 0)
     return -1;
   if (make_dir && mkdir(dir, 0755) < 0)
     return placer_error_errno(err, PLACER_EXIT_SYSTEM, errno, "mkdir %s", dir);
@@ -129,11 +126,9 @@ static int write_journaled(struct irq_state *s, unsigned txn, const char *path, 
 static bool systemd_runs(const char *unit, const struct irq_etc *etc) {
   if (access("/run/systemd/system", F_OK) != 0)
     return false;
-  struct sd_ctx c;
-  sd_ctx_of(etc, &c);
-  char *argv[] = { (char *)c.systemctl, "is-active", "--quiet", (char *)unit, NULL };
+  char *argv[] = { (char *)etc->systemctl, "is-active", "--quiet", (char *)unit, NULL };
   struct placer_error *e = NULL;
-  int rc = sd_systemctl(&c, argv, NULL, &e);
+  int rc = apply_systemctl(argv, COMMAND_TIMEOUT_MS, NULL, &e);
   placer_error_free(e);
   return rc == 0;
 }
@@ -168,7 +163,7 @@ static char *without_block(const char *text, const char *state_dir) {
   return out;
 }
 
-int irq_irqbalance_ban(const struct irq_etc *etc, struct irq_state *s, unsigned txn, const unsigned *irqs, size_t n,
+int irq_irqbalance_ban(const struct irq_etc *etc, struct placer_state *s, unsigned txn, const unsigned *irqs, size_t n,
                        const char *banned, struct placer_string_list *actions, struct placer_error **err) {
   char *args = NULL;
   size_t size = 0;
@@ -194,12 +189,12 @@ int irq_irqbalance_ban(const struct irq_etc *etc, struct irq_state *s, unsigned 
                  "[Service]\n%sEnvironment=IRQBALANCE_BANNED_CPULIST=%s\nEnvironment=\"IRQBALANCE_ARGS=%s\"\n",
                  s->dir, *banned ? "" : "# no cpu to ban: ", banned, banirqs) < 0)
       return placer_error_oom(err, NULL);
-    if (journal_action(s, txn, IRQ_ACTION_RESTART_IRQBALANCE_UNIT, err) < 0 ||
-        journal_action(s, txn, IRQ_ACTION_DAEMON_RELOAD, err) < 0 ||
+    if (journal_action(s, txn, PLACER_ACTION_RESTART_IRQBALANCE_UNIT, err) < 0 ||
+        journal_action(s, txn, PLACER_ACTION_DAEMON_RELOAD, err) < 0 ||
         write_journaled(s, txn, path, text, &changed, err) < 0)
       return -1;
-    if (changed && (irq_run_action(etc, IRQ_ACTION_DAEMON_RELOAD, err) < 0 ||
-                    irq_run_action(etc, IRQ_ACTION_RESTART_IRQBALANCE_UNIT, err) < 0))
+    if (changed && (irq_run_action(etc, PLACER_ACTION_DAEMON_RELOAD, err) < 0 ||
+                    irq_run_action(etc, PLACER_ACTION_RESTART_IRQBALANCE_UNIT, err) < 0))
       return -1;
     return changed ? placer_string_list_addf(actions, "irqbalance: %s (%s; %s), restarted", path,
                                              *banned ? banned : "no cpu banned", banirqs)
@@ -221,10 +216,10 @@ int irq_irqbalance_ban(const struct irq_etc *etc, struct irq_state *s, unsigned 
                                kept, *kept && kept[strlen(kept) - 1] != '\n' ? "\n" : "", s->dir, *banned ? "" : "#",
                                banned, banirqs) < 0)
     return placer_error_oom(err, NULL);
-  if (journal_action(s, txn, IRQ_ACTION_RESTART_IRQBALANCE_SCRIPT, err) < 0 ||
+  if (journal_action(s, txn, PLACER_ACTION_RESTART_IRQBALANCE_SCRIPT, err) < 0 ||
       write_journaled(s, txn, etc->defaults, text, &changed, err) < 0)
     return -1;
-  if (changed && irq_run_action(etc, IRQ_ACTION_RESTART_IRQBALANCE_SCRIPT, err) < 0)
+  if (changed && irq_run_action(etc, PLACER_ACTION_RESTART_IRQBALANCE_SCRIPT, err) < 0)
     return -1;
   return changed ? placer_string_list_addf(actions, "irqbalance: %s (%s; %s), restarted with %s restart", etc->defaults,
                                            *banned ? banned : "no cpu banned", banirqs, etc->initd)
@@ -233,7 +228,7 @@ int irq_irqbalance_ban(const struct irq_etc *etc, struct irq_state *s, unsigned 
 
 /* ------------------------------------------------------------------ the boot unit */
 
-int irq_persist_unit(const struct irq_etc *etc, struct irq_state *s, unsigned txn, const char *exe,
+int irq_persist_unit(const struct irq_etc *etc, struct placer_state *s, unsigned txn, const char *exe,
                      const char *profile_path, const char *profile_name, const char *irqbalance_mode,
                      struct placer_string_list *actions, struct placer_error **err) {
   char unit[PATH_MAX], wants_dir[PATH_MAX], link[PATH_MAX], dropin[PATH_MAX];
@@ -256,7 +251,7 @@ int irq_persist_unit(const struct irq_etc *etc, struct irq_state *s, unsigned tx
                profile_name, s->dir, profile_name, exe, irqbalance_mode, s->dir, profile_abs) < 0)
     return placer_error_oom(err, NULL);
   bool changed = false;
-  if (journal_action(s, txn, IRQ_ACTION_DAEMON_RELOAD, err) < 0 ||
+  if (journal_action(s, txn, PLACER_ACTION_DAEMON_RELOAD, err) < 0 ||
       write_journaled(s, txn, unit, text, &changed, err) < 0)
     return -1;
   free(s->unit_path);
@@ -268,20 +263,20 @@ int irq_persist_unit(const struct irq_etc *etc, struct irq_state *s, unsigned tx
   bool linked = len > 0 && (size_t)len == strlen(unit) && strncmp(target, unit, (size_t)len) == 0;
   if (!linked) {
     struct stat st;
-    struct irq_journal_entry e = { .txn = txn, .op = IRQ_JOURNAL_LINK, .path = strdup(link) };
+    struct placer_journal_entry e = { .txn = txn, .op = PLACER_JOURNAL_LINK, .path = strdup(link) };
     if (e.path == NULL || (stat(wants_dir, &st) < 0 && (e.dir_created = strdup(wants_dir)) == NULL)) {
-      irq_journal_entry_clear(&e);
+      placer_journal_entry_clear(&e);
       return placer_error_oom(err, NULL);
     }
     bool make_dir = e.dir_created != NULL;
-    if (irq_state_journal_add(s, &e, err) < 0)
+    if (placer_state_journal_add(s, &e, err) < 0)
       return -1;
     if (make_dir && mkdir(wants_dir, 0755) < 0)
       return placer_error_errno(err, PLACER_EXIT_SYSTEM, errno, "mkdir %s", wants_dir);
     if (symlink(unit, link) < 0)
       return placer_error_errno(err, PLACER_EXIT_SYSTEM, errno, "symlink %s", link);
   }
-  if ((changed || !linked) && irq_run_action(etc, IRQ_ACTION_DAEMON_RELOAD, err) < 0)
+  if ((changed || !linked) && irq_run_action(etc, PLACER_ACTION_DAEMON_RELOAD, err) < 0)
     return -1;
   return changed || !linked ? placer_string_list_addf(actions, "boot unit %s, enabled (%s)", unit, link) : 0;
 }
@@ -316,9 +311,10 @@ int irq_etc_forget(const struct irq_etc *etc, const char *state_dir, struct plac
     reload = dropin_gone = true;
     placer_string_list_addf(lines, "irqs: removed irqbalance's ban %s", dropin);
   }
-  if (reload && access("/run/systemd/system", F_OK) == 0 && irq_run_action(etc, IRQ_ACTION_DAEMON_RELOAD, err) < 0)
+  if (reload && access("/run/systemd/system", F_OK) == 0 && irq_run_action(etc, PLACER_ACTION_DAEMON_RELOAD, err) < 0)
     return -1;
-  if (dropin_gone && irq_irqbalance_pid(etc->root) && irq_run_action(etc, IRQ_ACTION_RESTART_IRQBALANCE_UNIT, err) < 0)
+  if (dropin_gone && irq_irqbalance_pid(etc->root) &&
+      irq_run_action(etc, PLACER_ACTION_RESTART_IRQBALANCE_UNIT, err) < 0)
     return -1;
   int saved;
   cleanup_free char *text = read_or_null(etc->defaults, &saved);
@@ -333,7 +329,7 @@ int irq_etc_forget(const struct irq_etc *etc, const char *state_dir, struct plac
       return -1;
     placer_string_list_addf(lines, "irqs: removed irqbalance's ban from %s", etc->defaults);
     if (irq_irqbalance_pid(etc->root) && access(etc->initd, X_OK) == 0 &&
-        irq_run_action(etc, IRQ_ACTION_RESTART_IRQBALANCE_SCRIPT, err) < 0)
+        irq_run_action(etc, PLACER_ACTION_RESTART_IRQBALANCE_SCRIPT, err) < 0)
       return -1;
   }
   return 0;

@@ -73,7 +73,7 @@ static int read_owner(const struct placer_statedir *d, unsigned irq, struct owne
                           name);
 }
 
-static bool is_us(const struct owner *o, const struct irq_state *s) {
+static bool is_us(const struct owner *o, const struct placer_state *s) {
   return strcmp(o->state_id, s->state_id) == 0 && strcmp(o->boot_id, placer_boot_id()) == 0;
 }
 
@@ -87,26 +87,28 @@ static bool owner_alive(const struct owner *o, unsigned irq) {
   cleanup_free char *text = NULL;
   bool alive = false;
   if (placer_statedir_open(o->state, false, &d, &e) == 0 && d.fd >= 0 && strcmp(d.id, o->state_id) == 0 &&
-      placer_statedir_read(&d, IRQ_STATE_FILE, PLACER_STATEDIR_MAX_FILE_BYTES, &text, NULL, &e) == 0) {
+      placer_statedir_read(&d, PLACER_STATE_IRQ_FILE, PLACER_STATEDIR_MAX_FILE_BYTES, &text, NULL, &e) == 0) {
     json_t *doc = json_loads(text, 0, NULL);
-    struct irq_state *s = calloc(1, sizeof(*s));
-    if (s)
+    struct placer_state *s = calloc(1, sizeof(*s));
+    if (s) {
+      s->kind = &placer_state_irqs;
       s->lock_fd = -1;
-    if (doc && s && irq_state_from_json(doc, s, &e) == 0) {
+    }
+    if (doc && s && placer_state_from_json(doc, s, &e) == 0) {
       for (size_t i = 0; i < s->n_irqs && !alive; i++)
         alive = s->irqs[i].irq == irq;
       for (size_t i = 0; i < s->n_journal && !alive; i++)
-        alive = s->journal[i].op == IRQ_JOURNAL_AFFINITY && s->journal[i].irq == irq;
+        alive = s->journal[i].op == PLACER_JOURNAL_IRQ && s->journal[i].irq == irq;
     }
     json_decref(doc);
-    irq_state_free(s);
+    placer_state_free(s);
   }
   placer_error_free(e);
   placer_statedir_close(&d);
   return alive;
 }
 
-static char *owner_text(const struct irq_state *s, unsigned irq, const char *name, const char *original) {
+static char *owner_text(const struct placer_state *s, unsigned irq, const char *name, const char *original) {
   char real[PATH_MAX];
   json_t *doc = json_object();
   json_object_set_new(doc, "irq", json_integer(irq));
@@ -122,7 +124,7 @@ static char *owner_text(const struct irq_state *s, unsigned irq, const char *nam
 
 /* What an existing record means for S: 0 and *original (ours: NOW; a gone
  * owner's: its list), or the refusal. */
-static int settle(const struct owner *o, const struct irq_state *s, unsigned irq, const char *name, const char *now,
+static int settle(const struct owner *o, const struct placer_state *s, unsigned irq, const char *name, const char *now,
                   char **original, struct placer_error **err) {
   if (is_us(o, s) || !owner_alive(o, irq)) {
     *original = strdup(is_us(o, s) ? now : o->original);
@@ -134,7 +136,7 @@ static int settle(const struct owner *o, const struct irq_state *s, unsigned irq
                           irq, name, o->state, o->state);
 }
 
-int irq_owner_claim(const char *root, const struct irq_state *s, unsigned irq, const char *name, const char *now,
+int irq_owner_claim(const char *root, const struct placer_state *s, unsigned irq, const char *name, const char *now,
                     bool dry_run, char **original, enum irq_owner_claimed *how, struct placer_error **err) {
   *original = NULL;
   *how = IRQ_OWNER_FRESH;
@@ -204,7 +206,7 @@ int irq_owner_claim(const char *root, const struct irq_state *s, unsigned irq, c
                           file);
 }
 
-char *irq_owner_other(const char *root, const struct irq_state *s, unsigned irq) {
+char *irq_owner_other(const char *root, const struct placer_state *s, unsigned irq) {
   cleanup_free char *dir = owners_dir(root);
   struct placer_statedir d;
   struct placer_error *e = NULL;
@@ -219,7 +221,7 @@ char *irq_owner_other(const char *root, const struct irq_state *s, unsigned irq)
   return other;
 }
 
-void irq_owner_release(const char *root, const struct irq_state *s, unsigned irq) {
+void irq_owner_release(const char *root, const struct placer_state *s, unsigned irq) {
   cleanup_free char *dir = owners_dir(root);
   struct placer_statedir d;
   struct placer_error *e = NULL;

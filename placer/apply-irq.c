@@ -23,7 +23,7 @@ struct irq_txn {
   bool dry_run;
   const char *root;
   struct irq_etc etc;
-  struct irq_state *state;
+  struct placer_state *state;
   unsigned txn;
   unsigned steps;
   struct placer_string_list actions;
@@ -31,276 +31,6 @@ struct irq_txn {
   struct placer_apply_irq_report *irqs; /* one per plan IRQ */
   bool *gone;                           /* per plan IRQ: not there any more */
 };
-
-static void etc_defaults(struct irq_etc *etc, const struct placer_apply_options *opt) {
-  etc->systemctl = opt && opt->systemctl ? opt->systemctl : "systemctl";
-  etc->etc_dir = opt && opt->systemd_etc_dir ? opt->systemd_etc_dir : PLACER_SYSTEMD_ETC_DIR;
-  etc->defaults = opt && opt->irqbalance_defaults ? opt->irqbalance_defaults : "/etc/default/irqbalance";
-  etc->initd = opt && opt->irqbalance_initd ? opt->irqbalance_initd : "/etc/init.d/irqbalance";
-  etc->root = opt && opt->irq_root ? opt->irq_root : "";
-}
-
-static char *read_line(const char *root, unsigned irq, const char *file, int *saved_errno) {
-  char path[PATH_MAX];
-  placer_irq_path(path, sizeof(path), root, irq, file);
-  char *text = NULL;
-  if (placer_textfile_read_path(path, 4096, &text, NULL) < 0) {
-    *saved_errno = errno;
-    return NULL;
-  }
-  text[strcspn(text, "\n")] = '\0';
-  return text;
-}
-
-int irq_write_affinity(const char *root, unsigned irq, const char *list, struct placer_error **err) {
-  char path[PATH_MAX];
-  placer_irq_path(path, sizeof(path), root, irq, "smp_affinity_list");
-  /* never O_CREAT: a missing IRQ is an error, not a new file */
-  int fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
-  if (fd < 0)
-    return placer_error_errno(err, PLACER_EXIT_SYSTEM, errno, "write %s", path);
-  size_t len = strlen(list);
-  ssize_t n = write(fd, list, len);
-  int saved = errno;
-  if (close(fd) < 0 && n == (ssize_t)len) {
-    n = -1;
-    saved = errno;
-  }
-  if (n != (ssize_t)len)
-    return placer_error_errno(err, PLACER_EXIT_SYSTEM, n < 0 ? saved : EIO, "write '%s' to %s", list, path);
-  return 0;
-}
-
-/* RECORDED is what the state says apply used for WHAT; placer's is OURS. */
-static int same_as_ours(const char *what, const char *recorded, const char *ours, struct placer_error **err) {
-  if (recorded == NULL || strcmp(recorded, ours) == 0)
-    return 0;
-  return placer_error_set(err, PLACER_EXIT_SYSTEM, EPERM,
-                          "it names %s '%s', not the one placer uses ('%s'): placer never runs a program or writes a "
-                          "path a state file names; nothing done",
-                          what, recorded, ours);
-}
-
-static bool parent_dir_of(const char *dir, const char *path) {
-  const char *slash = strrchr(path, '/');
-  return dir && slash && strlen(dir) == (size_t)(slash - path) && strncmp(dir, path, strlen(dir)) == 0;
-}
-
-int irq_state_check(const struct irq_state *s, const struct irq_etc *etc, struct placer_error **err) {
-  char dropin[PATH_MAX], unit[PATH_MAX], link[PATH_MAX];
-  irq_etc_paths(etc, dropin, unit, link, sizeof(dropin));
-  if (same_as_ours("the IRQ root", s->root, etc->root, err) < 0 ||
-      same_as_ours("systemctl", s->systemctl, etc->systemctl, err) < 0 ||
-      same_as_ours("irqbalance's init script", s->initd, etc->initd, err) < 0 ||
-      same_as_ours("irqbalance's defaults file", s->defaults, etc->defaults, err) < 0 ||
-      same_as_ours("systemd's directory", s->etc_dir, etc->etc_dir, err) < 0 ||
-      same_as_ours("the boot unit", s->unit_path, unit, err) < 0 ||
-      same_as_ours("the boot unit's link", s->wants_path, link, err) < 0)
-    return -1;
-  hwloc_bitmap_t set = hwloc_bitmap_alloc();
-  if (set == NULL)
-    return placer_error_oom(err, NULL);
-  int rc = 0;
-  for (size_t i = 0; rc == 0 && i < s->n_journal; i++) {
-    const struct irq_journal_entry *e = &s->journal[i];
-    bool ok = true;
-    switch (e->op) {
-    case IRQ_JOURNAL_AFFINITY:
-      /* its handler's name is checked before writing back: an IRQ whose number went to
-       * another device is left alone */
-      ok = e->name && *e->name && placer_cpulist_parse(e->previous, set) == 0 && !hwloc_bitmap_iszero(set);
-      break;
-    case IRQ_JOURNAL_FILE:
-      ok = strcmp(e->path, etc->defaults) == 0 || strcmp(e->path, dropin) == 0 || strcmp(e->path, unit) == 0;
-      ok = ok && (e->dir_created == NULL || parent_dir_of(e->dir_created, e->path));
-      break;
-    case IRQ_JOURNAL_LINK:
-      ok = strcmp(e->path, link) == 0 && (e->dir_created == NULL || parent_dir_of(e->dir_created, e->path));
-      break;
-    case IRQ_JOURNAL_ACTION: break;
-    }
-    if (!ok && e->op == IRQ_JOURNAL_AFFINITY)
-      rc = placer_error_set(err, PLACER_EXIT_SYSTEM, EPERM,
-                            "journal[%zu]: an affinity record of IRQ %u %s, which placer never writes: nothing done", i,
-                            e->irq, e->name && *e->name ? "with a list that is not a cpu list" : "without a name");
-    else if (!ok)
-      rc = placer_error_set(err, PLACER_EXIT_SYSTEM, EPERM,
-                            "journal[%zu]: a %s record of '%s', which is not a file placer writes: nothing done", i,
-                            e->op == IRQ_JOURNAL_LINK ? "link" : "file", e->path);
-  }
-  hwloc_bitmap_free(set);
-  return rc;
-}
-
-/* STATE_DIR's IRQ state, refused when it names what placer would not (irq_state_check). */
-static int open_checked(const char *dir, bool lock, const struct irq_etc *etc, struct irq_state **out,
-                        struct placer_error **err) {
-  if (irq_state_open(dir, lock, out, err) < 0)
-    return -1;
-  if (irq_state_check(*out, etc, err) == 0)
-    return 0;
-  irq_state_free(*out);
-  *out = NULL;
-  return placer_error_prefix(err, "%s/%s", dir, IRQ_STATE_FILE);
-}
-
-/* ------------------------------------------------------------------ undo */
-
-static int undo_affinity(const char *root, const struct irq_journal_entry *e, struct placer_string_list *notes,
-                         struct placer_error **err) {
-  cleanup_free char *name = placer_irq_read_name(root, e->irq);
-  if (name == NULL)
-    return placer_string_list_addf(notes, "IRQ %u (%s) is gone: nothing to set back", e->irq, e->name ? e->name : "?");
-  if (e->name && *e->name && strcmp(name, e->name) != 0)
-    return placer_string_list_addf(notes, "IRQ %u is %s now, not %s: left as it is", e->irq, *name ? name : "unused",
-                                   e->name);
-  if (irq_write_affinity(root, e->irq, e->previous, err) == 0)
-    return 0;
-  if ((*err)->errno_value != EIO)
-    return -1;
-  placer_error_clear(err);
-  return placer_string_list_addf(notes, "IRQ %u (%s) is managed by the kernel now: left where it put it", e->irq, name);
-}
-
-static int undo_file(const struct irq_journal_entry *e, struct placer_string_list *notes, struct placer_error **err) {
-  if (e->op == IRQ_JOURNAL_LINK || e->previous == NULL) {
-    if (unlink(e->path) < 0 && errno != ENOENT)
-      return placer_error_errno(err, PLACER_EXIT_SYSTEM, errno, "remove %s", e->path);
-    if (e->dir_created && rmdir(e->dir_created) < 0 && errno != ENOENT)
-      placer_string_list_addf(notes, "%s is not empty any more: left in place", e->dir_created);
-    return 0;
-  }
-  cleanup_free char *dir = strdup(e->path);
-  char *slash = dir ? strrchr(dir, '/') : NULL;
-  if (slash == NULL)
-    return placer_error_oom(err, NULL);
-  *slash = '\0';
-  return placer_file_replace_bytes(dir, slash + 1, e->previous, strlen(e->previous), err);
-}
-
-static bool journal_names(const struct irq_state *s, unsigned irq) {
-  for (size_t i = 0; i < s->n_journal; i++)
-    if (s->journal[i].op == IRQ_JOURNAL_AFFINITY && s->journal[i].irq == irq)
-      return true;
-  return false;
-}
-
-struct irq_record {
-  unsigned irq;
-  size_t index;
-};
-
-static int by_irq_then_index(const void *a, const void *b) {
-  const struct irq_record *x = a, *y = b;
-  if (x->irq != y->irq)
-    return x->irq < y->irq ? -1 : 1;
-  return (x->index > y->index) - (x->index < y->index);
-}
-
-/* Per journal index: is it the oldest AFFINITY record of its IRQ among those of TXN (0: all)?
- * Replayed newest first, only that one's list stays: the others need no write at all.  NULL on
- * ENOMEM (then every record is written). */
-static bool *oldest_records(const struct irq_state *s, unsigned txn) {
-  bool *oldest = calloc(s->n_journal ? s->n_journal : 1, sizeof(*oldest));
-  struct irq_record *v = calloc(s->n_journal ? s->n_journal : 1, sizeof(*v));
-  size_t n = 0;
-  for (size_t i = 0; oldest && v && i < s->n_journal; i++)
-    if (s->journal[i].op == IRQ_JOURNAL_AFFINITY && (txn == 0 || s->journal[i].txn == txn))
-      v[n++] = (struct irq_record){ s->journal[i].irq, i };
-  if (oldest && v) {
-    qsort(v, n, sizeof(*v), by_irq_then_index);
-    for (size_t k = 0; k < n; k++)
-      oldest[v[k].index] = k == 0 || v[k - 1].irq != v[k].irq;
-  } else {
-    free(oldest);
-    oldest = NULL;
-  }
-  free(v);
-  return oldest;
-}
-
-size_t irq_undo(struct irq_state *s, const struct irq_etc *etc, unsigned txn, struct placer_string_list *notes,
-                struct placer_string_list *failures, unsigned **restored, size_t *n_restored) {
-  size_t failed = 0;
-  unsigned *touched = calloc(s->n_journal ? s->n_journal : 1, sizeof(*touched));
-  size_t n_touched = 0;
-  cleanup_free bool *oldest = oldest_records(s, txn);
-  for (size_t i = s->n_journal; i-- > 0;) {
-    struct irq_journal_entry *e = &s->journal[i];
-    if (txn && e->txn != txn)
-      continue;
-    struct placer_error *err = NULL;
-    int rc = 0;
-    switch (e->op) {
-    case IRQ_JOURNAL_AFFINITY: {
-      if (oldest && !oldest[i])
-        break; /* an older record of the same IRQ writes the list that stays */
-      cleanup_free char *owner = irq_owner_other(etc->root, s, e->irq);
-      if (owner) { /* taken over since: its owner's reset writes it back */
-        rc = placer_string_list_addf(notes, "IRQ %u (%s) is steered by the state in %s now: left to it", e->irq,
-                                     e->name, owner);
-        break;
-      }
-      bool seen = false;
-      for (size_t k = 0; k < n_touched; k++)
-        seen |= touched[k] == e->irq;
-      if (!seen && touched)
-        touched[n_touched++] = e->irq;
-      /* an IRQ steered many times says what happened to it once */
-      struct placer_string_list again = { NULL, 0, 0 };
-      rc = undo_affinity(etc->root, e, seen ? &again : notes, &err);
-      placer_string_list_free(&again);
-      seen = false;
-      for (size_t k = 0; restored && k < *n_restored; k++)
-        seen |= (*restored)[k] == e->irq;
-      if (rc == 0 && restored && !seen) {
-        unsigned *bigger = realloc(*restored, (*n_restored + 1) * sizeof(*bigger));
-        if (bigger) {
-          *restored = bigger;
-          bigger[(*n_restored)++] = e->irq;
-        }
-      }
-      break;
-    }
-    case IRQ_JOURNAL_FILE:
-    case IRQ_JOURNAL_LINK:
-      rc = undo_file(e, notes, &err);
-      if (rc == 0)
-        placer_string_list_addf(notes, "%s %s", e->path, e->previous ? "as it was before placer" : "removed");
-      break;
-    case IRQ_JOURNAL_ACTION:
-      /* a command that fails (irqbalance gone since) must not keep the journal forever */
-      if (irq_run_action(etc, e->action, &err) < 0) {
-        placer_string_list_addf(notes, "%s", err->msg);
-        placer_error_clear(&err);
-      }
-      break;
-    }
-    if (rc < 0) {
-      placer_string_list_addf(failures, "%s", err ? err->msg : "?");
-      placer_error_free(err);
-      failed++;
-      continue;
-    }
-    irq_journal_entry_clear(e);
-    memmove(e, e + 1, (s->n_journal - i - 1) * sizeof(*e));
-    s->n_journal--;
-  }
-  /* Saved once (10,000 records are not 10,000 rewrites): replaying is idempotent, newest
-   * first, so a reset killed meanwhile replays them again and ends where this one would. */
-  struct placer_error *err = NULL;
-  if (irq_state_save(s, &err) < 0) {
-    placer_string_list_addf(failures, "%s", err->msg);
-    placer_error_free(err);
-    failed++;
-  } else {
-    for (size_t k = 0; k < n_touched; k++)
-      if (!journal_names(s, touched[k]))
-        irq_owner_release(etc->root, s, touched[k]);
-  }
-  free(touched);
-  return failed;
-}
 
 /* ------------------------------------------------------------------ apply */
 
@@ -321,7 +51,7 @@ static void txn_free(struct irq_txn *t) {
   free(t->gone);
   placer_string_list_free(&t->actions);
   placer_string_list_free(&t->notes);
-  irq_state_free(t->state);
+  placer_state_free(t->state);
   free(t);
 }
 
@@ -344,16 +74,16 @@ static int set_affinity(struct irq_txn *t, unsigned irq, const char *name, const
   if (irq_owner_claim(t->root, t->state, irq, name, now, false, &original, &how, err) < 0)
     return -1;
   bool fresh = how == IRQ_OWNER_FRESH;
-  struct irq_journal_entry e = {
-    .txn = t->txn, .op = IRQ_JOURNAL_AFFINITY, .irq = irq, .name = strdup(name), .previous = original
+  struct placer_journal_entry e = {
+    .txn = t->txn, .op = PLACER_JOURNAL_IRQ, .irq = irq, .name = strdup(name), .previous = original
   };
   if (e.name == NULL || e.previous == NULL) {
-    irq_journal_entry_clear(&e);
+    placer_journal_entry_clear(&e);
     if (fresh)
       irq_owner_release(t->root, t->state, irq);
     return placer_error_oom(err, NULL);
   }
-  if (irq_state_journal_add(t->state, &e, err) < 0) {
+  if (placer_state_journal_add(t->state, &e, err) < 0) {
     if (fresh)
       irq_owner_release(t->root, t->state, irq);
     return -1;
@@ -361,13 +91,13 @@ static int set_affinity(struct irq_txn *t, unsigned irq, const char *name, const
   if (irq_write_affinity(t->root, irq, want, err) < 0) {
     /* A refused write changes nothing: its record goes, so that the rollback does not
      * write where the kernel just refused. */
-    struct irq_state *s = t->state;
-    irq_journal_entry_clear(&s->journal[--s->n_journal]);
-    if (fresh && !journal_names(s, irq)) /* a taken-over record keeps its original list */
+    struct placer_state *s = t->state;
+    placer_journal_entry_clear(&s->journal[--s->n_journal]);
+    if (fresh && !irq_journal_names(s, irq)) /* a taken-over record keeps its original list */
       irq_owner_release(t->root, s, irq);
     int why = (*err)->errno_value;
     struct placer_error *save_err = NULL;
-    if (irq_state_save(s, &save_err) < 0) {
+    if (placer_state_save(s, &save_err) < 0) {
       placer_error_free(*err);
       *err = save_err;
       return -1;
@@ -381,8 +111,8 @@ static int set_affinity(struct irq_txn *t, unsigned irq, const char *name, const
     return 0;
   }
   int saved = 0;
-  cleanup_free char *after = read_line(t->root, irq, "smp_affinity_list", &saved);
-  if (after == NULL || !apply_cpulist_equal(after, want))
+  cleanup_free char *after = irq_read_line(t->root, irq, "smp_affinity_list", &saved);
+  if (after == NULL || !placer_cpulist_equal(after, want))
     return placer_error_set(err, PLACER_EXIT_SYSTEM, EAGAIN,
                             "IRQ %u (%s): smp_affinity_list reads '%s' after writing '%s'", irq, name,
                             after ? after : strerror(saved), want);
@@ -405,14 +135,14 @@ static int keep_owner(struct irq_txn *t, unsigned irq, const char *name, const c
       irq_owner_release(t->root, t->state, irq);
     return 0;
   }
-  struct irq_journal_entry e = {
-    .txn = t->txn, .op = IRQ_JOURNAL_AFFINITY, .irq = irq, .name = strdup(name), .previous = original
+  struct placer_journal_entry e = {
+    .txn = t->txn, .op = PLACER_JOURNAL_IRQ, .irq = irq, .name = strdup(name), .previous = original
   };
   if (e.name == NULL) {
-    irq_journal_entry_clear(&e);
+    placer_journal_entry_clear(&e);
     return placer_error_oom(err, NULL);
   }
-  return irq_state_journal_add(t->state, &e, err);
+  return placer_state_journal_add(t->state, &e, err);
 }
 
 static int steer_one(struct irq_txn *t, size_t i, struct placer_error **err) {
@@ -425,7 +155,7 @@ static int steer_one(struct irq_txn *t, size_t i, struct placer_error **err) {
       (q->effective && (r->effective = strdup(q->effective)) == NULL))
     return placer_error_oom(err, NULL);
   int saved = 0;
-  r->from = read_line(t->root, q->irq, "smp_affinity_list", &saved);
+  r->from = irq_read_line(t->root, q->irq, "smp_affinity_list", &saved);
   if (q->managed)
     return 0;
   if (r->from == NULL) {
@@ -437,7 +167,7 @@ static int steer_one(struct irq_txn *t, size_t i, struct placer_error **err) {
       return placer_error_oom(err, NULL);
     return placer_string_list_addf(&t->notes, "%s", r->note);
   }
-  if (apply_cpulist_equal(r->from, q->to))
+  if (placer_cpulist_equal(r->from, q->to))
     return keep_owner(t, q->irq, q->name, r->from, err);
   cleanup_free char *line = NULL;
   if (asprintf(&line, "IRQ %u (%s) of %s%s%s: cpus %s (was %s)", q->irq, q->name, q->device, q->instance ? ", " : "",
@@ -470,22 +200,22 @@ static int steer_one(struct irq_txn *t, size_t i, struct placer_error **err) {
  * before placer (the oldest journal record of each). */
 static int unsteer_dropped(struct irq_txn *t, struct placer_error **err) {
   for (size_t k = 0; k < t->state->n_irqs; k++) {
-    const struct irq_state_irq *old = &t->state->irqs[k];
+    const struct placer_state_irq *old = &t->state->irqs[k];
     bool planned = false;
     for (size_t i = 0; i < t->plan->n_irqs; i++)
       planned |= t->plan->irqs[i].irq == old->irq;
     const char *original = NULL;
     for (size_t j = 0; j < t->state->n_journal && original == NULL; j++)
-      if (t->state->journal[j].op == IRQ_JOURNAL_AFFINITY && t->state->journal[j].irq == old->irq)
+      if (t->state->journal[j].op == PLACER_JOURNAL_IRQ && t->state->journal[j].irq == old->irq)
         original = t->state->journal[j].previous;
     if (planned || old->planned == NULL || original == NULL)
       continue;
     int saved = 0;
-    cleanup_free char *now = read_line(t->root, old->irq, "smp_affinity_list", &saved);
+    cleanup_free char *now = irq_read_line(t->root, old->irq, "smp_affinity_list", &saved);
     cleanup_free char *orig = strdup(original); /* the journal may grow (realloc) */
     if (orig == NULL)
       return placer_error_oom(err, NULL);
-    if (now == NULL || apply_cpulist_equal(now, orig))
+    if (now == NULL || placer_cpulist_equal(now, orig))
       continue;
     cleanup_free char *line = NULL;
     if (asprintf(&line, "IRQ %u (%s) of %s: no longer in the profile, cpus %s as before placer (was %s)", old->irq,
@@ -536,7 +266,7 @@ static int irqbalance_refusal(const struct placer_plan *plan, pid_t pid, struct 
                           banned && *banned ? " and off the instances' cpus " : "", banned ? banned : "");
 }
 
-static int record_paths(struct irq_state *s, const struct irq_etc *etc) {
+static int record_paths(struct placer_state *s, const struct irq_etc *etc) {
   char **slots[] = { &s->root, &s->systemctl, &s->etc_dir, &s->defaults, &s->initd };
   const char *values[] = { etc->root, etc->systemctl, etc->etc_dir, etc->defaults, etc->initd };
   for (size_t i = 0; i < 5; i++) {
@@ -557,7 +287,7 @@ static void roll_back(struct irq_txn *t, struct placer_error **err) {
   if (t->steps == 0 && t->state->last_txn == t->txn)
     t->state->last_txn--;
   struct placer_error *save_err = NULL;
-  if (irq_state_save(t->state, &save_err) < 0) {
+  if (placer_state_save(t->state, &save_err) < 0) {
     placer_string_list_addf(&failures, "%s", save_err->msg);
     placer_error_free(save_err);
     failed++;
@@ -583,7 +313,7 @@ int irq_apply_begin(const struct placer_plan *plan, const struct placer_apply_op
                     const struct placer_apply_backend_ops *backend, struct irq_txn **out, struct placer_error **err) {
   *out = NULL;
   const char *dir = opt->state_dir ? opt->state_dir : placer_state_default_dir();
-  if (plan->n_irq_rules == 0 && !irq_state_exists(dir))
+  if (plan->n_irq_rules == 0 && !placer_state_file_exists(dir, PLACER_STATE_IRQ_FILE))
     return 0;
   if (plan->n_irq_rules && !plan->irqs_known)
     return placer_error_set(err, PLACER_EXIT_INFEASIBLE, 0,
@@ -596,7 +326,7 @@ int irq_apply_begin(const struct placer_plan *plan, const struct placer_apply_op
   t->plan = plan;
   t->opt = opt;
   t->dry_run = opt->dry_run;
-  etc_defaults(&t->etc, opt);
+  irq_etc_defaults(&t->etc, opt);
   t->root = t->etc.root;
   t->irqs = calloc(plan->n_irqs ? plan->n_irqs : 1, sizeof(*t->irqs));
   t->gone = calloc(plan->n_irqs ? plan->n_irqs : 1, sizeof(*t->gone));
@@ -616,11 +346,11 @@ int irq_apply_begin(const struct placer_plan *plan, const struct placer_apply_op
     placer_string_list_addf(&t->notes,
                             "irqbalance is running (pid %d) and may move the steered IRQs again (--irqbalance ignore)",
                             (int)irqbalance);
-  if (open_checked(dir, !t->dry_run, &t->etc, &t->state, err) < 0) {
+  if (irq_state_open_checked(dir, !t->dry_run, &t->etc, &t->state, err) < 0) {
     txn_free(t);
     return -1;
   }
-  struct irq_state *s = t->state;
+  struct placer_state *s = t->state;
   if (s->pending_txn) {
     if (t->dry_run) {
       placer_string_list_addf(&t->notes, "an interrupted IRQ apply (pid %d) would be rolled back first",
@@ -637,13 +367,13 @@ int irq_apply_begin(const struct placer_plan *plan, const struct placer_apply_op
       placer_string_list_free(&notes);
       placer_string_list_free(&failures);
       s->pending_txn = 0;
-      if (failed || irq_state_save(s, err) < 0) {
+      if (failed || placer_state_save(s, err) < 0) {
         txn_free(t);
         return -1;
       }
     }
   }
-  if (!irq_state_is_empty(s) && s->profile_name && strcmp(s->profile_name, plan->profile_name) != 0) {
+  if (!placer_state_is_empty(s) && s->profile_name && strcmp(s->profile_name, plan->profile_name) != 0) {
     placer_error_set(err, PLACER_EXIT_USAGE, 0,
                      "the IRQs of profile '%s' are applied (state %s): run 'placer reset' before applying '%s'",
                      s->profile_name, dir, plan->profile_name);
@@ -658,7 +388,7 @@ int irq_apply_begin(const struct placer_plan *plan, const struct placer_apply_op
     t->txn = ++s->last_txn;
     s->pending_txn = t->txn;
     s->pending_pid = getpid();
-    if (irq_state_save(s, err) < 0) {
+    if (placer_state_save(s, err) < 0) {
       txn_free(t);
       return -1;
     }
@@ -684,8 +414,8 @@ int irq_apply_begin(const struct placer_plan *plan, const struct placer_apply_op
       rc = irq_irqbalance_ban(&t->etc, s, t->txn, irqs, n, banned, &t->actions, err);
     free(irqs);
   }
-  if (rc == 0 && opt->persist && !opt->irqs_only && backend && (backend->flags & PLACER_APPLY_BACKEND_UNITS) &&
-      plan->n_irq_rules) {
+  /* --persist (which only a backend placing units takes): the IRQs again at boot */
+  if (rc == 0 && apply_setting(opt, "persist") && !opt->irqs_only && backend && plan->n_irq_rules) {
     char exe[PATH_MAX] = "";
     ssize_t len = opt->placer_exe ? 0 : readlink("/proc/self/exe", exe, sizeof(exe) - 1);
     if (len > 0)
@@ -717,28 +447,19 @@ void irq_apply_abort(struct irq_txn *t, struct placer_error **err) {
 }
 
 /* Each IRQ's counts now, for the status's "since apply". */
-static int read_interrupts(const char *root, struct placer_interrupts *in, struct placer_error **err) {
-  char path[PATH_MAX];
-  snprintf(path, sizeof(path), "%s/proc/interrupts", root);
-  cleanup_free char *text = NULL;
-  if (placer_textfile_read_path(path, PLACER_TEXTFILE_MAX_BYTES, &text, NULL) < 0)
-    return placer_error_errno(err, PLACER_EXIT_SYSTEM, errno, "read %s", path);
-  return placer_interrupts_parse(text, in, err);
-}
-
 static int record_irqs(struct irq_txn *t, struct placer_error **err) {
-  struct irq_state *s = t->state;
+  struct placer_state *s = t->state;
   struct placer_interrupts in;
-  if (read_interrupts(t->root, &in, err) < 0)
+  if (irq_read_interrupts(t->root, &in, err) < 0)
     return -1;
-  irq_state_clear_irqs(s);
+  placer_state_clear_irqs(s);
   s->irqs = calloc(t->plan->n_irqs ? t->plan->n_irqs : 1, sizeof(*s->irqs));
   int rc = s->irqs ? 0 : placer_error_oom(err, NULL);
   for (size_t i = 0; rc == 0 && i < t->plan->n_irqs; i++) {
     if (t->gone[i])
       continue;
     const struct placer_apply_irq_report *r = &t->irqs[i];
-    struct irq_state_irq *q = &s->irqs[s->n_irqs++];
+    struct placer_state_irq *q = &s->irqs[s->n_irqs++];
     q->irq = r->irq;
     q->managed = r->managed;
     if ((q->name = strdup(r->name)) == NULL || (q->device = strdup(r->device)) == NULL ||
@@ -756,7 +477,7 @@ int irq_apply_commit(struct irq_txn *t, struct placer_apply_report *report, stru
   if (t == NULL)
     return 0;
   if (!t->dry_run) {
-    struct irq_state *s = t->state;
+    struct placer_state *s = t->state;
     char *profile = strdup(t->plan->profile_name);
     if (profile == NULL || record_irqs(t, err) < 0) {
       free(profile);
@@ -775,7 +496,7 @@ int irq_apply_commit(struct irq_txn *t, struct placer_apply_report *report, stru
       s->last_txn--;
     s->pending_txn = 0;
     s->pending_pid = 0;
-    if (irq_state_save(s, err) < 0) {
+    if (placer_state_save(s, err) < 0) {
       irq_apply_abort(t, err);
       return -1;
     }
@@ -793,188 +514,4 @@ int irq_apply_commit(struct irq_txn *t, struct placer_apply_report *report, stru
   report->n_irqs = t->plan->n_irqs;
   txn_free(t);
   return 0;
-}
-
-/* ------------------------------------------------------------------ status */
-
-int irq_status(const char *state_dir, const struct placer_apply_options *opt, json_t *doc, bool *drift,
-               struct placer_error **err) {
-  const char *dir = state_dir ? state_dir : placer_state_default_dir();
-  if (!irq_state_exists(dir))
-    return 0;
-  struct irq_etc etc;
-  etc_defaults(&etc, opt);
-  struct irq_state *s = NULL;
-  if (open_checked(dir, false, &etc, &s, err) < 0)
-    return -1;
-  if (irq_state_is_empty(s)) {
-    irq_state_free(s);
-    return 0;
-  }
-  const char *root = etc.root;
-  struct placer_interrupts in;
-  if (read_interrupts(root, &in, err) < 0) {
-    irq_state_free(s);
-    return -1;
-  }
-  json_t *irqs = json_array(), *problems = json_array();
-  if (s->pending_txn)
-    json_array_append_new(problems, json_sprintf("an IRQ apply (pid %d) was interrupted: its changes may be in force; "
-                                                 "run 'placer reset' or apply again",
-                                                 (int)s->pending_pid));
-  for (size_t i = 0; i < s->n_irqs; i++) {
-    const struct irq_state_irq *q = &s->irqs[i];
-    int saved = 0;
-    cleanup_free char *now = read_line(root, q->irq, "smp_affinity_list", &saved);
-    cleanup_free char *effective = read_line(root, q->irq, "effective_affinity_list", &saved);
-    cleanup_free char *name = placer_irq_read_name(root, q->irq);
-    json_t *o = json_object(), *since = json_object();
-    json_object_set_new(o, "irq", json_integer(q->irq));
-    json_object_set_new(o, "name", json_string(q->name ? q->name : ""));
-    json_object_set_new(o, "device", json_string(q->device ? q->device : ""));
-    json_object_set_new(o, "instance", q->instance ? json_string(q->instance) : json_null());
-    json_object_set_new(o, "managed", json_boolean(q->managed));
-    json_object_set_new(o, "planned", q->planned ? json_string(q->planned) : json_null());
-    json_object_set_new(o, "actual", now ? json_string(now) : json_null());
-    json_object_set_new(o, "effective", effective ? json_string(effective) : json_null());
-    uint64_t *counts = NULL;
-    unsigned n_cpus = 0;
-    if (placer_interrupts_counts(&in, q->irq, &counts, &n_cpus) == 0)
-      for (unsigned c = 0; c < n_cpus; c++) {
-        uint64_t before = c < q->n_cpus ? q->counts[c] : 0;
-        char key[16];
-        snprintf(key, sizeof(key), "%u", c);
-        json_object_set_new(since, key, json_integer((json_int_t)(counts[c] >= before ? counts[c] - before : 0)));
-      }
-    free(counts);
-    json_object_set_new(o, "interrupts_since_apply", since);
-    json_t *problem = NULL;
-    if (name == NULL || (q->name && *q->name && strcmp(name, q->name) != 0))
-      problem =
-          json_sprintf("IRQ %u (%s) of %s is gone%s%s", q->irq, q->name ? q->name : "?", q->device ? q->device : "?",
-                       name ? ": it is "
-                            : " (its device removed, or its driver "
-                              "unloaded)",
-                       name ? name : "");
-    else if (q->planned && !q->managed && (now == NULL || !apply_cpulist_equal(now, q->planned)))
-      problem = json_sprintf("IRQ %u (%s) of %s: smp_affinity_list %s, planned %s (moved by someone else: "
-                             "irqbalance, a script?)",
-                             q->irq, q->name, q->device, now ? now : "unreadable", q->planned);
-    json_object_set_new(o, "ok", json_boolean(problem == NULL));
-    if (problem)
-      json_array_append_new(problems, problem);
-    json_array_append_new(irqs, o);
-  }
-  placer_interrupts_clear(&in);
-  json_object_set_new(doc, "irqs_profile", s->profile_name ? json_string(s->profile_name) : json_null());
-  json_object_set_new(doc, "irqs_applied_at", s->applied_at ? json_string(s->applied_at) : json_null());
-  json_object_set_new(doc, "irqs", irqs);
-  if (json_array_size(problems)) {
-    *drift = true;
-    json_object_set_new(doc, "drift", json_true());
-  }
-  json_object_set_new(doc, "irq_problems", problems);
-  irq_state_free(s);
-  return 0;
-}
-
-int irq_status_print_text(json_t *doc, FILE *out) {
-  json_t *irqs = json_object_get(doc, "irqs");
-  if (!json_is_array(irqs))
-    return 0;
-  const char *profile = json_string_value(json_object_get(doc, "irqs_profile"));
-  const char *applied = json_string_value(json_object_get(doc, "irqs_applied_at"));
-  fputs("irqs of profile ", out);
-  placer_text_put(out, profile);
-  fputs(", applied ", out);
-  placer_text_put(out, applied ? applied : "(interrupted)");
-  fputs(":\n", out);
-  size_t i;
-  json_t *o;
-  json_array_foreach(irqs, i, o) {
-    const char *instance = json_string_value(json_object_get(o, "instance"));
-    const char *effective = json_string_value(json_object_get(o, "effective"));
-    fprintf(out, "  IRQ %lld ", (long long)json_integer_value(json_object_get(o, "irq")));
-    placer_text_put(out, json_string_value(json_object_get(o, "name")));
-    fputs(" (", out);
-    placer_text_put(out, json_string_value(json_object_get(o, "device")));
-    if (instance) {
-      fputs(", ", out);
-      placer_text_put(out, instance);
-    }
-    fputs("): ", out);
-    if (json_is_true(json_object_get(o, "managed")))
-      fprintf(out, "managed by the kernel, completes on cpu %s", effective ? effective : "?");
-    else {
-      fputs("planned ", out);
-      placer_text_put(out, json_string_value(json_object_get(o, "planned")));
-      fprintf(out, ", now %s, completes on cpu %s",
-              json_is_string(json_object_get(o, "actual")) ? json_string_value(json_object_get(o, "actual")) : "-",
-              effective ? effective : "?");
-    }
-    fprintf(out, "; since apply:");
-    const char *cpu;
-    json_t *count;
-    json_object_foreach(json_object_get(o, "interrupts_since_apply"), cpu, count)
-        fprintf(out, " cpu%s %lld", cpu, (long long)json_integer_value(count));
-    fprintf(out, "%s\n", json_is_true(json_object_get(o, "ok")) ? "" : "  DRIFT");
-  }
-  json_array_foreach(json_object_get(doc, "irq_problems"), i, o) {
-    fputs("DRIFT: ", out);
-    placer_text_put(out, json_string_value(o));
-    fputc('\n', out);
-  }
-  return ferror(out) ? -1 : 0;
-}
-
-/* ------------------------------------------------------------------ reset */
-
-int irq_reset(const char *state_dir, const struct placer_apply_options *opt, struct placer_reset_result *res,
-              struct placer_error **err) {
-  const char *dir = state_dir ? state_dir : placer_state_default_dir();
-  struct placer_string_list lines = { res->lines, res->n_lines, 0 }, notes = { NULL, 0, 0 }, failures = { NULL, 0, 0 };
-  struct irq_etc etc;
-  etc_defaults(&etc, opt);
-  struct irq_state *s = NULL;
-  int rc = 0;
-  size_t undone = 0;
-  if (irq_state_exists(dir)) {
-    if (open_checked(dir, true, &etc, &s, err) < 0)
-      return -1;
-    size_t before = s->n_journal;
-    size_t failed = irq_undo(s, &etc, 0, &notes, &failures, &res->irqs_restored, &res->n_irqs_restored);
-    undone = before - s->n_journal;
-    if (failed) {
-      cleanup_free char *why = placer_string_list_join(&failures, "; ");
-      rc = placer_error_set(err, PLACER_EXIT_SYSTEM, 0,
-                            "reset: %zu IRQ change%s could not be undone (%s); they stay "
-                            "recorded in %s/%s for the next reset",
-                            failed, failed == 1 ? "" : "s", why ? why : "?", dir, IRQ_STATE_FILE);
-    } else {
-      irq_state_clear_irqs(s);
-      s->pending_txn = 0;
-      rc = irq_state_save(s, err);
-    }
-  }
-  size_t n_lines_before = lines.n;
-  if (rc == 0)
-    rc = irq_etc_forget(&etc, dir, &lines, err);
-  for (size_t i = 0; i < notes.n; i++)
-    placer_string_list_addf(&lines, "irqs: %s", notes.items[i]);
-  if (res->n_irqs_restored) {
-    char list[1024] = "";
-    for (size_t i = 0; i < res->n_irqs_restored; i++)
-      snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%u", i ? ", " : "", res->irqs_restored[i]);
-    placer_string_list_addf(&lines, "irqs: %zu IRQ%s set back to their affinity before placer (%s)",
-                            res->n_irqs_restored, res->n_irqs_restored == 1 ? "" : "s", list);
-  }
-  if (undone || lines.n > n_lines_before) {
-    res->changed = true;
-    res->n_undone += undone;
-  }
-  res->lines = placer_string_list_release(&lines, &res->n_lines);
-  placer_string_list_free(&notes);
-  placer_string_list_free(&failures);
-  irq_state_free(s);
-  return rc;
 }

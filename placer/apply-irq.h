@@ -1,8 +1,9 @@
 /* The IRQ part of apply, status and reset, whatever the backend: its state
- * file (STATE_DIR/irq.json, an undo journal written before every change, as
- * state.json is), the changes themselves (apply-irq.c) and what placer
- * writes under /etc for them (apply-irq-etc.c: irqbalance's ban, the boot
- * unit of --persist).  Shared by those files and apply-backend.c only. */
+ * file (STATE_DIR/irq.json, state.h's kind placer_state_irqs: an undo
+ * journal written before every change, as state.json is), the changes
+ * themselves (apply-irq.c) and what placer writes under /etc for them
+ * (apply-irq-etc.c: irqbalance's ban, the boot unit of --persist).  Shared
+ * by those files and apply-backend.c only. */
 #ifndef PLACER_APPLY_IRQ_H
 #define PLACER_APPLY_IRQ_H
 
@@ -16,97 +17,24 @@
 #include "apply-internal.h"
 #include "state.h"
 
-#define IRQ_STATE_FILE PLACER_STATE_IRQ_FILE
-#define IRQ_LOCK_FILE PLACER_STATE_IRQ_LOCK_FILE
 #define IRQ_UNIT_NAME "placer-irqs.service"
-#define IRQ_STATE_MAX_IRQS 65536 /* IRQs of one state, CPUs of one IRQ's counts */
 
-enum irq_journal_op {
-  IRQ_JOURNAL_AFFINITY, /* an IRQ's smp_affinity_list was written: write previous back */
-  IRQ_JOURNAL_FILE,     /* a file was written: previous content back, or removed (and its directory) */
-  IRQ_JOURNAL_LINK,     /* a symlink was made: removed */
-  IRQ_JOURNAL_ACTION,   /* a command to run when undoing, after what came later is undone */
-};
-
-/* ACTION entries: what undoing runs (never a command line from the file). */
-enum irq_action {
-  IRQ_ACTION_DAEMON_RELOAD,             /* systemctl daemon-reload */
-  IRQ_ACTION_RESTART_IRQBALANCE_UNIT,   /* systemctl restart irqbalance.service */
-  IRQ_ACTION_RESTART_IRQBALANCE_SCRIPT, /* the init script's restart */
-};
-
-struct irq_journal_entry {
-  unsigned txn;
-  enum irq_journal_op op;
-  unsigned irq;           /* AFFINITY */
-  char *name;             /* AFFINITY: its handlers when written, checked before writing back */
-  char *previous;         /* AFFINITY: the list before; FILE: the content before, NULL when it did not exist */
-  char *path;             /* FILE, LINK */
-  char *dir_created;      /* FILE: the directory placer made for it, or NULL */
-  enum irq_action action; /* ACTION */
-};
-
-/* An IRQ as apply left it: what status checks. */
-struct irq_state_irq {
-  unsigned irq;
-  char *name;
-  char *device;
-  char *instance; /* NULL: top level */
-  char *planned;  /* NULL: managed (reported, not steered) */
-  bool managed;
-  uint64_t *counts; /* each CPU's count when applied */
-  unsigned n_cpus;
-};
-
-struct irq_state {
-  char *dir;
-  int lock_fd;     /* -1: not locked */
-  char *lock_made; /* the lock file this process made (removed with the lock), or NULL */
-  char *boot_id;   /* the boot and the directory it was written for (lib/statedir.h) */
-  char *state_id;  /* "DEV:INO" of dir: what the node's IRQ owners name */
-  char *profile_name;
-  char *applied_at;
-  /* What apply used, recorded for the reader: reset and status never take
-   * a path or program from here (a state naming others is refused). */
-  char *root;       /* "" or the scratch tree the IRQs were written below */
-  char *systemctl;  /* for the undo actions */
-  char *initd;      /* irqbalance's init script, for its restart */
-  char *etc_dir;    /* systemd's /etc/systemd/system */
-  char *defaults;   /* /etc/default/irqbalance */
-  char *unit_path;  /* the boot unit placer made for --persist, or NULL */
-  char *wants_path; /* its multi-user.target.wants link */
-  unsigned last_txn;
-  unsigned pending_txn; /* an apply in progress, or killed */
-  pid_t pending_pid;
-  struct irq_state_irq *irqs;
-  size_t n_irqs;
-  struct irq_journal_entry *journal;
-  size_t n_journal;
-};
-
-/* apply-irq-state.c.  Open STATE_DIR's IRQ state (created and locked when LOCK); an
- * empty state when there is no irq.json.  Read through lib/statedir.h; refused when
- * written in another boot or for another directory. */
-int irq_state_open(const char *dir, bool lock, struct irq_state **out, struct placer_error **err);
-/* apply-irq.c: what a state may record, for ETC (the paths and programs this placer uses): the
- * same root, systemctl, init script, defaults file and systemd directory, or none;
- * FILE records only of irqbalance's defaults file, its drop-in or the boot unit (and
- * only their own directory made), LINK records only of the boot unit's link; every
- * AFFINITY record an IRQ's name and a cpu list.  Else an error, and nothing is done. */
+/* STATE_DIR/irq.json (state.h's kind placer_state_irqs): open it (locked
+ * with irq.lock when LOCK), refused (apply-irq.c) when it names what placer
+ * would not (irq_state_check). */
+int irq_state_open(const char *dir, bool lock, struct placer_state **out, struct placer_error **err);
+/* What an IRQ state may record, for ETC (the paths and programs this placer
+ * uses): the same root, systemctl, init script, defaults file and systemd
+ * directory, or none; FILE records only of irqbalance's defaults file, its
+ * drop-in or the boot unit (and only their own directory made), LINK records
+ * only of the boot unit's link; every IRQ record an IRQ's name and a cpu
+ * list.  Else an error, and nothing is done. */
 struct irq_etc;
-int irq_state_check(const struct irq_state *s, const struct irq_etc *etc, struct placer_error **err);
-/* Write irq.json atomically; an empty state removes it. */
-int irq_state_save(struct irq_state *s, struct placer_error **err);
-bool irq_state_is_empty(const struct irq_state *s);
-bool irq_state_exists(const char *dir); /* there is an entry irq.json (links not followed) */
-void irq_state_free(struct irq_state *s);
-void irq_state_clear_irqs(struct irq_state *s);
-/* Append ENTRY (taken over) and save: the step may then happen. */
-int irq_state_journal_add(struct irq_state *s, struct irq_journal_entry *entry, struct placer_error **err);
-void irq_journal_entry_clear(struct irq_journal_entry *e);
-/* Pure conversions, for the unit test's round trip. */
-json_t *irq_state_to_json(const struct irq_state *s);
-int irq_state_from_json(json_t *j, struct irq_state *s, struct placer_error **err);
+int irq_state_check(const struct placer_state *s, const struct irq_etc *etc, struct placer_error **err);
+/* irq_state_open, and refused (the error naming the file) when it names what
+ * ETC's placer would not. */
+int irq_state_open_checked(const char *dir, bool lock, const struct irq_etc *etc, struct placer_state **out,
+                           struct placer_error **err);
 
 /* apply-irq.c: the IRQ part of placer_apply, around the backend's apply.  begin checks
  * irqbalance, takes STATE_DIR/irq.lock and steers the plan's IRQs, journaled (rolled
@@ -130,14 +58,23 @@ int irq_status_print_text(json_t *doc, FILE *out);
 int irq_reset(const char *state_dir, const struct placer_apply_options *opt, struct placer_reset_result *res,
               struct placer_error **err);
 
-/* apply-irq.c: undo the entries of TXN (0: all), newest first, with ETC's paths and
+/* apply-irq-undo.c: undo the entries of TXN (0: all), newest first, with ETC's paths and
  * programs; the journal saved once at the end (replaying is idempotent); an IRQ another
  * state owns now is left to it; the IRQs no record names any more are released
  * (apply-irq-owner.c).  Returns the number that could not be undone (left in the journal). */
-size_t irq_undo(struct irq_state *s, const struct irq_etc *etc, unsigned txn, struct placer_string_list *notes,
+size_t irq_undo(struct placer_state *s, const struct irq_etc *etc, unsigned txn, struct placer_string_list *notes,
                 struct placer_string_list *failures, unsigned **restored, size_t *n_restored);
-/* Write LIST to /proc/irq/IRQ/smp_affinity_list below ROOT; errno kept. */
+/* Does S journal IRQ (an affinity record)? */
+bool irq_journal_names(const struct placer_state *s, unsigned irq);
+/* apply-irq.c: write LIST to /proc/irq/IRQ/smp_affinity_list below ROOT; errno kept. */
 int irq_write_affinity(const char *root, unsigned irq, const char *list, struct placer_error **err);
+/* The first line of /proc/irq/IRQ/FILE below ROOT; NULL (and *saved_errno) when unreadable. */
+char *irq_read_line(const char *root, unsigned irq, const char *file, int *saved_errno);
+/* /proc/interrupts below ROOT. */
+struct placer_interrupts;
+int irq_read_interrupts(const char *root, struct placer_interrupts *in, struct placer_error **err);
+/* The paths and programs this placer uses (OPT's test hooks, else this machine's). */
+void irq_etc_defaults(struct irq_etc *etc, const struct placer_apply_options *opt);
 
 /* apply-irq-etc.c */
 struct irq_etc {
@@ -151,11 +88,11 @@ struct irq_etc {
 pid_t irq_irqbalance_pid(const char *root);
 /* Ban: keep irqbalance off the IRQs IRQS (N of them) and off the cpus BANNED, journaled
  * in S (txn TXN), then restart it.  *what says how ("drop-in ...", "/etc/default/...") */
-int irq_irqbalance_ban(const struct irq_etc *etc, struct irq_state *s, unsigned txn, const unsigned *irqs, size_t n,
+int irq_irqbalance_ban(const struct irq_etc *etc, struct placer_state *s, unsigned txn, const unsigned *irqs, size_t n,
                        const char *banned, struct placer_string_list *actions, struct placer_error **err);
 /* --persist: the boot unit that applies the IRQs again at boot (ExecStart: EXE apply
  * --irqs-only ... PROFILE), enabled; journaled in S. */
-int irq_persist_unit(const struct irq_etc *etc, struct irq_state *s, unsigned txn, const char *exe,
+int irq_persist_unit(const struct irq_etc *etc, struct placer_state *s, unsigned txn, const char *exe,
                      const char *profile_path, const char *profile_name, const char *irqbalance_mode,
                      struct placer_string_list *actions, struct placer_error **err);
 /* Reset after a reboot forgot the journal: remove the boot unit and the ban placer left
@@ -166,7 +103,7 @@ int irq_etc_forget(const struct irq_etc *etc, const char *state_dir, struct plac
  * has an init script to restart it with)?  Else the refusal both apply and its dry run give. */
 int irq_irqbalance_ban_check(const struct irq_etc *etc, bool *through_systemd, struct placer_error **err);
 /* Run an undo action. */
-int irq_run_action(const struct irq_etc *etc, enum irq_action action, struct placer_error **err);
+int irq_run_action(const struct irq_etc *etc, enum placer_journal_action action, struct placer_error **err);
 /* The paths placer writes for ETC: irqbalance's drop-in, the boot unit, its link (PATH_MAX). */
 void irq_etc_paths(const struct irq_etc *etc, char *dropin, char *unit, char *link, size_t len);
 
@@ -181,11 +118,11 @@ enum irq_owner_claimed {
   IRQ_OWNER_OURS,  /* S owned it already */
   IRQ_OWNER_TAKEN, /* its owner's state is gone: S owns it now, with its recorded list */
 };
-int irq_owner_claim(const char *root, const struct irq_state *s, unsigned irq, const char *name, const char *now,
+int irq_owner_claim(const char *root, const struct placer_state *s, unsigned irq, const char *name, const char *now,
                     bool dry_run, char **original, enum irq_owner_claimed *how, struct placer_error **err);
 /* The state directory that owns IRQ now when it is not S (caller frees), else NULL. */
-char *irq_owner_other(const char *root, const struct irq_state *s, unsigned irq);
+char *irq_owner_other(const char *root, const struct placer_state *s, unsigned irq);
 /* S gives IRQ up (when it owns it); the directory goes with its last record. */
-void irq_owner_release(const char *root, const struct irq_state *s, unsigned irq);
+void irq_owner_release(const char *root, const struct placer_state *s, unsigned irq);
 
 #endif

@@ -1,8 +1,9 @@
 /* Shared by both apply backends: the machine-readable results of apply and
  * reset (`placer apply --json`, `placer reset --json`): what changed, which
- * groups were created or set, which processes were bound or moved back, and
- * one `changed` flag that tools such as the Ansible modules in ansible/
- * report as is. Schema in docs/apply.md. */
+ * groups were created or set, which processes were bound, what only the
+ * backend reports about its reset under its name, and one `changed` flag
+ * that tools such as the Ansible modules in ansible/ report as is. Schema
+ * in docs/apply.md. */
 #include <jansson.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -138,20 +139,16 @@ json_t *placer_reset_result_json(const struct placer_reset_result *res) {
   json_t *doc = json_object();
   if (doc == NULL)
     return NULL;
-  json_t *pids = json_array();
-  for (size_t i = 0; pids && i < res->n_pids_restored; i++)
-    append(pids, json_integer(res->pids_restored[i]), &oom);
-  put(doc, "schema", json_integer(PLACER_APPLY_JSON_SCHEMA), &oom);
+  put(doc, "schema", json_integer(PLACER_RESET_JSON_SCHEMA), &oom);
   put(doc, "command", json_string("reset"), &oom);
   put(doc, "backend", string_or_null(res->backend), &oom);
   put(doc, "state_dir", string_or_null(res->state_dir), &oom);
   put(doc, "changed", json_boolean(res->changed), &oom);
   put(doc, "interrupted", json_boolean(res->interrupted), &oom);
   put(doc, "changes", json_integer((json_int_t)res->n_undone), &oom);
-  put(doc, "groups_removed", string_array(res->groups_removed, res->n_groups_removed, &oom), &oom);
-  put(doc, "pids_restored", pids, &oom);
-  put(doc, "units_restored", string_array(res->units_restored, res->n_units_restored, &oom), &oom);
-  put(doc, "dropins_removed", string_array(res->dropins_removed, res->n_dropins_removed, &oom), &oom);
+  /* what only the backend reports, under its name */
+  if (res->details && res->backend)
+    put(doc, res->backend, json_deep_copy(res->details), &oom);
   if (res->n_irqs_restored) {
     json_t *irqs = json_array();
     for (size_t i = 0; irqs && i < res->n_irqs_restored; i++)

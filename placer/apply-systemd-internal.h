@@ -1,7 +1,7 @@
 /* The systemd apply backend's own types and helpers, shared by
- * apply-systemd.c (apply, reset), apply-systemd-state.c (systemd.json,
- * systemctl) and apply-systemd-status.c (status).  Not for the rest of
- * placer. */
+ * apply-systemd.c (apply, reset), apply-systemd-state.c (systemctl, the
+ * units' groups and threads) and apply-systemd-status.c (status).  Not for
+ * the rest of placer. */
 #ifndef PLACER_APPLY_SYSTEMD_INTERNAL_H
 #define PLACER_APPLY_SYSTEMD_INTERNAL_H
 
@@ -18,12 +18,13 @@
 #include "systemd-unit.h"
 
 /* The state file of the systemd backend, beside state.json in the state
- * directory (whose lock it shares). */
+ * directory (whose lock it shares): state.h's kind placer_state_units. */
 #define SD_STATE_FILE PLACER_STATE_SYSTEMD_FILE
 
-/* The four properties, in the order of the state file and the messages. */
+/* The four properties, in the order of the state file and the messages
+ * (placer_state_unit_props: the previous values each unit's record keeps). */
 enum sd_prop { SD_ALLOWED_CPUS, SD_ALLOWED_MEMORY_NODES, SD_MEMORY_MAX, SD_CPU_WEIGHT, SD_N_PROPS };
-extern const char *const sd_prop_names[SD_N_PROPS];
+_Static_assert(SD_N_PROPS == PLACER_STATE_UNIT_PROPS, "one previous value per property");
 
 /* Where and how: systemctl's name, the directories of drop-ins and the
  * cgroup2 mount the unit groups are read from. */
@@ -35,54 +36,22 @@ struct sd_ctx {
   unsigned timeout_ms;     /* for each systemctl call */
 };
 
-struct sd_instance {
-  char *name;
-  char *role;
-  enum placer_role_kind kind;
-  char *match; /* how it was found, for the messages */
-  char *unit;
-  char *cgroup; /* the unit's group, "/system.slice/x.service" */
-  char *cpus;   /* NULL: AllowedCPUs left as it is (unpinned) */
-  char *mems;
-  bool has_memory_limit;
-  uint64_t memory_bytes;
-  unsigned cpu_weight; /* 0: left */
-  bool pin_vcpus;
-  char *qmp_socket;
-  char *previous[SD_N_PROPS];         /* what `systemctl show` said before placer */
-  bool created[SD_N_PROPS];           /* the runtime drop-in set-property made */
-  char *dropin;                       /* --persist: the drop-in file, or NULL */
-  bool dropin_dir_created;            /* and its UNIT.d directory */
-  struct placer_state_process *procs; /* the processes in the unit at apply */
-  size_t n_procs;
-};
-
-struct sd_state {
-  char *dir;
-  char *boot_id; /* the boot and the directory it was written for (lib/statedir.h) */
-  char *state_id;
-  char *profile_name;
-  char *profile_path;
-  char *applied_at;
-  bool persist;
-  struct sd_instance *v;
-  size_t n;
-};
+/* apply-systemd-write.c: the backend's writer (placement.h), on a unit's
+ * properties; its ctx is a struct sd_ctx. */
+extern const struct placer_writer_ops sd_writer_ops;
+/* The values `systemctl show` text SHOW says a unit has (no limit for
+ * "infinity", weight 0 for "[not set]"). */
+int sd_show_values(const char *show, struct placer_group_values *v, struct placer_error **err);
+/* `systemctl set-property --runtime UNIT Property=value` of setting S of
+ * WANT (placer_systemd_argv_free); NULL on ENOMEM or a setting a unit has
+ * not. */
+char **sd_setting_argv(const struct sd_ctx *c, const char *unit, enum placer_setting s,
+                       const struct placer_group_values *want);
 
 /* apply-systemd-state.c */
 void sd_ctx_init(struct sd_ctx *c, const struct placer_apply_options *opt);
-void sd_instance_clear(struct sd_instance *si);
-void sd_state_clear(struct sd_state *s);
-/* Read DIR/systemd.json (empty state when there is none), through
- * lib/statedir.h; refused when written in another boot or for another
- * directory, or when it names a drop-in placer does not write (anything but
- * C's etc_dir/UNIT.d/50-placer.conf) or a unit group that is not an absolute
- * path without "." or "..". */
-int sd_state_load(const struct sd_ctx *c, const char *dir, struct sd_state *s, struct placer_error **err);
-/* Write it atomically; an empty state removes the file. */
-int sd_state_save(const struct sd_state *s, struct placer_error **err);
 /* The properties an instance sets. */
-struct placer_systemd_props sd_instance_props(const struct sd_instance *si);
+struct placer_systemd_props sd_instance_props(const struct placer_state_unit *si);
 
 /* Run systemctl ARGV; *out (may be NULL) its stdout.  A non-zero exit is an
  * error naming the command line and systemctl's first line of stderr. */
@@ -105,10 +74,10 @@ char *sd_control_file(const struct sd_ctx *c, const char *unit, enum sd_prop p);
  * problem (thread lines carry the tid) and returns how many.  *n_procs and
  * *n_threads (may be NULL) count what was looked at. */
 typedef void (*sd_problem_fn)(void *ctx, const char *msg);
-size_t sd_check_unit(const struct sd_ctx *c, const struct sd_instance *si, sd_problem_fn report, void *ctx,
+size_t sd_check_unit(const struct sd_ctx *c, const struct placer_state_unit *si, sd_problem_fn report, void *ctx,
                      size_t *n_procs, size_t *n_threads);
 /* Pin the vCPU threads of every qemu in the unit, one per PU. */
-int sd_pin_vcpus(const struct sd_ctx *c, const struct sd_instance *si, size_t *n_pinned, const char **source,
+int sd_pin_vcpus(const struct sd_ctx *c, const struct placer_state_unit *si, size_t *n_pinned, const char **source,
                  struct placer_error **err);
 
 /* What undoing one instance did. */
@@ -120,11 +89,15 @@ struct sd_undone {
 /* apply-systemd.c: undo what the state records for SI (properties back,
  * drop-ins placer made removed); *reload is set when a daemon-reload is
  * needed; *done (may be NULL) says what was done. */
-int sd_undo_instance(const struct sd_ctx *c, const struct sd_instance *si, bool *reload,
+int sd_undo_instance(const struct sd_ctx *c, const struct placer_state_unit *si, bool *reload,
                      struct placer_string_list *notes, struct sd_undone *done, struct placer_error **err);
 /* Add to RES (reset --json) that SI was undone as DONE says: its unit among
  * units_restored, its drop-in among dropins_removed, each one change. */
-int sd_reset_result_add(struct placer_reset_result *res, const struct sd_instance *si, const struct sd_undone *done);
+int sd_reset_result_add(struct placer_reset_result *res, const struct placer_state_unit *si,
+                        const struct sd_undone *done);
+
+/* The ops table (apply-systemd.c). */
+extern const struct placer_apply_backend_ops placer_apply_backend_systemd;
 
 /* apply-systemd-status.c: the ops table's status and its text. */
 int sd_status(const char *state_dir, json_t **out, bool *drift, struct placer_error **err);

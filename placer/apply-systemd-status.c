@@ -31,29 +31,25 @@ static void drift_line(void *inst, const char *msg) {
   add_line(inst, "drift", "%s", msg);
 }
 
-static bool prop_planned(const struct sd_instance *si, enum sd_prop p) {
-  switch (p) {
-  case SD_ALLOWED_CPUS: return si->cpus != NULL;
-  case SD_ALLOWED_MEMORY_NODES: return si->mems != NULL;
-  case SD_MEMORY_MAX: return si->has_memory_limit;
-  case SD_CPU_WEIGHT: return si->cpu_weight != 0;
-  case SD_N_PROPS: break;
-  }
-  return false;
+/* The setting each property holds (enum sd_prop's order), and what the
+ * unit's record planned of it (borrowed strings: never cleared). */
+static const enum placer_setting prop_setting[SD_N_PROPS] = { PLACER_SETTING_CPUS, PLACER_SETTING_MEMS,
+                                                              PLACER_SETTING_MEMORY_LIMIT, PLACER_SETTING_CPU_WEIGHT };
+
+static struct placer_group_values planned_values(const struct placer_state_unit *si) {
+  return (struct placer_group_values){
+    .cpus = si->cpus,
+    .mems = si->mems,
+    .memory_limit = si->has_memory_limit ? si->memory_bytes : PLACER_CGROUP_UNLIMITED,
+    .cpu_weight = si->cpu_weight,
+    .planned = (si->cpus ? PLACER_SETTING_BIT(PLACER_SETTING_CPUS) : 0) |
+               (si->mems ? PLACER_SETTING_BIT(PLACER_SETTING_MEMS) : 0) |
+               (si->has_memory_limit ? PLACER_SETTING_BIT(PLACER_SETTING_MEMORY_LIMIT) : 0) |
+               (si->cpu_weight ? PLACER_SETTING_BIT(PLACER_SETTING_CPU_WEIGHT) : 0),
+  };
 }
 
-static bool prop_ok(const struct sd_instance *si, enum sd_prop p, const char *shown) {
-  switch (p) {
-  case SD_ALLOWED_CPUS: return apply_cpulist_equal(shown, si->cpus);
-  case SD_ALLOWED_MEMORY_NODES: return apply_cpulist_equal(shown, si->mems);
-  case SD_MEMORY_MAX: return strtoull(shown, NULL, 10) == si->memory_bytes;
-  case SD_CPU_WEIGHT: return strtoul(shown, NULL, 10) == si->cpu_weight;
-  case SD_N_PROPS: break;
-  }
-  return false;
-}
-
-static json_t *check_instance(const struct sd_ctx *c, struct sd_instance *si) {
+static json_t *check_instance(const struct sd_ctx *c, struct placer_state_unit *si) {
   json_t *inst = json_object();
   json_object_set_new(inst, "name", str_or_null(si->name));
   json_object_set_new(inst, "role", str_or_null(si->role));
@@ -90,20 +86,28 @@ static json_t *check_instance(const struct sd_ctx *c, struct sd_instance *si) {
       free(si->cgroup);
       si->cgroup = TAKE_PTR(cg);
     }
+    /* the properties against the record, compared as the model compares values */
+    struct placer_group_values want = planned_values(si), now = { 0 };
+    struct placer_error *unread = NULL;
+    bool read = sd_show_values(show, &now, &unread) == 0;
+    placer_error_free(unread);
     for (int p = 0; p < SD_N_PROPS; p++) {
-      cleanup_free char *v = placer_systemd_show_value(show, sd_prop_names[p]);
-      json_object_set_new(actual, sd_prop_names[p], str_or_null(v));
-      if (prop_planned(si, (enum sd_prop)p) && (v == NULL || !prop_ok(si, (enum sd_prop)p, v))) {
-        char want[32];
+      cleanup_free char *v = placer_systemd_show_value(show, placer_state_unit_props[p]);
+      json_object_set_new(actual, placer_state_unit_props[p], str_or_null(v));
+      enum placer_setting s = prop_setting[p];
+      if ((want.planned & PLACER_SETTING_BIT(s)) && (!read || !placer_group_value_equal(s, &now, &want))) {
+        char shown[32];
         if (p == SD_MEMORY_MAX)
-          snprintf(want, sizeof(want), "%llu", (unsigned long long)si->memory_bytes);
+          snprintf(shown, sizeof(shown), "%llu", (unsigned long long)si->memory_bytes);
         else if (p == SD_CPU_WEIGHT)
-          snprintf(want, sizeof(want), "%u", si->cpu_weight);
+          snprintf(shown, sizeof(shown), "%u", si->cpu_weight);
         else
-          snprintf(want, sizeof(want), "%s", p == SD_ALLOWED_CPUS ? si->cpus : si->mems);
-        add_line(inst, "drift", "%s %s=%s, planned %s", si->unit, sd_prop_names[p], v && *v ? v : "(empty)", want);
+          snprintf(shown, sizeof(shown), "%s", p == SD_ALLOWED_CPUS ? si->cpus : si->mems);
+        add_line(inst, "drift", "%s %s=%s, planned %s", si->unit, placer_state_unit_props[p], v && *v ? v : "(empty)",
+                 shown);
       }
     }
+    placer_group_values_clear(&now);
   }
   static const char *const files[] = { "cpuset.cpus.effective", "cpuset.mems.effective", "memory.max", "cpu.weight" };
   for (size_t i = 0; i < N_OF(files); i++) {
@@ -162,41 +166,34 @@ static json_t *check_instance(const struct sd_ctx *c, struct sd_instance *si) {
 
 int sd_status(const char *state_dir, json_t **out, bool *drift, struct placer_error **err) {
   const char *dir = state_dir ? state_dir : placer_state_default_dir();
-  struct placer_state *lock = NULL;
+  struct placer_state *s = NULL;
   bool busy = false;
-  if (placer_state_open(dir, PLACER_STATE_LOCK_SHARED, &lock, &busy, err) < 0)
+  if (placer_state_open_kind(dir, &placer_state_units, PLACER_STATE_LOCK_SHARED, &s, &busy, err) < 0)
     return -1;
   struct sd_ctx c;
   sd_ctx_init(&c, NULL);
-  struct sd_state s = { 0 };
-  if (sd_state_load(&c, dir, &s, err) < 0) {
-    sd_state_clear(&s);
-    placer_state_free(lock);
-    return -1;
-  }
   json_t *doc = json_object();
   json_object_set_new(doc, "schema", json_integer(PLACER_STATUS_JSON_SCHEMA));
   json_object_set_new(doc, "backend", json_string("systemd"));
   json_object_set_new(doc, "state_dir", json_string(dir));
-  json_object_set_new(doc, "applied", json_boolean(s.n > 0));
-  json_object_set_new(doc, "profile", str_or_null(s.profile_name));
-  json_object_set_new(doc, "profile_path", str_or_null(s.profile_path));
-  json_object_set_new(doc, "applied_at", str_or_null(s.applied_at));
-  json_object_set_new(doc, "persist", json_boolean(s.persist));
+  json_object_set_new(doc, "applied", json_boolean(s->n_units > 0));
+  json_object_set_new(doc, "profile", str_or_null(s->profile_name));
+  json_object_set_new(doc, "profile_path", str_or_null(s->profile_path));
+  json_object_set_new(doc, "applied_at", str_or_null(s->applied_at));
+  json_object_set_new(doc, "persist", json_boolean(s->persist));
   json_object_set_new(doc, "cgroup_mode", json_string("v2"));
   json_object_set_new(doc, "busy", json_boolean(busy));
   json_t *insts = json_array();
   bool any = false;
-  for (size_t i = 0; i < s.n; i++) {
-    json_t *inst = check_instance(&c, &s.v[i]);
+  for (size_t i = 0; i < s->n_units; i++) {
+    json_t *inst = check_instance(&c, &s->units[i]);
     any |= !json_is_true(json_object_get(inst, "ok"));
     json_array_append_new(insts, inst);
   }
   json_object_set_new(doc, "instances", insts);
   json_object_set_new(doc, "problems", json_array());
   json_object_set_new(doc, "drift", json_boolean(any));
-  sd_state_clear(&s);
-  placer_state_free(lock);
+  placer_state_free(s);
   *out = doc;
   *drift = any;
   return 0;

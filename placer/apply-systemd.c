@@ -27,23 +27,59 @@
 #define VERIFY_ROUNDS 5
 
 struct sd_target {
+  const struct placer_placed *pd; /* the model: its values, the processes it binds */
   const struct placer_instance *inst;
-  struct sd_instance rec;      /* what the state will hold */
-  struct placer_pid_list pids; /* the processes found (matcher or --pid) */
-  bool needs_set;              /* a property differs from the plan */
-  bool known;                  /* already in the state from an earlier apply */
-  bool kept;                   /* no process now: the earlier record is kept, nothing done */
+  struct placer_state_unit rec; /* what the state will hold */
+  bool needs_set;               /* a property differs from the plan */
+  bool known;                   /* already in the state from an earlier apply */
+  bool kept;                    /* no process now: the earlier record is kept, nothing done */
   char *note;
   unsigned changes;
   size_t n_vcpus_pinned;
   const char *vcpu_source;
 };
 
+/* What only this backend takes (apply_setting): --persist, --restart
+ * rolling, --health-cmd CMD, --health-timeout S. */
+static const struct placer_apply_setting_spec settings[] = {
+  { "persist", false }, { "restart", true }, { "health-cmd", true }, { "health-timeout", true }, { NULL, false },
+};
+struct sd_settings {
+  bool persist;           /* drop-ins in /etc/systemd/system/UNIT.d/ too (survive restart and reboot) */
+  bool restart_rolling;   /* restart the units one at a time, healthy in between, then verify */
+  const char *health_cmd; /* sh -c CMD: exit 0 = healthy (before and after each restart); NULL: none */
+  unsigned health_timeout_s;
+};
+
+static int read_settings(const struct placer_apply_options *opt, struct sd_settings *out, struct placer_error **err) {
+  const char *restart = apply_setting(opt, "restart"), *timeout = apply_setting(opt, "health-timeout");
+  *out = (struct sd_settings){ .persist = apply_setting(opt, "persist") != NULL,
+                               .restart_rolling = restart != NULL,
+                               .health_cmd = apply_setting(opt, "health-cmd"),
+                               .health_timeout_s = 300 };
+  if (restart && strcmp(restart, "rolling") != 0)
+    return placer_error_set(err, PLACER_EXIT_USAGE, EINVAL, "--restart wants 'rolling', got '%s'", restart);
+  if (timeout) {
+    char *end = NULL;
+    unsigned long s = strtoul(timeout, &end, 10);
+    if (end == timeout || *end || s == 0 || s > 86400)
+      return placer_error_set(err, PLACER_EXIT_USAGE, EINVAL, "--health-timeout wants seconds (1..86400), got '%s'",
+                              timeout);
+    out->health_timeout_s = (unsigned)s;
+  }
+  if ((out->health_cmd || timeout) && !out->restart_rolling)
+    return placer_error_set(err, PLACER_EXIT_USAGE, EINVAL,
+                            "--health-cmd and --health-timeout go with --restart rolling");
+  return 0;
+}
+
 struct sd_applier {
   struct sd_ctx ctx;
+  struct sd_settings set;
   const struct placer_plan *plan;
   const struct placer_apply_options *opt;
-  struct sd_state state;
+  struct placer_placement *placement; /* the model of every instance; t[i].pd is its v[i] */
+  struct placer_state *state;         /* systemd.json, holding the state directory's lock */
   struct sd_target *t;
   size_t n;
   struct placer_string_list actions, notes;
@@ -52,12 +88,12 @@ struct sd_applier {
 
 static void applier_clear(struct sd_applier *a) {
   for (size_t i = 0; i < a->n; i++) {
-    sd_instance_clear(&a->t[i].rec);
-    placer_pid_list_free(&a->t[i].pids);
+    placer_state_unit_clear(&a->t[i].rec);
     free(a->t[i].note);
   }
   free(a->t);
-  sd_state_clear(&a->state);
+  placer_placement_free(a->placement);
+  placer_state_free(a->state);
   placer_string_list_free(&a->actions);
   placer_string_list_free(&a->notes);
 }
@@ -67,40 +103,29 @@ static void sleep_ms(unsigned ms) {
   nanosleep(&ts, NULL);
 }
 
-static const struct sd_instance *state_find(const struct sd_state *s, const char *name) {
-  for (size_t i = 0; i < s->n; i++)
-    if (strcmp(s->v[i].name, name) == 0)
-      return &s->v[i];
+static const struct placer_state_unit *state_find(const struct placer_state *s, const char *name) {
+  for (size_t i = 0; i < s->n_units; i++)
+    if (strcmp(s->units[i].name, name) == 0)
+      return &s->units[i];
   return NULL;
 }
 
 /* ------------------------------------------------------------------ find the units */
 
-static int find_processes(struct sd_applier *a, struct sd_target *t, struct placer_error **err) {
-  /* the same search and checks as the cgroupfs backend's */
-  cleanup_free char *why = NULL;
-  bool explicit_pids = false;
-  if (apply_find_processes(a->plan, t->inst, a->opt, &t->pids, &explicit_pids, &why, err) < 0)
-    return -1;
-  if (t->pids.n == 0 && !explicit_pids) {
-    t->note = apply_no_process_note(t->inst, why);
-    if (a->opt->strict)
-      return placer_error_set(err, PLACER_EXIT_INFEASIBLE, ESRCH, "%s: %s (--strict)", t->inst->name,
-                              t->note ? t->note : "no process");
-  }
-  return 0;
-}
-
-/* The one unit that holds every process of T. */
+/* The one unit that holds every process T binds (its descendants are the
+ * unit's too: systemd places whole units). */
 static int find_unit(struct sd_applier *a, struct sd_target *t, struct placer_error **err) {
   (void)a;
-  for (size_t i = 0; i < t->pids.n; i++) {
-    cleanup_free char *path = NULL, *unit = NULL, *ucg = NULL, *comm = placer_proc_comm(t->pids.pids[i]);
-    if (sd_pid_cgroup(t->pids.pids[i], &path, err) < 0 || placer_systemd_unit_from_cgroup(path, &unit, &ucg, err) < 0)
+  for (size_t i = 0; i < t->pd->n_procs; i++) {
+    const struct placer_placed_proc *pp = &t->pd->procs[i];
+    if (pp->root_pid != 0)
+      continue;
+    cleanup_free char *path = NULL, *unit = NULL, *ucg = NULL;
+    if (sd_pid_cgroup(pp->pid, &path, err) < 0 || placer_systemd_unit_from_cgroup(path, &unit, &ucg, err) < 0)
       return placer_error_prefix(err,
                                  "%s: pid %d (%s) cannot be placed through systemd (run it as a unit, or use "
                                  "--backend cgroupfs)",
-                                 t->inst->name, (int)t->pids.pids[i], comm ? comm : "?");
+                                 t->inst->name, (int)pp->pid, pp->comm);
     if (t->rec.unit == NULL) {
       t->rec.unit = TAKE_PTR(unit);
       t->rec.cgroup = TAKE_PTR(ucg);
@@ -108,7 +133,7 @@ static int find_unit(struct sd_applier *a, struct sd_target *t, struct placer_er
       return placer_error_set(err, PLACER_EXIT_USAGE, EINVAL,
                               "%s: its processes run in two units, %s and %s (pid %d): systemd places whole units; "
                               "make the matcher (or --pid) pick one",
-                              t->inst->name, t->rec.unit, unit, (int)t->pids.pids[i]);
+                              t->inst->name, t->rec.unit, unit, (int)pp->pid);
     }
   }
   return 0;
@@ -137,50 +162,52 @@ static int check_fit(struct sd_applier *a, struct sd_target *t, struct placer_er
   return 0;
 }
 
-static int copy_instance(struct sd_instance *dst, const struct sd_instance *src);
-
-/* Does what `systemctl show` says match the plan for property P? */
-static bool shown_matches(const struct sd_instance *r, enum sd_prop p, const char *shown) {
-  if (shown == NULL)
-    return false;
-  switch (p) {
-  case SD_ALLOWED_CPUS: return r->cpus == NULL || apply_cpulist_equal(shown, r->cpus);
-  case SD_ALLOWED_MEMORY_NODES: return r->mems == NULL || apply_cpulist_equal(shown, r->mems);
-  case SD_MEMORY_MAX: return !r->has_memory_limit || strtoull(shown, NULL, 10) == r->memory_bytes;
-  case SD_CPU_WEIGHT: return r->cpu_weight == 0 || strtoul(shown, NULL, 10) == r->cpu_weight;
-  case SD_N_PROPS: break;
-  }
-  return false;
+/* The model's values a unit gets: the ones the plan gives itself; a unit
+ * keeps its own where the plan gives none. */
+static unsigned unit_settings(const struct placer_placed *pd) {
+  return pd->values.planned & PLACER_GROUP_SETTINGS;
 }
 
+/* Does what `systemctl show` says (SHOW) differ from the plan? */
+static int shown_differs(const struct placer_placed *pd, const char *show, bool *differs, struct placer_error **err) {
+  struct placer_group_values now;
+  if (sd_show_values(show, &now, err) < 0)
+    return -1;
+  *differs = false;
+  for (enum placer_setting s = 0; s < PLACER_SETTING_N; s++)
+    if ((unit_settings(pd) & PLACER_SETTING_BIT(s)) && !placer_group_value_equal(s, &now, &pd->values))
+      *differs = true;
+  placer_group_values_clear(&now);
+  return 0;
+}
+
+/* What the unit gets: the values the plan gives itself (the model's
+ * planned ones); a unit keeps its own where the plan gives none. */
 static int fill_record(struct sd_applier *a, struct sd_target *t, struct placer_error **err) {
   const struct placer_instance *inst = t->inst;
-  struct sd_instance *r = &t->rec;
+  const struct placer_group_values *v = &t->pd->values;
+  struct placer_state_unit *r = &t->rec;
   r->name = strdup(inst->name);
   r->role = strdup(inst->role);
   r->kind = inst->kind;
   r->match = placer_match_describe(inst->kind, &inst->match);
-  if (inst->pinned) {
-    r->cpus = placer_cpulist_format(inst->cpus);
-    r->mems = placer_cpulist_format(inst->mems);
-    if (r->cpus == NULL || r->mems == NULL)
-      return placer_error_oom(err, NULL);
-  }
-  r->has_memory_limit = inst->has_memory_limit;
-  r->memory_bytes = inst->memory_bytes;
-  r->cpu_weight = inst->cpu_weight;
+  if ((v->planned & PLACER_SETTING_BIT(PLACER_SETTING_CPUS)) &&
+      ((r->cpus = strdup(v->cpus)) == NULL || (r->mems = strdup(v->mems)) == NULL))
+    return placer_error_oom(err, NULL);
+  r->has_memory_limit = v->planned & PLACER_SETTING_BIT(PLACER_SETTING_MEMORY_LIMIT);
+  r->memory_bytes = r->has_memory_limit ? v->memory_limit : 0;
+  r->cpu_weight = (v->planned & PLACER_SETTING_BIT(PLACER_SETTING_CPU_WEIGHT)) ? v->cpu_weight : 0;
   r->pin_vcpus = inst->pin_vcpus;
-  for (size_t i = 0; i < a->opt->n_qmps; i++)
-    if (strcmp(a->opt->qmps[i].instance, inst->name) == 0 && r->qmp_socket == NULL)
-      r->qmp_socket = strdup(a->opt->qmps[i].value);
+  if (t->pd->qmp_socket && (r->qmp_socket = strdup(t->pd->qmp_socket)) == NULL)
+    return placer_error_oom(err, NULL);
   if (r->name == NULL || r->role == NULL)
     return placer_error_oom(err, NULL);
-  const struct sd_instance *old = state_find(&a->state, inst->name);
+  const struct placer_state_unit *old = state_find(a->state, inst->name);
   if (r->unit == NULL) {
     if (old) {
       /* applied before, no process now: keep the record so reset can undo it */
-      sd_instance_clear(r);
-      if (copy_instance(r, old) < 0)
+      placer_state_unit_clear(r);
+      if (placer_state_unit_copy(r, old) < 0)
         return placer_error_oom(err, NULL);
       t->kept = t->known = true;
       placer_string_list_addf(&a->notes, "%s: no process now; %s keeps the placement applied earlier", inst->name,
@@ -204,10 +231,10 @@ static int fill_record(struct sd_applier *a, struct sd_target *t, struct placer_
   if (cg && *cg && strcmp(cg, r->cgroup) != 0)
     return placer_error_set(err, PLACER_EXIT_SYSTEM, EINVAL, "%s: systemd says %s is in %s, /proc says %s", inst->name,
                             r->unit, cg, r->cgroup);
+  if (shown_differs(t->pd, show, &t->needs_set, err) < 0)
+    return placer_error_prefix(err, "%s: %s", inst->name, r->unit);
   for (int p = 0; p < SD_N_PROPS; p++) {
-    cleanup_free char *shown = placer_systemd_show_value(show, sd_prop_names[p]);
-    if (!shown_matches(r, (enum sd_prop)p, shown))
-      t->needs_set = true;
+    cleanup_free char *shown = placer_systemd_show_value(show, placer_state_unit_props[p]);
     if (old) {
       t->known = true;
       r->previous[p] = old->previous[p] ? strdup(old->previous[p]) : NULL;
@@ -223,12 +250,12 @@ static int fill_record(struct sd_applier *a, struct sd_target *t, struct placer_
     r->dropin_dir_created = old->dropin_dir_created;
   }
   size_t ulen = strlen(r->unit);
-  if (a->opt->persist && !(ulen > 8 && strcmp(r->unit + ulen - 8, ".service") == 0))
+  if (a->set.persist && !(ulen > 8 && strcmp(r->unit + ulen - 8, ".service") == 0))
     return placer_error_set(err, PLACER_EXIT_USAGE, EINVAL,
                             "%s: --persist: %s is a %s, which systemd makes at run time: no drop-in can make its "
                             "placement outlive it (apply without --persist)",
                             inst->name, r->unit, strrchr(r->unit, '.') + 1);
-  if (a->opt->restart_rolling && !(ulen > 8 && strcmp(r->unit + ulen - 8, ".service") == 0))
+  if (a->set.restart_rolling && !(ulen > 8 && strcmp(r->unit + ulen - 8, ".service") == 0))
     return placer_error_set(err, PLACER_EXIT_USAGE, EINVAL, "%s: --restart: %s is not a service systemd can restart",
                             inst->name, r->unit);
   return check_fit(a, t, err);
@@ -242,16 +269,20 @@ static int build_targets(struct sd_applier *a, struct placer_error **err) {
     if (placer_plan_find(plan, a->opt->pids[i].instance) == NULL)
       return placer_error_set(err, PLACER_EXIT_USAGE, EINVAL, "--pid %s=%s: the plan has no instance '%s'",
                               a->opt->pids[i].instance, a->opt->pids[i].value, a->opt->pids[i].instance);
+  /* the model, and the processes it binds: the same checks as the cgroupfs backend's */
+  if (placer_placement_compute(plan, a->opt->prefix, a->opt->qmps, a->opt->n_qmps, &a->placement, err) < 0 ||
+      placer_placement_bind(a->placement, a->opt->pids, a->opt->n_pids, a->opt->strict, err) < 0)
+    return -1;
   if ((a->t = calloc(plan->n_instances, sizeof(*a->t))) == NULL)
     return placer_error_oom(err, NULL);
   a->n = plan->n_instances;
   for (size_t i = 0; i < a->n; i++) {
     struct sd_target *t = &a->t[i];
-    t->inst = &plan->instances[i];
-    if (t->inst->cpu_weight > 10000)
-      return placer_error_set(err, PLACER_EXIT_USAGE, EINVAL, "%s: cpu weight %u is outside 1..10000", t->inst->name,
-                              t->inst->cpu_weight);
-    if (find_processes(a, t, err) < 0 || find_unit(a, t, err) < 0 || fill_record(a, t, err) < 0)
+    t->pd = &a->placement->v[i];
+    t->inst = t->pd->inst;
+    if (t->pd->note && (t->note = strdup(t->pd->note)) == NULL)
+      return placer_error_oom(err, NULL);
+    if (find_unit(a, t, err) < 0 || fill_record(a, t, err) < 0)
       return -1;
     for (size_t j = 0; j < i; j++)
       if (t->rec.unit && a->t[j].rec.unit && strcmp(t->rec.unit, a->t[j].rec.unit) == 0)
@@ -260,62 +291,39 @@ static int build_targets(struct sd_applier *a, struct placer_error **err) {
                                 "unambiguous",
                                 a->t[j].inst->name, t->inst->name, t->rec.unit);
   }
-  for (size_t i = 0; i < a->state.n; i++)
-    if (placer_plan_find(plan, a->state.v[i].name) == NULL)
+  for (size_t i = 0; i < a->state->n_units; i++)
+    if (placer_plan_find(plan, a->state->units[i].name) == NULL)
       return placer_error_set(err, PLACER_EXIT_USAGE, EINVAL,
                               "%s is applied but no longer in the plan of '%s'; run 'placer reset' first",
-                              a->state.v[i].name, plan->profile_name ? plan->profile_name : "?");
+                              a->state->units[i].name, plan->profile_name ? plan->profile_name : "?");
   return 0;
 }
 
 /* ------------------------------------------------------------------ state */
 
-static int copy_instance(struct sd_instance *dst, const struct sd_instance *src) {
-  memset(dst, 0, sizeof(*dst));
-  *dst = *src;
-#define DUP(f) dst->f = src->f ? strdup(src->f) : NULL
-  DUP(name);
-  DUP(role);
-  DUP(match);
-  DUP(unit);
-  DUP(cgroup);
-  DUP(cpus);
-  DUP(mems);
-  DUP(qmp_socket);
-  DUP(dropin);
-  for (int p = 0; p < SD_N_PROPS; p++)
-    DUP(previous[p]);
-#undef DUP
-  dst->procs = calloc(src->n_procs ? src->n_procs : 1, sizeof(*dst->procs));
-  if (dst->procs == NULL)
-    return -1;
-  memcpy(dst->procs, src->procs, src->n_procs * sizeof(*dst->procs));
-  return 0;
-}
-
 /* The state holds every target with a unit, as it is now. */
 static int save_state(struct sd_applier *a, struct placer_error **err) {
-  struct sd_state *s = &a->state;
-  for (size_t i = 0; i < s->n; i++)
-    sd_instance_clear(&s->v[i]);
-  free(s->v);
-  s->v = calloc(a->n + 1, sizeof(*s->v));
-  s->n = 0;
-  if (s->v == NULL)
+  struct placer_state *s = a->state;
+  for (size_t i = 0; i < s->n_units; i++)
+    placer_state_unit_clear(&s->units[i]);
+  free(s->units);
+  s->units = calloc(a->n + 1, sizeof(*s->units));
+  s->n_units = 0;
+  if (s->units == NULL)
     return placer_error_oom(err, NULL);
   for (size_t i = 0; i < a->n; i++) {
     if (a->t[i].rec.unit == NULL)
       continue;
-    if (copy_instance(&s->v[s->n], &a->t[i].rec) < 0)
+    if (placer_state_unit_copy(&s->units[s->n_units], &a->t[i].rec) < 0)
       return placer_error_oom(err, NULL);
-    s->n++;
+    s->n_units++;
   }
   free(s->profile_name);
   free(s->profile_path);
   s->profile_name = a->plan->profile_name ? strdup(a->plan->profile_name) : NULL;
   s->profile_path = a->plan->profile_path ? strdup(a->plan->profile_path) : NULL;
-  s->persist = s->persist || a->opt->persist;
-  return sd_state_save(s, err);
+  s->persist = s->persist || a->set.persist;
+  return placer_state_save(s, err);
 }
 
 static int record_procs(struct sd_applier *a, struct sd_target *t, struct placer_error **err) {
@@ -343,7 +351,7 @@ static int record_procs(struct sd_applier *a, struct sd_target *t, struct placer
 /* ------------------------------------------------------------------ changes */
 
 static int write_dropin(struct sd_applier *a, struct sd_target *t, bool *reload, struct placer_error **err) {
-  struct sd_instance *r = &t->rec;
+  struct placer_state_unit *r = &t->rec;
   struct placer_systemd_props props = sd_instance_props(r);
   cleanup_free char *text = placer_systemd_dropin_text(r->unit, a->plan->profile_name, r->name, &props);
   cleanup_free char *dir = NULL, *path = NULL;
@@ -389,21 +397,43 @@ static int write_dropin(struct sd_applier *a, struct sd_target *t, bool *reload,
   return 0;
 }
 
-static int set_properties(struct sd_applier *a, struct sd_target *t, struct placer_error **err) {
-  struct placer_systemd_props props = sd_instance_props(&t->rec);
-  char **argv = placer_systemd_set_property_argv(a->ctx.systemctl, t->rec.unit, true, &props);
-  if (argv == NULL)
-    return placer_error_oom(err, NULL);
-  cleanup_free char *line = placer_argv_join(argv);
-  placer_string_list_addf(&a->actions, "%s: %s", t->rec.name, line ? line : "systemctl set-property");
-  int ret = 0;
-  if (!a->opt->dry_run)
-    ret = sd_systemctl(&a->ctx, argv, NULL, err);
+/* Before each property the writer sets: the command said; a dry run
+ * only says it.  (What the unit had before is in its record already.) */
+static int before_set(void *ctx, const struct placer_placed *p, enum placer_write_step step, const char *where,
+                      enum placer_setting s, const struct placer_group_values *now,
+                      const struct placer_group_values *want, struct placer_error **err) {
+  (void)step, (void)now;
+  struct sd_applier *a = ctx;
+  char **argv = sd_setting_argv(&a->ctx, where, s, want);
+  cleanup_free char *line = argv ? placer_argv_join(argv) : NULL;
   placer_systemd_argv_free(argv);
-  if (ret < 0)
-    return placer_error_prefix(err, "%s", t->rec.name);
+  if (line == NULL)
+    return placer_error_oom(err, NULL);
+  placer_string_list_addf(&a->actions, "%s: %s", p->inst->name, line);
+  struct sd_target *t = &a->t[p - a->placement->v];
+  if (a->opt->dry_run) {
+    a->steps++;
+    t->changes++;
+  }
+  return a->opt->dry_run ? 1 : 0;
+}
+
+static int after_set(void *ctx, const struct placer_placed *p, enum placer_write_step step, bool unmarked,
+                     struct placer_error **err) {
+  (void)step, (void)unmarked, (void)err;
+  struct sd_applier *a = ctx;
   a->steps++;
-  t->changes++;
+  a->t[p - a->placement->v].changes++;
+  return 0;
+}
+
+/* The model's values on the unit, through the backend's writer: each
+ * property that differs set once. */
+static int set_properties(struct sd_applier *a, struct sd_target *t, struct placer_error **err) {
+  struct placer_writer w = { &sd_writer_ops, &a->ctx };
+  struct placer_write_hooks hooks = { a, before_set, after_set };
+  if (placer_placed_write_values(&w, t->pd, t->rec.unit, unit_settings(t->pd), &hooks, err) < 0)
+    return placer_error_prefix(err, "%s", t->rec.name);
   return 0;
 }
 
@@ -435,7 +465,7 @@ static int verify_target(struct sd_applier *a, struct sd_target *t, const char *
   }
 }
 
-int sd_undo_instance(const struct sd_ctx *c, const struct sd_instance *si, bool *reload,
+int sd_undo_instance(const struct sd_ctx *c, const struct placer_state_unit *si, bool *reload,
                      struct placer_string_list *notes, struct sd_undone *done, struct placer_error **err) {
   struct sd_undone did = { false, false };
   int ret = 0;
@@ -496,42 +526,40 @@ int sd_undo_instance(const struct sd_ctx *c, const struct sd_instance *si, bool 
   return 0;
 }
 
-int sd_reset_result_add(struct placer_reset_result *res, const struct sd_instance *si, const struct sd_undone *done) {
-  struct placer_string_list units = { res->units_restored, res->n_units_restored, 0 };
-  struct placer_string_list dropins = { res->dropins_removed, res->n_dropins_removed, 0 };
-  int ret = 0;
-  if (done->unit_set_back && placer_string_list_addf(&units, "%s", si->unit) < 0)
+int sd_reset_result_add(struct placer_reset_result *res, const struct placer_state_unit *si,
+                        const struct sd_undone *done) {
+  static const char *const keys[] = { "units_restored", "dropins_removed", NULL };
+  int ret = apply_reset_details(res, keys);
+  if (ret == 0 && done->unit_set_back && apply_reset_detail(res, keys[0], json_string(si->unit)) < 0)
     ret = -1;
-  if (done->dropin_removed && si->dropin && placer_string_list_addf(&dropins, "%s", si->dropin) < 0)
+  if (ret == 0 && done->dropin_removed && si->dropin && apply_reset_detail(res, keys[1], json_string(si->dropin)) < 0)
     ret = -1;
-  res->units_restored = placer_string_list_release(&units, &res->n_units_restored);
-  res->dropins_removed = placer_string_list_release(&dropins, &res->n_dropins_removed);
-  res->n_undone = res->n_units_restored + res->n_dropins_removed;
+  res->n_undone = apply_reset_detail_count(res, keys[0]) + apply_reset_detail_count(res, keys[1]);
   return ret;
 }
 
 /* Undo every instance the state holds, newest first; the state keeps what
  * failed.  RES (may be NULL) gets what was undone; *oom when it could not. */
-static size_t undo_all(const struct sd_ctx *c, struct sd_state *s, struct placer_string_list *notes,
+static size_t undo_all(const struct sd_ctx *c, struct placer_state *s, struct placer_string_list *notes,
                        struct placer_string_list *failures, struct placer_reset_result *res, bool *oom) {
   bool reload = false;
   size_t failed = 0;
-  for (size_t i = s->n; i-- > 0;) {
+  for (size_t i = s->n_units; i-- > 0;) {
     struct placer_error *e = NULL;
     struct sd_undone done;
-    if (sd_undo_instance(c, &s->v[i], &reload, notes, &done, &e) < 0) {
+    if (sd_undo_instance(c, &s->units[i], &reload, notes, &done, &e) < 0) {
       placer_string_list_addf(failures, "%s", e->msg);
       placer_error_free(e);
       failed++;
       continue;
     }
-    if (res && sd_reset_result_add(res, &s->v[i], &done) < 0)
+    if (res && sd_reset_result_add(res, &s->units[i], &done) < 0)
       *oom = true;
-    sd_instance_clear(&s->v[i]);
-    memmove(&s->v[i], &s->v[i + 1], (s->n - i - 1) * sizeof(*s->v));
-    s->n--;
+    placer_state_unit_clear(&s->units[i]);
+    memmove(&s->units[i], &s->units[i + 1], (s->n_units - i - 1) * sizeof(*s->units));
+    s->n_units--;
     struct placer_error *save_err = NULL;
-    if (sd_state_save(s, &save_err) < 0) {
+    if (placer_state_save(s, &save_err) < 0) {
       placer_string_list_addf(failures, "%s", save_err->msg);
       placer_error_free(save_err);
       failed++;
@@ -551,7 +579,7 @@ static size_t undo_all(const struct sd_ctx *c, struct sd_state *s, struct placer
 static int roll_back(struct sd_applier *a, struct placer_error **err) {
   struct placer_string_list notes = { NULL, 0, 0 }, failures = { NULL, 0, 0 };
   /* only what this apply added: instances known before keep their record */
-  size_t failed = undo_all(&a->ctx, &a->state, &notes, &failures, NULL, NULL);
+  size_t failed = undo_all(&a->ctx, a->state, &notes, &failures, NULL, NULL);
   if (failed == 0)
     placer_error_prefix(err, "apply failed; the placement through systemd is taken back (every unit as before placer)");
   else
@@ -564,11 +592,11 @@ static int roll_back(struct sd_applier *a, struct placer_error **err) {
 /* ------------------------------------------------------------------ rolling restart */
 
 static int wait_healthy(struct sd_applier *a, const char *when, struct placer_error **err) {
-  if (a->opt->health_cmd == NULL)
+  if (a->set.health_cmd == NULL)
     return 0;
-  unsigned limit_s = a->opt->health_timeout_s ? a->opt->health_timeout_s : 300;
+  unsigned limit_s = a->set.health_timeout_s;
   time_t end = time(NULL) + limit_s;
-  char *argv[] = { "/bin/sh", "-c", (char *)a->opt->health_cmd, NULL };
+  char *argv[] = { "/bin/sh", "-c", (char *)a->set.health_cmd, NULL };
   for (;;) {
     cleanup_free char *out = NULL, *errout = NULL;
     int status = 0;
@@ -578,13 +606,13 @@ static int wait_healthy(struct sd_applier *a, const char *when, struct placer_er
       return 0;
     if (time(NULL) >= end)
       return placer_error_set(err, PLACER_EXIT_SYSTEM, ETIMEDOUT, "%s: not healthy after %u s ('%s' exits %d)", when,
-                              limit_s, a->opt->health_cmd, WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+                              limit_s, a->set.health_cmd, WIFEXITED(status) ? WEXITSTATUS(status) : -1);
     sleep_ms(1000);
   }
 }
 
 static int wait_active(struct sd_applier *a, const char *unit, struct placer_error **err) {
-  unsigned limit_s = a->opt->health_timeout_s ? a->opt->health_timeout_s : 300;
+  unsigned limit_s = a->set.health_timeout_s;
   time_t end = time(NULL) + limit_s;
   for (;;) {
     cleanup_free char *show = NULL;
@@ -635,7 +663,10 @@ static int build_report(struct sd_applier *a, struct placer_apply_report **out, 
     return placer_error_oom(err, NULL);
   r->profile_name = a->plan->profile_name ? strdup(a->plan->profile_name) : NULL;
   r->cgroup_mode = "v2";
-  r->state_dir = strdup(a->state.dir);
+  snprintf(r->where, sizeof(r->where), "systemd units");
+  r->placed_in = "unit";
+  r->shows_actions = true; /* what was done is a handful of systemctl commands */
+  r->state_dir = strdup(a->state->dir);
   r->dry_run = a->opt->dry_run;
   r->steps = a->steps;
   r->instances = calloc(a->n, sizeof(*r->instances));
@@ -692,16 +723,24 @@ static int build_report(struct sd_applier *a, struct placer_apply_report **out, 
 
 /* ------------------------------------------------------------------ apply */
 
-static int open_states(const struct sd_ctx *c, const char *dir, bool lock, struct placer_state **lock_state,
-                       struct sd_state *s, struct placer_error **err) {
-  if (placer_state_open(dir, lock ? PLACER_STATE_LOCK_EXCLUSIVE : PLACER_STATE_NO_LOCK, lock_state, NULL, err) < 0)
+/* systemd.json of DIR (with the state directory's lock, LOCK), refused
+ * while the directory holds the cgroupfs backend's placement. */
+static int open_state(const char *dir, enum placer_state_lock lock, struct placer_state **out,
+                      struct placer_error **err) {
+  struct placer_state *groups = NULL;
+  if (placer_state_open_kind(dir, &placer_state_units, lock, out, NULL, err) < 0 ||
+      placer_state_open(dir, PLACER_STATE_NO_LOCK, &groups, NULL, err) < 0)
     return -1;
-  if (!placer_state_is_empty(*lock_state))
-    return placer_error_set(err, PLACER_EXIT_USAGE, EINVAL,
-                            "%s holds a placement of the cgroupfs backend (groups under %s/): run 'placer reset' "
-                            "before applying through systemd",
-                            dir, (*lock_state)->prefix ? (*lock_state)->prefix : "?");
-  return sd_state_load(c, dir, s, err);
+  int rc = 0;
+  if (!placer_state_is_empty(groups))
+    rc = placer_error_set(err, PLACER_EXIT_USAGE, EINVAL,
+                          "%s holds a placement of the cgroupfs backend (groups under %s/): run 'placer reset' "
+                          "before applying through systemd",
+                          dir, groups->prefix ? groups->prefix : "?");
+  placer_state_free(groups);
+  if (rc == 0 && (*out)->backend == NULL && ((*out)->backend = strdup(placer_apply_backend_systemd.name)) == NULL)
+    rc = placer_error_oom(err, NULL); /* the record status and reset are dispatched on (apply-backend.c) */
+  return rc;
 }
 
 static int systemd_apply(const struct placer_plan *plan, const struct placer_apply_options *opt,
@@ -709,17 +748,18 @@ static int systemd_apply(const struct placer_plan *plan, const struct placer_app
   struct sd_applier a = { .plan = plan, .opt = opt };
   sd_ctx_init(&a.ctx, opt);
   const char *dir = opt->state_dir ? opt->state_dir : placer_state_default_dir();
-  struct placer_state *lock = NULL;
   int ret = -1;
-  if (open_states(&a.ctx, dir, !opt->dry_run, &lock, &a.state, err) < 0)
+  if (read_settings(opt, &a.set, err) < 0 ||
+      open_state(dir, opt->dry_run ? PLACER_STATE_NO_LOCK : PLACER_STATE_LOCK_EXCLUSIVE, &a.state, err) < 0)
     goto out;
-  if (a.state.n > 0 && a.state.profile_name && plan->profile_name && strcmp(a.state.profile_name, plan->profile_name)) {
+  if (a.state->n_units > 0 && a.state->profile_name && plan->profile_name &&
+      strcmp(a.state->profile_name, plan->profile_name)) {
     placer_error_set(err, PLACER_EXIT_USAGE, EINVAL,
                      "profile '%s' is applied (state %s); run 'placer reset' before applying '%s'",
-                     a.state.profile_name, dir, plan->profile_name);
+                     a.state->profile_name, dir, plan->profile_name);
     goto out;
   }
-  if (a.state.n > 0 && a.state.persist && !opt->persist)
+  if (a.state->n_units > 0 && a.state->persist && !a.set.persist)
     placer_string_list_addf(&a.notes,
                             "the drop-ins of an earlier 'apply --persist' stay in place; 'placer reset' removes them");
   if (build_targets(&a, err) < 0)
@@ -737,7 +777,7 @@ static int systemd_apply(const struct placer_plan *plan, const struct placer_app
   bool reload = false;
   if (!opt->dry_run && save_state(&a, err) < 0)
     goto out;
-  for (size_t i = 0; opt->persist && i < a.n; i++)
+  for (size_t i = 0; a.set.persist && i < a.n; i++)
     if (a.t[i].rec.unit && !a.t[i].kept && write_dropin(&a, &a.t[i], &reload, err) < 0)
       goto fail;
   if (reload && !opt->dry_run && sd_daemon_reload(&a.ctx, err) < 0)
@@ -754,13 +794,13 @@ static int systemd_apply(const struct placer_plan *plan, const struct placer_app
           verify_target(&a, t, "after apply", err) < 0 || record_procs(&a, t, err) < 0)
         goto fail;
     }
-    if (a.steps > 0 || a.state.applied_at == NULL) {
-      free(a.state.applied_at);
-      a.state.applied_at = apply_now_rfc3339();
+    if (a.steps > 0 || a.state->applied_at == NULL) {
+      free(a.state->applied_at);
+      a.state->applied_at = apply_now_rfc3339();
     }
     if (save_state(&a, err) < 0)
       goto fail;
-    if (opt->restart_rolling && restart_rolling(&a, err) < 0) {
+    if (a.set.restart_rolling && restart_rolling(&a, err) < 0) {
       placer_error_prefix(err, "the placement is applied, but the rolling restart stopped");
       goto out;
     }
@@ -772,7 +812,6 @@ fail:
     roll_back(&a, err);
 out:
   applier_clear(&a);
-  placer_state_free(lock);
   return ret;
 }
 
@@ -780,27 +819,29 @@ out:
 
 static int systemd_reset_run(const char *state_dir, struct placer_reset_result *res, struct placer_error **err) {
   const char *dir = state_dir ? state_dir : placer_state_default_dir();
-  *res = (struct placer_reset_result){ .backend = "systemd" };
-  if ((res->state_dir = strdup(dir)) == NULL)
+  *res = (struct placer_reset_result){ .backend = placer_apply_backend_systemd.name };
+  static const char *const keys[] = { "units_restored", "dropins_removed", NULL };
+  if ((res->state_dir = strdup(dir)) == NULL || apply_reset_details(res, keys) < 0) {
+    placer_reset_result_clear(res);
     return placer_error_oom(err, NULL);
+  }
   struct sd_ctx c;
   sd_ctx_init(&c, NULL);
-  struct placer_state *lock = NULL;
-  struct sd_state s = { 0 };
+  struct placer_state *s = NULL;
   struct placer_string_list out = { NULL, 0, 0 }, failures = { NULL, 0, 0 };
   int ret = -1;
-  if (placer_state_open(dir, PLACER_STATE_LOCK_EXCLUSIVE, &lock, NULL, err) < 0 || sd_state_load(&c, dir, &s, err) < 0)
+  if (placer_state_open_kind(dir, &placer_state_units, PLACER_STATE_LOCK_EXCLUSIVE, &s, NULL, err) < 0)
     goto done;
-  size_t before = s.n;
+  size_t before = s->n_units;
   if (before == 0) {
     /* a state file without instances: nothing to undo, and it goes too */
     placer_string_list_addf(&out, "nothing to reset (no placer state in %s)", dir);
-    ret = sd_state_save(&s, err);
+    ret = placer_state_save(s, err);
     goto done;
   }
   res->changed = true;
   bool oom = false;
-  size_t failed = undo_all(&c, &s, &out, &failures, res, &oom);
+  size_t failed = undo_all(&c, s, &out, &failures, res, &oom);
   if (failed) {
     placer_error_set(err, PLACER_EXIT_SYSTEM, 0,
                      "reset incomplete: %zu of %zu units could not be set back (%s); they stay recorded in %s/%s: fix "
@@ -812,15 +853,14 @@ static int systemd_reset_run(const char *state_dir, struct placer_reset_result *
     placer_error_oom(err, NULL);
     goto done;
   }
+  size_t n_units = apply_reset_detail_count(res, keys[0]), n_dropins = apply_reset_detail_count(res, keys[1]);
   placer_string_list_addf(
-      &out, "reset: %zu unit%s set back through systemd, %zu drop-in%s removed; no placer state left in %s",
-      res->n_units_restored, res->n_units_restored == 1 ? "" : "s", res->n_dropins_removed,
-      res->n_dropins_removed == 1 ? "" : "s", dir);
+      &out, "reset: %zu unit%s set back through systemd, %zu drop-in%s removed; no placer state left in %s", n_units,
+      n_units == 1 ? "" : "s", n_dropins, n_dropins == 1 ? "" : "s", dir);
   ret = 0;
 done:
   placer_string_list_free(&failures);
-  sd_state_clear(&s);
-  placer_state_free(lock);
+  placer_state_free(s);
   res->lines = placer_string_list_release(&out, &res->n_lines);
   if (ret < 0) {
     placer_reset_result_clear(res);
@@ -843,7 +883,7 @@ static int systemd_reset(const char *state_dir, char ***lines, size_t *n_lines, 
 
 const struct placer_apply_backend_ops placer_apply_backend_systemd = {
   .name = "systemd",
-  .flags = PLACER_APPLY_BACKEND_UNITS,
+  .settings = settings,
   .state_file = SD_STATE_FILE,
   .apply = systemd_apply,
   .status = sd_status,

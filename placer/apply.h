@@ -19,12 +19,6 @@
 
 #define PLACER_STATUS_JSON_SCHEMA 1
 
-/* --pid INSTANCE=PID and --qmp INSTANCE=SOCKET. */
-struct placer_instance_arg {
-  const char *instance;
-  const char *value;
-};
-
 /* Test hooks for rollback tests (the CLI fills them from PLACER_FAULT_AFTER_STEPS,
  * PLACER_FAULT_MODE and PLACER_STEP_DELAY_MS; docs/apply.md). */
 struct placer_apply_faults {
@@ -34,11 +28,13 @@ struct placer_apply_faults {
   unsigned step_delay_ms; /* sleep after each step so a test can act part-way */
 };
 
-/* Who puts the plan in force (docs/apply.md, "Backends"). */
-enum placer_apply_backend_kind {
-  PLACER_APPLY_BACKEND_AUTO,     /* systemd when PID 1 is systemd, else cgroupfs */
-  PLACER_APPLY_BACKEND_CGROUPFS, /* placer's own groups under PREFIX, written directly */
-  PLACER_APPLY_BACKEND_SYSTEMD,  /* the daemons' units, through systemctl set-property */
+/* A setting only some backends take, as the command line gives it
+ * (`--persist`, `--restart rolling`): its NAME and VALUE (NULL for a flag).
+ * The backend that takes it says so (apply-backend.c's table); another
+ * refuses it (PLACER_EXIT_USAGE). */
+struct placer_apply_setting {
+  const char *name;
+  const char *value;
 };
 
 /* What apply does about a running irqbalance, which moves IRQs every 10 s
@@ -63,15 +59,12 @@ struct placer_apply_options {
   const struct placer_instance_arg *qmps;
   size_t n_qmps;
   struct placer_apply_faults faults; /* test hooks; all zero in normal use */
-  enum placer_apply_backend_kind backend;
-  /* systemd backend */
-  bool persist;                    /* drop-ins in /etc/systemd/system/UNIT.d/ too (survive restart and reboot) */
-  bool restart_rolling;            /* restart the units one at a time, healthy in between, then verify */
-  const char *health_cmd;          /* sh -c CMD: exit 0 = healthy (before and after each restart); NULL: none */
-  unsigned health_timeout_s;       /* 0: 300 */
-  const char *systemctl;           /* NULL: "systemctl" from PATH */
-  const char *systemd_etc_dir;     /* NULL: /etc/systemd/system */
-  const char *systemd_control_dir; /* NULL: /run/systemd/system.control */
+  /* Who puts it in force (docs/apply.md, "Backends"): a backend's name
+   * (PLACER_APPLY_BACKENDS); NULL or "auto": systemd where PID 1 is
+   * systemd, else cgroupfs. */
+  const char *backend;
+  const struct placer_apply_setting *settings; /* what only the backend takes (placer_apply_setting) */
+  size_t n_settings;
   /* IRQs (apply-irq.c) */
   enum placer_irqbalance_mode irqbalance;
   bool irqs_only;                  /* the plan's IRQs alone, no cgroup or unit (the boot unit of --persist) */
@@ -118,9 +111,12 @@ struct placer_apply_irq_report {
 };
 
 struct placer_apply_report {
-  const char *backend; /* "cgroupfs" / "systemd" */
+  const char *backend; /* the backend's name ("cgroupfs"), or "irqs" for --irqs-only */
   char *profile_name;
   const char *cgroup_mode; /* "v1" / "v2" */
+  char where[32];          /* what the text says it went through: "cgroup v1", "systemd units", "IRQs only" */
+  const char *placed_in;   /* the word the text puts before an instance's group ("unit"); NULL: not shown */
+  bool shows_actions;      /* the text says each action done (a handful of commands), not only the count */
   char *state_dir;
   bool dry_run;
   unsigned steps; /* mutating steps done, or that a dry run would do */
@@ -138,30 +134,33 @@ struct placer_apply_report {
   size_t n_irqs;
 };
 
-/* What `placer reset` did.  Both backends fill the same fields, each what
- * it has: cgroupfs groups and processes, systemd units and drop-ins. */
+/* What `placer reset` did.  DETAILS is what only the backend reports, a
+ * JSON object the reset document puts under the backend's name (cgroupfs:
+ * groups_removed, pids_restored; systemd: units_restored, dropins_removed;
+ * docs/apply.md). */
 struct placer_reset_result {
-  const char *backend; /* "cgroupfs" / "systemd" */
+  const char *backend; /* the backend's name ("cgroupfs"), or "irqs" */
   char *state_dir;
-  bool changed;     /* there was something to undo */
-  bool interrupted; /* the state held an interrupted apply */
-  size_t n_undone;  /* cgroupfs: journal records undone; systemd: units set back + drop-ins removed */
-  char **groups_removed;
-  size_t n_groups_removed;
-  pid_t *pids_restored; /* processes placer had moved, moved back (or gone) */
-  size_t n_pids_restored;
-  char **units_restored; /* systemd: units whose properties were set back as before placer */
-  size_t n_units_restored;
-  char **dropins_removed; /* systemd: the drop-ins of apply --persist, removed */
-  size_t n_dropins_removed;
+  bool changed;            /* there was something to undo */
+  bool interrupted;        /* the state held an interrupted apply */
+  size_t n_undone;         /* the changes undone (journal records, units and drop-ins) */
+  json_t *details;         /* the backend's own; NULL: none */
   unsigned *irqs_restored; /* IRQs whose smp_affinity_list was written back */
   size_t n_irqs_restored;
   char **lines; /* what the text output prints, one line each */
   size_t n_lines;
 };
 
-/* "cgroupfs" / "systemd" (and "auto") to the enum; -1 when unknown. */
-int placer_apply_backend_parse(const char *name, enum placer_apply_backend_kind *out);
+/* The backends, one X(NAME) each, in the order --backend lists them: the
+ * ops table placer_apply_backend_NAME of apply-NAME.c (apply-backend.c
+ * builds its table from this line; fio's engine list).  A new backend is
+ * its own file and its name here. */
+#define PLACER_APPLY_BACKENDS(X) X(cgroupfs) X(systemd)
+/* The names --backend takes, "auto|cgroupfs|systemd", from that line. */
+#define PLACER_APPLY_BACKEND_WORD(name) "|" #name
+#define PLACER_APPLY_BACKEND_NAMES "auto" PLACER_APPLY_BACKENDS(PLACER_APPLY_BACKEND_WORD)
+/* Whether NAME is one of them. */
+bool placer_apply_backend_known(const char *name);
 
 /* Validate PLAN against this node and the running processes, then apply it.
  * On failure after a change, everything done is rolled back and the error
@@ -185,6 +184,7 @@ int placer_reset_irqs(const char *state_dir, struct placer_reset_result *result,
 /* apply-json.c: the documents `placer apply --json` and `placer reset --json`
  * print (schema PLACER_APPLY_JSON_SCHEMA, docs/apply.md); NULL when out of memory. */
 #define PLACER_APPLY_JSON_SCHEMA 1
+#define PLACER_RESET_JSON_SCHEMA 2 /* 2: what only a backend reports, under its name */
 json_t *placer_apply_report_json(const struct placer_apply_report *report);
 json_t *placer_reset_result_json(const struct placer_reset_result *result);
 

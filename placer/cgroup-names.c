@@ -1,11 +1,19 @@
-/* Group names and paths (what a profile may make placer create), and the
- * cpu.weight <-> cpu.shares conversion.  Pure: no cgroup is touched. */
+/* Group names and paths (what a profile may make placer create), the names
+ * of the values placer sets, and the cpu.weight <-> cpu.shares conversion.
+ * Pure: no cgroup is touched. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cgroup-internal.h"
+
+static const char *const setting_names[PLACER_SETTING_N] = { "cpus", "mems", "memory_limit", "cpu_weight",
+                                                             "cpu_quota" };
+
+const char *placer_setting_name(enum placer_setting s) {
+  return (unsigned)s < PLACER_SETTING_N ? setting_names[s] : "?";
+}
 
 static bool name_byte_ok(char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-';

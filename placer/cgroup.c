@@ -242,6 +242,20 @@ bool placer_cgroup_exists(const struct placer_cgroup *cg, const char *group) {
   return true;
 }
 
+char *placer_cgroup_existing_parent(const struct placer_cgroup *cg, const char *group) {
+  char *path = strdup(group);
+  if (path == NULL)
+    return NULL;
+  char *slash;
+  while ((slash = strrchr(path, '/')) != NULL) {
+    *slash = '\0';
+    if (placer_cgroup_exists(cg, path))
+      return path;
+  }
+  *path = '\0';
+  return path;
+}
+
 bool placer_cgroup_accounts(const struct placer_cgroup *cg, const char *group) {
   return cg->hier[PLACER_CGROUP_CPUACCT].shared ||
          (placer_cgroup_group_is_valid(group) && cg_group_dir_exists(cg, PLACER_CGROUP_CPUACCT, group));

@@ -31,6 +31,20 @@ enum placer_cgroup_controller {
   PLACER_CGROUP_N_CONTROLLERS,
 };
 
+/* The values placer sets on a group, in the order it writes them (the
+ * model of a placed instance computes them: placement.h). */
+enum placer_setting {
+  PLACER_SETTING_CPUS,
+  PLACER_SETTING_MEMS,
+  PLACER_SETTING_MEMORY_LIMIT,
+  PLACER_SETTING_CPU_WEIGHT,
+  PLACER_SETTING_CPU_QUOTA, /* on a role group */
+  PLACER_SETTING_N,
+};
+/* "cpus", "mems", "memory_limit", "cpu_weight", "cpu_quota" (state files
+ * record these); "?" for anything else. */
+const char *placer_setting_name(enum placer_setting s);
+
 /* memory limit meaning "no limit" (v1 -1, v2 "max"). */
 #define PLACER_CGROUP_UNLIMITED UINT64_MAX
 /* cgroup v2 cpu.weight scale; v1 cpu.shares are converted to and from it. */
@@ -113,6 +127,9 @@ bool placer_cgroup_recorded_path_is_safe(const char *path);
 /* GROUP is there in cpuset, memory and cpu (a separate cpuacct need not
  * have it: see placer_cgroup_accounts). */
 bool placer_cgroup_exists(const struct placer_cgroup *cg, const char *group);
+/* The nearest ancestor of GROUP that exists ("" for the root); caller
+ * frees, NULL when out of memory. */
+char *placer_cgroup_existing_parent(const struct placer_cgroup *cg, const char *group);
 /* GROUP is there in the cpuacct hierarchy too (always where cpuacct is
  * cpu's hierarchy or v2).  A group placer did not make (by hand, or by a
  * placer before cpuacct was part of the layer) may lack it where cpuacct is

@@ -90,9 +90,6 @@ bool export_is_service(const char *unit);
 /* Who holds CPUs of SET, for a comment: "the host reserve, osd (ceph-osd),
  * mds (ceph-mds), the free CPUs"; owned by the writer. */
 const char *export_holders(struct placer_export_writer *w, hwloc_const_bitmap_t set);
-/* vCPU K of a pinned vm instance runs on this PU: the K-th of its CPUs,
- * round robin when it has fewer (as apply pins them). */
-unsigned export_vcpu_pu(const struct placer_instance *inst, unsigned k);
 /* Where a vm instance's emulator threads (qemu's main loop, I/O) go: with
  * pinned vCPUs onto the host reserve when there is one (they would take
  * time from the vCPUs' own PUs), else the instance's CPUs. */

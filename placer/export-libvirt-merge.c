@@ -212,7 +212,7 @@ static void place(struct merge *m) {
     char text[16];
     snprintf(text, sizeof(text), "%u", k);
     set_prop(pin, "vcpu", text);
-    snprintf(text, sizeof(text), "%u", export_vcpu_pu(inst, k));
+    snprintf(text, sizeof(text), "%d", placer_cpulist_nth(inst->cpus, k));
     set_prop(pin, "cpuset", text);
   }
   const char *emulator_cpus = export_cpus(w, export_emulator_cpus(w->in->plan, inst));

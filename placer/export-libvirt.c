@@ -3,6 +3,7 @@
  * the domain's definition so that every start and migration keeps it; or
  * with --merge DOMAIN.xml that whole domain, merged (export-libvirt-merge.c). */
 #include "export-internal.h"
+#include "lib/cpulist.h"
 
 static void write_domain(struct placer_export_writer *w, FILE *f, const struct placer_instance *inst) {
   const struct placer_export_input *in = w->in;
@@ -25,7 +26,7 @@ static void write_domain(struct placer_export_writer *w, FILE *f, const struct p
   fprintf(f, "  <vcpu placement='static' cpuset='%s'>%u</vcpu>\n", export_cpus(w, inst->cpus), vcpus);
   fputs("  <cputune>\n", f);
   for (unsigned k = 0; inst->pin_vcpus && k < vcpus; k++)
-    fprintf(f, "    <vcpupin vcpu='%u' cpuset='%u'/>\n", k, export_vcpu_pu(inst, k));
+    fprintf(f, "    <vcpupin vcpu='%u' cpuset='%d'/>\n", k, placer_cpulist_nth(inst->cpus, k));
   fprintf(f, "    <emulatorpin cpuset='%s'/>\n", export_cpus(w, export_emulator_cpus(in->plan, inst)));
   fputs("  </cputune>\n", f);
   fputs("  <numatune>\n", f);

@@ -8,6 +8,7 @@
 #include <errno.h>
 
 #include "export-internal.h"
+#include "lib/cpulist.h"
 
 /* Fixed text: the domain is always an argument ("$1"), never in here. */
 static const char virsh_code[] =
@@ -96,7 +97,7 @@ static int write_virsh(const struct placer_export_input *in, struct placer_expor
     if (inst->pin_vcpus) {
       int n = hwloc_bitmap_weight(inst->cpus);
       for (unsigned k = 0; k < (unsigned)(n > 0 ? n : 1); k++)
-        fprintf(f, " %u", export_vcpu_pu(inst, k));
+        fprintf(f, " %d", placer_cpulist_nth(inst->cpus, k));
       fputs("\n", f);
     } else {
       fprintf(f, " %s\n", cpus);

@@ -149,14 +149,6 @@ const char *export_holders(struct placer_export_writer *w, hwloc_const_bitmap_t 
   return text;
 }
 
-unsigned export_vcpu_pu(const struct placer_instance *inst, unsigned k) {
-  int n = hwloc_bitmap_weight(inst->cpus);
-  int pu = hwloc_bitmap_first(inst->cpus);
-  for (int i = 0; n > 0 && i < (int)(k % (unsigned)n); i++)
-    pu = hwloc_bitmap_next(inst->cpus, pu);
-  return pu < 0 ? 0 : (unsigned)pu;
-}
-
 hwloc_const_bitmap_t export_emulator_cpus(const struct placer_plan *plan, const struct placer_instance *inst) {
   if (inst->pin_vcpus && !hwloc_bitmap_iszero(plan->reserved_cpus))
     return plan->reserved_cpus;

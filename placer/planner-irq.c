@@ -361,15 +361,6 @@ static int role_rules(struct irq_planner *ip) {
 
 /* ------------------------------------------------------------------ this node's IRQs */
 
-/* The K-th PU of CPUS, wrapping around. */
-static unsigned nth_pu(hwloc_const_bitmap_t cpus, size_t k) {
-  int n = hwloc_bitmap_weight(cpus);
-  int pu = hwloc_bitmap_first(cpus);
-  for (size_t i = 0; n > 0 && i < k % (size_t)n; i++)
-    pu = hwloc_bitmap_next(cpus, pu);
-  return (unsigned)pu;
-}
-
 static int resolve_rule(struct irq_planner *ip, const struct placer_plan_irq_rule *r) {
   const struct placer_irq_inventory *inv = ip->topo->irqs;
   const struct placer_irq_dev *dev = placer_irq_inventory_device(inv, r->device);
@@ -417,7 +408,7 @@ static int resolve_rule(struct irq_planner *ip, const struct placer_plan_irq_rul
     }
     if (r->spread) {
       char pu[16];
-      snprintf(pu, sizeof(pu), "%u", nth_pu(r->cpus, steered));
+      snprintf(pu, sizeof(pu), "%d", placer_cpulist_nth(r->cpus, steered));
       e->to = strdup(pu);
     } else {
       e->to = placer_cpulist_format(r->cpus);
