@@ -18,10 +18,8 @@
 set -u
 T=bench_disk_full
 . "${PLACER_SOURCE_DIR:?PLACER_SOURCE_DIR not set}/tests/integration/lib/bench.sh"
-[ "$(id -u)" = 0 ] || skip "needs root (mount)"
-for b in fio mount umount /usr/bin/python3; do
-  command -v "$b" >/dev/null 2>&1 || skip "$b not installed"
-done
+need_root "mount"
+need_cmd fio mount umount /usr/bin/python3
 
 bench_setup /var/tmp # fio's file on a disk: O_DIRECT
 fs=$work/fs

@@ -15,14 +15,10 @@
 #   - --resume of a directory that is not a results directory: one line, exit 2.
 # ctest: cost=180
 set -u
-PLACER=${PLACER_BIN:?PLACER_BIN not set}
-SRC=${PLACER_SOURCE_DIR:?PLACER_SOURCE_DIR not set}
 T=bench_resume
-. "$SRC/tests/integration/lib/bench.sh"
-[ "$(id -u)" = 0 ] || skip "needs root"
-for b in fio stress-ng /usr/bin/python3; do
-  command -v "$b" >/dev/null 2>&1 || skip "$b not installed"
-done
+. "${PLACER_SOURCE_DIR:?PLACER_SOURCE_DIR not set}/tests/integration/lib/bench.sh"
+need_root
+need_cmd fio stress-ng /usr/bin/python3
 
 bench_setup /var/tmp # not tmpfs: O_DIRECT
 bg=""

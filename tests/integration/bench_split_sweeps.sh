@@ -17,10 +17,8 @@
 set -u
 T=bench_split_sweeps
 . "${PLACER_SOURCE_DIR:?PLACER_SOURCE_DIR not set}/tests/integration/lib/bench.sh"
-[ "$(id -u)" = 0 ] || skip "needs root"
-for b in fio stress-ng /usr/bin/python3; do
-  command -v "$b" >/dev/null 2>&1 || skip "$b not installed"
-done
+need_root
+need_cmd fio stress-ng /usr/bin/python3
 [ "$(nproc)" -ge 2 ] || skip "needs 2 CPUs"
 bench_setup /var/tmp
 
