@@ -37,21 +37,7 @@ fs_cleanup() {
 }
 t_defer fs_cleanup
 
-cat >"$work/study.yaml" <<YAML
-version: 1
-title: disk full test
-cluster: { type: none }
-variants:
-  - { name: unpinned, profile: unpinned }
-  - { name: pinned, profile: demo-local }
-workloads:
-  path: $work/target.img
-  size: 32MiB
-  block_sizes: [4K]
-  patterns: [randwrite, randread]
-  iodepth: 4
-  runtime: 3
-  ramp: 0
+{ bench_study_ab "disk full test" "$work/target.img" "randwrite, randread" 3; cat <<YAML; } >"$work/study.yaml"
 repeats: 2
 warmup: 0
 YAML

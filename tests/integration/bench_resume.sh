@@ -23,21 +23,9 @@ need_cmd fio stress-ng /usr/bin/python3
 bench_setup /var/tmp # not tmpfs: O_DIRECT
 bg=""
 
-cat >"$work/study.yaml" <<YAML
-version: 1
-title: bench resume test
-cluster: { type: none }
-variants:
-  - { name: unpinned, profile: unpinned }
-  - { name: pinned, profile: demo-local }
-workloads:
-  path: target.img # in the results directory: placer's own, so --resume after a SIGKILL may write it
-  size: 32MiB
-  block_sizes: [4K]
-  patterns: [randwrite] # one is enough: what is kept, killed and resumed does not depend on it
-  iodepth: 4
-  runtime: 3
-  ramp: 0
+# fio's file in the results directory: placer's own, so --resume after a SIGKILL may write it;
+# one pattern is enough: what is kept, killed and resumed does not depend on it
+{ bench_study_ab "bench resume test" target.img randwrite 3; cat <<YAML; } >"$work/study.yaml"
 neighbours:
   - { name: hog, kind: stress-ng, stressor: cpu, method: matrixprod }
 repeats: 2
