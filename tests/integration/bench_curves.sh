@@ -18,14 +18,11 @@
 set -u
 T=bench_curves
 . "${PLACER_SOURCE_DIR:?PLACER_SOURCE_DIR not set}/tests/integration/lib/bench.sh"
-[ "$(id -u)" = 0 ] || skip "needs root"
-for b in ceph-mon ceph-mgr ceph-osd fio stress-ng gnuplot /usr/bin/python3; do
-  command -v "$b" >/dev/null 2>&1 || skip "$b not installed"
-done
+need_root
+need_cmd ceph-mon ceph-mgr ceph-osd fio stress-ng gnuplot /usr/bin/python3
 fio --enghelp=rbd >/dev/null 2>&1 || skip "this fio has no rbd engine"
 [ "$(nproc)" -ge 2 ] || skip "needs 2 CPUs"
 bench_setup
-PY=/usr/bin/python3
 
 # the shipped study, shortened: its keys as they are, fewer steps, one quota step, one repeat
 sed -e 's/iodepth: \[1, 4, 16, 64\]/iodepth: [1, 16]/' -e 's/values: \[0.5, 1\]/values: [1]/' \
