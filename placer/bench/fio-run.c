@@ -40,6 +40,8 @@ int bench_fio_run_argv(const struct placer_study *study, const struct bench_fio_
   rc |= placer_argv_pushf(&argv, "--bs=%s", run->bs);
   rc |= placer_argv_pushf(&argv, "--iodepth=%u", run->iodepth);
   rc |= placer_argv_pushf(&argv, "--numjobs=%u", run->numjobs);
+  if (run->rate_iops)
+    rc |= placer_argv_pushf(&argv, "--rate_iops=%u", run->rate_iops);
   if (run->runtime_s) {
     rc |= placer_argv_push(&argv, "--time_based");
     rc |= placer_argv_pushf(&argv, "--runtime=%u", run->runtime_s);

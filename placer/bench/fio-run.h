@@ -26,6 +26,7 @@ struct bench_fio_run {
   char rw[24];      /* --rw */
   char bs[24];      /* --bs: "4096", "4M" */
   unsigned iodepth, numjobs;
+  unsigned rate_iops;  /* --rate_iops= per job (0: none): a response curve's load step */
   unsigned runtime_s;  /* --time_based --runtime=; 0: not time based (the region written once) */
   unsigned ramp_s;     /* --ramp_time= (0: none: its reset of the figures would break a timeline) */
   unsigned status_s;   /* --status-interval=: a JSON document every STATUS_S seconds (0: none) */

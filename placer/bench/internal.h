@@ -110,9 +110,19 @@ static inline long long bench_now_ms(void) {
 bool bench_repeats_enough(struct bench *b, size_t done);
 
 /* setup.c: check and load everything, create the results directory
- * and its files; free it all again; the --dry-run description. */
+ * and its files; free it all again; the --dry-run description.  Whether
+ * role R is of CLASS ("storage": the sweep's roles, else every ceph-osd
+ * role, no Ceph: fio's; "neighbours"; "clients": neither Ceph nor storage). */
+bool bench_role_in_class(const struct placer_study *s, const struct placer_role_spec *r, const char *cls);
 int bench_setup(struct bench *b, struct placer_error **err);
 void bench_free(struct bench *b);
+
+/* storage-cpus.c: the CPUs variant V's plan gives its storage roles (the
+ * x of its response curve in a CPU split): its storage instances' CPUs
+ * when every one is pinned, their roles' quotas together when every one
+ * has one, the less of the two; NAN when neither (unconstrained) or when
+ * it is the whole node. */
+double bench_storage_cpus(const struct bench *b, const struct variant *v);
 
 /* files.c: the target file and the baseline's file, checked against the
  * write rules before anything runs (OUT_DIR: the results directory, NULL
@@ -172,9 +182,6 @@ bool bench_recovery_done(const struct bench *b, size_t v, size_t repeat);
 int bench_hardware_baseline(struct bench *b, struct placer_error **err);
 
 /* output.c: the progress line, the CSV files, summary.json. */
-void bench_fmt_duration(double s, char *buf, size_t len);
-double bench_nominal_run_s(const struct bench *b);
-double bench_default_overhead_s(const struct bench *b);
 void bench_progress(struct bench *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void bench_progress_done(struct bench *b);
 /* The runs of one variant's pass REPEAT (-1: a warm-up pass), as the progress line counts them. */

@@ -107,7 +107,10 @@ double report_display(const struct placer_bench_workload *w, double x) {
 void report_workload_label(const struct placer_bench_workload *w, char *buf, size_t len) {
   char bs[32];
   placer_bench_format_block_size(w->block_size_bytes, bs, sizeof(bs));
-  snprintf(buf, len, "%s %s", bs, w->pattern);
+  if (w->curve)
+    snprintf(buf, len, "%s %s %s %g", bs, w->pattern, w->load_name, w->load);
+  else
+    snprintf(buf, len, "%s %s", bs, w->pattern);
 }
 
 void report_condition_label(const struct placer_bench_results *r, size_t c, char *buf, size_t len) {

@@ -125,6 +125,8 @@ static bool plot_file(const char *name) {
   if (strcmp(name, "report.txt") == 0) /* the text report the page links */
     return true;
   const char *dot = strrchr(name, '.');
+  if (dot && strncmp(name, "curve-", 6) == 0) /* a response curve's, curve-I-C */
+    return strcmp(dot, ".dat") == 0 || strcmp(dot, ".gp") == 0 || strcmp(dot, ".svg") == 0;
   if (dot == NULL || (strcmp(dot, ".dat") != 0 && strcmp(dot, ".gp") != 0 && strcmp(dot, ".svg") != 0))
     return false;
   for (size_t i = 0; i < N_OF(plots); i++)
@@ -283,6 +285,7 @@ int placer_report_html_write(const char *dir, const struct placer_bench_results 
         "table { border-collapse: collapse; } td, th { border: 1px solid #ccc; padding: 2px 6px; }\n"
         "#verdict td { text-align: right; } #verdict td:first-child, #verdict td:nth-child(2), "
         "#verdict td:nth-child(3) { text-align: left; }\n"
+        "table.curve td { text-align: right; } table.curve td:first-child { text-align: left; }\n"
         "p.design { background: #ffeb9c; padding: 0.5em; }\n"
         "</style>\n</head>\n<body>\n<h1>",
         pg.html);
@@ -314,6 +317,8 @@ int placer_report_html_write(const char *dir, const struct placer_bench_results 
     if ((split ? plot_split(&pg) : plot_sweep(&pg)) < 0)
       goto out;
   }
+  if (page_curves(&pg) < 0)
+    goto out;
   fputs("<h2>Plots</h2>\n", pg.html);
   bool sweep_drawn = !split && r->sweep; /* with the balance point */
   if (plot_interference(&pg, false) < 0 || plot_interference(&pg, true) < 0 || (!sweep_drawn && plot_sweep(&pg) < 0) ||

@@ -23,7 +23,8 @@ void report_fmt_bytes(double bytes, char *buf, size_t len);
 /* "IOPS" or "MB/s", and the main metric in those units. */
 const char *report_metric_name(const struct placer_bench_workload *w);
 double report_display(const struct placer_bench_workload *w, double x);
-/* "4K randwrite"; a condition with its level; who the neighbours are. */
+/* "4K randwrite" (a load step: "4K randwrite iodepth 16"); a condition
+ * with its level; who the neighbours are. */
 void report_workload_label(const struct placer_bench_workload *w, char *buf, size_t len);
 void report_condition_label(const struct placer_bench_results *r, size_t c, char *buf, size_t len);
 const char *report_neighbours(const struct placer_bench_results *r);
@@ -35,6 +36,8 @@ size_t report_planned_repeats(const struct placer_bench_results *r);
  * and the hardware baseline's shares.  0, or -1 out of memory. */
 int report_sweep_table(const struct placer_bench_results *r, FILE *out);
 int report_split_table(const struct placer_bench_results *r, FILE *out);
+/* report-curves.c: the response curves, their SLO points and the balance point read off them. */
+int report_curves_section(const struct placer_bench_results *r, FILE *out);
 int report_efficiency_lines(const struct placer_bench_results *r, FILE *out);
 int report_verdict_lines(const struct placer_bench_results *r, FILE *out);
 int report_cost_table(const struct placer_bench_results *r, FILE *out);

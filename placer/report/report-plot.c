@@ -155,6 +155,12 @@ void plot_data_ref(struct page *pg, FILE *f, const char *name) {
   fprintf(f, "plotdir.'/%s.dat'", name);
 }
 
+void plot_clause(struct page *pg, FILE *f, const char *name, bool first, const char *spec) {
+  fputs(first ? "" : ", ", f);
+  plot_data_ref(pg, f, name);
+  fprintf(f, " %s", spec);
+}
+
 /* Finish a plot: close its data and script, run gnuplot, link it in the
  * page; a plot whose data has no number is left out (gnuplot fails on it). */
 int plot_finish(struct page *pg, const char *name, struct plot_files *pf, const char *caption) {

@@ -64,8 +64,12 @@ static int block_table(const struct placer_bench_results *r, uint64_t bs, FILE *
   placer_table_row(&t, false);
   placer_table_cell_l(&t, "%s", label);
   for (size_t i = 0; i < n_ws; i++) {
-    placer_table_cell_l(&t, "%s", r->workloads[ws[i]].pattern);
-    placer_table_cell_r(&t, "%s", "");
+    const struct placer_bench_workload *w = &r->workloads[ws[i]];
+    placer_table_cell_l(&t, "%s", w->pattern);
+    if (w->curve) /* a load step: over its min-max column, the widest */
+      placer_table_cell_r(&t, "%s %g", w->load_name, w->load);
+    else
+      placer_table_cell_r(&t, "%s", "");
     placer_table_cell_r(&t, "%s", "");
   }
   placer_table_row(&t, false);
@@ -205,6 +209,7 @@ int placer_bench_report_text(const struct placer_bench_results *r, const json_t 
   rc |= interference_table(r, f);
   rc |= report_sweep_table(r, f);
   rc |= report_split_table(r, f);
+  rc |= report_curves_section(r, f);
   rc |= report_efficiency_lines(r, f);
   rc |= report_verdict_lines(r, f);
   placer_bench_recovery_report(r->recovery, r->variants, f);

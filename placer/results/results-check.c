@@ -411,6 +411,97 @@ static int split_parameter_check(struct check *c, const json_t *split) {
   return rc;
 }
 
+/* A workload that is a load step of a response curve: its curve's name and
+ * its load, { "name": iodepth | numjobs | rate_iops, "value" > 0 }, both or
+ * neither. */
+static int load_step_check(struct check *c, const json_t *e) {
+  const json_t *load;
+  if (name(c, e, "curve", OPTIONAL) < 0 || typed(c, e, "load", JSON_OBJECT, OPTIONAL, &load) < 0)
+    return -1;
+  if ((json_object_get(e, "curve") != NULL) != (load != NULL))
+    return fail(c, "a load step has both \"curve\" and \"load\"");
+  if (load == NULL)
+    return 0;
+  size_t at = push_key(c, "load");
+  if (name(c, load, "name", 0) < 0 || num(c, load, "value", 0, 1, 1e12) < 0)
+    return -1;
+  const char *n = json_string_value(json_object_get(load, "name"));
+  if (strcmp(n, "iodepth") != 0 && strcmp(n, "numjobs") != 0 && strcmp(n, "rate_iops") != 0) {
+    push_key(c, "name");
+    return fail(c, "'%s' is not what a load step sets (iodepth, numjobs, rate_iops)", n);
+  }
+  pop(c, at);
+  return 0;
+}
+
+/* The steps of one curve set the same thing, each to another value: a
+ * curve's loads strictly increase once sorted. */
+static int curves_shape_check(struct check *c, const json_t *workloads) {
+  const json_t *a, *b;
+  size_t i, k;
+  json_array_foreach(workloads, i, a) {
+    const char *ca = json_string_value(json_object_get(a, "curve"));
+    for (k = 0; ca && k < i; k++) {
+      b = json_array_get(workloads, k);
+      const char *cb = json_string_value(json_object_get(b, "curve"));
+      if (cb == NULL || strcmp(ca, cb) != 0)
+        continue;
+      const json_t *la = json_object_get(a, "load"), *lb = json_object_get(b, "load");
+      size_t at = push(c, "workloads[%zu].load", i);
+      if (strcmp(json_string_value(json_object_get(la, "name")), json_string_value(json_object_get(lb, "name"))) != 0)
+        return fail(c, "curve '%s' steps by %s here and by %s at workloads[%zu]", ca,
+                    json_string_value(json_object_get(la, "name")), json_string_value(json_object_get(lb, "name")), k);
+      if (json_number_value(json_object_get(la, "value")) == json_number_value(json_object_get(lb, "value")))
+        return fail(c, "curve '%s' has the step %g twice (workloads[%zu])", ca,
+                    json_number_value(json_object_get(la, "value")), k);
+      pop(c, at);
+    }
+  }
+  return 0;
+}
+
+/* "slo": the targets (ns, more than 0), where to hold them, the
+ * neighbours' share; "storage_cpus": per variant, the CPUs storage is
+ * given, or null. */
+static int slo_check(struct check *c, const json_t *j, size_t nv) {
+  const json_t *slo, *cpus, *e;
+  size_t i;
+  if (typed(c, j, "slo", JSON_OBJECT, OPTIONAL | NULLABLE, &slo) < 0 ||
+      array(c, j, "storage_cpus", OPTIONAL, nv, "variants of the study (one each)", &cpus) < 0)
+    return -1;
+  if (slo) {
+    size_t at = push_key(c, "slo");
+    static const char *const targets[] = { "p50_ns", "p99_ns", "p999_ns", "at_rate" };
+    for (i = 0; i < N_OF(targets); i++)
+      if (num(c, slo, targets[i], OPTIONAL | NULLABLE, 1e-9, INFINITY) < 0)
+        return -1;
+    if (num(c, slo, "keep", OPTIONAL | NULLABLE, 1e-9, 1) < 0 || name(c, slo, "at", OPTIONAL | NULLABLE) < 0)
+      return -1;
+    const char *a = json_string_value(json_object_get(slo, "at"));
+    bool rate = a && (strcmp(a, "iops") == 0 || strcmp(a, "bytes_per_s") == 0);
+    if (a && !rate && strcmp(a, "knee") != 0) {
+      push_key(c, "at");
+      return fail(c, "'%s' is not where an SLO holds (knee, iops, bytes_per_s)", a);
+    }
+    if (rate != json_is_number(json_object_get(slo, "at_rate")))
+      return fail(c, "\"at_rate\" goes with \"at\" iops or bytes_per_s, and only with them");
+    pop(c, at);
+  }
+  if (cpus && json_array_size(cpus) != nv) {
+    push_key(c, "storage_cpus");
+    return fail(c, "%zu entries, but the study has %zu variants", json_array_size(cpus), nv);
+  }
+  json_array_foreach(cpus, i, e) {
+    size_t at = push(c, "storage_cpus[%zu]", i);
+    if (!json_is_null(e) && !json_is_number(e))
+      return fail(c, "expected a number or null, got %s", type_name(e));
+    if (json_is_number(e) && number_in(c, e, 1e-9, MAX_CPUS) < 0)
+      return -1;
+    pop(c, at);
+  }
+  return 0;
+}
+
 /* The names of VARIANTS (strings) or of WORKLOADS/CONDITIONS (objects). */
 static int shape_list(struct check *c, const json_t *j, const char *key, bool objects, size_t *n) {
   const json_t *list, *e;
@@ -429,13 +520,14 @@ static int shape_list(struct check *c, const json_t *j, const char *key, bool ob
                  : element_object(c, e) < 0 || name(c, e, "name", 0) < 0 ||
                        (strcmp(key, "workloads") == 0
                             ? name(c, e, "pattern", OPTIONAL) < 0 ||
-                                  num(c, e, "block_size_bytes", OPTIONAL | INTEGER, 0, INFINITY) < 0
+                                  num(c, e, "block_size_bytes", OPTIONAL | INTEGER, 0, INFINITY) < 0 ||
+                                  load_step_check(c, e) < 0
                             : num(c, e, "neighbour_level", OPTIONAL | NULLABLE, 0, INFINITY) < 0))
       return -1;
     pop(c, at);
   }
   *n = json_array_size(list);
-  return 0;
+  return strcmp(key, "workloads") == 0 ? curves_shape_check(c, list) : 0;
 }
 
 int placer_bench_results_check(const json_t *j, struct placer_error **err) {
@@ -459,7 +551,7 @@ int placer_bench_results_check(const json_t *j, struct placer_error **err) {
       name(&c, j, "storage_role", OPTIONAL | EMPTY) < 0 || num(&c, j, "repeats", INTEGER, 1, PLACER_BENCH_MAX) < 0 ||
       shape_list(&c, j, "variants", false, &nv) < 0 || shape_list(&c, j, "workloads", true, &nw) < 0 ||
       shape_list(&c, j, "conditions", true, &nc) < 0 || typed(&c, j, "neighbour", JSON_OBJECT, 0, &neighbour) < 0 ||
-      num(&c, j, "node_cpus", OPTIONAL | NULLABLE, 1, MAX_CPUS) < 0)
+      num(&c, j, "node_cpus", OPTIONAL | NULLABLE, 1, MAX_CPUS) < 0 || slo_check(&c, j, nv) < 0)
     return -1;
   const json_t *alpha;
   if (typed(&c, j, "alpha", JSON_REAL, OPTIONAL, &alpha) < 0)

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "results/curve-results.h"
 #include "results/design.h"
 #include "results/results.h"
 #include "lib/jsoncost.h"
@@ -223,10 +224,16 @@ json_t *placer_bench_results_to_json(const struct placer_bench_results *r) {
   json_t *variants = json_array(), *workloads = json_array(), *conditions = json_array();
   for (size_t v = 0; v < r->n_variants; v++)
     json_array_append_new(variants, json_string(r->variants[v]));
-  for (size_t w = 0; w < r->n_workloads; w++)
-    json_array_append_new(workloads,
-                          json_pack("{s:s, s:s, s:I}", "name", r->workloads[w].name, "pattern", r->workloads[w].pattern,
-                                    "block_size_bytes", (json_int_t)r->workloads[w].block_size_bytes));
+  for (size_t w = 0; w < r->n_workloads; w++) {
+    const struct placer_bench_workload *wl = &r->workloads[w];
+    json_t *o = json_pack("{s:s, s:s, s:I}", "name", wl->name, "pattern", wl->pattern, "block_size_bytes",
+                          (json_int_t)wl->block_size_bytes);
+    if (o && wl->curve) { /* a load step of a response curve */
+      json_object_set_new(o, "curve", json_string(wl->curve));
+      json_object_set_new(o, "load", json_pack("{s:s, s:f}", "name", wl->load_name, "value", wl->load));
+    }
+    json_array_append_new(workloads, o);
+  }
   for (size_t c = 0; c < r->n_conditions; c++)
     json_array_append_new(conditions, json_pack("{s:s, s:o}", "name", r->conditions[c].name, "neighbour_level",
                                                 num_or_null(r->conditions[c].neighbour_level)));
@@ -273,9 +280,28 @@ json_t *placer_bench_results_to_json(const struct placer_bench_results *r) {
   json_object_set_new(j, "split", split);
   json_object_set_new(j, "node_cpus", num_or_null(r->node_cpus > 0 ? r->node_cpus : NAN));
   json_object_set_new(j, "alpha", json_real(r->alpha));
+  /* response curves' keys only where a study has them (docs/bench.md) */
+  if (placer_slo_storage_set(&r->slo) || !isnan(r->slo.keep))
+    json_object_set_new(j, "slo", placer_bench_slo_to_json(&r->slo));
+  bool any_cpus = false;
+  for (size_t v = 0; v < r->n_variants; v++)
+    any_cpus |= isfinite(r->storage_cpus[v]);
+  if (any_cpus) {
+    json_t *storage_cpus = json_array();
+    for (size_t v = 0; v < r->n_variants; v++)
+      json_array_append_new(storage_cpus, num_or_null(r->storage_cpus[v]));
+    json_object_set_new(j, "storage_cpus", storage_cpus);
+  }
   json_t *summary = json_object_get(j, "summary");
   json_object_set_new(summary, "verdicts", verdicts_json(r));
   json_object_set_new(summary, "design", design_json(r));
+  json_t *curves = placer_bench_curves_json(r), *curve_balance = placer_bench_curve_balance_json(r);
+  if (curves == NULL || json_array_size(curves) > 0)
+    json_object_set_new(summary, "curves", curves);
+  else
+    json_decref(curves);
+  if (curve_balance == NULL || !json_is_null(curve_balance))
+    json_object_set_new(summary, "curve_balance", curve_balance);
   json_object_set_new(j, "recovery", placer_bench_recovery_to_json(r->recovery, r->variants));
   return j;
 }
@@ -429,7 +455,9 @@ static int shape_from_json(const json_t *j, struct placer_bench_results **out, s
   const char **vnames = NULL, **wnames = NULL, **cnames = NULL;
   size_t nv = 0;
   int rc = -1;
-  double *knobs = NULL;
+  double *knobs = NULL, *storage_cpus = NULL;
+  struct placer_slo slo;
+  placer_bench_slo_from_json(json_object_get(j, "slo"), &slo);
   if (ws == NULL || cs == NULL) {
     placer_error_oom(err, "bench results JSON");
     goto out;
@@ -439,10 +467,13 @@ static int shape_from_json(const json_t *j, struct placer_bench_results **out, s
       names_from_json(conditions, "conditions", &cnames, &nc, err) < 0)
     goto out;
   for (size_t i = 0; i < nw; i++) {
-    const json_t *e = json_array_get(workloads, i);
+    const json_t *e = json_array_get(workloads, i), *load = json_object_get(e, "load");
     ws[i] = (struct placer_bench_workload){ .name = (char *)wnames[i],
                                             .pattern = (char *)str(e, "pattern"),
-                                            .block_size_bytes = u64(e, "block_size_bytes") };
+                                            .block_size_bytes = u64(e, "block_size_bytes"),
+                                            .curve = (char *)str(e, "curve"),
+                                            .load = num_or_nan(load, "value") };
+    snprintf(ws[i].load_name, sizeof(ws[i].load_name), "%s", str(load, "name") ? str(load, "name") : "");
   }
   for (size_t i = 0; i < nc; i++)
     cs[i] = (struct placer_bench_condition){ (char *)cnames[i],
@@ -464,7 +495,19 @@ static int shape_from_json(const json_t *j, struct placer_bench_results **out, s
     .neighbour_role = str(neighbour, "role"),
     .node_cpus = num_or_nan(j, "node_cpus"),
     .alpha = json_is_number(json_object_get(j, "alpha")) ? num_or_nan(j, "alpha") : 0.05, /* absent before */
+    .slo = &slo,
   };
+  const json_t *cpus = json_object_get(j, "storage_cpus"); /* absent before response curves: unknown */
+  storage_cpus = calloc(nv ? nv : 1, sizeof(*storage_cpus));
+  if (storage_cpus == NULL) {
+    placer_error_oom(err, "bench results JSON");
+    goto out;
+  }
+  for (size_t i = 0; i < nv; i++) {
+    const json_t *x = json_array_get(cpus, i);
+    storage_cpus[i] = json_is_number(x) ? json_number_value(x) : NAN;
+  }
+  spec.storage_cpus = storage_cpus;
   const json_t *split = json_object_get(j, "split");
   if (json_is_object(split)) {
     const json_t *kn = json_object_get(split, "knobs");
@@ -502,6 +545,7 @@ static int shape_from_json(const json_t *j, struct placer_bench_results **out, s
   rc = placer_bench_results_new(&spec, out, err);
 out:
   free(knobs);
+  free(storage_cpus);
   free(ws);
   free(cs);
   free(vnames);

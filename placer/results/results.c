@@ -98,12 +98,18 @@ int placer_bench_results_new(const struct placer_bench_spec *spec, struct placer
   r->knobs = malloc((spec->n_variants ? spec->n_variants : 1) * sizeof(*r->knobs));
   for (size_t i = 0; r->knobs && i < spec->n_variants; i++)
     r->knobs[i] = spec->knobs ? spec->knobs[i] : NAN;
+  placer_slo_init(&r->slo);
+  if (spec->slo)
+    r->slo = *spec->slo;
+  r->storage_cpus = malloc((spec->n_variants ? spec->n_variants : 1) * sizeof(*r->storage_cpus));
+  for (size_t i = 0; r->storage_cpus && i < spec->n_variants; i++)
+    r->storage_cpus[i] = spec->storage_cpus ? spec->storage_cpus[i] : NAN;
   r->variants = calloc(spec->n_variants, sizeof(*r->variants));
   r->workloads = calloc(spec->n_workloads, sizeof(*r->workloads));
   r->conditions = calloc(spec->n_conditions, sizeof(*r->conditions));
   bool ok = r->title && r->storage_role && r->neighbour_name && r->neighbour_unit && r->level_unit &&
             r->neighbour_role && r->variants && r->workloads && r->conditions && r->split_parameter && r->split_from &&
-            r->knobs;
+            r->knobs && r->storage_cpus;
   for (size_t i = 0; ok && i < spec->n_variants; i++, r->n_variants++)
     ok = (r->variants[i] = strdup(spec->variants[i])) != NULL;
   /* a workload given with no operations is a block workload (summary.json's are) */
@@ -190,6 +196,7 @@ void placer_bench_results_free(struct placer_bench_results *r) {
   free(r->split_parameter);
   free(r->split_from);
   free(r->knobs);
+  free(r->storage_cpus);
   free(r->stop_reason);
   free(r);
 }

@@ -14,6 +14,7 @@
 #include "results/metrics.h"
 #include "results/recovery.h"
 #include "lib/error.h"
+#include "results/slo.h"
 #include "results/stats.h"
 #include "results/workload-result.h"
 
@@ -88,6 +89,11 @@ struct placer_bench_spec {
   const char *split_from; /* the variant the steps are made from (sweep.from); NULL: unknown */
   double node_cpus;       /* CPUs of the node (the CPU model's bound spreads them); NAN: unknown */
   double alpha;           /* the verdicts' significance level; 0: the default, 0.05 */
+  /* Response curves (results/curves.c): the study's SLO (NULL: none) and
+   * the CPU each variant gives its storage roles (NULL: unknown; NAN:
+   * unconstrained), the x of its curve in a CPU split. */
+  const struct placer_slo *slo;
+  const double *storage_cpus;
   /* Recovery as a workload (NULL action: none): what fails, during which
    * workload, after how many seconds of it, for how long. */
   const char *recovery_action; /* "kill" | "out" */
@@ -113,6 +119,8 @@ struct placer_bench_results {
   char *split_from;      /* "" when unknown (results written before sweep.from) */
   double node_cpus;
   double alpha;                  /* a change is significant when p < alpha */
+  struct placer_slo slo;         /* the study's SLO (placer_slo_init: none) */
+  double *storage_cpus;          /* [variant]: CPUs (cores) given to storage; NAN: unconstrained or unknown */
   size_t repeats_run;            /* passes measured (dynamic repeats: fewer than repeats, the cap); 0: repeats */
   char *stop_reason;             /* dynamic repeats: why the study stopped adding passes; NULL: fixed repeats */
   bool interrupted;              /* stopped early (Ctrl-C): the report says so */

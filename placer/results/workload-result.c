@@ -76,10 +76,13 @@ int placer_bench_workload_copy(struct placer_bench_workload *out, const struct p
   *out = (struct placer_bench_workload){ .block_size_bytes = w->block_size_bytes,
                                          .main_ops = w->main_ops,
                                          .metric = w->metric,
-                                         .lower_is_better = w->lower_is_better };
+                                         .lower_is_better = w->lower_is_better,
+                                         .load = w->load };
+  snprintf(out->load_name, sizeof(out->load_name), "%s", w->load_name);
   out->name = strdup(w->name ? w->name : "");
   out->pattern = strdup(w->pattern ? w->pattern : "");
-  int rc = out->name && out->pattern ? 0 : -1;
+  out->curve = w->curve ? strdup(w->curve) : NULL;
+  int rc = out->name && out->pattern && (out->curve || !w->curve) ? 0 : -1;
   for (size_t i = 0; rc == 0 && i < w->ops.n; i++)
     rc = placer_string_list_add(&out->ops, w->ops.items[i]);
   if (rc < 0) {
@@ -92,6 +95,7 @@ int placer_bench_workload_copy(struct placer_bench_workload *out, const struct p
 void placer_bench_workload_clear(struct placer_bench_workload *w) {
   free(w->name);
   free(w->pattern);
+  free(w->curve);
   placer_string_list_free(&w->ops);
   *w = (struct placer_bench_workload){ 0 };
 }

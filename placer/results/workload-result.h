@@ -73,6 +73,13 @@ struct placer_bench_workload {
   unsigned main_ops;             /* bit i: ops[i] counts in the main metric, and its p99 in the latency */
   int metric;                    /* enum placer_bench_metric */
   bool lower_is_better;          /* the main metric is a cost (a latency): a rise is the regression */
+  /* A step of a response curve (the study's workloads.load): the curve it
+   * belongs to (the workload without its step, "4k-randwrite"; NULL: no
+   * load steps), what the step sets ("iodepth", "numjobs", "rate_iops") and
+   * to what.  Its name is the curve's with the step: "4k-randwrite@iodepth16". */
+  char *curve;
+  char load_name[16];
+  double load;
 };
 
 /* The block workload's (fio's rw= and bs=): operations read and write; the

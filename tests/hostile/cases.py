@@ -374,6 +374,37 @@ case("bench-topology-fifo", lambda ws: (ws.fifo("t.xml"), ws.study("")),
      ["placer", "bench", "--dry-run", "--topology", "{w}/t.xml", "{w}/study.yaml"], 2,
      r"topology '.*t\.xml': a FIFO, not a regular file", timeout=10)
 
+# ---- studies: load steps, SLOs, max_time (issue #39) ----------------------------------------------------
+
+LOAD = "workloads:\n  path: target.img\n  size: 16MiB\n  patterns: [randwrite]\n  load: "
+study_case("load-not-increasing", LOAD + "{ iodepth: [1, 8, 4] }",
+           r"study\.yaml:\d+:\d+: workloads\.load\.iodepth: \[2\]: load steps must increase: iodepth 4 after 8")
+study_case("load-repeated", LOAD + "{ rate_iops: [100, 100] }",
+           r"workloads\.load\.rate_iops: \[1\]: load steps must increase: rate_iops 100 after 100")
+study_case("load-huge-number", LOAD + "{ iodepth: [1, 99999999999999999999999] }",
+           r"workloads\.load\.iodepth: \[1\]: expected a whole number 1\.\.4096, got '9+'")
+study_case("load-1000-steps", LOAD + "{ iodepth: [" + ", ".join(str(i) for i in range(1, 1001)) + "] }",
+           r"workloads\.load\.iodepth: expected a list of 1 to 16 steps")
+study_case("load-map-step", LOAD + "{ iodepth: [1, { a: b }] }",
+           r"workloads\.load\.iodepth: \[1\]: expected a whole number 1\.\.4096, got 'a mapping'")
+study_case("load-two-knobs", LOAD + "{ iodepth: [1], numjobs: [1] }",
+           r"workloads\.load: expected one of iodepth, numjobs or rate_iops")
+SLO = LOAD + "{ iodepth: [1, 4] }\nslo:\n  storage: "
+study_case("slo-no-unit", SLO + "{ p99: 20 }",
+           r"study\.yaml:\d+:\d+: slo\.storage\.p99: a latency needs its unit: ns, us, ms or s \(2ms, 500us\), got '20'")
+study_case("slo-negative", SLO + "{ p99: -20ms }", r"slo\.storage\.p99: must not be negative, got '-20ms'")
+study_case("slo-exponent", SLO + "{ p99: 1e999ms }", r"slo\.storage\.p99: unknown unit \(use ns, us, ms or s\), got '1e999ms'")
+study_case("slo-nul-in-unit", SLO + "{ p99: \"2\\0ms\" }", r"slo\.storage\.p99: expected a value such as 2ms")
+study_case("slo-at-above-steps", "workloads:\n  path: target.img\n  size: 16MiB\n  patterns: [randwrite]\n"
+           "  load: { rate_iops: [100, 200] }\nslo:\n  storage: { p99: 2ms, at: 500 iops }",
+           r"slo\.storage\.at: at 500 iops is above every load step \(the last, rate_iops 200\): no step reaches it")
+study_case("slo-without-steps", "slo:\n  storage: { p99: 2ms }", r"slo: an SLO is read off response curves")
+study_case("max-time-exceeded", TWO + LOAD + "{ iodepth: [1, 4, 16, 64] }\nrepeats: 6\nmax_time: 30s",
+           r"study\.yaml:\d+:11: max_time: 30s is less than the study takes: \d+ runs of 2\+10 s: 16 cells \(2 variants x 1 "
+           r"workload x 4 load steps x 2 conditions\) x 6 repeats")
+study_case("max-time-no-unit", "max_time: 720", r"max_time: a time needs its unit: s, min or h \(720s, 12min\), got '720'")
+
+
 # ---- command lines -----------------------------------------------------------------------------------
 
 case("cli-prefix-100k", lambda ws: ws.study(""), ["placer", "bench", "--dry-run", "--prefix", "p" * 100000,
@@ -528,6 +559,16 @@ case("compare-metric-differs", damaged(workload_as("4k-randwrite", block_size_by
 results_case("split-parameter-bogus", lambda s: s.update(split={"parameter": "bogus", "workload": "4k-randwrite",
                                                                "storage_min_fraction": 0.5, "knobs": [None, 1]}),
              r"split\.parameter: 'bogus' is not a split sweep's parameter \(quota, cores, weight\)")
+# a results directory's curves are data too: a load step, an SLO, a variant's CPU out of range is one line
+results_case("load-value-negative", workload_as("4k-randwrite", curve="4k-randwrite", load={"name": "iodepth", "value": -4}),
+             r"workloads\[0\]\.load\.value: -4 is less than 1", cmds=("compare",))
+results_case("load-name-bogus", workload_as("4k-randwrite", curve="4k-randwrite", load={"name": "rm -rf", "value": 4}),
+             r"workloads\[0\]\.load\.name: 'rm -rf' is not what a load step sets", cmds=("size",))
+results_case("slo-negative", lambda s: s.update(slo={"p99_ns": -1}), r"slo\.p99_ns: -1 is less than 1e-09")
+results_case("storage-cpus-string", lambda s: s.update(storage_cpus=["one", None]),
+             r"storage_cpus\[0\]: expected a number or null, got a string", cmds=("compare",))
+results_case("storage-cpus-long", lambda s: s.update(storage_cpus=[1] * 100000),
+             r"storage_cpus: 100000 entries, more than the 2 variants of the study", cmds=("size",))
 case("compare-runs-empty", damaged(lambda s: s.update(runs=[])), CMP, 2,
      r"compare: no cell \(variant, condition, workload\) has runs in both results")
 case("compare-truncated-json", lambda ws: (ws.summary("a"), ws.write("b/summary.json", '{ "runs": [')), CMP, 2,

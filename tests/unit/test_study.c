@@ -550,7 +550,7 @@ static void test_workload_kind(void **state) {
                "workloads.kind: expected one of block, got 'a list'");
   expect_error("variants: [ { name: a, profile: x } ]\nworkloads: { blocks: [4K] }\n",
                "workloads.blocks: unknown key 'blocks' in workloads (expected one of: kind, target, path, size, "
-               "runtime, ramp, prefill, grace, fio_options, write, block_sizes, patterns, iodepth, numjobs)");
+               "runtime, ramp, prefill, grace, fio_options, write, block_sizes, patterns, iodepth, numjobs, load)");
   expect_error("variants: [ { name: a, profile: x } ]\nworkloads: 4K\n",
                "inline.yaml:2:12: workloads: expected a mapping (workloads), got a scalar");
 }
