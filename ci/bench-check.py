@@ -84,7 +84,9 @@ def main(argv):
         bad("summary.json: the study was interrupted")
     variants = s.get("variants") or []
     workloads = [w["name"] for w in s.get("workloads") or []]
-    patterns = {w["name"]: w["pattern"] for w in s.get("workloads") or []}
+    patterns = {w["name"]: w.get("pattern", "") for w in s.get("workloads") or []}
+    # a workload's operations: a block one's reads and writes, a metadata one's creates, stats and deletes
+    metadata = {w["name"] for w in s.get("workloads") or [] if w.get("kind") == "metadata"}
     conditions = {c["name"]: c["neighbour_level"] for c in s.get("conditions") or []}
     repeats = s.get("repeats") or 0
     if not variants or not workloads or not conditions or repeats < 1:
@@ -103,7 +105,11 @@ def main(argv):
         pat = patterns.get(r.get("workload"), "")
         sides = ["read"] if "read" in pat and "write" not in pat and pat != "rw" else \
             ["write"] if "write" in pat and "read" not in pat else ["read", "write"]
-        if sum((r.get(side) or {}).get("total_ios") or 0 for side in sides) <= 0:
+        if r.get("workload") in metadata:
+            for op in ("create", "stat", "delete"):
+                if not ((r.get(op) or {}).get("total_ios") or 0) > 0:
+                    bad(f"{where}: fio did no {op}")
+        elif sum((r.get(side) or {}).get("total_ios") or 0 for side in sides) <= 0:
             bad(f"{where}: fio did no {'/'.join(sides)} I/O")
         fj = r.get("fio_json")
         if not fj:

@@ -14,6 +14,7 @@
 
 #include "bench/neighbour.h"
 #include "bench/target.h"
+#include "bench/workload.h"
 #include "lib/array.h"
 #include "apply.h"
 #include "lib/substitute.h"
@@ -370,10 +371,12 @@ static int make_results(struct bench *b, struct placer_error **err) {
   }
   for (size_t i = 0; i < b->n_conds; i++)
     conds[i] = (struct placer_bench_condition){ b->conds[i].name, b->conds[i].level };
-  /* Whose CPU per client I/O: the OSDs' role, else (no Ceph) fio's. */
+  /* Whose CPU per client I/O: the role of the daemons whose work the
+   * workload is (the OSDs, the MDS), else (no Ceph) fio's. */
   const char *storage_role = b->vars[0].fio->role;
   for (size_t i = 0; i < b->vars[0].plan->n_instances; i++)
-    if (s->cluster.type != PLACER_STUDY_CLUSTER_NONE && b->vars[0].plan->instances[i].kind == PLACER_KIND_CEPH_OSD) {
+    if (s->cluster.type != PLACER_STUDY_CLUSTER_NONE &&
+        b->vars[0].plan->instances[i].kind == s->workloads.kind->storage) {
       storage_role = b->vars[0].plan->instances[i].role;
       break;
     }
