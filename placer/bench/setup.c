@@ -693,6 +693,9 @@ int bench_setup(struct bench *b, struct placer_error **err) {
                "degraded_peak,instance,role,rss_before_bytes,rss_peak_bytes",
                &b->recovery_csv, err) < 0)
     return -1;
+  if (b->study->cluster.type == PLACER_STUDY_CLUSTER_LOCAL &&
+      open_csv(b, "ceph-counters.csv", PLACER_CEPH_CSV_HEADER, &b->ceph_csv, err) < 0)
+    return -1;
   if (placer_cgroup_open(NULL, &b->cg, err) < 0 || check_prefix(b, err) < 0 || find_guest(b, err) < 0)
     return -1;
   /* What will run, for the progress line (dynamic repeats add passes as they go). */
@@ -704,8 +707,8 @@ int bench_setup(struct bench *b, struct placer_error **err) {
 }
 
 void bench_free(struct bench *b) {
-  FILE *files[] = { b->runs_csv,      b->roles_csv, b->threads_csv, b->cores_csv,
-                    b->placement_csv, b->solo_csv,  b->recovery_csv };
+  FILE *files[] = { b->runs_csv,      b->roles_csv, b->threads_csv,  b->cores_csv,
+                    b->placement_csv, b->solo_csv,  b->recovery_csv, b->ceph_csv };
   for (size_t i = 0; i < N_OF(files); i++)
     if (files[i])
       fclose(files[i]);
