@@ -25,6 +25,8 @@ const char *report_metric_name(const struct placer_bench_workload *w);
 double report_display(const struct placer_bench_workload *w, double x);
 /* "4K randwrite"; a condition with its level; who the neighbours are. */
 void report_workload_label(const struct placer_bench_workload *w, char *buf, size_t len);
+/* The same with its metric's unit: "4K randwrite IOPS", "metadata ops/s". */
+void report_workload_metric_label(const struct placer_bench_workload *w, char *buf, size_t len);
 void report_condition_label(const struct placer_bench_results *r, size_t c, char *buf, size_t len);
 const char *report_neighbours(const struct placer_bench_results *r);
 /* Repeats a cell should have: the passes run (dynamic repeats), else the plan. */
@@ -41,5 +43,10 @@ int report_cost_table(const struct placer_bench_results *r, FILE *out);
 int report_role_tables(const struct placer_bench_results *r, FILE *out);
 int report_threads_table(const struct placer_bench_results *r, FILE *out);
 void report_baseline_lines(const struct placer_bench_results *r, const json_t *hardware_baseline, FILE *out);
+/* report-metadata.c: each operation of a metadata workload per cell;
+ * report-counters.c: where the time went (Ceph's counters per cell) and the
+ * daemons left out; nothing when no run has them.  0, or -1 out of memory. */
+int report_metadata_table(const struct placer_bench_results *r, FILE *out);
+int report_where_tables(const struct placer_bench_results *r, FILE *out);
 
 #endif
