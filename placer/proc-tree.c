@@ -31,6 +31,16 @@ int placer_proc_stat_ppid(const char *stat_text, pid_t *out) {
   return 0;
 }
 
+pid_t placer_proc_parent(pid_t pid) {
+  char path[64];
+  snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+  cleanup_free char *text = NULL;
+  pid_t ppid = 0;
+  if (placer_textfile_read_path(path, 4096, &text, NULL) < 0 || placer_proc_stat_ppid(text, &ppid) < 0)
+    return 0;
+  return ppid;
+}
+
 /* Breadth first from ROOT; CHILDREN_OF lists a pid's children into the
  * vector.  Stop pids are neither listed nor descended into. */
 typedef int (*children_fn)(void *ctx, pid_t pid, struct placer_pid_list *out);

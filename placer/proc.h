@@ -83,6 +83,8 @@ struct placer_proc_parent {
 };
 /* Field 4 of /proc/PID/stat (the parent's PID); -1 on bad input. */
 int placer_proc_stat_ppid(const char *stat_text, pid_t *out);
+/* The parent of PID now, from /proc/PID/stat; 0 when PID is gone. */
+pid_t placer_proc_parent(pid_t pid);
 /* The descendants of ROOT in TABLE (who is whose child), breadth first:
  * children, grandchildren, ...; pids in STOP are neither listed nor
  * descended into.  -1 only on ENOMEM. */

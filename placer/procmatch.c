@@ -237,17 +237,6 @@ char *placer_match_describe(enum placer_role_kind kind, const struct placer_matc
 /* The kernel's flag of its own threads (PF_KTHREAD, field 9 of /proc/PID/stat). */
 #define KTHREAD_FLAG 0x00200000u
 
-/* The parent of PID from /proc/PID/stat; 0 when gone. */
-static pid_t parent_of(pid_t pid) {
-  char path[64];
-  snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-  cleanup_free char *text = NULL;
-  pid_t ppid = 0;
-  if (placer_textfile_read_path(path, 4096, &text, NULL) < 0 || placer_proc_stat_ppid(text, &ppid) < 0)
-    return 0;
-  return ppid;
-}
-
 /* Is PID one of placer's ancestors (its shell, sshd, ..., PID 1)? */
 static bool is_ancestor(pid_t pid) {
   pid_t p = getppid();
@@ -256,7 +245,7 @@ static bool is_ancestor(pid_t pid) {
       return true;
     if (p == 1)
       break;
-    p = parent_of(p);
+    p = placer_proc_parent(p);
   }
   return false;
 }
@@ -295,13 +284,13 @@ static bool pid_in(const pid_t *pids, size_t n, pid_t pid) {
  * itself, negated so that it never equals a parent's pid (everything
  * descends from PID 1: it joins nothing). */
 static pid_t tree_key(const pid_t *pids, size_t n, pid_t pid) {
-  pid_t top = pid, p = parent_of(pid);
+  pid_t top = pid, p = placer_proc_parent(pid);
   for (int depth = 0; p > 1 && depth < 4096; depth++) {
     if (pid_in(pids, n, p))
       top = p;
-    p = parent_of(p);
+    p = placer_proc_parent(p);
   }
-  pid_t parent = parent_of(top);
+  pid_t parent = placer_proc_parent(top);
   return parent > 2 ? parent : -top;
 }
 

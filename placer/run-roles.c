@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cgroup.h"
+#include "cgroup/cgroup.h"
 #include "launch.h"
 #include "placement.h"
 #include "runstate.h"
@@ -45,8 +45,10 @@ static void rollback_line(struct placer_run *run, const char *fmt, ...) {
 
 /* Start the prepared instances; *n_started: how many of them were tried
  * and started (the rollback's range). */
-static int start_all(struct placer_cgroup *cg, const struct placer_profile *profile, const struct placer_plan *plan,
-                     struct placer_run *run, size_t *n_started, struct placer_error **err) {
+static int start_all(struct placer_cgroup *cg, const struct placer_profile *profile,
+                     const struct placer_placement *placement, struct placer_run *run, size_t *n_started,
+                     struct placer_error **err) {
+  struct placer_writer w = placer_writer_cgroupfs(cg);
   for (size_t i = 0; i < run->n; i++) {
     struct placer_launch_prepared *p = &run->instances[i];
     if (p->ops == NULL)
@@ -71,8 +73,9 @@ static int start_all(struct placer_cgroup *cg, const struct placer_profile *prof
       }
       placer_launch_record_clear(&old);
     }
+    /* its role's group gets the role's weight and quota (the model's) */
     if (placer_launch_start_prepared(cg, profile->name, run->rundir, (unsigned)i, run->mark, p, err) < 0 ||
-        placer_role_place_weight(cg, plan, p->inst, p->group, err) < 0) {
+        placer_placed_write(&w, &placement->v[i], 0, PLACER_ROLE_SETTINGS, NULL, NULL, NULL, err) < 0) {
       /* The failed one too: its group, its record, a container half made. */
       struct placer_error *e2 = NULL;
       bool ignored;
@@ -109,16 +112,20 @@ int placer_run(const struct placer_profile *profile, const struct placer_plan *p
   if (placer_runstate_dir(state_dir, profile->name, &run->rundir, err) < 0)
     return -1;
   const char *prefix = placer_apply_prefix(NULL);
+  struct placer_placement *placement = NULL;
+  if (placer_placement_compute(plan, prefix, NULL, 0, &placement, err) < 0)
+    return -1;
   run->n = plan->n_instances;
   run->instances = calloc(run->n ? run->n : 1, sizeof(*run->instances));
-  if (run->instances == NULL)
-    return placer_error_oom(err, NULL);
+  int rc = run->instances ? 0 : placer_error_oom(err, NULL);
   /* Everything is checked and substituted before anything starts. */
-  for (size_t i = 0; i < run->n; i++)
+  for (size_t i = 0; rc == 0 && i < run->n; i++)
     if (placer_launch_prepare(profile, &plan->instances[i], prefix, run->rundir, &run->instances[i], err) < 0)
-      return placer_error_prefix(err, "%s", plan->instances[i].name);
-  if (dry_run)
-    return 0;
+      rc = placer_error_prefix(err, "%s", plan->instances[i].name);
+  if (rc < 0 || dry_run) {
+    placer_placement_free(placement);
+    return rc;
+  }
 
   struct placer_cgroup *cg = NULL;
   int lock_fd = -1;
@@ -127,10 +134,12 @@ int placer_run(const struct placer_profile *profile, const struct placer_plan *p
       placer_cgroup_open(NULL, &cg, err) < 0) {
     placer_runstate_unlock(lock_fd, lock_made);
     placer_runstate_tidy(state_dir);
+    placer_placement_free(placement);
     return -1;
   }
   size_t n_started = 0;
-  int rc = start_all(cg, profile, plan, run, &n_started, err);
+  rc = start_all(cg, profile, placement, run, &n_started, err);
+  placer_placement_free(placement);
   if (rc < 0)
     roll_back(cg, run, n_started);
   placer_runstate_unlock(lock_fd, lock_made);

@@ -17,7 +17,7 @@
 #include "lib/substitute.h"
 #include "lib/textfile.h"
 #include "proc.h"
-#include "topology.h"
+#include "topology/topology.h"
 #include "vcpu.h"
 
 static bool has_any(const char *s, const char *bytes) {
@@ -175,7 +175,6 @@ int placer_vm_pin_vcpus(pid_t pid, const char *cpus, unsigned vcpus, unsigned ti
     hwloc_bitmap_free(set);
     return placer_error_set(err, PLACER_EXIT_USAGE, 0, "pin vCPUs: bad cpu list '%s'", cpus);
   }
-  int n_pus = hwloc_bitmap_weight(set);
   struct placer_vcpu *v = NULL;
   size_t n = 0;
   const char *source = NULL;
@@ -202,9 +201,7 @@ int placer_vm_pin_vcpus(pid_t pid, const char *cpus, unsigned vcpus, unsigned ti
   char *text = strdup("");
   int ret = 0;
   for (size_t i = 0; i < n && ret == 0; i++) {
-    int k = (int)(v[i].cpu_index % (unsigned)n_pus), pu = hwloc_bitmap_first(set);
-    while (k-- > 0)
-      pu = hwloc_bitmap_next(set, pu);
+    int pu = placer_cpulist_nth(set, v[i].cpu_index);
     char one[16];
     snprintf(one, sizeof(one), "%d", pu);
     ret = placer_task_set_affinity(v[i].tid, one, err);

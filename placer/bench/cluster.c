@@ -16,7 +16,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "apply.h"
+#include "apply/apply.h"
 #include "bench/target.h"
 #include "lib/array.h"
 #include "lib/datafile.h"
@@ -304,9 +304,7 @@ static int existing_up(const struct placer_study *study, const struct placer_ben
   sub.n_instances = n;
   sub.n_irq_rules = sub.n_irqs = 0; /* the variant's IRQs: switched with it (irqs.c) */
   /* bench places the daemons it started itself, in its own groups: never their units */
-  struct placer_apply_options opt = { .state_dir = c->apply_state,
-                                      .prefix = env->prefix,
-                                      .backend = PLACER_APPLY_BACKEND_CGROUPFS };
+  struct placer_apply_options opt = { .state_dir = c->apply_state, .prefix = env->prefix, .backend = "cgroupfs" };
   struct placer_apply_report *report = NULL;
   int rc = n ? placer_apply(&sub, &opt, &report, err) : 0;
   free(subset);

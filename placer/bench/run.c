@@ -24,7 +24,7 @@
 #include "bench/target.h"
 #include "bench/workload.h"
 #include "lib/array.h"
-#include "apply.h"
+#include "apply/apply.h"
 #include "bench/probe.h"
 #include "report/report.h"
 #include "results/hardware-baseline.h"
@@ -33,93 +33,70 @@
 #include "lib/substitute.h"
 #include "lib/textfile.h"
 #include "proc.h"
-#include "topology.h"
+#include "topology/topology.h"
 
 /* ------------------------------------------------------------------ one pass */
 
-/* Each role group PREFIX/ROLE gets the weight apply would give it (the sum
- * of its instances', plan-weight.c), so that weights hold between roles. */
-static int place_role_weights(struct bench *b, const struct placer_plan *plan, struct placer_error **err) {
-  for (size_t i = 0; i < plan->n_instances; i++) {
-    const struct placer_instance *inst = &plan->instances[i];
-    bool first = true;
-    for (size_t k = 0; k < i && first; k++)
-      first = strcmp(plan->instances[k].role, inst->role) != 0;
-    if (!first)
-      continue;
-    cleanup_free char *group = NULL;
-    if (placer_instance_group(b->prefix, inst->role, inst->name, &group, err) < 0)
-      return -1;
-    char *slash = strrchr(group, '/');
-    if (slash == NULL)
-      continue;
-    *slash = '\0';
-    if (!placer_cgroup_exists(b->cg, group))
-      continue;
-    unsigned w = placer_plan_role_weight(plan, inst->role);
-    if (placer_cgroup_set_cpu_weight(b->cg, group, w ? w : PLACER_CGROUP_WEIGHT_DEFAULT, err) < 0)
-      return placer_error_prefix(err, "role %s", inst->role);
-  }
-  return 0;
-}
-
+/* Every instance group of the variant with its values, and each role group
+ * with the role's weight and quota, as apply would put them (the model,
+ * placement.h).  The Ceph daemons of a cluster bench does not start are
+ * placed by apply (existing) or run nowhere (none). */
 static int place_all_groups(struct bench *b, struct pass *p, struct placer_error **err) {
-  const struct placer_plan *plan = p->v->plan;
-  for (size_t i = 0; i < plan->n_instances; i++) {
-    const struct placer_instance *inst = &plan->instances[i];
-    if (placer_role_kind_is_ceph(inst->kind) && b->study->cluster.type != PLACER_STUDY_CLUSTER_LOCAL)
-      continue; /* existing: apply makes them; none: nothing runs there */
-    cleanup_free char *group = NULL;
-    if (placer_instance_group(b->prefix, inst->role, inst->name, &group, err) < 0 ||
-        placer_instance_place_group(b->cg, inst, group, err) < 0 ||
-        placer_role_place_weight(b->cg, plan, inst, group, err) < 0)
-      return placer_error_prefix(err, "%s", inst->name);
+  struct placer_placement *pl = NULL;
+  if (placer_placement_compute(p->v->plan, b->prefix, NULL, 0, &pl, err) < 0)
+    return -1;
+  struct placer_writer w = placer_writer_cgroupfs(b->cg);
+  int rc = 0;
+  for (size_t i = 0; rc == 0 && i < pl->n; i++) {
+    const struct placer_placed *placed = &pl->v[i];
+    if (placer_role_kind_is_ceph(placed->inst->kind) && b->study->cluster.type != PLACER_STUDY_CLUSTER_LOCAL)
+      continue;
+    if (placer_placed_write(&w, placed, PLACER_GROUP_SETTINGS, placed->role_writes, NULL, NULL, NULL, err) < 0)
+      rc = placer_error_prefix(err, "%s", placed->inst->name);
   }
-  return place_role_weights(b, plan, err);
+  placer_placement_free(pl);
+  return rc;
 }
 
-/* Live re-placement: put variant P->v's values on every instance group
- * (also what an earlier variant set and this one leaves at the default:
- * all cpus, the default weight, no quota), then check that every thread of
- * every daemon runs on the CPUs and nodes the plan gives it. */
+/* Live re-placement: variant P->v's values on every instance group and
+ * role group, each that differs written once (also what an earlier variant
+ * set and this one leaves at its default: all cpus, the default weight, no
+ * quota), then a check that every thread of every daemon runs on the CPUs
+ * and nodes the plan gives it. */
 static int switch_placement(struct bench *b, struct pass *p, struct placer_error **err) {
   const struct placer_plan *plan = p->v->plan;
-  for (size_t i = 0; i < plan->n_instances; i++) {
-    const struct placer_instance *inst = &plan->instances[i];
-    cleanup_free char *group = NULL, *cpus = placer_cpulist_format(inst->cpus),
-                      *mems = placer_cpulist_format(inst->mems);
-    if (cpus == NULL || mems == NULL)
-      return placer_error_oom(err, "bench run");
-    if (placer_instance_group(b->prefix, inst->role, inst->name, &group, err) < 0 ||
-        placer_cgroup_create(b->cg, group, err) < 0 || placer_cgroup_set_mems(b->cg, group, mems, err) < 0 ||
-        placer_cgroup_set_cpus(b->cg, group, cpus, err) < 0 ||
-        placer_cgroup_set_cpu_weight(b->cg, group, inst->cpu_weight ? inst->cpu_weight : PLACER_CGROUP_WEIGHT_DEFAULT,
-                                     err) < 0 ||
-        placer_instance_place_group(b->cg, inst, group, err) < 0)
-      return placer_error_prefix(err, "switch to %s: %s", p->v->spec->name, inst->name);
-  }
-  if (place_role_weights(b, plan, err) < 0)
+  struct placer_placement *pl = NULL;
+  struct placer_writer w = placer_writer_cgroupfs(b->cg);
+  if (placer_placement_compute(plan, b->prefix, NULL, 0, &pl, err) < 0 || placer_placement_write(&w, pl, err) < 0) {
+    placer_placement_free(pl);
     return placer_error_prefix(err, "switch to %s", p->v->spec->name);
-  for (size_t i = 0; i < p->cluster.n_daemons; i++) {
+  }
+  int rc = 0;
+  for (size_t i = 0; rc == 0 && i < p->cluster.n_daemons; i++) {
     struct placer_bench_daemon *d = &p->cluster.daemons[i];
     const struct placer_instance *inst = placer_plan_find_daemon(plan, d->name);
-    cleanup_free char *group = NULL;
-    if (inst == NULL || placer_instance_group(b->prefix, inst->role, inst->name, &group, err) < 0)
-      return placer_error_set(err, PLACER_EXIT_USAGE, 0, "variant '%s' does not place daemon %s", p->v->spec->name,
-                              d->name);
-    if (strcmp(group, d->group) != 0)
-      return placer_error_set(err, PLACER_EXIT_USAGE, 0,
-                              "variant '%s' puts daemon %s in %s, not %s where it runs: use cluster.rebuild: "
-                              "per-variant",
-                              p->v->spec->name, d->name, group, d->group);
+    const struct placer_placed *placed = inst ? placer_placement_find(pl, inst->name) : NULL;
+    if (placed == NULL) {
+      rc = placer_error_set(err, PLACER_EXIT_USAGE, 0, "variant '%s' does not place daemon %s", p->v->spec->name,
+                            d->name);
+      break;
+    }
+    if (strcmp(placed->group, d->group) != 0) {
+      rc = placer_error_set(err, PLACER_EXIT_USAGE, 0,
+                            "variant '%s' puts daemon %s in %s, not %s where it runs: use cluster.rebuild: "
+                            "per-variant",
+                            p->v->spec->name, d->name, placed->group, d->group);
+      break;
+    }
     d->inst = inst;
     cleanup_free char *what = NULL;
     if (asprintf(&what, "switch to %s", p->v->spec->name) < 0)
-      return placer_error_oom(err, "bench run");
-    if (bench_check_daemon_threads(p, d, what, err) < 0)
-      return -1;
+      rc = placer_error_oom(err, "bench run");
+    else
+      rc = bench_check_daemon_threads(p, d, what, err);
   }
-  return 0;
+  placer_placement_free(pl);
+  return rc;
 }
 
 static int remove_all_groups(struct bench *b, struct placer_error **err) {

@@ -6,12 +6,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "apply.h"
+#include "apply/apply.h"
 #include "cli/commands.h"
-#include "plan.h"
-#include "profile.h"
+#include "plan/plan.h"
+#include "profile/profile.h"
 #include "state.h"
-#include "topology.h"
+#include "topology/topology.h"
 #include "lib/units.h"
 
 static const struct placer_cli_option apply_options[] = {
@@ -28,7 +28,7 @@ static const struct placer_cli_option apply_options[] = {
     "Where the state and the lock are kept (default $PLACER_STATE_DIR, else /run/placer)." },
   { "cgroup-prefix", 'P', "PATH", PLACER_CLI_TEXT,
     "The top group of placer's groups (default $PLACER_CGROUP_PREFIX, else placer)." },
-  { "backend", 'b', "auto|cgroupfs|systemd", PLACER_CLI_WORDS,
+  { "backend", 'b', PLACER_APPLY_BACKEND_NAMES, PLACER_CLI_WORDS,
     "cgroupfs: placer's own groups; systemd: the daemons' units, through systemctl set-property --runtime; "
     "auto (the default): systemd when PID 1 is systemd, else cgroupfs." },
   { "persist", 'k', NULL, PLACER_CLI_TEXT,
@@ -56,7 +56,7 @@ const struct placer_cli_command placer_cli_apply = {
   .summary = "put running daemons, VMs and fio in their planned cgroups",
   .synopsis = { "[--topology FILE.xml] [--dry-run] [--strict] [--json] [--pid INSTANCE=PID]... "
                 "[--qmp INSTANCE=SOCKET]... [--state-dir DIR] [--cgroup-prefix PATH] "
-                "[--backend auto|cgroupfs|systemd] [--persist] "
+                "[--backend BACKEND] [--persist] "
                 "[--restart rolling [--health-cmd CMD] [--health-timeout S]] [--irqbalance refuse|ban|ignore] "
                 "[--irqs-only] PROFILE" },
   .description =
@@ -108,10 +108,12 @@ const struct placer_cli_command placer_cli_status = {
   .description = "For every instance that placer apply put in force: planned against actual group values, "
                  "the groups each process is in, every thread's Cpus_allowed_list and Mems_allowed_list, and "
                  "memory locality: the share of the process's resident pages on its planned NUMA nodes "
-                 "(/proc/PID/numa_maps).",
+                 "(/proc/PID/numa_maps); for an MDS, the mds_cache_memory_limit it runs with (asked over its own "
+                 "admin socket) against the plan's, half its memory limit.",
   .options = state_options,
   .exit_status = "0 everything is as planned (or nothing was applied)\n"
-                 "1 drift: a value, a process or a thread is not where the plan put it\n"
+                 "1 drift: a value, a process or a thread is not where the plan put it, or an MDS runs with "
+                 "another cache\n"
                  "2 bad command line; a state directory or file placer may not trust (a link, a FIFO, writable by "
                  "others)\n"
                  "4 the state or the system could not be read; a state written in another boot or for another "
@@ -163,6 +165,27 @@ static int add_instance_arg(const char *option, const char *text, struct placer_
   return 0;
 }
 
+/* The options only some backends take, by the name the backend's table
+ * gives them (apply.h: struct placer_apply_setting): apply says which
+ * backend takes one and refuses it for another. */
+static const struct {
+  int val;
+  const char *name;
+} backend_settings[] = { { 'k', "persist" }, { 'r', "restart" }, { 'H', "health-cmd" }, { 'T', "health-timeout" } };
+
+/* The setting of option VAL into SETTINGS (the last one given wins). */
+static void add_setting(struct placer_apply_setting *settings, size_t *n, int val, const char *value) {
+  for (size_t k = 0; k < sizeof(backend_settings) / sizeof(backend_settings[0]); k++) {
+    if (backend_settings[k].val != val)
+      continue;
+    size_t i = 0;
+    while (i < *n && strcmp(settings[i].name, backend_settings[k].name) != 0)
+      i++;
+    settings[i] = (struct placer_apply_setting){ backend_settings[k].name, value };
+    *n += i == *n;
+  }
+}
+
 static void free_instance_args(struct placer_instance_arg *list, size_t n) {
   for (size_t i = 0; i < n; i++)
     free((char *)list[i].instance);
@@ -177,8 +200,8 @@ static void print_report(const struct placer_apply_report *r, FILE *out) {
     if (ri->has_memory_limit)
       placer_format_bytes(ri->memory_bytes, mem, sizeof(mem));
     fprintf(out, "%-10s cpus %s  mems %s  mem %s  ", ri->name, ri->cpus, ri->mems, mem);
-    if (r->backend && strcmp(r->backend, "systemd") == 0 && ri->group)
-      fprintf(out, "unit %s: ", ri->group);
+    if (r->placed_in && ri->group)
+      fprintf(out, "%s %s: ", r->placed_in, ri->group);
     if (ri->n_bound == 0)
       fprintf(out, "%s", ri->note ? ri->note : "no process");
     for (size_t k = 0; k < ri->n_bound; k++) {
@@ -210,22 +233,15 @@ static void print_report(const struct placer_apply_report *r, FILE *out) {
     else
       fprintf(out, "on cpus %s already\n", q->to);
   }
-  /* through systemd, what was done is a handful of commands: show them */
-  for (size_t i = 0; !r->dry_run && r->backend && strcmp(r->backend, "systemd") == 0 && i < r->n_actions; i++)
+  /* a backend whose actions are a handful of commands: each said */
+  for (size_t i = 0; !r->dry_run && r->shows_actions && i < r->n_actions; i++)
     fprintf(out, "done: %s\n", r->actions[i]);
   for (size_t i = 0; i < r->n_notes; i++) {
     fputs("note: ", out);
     placer_text_put(out, r->notes[i]);
     fputc('\n', out);
   }
-  const char *name = r->profile_name ? r->profile_name : "?";
-  char where[64];
-  if (r->backend && strcmp(r->backend, "systemd") == 0)
-    snprintf(where, sizeof(where), "systemd units");
-  else if (r->backend && strcmp(r->backend, "irqs") == 0)
-    snprintf(where, sizeof(where), "IRQs only");
-  else
-    snprintf(where, sizeof(where), "cgroup %s", r->cgroup_mode);
+  const char *name = r->profile_name ? r->profile_name : "?", *where = r->where;
   if (r->dry_run) {
     for (size_t i = 0; i < r->n_actions; i++)
       fprintf(out, "would: %s\n", r->actions[i]);
@@ -251,6 +267,8 @@ int cmd_apply(int argc, char **argv) {
   bool json = false;
   struct placer_instance_arg *pids = NULL, *qmps = NULL;
   size_t n_pids = 0, n_qmps = 0;
+  struct placer_apply_setting settings[sizeof(backend_settings) / sizeof(backend_settings[0])];
+  size_t n_settings = 0;
   int opt_c, rc = PLACER_EXIT_USAGE;
   opterr = 0;
   while ((opt_c = getopt_long(argc, argv, ":", options, NULL)) != -1) {
@@ -276,20 +294,16 @@ int cmd_apply(int argc, char **argv) {
       opt.prefix = optarg;
       break;
     case 'b':
-      if (placer_apply_backend_parse(optarg, &opt.backend) < 0) {
-        fprintf(stderr, "placer apply: --backend wants auto, cgroupfs or systemd, got '%s'\n", optarg);
+      if (!placer_apply_backend_known(optarg)) {
+        fprintf(stderr, "placer apply: --backend wants one of %s, got '%s'\n", PLACER_APPLY_BACKEND_NAMES, optarg);
         goto out;
       }
+      opt.backend = optarg;
       break;
-    case 'k': opt.persist = true; break;
+    case 'k':
     case 'r':
-      if (strcmp(optarg, "rolling") != 0) {
-        fprintf(stderr, "placer apply: --restart wants 'rolling', got '%s'\n", optarg);
-        goto out;
-      }
-      opt.restart_rolling = true;
-      break;
-    case 'H': opt.health_cmd = optarg; break;
+    case 'H':
+    case 'T': add_setting(settings, &n_settings, opt_c, opt_c == 'k' ? NULL : optarg); break;
     case 'I':
       if (strcmp(optarg, "refuse") == 0) /* the default, spelled out by the boot unit */
         opt.irqbalance = PLACER_IRQBALANCE_REFUSE;
@@ -303,16 +317,6 @@ int cmd_apply(int argc, char **argv) {
       }
       break;
     case 'O': opt.irqs_only = true; break;
-    case 'T': {
-      char *end = NULL;
-      unsigned long s = strtoul(optarg, &end, 10);
-      if (end == optarg || *end || s == 0 || s > 86400) {
-        fprintf(stderr, "placer apply: --health-timeout wants seconds (1..86400), got '%s'\n", optarg);
-        goto out;
-      }
-      opt.health_timeout_s = (unsigned)s;
-      break;
-    }
     case 'h': rc = placer_cli_print_help(&placer_cli_apply); goto out;
     default: rc = placer_usage_error("apply", opt_c, argc, argv); goto out;
     }
@@ -326,10 +330,7 @@ int cmd_apply(int argc, char **argv) {
     goto out;
   }
   opt.pids = pids, opt.n_pids = n_pids, opt.qmps = qmps, opt.n_qmps = n_qmps;
-  if ((opt.health_cmd || opt.health_timeout_s) && !opt.restart_rolling) {
-    fprintf(stderr, "placer apply: --health-cmd and --health-timeout go with --restart rolling\n");
-    goto out;
-  }
+  opt.settings = settings, opt.n_settings = n_settings;
 
   struct placer_error *err = NULL;
   struct placer_profile *profile = NULL;

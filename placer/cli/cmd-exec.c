@@ -14,14 +14,15 @@
 #include <unistd.h>
 
 #include "lib/array.h"
-#include "apply.h"
-#include "cgroup.h"
+#include "apply/apply.h"
+#include "cgroup/cgroup.h"
 #include "cli/commands.h"
 #include "launch-prepare.h"
-#include "plan.h"
-#include "profile.h"
+#include "placement.h"
+#include "plan/plan.h"
+#include "profile/profile.h"
 #include "lib/substitute.h"
-#include "topology.h"
+#include "topology/topology.h"
 
 static const struct placer_cli_option exec_options[] = {
   { "topology", 't', "FILE.xml", PLACER_CLI_XML,
@@ -156,7 +157,7 @@ int cmd_exec(int argc, char **argv) {
   struct placer_topology *topo = NULL;
   struct placer_plan *plan = NULL;
   struct placer_cgroup *cg = NULL;
-  char *group = NULL;
+  struct placer_placement *placement = NULL;
   struct placer_launch_self_undo undo = { .n_created = 0 };
   bool placed = false;
   int rc = -1;
@@ -178,12 +179,15 @@ int cmd_exec(int argc, char **argv) {
     placer_error_errno(&err, PLACER_EXIT_SYSTEM, errno, "exec '%s'", command[0]);
     goto out;
   }
-  if (placer_instance_group(placer_apply_prefix(prefix_opt), inst->role, inst->name, &group, &err) < 0 ||
+  if (placer_placement_compute(plan, prefix_opt, NULL, 0, &placement, &err) < 0 ||
       placer_cgroup_open(NULL, &cg, &err) < 0)
     goto out;
   placed = true;
-  if (placer_launch_place_self(cg, inst, group, &undo, &err) < 0 ||
-      placer_role_place_weight(cg, plan, inst, group, &err) < 0) {
+  /* its group, then its role's (the role's weight and quota) */
+  const struct placer_placed *p = placer_placement_find(placement, inst->name);
+  struct placer_writer w = placer_writer_cgroupfs(cg);
+  if (placer_launch_place_self(cg, inst, p->group, &undo, &err) < 0 ||
+      placer_placed_write(&w, p, 0, PLACER_ROLE_SETTINGS, NULL, NULL, NULL, &err) < 0) {
     placer_error_prefix(&err, "%s", inst->name);
     goto out;
   }
@@ -197,6 +201,8 @@ int cmd_exec(int argc, char **argv) {
       goto out;
     }
   }
+  placer_placement_free(placement);
+  placement = NULL;
   placer_plan_free(plan);
   plan = NULL;
   placer_topology_free(topo);
@@ -209,7 +215,7 @@ out:
   if (placed)
     placer_launch_unplace_self(cg, &undo); /* nothing ran: nothing of it stays */
   rc = placer_error_report(err);
-  free(group);
+  placer_placement_free(placement);
   placer_argv_free(env);
   placer_cgroup_close(cg);
   placer_plan_free(plan);

@@ -7,8 +7,8 @@
 
 #include "lib/array.h"
 #include "cli/commands.h"
-#include "plan.h"
-#include "profile.h"
+#include "plan/plan.h"
+#include "profile/profile.h"
 
 static const struct placer_cli_option plan_options[] = {
   { "topology", 't', "FILE.xml", PLACER_CLI_XML,
@@ -30,8 +30,9 @@ const struct placer_cli_command placer_cli_plan = {
       "Compute where every instance of every role of PROFILE (a YAML file) runs on this node, or on the node "
       "an hwloc XML file describes: its CPUs (and the L3 domains they lie in), NUMA memory nodes, memory limit, "
       "CPU quota and weight, and its "
-      "locality to its device or NIC, with the warnings of a preference that could not be met. Nothing is "
-      "changed: placer apply and placer run put a plan in force.\n\n"
+      "locality to its device or NIC, with the warnings of a preference that could not be met; for an MDS, the "
+      "whole cores it holds (no other role gets their SMT siblings), its NIC and its mds_cache_memory_limit "
+      "(half its memory). Nothing is changed: placer apply and placer run put a plan in force.\n\n"
       "A plan that cannot be met names the role, the resource and by how much it is short. The profile "
       "schema is in profiles.md of placer's documentation; the shipped profiles are in "
       "/usr/share/placer/profiles.",

@@ -48,3 +48,27 @@ int placer_cpulist_parse(const char *text, hwloc_bitmap_t set) {
   }
   return 0;
 }
+
+int placer_cpulist_nth(hwloc_const_bitmap_t set, size_t k) {
+  int n = hwloc_bitmap_weight(set);
+  if (n <= 0)
+    return -1;
+  int pu = hwloc_bitmap_first(set);
+  for (size_t i = k % (size_t)n; i > 0; i--)
+    pu = hwloc_bitmap_next(set, pu);
+  return pu;
+}
+
+bool placer_cpulist_equal(const char *a, const char *b) {
+  if (a == NULL || b == NULL)
+    return a == b;
+  hwloc_bitmap_t x = hwloc_bitmap_alloc(), y = hwloc_bitmap_alloc();
+  bool equal;
+  if (x && y && placer_cpulist_parse(a, x) == 0 && placer_cpulist_parse(b, y) == 0)
+    equal = hwloc_bitmap_isequal(x, y);
+  else
+    equal = strcmp(a, b) == 0;
+  hwloc_bitmap_free(x);
+  hwloc_bitmap_free(y);
+  return equal;
+}

@@ -195,11 +195,8 @@ static void resolve_containers(struct placer_watch *w) {
 /* A container's first process is a child of conmon (its subreaper) when
  * runc execs it: then, and only then, podman is asked. */
 static bool parent_is_conmon(pid_t pid) {
-  char path[64];
-  snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-  cleanup_free char *stat = NULL;
-  pid_t ppid = 0;
-  if (placer_textfile_read_path(path, 4096, &stat, NULL) < 0 || placer_proc_stat_ppid(stat, &ppid) < 0)
+  pid_t ppid = placer_proc_parent(pid);
+  if (ppid <= 0)
     return false;
   cleanup_free char *comm = placer_proc_comm(ppid);
   return comm && strncmp(comm, "conmon", 6) == 0;

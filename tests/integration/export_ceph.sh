@@ -9,7 +9,8 @@
 #      and agrees with `placer plan --json`; osd_numa_node is not set (reads back -1);
 #   3. the same with --osds-in-cpusets: osd_numa_node reads back as the plan's node too;
 #   4. hci-nvme's MDS is named as ceph-mds accepts (mds.a, its id was '0'): the running daemon
-#      has the exported mds_cache_memory_limit (runtime option); the running osd.0 keeps
+#      has the exported mds_cache_memory_limit (runtime option), the plan's own figure
+#      (placer plan --json: mds.cache_memory_limit_bytes, half its memory); the running osd.0 keeps
 #      osd_numa_auto_affinity true until it restarts (the script's restart list), false after.
 # Needs root, the Ceph packages (ci/install-deps.sh all); exit 77 without them. ~50 s.
 # ctest: cost=60
@@ -71,7 +72,11 @@ for i in plan["instances"]:
         planned[(who, "osd_numa_node")] = str(i["numa_node"]) if in_cpusets else "-1"
         planned[(who, "osd_memory_target")] = str(i["memory_bytes"] * 4 // 5)
     elif i["kind"] == "ceph-mds":
-        planned[("mds." + i["match"]["value"], "mds_cache_memory_limit")] = str(i["memory_bytes"] // 2)
+        # the plan's own figure (placer plan: mds.cache_memory_limit_bytes), half the MDS's memory
+        cache = i["mds"]["cache_memory_limit_bytes"]
+        if cache != i["memory_bytes"] // 2:
+            sys.exit(f"{i['name']}: the plan's cache limit {cache} is not half its memory {i['memory_bytes']}")
+        planned[("mds." + i["match"]["value"], "mds_cache_memory_limit")] = str(cache)
 seen = {}
 def get(who, key):
     # ceph config get WHO: every option WHO's daemon would get, once per daemon

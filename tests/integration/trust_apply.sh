@@ -8,8 +8,9 @@
 #     a copy of a real applied state directory is refused too (exit 4), the original resets;
 #   - a crafted run record naming the decoy group and process (a session leader: a kill of its
 #     process group would hit it), or a group outside the prefix: stop refuses, nothing signalled;
-#   - binding PID 1, one of placer's own ancestors, or `match: { cmdline: "*" }`: exit 2 with both
-#     backends, nothing changed;
+#   - binding PID 1, one of placer's own ancestors, `match: { cmdline: "*" }`, a kernel thread or one
+#     process to two instances: exit 2 with both backends (the same checks: the model binds for
+#     both), nothing changed;
 #   - one owner per IRQ: two state directories steering virtio1-config: the second refuses (exit 2)
 #     while the first steers it; with the first's directory removed by hand, the second takes the
 #     IRQ over with the first's recorded list; after every order of resets the IRQ is at its
@@ -181,6 +182,27 @@ for backend in cgroupfs systemd; do
 done
 grep -q "^[0-9]*:cpuset:/\$" /proc/1/cgroup || fail "PID 1 was moved"
 say "PID 1, an ancestor, cmdline '*': refused by both backends"
+
+# ---- a kernel thread, and one process two instances would bind: the same checks, either backend ------
+# Both backends bind what the one model binds (placement-procs.c): the systemd backend refused a pid
+# of two instances only when it found their unit, or said "no systemd unit" first (exit 3) here.
+sed "s/^roles:/roles:\n  - { name: other, kind: generic, cpu: { threads: 1 }, match: { cmdline: \"*sleep(603)* $TAG\" } }/" \
+    "$WORK/app.yaml" >"$WORK/two.yaml"
+kthread=2
+cat "/proc/$A/cgroup" >"$WORK/a.cgroup"
+[ "$(cat /proc/2/comm)" = kthreadd ] || fail "PID 2 is $(cat /proc/2/comm), not kthreadd: no kernel thread to bind"
+for backend in cgroupfs systemd; do
+    run_rc "$PLACER" apply --backend "$backend" --state-dir "$WORK/bind" --pid app.0=$kthread "$WORK/app.yaml"
+    [ $rc = 2 ] || fail "$backend --pid of a kernel thread: exit $rc: $(cat "$WORK/err")"
+    one_line "app.0=$kthread: that is a kernel thread, which placer never binds" "$backend kernel thread"
+    run_rc "$PLACER" apply --backend "$backend" --state-dir "$WORK/bind" --pid app.0="$A" --pid other.0="$A" \
+        "$WORK/two.yaml"
+    [ $rc = 2 ] || fail "$backend one pid bound twice: exit $rc: $(cat "$WORK/err")"
+    one_line "pid $A (python3) is matched by both other.0 and app.0" "$backend one pid bound twice"
+    [ ! -e "$WORK/bind" ] || fail "$backend: a refused apply left a state directory"
+done
+diff "$WORK/a.cgroup" "/proc/$A/cgroup" >&2 || fail "a refused apply moved $A (diff above)"
+say "a kernel thread, one pid of two instances: refused by both backends, exit 2"
 
 # ---- one owner per IRQ ---------------------------------------------------------------------------
 n=$(awk '/virtio1-config/ { sub(":", "", $1); print $1 }' /proc/interrupts)

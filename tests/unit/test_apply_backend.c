@@ -1,80 +1,138 @@
 /* Apply's backends (apply-backend.c): every ops table whole and in the
  * table under its own name (the check fio runs on its engines), a broken
- * one caught, the names --backend takes, the text of a status document
- * printed by the backend it names, and status and reset dispatched on the
- * backend the state directory records (the systemd backend's state file
- * read back). */
+ * one caught, the names --backend takes read from the table (and what the
+ * command line, its man page and its completion offer), a setting one
+ * backend takes refused by another, the text of a status document printed
+ * by the backend it names, and status and reset dispatched on the backend
+ * the state directory records (the systemd backend's state file read
+ * back). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "apply-internal.h"
-#include "apply-systemd-internal.h"
-#include "apply.h"
+#include "apply/apply-internal.h"
+#include "apply/apply-systemd-internal.h"
+#include "apply/apply.h"
 #include "test_support.h"
 #include "lib/statedir.h"
 
-static const enum placer_apply_backend_kind kinds[] = { PLACER_APPLY_BACKEND_CGROUPFS, PLACER_APPLY_BACKEND_SYSTEMD };
-static const char *const kind_names[] = { "cgroupfs", "systemd" };
+/* The table, read as every caller reads it. */
+static size_t n_backends(void) {
+  size_t n = 0;
+  while (placer_apply_backend_at(n))
+    n++;
+  return n;
+}
 
 static void test_every_table_whole(void **state) {
   (void)state;
-  for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
-    const struct placer_apply_backend_ops *ops = placer_apply_backend_get(kinds[i]);
+  size_t n = n_backends();
+  assert_true(n >= 2);
+  char words[256] = "auto";
+  for (size_t i = 0; i < n; i++) {
+    const struct placer_apply_backend_ops *ops = placer_apply_backend_at(i);
     const char *wrong = placer_apply_backend_ops_check(ops);
     if (wrong)
       fail_msg("backend %s: %s", ops->name, wrong);
-    assert_string_equal(ops->name, kind_names[i]);
-    assert_ptr_equal(placer_apply_backend_find(kind_names[i]), ops);
+    assert_ptr_equal(placer_apply_backend_get(ops->name), ops);
+    assert_true(placer_apply_backend_known(ops->name));
+    snprintf(words + strlen(words), sizeof(words) - strlen(words), "|%s", ops->name);
   }
-  assert_ptr_equal(placer_apply_backend_get(PLACER_APPLY_BACKEND_CGROUPFS), &placer_apply_backend_cgroupfs);
-  assert_ptr_equal(placer_apply_backend_get(PLACER_APPLY_BACKEND_SYSTEMD), &placer_apply_backend_systemd);
-  /* only systemd places units (--persist, --restart) */
-  assert_true(placer_apply_backend_systemd.flags & PLACER_APPLY_BACKEND_UNITS);
-  assert_false(placer_apply_backend_cgroupfs.flags & PLACER_APPLY_BACKEND_UNITS);
-  assert_null(placer_apply_backend_find("auto"));
-  assert_null(placer_apply_backend_find("libcgroup"));
-  assert_null(placer_apply_backend_find(NULL));
+  /* what --backend takes is the table, and nothing else */
+  assert_string_equal(PLACER_APPLY_BACKEND_NAMES, words);
+  assert_true(placer_apply_backend_known("auto"));
+  assert_null(placer_apply_backend_get("libcgroup"));
+  assert_false(placer_apply_backend_known("libcgroup"));
+  assert_false(placer_apply_backend_known(""));
+  assert_false(placer_apply_backend_known(NULL));
+  /* "auto" is one of them, whichever PID 1 makes it */
+  const struct placer_apply_backend_ops *any = placer_apply_backend_get(NULL);
+  assert_non_null(any);
+  assert_ptr_equal(placer_apply_backend_get("auto"), any);
 }
 
 /* A copy of BASE with FIELD unset: the check names what is missing. */
 #define EXPECT_MISSING(BASE, FIELD, WHY)                               \
   do {                                                                 \
-    struct placer_apply_backend_ops broken = (BASE);                   \
+    struct placer_apply_backend_ops broken = *(BASE);                  \
     broken.FIELD = NULL;                                               \
     assert_string_equal(placer_apply_backend_ops_check(&broken), WHY); \
   } while (0)
 
 static void test_broken_tables_caught(void **state) {
   (void)state;
-  struct placer_apply_backend_ops copy = placer_apply_backend_cgroupfs;
+  const struct placer_apply_backend_ops *first = placer_apply_backend_at(0), *second = placer_apply_backend_at(1);
+  struct placer_apply_backend_ops copy = *first;
   assert_string_equal(placer_apply_backend_ops_check(&copy), "not in backends[]");
   copy.name = "";
   assert_string_equal(placer_apply_backend_ops_check(&copy), "no name");
-  EXPECT_MISSING(placer_apply_backend_systemd, state_file, "no state_file");
-  EXPECT_MISSING(placer_apply_backend_systemd, apply, "no apply");
-  EXPECT_MISSING(placer_apply_backend_systemd, status, "no status");
-  EXPECT_MISSING(placer_apply_backend_systemd, reset, "no reset");
-  EXPECT_MISSING(placer_apply_backend_cgroupfs, reset_run, "no reset_run");
-  EXPECT_MISSING(placer_apply_backend_cgroupfs, print_status, "no print_status");
+  copy.name = "auto";
+  assert_string_equal(placer_apply_backend_ops_check(&copy), "a name apply keeps for itself");
+  EXPECT_MISSING(second, state_file, "no state_file");
+  EXPECT_MISSING(second, settings, "no settings");
+  EXPECT_MISSING(second, apply, "no apply");
+  EXPECT_MISSING(second, status, "no status");
+  EXPECT_MISSING(second, reset, "no reset");
+  EXPECT_MISSING(first, reset_run, "no reset_run");
+  EXPECT_MISSING(first, print_status, "no print_status");
 }
 
-static void test_backend_names(void **state) {
+/* The value names the command line offers for --backend: its --help, its
+ * man page and the bash completion, all from the table. */
+static void test_cli_reads_the_table(void **state) {
   (void)state;
-  enum placer_apply_backend_kind k = PLACER_APPLY_BACKEND_AUTO;
-  assert_int_equal(placer_apply_backend_parse("systemd", &k), 0);
-  assert_int_equal(k, PLACER_APPLY_BACKEND_SYSTEMD);
-  assert_int_equal(placer_apply_backend_parse("cgroupfs", &k), 0);
-  assert_int_equal(k, PLACER_APPLY_BACKEND_CGROUPFS);
-  assert_int_equal(placer_apply_backend_parse("auto", &k), 0);
-  assert_int_equal(k, PLACER_APPLY_BACKEND_AUTO);
-  assert_int_equal(placer_apply_backend_parse("libcgroup", &k), -1);
-  assert_int_equal(placer_apply_backend_parse("", &k), -1);
-  assert_int_equal(k, PLACER_APPLY_BACKEND_AUTO); /* untouched on failure */
-  /* AUTO is one of the two, whichever PID 1 makes it */
-  const struct placer_apply_backend_ops *any = placer_apply_backend_get(PLACER_APPLY_BACKEND_AUTO);
-  assert_true(any == &placer_apply_backend_cgroupfs || any == &placer_apply_backend_systemd);
+  const char *bin = getenv("PLACER_BIN");
+  if (bin == NULL)
+    skip();
+  /* the man page's option line: each word in bold */
+  char man[256] = "\\fB\\-\\-backend\\fR \\fBauto\\fR";
+  for (size_t i = 0; placer_apply_backend_at(i); i++)
+    snprintf(man + strlen(man), sizeof(man) - strlen(man), "|\\fB%s\\fR", placer_apply_backend_at(i)->name);
+  char cmd[1024];
+  snprintf(cmd, sizeof(cmd),
+           "%s apply --help | grep -qF -- '--backend %s' && %s help --man apply | grep -qxF '%s' && "
+           "%s help --bash-completion | grep -qF -- '--backend=words:%s'",
+           bin, PLACER_APPLY_BACKEND_NAMES, bin, man, bin, PLACER_APPLY_BACKEND_NAMES);
+  if (system(cmd) != 0)
+    fail_msg("placer's help, man page or completion does not offer --backend %s", PLACER_APPLY_BACKEND_NAMES);
+  snprintf(cmd, sizeof(cmd),
+           "%s apply --backend nope x.yaml 2>&1 | grep -qxF \"placer apply: --backend wants one of %s, got 'nope'\"",
+           bin, PLACER_APPLY_BACKEND_NAMES);
+  if (system(cmd) != 0)
+    fail_msg("placer apply --backend nope: not the one line naming the table's backends");
+}
+
+/* A setting of another backend (the systemd backend's --persist) is refused
+ * by name before anything is read or changed, naming who takes it. */
+static void test_settings_of_another_backend(void **state) {
+  (void)state;
+  struct placer_apply_setting persist = { "persist", NULL };
+  struct placer_apply_options opt = {
+    .backend = "cgroupfs", .settings = &persist, .n_settings = 1, .state_dir = "/nonexistent/placer-test"
+  };
+  struct placer_plan plan = { .profile_name = "p" };
+  struct placer_apply_report *r = NULL;
+  struct placer_error *err = NULL;
+  assert_int_equal(placer_apply(&plan, &opt, &r, &err), -1);
+  assert_int_equal(err->exit_code, PLACER_EXIT_USAGE);
+  assert_string_equal(err->msg, "--persist needs the systemd backend (this is cgroupfs)");
+  placer_error_clear(&err);
+  /* what the systemd backend takes, it checks itself */
+  struct placer_apply_setting restart[] = { { "restart", "now" } };
+  opt = (struct placer_apply_options){
+    .backend = "systemd", .settings = restart, .n_settings = 1, .state_dir = "/nonexistent/placer-test"
+  };
+  assert_int_equal(placer_apply(&plan, &opt, &r, &err), -1);
+  assert_int_equal(err->exit_code, PLACER_EXIT_USAGE);
+  assert_string_equal(err->msg, "--restart wants 'rolling', got 'now'");
+  placer_error_clear(&err);
+  struct placer_apply_setting health[] = { { "health-cmd", "true" } };
+  opt.settings = health;
+  assert_int_equal(placer_apply(&plan, &opt, &r, &err), -1);
+  assert_string_equal(err->msg, "--health-cmd and --health-timeout go with --restart rolling");
+  placer_error_clear(&err);
+  assert_int_equal(access("/nonexistent/placer-test", F_OK), -1);
 }
 
 /* The text of a status document: each backend's header, by its "backend". */
@@ -223,24 +281,25 @@ static void test_old_state_status(void **state) {
   placer_error_clear(&err);
 }
 
-/* The systemd backend's state file (apply-systemd-state.c): what it records
- * reads back the same, it names its backend, and an emptied state removes
- * the file. */
+/* The systemd backend's state file (state.h's kind placer_state_units):
+ * what it records reads back the same, it names its backend, and an
+ * emptied state removes the file. */
 static void test_systemd_state_round_trip(void **state) {
   (void)state;
   const char *dir = tmpdir;
-  struct sd_state s = { 0 };
-  struct sd_ctx c;
-  sd_ctx_init(&c, NULL);
-  assert_int_equal(sd_state_load(&c, dir, &s, NULL), 0); /* none: a new state for this directory */
-  assert_null(s.v);
-  free(s.profile_name);
-  s.profile_name = strdup("p");
-  s.applied_at = strdup("2025-01-02T03:04:05Z");
-  s.persist = true;
-  s.v = calloc(1, sizeof(*s.v));
-  s.n = 1;
-  struct sd_instance *si = &s.v[0];
+  struct placer_state *s = NULL;
+  struct placer_error *err = NULL;
+  /* none: a new state for this directory, locked as the backend's apply locks it */
+  assert_int_equal(placer_state_open_kind(dir, &placer_state_units, PLACER_STATE_LOCK_EXCLUSIVE, &s, NULL, &err), 0);
+  assert_int_equal(s->n_units, 0);
+  assert_true(placer_state_is_empty(s));
+  s->backend = strdup("systemd");
+  s->profile_name = strdup("p");
+  s->applied_at = strdup("2025-01-02T03:04:05Z");
+  s->persist = true;
+  s->units = calloc(1, sizeof(*s->units));
+  s->n_units = 1;
+  struct placer_state_unit *si = &s->units[0];
   si->name = strdup("osd.0");
   si->role = strdup("osd");
   si->kind = PLACER_KIND_CEPH_OSD;
@@ -258,8 +317,7 @@ static void test_systemd_state_round_trip(void **state) {
   si->procs = calloc(1, sizeof(*si->procs));
   si->procs[0] = (struct placer_state_process){ .pid = 4505, .start_time = 1234567 };
   si->n_procs = 1;
-  struct placer_error *err = NULL;
-  assert_int_equal(sd_state_save(&s, &err), 0);
+  assert_int_equal(placer_state_save(s, &err), 0);
 
   char path[300];
   snprintf(path, sizeof(path), "%s/%s", dir, SD_STATE_FILE);
@@ -268,19 +326,24 @@ static void test_systemd_state_round_trip(void **state) {
   json_t *doc = json_loads(text, 0, NULL);
   assert_non_null(doc);
   assert_string_equal(json_string_value(json_object_get(doc, "backend")), "systemd");
+  assert_null(json_object_get(doc, "journal")); /* each unit's record says how to set it back */
   json_decref(doc);
   free(text);
   const struct placer_apply_backend_ops *ops = NULL;
   assert_int_equal(placer_apply_backend_recorded(dir, &ops, &err), 0);
-  assert_ptr_equal(ops, &placer_apply_backend_systemd);
+  assert_string_equal(ops->name, "systemd");
 
-  struct sd_state b;
-  assert_int_equal(sd_state_load(&c, dir, &b, &err), 0);
-  assert_string_equal(b.profile_name, "p");
-  assert_string_equal(b.applied_at, "2025-01-02T03:04:05Z");
-  assert_true(b.persist);
-  assert_int_equal(b.n, 1);
-  const struct sd_instance *bi = &b.v[0];
+  /* a second opener waits for the lock the backend holds (the cgroupfs backend's too) */
+  struct placer_state *b = NULL;
+  assert_int_equal(placer_state_open(dir, PLACER_STATE_LOCK_EXCLUSIVE, &b, NULL, &err), -1);
+  assert_non_null(strstr(err->msg, "another placer apply or reset is running"));
+  placer_error_clear(&err);
+  assert_int_equal(placer_state_open_kind(dir, &placer_state_units, PLACER_STATE_NO_LOCK, &b, NULL, &err), 0);
+  assert_string_equal(b->profile_name, "p");
+  assert_string_equal(b->applied_at, "2025-01-02T03:04:05Z");
+  assert_true(b->persist);
+  assert_int_equal(b->n_units, 1);
+  const struct placer_state_unit *bi = &b->units[0];
   assert_string_equal(bi->name, "osd.0");
   assert_int_equal(bi->kind, PLACER_KIND_CEPH_OSD);
   assert_string_equal(bi->unit, "ceph-osd@0.service");
@@ -298,24 +361,34 @@ static void test_systemd_state_round_trip(void **state) {
   assert_int_equal(bi->n_procs, 1);
   assert_int_equal(bi->procs[0].pid, 4505);
   assert_int_equal(bi->procs[0].start_time, 1234567);
-  sd_state_clear(&b);
+  placer_state_free(b);
+
+  /* a drop-in placer does not write is refused: nothing would be removed */
+  free(s->units[0].dropin);
+  s->units[0].dropin = strdup("/etc/passwd");
+  assert_int_equal(placer_state_save(s, &err), 0);
+  assert_int_equal(placer_state_open_kind(dir, &placer_state_units, PLACER_STATE_NO_LOCK, &b, NULL, &err), -1);
+  assert_int_equal(err->exit_code, PLACER_EXIT_SYSTEM);
+  assert_non_null(strstr(err->msg, "systemd.json: osd.0: drop-in '/etc/passwd' is not the one placer writes"));
+  placer_error_clear(&err);
 
   /* nothing left to undo: the file goes, and nothing is recorded any more */
-  sd_instance_clear(&s.v[0]);
-  s.n = 0;
-  assert_int_equal(sd_state_save(&s, &err), 0);
+  placer_state_unit_clear(&s->units[0]);
+  s->n_units = 0;
+  assert_int_equal(placer_state_save(s, &err), 0);
   assert_int_equal(access(path, F_OK), -1);
   assert_int_equal(placer_apply_backend_recorded(dir, &ops, &err), 0);
-  assert_ptr_equal(ops, &placer_apply_backend_cgroupfs);
-  assert_int_equal(sd_state_save(&s, &err), 0); /* twice is fine */
-  sd_state_clear(&s);
+  assert_string_equal(ops->name, "cgroupfs");
+  assert_int_equal(placer_state_save(s, &err), 0); /* twice is fine */
+  placer_state_free(s);
 }
 
 int main(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_every_table_whole),
     cmocka_unit_test(test_broken_tables_caught),
-    cmocka_unit_test(test_backend_names),
+    cmocka_unit_test(test_cli_reads_the_table),
+    cmocka_unit_test(test_settings_of_another_backend),
     cmocka_unit_test(test_status_text_by_backend),
     cmocka_unit_test_setup_teardown(test_recorded_backend, make_dir, remove_dir),
     cmocka_unit_test_setup_teardown(test_old_state_status, make_dir, remove_dir),

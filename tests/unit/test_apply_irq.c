@@ -16,10 +16,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "apply-irq.h"
-#include "apply.h"
-#include "plan.h"
-#include "profile.h"
+#include "apply/apply-irq.h"
+#include "apply/apply.h"
+#include "plan/plan.h"
+#include "profile/profile.h"
 #include "test_support.h"
 
 static char root[256], state_dir[300];
@@ -110,7 +110,7 @@ static void apply_status_reset(void **state) {
   placer_apply_report_free(report);
 
   /* the journal: each IRQ's list before, in the order written; a round trip keeps it */
-  struct irq_state *s = NULL;
+  struct placer_state *s = NULL;
   assert_int_equal(irq_state_open(state_dir, false, &s, &err), 0);
   assert_int_equal(s->n_journal, 3);
   assert_int_equal(s->journal[0].irq, 35);
@@ -119,27 +119,17 @@ static void apply_status_reset(void **state) {
   assert_int_equal(s->n_irqs, 4);
   assert_true(s->irqs[1].managed);
   assert_null(s->irqs[1].planned);
-  json_t *j = irq_state_to_json(s);
-  struct irq_state copy = { .lock_fd = -1 };
-  assert_int_equal(irq_state_from_json(j, &copy, &err), 0);
-  json_t *j2 = irq_state_to_json(&copy);
+  json_t *j = placer_state_to_json(s);
+  struct placer_state *copy = calloc(1, sizeof(*copy));
+  copy->kind = &placer_state_irqs;
+  copy->lock_fd = -1;
+  assert_int_equal(placer_state_from_json(j, copy, &err), 0);
+  json_t *j2 = placer_state_to_json(copy);
   assert_true(json_equal(j, j2));
   json_decref(j);
   json_decref(j2);
-  irq_state_clear_irqs(&copy);
-  for (size_t i = 0; i < copy.n_journal; i++)
-    irq_journal_entry_clear(&copy.journal[i]);
-  free(copy.journal);
-  free(copy.boot_id);
-  free(copy.state_id);
-  free(copy.profile_name);
-  free(copy.applied_at);
-  free(copy.root);
-  free(copy.systemctl);
-  free(copy.etc_dir);
-  free(copy.defaults);
-  free(copy.initd);
-  irq_state_free(s);
+  placer_state_free(copy);
+  placer_state_free(s);
 
   /* again: nothing to change */
   assert_int_equal(placer_apply(plan, &opt, &report, &err), 0);
@@ -170,7 +160,7 @@ static void apply_status_reset(void **state) {
   check_list(35, "0-1");
   check_list(33, "0-1");
   check_list(34, "0-1");
-  assert_false(irq_state_exists(state_dir));
+  assert_false(placer_state_file_exists(state_dir, PLACER_STATE_IRQ_FILE));
   placer_reset_result_clear(&res);
   placer_plan_free(plan);
   placer_topology_free(topo);
@@ -205,7 +195,7 @@ static void gone_and_refused(void **state) {
   placer_error_clear(&err);
   check_list(35, "0-1");
   check_list(33, "0-1");
-  assert_false(irq_state_exists(state_dir));
+  assert_false(placer_state_file_exists(state_dir, PLACER_STATE_IRQ_FILE));
   placer_plan_free(plan);
   placer_topology_free(topo);
 }
@@ -293,7 +283,7 @@ static void irqbalance_ban_dry_run(void **state) {
     placer_error_clear(&err);
   }
   check_list(35, "0-1");
-  assert_false(irq_state_exists(state_dir));
+  assert_false(placer_state_file_exists(state_dir, PLACER_STATE_IRQ_FILE));
   placer_plan_free(plan);
   placer_topology_free(topo);
 }
@@ -331,7 +321,7 @@ static void owners(void **state) {
   }
   b.dry_run = false;
   check_list(35, "0");
-  assert_false(irq_state_exists(other));
+  assert_false(placer_state_file_exists(other, PLACER_STATE_IRQ_FILE));
   assert_int_equal(irq_reset(other, &b, &res, &err), 0); /* b has nothing */
   placer_reset_result_clear(&res);
   check_list(35, "0");
@@ -459,7 +449,7 @@ static void long_journal(void **state) {
   assert_int_equal(res.n_irqs_restored, 1);
   placer_reset_result_clear(&res);
   check_list(35, "0-1"); /* the oldest record's list, replayed newest first */
-  assert_false(irq_state_exists(state_dir));
+  assert_false(placer_state_file_exists(state_dir, PLACER_STATE_IRQ_FILE));
 }
 
 int main(void) {

@@ -1,8 +1,9 @@
 /* `placer apply --json` and `placer reset --json` documents (apply-json.c):
  * the changed flag, groups created and changed, pids bound, per instance
- * what changed; a dry run says would_bind; reset lists groups removed and
- * pids moved back (cgroupfs), units set back and drop-ins removed (systemd),
- * in one shape for both backends.  Built from reports made by hand and, for
+ * what changed; a dry run says would_bind; reset's document is one shape
+ * for both backends, and what only one reports (the groups removed and pids
+ * moved back of cgroupfs, the units set back and drop-ins removed of
+ * systemd) sits under the backend's name.  Built from reports made by hand and, for
  * systemd, by the backend's own sd_reset_result_add; plus the CLI on an
  * empty state directory of each backend (no root, nothing changes). */
 #include <jansson.h>
@@ -13,8 +14,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "apply-systemd-internal.h"
-#include "apply.h"
+#include "apply/apply-systemd-internal.h"
+#include "apply/apply.h"
 #include "test_support.h"
 
 static char *sv[] = { "t/osd", "t/osd/osd.0" };
@@ -110,34 +111,38 @@ static void test_apply_unchanged_and_dry_run(void **state) {
 
 static void test_reset(void **state) {
   (void)state;
-  char *removed[] = { "t/osd/osd.0", "t/osd", "t" };
   char *lines[] = { "reset: 5 changes undone" };
-  pid_t pids[] = { 4505 };
-  struct placer_reset_result res = { .state_dir = "/run/placer",
-                                     .changed = true,
-                                     .n_undone = 5,
-                                     .groups_removed = removed,
-                                     .n_groups_removed = 3,
-                                     .pids_restored = pids,
-                                     .n_pids_restored = 1,
-                                     .lines = lines,
-                                     .n_lines = 1 };
+  struct placer_reset_result res = {
+    .backend = "cgroupfs", .state_dir = "/run/placer", .changed = true, .n_undone = 5, .lines = lines, .n_lines = 1
+  };
+  /* what only the cgroupfs backend reports: the groups it removed, the processes it moved back */
+  const char *const keys[] = { "groups_removed", "pids_restored", NULL };
+  assert_int_equal(apply_reset_details(&res, keys), 0);
+  assert_int_equal(apply_reset_detail(&res, keys[0], json_string("t/osd/osd.0")), 0);
+  assert_int_equal(apply_reset_detail(&res, keys[0], json_string("t/osd")), 0);
+  assert_int_equal(apply_reset_detail(&res, keys[0], json_string("t")), 0);
+  assert_int_equal(apply_reset_detail(&res, keys[1], json_integer(4505)), 0);
+  assert_int_equal(apply_reset_detail_count(&res, keys[0]), 3);
   json_t *doc = placer_reset_result_json(&res);
   assert_non_null(doc);
+  assert_int_equal(json_integer_value(json_object_get(doc, "schema")), 2);
   assert_string_equal(json_string_value(json_object_get(doc, "command")), "reset");
   assert_true(json_is_true(json_object_get(doc, "changed")));
   assert_true(json_is_false(json_object_get(doc, "interrupted")));
   assert_int_equal(json_integer_value(json_object_get(doc, "changes")), 5);
-  assert_string_equal(json_string_value(json_array_get(json_object_get(doc, "groups_removed"), 2)), "t");
-  assert_int_equal(json_integer_value(json_array_get(json_object_get(doc, "pids_restored"), 0)), 4505);
+  json_t *own = json_object_get(doc, "cgroupfs");
+  assert_string_equal(json_string_value(json_array_get(json_object_get(own, "groups_removed"), 2)), "t");
+  assert_int_equal(json_integer_value(json_array_get(json_object_get(own, "pids_restored"), 0)), 4505);
+  assert_null(json_object_get(doc, "groups_removed")); /* never at the top: it is the backend's */
   assert_string_equal(json_string_value(json_array_get(json_object_get(doc, "messages"), 0)), lines[0]);
   json_decref(doc);
+  json_decref(res.details);
 
-  struct placer_reset_result empty = { .state_dir = "/x" };
+  struct placer_reset_result empty = { .backend = "irqs", .state_dir = "/x" };
   doc = placer_reset_result_json(&empty);
   assert_non_null(doc);
   assert_true(json_is_false(json_object_get(doc, "changed")));
-  assert_int_equal(json_array_size(json_object_get(doc, "groups_removed")), 0);
+  assert_null(json_object_get(doc, "irqs")); /* nothing of a backend's own */
   json_decref(doc);
 }
 
@@ -152,21 +157,25 @@ static void keys_of(json_t *doc, char *buf, size_t size) {
   }
 }
 
-static const char reset_keys[] = "schema command backend state_dir changed interrupted changes groups_removed "
-                                 "pids_restored units_restored dropins_removed messages";
+/* The keys of a reset document of BACKEND (what only it reports under its name). */
+static const char *reset_keys(const char *backend) {
+  static char keys[256];
+  snprintf(keys, sizeof(keys), "schema command backend state_dir changed interrupted changes %s messages", backend);
+  return keys;
+}
 
 /* What the systemd backend's reset puts in the document: each unit set back,
- * each drop-in removed, one change each; no groups, no process moves; the
- * same keys, in the same order, as the cgroupfs backend's. */
+ * each drop-in removed, one change each, under "systemd"; the same keys,
+ * in the same order, as the cgroupfs backend's, its own under its name. */
 static void test_reset_systemd(void **state) {
   (void)state;
-  struct sd_instance osd = { .name = strdup("osd.0"),
-                             .unit = strdup("ceph-osd@0.service"),
-                             .dropin = strdup("/etc/systemd/system/ceph-osd@0.service.d/50-placer.conf") };
-  struct sd_instance mds = { .name = strdup("mds.a"), .unit = strdup("ceph-mds@a.service") };
-  struct sd_instance gone = { .name = strdup("vm.0"),
-                              .unit = strdup("vm0.service"),
-                              .dropin = strdup("/etc/systemd/system/vm0.service.d/50-placer.conf") };
+  struct placer_state_unit osd = { .name = strdup("osd.0"),
+                                   .unit = strdup("ceph-osd@0.service"),
+                                   .dropin = strdup("/etc/systemd/system/ceph-osd@0.service.d/50-placer.conf") };
+  struct placer_state_unit mds = { .name = strdup("mds.a"), .unit = strdup("ceph-mds@a.service") };
+  struct placer_state_unit gone = { .name = strdup("vm.0"),
+                                    .unit = strdup("vm0.service"),
+                                    .dropin = strdup("/etc/systemd/system/vm0.service.d/50-placer.conf") };
   struct placer_reset_result res = { .backend = "systemd", .state_dir = strdup("/run/placer"), .changed = true };
   /* newest first, as undo_all goes: a unit no longer loaded keeps only its drop-in removal */
   assert_int_equal(sd_reset_result_add(&res, &gone, &(struct sd_undone){ false, true }), 0);
@@ -182,43 +191,30 @@ static void test_reset_systemd(void **state) {
   assert_non_null(doc);
   char keys[512];
   keys_of(doc, keys, sizeof(keys));
-  assert_string_equal(keys, reset_keys);
+  assert_string_equal(keys, reset_keys("systemd"));
   assert_string_equal(json_string_value(json_object_get(doc, "command")), "reset");
   assert_string_equal(json_string_value(json_object_get(doc, "backend")), "systemd");
   assert_string_equal(json_string_value(json_object_get(doc, "state_dir")), "/run/placer");
   assert_true(json_is_true(json_object_get(doc, "changed")));
   assert_true(json_is_false(json_object_get(doc, "interrupted")));
   assert_int_equal(json_integer_value(json_object_get(doc, "changes")), 4);
-  json_t *units = json_object_get(doc, "units_restored");
+  json_t *own = json_object_get(doc, "systemd");
+  assert_int_equal(json_object_size(own), 2);
+  json_t *units = json_object_get(own, "units_restored");
   assert_int_equal(json_array_size(units), 2);
   assert_string_equal(json_string_value(json_array_get(units, 0)), "ceph-mds@a.service");
   assert_string_equal(json_string_value(json_array_get(units, 1)), "ceph-osd@0.service");
-  json_t *dropins = json_object_get(doc, "dropins_removed");
+  json_t *dropins = json_object_get(own, "dropins_removed");
   assert_int_equal(json_array_size(dropins), 2);
   assert_string_equal(json_string_value(json_array_get(dropins, 0)), gone.dropin);
   assert_string_equal(json_string_value(json_array_get(dropins, 1)), osd.dropin);
-  assert_int_equal(json_array_size(json_object_get(doc, "groups_removed")), 0);
-  assert_int_equal(json_array_size(json_object_get(doc, "pids_restored")), 0);
   assert_string_equal(json_string_value(json_array_get(json_object_get(doc, "messages"), 0)), lines.items[0]);
   json_decref(doc);
 
-  /* the cgroupfs document has the same keys, its systemd lists empty */
-  char *removed[] = { "t" };
-  struct placer_reset_result cg = {
-    .backend = "cgroupfs", .state_dir = "/x", .groups_removed = removed, .n_groups_removed = 1
-  };
-  doc = placer_reset_result_json(&cg);
-  assert_non_null(doc);
-  keys_of(doc, keys, sizeof(keys));
-  assert_string_equal(keys, reset_keys);
-  assert_int_equal(json_array_size(json_object_get(doc, "units_restored")), 0);
-  assert_int_equal(json_array_size(json_object_get(doc, "dropins_removed")), 0);
-  json_decref(doc);
-
   placer_reset_result_clear(&res);
-  sd_instance_clear(&osd);
-  sd_instance_clear(&mds);
-  sd_instance_clear(&gone);
+  placer_state_unit_clear(&osd);
+  placer_state_unit_clear(&mds);
+  placer_state_unit_clear(&gone);
 }
 
 /* `placer reset --json --state-dir DIR` into WORK/out; the document, exit 0. */
@@ -254,8 +250,9 @@ static void test_cli_reset_json_empty(void **state) {
   char keys[512];
   json_t *doc = cli_reset_json(bin, work);
   keys_of(doc, keys, sizeof(keys));
-  assert_string_equal(keys, reset_keys);
+  assert_string_equal(keys, reset_keys("cgroupfs"));
   assert_string_equal(json_string_value(json_object_get(doc, "backend")), "cgroupfs");
+  assert_int_equal(json_array_size(json_object_get(json_object_get(doc, "cgroupfs"), "groups_removed")), 0);
   assert_true(json_is_false(json_object_get(doc, "changed")));
   json_decref(doc);
   char path[256];
@@ -271,11 +268,11 @@ static void test_cli_reset_json_empty(void **state) {
   assert_int_equal(fclose(f), 0);
   doc = cli_reset_json(bin, work);
   keys_of(doc, keys, sizeof(keys));
-  assert_string_equal(keys, reset_keys);
+  assert_string_equal(keys, reset_keys("systemd"));
   assert_string_equal(json_string_value(json_object_get(doc, "backend")), "systemd");
   assert_true(json_is_false(json_object_get(doc, "changed")));
   assert_int_equal(json_integer_value(json_object_get(doc, "changes")), 0);
-  assert_int_equal(json_array_size(json_object_get(doc, "units_restored")), 0);
+  assert_int_equal(json_array_size(json_object_get(json_object_get(doc, "systemd"), "units_restored")), 0);
   assert_true(strncmp(json_string_value(json_array_get(json_object_get(doc, "messages"), 0)), "nothing to reset", 16) ==
               0);
   json_decref(doc);

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "export.h"
+#include "export/export.h"
 #include "export_check.h"
 #include "export_support.h"
 #include "lib/cpulist.h"
@@ -192,11 +192,45 @@ static void test_cephadm(void **state) {
   unload(&l);
 }
 
+/* The MDS (issue #38): mds_cache_memory_limit is the plan's own figure
+ * (placer_plan_mds_of: half the MDS's memory limit), for the daemon on its
+ * whole core; without a memory limit none is written and `known` does not
+ * check the option.  The running daemon takes it: export_ceph.sh. */
+static void test_mds_cache(void **state) {
+  struct loaded l;
+  load_file("crafted-hci-2s16c-8nvme.xml", "../profiles/hci-nvme.yaml", &l);
+  l.target = "16";
+  size_t i = 0;
+  while (l.plan->instances[i].kind != PLACER_KIND_CEPH_MDS)
+    i++;
+  const struct placer_plan_mds *m = placer_plan_mds_of(l.plan, i);
+  assert_true(m->cache_limit_bytes == 4ULL << 30); /* 8 GiB / 2 */
+  char *text = rendered(&l, "ceph"), want[256];
+  snprintf(want, sizeof(want), "\nceph config set mds.a mds_cache_memory_limit %llu\n",
+           (unsigned long long)m->cache_limit_bytes);
+  assert_non_null(strstr(text, want));
+  assert_non_null(
+      strstr(text, "\n# mds.0 (role mds): CPUs 30-31, memory limit 8589934592 bytes: the cache gets half\n"));
+  expect_known(text);
+  free(text);
+  unload(&l);
+  load_text("crafted-hci-2s16c-8nvme.xml",
+            "roles:\n  - { name: mds, kind: ceph-mds, cpu: { threads: 1 }, match: { ceph_id: a } }\n", &l);
+  text = rendered(&l, "ceph");
+  assert_non_null(
+      strstr(text, "\n# mds.0 (role mds): CPUs 0-1; no memory limit, mds_cache_memory_limit left as it is\n"));
+  assert_non_null(strstr(text, "\nknown\n")); /* neither checked nor set */
+  assert_null(strstr(text, "ceph config set mds.a"));
+  free(text);
+  unload(&l);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_targets),
     cmocka_unit_test(test_numa_node),
     cmocka_unit_test(test_cephadm),
+    cmocka_unit_test(test_mds_cache),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

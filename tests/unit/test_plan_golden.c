@@ -11,8 +11,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "plan.h"
-#include "profile.h"
+#include "plan/plan.h"
+#include "profile/profile.h"
 #include "test_support.h"
 
 #define N(x) (sizeof(x) / sizeof((x)[0]))
@@ -130,24 +130,28 @@ static void test_golden_text(void **state) {
   placer_topology_free(topo);
 }
 
-/* The cases of cache alignment measured on EPYC topologies (issue 25),
- * with the profiles in tests/profiles/align-*.yaml: the plan as JSON, and
- * as the table (its L3 column) where a person reviews it. */
+/* Test profiles on the fixtures they were written for: the cases of cache
+ * alignment measured on EPYC topologies (issue 25, tests/profiles/align-*.yaml)
+ * and an MDS among roles of single threads (issue 38,
+ * tests/profiles/mds-beside-threads.yaml): the plan as JSON, and as the
+ * table where a person reviews it (its L3 column, its MDS lines). */
 static const struct {
   const char *profile, *fixture;
   bool text;
-} aligned[] = {
+} test_profile_goldens[] = {
   { "align-epyc-8-per-l3", "crafted-epyc-1s4n-2l3x8c.xml", true },
   { "align-epyc-3-per-l3", "mpibind-epyc-corona.xml", true },
   { "align-epyc-8-per-l3", "mpibind-epyc-dual-sock-hwloc1.xml", false },
   { "align-epyc-3-per-l3", "mpibind-epyc-dual-sock-hwloc1.xml", false },
+  { "mds-beside-threads", "crafted-hci-2s16c-8nvme.xml", true },
+  { "mds-beside-threads", "mpibind-epyc-corona.xml", false },
 };
 
-static void test_golden_alignment(void **state) {
-  for (size_t i = 0; i < N(aligned); i++) {
+static void test_golden_test_profiles(void **state) {
+  for (size_t i = 0; i < N(test_profile_goldens); i++) {
     char relative[256], path[256];
-    snprintf(relative, sizeof(relative), "fixtures/%s", aligned[i].fixture);
-    snprintf(path, sizeof(path), "profiles/%s.yaml", aligned[i].profile);
+    snprintf(relative, sizeof(relative), "fixtures/%s", test_profile_goldens[i].fixture);
+    snprintf(path, sizeof(path), "profiles/%s.yaml", test_profile_goldens[i].profile);
     struct placer_topology *topo = NULL;
     struct placer_profile *profile = NULL;
     struct placer_plan *plan = NULL;
@@ -155,7 +159,7 @@ static void test_golden_alignment(void **state) {
     char *xml = strdup(test_data_path(relative));
     if (placer_topology_load(xml, &topo, &err) < 0 || placer_profile_load(test_data_path(path), &profile, &err) < 0 ||
         placer_plan_compute(topo, profile, &plan, &err) < 0)
-      fail_msg("%s on %s: %s", aligned[i].profile, aligned[i].fixture, err->msg);
+      fail_msg("%s on %s: %s", test_profile_goldens[i].profile, test_profile_goldens[i].fixture, err->msg);
     free(plan->topology_source);
     plan->topology_source = strdup(relative);
     char golden[512];
@@ -163,17 +167,17 @@ static void test_golden_alignment(void **state) {
     char *text = json_dumps(j, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(6));
     char *with_newline = NULL;
     assert_true(asprintf(&with_newline, "%s\n", text) > 0);
-    golden_name(golden, sizeof(golden), aligned[i].profile, aligned[i].fixture, "json");
+    golden_name(golden, sizeof(golden), test_profile_goldens[i].profile, test_profile_goldens[i].fixture, "json");
     test_compare_golden(golden, with_newline);
     free(with_newline);
     free(text);
     json_decref(j);
-    if (aligned[i].text) {
+    if (test_profile_goldens[i].text) {
       size_t size = 0;
       FILE *f = open_memstream(&text, &size);
       assert_int_equal(placer_plan_print_text(plan, f), 0);
       fclose(f);
-      golden_name(golden, sizeof(golden), aligned[i].profile, aligned[i].fixture, "txt");
+      golden_name(golden, sizeof(golden), test_profile_goldens[i].profile, test_profile_goldens[i].fixture, "txt");
       test_compare_golden(golden, text);
       free(text);
     }
@@ -189,7 +193,7 @@ int main(void) {
     cmocka_unit_test(test_golden_plans),
     cmocka_unit_test(test_cli_matches_golden),
     cmocka_unit_test(test_golden_text),
-    cmocka_unit_test(test_golden_alignment),
+    cmocka_unit_test(test_golden_test_profiles),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -11,9 +11,9 @@
 
 #include "lib/cpulist.h"
 #include "lib/textfile.h"
-#include "plan.h"
-#include "profile.h"
-#include "topology.h"
+#include "plan/plan.h"
+#include "profile/profile.h"
+#include "topology/topology.h"
 
 const char *test_data_path(const char *relative) {
   static char path[4096];
@@ -173,6 +173,46 @@ char *test_plan_json(const struct placer_plan *plan) {
   return s;
 }
 
+char *test_plan_text(const struct placer_plan *plan) {
+  char *text = NULL;
+  size_t size = 0;
+  FILE *f = open_memstream(&text, &size);
+  assert_non_null(f);
+  assert_int_equal(placer_plan_print_text(plan, f), 0);
+  fclose(f);
+  return text;
+}
+
+/* docs/profiles.md, "The MDS": the cores of MDS instance INDEX (pinned,
+ * exclusive) are its own, whole; plan->mds says so, with its cache limit. */
+static void mds_invariants(const struct placer_topology *topo, const struct placer_plan *plan, size_t index) {
+  const struct placer_instance *inst = &plan->instances[index];
+  hwloc_bitmap_t cores = hwloc_bitmap_alloc();
+  unsigned n_cores = 0;
+  for (size_t c = 0; c < topo->n_cores; c++)
+    if (hwloc_bitmap_intersects(topo->cores[c].pus, inst->cpus)) {
+      hwloc_bitmap_or(cores, cores, topo->cores[c].pus);
+      n_cores++;
+    }
+  if (!hwloc_bitmap_isequal(cores, inst->cpus))
+    fail_msg("%s: %s (an MDS) holds part of a core", topo->source, inst->name);
+  for (size_t j = 0; j < plan->n_instances; j++)
+    if (j != index && hwloc_bitmap_intersects(plan->instances[j].cpus, cores))
+      fail_msg("%s: %s holds a PU of a core of %s (an MDS)", topo->source, plan->instances[j].name, inst->name);
+  assert_false(hwloc_bitmap_intersects(plan->reserved_cpus, cores));
+  assert_true(inst->whole_cores);
+  const struct placer_plan_mds *m = placer_plan_mds_of(plan, index);
+  assert_non_null(m);
+  assert_int_equal(m->n_cores, n_cores);
+  assert_int_equal(m->n_shared_with, 0);
+  assert_true(hwloc_bitmap_iszero(m->not_held));
+  assert_int_equal(hwloc_bitmap_weight(m->first_pus) + hwloc_bitmap_weight(m->siblings), hwloc_bitmap_weight(cores));
+  assert_int_equal(m->has_cache_limit, inst->has_memory_limit);
+  if (inst->has_memory_limit)
+    assert_true(m->cache_limit_bytes == inst->memory_bytes / 2);
+  hwloc_bitmap_free(cores);
+}
+
 /* The invariants every plan keeps (docs/profiles.md, "What a plan
  * guarantees"). */
 void test_plan_invariants(const struct placer_topology *topo, const struct placer_profile *profile,
@@ -223,6 +263,11 @@ void test_plan_invariants(const struct placer_topology *topo, const struct place
           if (hwloc_bitmap_intersects(topo->cores[c].pus, inst->cpus) &&
               !hwloc_bitmap_isincluded(topo->cores[c].pus, inst->cpus))
             fail_msg("%s: %s holds part of core L#%zu", where, inst->name, c);
+      /* an MDS of its own CPUs: no PU of a core it holds a PU of is held by
+       * another instance (its SMT siblings are its own or nobody's), and
+       * what the plan says of it agrees */
+      if (inst->kind == PLACER_KIND_CEPH_MDS && inst->exclusive)
+        mds_invariants(topo, plan, i);
       /* mems: the nodes of its cpus (unless mems: all) */
       nodes_of(topo, inst->cpus, nodes);
       if (role->mems == PLACER_MEMS_LOCAL && !hwloc_bitmap_isequal(nodes, inst->mems))

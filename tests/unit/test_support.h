@@ -59,6 +59,8 @@ char *test_plan_infeasible(const struct placer_topology *topo, const struct plac
 bool test_plan_has_warning(const struct placer_plan *plan, const char *prefix);
 /* The plan as JSON text (caller frees). */
 char *test_plan_json(const struct placer_plan *plan);
+/* The plan as `placer plan` prints it (caller frees). */
+char *test_plan_text(const struct placer_plan *plan);
 /* The invariants every plan keeps (docs/profiles.md, "What a plan guarantees"). */
 void test_plan_invariants(const struct placer_topology *topo, const struct placer_profile *profile,
                           const struct placer_plan *plan);

@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "test_support.h"
-#include "topology.h"
+#include "topology/topology.h"
 
 static struct placer_topology *load_fixture(const char *name) {
   char rel[256];
@@ -314,6 +314,21 @@ static void test_cpulist_roundtrip(void **state) {
   hwloc_bitmap_free(set);
 }
 
+/* The K-th PU of a set, wrapping: where vCPU K goes (apply, run and export
+ * --format libvirt all call it). */
+static void test_cpulist_nth(void **state) {
+  (void)state;
+  hwloc_bitmap_t set = hwloc_bitmap_alloc();
+  assert_int_equal(placer_cpulist_parse("4-5,8", set), 0);
+  const int want[] = { 4, 5, 8, 4, 5 }; /* the 4th vCPU wraps around */
+  for (size_t k = 0; k < 5; k++)
+    assert_int_equal(placer_cpulist_nth(set, k), want[k]);
+  assert_int_equal(placer_cpulist_nth(set, 3000000001u), 5); /* 3000000001 % 3 */
+  hwloc_bitmap_zero(set);
+  assert_int_equal(placer_cpulist_nth(set, 0), -1);
+  hwloc_bitmap_free(set);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_crafted_hci),
@@ -326,6 +341,7 @@ int main(void) {
     cmocka_unit_test(test_xml_guard_sees_hwloc_crash),
     cmocka_unit_test(test_cli_hwloc_crash_one_line),
     cmocka_unit_test(test_cpulist_roundtrip),
+    cmocka_unit_test(test_cpulist_nth),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -104,9 +104,10 @@ def absent(module, cli):
         status = in_force(cli)
         return dict(changed=bool(status.get("applied")), result=status)
     _, doc = cli.json("reset")
-    return dict(changed=bool(doc.get("changed")), result=doc, groups_removed=doc.get("groups_removed", []),
-                pids_restored=doc.get("pids_restored", []), units_restored=doc.get("units_restored", []),
-                dropins_removed=doc.get("dropins_removed", []))
+    own = doc.get(doc.get("backend"), {})  # what only the backend reports sits under its name
+    return dict(changed=bool(doc.get("changed")), result=doc, groups_removed=own.get("groups_removed", []),
+                pids_restored=own.get("pids_restored", []), units_restored=own.get("units_restored", []),
+                dropins_removed=own.get("dropins_removed", []))
 
 
 def main():
