@@ -135,15 +135,6 @@ static size_t mds_top_ops(const struct placer_bench_results *r, char (*ops)[32],
   return n < MAX_MDS_OPS ? n : MAX_MDS_OPS;
 }
 
-static void label_cells(struct placer_table *t, const struct placer_bench_results *r, size_t v, size_t c, size_t w) {
-  char label[128];
-  report_workload_label(&r->workloads[w], label, sizeof(label));
-  placer_table_row(t, false);
-  placer_table_cell_l(t, "%s", label);
-  placer_table_cell_l(t, "%s", r->conditions[c].name);
-  placer_table_cell_l(t, "%s", r->variants[v]);
-}
-
 static void head_cells(struct placer_table *t, const char *what) {
   placer_table_row(t, false);
   placer_table_cell_l(t, "%s", what);
@@ -162,7 +153,7 @@ static int osd_table(const struct placer_bench_results *r, FILE *out) {
       for (size_t v = 0; v < r->n_variants; v++) {
         if (!cell_has_counters(r, v, c, w))
           continue;
-        label_cells(&t, r, v, c, w);
+        report_cell_label_cells(&t, r, v, c, w);
         for (size_t i = 0; i < N_OF(osd_figures); i++) {
           double x = osd_median(r, v, c, w, i);
           if (osd_figures[i].rate)
@@ -191,7 +182,7 @@ static int mds_table(const struct placer_bench_results *r, FILE *out) {
       for (size_t v = 0; v < r->n_variants; v++) {
         if (!cell_has_counters(r, v, c, w))
           continue;
-        label_cells(&t, r, v, c, w);
+        report_cell_label_cells(&t, r, v, c, w);
         report_fmt_rate(mds_median(r, v, c, w, NULL, false), a, sizeof(a));
         placer_table_cell_r(&t, "%s", a);
         report_fmt_ms(mds_median(r, v, c, w, NULL, true), a, sizeof(a));

@@ -43,6 +43,11 @@ int report_cost_table(const struct placer_bench_results *r, FILE *out);
 int report_role_tables(const struct placer_bench_results *r, FILE *out);
 int report_threads_table(const struct placer_bench_results *r, FILE *out);
 void report_baseline_lines(const struct placer_bench_results *r, const json_t *hardware_baseline, FILE *out);
+/* A new row of a per-cell table and its first three cells: "4K randwrite",
+ * "alone", "pinned" (report-roles.c; the where-the-time-went tables too). */
+struct placer_table;
+void report_cell_label_cells(struct placer_table *t, const struct placer_bench_results *r, size_t v, size_t c,
+                             size_t w);
 /* report-metadata.c: each operation of a metadata workload per cell;
  * report-counters.c: where the time went (Ceph's counters per cell) and the
  * daemons left out; nothing when no run has them.  0, or -1 out of memory. */
