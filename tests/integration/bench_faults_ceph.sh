@@ -14,14 +14,10 @@
 # About 1.5 minutes.  Skipped (77) without root, Ceph, fio with rbd.
 # ctest: cost=90
 set -u
-PLACER=${PLACER_BIN:?PLACER_BIN not set}
-SRC=${PLACER_SOURCE_DIR:?PLACER_SOURCE_DIR not set}
 T=bench_faults_ceph
-. "$SRC/tests/integration/lib/bench.sh"
-[ "$(id -u)" = 0 ] || skip "needs root"
-for b in ceph-mon ceph-mgr ceph-osd fio /usr/bin/python3; do
-  command -v "$b" >/dev/null 2>&1 || skip "$b not installed"
-done
+. "${PLACER_SOURCE_DIR:?PLACER_SOURCE_DIR not set}/tests/integration/lib/bench.sh"
+need_root
+need_cmd ceph-mon ceph-mgr ceph-osd fio /usr/bin/python3
 fio --enghelp=rbd >/dev/null 2>&1 || skip "this fio has no rbd engine"
 
 bench_setup

@@ -22,11 +22,11 @@ PLACER=${PLACER_BIN:?PLACER_BIN not set}
 DATA=${PLACER_TEST_DATA:?PLACER_TEST_DATA not set}
 T=report_browser
 . "${PLACER_SOURCE_DIR:?PLACER_SOURCE_DIR not set}/tests/integration/lib/common.sh"
-command -v gnuplot >/dev/null 2>&1 || skip "gnuplot not installed (Debian: gnuplot-nox)"
+need_cmd gnuplot
 CHROMIUM=$(command -v chromium || command -v chromium-browser || true)
-[ -n "$CHROMIUM" ] || skip "chromium not installed"
+[ -n "$CHROMIUM" ] || skip "chromium not installed (ci/install-deps.sh all)"
 PY=/usr/bin/python3
-[ -x "$PY" ] || skip "python3 not installed"
+need_cmd "$PY"
 
 t_begin
 work=$T_WORK
