@@ -8,11 +8,12 @@
 #include <sys/types.h>
 #include <time.h>
 
+#include "bench/ceph-counters-read.h"
 #include "bench/fio-run.h"
 #include "bench/run.h"
 
 #define TOP_THREADS 3
-#define BENCH_N_CSV 7 /* runs, roles, threads, cores, placement, solo, recovery */
+#define BENCH_N_CSV 8 /* runs, roles, threads, cores, placement, solo, recovery, ceph-counters */
 
 struct condition {
   char *name;
@@ -58,6 +59,7 @@ struct bench {
   char *vm_kernel, *vm_initrd;
   FILE *runs_csv, *roles_csv, *threads_csv, *cores_csv, *placement_csv, *solo_csv;
   FILE *recovery_csv; /* NULL: the study has no recovery runs */
+  FILE *ceph_csv;     /* ceph-counters.csv; NULL: the study has no cluster of placer's */
   /* The CSV files hold whole rows of what summary.json holds: their sizes
    * when it was last written (rows after that are cut when it cannot be,
    * and by --resume), and the first row that could not be written since. */
@@ -177,6 +179,20 @@ int bench_fio_run_result(const struct bench *b, const struct bench_fio_run *run,
  * whether a resumed study has it already. */
 int bench_recovery_run(struct bench *b, struct pass *p, struct placer_error **err);
 bool bench_recovery_done(const struct bench *b, size_t v, size_t repeat);
+
+/* ceph-counters-run.c: Ceph's counters around a measured run: START reads
+ * the pass's OSDs and MDS (a local cluster's; nothing elsewhere), FINISH
+ * reads them again and gives RUN the deltas (a daemon that did not answer,
+ * missing).  -1 only when out of memory. */
+struct bench_ceph_watch {
+  bool watching;
+  size_t n;
+  struct placer_bench_ceph_daemon *daemons;
+  struct placer_bench_ceph_snapshot before;
+};
+int bench_ceph_watch_start(const struct pass *p, struct bench_ceph_watch *w, struct placer_error **err);
+int bench_ceph_watch_finish(struct bench_ceph_watch *w, struct placer_bench_run *run, struct placer_error **err);
+void bench_ceph_watch_free(struct bench_ceph_watch *w);
 
 /* baseline.c: the hardware baseline's runs. */
 int bench_hardware_baseline(struct bench *b, struct placer_error **err);

@@ -109,10 +109,10 @@ void bench_csv_flush(struct bench *b, FILE *f) {
 }
 
 FILE **bench_csv_file(struct bench *b, size_t i, const char **name) {
-  static const char *const names[BENCH_N_CSV] = { "runs.csv",      "roles.csv", "threads.csv", "cores.csv",
-                                                  "placement.csv", "solo.csv",  "recovery.csv" };
-  FILE **slots[BENCH_N_CSV] = { &b->runs_csv,      &b->roles_csv, &b->threads_csv, &b->cores_csv,
-                                &b->placement_csv, &b->solo_csv,  &b->recovery_csv };
+  static const char *const names[BENCH_N_CSV] = { "runs.csv",      "roles.csv", "threads.csv",  "cores.csv",
+                                                  "placement.csv", "solo.csv",  "recovery.csv", "ceph-counters.csv" };
+  FILE **slots[BENCH_N_CSV] = { &b->runs_csv,      &b->roles_csv, &b->threads_csv,  &b->cores_csv,
+                                &b->placement_csv, &b->solo_csv,  &b->recovery_csv, &b->ceph_csv };
   *name = names[i];
   return slots[i];
 }
@@ -345,4 +345,9 @@ void bench_csv_run_rows(struct bench *b, const struct pass *p, size_t c, size_t 
     bench_csv_num(b->cores_csv, run->cpu_busy[i], true);
   }
   bench_csv_flush(b, b->cores_csv);
+  if (b->ceph_csv && run->ceph) {
+    placer_ceph_csv_write_run(b->ceph_csv, p->v->spec->name, (unsigned)p->repeat, b->conds[c].name, b->wls[w].name,
+                              run->ceph);
+    bench_csv_flush(b, b->ceph_csv);
+  }
 }

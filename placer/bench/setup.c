@@ -14,6 +14,7 @@
 
 #include "bench/neighbour.h"
 #include "bench/target.h"
+#include "bench/workload.h"
 #include "lib/array.h"
 #include "apply/apply.h"
 #include "lib/substitute.h"
@@ -352,10 +353,12 @@ static int make_results(struct bench *b, struct placer_error **err) {
   }
   for (size_t i = 0; i < b->n_conds; i++)
     conds[i] = (struct placer_bench_condition){ b->conds[i].name, b->conds[i].level };
-  /* Whose CPU per client I/O: the OSDs' role, else (no Ceph) fio's. */
+  /* Whose CPU per client I/O: the role of the daemons whose work the
+   * workload is (the OSDs, the MDS), else (no Ceph) fio's. */
   const char *storage_role = b->vars[0].fio->role;
   for (size_t i = 0; i < b->vars[0].plan->n_instances; i++)
-    if (s->cluster.type != PLACER_STUDY_CLUSTER_NONE && b->vars[0].plan->instances[i].kind == PLACER_KIND_CEPH_OSD) {
+    if (s->cluster.type != PLACER_STUDY_CLUSTER_NONE &&
+        b->vars[0].plan->instances[i].kind == s->workloads.kind->storage) {
       storage_role = b->vars[0].plan->instances[i].role;
       break;
     }
@@ -680,6 +683,9 @@ int bench_setup(struct bench *b, struct placer_error **err) {
                "degraded_peak,instance,role,rss_before_bytes,rss_peak_bytes",
                &b->recovery_csv, err) < 0)
     return -1;
+  if (b->study->cluster.type == PLACER_STUDY_CLUSTER_LOCAL &&
+      open_csv(b, "ceph-counters.csv", PLACER_CEPH_CSV_HEADER, &b->ceph_csv, err) < 0)
+    return -1;
   if (placer_cgroup_open(NULL, &b->cg, err) < 0 || check_prefix(b, err) < 0 || find_guest(b, err) < 0)
     return -1;
   /* What will run, for the progress line (dynamic repeats add passes as they go). */
@@ -691,8 +697,8 @@ int bench_setup(struct bench *b, struct placer_error **err) {
 }
 
 void bench_free(struct bench *b) {
-  FILE *files[] = { b->runs_csv,      b->roles_csv, b->threads_csv, b->cores_csv,
-                    b->placement_csv, b->solo_csv,  b->recovery_csv };
+  FILE *files[] = { b->runs_csv,      b->roles_csv, b->threads_csv,  b->cores_csv,
+                    b->placement_csv, b->solo_csv,  b->recovery_csv, b->ceph_csv };
   for (size_t i = 0; i < N_OF(files); i++)
     if (files[i])
       fclose(files[i]);

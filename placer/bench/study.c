@@ -556,9 +556,10 @@ static int check_workloads(struct pyaml_walk *w, struct placer_study *s, yaml_no
   if (target->settle && target->settle(s, &settle_key, &settle_why) < 0)
     return settle_why ? study_key_error(w, root, "workloads", settle_key, "%s", settle_why) : study_oom(w);
   const char *refusal = bench_workload_target_refusal(wl->kind, target);
-  if (refusal)
-    return study_key_error(w, root, "workloads", "target", "workloads of kind %s %s: target %s does not serve them",
-                           wl->kind->name, refusal, target->name);
+  if (refusal) /* at the target, or at the kind when the target is the default */
+    return study_key_error(w, root, "workloads", target_given ? "target" : "kind",
+                           "workloads of kind %s %s: target %s does not serve them", wl->kind->name, refusal,
+                           target->name);
   if (s->cluster.type == PLACER_STUDY_CLUSTER_LOCAL && (target->flags & BENCH_TARGET_IMAGE) &&
       wl->size_bytes > s->cluster.image_size_bytes)
     return study_key_error(w, root, "workloads", "size", "is larger than the rbd image (cluster.image_size)");

@@ -78,7 +78,9 @@ struct placer_study_workloads {
   size_t n_block_sizes;
   struct placer_string_list patterns; /* fio rw= values */
   unsigned iodepth, numjobs;
-  unsigned runtime_s;                    /* the measured window */
+  unsigned files;                        /* metadata: files a run creates, stats and deletes, in all */
+  unsigned directories;                  /* metadata: the tree's directories, at most numjobs */
+  unsigned runtime_s;                    /* the measured window (metadata: the neighbours' solo window) */
   unsigned ramp_s;                       /* before the window (fio ramp_time; not measured) */
   bool prefill;                          /* write the whole region once per cluster, before the cells */
   unsigned grace_s;                      /* a fio still running this long past its runtime is hung: killed */

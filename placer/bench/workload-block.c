@@ -224,6 +224,7 @@ const struct bench_workload_ops bench_workload_block = {
   .section = "workloads",
   .keys = block_keys,
   .n_keys = N_OF(block_keys),
+  .storage = PLACER_KIND_CEPH_OSD,
   .settle = block_settle,
   .count = block_count,
   .workload = block_workload,

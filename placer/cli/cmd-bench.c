@@ -387,11 +387,13 @@ int cmd_bench(int argc, char **argv) {
   bool measured = report != NULL; /* else refused before the results directory was made */
   if (report) {
     /* the directory's report (report.txt), then where the rest is */
-    char *real = realpath(opt.out_dir, NULL);
+    char *real = realpath(opt.out_dir, NULL), *counters = NULL;
     fputs(report, stdout);
+    bool has_counters = asprintf(&counters, "%s/ceph-counters.csv", opt.out_dir) >= 0 && access(counters, F_OK) == 0;
+    free(counters);
     printf("\nResults: %s (summary.json, report.txt, fio/, runs.csv, roles.csv, threads.csv, cores.csv, "
-           "placement.csv, solo.csv, logs/)\n",
-           real ? real : opt.out_dir);
+           "placement.csv, solo.csv, %slogs/)\n",
+           real ? real : opt.out_dir, has_counters ? "ceph-counters.csv, " : "");
     fflush(stdout);
     free(real);
     free(report);

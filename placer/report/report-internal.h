@@ -26,6 +26,8 @@ double report_display(const struct placer_bench_workload *w, double x);
 /* "4K randwrite" (a load step: "4K randwrite iodepth 16"); a condition
  * with its level; who the neighbours are. */
 void report_workload_label(const struct placer_bench_workload *w, char *buf, size_t len);
+/* The same with its metric's unit: "4K randwrite IOPS", "metadata ops/s". */
+void report_workload_metric_label(const struct placer_bench_workload *w, char *buf, size_t len);
 void report_condition_label(const struct placer_bench_results *r, size_t c, char *buf, size_t len);
 const char *report_neighbours(const struct placer_bench_results *r);
 /* Repeats a cell should have: the passes run (dynamic repeats), else the plan. */
@@ -44,5 +46,15 @@ int report_cost_table(const struct placer_bench_results *r, FILE *out);
 int report_role_tables(const struct placer_bench_results *r, FILE *out);
 int report_threads_table(const struct placer_bench_results *r, FILE *out);
 void report_baseline_lines(const struct placer_bench_results *r, const json_t *hardware_baseline, FILE *out);
+/* A new row of a per-cell table and its first three cells: "4K randwrite",
+ * "alone", "pinned" (report-roles.c; the where-the-time-went tables too). */
+struct placer_table;
+void report_cell_label_cells(struct placer_table *t, const struct placer_bench_results *r, size_t v, size_t c,
+                             size_t w);
+/* report-metadata.c: each operation of a metadata workload per cell;
+ * report-counters.c: where the time went (Ceph's counters per cell) and the
+ * daemons left out; nothing when no run has them.  0, or -1 out of memory. */
+int report_metadata_table(const struct placer_bench_results *r, FILE *out);
+int report_where_tables(const struct placer_bench_results *r, FILE *out);
 
 #endif

@@ -55,7 +55,7 @@ double plot_median(const double *x, size_t n) {
 }
 
 const char *plot_metric_unit(const struct placer_bench_workload *w) {
-  return placer_bench_workload_uses_bandwidth(w) ? "MB/s" : "IOPS";
+  return placer_bench_metric_unit(w);
 }
 
 /* ---- writing files ---- */

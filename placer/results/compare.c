@@ -47,6 +47,15 @@ static bool any_cost(const struct placer_bench_results *r) {
   return false;
 }
 
+/* "a block workload", "a metadata workload of 2000 files in 2 directories, 2 jobs": for messages. */
+static void workload_shape(const struct placer_bench_workload *w, char *buf, size_t len) {
+  if (w->kind == PLACER_BENCH_WORKLOAD_METADATA)
+    snprintf(buf, len, "a metadata workload of %llu files in %u directories, %u jobs", (unsigned long long)w->files,
+             w->directories, w->jobs);
+  else
+    snprintf(buf, len, "a %s workload", placer_bench_workload_kind_names[w->kind]);
+}
+
 int placer_bench_compare_same_cells(const struct placer_bench_results *base, const struct placer_bench_results *cand,
                                     struct placer_error **err) {
   for (size_t w = 0; w < cand->n_workloads; w++) {
@@ -55,6 +64,15 @@ int placer_bench_compare_same_cells(const struct placer_bench_results *base, con
     if (bw < 0)
       continue;
     const struct placer_bench_workload *x = &base->workloads[bw];
+    if (x->kind != y->kind || x->files != y->files || x->directories != y->directories || x->jobs != y->jobs) {
+      cleanup_free char *name = placer_text_escape(y->name);
+      char a[96], b[96];
+      workload_shape(x, a, sizeof(a));
+      workload_shape(y, b, sizeof(b));
+      return placer_error_set(err, PLACER_EXIT_USAGE, 0,
+                              "compare: workload '%s' is %s in the baseline and %s in the candidate: not the same cell",
+                              name ? name : "?", a, b);
+    }
     const char *px = x->pattern ? x->pattern : "", *py = y->pattern ? y->pattern : "";
     bool bx = placer_bench_workload_uses_bandwidth(x), by = placer_bench_workload_uses_bandwidth(y);
     bool same_load = (x->curve == NULL) == (y->curve == NULL) &&

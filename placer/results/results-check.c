@@ -208,13 +208,45 @@ static int io_check(struct check *c, const json_t *run, const char *key) {
   return rc;
 }
 
-/* A run's operations, each under its name: every workload of a summary.json
- * is a block workload (placer_bench_workload_block), whose are these. */
-static int ops_check(struct check *c, const json_t *run) {
-  for (size_t i = 0; placer_bench_block_ops[i]; i++)
-    if (io_check(c, run, placer_bench_block_ops[i]) < 0)
+/* A run's operations, each under its name: its workload's kind's (a block
+ * workload's read and write, a metadata workload's create, stat and delete). */
+static int ops_check(struct check *c, const json_t *run, int kind) {
+  const char *const *ops = kind == PLACER_BENCH_WORKLOAD_METADATA ? placer_bench_metadata_ops : placer_bench_block_ops;
+  for (size_t i = 0; ops[i]; i++)
+    if (io_check(c, run, ops[i]) < 0)
       return -1;
   return 0;
+}
+
+/* Ceph's counters of a run, where it has them: read as the reader reads
+ * them (ceph-counters-io.c), every refusal naming its path. */
+static int ceph_check(struct check *c, const json_t *run) {
+  const json_t *ceph;
+  if (typed(c, run, "ceph_counters", JSON_OBJECT, OPTIONAL | NULLABLE, &ceph) < 0)
+    return -1;
+  if (ceph == NULL)
+    return 0;
+  size_t at = push_key(c, "ceph_counters");
+  struct placer_ceph_run_counters counters;
+  int rc = placer_ceph_run_counters_from_json(ceph, c->path, &counters, c->err);
+  if (rc == 0)
+    placer_ceph_run_counters_free(&counters);
+  pop(c, at);
+  return rc;
+}
+
+/* The kind of workload NAME in summary.json's "workloads" (a block one when
+ * it has no kind, or when the name is not there: the reader refuses that). */
+static int workload_kind_of(const json_t *j, const char *name) {
+  const json_t *e;
+  size_t i;
+  json_array_foreach(json_object_get(j, "workloads"), i, e) {
+    const char *n = json_string_value(json_object_get(e, "name")),
+               *kind = json_string_value(json_object_get(e, "kind"));
+    if (n && name && strcmp(n, name) == 0 && kind && strcmp(kind, "metadata") == 0)
+      return PLACER_BENCH_WORKLOAD_METADATA;
+  }
+  return PLACER_BENCH_WORKLOAD_BLOCK;
 }
 
 static int roles_check(struct check *c, const json_t *run) {
@@ -251,13 +283,14 @@ static int threads_check(struct check *c, const json_t *run) {
   return 0;
 }
 
-static int run_check(struct check *c, const json_t *run, size_t repeats) {
+static int run_check(struct check *c, const json_t *j, const json_t *run, size_t repeats) {
   const json_t *busy, *e;
   size_t k;
   if (element_object(c, run) < 0 || name(c, run, "variant", 0) < 0 || name(c, run, "condition", 0) < 0 ||
       name(c, run, "workload", 0) < 0 || num(c, run, "repeat", INTEGER, 0, (double)repeats - 1) < 0 ||
       rel_path(c, run, "fio_json") < 0 || num(c, run, "duration_s", OPTIONAL | NULLABLE, 0, INFINITY) < 0 ||
-      ops_check(c, run) < 0 || num(c, run, "fio_failed_jobs", OPTIONAL | INTEGER, 0, INFINITY) < 0 ||
+      ops_check(c, run, workload_kind_of(j, json_string_value(json_object_get(run, "workload")))) < 0 ||
+      ceph_check(c, run) < 0 || num(c, run, "fio_failed_jobs", OPTIONAL | INTEGER, 0, INFINITY) < 0 ||
       num(c, run, "device_bytes_written", OPTIONAL | NULLABLE | INTEGER, 0, INFINITY) < 0 ||
       num(c, run, "neighbour_rate", OPTIONAL | NULLABLE, 0, INFINITY) < 0 || roles_check(c, run) < 0 ||
       threads_check(c, run) < 0 || array(c, run, "cpu_busy", OPTIONAL, MAX_CPUS, "CPUs a node may have", &busy) < 0)
@@ -502,6 +535,27 @@ static int slo_check(struct check *c, const json_t *j, size_t nv) {
   return 0;
 }
 
+/* A workload: a block one's pattern and block size; its kind, one of the
+ * kinds (absent: block); a metadata one's tree within what a study may say. */
+static bool workload_check(struct check *c, const json_t *w) {
+  const json_t *kind;
+  if (name(c, w, "pattern", OPTIONAL) < 0 || num(c, w, "block_size_bytes", OPTIONAL | INTEGER, 0, INFINITY) < 0 ||
+      typed(c, w, "kind", JSON_STRING, OPTIONAL, &kind) < 0 ||
+      num(c, w, "files", OPTIONAL | INTEGER, 0, PLACER_BENCH_MAX_FILES) < 0 ||
+      num(c, w, "directories", OPTIONAL | INTEGER, 0, PLACER_BENCH_MAX_JOBS) < 0 ||
+      num(c, w, "jobs", OPTIONAL | INTEGER, 0, PLACER_BENCH_MAX_JOBS) < 0)
+    return true;
+  for (size_t k = 0; kind && placer_bench_workload_kind_names[k]; k++)
+    if (strcmp(json_string_value(kind), placer_bench_workload_kind_names[k]) == 0)
+      return false;
+  if (kind == NULL)
+    return false;
+  size_t at = push_key(c, "kind");
+  fail(c, "'%s' is not a workload kind (block, metadata)", json_string_value(kind));
+  pop(c, at);
+  return true;
+}
+
 /* The names of VARIANTS (strings) or of WORKLOADS/CONDITIONS (objects). */
 static int shape_list(struct check *c, const json_t *j, const char *key, bool objects, size_t *n) {
   const json_t *list, *e;
@@ -516,13 +570,11 @@ static int shape_list(struct check *c, const json_t *j, const char *key, bool ob
   }
   json_array_foreach(list, i, e) {
     size_t at = push(c, "%s[%zu]", key, i);
-    if (!objects ? name_ok(c, e, false) < 0
-                 : element_object(c, e) < 0 || name(c, e, "name", 0) < 0 ||
-                       (strcmp(key, "workloads") == 0
-                            ? name(c, e, "pattern", OPTIONAL) < 0 ||
-                                  num(c, e, "block_size_bytes", OPTIONAL | INTEGER, 0, INFINITY) < 0 ||
-                                  load_step_check(c, e) < 0
-                            : num(c, e, "neighbour_level", OPTIONAL | NULLABLE, 0, INFINITY) < 0))
+    if (!objects
+            ? name_ok(c, e, false) < 0
+            : element_object(c, e) < 0 || name(c, e, "name", 0) < 0 ||
+                  (strcmp(key, "workloads") == 0 ? workload_check(c, e) || load_step_check(c, e) < 0
+                                                 : num(c, e, "neighbour_level", OPTIONAL | NULLABLE, 0, INFINITY) < 0))
       return -1;
     pop(c, at);
   }
@@ -619,7 +671,7 @@ int placer_bench_results_check(const json_t *j, struct placer_error **err) {
     return -1;
   json_array_foreach(runs, i, e) {
     at = push(&c, "runs[%zu]", i);
-    if (run_check(&c, e, repeats) < 0)
+    if (run_check(&c, j, e, repeats) < 0)
       return -1;
     pop(&c, at);
   }

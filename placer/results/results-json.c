@@ -26,6 +26,21 @@ static json_t *io_json(const struct placer_bench_op *io) {
                    num_or_null(io->clat_p99_ns), "clat_p999_ns", num_or_null(io->clat_p999_ns));
 }
 
+/* A block workload as before kinds (no "kind": block); another with its kind and its own figures. */
+static json_t *workload_json(const struct placer_bench_workload *w) {
+  if (w->kind != PLACER_BENCH_WORKLOAD_BLOCK)
+    return json_pack("{s:s, s:s, s:I, s:I, s:I}", "name", w->name, "kind", placer_bench_workload_kind_names[w->kind],
+                     "files", (json_int_t)w->files, "directories", (json_int_t)w->directories, "jobs",
+                     (json_int_t)w->jobs);
+  json_t *o = json_pack("{s:s, s:s, s:I}", "name", w->name, "pattern", w->pattern, "block_size_bytes",
+                        (json_int_t)w->block_size_bytes);
+  if (o && w->curve) { /* a load step of a response curve */
+    json_object_set_new(o, "curve", json_string(w->curve));
+    json_object_set_new(o, "load", json_pack("{s:s, s:f}", "name", w->load_name, "value", w->load));
+  }
+  return o;
+}
+
 static json_t *run_json(const struct placer_bench_results *r, size_t v, size_t c, size_t w, size_t k) {
   const struct placer_bench_run *run = placer_bench_results_run_const(r, v, c, w, k);
   json_t *roles = json_array(), *threads = json_array(), *busy = json_array();
@@ -54,6 +69,12 @@ static json_t *run_json(const struct placer_bench_results *r, size_t v, size_t c
       "{s:i, s:o, s:o, s:o, s:o, s:o}", "fio_failed_jobs", (int)run->fio_failed_jobs, "device_bytes_written",
       run->has_device_bytes ? json_integer((json_int_t)run->device_bytes_written) : json_null(), "neighbour_rate",
       num_or_null(run->neighbour_rate), "roles", roles, "threads", threads, "cpu_busy", busy);
+  /* Ceph's counters, where they were read (a study with a cluster of placer's) */
+  if (rest && run->ceph &&
+      json_object_set_new(rest, "ceph_counters", placer_ceph_run_counters_to_json(run->ceph, run->duration_s)) < 0) {
+    json_decref(rest);
+    rest = NULL;
+  }
   if (o == NULL || rest == NULL || json_object_update(o, rest) < 0) {
     json_decref(o);
     o = NULL;
@@ -224,16 +245,8 @@ json_t *placer_bench_results_to_json(const struct placer_bench_results *r) {
   json_t *variants = json_array(), *workloads = json_array(), *conditions = json_array();
   for (size_t v = 0; v < r->n_variants; v++)
     json_array_append_new(variants, json_string(r->variants[v]));
-  for (size_t w = 0; w < r->n_workloads; w++) {
-    const struct placer_bench_workload *wl = &r->workloads[w];
-    json_t *o = json_pack("{s:s, s:s, s:I}", "name", wl->name, "pattern", wl->pattern, "block_size_bytes",
-                          (json_int_t)wl->block_size_bytes);
-    if (o && wl->curve) { /* a load step of a response curve */
-      json_object_set_new(o, "curve", json_string(wl->curve));
-      json_object_set_new(o, "load", json_pack("{s:s, s:f}", "name", wl->load_name, "value", wl->load));
-    }
-    json_array_append_new(workloads, o);
-  }
+  for (size_t w = 0; w < r->n_workloads; w++)
+    json_array_append_new(workloads, workload_json(&r->workloads[w]));
   for (size_t c = 0; c < r->n_conditions; c++)
     json_array_append_new(conditions, json_pack("{s:s, s:o}", "name", r->conditions[c].name, "neighbour_level",
                                                 num_or_null(r->conditions[c].neighbour_level)));
@@ -353,6 +366,14 @@ static void io_from_json(const json_t *j, const char *name, struct placer_bench_
   io->clat_p999_ns = num_or_nan(j, "clat_p999_ns");
 }
 
+/* A workload's "kind" (checked: one of the names); absent, it is a block workload. */
+static int workload_kind(const char *name) {
+  for (int k = 0; name && placer_bench_workload_kind_names[k]; k++)
+    if (strcmp(name, placer_bench_workload_kind_names[k]) == 0)
+      return k;
+  return PLACER_BENCH_WORKLOAD_BLOCK;
+}
+
 /* Names in an array of objects ("name" key) or of strings. */
 static int names_from_json(const json_t *arr, const char *key, const char ***out, size_t *n,
                            struct placer_error **err) {
@@ -425,6 +446,18 @@ static int run_from_json(struct placer_bench_results *r, const json_t *j, size_t
     if (placer_bench_run_add_thread(run, str(e, "instance"), str(e, "thread"), u64(e, "cpu_ns"), err) < 0)
       return -1;
   }
+  const json_t *ceph = json_object_get(j, "ceph_counters");
+  if (json_is_object(ceph)) {
+    char path[64];
+    snprintf(path, sizeof(path), "runs[%zu].ceph_counters", i);
+    struct placer_ceph_run_counters counters;
+    if (placer_ceph_run_counters_from_json(ceph, path, &counters, err) < 0)
+      return -1;
+    int rc = placer_bench_run_take_ceph(run, &counters, err);
+    placer_ceph_run_counters_free(&counters);
+    if (rc < 0)
+      return -1;
+  }
   const json_t *busy = json_object_get(j, "cpu_busy");
   if (json_array_size(busy) > 0) {
     double *values = calloc(json_array_size(busy), sizeof(*values));
@@ -469,10 +502,14 @@ static int shape_from_json(const json_t *j, struct placer_bench_results **out, s
   for (size_t i = 0; i < nw; i++) {
     const json_t *e = json_array_get(workloads, i), *load = json_object_get(e, "load");
     ws[i] = (struct placer_bench_workload){ .name = (char *)wnames[i],
+                                            .kind = workload_kind(str(e, "kind")),
                                             .pattern = (char *)str(e, "pattern"),
                                             .block_size_bytes = u64(e, "block_size_bytes"),
                                             .curve = (char *)str(e, "curve"),
-                                            .load = num_or_nan(load, "value") };
+                                            .load = num_or_nan(load, "value"),
+                                            .files = u64(e, "files"),
+                                            .directories = (unsigned)u64(e, "directories"),
+                                            .jobs = (unsigned)u64(e, "jobs") };
     snprintf(ws[i].load_name, sizeof(ws[i].load_name), "%s", str(load, "name") ? str(load, "name") : "");
   }
   for (size_t i = 0; i < nc; i++)
@@ -646,6 +683,12 @@ int placer_bench_results_dir_load(const char *dir, struct placer_bench_results *
   if (placer_bench_summary_load(dir, &j, &path, err) < 0)
     return -1;
   int rc = placer_bench_results_from_json(j, out, err); /* checked first: the baseline too */
+  if (rc == 0 && placer_bench_results_check_ceph_csv(dir, j, *out, err) < 0) {
+    placer_bench_results_free(*out);
+    *out = NULL;
+    json_decref(j);
+    return -1; /* the error names the counters file */
+  }
   json_t *hb = json_object_get(j, "hardware_baseline");
   if (rc == 0 && hardware_baseline)
     *hardware_baseline = json_is_object(hb) ? json_incref(hb) : NULL;

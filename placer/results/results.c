@@ -112,11 +112,11 @@ int placer_bench_results_new(const struct placer_bench_spec *spec, struct placer
             r->knobs && r->storage_cpus;
   for (size_t i = 0; ok && i < spec->n_variants; i++, r->n_variants++)
     ok = (r->variants[i] = strdup(spec->variants[i])) != NULL;
-  /* a workload given with no operations is a block workload (summary.json's are) */
+  /* a workload given with no operations gets its kind's (summary.json's have none) */
   for (size_t i = 0; ok && i < spec->n_workloads; i++) {
     struct placer_bench_workload *w = &r->workloads[i];
     ok = placer_bench_workload_copy(w, &spec->workloads[i], err) == 0 &&
-         (w->ops.n > 0 || placer_bench_workload_block(w, err) == 0);
+         (w->ops.n > 0 || placer_bench_workload_rule(w, err) == 0);
     if (ok)
       r->n_workloads++;
     else
@@ -167,6 +167,9 @@ static void run_clear(struct placer_bench_run *run) {
   }
   free(run->threads);
   free(run->cpu_busy);
+  if (run->ceph)
+    placer_ceph_run_counters_free(run->ceph);
+  free(run->ceph);
 }
 
 void placer_bench_results_free(struct placer_bench_results *r) {
@@ -251,6 +254,20 @@ int placer_bench_run_set_result(struct placer_bench_run *run, const struct place
   run->ops = ops;
   run->n_ops = result->n_ops;
   run->fio_failed_jobs = result->failed_jobs;
+  return 0;
+}
+
+int placer_bench_run_take_ceph(struct placer_bench_run *run, struct placer_ceph_run_counters *counters,
+                               struct placer_error **err) {
+  struct placer_ceph_run_counters *kept = calloc(1, sizeof(*kept));
+  if (kept == NULL)
+    return oom(err, "bench run");
+  *kept = *counters;
+  *counters = (struct placer_ceph_run_counters){ 0 };
+  if (run->ceph)
+    placer_ceph_run_counters_free(run->ceph);
+  free(run->ceph);
+  run->ceph = kept;
   return 0;
 }
 

@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "results/ceph-counters.h"
 #include "results/metrics.h"
 #include "results/recovery.h"
 #include "lib/error.h"
@@ -57,6 +58,10 @@ struct placer_bench_run {
   struct placer_bench_thread_usage *threads;
   size_t n_cpus;
   double *cpu_busy; /* per core, indexed by OS CPU number: fraction busy in [0, 1] */
+  /* Ceph's perf counters over the run: every OSD's and MDS's delta (a
+   * daemon that did not answer is there, missing); NULL when none were read
+   * (no Ceph cluster of placer's, or results written before them). */
+  struct placer_ceph_run_counters *ceph;
 };
 
 /* The shape of a study; strings and arrays are copied. */
@@ -146,6 +151,10 @@ extern const char *const placer_bench_sweep_parameter_names[];
 #define PLACER_BENCH_MAX_WARMUP 10
 #define PLACER_BENCH_MAX_RUNTIME_S 86400
 #define PLACER_BENCH_MAX_RAMP_S 3600
+/* A metadata workload's files per run and its fio jobs (clients); its
+ * directories are at most its jobs. */
+#define PLACER_BENCH_MAX_FILES 1000000
+#define PLACER_BENCH_MAX_JOBS 64
 int placer_bench_results_new(const struct placer_bench_spec *spec, struct placer_bench_results **out,
                              struct placer_error **err);
 void placer_bench_results_free(struct placer_bench_results *r);
@@ -173,6 +182,10 @@ int placer_bench_run_add_thread(struct placer_bench_run *run, const char *instan
                                 struct placer_error **err);
 int placer_bench_run_set_cpu_busy(struct placer_bench_run *run, const double *busy, size_t n_cpus,
                                   struct placer_error **err);
+/* The run's Ceph counters: *COUNTERS's daemons handed over to the run
+ * (*COUNTERS is left empty); 0, or -1 out of memory. */
+int placer_bench_run_take_ceph(struct placer_bench_run *run, struct placer_ceph_run_counters *counters,
+                               struct placer_error **err);
 /* The neighbours' rate without storage, for a variant and condition. Returns -1
  * when out of range. */
 int placer_bench_results_set_solo(struct placer_bench_results *r, size_t variant, size_t condition, size_t repeat,
@@ -361,6 +374,15 @@ int placer_bench_summary_load(const char *dir, json_t **out, char **path, struct
  * (HARDWARE_BASELINE may be NULL) its hardware_baseline, checked with it
  * (NULL when the study had none). */
 int placer_bench_results_load_dir(const char *dir, struct placer_bench_results **out, struct placer_error **err);
+/* DIR/ceph-counters.csv (results-ceph-csv.c) read back against SUMMARY
+ * (summary.json, checked) and R (read from it): the rows summary.json's
+ * csv_bytes recorded, parsed (placer_ceph_csv_parse), every run of them a run
+ * of R with the same counters, and no run of R with counters left out; a
+ * file that is missing while R has counters is refused too.  Every refusal
+ * is bad input (PLACER_EXIT_USAGE) naming the file.  The dir loaders above
+ * call it. */
+int placer_bench_results_check_ceph_csv(const char *dir, const json_t *summary, const struct placer_bench_results *r,
+                                        struct placer_error **err);
 int placer_bench_results_dir_load(const char *dir, struct placer_bench_results **out, json_t **hardware_baseline,
                                   struct placer_error **err);
 

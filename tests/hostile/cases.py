@@ -222,6 +222,25 @@ fio_opt("distribution-abs", "--random_distribution=zoned_abs:60/20g", "not one o
 study_case("fio-allowed", "workloads:\n  path: target.img\n  fio_options: [--randrepeat=0, --ioengine=psync, "
            "'--rate=1m,2m', --thinktime=10us, --sync=dsync, --blockalign=4k]", "", rc=0)
 
+# ---- studies: the metadata workload where CephFS is not, and its counts (issue #38) -----------------------
+
+MD = "cluster: { type: local, mds: true }\nvariants: [ { name: a, profile: cephfs-unpinned } ]\n"
+study_case("metadata-target-rbd", MD + "workloads: { kind: metadata, target: rbd, files: 10 }",
+           r"study\.yaml:\d+:\d+: workloads\.target: workloads of kind metadata needs a target with a file system "
+           r"mounted \(cephfs\): target rbd does not serve them")
+study_case("metadata-default-target", MD + "workloads: { kind: metadata, files: 10 }",
+           r"study\.yaml:\d+:\d+: workloads\.kind: workloads of kind metadata needs a target with a file system")
+study_case("metadata-no-mds", "cluster: { type: local }\nvariants: [ { name: a, profile: cephfs-unpinned } ]\n"
+           "workloads: { kind: metadata, target: cephfs, files: 10 }",
+           r"study\.yaml:\d+:\d+: workloads\.target: target cephfs needs an MDS: set cluster\.mds: true")
+study_case("metadata-zero-files", MD + "workloads: { kind: metadata, target: cephfs, files: 0 }",
+           r"study\.yaml:\d+:\d+: workloads\.files: 0 files: a run creates at least one file per job")
+study_case("metadata-jobs-over-files", MD + "workloads: { kind: metadata, target: cephfs, files: 2, numjobs: 3 }",
+           r"study\.yaml:\d+:\d+: workloads\.numjobs: 3 jobs for 2 files: every job creates at least one file")
+study_case("metadata-path-format", MD + "workloads: { kind: metadata, target: cephfs, files: 4, path: 'x$jobnum' }",
+           r"study\.yaml:\d+:\d+: workloads\.path: 'x\$jobnum': for kind metadata, the tree's directory in the mount")
+
+
 # ---- studies: where placer writes -----------------------------------------------------------------
 
 study_case("baseline-dotdot", "hardware_baseline: { path: ../../../../decoy.bin }",
@@ -723,6 +742,35 @@ report_case("gnuplot-missing", reported(), 2, r"report: gnuplot not found \(exec
 report_case("summary-fifo", reported(after=lambda ws: (os.unlink(ws.path("r/summary.json")), ws.fifo("r/summary.json"))),
             2, r"a FIFO, not a regular file", timeout=10)
 report_case("summary-64mb", reported(after=lambda ws: ws.sparse("r/summary.json", 64 * MIB)), 2, r"larger than 32 MiB")
+# A recorded metadata study (Ceph's counters of every run) whose counters file is damaged: report and
+# compare refuse it as they refuse a damaged summary.json (issue #38), nothing written.
+MDFIX = "fixtures/results/cephfs-metadata"
+
+
+def counters_damaged(edit):
+    def setup(ws):
+        ws.results("r", MDFIX)
+        with open(ws.path("r/ceph-counters.csv")) as f:
+            text = f.read()
+        ws.write("r/ceph-counters.csv", edit(text))
+    return setup
+
+
+def counter_edited(text):
+    at = text.index(",mds.a,ok,mds.request,") + len(",mds.a,ok,mds.request,")
+    return text[:at] + ("8" if text[at] == "9" else "9") + text[at + 1:]
+
+
+report_case("counters-edited", counters_damaged(counter_edited), 2,
+            r"r/ceph-counters\.csv: run unpinned-r0 alone metadata: mds\.a's mds\.request is \d+ \(0 ns\) here and "
+            r"mds\.request \d+ \(0 ns\) in summary\.json")
+report_case("counters-cut", counters_damaged(lambda t: t[:len(t) // 2]), 2,
+            r"r/ceph-counters\.csv: \d+ bytes, but summary\.json recorded \d+")
+report_case("counters-empty", counters_damaged(lambda t: ""), 2, r"r/ceph-counters\.csv: 0 bytes, but summary")
+report_case("counters-missing", lambda ws: (ws.results("r", MDFIX), os.unlink(ws.path("r/ceph-counters.csv"))), 2,
+            r"r/ceph-counters\.csv: missing, but summary\.json holds Ceph's counters of its runs")
+case("compare-counters-edited", lambda ws: (counters_damaged(counter_edited)(ws), ws.results("b", MDFIX)),
+     ["placer", "compare", "{w}/b", "{w}/r"], 2, r"r/ceph-counters\.csv: run unpinned-r0 alone metadata: ")
 report_case("compare-damaged", lambda ws: (reported()(ws), ws.summary("b", set_run(0, "iops", -1, "write"))), 2,
             r"b/summary\.json: runs\[0\]\.write\.iops: -1 is negative")
 CASES[-1].argv = ["placer", "report", "--compare", "{w}/b", "{w}/r"]
