@@ -131,7 +131,7 @@ struct placer_export_format {
   X(libvirt) X(virsh) X(nova) X(proxmox) X(kubelet) X(openshift) X(ceph) X(systemd) X(tuned) X(irqbalance)
 /* The names --format takes, "libvirt|virsh|...", from that line. */
 #define PLACER_EXPORT_FORMAT_WORD(name) "|" #name
-#define PLACER_EXPORT_FORMAT_NAMES (PLACER_EXPORT_FORMATS(PLACER_EXPORT_FORMAT_WORD) + 1)
+#define PLACER_EXPORT_FORMAT_NAMES (&(PLACER_EXPORT_FORMATS(PLACER_EXPORT_FORMAT_WORD))[1])
 extern const struct placer_export_format *const placer_export_formats[];
 extern const size_t placer_export_n_formats;
 const struct placer_export_format *placer_export_format_find(const char *name);
