@@ -4,6 +4,7 @@
 #
 #   watch_start LOG ARG...   start "$WATCHD ARG..." in the background (stdout LOG, stderr LOG.err),
 #                            $WATCH_PID its pid; fail unless it says "watching" within 20 s
+#   placer_watch_start LOG ARG...  the same for `placer watch ARG...` ($PLACER_BIN)
 #   wait_for SECONDS CMD...  until CMD succeeds; 1 when SECONDS pass first
 #   has_line FILE PATTERN    grep -q PATTERN FILE (no error when FILE is not there yet)
 #   group_lines GROUP        the hierarchies GROUP is in: the lines of /proc/PID/cgroup that name
@@ -31,7 +32,19 @@ group_lines() {
 watch_start() {
     _ws_log=$1
     shift
-    "$WATCHD" "$@" >"$_ws_log" 2>"$_ws_log.err" &
+    _watch_start "$_ws_log" "$WATCHD" "$@"
+}
+
+placer_watch_start() {
+    _ws_log=$1
+    shift
+    _watch_start "$_ws_log" "${PLACER_BIN:?PLACER_BIN not set}" watch "$@"
+}
+
+_watch_start() {
+    _ws_log=$1
+    shift
+    "$@" >"$_ws_log" 2>"$_ws_log.err" &
     WATCH_PID=$!
     wait_for 20 has_line "$_ws_log" "^watching " || fail "the watcher did not start: $(cat "$_ws_log" "$_ws_log.err")"
 }
