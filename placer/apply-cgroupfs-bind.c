@@ -10,6 +10,20 @@
 #include "apply-cgroupfs-internal.h"
 #include "proc.h"
 
+/* The records of processes gone dropped from STATE (not saved); how many. */
+static size_t forget_exited(struct placer_state *state) {
+  size_t n = 0;
+  for (size_t i = state->n_journal; i-- > 0;) {
+    const struct placer_journal_entry *e = &state->journal[i];
+    if ((e->op == PLACER_JOURNAL_MOVE || e->op == PLACER_JOURNAL_AFFINITY) &&
+        !placer_proc_is_same(e->pid, e->start_time)) {
+      placer_state_journal_remove(state, i);
+      n++;
+    }
+  }
+  return n;
+}
+
 int placer_apply_bind_pid(struct placer_state *state, struct placer_cgroup *cg, struct placer_placement *pl,
                           struct placer_placed *p, pid_t pid, size_t *moved, bool *gone, struct placer_error **err) {
   *moved = 0;
@@ -48,16 +62,21 @@ int placer_apply_bind_pid(struct placer_state *state, struct placer_cgroup *cg, 
     }
   }
   if (rc == 0 && t.n_procs > 0) {
+    /* Saved with the move's record: in a storm of short processes the
+     * state written for each move stays the size of what runs. */
+    forget_exited(state);
     a.txn = ++state->last_txn;
     rc = applier_bind_procs(&a, &t, 0, err);
     if (a.steps == 0)
       state->last_txn--; /* nothing was journaled under it */
-    if (rc < 0 && !placer_proc_is_same(pid, start_time)) {
+    *moved = a.steps;
+    /* One that ends while it is moved or checked (v1 shows a process in
+     * do_exit() in the root) is no failure: placed when it was moved. */
+    if (rc < 0 && (!placer_proc_is_same(pid, start_time) || placer_task_exiting(pid, pid))) {
       placer_error_clear(err);
-      *gone = true;
+      *gone = *moved == 0;
       rc = 0;
     }
-    *moved = a.steps;
   }
   applier_target_clear(&t);
   placer_string_list_free(&a.actions);
@@ -67,15 +86,7 @@ int placer_apply_bind_pid(struct placer_state *state, struct placer_cgroup *cg, 
 }
 
 int placer_apply_forget_exited(struct placer_state *state, size_t *forgotten, struct placer_error **err) {
-  size_t n = 0;
-  for (size_t i = state->n_journal; i-- > 0;) {
-    const struct placer_journal_entry *e = &state->journal[i];
-    if ((e->op == PLACER_JOURNAL_MOVE || e->op == PLACER_JOURNAL_AFFINITY) &&
-        !placer_proc_is_same(e->pid, e->start_time)) {
-      placer_state_journal_remove(state, i);
-      n++;
-    }
-  }
+  size_t n = forget_exited(state);
   if (forgotten)
     *forgotten = n;
   return n > 0 ? placer_state_save(state, err) : 0;
