@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "cgroup.h"
+#include "lib/string-list.h"
 #include "placement.h"
 #include "plan.h"
 #include "profile.h"
@@ -26,6 +27,11 @@ struct keeper {
   struct placer_plan *plan;
   struct placer_placement *pl;
   uint64_t irq_signature; /* the IRQ numbers of /proc/interrupts when it was planned; 0: not followed */
+  /* The lines said before the plan is in force, said once it is: a watcher
+   * refused (bad input, not root, the lock held) prints its one error line
+   * and nothing on stdout. */
+  bool started;
+  struct placer_string_list early;
 };
 
 /* One line through the log hook. */

@@ -13,17 +13,33 @@
 #include "apply.h"
 #include "watch/watch-apply-internal.h"
 
-void keeper_say(struct keeper *k, const char *fmt, ...) {
+static void log_hook(void *ctx, const char *line) {
+  struct keeper *k = ctx;
   if (k->opt->log == NULL)
     return;
+  if (!k->started)
+    placer_string_list_addf(&k->early, "%s", line); /* out of memory: the line is lost, nothing else */
+  else
+    k->opt->log(k->opt->log_ctx, line);
+}
+
+void keeper_say(struct keeper *k, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
   char *line = NULL;
   int n = vasprintf(&line, fmt, ap);
   va_end(ap);
   if (n >= 0)
-    k->opt->log(k->opt->log_ctx, line);
+    log_hook(k, line);
   free(line);
+}
+
+/* The plan is in force: what was said before it, said now. */
+static void keeper_started(struct keeper *k) {
+  k->started = true;
+  for (size_t i = 0; i < k->early.n; i++)
+    log_hook(k, k->early.items[i]);
+  placer_string_list_free(&k->early);
 }
 
 /* ------------------------------------------------------------------ the plan */
@@ -147,12 +163,6 @@ static int reload_hook(void *ctx, struct placer_watch *w, struct placer_error **
   return keeper_reapply(k, k->opt->profile_path, err);
 }
 
-static void log_hook(void *ctx, const char *line) {
-  struct keeper *k = ctx;
-  if (k->opt->log)
-    k->opt->log(k->opt->log_ctx, line);
-}
-
 /* ------------------------------------------------------------------ life */
 
 static void keeper_free(struct keeper *k) {
@@ -161,6 +171,7 @@ static void keeper_free(struct keeper *k) {
   loaded_free(&in_force);
   placer_state_free(k->state); /* the lock goes with it */
   placer_cgroup_close(k->cg);
+  placer_string_list_free(&k->early);
 }
 
 int placer_watch_apply(const struct placer_watch_apply_options *opt, int *signo, struct placer_error **err) {
@@ -172,13 +183,13 @@ int placer_watch_apply(const struct placer_watch_apply_options *opt, int *signo,
   /* What bad input can fail on first, before anything changes. */
   if (placer_cgroup_open(NULL, &k.cg, err) < 0 || placer_watch_new(&opt->watch, &hooks, k.cg, &k.w, err) < 0)
     goto fail;
+  if (load_plan(&k, &l, err) < 0)
+    goto fail;
   if (geteuid() != 0) {
     placer_error_set(err, PLACER_EXIT_SYSTEM, EPERM,
                      "placer watch must run as root: it moves processes between cgroups and writes their files");
     goto fail;
   }
-  if (load_plan(&k, &l, err) < 0)
-    goto fail;
   if (placer_state_open(k.state_dir, PLACER_STATE_LOCK_EXCLUSIVE, &k.state, NULL, err) < 0) {
     placer_error_prefix(err, "the state lock");
     goto fail;
@@ -187,6 +198,7 @@ int placer_watch_apply(const struct placer_watch_apply_options *opt, int *signo,
   keeper_say(&k, "holding the state lock of %s: no apply, reset or other watcher until this one ends", k.state_dir);
   if (apply_loaded(&k, &l, err) < 0)
     goto fail;
+  keeper_started(&k);
   int rc = placer_watch_run(k.w, signo, err);
   keeper_free(&k);
   return rc;

@@ -190,6 +190,7 @@ snapshot "$K5" >"$WORK/snap5.after"
 [ "$(cat "$WORK/snap5.after")" = "$SNAP5" ] || fail "reset did not restore k5: before $SNAP5; after $(cat "$WORK/snap5.after")"
 
 # ---------------------------------------------------------------- not root
+chmod a+rx "$WORK" && chmod a+r "$profile" # its profile readable: refused for being no root, not for that
 rc=0
 setpriv --reuid=65534 --regid=65534 --clear-groups "$PLACER" watch --state-dir "$WORK/nobody" "$profile" \
     >"$WORK/nr.out" 2>"$WORK/nr.err" || rc=$?
