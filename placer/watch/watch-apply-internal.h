@@ -1,6 +1,6 @@
-/* What placer watch's two halves share: watch-apply.c (the profile applied,
- * the place and reload hooks, the life) and watch-keep.c (the check hook:
- * group values, steered IRQs and the node's new IRQs). */
+/* What placer watch's parts share: watch-apply.c (the profile applied, the
+ * hooks, the life), watch-keep.c (the periodic check: group values,
+ * steered IRQs, the node's IRQs) and watch-log.c (its log). */
 #ifndef PLACER_WATCH_APPLY_INTERNAL_H
 #define PLACER_WATCH_APPLY_INTERNAL_H
 
@@ -34,14 +34,15 @@ struct keeper {
   struct placer_string_list early;
 };
 
-/* One line through the log hook. */
+/* watch-log.c: the core's log hook (CTX: the keeper); one line through it;
+ * the plan is in force: the lines held back said, and the next ones at once. */
+void keeper_log(void *ctx, const char *line);
 void keeper_say(struct keeper *k, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* Plan the profile again and apply it as a transaction; the running plan
- * stays when it fails (ERR says why).  WHY starts the line it logs. */
-int keeper_reapply(struct keeper *k, const char *why, struct placer_error **err);
-/* watch-keep.c: the check hook. */
-int keeper_check(void *ctx, struct placer_watch *w, struct placer_error **err);
-/* The IRQ numbers /proc/interrupts lists now, as one number. */
+void keeper_started(struct keeper *k);
+/* watch-keep.c: every interval, the journal and the model rid of exited
+ * processes, the group values and steered IRQs compared (put back or
+ * reported); the IRQ numbers /proc/interrupts lists now, as one number. */
+int keeper_check(struct keeper *k, struct placer_watch *w, struct placer_error **err);
 uint64_t keeper_irq_signature(void);
 
 #endif

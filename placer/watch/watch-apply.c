@@ -13,35 +13,6 @@
 #include "apply.h"
 #include "watch/watch-apply-internal.h"
 
-static void log_hook(void *ctx, const char *line) {
-  struct keeper *k = ctx;
-  if (k->opt->log == NULL)
-    return;
-  if (!k->started)
-    placer_string_list_addf(&k->early, "%s", line); /* out of memory: the line is lost, nothing else */
-  else
-    k->opt->log(k->opt->log_ctx, line);
-}
-
-void keeper_say(struct keeper *k, const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  char *line = NULL;
-  int n = vasprintf(&line, fmt, ap);
-  va_end(ap);
-  if (n >= 0)
-    log_hook(k, line);
-  free(line);
-}
-
-/* The plan is in force: what was said before it, said now. */
-static void keeper_started(struct keeper *k) {
-  k->started = true;
-  for (size_t i = 0; i < k->early.n; i++)
-    log_hook(k, k->early.items[i]);
-  placer_string_list_free(&k->early);
-}
-
 /* ------------------------------------------------------------------ the plan */
 
 struct loaded {
@@ -132,7 +103,7 @@ static int apply_loaded(struct keeper *k, struct loaded *l, struct placer_error 
   return rc;
 }
 
-int keeper_reapply(struct keeper *k, const char *why, struct placer_error **err) {
+static int keeper_reapply(struct keeper *k, const char *why, struct placer_error **err) {
   struct loaded l;
   if (load_plan(k, &l, err) < 0 || apply_loaded(k, &l, err) < 0) {
     loaded_free(&l);
@@ -157,6 +128,25 @@ static int place_hook(void *ctx, const struct placer_watch_rule *rule, pid_t pid
   return 0;
 }
 
+/* Every interval: the node's IRQs changed, the profile planned again (a
+ * new IRQ of its devices gets steered); then the values and IRQs checked. */
+static int check_hook(void *ctx, struct placer_watch *w, struct placer_error **err) {
+  struct keeper *k = ctx;
+  if (k->irq_signature) {
+    uint64_t now = keeper_irq_signature();
+    if (now != k->irq_signature) {
+      k->irq_signature = now;
+      struct placer_error *e = NULL;
+      if (keeper_reapply(k, "the node's IRQs changed", &e) < 0)
+        keeper_say(k, "%s; the running plan stays", e->msg);
+      else
+        keeper_say(k, "the node's IRQs changed: the profile planned and applied again");
+      placer_error_free(e);
+    }
+  }
+  return keeper_check(k, w, err);
+}
+
 static int reload_hook(void *ctx, struct placer_watch *w, struct placer_error **err) {
   (void)w;
   struct keeper *k = ctx;
@@ -177,7 +167,7 @@ static void keeper_free(struct keeper *k) {
 int placer_watch_apply(const struct placer_watch_apply_options *opt, int *signo, struct placer_error **err) {
   struct keeper k = { .opt = opt, .state_dir = opt->state_dir ? opt->state_dir : placer_state_default_dir() };
   struct placer_watch_hooks hooks = {
-    .ctx = &k, .place = place_hook, .check = keeper_check, .reload = reload_hook, .log = log_hook
+    .ctx = &k, .place = place_hook, .check = check_hook, .reload = reload_hook, .log = keeper_log
   };
   struct loaded l = { 0 };
   /* What bad input can fail on first, before anything changes. */

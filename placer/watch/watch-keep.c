@@ -2,9 +2,9 @@
  * journal and the model rid of processes gone, each placed instance's group
  * values read through the cgroupfs writer and compared with the model's
  * (put back through it, or reported), the steered IRQs compared with the
- * plan (apply-irq-keep.c), and the node's IRQs followed: a new one (a
- * device added, a driver reloaded, a NIC's queues changed) plans the
- * profile again, which steers it. */
+ * plan (apply-irq-keep.c); and what tells a change of the node's IRQs (a
+ * device added, a driver reloaded, a NIC's queues changed), on which
+ * watch-apply.c plans the profile again. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,15 +12,12 @@
 
 #include "apply.h"
 #include "irq.h"
-#include "lib/textfile.h"
 #include "watch/watch-apply-internal.h"
 
 uint64_t keeper_irq_signature(void) {
-  cleanup_free char *text = NULL;
   struct placer_interrupts in = { 0 };
   struct placer_error *e = NULL;
-  if (placer_textfile_read_path("/proc/interrupts", PLACER_TEXTFILE_MAX_BYTES, &text, NULL) < 0 ||
-      placer_interrupts_parse(text, &in, &e) < 0) {
+  if (placer_interrupts_read("", &in, &e) < 0) {
     placer_error_free(e);
     return 1; /* unreadable: a value that no list gives, so that a readable one after it counts as a change */
   }
@@ -113,22 +110,8 @@ static int check_irqs(struct keeper *k, bool *drifts, struct placer_error **err)
   return 0;
 }
 
-int keeper_check(void *ctx, struct placer_watch *w, struct placer_error **err) {
+int keeper_check(struct keeper *k, struct placer_watch *w, struct placer_error **err) {
   (void)w;
-  struct keeper *k = ctx;
-  /* The node's IRQs changed: plan again (what is new of the profile's devices gets steered). */
-  if (k->irq_signature) {
-    uint64_t now = keeper_irq_signature();
-    if (now != k->irq_signature) {
-      k->irq_signature = now;
-      struct placer_error *e = NULL;
-      if (keeper_reapply(k, "the node's IRQs changed", &e) < 0)
-        keeper_say(k, "%s; the running plan stays", e->msg);
-      else
-        keeper_say(k, "the node's IRQs changed: the profile planned and applied again");
-      placer_error_free(e);
-    }
-  }
   placer_placement_forget_exited(k->pl);
   if (placer_apply_forget_exited(k->state, NULL, err) < 0)
     return -1;

@@ -7,7 +7,6 @@
 # default) no drop-in is written. The packaged unit (packaging/placer-watch.service) starts
 # placer watch on /etc/placer/profile.yaml, restarts it on failure but not on bad input (2, 3).
 # Exit 77 (skipped) without ansible-core or PLACER_BIN.
-import json
 import os
 import shlex
 import subprocess
@@ -16,7 +15,7 @@ import tempfile
 import unittest
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
-from module_run import COLLECTIONS, ENV  # noqa: E402
+from module_run import run_role  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SRC = os.path.join(HERE, "..", "..")
@@ -27,19 +26,11 @@ UNIT = os.path.join(SRC, "packaging", "placer-watch.service")
 
 class WatchRole(unittest.TestCase):
     def play(self, tmp, **extra):
-        with open(os.path.join(tmp, "play.yml"), "w") as f:
-            f.write("- hosts: localhost\n  connection: local\n  gather_facts: false\n  roles: [placer.fleet.node]\n")
         args = dict(placer_install="none", placer_bin=BIN, placer_profile=PROFILE,
                     placer_conf_dir=os.path.join(tmp, "conf"), placer_systemd_dir=os.path.join(tmp, "systemd"),
                     placer_state_dir=os.path.join(tmp, "state"), placer_cgroup_prefix="placer-t-role",
-                    placer_watch_start=False, ansible_python_interpreter=sys.executable)
-        args.update(extra)
-        env = dict(ENV, ANSIBLE_COLLECTIONS_PATH=COLLECTIONS, ANSIBLE_LOCAL_TEMP=os.path.join(tmp, "ansible"),
-                   ANSIBLE_REMOTE_TEMP=os.path.join(tmp, "ansible-remote"), ANSIBLE_NOCOLOR="1",
-                   ANSIBLE_HOME=os.path.join(tmp, "ansible-home"))
-        cmd = ["ansible-playbook", "-i", "localhost,", "--tags", "watch", "-e", json.dumps(args),
-               os.path.join(tmp, "play.yml")]
-        p = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=tmp)
+                    placer_watch_start=False)
+        p = run_role(tmp, "watch", dict(args, **extra))
         self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
         return p.stdout
 

@@ -16,19 +16,8 @@ t_begin
 . "$LIB/watch.sh"
 irq=/proc/irq
 pgrep -x irqbalance >/dev/null && skip "irqbalance runs (it would move the IRQs itself)"
-for d in "$irq"/[0-9]*; do echo "${d##*/} $(cat "$d/smp_affinity_list")"; done >"$T_WORK/irqs.before"
-restore_irqs() {
-    while read -r n list; do
-        [ -r "$irq/$n/smp_affinity_list" ] || continue
-        if [ "$(cat "$irq/$n/smp_affinity_list")" != "$list" ]; then
-            echo "$T: teardown: IRQ $n is on $(cat "$irq/$n/smp_affinity_list"), was $list: writing it back" >&2
-            printf '%s' "$list" >"$irq/$n/smp_affinity_list" || true
-            echo changed >"$T_WORK/irqs.leaked"
-        fi
-    done <"$T_WORK/irqs.before"
-}
-t_defer '[ ! -e "$T_WORK/irqs.leaked" ] || { echo "$T: FAIL: an IRQ affinity was left changed" >&2; rc=1; }'
-t_defer restore_irqs
+. "$LIB/irq_guard.sh"
+irq_guard
 t_defer '"$P" reset >/dev/null 2>&1'
 WPID=""
 t_defer '[ -z "$WPID" ] || { kill -9 "$WPID" 2>/dev/null; wait "$WPID" 2>/dev/null; }'
@@ -81,6 +70,5 @@ kill -TERM "$WPID"
 wait "$WPID" || fail "exit $? after SIGTERM"
 WPID=""
 "$P" reset >"$T_WORK/reset.txt" 2>&1 || fail "reset: $(cat "$T_WORK/reset.txt")"
-for d in "$irq"/[0-9]*; do echo "${d##*/} $(cat "$d/smp_affinity_list")"; done | diff "$T_WORK/irqs.before" - >/dev/null ||
-    fail "reset did not put every IRQ back"
+same_irqs "after reset"
 say "ok: IRQ $N ($NAME) moved by hand: put back (fix), left (report); reset restored every list"

@@ -49,10 +49,8 @@ say "$(cat "$WORK/storm.txt")"
 grep -q "started 10000 (1000 matching)" "$WORK/storm.txt" || fail "storm: $(cat "$WORK/storm.txt")"
 grep -q "matching: 1000 placed, 0 missed" "$WORK/storm.txt" || fail "matching processes missed: $(cat "$WORK/storm.txt")"
 grep -q "others: 0 touched" "$WORK/storm.txt" || fail "other processes moved: $(cat "$WORK/storm.txt")"
-awk '$1 == "m" && $3 == 1 { print $2 }' "$WORK/storm.out" | sort -n >"$WORK/children"
-sed -n 's/^storm.0: placed pid \([0-9]*\) in .* after its exec$/\1/p' "$WORK/w.log" | sort -n >"$WORK/placed"
-cmp -s "$WORK/children" "$WORK/placed" ||
-    fail "the watcher placed other PIDs than the matching children: $(diff "$WORK/children" "$WORK/placed" | head -5)"
+storm_placed_are "$WORK/storm.out" "$WORK/w.log" storm.0
+[ "$STORM_PLACED" = 1000 ] || fail "$STORM_PLACED children say they were placed"
 # The next check forgets the moves of processes gone: the journal is the size of what runs.
 no_moves() { [ "$(journal_moves)" = 0 ]; }
 wait_for 5 no_moves ||
