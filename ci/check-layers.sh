@@ -14,15 +14,14 @@ cd "$root/placer"
 module_of() {
   case $1 in
   lib/*) m_mod=lib m_rank=0 ;;
-  topology*) m_mod=topology m_rank=1 ;;
-  irq.c | irq.h) m_mod=topology m_rank=1 ;; # the node's interrupts (sysfs, /proc/irq): part of the node
+  topology/*) m_mod=topology m_rank=1 ;; # the node: hwloc, its devices and NICs, its interrupts (irq.c)
   proc.c | proc-tree.c | proc.h) m_mod=proc m_rank=1 ;; # /proc facts of one process and its tree: lib only
   numa-locality.*) m_mod=numa-locality m_rank=1 ;; # memory locality from numa_maps, libnuma: lib only
   role.c | role.h) m_mod=role m_rank=1 ;;     # role and match kinds, shared by profile and plan
   runspec.c | runspec.h) m_mod=runspec m_rank=1 ;; # what profile-run and launch share
-  profile*) m_mod=profile m_rank=2 ;;
-  plan* | planner.c) m_mod=plan m_rank=3 ;;
-  cgroup*) m_mod=cgroup m_rank=4 ;;
+  profile/*) m_mod=profile m_rank=2 ;;
+  plan/*) m_mod=plan m_rank=3 ;;
+  cgroup/*) m_mod=cgroup m_rank=4 ;;
   systemd-unit.c | systemd-unit.h) m_mod=systemd m_rank=4 ;; # systemd units as text (pure)
   cephconf.c | cephconf.h) m_mod=cephconf m_rank=4 ;; # a Ceph daemon's own affinity settings
   ceph-admin.c | ceph-admin.h) m_mod=ceph-admin m_rank=4 ;; # a Ceph daemon's admin socket (status, bench)
@@ -30,9 +29,9 @@ module_of() {
   vcpu.c | vcpu.h) m_mod=vcpu m_rank=5 ;;     # qemu vCPU threads over QMP
   placement*) m_mod=placement m_rank=5 ;; # the model of a placed instance and its writers: apply, run, exec, bench
   state*) m_mod=state m_rank=5 ;; # apply's state files, one module: state.json, systemd.json, irq.json, the journal
-  export*) m_mod=export m_rank=5 ;;           # the plan for libvirt, Nova, Proxmox, kubelet, Ceph, systemd...
+  export/*) m_mod=export m_rank=5 ;;           # the plan for libvirt, Nova, Proxmox, kubelet, Ceph, systemd...
   launch* | podman-argv.* | vm.c | vm.h | runstate.* | run-roles.*) m_mod=launch m_rank=6 ;; # run-roles: placer_run()
-  apply*) m_mod=apply m_rank=6 ;; # apply-backend.c and its backends: apply-cgroupfs*, apply-systemd*
+  apply/*) m_mod=apply m_rank=6 ;; # apply-backend.c and its backends: apply-cgroupfs*, apply-systemd*
   watch/*) m_mod=watch m_rank=7 ;;     # placer watch's core: process events, matching, metrics, the loop
   results/*) m_mod=results m_rank=7 ;; # a study's results: summary.json, statistics, compare (no runner)
   size/*) m_mod=size m_rank=8 ;;       # sizing from results: how many OSDs and VMs a node takes

@@ -22,7 +22,7 @@
 #include "lib/subprocess.h"
 #include "lib/substitute.h"
 #include "proc.h"
-#include "topology.h"
+#include "topology/topology.h"
 
 #ifndef CLOSE_RANGE_CLOEXEC
 #define CLOSE_RANGE_CLOEXEC (1U << 2)

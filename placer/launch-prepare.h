@@ -8,12 +8,12 @@
 
 #include <stdbool.h>
 
-#include "cgroup.h"
+#include "cgroup/cgroup.h"
 #include "launch.h"
 #include "lib/error.h"
-#include "plan.h"
-#include "profile-run.h"
-#include "profile.h"
+#include "plan/plan.h"
+#include "profile/profile-run.h"
+#include "profile/profile.h"
 
 /* One instance of a run: its launch spec with the storage it points into,
  * and after the start its record and a line for the table. */

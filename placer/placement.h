@@ -22,10 +22,10 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "cgroup.h"
+#include "cgroup/cgroup.h"
 #include "lib/error.h"
 #include "lib/string-list.h"
-#include "plan.h"
+#include "plan/plan.h"
 
 #define PLACER_DEFAULT_CGROUP_PREFIX "placer"
 

@@ -11,7 +11,7 @@
 #include <sys/types.h>
 
 #include "lib/error.h"
-#include "plan.h"
+#include "plan/plan.h"
 #include "proc.h"
 
 /* The daemon binary of a ceph kind ("ceph-osd"), NULL for other kinds. */

@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cgroup.h"
+#include "cgroup/cgroup.h"
 #include "launch.h"
 #include "placement.h"
 #include "runstate.h"

@@ -12,8 +12,8 @@
 #include "launch-prepare.h"
 #include "lib/error.h"
 #include "lib/statedir.h"
-#include "plan.h"
-#include "profile.h"
+#include "plan/plan.h"
+#include "profile/profile.h"
 
 struct placer_run {
   char *rundir;                      /* STATE_DIR/run/PROFILE: the records and logs */

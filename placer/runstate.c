@@ -12,7 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cgroup.h"
+#include "cgroup/cgroup.h"
 #include "state.h"
 #include "lib/fsfile.h"
 #include "lib/statedir.h"

@@ -17,7 +17,7 @@
 #include "lib/substitute.h"
 #include "lib/textfile.h"
 #include "proc.h"
-#include "topology.h"
+#include "topology/topology.h"
 #include "vcpu.h"
 
 static bool has_any(const char *s, const char *bytes) {

@@ -9,7 +9,7 @@
 #include <sys/types.h>
 
 #include "lib/error.h"
-#include "profile-run.h"
+#include "profile/profile-run.h"
 
 /* Everything the qemu argv is made of; strings borrowed. */
 struct placer_vm_params {

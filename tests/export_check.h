@@ -8,8 +8,8 @@
 #include <hwloc.h>
 #include <stddef.h>
 
-#include "export.h"
-#include "plan.h"
+#include "export/export.h"
+#include "plan/plan.h"
 
 /* NULL when TEXT is well-formed in SYNTAX, else what is wrong and where
  * (written into WHY, LEN bytes).  XML: one root element, balanced tags,

@@ -16,7 +16,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "apply.h"
+#include "apply/apply.h"
 #include "bench/target.h"
 #include "lib/array.h"
 #include "lib/datafile.h"

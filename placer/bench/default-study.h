@@ -12,7 +12,7 @@
 
 #include "bench/study.h"
 #include "lib/error.h"
-#include "topology.h"
+#include "topology/topology.h"
 
 #define PLACER_DEFAULT_STUDY_MAX_OSDS 16 /* one host's throwaway cluster: past it the builds dominate */
 #define PLACER_DEFAULT_STUDY_MAX_STEPS 4

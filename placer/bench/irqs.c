@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <sys/stat.h>
 
-#include "apply.h"
+#include "apply/apply.h"
 #include "internal.h"
 
 static char *state_dir(const struct bench *b) {

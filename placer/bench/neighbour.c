@@ -14,7 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "apply.h"
+#include "apply/apply.h"
 #include "lib/array.h"
 #include "lib/substitute.h"
 

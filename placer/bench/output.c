@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "bench/target.h"
-#include "cgroup.h"
+#include "cgroup/cgroup.h"
 #include "lib/csv.h"
 #include "lib/fsfile.h"
 #include "proc.h"

@@ -8,7 +8,7 @@
 #include <sys/types.h>
 
 #include "results/results.h"
-#include "cgroup.h"
+#include "cgroup/cgroup.h"
 #include "lib/error.h"
 
 /* One instance to watch. */

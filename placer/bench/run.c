@@ -24,7 +24,7 @@
 #include "bench/target.h"
 #include "bench/workload.h"
 #include "lib/array.h"
-#include "apply.h"
+#include "apply/apply.h"
 #include "bench/probe.h"
 #include "report/report.h"
 #include "results/hardware-baseline.h"
@@ -33,7 +33,7 @@
 #include "lib/substitute.h"
 #include "lib/textfile.h"
 #include "proc.h"
-#include "topology.h"
+#include "topology/topology.h"
 
 /* ------------------------------------------------------------------ one pass */
 

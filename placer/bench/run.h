@@ -16,12 +16,12 @@
 #include <sys/types.h>
 
 #include "results/results.h"
-#include "cgroup.h"
+#include "cgroup/cgroup.h"
 #include "lib/error.h"
 #include "lib/stop.h"
 #include "launch.h"
-#include "plan.h"
-#include "profile.h"
+#include "plan/plan.h"
+#include "profile/profile.h"
 #include "bench/study.h"
 
 #define PLACER_BENCH_DEFAULT_PREFIX "placer-bench"

@@ -15,10 +15,10 @@
 #include "bench/neighbour.h"
 #include "bench/target.h"
 #include "lib/array.h"
-#include "apply.h"
+#include "apply/apply.h"
 #include "lib/substitute.h"
 #include "lib/textfile.h"
-#include "topology.h"
+#include "topology/topology.h"
 
 static int mkdir_p(const char *path, struct placer_error **err) {
   cleanup_free char *p = strdup(path);

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "lib/datafile.h"
-#include "profile-yaml.h"
+#include "profile/profile-yaml.h"
 
 int placer_study_profile_path(const struct placer_study *s, const struct placer_study_variant *v, char **out,
                               struct placer_error **err) {

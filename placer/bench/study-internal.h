@@ -6,7 +6,7 @@
 #define PLACER_BENCH_STUDY_INTERNAL_H
 
 #include "bench/study.h"
-#include "profile-yaml.h"
+#include "profile/profile-yaml.h"
 
 size_t study_seq_len(const yaml_node_t *v);
 yaml_node_t *study_seq_item(struct pyaml_walk *w, const yaml_node_t *v, size_t i);

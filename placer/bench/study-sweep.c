@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "lib/units.h"
-#include "profile.h"
+#include "profile/profile.h"
 #include "results/results.h" /* placer_bench_sweep_parameter_names */
 
 bool placer_study_sweeps_placement(const struct placer_study *s) {

@@ -20,7 +20,7 @@
 #include "bench/target.h"
 #include "bench/workload.h"
 #include "lib/array.h"
-#include "profile-yaml.h"
+#include "profile/profile-yaml.h"
 #include "results/results.h"
 
 #define GIB (UINT64_C(1) << 30)

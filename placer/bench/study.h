@@ -10,7 +10,7 @@
 #include <stdint.h>
 
 #include "lib/error.h"
-#include "profile.h" /* struct placer_string_list */
+#include "profile/profile.h" /* struct placer_string_list */
 #include "results/workload-result.h"
 
 struct bench_workload_ops; /* bench/workload.h */

@@ -17,7 +17,7 @@
 
 #include "bench/fio-run.h"
 #include "bench/study.h"
-#include "profile-yaml.h"
+#include "profile/profile-yaml.h"
 #include "results/workload-result.h"
 
 enum bench_workload_flag {

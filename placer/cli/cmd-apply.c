@@ -6,12 +6,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "apply.h"
+#include "apply/apply.h"
 #include "cli/commands.h"
-#include "plan.h"
-#include "profile.h"
+#include "plan/plan.h"
+#include "profile/profile.h"
 #include "state.h"
-#include "topology.h"
+#include "topology/topology.h"
 #include "lib/units.h"
 
 static const struct placer_cli_option apply_options[] = {

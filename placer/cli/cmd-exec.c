@@ -14,15 +14,15 @@
 #include <unistd.h>
 
 #include "lib/array.h"
-#include "apply.h"
-#include "cgroup.h"
+#include "apply/apply.h"
+#include "cgroup/cgroup.h"
 #include "cli/commands.h"
 #include "launch-prepare.h"
 #include "placement.h"
-#include "plan.h"
-#include "profile.h"
+#include "plan/plan.h"
+#include "profile/profile.h"
 #include "lib/substitute.h"
-#include "topology.h"
+#include "topology/topology.h"
 
 static const struct placer_cli_option exec_options[] = {
   { "topology", 't', "FILE.xml", PLACER_CLI_XML,

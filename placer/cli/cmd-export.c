@@ -9,10 +9,10 @@
 
 #include "lib/array.h"
 #include "cli/commands.h"
-#include "export.h"
+#include "export/export.h"
 #include "lib/textfile.h"
-#include "plan.h"
-#include "profile.h"
+#include "plan/plan.h"
+#include "profile/profile.h"
 
 static const struct placer_cli_option export_options[] = {
   { "format", 'f', "libvirt|virsh|nova|proxmox|kubelet|openshift|ceph|systemd|tuned|irqbalance", PLACER_CLI_WORDS,

@@ -7,8 +7,8 @@
 
 #include "lib/array.h"
 #include "cli/commands.h"
-#include "plan.h"
-#include "profile.h"
+#include "plan/plan.h"
+#include "profile/profile.h"
 
 static const struct placer_cli_option plan_options[] = {
   { "topology", 't', "FILE.xml", PLACER_CLI_XML,

@@ -12,19 +12,19 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cgroup.h"
+#include "cgroup/cgroup.h"
 #include "cli/commands.h"
 #include "launch-prepare.h"
 #include "launch.h"
-#include "plan.h"
+#include "plan/plan.h"
 #include "podman-argv.h"
-#include "profile-run.h"
-#include "profile.h"
+#include "profile/profile-run.h"
+#include "profile/profile.h"
 #include "run-roles.h"
 #include "runstate.h"
 #include "state.h"
 #include "lib/substitute.h"
-#include "topology.h"
+#include "topology/topology.h"
 #include "lib/units.h"
 #include "vm.h"
 

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 
 #include "cli/commands.h"
-#include "topology.h"
+#include "topology/topology.h"
 
 static const struct placer_cli_option topo_options[] = {
   { "topology", 't', "FILE.xml", PLACER_CLI_XML,

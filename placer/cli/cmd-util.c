@@ -8,10 +8,10 @@
 #include <string.h>
 
 #include "cli/commands.h"
-#include "apply.h"
+#include "apply/apply.h"
 #include "lib/error.h"
-#include "plan.h"
-#include "profile.h"
+#include "plan/plan.h"
+#include "profile/profile.h"
 
 int placer_usage_error(const char *command, int getopt_rc, int argc, char **argv) {
   const char *arg = optind > 0 && optind - 1 < argc ? argv[optind - 1] : "";

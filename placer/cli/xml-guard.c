@@ -11,7 +11,7 @@
 
 #include "lib/array.h"
 #include "cli/commands.h"
-#include "topology.h"
+#include "topology/topology.h"
 
 /* hwloc never took more than a second on a real file; a hang is a corrupt one */
 #define GUARD_SECONDS 30

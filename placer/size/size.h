@@ -13,9 +13,9 @@
 
 #include "results/results.h"
 #include "lib/error.h"
-#include "plan.h"
-#include "profile.h"
-#include "topology.h"
+#include "plan/plan.h"
+#include "profile/profile.h"
+#include "topology/topology.h"
 
 /* What one workload costs the storage role, from the runs with no
  * neighbours (level 0) of every variant of every results directory. */

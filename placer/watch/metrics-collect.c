@@ -10,7 +10,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
-#include "irq.h"
+#include "topology/irq.h"
 #include "lib/cpulist.h"
 #include "lib/textfile.h"
 #include "watch-internal.h"

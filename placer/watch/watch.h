@@ -14,7 +14,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "cgroup.h"
+#include "cgroup/cgroup.h"
 #include "lib/error.h"
 #include "role.h"
 

@@ -3,8 +3,8 @@
  * and memory limits. */
 #include <hwloc.h>
 
-#include "cgroup-internal.h"
-#include "cgroup.h"
+#include "cgroup/cgroup-internal.h"
+#include "cgroup/cgroup.h"
 #include "fuzz.h"
 #include "lib/cpulist.h"
 #include "state.h"

@@ -3,11 +3,11 @@
  * are well-formed in their syntax (XML parses, INI lines, YAML loads, shell
  * words) and hand no CPU of Ceph or the host to VMs or pods
  * (tests/export_check.c), or fails with one line and no output. */
-#include "export.h"
+#include "export/export.h"
 #include "export_check.h"
 #include "fuzz.h"
-#include "plan.h"
-#include "profile.h"
+#include "plan/plan.h"
+#include "profile/profile.h"
 
 /* Small fixtures with and without SMT, one and two NUMA nodes' worth of
  * variety; loaded once. */

@@ -3,7 +3,7 @@
  * the blanks around it, the instance no '='; a lookup of each instance
  * finds its value, and its line is in the text.  Or a refusal of one line
  * naming the file and the line. */
-#include "export.h"
+#include "export/export.h"
 #include "fuzz.h"
 
 static bool clean(const char *s) {

@@ -65,7 +65,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (placer_numa_maps_parse(text, &twice, &err) == 0) {
       FUZZ_CHECK(twice.n_nodes == once.n_nodes);
       for (size_t i = 0; i < once.n_nodes; i++)
-        FUZZ_CHECK(twice.node_bytes[i] >= once.node_bytes[i] && twice.node_bytes[i] - once.node_bytes[i] == once.node_bytes[i]);
+        FUZZ_CHECK(twice.node_bytes[i] >= once.node_bytes[i] &&
+                   twice.node_bytes[i] - once.node_bytes[i] == once.node_bytes[i]);
     } else {
       FUZZ_CHECK(err && strstr(err->msg, "more than") != NULL);
       placer_error_free(err);

@@ -2,8 +2,8 @@
  * time, bench's samples), PID/status (allowed lists, memory), PID/cmdline,
  * PID/cgroup, mountinfo, /proc/stat and /proc/diskstats. */
 #include "bench/sample.h"
-#include "cgroup-internal.h"
-#include "cgroup.h"
+#include "cgroup/cgroup-internal.h"
+#include "cgroup/cgroup.h"
 #include "fuzz.h"
 #include "proc.h"
 #include "procmatch.h"

@@ -1,6 +1,6 @@
 /* Fuzz the profile parser (YAML from a buffer, the whole schema walk). */
 #include "fuzz.h"
-#include "profile.h"
+#include "profile/profile.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   struct placer_profile *profile = NULL;

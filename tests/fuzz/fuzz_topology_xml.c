@@ -4,7 +4,7 @@
 #include <stdio.h>
 
 #include "fuzz.h"
-#include "topology.h"
+#include "topology/topology.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   struct placer_topology *topo = NULL;

@@ -22,7 +22,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cgroup-internal.h"
+#include "cgroup/cgroup-internal.h"
 #include "proc.h"
 #include "test_support.h"
 

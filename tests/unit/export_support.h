@@ -3,10 +3,10 @@
 #ifndef PLACER_TEST_EXPORT_SUPPORT_H
 #define PLACER_TEST_EXPORT_SUPPORT_H
 
-#include "export.h"
-#include "plan.h"
-#include "profile.h"
-#include "topology.h"
+#include "export/export.h"
+#include "plan/plan.h"
+#include "profile/profile.h"
+#include "topology/topology.h"
 
 struct loaded {
   struct placer_topology *topo;

@@ -11,9 +11,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "apply-internal.h"
-#include "apply-systemd-internal.h"
-#include "apply.h"
+#include "apply/apply-internal.h"
+#include "apply/apply-systemd-internal.h"
+#include "apply/apply.h"
 #include "test_support.h"
 #include "lib/statedir.h"
 

@@ -16,10 +16,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "apply-irq.h"
-#include "apply.h"
-#include "plan.h"
-#include "profile.h"
+#include "apply/apply-irq.h"
+#include "apply/apply.h"
+#include "plan/plan.h"
+#include "profile/profile.h"
 #include "test_support.h"
 
 static char root[256], state_dir[300];

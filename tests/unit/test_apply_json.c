@@ -14,8 +14,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "apply-systemd-internal.h"
-#include "apply.h"
+#include "apply/apply-systemd-internal.h"
+#include "apply/apply.h"
 #include "test_support.h"
 
 static char *sv[] = { "t/osd", "t/osd/osd.0" };

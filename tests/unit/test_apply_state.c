@@ -7,10 +7,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "apply-internal.h"
+#include "apply/apply-internal.h"
 #include "state.h"
 #include "test_support.h"
-#include "topology.h"
+#include "topology/topology.h"
 
 static void fill_state(struct placer_state *s) {
   s->backend = strdup("cgroupfs");

@@ -8,7 +8,7 @@
 #include <unistd.h>
 
 #include "bench/probe.h"
-#include "cgroup-internal.h"
+#include "cgroup/cgroup-internal.h"
 #include "test_support.h"
 
 static const struct placer_bench_workload workload = { .name = "4k-randwrite",

@@ -12,7 +12,7 @@
 #include "bench/workload.h"
 #include "lib/substitute.h"
 #include "test_support.h"
-#include "topology.h"
+#include "topology/topology.h"
 
 static struct placer_study *study_of(const char *text) {
   struct placer_study *s = NULL;

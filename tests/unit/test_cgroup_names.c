@@ -7,7 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cgroup-internal.h"
+#include "cgroup/cgroup-internal.h"
 #include "test_support.h"
 
 static void expect_sanitized(const char *in, const char *want) {

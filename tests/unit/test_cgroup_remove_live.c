@@ -15,8 +15,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "apply-cgroupfs-internal.h"
-#include "cgroup.h"
+#include "apply/apply-cgroupfs-internal.h"
+#include "cgroup/cgroup.h"
 #include "launch.h"
 #include "test_support.h"
 

@@ -11,11 +11,11 @@
 #include <unistd.h>
 #include <yaml.h>
 
-#include "export.h"
+#include "export/export.h"
 #include "export_check.h"
 #include "lib/cpulist.h"
-#include "plan.h"
-#include "profile.h"
+#include "plan/plan.h"
+#include "profile/profile.h"
 #include "export_support.h"
 #include "test_support.h"
 

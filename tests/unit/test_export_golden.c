@@ -11,10 +11,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "export.h"
+#include "export/export.h"
 #include "export_check.h"
-#include "plan.h"
-#include "profile.h"
+#include "plan/plan.h"
+#include "profile/profile.h"
 #include "test_support.h"
 
 #define N(x) (sizeof(x) / sizeof((x)[0]))

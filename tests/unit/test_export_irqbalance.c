@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "export.h"
+#include "export/export.h"
 #include "export_check.h"
 #include "export_support.h"
 #include "test_support.h"

@@ -7,7 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "irq.h"
+#include "topology/irq.h"
 #include "test_support.h"
 
 /* A copy of fixtures/irq/NAME in a scratch directory with the modes of its `modes` file

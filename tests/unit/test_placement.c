@@ -14,7 +14,7 @@
 #include "lib/cpulist.h"
 #include "placement.h"
 #include "proc.h"
-#include "profile.h"
+#include "profile/profile.h"
 #include "test_support.h"
 
 /* ------------------------------------------------------------------ the recording writer */

@@ -1,10 +1,10 @@
 /* Finding an instance in a plan (plan.c): by its name, and a Ceph daemon by
  * Ceph's name for it (placer_plan_find_daemon: what `placer exec` and bench's
  * cluster place "mon.a" by), on the demo profile's plan of a fixture node. */
-#include "plan.h"
-#include "profile.h"
+#include "plan/plan.h"
+#include "profile/profile.h"
 #include "test_support.h"
-#include "topology.h"
+#include "topology/topology.h"
 
 static void test_find_daemon(void **state) {
   (void)state;

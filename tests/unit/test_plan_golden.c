@@ -11,8 +11,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "plan.h"
-#include "profile.h"
+#include "plan/plan.h"
+#include "profile/profile.h"
 #include "test_support.h"
 
 #define N(x) (sizeof(x) / sizeof((x)[0]))

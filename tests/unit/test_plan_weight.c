@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "plan.h"
+#include "plan/plan.h"
 #include "test_support.h"
 
 #define N(x) (sizeof(x) / sizeof((x)[0]))

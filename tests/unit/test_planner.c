@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "plan.h"
-#include "profile.h"
+#include "plan/plan.h"
+#include "profile/profile.h"
 #include "test_support.h"
 
 #define N(x) (sizeof(x) / sizeof((x)[0]))

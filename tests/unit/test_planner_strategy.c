@@ -5,7 +5,7 @@
  * (what the golden plans were made with). */
 #include <string.h>
 
-#include "planner-internal.h"
+#include "plan/planner-internal.h"
 #include "lib/array.h"
 #include "test_support.h"
 

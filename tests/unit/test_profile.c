@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "profile.h"
+#include "profile/profile.h"
 #include "test_support.h"
 
 #define N(x) (sizeof(x) / sizeof((x)[0]))

@@ -5,8 +5,8 @@
 #include <unistd.h>
 
 #include "launch.h"
-#include "profile-run.h"
-#include "profile.h"
+#include "profile/profile-run.h"
+#include "profile/profile.h"
 #include "runstate.h"
 #include "lib/substitute.h"
 #include "test_support.h"

@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "bench/sample.h"
-#include "cgroup.h"
+#include "cgroup/cgroup.h"
 #include "test_support.h"
 #include "lib/textfile.h"
 

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "lib/units.h"
-#include "profile-yaml.h"
+#include "profile/profile-yaml.h"
 #include "results/slo.h"
 #include "test_support.h"
 

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "plan.h"
+#include "plan/plan.h"
 #include "lib/substitute.h"
 #include "test_support.h"
 

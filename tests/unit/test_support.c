@@ -11,9 +11,9 @@
 
 #include "lib/cpulist.h"
 #include "lib/textfile.h"
-#include "plan.h"
-#include "profile.h"
-#include "topology.h"
+#include "plan/plan.h"
+#include "profile/profile.h"
+#include "topology/topology.h"
 
 const char *test_data_path(const char *relative) {
   static char path[4096];

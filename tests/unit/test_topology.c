@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "test_support.h"
-#include "topology.h"
+#include "topology/topology.h"
 
 static struct placer_topology *load_fixture(const char *name) {
   char rel[256];

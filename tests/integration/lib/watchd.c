@@ -19,7 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cgroup.h"
+#include "cgroup/cgroup.h"
 #include "watch/watch.h"
 
 #define MAX_RULES 16
