@@ -6,13 +6,13 @@
 
 #include <stdint.h>
 
-#include "cgroup.h"
+#include "cgroup/cgroup.h"
 #include "lib/string-list.h"
 #include "placement.h"
-#include "plan.h"
-#include "profile.h"
+#include "plan/plan.h"
+#include "profile/profile.h"
 #include "state.h"
-#include "topology.h"
+#include "topology/topology.h"
 #include "watch/watch-apply.h"
 
 struct keeper {

@@ -10,7 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "apply.h"
+#include "apply/apply.h"
 #include "watch/watch-apply-internal.h"
 
 /* ------------------------------------------------------------------ the plan */

@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "apply.h"
-#include "irq.h"
+#include "apply/apply.h"
+#include "topology/irq.h"
 #include "watch/watch-apply-internal.h"
 
 uint64_t keeper_irq_signature(void) {

@@ -7,7 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "apply-cgroupfs-internal.h"
+#include "apply/apply-cgroupfs-internal.h"
 #include "proc.h"
 
 /* The records of processes gone dropped from STATE (not saved); how many. */

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "apply-irq.h"
+#include "apply/apply-irq.h"
 #include "lib/cpulist.h"
 
 void placer_apply_irqs_kept_free(struct placer_apply_irq_kept *v, size_t n) {
