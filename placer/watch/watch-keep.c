@@ -1,16 +1,17 @@
 /* placer watch's check, every interval (watch-apply-internal.h): the
- * journal and the model rid of processes gone, each placed instance's group
- * values read through the cgroupfs writer and compared with the model's
- * (put back through it, or reported), the steered IRQs compared with the
- * plan (apply-irq-keep.c); and what tells a change of the node's IRQs (a
- * device added, a driver reloaded, a NIC's queues changed), on which
- * watch-apply.c plans the profile again. */
+ * journal and the model rid of processes gone, each bound process in its
+ * group, each placed instance's group values read through the cgroupfs
+ * writer and compared with the model's, the steered IRQs compared with the
+ * plan (apply-irq-keep.c), each put back or reported; and what tells a
+ * change of the node's IRQs (a device added, a driver reloaded, a NIC's
+ * queues changed), on which watch-apply.c plans the profile again. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "apply/apply.h"
+#include "proc.h"
 #include "topology/irq.h"
 #include "watch/watch-apply-internal.h"
 
@@ -85,6 +86,40 @@ static int value_after(void *ctx, const struct placer_placed *p, enum placer_wri
   return 0;
 }
 
+/* ------------------------------------------------------------------ processes */
+
+/* The processes the model binds for P, each in P's group in every
+ * hierarchy: one moved out by someone put back (the record of its first
+ * move, with its original groups, is in the journal: reset still puts it
+ * there) or reported.  Whether one was found outside. */
+static bool check_processes(struct keeper *k, const struct placer_placed *p) {
+  bool drift = false;
+  for (size_t i = 0; i < p->n_procs; i++) {
+    const struct placer_placed_proc *pp = &p->procs[i];
+    struct placer_cgroup_membership m = { { 0 } };
+    struct placer_error *e = NULL;
+    if (placer_cgroup_pid_membership(k->cg, pp->pid, &m, &e) < 0) {
+      placer_error_free(e); /* exited since: forgotten at the next check */
+      continue;
+    }
+    bool in = placer_cgroup_membership_is(k->cg, &m, p->group);
+    placer_cgroup_membership_clear(&m);
+    /* v1 shows a process in do_exit() in the root: not one moved out */
+    if (in || !placer_proc_is_same(pp->pid, pp->start_time) || placer_task_exiting(pp->pid, pp->pid))
+      continue;
+    drift = true;
+    bool fix = !k->opt->report_only;
+    bool fixed = fix && placer_cgroup_attach_pid(k->cg, p->group, pp->pid, &e) == 0;
+    placer_watch_count_drift(k->w, PLACER_WATCH_DRIFT_PROCESS, fixed);
+    keeper_say(k, "%s: pid %d (%s) is outside %s: %s", p->inst->name, (int)pp->pid, pp->comm ? pp->comm : "?", p->group,
+               fixed ? "put back"
+               : fix ? (e && e->msg ? e->msg : "not put back")
+                     : "reported, left as it is");
+    placer_error_free(e);
+  }
+  return drift;
+}
+
 /* ------------------------------------------------------------------ the check */
 
 static void set_drift(struct keeper *k, const char *instance, bool *drifts) {
@@ -127,7 +162,7 @@ int keeper_check(struct keeper *k, struct placer_watch *w, struct placer_error *
     c.drift = false;
     if (placer_placed_write(&writer, p, PLACER_GROUP_SETTINGS, p->role_writes, NULL, &hooks, NULL, err) < 0)
       rc = placer_error_prefix(err, "%s", p->inst->name);
-    drifts[i] = c.drift;
+    drifts[i] = check_processes(k, p) || c.drift;
   }
   if (rc == 0)
     rc = check_irqs(k, drifts, err);

@@ -7,8 +7,8 @@
 # - a second watcher on the same state directory, and apply and reset while it runs: refused
 #   (exit 4, one line), nothing changed;
 # - the instance's processes killed: "no process" said; started again: back in the group within 1 s;
-# - cpuset.cpus of the group overwritten: put back (--on-drift fix, the default), counted in the
-#   metrics; SIGHUP with a profile that no longer fits, and with one that is not valid YAML: one
+# - cpuset.cpus of the group overwritten, and a placed process moved out of it: put back
+#   (--on-drift fix, the default), counted in the metrics; SIGHUP with a profile that no longer fits, and with one that is not valid YAML: one
 #   line each, the running plan stays; SIGTERM: exit 0, the plan left in force;
 # - started again with --on-drift report: continues from the state; the overwritten value is
 #   reported and left (drift gauge 1); status then says drift;
@@ -126,6 +126,12 @@ wait_for 5 has_line "$WORK/w.log" "^app.0: $G cpus is .*, planned $PCPUS: put ba
 [ "$(metric 'placer_watch_drift_fixed_total{kind="group"}')" -ge 1 ] || fail "drift_fixed_total{group} not counted"
 [ "$(metric 'placer_instance_cpus{instance="app.0"}')" = 1 ] || fail "placer_instance_cpus not 1"
 [ "$(metric 'placer_instance_processes{instance="app.0"}')" = 1 ] || fail "placer_instance_processes not 1"
+
+# A placed process moved out by someone: put back.
+echo "$K3" >"$CG/cpuset/cgroup.procs"
+wait_for 5 in_group "$K3" || fail "pid $K3 moved out was not put back: $(grep cpuset "/proc/$K3/cgroup")"
+wait_for 5 has_line "$WORK/w.log" "^app.0: pid $K3 (sleep) is outside $G: put back" || fail "not logged: $(tail -3 "$WORK/w.log")"
+[ "$(metric 'placer_watch_drift_fixed_total{kind="process"}')" -ge 1 ] || fail "drift_fixed_total{process} not counted"
 
 # SIGHUP with a profile that does not fit, then with one that is not YAML: one line each, plan kept.
 write_profile 64
