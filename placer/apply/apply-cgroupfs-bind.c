@@ -65,16 +65,22 @@ int placer_apply_bind_pid(struct placer_state *state, struct placer_cgroup *cg, 
     /* Saved with the move's record: in a storm of short processes the
      * state written for each move stays the size of what runs. */
     forget_exited(state);
+    size_t journaled_before = state->n_journal;
     a.txn = ++state->last_txn;
     rc = applier_bind_procs(&a, &t, 0, err);
     if (a.steps == 0)
       state->last_txn--; /* nothing was journaled under it */
     *moved = a.steps;
     /* One that ends while it is moved or checked (v1 shows a process in
-     * do_exit() in the root) is no failure: placed when it was moved. */
+     * do_exit() in the root) is no failure: placed when its move was
+     * journaled and cgroup.procs did not refuse it for being gone (ESRCH):
+     * its threads were moved, only their check failed. */
     if (rc < 0 && (!placer_proc_is_same(pid, start_time) || placer_task_exiting(pid, pid))) {
+      bool written = state->n_journal > journaled_before && (*err)->errno_value != ESRCH;
       placer_error_clear(err);
-      *gone = *moved == 0;
+      *gone = *moved == 0 && !written;
+      if (*moved == 0 && written)
+        *moved = 1;
       rc = 0;
     }
   }

@@ -4,7 +4,8 @@
 #
 #   watch_start LOG ARG...   start "$WATCHD ARG..." in the background (stdout LOG, stderr LOG.err),
 #                            $WATCH_PID its pid; fail unless it says "watching" within 20 s
-#   placer_watch_start LOG ARG...  the same for `placer watch ARG...` ($PLACER_BIN)
+#   placer_watch_start LOG ARG...  the same for `placer watch ARG...` ($PLACER_BIN), at nice
+#                            $WATCH_NICE when it is set (placer-watch.service's -10)
 #   wait_for SECONDS CMD...  until CMD succeeds; 1 when SECONDS pass first
 #   has_line FILE PATTERN    grep -q PATTERN FILE (no error when FILE is not there yet)
 #   storm_placed_are OUT LOG INSTANCE  fail unless the storm children that say they were placed
@@ -41,7 +42,7 @@ watch_start() {
 placer_watch_start() {
     _ws_log=$1
     shift
-    _watch_start "$_ws_log" "${PLACER_BIN:?PLACER_BIN not set}" watch "$@"
+    _watch_start "$_ws_log" nice -n "${WATCH_NICE:-0}" "${PLACER_BIN:?PLACER_BIN not set}" watch "$@"
 }
 
 _watch_start() {
