@@ -1,8 +1,8 @@
 #!/usr/bin/python3
 """Check that a `placer bench` results directory is well-formed and complete.
 
-usage: bench-check.py RESULTS_DIR [--placer BIN] [--roles osd,mon,mgr,fio]
-                      [--allow-interrupted] [--min-runs N]
+usage: bench-check.py RESULTS_DIR [--placer BIN [--study STUDY.yaml]]
+                      [--roles osd,mon,mgr,fio] [--allow-interrupted] [--min-runs N]
 
 It checks what a study must have produced, never which variant won:
   - summary.json is format placer-bench-results version 1, not interrupted;
@@ -20,7 +20,10 @@ It checks what a study must have produced, never which variant won:
     report.txt starts with the title;
   - with --placer: every process in placement.csv of a pinned instance had exactly
     the cpus `placer plan --json PROFILE` gives it (Cpus_allowed_list), and those of
-    unpinned instances had all of them.
+    unpinned instances had all of them; with --study, each variant of the study file
+    is planned with its `set:` (`placer plan --set`), which summary.json does not
+    record (a variant a sweep made is planned as its base: a quota or weight sweep
+    keeps the cpus).
 Exit 0 with one line "bench-check: OK: ..." or 1 listing every problem.
 """
 import csv
@@ -51,12 +54,15 @@ def main(argv):
         return 2
     out = args.pop(0)
     placer = None
+    study = None
     roles = []
     allow_interrupted = False
     while args:
         a = args.pop(0)
         if a == "--placer":
             placer = args.pop(0)
+        elif a == "--study":
+            study = args.pop(0)
         elif a == "--roles":
             roles = [r for r in args.pop(0).split(",") if r]
         elif a == "--allow-interrupted":
@@ -84,7 +90,9 @@ def main(argv):
         bad("summary.json: the study was interrupted")
     variants = s.get("variants") or []
     workloads = [w["name"] for w in s.get("workloads") or []]
-    patterns = {w["name"]: w["pattern"] for w in s.get("workloads") or []}
+    patterns = {w["name"]: w.get("pattern", "") for w in s.get("workloads") or []}
+    # a workload's operations: a block one's reads and writes, a metadata one's creates, stats and deletes
+    metadata = {w["name"] for w in s.get("workloads") or [] if w.get("kind") == "metadata"}
     conditions = {c["name"]: c["neighbour_level"] for c in s.get("conditions") or []}
     repeats = s.get("repeats") or 0
     if not variants or not workloads or not conditions or repeats < 1:
@@ -103,7 +111,11 @@ def main(argv):
         pat = patterns.get(r.get("workload"), "")
         sides = ["read"] if "read" in pat and "write" not in pat and pat != "rw" else \
             ["write"] if "write" in pat and "read" not in pat else ["read", "write"]
-        if sum((r.get(side) or {}).get("total_ios") or 0 for side in sides) <= 0:
+        if r.get("workload") in metadata:
+            for op in ("create", "stat", "delete"):
+                if not ((r.get(op) or {}).get("total_ios") or 0) > 0:
+                    bad(f"{where}: fio did no {op}")
+        elif sum((r.get(side) or {}).get("total_ios") or 0 for side in sides) <= 0:
             bad(f"{where}: fio did no {'/'.join(sides)} I/O")
         fj = r.get("fio_json")
         if not fj:
@@ -205,9 +217,15 @@ def main(argv):
     checked = 0
     if placer:
         profiles = {v["name"]: v["profile"] for v in (s.get("study") or {}).get("variants") or []}
+        sets = {}
+        if study:
+            import yaml
+            with open(study) as f:
+                for v in yaml.safe_load(f).get("variants") or []:
+                    sets[v["name"]] = [a for kv in v.get("set") or [] for a in ("--set", kv)]
         plans = {}
         for v, path in profiles.items():
-            p = subprocess.run([placer, "plan", "--json", path], capture_output=True, text=True)
+            p = subprocess.run([placer, "plan", "--json", *sets.get(v, []), path], capture_output=True, text=True)
             if p.returncode != 0:
                 bad(f"placer plan {path}: {p.stderr.strip()}")
                 continue

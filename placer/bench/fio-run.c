@@ -26,7 +26,7 @@ int bench_fio_run_argv(const struct placer_study *study, const struct bench_fio_
   char **argv = NULL;
   int rc = 0;
   rc |= placer_argv_push(&argv, "fio");
-  rc |= placer_argv_pushf(&argv, "--name=%s", run->name);
+  rc |= placer_argv_pushf(&argv, "--name=%s", run->jobs ? "global" : run->name);
   const char *why = NULL;
   if (run->target->fio_args(&argv, study, run, &why) < 0) {
     if (why == NULL)
@@ -40,6 +40,8 @@ int bench_fio_run_argv(const struct placer_study *study, const struct bench_fio_
   rc |= placer_argv_pushf(&argv, "--bs=%s", run->bs);
   rc |= placer_argv_pushf(&argv, "--iodepth=%u", run->iodepth);
   rc |= placer_argv_pushf(&argv, "--numjobs=%u", run->numjobs);
+  if (run->rate_iops)
+    rc |= placer_argv_pushf(&argv, "--rate_iops=%u", run->rate_iops);
   if (run->runtime_s) {
     rc |= placer_argv_push(&argv, "--time_based");
     rc |= placer_argv_pushf(&argv, "--runtime=%u", run->runtime_s);
@@ -56,6 +58,8 @@ int bench_fio_run_argv(const struct placer_study *study, const struct bench_fio_
     rc |= placer_argv_push(&argv, run->args[i]);
   for (size_t i = 0; run->study_options && i < wl->fio_options.n; i++)
     rc |= placer_argv_push(&argv, wl->fio_options.items[i]);
+  for (size_t i = 0; run->jobs && run->jobs[i]; i++)
+    rc |= placer_argv_push(&argv, run->jobs[i]);
   if (rc != 0) {
     placer_argv_free(argv);
     return placer_error_oom(err, "fio argv");
@@ -90,6 +94,7 @@ int bench_fio_run_files(struct bench_fio_run *run, const char *out, const char *
 
 void bench_fio_run_clear(struct bench_fio_run *run) {
   placer_argv_free(run->args);
+  placer_argv_free(run->jobs);
   free(run->filename);
   free(run->output);
   free(run->rel);
@@ -107,7 +112,7 @@ void bench_fio_run_target(const struct bench *b, const struct pass *p, struct be
   if (flags & BENCH_TARGET_LOCAL_PATH)
     run->filename = strdup(b->target.path);
   else if ((flags & BENCH_TARGET_MOUNT_PATH) && p && p->cluster.mount)
-    run->filename = bench_path_join(p->cluster.mount, s->workloads.path);
+    run->filename = run->in_directory ? strdup(p->cluster.mount) : bench_path_join(p->cluster.mount, s->workloads.path);
   /* O_DIRECT on a local file and through ceph-fuse: the page cache must
    * not answer for the device or for Ceph */
   run->direct = (flags & BENCH_TARGET_DIRECT) != 0;

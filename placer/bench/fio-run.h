@@ -26,16 +26,25 @@ struct bench_fio_run {
   char rw[24];      /* --rw */
   char bs[24];      /* --bs: "4096", "4M" */
   unsigned iodepth, numjobs;
+  unsigned rate_iops;  /* --rate_iops= per job (0: none): a response curve's load step */
   unsigned runtime_s;  /* --time_based --runtime=; 0: not time based (the region written once) */
   unsigned ramp_s;     /* --ramp_time= (0: none: its reset of the figures would break a timeline) */
   unsigned status_s;   /* --status-interval=: a JSON document every STATUS_S seconds (0: none) */
   uint64_t size_bytes; /* --size=: the region */
   bool study_options;  /* the study's workloads.fio_options at the end (not for a prefill) */
   char **args;         /* more of the kind's own options ("--nrfiles=1000"), before the study's; owned */
+  /* A kind whose run is several fio jobs (metadata: creates, then stats,
+   * then deletes): their options, each job begun by its own "--name=",
+   * after everything else; owned.  Then every option before them is
+   * global: fio's command line opens with "--name=global" (a job file's
+   * [global] section), and NAME only names the run in messages. */
+  char **jobs;
   /* On a target on a file (file, cephfs: BENCH_TARGET_LOCAL_PATH or
    * MOUNT_PATH in the kind's target_needs): the kind's own engine
-   * (filecreate; NULL: the target's, libaio), and its work in that path as a
-   * directory (--directory) rather than on it as a file. */
+   * (filecreate; NULL: the target's, libaio), and its work in a directory
+   * (--directory) rather than on a file: the file's path (target file), or
+   * the mount itself (cephfs: the kind names its files below
+   * workloads.path there, and fio makes the directories on its way). */
   const char *engine;
   bool in_directory;
   /* where: the study's target, or for the hardware baseline target file on its file */

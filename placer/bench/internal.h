@@ -8,11 +8,12 @@
 #include <sys/types.h>
 #include <time.h>
 
+#include "bench/ceph-counters-read.h"
 #include "bench/fio-run.h"
 #include "bench/run.h"
 
 #define TOP_THREADS 3
-#define BENCH_N_CSV 7 /* runs, roles, threads, cores, placement, solo, recovery */
+#define BENCH_N_CSV 8 /* runs, roles, threads, cores, placement, solo, recovery, ceph-counters */
 
 struct condition {
   char *name;
@@ -58,6 +59,7 @@ struct bench {
   char *vm_kernel, *vm_initrd;
   FILE *runs_csv, *roles_csv, *threads_csv, *cores_csv, *placement_csv, *solo_csv;
   FILE *recovery_csv; /* NULL: the study has no recovery runs */
+  FILE *ceph_csv;     /* ceph-counters.csv; NULL: the study has no cluster of placer's */
   /* The CSV files hold whole rows of what summary.json holds: their sizes
    * when it was last written (rows after that are cut when it cannot be,
    * and by --resume), and the first row that could not be written since. */
@@ -110,9 +112,19 @@ static inline long long bench_now_ms(void) {
 bool bench_repeats_enough(struct bench *b, size_t done);
 
 /* setup.c: check and load everything, create the results directory
- * and its files; free it all again; the --dry-run description. */
+ * and its files; free it all again; the --dry-run description.  Whether
+ * role R is of CLASS ("storage": the sweep's roles, else every ceph-osd
+ * role, no Ceph: fio's; "neighbours"; "clients": neither Ceph nor storage). */
+bool bench_role_in_class(const struct placer_study *s, const struct placer_role_spec *r, const char *cls);
 int bench_setup(struct bench *b, struct placer_error **err);
 void bench_free(struct bench *b);
+
+/* storage-cpus.c: the CPUs variant V's plan gives its storage roles (the
+ * x of its response curve in a CPU split): its storage instances' CPUs
+ * when every one is pinned, their roles' quotas together when every one
+ * has one, the less of the two; NAN when neither (unconstrained) or when
+ * it is the whole node. */
+double bench_storage_cpus(const struct bench *b, const struct variant *v);
 
 /* files.c: the target file and the baseline's file, checked against the
  * write rules before anything runs (OUT_DIR: the results directory, NULL
@@ -168,13 +180,24 @@ int bench_fio_run_result(const struct bench *b, const struct bench_fio_run *run,
 int bench_recovery_run(struct bench *b, struct pass *p, struct placer_error **err);
 bool bench_recovery_done(const struct bench *b, size_t v, size_t repeat);
 
+/* ceph-counters-run.c: Ceph's counters around a measured run: START reads
+ * the pass's OSDs and MDS (a local cluster's; nothing elsewhere), FINISH
+ * reads them again and gives RUN the deltas (a daemon that did not answer,
+ * missing).  -1 only when out of memory. */
+struct bench_ceph_watch {
+  bool watching;
+  size_t n;
+  struct placer_bench_ceph_daemon *daemons;
+  struct placer_bench_ceph_snapshot before;
+};
+int bench_ceph_watch_start(const struct pass *p, struct bench_ceph_watch *w, struct placer_error **err);
+int bench_ceph_watch_finish(struct bench_ceph_watch *w, struct placer_bench_run *run, struct placer_error **err);
+void bench_ceph_watch_free(struct bench_ceph_watch *w);
+
 /* baseline.c: the hardware baseline's runs. */
 int bench_hardware_baseline(struct bench *b, struct placer_error **err);
 
 /* output.c: the progress line, the CSV files, summary.json. */
-void bench_fmt_duration(double s, char *buf, size_t len);
-double bench_nominal_run_s(const struct bench *b);
-double bench_default_overhead_s(const struct bench *b);
 void bench_progress(struct bench *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void bench_progress_done(struct bench *b);
 /* The runs of one variant's pass REPEAT (-1: a warm-up pass), as the progress line counts them. */

@@ -15,35 +15,12 @@
 #include "cgroup/cgroup.h"
 #include "lib/csv.h"
 #include "lib/fsfile.h"
+#include "lib/units.h"
 #include "proc.h"
 
-void bench_fmt_duration(double s, char *buf, size_t len) {
-  if (!(s >= 0))
-    s = 0;
-  long t = (long)(s + 0.5);
-  if (t >= 3600)
-    snprintf(buf, len, "%ldh%02ldm", t / 3600, (t / 60) % 60);
-  else if (t >= 60)
-    snprintf(buf, len, "%ldm%02lds", t / 60, t % 60);
-  else
-    snprintf(buf, len, "%lds", t);
-}
-
-double bench_nominal_run_s(const struct bench *b) {
-  return b->study->workloads.runtime_s + b->study->workloads.ramp_s + 1.0;
-}
-
-double bench_default_overhead_s(const struct bench *b) {
-  switch (b->study->cluster.type) {
-  case PLACER_STUDY_CLUSTER_LOCAL: return b->study->cluster.rebuild == PLACER_STUDY_REBUILD_NEVER ? 1.0 : 12.0;
-  case PLACER_STUDY_CLUSTER_EXISTING: return 3.0;
-  default: return 1.0;
-  }
-}
-
 static double eta_s(const struct bench *b) {
-  double run = b->run_wall_n ? b->run_wall_sum / (double)b->run_wall_n : bench_nominal_run_s(b);
-  double over = b->overhead_n ? b->overhead_sum / (double)b->overhead_n : bench_default_overhead_s(b);
+  double run = b->run_wall_n ? b->run_wall_sum / (double)b->run_wall_n : placer_study_nominal_run_s(b->study);
+  double over = b->overhead_n ? b->overhead_sum / (double)b->overhead_n : placer_study_pass_overhead_s(b->study);
   size_t runs_left = b->runs_total > b->runs_started ? b->runs_total - b->runs_started : 0;
   size_t passes_left = b->passes_total > b->passes_done ? b->passes_total - b->passes_done : 0;
   return (double)runs_left * run + (double)passes_left * over;
@@ -68,8 +45,8 @@ void bench_progress(struct bench *b, const char *fmt, ...) {
   va_start(ap, fmt);
   vsnprintf(what, sizeof(what), fmt, ap);
   va_end(ap);
-  bench_fmt_duration((double)(bench_now_ms() - b->t0_ms) / 1000.0, elapsed, sizeof(elapsed));
-  bench_fmt_duration(eta_s(b), left, sizeof(left));
+  placer_format_seconds((double)(bench_now_ms() - b->t0_ms) / 1000.0, elapsed, sizeof(elapsed));
+  placer_format_seconds(eta_s(b), left, sizeof(left));
   char line[400];
   snprintf(line, sizeof(line), "[%zu/%zu] %s | %s elapsed, ~%s left",
            b->runs_started < b->runs_total ? b->runs_started : b->runs_total, b->runs_total, what, elapsed, left);
@@ -132,10 +109,10 @@ void bench_csv_flush(struct bench *b, FILE *f) {
 }
 
 FILE **bench_csv_file(struct bench *b, size_t i, const char **name) {
-  static const char *const names[BENCH_N_CSV] = { "runs.csv",      "roles.csv", "threads.csv", "cores.csv",
-                                                  "placement.csv", "solo.csv",  "recovery.csv" };
-  FILE **slots[BENCH_N_CSV] = { &b->runs_csv,      &b->roles_csv, &b->threads_csv, &b->cores_csv,
-                                &b->placement_csv, &b->solo_csv,  &b->recovery_csv };
+  static const char *const names[BENCH_N_CSV] = { "runs.csv",      "roles.csv", "threads.csv",  "cores.csv",
+                                                  "placement.csv", "solo.csv",  "recovery.csv", "ceph-counters.csv" };
+  FILE **slots[BENCH_N_CSV] = { &b->runs_csv,      &b->roles_csv, &b->threads_csv,  &b->cores_csv,
+                                &b->placement_csv, &b->solo_csv,  &b->recovery_csv, &b->ceph_csv };
   *name = names[i];
   return slots[i];
 }
@@ -368,4 +345,9 @@ void bench_csv_run_rows(struct bench *b, const struct pass *p, size_t c, size_t 
     bench_csv_num(b->cores_csv, run->cpu_busy[i], true);
   }
   bench_csv_flush(b, b->cores_csv);
+  if (b->ceph_csv && run->ceph) {
+    placer_ceph_csv_write_run(b->ceph_csv, p->v->spec->name, (unsigned)p->repeat, b->conds[c].name, b->wls[w].name,
+                              run->ceph);
+    bench_csv_flush(b, b->ceph_csv);
+  }
 }

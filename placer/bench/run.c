@@ -317,7 +317,14 @@ static int run_cell(struct bench *b, struct pass *p, size_t w, size_t c, struct 
       p->neighbour_placement_recorded = true;
     }
   }
-  rc = bench_fio_run_start(b, p, &fio, err);
+  /* Ceph's counters over the measured window: from its start (a kind
+   * without a ramp: before fio starts, so that no operation is missed) to
+   * fio's exit. */
+  struct bench_ceph_watch ceph = { 0 };
+  if (!warmup && s->workloads.ramp_s == 0)
+    rc = bench_ceph_watch_start(p, &ceph, err);
+  if (rc == 0)
+    rc = bench_fio_run_start(b, p, &fio, err);
   struct placer_bench_probe *probe = NULL;
   struct bench_hwm_watch watch[1 + 16];
   size_t n_watch = 0;
@@ -353,8 +360,11 @@ static int run_cell(struct bench *b, struct pass *p, size_t w, size_t c, struct 
           targets[k] =
               (struct placer_bench_target){ nb.procs[i].inst->name, nb.procs[i].inst->role, nb.procs[i].group, tpid };
         }
-        rc = placer_bench_probe_start(b->cg, "/proc", targets, n_targets, (const char *const *)p->cluster.devices,
-                                      p->cluster.devices ? placer_argv_len(p->cluster.devices) : 0, &probe, err);
+        if (s->workloads.ramp_s > 0)
+          rc = bench_ceph_watch_start(p, &ceph, err);
+        if (rc == 0)
+          rc = placer_bench_probe_start(b->cg, "/proc", targets, n_targets, (const char *const *)p->cluster.devices,
+                                        p->cluster.devices ? placer_argv_len(p->cluster.devices) : 0, &probe, err);
         if (rc == 0)
           placer_bench_neighbours_mark(&nb, err);
       }
@@ -367,6 +377,8 @@ static int run_cell(struct bench *b, struct pass *p, size_t w, size_t c, struct 
     /* the runtime and the grace, counted after the ramp */
     fio_rc = bench_fio_run_wait(b, &fio, p->tag, s->workloads.runtime_s + s->workloads.grace_s, watch,
                                 run ? n_watch : 0, &fio_err);
+    if (rc == 0 && run && !placer_bench_stop)
+      rc = bench_ceph_watch_finish(&ceph, run, err);
     /* a daemon that died is the cause of what fails after (its samples) */
     if (rc == 0 && !placer_bench_stop)
       rc = check_daemons(b, p, w, c, err);
@@ -374,6 +386,7 @@ static int run_cell(struct bench *b, struct pass *p, size_t w, size_t c, struct 
       rc = placer_bench_probe_finish(probe, "/proc", TOP_THREADS, run, err);
   }
   placer_bench_probe_free(probe);
+  bench_ceph_watch_free(&ceph);
   double rate = NAN;
   if (nb_running) {
     struct placer_error *e = NULL;

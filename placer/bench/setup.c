@@ -14,6 +14,7 @@
 
 #include "bench/neighbour.h"
 #include "bench/target.h"
+#include "bench/workload.h"
 #include "lib/array.h"
 #include "apply/apply.h"
 #include "lib/substitute.h"
@@ -88,25 +89,6 @@ static int check_tools(const struct bench *b, struct placer_error **err) {
   return 0;
 }
 
-/* A role of the class CLASS ("storage", "neighbours", "clients"): storage is
- * the sweep's roles, else every ceph-osd role (no Ceph: fio's);
- * neighbours the study's neighbours' roles; clients everything that is not
- * Ceph nor storage. */
-static bool role_in_class(const struct placer_study *s, const struct placer_role_spec *r, const char *cls) {
-  bool storage = s->sweep.roles.n                               ? placer_string_list_has(&s->sweep.roles, r->name)
-                 : s->cluster.type == PLACER_STUDY_CLUSTER_NONE ? r->kind == PLACER_KIND_FIO
-                                                                : r->kind == PLACER_KIND_CEPH_OSD;
-  if (strcmp(cls, "storage") == 0)
-    return storage;
-  if (strcmp(cls, "neighbours") == 0) {
-    for (size_t i = 0; i < s->n_neighbours; i++)
-      if (strcmp(s->neighbours[i].role, r->name) == 0)
-        return true;
-    return false;
-  }
-  return !storage && !placer_role_kind_is_ceph(r->kind); /* clients */
-}
-
 static int push_set(char ***sets, const char *role, const char *key, const char *value) {
   char *a = NULL;
   if (asprintf(&a, "%s.%s=%s", role, key, value) < 0)
@@ -165,13 +147,13 @@ static int resolve_sets(const struct bench *b, struct variant *v, const struct p
       const struct placer_role_spec *role = &prof->roles[r];
       int rc = 0;
       if (split) {
-        bool st = role_in_class(s, role, "storage") || placer_role_kind_is_ceph(role->kind);
+        bool st = bench_role_in_class(s, role, "storage") || placer_role_kind_is_ceph(role->kind);
         char rest[16];
         snprintf(rest, sizeof(rest), "%u", total - prof->reserve.cores - n);
         rc = push_set(&v->sets, role->name, "cpu.cores", st ? value : rest) |
              push_set(&v->sets, role->name, "cpu.pool", st ? "storage" : "clients");
         hits += st;
-      } else if (role_in_class(s, role, cls)) {
+      } else if (bench_role_in_class(s, role, cls)) {
         rc = push_set(&v->sets, role->name, key, value);
         hits++;
       }
@@ -358,9 +340,10 @@ static int make_results(struct bench *b, struct placer_error **err) {
   const struct placer_study *s = b->study;
   const char **vnames = calloc(b->n_vars, sizeof(char *));
   double *knobs = calloc(b->n_vars ? b->n_vars : 1, sizeof(*knobs));
+  double *storage_cpus = calloc(b->n_vars ? b->n_vars : 1, sizeof(*storage_cpus));
   struct placer_bench_condition *conds = calloc(b->n_conds, sizeof(*conds));
   int rc = 0;
-  if (vnames == NULL || conds == NULL || knobs == NULL) {
+  if (vnames == NULL || conds == NULL || knobs == NULL || storage_cpus == NULL) {
     rc = placer_error_oom(err, "bench setup");
     goto out;
   }
@@ -370,10 +353,12 @@ static int make_results(struct bench *b, struct placer_error **err) {
   }
   for (size_t i = 0; i < b->n_conds; i++)
     conds[i] = (struct placer_bench_condition){ b->conds[i].name, b->conds[i].level };
-  /* Whose CPU per client I/O: the OSDs' role, else (no Ceph) fio's. */
+  /* Whose CPU per client I/O: the role of the daemons whose work the
+   * workload is (the OSDs, the MDS), else (no Ceph) fio's. */
   const char *storage_role = b->vars[0].fio->role;
   for (size_t i = 0; i < b->vars[0].plan->n_instances; i++)
-    if (s->cluster.type != PLACER_STUDY_CLUSTER_NONE && b->vars[0].plan->instances[i].kind == PLACER_KIND_CEPH_OSD) {
+    if (s->cluster.type != PLACER_STUDY_CLUSTER_NONE &&
+        b->vars[0].plan->instances[i].kind == s->workloads.kind->storage) {
       storage_role = b->vars[0].plan->instances[i].role;
       break;
     }
@@ -398,10 +383,15 @@ static int make_results(struct bench *b, struct placer_error **err) {
   snprintf(level_unit, sizeof(level_unit), "%s", first ? first->unit : bench_neighbour_stress_ng.unit);
   if (first && s->neighbours[0].load_percent && s->neighbours[0].load_percent < 100) /* stress-ng --cpu-load */
     snprintf(level_unit, sizeof(level_unit), "%s at %u%% load", first->unit, s->neighbours[0].load_percent);
+  /* the judged workload: sweep.workload, or the last step (the most load) of
+   * the curve it names */
   size_t sweep_wl = 0;
   for (size_t i = 0; s->sweep.workload && i < b->n_workloads; i++)
-    if (strcmp(b->wls[i].name, s->sweep.workload) == 0)
+    if (strcmp(b->wls[i].name, s->sweep.workload) == 0 ||
+        (b->wls[i].curve && strcmp(b->wls[i].curve, s->sweep.workload) == 0))
       sweep_wl = i;
+  for (size_t i = 0; i < b->n_vars; i++)
+    storage_cpus[i] = bench_storage_cpus(b, &b->vars[i]);
   struct placer_bench_spec spec = {
     .title = title,
     .storage_role = storage_role,
@@ -425,6 +415,8 @@ static int make_results(struct bench *b, struct placer_error **err) {
     .sweep_workload = sweep_wl,
     .storage_min_fraction = s->sweep.storage_min_fraction,
     .neighbour_min_fraction = s->sweep.neighbour_min_fraction,
+    .slo = &s->slo,
+    .storage_cpus = storage_cpus,
   };
   char recovery_daemon[32];
   if (s->recovery.enabled) {
@@ -441,6 +433,7 @@ static int make_results(struct bench *b, struct placer_error **err) {
 out:
   free(vnames);
   free(knobs);
+  free(storage_cpus);
   free(conds);
   return rc;
 }
@@ -690,6 +683,9 @@ int bench_setup(struct bench *b, struct placer_error **err) {
                "degraded_peak,instance,role,rss_before_bytes,rss_peak_bytes",
                &b->recovery_csv, err) < 0)
     return -1;
+  if (b->study->cluster.type == PLACER_STUDY_CLUSTER_LOCAL &&
+      open_csv(b, "ceph-counters.csv", PLACER_CEPH_CSV_HEADER, &b->ceph_csv, err) < 0)
+    return -1;
   if (placer_cgroup_open(NULL, &b->cg, err) < 0 || check_prefix(b, err) < 0 || find_guest(b, err) < 0)
     return -1;
   /* What will run, for the progress line (dynamic repeats add passes as they go). */
@@ -701,8 +697,8 @@ int bench_setup(struct bench *b, struct placer_error **err) {
 }
 
 void bench_free(struct bench *b) {
-  FILE *files[] = { b->runs_csv,      b->roles_csv, b->threads_csv, b->cores_csv,
-                    b->placement_csv, b->solo_csv,  b->recovery_csv };
+  FILE *files[] = { b->runs_csv,      b->roles_csv, b->threads_csv,  b->cores_csv,
+                    b->placement_csv, b->solo_csv,  b->recovery_csv, b->ceph_csv };
   for (size_t i = 0; i < N_OF(files); i++)
     if (files[i])
       fclose(files[i]);
@@ -767,7 +763,6 @@ int placer_bench_describe(const struct placer_study *study, const struct placer_
                 q->managed ? "managed, on cpu " : "cpus ", q->managed ? (q->effective ? q->effective : "?") : q->to);
       }
     }
-    size_t runs = 0;
     unsigned passes = study->warmup + study->repeats;
     for (unsigned k = 0; k < passes; k++)
       for (size_t v = 0; v < b.n_vars; v++) {
@@ -775,43 +770,30 @@ int placer_bench_describe(const struct placer_study *study, const struct placer_
         fprintf(out, "pass %s %s%d:", b.vars[v].spec->name, repeat < 0 ? "warm-up " : "repeat ",
                 repeat < 0 ? (int)k : repeat);
         if (repeat == 0)
-          for (size_t c = 1; c < b.n_conds; c++, runs++)
+          for (size_t c = 1; c < b.n_conds; c++)
             fprintf(out, " solo:%s", b.conds[c].name);
         for (size_t w = 0; w < b.n_workloads; w++)
-          for (size_t c = 0; c < b.n_conds; c++) {
-            if (repeat < 0 && c > 0)
-              continue;
-            fprintf(out, " %s/%s", b.wls[w].name, b.conds[c].name);
-            runs++;
-          }
+          for (size_t c = 0; c < b.n_conds; c++)
+            if (repeat >= 0 || c == 0)
+              fprintf(out, " %s/%s", b.wls[w].name, b.conds[c].name);
         if (repeat >= 0 && study->recovery.enabled)
           fprintf(out, " recovery:osd.%u-%s", study->recovery.osd,
                   placer_study_recovery_action_name(study->recovery.action));
         fputc('\n', out);
       }
-    if (study->baseline.enabled)
-      runs += b.n_workloads;
-    char est[32];
-    double seconds =
-        (double)runs * bench_nominal_run_s(&b) + (double)(passes * b.n_vars) * bench_default_overhead_s(&b);
-    bench_fmt_duration(seconds, est, sizeof(est));
-    bool live =
-        study->cluster.type == PLACER_STUDY_CLUSTER_LOCAL && study->cluster.rebuild == PLACER_STUDY_REBUILD_NEVER;
-    if (live)
-      seconds += 30; /* the one cluster build and its prefill */
-    bench_fmt_duration(seconds, est, sizeof(est));
-    if (live)
-      fprintf(out, "%zu fio runs of %u+%u s, one cluster (rebuild: never; placement switched %zu times): about %s\n",
-              runs, study->workloads.ramp_s, study->workloads.runtime_s, (size_t)passes * b.n_vars, est);
+    struct placer_study_estimate est;
+    char line[512];
+    placer_study_estimate(study, study->repeats, &est);
+    placer_study_estimate_describe(study, &est, line, sizeof(line));
+    if (est.live)
+      fprintf(out, "%s; one cluster (rebuild: never; placement switched %zu times)\n", line, est.passes);
     else
-      fprintf(out, "%zu fio runs of %u+%u s, %zu %s: about %s\n", runs, study->workloads.ramp_s,
-              study->workloads.runtime_s, (size_t)passes * b.n_vars,
-              study->cluster.type == PLACER_STUDY_CLUSTER_LOCAL ? "cluster builds" : "passes", est);
+      fprintf(out, "%s; %zu %s\n", line, est.passes,
+              study->cluster.type == PLACER_STUDY_CLUSTER_LOCAL ? "cluster builds" : "passes");
     if (study->repeats_max > study->repeats)
       fprintf(out, "dynamic repeats: %u to %u passes, until every change's 95%% CI is narrower than %.1f points\n",
               study->repeats, study->repeats_max, 100 * study->ci_width);
     struct placer_bench_design design;
-    char line[512];
     placer_bench_design_of(study->repeats, b.n_vars, study->alpha, &design);
     placer_bench_design_describe(&design, line, sizeof(line));
     fprintf(out, "design: %s\n", line);

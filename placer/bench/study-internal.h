@@ -25,13 +25,21 @@ int study_key_error(struct pyaml_walk *w, yaml_node_t *root, const char *section
  * into *X. */
 int study_parse_fraction(struct pyaml_walk *w, const struct pyaml_field *f, yaml_node_t *v, void *target);
 int study_parse_fraction_value(struct pyaml_walk *w, const struct pyaml_field *f, yaml_node_t *v, double *x);
-/* 1 when NAME is one of the study's workloads ("4k-randwrite"), 0 when not,
- * -1 out of memory. */
-int study_has_workload(const struct placer_study *s, const char *name);
+/* 1 when NAME is one of the study's workloads ("4k-randwrite"), or with
+ * OR_CURVE a curve of its load steps ("4k-randwrite" of
+ * "4k-randwrite@iodepth16"), 0 when not, -1 out of memory. */
+int study_has_workload(const struct placer_study *s, const char *name, bool or_curve);
 
 /* study-sweep.c: sweep.values' parser, and the sweep checked (a placement
  * sweep's variants made). */
 int study_parse_sweep_values(struct pyaml_walk *w, const struct pyaml_field *f, yaml_node_t *v, void *target);
 int study_check_sweep(struct pyaml_walk *w, struct placer_study *s, yaml_node_t *root);
+
+/* study-curves.c: workloads.load (a block workload's key), slo's keys,
+ * max_time, and the checks across them once the study is read. */
+int study_parse_load(struct pyaml_walk *w, const struct pyaml_field *f, yaml_node_t *v, void *target);
+int study_parse_max_time(struct pyaml_walk *w, const struct pyaml_field *f, yaml_node_t *v, void *target);
+extern const struct pyaml_schema study_slo_schema;
+int study_check_curves(struct pyaml_walk *w, struct placer_study *s, yaml_node_t *root);
 
 #endif

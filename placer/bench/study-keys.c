@@ -29,12 +29,12 @@ int study_oom(struct pyaml_walk *w) {
   return placer_error_oom(w->err, "parse study");
 }
 
-int study_has_workload(const struct placer_study *s, const char *name) {
+int study_has_workload(const struct placer_study *s, const char *name, bool or_curve) {
   for (size_t i = 0; i < placer_study_n_workloads(s); i++) {
     struct placer_bench_workload wl = { 0 };
     if (placer_study_workload(s, i, &wl, NULL) < 0)
       return -1;
-    bool same = strcmp(wl.name, name) == 0;
+    bool same = strcmp(wl.name, name) == 0 || (or_curve && wl.curve && strcmp(wl.curve, name) == 0);
     placer_bench_workload_clear(&wl);
     if (same)
       return 1;

@@ -254,7 +254,7 @@ int study_check_sweep(struct pyaml_walk *w, struct placer_study *s, yaml_node_t 
     return -1;
   }
   if (s->sweep.workload) {
-    int found = study_has_workload(s, s->sweep.workload);
+    int found = study_has_workload(s, s->sweep.workload, true);
     if (found < 0)
       return study_oom(w);
     if (!found)

@@ -318,6 +318,8 @@ static const struct pyaml_field study_fields[] = {
   { .key = "alpha", .type = PYAML_FIELD_CUSTOM, .parse = parse_alpha },
   { .key = "warmup", .type = PYAML_FIELD_UINT, .offset = STUDY_AT(warmup), .max = PLACER_BENCH_MAX_WARMUP },
   { .key = "sweep", .type = PYAML_FIELD_MAPPING, .offset = STUDY_AT(sweep), .mapping = &sweep_schema },
+  { .key = "slo", .type = PYAML_FIELD_MAPPING, .offset = STUDY_AT(slo), .mapping = &study_slo_schema },
+  { .key = "max_time", .type = PYAML_FIELD_CUSTOM, .parse = study_parse_max_time },
 };
 
 static int parse_variants(struct pyaml_walk *w, const struct pyaml_field *f, yaml_node_t *v, void *target) {
@@ -396,6 +398,7 @@ static void study_defaults(struct placer_study *s) {
   s->warmup = 1;
   s->sweep.storage_min_fraction = 0.90;
   s->sweep.neighbour_min_fraction = 0.85;
+  placer_slo_init(&s->slo);
 }
 
 /* Every variant's knob starts undefined (not a sweep step). */
@@ -553,9 +556,10 @@ static int check_workloads(struct pyaml_walk *w, struct placer_study *s, yaml_no
   if (target->settle && target->settle(s, &settle_key, &settle_why) < 0)
     return settle_why ? study_key_error(w, root, "workloads", settle_key, "%s", settle_why) : study_oom(w);
   const char *refusal = bench_workload_target_refusal(wl->kind, target);
-  if (refusal)
-    return study_key_error(w, root, "workloads", "target", "workloads of kind %s %s: target %s does not serve them",
-                           wl->kind->name, refusal, target->name);
+  if (refusal) /* at the target, or at the kind when the target is the default */
+    return study_key_error(w, root, "workloads", target_given ? "target" : "kind",
+                           "workloads of kind %s %s: target %s does not serve them", wl->kind->name, refusal,
+                           target->name);
   if (s->cluster.type == PLACER_STUDY_CLUSTER_LOCAL && (target->flags & BENCH_TARGET_IMAGE) &&
       wl->size_bytes > s->cluster.image_size_bytes)
     return study_key_error(w, root, "workloads", "size", "is larger than the rbd image (cluster.image_size)");
@@ -735,7 +739,7 @@ int placer_study_parse(const char *file, const char *text, size_t len, struct pl
   variants_defaults(s);
   if (check_cluster(&w, s, root) < 0 || check_variants(&w, s, root) < 0 || check_workloads(&w, s, root) < 0 ||
       check_neighbours(&w, s, root) < 0 || study_check_sweep(&w, s, root) < 0 || check_rebuild(&w, s, root) < 0 ||
-      check_baseline(&w, s, root) < 0 || check_pass_kinds(&w, s, root) < 0)
+      check_baseline(&w, s, root) < 0 || check_pass_kinds(&w, s, root) < 0 || study_check_curves(&w, s, root) < 0)
     goto out;
   if ((s->path = strdup(file)) == NULL) {
     placer_error_oom(err, "parse study");
@@ -783,6 +787,9 @@ void placer_study_free(struct placer_study *s) {
   free(s->workloads.block_sizes);
   placer_string_list_free(&s->workloads.patterns);
   placer_string_list_free(&s->workloads.fio_options);
+  free(s->workloads.load_steps);
+  free(s->workloads.load_line);
+  free(s->workloads.load_column);
   for (size_t i = 0; i < s->n_neighbours; i++) {
     struct placer_study_neighbour *nb = &s->neighbours[i];
     free(nb->name);

@@ -11,6 +11,7 @@
 
 #include "lib/error.h"
 #include "profile/profile.h" /* struct placer_string_list */
+#include "results/slo.h"
 #include "results/workload-result.h"
 
 struct bench_workload_ops; /* bench/workload.h */
@@ -77,7 +78,9 @@ struct placer_study_workloads {
   size_t n_block_sizes;
   struct placer_string_list patterns; /* fio rw= values */
   unsigned iodepth, numjobs;
-  unsigned runtime_s;                    /* the measured window */
+  unsigned files;                        /* metadata: files a run creates, stats and deletes, in all */
+  unsigned directories;                  /* metadata: the tree's directories, at most numjobs */
+  unsigned runtime_s;                    /* the measured window (metadata: the neighbours' solo window) */
   unsigned ramp_s;                       /* before the window (fio ramp_time; not measured) */
   bool prefill;                          /* write the whole region once per cluster, before the cells */
   unsigned grace_s;                      /* a fio still running this long past its runtime is hung: killed */
@@ -85,7 +88,24 @@ struct placer_study_workloads {
                                             of bench/fio-options.c lets through */
   bool write;                            /* target file: an existing file or device may be written */
   unsigned path_line, path_column;       /* where path is in the study file */
+  /* workloads.load: a response curve's steps (bench/study-curves.c), what
+   * each sets (PLACER_STUDY_LOAD_NONE: no steps, the workloads run at
+   * iodepth and numjobs) and where each is in the file */
+  int load;            /* enum placer_study_load */
+  double *load_steps;  /* strictly increasing, whole numbers */
+  size_t n_load_steps; /* 0 without steps */
+  unsigned *load_line, *load_column;
 };
+
+/* What a load step sets (workloads.load's key). */
+enum placer_study_load {
+  PLACER_STUDY_LOAD_NONE,
+  PLACER_STUDY_LOAD_IODEPTH,   /* fio --iodepth */
+  PLACER_STUDY_LOAD_NUMJOBS,   /* fio --numjobs */
+  PLACER_STUDY_LOAD_RATE_IOPS, /* fio --rate_iops: the step is the total over the jobs */
+};
+/* "iodepth", "numjobs", "rate_iops" ("" for NONE): as the study and the results name it. */
+const char *placer_study_load_name(int load);
 
 struct placer_study_neighbour {
   char *name;
@@ -172,6 +192,14 @@ struct placer_study {
   double ci_width;      /* dynamic: stop when every main-metric CI of a change is narrower (0.05 = 5 points) */
   unsigned warmup;      /* discarded passes per variant (each workload alone) */
   unsigned repeats_line, repeats_column; /* where repeats (or repeats.min) is in the file; 0: not given */
+  /* slo: storage's latency targets, the load to hold them at, the
+   * neighbours' share (placer_slo_init: none); where slo.storage.at is */
+  struct placer_slo slo;
+  unsigned slo_at_line, slo_at_column;
+  /* max_time: the most a study may take by its estimate (the design check
+   * refuses one that would take longer); 0: no limit */
+  double max_time_s;
+  unsigned max_time_line, max_time_column;
   struct placer_study_sweep sweep;
   struct placer_study_recovery recovery;
 };
@@ -205,6 +233,28 @@ int placer_study_workload(const struct placer_study *s, size_t i, struct placer_
  * Caller frees. */
 int placer_study_profile_path(const struct placer_study *s, const struct placer_study_variant *v, char **out,
                               struct placer_error **err);
+
+/* What a study will run and how long it should take (study-estimate.c),
+ * from the study alone, with REPEATS measured passes: what --dry-run
+ * prints, what the progress line starts from, and what the design check
+ * holds against max_time (with the most passes the study may take). */
+struct placer_study_estimate {
+  size_t variants, workloads, steps, conditions;
+  unsigned repeats, warmup;
+  size_t cell_runs;  /* variants x workloads x conditions x repeats */
+  size_t other_runs; /* warm-up runs, the neighbours' solo rates, the hardware baseline */
+  size_t passes;     /* one variant's pass each */
+  bool live;         /* one local cluster (rebuild: never): its build and prefill once */
+  double seconds;
+};
+void placer_study_estimate(const struct placer_study *s, unsigned repeats, struct placer_study_estimate *out);
+/* "136 runs of 1+2 s: 128 cells (...) x 4 repeats, and 8 more (...): about 9m34s" */
+void placer_study_estimate_describe(const struct placer_study *s, const struct placer_study_estimate *e, char *buf,
+                                    size_t len);
+/* A fio run's nominal seconds (ramp, window, a second to start and read
+ * it), and a pass's (a switch of placement, or a cluster's build). */
+double placer_study_nominal_run_s(const struct placer_study *s);
+double placer_study_pass_overhead_s(const struct placer_study *s);
 
 /* A placement sweep (quota, cores, weight): its variants are generated. */
 bool placer_study_sweeps_placement(const struct placer_study *s);

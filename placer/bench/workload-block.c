@@ -9,6 +9,7 @@
 
 #include <ctype.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -86,10 +87,16 @@ static const struct pyaml_field block_keys[] = {
   { .key = "patterns", .type = PYAML_FIELD_CUSTOM, .parse = parse_patterns },
   { .key = "iodepth", .type = PYAML_FIELD_UINT, .offset = WORKLOADS_AT(iodepth), .min = 1, .max = 4096 },
   { .key = "numjobs", .type = PYAML_FIELD_UINT, .offset = WORKLOADS_AT(numjobs), .min = 1, .max = 256 },
+  { .key = "load", .type = PYAML_FIELD_CUSTOM, .parse = study_parse_load },
 };
 
+/* Each load step of a response curve is a workload of its own (a cell). */
+static size_t steps_of(const struct placer_study *s) {
+  return s->workloads.n_load_steps ? s->workloads.n_load_steps : 1;
+}
+
 static size_t block_count(const struct placer_study *s) {
-  return s->workloads.n_block_sizes * s->workloads.patterns.n;
+  return s->workloads.n_block_sizes * s->workloads.patterns.n * steps_of(s);
 }
 
 /* Defaults: 4K, randwrite and randread, iodepth 16, one job. */
@@ -113,24 +120,38 @@ static int block_settle(struct pyaml_walk *w, struct placer_study *s, yaml_node_
     if (wl->block_sizes[i] > wl->size_bytes)
       return study_key_error(w, root, "workloads", "block_sizes", "a block size is larger than 'size'");
   if (block_count(s) > MAX_WORKLOADS)
-    return study_key_error(w, root, "workloads", "patterns", "at most 64 workloads (block sizes x patterns)");
+    return study_key_error(w, root, "workloads", wl->n_load_steps ? "load" : "patterns",
+                           "at most 64 workloads (block sizes x patterns%s)", wl->n_load_steps ? " x load steps" : "");
   return 0;
 }
 
 /* Block size major: "4k-randwrite", "4k-randread", "128k-randwrite", ... */
 static int block_workload(const struct placer_study *s, size_t i, struct placer_bench_workload *out,
                           struct placer_error **err) {
-  size_t np = s->workloads.patterns.n;
-  uint64_t bs = s->workloads.block_sizes[i / np];
+  const struct placer_study_workloads *wl = &s->workloads;
+  size_t np = wl->patterns.n, ns = steps_of(s), step = i % ns;
+  i /= ns; /* a curve's steps follow each other: "4k-randwrite@iodepth1", "4k-randwrite@iodepth4", ... */
+  uint64_t bs = wl->block_sizes[i / np];
   char label[32];
   placer_bench_format_block_size(bs, label, sizeof(label));
   for (char *p = label; *p; p++)
     *p = (char)tolower((unsigned char)*p);
   *out = (struct placer_bench_workload){ .block_size_bytes = bs };
-  if (asprintf(&out->name, "%s-%s", label, s->workloads.patterns.items[i % np]) < 0)
-    out->name = NULL;
-  out->pattern = strdup(s->workloads.patterns.items[i % np]);
-  if (out->name == NULL || out->pattern == NULL || placer_bench_workload_block(out, err) < 0) {
+  bool ok = asprintf(&out->curve, "%s-%s", label, wl->patterns.items[i % np]) >= 0;
+  if (!ok)
+    out->curve = NULL;
+  if (ok && wl->n_load_steps) {
+    snprintf(out->load_name, sizeof(out->load_name), "%s", placer_study_load_name(wl->load));
+    out->load = wl->load_steps[step];
+    ok = asprintf(&out->name, "%s@%s%.0f", out->curve, out->load_name, out->load) >= 0;
+    if (!ok)
+      out->name = NULL;
+  } else if (ok) {
+    out->name = out->curve; /* no load steps: a workload of its own, no curve */
+    out->curve = NULL;
+  }
+  out->pattern = strdup(wl->patterns.items[i % np]);
+  if (!ok || out->name == NULL || out->pattern == NULL || placer_bench_workload_block(out, err) < 0) {
     placer_bench_workload_clear(out);
     return placer_error_oom(err, "workload");
   }
@@ -144,6 +165,13 @@ static void block_job(const struct placer_study *s, const struct placer_bench_wo
   snprintf(run->bs, sizeof(run->bs), "%" PRIu64, w->block_size_bytes);
   run->iodepth = wl->iodepth;
   run->numjobs = wl->numjobs;
+  /* a load step sets its knob: fio's rate is per job, the step the total */
+  if (w->curve && strcmp(w->load_name, "iodepth") == 0)
+    run->iodepth = (unsigned)w->load;
+  else if (w->curve && strcmp(w->load_name, "numjobs") == 0)
+    run->numjobs = (unsigned)w->load;
+  else if (w->curve && strcmp(w->load_name, "rate_iops") == 0)
+    run->rate_iops = (unsigned)ceil(w->load / run->numjobs);
   run->runtime_s = wl->runtime_s;
   run->ramp_s = wl->ramp_s;
   run->size_bytes = wl->size_bytes;
@@ -196,6 +224,7 @@ const struct bench_workload_ops bench_workload_block = {
   .section = "workloads",
   .keys = block_keys,
   .n_keys = N_OF(block_keys),
+  .storage = PLACER_KIND_CEPH_OSD,
   .settle = block_settle,
   .count = block_count,
   .workload = block_workload,

@@ -54,7 +54,7 @@ static int recovery_settle(struct pyaml_walk *w, struct placer_study *s, yaml_no
     return study_key_error(w, root, "recovery", "osd", "osd.%u: the cluster has osd.0 to osd.%u", r->osd,
                            s->cluster.osds - 1);
   if (r->workload) {
-    int found = study_has_workload(s, r->workload);
+    int found = study_has_workload(s, r->workload, false);
     if (found < 0)
       return study_oom(w);
     if (!found)

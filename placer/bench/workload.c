@@ -9,6 +9,7 @@
 
 const struct bench_workload_ops *const bench_workloads[] = {
   &bench_workload_block,
+  &bench_workload_metadata,
   &bench_workload_recovery,
   NULL,
 };
@@ -32,6 +33,8 @@ const char *bench_workload_ops_check(const struct bench_workload_ops *ops) {
     return "n_keys without keys";
   if (cells && (ops->count == NULL || ops->workload == NULL))
     return "a cells kind without count or workload";
+  if (cells && !placer_role_kind_is_ceph(ops->storage))
+    return "a cells kind's storage is a kind of Ceph daemon";
   if (cells && (ops->section == NULL || strcmp(ops->section, "workloads") != 0))
     return "a cells kind's keys go in the workloads mapping";
   if (pass && (ops->section == NULL || ops->study_offset == 0 || ops->count || ops->workload))

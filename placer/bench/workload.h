@@ -1,7 +1,9 @@
 /* What a study measures: its workload kinds.  One ops table per kind, one
  * file each (workload-block.c: fio's block I/O, the study's cells;
- * workload-recovery.c: an OSD failed and back during a run), as fio keeps its
- * engines and bench its targets; bench_workloads[] in workload.c lists them.
+ * workload-metadata.c: files created, stat'ed and deleted on CephFS, cells
+ * too; workload-recovery.c: an OSD failed and back during a run), as fio
+ * keeps its engines and bench its targets; bench_workloads[] in workload.c
+ * lists them.
  * A kind says which study keys it takes (checked where the study is read:
  * FILE:LINE:COL, exit 2), which workloads it makes and how their runs are
  * judged, fio's job for a run (and for the prepare before the first one),
@@ -19,6 +21,7 @@
 #include "bench/study.h"
 #include "profile/profile-yaml.h"
 #include "results/workload-result.h"
+#include "role.h"
 
 enum bench_workload_flag {
   /* Its runs are the study's cells (variants x conditions x workloads x
@@ -46,6 +49,10 @@ struct bench_workload_ops {
   /* What it needs of the target: every one of these enum bench_target_flag
    * (a target without them is refused at workloads.target). */
   unsigned target_needs;
+  /* The Ceph daemons whose work it is (block: the OSDs; metadata: the MDS):
+   * the storage role whose CPU per operation the report gives (a study
+   * without Ceph: fio's). */
+  enum placer_role_kind storage;
   /* Its defaults and the checks across its keys once the study is read
    * (SECTION: the node of its mapping, NULL when the study has none; a pass
    * kind that is not there does nothing): 0, or -1 with the walker's error
@@ -80,6 +87,6 @@ const char *bench_workload_target_refusal(const struct bench_workload_ops *ops, 
 /* The kinds' names with FLAG, ", " between them ("block"): for messages. */
 void bench_workload_names(unsigned flag, char *buf, size_t len);
 
-extern const struct bench_workload_ops bench_workload_block, bench_workload_recovery;
+extern const struct bench_workload_ops bench_workload_block, bench_workload_metadata, bench_workload_recovery;
 
 #endif

@@ -16,6 +16,7 @@
 #include "report/report.h"
 #include "cli/commands.h"
 #include "bench/study.h"
+#include "lib/units.h"
 
 static const struct placer_cli_option bench_options[] = {
   { "out", 'o', "DIR", PLACER_CLI_DIR,
@@ -154,6 +155,25 @@ static int check_design(const struct placer_study *study, bool repeats_from_cli,
   else
     fprintf(stderr, "placer: %s: repeats (not given: %u): %s; or --allow-inconclusive\n", study->path, study->repeats,
             why);
+  return -1;
+}
+
+/* max_time: a study whose estimate (at the most repeats it may take) is
+ * longer is refused before anything runs, naming the figures. */
+static int check_max_time(const struct placer_study *study) {
+  if (!(study->max_time_s > 0))
+    return 0;
+  struct placer_study_estimate e;
+  placer_study_estimate(study, study->repeats_max, &e);
+  if (e.seconds <= study->max_time_s)
+    return 0;
+  char line[512], limit[32];
+  placer_study_estimate_describe(study, &e, line, sizeof(line));
+  placer_format_seconds(study->max_time_s, limit, sizeof(limit));
+  fprintf(stderr,
+          "placer: %s:%u:%u: max_time: %s is less than the study takes: %s; give fewer variants, load steps, "
+          "conditions or repeats, or shorter runs, or a longer max_time\n",
+          study->path, study->max_time_line, study->max_time_column, limit, line);
   return -1;
 }
 
@@ -333,7 +353,8 @@ int cmd_bench(int argc, char **argv) {
     }
     rc = placer_bench_describe(study, &opt, m, &err) < 0 ? placer_error_report(err) : PLACER_EXIT_OK;
     fclose(m);
-    if (rc == PLACER_EXIT_OK && check_design(study, has_repeats, repeats, allow_inconclusive) < 0)
+    if (rc == PLACER_EXIT_OK &&
+        (check_max_time(study) < 0 || check_design(study, has_repeats, repeats, allow_inconclusive) < 0))
       rc = PLACER_EXIT_USAGE;
     if (rc == PLACER_EXIT_OK)
       fputs(text, stdout);
@@ -345,7 +366,7 @@ int cmd_bench(int argc, char **argv) {
     if (allow_inconclusive)
       fprintf(stderr, "placer bench: note: --allow-inconclusive: nothing to allow (--resume completes a study as it "
                       "was started)\n");
-  } else if (check_design(study, has_repeats, repeats, allow_inconclusive) < 0) {
+  } else if (check_max_time(study) < 0 || check_design(study, has_repeats, repeats, allow_inconclusive) < 0) {
     placer_study_free(study);
     return PLACER_EXIT_USAGE;
   }
@@ -366,11 +387,13 @@ int cmd_bench(int argc, char **argv) {
   bool measured = report != NULL; /* else refused before the results directory was made */
   if (report) {
     /* the directory's report (report.txt), then where the rest is */
-    char *real = realpath(opt.out_dir, NULL);
+    char *real = realpath(opt.out_dir, NULL), *counters = NULL;
     fputs(report, stdout);
+    bool has_counters = asprintf(&counters, "%s/ceph-counters.csv", opt.out_dir) >= 0 && access(counters, F_OK) == 0;
+    free(counters);
     printf("\nResults: %s (summary.json, report.txt, fio/, runs.csv, roles.csv, threads.csv, cores.csv, "
-           "placement.csv, solo.csv, logs/)\n",
-           real ? real : opt.out_dir);
+           "placement.csv, solo.csv, %slogs/)\n",
+           real ? real : opt.out_dir, has_counters ? "ceph-counters.csv, " : "");
     fflush(stdout);
     free(real);
     free(report);

@@ -15,7 +15,7 @@
 #include "profile/profile.h"
 
 static const struct placer_cli_option export_options[] = {
-  { "format", 'f', "libvirt|virsh|nova|proxmox|kubelet|openshift|ceph|systemd|tuned|irqbalance", PLACER_CLI_WORDS,
+  { "format", 'f', PLACER_EXPORT_FORMAT_NAMES, PLACER_CLI_WORDS,
     "The language to write the plan in (required). libvirt: per VM instance a domain XML fragment (<vcpu cpuset>, "
     "<cputune> with vcpupin and emulatorpin, <numatune>), or with --merge the whole domain; virsh: the commands that "
     "apply it to existing domains, running or shut off; nova: nova.conf's cpu_shared_set, cpu_dedicated_set, "

@@ -40,9 +40,9 @@ void export_sh_code(FILE *f, const char *code);
 void export_note(struct placer_export_writer *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* The writers, each in export-NAME.c. */
-extern const struct placer_export_format placer_export_libvirt, placer_export_virsh, placer_export_nova,
-    placer_export_proxmox, placer_export_kubelet, placer_export_openshift, placer_export_ceph, placer_export_systemd,
-    placer_export_tuned, placer_export_irqbalance;
+#define EXPORT_FORMAT_EXTERN(name) extern const struct placer_export_format placer_export_##name;
+PLACER_EXPORT_FORMATS(EXPORT_FORMAT_EXTERN)
+#undef EXPORT_FORMAT_EXTERN
 
 /* export --format libvirt --merge DOMAIN.xml (export-libvirt-merge.c): the
  * operator's whole domain with the placement of the vm instance it names. */

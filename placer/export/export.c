@@ -13,11 +13,8 @@
 #include "profile/profile-run.h"
 #include "systemd-unit.h"
 
-const struct placer_export_format *const placer_export_formats[] = {
-  &placer_export_libvirt, &placer_export_virsh,      &placer_export_nova, &placer_export_proxmox,
-  &placer_export_kubelet, &placer_export_openshift,  &placer_export_ceph, &placer_export_systemd,
-  &placer_export_tuned,   &placer_export_irqbalance,
-};
+#define FORMAT_ENTRY(name) &placer_export_##name,
+const struct placer_export_format *const placer_export_formats[] = { PLACER_EXPORT_FORMATS(FORMAT_ENTRY) };
 const size_t placer_export_n_formats = N_OF(placer_export_formats);
 
 const struct placer_export_format *placer_export_format_find(const char *name) {

@@ -124,7 +124,14 @@ struct placer_export_format {
   int (*write)(const struct placer_export_input *in, struct placer_export_writer *w, struct placer_error **err);
 };
 
-/* The formats, in the order help lists them. */
+/* The formats, in the order help lists them: one X(NAME) each, whose writer
+ * is placer_export_NAME (export-NAME.c).  The table, --format's words, its
+ * completion and man page follow from this line. */
+#define PLACER_EXPORT_FORMATS(X) \
+  X(libvirt) X(virsh) X(nova) X(proxmox) X(kubelet) X(openshift) X(ceph) X(systemd) X(tuned) X(irqbalance)
+/* The names --format takes, "libvirt|virsh|...", from that line. */
+#define PLACER_EXPORT_FORMAT_WORD(name) "|" #name
+#define PLACER_EXPORT_FORMAT_NAMES (PLACER_EXPORT_FORMATS(PLACER_EXPORT_FORMAT_WORD) + 1)
 extern const struct placer_export_format *const placer_export_formats[];
 extern const size_t placer_export_n_formats;
 const struct placer_export_format *placer_export_format_find(const char *name);

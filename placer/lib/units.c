@@ -117,27 +117,64 @@ static bool is_word(const char *s, const char *word) {
   return true;
 }
 
-static const struct {
+/* A time's units, and the words of its refusals. */
+struct time_unit {
   const char *unit;
-  double ns;
-} duration_units[] = { { "ns", 1 }, { "us", 1e3 }, { "\u00b5s", 1e3 }, { "ms", 1e6 }, { "s", 1e9 } };
+  double scale;
+};
+struct time_kind {
+  const struct time_unit *units;
+  size_t n;
+  const char *expected, *no_unit, *unknown;
+};
 
-int placer_parse_duration_ns(const char *text, double *ns, const char **why) {
+static int parse_time(const char *text, const struct time_kind *k, double *out, const char **why) {
   double value;
   const char *unit;
-  if (number_then_unit(text, &value, &unit, "expected a latency with its unit, such as 2ms or 500us", why) < 0)
+  if (number_then_unit(text, &value, &unit, k->expected, why) < 0)
     return -1;
   if (*unit == '\0') {
-    *why = "a latency needs its unit: ns, us, ms or s (2ms, 500us)";
+    *why = k->no_unit;
     return -1;
   }
-  for (size_t i = 0; i < N_OF(duration_units); i++)
-    if (is_word(unit, duration_units[i].unit)) {
-      *ns = value * duration_units[i].ns;
+  for (size_t i = 0; i < k->n; i++)
+    if (is_word(unit, k->units[i].unit)) {
+      *out = value * k->units[i].scale;
       return 0;
     }
-  *why = "unknown unit (use ns, us, ms or s)";
+  *why = k->unknown;
   return -1;
+}
+
+int placer_parse_duration_ns(const char *text, double *ns, const char **why) {
+  static const struct time_unit units[] = {
+    { "ns", 1 }, { "us", 1e3 }, { "\u00b5s", 1e3 }, { "ms", 1e6 }, { "s", 1e9 }
+  };
+  static const struct time_kind latency = { units, N_OF(units),
+                                            "expected a latency with its unit, such as 2ms or 500us",
+                                            "a latency needs its unit: ns, us, ms or s (2ms, 500us)",
+                                            "unknown unit (use ns, us, ms or s)" };
+  return parse_time(text, &latency, ns, why);
+}
+
+int placer_parse_seconds(const char *text, double *seconds, const char **why) {
+  static const struct time_unit units[] = { { "s", 1 }, { "min", 60 }, { "h", 3600 } };
+  static const struct time_kind time = { units, N_OF(units), "expected a time with its unit, such as 12min or 720s",
+                                         "a time needs its unit: s, min or h (720s, 12min)",
+                                         "unknown unit (use s, min or h)" };
+  return parse_time(text, &time, seconds, why);
+}
+
+void placer_format_seconds(double seconds, char *buf, size_t len) {
+  if (!(seconds >= 0))
+    seconds = 0;
+  long t = (long)(seconds + 0.5);
+  if (t >= 3600)
+    snprintf(buf, len, "%ldh%02ldm", t / 3600, (t / 60) % 60);
+  else if (t >= 60)
+    snprintf(buf, len, "%ldm%02lds", t / 60, t % 60);
+  else
+    snprintf(buf, len, "%lds", t);
 }
 
 void placer_format_duration_ns(double ns, char *buf, size_t len) {

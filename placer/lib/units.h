@@ -20,6 +20,13 @@ void placer_format_bytes(uint64_t bytes, char *buf, size_t len);
 int placer_parse_duration_ns(const char *text, double *ns, const char **why);
 /* "2 ms", "500 us", "1.5 s", "800 ns": 3 significant digits at most. */
 void placer_format_duration_ns(double ns, char *buf, size_t len);
+/* A length of time with its unit, required: s, min or h ("720s", "12min",
+ * "1.5h").  0 and *SECONDS, or -1 with *WHY (no unit, an unknown one, a
+ * negative number). */
+int placer_parse_seconds(const char *text, double *seconds, const char **why);
+/* A length of time as the progress line and the estimates say it: "45s",
+ * "12m00s", "1h02m" (rounded to the second; negative or NAN: "0s"). */
+void placer_format_seconds(double seconds, char *buf, size_t len);
 /* A rate with its unit, required: operations ("5000 iops") or bytes per
  * second ("200MiB/s", "1.5 GB/s": a size of placer_parse_bytes, then
  * "/s").  0 with *VALUE and *BYTES (true: bytes/s), or -1 and *WHY. */

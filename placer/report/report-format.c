@@ -96,7 +96,7 @@ void report_fmt_bytes(double bytes, char *buf, size_t len) {
 /* --- labels --------------------------------------------------------------------- */
 
 const char *report_metric_name(const struct placer_bench_workload *w) {
-  return placer_bench_workload_uses_bandwidth(w) ? "MB/s" : "IOPS";
+  return placer_bench_metric_unit(w);
 }
 
 /* Main metric in display units: IOPS, or MB/s (10^6 bytes/s, as fio prints). */
@@ -105,9 +105,22 @@ double report_display(const struct placer_bench_workload *w, double x) {
 }
 
 void report_workload_label(const struct placer_bench_workload *w, char *buf, size_t len) {
+  if (w->kind == PLACER_BENCH_WORKLOAD_METADATA) {
+    snprintf(buf, len, "%s", w->name);
+    return;
+  }
   char bs[32];
   placer_bench_format_block_size(w->block_size_bytes, bs, sizeof(bs));
-  snprintf(buf, len, "%s %s", bs, w->pattern);
+  if (w->curve)
+    snprintf(buf, len, "%s %s %s %g", bs, w->pattern, w->load_name, w->load);
+  else
+    snprintf(buf, len, "%s %s", bs, w->pattern);
+}
+
+void report_workload_metric_label(const struct placer_bench_workload *w, char *buf, size_t len) {
+  char label[96];
+  report_workload_label(w, label, sizeof(label));
+  snprintf(buf, len, "%s %s", label, report_metric_name(w));
 }
 
 void report_condition_label(const struct placer_bench_results *r, size_t c, char *buf, size_t len) {

@@ -57,6 +57,8 @@ int plot_drop(struct plot_files *pf);
 void plot_discard(struct plot_files *pf);
 void plot_script_head(struct page *pg, FILE *f, const char *name, int width, int height);
 void plot_data_ref(struct page *pg, FILE *f, const char *name);
+/* One clause of a plot command: ", " before all but the FIRST, NAME's data, then SPEC. */
+void plot_clause(struct page *pg, FILE *f, const char *name, bool first, const char *spec);
 int plot_finish(struct page *pg, const char *name, struct plot_files *pf, const char *caption);
 /* S as HTML text (<, >, & and " escaped). */
 void page_html_text(FILE *f, const char *s);
@@ -70,5 +72,8 @@ int plot_cpu(struct page *pg);
 int plot_latency(struct page *pg);
 int plot_recovery(struct page *pg);
 int plot_compare(struct page *pg);
+/* report-html-curves.c: the response curves' section, its tables, sentences
+ * and plots (curve-I-C.svg), and the balance point read off the curves. */
+int page_curves(struct page *pg);
 
 #endif

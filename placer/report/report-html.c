@@ -99,6 +99,28 @@ static int write_verdicts(struct page *pg) {
   return 0;
 }
 
+/* Where the time went: the text report's section (Ceph's counters per
+ * cell, report-counters.c), as it is, when the runs have counters. */
+static int write_where(struct page *pg) {
+  char *text = NULL;
+  size_t len = 0;
+  FILE *m = open_memstream(&text, &len);
+  if (m == NULL)
+    return placer_error_errno(pg->err, PLACER_EXIT_SYSTEM, errno, "report");
+  placer_bench_report_where(pg->r, m);
+  if (fclose(m) != 0) {
+    free(text);
+    return placer_error_oom(pg->err, "report");
+  }
+  if (len > 0) {
+    fputs("<h2>Where the time went</h2>\n<pre id=\"where\">", pg->html);
+    page_html_text(pg->html, text[0] == '\n' ? text + 1 : text);
+    fputs("</pre>\n", pg->html);
+  }
+  free(text);
+  return 0;
+}
+
 /* The text report beside the plots (report/report.txt), linked. */
 static int write_text_report(struct page *pg, const char *text) {
   cleanup_free char *path = NULL;
@@ -125,6 +147,8 @@ static bool plot_file(const char *name) {
   if (strcmp(name, "report.txt") == 0) /* the text report the page links */
     return true;
   const char *dot = strrchr(name, '.');
+  if (dot && strncmp(name, "curve-", 6) == 0) /* a response curve's, curve-I-C */
+    return strcmp(dot, ".dat") == 0 || strcmp(dot, ".gp") == 0 || strcmp(dot, ".svg") == 0;
   if (dot == NULL || (strcmp(dot, ".dat") != 0 && strcmp(dot, ".gp") != 0 && strcmp(dot, ".svg") != 0))
     return false;
   for (size_t i = 0; i < N_OF(plots); i++)
@@ -283,6 +307,7 @@ int placer_report_html_write(const char *dir, const struct placer_bench_results 
         "table { border-collapse: collapse; } td, th { border: 1px solid #ccc; padding: 2px 6px; }\n"
         "#verdict td { text-align: right; } #verdict td:first-child, #verdict td:nth-child(2), "
         "#verdict td:nth-child(3) { text-align: left; }\n"
+        "table.curve td { text-align: right; } table.curve td:first-child { text-align: left; }\n"
         "p.design { background: #ffeb9c; padding: 0.5em; }\n"
         "</style>\n</head>\n<body>\n<h1>",
         pg.html);
@@ -314,6 +339,8 @@ int placer_report_html_write(const char *dir, const struct placer_bench_results 
     if ((split ? plot_split(&pg) : plot_sweep(&pg)) < 0)
       goto out;
   }
+  if (page_curves(&pg) < 0)
+    goto out;
   fputs("<h2>Plots</h2>\n", pg.html);
   bool sweep_drawn = !split && r->sweep; /* with the balance point */
   if (plot_interference(&pg, false) < 0 || plot_interference(&pg, true) < 0 || (!sweep_drawn && plot_sweep(&pg) < 0) ||
@@ -321,7 +348,7 @@ int placer_report_html_write(const char *dir, const struct placer_bench_results 
     goto out;
   if (pg.figures == 0)
     fputs("<p>No plot: no finished run has figures to draw.</p>\n", pg.html);
-  if (write_text_report(&pg, text) < 0)
+  if (write_where(&pg) < 0 || write_text_report(&pg, text) < 0)
     goto out;
   fputs("<p>Made by <code>placer report</code> with gnuplot; the data and scripts of every plot are in "
         "<code>report/</code> beside it.</p>\n</body>\n</html>\n",

@@ -55,7 +55,7 @@ double plot_median(const double *x, size_t n) {
 }
 
 const char *plot_metric_unit(const struct placer_bench_workload *w) {
-  return placer_bench_workload_uses_bandwidth(w) ? "MB/s" : "IOPS";
+  return placer_bench_metric_unit(w);
 }
 
 /* ---- writing files ---- */
@@ -153,6 +153,12 @@ void plot_script_head(struct page *pg, FILE *f, const char *name, int width, int
 void plot_data_ref(struct page *pg, FILE *f, const char *name) {
   (void)pg;
   fprintf(f, "plotdir.'/%s.dat'", name);
+}
+
+void plot_clause(struct page *pg, FILE *f, const char *name, bool first, const char *spec) {
+  fputs(first ? "" : ", ", f);
+  plot_data_ref(pg, f, name);
+  fprintf(f, " %s", spec);
 }
 
 /* Finish a plot: close its data and script, run gnuplot, link it in the

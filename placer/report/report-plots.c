@@ -199,8 +199,11 @@ int plot_sweep(struct page *pg) {
 }
 
 /* A placement sweep (quota, cores, weight): storage's main metric alone and
- * with the neighbours, and the neighbours' rate, against the knob; the
- * unconstrained base at the node's CPUs; the balance point marked. */
+ * with the neighbours, and the neighbours' rate, against the knob.  The
+ * sweep's steps are joined in the order of their knob; the variants that are
+ * no step of it are labelled reference marks, each at the CPU it gives
+ * storage (a pinned variant's OSDs on one CPU at 1), the unconstrained at
+ * the node's CPUs; the balance point marked. */
 int plot_split(struct page *pg) {
   const struct placer_bench_results *r = pg->r;
   if (r->split_parameter == NULL || !r->split_parameter[0])
@@ -217,25 +220,39 @@ int plot_split(struct page *pg) {
   FILE *dat = pf.dat, *gp = pf.gp;
   const struct placer_bench_workload *w = &r->workloads[r->sweep_workload];
   double scale = placer_bench_workload_uses_bandwidth(w) ? 1e-6 : 1;
-  double base_x = r->node_cpus > 0 ? r->node_cpus : NAN;
-  fprintf(dat, "# %s, storage alone, storage with neighbours, neighbour rate (variant)\n", r->split_parameter);
-  bool any_storage = false, any_neighbour = false;
-  for (size_t i = 0; i < n; i++) {
-    double x = isfinite(steps[i].knob) ? steps[i].knob : base_x;
-    if (!isfinite(x))
-      continue;
-    any_storage |= isfinite(steps[i].alone) || isfinite(steps[i].with_neighbours);
-    any_neighbour |= isfinite(steps[i].neighbour_rate);
-    fprintf(dat, "%.6g", x);
-    plot_put_num(dat, steps[i].alone * scale);
-    plot_put_num(dat, steps[i].with_neighbours * scale);
-    plot_put_num(dat, steps[i].neighbour_rate);
-    fprintf(dat, " # %s\n", r->variants[steps[i].variant]);
+  bool in_cores = strcmp(r->split_parameter, "quota") == 0 || strcmp(r->split_parameter, "cores") == 0;
+  bool any_storage = false, any_neighbour = false, any_reference = false;
+  /* block 0: the steps (placer_bench_split_steps gives them in the order of
+   * their knob); block 1: the others, as reference marks */
+  for (int block = 0; block < 2; block++) {
+    fprintf(dat, "%s", block == 0 ? "# the steps: " : "\n\n# reference marks, not steps of the sweep: ");
+    fprintf(dat, "%s, storage alone, storage with neighbours, neighbour rate, variant\n", r->split_parameter);
+    for (size_t i = 0; i < n; i++) {
+      bool step = isfinite(steps[i].knob);
+      if (step != (block == 0))
+        continue;
+      double cpus = r->storage_cpus[steps[i].variant];
+      /* a weight sweep's x is no CPU: its references go at its first step */
+      double x = step ? steps[i].knob : !in_cores ? NAN : isfinite(cpus) ? cpus : r->node_cpus > 0 ? r->node_cpus : NAN;
+      if (!isfinite(x))
+        continue;
+      any_storage |= isfinite(steps[i].alone) || isfinite(steps[i].with_neighbours);
+      any_neighbour |= isfinite(steps[i].neighbour_rate);
+      any_reference |= !step;
+      fprintf(dat, "%.6g", x);
+      plot_put_num(dat, steps[i].alone * scale);
+      plot_put_num(dat, steps[i].with_neighbours * scale);
+      plot_put_num(dat, steps[i].neighbour_rate);
+      fputc(' ', dat);
+      plot_dq(dat, r->variants[steps[i].variant]);
+      fputc('\n', dat);
+    }
+    if (block == 1 && !any_reference)
+      fputs("- - - - \"\"\n", dat); /* an empty block keeps the indexes */
   }
   fputs("\n\n# balance point\n", dat);
-  if (bal.found) {
-    double x = isfinite(steps[bal.step].knob) ? steps[bal.step].knob : base_x;
-    fprintf(dat, "%.6g", x);
+  if (bal.found && isfinite(steps[bal.step].knob)) {
+    fprintf(dat, "%.6g", steps[bal.step].knob);
     plot_put_num(dat, steps[bal.step].alone * scale);
     fputc('\n', dat);
   } else {
@@ -245,8 +262,7 @@ int plot_split(struct page *pg) {
     return plot_drop(&pf); /* gnuplot cannot autoscale an axis without a point */
   plot_script_head(pg, gp, "split", 900, 460);
   char label[256];
-  bool in_cores = strcmp(r->split_parameter, "quota") == 0 || strcmp(r->split_parameter, "cores") == 0;
-  snprintf(label, sizeof(label), "storage %s (%sthe unconstrained base at the node's CPUs)", r->split_parameter,
+  snprintf(label, sizeof(label), "storage %s (%sreference marks at the CPU each gives storage)", r->split_parameter,
            in_cores ? "cores; " : "");
   fputs("set xlabel ", gp);
   placer_gnuplot_quote(gp, label);
@@ -257,28 +273,32 @@ int plot_split(struct page *pg) {
   fputs("\nset y2label ", gp);
   placer_gnuplot_quote(gp, label);
   fputs("\nset ytics nomirror\nset y2tics\nset yrange [0:*]\nset y2range [0:*]\nset offsets 0.1,0.1,0,0\nplot ", gp);
-  plot_data_ref(pg, gp, "split");
-  fputs(" index 0 using 1:2 with linespoints lw 2 pt 7 title 'storage alone', ", gp);
-  plot_data_ref(pg, gp, "split");
-  fputs(" index 0 using 1:3 with linespoints lw 2 pt 5 title 'storage with neighbours'", gp);
-  if (any_neighbour) {
-    fputs(", ", gp);
-    plot_data_ref(pg, gp, "split");
-    fputs(" index 0 using 1:4 axes x1y2 with linespoints dt 2 pt 4 title 'neighbours'", gp);
+  plot_clause(pg, gp, "split", true, "index 0 using 1:2 with linespoints lw 2 pt 7 lc 1 title 'storage alone'");
+  plot_clause(pg, gp, "split", false,
+              "index 0 using 1:3 with linespoints lw 2 pt 5 lc 2 title 'storage with neighbours'");
+  if (any_neighbour)
+    plot_clause(pg, gp, "split", false,
+                "index 0 using 1:4 axes x1y2 with linespoints dt 2 pt 4 lc 3 title 'neighbours'");
+  if (any_reference) {
+    plot_clause(pg, gp, "split", false, "index 1 using 1:2 with points pt 9 ps 1.5 lc 1 notitle");
+    plot_clause(pg, gp, "split", false, "index 1 using 1:3 with points pt 11 ps 1.5 lc 2 notitle");
+    plot_clause(pg, gp, "split", false, "index 1 using 1:2:5 with labels offset 0,1.2 notitle");
+    if (any_neighbour)
+      plot_clause(pg, gp, "split", false, "index 1 using 1:4 axes x1y2 with points pt 8 lc 3 notitle");
   }
-  if (bal.found) {
-    fputs(", ", gp);
-    plot_data_ref(pg, gp, "split");
-    fputs(" index 1 using 1:2 with points pt 6 ps 3 lw 2 lc rgb 'black' title 'balance point'", gp);
-  }
+  if (bal.found)
+    plot_clause(pg, gp, "split", false,
+                "index 2 using 1:2 with points pt 6 ps 3 lw 2 lc rgb 'black' title 'balance point'");
   fputc('\n', gp);
-  snprintf(label, sizeof(label),
+  char caption[512];
+  snprintf(caption, sizeof(caption),
            "%s sweep of the storage roles: %s %s alone and with the neighbours (left axis), the neighbours' rate "
-           "(dashed, right axis)%s",
+           "(dashed, right axis), the steps joined in order%s%s",
            r->split_parameter, w->name, plot_metric_unit(w),
+           any_reference ? "; the other variants as labelled marks at the CPU they give storage" : "",
            bal.found ? "; circle: the balance point, the least CPU for storage that keeps its minimum fraction"
                      : "; no step keeps storage's minimum fraction (no balance point)");
-  return plot_finish(pg, "split", &pf, label);
+  return plot_finish(pg, "split", &pf, caption);
 }
 
 /* CPU per role in cores, stacked, per variant and condition. */

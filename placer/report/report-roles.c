@@ -83,7 +83,7 @@ static void cell_cores(const struct placer_bench_results *r, size_t v, size_t c,
 }
 
 /* The first three cells of a per-cell row: "4K randwrite", "alone", "pinned". */
-static void cell_label_cells(struct placer_table *t, const struct placer_bench_results *r, size_t v, size_t c,
+void report_cell_label_cells(struct placer_table *t, const struct placer_bench_results *r, size_t v, size_t c,
                              size_t w) {
   char label[128];
   report_workload_label(&r->workloads[w], label, sizeof(label));
@@ -114,7 +114,7 @@ int report_cost_table(const struct placer_bench_results *r, FILE *out) {
       for (size_t v = 0; v < r->n_variants; v++) {
         struct placer_bench_cell_stats s;
         placer_bench_cell_stats(r, v, c, w, &s);
-        cell_label_cells(&t, r, v, c, w);
+        report_cell_label_cells(&t, r, v, c, w);
         report_fmt_fixed(s.storage_cpu_ms_per_io.median, "%.3g", a, sizeof(a));
         placer_table_cell_r(&t, "%s", a);
         report_fmt_fixed(s.write_amplification.median, "%.2f", a, sizeof(a));
@@ -149,7 +149,7 @@ static int role_cell_table(const struct placer_bench_results *r, const char *con
   for (size_t w = 0; w < r->n_workloads; w++)
     for (size_t c = 0; c < r->n_conditions; c++)
       for (size_t v = 0; v < r->n_variants; v++) {
-        cell_label_cells(&t, r, v, c, w);
+        report_cell_label_cells(&t, r, v, c, w);
         for (size_t i = 0; i < n_roles; i++) {
           fmt(cell_role_median(r, v, c, w, fn, roles[i]), a, sizeof(a));
           placer_table_cell_r(&t, "%s", a);

@@ -128,6 +128,8 @@ int report_split_table(const struct placer_bench_results *r, FILE *out) {
   for (size_t i = 0; i < N_OF(heads); i++) {
     if (i == 0)
       placer_table_cell_l(&t, "%s", heads[i]);
+    else if (i == 5) /* the storage role's own: osd, mds */
+      placer_table_cell_r(&t, "%s cores", r->storage_role[0] ? r->storage_role : "storage");
     else
       placer_table_cell_r(&t, "%s", heads[i]);
   }
@@ -325,9 +327,7 @@ int report_sweep_table(const struct placer_bench_results *r, FILE *out) {
       placer_table_cell_r(&t, "%s", (int)c == alone ? DASH : a);
     }
   }
-  char bs[32];
-  placer_bench_format_block_size(wl->block_size_bytes, bs, sizeof(bs));
-  snprintf(label, sizeof(label), "%s %s %s", bs, wl->pattern, report_metric_name(wl));
+  report_workload_metric_label(wl, label, sizeof(label));
   fprintf(out, "\nSweep: %s as %s grow (storage: %% of %s's median alone; %s: %% of their solo rate on %s)\n", label,
           r->level_unit[0] ? r->level_unit : "the neighbours", r->variants[0], report_neighbours(r), r->variants[0]);
   int rc = placer_table_print(&t, out);
@@ -342,9 +342,8 @@ void placer_bench_report_balance(const struct placer_bench_results *r, FILE *out
     split_balance_line(r, steps, n, out);
   } else if (r->sweep) {
     const struct placer_bench_workload *wl = &r->workloads[r->sweep_workload];
-    char bs[32], label[128];
-    placer_bench_format_block_size(wl->block_size_bytes, bs, sizeof(bs));
-    snprintf(label, sizeof(label), "%s %s %s", bs, wl->pattern, report_metric_name(wl));
+    char label[128];
+    report_workload_metric_label(wl, label, sizeof(label));
     balance_sentence(r, label, out);
   }
 }

@@ -52,20 +52,38 @@ static void header(const struct placer_bench_results *r, FILE *out) {
   }
 }
 
-/* One block: the workloads of one block size, in the order first seen. */
-static int block_table(const struct placer_bench_results *r, uint64_t bs, FILE *out) {
+/* Workloads A and B go in one table: block workloads of one block size; a
+ * metadata workload has its own. */
+static bool same_table(const struct placer_bench_workload *a, const struct placer_bench_workload *b) {
+  if (a->kind != b->kind)
+    return false;
+  return a->kind == PLACER_BENCH_WORKLOAD_BLOCK ? a->block_size_bytes == b->block_size_bytes : a == b;
+}
+
+/* One block: the workloads of one block size (or one metadata workload), in
+ * the order first seen. */
+static int block_table(const struct placer_bench_results *r, size_t first, FILE *out) {
   size_t ws[PLACER_BENCH_MAX], n_ws = 0;
   for (size_t w = 0; w < r->n_workloads && n_ws < PLACER_BENCH_MAX; w++)
-    if (r->workloads[w].block_size_bytes == bs)
+    if (same_table(&r->workloads[w], &r->workloads[first]))
       ws[n_ws++] = w;
   struct placer_table t = { 0 };
   char label[160], a[64], b[64], c[64];
-  placer_bench_format_block_size(bs, label, sizeof(label));
+  const struct placer_bench_workload *head = &r->workloads[first];
+  if (head->kind == PLACER_BENCH_WORKLOAD_METADATA)
+    snprintf(label, sizeof(label), "%s: %llu files, %u directories, %u jobs", head->name,
+             (unsigned long long)head->files, head->directories, head->jobs);
+  else
+    placer_bench_format_block_size(head->block_size_bytes, label, sizeof(label));
   placer_table_row(&t, false);
   placer_table_cell_l(&t, "%s", label);
   for (size_t i = 0; i < n_ws; i++) {
-    placer_table_cell_l(&t, "%s", r->workloads[ws[i]].pattern);
-    placer_table_cell_r(&t, "%s", "");
+    const struct placer_bench_workload *w = &r->workloads[ws[i]];
+    placer_table_cell_l(&t, "%s", head->kind == PLACER_BENCH_WORKLOAD_METADATA ? "create, stat, delete" : w->pattern);
+    if (w->curve) /* a load step: over its min-max column, the widest */
+      placer_table_cell_r(&t, "%s %g", w->load_name, w->load);
+    else
+      placer_table_cell_r(&t, "%s", "");
     placer_table_cell_r(&t, "%s", "");
   }
   placer_table_row(&t, false);
@@ -198,19 +216,22 @@ int placer_bench_report_text(const struct placer_bench_results *r, const json_t 
   for (size_t w = 0; w < r->n_workloads; w++) {
     bool seen = false;
     for (size_t k = 0; k < w && !seen; k++)
-      seen = r->workloads[k].block_size_bytes == r->workloads[w].block_size_bytes;
+      seen = same_table(&r->workloads[k], &r->workloads[w]);
     if (!seen)
-      rc |= block_table(r, r->workloads[w].block_size_bytes, f);
+      rc |= block_table(r, w, f);
   }
+  rc |= report_metadata_table(r, f);
   rc |= interference_table(r, f);
   rc |= report_sweep_table(r, f);
   rc |= report_split_table(r, f);
+  rc |= report_curves_section(r, f);
   rc |= report_efficiency_lines(r, f);
   rc |= report_verdict_lines(r, f);
   placer_bench_recovery_report(r->recovery, r->variants, f);
   rc |= report_cost_table(r, f);
   rc |= report_role_tables(r, f);
   rc |= report_threads_table(r, f);
+  rc |= report_where_tables(r, f);
   if (hardware_baseline)
     report_baseline_lines(r, hardware_baseline, f);
   if (fclose(f) != 0 || rc != 0) {

@@ -30,6 +30,11 @@ int placer_bench_report(const struct placer_bench_results *r, char **out, struct
  * intensity sweep's; nothing without a sweep. */
 void placer_bench_report_balance(const struct placer_bench_results *r, FILE *out);
 
+/* Where the time went, as the report gives it (report-counters.c): Ceph's
+ * counters per cell, medians over the repeats, and the daemons whose
+ * counters are missing; nothing when no run has counters. */
+void placer_bench_report_where(const struct placer_bench_results *r, FILE *out);
+
 /* A change as the report prints it, "+12.3%" (never "-0.0%"), and a p,
  * "p=0.33", "p=0.083", "p<0.001"; "-" when undefined. */
 void placer_bench_format_change(double x, char *buf, size_t len);

@@ -47,6 +47,15 @@ static bool any_cost(const struct placer_bench_results *r) {
   return false;
 }
 
+/* "a block workload", "a metadata workload of 2000 files in 2 directories, 2 jobs": for messages. */
+static void workload_shape(const struct placer_bench_workload *w, char *buf, size_t len) {
+  if (w->kind == PLACER_BENCH_WORKLOAD_METADATA)
+    snprintf(buf, len, "a metadata workload of %llu files in %u directories, %u jobs", (unsigned long long)w->files,
+             w->directories, w->jobs);
+  else
+    snprintf(buf, len, "a %s workload", placer_bench_workload_kind_names[w->kind]);
+}
+
 int placer_bench_compare_same_cells(const struct placer_bench_results *base, const struct placer_bench_results *cand,
                                     struct placer_error **err) {
   for (size_t w = 0; w < cand->n_workloads; w++) {
@@ -55,11 +64,31 @@ int placer_bench_compare_same_cells(const struct placer_bench_results *base, con
     if (bw < 0)
       continue;
     const struct placer_bench_workload *x = &base->workloads[bw];
+    if (x->kind != y->kind || x->files != y->files || x->directories != y->directories || x->jobs != y->jobs) {
+      cleanup_free char *name = placer_text_escape(y->name);
+      char a[96], b[96];
+      workload_shape(x, a, sizeof(a));
+      workload_shape(y, b, sizeof(b));
+      return placer_error_set(err, PLACER_EXIT_USAGE, 0,
+                              "compare: workload '%s' is %s in the baseline and %s in the candidate: not the same cell",
+                              name ? name : "?", a, b);
+    }
     const char *px = x->pattern ? x->pattern : "", *py = y->pattern ? y->pattern : "";
     bool bx = placer_bench_workload_uses_bandwidth(x), by = placer_bench_workload_uses_bandwidth(y);
+    bool same_load = (x->curve == NULL) == (y->curve == NULL) &&
+                     (x->curve == NULL || (strcmp(x->curve, y->curve) == 0 && strcmp(x->load_name, y->load_name) == 0 &&
+                                           x->load == y->load));
     if (strcmp(px, py) == 0 && x->block_size_bytes == y->block_size_bytes && bx == by &&
-        x->lower_is_better == y->lower_is_better)
+        x->lower_is_better == y->lower_is_better && same_load)
       continue;
+    if (!same_load) {
+      cleanup_free char *name = placer_text_escape(y->name);
+      return placer_error_set(err, PLACER_EXIT_USAGE, 0,
+                              "compare: workload '%s' is %s %g in the baseline and %s %g in the candidate: not the "
+                              "same cell",
+                              name ? name : "?", x->curve ? x->load_name : "no load step", x->curve ? x->load : 0,
+                              y->curve ? y->load_name : "no load step", y->curve ? y->load : 0);
+    }
     cleanup_free char *name = placer_text_escape(y->name), *ex = placer_text_escape(px), *ey = placer_text_escape(py);
     return placer_error_set(err, PLACER_EXIT_USAGE, 0,
                             "compare: workload '%s' is %s of %llu B (%s) in the baseline and %s of %llu B (%s) in the "
@@ -69,6 +98,29 @@ int placer_bench_compare_same_cells(const struct placer_bench_results *base, con
                             by ? "MB/s" : "IOPS");
   }
   return 0;
+}
+
+/* The load steps of a response curve that are in one results and not the
+ * other: compared are the steps both have; these are said, not judged. */
+static void skipped_steps(const struct placer_bench_results *base, const struct placer_bench_results *cand, FILE *f) {
+  const struct placer_bench_results *sides[2] = { base, cand }, *others[2] = { cand, base };
+  static const char *const only[2] = { "only in the baseline", "only in the candidate" };
+  size_t skipped = 0, shared = 0;
+  for (size_t side = 0; side < 2; side++)
+    for (size_t w = 0; w < sides[side]->n_workloads; w++) {
+      const struct placer_bench_workload *x = &sides[side]->workloads[w];
+      if (x->curve == NULL)
+        continue;
+      if (placer_bench_results_workload_index(others[side], x->name) >= 0) {
+        shared += side == 0;
+        continue;
+      }
+      cleanup_free char *name = placer_text_escape(x->curve);
+      fprintf(f, "%s%s %s %g (%s)", skipped++ ? ", " : "Load steps skipped, not in both: ", name ? name : "?",
+              x->load_name, x->load, only[side]);
+    }
+  if (skipped)
+    fprintf(f, "; the %zu step%s both have compared.\n", shared, shared == 1 ? "" : "s");
 }
 
 int placer_bench_compare_results(const struct placer_bench_results *base, const struct placer_bench_results *cand,
@@ -161,6 +213,7 @@ int placer_bench_compare_results(const struct placer_bench_results *base, const 
     return placer_error_set(err, PLACER_EXIT_USAGE, 0,
                             "compare: no cell (variant, condition, workload) has runs in both results");
   }
+  skipped_steps(base, cand, f);
   if (*n_regressed)
     fprintf(f, "\nREGRESSION in %zu of %zu cells: %s\n", *n_regressed, *n_cells, regressed_list);
   else

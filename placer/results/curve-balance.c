@@ -18,10 +18,9 @@ void placer_curve_balance_free(struct placer_curve_balance *b) {
   b->n = 0;
 }
 
-/* The load the SLO must hold at: `at`, or the unconstrained variant's knee. */
-static int balance_target(const struct placer_curve_variant *v, size_t n, const struct placer_slo *slo,
-                          const struct placer_curve_knee_rule *rule, bool unit_is_bytes,
-                          struct placer_curve_balance *out, struct placer_error **err) {
+int placer_curve_balance_target(const struct placer_curve_variant *v, size_t n, const struct placer_slo *slo,
+                                const struct placer_curve_knee_rule *rule, bool unit_is_bytes,
+                                struct placer_curve_balance *out, struct placer_error **err) {
   if (slo->at == PLACER_SLO_AT_IOPS || slo->at == PLACER_SLO_AT_BYTES) {
     if ((slo->at == PLACER_SLO_AT_BYTES) != unit_is_bytes)
       return placer_error_set(err, PLACER_EXIT_USAGE, 0, "slo.storage.at is in %s, the curves' throughput in %s",
@@ -89,7 +88,7 @@ int placer_curve_balance(const struct placer_curve_variant *v, size_t n, const s
     return placer_error_set(err, PLACER_EXIT_USAGE, 0,
                             "a balance point from curves needs a storage latency target "
                             "(slo.storage.p99, p50 or p99.9)");
-  if (balance_target(v, n, slo, rule, unit_is_bytes, out, err) < 0)
+  if (placer_curve_balance_target(v, n, slo, rule, unit_is_bytes, out, err) < 0)
     return -1;
   out->verdicts = calloc(n ? n : 1, sizeof(*out->verdicts));
   if (out->verdicts == NULL)
@@ -111,37 +110,53 @@ int placer_curve_balance(const struct placer_curve_variant *v, size_t n, const s
     }
   }
   char targets[96] = "", keep[48] = "", rate[64];
-  for (size_t p = 0, at = 0; p < PLACER_SLO_N_PERCENTILES; p++)
-    if (!isnan(slo->storage_ns[p])) {
-      char t[32];
-      placer_format_duration_ns(slo->storage_ns[p], t, sizeof(t));
-      at += (size_t)snprintf(targets + at, sizeof(targets) - at, "%s%s <= %s", at ? " and " : "",
-                             placer_slo_percentile_names[p], t);
-    }
+  placer_slo_targets_text(slo->storage_ns, targets, sizeof(targets));
   if (!isnan(slo->keep))
     snprintf(keep, sizeof(keep), ", the neighbours keeping %.0f%%", 100 * slo->keep);
-  snprintf(rate, sizeof(rate), "%.0f %s%s%s", out->target, unit, out->target_from_knee ? ", the knee of " : "",
-           out->target_from_knee ? v[out->knee_variant].name : "");
+  /* a knee not found within the steps: the last step is its lower bound, and said so */
+  snprintf(rate, sizeof(rate), "%.0f %s%s%s%s", out->target, unit,
+           !out->target_from_knee ? ""
+           : out->knee.found      ? ", the knee of "
+                                  : ", the last step of ",
+           out->target_from_knee ? v[out->knee_variant].name : "",
+           out->target_from_knee && !out->knee.found ? " (no knee within its steps)" : "");
   if (out->found) {
     const struct placer_curve_verdict *vd = &out->verdicts[out->variant];
-    snprintf(out->summary, sizeof(out->summary), "%s: the least storage CPU (%g cores) with %s at %s%s (%s)",
-             v[out->variant].name, v[out->variant].storage_cores_allocated, targets, rate, keep,
+    snprintf(out->summary, sizeof(out->summary), "%s: the least storage CPU (%g core%s) with %s at %s%s (%s)",
+             v[out->variant].name, v[out->variant].storage_cores_allocated,
+             v[out->variant].storage_cores_allocated == 1 ? "" : "s", targets, rate, keep,
              vd->conclusive ? "conclusive: the CIs hold too" : "not conclusive: a CI reaches below the target");
     return 0;
   }
-  /* none: the nearest, the step of the split whose SLO point comes closest to the target */
+  /* none: the nearest step of the split: one that meets the SLO at the
+   * target and misses only the neighbours' share (the most kept), else one
+   * whose SLO point comes closest to the target (the most throughput), else
+   * one that meets the latency target nowhere by the least miss */
   size_t near = n;
-  double best = -1;
+  int best_class = 3;
+  double best = -INFINITY;
   for (size_t i = 0; i < n; i++) {
-    const struct placer_curve_slo_point *s = &out->verdicts[i].slo;
-    double reach = s->status == PLACER_CURVE_SLO_MET || s->status == PLACER_CURVE_SLO_ALWAYS_MET ? s->throughput : 0;
-    if (!isnan(v[i].storage_cores_allocated) && reach > best) {
-      best = reach;
+    const struct placer_curve_verdict *vd = &out->verdicts[i];
+    const struct placer_curve_slo_point *s = &vd->slo;
+    bool met = s->status == PLACER_CURVE_SLO_MET || s->status == PLACER_CURVE_SLO_ALWAYS_MET;
+    int cls = vd->meets_slo ? 0 : met ? 1 : s->status == PLACER_CURVE_SLO_NEVER_MET ? 2 : 3;
+    double score = cls == 0 ? v[i].neighbour_kept : cls == 1 ? s->throughput : cls == 2 ? -s->miss : -INFINITY;
+    if (isnan(v[i].storage_cores_allocated) || cls == 3)
+      continue;
+    if (cls < best_class || (cls == best_class && score > best)) {
+      best_class = cls;
+      best = isnan(score) ? -INFINITY : score;
       near = i;
     }
   }
-  if (near == n)
+  bool any_step = false;
+  for (size_t i = 0; i < n; i++)
+    any_step |= !isnan(v[i].storage_cores_allocated);
+  if (!any_step)
     snprintf(out->summary, sizeof(out->summary), "none: no variant is a step of the split (every one unconstrained)");
+  else if (near == n)
+    snprintf(out->summary, sizeof(out->summary), "none meets %s at %s%s: no step of the split has the figures to judge",
+             targets, rate, keep);
   else
     snprintf(out->summary, sizeof(out->summary), "none meets %s at %s%s; the nearest, %s: %s", targets, rate, keep,
              v[near].name, out->verdicts[near].why);

@@ -315,23 +315,10 @@ int placer_curve_slo_point(const struct placer_curve *c, const double target_ns[
   return rc < 0 ? placer_error_oom(err, "SLO point") : 0;
 }
 
-/* "p99 <= 2 ms and p99.9 <= 5 ms" */
-static void targets_text(const double *target, char *buf, size_t len) {
-  size_t at = 0;
-  buf[0] = '\0';
-  for (size_t p = 0; p < N_PCT && at < len; p++) {
-    if (isnan(target[p]))
-      continue;
-    char t[32];
-    placer_format_duration_ns(target[p], t, sizeof(t));
-    at += (size_t)snprintf(buf + at, len - at, "%s%s <= %s", at ? " and " : "", placer_slo_percentile_names[p], t);
-  }
-}
-
 void placer_curve_slo_describe(const struct placer_curve *c, const struct placer_curve_slo_point *s,
                                const double target_ns[N_PCT], const char *unit, char *buf, size_t len) {
   char targets[96], ci[80] = "";
-  targets_text(target_ns, targets, sizeof(targets));
+  placer_slo_targets_text(target_ns, targets, sizeof(targets));
   if (!isnan(s->ci_low))
     snprintf(ci, sizeof(ci), "; 95%% CI %.0f to %.0f", s->ci_low, s->ci_high);
   const char *name = c->load_name;

@@ -161,7 +161,7 @@ struct placer_curve_balance {
   size_t variant; /* the least storage CPU whose curve meets the SLO at TARGET, neighbours kept */
   size_t n;
   struct placer_curve_verdict *verdicts; /* one per variant */
-  char summary[320];                     /* the answer in one sentence, also when there is none (the nearest miss) */
+  char summary[480];                     /* the answer in one sentence, also when there is none (the nearest miss) */
 };
 /* Bad input (PLACER_EXIT_USAGE) when SLO has no storage target, when the
  * target is the knee and no variant is unconstrained or its curve has no
@@ -171,5 +171,11 @@ int placer_curve_balance(const struct placer_curve_variant *v, size_t n, const s
                          const struct placer_curve_knee_rule *rule, bool unit_is_bytes, const char *unit,
                          struct placer_curve_balance *out, struct placer_error **err);
 void placer_curve_balance_free(struct placer_curve_balance *b);
+/* Only the load the SLO must hold at (OUT's target, and with the knee its
+ * variant and knee), as placer_curve_balance finds it: for what depends on
+ * it before the verdicts (the neighbours' share there). */
+int placer_curve_balance_target(const struct placer_curve_variant *v, size_t n, const struct placer_slo *slo,
+                                const struct placer_curve_knee_rule *rule, bool unit_is_bytes,
+                                struct placer_curve_balance *out, struct placer_error **err);
 
 #endif

@@ -208,13 +208,45 @@ static int io_check(struct check *c, const json_t *run, const char *key) {
   return rc;
 }
 
-/* A run's operations, each under its name: every workload of a summary.json
- * is a block workload (placer_bench_workload_block), whose are these. */
-static int ops_check(struct check *c, const json_t *run) {
-  for (size_t i = 0; placer_bench_block_ops[i]; i++)
-    if (io_check(c, run, placer_bench_block_ops[i]) < 0)
+/* A run's operations, each under its name: its workload's kind's (a block
+ * workload's read and write, a metadata workload's create, stat and delete). */
+static int ops_check(struct check *c, const json_t *run, int kind) {
+  const char *const *ops = kind == PLACER_BENCH_WORKLOAD_METADATA ? placer_bench_metadata_ops : placer_bench_block_ops;
+  for (size_t i = 0; ops[i]; i++)
+    if (io_check(c, run, ops[i]) < 0)
       return -1;
   return 0;
+}
+
+/* Ceph's counters of a run, where it has them: read as the reader reads
+ * them (ceph-counters-io.c), every refusal naming its path. */
+static int ceph_check(struct check *c, const json_t *run) {
+  const json_t *ceph;
+  if (typed(c, run, "ceph_counters", JSON_OBJECT, OPTIONAL | NULLABLE, &ceph) < 0)
+    return -1;
+  if (ceph == NULL)
+    return 0;
+  size_t at = push_key(c, "ceph_counters");
+  struct placer_ceph_run_counters counters;
+  int rc = placer_ceph_run_counters_from_json(ceph, c->path, &counters, c->err);
+  if (rc == 0)
+    placer_ceph_run_counters_free(&counters);
+  pop(c, at);
+  return rc;
+}
+
+/* The kind of workload NAME in summary.json's "workloads" (a block one when
+ * it has no kind, or when the name is not there: the reader refuses that). */
+static int workload_kind_of(const json_t *j, const char *name) {
+  const json_t *e;
+  size_t i;
+  json_array_foreach(json_object_get(j, "workloads"), i, e) {
+    const char *n = json_string_value(json_object_get(e, "name")),
+               *kind = json_string_value(json_object_get(e, "kind"));
+    if (n && name && strcmp(n, name) == 0 && kind && strcmp(kind, "metadata") == 0)
+      return PLACER_BENCH_WORKLOAD_METADATA;
+  }
+  return PLACER_BENCH_WORKLOAD_BLOCK;
 }
 
 static int roles_check(struct check *c, const json_t *run) {
@@ -251,13 +283,14 @@ static int threads_check(struct check *c, const json_t *run) {
   return 0;
 }
 
-static int run_check(struct check *c, const json_t *run, size_t repeats) {
+static int run_check(struct check *c, const json_t *j, const json_t *run, size_t repeats) {
   const json_t *busy, *e;
   size_t k;
   if (element_object(c, run) < 0 || name(c, run, "variant", 0) < 0 || name(c, run, "condition", 0) < 0 ||
       name(c, run, "workload", 0) < 0 || num(c, run, "repeat", INTEGER, 0, (double)repeats - 1) < 0 ||
       rel_path(c, run, "fio_json") < 0 || num(c, run, "duration_s", OPTIONAL | NULLABLE, 0, INFINITY) < 0 ||
-      ops_check(c, run) < 0 || num(c, run, "fio_failed_jobs", OPTIONAL | INTEGER, 0, INFINITY) < 0 ||
+      ops_check(c, run, workload_kind_of(j, json_string_value(json_object_get(run, "workload")))) < 0 ||
+      ceph_check(c, run) < 0 || num(c, run, "fio_failed_jobs", OPTIONAL | INTEGER, 0, INFINITY) < 0 ||
       num(c, run, "device_bytes_written", OPTIONAL | NULLABLE | INTEGER, 0, INFINITY) < 0 ||
       num(c, run, "neighbour_rate", OPTIONAL | NULLABLE, 0, INFINITY) < 0 || roles_check(c, run) < 0 ||
       threads_check(c, run) < 0 || array(c, run, "cpu_busy", OPTIONAL, MAX_CPUS, "CPUs a node may have", &busy) < 0)
@@ -411,6 +444,118 @@ static int split_parameter_check(struct check *c, const json_t *split) {
   return rc;
 }
 
+/* A workload that is a load step of a response curve: its curve's name and
+ * its load, { "name": iodepth | numjobs | rate_iops, "value" > 0 }, both or
+ * neither. */
+static int load_step_check(struct check *c, const json_t *e) {
+  const json_t *load;
+  if (name(c, e, "curve", OPTIONAL) < 0 || typed(c, e, "load", JSON_OBJECT, OPTIONAL, &load) < 0)
+    return -1;
+  if ((json_object_get(e, "curve") != NULL) != (load != NULL))
+    return fail(c, "a load step has both \"curve\" and \"load\"");
+  if (load == NULL)
+    return 0;
+  size_t at = push_key(c, "load");
+  if (name(c, load, "name", 0) < 0 || num(c, load, "value", 0, 1, 1e12) < 0)
+    return -1;
+  const char *n = json_string_value(json_object_get(load, "name"));
+  if (strcmp(n, "iodepth") != 0 && strcmp(n, "numjobs") != 0 && strcmp(n, "rate_iops") != 0) {
+    push_key(c, "name");
+    return fail(c, "'%s' is not what a load step sets (iodepth, numjobs, rate_iops)", n);
+  }
+  pop(c, at);
+  return 0;
+}
+
+/* The steps of one curve set the same thing, each to another value: a
+ * curve's loads strictly increase once sorted. */
+static int curves_shape_check(struct check *c, const json_t *workloads) {
+  const json_t *a, *b;
+  size_t i, k;
+  json_array_foreach(workloads, i, a) {
+    const char *ca = json_string_value(json_object_get(a, "curve"));
+    for (k = 0; ca && k < i; k++) {
+      b = json_array_get(workloads, k);
+      const char *cb = json_string_value(json_object_get(b, "curve"));
+      if (cb == NULL || strcmp(ca, cb) != 0)
+        continue;
+      const json_t *la = json_object_get(a, "load"), *lb = json_object_get(b, "load");
+      size_t at = push(c, "workloads[%zu].load", i);
+      if (strcmp(json_string_value(json_object_get(la, "name")), json_string_value(json_object_get(lb, "name"))) != 0)
+        return fail(c, "curve '%s' steps by %s here and by %s at workloads[%zu]", ca,
+                    json_string_value(json_object_get(la, "name")), json_string_value(json_object_get(lb, "name")), k);
+      if (json_number_value(json_object_get(la, "value")) == json_number_value(json_object_get(lb, "value")))
+        return fail(c, "curve '%s' has the step %g twice (workloads[%zu])", ca,
+                    json_number_value(json_object_get(la, "value")), k);
+      pop(c, at);
+    }
+  }
+  return 0;
+}
+
+/* "slo": the targets (ns, more than 0), where to hold them, the
+ * neighbours' share; "storage_cpus": per variant, the CPUs storage is
+ * given, or null. */
+static int slo_check(struct check *c, const json_t *j, size_t nv) {
+  const json_t *slo, *cpus, *e;
+  size_t i;
+  if (typed(c, j, "slo", JSON_OBJECT, OPTIONAL | NULLABLE, &slo) < 0 ||
+      array(c, j, "storage_cpus", OPTIONAL, nv, "variants of the study (one each)", &cpus) < 0)
+    return -1;
+  if (slo) {
+    size_t at = push_key(c, "slo");
+    static const char *const targets[] = { "p50_ns", "p99_ns", "p999_ns", "at_rate" };
+    for (i = 0; i < N_OF(targets); i++)
+      if (num(c, slo, targets[i], OPTIONAL | NULLABLE, 1e-9, INFINITY) < 0)
+        return -1;
+    if (num(c, slo, "keep", OPTIONAL | NULLABLE, 1e-9, 1) < 0 || name(c, slo, "at", OPTIONAL | NULLABLE) < 0)
+      return -1;
+    const char *a = json_string_value(json_object_get(slo, "at"));
+    bool rate = a && (strcmp(a, "iops") == 0 || strcmp(a, "bytes_per_s") == 0);
+    if (a && !rate && strcmp(a, "knee") != 0) {
+      push_key(c, "at");
+      return fail(c, "'%s' is not where an SLO holds (knee, iops, bytes_per_s)", a);
+    }
+    if (rate != json_is_number(json_object_get(slo, "at_rate")))
+      return fail(c, "\"at_rate\" goes with \"at\" iops or bytes_per_s, and only with them");
+    pop(c, at);
+  }
+  if (cpus && json_array_size(cpus) != nv) {
+    push_key(c, "storage_cpus");
+    return fail(c, "%zu entries, but the study has %zu variants", json_array_size(cpus), nv);
+  }
+  json_array_foreach(cpus, i, e) {
+    size_t at = push(c, "storage_cpus[%zu]", i);
+    if (!json_is_null(e) && !json_is_number(e))
+      return fail(c, "expected a number or null, got %s", type_name(e));
+    if (json_is_number(e) && number_in(c, e, 1e-9, MAX_CPUS) < 0)
+      return -1;
+    pop(c, at);
+  }
+  return 0;
+}
+
+/* A workload: a block one's pattern and block size; its kind, one of the
+ * kinds (absent: block); a metadata one's tree within what a study may say. */
+static bool workload_check(struct check *c, const json_t *w) {
+  const json_t *kind;
+  if (name(c, w, "pattern", OPTIONAL) < 0 || num(c, w, "block_size_bytes", OPTIONAL | INTEGER, 0, INFINITY) < 0 ||
+      typed(c, w, "kind", JSON_STRING, OPTIONAL, &kind) < 0 ||
+      num(c, w, "files", OPTIONAL | INTEGER, 0, PLACER_BENCH_MAX_FILES) < 0 ||
+      num(c, w, "directories", OPTIONAL | INTEGER, 0, PLACER_BENCH_MAX_JOBS) < 0 ||
+      num(c, w, "jobs", OPTIONAL | INTEGER, 0, PLACER_BENCH_MAX_JOBS) < 0)
+    return true;
+  for (size_t k = 0; kind && placer_bench_workload_kind_names[k]; k++)
+    if (strcmp(json_string_value(kind), placer_bench_workload_kind_names[k]) == 0)
+      return false;
+  if (kind == NULL)
+    return false;
+  size_t at = push_key(c, "kind");
+  fail(c, "'%s' is not a workload kind (block, metadata)", json_string_value(kind));
+  pop(c, at);
+  return true;
+}
+
 /* The names of VARIANTS (strings) or of WORKLOADS/CONDITIONS (objects). */
 static int shape_list(struct check *c, const json_t *j, const char *key, bool objects, size_t *n) {
   const json_t *list, *e;
@@ -425,17 +570,16 @@ static int shape_list(struct check *c, const json_t *j, const char *key, bool ob
   }
   json_array_foreach(list, i, e) {
     size_t at = push(c, "%s[%zu]", key, i);
-    if (!objects ? name_ok(c, e, false) < 0
-                 : element_object(c, e) < 0 || name(c, e, "name", 0) < 0 ||
-                       (strcmp(key, "workloads") == 0
-                            ? name(c, e, "pattern", OPTIONAL) < 0 ||
-                                  num(c, e, "block_size_bytes", OPTIONAL | INTEGER, 0, INFINITY) < 0
-                            : num(c, e, "neighbour_level", OPTIONAL | NULLABLE, 0, INFINITY) < 0))
+    if (!objects
+            ? name_ok(c, e, false) < 0
+            : element_object(c, e) < 0 || name(c, e, "name", 0) < 0 ||
+                  (strcmp(key, "workloads") == 0 ? workload_check(c, e) || load_step_check(c, e) < 0
+                                                 : num(c, e, "neighbour_level", OPTIONAL | NULLABLE, 0, INFINITY) < 0))
       return -1;
     pop(c, at);
   }
   *n = json_array_size(list);
-  return 0;
+  return strcmp(key, "workloads") == 0 ? curves_shape_check(c, list) : 0;
 }
 
 int placer_bench_results_check(const json_t *j, struct placer_error **err) {
@@ -459,7 +603,7 @@ int placer_bench_results_check(const json_t *j, struct placer_error **err) {
       name(&c, j, "storage_role", OPTIONAL | EMPTY) < 0 || num(&c, j, "repeats", INTEGER, 1, PLACER_BENCH_MAX) < 0 ||
       shape_list(&c, j, "variants", false, &nv) < 0 || shape_list(&c, j, "workloads", true, &nw) < 0 ||
       shape_list(&c, j, "conditions", true, &nc) < 0 || typed(&c, j, "neighbour", JSON_OBJECT, 0, &neighbour) < 0 ||
-      num(&c, j, "node_cpus", OPTIONAL | NULLABLE, 1, MAX_CPUS) < 0)
+      num(&c, j, "node_cpus", OPTIONAL | NULLABLE, 1, MAX_CPUS) < 0 || slo_check(&c, j, nv) < 0)
     return -1;
   const json_t *alpha;
   if (typed(&c, j, "alpha", JSON_REAL, OPTIONAL, &alpha) < 0)
@@ -527,7 +671,7 @@ int placer_bench_results_check(const json_t *j, struct placer_error **err) {
     return -1;
   json_array_foreach(runs, i, e) {
     at = push(&c, "runs[%zu]", i);
-    if (run_check(&c, e, repeats) < 0)
+    if (run_check(&c, j, e, repeats) < 0)
       return -1;
     pop(&c, at);
   }

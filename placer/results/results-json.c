@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "results/curve-results.h"
 #include "results/design.h"
 #include "results/results.h"
 #include "lib/jsoncost.h"
@@ -23,6 +24,21 @@ static json_t *io_json(const struct placer_bench_op *io) {
                    (json_int_t)io->total_ios, "runtime_ms", (json_int_t)io->runtime_ms, "clat_mean_ns",
                    num_or_null(io->clat_mean_ns), "clat_p50_ns", num_or_null(io->clat_p50_ns), "clat_p99_ns",
                    num_or_null(io->clat_p99_ns), "clat_p999_ns", num_or_null(io->clat_p999_ns));
+}
+
+/* A block workload as before kinds (no "kind": block); another with its kind and its own figures. */
+static json_t *workload_json(const struct placer_bench_workload *w) {
+  if (w->kind != PLACER_BENCH_WORKLOAD_BLOCK)
+    return json_pack("{s:s, s:s, s:I, s:I, s:I}", "name", w->name, "kind", placer_bench_workload_kind_names[w->kind],
+                     "files", (json_int_t)w->files, "directories", (json_int_t)w->directories, "jobs",
+                     (json_int_t)w->jobs);
+  json_t *o = json_pack("{s:s, s:s, s:I}", "name", w->name, "pattern", w->pattern, "block_size_bytes",
+                        (json_int_t)w->block_size_bytes);
+  if (o && w->curve) { /* a load step of a response curve */
+    json_object_set_new(o, "curve", json_string(w->curve));
+    json_object_set_new(o, "load", json_pack("{s:s, s:f}", "name", w->load_name, "value", w->load));
+  }
+  return o;
 }
 
 static json_t *run_json(const struct placer_bench_results *r, size_t v, size_t c, size_t w, size_t k) {
@@ -53,6 +69,12 @@ static json_t *run_json(const struct placer_bench_results *r, size_t v, size_t c
       "{s:i, s:o, s:o, s:o, s:o, s:o}", "fio_failed_jobs", (int)run->fio_failed_jobs, "device_bytes_written",
       run->has_device_bytes ? json_integer((json_int_t)run->device_bytes_written) : json_null(), "neighbour_rate",
       num_or_null(run->neighbour_rate), "roles", roles, "threads", threads, "cpu_busy", busy);
+  /* Ceph's counters, where they were read (a study with a cluster of placer's) */
+  if (rest && run->ceph &&
+      json_object_set_new(rest, "ceph_counters", placer_ceph_run_counters_to_json(run->ceph, run->duration_s)) < 0) {
+    json_decref(rest);
+    rest = NULL;
+  }
   if (o == NULL || rest == NULL || json_object_update(o, rest) < 0) {
     json_decref(o);
     o = NULL;
@@ -224,9 +246,7 @@ json_t *placer_bench_results_to_json(const struct placer_bench_results *r) {
   for (size_t v = 0; v < r->n_variants; v++)
     json_array_append_new(variants, json_string(r->variants[v]));
   for (size_t w = 0; w < r->n_workloads; w++)
-    json_array_append_new(workloads,
-                          json_pack("{s:s, s:s, s:I}", "name", r->workloads[w].name, "pattern", r->workloads[w].pattern,
-                                    "block_size_bytes", (json_int_t)r->workloads[w].block_size_bytes));
+    json_array_append_new(workloads, workload_json(&r->workloads[w]));
   for (size_t c = 0; c < r->n_conditions; c++)
     json_array_append_new(conditions, json_pack("{s:s, s:o}", "name", r->conditions[c].name, "neighbour_level",
                                                 num_or_null(r->conditions[c].neighbour_level)));
@@ -273,9 +293,28 @@ json_t *placer_bench_results_to_json(const struct placer_bench_results *r) {
   json_object_set_new(j, "split", split);
   json_object_set_new(j, "node_cpus", num_or_null(r->node_cpus > 0 ? r->node_cpus : NAN));
   json_object_set_new(j, "alpha", json_real(r->alpha));
+  /* response curves' keys only where a study has them (docs/bench.md) */
+  if (placer_slo_storage_set(&r->slo) || !isnan(r->slo.keep))
+    json_object_set_new(j, "slo", placer_bench_slo_to_json(&r->slo));
+  bool any_cpus = false;
+  for (size_t v = 0; v < r->n_variants; v++)
+    any_cpus |= isfinite(r->storage_cpus[v]);
+  if (any_cpus) {
+    json_t *storage_cpus = json_array();
+    for (size_t v = 0; v < r->n_variants; v++)
+      json_array_append_new(storage_cpus, num_or_null(r->storage_cpus[v]));
+    json_object_set_new(j, "storage_cpus", storage_cpus);
+  }
   json_t *summary = json_object_get(j, "summary");
   json_object_set_new(summary, "verdicts", verdicts_json(r));
   json_object_set_new(summary, "design", design_json(r));
+  json_t *curves = placer_bench_curves_json(r), *curve_balance = placer_bench_curve_balance_json(r);
+  if (curves == NULL || json_array_size(curves) > 0)
+    json_object_set_new(summary, "curves", curves);
+  else
+    json_decref(curves);
+  if (curve_balance == NULL || !json_is_null(curve_balance))
+    json_object_set_new(summary, "curve_balance", curve_balance);
   json_object_set_new(j, "recovery", placer_bench_recovery_to_json(r->recovery, r->variants));
   return j;
 }
@@ -325,6 +364,14 @@ static void io_from_json(const json_t *j, const char *name, struct placer_bench_
   io->clat_p50_ns = num_or_nan(j, "clat_p50_ns");
   io->clat_p99_ns = num_or_nan(j, "clat_p99_ns");
   io->clat_p999_ns = num_or_nan(j, "clat_p999_ns");
+}
+
+/* A workload's "kind" (checked: one of the names); absent, it is a block workload. */
+static int workload_kind(const char *name) {
+  for (int k = 0; name && placer_bench_workload_kind_names[k]; k++)
+    if (strcmp(name, placer_bench_workload_kind_names[k]) == 0)
+      return k;
+  return PLACER_BENCH_WORKLOAD_BLOCK;
 }
 
 /* Names in an array of objects ("name" key) or of strings. */
@@ -399,6 +446,18 @@ static int run_from_json(struct placer_bench_results *r, const json_t *j, size_t
     if (placer_bench_run_add_thread(run, str(e, "instance"), str(e, "thread"), u64(e, "cpu_ns"), err) < 0)
       return -1;
   }
+  const json_t *ceph = json_object_get(j, "ceph_counters");
+  if (json_is_object(ceph)) {
+    char path[64];
+    snprintf(path, sizeof(path), "runs[%zu].ceph_counters", i);
+    struct placer_ceph_run_counters counters;
+    if (placer_ceph_run_counters_from_json(ceph, path, &counters, err) < 0)
+      return -1;
+    int rc = placer_bench_run_take_ceph(run, &counters, err);
+    placer_ceph_run_counters_free(&counters);
+    if (rc < 0)
+      return -1;
+  }
   const json_t *busy = json_object_get(j, "cpu_busy");
   if (json_array_size(busy) > 0) {
     double *values = calloc(json_array_size(busy), sizeof(*values));
@@ -429,7 +488,9 @@ static int shape_from_json(const json_t *j, struct placer_bench_results **out, s
   const char **vnames = NULL, **wnames = NULL, **cnames = NULL;
   size_t nv = 0;
   int rc = -1;
-  double *knobs = NULL;
+  double *knobs = NULL, *storage_cpus = NULL;
+  struct placer_slo slo;
+  placer_bench_slo_from_json(json_object_get(j, "slo"), &slo);
   if (ws == NULL || cs == NULL) {
     placer_error_oom(err, "bench results JSON");
     goto out;
@@ -439,10 +500,17 @@ static int shape_from_json(const json_t *j, struct placer_bench_results **out, s
       names_from_json(conditions, "conditions", &cnames, &nc, err) < 0)
     goto out;
   for (size_t i = 0; i < nw; i++) {
-    const json_t *e = json_array_get(workloads, i);
+    const json_t *e = json_array_get(workloads, i), *load = json_object_get(e, "load");
     ws[i] = (struct placer_bench_workload){ .name = (char *)wnames[i],
+                                            .kind = workload_kind(str(e, "kind")),
                                             .pattern = (char *)str(e, "pattern"),
-                                            .block_size_bytes = u64(e, "block_size_bytes") };
+                                            .block_size_bytes = u64(e, "block_size_bytes"),
+                                            .curve = (char *)str(e, "curve"),
+                                            .load = num_or_nan(load, "value"),
+                                            .files = u64(e, "files"),
+                                            .directories = (unsigned)u64(e, "directories"),
+                                            .jobs = (unsigned)u64(e, "jobs") };
+    snprintf(ws[i].load_name, sizeof(ws[i].load_name), "%s", str(load, "name") ? str(load, "name") : "");
   }
   for (size_t i = 0; i < nc; i++)
     cs[i] = (struct placer_bench_condition){ (char *)cnames[i],
@@ -464,7 +532,19 @@ static int shape_from_json(const json_t *j, struct placer_bench_results **out, s
     .neighbour_role = str(neighbour, "role"),
     .node_cpus = num_or_nan(j, "node_cpus"),
     .alpha = json_is_number(json_object_get(j, "alpha")) ? num_or_nan(j, "alpha") : 0.05, /* absent before */
+    .slo = &slo,
   };
+  const json_t *cpus = json_object_get(j, "storage_cpus"); /* absent before response curves: unknown */
+  storage_cpus = calloc(nv ? nv : 1, sizeof(*storage_cpus));
+  if (storage_cpus == NULL) {
+    placer_error_oom(err, "bench results JSON");
+    goto out;
+  }
+  for (size_t i = 0; i < nv; i++) {
+    const json_t *x = json_array_get(cpus, i);
+    storage_cpus[i] = json_is_number(x) ? json_number_value(x) : NAN;
+  }
+  spec.storage_cpus = storage_cpus;
   const json_t *split = json_object_get(j, "split");
   if (json_is_object(split)) {
     const json_t *kn = json_object_get(split, "knobs");
@@ -502,6 +582,7 @@ static int shape_from_json(const json_t *j, struct placer_bench_results **out, s
   rc = placer_bench_results_new(&spec, out, err);
 out:
   free(knobs);
+  free(storage_cpus);
   free(ws);
   free(cs);
   free(vnames);
@@ -602,6 +683,12 @@ int placer_bench_results_dir_load(const char *dir, struct placer_bench_results *
   if (placer_bench_summary_load(dir, &j, &path, err) < 0)
     return -1;
   int rc = placer_bench_results_from_json(j, out, err); /* checked first: the baseline too */
+  if (rc == 0 && placer_bench_results_check_ceph_csv(dir, j, *out, err) < 0) {
+    placer_bench_results_free(*out);
+    *out = NULL;
+    json_decref(j);
+    return -1; /* the error names the counters file */
+  }
   json_t *hb = json_object_get(j, "hardware_baseline");
   if (rc == 0 && hardware_baseline)
     *hardware_baseline = json_is_object(hb) ? json_incref(hb) : NULL;

@@ -98,19 +98,25 @@ int placer_bench_results_new(const struct placer_bench_spec *spec, struct placer
   r->knobs = malloc((spec->n_variants ? spec->n_variants : 1) * sizeof(*r->knobs));
   for (size_t i = 0; r->knobs && i < spec->n_variants; i++)
     r->knobs[i] = spec->knobs ? spec->knobs[i] : NAN;
+  placer_slo_init(&r->slo);
+  if (spec->slo)
+    r->slo = *spec->slo;
+  r->storage_cpus = malloc((spec->n_variants ? spec->n_variants : 1) * sizeof(*r->storage_cpus));
+  for (size_t i = 0; r->storage_cpus && i < spec->n_variants; i++)
+    r->storage_cpus[i] = spec->storage_cpus ? spec->storage_cpus[i] : NAN;
   r->variants = calloc(spec->n_variants, sizeof(*r->variants));
   r->workloads = calloc(spec->n_workloads, sizeof(*r->workloads));
   r->conditions = calloc(spec->n_conditions, sizeof(*r->conditions));
   bool ok = r->title && r->storage_role && r->neighbour_name && r->neighbour_unit && r->level_unit &&
             r->neighbour_role && r->variants && r->workloads && r->conditions && r->split_parameter && r->split_from &&
-            r->knobs;
+            r->knobs && r->storage_cpus;
   for (size_t i = 0; ok && i < spec->n_variants; i++, r->n_variants++)
     ok = (r->variants[i] = strdup(spec->variants[i])) != NULL;
-  /* a workload given with no operations is a block workload (summary.json's are) */
+  /* a workload given with no operations gets its kind's (summary.json's have none) */
   for (size_t i = 0; ok && i < spec->n_workloads; i++) {
     struct placer_bench_workload *w = &r->workloads[i];
     ok = placer_bench_workload_copy(w, &spec->workloads[i], err) == 0 &&
-         (w->ops.n > 0 || placer_bench_workload_block(w, err) == 0);
+         (w->ops.n > 0 || placer_bench_workload_rule(w, err) == 0);
     if (ok)
       r->n_workloads++;
     else
@@ -161,6 +167,9 @@ static void run_clear(struct placer_bench_run *run) {
   }
   free(run->threads);
   free(run->cpu_busy);
+  if (run->ceph)
+    placer_ceph_run_counters_free(run->ceph);
+  free(run->ceph);
 }
 
 void placer_bench_results_free(struct placer_bench_results *r) {
@@ -190,6 +199,7 @@ void placer_bench_results_free(struct placer_bench_results *r) {
   free(r->split_parameter);
   free(r->split_from);
   free(r->knobs);
+  free(r->storage_cpus);
   free(r->stop_reason);
   free(r);
 }
@@ -244,6 +254,20 @@ int placer_bench_run_set_result(struct placer_bench_run *run, const struct place
   run->ops = ops;
   run->n_ops = result->n_ops;
   run->fio_failed_jobs = result->failed_jobs;
+  return 0;
+}
+
+int placer_bench_run_take_ceph(struct placer_bench_run *run, struct placer_ceph_run_counters *counters,
+                               struct placer_error **err) {
+  struct placer_ceph_run_counters *kept = calloc(1, sizeof(*kept));
+  if (kept == NULL)
+    return oom(err, "bench run");
+  *kept = *counters;
+  *counters = (struct placer_ceph_run_counters){ 0 };
+  if (run->ceph)
+    placer_ceph_run_counters_free(run->ceph);
+  free(run->ceph);
+  run->ceph = kept;
   return 0;
 }
 

@@ -11,9 +11,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "results/ceph-counters.h"
 #include "results/metrics.h"
 #include "results/recovery.h"
 #include "lib/error.h"
+#include "results/slo.h"
 #include "results/stats.h"
 #include "results/workload-result.h"
 
@@ -56,6 +58,10 @@ struct placer_bench_run {
   struct placer_bench_thread_usage *threads;
   size_t n_cpus;
   double *cpu_busy; /* per core, indexed by OS CPU number: fraction busy in [0, 1] */
+  /* Ceph's perf counters over the run: every OSD's and MDS's delta (a
+   * daemon that did not answer is there, missing); NULL when none were read
+   * (no Ceph cluster of placer's, or results written before them). */
+  struct placer_ceph_run_counters *ceph;
 };
 
 /* The shape of a study; strings and arrays are copied. */
@@ -88,6 +94,11 @@ struct placer_bench_spec {
   const char *split_from; /* the variant the steps are made from (sweep.from); NULL: unknown */
   double node_cpus;       /* CPUs of the node (the CPU model's bound spreads them); NAN: unknown */
   double alpha;           /* the verdicts' significance level; 0: the default, 0.05 */
+  /* Response curves (results/curves.c): the study's SLO (NULL: none) and
+   * the CPU each variant gives its storage roles (NULL: unknown; NAN:
+   * unconstrained), the x of its curve in a CPU split. */
+  const struct placer_slo *slo;
+  const double *storage_cpus;
   /* Recovery as a workload (NULL action: none): what fails, during which
    * workload, after how many seconds of it, for how long. */
   const char *recovery_action; /* "kill" | "out" */
@@ -113,6 +124,8 @@ struct placer_bench_results {
   char *split_from;      /* "" when unknown (results written before sweep.from) */
   double node_cpus;
   double alpha;                  /* a change is significant when p < alpha */
+  struct placer_slo slo;         /* the study's SLO (placer_slo_init: none) */
+  double *storage_cpus;          /* [variant]: CPUs (cores) given to storage; NAN: unconstrained or unknown */
   size_t repeats_run;            /* passes measured (dynamic repeats: fewer than repeats, the cap); 0: repeats */
   char *stop_reason;             /* dynamic repeats: why the study stopped adding passes; NULL: fixed repeats */
   bool interrupted;              /* stopped early (Ctrl-C): the report says so */
@@ -138,6 +151,10 @@ extern const char *const placer_bench_sweep_parameter_names[];
 #define PLACER_BENCH_MAX_WARMUP 10
 #define PLACER_BENCH_MAX_RUNTIME_S 86400
 #define PLACER_BENCH_MAX_RAMP_S 3600
+/* A metadata workload's files per run and its fio jobs (clients); its
+ * directories are at most its jobs. */
+#define PLACER_BENCH_MAX_FILES 1000000
+#define PLACER_BENCH_MAX_JOBS 64
 int placer_bench_results_new(const struct placer_bench_spec *spec, struct placer_bench_results **out,
                              struct placer_error **err);
 void placer_bench_results_free(struct placer_bench_results *r);
@@ -165,6 +182,10 @@ int placer_bench_run_add_thread(struct placer_bench_run *run, const char *instan
                                 struct placer_error **err);
 int placer_bench_run_set_cpu_busy(struct placer_bench_run *run, const double *busy, size_t n_cpus,
                                   struct placer_error **err);
+/* The run's Ceph counters: *COUNTERS's daemons handed over to the run
+ * (*COUNTERS is left empty); 0, or -1 out of memory. */
+int placer_bench_run_take_ceph(struct placer_bench_run *run, struct placer_ceph_run_counters *counters,
+                               struct placer_error **err);
 /* The neighbours' rate without storage, for a variant and condition. Returns -1
  * when out of range. */
 int placer_bench_results_set_solo(struct placer_bench_results *r, size_t variant, size_t condition, size_t repeat,
@@ -353,6 +374,15 @@ int placer_bench_summary_load(const char *dir, json_t **out, char **path, struct
  * (HARDWARE_BASELINE may be NULL) its hardware_baseline, checked with it
  * (NULL when the study had none). */
 int placer_bench_results_load_dir(const char *dir, struct placer_bench_results **out, struct placer_error **err);
+/* DIR/ceph-counters.csv (results-ceph-csv.c) read back against SUMMARY
+ * (summary.json, checked) and R (read from it): the rows summary.json's
+ * csv_bytes recorded, parsed (placer_ceph_csv_parse), every run of them a run
+ * of R with the same counters, and no run of R with counters left out; a
+ * file that is missing while R has counters is refused too.  Every refusal
+ * is bad input (PLACER_EXIT_USAGE) naming the file.  The dir loaders above
+ * call it. */
+int placer_bench_results_check_ceph_csv(const char *dir, const json_t *summary, const struct placer_bench_results *r,
+                                        struct placer_error **err);
 int placer_bench_results_dir_load(const char *dir, struct placer_bench_results **out, json_t **hardware_baseline,
                                   struct placer_error **err);
 

@@ -80,6 +80,18 @@ int placer_slo_set(struct placer_slo *s, const char *side, const char *key, cons
   return 0;
 }
 
+void placer_slo_targets_text(const double target_ns[PLACER_SLO_N_PERCENTILES], char *buf, size_t len) {
+  size_t at = 0;
+  buf[0] = '\0';
+  for (size_t p = 0; p < PLACER_SLO_N_PERCENTILES && at < len; p++) {
+    if (isnan(target_ns[p]))
+      continue;
+    char t[32];
+    placer_format_duration_ns(target_ns[p], t, sizeof(t));
+    at += (size_t)snprintf(buf + at, len - at, "%s%s <= %s", at ? " and " : "", placer_slo_percentile_names[p], t);
+  }
+}
+
 bool placer_slo_storage_set(const struct placer_slo *s) {
   for (size_t i = 0; i < PLACER_SLO_N_PERCENTILES; i++)
     if (!isnan(s->storage_ns[i]))

@@ -34,6 +34,8 @@ void placer_slo_init(struct placer_slo *s);
  * or -1 with WHY (one line: "expected a latency with its unit, such as 2ms
  * or 500us, got '2'"). */
 int placer_slo_set(struct placer_slo *s, const char *side, const char *key, const char *value, char *why, size_t len);
+/* The targets set in TARGET_NS, in words: "p99 <= 2 ms and p99.9 <= 5 ms". */
+void placer_slo_targets_text(const double target_ns[PLACER_SLO_N_PERCENTILES], char *buf, size_t len);
 /* Is any storage latency target set?  (The SLO point holds all of them.) */
 bool placer_slo_storage_set(const struct placer_slo *s);
 

@@ -7,8 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-const char *const placer_bench_metric_names[] = { "iops", "bw_bytes", NULL };
+const char *const placer_bench_metric_names[] = { "iops", "bw_bytes", "ops_per_s", NULL };
 const char *const placer_bench_block_ops[] = { "read", "write", NULL };
+const char *const placer_bench_metadata_ops[] = { "create", "stat", "delete", NULL };
+const char *const placer_bench_workload_kind_names[] = { "block", "metadata", NULL };
 
 int placer_bench_result_add_op(struct placer_bench_result *r, const struct placer_bench_op *op,
                                struct placer_error **err) {
@@ -71,15 +73,40 @@ int placer_bench_workload_block(struct placer_bench_workload *w, struct placer_e
   return 0;
 }
 
+int placer_bench_workload_metadata(struct placer_bench_workload *w, struct placer_error **err) {
+  placer_string_list_free(&w->ops);
+  w->main_ops = 0;
+  for (size_t i = 0; placer_bench_metadata_ops[i]; i++) {
+    if (placer_string_list_add(&w->ops, placer_bench_metadata_ops[i]) < 0)
+      return placer_error_oom(err, "metadata workload");
+    w->main_ops |= 1u << i;
+  }
+  w->metric = PLACER_BENCH_METRIC_OPS_PER_S;
+  w->lower_is_better = false;
+  return 0;
+}
+
+int placer_bench_workload_rule(struct placer_bench_workload *w, struct placer_error **err) {
+  return w->kind == PLACER_BENCH_WORKLOAD_METADATA ? placer_bench_workload_metadata(w, err)
+                                                   : placer_bench_workload_block(w, err);
+}
+
 int placer_bench_workload_copy(struct placer_bench_workload *out, const struct placer_bench_workload *w,
                                struct placer_error **err) {
-  *out = (struct placer_bench_workload){ .block_size_bytes = w->block_size_bytes,
+  *out = (struct placer_bench_workload){ .kind = w->kind,
+                                         .block_size_bytes = w->block_size_bytes,
+                                         .files = w->files,
+                                         .directories = w->directories,
+                                         .jobs = w->jobs,
                                          .main_ops = w->main_ops,
                                          .metric = w->metric,
-                                         .lower_is_better = w->lower_is_better };
+                                         .lower_is_better = w->lower_is_better,
+                                         .load = w->load };
+  snprintf(out->load_name, sizeof(out->load_name), "%s", w->load_name);
   out->name = strdup(w->name ? w->name : "");
   out->pattern = strdup(w->pattern ? w->pattern : "");
-  int rc = out->name && out->pattern ? 0 : -1;
+  out->curve = w->curve ? strdup(w->curve) : NULL;
+  int rc = out->name && out->pattern && (out->curve || !w->curve) ? 0 : -1;
   for (size_t i = 0; rc == 0 && i < w->ops.n; i++)
     rc = placer_string_list_add(&out->ops, w->ops.items[i]);
   if (rc < 0) {
@@ -92,12 +119,19 @@ int placer_bench_workload_copy(struct placer_bench_workload *out, const struct p
 void placer_bench_workload_clear(struct placer_bench_workload *w) {
   free(w->name);
   free(w->pattern);
+  free(w->curve);
   placer_string_list_free(&w->ops);
   *w = (struct placer_bench_workload){ 0 };
 }
 
 bool placer_bench_workload_uses_bandwidth(const struct placer_bench_workload *w) {
   return w->metric == PLACER_BENCH_METRIC_BW_BYTES;
+}
+
+const char *placer_bench_metric_unit(const struct placer_bench_workload *w) {
+  return w->metric == PLACER_BENCH_METRIC_BW_BYTES    ? "MB/s"
+         : w->metric == PLACER_BENCH_METRIC_OPS_PER_S ? "ops/s"
+                                                      : "IOPS";
 }
 
 static double nan_max(double a, double b) {
@@ -108,7 +142,7 @@ static double nan_max(double a, double b) {
 
 double placer_bench_ops_main_metric(const struct placer_bench_workload *w, const struct placer_bench_op *ops,
                                     size_t n) {
-  double sum = 0;
+  double sum = 0, ios = 0, seconds = 0;
   bool any = false;
   for (size_t i = 0; i < w->ops.n && i < PLACER_BENCH_MAX_OPS; i++) {
     if (!(w->main_ops & (1u << i)))
@@ -117,8 +151,16 @@ double placer_bench_ops_main_metric(const struct placer_bench_workload *w, const
     if (op == NULL)
       return NAN;
     sum += w->metric == PLACER_BENCH_METRIC_BW_BYTES ? (double)op->bw_bytes : op->iops;
+    if (w->metric == PLACER_BENCH_METRIC_OPS_PER_S && op->total_ios > 0) {
+      if (!(op->iops > 0))
+        return NAN; /* operations without a rate: their time is unknown */
+      ios += (double)op->total_ios;
+      seconds += (double)op->total_ios / op->iops;
+    }
     any = true;
   }
+  if (w->metric == PLACER_BENCH_METRIC_OPS_PER_S)
+    return seconds > 0 ? ios / seconds : NAN;
   return any ? sum : NAN;
 }
 

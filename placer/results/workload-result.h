@@ -57,15 +57,32 @@ void placer_bench_result_free(struct placer_bench_result *r);
 enum placer_bench_metric {
   PLACER_BENCH_METRIC_IOPS,
   PLACER_BENCH_METRIC_BW_BYTES,
+  /* The main operations one after another (a metadata run's creates, then
+   * stats, then deletes): all their operations over all their time, sum of
+   * total_ios / sum of total_ios / iops. */
+  PLACER_BENCH_METRIC_OPS_PER_S,
 };
 extern const char *const placer_bench_metric_names[];
 
 #define PLACER_BENCH_MAX_OPS 8
 
+/* What a workload is, as summary.json's "kind" names it (bench/workload.h's
+ * cells kinds); its rule makes its operations (placer_bench_workload_rule). */
+enum placer_bench_workload_kind {
+  PLACER_BENCH_WORKLOAD_BLOCK,    /* fio's block I/O: reads and writes */
+  PLACER_BENCH_WORKLOAD_METADATA, /* files created, stat'ed and deleted on CephFS */
+};
+extern const char *const placer_bench_workload_kind_names[]; /* "block", "metadata", NULL */
+
 struct placer_bench_workload {
   char *name;                /* unique: "4k-randwrite" */
-  char *pattern;             /* fio rw=: read, write, randread, randwrite, rw, randrw, ... */
+  int kind;                  /* enum placer_bench_workload_kind */
+  char *pattern;             /* fio rw=: read, write, randread, randwrite, rw, randrw, ...; metadata: "" */
   uint64_t block_size_bytes; /* a block workload's block size */
+  /* A metadata workload's tree: files per run in all, directories, fio jobs
+   * (clients) at once; 0 for a block workload. */
+  uint64_t files;
+  unsigned directories, jobs;
   /* How its runs are judged, from its kind.  A workload with no ops (as
    * summary.json has them: every workload there is a block workload) gets
    * the block workload's (placer_bench_workload_block). */
@@ -73,6 +90,13 @@ struct placer_bench_workload {
   unsigned main_ops;             /* bit i: ops[i] counts in the main metric, and its p99 in the latency */
   int metric;                    /* enum placer_bench_metric */
   bool lower_is_better;          /* the main metric is a cost (a latency): a rise is the regression */
+  /* A step of a response curve (the study's workloads.load): the curve it
+   * belongs to (the workload without its step, "4k-randwrite"; NULL: no
+   * load steps), what the step sets ("iodepth", "numjobs", "rate_iops") and
+   * to what.  Its name is the curve's with the step: "4k-randwrite@iodepth16". */
+  char *curve;
+  char load_name[16];
+  double load;
 };
 
 /* The block workload's (fio's rw= and bs=): operations read and write; the
@@ -83,6 +107,13 @@ struct placer_bench_workload {
  * memory. */
 extern const char *const placer_bench_block_ops[]; /* "read", "write", NULL */
 int placer_bench_workload_block(struct placer_bench_workload *w, struct placer_error **err);
+/* The metadata workload's: operations create, stat and delete, one after
+ * another, all of them main; its metric their operations per second over
+ * their time together (PLACER_BENCH_METRIC_OPS_PER_S); higher is better. */
+extern const char *const placer_bench_metadata_ops[]; /* "create", "stat", "delete", NULL */
+int placer_bench_workload_metadata(struct placer_bench_workload *w, struct placer_error **err);
+/* W's kind's rule (block or metadata): 0, or -1 out of memory. */
+int placer_bench_workload_rule(struct placer_bench_workload *w, struct placer_error **err);
 /* A copy of W (its strings and lists): 0, or -1 out of memory. */
 int placer_bench_workload_copy(struct placer_bench_workload *out, const struct placer_bench_workload *w,
                                struct placer_error **err);
@@ -93,8 +124,12 @@ enum placer_bench_direction { PLACER_BENCH_READ, PLACER_BENCH_WRITE, PLACER_BENC
 enum placer_bench_direction placer_bench_pattern_direction(const char *pattern);
 /* The main metric is bytes per second (shown in MB/s), not operations per second. */
 bool placer_bench_workload_uses_bandwidth(const struct placer_bench_workload *w);
+/* The main metric's unit as reports show it: "IOPS", "MB/s" (10^6 bytes/s),
+ * "ops/s" (a metadata run's operations one after another). */
+const char *placer_bench_metric_unit(const struct placer_bench_workload *w);
 
-/* A run's main metric over OPS (NAN when a main operation is missing), its
+/* A run's main metric over OPS (NAN when a main operation is missing, or,
+ * for operations one after another, one that has no rate), its
  * latency (the worst p99 of the main operations) and the operation whose
  * percentiles a latency plot shows (the last main one: writes for a mix). */
 double placer_bench_ops_main_metric(const struct placer_bench_workload *w, const struct placer_bench_op *ops, size_t n);

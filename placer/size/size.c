@@ -33,6 +33,8 @@ void placer_size_result_free(struct placer_size_result *r) {
   for (size_t i = 0; i < r->n_workloads; i++) {
     free(r->workloads[i].name);
     free(r->workloads[i].pattern);
+    free(r->workloads[i].slo_variant);
+    free(r->workloads[i].slo_condition);
   }
   free(r->workloads);
   free(r->nodes);
@@ -350,16 +352,20 @@ int placer_size_compute(struct placer_bench_results *const *results, size_t n_re
     placer_error_oom(err, "size");
     goto fail;
   }
-  if (collect(results, n_results, opt, res, err) < 0)
+  if (collect(results, n_results, opt, res, err) < 0 || placer_size_slo_rows(results, n_results, opt, res, err) < 0)
     goto fail;
 
-  /* the workload that sizes the OSDs: the one asked, else the costliest */
+  /* the workload that sizes the OSDs: the one asked, else the costliest,
+   * at the SLO where the results have one (docs/size.md) */
+  bool any_slo = false;
+  for (size_t i = 0; i < res->n_workloads; i++)
+    any_slo |= res->workloads[i].at_slo;
   res->sizing = SIZE_MAX;
   for (size_t i = 0; i < res->n_workloads; i++) {
     double c = res->workloads[i].cpu_ms_per_io_target;
-    if (opt->workload
-            ? strcmp(res->workloads[i].name, opt->workload) == 0
-            : isfinite(c) && (res->sizing == SIZE_MAX || c > res->workloads[res->sizing].cpu_ms_per_io_target))
+    if (opt->workload ? strcmp(res->workloads[i].name, opt->workload) == 0
+                      : isfinite(c) && res->workloads[i].at_slo == any_slo &&
+                            (res->sizing == SIZE_MAX || c > res->workloads[res->sizing].cpu_ms_per_io_target))
       res->sizing = i;
   }
   if (res->sizing == SIZE_MAX || !isfinite(res->workloads[res->sizing].cpu_ms_per_io_target)) {
@@ -433,13 +439,20 @@ json_t *placer_size_to_json(const struct placer_size_result *r) {
   json_t *ws = json_array();
   for (size_t i = 0; i < r->n_workloads; i++) {
     const struct placer_size_workload *w = &r->workloads[i];
-    json_array_append_new(
-        ws, json_pack("{s:s, s:s, s:I, s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:b}", "name", w->name, "pattern", w->pattern,
-                      "block_size_bytes", (json_int_t)w->block_size_bytes, "runs", (json_int_t)w->n_runs,
-                      "cpu_ms_per_io_measured", num(w->cpu_ms_per_io), "cpu_ms_per_io", num(w->cpu_ms_per_io_target),
-                      "measured_iops", num(w->measured_iops), "measured_storage_cores", num(w->measured_cores),
-                      "iops_per_osd", num(w->iops_per_osd), "threads_needed",
-                      w->threads_needed ? json_integer(w->threads_needed) : json_null(), "sizing", i == r->sizing));
+    json_t *row = json_pack(
+        "{s:s, s:s, s:I, s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:b}", "name", w->name, "pattern", w->pattern,
+        "block_size_bytes", (json_int_t)w->block_size_bytes, "runs", (json_int_t)w->n_runs, "cpu_ms_per_io_measured",
+        num(w->cpu_ms_per_io), "cpu_ms_per_io", num(w->cpu_ms_per_io_target), "measured_iops", num(w->measured_iops),
+        "measured_storage_cores", num(w->measured_cores), "iops_per_osd", num(w->iops_per_osd), "threads_needed",
+        w->threads_needed ? json_integer(w->threads_needed) : json_null(), "sizing", i == r->sizing);
+    json_object_set_new(row, "at_slo",
+                        w->at_slo
+                            ? json_pack("{s:s, s:s, s:s, s:o, s:o, s:o, s:o}", "variant", w->slo_variant, "condition",
+                                        w->slo_condition, "slo_point", w->slo_text, "iops", num(w->slo_iops),
+                                        "allocated_cores", num(w->allocated_cores), "per_core_allocated",
+                                        num(w->per_core_allocated), "per_core_used", num(w->per_core_used))
+                            : json_null());
+    json_array_append_new(ws, row);
   }
   json_t *nodes = json_array();
   for (size_t n = 0; n < r->n_nodes; n++) {
@@ -532,7 +545,17 @@ int placer_size_print_text(const struct placer_size_result *r, FILE *out) {
   }
   if (placer_table_print(&t, out) < 0)
     return -1;
-  fprintf(out, "(* sizes the OSDs%s)\n\n", o->target_iops > 0 ? "" : "; IOPS per OSD: what its planned CPU gives");
+  fprintf(out, "(* sizes the OSDs%s)\n", o->target_iops > 0 ? "" : "; IOPS per OSD: what its planned CPU gives");
+  for (size_t i = 0; i < r->n_workloads; i++) {
+    const struct placer_size_workload *w = &r->workloads[i];
+    if (w->at_slo)
+      fprintf(
+          out,
+          "%s: %s next to %s, storage given %g core%s: %s; %.0f IOPS per core given, %.3f ms of given CPU per I/O\n",
+          w->name, w->slo_variant, w->slo_condition, w->allocated_cores, w->allocated_cores == 1 ? "" : "s",
+          w->slo_text, w->slo_iops / w->allocated_cores, w->cpu_ms_per_io);
+  }
+  fputc('\n', out);
   fprintf(out, "per OSD: %u threads; memory %s = max(peak RSS %s, osd_memory_target %s) + %.0f%%\n", r->osd_threads,
           fmt_bytes(r->osd_memory_bytes, a, sizeof(a)),
           isfinite(r->measured_peak_rss) ? fmt_bytes((uint64_t)r->measured_peak_rss, b, sizeof(b)) : "-",

@@ -30,6 +30,14 @@ struct placer_size_workload {
   double measured_cores;       /* storage role CPU in cores, median */
   double iops_per_osd;         /* what the planned CPU of one OSD gives on the target */
   unsigned threads_needed;     /* for the target IOPS (0: no target) */
+  /* At the SLO (size-slo.c): a response curve's SLO point sizes, its cost
+   * the storage CPU the variant is given per client I/O there
+   * (cpu_ms_per_io = 1000 x allocated_cores / slo_iops), not the CPU used
+   * flat out; the variant and condition it comes from, its sentence. */
+  bool at_slo;
+  char *slo_variant, *slo_condition;
+  char slo_text[256];
+  double slo_iops, allocated_cores, per_core_allocated, per_core_used; /* per core: in the main metric's unit */
 };
 
 struct placer_size_node {
@@ -83,6 +91,11 @@ int placer_size_compute(struct placer_bench_results *const *results, size_t n_re
                         const struct placer_size_options *opt, struct placer_size_result **out,
                         struct placer_error **err);
 void placer_size_result_free(struct placer_size_result *r);
+/* The SLO rows of RESULTS (size-slo.c): a workload per results directory
+ * whose curves meet a storage SLO somewhere, appended to RES's. */
+int placer_size_slo_rows(struct placer_bench_results *const *results, size_t n_results,
+                         const struct placer_size_options *opt, struct placer_size_result *res,
+                         struct placer_error **err);
 
 json_t *placer_size_to_json(const struct placer_size_result *r);
 int placer_size_print_text(const struct placer_size_result *r, FILE *out);

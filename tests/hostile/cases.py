@@ -222,6 +222,25 @@ fio_opt("distribution-abs", "--random_distribution=zoned_abs:60/20g", "not one o
 study_case("fio-allowed", "workloads:\n  path: target.img\n  fio_options: [--randrepeat=0, --ioengine=psync, "
            "'--rate=1m,2m', --thinktime=10us, --sync=dsync, --blockalign=4k]", "", rc=0)
 
+# ---- studies: the metadata workload where CephFS is not, and its counts (issue #38) -----------------------
+
+MD = "cluster: { type: local, mds: true }\nvariants: [ { name: a, profile: cephfs-unpinned } ]\n"
+study_case("metadata-target-rbd", MD + "workloads: { kind: metadata, target: rbd, files: 10 }",
+           r"study\.yaml:\d+:\d+: workloads\.target: workloads of kind metadata needs a target with a file system "
+           r"mounted \(cephfs\): target rbd does not serve them")
+study_case("metadata-default-target", MD + "workloads: { kind: metadata, files: 10 }",
+           r"study\.yaml:\d+:\d+: workloads\.kind: workloads of kind metadata needs a target with a file system")
+study_case("metadata-no-mds", "cluster: { type: local }\nvariants: [ { name: a, profile: cephfs-unpinned } ]\n"
+           "workloads: { kind: metadata, target: cephfs, files: 10 }",
+           r"study\.yaml:\d+:\d+: workloads\.target: target cephfs needs an MDS: set cluster\.mds: true")
+study_case("metadata-zero-files", MD + "workloads: { kind: metadata, target: cephfs, files: 0 }",
+           r"study\.yaml:\d+:\d+: workloads\.files: 0 files: a run creates at least one file per job")
+study_case("metadata-jobs-over-files", MD + "workloads: { kind: metadata, target: cephfs, files: 2, numjobs: 3 }",
+           r"study\.yaml:\d+:\d+: workloads\.numjobs: 3 jobs for 2 files: every job creates at least one file")
+study_case("metadata-path-format", MD + "workloads: { kind: metadata, target: cephfs, files: 4, path: 'x$jobnum' }",
+           r"study\.yaml:\d+:\d+: workloads\.path: 'x\$jobnum': for kind metadata, the tree's directory in the mount")
+
+
 # ---- studies: where placer writes -----------------------------------------------------------------
 
 study_case("baseline-dotdot", "hardware_baseline: { path: ../../../../decoy.bin }",
@@ -373,6 +392,37 @@ study_case("profile-fifo", "variants: [ { name: a, profile: ./p.yaml } ]", r"pro
 case("bench-topology-fifo", lambda ws: (ws.fifo("t.xml"), ws.study("")),
      ["placer", "bench", "--dry-run", "--topology", "{w}/t.xml", "{w}/study.yaml"], 2,
      r"topology '.*t\.xml': a FIFO, not a regular file", timeout=10)
+
+# ---- studies: load steps, SLOs, max_time (issue #39) ----------------------------------------------------
+
+LOAD = "workloads:\n  path: target.img\n  size: 16MiB\n  patterns: [randwrite]\n  load: "
+study_case("load-not-increasing", LOAD + "{ iodepth: [1, 8, 4] }",
+           r"study\.yaml:\d+:\d+: workloads\.load\.iodepth: \[2\]: load steps must increase: iodepth 4 after 8")
+study_case("load-repeated", LOAD + "{ rate_iops: [100, 100] }",
+           r"workloads\.load\.rate_iops: \[1\]: load steps must increase: rate_iops 100 after 100")
+study_case("load-huge-number", LOAD + "{ iodepth: [1, 99999999999999999999999] }",
+           r"workloads\.load\.iodepth: \[1\]: expected a whole number 1\.\.4096, got '9+'")
+study_case("load-1000-steps", LOAD + "{ iodepth: [" + ", ".join(str(i) for i in range(1, 1001)) + "] }",
+           r"workloads\.load\.iodepth: expected a list of 1 to 16 steps")
+study_case("load-map-step", LOAD + "{ iodepth: [1, { a: b }] }",
+           r"workloads\.load\.iodepth: \[1\]: expected a whole number 1\.\.4096, got 'a mapping'")
+study_case("load-two-knobs", LOAD + "{ iodepth: [1], numjobs: [1] }",
+           r"workloads\.load: expected one of iodepth, numjobs or rate_iops")
+SLO = LOAD + "{ iodepth: [1, 4] }\nslo:\n  storage: "
+study_case("slo-no-unit", SLO + "{ p99: 20 }",
+           r"study\.yaml:\d+:\d+: slo\.storage\.p99: a latency needs its unit: ns, us, ms or s \(2ms, 500us\), got '20'")
+study_case("slo-negative", SLO + "{ p99: -20ms }", r"slo\.storage\.p99: must not be negative, got '-20ms'")
+study_case("slo-exponent", SLO + "{ p99: 1e999ms }", r"slo\.storage\.p99: unknown unit \(use ns, us, ms or s\), got '1e999ms'")
+study_case("slo-nul-in-unit", SLO + "{ p99: \"2\\0ms\" }", r"slo\.storage\.p99: expected a value such as 2ms")
+study_case("slo-at-above-steps", "workloads:\n  path: target.img\n  size: 16MiB\n  patterns: [randwrite]\n"
+           "  load: { rate_iops: [100, 200] }\nslo:\n  storage: { p99: 2ms, at: 500 iops }",
+           r"slo\.storage\.at: at 500 iops is above every load step \(the last, rate_iops 200\): no step reaches it")
+study_case("slo-without-steps", "slo:\n  storage: { p99: 2ms }", r"slo: an SLO is read off response curves")
+study_case("max-time-exceeded", TWO + LOAD + "{ iodepth: [1, 4, 16, 64] }\nrepeats: 6\nmax_time: 30s",
+           r"study\.yaml:\d+:11: max_time: 30s is less than the study takes: \d+ runs of 2\+10 s: 16 cells \(2 variants x 1 "
+           r"workload x 4 load steps x 2 conditions\) x 6 repeats")
+study_case("max-time-no-unit", "max_time: 720", r"max_time: a time needs its unit: s, min or h \(720s, 12min\), got '720'")
+
 
 # ---- command lines -----------------------------------------------------------------------------------
 
@@ -528,6 +578,16 @@ case("compare-metric-differs", damaged(workload_as("4k-randwrite", block_size_by
 results_case("split-parameter-bogus", lambda s: s.update(split={"parameter": "bogus", "workload": "4k-randwrite",
                                                                "storage_min_fraction": 0.5, "knobs": [None, 1]}),
              r"split\.parameter: 'bogus' is not a split sweep's parameter \(quota, cores, weight\)")
+# a results directory's curves are data too: a load step, an SLO, a variant's CPU out of range is one line
+results_case("load-value-negative", workload_as("4k-randwrite", curve="4k-randwrite", load={"name": "iodepth", "value": -4}),
+             r"workloads\[0\]\.load\.value: -4 is less than 1", cmds=("compare",))
+results_case("load-name-bogus", workload_as("4k-randwrite", curve="4k-randwrite", load={"name": "rm -rf", "value": 4}),
+             r"workloads\[0\]\.load\.name: 'rm -rf' is not what a load step sets", cmds=("size",))
+results_case("slo-negative", lambda s: s.update(slo={"p99_ns": -1}), r"slo\.p99_ns: -1 is less than 1e-09")
+results_case("storage-cpus-string", lambda s: s.update(storage_cpus=["one", None]),
+             r"storage_cpus\[0\]: expected a number or null, got a string", cmds=("compare",))
+results_case("storage-cpus-long", lambda s: s.update(storage_cpus=[1] * 100000),
+             r"storage_cpus: 100000 entries, more than the 2 variants of the study", cmds=("size",))
 case("compare-runs-empty", damaged(lambda s: s.update(runs=[])), CMP, 2,
      r"compare: no cell \(variant, condition, workload\) has runs in both results")
 case("compare-truncated-json", lambda ws: (ws.summary("a"), ws.write("b/summary.json", '{ "runs": [')), CMP, 2,
@@ -682,6 +742,35 @@ report_case("gnuplot-missing", reported(), 2, r"report: gnuplot not found \(exec
 report_case("summary-fifo", reported(after=lambda ws: (os.unlink(ws.path("r/summary.json")), ws.fifo("r/summary.json"))),
             2, r"a FIFO, not a regular file", timeout=10)
 report_case("summary-64mb", reported(after=lambda ws: ws.sparse("r/summary.json", 64 * MIB)), 2, r"larger than 32 MiB")
+# A recorded metadata study (Ceph's counters of every run) whose counters file is damaged: report and
+# compare refuse it as they refuse a damaged summary.json (issue #38), nothing written.
+MDFIX = "fixtures/results/cephfs-metadata"
+
+
+def counters_damaged(edit):
+    def setup(ws):
+        ws.results("r", MDFIX)
+        with open(ws.path("r/ceph-counters.csv")) as f:
+            text = f.read()
+        ws.write("r/ceph-counters.csv", edit(text))
+    return setup
+
+
+def counter_edited(text):
+    at = text.index(",mds.a,ok,mds.request,") + len(",mds.a,ok,mds.request,")
+    return text[:at] + ("8" if text[at] == "9" else "9") + text[at + 1:]
+
+
+report_case("counters-edited", counters_damaged(counter_edited), 2,
+            r"r/ceph-counters\.csv: run unpinned-r0 alone metadata: mds\.a's mds\.request is \d+ \(0 ns\) here and "
+            r"mds\.request \d+ \(0 ns\) in summary\.json")
+report_case("counters-cut", counters_damaged(lambda t: t[:len(t) // 2]), 2,
+            r"r/ceph-counters\.csv: \d+ bytes, but summary\.json recorded \d+")
+report_case("counters-empty", counters_damaged(lambda t: ""), 2, r"r/ceph-counters\.csv: 0 bytes, but summary")
+report_case("counters-missing", lambda ws: (ws.results("r", MDFIX), os.unlink(ws.path("r/ceph-counters.csv"))), 2,
+            r"r/ceph-counters\.csv: missing, but summary\.json holds Ceph's counters of its runs")
+case("compare-counters-edited", lambda ws: (counters_damaged(counter_edited)(ws), ws.results("b", MDFIX)),
+     ["placer", "compare", "{w}/b", "{w}/r"], 2, r"r/ceph-counters\.csv: run unpinned-r0 alone metadata: ")
 report_case("compare-damaged", lambda ws: (reported()(ws), ws.summary("b", set_run(0, "iops", -1, "write"))), 2,
             r"b/summary\.json: runs\[0\]\.write\.iops: -1 is negative")
 CASES[-1].argv = ["placer", "report", "--compare", "{w}/b", "{w}/r"]

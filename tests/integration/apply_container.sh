@@ -11,8 +11,7 @@ set -eu
 T=apply_container
 . "${PLACER_SOURCE_DIR:?PLACER_SOURCE_DIR not set}/tests/integration/lib/apply.sh"
 apply_require_v1
-command -v podman >/dev/null && command -v runc >/dev/null ||
-    skip "podman/runc not installed (ci/install-deps.sh all)"
+need_cmd podman runc
 export CONTAINERS_CONF="$SRC/containers/containers.conf"
 apply_setup apply_container
 ctr=$TAG-ctr

@@ -62,10 +62,11 @@ EOF
 # Runs in the guest (dash) as a oneshot service; the guest's exit code is this script's.
 cat >"$tmp/test.sh" <<'EOF'
 set -u
+. /t/in-guest.sh
 export PLACER_STATE_DIR=/run/placer-t
-P=/t/placer U=placer-stress.service G=/sys/fs/cgroup/system.slice/placer-stress.service
+U=placer-stress.service G=/sys/fs/cgroup/system.slice/placer-stress.service
 D=/etc/systemd/system/placer-stress.service.d C=/run/systemd/system.control/placer-stress.service.d
-fail() { echo "GUEST FAIL: $*"; systemctl status $U --no-pager 2>&1 | head -n 20; exit 1; }
+guest_on_fail() { systemctl status $U --no-pager 2>&1 | head -n 20; }
 procs() { cat $G/cgroup.procs 2>/dev/null; }
 # every thread of every process in the unit: "pids threads bad"
 threads_on() {  # CPUS MEMS
@@ -99,8 +100,8 @@ wait_procs
 threads_on 0-1 0-1 >/dev/null || fail "before apply: threads not on 0-1"
 
 # ---- apply at run time
-$P apply /t/p.yaml >/tmp/out 2>&1 || { rc=$?; cat /tmp/out; fail "apply exited $rc"; }
-sed 's/^/GUEST apply: /' /tmp/out
+must apply $P apply /t/p.yaml
+show apply
 grep -q "unit $U: bound pid" /tmp/out || fail "apply did not go through the unit"
 [ "$(cat $G/cpuset.cpus.effective)" = 1 ] || fail "cpuset.cpus.effective $(cat $G/cpuset.cpus.effective)"
 [ "$(cat $G/cpuset.mems.effective)" = 1 ] || fail "cpuset.mems.effective $(cat $G/cpuset.mems.effective)"
@@ -115,13 +116,12 @@ done
 ls $C/50-AllowedCPUs.conf >/dev/null || fail "no runtime drop-in"
 echo "GUEST applied: cpuset.cpus.effective 1, cpuset.mems.effective 1, memory.max 256 MiB, cpu.weight 300"
 
-$P apply /t/p.yaml >/tmp/out 2>&1 || fail "second apply exited $?"
+must "second apply" $P apply /t/p.yaml
 grep -q "^nothing to change" /tmp/out || { cat /tmp/out; fail "second apply changed something"; }
-$P status >/tmp/out 2>&1 || { rc=$?; cat /tmp/out; fail "status exited $rc"; }
-sed 's/^/GUEST status: /' /tmp/out
+must status $P status
+show status
 systemctl set-property --runtime $U AllowedCPUs=0-1
-rc=0; $P status >/tmp/out 2>&1 || rc=$?
-[ $rc = 1 ] || { cat /tmp/out; fail "status after AllowedCPUs=0-1 exited $rc"; }
+exits 1 "status after AllowedCPUs=0-1" $P status
 grep -q "DRIFT $U AllowedCPUs=0-1, planned 1" /tmp/out || { cat /tmp/out; fail "drift not reported"; }
 $P apply /t/p.yaml >/dev/null 2>&1 || fail "apply after drift"
 $P status >/dev/null 2>&1 || fail "status after re-apply"
@@ -131,12 +131,12 @@ old=$(procs | tr '\n' ' ')
 systemctl restart $U || fail "restart"
 wait_procs
 threads_on 1 1 || fail "runtime properties after restart"
-$P status >/tmp/out 2>&1 || { rc=$?; cat /tmp/out; fail "status after restart exited $rc"; }
+must "status after restart" $P status
 grep -q "have exited (restarted?)" /tmp/out || { cat /tmp/out; fail "status does not note the restart"; }
 echo "GUEST restart: the runtime properties hold for the new processes (pids were $old)"
 
-$P reset --json >/tmp/out 2>&1 || { rc=$?; cat /tmp/out; fail "reset exited $rc"; }
-sed 's/^/GUEST reset: /' /tmp/out
+must reset $P reset --json
+show reset
 # reset --json, flattened: the document of the systemd backend (docs/apply.md)
 has() { tr -d ' \n' </tmp/out | grep -qF "$1" || { cat /tmp/out; fail "reset --json lacks $1"; }; }
 # what only the systemd backend reports sits under its name; no groups, no processes
@@ -153,9 +153,9 @@ threads_on 0-1 0-1 || fail "after reset"
 [ ! -e /run/placer-t/systemd.json ] || fail "state left"
 
 # ---- persistent
-$P apply --persist /t/p.yaml >/tmp/out 2>&1 || { rc=$?; cat /tmp/out; fail "apply --persist exited $rc"; }
+must "apply --persist" $P apply --persist /t/p.yaml
 grep -q "write $D/50-placer.conf" /tmp/out || { cat /tmp/out; fail "no drop-in written"; }
-sed 's/^/GUEST drop-in: /' $D/50-placer.conf
+show drop-in $D/50-placer.conf
 grep -qx "AllowedCPUs=1" $D/50-placer.conf || fail "drop-in lacks AllowedCPUs=1"
 # a reboot empties /run: only the drop-in is left
 rm -rf $C
@@ -164,12 +164,11 @@ systemctl restart $U || fail "restart after wiping the runtime properties"
 wait_procs
 [ "$(cat $G/cpuset.cpus.effective)" = 1 ] || fail "drop-in: cpuset.cpus.effective $(cat $G/cpuset.cpus.effective)"
 threads_on 1 1 || fail "drop-in after restart"
-$P status >/tmp/out 2>&1 || { rc=$?; cat /tmp/out; fail "status after restart with --persist exited $rc"; }
+must "status after restart with --persist" $P status
 echo "GUEST persist: with only the drop-in left (runtime properties wiped) a restarted unit is placed on every thread"
 
 old=$(systemctl show -p MainPID --value $U)
-$P apply --persist --restart rolling --health-cmd "systemctl is-active --quiet $U" --health-timeout 60 /t/p.yaml >/tmp/out 2>&1 ||
-  { rc=$?; cat /tmp/out; fail "apply --restart rolling exited $rc"; }
+must "apply --restart rolling" $P apply --persist --restart rolling --health-cmd "systemctl is-active --quiet $U" --health-timeout 60 /t/p.yaml
 grep -q "restarted; the placement holds on every thread" /tmp/out || { cat /tmp/out; fail "rolling restart not reported"; }
 new=$(systemctl show -p MainPID --value $U)
 [ "$new" != "$old" ] || fail "not restarted (MainPID $new)"
@@ -183,13 +182,13 @@ for p in /proc/[0-9]*; do
     case "$(cat $p/cmdline 2>/dev/null | tr '\0' ' ')" in /usr/bin/stress-ng* | /t/churn*) fail "stress-ng or churn left after stop: ${p#/proc/}" ;; esac
 done
 echo "GUEST stop: systemctl stop ended every process of the unit"
-$P reset --json >/tmp/out 2>&1 || { rc=$?; cat /tmp/out; fail "reset after --persist exited $rc"; }
+must "reset after --persist" $P reset --json
 for k in '"backend":"systemd"' '"changes":2,' \
     "\"systemd\":{\"units_restored\":[\"$U\"],\"dropins_removed\":[\"$D/50-placer.conf\"]}"; do has "$k"; done
 [ ! -e $D/50-placer.conf ] || fail "drop-in left"
 [ ! -d $D ] || fail "drop-in directory left"
 systemctl cat $U | grep -q 50-placer && fail "systemd still has the drop-in"
-$P reset --json >/tmp/out 2>&1 || { rc=$?; cat /tmp/out; fail "second reset exited $rc"; }
+must "second reset" $P reset --json
 has '"changed":false'
 echo "GUEST reset: drop-in removed (reset --json names it and the unit); a second reset has nothing to do"
 
@@ -204,8 +203,8 @@ IRQ=$(cat /sys/bus/pci/devices/$FN/irq) ORIG=$(cat $I/$IRQ/smp_affinity_list)
 sed "s/^roles:/irqs:\n  - { device: \"$FN\", to: \"1\" }\nroles:/" /t/p.yaml >/tmp/p-irq.yaml
 systemctl start $U || fail "start $U again"
 wait_procs
-$P apply --persist /tmp/p-irq.yaml >/tmp/out 2>&1 || { rc=$?; cat /tmp/out; fail "apply --persist with irqs exited $rc"; }
-sed 's/^/GUEST irqs: /' /tmp/out
+must "apply --persist with irqs" $P apply --persist /tmp/p-irq.yaml
+show irqs
 [ "$(cat $I/$IRQ/smp_affinity_list)" = 1 ] || fail "IRQ $IRQ of $FN is on $(cat $I/$IRQ/smp_affinity_list)"
 grep -q "ExecStart=.* apply --irqs-only --irqbalance refuse --state-dir /run/placer-t /tmp/p-irq.yaml" /etc/systemd/system/placer-irqs.service ||
     { cat /etc/systemd/system/placer-irqs.service; fail "the boot unit"; }
@@ -216,10 +215,10 @@ echo "$ORIG" >$I/$IRQ/smp_affinity_list
 rm -f /run/placer-t/irq.json
 systemctl start placer-irqs.service || { journalctl -u placer-irqs.service --no-pager | tail; fail "the boot unit failed"; }
 [ "$(cat $I/$IRQ/smp_affinity_list)" = 1 ] || fail "the boot unit left IRQ $IRQ on $(cat $I/$IRQ/smp_affinity_list)"
-$P status >/tmp/out 2>&1 || { rc=$?; cat /tmp/out; fail "status after the boot unit exited $rc"; }
+must "status after the boot unit" $P status
 grep -q "IRQ $IRQ .*planned 1, now 1" /tmp/out || { cat /tmp/out; fail "status does not show IRQ $IRQ"; }
-$P reset >/tmp/out 2>&1 || { rc=$?; cat /tmp/out; fail "reset with irqs exited $rc"; }
-sed 's/^/GUEST irqs reset: /' /tmp/out
+must "reset with irqs" $P reset
+show "irqs reset"
 [ "$(cat $I/$IRQ/smp_affinity_list)" = "$ORIG" ] || fail "reset left IRQ $IRQ on $(cat $I/$IRQ/smp_affinity_list), was $ORIG"
 [ ! -e /etc/systemd/system/placer-irqs.service ] && [ ! -e /etc/systemd/system/multi-user.target.wants/placer-irqs.service ] ||
     fail "the boot unit is left"
@@ -253,7 +252,7 @@ echo "GUEST OK: systemd backend: apply, status, drift, restart, --persist, --res
 EOF
 
 build=$(sh "$src/ci/vm/build-systemd-guest.sh" "$cache" --name "$name" --add "$bin:/t/placer" \
-    --add "$tmp/test.sh:/t/test.sh" --add "$tmp/p.yaml:/t/p.yaml" --add "${PLACER_TEST_CHURN:?}:/t/churn" \
+    --add "$tmp/test.sh:/t/test.sh" --add "$LIB/in-guest.sh:/t/in-guest.sh" --add "$tmp/p.yaml:/t/p.yaml" --add "${PLACER_TEST_CHURN:?}:/t/churn" \
     --add "$tmp/placer-stress.service:/etc/systemd/system/placer-stress.service" | tail -n 3)
 eval "$build"
 rc=0

@@ -37,12 +37,11 @@ EOF
 # Runs in the guest (busybox sh); the guest's exit code is this script's.
 cat >"$tmp/apply-v2.sh" <<'EOF'
 set -u
+. /t/in-guest.sh
 export PLACER_STATE_DIR=/tmp/state PLACER_CGROUP_PREFIX=placer-t
-P=/t/placer G=/sys/fs/cgroup/placer-t/app/app.0
-fail() { echo "GUEST FAIL: $*"; exit 1; }
-field() { sed -n "s/^$2:[[:space:]]*//p" "/proc/$1/status"; }
+G=/sys/fs/cgroup/placer-t/app/app.0
 echo "GUEST nodes=$(cat /sys/devices/system/node/online) cpus=$(cat /sys/devices/system/cpu/online) controllers=$(cat /sys/fs/cgroup/cgroup.controllers)"
-[ -f /sys/fs/cgroup/cgroup.controllers ] || fail "not cgroup v2"
+need_v2
 sleep 1000 &
 S=$!
 sleep 0.2
@@ -50,8 +49,8 @@ before="$(cat /proc/$S/cgroup) $(field $S Cpus_allowed_list) $(field $S Mems_all
 echo "GUEST before: $before"
 
 $P plan /t/p.yaml | sed 's/^/GUEST plan: /'
-$P apply /t/p.yaml >/tmp/out 2>&1 || { rc=$?; cat /tmp/out; fail "apply exited $rc"; }
-sed 's/^/GUEST apply: /' /tmp/out
+must apply $P apply /t/p.yaml
+show apply
 grep -q "bound pid $S sleep" /tmp/out || fail "sleep not bound"
 [ "$(cat $G/cpuset.cpus)" = 1 ] || fail "cpuset.cpus '$(cat $G/cpuset.cpus)'"
 [ "$(cat $G/cpuset.mems)" = 1 ] || fail "cpuset.mems '$(cat $G/cpuset.mems)'"
@@ -62,16 +61,15 @@ grep -q "bound pid $S sleep" /tmp/out || fail "sleep not bound"
 [ "$(field $S Mems_allowed_list)" = 1 ] || fail "Mems_allowed_list $(field $S Mems_allowed_list)"
 echo "GUEST applied: $(cat /proc/$S/cgroup) cpus $(field $S Cpus_allowed_list) mems $(field $S Mems_allowed_list), memory.max $(cat $G/memory.max), cpu.weight $(cat $G/cpu.weight)"
 
-$P apply /t/p.yaml >/tmp/out 2>&1 || fail "second apply exited $?"
+must "second apply" $P apply /t/p.yaml
 grep -q "^nothing to change" /tmp/out || fail "second apply: $(tail -n 1 /tmp/out)"
-$P status >/tmp/out 2>&1 || { rc=$?; cat /tmp/out; fail "status exited $rc"; }
+must status $P status
 echo 33554432 >$G/memory.max
-rc=0; $P status >/tmp/out 2>&1 || rc=$?
-[ $rc = 1 ] || fail "status after changing memory.max exited $rc"
+exits 1 "status after changing memory.max" $P status
 grep -q "DRIFT placer-t/app/app.0 memory limit 32.0 MiB, planned 64.0 MiB" /tmp/out || { cat /tmp/out; fail "drift not reported"; }
 echo "GUEST status: second apply changes nothing; a changed memory.max is DRIFT (exit 1)"
 
-$P reset >/tmp/out 2>&1 || { rc=$?; cat /tmp/out; fail "reset exited $rc"; }
+must reset $P reset
 [ ! -e /sys/fs/cgroup/placer-t ] || fail "groups left after reset: $(find /sys/fs/cgroup/placer-t -type d)"
 after="$(cat /proc/$S/cgroup) $(field $S Cpus_allowed_list) $(field $S Mems_allowed_list)"
 [ "$after" = "$before" ] || fail "after reset: $after, before: $before"
@@ -82,8 +80,7 @@ steps=$($P apply --dry-run /t/p.yaml | sed -n 's/^dry run: \([0-9]*\) change.*/\
 [ ! -e /sys/fs/cgroup/placer-t ] || fail "dry run created groups"
 k=0
 while [ $k -lt "$steps" ]; do
-    rc=0; PLACER_FAULT_AFTER_STEPS=$k $P apply /t/p.yaml >/tmp/out 2>&1 || rc=$?
-    [ $rc = 4 ] || { cat /tmp/out; fail "fault before step $((k + 1)): exit $rc"; }
+    exits 4 "apply with a fault before step $((k + 1))" env PLACER_FAULT_AFTER_STEPS=$k $P apply /t/p.yaml
     [ ! -e /sys/fs/cgroup/placer-t ] || fail "fault before step $((k + 1)): groups left"
     after="$(cat /proc/$S/cgroup) $(field $S Cpus_allowed_list) $(field $S Mems_allowed_list)"
     [ "$after" = "$before" ] || fail "fault before step $((k + 1)): $after"

@@ -36,17 +36,17 @@ EOF
 # Runs in the guest (busybox sh); the guest's exit code is this script's.
 cat >"$tmp/weight-v2.sh" <<'EOF'
 set -u
+. /t/in-guest.sh
 export PLACER_STATE_DIR=/tmp/state PLACER_CGROUP_PREFIX=placer-w
-P=/t/placer G=/sys/fs/cgroup/placer-w
-fail() { echo "GUEST FAIL: $*"; exit 1; }
-[ -f /sys/fs/cgroup/cgroup.controllers ] || fail "not cgroup v2"
+G=/sys/fs/cgroup/placer-w
+need_v2
 for r in hi lo; do
     sh -c 'echo $$ >/tmp/'$r'.pid; while :; do :; done' &
 done
 sleep 0.5
 $P plan /t/p.yaml | sed 's/^/GUEST plan: /'
-$P apply /t/p.yaml >/tmp/out 2>&1 || { rc=$?; cat /tmp/out; fail "apply exited $rc"; }
-sed 's/^/GUEST apply: /' /tmp/out
+must apply $P apply /t/p.yaml
+show apply
 for g in hi hi/hi.0; do [ "$(cat $G/$g/cpu.weight)" = 900 ] || fail "$g cpu.weight $(cat $G/$g/cpu.weight)"; done
 for g in lo lo/lo.0; do [ "$(cat $G/$g/cpu.weight)" = 100 ] || fail "$g cpu.weight $(cat $G/$g/cpu.weight)"; done
 [ "$(cat $G/hi/hi.0/cpuset.cpus)" = "$(cat $G/lo/lo.0/cpuset.cpus)" ] || fail "not one pool"
@@ -63,14 +63,13 @@ permille=$((dh * 1000 / (dh + dl)))
 echo "GUEST share: cpu $(cat $G/hi/hi.0/cpuset.cpus) over 4s: hi.0 (weight 900) ${permille}/1000 of what the two used (hi ${dh} us, lo ${dl} us)"
 [ $permille -ge 850 ] && [ $permille -le 950 ] || fail "hi.0 got ${permille}/1000, expected 900 (850..950)"
 
-$P status >/tmp/out 2>&1 || { rc=$?; cat /tmp/out; fail "status exited $rc"; }
+must status $P status
 echo 100 >$G/hi/cpu.weight
-rc=0; $P status >/tmp/out 2>&1 || rc=$?
-[ $rc = 1 ] || { cat /tmp/out; fail "status after changing the role group's weight exited $rc"; }
+exits 1 "status after changing the role group's weight" $P status
 grep -q "DRIFT placer-w/hi cpu weight 100, planned 900" /tmp/out || { cat /tmp/out; fail "drift not reported"; }
 echo "GUEST status: ok after apply; a role group's cpu.weight changed by hand is DRIFT (exit 1)"
 
-$P reset >/tmp/out 2>&1 || { rc=$?; cat /tmp/out; fail "reset exited $rc"; }
+must reset $P reset
 [ ! -e $G ] || fail "groups left after reset: $(find $G -type d)"
 echo "GUEST reset: groups removed"
 kill $(cat /tmp/hi.pid) $(cat /tmp/lo.pid)

@@ -18,10 +18,8 @@
 set -u
 T=bench_disk_full
 . "${PLACER_SOURCE_DIR:?PLACER_SOURCE_DIR not set}/tests/integration/lib/bench.sh"
-[ "$(id -u)" = 0 ] || skip "needs root (mount)"
-for b in fio mount umount /usr/bin/python3; do
-  command -v "$b" >/dev/null 2>&1 || skip "$b not installed"
-done
+need_root "mount"
+need_cmd fio mount umount /usr/bin/python3
 
 bench_setup /var/tmp # fio's file on a disk: O_DIRECT
 fs=$work/fs
@@ -39,21 +37,7 @@ fs_cleanup() {
 }
 t_defer fs_cleanup
 
-cat >"$work/study.yaml" <<YAML
-version: 1
-title: disk full test
-cluster: { type: none }
-variants:
-  - { name: unpinned, profile: unpinned }
-  - { name: pinned, profile: demo-local }
-workloads:
-  path: $work/target.img
-  size: 32MiB
-  block_sizes: [4K]
-  patterns: [randwrite, randread]
-  iodepth: 4
-  runtime: 3
-  ramp: 0
+{ bench_study_ab "disk full test" "$work/target.img" "randwrite, randread" 3; cat <<YAML; } >"$work/study.yaml"
 repeats: 2
 warmup: 0
 YAML

@@ -8,18 +8,16 @@
 #   - `placer bench --resume DIR` on a fresh cluster measures the first
 #     repeat; the mon killed in the middle of the second one stops it the
 #     same way, naming mon.a, the first repeat kept as it was;
-#   - a second --resume completes the study (ci/bench-check.py).
+#   - a second --resume completes the study (ci/bench-check.py), every run's Ceph
+#     counters in ceph-counters.csv once, as summary.json has them (placer report
+#     reads it back).
 # About 1.5 minutes.  Skipped (77) without root, Ceph, fio with rbd.
 # ctest: cost=90
 set -u
-PLACER=${PLACER_BIN:?PLACER_BIN not set}
-SRC=${PLACER_SOURCE_DIR:?PLACER_SOURCE_DIR not set}
 T=bench_faults_ceph
-. "$SRC/tests/integration/lib/bench.sh"
-[ "$(id -u)" = 0 ] || skip "needs root"
-for b in ceph-mon ceph-mgr ceph-osd fio /usr/bin/python3; do
-  command -v "$b" >/dev/null 2>&1 || skip "$b not installed"
-done
+. "${PLACER_SOURCE_DIR:?PLACER_SOURCE_DIR not set}/tests/integration/lib/bench.sh"
+need_root
+need_cmd ceph-mon ceph-mgr ceph-osd fio /usr/bin/python3
 fio --enghelp=rbd >/dev/null 2>&1 || skip "this fio has no rbd engine"
 
 bench_setup
@@ -133,6 +131,29 @@ import json, sys
 runs = json.load(open(sys.argv[1]))["runs"]
 assert json.dumps(runs[0], sort_keys=True) == open(sys.argv[2]).read().strip()
 PY
+# Ceph's counters kept across both stops: ceph-counters.csv holds every counter of every run of
+# summary.json once (the first repeat's rows from before the mon died, the second's appended; the
+# broken runs' cut away), and placer report reads it back against summary.json
+$PY - "$work/r" <<'PY' || fail "ceph-counters.csv after --resume"
+import csv, json, os, sys
+d = sys.argv[1]
+s = json.load(open(os.path.join(d, "summary.json")))
+want = {}
+for r in s["runs"]:
+    for x in r["ceph_counters"]["daemons"]:
+        assert x["state"] == "ok", (r["repeat"], r["condition"], x)
+        for name, c in x["counters"].items():
+            want[(r["variant"], str(r["repeat"]), r["condition"], r["workload"], x["daemon"], name)] = str(c["count"])
+assert {k[1] for k in want} == {"0", "1"} and {k[4] for k in want} == {"osd.0", "osd.1"}, sorted(set(k[:5] for k in want))
+have = {}
+for x in csv.DictReader(open(os.path.join(d, "ceph-counters.csv"))):
+    k = (x["variant"], x["repeat"], x["condition"], x["workload"], x["daemon"], x["counter"])
+    assert k not in have, ("twice", k)
+    have[k] = x["count"]
+assert have == want, sorted(set(have.items()) ^ set(want.items()))[:5]
+PY
+"$PLACER" report "$work/r" >/dev/null 2>"$work/report.err" ||
+  fail "placer report after --resume: $(cat "$work/report.err")"
 [ ! -d "$work/r/cluster" ] || fail "the cluster directory was left after --resume"
 [ -z "$(bench_ours)" ] || fail "processes left after --resume: $(bench_ours)"
-say "--resume completed the study on a fresh cluster; OK"
+say "--resume completed the study on a fresh cluster, Ceph's counters of every run kept once; OK"

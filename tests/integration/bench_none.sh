@@ -20,33 +20,15 @@
 #     run with --allow-inconclusive, which says what it allowed.
 # ctest: cost=100
 set -u
-PLACER=${PLACER_BIN:?PLACER_BIN not set}
-SRC=${PLACER_SOURCE_DIR:?PLACER_SOURCE_DIR not set}
 T=bench_none
-. "$SRC/tests/integration/lib/bench.sh"
-[ "$(id -u)" = 0 ] || skip "needs root"
-for b in fio stress-ng /usr/bin/python3; do
-  command -v "$b" >/dev/null 2>&1 || skip "$b not installed"
-done
+. "${PLACER_SOURCE_DIR:?PLACER_SOURCE_DIR not set}/tests/integration/lib/bench.sh"
+need_root
+need_cmd fio stress-ng /usr/bin/python3
 
 bench_setup /var/tmp # not tmpfs: O_DIRECT
 bg=""
 
-cat >"$work/study.yaml" <<YAML
-version: 1
-title: bench none test
-cluster: { type: none }
-variants:
-  - { name: unpinned, profile: unpinned }
-  - { name: pinned, profile: demo-local }
-workloads:
-  path: $work/target.img
-  size: 32MiB
-  block_sizes: [4K]
-  patterns: [randwrite, randread]
-  iodepth: 4
-  runtime: 2
-  ramp: 0
+{ bench_study_ab "bench none test" "$work/target.img" "randwrite, randread" 2; cat <<YAML; } >"$work/study.yaml"
 neighbours:
   - { name: hog, kind: stress-ng, stressor: cpu, method: matrixprod, load: 50% }
 hardware_baseline: { path: hw.img, size: 32MiB }

@@ -21,10 +21,8 @@
 set -u
 T=bench_recovery_ceph
 . "${PLACER_SOURCE_DIR:?PLACER_SOURCE_DIR not set}/tests/integration/lib/bench.sh"
-[ "$(id -u)" = 0 ] || skip "needs root"
-for b in ceph-mon ceph-mgr ceph-osd fio /usr/bin/python3; do
-  command -v "$b" >/dev/null 2>&1 || skip "$b not installed"
-done
+need_root
+need_cmd ceph-mon ceph-mgr ceph-osd fio /usr/bin/python3
 fio --enghelp=rbd >/dev/null 2>&1 || skip "this fio has no rbd engine"
 bench_setup
 

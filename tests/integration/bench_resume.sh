@@ -15,33 +15,17 @@
 #   - --resume of a directory that is not a results directory: one line, exit 2.
 # ctest: cost=180
 set -u
-PLACER=${PLACER_BIN:?PLACER_BIN not set}
-SRC=${PLACER_SOURCE_DIR:?PLACER_SOURCE_DIR not set}
 T=bench_resume
-. "$SRC/tests/integration/lib/bench.sh"
-[ "$(id -u)" = 0 ] || skip "needs root"
-for b in fio stress-ng /usr/bin/python3; do
-  command -v "$b" >/dev/null 2>&1 || skip "$b not installed"
-done
+. "${PLACER_SOURCE_DIR:?PLACER_SOURCE_DIR not set}/tests/integration/lib/bench.sh"
+need_root
+need_cmd fio stress-ng /usr/bin/python3
 
 bench_setup /var/tmp # not tmpfs: O_DIRECT
 bg=""
 
-cat >"$work/study.yaml" <<YAML
-version: 1
-title: bench resume test
-cluster: { type: none }
-variants:
-  - { name: unpinned, profile: unpinned }
-  - { name: pinned, profile: demo-local }
-workloads:
-  path: target.img # in the results directory: placer's own, so --resume after a SIGKILL may write it
-  size: 32MiB
-  block_sizes: [4K]
-  patterns: [randwrite] # one is enough: what is kept, killed and resumed does not depend on it
-  iodepth: 4
-  runtime: 3
-  ramp: 0
+# fio's file in the results directory: placer's own, so --resume after a SIGKILL may write it;
+# one pattern is enough: what is kept, killed and resumed does not depend on it
+{ bench_study_ab "bench resume test" target.img randwrite 3; cat <<YAML; } >"$work/study.yaml"
 neighbours:
   - { name: hog, kind: stress-ng, stressor: cpu, method: matrixprod }
 repeats: 2

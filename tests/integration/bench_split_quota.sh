@@ -9,35 +9,12 @@
 set -u
 T=bench_split_quota
 . "${PLACER_SOURCE_DIR:?PLACER_SOURCE_DIR not set}/tests/integration/lib/bench.sh"
-[ "$(id -u)" = 0 ] || skip "needs root"
-for b in fio stress-ng /usr/bin/python3; do
-  command -v "$b" >/dev/null 2>&1 || skip "$b not installed"
-done
+need_root
+need_cmd fio stress-ng /usr/bin/python3
 bench_setup /var/tmp
-cat >"$work/quota.yaml" <<YAML
-version: 1
-cluster: { type: none }
-variants:
-  - { name: base, profile: unpinned }
-workloads:
-  path: $work/target.img
-  size: 16MiB
-  block_sizes: [4K]
-  patterns: [randwrite]
-  iodepth: 1
-  runtime: 3
-  ramp: 1
-  prefill: false
-  fio_options: [--ioengine=null]
-neighbours: # a sweep needs them (its runs beside the hog are not judged here)
-  - { name: hog, kind: stress-ng, stressor: cpu, intensity: 1 }
-sweep: { parameter: quota, values: [0.3] }
-repeats: 1
-warmup: 0
-YAML
-"$PLACER" bench --quiet --allow-inconclusive --prefix "$prefix" --out "$work/quota" "$work/quota.yaml" >"$work/quota.out" 2>"$work/quota.err" ||
-  { rc=$?; cat "$work/quota.err" >&2; fail "quota study exited $rc"; }
-bench_nothing_left "quota"
+# the quota sweep (its runs beside the hog are not judged here)
+bench_study_split unpinned "{ parameter: quota, values: [0.3] }" >"$work/quota.yaml"
+bench_run_quiet quota
 $PY - "$work/quota/summary.json" <<'PY' || fail "quota sweep"
 import json, sys
 s = json.load(open(sys.argv[1]))

@@ -17,42 +17,10 @@
 set -u
 T=bench_split_sweeps
 . "${PLACER_SOURCE_DIR:?PLACER_SOURCE_DIR not set}/tests/integration/lib/bench.sh"
-[ "$(id -u)" = 0 ] || skip "needs root"
-for b in fio stress-ng /usr/bin/python3; do
-  command -v "$b" >/dev/null 2>&1 || skip "$b not installed"
-done
+need_root
+need_cmd fio stress-ng /usr/bin/python3
 [ "$(nproc)" -ge 2 ] || skip "needs 2 CPUs"
 bench_setup /var/tmp
-
-study() { # BASE_PROFILE SWEEP
-  cat <<YAML
-version: 1
-cluster: { type: none }
-variants:
-  - { name: base, profile: $1 }
-workloads:
-  path: $work/target.img
-  size: 16MiB
-  block_sizes: [4K]
-  patterns: [randwrite]
-  iodepth: 1
-  runtime: 3
-  ramp: 1
-  prefill: false
-  fio_options: [--ioengine=null]
-neighbours:
-  - { name: hog, kind: stress-ng, stressor: cpu, intensity: 1 }
-sweep: $2
-repeats: 1
-warmup: 0
-YAML
-}
-
-run() { # NAME
-  "$PLACER" bench --quiet --allow-inconclusive --prefix "$prefix" --out "$work/$1" "$work/$1.yaml" >"$work/$1.out" 2>"$work/$1.err" ||
-    { rc=$?; cat "$work/$1.err" >&2; fail "$1 study exited $rc"; }
-  bench_nothing_left "$1"
-}
 
 # cores per role in one cell, from summary.json
 cat >"$work/cores.py" <<'PY'
@@ -65,8 +33,8 @@ def cores(variant, condition, role):
     raise SystemExit(f"no run {variant} {condition}")
 PY
 
-study demo-local "{ parameter: weight, values: [8] }" >"$work/weight.yaml"
-run weight
+bench_study_split demo-local "{ parameter: weight, values: [8] }" >"$work/weight.yaml"
+bench_run_quiet weight
 $PY - "$work/weight/summary.json" <<PY || fail "weight sweep"
 exec(open("$work/cores.py").read())
 def share(v):
@@ -78,11 +46,11 @@ assert 0.3 <= a <= 0.7, a
 assert b >= 0.75, b
 PY
 
-study demo-local "{ parameter: cores, values: [1] }" |
+bench_study_split demo-local "{ parameter: cores, values: [1] }" |
   sed -e 's/^  - { name: base, profile: demo-local }$/  - { name: unpinned, profile: unpinned }\n  - { name: pinned, profile: demo-local }/' \
     -e 's/^  runtime: 3$/  runtime: 1/' >"$work/cores.yaml"
 grep -q "name: pinned" "$work/cores.yaml" && grep -q "runtime: 1" "$work/cores.yaml" || fail "cores.yaml: $(cat "$work/cores.yaml")"
-run cores
+bench_run_quiet cores
 $PY - "$work/cores/placement.csv" "$work/cores/summary.json" <<'PY' || fail "cores sweep"
 import csv, json, sys
 rows = list(csv.DictReader(open(sys.argv[1])))

@@ -17,14 +17,10 @@
 #     before its first run (it ran the other variants, then exited 2).
 # ctest: timeout=300
 set -u
-PLACER=${PLACER_BIN:?PLACER_BIN not set}
-SRC=${PLACER_SOURCE_DIR:?PLACER_SOURCE_DIR not set}
 T=bench_trust
-. "$SRC/tests/integration/lib/bench.sh"
-[ "$(id -u)" = 0 ] || skip "needs root"
-for b in fio sha256sum stress-ng; do
-  command -v "$b" >/dev/null 2>&1 || skip "$b not installed"
-done
+. "${PLACER_SOURCE_DIR:?PLACER_SOURCE_DIR not set}/tests/integration/lib/bench.sh"
+need_root
+need_cmd fio sha256sum stress-ng
 PY=/usr/bin/python3
 
 bench_setup /var/tmp # not tmpfs: O_DIRECT

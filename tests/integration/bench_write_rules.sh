@@ -14,14 +14,10 @@
 #     relative paths writes its target and baseline files inside the results directory
 #     and removes them at its end.
 set -u
-PLACER=${PLACER_BIN:?PLACER_BIN not set}
-SRC=${PLACER_SOURCE_DIR:?PLACER_SOURCE_DIR not set}
 T=bench_write_rules
-. "$SRC/tests/integration/lib/bench.sh"
-[ "$(id -u)" = 0 ] || skip "needs root"
-for b in fio sha256sum; do
-  command -v "$b" >/dev/null 2>&1 || skip "$b not installed"
-done
+. "${PLACER_SOURCE_DIR:?PLACER_SOURCE_DIR not set}/tests/integration/lib/bench.sh"
+need_root
+need_cmd fio sha256sum
 
 bench_setup /var/tmp # not tmpfs: O_DIRECT
 mkdir "$work/elsewhere"

@@ -29,10 +29,8 @@ PLACER=${PLACER_BIN:?PLACER_BIN not set}
 SRC=${PLACER_SOURCE_DIR:?PLACER_SOURCE_DIR not set}
 T=fleet_ansible
 . "$SRC/tests/integration/lib/fleet.sh"
-[ "$(id -u)" = 0 ] || skip "needs root"
-for b in ansible-playbook podman runc fio ssh ssh-keygen ss tar cpack python3; do
-  command -v "$b" >/dev/null 2>&1 || skip "$b not installed"
-done
+need_root
+need_cmd ansible-playbook podman runc fio ssh ssh-keygen ss tar cpack python3
 [ -x /usr/sbin/sshd ] || skip "openssh-server is not installed (sh ci/install-deps.sh all)"
 [ -f /sys/fs/cgroup/cpuset/cpuset.cpus ] || skip "needs the cgroup v1 cpuset hierarchy (this test reads the nodes' groups there)"
 BUILD=$(cd "$(dirname "$PLACER")" && pwd)

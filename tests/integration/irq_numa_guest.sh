@@ -104,9 +104,9 @@ EOF
 # Runs in the guest (busybox sh); the guest's exit code is this script's.
 cat >"$tmp/irq-numa.sh" <<'EOF'
 set -u
+. /t/in-guest.sh
 export PLACER_STATE_DIR=/tmp/state PLACER_CGROUP_PREFIX=placer-t
-P=/t/placer I=/proc/irq
-fail() { echo "GUEST FAIL: $*"; exit 1; }
+I=/proc/irq
 while read -r m; do insmod "/t/mods/$m.ko" || fail "insmod $m"; done </t/mods/order
 ip link set lo up && ip link set eth0 up && ip addr add 10.99.0.1/24 dev eth0 || fail "eth0 up"
 # a neighbour that does not exist: packets leave at once (no ARP) and go nowhere
@@ -129,7 +129,7 @@ grep -E '^eth0 +0000:82:00\.0 +1 ' /tmp/topo.txt || { cat /tmp/topo.txt; fail "e
 
 # 2. the plan: OSD near its NVMe, MDS near the NIC, their IRQs
 $P plan /t/p.yaml >/tmp/plan.txt || { cat /tmp/plan.txt; fail "plan exited $?"; }
-sed 's/^/GUEST plan: /' /tmp/plan.txt
+show plan /tmp/plan.txt
 # NUMA CPUS LOCALITY of an instance's row, found by the header's columns
 row() { awk -v i="$1" '/^INSTANCE / { n = index($0, " NUMA ") + 1; c = index($0, " CPUS ") + 1; l = index($0, " LOCALITY ") + 1 }
     $1 == i { split(substr($0, n), a, " "); split(substr($0, c), b, " "); split(substr($0, l), d, " "); print a[1], b[1], d[1] }' /tmp/plan.txt; }
@@ -145,10 +145,10 @@ grep -q "osd.0: 1 of the 4 managed queue IRQs of nvme0n1 complete on its own cpu
 sleep 1001 & OSD=$!
 sleep 1002 & MDS=$!
 sleep 1003 & CLI=$!
-allowed() { awk '/^Cpus_allowed_list:/ { print $2 }' "/proc/$1/status"; }
+allowed() { field "$1" Cpus_allowed_list; }
 $P apply --pid osd.0=$OSD --pid mds.0=$MDS --pid client.0=$CLI /t/p.yaml >/tmp/apply.txt 2>&1 ||
     { cat /tmp/apply.txt; fail "apply exited $?"; }
-sed 's/^/GUEST apply: /' /tmp/apply.txt
+show apply /tmp/apply.txt
 [ "$(allowed $OSD)" = "$OSD_CPU" ] || fail "osd stand-in on $(allowed $OSD), planned $OSD_CPU"
 [ "$(allowed $MDS)" = "$MDS_CPU" ] || fail "mds stand-in on $(allowed $MDS), planned $MDS_CPU"
 for n in $RX $TX $(irq_of eth0); do
@@ -174,7 +174,7 @@ taskset -c "$OSD_CPU" dd if=/dev/nvme0n1 of=/dev/null bs=4k count=200 iflag=dire
 
 # 5. status: planned, effective, interrupts per cpu since apply
 $P status >/tmp/status.txt 2>&1 || { cat /tmp/status.txt; fail "status exited $?"; }
-sed 's/^/GUEST status: /' /tmp/status.txt
+show status /tmp/status.txt
 grep -Eq "IRQ $TX eth0-tx-0 \(eth0, mds\.0\): planned $MDS_CPU, now $MDS_CPU, completes on cpu $MDS_CPU; since apply:.* cpu$MDS_CPU [1-9]" /tmp/status.txt ||
     fail "status: eth0-tx-0"
 grep -Eq "IRQ $Q1 nvme0q1 \(nvme0n1, osd\.0\): managed by the kernel, completes on cpu $OSD_CPU; since apply:.* cpu$OSD_CPU ([2-9][0-9][0-9]|1[0-9][0-9][0-9])" /tmp/status.txt ||
@@ -191,7 +191,7 @@ $P status >/dev/null 2>&1 || fail "status after the repair exited $?"
 
 # 7. reset: every IRQ as before
 $P reset >/tmp/reset.txt 2>&1 || { cat /tmp/reset.txt; fail "reset exited $?"; }
-sed 's/^/GUEST reset: /' /tmp/reset.txt
+show reset /tmp/reset.txt
 snapshot | diff /tmp/before - || fail "reset left IRQs changed"
 [ ! -e /tmp/state/irq.json ] || fail "irq.json left after reset"
 [ "$(allowed $OSD)" = 0-3 ] || fail "osd stand-in still on $(allowed $OSD)"
@@ -208,7 +208,7 @@ if [ -x /t/irqbalance ]; then
     $P apply --pid osd.0=$OSD --pid mds.0=$MDS --pid client.0=$CLI /t/p.yaml >/tmp/apply.txt 2>&1
     rc=$?
     [ $rc = 2 ] || { cat /tmp/apply.txt; fail "apply with irqbalance running exited $rc, not 2"; }
-    sed 's/^/GUEST refused: /' /tmp/apply.txt
+    show refused /tmp/apply.txt
     grep -q "irqbalance is running (pid $IB): it rebalances every 10 s and would move the 4 IRQs" /tmp/apply.txt ||
         fail "the refusal does not say what irqbalance would do"
     [ ! -e /tmp/state/irq.json ] && [ "$(allowed $OSD)" = 0-3 ] || fail "the refused apply changed something"
@@ -219,8 +219,8 @@ if [ -x /t/irqbalance ]; then
     $P reset >/dev/null 2>&1 || fail "reset after ignore"
     $P apply --irqbalance ban --pid osd.0=$OSD --pid mds.0=$MDS --pid client.0=$CLI /t/p.yaml >/tmp/apply.txt 2>&1 ||
         { cat /tmp/apply.txt; fail "apply --irqbalance ban exited $?"; }
-    sed 's/^/GUEST ban: /' /tmp/apply.txt
-    sed 's/^/GUEST \/etc\/default\/irqbalance: /' /etc/default/irqbalance
+    show ban /tmp/apply.txt
+    show /etc/default/irqbalance /etc/default/irqbalance
     grep -q "^export IRQBALANCE_ARGS=\"\$IRQBALANCE_ARGS --banirq=$Q0 " /etc/default/irqbalance || fail "no --banirq"
     IB2=$(cat /run/irqbalance.pid)
     [ "$IB2" != "$IB" ] || fail "irqbalance was not restarted"
@@ -229,7 +229,7 @@ if [ -x /t/irqbalance ]; then
     sleep 3   # irqbalance rebalances every second here
     $P status >/tmp/status.txt 2>&1 || { cat /tmp/status.txt; fail "irqbalance moved a banned IRQ (status exited $?)"; }
     $P reset >/tmp/reset.txt 2>&1 || { cat /tmp/reset.txt; fail "reset after ban exited $?"; }
-    sed 's/^/GUEST reset: /' /tmp/reset.txt
+    show reset /tmp/reset.txt
     [ ! -e /etc/default/irqbalance ] || { cat /etc/default/irqbalance; fail "the ban is still there"; }
     IB3=$(cat /run/irqbalance.pid)
     [ "$IB3" != "$IB2" ] || fail "irqbalance was not restarted without the ban"

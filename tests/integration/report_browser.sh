@@ -14,18 +14,19 @@
 # any plot; a sweep's balance point sentence and its plot come next; the text report is linked.
 # The hand-built results of the issue's two studies (tests/fixtures/results/issue28-*: the
 # 2-core default study, the 16-core cluster-none one) re-reported give no "physical limit" and
-# no efficiency above 100% without the CPU model's label.
+# no efficiency above 100% without the CPU model's label; the default study's page has the text
+# report's "where the time went" (Ceph's counters, its ceph-counters.csv beside summary.json).
 # No root needed; skipped (77) without gnuplot or chromium.
 set -u
 PLACER=${PLACER_BIN:?PLACER_BIN not set}
 DATA=${PLACER_TEST_DATA:?PLACER_TEST_DATA not set}
 T=report_browser
 . "${PLACER_SOURCE_DIR:?PLACER_SOURCE_DIR not set}/tests/integration/lib/common.sh"
-command -v gnuplot >/dev/null 2>&1 || skip "gnuplot not installed (Debian: gnuplot-nox)"
+need_cmd gnuplot
 CHROMIUM=$(command -v chromium || command -v chromium-browser || true)
-[ -n "$CHROMIUM" ] || skip "chromium not installed"
+[ -n "$CHROMIUM" ] || skip "chromium not installed (ci/install-deps.sh all)"
 PY=/usr/bin/python3
-[ -x "$PY" ] || skip "python3 not installed"
+need_cmd "$PY"
 
 t_begin
 work=$T_WORK
@@ -64,6 +65,7 @@ grep -q "summary.json" "$work/err" || fail "the error does not name summary.json
 # the issue's two studies, re-reported: one denominator, a bound that bounds
 for fx in issue28-default-2core issue28-none-16core; do
   mkdir "$work/$fx" && cp "$DATA/fixtures/results/$fx/summary.json" "$work/$fx/"
+  [ ! -f "$DATA/fixtures/results/$fx/ceph-counters.csv" ] || cp "$DATA/fixtures/results/$fx/ceph-counters.csv" "$work/$fx/"
   "$PLACER" report "$work/$fx" >/dev/null 2>"$work/err" || fail "report $fx: $(cat "$work/err")"
   txt=$work/$fx/report/report.txt
   [ -s "$txt" ] || fail "$fx: no report/report.txt"
@@ -73,6 +75,12 @@ for fx in issue28-default-2core issue28-none-16core; do
   ! grep -E "^  [^ ]+: (10[1-9]|1[1-9][0-9]|[2-9][0-9][0-9])% of the bound" "$txt" ||
     fail "$fx: an efficiency above 100% given as a share of the bound"
 done
+# where the time went, in the text report and on the page, the same lines
+grep -q "^4K randwrite  neighbour  pinned          809      19.8   3.96     15.8" "$work/issue28-default-2core/report/report.txt" ||
+  fail "2-core: where the time went: $(grep -A3 'Where the time went' "$work/issue28-default-2core/report/report.txt")"
+grep -q '<pre id="where">' "$work/issue28-default-2core/report.html" || fail "2-core: no 'where the time went' on the page"
+grep -q "osd.1 missing in 1 of 7 runs of pinned, neighbour, 4k-randwrite" "$work/issue28-default-2core/report.html" ||
+  fail "2-core: the page does not say osd.1 was missing"
 grep -q "fio-8: 79% of the bound (storage 0.81 + hog 0.59 = 1.40 of 1.76" "$work/issue28-none-16core/report/report.txt" ||
   fail "16-core: fio-8's efficiency: $(grep 'fio-8:' "$work/issue28-none-16core/report/report.txt")"
 grep -q "of unpinned's solo rate fio-8 keeps 59%, unpinned 82%; of its own on its CPUs 104%" \

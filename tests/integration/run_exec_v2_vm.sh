@@ -33,10 +33,10 @@ EOF2
 # Runs in the guest (busybox sh); the guest's exit code is this script's.
 cat >"$tmp/run-v2.sh" <<'EOF2'
 set -u
+. /t/in-guest.sh
 export PLACER_STATE_DIR=/tmp/state
-fail() { echo "GUEST FAIL: $*"; exit 1; }
 echo "GUEST nodes=$(cat /sys/devices/system/node/online) cpus=$(cat /sys/devices/system/cpu/online) fs=$(stat -f -c %T /sys/fs/cgroup)"
-/t/placer run /t/p.yaml || fail "placer run exited $?"
+$P run /t/p.yaml || fail "placer run exited $?"
 rec=/tmp/state/run/t-run-v2/near.0.json
 pid=$(sed -n 's/^ *"pid": \([0-9]*\),*$/\1/p' "$rec")
 [ -n "$pid" ] || fail "no pid in $rec"
@@ -50,7 +50,7 @@ grep -q "^0::/placer/near/near.0$" /tmp/first.txt || fail "first reading: not in
 [ "$(cat /sys/fs/cgroup/placer/near/near.0/cpuset.mems)" = 1 ] || fail "cpuset.mems"
 tr '\0' '\n' <"/proc/$pid/environ" | grep -qx 'PLACER_T=a b $(x)' || fail "environment not applied"
 grep -q "^Cpus_allowed_list:[[:space:]]*1$" "/proc/$pid/status" || fail "sleep not on cpu 1"
-/t/placer stop /t/p.yaml || fail "placer stop exited $?"
+$P stop /t/p.yaml || fail "placer stop exited $?"
 st=$(sed 's/^.*) //' "/proc/$pid/stat" 2>/dev/null | cut -d' ' -f1)
 case "$st" in ''|Z|X) ;; *) fail "pid $pid still runs (state $st)" ;; esac
 [ ! -e /sys/fs/cgroup/placer ] || fail "placer's groups left: $(find /sys/fs/cgroup/placer -type d)"

@@ -33,9 +33,9 @@ EOF
 # Runs in the guest (busybox sh); the guest's exit code is this script's.
 cat >"$tmp/locality-v2.sh" <<'EOF'
 set -u
+. /t/in-guest.sh
 export PLACER_STATE_DIR=/tmp/state PLACER_CGROUP_PREFIX=placer-t
-P=/t/placer C=/sys/fs/cgroup
-fail() { echo "GUEST FAIL: $*"; exit 1; }
+C=/sys/fs/cgroup
 echo "GUEST nodes=$(cat /sys/devices/system/node/online) controllers=$(cat $C/cgroup.controllers)"
 mkdir -p /mnt/shm && mount -t tmpfs tmpfs /mnt/shm || fail "mount tmpfs"
 # the filler: a group on node 1 only, writing the file's 32 MiB there
@@ -48,7 +48,7 @@ echo "GUEST filler wrote 32 MiB on node 1: $(grep Shmem: /sys/devices/system/nod
 /t/mapfile /mnt/shm/fill /tmp/go >/tmp/mapfile.out 2>&1 &
 M=$!
 sleep 0.2
-$P apply /t/p.yaml >/tmp/out 2>&1 || { rc=$?; cat /tmp/out; fail "apply exited $rc"; }
+must apply $P apply /t/p.yaml
 grep -q "bound pid $M mapfile" /tmp/out || { cat /tmp/out; fail "mapfile not bound"; }
 echo "GUEST placed: $(cat /proc/$M/cgroup) $(grep Mems_allowed_list: /proc/$M/status | tr -s '\t' ' ')"
 touch /tmp/go
@@ -60,7 +60,7 @@ done
 
 $P status >/tmp/st.txt 2>&1 || { rc=$?; cat /tmp/st.txt; fail "status exited $rc"; }
 $P status --json >/tmp/st.json 2>&1 || fail "status --json exited $?"
-sed 's/^/GUEST status: /' /tmp/st.txt
+show status /tmp/st.txt
 # node bytes from numa_maps, and the line status should print
 want=$(awk '{ k = 4
     for (i = 1; i <= NF; i++) if ($i ~ /^kernelpagesize_kB=/) { split($i, a, "="); k = a[2] }
@@ -80,7 +80,7 @@ grep -q "\"1\": *$n1" /tmp/st.json || fail "JSON node_bytes of node 1 is not $n1
 echo "GUEST status shows the remote share: local mem $shown"
 
 kill $M
-$P reset >/tmp/out 2>&1 || { rc=$?; cat /tmp/out; fail "reset exited $rc"; }
+must reset $P reset
 echo "GUEST OK: remote memory shown by status"
 EOF
 

@@ -41,6 +41,58 @@ static void expect_refused(json_t *j, const char *expected) {
   json_decref(j);
 }
 
+/* A real metadata study's summary.json with Ceph's counters of every run
+ * (tests/fixtures/results/cephfs-metadata). */
+static json_t *metadata_fixture(void) {
+  json_error_t jerr;
+  json_t *j = json_load_file(test_data_path("fixtures/results/cephfs-metadata/summary.json"), 0, &jerr);
+  assert_non_null(j);
+  return j;
+}
+
+/* A metadata workload's runs hold its operations (create, stat, delete),
+ * its kind is one of the kinds, and every run's counters are read as their
+ * reader reads them: damage is refused naming its path. */
+static void test_metadata_and_counters(void **state) {
+  (void)state;
+  json_t *j = metadata_fixture();
+  struct placer_bench_results *r = NULL;
+  struct placer_error *err = NULL;
+  assert_int_equal(placer_bench_results_from_json(j, &r, &err), 0);
+  assert_int_equal(r->workloads[0].kind, PLACER_BENCH_WORKLOAD_METADATA);
+  assert_true(r->workloads[0].files == 1000 && r->workloads[0].directories == 2 && r->workloads[0].jobs == 2);
+  const struct placer_bench_run *first = placer_bench_results_run_const(r, 0, 0, 0, 0);
+  assert_non_null(first->ceph);
+  assert_int_equal(first->ceph->n, 3);
+  assert_string_equal(first->ceph->daemons[2].daemon, "mds.a");
+  assert_int_equal(placer_bench_run_op(first, "delete")->total_ios, 1000);
+  placer_bench_results_free(r);
+  json_decref(j);
+  j = metadata_fixture();
+  json_object_del(run(j, 2), "stat");
+  expect_refused(j, "runs[2].stat: missing (expected an object)");
+  j = metadata_fixture();
+  json_object_set_new(json_object_get(run(j, 0), "create"), "total_ios", json_integer(-3));
+  expect_refused(j, "runs[0].create.total_ios: -3 is negative");
+  j = metadata_fixture();
+  json_object_set_new(json_array_get(json_object_get(j, "workloads"), 0), "kind", json_string("mdtest"));
+  expect_refused(j, "workloads[0].kind: 'mdtest' is not a workload kind (block, metadata)");
+  j = metadata_fixture();
+  json_object_set_new(json_array_get(json_object_get(j, "workloads"), 0), "jobs", json_integer(100000));
+  expect_refused(j, "workloads[0].jobs: 100000 is more than 64");
+  j = metadata_fixture();
+  json_t *d0 = json_array_get(json_object_get(json_object_get(run(j, 1), "ceph_counters"), "daemons"), 0);
+  json_object_set_new(json_object_get(json_object_get(d0, "counters"), "osd.op_w"), "count", json_integer(-1));
+  expect_refused(j, "runs[1].ceph_counters.daemons[0].counters[\"osd.op_w\"].count: expected a whole number >= 0");
+  j = metadata_fixture();
+  d0 = json_array_get(json_object_get(json_object_get(run(j, 1), "ceph_counters"), "daemons"), 0);
+  json_object_set_new(d0, "daemon", json_string("rgw.x"));
+  expect_refused(j, "runs[1].ceph_counters.daemons[0]");
+  j = metadata_fixture();
+  json_object_set_new(run(j, 4), "ceph_counters", json_string("all fine"));
+  expect_refused(j, "runs[4].ceph_counters: expected an object, got a string");
+}
+
 static void test_golden_passes(void **state) {
   json_t *j = golden();
   struct placer_bench_results *r = NULL;
@@ -226,8 +278,9 @@ static void test_json_cost(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-    cmocka_unit_test(test_golden_passes), cmocka_unit_test(test_figures),   cmocka_unit_test(test_shapes),
-    cmocka_unit_test(test_shape_cap),     cmocka_unit_test(test_json_cost), cmocka_unit_test(test_study_counts),
+    cmocka_unit_test(test_golden_passes),         cmocka_unit_test(test_figures),   cmocka_unit_test(test_shapes),
+    cmocka_unit_test(test_metadata_and_counters), cmocka_unit_test(test_shape_cap), cmocka_unit_test(test_json_cost),
+    cmocka_unit_test(test_study_counts),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -128,6 +128,45 @@ static void test_fio_file_and_rados(void **state) {
   placer_study_free(s);
 }
 
+/* A metadata run: fio's global section first (--name=global: every option
+ * before the jobs, the study's fio_options too, is every job's), then per
+ * phase one job per client, the first of each later phase stonewalled in a
+ * group of its own, each job's files in its directory of the tree below
+ * workloads.path in the mount (job J in directory J mod directories). */
+static void test_fio_metadata(void **state) {
+  (void)state;
+  struct placer_study *s = study_of("cluster: { mds: true }\nvariants: [ { name: a, profile: x } ]\n"
+                                    "workloads: { kind: metadata, target: cephfs, files: 6, numjobs: 3, directories: "
+                                    "2, fio_options: [--randrepeat=0] }\n");
+  struct placer_bench_workload w = first_workload(s);
+  struct bench_fio_run run = { .target = &bench_target_cephfs, .output = (char *)"o.json", .direct = true };
+  s->workloads.kind->job(s, &w, &run);
+  run.filename = strdup("/r/cluster/mnt"); /* bench_fio_run_target: the mount, for a kind in a directory */
+  assert_true(run.in_directory);
+  char *cmd = joined(s, &run);
+  const char *job = "--ioengine=%s --rw=%s '--filename_format=placer-metadata/d%u/f%u.$filenum'";
+  char want[4096];
+  int len = snprintf(want, sizeof(want),
+                     "fio --name=global --ioengine=filecreate --direct=1 --directory=/r/cluster/mnt --rw=write "
+                     "--bs=4096 --iodepth=1 --numjobs=1 --size=8192 --group_reporting --output-format=json "
+                     "--output=o.json --nrfiles=2 --filesize=4096 --openfiles=1 --create_on_open=1 --randrepeat=0");
+  static const char *const ops[] = { "create", "stat", "delete" }, *const engines[] = { "filecreate", "filestat",
+                                                                                        "filedelete" };
+  for (unsigned p = 0; p < 3; p++)
+    for (unsigned j = 0; j < 3; j++) {
+      len += snprintf(want + len, sizeof(want) - (size_t)len, " --name=%s%s ", ops[p],
+                      j == 0 && p > 0 ? " --stonewall --new_group" : "");
+      len += snprintf(want + len, sizeof(want) - (size_t)len, job, engines[p], p ? "read" : "write", j % 2, j);
+    }
+  assert_string_equal(cmd, want);
+  free(cmd);
+  placer_argv_free(run.args);
+  placer_argv_free(run.jobs);
+  free(run.filename);
+  placer_bench_workload_clear(&w);
+  placer_study_free(s);
+}
+
 static void test_stress_ng_metrics(void **state) {
   (void)state;
   /* stress-ng 0.15 (Debian 12), after SIGINT. */
@@ -204,7 +243,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_fio_rbd),           cmocka_unit_test(test_fio_file_and_rados),
     cmocka_unit_test(test_stress_ng_metrics), cmocka_unit_test(test_guest_progress),
-    cmocka_unit_test(test_local_daemons),
+    cmocka_unit_test(test_local_daemons),     cmocka_unit_test(test_fio_metadata),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

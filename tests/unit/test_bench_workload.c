@@ -25,12 +25,15 @@ static void test_every_table_whole(void **state) {
     assert_ptr_equal(bench_workload_find(ops->name), ops);
     cells += (ops->flags & BENCH_WORKLOAD_CELLS) != 0;
   }
-  assert_true(n >= 2);
-  assert_int_equal(cells, 1); /* block; #38's metadata will be the second */
-  assert_null(bench_workload_find("metadata-not-yet"));
+  assert_true(n >= 3);
+  assert_int_equal(cells, 2); /* block and metadata */
+  assert_null(bench_workload_find("mdtest"));
   char names[64];
   bench_workload_names(BENCH_WORKLOAD_CELLS, names, sizeof(names));
-  assert_string_equal(names, "block");
+  assert_string_equal(names, "block, metadata");
+  /* whose CPU per operation: the OSDs' for block, the MDS's for metadata */
+  assert_int_equal(bench_workload_block.storage, PLACER_KIND_CEPH_OSD);
+  assert_int_equal(bench_workload_metadata.storage, PLACER_KIND_CEPH_MDS);
 }
 
 static void test_broken_tables_caught(void **state) {
@@ -55,14 +58,23 @@ static void test_broken_tables_caught(void **state) {
   copy = bench_workload_block;
   copy.name = "";
   assert_string_equal(bench_workload_ops_check(&copy), "no name");
+  copy = bench_workload_metadata;
+  copy.storage = PLACER_KIND_FIO;
+  assert_string_equal(bench_workload_ops_check(&copy), "a cells kind's storage is a kind of Ceph daemon");
 }
 
-/* What each kind needs of the target: recovery a target in Ceph. */
+/* What each kind needs of the target: recovery a target in Ceph, metadata
+ * a mounted file system (cephfs). */
 static void test_target_needs(void **state) {
   (void)state;
   const struct bench_target_ops *targets[] = { &bench_target_rbd, &bench_target_rados, &bench_target_cephfs,
                                                &bench_target_file };
   for (size_t i = 0; i < sizeof(targets) / sizeof(targets[0]); i++) {
+    const char *md = bench_workload_target_refusal(&bench_workload_metadata, targets[i]);
+    if (targets[i] == &bench_target_cephfs)
+      assert_null(md);
+    else
+      assert_string_equal(md, "needs a target with a file system mounted (cephfs)");
     assert_null(bench_workload_target_refusal(&bench_workload_block, targets[i]));
     const char *why = bench_workload_target_refusal(&bench_workload_recovery, targets[i]);
     if (targets[i]->flags & BENCH_TARGET_CEPH)
@@ -153,11 +165,58 @@ static void test_recovery_parse(void **state) {
   free(text);
 }
 
+/* Metadata: one operation a phase, from its job's direction (creates are
+ * writes, stats and deletes reads), as the fixture's README gives them; the
+ * main metric all of them over their time together, the latency the worst
+ * p99; a phase missing from fio's output is an error. */
+static void test_metadata_parse(void **state) {
+  (void)state;
+  size_t len = 0;
+  char *text = fixture("cephfs-metadata.json", &len);
+  struct placer_bench_result r = { 0 };
+  struct placer_error *err = NULL;
+  assert_int_equal(bench_workload_metadata.parse(text, len, &r, &err), 0);
+  assert_int_equal(r.n_ops, 3);
+  static const char *const names[] = { "create", "stat", "delete" };
+  static const double iops[] = { 1071.811361, 2421.307506, 1055.966209 }, p99[] = { 13828096, 5799936, 10944512 },
+                      p50[] = { 1056768, 509952, 1302528 };
+  for (size_t i = 0; i < 3; i++) {
+    assert_string_equal(r.ops[i].name, names[i]);
+    assert_true(fabs(r.ops[i].iops - iops[i]) < 1e-6);
+    assert_int_equal(r.ops[i].total_ios, 1000);
+    assert_true(r.ops[i].clat_p99_ns == p99[i] && r.ops[i].clat_p50_ns == p50[i]);
+    assert_int_equal(r.ops[i].bw_bytes, 0); /* no data moves */
+  }
+  assert_int_equal(r.failed_jobs, 0);
+  struct placer_bench_workload w = { .name = strdup("metadata"),
+                                     .pattern = strdup(""),
+                                     .kind = PLACER_BENCH_WORKLOAD_METADATA };
+  assert_int_equal(placer_bench_workload_rule(&w, &err), 0);
+  assert_string_equal(placer_bench_metric_unit(&w), "ops/s");
+  double by_hand = 3000.0 / (1000 / iops[0] + 1000 / iops[1] + 1000 / iops[2]);
+  assert_true(fabs(placer_bench_ops_main_metric(&w, r.ops, r.n_ops) - by_hand) < 1e-6);
+  assert_true(placer_bench_ops_p99_ns(&w, r.ops, r.n_ops) == p99[0]);
+  /* an operation without a rate: its time is unknown, and so is the run's rate */
+  r.ops[1].iops = NAN;
+  assert_true(isnan(placer_bench_ops_main_metric(&w, r.ops, r.n_ops)));
+  placer_bench_workload_clear(&w);
+  placer_bench_result_free(&r);
+  /* the stat phase's job renamed away: an error naming it */
+  char *stat = strstr(text, "\"jobname\" : \"stat\"");
+  assert_non_null(stat);
+  memcpy(stat + strlen("\"jobname\" : \""), "stax", 4);
+  assert_int_equal(bench_workload_metadata.parse(text, len, &r, &err), -1);
+  assert_string_equal(err->msg, "no job 'stat' in fio's output");
+  placer_error_free(err);
+  placer_bench_result_free(&r);
+  free(text);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_every_table_whole), cmocka_unit_test(test_broken_tables_caught),
     cmocka_unit_test(test_target_needs),      cmocka_unit_test(test_block_parse),
-    cmocka_unit_test(test_recovery_parse),
+    cmocka_unit_test(test_recovery_parse),    cmocka_unit_test(test_metadata_parse),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -406,7 +406,7 @@ static void test_balance(void **state) {
   assert_true(near(b.verdicts[2].slo.throughput, 2600 + 300 * 0.2 / 4.2));
   assert_true(b.verdicts[2].meets_slo && b.verdicts[2].keeps_neighbours);
   assert_false(b.verdicts[2].conclusive); /* its neighbours' CI reaches down to 88% */
-  assert_string_equal(b.summary, "quota-1: the least storage CPU (1 cores) with p99 <= 2 ms at 2000 IOPS, the "
+  assert_string_equal(b.summary, "quota-1: the least storage CPU (1 core) with p99 <= 2 ms at 2000 IOPS, the "
                                  "neighbours keeping 90% (not conclusive: a CI reaches below the target)");
   assert_true(b.verdicts[3].meets_slo && !b.verdicts[3].keeps_neighbours);
   assert_string_equal(b.verdicts[3].why, "the neighbours keep 80%, below 90%");
@@ -424,6 +424,37 @@ static void test_balance(void **state) {
                                  "quota-1.5: 6% short of 5000 IOPS: 4709 IOPS at p99 <= 2 ms (interpolated between "
                                  "iodepth 4 and 16; 95% CI 4709 to 4709)");
   placer_curve_balance_free(&b);
+
+  /* no step of the split meets 2 ms anywhere: the nearest is the one that misses it by the least (not the
+   * first listed), and a knee not found within the steps is said to be the last step */
+  {
+    const double ys[3][3] = { { 0.8, 1.0, 1.05 }, { 3.3, 9.0, 30.0 }, { 2.12, 9.0, 30.0 } };
+    const double xu[3] = { 1500, 3000, 3100 };
+    struct placer_curve d[3];
+    static struct placer_curve_sample keep[3][MAX_STEPS][MAX_REPEATS];
+    for (size_t v = 0; v < 3; v++) {
+      struct spec sp = exact(3, load, v ? xs[1] : xu, ys[v]);
+      build(&sp, &d[v]);
+      memcpy(keep[v], samples, sizeof(samples));
+    }
+    struct placer_curve_variant miss[3] = {
+      { "unpinned", &d[0], NAN, NAN, NAN, NAN },
+      { "pinned", &d[1], 1, NAN, NAN, NAN },
+      { "quota-1", &d[2], 1, NAN, NAN, NAN },
+    };
+    slo.at = PLACER_SLO_AT_KNEE;
+    assert_int_equal(placer_curve_balance(miss, 3, &slo, &rule, false, "IOPS", &b, &err), 0);
+    assert_false(b.found);
+    assert_false(b.knee.found);
+    assert_string_equal(b.summary,
+                        "none meets p99 <= 2 ms at 3100 IOPS, the last step of unpinned (no knee within its "
+                        "steps); the nearest, quota-1: none: p99 2.12 ms at its best step (iodepth 1) misses "
+                        "2 ms by 6%");
+    placer_curve_balance_free(&b);
+    for (size_t v = 0; v < 3; v++)
+      placer_curve_free(&d[v]);
+    slo.at = PLACER_SLO_AT_KNEE;
+  }
 
   /* a target beyond every measured step of a variant that always meets it */
   slo.at = PLACER_SLO_AT_IOPS;

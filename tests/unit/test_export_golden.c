@@ -190,8 +190,29 @@ static void test_cli_matches(void **state) {
   free(tests_dir);
 }
 
+/* The formats' table is PLACER_EXPORT_FORMATS's line: each entry's own name
+ * is the one the line gives it (export-NAME.c spells it once more, in its
+ * struct), in that order, and --format takes exactly those words. */
+static void test_table_is_the_line(void **state) {
+  (void)state;
+  static const char *const names[] = {
+#define NAME(name) #name,
+    PLACER_EXPORT_FORMATS(NAME)
+#undef NAME
+  };
+  assert_int_equal(placer_export_n_formats, N(names));
+  char words[512] = "";
+  for (size_t i = 0; i < N(names); i++) {
+    assert_string_equal(placer_export_formats[i]->name, names[i]);
+    assert_ptr_equal(placer_export_format_find(names[i]), placer_export_formats[i]);
+    snprintf(words + strlen(words), sizeof(words) - strlen(words), "%s%s", i ? "|" : "", names[i]);
+  }
+  assert_string_equal(PLACER_EXPORT_FORMAT_NAMES, words);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
+    cmocka_unit_test(test_table_is_the_line),
     cmocka_unit_test(test_golden_exports),
     cmocka_unit_test(test_cli_matches),
   };

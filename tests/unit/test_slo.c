@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "lib/units.h"
-#include "profile/profile-yaml.h"
+#include "bench/study.h"
 #include "results/slo.h"
 #include "test_support.h"
 
@@ -129,46 +129,21 @@ static void test_format_duration(void **state) {
   }
 }
 
-/* The way a study's YAML layer will use it (profile-yaml.c's walker, as
- * study.c does for its keys): the refusal gets FILE:LINE:COL and the key's path. */
-static int slo_key(struct pyaml_walk *w, const struct pyaml_field *f, yaml_node_t *v, void *target) {
-  char why[160];
-  if (!pyaml_walk_is_scalar(v) ||
-      placer_slo_set(target, f->arg ? "neighbours" : "storage", f->key, pyaml_walk_scalar(v), why, sizeof(why)) < 0)
-    return pyaml_walk_key_error(w, v, f->key, "%s", pyaml_walk_is_scalar(v) ? why : "expected a value");
-  return 0;
-}
-
-static const struct pyaml_field storage_fields[] = {
-  { .key = "p50", .type = PYAML_FIELD_CUSTOM, .parse = slo_key },
-  { .key = "p99", .type = PYAML_FIELD_CUSTOM, .parse = slo_key },
-  { .key = "p99.9", .type = PYAML_FIELD_CUSTOM, .parse = slo_key },
-  { .key = "at", .type = PYAML_FIELD_CUSTOM, .parse = slo_key },
-};
-static const struct pyaml_field neighbours_fields[] = {
-  { .key = "keep", .type = PYAML_FIELD_CUSTOM, .parse = slo_key, .arg = 1 },
-};
-static const struct pyaml_schema storage_schema = { "storage", storage_fields, 4 };
-static const struct pyaml_schema neighbours_schema = { "neighbours", neighbours_fields, 1 };
-static const struct pyaml_field slo_fields[] = {
-  { .key = "storage", .type = PYAML_FIELD_MAPPING, .mapping = &storage_schema },
-  { .key = "neighbours", .type = PYAML_FIELD_MAPPING, .mapping = &neighbours_schema },
-};
-static const struct pyaml_schema slo_schema = { "slo", slo_fields, 2 };
-static const struct pyaml_field top_fields[] = {
-  { .key = "slo", .type = PYAML_FIELD_MAPPING, .mapping = &slo_schema },
-};
-static const struct pyaml_schema top_schema = { "study", top_fields, 1 };
-
-static int walk(const char *text, struct placer_slo *s, struct placer_error **err) {
-  yaml_document_t doc;
+/* As a study reads it (bench/study-curves.c, through the YAML walker): the
+ * refusal gets FILE:LINE:COL and the key's path. */
+static int walk(const char *slo, struct placer_slo *s, struct placer_error **err) {
+  char text[512];
+  snprintf(
+      text, sizeof(text),
+      "variants: [ { name: a, profile: unpinned } ]\nneighbours: [ {} ]\nworkloads: { load: { iodepth: [1] } }\n%s",
+      slo);
+  struct placer_study *study = NULL;
   placer_slo_init(s);
-  if (pyaml_walk_load("study.yaml", text, strlen(text), &doc, err) < 0)
+  if (placer_study_parse("study.yaml", text, strlen(text), &study, err) < 0)
     return -1;
-  struct pyaml_walk w = { .file = "study.yaml", .doc = &doc, .err = err };
-  int rc = pyaml_walk_mapping(&w, yaml_document_get_root_node(&doc), &top_schema, s);
-  yaml_document_delete(&doc);
-  return rc;
+  *s = study->slo;
+  placer_study_free(study);
+  return 0;
 }
 
 static void test_in_yaml(void **state) {
@@ -180,11 +155,11 @@ static void test_in_yaml(void **state) {
   assert_true(s.at == PLACER_SLO_AT_IOPS && s.at_rate == 5000 && s.keep == 0.9);
   assert_int_equal(walk("slo:\n  storage:\n    p99: 2\n", &s, &err), -1);
   assert_int_equal(err->exit_code, PLACER_EXIT_USAGE);
-  assert_string_equal(err->msg, "study.yaml:3:10: slo.storage.p99: a latency needs its unit: ns, us, ms or s (2ms, "
+  assert_string_equal(err->msg, "study.yaml:6:10: slo.storage.p99: a latency needs its unit: ns, us, ms or s (2ms, "
                                 "500us), got '2'");
   placer_error_clear(&err);
   assert_int_equal(walk("slo:\n  neighbours: { keep: -10% }\n", &s, &err), -1);
-  assert_string_equal(err->msg, "study.yaml:2:23: slo.neighbours.keep: must not be negative, got '-10%'");
+  assert_string_equal(err->msg, "study.yaml:5:23: slo.neighbours.keep: must not be negative, got '-10%'");
   placer_error_clear(&err);
 }
 

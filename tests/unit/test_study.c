@@ -545,14 +545,98 @@ static void test_workload_kind(void **state) {
   assert_int_equal(placer_study_n_workloads(s), 1);
   placer_study_free(s);
   expect_error("variants: [ { name: a, profile: x } ]\nworkloads: { kind: recovery }\n",
-               "inline.yaml:2:20: workloads.kind: expected one of block, got 'recovery'");
+               "inline.yaml:2:20: workloads.kind: expected one of block, metadata, got 'recovery'");
   expect_error("variants: [ { name: a, profile: x } ]\nworkloads: { kind: [block] }\n",
-               "workloads.kind: expected one of block, got 'a list'");
+               "workloads.kind: expected one of block, metadata, got 'a list'");
   expect_error("variants: [ { name: a, profile: x } ]\nworkloads: { blocks: [4K] }\n",
                "workloads.blocks: unknown key 'blocks' in workloads (expected one of: kind, target, path, size, "
-               "runtime, ramp, prefill, grace, fio_options, write, block_sizes, patterns, iodepth, numjobs)");
+               "runtime, ramp, prefill, grace, fio_options, write, block_sizes, patterns, iodepth, numjobs, load)");
   expect_error("variants: [ { name: a, profile: x } ]\nworkloads: 4K\n",
                "inline.yaml:2:12: workloads: expected a mapping (workloads), got a scalar");
+}
+
+/* Kind metadata: files, directories (default: one a job) and jobs, its
+ * tree's name in the mount; where CephFS is (target cephfs, a local
+ * cluster with an MDS); every refusal FILE:LINE:COL at the key at fault. */
+#define MD_HEAD "cluster: { mds: true }\nvariants: [ { name: a, profile: x } ]\n"
+static void test_metadata_kind(void **state) {
+  (void)state;
+  struct placer_study *s = parse_ok(MD_HEAD "workloads: { kind: metadata, target: cephfs, files: 1000, numjobs: 2 }\n");
+  assert_ptr_equal(s->workloads.kind, &bench_workload_metadata);
+  assert_int_equal(s->workloads.files, 1000);
+  assert_int_equal(s->workloads.directories, 2); /* one a job */
+  assert_int_equal(s->workloads.numjobs, 2);
+  assert_string_equal(s->workloads.path, "placer-metadata");
+  assert_int_equal(s->workloads.ramp_s, 0); /* each operation counted once */
+  assert_false(s->workloads.prefill);
+  assert_int_equal(placer_study_n_workloads(s), 1);
+  struct placer_bench_workload w = { 0 };
+  assert_int_equal(placer_study_workload(s, 0, &w, NULL), 0);
+  assert_string_equal(w.name, "metadata");
+  assert_int_equal(w.kind, PLACER_BENCH_WORKLOAD_METADATA);
+  assert_true(w.files == 1000 && w.directories == 2 && w.jobs == 2);
+  assert_int_equal(w.ops.n, 3);
+  placer_bench_workload_clear(&w);
+  placer_study_free(s);
+  s = parse_ok(MD_HEAD "workloads: { kind: metadata, target: cephfs, files: 8, numjobs: 4, directories: 1, "
+                       "path: tree.1 }\nneighbours: [ {} ]\nsweep: { parameter: quota, roles: [mds], values: [0.5], "
+                       "workload: metadata }\n");
+  assert_int_equal(s->workloads.directories, 1);
+  assert_string_equal(s->workloads.path, "tree.1");
+  placer_study_free(s);
+  /* not where CephFS is: another target, no MDS, a cluster placer did not build */
+  expect_error(MD_HEAD "workloads: { kind: metadata, files: 10 }\n",
+               "inline.yaml:3:14: workloads.kind: workloads of kind metadata needs a target with a file system "
+               "mounted (cephfs): target rbd does not serve them");
+  expect_error("cluster: { type: none }\nvariants: [ { name: a, profile: x } ]\n"
+               "workloads: { kind: metadata, target: file, path: x, files: 10 }\n",
+               "inline.yaml:3:30: workloads.target: workloads of kind metadata needs a target with a file system "
+               "mounted (cephfs): target file does not serve them");
+  expect_error("variants: [ { name: a, profile: x } ]\nworkloads: { kind: metadata, target: cephfs, files: 10 }\n",
+               "inline.yaml:2:30: workloads.target: target cephfs needs an MDS: set cluster.mds: true");
+  /* zero files, more jobs than files, files that the jobs do not share evenly */
+  expect_error(MD_HEAD "workloads: { kind: metadata, target: cephfs, files: 0 }\n",
+               "inline.yaml:3:46: workloads.files: 0 files: a run creates at least one file per job");
+  expect_error(MD_HEAD "workloads: { kind: metadata, target: cephfs, files: 3, numjobs: 4 }\n",
+               "inline.yaml:3:56: workloads.numjobs: 4 jobs for 3 files: every job creates at least one file (at "
+               "most 3 jobs)");
+  expect_error(MD_HEAD "workloads: { kind: metadata, target: cephfs, files: 7, numjobs: 2 }\n",
+               "inline.yaml:3:46: workloads.files: 7 files over 2 jobs: give a multiple of numjobs");
+  expect_error(MD_HEAD "workloads: { kind: metadata, target: cephfs, files: 8, numjobs: 2, directories: 3 }\n",
+               "workloads.directories: 3 directories for 2 jobs: each job works in one directory, so at most numjobs");
+  expect_error(MD_HEAD "workloads: { kind: metadata, target: cephfs }\n",
+               "inline.yaml:3:14: workloads.kind: kind metadata needs 'files' (how many a run creates)");
+  expect_error(MD_HEAD "workloads: { kind: metadata, target: cephfs, files: 8, ramp: 2 }\n",
+               "inline.yaml:3:56: workloads.ramp: does not go with kind metadata");
+  expect_error(MD_HEAD "workloads: { kind: metadata, target: cephfs, files: 8, patterns: [read] }\n",
+               "workloads.patterns: unknown key 'patterns' in workloads (expected one of: kind, target, path, size, "
+               "runtime, ramp, prefill, grace, fio_options, write, files, directories, numjobs)");
+  expect_error(MD_HEAD "workloads: { kind: metadata, target: cephfs, files: 8, path: 'a$jobnum' }\n",
+               "workloads.path: 'a$jobnum': for kind metadata, the tree's directory in the mount");
+  expect_error(MD_HEAD "workloads: { kind: metadata, target: cephfs, files: 8, numjobs: 65 }\n", "workloads.numjobs: ");
+  expect_error(MD_HEAD "workloads: { kind: metadata, target: cephfs, files: 8 }\nrecovery: { at: 2 }\n",
+               "inline.yaml:4:1: recovery: does not go with workloads of kind metadata");
+}
+
+/* The shipped metadata study: its variants (a quota sweep of the MDS made
+ * from the unpinned baseline), its workload. */
+static void test_cephfs_metadata_study(void **state) {
+  (void)state;
+  struct placer_study *s = NULL;
+  struct placer_error *err = NULL;
+  if (placer_study_load(test_data_path("../studies/cephfs-metadata.yaml"), &s, &err) < 0)
+    fail_msg("%s", err->msg);
+  assert_int_equal(s->n_variants, 5);
+  static const char *const names[] = { "unpinned", "mds-own", "mds-osd", "quota-0.1", "quota-0.25" };
+  for (size_t i = 0; i < 5; i++)
+    assert_string_equal(s->variants[i].name, names[i]);
+  assert_ptr_equal(s->workloads.kind, &bench_workload_metadata);
+  assert_ptr_equal(s->workloads.target, &bench_target_cephfs);
+  assert_true(s->cluster.mds);
+  assert_int_equal(s->cluster.rebuild, PLACER_STUDY_REBUILD_NEVER);
+  assert_int_equal(s->sweep.parameter, PLACER_STUDY_SWEEP_QUOTA);
+  assert_string_equal(s->sweep.roles.items[0], "mds");
+  placer_study_free(s);
 }
 
 static void test_docs_example(void **state) {
@@ -651,6 +735,8 @@ int main(void) {
     cmocka_unit_test(test_docs_example),
     cmocka_unit_test(test_recovery),
     cmocka_unit_test(test_workload_kind),
+    cmocka_unit_test(test_metadata_kind),
+    cmocka_unit_test(test_cephfs_metadata_study),
     cmocka_unit_test(test_fio_options),
     cmocka_unit_test(test_fio_options_documented),
     cmocka_unit_test(test_local_paths),

@@ -7,7 +7,7 @@
 #   skip MSG            "T: SKIP: MSG", exit 77 (ctest counts it skipped)
 #   fail MSG            "T: FAIL: MSG" on stderr, exit 1
 #   say MSG             "T: MSG"
-#   need_root           skip unless root
+#   need_root [WHY]     skip unless root ("needs root", or "needs root (WHY)")
 #   need_cmd CMD...     skip unless every CMD is on PATH
 #   t_begin [BASE]      $T_WORK (a new directory under BASE, default ${TMPDIR:-/tmp}; /var/tmp
 #                       where the test needs O_DIRECT), $T_TAG (placer-t-T-PID: the cgroup
@@ -47,7 +47,7 @@ fail() {
     exit 1
 }
 say() { echo "$T: $*"; }
-need_root() { [ "$(id -u)" = 0 ] || skip "needs root"; }
+need_root() { [ "$(id -u)" = 0 ] || skip "needs root${1:+ ($1)}"; }
 need_cmd() {
     for _nc in "$@"; do
         command -v "$_nc" >/dev/null 2>&1 || skip "$_nc not installed (ci/install-deps.sh all)"

@@ -8,8 +8,9 @@
 #   test's scratch directory, $T_WORK, removed at teardown).
 #
 # guest_run_test NAME TIMEOUT_S SHOW_REGEX SCRIPT [HOST:GUEST]...
-#   Packs placer's binary ($PLACER_BIN as /t/placer), SCRIPT (as /t/NAME.sh)
-#   and every extra HOST:GUEST file into a cached initramfs, boots it, and
+#   Packs placer's binary ($PLACER_BIN as /t/placer), SCRIPT (as /t/NAME.sh),
+#   the guest-side helpers (lib/in-guest.sh as /t/in-guest.sh, which SCRIPT
+#   sources) and every extra HOST:GUEST file into a cached initramfs, boots it, and
 #   succeeds only when the guest script exits 0 and printed a line starting
 #   with "GUEST OK".  $GUEST_ARGS (word-split) goes to ci/vm/run-guest.sh after
 #   the defaults (--numa 2 --smp 2 --mem 1024), e.g. "--smp 4 --machine q35".  Console lines matching SHOW_REGEX are echoed; the whole
@@ -30,7 +31,7 @@ guest_begin() {
 guest_run_test() {
     g_name=$1 g_timeout=$2 g_show=$3 g_script=$4
     shift 4
-    g_adds="--add ${PLACER_BIN:?}:/t/placer --add $g_script:/t/$g_name.sh"
+    g_adds="--add ${PLACER_BIN:?}:/t/placer --add $g_script:/t/$g_name.sh --add $LIB/in-guest.sh:/t/in-guest.sh"
     for g_extra in "$@"; do g_adds="$g_adds --add $g_extra"; done
     # shellcheck disable=SC2086 # paths with blanks are refused by build-initramfs.sh
     eval "$(sh "$src/libexec/vm/build-initramfs.sh" "$cache" --name "$g_name" $g_adds | tail -n 2)"

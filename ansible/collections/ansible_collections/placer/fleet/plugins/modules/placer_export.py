@@ -1,7 +1,7 @@
 #!/usr/bin/python
 # -*- coding: utf-8 -*-
 # The node's plan in the formats of the systems that own its workloads (placer export): libvirt,
-# Nova, Proxmox, kubelet, Ceph, systemd, tuned, irqbalance; written next to its profile.
+# virsh, Nova, Proxmox, kubelet, OpenShift, Ceph, systemd, tuned, irqbalance; written next to its profile.
 from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
@@ -27,7 +27,7 @@ description:
   - Formats and their files are described in placer's docs/export.md.
 options:
   profile: {description: placement profile YAML on the node, type: path, required: true}
-  formats: {description: "placer export formats: libvirt, virsh, nova, proxmox, kubelet, ceph, systemd, tuned, irqbalance", type: list, elements: str, required: true}
+  formats: {description: "placer export formats: libvirt, virsh, nova, proxmox, kubelet, openshift, ceph, systemd, tuned, irqbalance", type: list, elements: str, required: true}
   dest: {description: directory on the node that gets one subdirectory per format, type: path, required: true}
   maps:
     description:
