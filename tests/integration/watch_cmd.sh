@@ -175,11 +175,7 @@ rc=0
 # ---------------------------------------------------------------- reset: back as before
 kill -9 "$K3"
 wait "$K3" 2>/dev/null || true
-rc=0
-"$PLACER" reset >"$WORK/reset.txt" 2>&1 || rc=$?
-[ "$rc" = 0 ] || fail "reset: exit $rc: $(cat "$WORK/reset.txt")"
-[ -z "$(t_cgroups)" ] || fail "groups left after reset: $(t_cgroups)"
-[ ! -e "$PLACER_STATE_DIR" ] || fail "state left after reset: $(ls "$PLACER_STATE_DIR")"
+reset_clean "after the watchers"
 
 # A process placed by the watcher and put back by reset: its groups and affinity as before.
 app k5

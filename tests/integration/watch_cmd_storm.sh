@@ -86,12 +86,8 @@ grep -q "matching: 200 placed, 0 missed" "$WORK/storm2.txt" && grep -q "others: 
 kill -TERM "$WPID"
 wait "$WPID" || fail "the watcher exited $?"
 WPID=""
-rc=0
-"$PLACER" reset >"$WORK/reset.txt" 2>&1 || rc=$?
-[ "$rc" = 0 ] || fail "reset: exit $rc: $(cat "$WORK/reset.txt")"
+reset_clean "after the kill -9 and the second watcher"
 snapshot "$KEEP" >"$WORK/keeper.after"
 cmp -s "$WORK/keeper.before" "$WORK/keeper.after" ||
     fail "reset did not restore the keeper's groups and affinity: $(diff "$WORK/keeper.before" "$WORK/keeper.after")"
-[ -z "$(t_cgroups)" ] || fail "groups left: $(t_cgroups)"
-[ ! -e "$PLACER_STATE_DIR" ] || fail "state left: $(ls "$PLACER_STATE_DIR")"
 say "ok: 1000 of 1000 placed, 200 of 200 across a kill -9, none other touched, reset clean"
