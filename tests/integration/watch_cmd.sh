@@ -127,8 +127,8 @@ wait_for 5 has_line "$WORK/w.log" "^app.0: $G cpus is .*, planned $PCPUS: put ba
 [ "$(metric 'placer_instance_cpus{instance="app.0"}')" = 1 ] || fail "placer_instance_cpus not 1"
 [ "$(metric 'placer_instance_processes{instance="app.0"}')" = 1 ] || fail "placer_instance_processes not 1"
 
-# A placed process moved out by someone: put back.
-echo "$K3" >"$CG/cpuset/cgroup.procs"
+# A placed process moved out by someone (back to the cpuset this shell is in): put back.
+echo "$K3" >"$CG/cpuset$(sed -n 's/^[0-9]*:cpuset://p' /proc/$$/cgroup)/cgroup.procs"
 wait_for 5 in_group "$K3" || fail "pid $K3 moved out was not put back: $(grep cpuset "/proc/$K3/cgroup")"
 wait_for 5 has_line "$WORK/w.log" "^app.0: pid $K3 (sleep) is outside $G: put back" || fail "not logged: $(tail -3 "$WORK/w.log")"
 [ "$(metric 'placer_watch_drift_fixed_total{kind="process"}')" -ge 1 ] || fail "drift_fixed_total{process} not counted"
