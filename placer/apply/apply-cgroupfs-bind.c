@@ -68,7 +68,7 @@ int placer_apply_bind_pid(struct placer_state *state, struct placer_cgroup *cg, 
     size_t journaled_before = state->n_journal;
     a.txn = ++state->last_txn;
     rc = applier_bind_procs(&a, &t, 0, err);
-    if (a.steps == 0)
+    if (state->n_journal == journaled_before)
       state->last_txn--; /* nothing was journaled under it */
     *moved = a.steps;
     /* One that ends while it is moved or checked (v1 shows a process in
