@@ -1,6 +1,8 @@
 #!/bin/sh
-# How fast and how cheaply the watcher's core (placer/watch/) places new processes, on this
-# machine, until `placer watch` exists (driven by tests/integration/lib/watchd.c):
+# How fast and how cheaply `placer watch` places new processes, on this machine: each phase
+# applies a profile of one instance (its processes: "storm-child m TAG-PHASE *") through a
+# watcher of its own, its state on /run (tmpfs, as the default /run/placer: a move is journaled
+# for each process placed), and takes it back with placer reset at the end:
 #
 #   idle         the watcher with nothing to do but the machine's own processes for IDLE s:
 #                its CPU (utime + stime from /proc/PID/stat) and its RSS, its metrics listener
@@ -11,7 +13,7 @@
 #   scan-2s R    the same storm with the 2 s scan of /proc instead (the fallback).
 #
 # Per phase: exec to placed, p50 / p99 / max, two ways: the watcher's (from the kernel's exec
-# timestamp to the last cgroup.procs write and the check of every thread: its log line) and the
+# timestamp to the move journaled, the cgroup.procs writes and every thread checked: its log line) and the
 # children's (from their first instruction to the first read of /proc/self/cgroup that shows them
 # in the group in every hierarchy; an upper bound, polled every 0.1 ms); matching children that
 # ended unplaced (missed), other children moved (touched), the execs a second the watcher looked
@@ -29,17 +31,20 @@ build=${1:-$here/../build}
 secs=${2:-10}
 idle=${3:-60}
 life=${4:-50}
-watchd=$build/tests/placer_test_watchd
+placer=$build/placer
 storm=$build/tests/placer_test_storm
 cg=/sys/fs/cgroup
 [ "$(id -u)" = 0 ] || { echo "watch-latency: needs root" >&2; exit 2; }
-[ -x "$watchd" ] && [ -x "$storm" ] || { echo "watch-latency: build $build first (placer_test_watchd, placer_test_storm)" >&2; exit 2; }
+[ -x "$placer" ] && [ -x "$storm" ] || { echo "watch-latency: build $build first (placer, placer_test_storm)" >&2; exit 2; }
 tag=placer-bench-watch-$$
 work=$(mktemp -d "/tmp/$tag.XXXXXX")
+export PLACER_CGROUP_PREFIX=$tag
 wpid=""
+state=""
 cleanup() {
   set +e
   [ -z "$wpid" ] || { kill -9 "$wpid" 2>/dev/null; wait "$wpid" 2>/dev/null; }
+  [ -z "$state" ] || "$placer" reset --state-dir "$state" >/dev/null 2>&1
   for d in "$cg"/*/"$tag" "$cg/$tag"; do
     [ -d "$d" ] && find "$d" -depth -type d -exec rmdir {} \; 2>/dev/null
   done
@@ -64,19 +69,24 @@ percentiles() {
     printf "%.3f %.3f %.3f\n", v[i50], v[i99], v[NR] }'
 }
 
-echo "watch-latency: $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg) before, the watcher at nice ${WATCH_NICE:-0}"
+dynmods=$(grep -c favordynmods /proc/mounts || true)
+echo "watch-latency: $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg) before, the watcher at nice ${WATCH_NICE:-0}, $dynmods cgroup mounts with favordynmods"
 printf '%-13s %6s %8s %8s %7s %8s %-23s %-23s %7s %7s %8s\n' phase rate/s started matching missed touched \
   "watcher p50/p99/max ms" "children p50/p99/max ms" execs/s "cpu %" "rss KiB"
 status=0
 # phase NAME MODE RATE
 phase() {
   name=$1 mode=$2 rate=$3
-  group=$tag/$name
+  group=$tag/w/w.0
   log=$work/$name.log
+  state=/run/$tag-$name
+  printf '%s\n' "version: 1" "name: $tag-$name" "reserve: { cores: 0 }" "roles:" "  - name: w" "    kind: generic" \
+    "    count: 1" "    cpu: { threads: 1, pool: one }" "    match: { cmdline: \"storm-child m $tag-$name *\" }" \
+    >"$work/$name.yaml"
   # as it would run: metrics served and written every interval (2 s)
-  set -- --metrics 127.0.0.1:0 --metrics-file "$work/$name.prom" "w=$group=0=cmdline:storm-child m $tag-$name *"
+  set -- --state-dir "$state" --metrics 127.0.0.1:0 --metrics-file "$work/$name.prom" "$work/$name.yaml"
   [ "$mode" = scan ] && set -- --scan "$@"
-  nice -n "${WATCH_NICE:-0}" "$watchd" "$@" >"$log" 2>"$work/$name.err" &
+  nice -n "${WATCH_NICE:-0}" "$placer" watch "$@" >"$log" 2>"$work/$name.err" &
   wpid=$!
   i=0
   until grep -q '^watching' "$log" 2>/dev/null; do
@@ -118,7 +128,9 @@ phase() {
   fi
   printf '%-13s %6s %8s %8s %7s %8s %-23s %-23s %7s %7s %8s\n' "$name" "$rate" "$started" "$matching" "$missed" \
     "$touched" "$w_lat" "$c_lat" "${execs:-?}" "$cpu" "$rss/$hwm"
-  for d in "$cg"/*/"$group" "$cg/$group"; do [ -d "$d" ] && rmdir "$d" 2>/dev/null; done
+  "$placer" reset --state-dir "$state" >"$work/$name.reset" 2>&1 ||
+    { echo "watch-latency: $name: reset: $(cat "$work/$name.reset")" >&2; status=1; }
+  state=""
   return 0
 }
 

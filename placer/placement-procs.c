@@ -270,3 +270,21 @@ int placer_placement_bind_pid(struct placer_placement *pl, struct placer_placed 
   p->note = NULL;
   return 0;
 }
+
+size_t placer_placement_forget_exited(struct placer_placement *pl) {
+  size_t forgotten = 0;
+  for (size_t i = 0; i < pl->n; i++) {
+    struct placer_placed *p = &pl->v[i];
+    size_t kept = 0;
+    for (size_t k = 0; k < p->n_procs; k++) {
+      if (placer_proc_is_same(p->procs[k].pid, p->procs[k].start_time)) {
+        p->procs[kept++] = p->procs[k];
+        continue;
+      }
+      free(p->procs[k].comm);
+      forgotten++;
+    }
+    p->n_procs = kept;
+  }
+  return forgotten;
+}

@@ -136,6 +136,12 @@ int placer_placement_bind(struct placer_placement *pl, const struct placer_insta
 int placer_placement_bind_pid(struct placer_placement *pl, struct placer_placed *p, pid_t pid,
                               struct placer_error **err);
 
+/* The processes bound in PL that have exited since (by pid and start
+ * time) forgotten: a watcher binding short processes keeps the model the
+ * size of what runs, and a reused pid is not taken for the one gone.
+ * Returns how many. */
+size_t placer_placement_forget_exited(struct placer_placement *pl);
+
 /* One instance alone in GROUP (PREFIX/ROLE/NAME), without its plan: its
  * group's values and its role's quota (the role's weight needs the plan,
  * placer_placement_compute).  For what starts one instance at a time. */

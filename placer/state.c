@@ -199,7 +199,8 @@ int placer_state_save(struct placer_state *s, struct placer_error **err) {
   json_decref(doc);
   if (text == NULL)
     return placer_error_oom(err, kind->file);
-  return placer_file_replace(s->dir, kind->file, text, err);
+  return s->volatile_saves ? placer_file_replace_volatile(s->dir, kind->file, text, strlen(text), err)
+                           : placer_file_replace(s->dir, kind->file, text, err);
 }
 
 int placer_state_journal_add(struct placer_state *s, struct placer_journal_entry *entry, struct placer_error **err) {

@@ -196,9 +196,16 @@ struct placer_state {
   char *dir;       /* not stored */
   int lock_fd;     /* not stored; -1 when not locked */
   char *lock_made; /* not stored: the lock file this process made (removed with the lock), or NULL */
-  char *boot_id;   /* the boot it was written in (placer_boot_id()) */
-  char *state_id;  /* the directory it was written for ("DEV:INO:BIRTH"): the mark its groups carry */
-  char *backend;   /* the apply backend that wrote it ("cgroupfs"); NULL in a state.json from before the record */
+  /* Not stored: saved atomically for readers but not fsynced (placer watch,
+   * which records a move for each process it places and must not wait for
+   * the disk each time).  What a state records is taken only in the boot
+   * that wrote it: a kill -9 of placer keeps the page cache, and a crash of
+   * the machine that could lose it ends the boot, the groups and the
+   * processes it names. */
+  bool volatile_saves;
+  char *boot_id;  /* the boot it was written in (placer_boot_id()) */
+  char *state_id; /* the directory it was written for ("DEV:INO:BIRTH"): the mark its groups carry */
+  char *backend;  /* the apply backend that wrote it ("cgroupfs"); NULL in a state.json from before the record */
   char *profile_name;
   char *profile_path;
   char *applied_at;     /* RFC 3339 UTC of the last successful apply */

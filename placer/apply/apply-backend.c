@@ -171,6 +171,11 @@ static int apply_run(const struct placer_plan *plan, const struct placer_apply_o
                             PLACER_APPLY_BACKEND_NAMES);
   if (check_settings(ops, opt, err) < 0)
     return -1;
+  if ((opt->state || opt->processes_by_watcher) && ops != &placer_apply_backend_cgroupfs)
+    return placer_error_set(err, PLACER_EXIT_USAGE, EINVAL,
+                            "the %s backend does not apply under a state its caller holds (placer watch places "
+                            "through the cgroupfs backend)",
+                            ops->name);
   if (opt->irqs_only)
     return apply_irqs_only(plan, opt, report, err);
   /* The IRQs are steered first and taken back if the backend fails; a plan

@@ -45,6 +45,7 @@ struct target {
 struct applier {
   struct placer_cgroup *cg;
   struct placer_state *state;
+  bool state_held; /* the caller's (placer watch's, opt->state): not freed here */
   const struct placer_plan *plan;
   const struct placer_apply_options *opt;
   const char *prefix;
@@ -78,6 +79,10 @@ int applier_other_pids(const struct applier *a, const struct target *t, pid_t **
 
 /* apply-cgroupfs-steps.c: put one instance in force, one journaled step at a time. */
 int applier_apply_target(struct applier *a, struct target *t, struct placer_error **err);
+/* T's processes from FIRST on moved in, each move journaled first, their
+ * threads pinned and checked, as applier_apply_target does them (placer
+ * watch's one more process, apply-cgroupfs-bind.c). */
+int applier_bind_procs(struct applier *a, struct target *t, size_t first, struct placer_error **err);
 
 /* apply-cgroupfs-report.c */
 int applier_record_instances(struct applier *a, struct placer_error **err);

@@ -401,15 +401,10 @@ static int move_new_descendants(struct applier *a, struct target *t, struct plac
   }
 }
 
-int applier_apply_target(struct applier *a, struct target *t, struct placer_error **err) {
-  if (ensure_values(a, t, err) < 0)
-    return -1;
-  for (size_t i = 0; i < t->n_procs; i++)
-    if (move_process(a, t, &t->procs[i], err) < 0)
-      return -1;
-  if (!a->dry_run && move_new_descendants(a, t, err) < 0)
-    return -1;
-  for (size_t i = 0; i < t->n_procs; i++) {
+/* T's processes from FIRST on: every thread pinned as planned (vCPUs one
+ * per PU), then checked in the group with the planned mems. */
+static int pin_and_verify(struct applier *a, struct target *t, size_t first, struct placer_error **err) {
+  for (size_t i = first; i < t->n_procs; i++) {
     struct bound_proc *p = &t->procs[i];
     unsigned fixed = 1;
     for (int round = 0; fixed > 0; round++) {
@@ -426,4 +421,22 @@ int applier_apply_target(struct applier *a, struct target *t, struct placer_erro
       return -1;
   }
   return 0;
+}
+
+int applier_apply_target(struct applier *a, struct target *t, struct placer_error **err) {
+  if (ensure_values(a, t, err) < 0)
+    return -1;
+  for (size_t i = 0; i < t->n_procs; i++)
+    if (move_process(a, t, &t->procs[i], err) < 0)
+      return -1;
+  if (!a->dry_run && move_new_descendants(a, t, err) < 0)
+    return -1;
+  return pin_and_verify(a, t, 0, err);
+}
+
+int applier_bind_procs(struct applier *a, struct target *t, size_t first, struct placer_error **err) {
+  for (size_t i = first; i < t->n_procs; i++)
+    if (move_process(a, t, &t->procs[i], err) < 0)
+      return -1;
+  return pin_and_verify(a, t, first, err);
 }

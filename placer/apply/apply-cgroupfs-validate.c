@@ -157,7 +157,8 @@ int applier_check_fit(struct applier *a, struct placer_error **err) {
 
 int applier_resolve_processes(struct applier *a, struct placer_error **err) {
   /* The model binds them, with the checks both backends make. */
-  if (placer_placement_bind(a->placement, a->opt->pids, a->opt->n_pids, a->opt->strict, err) < 0)
+  if (!a->opt->processes_by_watcher &&
+      placer_placement_bind(a->placement, a->opt->pids, a->opt->n_pids, a->opt->strict, err) < 0)
     return -1;
   for (size_t i = 0; i < a->n_targets; i++) {
     struct target *t = &a->targets[i];

@@ -49,7 +49,8 @@ static void applier_clear(struct applier *a) {
   placer_string_list_free(&a->would_create);
   placer_string_list_free(&a->groups_created);
   placer_string_list_free(&a->groups_changed);
-  placer_state_free(a->state);
+  if (!a->state_held)
+    placer_state_free(a->state);
   placer_cgroup_close(a->cg);
   placer_placement_free(a->placement);
 }
@@ -107,8 +108,12 @@ static int cgroupfs_apply(const struct placer_plan *plan, const struct placer_ap
   if (!placer_cgroup_group_is_valid(a.prefix))
     return placer_error_set(err, PLACER_EXIT_USAGE, EINVAL,
                             "cgroup prefix '%s' is not a relative path of names made of [A-Za-z0-9._-]", a.prefix);
-  if (placer_state_open(state_dir, a.dry_run ? PLACER_STATE_NO_LOCK : PLACER_STATE_LOCK_EXCLUSIVE, &a.state, NULL,
-                        err) < 0)
+  /* placer watch holds the state, locked, for its whole life: apply under it. */
+  a.state_held = opt->state != NULL;
+  if (a.state_held)
+    a.state = opt->state;
+  else if (placer_state_open(state_dir, a.dry_run ? PLACER_STATE_NO_LOCK : PLACER_STATE_LOCK_EXCLUSIVE, &a.state, NULL,
+                             err) < 0)
     return -1;
   if (placer_cgroup_open(cgroup_root, &a.cg, err) < 0 || applier_check_state(&a, cgroup_root, err) < 0) {
     applier_clear(&a);

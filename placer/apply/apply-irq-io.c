@@ -1,6 +1,6 @@
 /* The node's IRQ files as apply, status and reset use them (apply-irq.h):
  * an IRQ's list written (never creating a file), a line of /proc/irq/N read,
- * /proc/interrupts read, below a root that tests point at a captured tree;
+ * below a root that tests point at a captured tree;
  * and the paths and programs this placer uses for irqbalance and its unit. */
 #include <errno.h>
 #include <fcntl.h>
@@ -51,13 +51,4 @@ int irq_write_affinity(const char *root, unsigned irq, const char *list, struct 
   if (n != (ssize_t)len)
     return placer_error_errno(err, PLACER_EXIT_SYSTEM, n < 0 ? saved : EIO, "write '%s' to %s", list, path);
   return 0;
-}
-
-int irq_read_interrupts(const char *root, struct placer_interrupts *in, struct placer_error **err) {
-  char path[PATH_MAX];
-  snprintf(path, sizeof(path), "%s/proc/interrupts", root);
-  cleanup_free char *text = NULL;
-  if (placer_textfile_read_path(path, PLACER_TEXTFILE_MAX_BYTES, &text, NULL) < 0)
-    return placer_error_errno(err, PLACER_EXIT_SYSTEM, errno, "read %s", path);
-  return placer_interrupts_parse(text, in, err);
 }

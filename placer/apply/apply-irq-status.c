@@ -28,7 +28,7 @@ int irq_status(const char *state_dir, const struct placer_apply_options *opt, js
   }
   const char *root = etc.root;
   struct placer_interrupts in;
-  if (irq_read_interrupts(root, &in, err) < 0) {
+  if (placer_interrupts_read(root, &in, err) < 0) {
     placer_state_free(s);
     return -1;
   }

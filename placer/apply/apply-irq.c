@@ -450,7 +450,7 @@ void irq_apply_abort(struct irq_txn *t, struct placer_error **err) {
 static int record_irqs(struct irq_txn *t, struct placer_error **err) {
   struct placer_state *s = t->state;
   struct placer_interrupts in;
-  if (irq_read_interrupts(t->root, &in, err) < 0)
+  if (placer_interrupts_read(t->root, &in, err) < 0)
     return -1;
   placer_state_clear_irqs(s);
   s->irqs = calloc(t->plan->n_irqs ? t->plan->n_irqs : 1, sizeof(*s->irqs));

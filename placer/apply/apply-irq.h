@@ -70,9 +70,6 @@ bool irq_journal_names(const struct placer_state *s, unsigned irq);
 int irq_write_affinity(const char *root, unsigned irq, const char *list, struct placer_error **err);
 /* The first line of /proc/irq/IRQ/FILE below ROOT; NULL (and *saved_errno) when unreadable. */
 char *irq_read_line(const char *root, unsigned irq, const char *file, int *saved_errno);
-/* /proc/interrupts below ROOT. */
-struct placer_interrupts;
-int irq_read_interrupts(const char *root, struct placer_interrupts *in, struct placer_error **err);
 /* The paths and programs this placer uses (OPT's test hooks, else this machine's). */
 void irq_etc_defaults(struct irq_etc *etc, const struct placer_apply_options *opt);
 

@@ -48,8 +48,19 @@ enum placer_irqbalance_mode {
  * apply refuses in its default mode (bench checks it before its first run). */
 pid_t placer_irqbalance_pid(void);
 
+struct placer_state;
+
 struct placer_apply_options {
-  const char *state_dir;   /* NULL: placer_state_default_dir() */
+  const char *state_dir; /* NULL: placer_state_default_dir() */
+  /* STATE_DIR's state.json opened and locked by the caller, who holds the
+   * lock for its whole life (placer watch: no apply or reset meanwhile):
+   * applied under it and left open.  The cgroupfs backend only; NULL:
+   * opened and locked here. */
+  struct placer_state *state;
+  /* placer watch: the groups, their values and the IRQs, no process bound:
+   * the watcher binds each one itself right after, and as they come
+   * (placer_apply_bind_pid).  The cgroupfs backend only. */
+  bool processes_by_watcher;
   const char *cgroup_root; /* NULL: $PLACER_CGROUP_ROOT or /sys/fs/cgroup */
   const char *prefix;      /* NULL: $PLACER_CGROUP_PREFIX or "placer" */
   bool dry_run;
@@ -168,6 +179,37 @@ bool placer_apply_backend_known(const char *name);
 int placer_apply(const struct placer_plan *plan, const struct placer_apply_options *opt,
                  struct placer_apply_report **report, struct placer_error **err);
 void placer_apply_report_free(struct placer_apply_report *report);
+
+/* apply-cgroupfs-bind.c, placer watch's way in to what apply put in force
+ * with the cgroupfs backend (STATE, the caller's, locked):
+ * bind PID to P of PL through the model (placer_placement_bind_pid: every
+ * check, its descendants with it) and move each of them in, each move
+ * journaled in STATE before it happens (a transaction of its own), as apply
+ * moves its processes: reset puts them back where they were.  *MOVED: how
+ * many moved (0: all there already); a process that exits meanwhile is
+ * *GONE, not an error. */
+int placer_apply_bind_pid(struct placer_state *state, struct placer_cgroup *cg, struct placer_placement *pl,
+                          struct placer_placed *p, pid_t pid, size_t *moved, bool *gone, struct placer_error **err);
+/* The journal's records of processes that have exited since (nothing to
+ * put back) dropped, and the state saved when there were any: a watcher
+ * placing short processes keeps its journal the size of what runs.
+ * *FORGOTTEN (may be NULL): how many. */
+int placer_apply_forget_exited(struct placer_state *state, size_t *forgotten, struct placer_error **err);
+
+/* apply-irq-keep.c: each IRQ that STATE_DIR's irq.json steers, compared
+ * with its plan (as status compares it); one moved by someone is written
+ * back when FIX, as apply wrote it.  FOUND gets one line per IRQ off its
+ * plan ("IRQ 24 (virtio1-req.0): smp_affinity_list 0-1, planned 1"). */
+struct placer_apply_irq_kept {
+  unsigned irq;
+  char *name;
+  char *instance; /* NULL: a top-level irqs: entry */
+  char *line;     /* what differs, NULL when it is as planned */
+  bool fixed;
+};
+int placer_apply_irqs_keep(const char *state_dir, bool fix, struct placer_apply_irq_kept **out, size_t *n,
+                           struct placer_error **err);
+void placer_apply_irqs_kept_free(struct placer_apply_irq_kept *v, size_t n);
 
 /* Undo everything in the state directory STATE_DIR (NULL: default): bound
  * processes back to their original groups (strays to their instance's

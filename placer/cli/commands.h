@@ -79,7 +79,7 @@ const struct placer_cli_command *placer_cli_find(const char *name);
 
 extern const struct placer_cli_command placer_cli_topo, placer_cli_plan, placer_cli_export, placer_cli_apply,
     placer_cli_status, placer_cli_reset, placer_cli_run, placer_cli_stop, placer_cli_exec, placer_cli_bench,
-    placer_cli_compare, placer_cli_report, placer_cli_size, placer_cli_help;
+    placer_cli_compare, placer_cli_report, placer_cli_size, placer_cli_help, placer_cli_watch;
 
 int cmd_topo(int argc, char **argv);
 int cmd_plan(int argc, char **argv);
@@ -89,6 +89,7 @@ int cmd_stop(int argc, char **argv);
 int cmd_apply(int argc, char **argv);
 int cmd_status(int argc, char **argv);
 int cmd_reset(int argc, char **argv);
+int cmd_watch(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
 int cmd_exec(int argc, char **argv);
 int cmd_compare(int argc, char **argv);

@@ -9,9 +9,9 @@
 #include "lib/error.h"
 
 const struct placer_cli_command *const placer_cli_commands[] = {
-  &placer_cli_topo,    &placer_cli_plan,   &placer_cli_export, &placer_cli_apply, &placer_cli_status,
-  &placer_cli_reset,   &placer_cli_run,    &placer_cli_stop,   &placer_cli_exec,  &placer_cli_bench,
-  &placer_cli_compare, &placer_cli_report, &placer_cli_size,   &placer_cli_help,
+  &placer_cli_topo,  &placer_cli_plan,    &placer_cli_export, &placer_cli_apply, &placer_cli_status,
+  &placer_cli_reset, &placer_cli_watch,   &placer_cli_run,    &placer_cli_stop,  &placer_cli_exec,
+  &placer_cli_bench, &placer_cli_compare, &placer_cli_report, &placer_cli_size,  &placer_cli_help,
 };
 const size_t placer_cli_n_commands = N_OF(placer_cli_commands);
 

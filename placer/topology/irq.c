@@ -331,15 +331,19 @@ char *placer_irq_read_name(const char *root, unsigned irq) {
   return q.name ? q.name : strdup("");
 }
 
-static int load_irqs(const char *root, struct placer_irq_inventory *inv, struct placer_error **err) {
+int placer_interrupts_read(const char *root, struct placer_interrupts *out, struct placer_error **err) {
   cleanup_free char *path = join("%s/proc/interrupts", root);
   cleanup_free char *text = NULL;
   if (path == NULL)
     return placer_error_oom(err, NULL);
   if (placer_textfile_read_path(path, PLACER_TEXTFILE_MAX_BYTES, &text, NULL) < 0)
     return placer_error_errno(err, PLACER_EXIT_SYSTEM, errno, "read %s", path);
+  return placer_interrupts_parse(text, out, err);
+}
+
+static int load_irqs(const char *root, struct placer_irq_inventory *inv, struct placer_error **err) {
   struct placer_interrupts in;
-  if (placer_interrupts_parse(text, &in, err) < 0)
+  if (placer_interrupts_read(root, &in, err) < 0)
     return -1;
   inv->n_cpus = in.n_cpus;
   int rc = 0;

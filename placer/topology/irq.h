@@ -78,6 +78,8 @@ struct placer_interrupts {
  * skipped; a header without CPU columns is an error (PLACER_EXIT_SYSTEM). */
 int placer_interrupts_parse(const char *text, struct placer_interrupts *out, struct placer_error **err);
 void placer_interrupts_clear(struct placer_interrupts *in);
+/* ROOT/proc/interrupts read and parsed (ROOT "" for this machine). */
+int placer_interrupts_read(const char *root, struct placer_interrupts *out, struct placer_error **err);
 
 /* Read the inventory below ROOT ("" for this machine): /proc/interrupts and /proc/irq/N/
  * for the IRQs, /sys/class/block, /sys/class/net and /sys/bus/pci/devices for the devices

@@ -119,11 +119,9 @@ static void irqs(struct watch_metrics_text *t, struct placer_watch *w) {
   watch_metrics_family(t, "placer_irq_interrupts_total", "Interrupts of a steered IRQ, per CPU.", WATCH_METRIC_COUNTER);
   if (w->n_irqs == 0)
     return;
-  cleanup_free char *text = NULL;
   struct placer_interrupts parsed = { 0 };
   struct placer_error *e = NULL;
-  if (placer_textfile_read_path("/proc/interrupts", PLACER_TEXTFILE_MAX_BYTES, &text, NULL) < 0 ||
-      placer_interrupts_parse(text, &parsed, &e) < 0) {
+  if (placer_interrupts_read("", &parsed, &e) < 0) {
     placer_error_free(e);
     return; /* no samples: the family says nothing rather than something wrong */
   }

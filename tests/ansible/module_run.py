@@ -40,3 +40,16 @@ def run_module_measured(name, args, check_mode=False):
     p = subprocess.run([sys.executable, "-c", code, name, json.dumps(args), "1" if check_mode else "0"],
                        capture_output=True, text=True, check=True)
     return tuple(json.loads(p.stdout))
+
+
+def run_role(tmp, tags, extra):
+    """The completed process of ansible-playbook running the role placer.fleet.node on localhost
+    (local connection, no facts) with TAGS and the extra variables EXTRA, its files under TMP."""
+    with open(os.path.join(tmp, "play.yml"), "w") as f:
+        f.write("- hosts: localhost\n  connection: local\n  gather_facts: false\n  roles: [placer.fleet.node]\n")
+    env = dict(ENV, ANSIBLE_COLLECTIONS_PATH=COLLECTIONS, ANSIBLE_LOCAL_TEMP=os.path.join(tmp, "ansible"),
+               ANSIBLE_REMOTE_TEMP=os.path.join(tmp, "ansible-remote"), ANSIBLE_NOCOLOR="1",
+               ANSIBLE_HOME=os.path.join(tmp, "ansible-home"))
+    cmd = ["ansible-playbook", "-i", "localhost,", "--tags", tags, "-e",
+           json.dumps(dict(extra, ansible_python_interpreter=sys.executable)), os.path.join(tmp, "play.yml")]
+    return subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=tmp)

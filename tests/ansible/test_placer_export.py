@@ -9,7 +9,6 @@
 # with placer's line and writing nothing; and the role placer.fleet.node with
 # placer_export_formats, run by ansible-playbook on localhost (tags plan, export; no root, nothing
 # outside the temporary directory). Exit 77 (skipped) without ansible-core or PLACER_BIN.
-import json
 import os
 import subprocess
 import sys
@@ -17,7 +16,7 @@ import tempfile
 import unittest
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
-from module_run import COLLECTIONS, ENV, run_module, run_module_measured  # noqa: E402
+from module_run import run_module, run_module_measured, run_role  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TESTS = os.path.join(HERE, "..")
@@ -213,19 +212,10 @@ class Role(unittest.TestCase):
             self.skipTest("no ansible-playbook")
         with tempfile.TemporaryDirectory() as tmp:
             conf = os.path.join(tmp, "conf")
-            with open(os.path.join(tmp, "play.yml"), "w") as f:
-                f.write("- hosts: localhost\n  connection: local\n  gather_facts: false\n"
-                        "  roles: [placer.fleet.node]\n")
             extra = dict(placer_install="none", placer_bin=BIN, placer_profile=PROFILE,
                          placer_topology_xml=FIXTURE, placer_conf_dir=conf,
-                         placer_export_formats=["libvirt", "kubelet"],
-                         ansible_python_interpreter=sys.executable)
-            env = dict(ENV, ANSIBLE_COLLECTIONS_PATH=COLLECTIONS, ANSIBLE_LOCAL_TEMP=os.path.join(tmp, "ansible"),
-                       ANSIBLE_REMOTE_TEMP=os.path.join(tmp, "ansible-remote"), ANSIBLE_NOCOLOR="1",
-                       ANSIBLE_HOME=os.path.join(tmp, "ansible-home"))
-            cmd = ["ansible-playbook", "-i", "localhost,", "--tags", "export", "-e", json.dumps(extra),
-                   os.path.join(tmp, "play.yml")]
-            p = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=tmp)
+                         placer_export_formats=["libvirt", "kubelet"])
+            p = run_role(tmp, "export", extra)
             self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
             files = tree(os.path.join(conf, "export"))
             self.assertEqual(sorted(files), ["kubelet/.placer-export.kubelet", "kubelet/kubelet-config.yaml",
@@ -234,7 +224,7 @@ class Role(unittest.TestCase):
             self.assertIn(b"<vcpu placement='static' cpuset='58-63'>2</vcpu>", files["libvirt/vm.0.xml"])
             self.assertTrue(os.path.exists(os.path.join(conf, "profile.yaml")))
             # again: nothing changes
-            p = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=tmp)
+            p = run_role(tmp, "export", extra)
             self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
             self.assertRegex(p.stdout, r"localhost\s*: ok=\d+\s+changed=0 ")
 

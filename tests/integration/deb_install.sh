@@ -3,6 +3,8 @@
 # error, and installs with dpkg -i in a clean Debian 12 container (localhost/placer/deb-install:
 # the base image, the libraries the package depends on, man-db and bash-completion; no network,
 # so every dependency must already be there), where:
+#   - placer-watch.service is shipped in /usr/lib/systemd/system, not enabled, and starts the
+#     installed placer watch on /etc/placer/profile.yaml;
 #   - the package's Depends names the package of every library the binary links (objdump's
 #     NEEDED, dpkg -S on the host), and the installed placer runs: --version, topo, plan of a
 #     shipped profile, bench --print-default (the shipped study, found from /usr/bin/placer);
@@ -93,6 +95,17 @@ grep -q '"schema": 1' /tmp/topo.json || fail "placer topo --json: $(head -c 300 
 placer plan /usr/share/placer/profiles/unpinned.yaml >/tmp/plan.out 2>&1 || { cat /tmp/plan.out; fail "placer plan unpinned.yaml"; }
 placer bench --print-default | cmp -s - /usr/share/placer/studies/default.yaml || fail "bench --print-default is not the shipped study"
 echo "ok placer runs: topo, plan of a shipped profile, bench --print-default"
+
+# placer watch's unit: shipped, not enabled, its ExecStart the installed placer with the options
+# placer watch takes (--help lists them all)
+unit=/usr/lib/systemd/system/placer-watch.service
+[ -f "$unit" ] || fail "no $unit"
+exec_start=$(sed -n 's/^ExecStart=//p' "$unit")
+[ "$exec_start" = "/usr/bin/placer watch /etc/placer/profile.yaml" ] || fail "ExecStart=$exec_start"
+grep -qx 'Restart=on-failure' "$unit" && grep -qx 'StandardOutput=journal' "$unit" || fail "$unit: $(cat "$unit")"
+[ ! -e /etc/systemd/system/multi-user.target.wants/placer-watch.service ] || fail "the unit is enabled by the package"
+placer watch --help | grep -q -- '--on-drift fix|report' || fail "placer watch --help"
+echo "ok $unit: $exec_start"
 
 # man: the page renders; every page without a groff warning
 man placer-plan >/tmp/man.out 2>/tmp/man.err || { cat /tmp/man.err; fail "man placer-plan"; }

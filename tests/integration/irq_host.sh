@@ -27,25 +27,9 @@ t_begin /var/tmp # O_DIRECT: fio's file must be on vda, not on a tmpfs
 irq=/proc/irq
 
 # The original list of every IRQ; the teardown puts back any that differ (and fails).
-for d in "$irq"/[0-9]*; do echo "${d##*/} $(cat "$d/smp_affinity_list")"; done >"$T_WORK/irqs.before"
-restore_irqs() {
-    while read -r n list; do
-        [ -r "$irq/$n/smp_affinity_list" ] || continue
-        now=$(cat "$irq/$n/smp_affinity_list")
-        if [ "$now" != "$list" ]; then
-            echo "$T: teardown: IRQ $n is on $now, was $list: writing it back" >&2
-            printf '%s' "$list" >"$irq/$n/smp_affinity_list" || true
-            echo changed >"$T_WORK/irqs.leaked"
-        fi
-    done <"$T_WORK/irqs.before"
-}
-t_defer '[ ! -e "$T_WORK/irqs.leaked" ] || { echo "$T: FAIL: an IRQ affinity was left changed" >&2; rc=1; }'
-t_defer restore_irqs
+. "$LIB/irq_guard.sh"
+irq_guard
 t_defer '"$P" reset >/dev/null 2>&1'
-same_irqs() {
-    for d in "$irq"/[0-9]*; do echo "${d##*/} $(cat "$d/smp_affinity_list")"; done | diff "$T_WORK/irqs.before" - ||
-        fail "$1: IRQ affinities differ from before the test"
-}
 
 # the virtio-rng function, if there is one: its interrupts come on demand (reads of /dev/hwrng)
 rng=$(for d in /sys/bus/virtio/drivers/virtio_rng/virtio*; do [ -e "$d" ] && basename "$(dirname "$(readlink -f "$d")")"; done | head -n 1)

@@ -25,26 +25,9 @@ T=irq_numa_guest
 guest_begin
 need_cmd truncate
 
-# The guest's kernel is the newest /boot/vmlinuz-* (ci/vm/build-initramfs.sh): its modules for
-# the NVMe drive and the NIC, with their dependencies, in the order to load them.
-kver=$(ls /boot/vmlinuz-* | sort -V | tail -n 1)
-kver=${kver##*/vmlinuz-}
-mods=/lib/modules/$kver
-[ -r "$mods/modules.dep" ] || skip "no $mods/modules.dep (linux-image-$kver's modules)"
-: >"$tmp/order"
-adds=""
-for m in nvme e1000e; do
-    line=$(grep "/$m\.ko[^:]*:" "$mods/modules.dep" | head -n 1)
-    [ -n "$line" ] || skip "kernel $kver has no module $m"
-    # modules.dep lists a module's dependencies, each before what needs it when read backwards
-    for f in $(echo "${line#*:}" | tr ' ' '\n' | sed '/^$/d' | awk '{ l[NR] = $0 } END { for (i = NR; i > 0; i--) print l[i] }') "${line%%:*}"; do
-        case "$f" in *.ko) ;; *) skip "module $f is compressed (busybox insmod loads plain .ko)" ;; esac
-        name=$(basename "$f" .ko)
-        grep -qx "$name" "$tmp/order" && continue
-        echo "$name" >>"$tmp/order"
-        adds="$adds $mods/$f:/t/mods/$name.ko"
-    done
-done
+# The guest kernel's modules for the NVMe drive and the NIC.
+guest_modules nvme e1000e
+adds=$GUEST_MODULES
 truncate -s 64M "$tmp/nvme.img"
 
 # irqbalance's binary from its .deb, unpacked into the cache (this machine never installs it:

@@ -69,10 +69,8 @@ grep -q "started 2000 (200 matching)" "$W/storm.txt" || fail "storm: $(cat "$W/s
 grep -q "matching: 200 placed, 0 missed" "$W/storm.txt" || fail "matching processes missed: $(cat "$W/storm.txt")"
 grep -q "others: 0 touched" "$W/storm.txt" || fail "other processes moved: $(cat "$W/storm.txt")"
 # The children's own reports against the watcher's log: the same 200 PIDs, none other.
-awk '$1 == "m" && $3 == 1 { print $2 }' "$W/storm.out" | sort -n >"$W/children"
-sed -n 's/^storm: placed pid \([0-9]*\) in .* after its exec$/\1/p' "$W/watch.log" | sort -n >"$W/placed"
-[ "$(wc -l <"$W/children")" = 200 ] || fail "$(wc -l <"$W/children") children say they were placed"
-cmp -s "$W/children" "$W/placed" || fail "the watcher placed other PIDs than the matching children: $(diff "$W/children" "$W/placed" | head -5)"
+storm_placed_are "$W/storm.out" "$W/watch.log" storm
+[ "$STORM_PLACED" = 200 ] || fail "$STORM_PLACED children say they were placed"
 # They all ended: the keeper alone is in the group, in every hierarchy.
 for d in "$CG"/*/"$G" "$CG/$G"; do
     [ -d "$d" ] || continue

@@ -348,10 +348,19 @@ static void test_bind_one_pid(void **state) {
   assert_int_equal(placer_placement_bind_pid(pl, b, getpid(), &err), -1);
   placer_error_clear(&err);
   assert_int_equal(b->n_procs, 0);
+  /* nothing has exited: nothing forgotten */
+  assert_int_equal(placer_placement_forget_exited(pl), 0);
+  assert_int_equal(a->n_procs, 2);
   kill(desc[0], SIGKILL); /* an orphan once its parent is gone: killed first */
-  free(desc);
   kill(child, SIGKILL);
   waitpid(child, NULL, 0);
+  /* both gone (the grandchild killed too, a zombie until init reaps it: not the process bound):
+   * both forgotten, so that a pid the kernel reuses is bound anew, by whichever instance claims it */
+  for (int i = 0; i < 500 && placer_proc_is_same(a->procs[1].pid, a->procs[1].start_time); i++)
+    usleep(10000);
+  assert_int_equal(placer_placement_forget_exited(pl), 2);
+  assert_int_equal(a->n_procs, 0);
+  free(desc);
   placer_placement_free(pl);
   hand_plan_free(plan);
 }

@@ -108,6 +108,16 @@ apply_cleanup() {
     done
 }
 
+# placer reset exits 0 and leaves no group under the test's prefix and no state directory; else
+# the test fails, WHY saying after what.
+reset_clean() {
+    _rc_rc=0
+    "$PLACER" reset >"$WORK/reset.txt" 2>&1 || _rc_rc=$?
+    [ "$_rc_rc" = 0 ] || fail "$1: reset: exit $_rc_rc: $(cat "$WORK/reset.txt")"
+    [ -z "$(t_cgroups)" ] || fail "$1: groups left after reset: $(t_cgroups)"
+    [ ! -e "$PLACER_STATE_DIR" ] || fail "$1: state left after reset: $(ls "$PLACER_STATE_DIR")"
+}
+
 # The placement planned for INSTANCE: "CPUS MEMS" (from placer plan --json).
 planned() {
     "$PLACER" plan --json "$1" | "$PY" -c '

@@ -7,6 +7,11 @@
 #   tree), $cache (the guest files' cache, PLACER_CACHE_DIR/vm) and $tmp (the
 #   test's scratch directory, $T_WORK, removed at teardown).
 #
+# guest_modules MODULE...
+#   The guest kernel's modules MODULE... with their dependencies, in the order to load them:
+#   $tmp/order names them (for the guest's insmod /t/mods/NAME.ko), $GUEST_MODULES holds the
+#   HOST:GUEST words to pack them.  Skips (77) without the kernel's modules.dep or a module.
+#
 # guest_run_test NAME TIMEOUT_S SHOW_REGEX SCRIPT [HOST:GUEST]...
 #   Packs placer's binary ($PLACER_BIN as /t/placer), SCRIPT (as /t/NAME.sh),
 #   the guest-side helpers (lib/in-guest.sh as /t/in-guest.sh, which SCRIPT
@@ -26,6 +31,28 @@ guest_begin() {
     cache=${PLACER_CACHE_DIR:-/var/cache/placer}/vm
     t_begin
     tmp=$T_WORK
+}
+
+guest_modules() {
+    # the guest's kernel is the newest /boot/vmlinuz-* (ci/vm/build-initramfs.sh)
+    g_kver=$(ls /boot/vmlinuz-* | sort -V | tail -n 1)
+    g_kver=${g_kver##*/vmlinuz-}
+    g_mods=/lib/modules/$g_kver
+    [ -r "$g_mods/modules.dep" ] || skip "no $g_mods/modules.dep (linux-image-$g_kver's modules)"
+    : >"$tmp/order"
+    GUEST_MODULES=""
+    for g_m in "$@"; do
+        g_line=$(grep "/$g_m\.ko[^:]*:" "$g_mods/modules.dep" | head -n 1)
+        [ -n "$g_line" ] || skip "kernel $g_kver has no module $g_m"
+        # modules.dep lists a module's dependencies, each before what needs it when read backwards
+        for g_f in $(echo "${g_line#*:}" | tr ' ' '\n' | sed '/^$/d' | awk '{ l[NR] = $0 } END { for (i = NR; i > 0; i--) print l[i] }') "${g_line%%:*}"; do
+            case "$g_f" in *.ko) ;; *) skip "module $g_f is compressed (busybox insmod loads plain .ko)" ;; esac
+            g_name=$(basename "$g_f" .ko)
+            grep -qx "$g_name" "$tmp/order" && continue
+            echo "$g_name" >>"$tmp/order"
+            GUEST_MODULES="$GUEST_MODULES $g_mods/$g_f:/t/mods/$g_name.ko"
+        done
+    done
 }
 
 guest_run_test() {
