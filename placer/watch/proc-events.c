@@ -176,12 +176,17 @@ static int wait_ack(int fd, uint32_t cookie, char **why_not, struct placer_error
       const struct cn_msg *msg = NLMSG_DATA(nlh);
       if (NLMSG_PAYLOAD(nlh, 0) < sizeof(*msg) + offsetof(struct proc_event, event_data) + sizeof(uint32_t))
         continue;
-      const struct proc_event *ev = (const struct proc_event *)msg->data;
-      if (msg->id.idx != CN_IDX_PROC || ev->what != PROC_EVENT_NONE || msg->ack != cookie + 1)
+      /* A copy: the event sits 4 bytes into an 8-byte aligned struct's place
+       * (netlink aligns to 4), so it is not read in place. */
+      struct proc_event ev;
+      memset(&ev, 0, sizeof(ev));
+      size_t have = NLMSG_PAYLOAD(nlh, 0) - sizeof(*msg);
+      memcpy(&ev, msg->data, have < sizeof(ev) ? have : sizeof(ev));
+      if (msg->id.idx != CN_IDX_PROC || ev.what != PROC_EVENT_NONE || msg->ack != cookie + 1)
         continue; /* an event already flowing to another listener, or its ack */
-      if (ev->event_data.ack.err == 0)
+      if (ev.event_data.ack.err == 0)
         return 0;
-      if (asprintf(why_not, "the kernel refused: %s", strerror((int)ev->event_data.ack.err)) < 0)
+      if (asprintf(why_not, "the kernel refused: %s", strerror((int)ev.event_data.ack.err)) < 0)
         return placer_error_oom(err, NULL);
       return 1;
     }

@@ -465,8 +465,13 @@ static void same_figures(const char *html, const char *text) {
       char *cells[16];
       size_t n = 0;
       char *cell;
-      while (n < 16 && (cell = between(&at, "<td", "</td>")) != NULL && at <= row_end + 5)
+      while (n < 16 && (cell = between(&at, "<td", "</td>")) != NULL) {
+        if (at > row_end + 5) { /* the next row's */
+          free(cell);
+          break;
+        }
         cells[n++] = cell;
+      }
       for (const char *l = text; l && *l && line == NULL; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
         const char *nl = strchr(l, '\n'), *p = l;
         bool all = true;
