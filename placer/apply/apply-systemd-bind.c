@@ -316,6 +316,34 @@ int placer_apply_systemd_bind_pid(struct placer_state *state, struct placer_plac
   return 0;
 }
 
+/* Do the unit's group files (what systemd made of its properties) hold
+ * P's planned values?  Read every interval for every unit, where a
+ * systemctl show each would keep PID 1 busy; a file missing or unreadable
+ * is a difference: then the properties themselves are read. */
+static bool group_files_match(const struct sd_ctx *c, const char *cgroup, const struct placer_placed *p) {
+  static const char *const files[PLACER_SETTING_N] = {
+    [PLACER_SETTING_CPUS] = "cpuset.cpus",
+    [PLACER_SETTING_MEMS] = "cpuset.mems",
+    [PLACER_SETTING_MEMORY_LIMIT] = "memory.max",
+    [PLACER_SETTING_CPU_WEIGHT] = "cpu.weight",
+  };
+  for (enum placer_setting s = 0; s < PLACER_SETTING_N; s++) {
+    if (!(sd_unit_settings(p) & PLACER_SETTING_BIT(s)))
+      continue;
+    cleanup_free char *text = files[s] ? sd_cgroup_read(c, cgroup, files[s]) : NULL;
+    if (text == NULL)
+      return false;
+    struct placer_group_values now = { .cpus = text, .mems = text };
+    if (s == PLACER_SETTING_MEMORY_LIMIT)
+      now.memory_limit = strcmp(text, "max") == 0 ? PLACER_CGROUP_UNLIMITED : strtoull(text, NULL, 10);
+    if (s == PLACER_SETTING_CPU_WEIGHT)
+      now.cpu_weight = (unsigned)strtoul(text, NULL, 10);
+    if (!placer_group_value_equal(s, &now, &p->values))
+      return false;
+  }
+  return true;
+}
+
 int placer_apply_systemd_keep(struct placer_state *state, const struct placer_placement *pl,
                               const struct placer_write_hooks *hooks, struct placer_error **err) {
   struct sd_ctx c;
@@ -325,18 +353,14 @@ int placer_apply_systemd_keep(struct placer_state *state, const struct placer_pl
   for (size_t i = 0; i < state->n_units; i++) {
     const struct placer_state_unit *u = &state->units[i];
     const struct placer_placed *p = placer_placement_find(pl, u->name);
-    cleanup_free char *show = NULL, *load = NULL, *active = NULL;
+    cleanup_free char *events = p ? sd_cgroup_read(&c, u->cgroup, "cgroup.events") : NULL;
+    /* A unit stopped (or gone) has no group, or an empty one: nothing runs
+     * there to keep; started again, it has its runtime properties.  (Read
+     * from its group, not with one more systemctl per unit and interval: the
+     * writer's read is one already.) */
+    if (events == NULL || strstr(events, "populated 1") == NULL || group_files_match(&c, u->cgroup, p))
+      continue;
     struct placer_error *e = NULL;
-    if (p == NULL || sd_show(&c, u->unit, &show, &e) < 0) {
-      placer_error_free(e);
-      continue;
-    }
-    load = placer_systemd_show_value(show, "LoadState");
-    active = placer_systemd_show_value(show, "ActiveState");
-    /* a unit stopped (or gone) runs nothing to keep; started again, it has its runtime properties */
-    if (load == NULL || strcmp(load, "loaded") != 0 || active == NULL || strcmp(active, "inactive") == 0 ||
-        strcmp(active, "failed") == 0)
-      continue;
     if (placer_placed_write_values(&w, p, u->unit, sd_unit_settings(p), hooks, &e) < 0) {
       if (rc == 0) {
         rc = -1;
