@@ -31,11 +31,9 @@
 set -eu
 T=apply_systemd_guest
 . "${PLACER_SOURCE_DIR:?PLACER_SOURCE_DIR not set}/tests/integration/lib/guest.sh"
-bin=${PLACER_BIN:?PLACER_BIN not set}
 need_cmd debootstrap
 guest_begin
 name=apply-systemd-$$
-t_defer 'rm -f "$cache/$name.cpio" "$cache/$name.cpio.key"'
 
 cat >"$tmp/p.yaml" <<'EOF'
 version: 1
@@ -251,17 +249,4 @@ echo "GUEST most threads seen in the unit at one check: $(cat /tmp/max-threads)"
 echo "GUEST OK: systemd backend: apply, status, drift, restart, --persist, --restart rolling, stop, reset, the IRQs' boot unit"
 EOF
 
-build=$(sh "$src/ci/vm/build-systemd-guest.sh" "$cache" --name "$name" --add "$bin:/t/placer" \
-    --add "$tmp/test.sh:/t/test.sh" --add "$LIB/in-guest.sh:/t/in-guest.sh" --add "$tmp/p.yaml:/t/p.yaml" --add "${PLACER_TEST_CHURN:?}:/t/churn" \
-    --add "$tmp/placer-stress.service:/etc/systemd/system/placer-stress.service" | tail -n 3)
-eval "$build"
-rc=0
-sh "$src/ci/vm/run-guest.sh" --kernel "$PLACER_VM_KERNEL" --initrd "$PLACER_VM_INITRD" \
-    --numa 2 --smp 2 --mem 1024 --timeout 840 --name "placer-$name" --pidfile "$tmp/qemu.pid" \
-    --append "$PLACER_VM_APPEND" >"$tmp/console" 2>&1 || rc=$?
-if [ $rc = 0 ] && tr -d '\r' <"$tmp/console" | grep -q '^GUEST OK'; then
-    tr -d '\r' <"$tmp/console" | grep -E '^GUEST|PLACER-GUEST-BOOTED'
-    exit 0
-fi
-tr -d '\r' <"$tmp/console"
-fail "systemd guest test failed (run-guest exit $rc)"
+systemd_guest_run "$name" 840 "$tmp/p.yaml:/t/p.yaml" "${PLACER_TEST_CHURN:?}:/t/churn" "$tmp/placer-stress.service:/etc/systemd/system/placer-stress.service" || fail "systemd guest test failed"

@@ -23,11 +23,9 @@
 set -eu
 T=watch_systemd_guest
 . "${PLACER_SOURCE_DIR:?PLACER_SOURCE_DIR not set}/tests/integration/lib/guest.sh"
-bin=${PLACER_BIN:?PLACER_BIN not set}
 need_cmd debootstrap
 guest_begin
 name=watch-systemd-$$
-t_defer 'rm -f "$cache/$name.cpio" "$cache/$name.cpio.key"'
 
 cat >"$tmp/p.yaml" <<'EOF'
 version: 1
@@ -164,16 +162,4 @@ echo "GUEST reset: $V back to AllowedCPUs empty (every thread on 0-1), no drop-i
 echo "GUEST OK: placer watch through systemd units: new service and scope placed, not moved; drift put back; stop; kill -9; reset"
 EOF
 
-build=$(sh "$src/ci/vm/build-systemd-guest.sh" "$cache" --name "$name" --add "$bin:/t/placer" \
-    --add "$tmp/test.sh:/t/test.sh" --add "$LIB/in-guest.sh:/t/in-guest.sh" --add "$tmp/p.yaml:/t/p.yaml" | tail -n 3)
-eval "$build"
-rc=0
-sh "$src/ci/vm/run-guest.sh" --kernel "$PLACER_VM_KERNEL" --initrd "$PLACER_VM_INITRD" \
-    --numa 2 --smp 2 --mem 1024 --timeout 600 --name "placer-$name" --pidfile "$tmp/qemu.pid" \
-    --append "$PLACER_VM_APPEND" >"$tmp/console" 2>&1 || rc=$?
-if [ $rc = 0 ] && tr -d '\r' <"$tmp/console" | grep -q '^GUEST OK'; then
-    tr -d '\r' <"$tmp/console" | grep -E '^GUEST|PLACER-GUEST-BOOTED'
-    exit 0
-fi
-tr -d '\r' <"$tmp/console"
-fail "systemd guest test failed (run-guest exit $rc)"
+systemd_guest_run "$name" 600 "$tmp/p.yaml:/t/p.yaml" || fail "systemd guest test failed"
