@@ -39,12 +39,7 @@ roles:
 EOF
 set -- $(planned "$profile" vm.0)
 CPUS=$1 MEMS=$2
-nth_pu() { # INDEX: the INDEX-th PU of the plan's cpus
-    "$PY" -c 'import sys; from itertools import chain
-r=[range(int(a),int(b or a)+1) for a,_,b in (p.partition("-") for p in sys.argv[1].split(","))]
-print(sorted(chain(*r))[int(sys.argv[2])])' "$CPUS" "$1"
-}
-PU0=$(nth_pu 0) PU1=$(nth_pu 1)
+PU0=$(cpulist_nth "$CPUS" 0) PU1=$(cpulist_nth "$CPUS" 1)
 [ "$PU0" != "$PU1" ] || fail "the plan's cpus $CPUS give one PU"
 
 qemu() { # KEY: a paused TCG guest of vm.0 with 2 vCPUs; $LAST_PID
