@@ -82,8 +82,7 @@ int keeper_vcpu_named(void *ctx, pid_t pid, pid_t tid, uint64_t since_ns, struct
   size_t changed = 0;
   if (n_off > 0 && placer_apply_pin_vcpus(k->state, k->cg, k->pl, p, pid, &changed, err) < 0) {
     free(off);
-    return placer_error_prefix(err, "%s: pin vCPU %u (thread %d) of pid %d", p->inst->name, index, (int)tid,
-                               (int)pid);
+    return placer_error_prefix(err, "%s: pin vCPU %u (thread %d) of pid %d", p->inst->name, index, (int)tid, (int)pid);
   }
   uint64_t now = watch_monotonic_ns();
   for (size_t i = 0; changed > 0 && i < n; i++) {
@@ -133,8 +132,8 @@ static int compare_vcpus(struct keeper *k, const struct placer_placed *p, const 
       continue;
     }
     (*moved)++;
-    keeper_say(k, "%s: vCPU %u (thread %d) of pid %d is on cpus %s, planned %s: %s", p->inst->name,
-               vcpus[i].cpu_index, (int)vcpus[i].tid, (int)bp->pid, now, want,
+    keeper_say(k, "%s: vCPU %u (thread %d) of pid %d is on cpus %s, planned %s: %s", p->inst->name, vcpus[i].cpu_index,
+               (int)vcpus[i].tid, (int)bp->pid, now, want,
                k->opt->report_only ? "reported, left as it is" : "put back");
   }
   return 0;
