@@ -167,7 +167,12 @@ static void keeper_free(struct keeper *k) {
 int placer_watch_apply(const struct placer_watch_apply_options *opt, int *signo, struct placer_error **err) {
   struct keeper k = { .opt = opt, .state_dir = opt->state_dir ? opt->state_dir : placer_state_default_dir() };
   struct placer_watch_hooks hooks = {
-    .ctx = &k, .place = place_hook, .check = check_hook, .reload = reload_hook, .log = keeper_log
+    .ctx = &k,
+    .place = place_hook,
+    .thread_named = keeper_vcpu_named,
+    .check = check_hook,
+    .reload = reload_hook,
+    .log = keeper_log,
   };
   struct loaded l = { 0 };
   /* What bad input can fail on first, before anything changes. */

@@ -165,6 +165,8 @@ int keeper_check(struct keeper *k, struct placer_watch *w, struct placer_error *
     drifts[i] = check_processes(k, p) || c.drift;
   }
   if (rc == 0)
+    rc = keeper_check_vcpus(k, drifts, err);
+  if (rc == 0)
     rc = check_irqs(k, drifts, err);
   for (size_t i = 0; i < k->pl->n; i++)
     placer_watch_set_instance_drift(k->w, k->pl->v[i].inst->name, drifts[i]);
