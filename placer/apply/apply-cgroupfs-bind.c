@@ -63,8 +63,11 @@ int placer_apply_bind_pid(struct placer_state *state, struct placer_cgroup *cg, 
   }
   if (rc == 0 && t.n_procs > 0) {
     /* Saved with the move's record: in a storm of short processes the
-     * state written for each move stays the size of what runs. */
-    forget_exited(state);
+     * state written for each move stays the size of what runs.  A record
+     * appended to the log (journal_appends) saves nothing else: the
+     * interval's placer_apply_forget_exited() drops them and saves. */
+    if (!state->journal_appends)
+      forget_exited(state);
     size_t journaled_before = state->n_journal;
     a.txn = ++state->last_txn;
     rc = applier_bind_procs(&a, &t, 0, err);
