@@ -156,9 +156,8 @@ int placer_state_log_merge(const struct placer_statedir *d, const struct placer_
       if (!ours)
         return 0;
       if (!bound)
-        return placer_error_set(err, PLACER_EXIT_SYSTEM, EINVAL,
-                                "%s/%s: written for another boot or directory than %s", d->path, kind->log,
-                                kind->file);
+        return placer_error_set(err, PLACER_EXIT_SYSTEM, EINVAL, "%s/%s: written for another boot or directory than %s",
+                                d->path, kind->log, kind->file);
       continue;
     }
     if (!json_is_object(rec)) {
