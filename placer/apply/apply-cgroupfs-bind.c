@@ -71,15 +71,22 @@ static int bound_vcpus(struct applier *a, struct target *t, struct bound_proc *b
  * *steps: the steps made; *gone (may be NULL): PID ended before any. */
 static int journaled_steps(struct applier *a, struct target *t, pid_t pid, uint64_t start_time, size_t *steps,
                            bool *gone, struct placer_error **err) {
-  /* Saved with the first record: in a storm of short processes the state
-   * written for each move stays the size of what runs. */
-  forget_exited(a->state);
+  /* Saved with the move's record: in a storm of short processes the state
+   * written for each move stays the size of what runs.  A record appended
+   * to the log (journal_appends) saves nothing else: the interval's
+   * placer_apply_forget_exited() drops them and saves. */
+  if (!a->state->journal_appends)
+    forget_exited(a->state);
   size_t journaled_before = a->state->n_journal;
   a->txn = ++a->state->last_txn;
   int rc = applier_bind_procs(a, t, 0, err);
   if (a->state->n_journal == journaled_before)
     a->state->last_txn--; /* nothing was journaled under it */
   *steps = a->steps;
+  /* One that ends while it is moved or checked (v1 shows a process in
+   * do_exit() in the root) is no failure: placed when its move was
+   * journaled and cgroup.procs did not refuse it for being gone (ESRCH):
+   * its threads were moved, only their check failed. */
   if (rc < 0 && (!placer_proc_is_same(pid, start_time) || placer_task_exiting(pid, pid))) {
     bool written = a->state->n_journal > journaled_before && (*err)->errno_value != ESRCH;
     placer_error_clear(err);

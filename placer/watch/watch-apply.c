@@ -189,7 +189,8 @@ int placer_watch_apply(const struct placer_watch_apply_options *opt, int *signo,
     placer_error_prefix(err, "the state lock");
     goto fail;
   }
-  k.state->volatile_saves = true; /* a move recorded per process placed: not fsynced (state.h) */
+  k.state->volatile_saves = true;  /* a move recorded per process placed: not fsynced (state.h) */
+  k.state->journal_appends = true; /* and appended to state.log, not state.json rewritten each time */
   keeper_say(&k, "holding the state lock of %s: no apply, reset or other watcher until this one ends", k.state_dir);
   if (apply_loaded(&k, &l, err) < 0)
     goto fail;
