@@ -29,8 +29,8 @@ static double eta_s(const struct bench *b) {
 size_t bench_pass_runs(const struct bench *b, int repeat) {
   if (repeat < 0)
     return b->n_workloads; /* a warm-up pass runs each workload alone */
-  size_t n = b->n_workloads * b->n_conds + (b->study->recovery.enabled ? 1 : 0);
-  return repeat == 0 ? n + (b->n_conds - 1) : n; /* the neighbours' solo rates: in the first pass */
+  /* the cells, the recovery run and the neighbours' solo rate at each level */
+  return b->n_workloads * b->n_conds + (b->study->recovery.enabled ? 1 : 0) + (b->n_conds - 1);
 }
 
 void bench_runs_skipped(struct bench *b, size_t n) {
