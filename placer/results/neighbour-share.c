@@ -10,6 +10,21 @@
 #include "results/results.h"
 #include "results/stats.h"
 
+double placer_bench_solo_median(const struct placer_bench_results *r, size_t v, size_t c) {
+  double *values = malloc(r->repeats * sizeof(*values));
+  if (values == NULL)
+    return NAN;
+  size_t n = 0;
+  for (size_t k = 0; k < r->repeats; k++) {
+    double x = placer_bench_results_solo(r, v, c, k);
+    if (!isnan(x))
+      values[n++] = x;
+  }
+  double med = placer_stats_median(values, n);
+  free(values);
+  return med;
+}
+
 double placer_bench_pass_solo(const struct placer_bench_results *r, size_t variant, size_t condition, size_t repeat) {
   double solo = placer_bench_results_solo(r, variant, condition, repeat);
   /* results written before the solo rate was measured in every pass (the

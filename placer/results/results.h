@@ -324,10 +324,10 @@ void placer_bench_compare_neighbours(const struct placer_bench_results *r, size_
  * which, naming the widest cell. */
 bool placer_bench_repeats_decide(const struct placer_bench_results *r, size_t done, unsigned max, double ci_width,
                                  char *reason, size_t len);
+/* --- the neighbours' share of their solo rate (neighbour-share.c) ------ */
+
 /* Median of the neighbours' solo rates of a variant and condition; NAN if none. */
 double placer_bench_solo_median(const struct placer_bench_results *r, size_t variant, size_t condition);
-
-/* --- the neighbours' share of their solo rate (neighbour-share.c) ------ */
 
 /* A share's median over the passes and its 95% CI (bootstrap of that median). */
 struct placer_bench_share {
