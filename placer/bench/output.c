@@ -159,9 +159,9 @@ static json_t *study_json(const struct bench *b) {
     json_t *sets = json_array();
     for (char **kv = b->vars[i].sets; sets && kv && *kv; kv++)
       ok &= append(sets, json_string(*kv));
-    ok &= sets != NULL && append(vars, json_pack("{s:s, s:s, s:s, s:o}", "name", b->vars[i].spec->name, "profile",
-                                                 b->vars[i].profile_path, "profile_name", b->vars[i].profile->name,
-                                                 "set", sets));
+    ok &= sets != NULL &&
+          append(vars, json_pack("{s:s, s:s, s:s, s:o}", "name", b->vars[i].spec->name, "profile",
+                                 b->vars[i].profile_path, "profile_name", b->vars[i].profile->name, "set", sets));
   }
   for (size_t i = 0; i < s->n_neighbours; i++) {
     const struct placer_study_neighbour *n = &s->neighbours[i];
