@@ -223,6 +223,29 @@ static void entry_where(const struct placer_profile *profile, size_t i, bool to,
     snprintf(buf, len, "%s:%u:%u: irqs[%zu]%s", profile->path, line, col, i, suffix);
 }
 
+/* Top-level entry I's DEVICE is not on the node and the entry says optional: a rule
+ * with no IRQ, said once; its target checked as for a device that is there (a cpu list
+ * off this node is bad input either way).  Takes NODES. */
+static int pending_rule(struct irq_planner *ip, size_t i, const char *device, const char *where_to,
+                        hwloc_bitmap_t nodes) {
+  const struct placer_profile *profile = ip->profile;
+  struct placer_plan_irq_rule *r = new_rule(ip);
+  char where[700];
+  entry_where(profile, i, false, "", where, sizeof(where));
+  if (r == NULL || (r->device = strdup(device)) == NULL || (r->where = strdup(where)) == NULL) {
+    hwloc_bitmap_free(nodes);
+    return oom(ip);
+  }
+  r->target = profile->irqs[i].to.target;
+  r->pending = true;
+  int rc = target_cpus(ip, &profile->irqs[i].to, where_to, device, false, nodes, NULL, r->cpus);
+  hwloc_bitmap_free(nodes);
+  if (rc < 0)
+    return -1;
+  cleanup_free char *said = placer_plan_irq_pending_text(r);
+  return said ? warn(ip, "%s", said) : oom(ip);
+}
+
 /* One top-level entry for DEVICE (its own name, or one of the NICs `auto` stands for). */
 static int top_level_rule(struct irq_planner *ip, size_t i, const char *device) {
   const struct placer_profile *profile = ip->profile;
@@ -235,7 +258,10 @@ static int top_level_rule(struct irq_planner *ip, size_t i, const char *device) 
   hwloc_bitmap_t nodes = hwloc_bitmap_alloc();
   if (nodes == NULL)
     return oom(ip);
-  if (!find_device(ip->topo, device, &is_nic, &busid, nodes)) {
+  bool found = find_device(ip->topo, device, &is_nic, &busid, nodes);
+  if (!found && spec->optional)
+    return pending_rule(ip, i, device, where_to, nodes);
+  if (!found) {
     hwloc_bitmap_free(nodes);
     cleanup_free char *here = device_names(ip->topo);
     return placer_error_set(ip->err, PLACER_EXIT_USAGE, 0, "%s: no block device, NIC or PCI device '%s' (here: %s)",
@@ -363,7 +389,7 @@ static int role_rules(struct irq_planner *ip) {
 
 static int resolve_rule(struct irq_planner *ip, const struct placer_plan_irq_rule *r) {
   const struct placer_irq_inventory *inv = ip->topo->irqs;
-  const struct placer_irq_dev *dev = placer_irq_inventory_device(inv, r->device);
+  const struct placer_irq_dev *dev = r->pending ? NULL : placer_irq_inventory_device(inv, r->device);
   if (dev == NULL || r->target == PLACER_IRQ_TO_NONE)
     return 0;
   if (dev->n_irqs == 0)
@@ -454,6 +480,14 @@ void placer_plan_irq_queue_cpus(const struct placer_topology *topo, const char *
       hwloc_bitmap_or(out, out, one);
   }
   hwloc_bitmap_free(one);
+}
+
+char *placer_plan_irq_pending_text(const struct placer_plan_irq_rule *r) {
+  char *text = NULL;
+  if (asprintf(&text, "%s: %s not present: its IRQs are steered when it appears (placer watch, or the next apply)",
+               r->where, r->device) < 0)
+    return NULL;
+  return text;
 }
 
 void placer_plan_irq_own_share(const struct placer_plan *plan, const char *instance, size_t *on_own, size_t *managed) {

@@ -72,6 +72,33 @@ static int set_rules(struct keeper *k, const struct placer_apply_report *report,
   return rc;
 }
 
+/* Each device pending in the plan in force (OLD) that NEW finds: said with its IRQs,
+ * which the apply just steered. */
+static void say_appeared(struct keeper *k, const struct placer_plan *old, const struct placer_plan *new) {
+  for (size_t i = 0; old && i < new->n_irq_rules; i++) {
+    const struct placer_plan_irq_rule *r = &new->irq_rules[i];
+    bool was_pending = false;
+    for (size_t j = 0; !r->pending && j < old->n_irq_rules; j++)
+      was_pending |= old->irq_rules[j].pending && strcmp(old->irq_rules[j].device, r->device) == 0;
+    if (!was_pending)
+      continue;
+    char list[256] = "";
+    size_t n = 0;
+    for (size_t q = 0; q < new->n_irqs; q++)
+      if (strcmp(new->irqs[q].device, r->device) == 0 && new->irqs[q].to) {
+        size_t used = strlen(list);
+        snprintf(list + used, sizeof(list) - used, "%s%u on %s", n ? ", " : "", new->irqs[q].irq, new->irqs[q].to);
+        n++;
+      }
+    if (n)
+      keeper_say(k, "%s: %s appeared: %zu IRQ%s steered as planned (%s)", r->where, r->device, n, n == 1 ? "" : "s",
+                 list);
+    else
+      keeper_say(k, "%s: %s appeared, no IRQ requested yet: steered when its driver requests them", r->where,
+                 r->device);
+  }
+}
+
 /* L applied as `placer apply` applies it, under the lock this watcher
  * holds; on success it becomes the plan in force (L emptied). */
 static int apply_loaded(struct keeper *k, struct loaded *l, struct placer_error **err) {
@@ -91,6 +118,7 @@ static int apply_loaded(struct keeper *k, struct loaded *l, struct placer_error 
              report->state_dir);
   for (size_t i = 0; i < report->n_notes; i++)
     keeper_say(k, "note: %s", report->notes[i]);
+  say_appeared(k, k->plan, l->plan);
   /* The model in force binds no process yet: the watcher's rescan binds
    * what runs, one process at a time, right after. */
   struct loaded old = { k->profile, k->topo, k->plan, k->pl };
