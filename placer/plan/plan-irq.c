@@ -69,8 +69,8 @@ int placer_plan_irqs_print_text(const struct placer_plan *plan, FILE *out) {
     if (plan->irq_rules[i].pending) {
       cleanup_free char *cpus = placer_cpulist_format(plan->irq_rules[i].cpus);
       placer_table_row(&t, true);
-      placer_table_cell_l(&t, "  %s (%s): not present: its IRQs go to cpus %s when it appears", plan->irq_rules[i].device,
-                          rule_for(&plan->irq_rules[i]), cpus ? cpus : "?");
+      placer_table_cell_l(&t, "  %s (%s): not present: its IRQs go to cpus %s when it appears",
+                          plan->irq_rules[i].device, rule_for(&plan->irq_rules[i]), cpus ? cpus : "?");
     } else if (plan->irq_rules[i].target == PLACER_IRQ_TO_NONE) {
       placer_table_row(&t, true);
       placer_table_cell_l(&t, "  %s (%s): left where they are (none)", plan->irq_rules[i].device,

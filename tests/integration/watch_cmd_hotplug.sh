@@ -60,14 +60,14 @@ nic_up() {
 for d in $I/[0-9]*; do echo "${d##*/} $(cat "$d/smp_affinity_list")"; done >/tmp/before
 awk 'NR > 1 { sub(":", "", $1); print $1 }' /proc/interrupts >/tmp/numbers-before
 
-$P plan --json /t/p.yaml >/tmp/plan.json 2>/tmp/plan.err || { cat /tmp/plan.err; fail "plan exited $?"; }
+$P plan --json /t/p.yaml >/tmp/plan.json 2>/tmp/plan.err || { rc=$?; cat /tmp/plan.err; fail "plan exited $rc"; }
 grep -q '"pending": true' /tmp/plan.json || fail "plan --json: the slot not pending: $(cat /tmp/plan.json)"
 $P watch --interval 200 /t/p.yaml >/tmp/w.log 2>&1 &
 W=$!
 wait_until grep -q '^watching' /tmp/w.log || fail "the watcher did not start"
 grep -q "irqs\[0\]: $SLOT not present: its IRQs are steered when it appears" /tmp/w.log ||
     fail "the watcher did not say the slot is empty"
-$P status >/tmp/status.txt 2>&1 || { cat /tmp/status.txt; fail "status exited $? with the device pending"; }
+$P status >/tmp/status.txt 2>&1 || { rc=$?; cat /tmp/status.txt; fail "status exited $rc with the device pending"; }
 echo "GUEST watching with $SLOT pending; HOST device_add"
 
 nic_up
@@ -100,7 +100,7 @@ echo "GUEST added again: its IRQs $AGAIN on cpu 1"
 
 kill -TERM $W
 wait $W || fail "the watcher exited $?"
-$P reset >/tmp/reset.txt 2>&1 || { cat /tmp/reset.txt; fail "reset exited $?"; }
+$P reset >/tmp/reset.txt 2>&1 || { rc=$?; cat /tmp/reset.txt; fail "reset exited $rc"; }
 default=$(cat $I/default_smp_affinity)
 for d in $I/[0-9]*; do
     n=${d##*/}
@@ -127,6 +127,7 @@ guest_on_line() {
     esac
 }
 
+# shellcheck disable=SC2086 # $GUEST_MODULES is a list of HOST:GUEST words
 GUEST_ARGS="--smp 2 --machine q35 --hotplug-port --qmp $tmp/qmp" \
     guest_run_test hotplug-guest 240 '^GUEST' "$tmp/hotplug-guest.sh" "$tmp/p.yaml:/t/p.yaml" \
     "$tmp/order:/t/mods/order" $GUEST_MODULES || exit 1

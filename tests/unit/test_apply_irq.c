@@ -480,8 +480,8 @@ static void optional_device_removed(void **state) {
   placer_topology_free(topo);
 
   sh("rm -rf '%s/sys/bus/pci/devices/0000:00:05.0' && mv '%s/proc/irq/33' '%s/irq33'", root, root, root);
-  sh("mv '%s/proc/irq/34/virtio4-input' '%s/proc/irq/34/nvme0q0' && printf 1 >'%s/proc/irq/34/smp_affinity_list'",
-     root, root, root);
+  sh("mv '%s/proc/irq/34/virtio4-input' '%s/proc/irq/34/nvme0q0' && printf 1 >'%s/proc/irq/34/smp_affinity_list'", root,
+     root, root);
   plan = plan_from(optional, &topo);
   assert_true(plan->irq_rules[1].pending);
   if (placer_apply(plan, &opt, &report, &err) < 0)

@@ -346,10 +346,11 @@ static void set_irqs(void **state) {
 static void optional_absent(void **state) {
   (void)state;
   struct placer_topology *topo = hostvm();
-  struct placer_plan *plan = plan_ok(topo, "irqs:\n"
-                                           "  - { device: vda, to: \"0\" }\n"
-                                           "  - { device: eth1, to: \"1\", optional: true }\n"
-                                           "  - device: \"0000:01:00.0\"\n    to: \"0-1\"\n    optional: true\n" ONE_ROLE);
+  struct placer_plan *plan =
+      plan_ok(topo, "irqs:\n"
+                    "  - { device: vda, to: \"0\" }\n"
+                    "  - { device: eth1, to: \"1\", optional: true }\n"
+                    "  - device: \"0000:01:00.0\"\n    to: \"0-1\"\n    optional: true\n" ONE_ROLE);
   assert_int_equal(plan->n_irq_rules, 3);
   assert_false(plan->irq_rules[0].pending);
   assert_true(plan->irq_rules[1].pending);
@@ -420,9 +421,8 @@ static void optional_absent(void **state) {
 static void optional_from_xml(void **state) {
   (void)state;
   struct placer_topology *topo = xml("crafted-hci-2s16c-8nvme.xml");
-  struct placer_plan *plan =
-      plan_ok(topo, "irqs:\n  - { device: eth9, to: \"0\", optional: true }\n  - { device: nvme0n1, to: \"1\" }\n"
-                    ONE_ROLE);
+  struct placer_plan *plan = plan_ok(
+      topo, "irqs:\n  - { device: eth9, to: \"0\", optional: true }\n  - { device: nvme0n1, to: \"1\" }\n" ONE_ROLE);
   assert_false(plan->irqs_known);
   assert_int_equal(plan->n_irq_rules, 2);
   assert_true(plan->irq_rules[0].pending);
@@ -441,8 +441,8 @@ static void optional_from_xml(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-    cmocka_unit_test(vm_devices), cmocka_unit_test(nic_spread_and_own), cmocka_unit_test(nic_cores_target),
-    cmocka_unit_test(bad_input),  cmocka_unit_test(guest_locality),     cmocka_unit_test(set_irqs),
+    cmocka_unit_test(vm_devices),      cmocka_unit_test(nic_spread_and_own), cmocka_unit_test(nic_cores_target),
+    cmocka_unit_test(bad_input),       cmocka_unit_test(guest_locality),     cmocka_unit_test(set_irqs),
     cmocka_unit_test(optional_absent), cmocka_unit_test(optional_from_xml),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
