@@ -223,29 +223,6 @@ static void entry_where(const struct placer_profile *profile, size_t i, bool to,
     snprintf(buf, len, "%s:%u:%u: irqs[%zu]%s", profile->path, line, col, i, suffix);
 }
 
-/* Top-level entry I's DEVICE is not on the node and the entry says optional: a rule
- * with no IRQ, said once; its target checked as for a device that is there (a cpu list
- * off this node is bad input either way).  Takes NODES. */
-static int pending_rule(struct irq_planner *ip, size_t i, const char *device, const char *where_to,
-                        hwloc_bitmap_t nodes) {
-  const struct placer_profile *profile = ip->profile;
-  struct placer_plan_irq_rule *r = new_rule(ip);
-  char where[700];
-  entry_where(profile, i, false, "", where, sizeof(where));
-  if (r == NULL || (r->device = strdup(device)) == NULL || (r->where = strdup(where)) == NULL) {
-    hwloc_bitmap_free(nodes);
-    return oom(ip);
-  }
-  r->target = profile->irqs[i].to.target;
-  r->pending = true;
-  int rc = target_cpus(ip, &profile->irqs[i].to, where_to, device, false, nodes, NULL, r->cpus);
-  hwloc_bitmap_free(nodes);
-  if (rc < 0)
-    return -1;
-  cleanup_free char *said = placer_plan_irq_pending_text(r);
-  return said ? warn(ip, "%s", said) : oom(ip);
-}
-
 /* One top-level entry for DEVICE (its own name, or one of the NICs `auto` stands for). */
 static int top_level_rule(struct irq_planner *ip, size_t i, const char *device) {
   const struct placer_profile *profile = ip->profile;
@@ -258,16 +235,15 @@ static int top_level_rule(struct irq_planner *ip, size_t i, const char *device) 
   hwloc_bitmap_t nodes = hwloc_bitmap_alloc();
   if (nodes == NULL)
     return oom(ip);
+  /* absent and optional: a pending rule with no IRQ, said once, its target checked all the same */
   bool found = find_device(ip->topo, device, &is_nic, &busid, nodes);
-  if (!found && spec->optional)
-    return pending_rule(ip, i, device, where_to, nodes);
-  if (!found) {
+  if (!found && !spec->optional) {
     hwloc_bitmap_free(nodes);
     cleanup_free char *here = device_names(ip->topo);
     return placer_error_set(ip->err, PLACER_EXIT_USAGE, 0, "%s: no block device, NIC or PCI device '%s' (here: %s)",
                             where_dev, device, here ? here : "?");
   }
-  const struct placer_plan_irq_rule *same = rule_of_device(ip, device, busid, ip->plan->n_irq_rules);
+  const struct placer_plan_irq_rule *same = found ? rule_of_device(ip, device, busid, ip->plan->n_irq_rules) : NULL;
   if (same) {
     hwloc_bitmap_free(nodes);
     return placer_error_set(ip->err, PLACER_EXIT_USAGE, 0, "%s: '%s' is the device of %s already (%s)", where_dev,
@@ -282,9 +258,13 @@ static int top_level_rule(struct irq_planner *ip, size_t i, const char *device) 
   }
   r->target = spec->to.target;
   r->spread = is_nic;
+  r->pending = !found;
   int rc = target_cpus(ip, &spec->to, where_to, device, is_nic, nodes, NULL, r->cpus);
   hwloc_bitmap_free(nodes);
-  return rc;
+  if (rc < 0 || found)
+    return rc;
+  cleanup_free char *said = placer_plan_irq_pending_text(r);
+  return said ? warn(ip, "%s", said) : oom(ip);
 }
 
 static int top_level_rules(struct irq_planner *ip) {
