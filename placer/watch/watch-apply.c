@@ -20,6 +20,7 @@ struct loaded {
   struct placer_topology *topo;
   struct placer_plan *plan;
   struct placer_placement *pl;
+  uint64_t irq_signature; /* the node's IRQs and devices just before topo was read */
 };
 
 static void loaded_free(struct loaded *l) {
@@ -32,6 +33,9 @@ static void loaded_free(struct loaded *l) {
 
 static int load_plan(struct keeper *k, struct loaded *l, struct placer_error **err) {
   memset(l, 0, sizeof(*l));
+  /* taken before the node is read, so that a change while it is read or applied (a
+   * device's sysfs entry going after its IRQs) is a change at the next check */
+  l->irq_signature = keeper_irq_signature();
   if (placer_profile_load(k->opt->profile_path, &l->profile, err) < 0 ||
       placer_topology_load(NULL, &l->topo, err) < 0 || placer_plan_compute(l->topo, l->profile, &l->plan, err) < 0 ||
       placer_placement_compute(l->plan, placer_apply_prefix(k->opt->prefix), NULL, 0, &l->pl, err) < 0) {
@@ -121,11 +125,11 @@ static int apply_loaded(struct keeper *k, struct loaded *l, struct placer_error 
   say_appeared(k, k->plan, l->plan);
   /* The model in force binds no process yet: the watcher's rescan binds
    * what runs, one process at a time, right after. */
-  struct loaded old = { k->profile, k->topo, k->plan, k->pl };
+  struct loaded old = { k->profile, k->topo, k->plan, k->pl, 0 };
   k->profile = l->profile, k->topo = l->topo, k->plan = l->plan, k->pl = l->pl;
+  k->irq_signature = k->plan->n_irq_rules ? l->irq_signature : 0;
   memset(l, 0, sizeof(*l));
   int rc = set_rules(k, report, err);
-  k->irq_signature = k->plan->n_irq_rules ? keeper_irq_signature() : 0;
   placer_apply_report_free(report);
   loaded_free(&old);
   return rc;
@@ -185,7 +189,7 @@ static int reload_hook(void *ctx, struct placer_watch *w, struct placer_error **
 
 static void keeper_free(struct keeper *k) {
   placer_watch_free(k->w);
-  struct loaded in_force = { k->profile, k->topo, k->plan, k->pl };
+  struct loaded in_force = { k->profile, k->topo, k->plan, k->pl, 0 };
   loaded_free(&in_force);
   placer_state_free(k->state); /* the lock goes with it */
   placer_cgroup_close(k->cg);
