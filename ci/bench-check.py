@@ -11,7 +11,8 @@ It checks what a study must have produced, never which variant won:
     job, and its raw fio JSON in the directory (parsed, no job error);
   - every cell of summary.cells has all its repeats done and a median;
   - under a neighbour condition: the neighbours' rate of every run > 0, a solo rate
-    for every variant, and the interference ratios present;
+    for every variant in every pass with runs (results written before summary.json
+    recorded each variant's `set`: in the first pass), and the interference ratios present;
   - the roles named by --roles have CPU time > 0 in every run, peak RSS > 0 where a
     process was sampled, a memory locality (local_mem_share) in [0, 1] for every
     instance, 1.0 on a host with one NUMA node; per-core utilisation is there;
@@ -20,10 +21,11 @@ It checks what a study must have produced, never which variant won:
     report.txt starts with the title;
   - with --placer: every process in placement.csv of a pinned instance had exactly
     the cpus `placer plan --json PROFILE` gives it (Cpus_allowed_list), and those of
-    unpinned instances had all of them; with --study, each variant of the study file
-    is planned with its `set:` (`placer plan --set`), which summary.json does not
-    record (a variant a sweep made is planned as its base: a quota or weight sweep
-    keeps the cpus).
+    unpinned instances had all of them; each variant planned with the changes of its
+    profile summary.json records (study.variants[].set: its `set:` and a sweep step's,
+    `placer plan --set`); for results written before it recorded them, --study gives
+    the study file whose variants' `set:` to use (a variant a sweep made is then planned
+    as its base: a quota or weight sweep keeps the cpus).
 Exit 0 with one line "bench-check: OK: ..." or 1 listing every problem.
 """
 import csv
@@ -171,11 +173,20 @@ def main(argv):
             bad(f"{where}: no median")
         if conditions.get(cell.get("condition")) and cell.get("neighbours_with_storage_vs_solo") is None:
             bad(f"{where}: no interference ratio")
-    solo = {(x["variant"], x["condition"]) for x in s.get("solo") or [] if (x.get("neighbour_rate") or 0) > 0}
+    # The neighbours' solo rate: a solo run in every pass that has runs next to them (the
+    # denominator of that pass's shares).  Results written before every pass measured one
+    # (their study.variants record no `set`) have the first pass's only.
+    solo = {(x["variant"], x["condition"], x["repeat"]) for x in s.get("solo") or []
+            if (x.get("neighbour_rate") or 0) > 0}
+    per_pass = all("set" in v for v in (s.get("study") or {}).get("variants") or [{}])
     for v in variants:
         for c, level in conditions.items():
-            if level and (v, c) not in solo:
-                bad(f"no solo rate of the neighbours for {v}/{c}")
+            if not level:
+                continue
+            passes = sorted({k for (rv, rc, _, k) in seen if rv == v and rc == c}) if per_pass else [0]
+            for k in passes:
+                if (v, c, k) not in solo:
+                    bad(f"no solo rate of the neighbours for {v}/{c} in pass {k}")
 
     def rows(name):
         try:
@@ -216,9 +227,12 @@ def main(argv):
 
     checked = 0
     if placer:
-        profiles = {v["name"]: v["profile"] for v in (s.get("study") or {}).get("variants") or []}
-        sets = {}
-        if study:
+        recorded = (s.get("study") or {}).get("variants") or []
+        profiles = {v["name"]: v["profile"] for v in recorded}
+        # each variant's changes of its profile as bench planned it (a sweep step's too);
+        # results written before summary.json recorded them: the study file's set:, if given
+        sets = {v["name"]: [a for kv in v["set"] for a in ("--set", kv)] for v in recorded if "set" in v}
+        if study and not sets:
             import yaml
             with open(study) as f:
                 for v in yaml.safe_load(f).get("variants") or []:

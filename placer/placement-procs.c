@@ -69,17 +69,21 @@ static int other_pids(const struct placer_placement *pl, const struct placer_pla
   return 0;
 }
 
-/* P's bound processes take their descendants along (children,
+/* P's bound processes from FIRST on take their descendants along (children,
  * grandchildren, ...; each a whole process), up to the trees of other
  * instances' processes.  One of P's processes found below another becomes
- * its descendant. */
-static int expand_trees(const struct placer_placement *pl, struct placer_placed *p, struct placer_error **err) {
+ * its descendant.  (The watcher binds one process at a time: the trees of
+ * those bound before were walked when they were, and a child they fork
+ * later is born in their group; walking them all again for each new one
+ * cost it a read of /proc per process bound, dead or alive.) */
+static int expand_trees(const struct placer_placement *pl, struct placer_placed *p, size_t first,
+                        struct placer_error **err) {
   cleanup_free pid_t *stop = NULL;
   size_t n_stop = 0;
   if (other_pids(pl, p, &stop, &n_stop, err) < 0)
     return -1;
   size_t n_roots = p->n_procs;
-  for (size_t r = 0; r < n_roots; r++) {
+  for (size_t r = first; r < n_roots; r++) {
     if (p->procs[r].root_pid != 0)
       continue; /* below one of P's processes seen earlier */
     pid_t root = p->procs[r].pid;
@@ -201,7 +205,7 @@ static int bind_given(struct placer_placement *pl, const struct placer_instance_
       return -1;
   }
   for (size_t i = 0; i < pl->n; i++)
-    if (pl->v[i].by_pid && expand_trees(pl, &pl->v[i], err) < 0)
+    if (pl->v[i].by_pid && expand_trees(pl, &pl->v[i], 0, err) < 0)
       return -1;
   return 0;
 }
@@ -237,7 +241,7 @@ int placer_placement_bind(struct placer_placement *pl, const struct placer_insta
       return -1;
   }
   for (size_t i = 0; i < pl->n; i++)
-    if (!pl->v[i].by_pid && expand_trees(pl, &pl->v[i], err) < 0)
+    if (!pl->v[i].by_pid && expand_trees(pl, &pl->v[i], 0, err) < 0)
       return -1;
   /* One process, one instance. */
   for (size_t i = 0; i < pl->n; i++)
@@ -264,7 +268,7 @@ int placer_placement_bind_pid(struct placer_placement *pl, struct placer_placed 
   size_t before = p->n_procs;
   if (add_proc(p, pid, 0, NULL, err) < 0)
     return -1;
-  if (p->n_procs > before && expand_trees(pl, p, err) < 0)
+  if (p->n_procs > before && expand_trees(pl, p, before, err) < 0)
     return -1;
   free(p->note);
   p->note = NULL;

@@ -8,36 +8,50 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/path-levels.h"
+
+struct create_level {
+  const struct placer_writer *w;
+  const struct placer_placed *p;
+  const char *mark;
+  const struct placer_write_hooks *hooks;
+  struct placer_string_list *made;
+  int unmarked_any;
+};
+
+/* One level of the group: made (and journaled) when missing. */
+static int create_level(void *ctx, const struct placer_path_level *level, struct placer_error **err) {
+  struct create_level *c = ctx;
+  const char *path = level->path;
+  if (c->w->ops->exists(c->w->ctx, path) || (c->made && placer_string_list_has(c->made, path)))
+    return 0;
+  const struct placer_write_hooks *hooks = c->hooks;
+  int go = hooks ? hooks->before(hooks->ctx, c->p, PLACER_WRITE_CREATE, path, PLACER_SETTING_N, NULL, NULL, err) : 0;
+  if (go < 0)
+    return -1;
+  if (c->made && placer_string_list_addf(c->made, "%s", path) < 0)
+    return placer_error_oom(err, NULL);
+  bool unmarked = false;
+  if (go == 0) {
+    if (c->w->ops->create(c->w->ctx, path, c->mark, &unmarked, err) < 0 ||
+        (hooks && hooks->after(hooks->ctx, c->p, PLACER_WRITE_CREATE, unmarked, err) < 0))
+      return -1;
+    if (unmarked)
+      c->unmarked_any = 1;
+  }
+  return 0;
+}
+
 /* Each missing level of GROUP, parents first. */
 static int create_levels(const struct placer_writer *w, const struct placer_placed *p, const char *group,
                          const char *mark, const struct placer_write_hooks *hooks, struct placer_string_list *made,
                          int *unmarked_any, struct placer_error **err) {
-  cleanup_free char *path = strdup(group);
-  if (path == NULL)
-    return placer_error_oom(err, NULL);
-  for (char *slash = path;; slash++) {
-    slash = strchr(slash, '/');
-    if (slash)
-      *slash = '\0';
-    if (!w->ops->exists(w->ctx, path) && !(made && placer_string_list_has(made, path))) {
-      int go = hooks ? hooks->before(hooks->ctx, p, PLACER_WRITE_CREATE, path, PLACER_SETTING_N, NULL, NULL, err) : 0;
-      if (go < 0)
-        return -1;
-      if (made && placer_string_list_addf(made, "%s", path) < 0)
-        return placer_error_oom(err, NULL);
-      bool unmarked = false;
-      if (go == 0) {
-        if (w->ops->create(w->ctx, path, mark, &unmarked, err) < 0 ||
-            (hooks && hooks->after(hooks->ctx, p, PLACER_WRITE_CREATE, unmarked, err) < 0))
-          return -1;
-        if (unmarked)
-          *unmarked_any = 1;
-      }
-    }
-    if (slash == NULL)
-      return 0;
-    *slash = '/';
-  }
+  struct create_level c = { .w = w, .p = p, .mark = mark, .hooks = hooks, .made = made };
+  if (placer_path_each_level(group, create_level, &c, err) < 0)
+    return -1;
+  if (c.unmarked_any)
+    *unmarked_any = 1;
+  return 0;
 }
 
 /* The ORDER of SETTINGS that WHERE holds and WANT says otherwise, written. */

@@ -237,8 +237,19 @@ char *placer_match_describe(enum placer_role_kind kind, const struct placer_matc
 /* The kernel's flag of its own threads (PF_KTHREAD, field 9 of /proc/PID/stat). */
 #define KTHREAD_FLAG 0x00200000u
 
-/* Is PID one of placer's ancestors (its shell, sshd, ..., PID 1)? */
+/* Is PID one of placer's ancestors (its shell, sshd, ..., PID 1)?  A
+ * process forks its children, so an ancestor started no later than placer
+ * did: one started after it is none, without a read of each ancestor's
+ * stat (the watcher asks it of every process it binds). */
 static bool is_ancestor(pid_t pid) {
+  static uint64_t self_start;
+  uint64_t start = 0;
+  struct placer_error *gone = NULL;
+  if (self_start == 0 && placer_proc_start_time(getpid(), &self_start, &gone) < 0)
+    placer_error_clear(&gone);
+  if (self_start != 0 && placer_proc_start_time(pid, &start, &gone) == 0 && start > self_start)
+    return false;
+  placer_error_clear(&gone);
   pid_t p = getppid();
   for (int depth = 0; p > 0 && depth < 4096; depth++) {
     if (p == pid)

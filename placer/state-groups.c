@@ -252,6 +252,7 @@ static const char *const op_names[PLACER_JOURNAL_N_OPS] = {
 const struct placer_state_kind placer_state_groups = {
   .file = PLACER_STATE_FILE,
   .lock = PLACER_STATE_LOCK_FILE,
+  .log = PLACER_STATE_LOG_FILE,
   .journaled = true,
   .op_names = op_names,
   .to_json = groups_to_json,

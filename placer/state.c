@@ -51,6 +51,7 @@ void placer_state_free(struct placer_state *state) {
   if (state == NULL)
     return;
   state_clear_fields(state);
+  placer_state_log_close(state);
   placer_statedir_unlock(state->lock_fd, state->lock_made); /* releases the flock */
   free(state->lock_made);
   free(state->dir);
@@ -75,7 +76,9 @@ json_t *placer_state_to_json(const struct placer_state *s) {
     json_t *journal = json_array();
     oom = journal == NULL || json_object_set_new(j, "last_txn", json_integer(s->last_txn)) < 0 ||
           json_object_set_new(j, "pending_txn", s->pending_txn ? json_integer(s->pending_txn) : json_null()) < 0 ||
-          json_object_set_new(j, "pending_pid", s->pending_txn ? json_integer(s->pending_pid) : json_null()) < 0;
+          json_object_set_new(j, "pending_pid", s->pending_txn ? json_integer(s->pending_pid) : json_null()) < 0 ||
+          (s->log_seq && /* only then: state files of older placers read the same */
+           json_object_set_new(j, "log_seq", json_integer((json_int_t)s->log_seq)) < 0);
     for (size_t i = 0; !oom && i < s->n_journal; i++) {
       json_t *e = placer_journal_entry_to_json(&s->journal[i], kind->op_names);
       oom = e == NULL || json_array_append_new(journal, e) < 0;
@@ -112,6 +115,8 @@ int placer_state_from_json(json_t *j, struct placer_state *s, struct placer_erro
     if (placer_state_json_uint(j, "pending_pid", INT32_MAX, true, &v, "state", err) < 0)
       return -1;
     s->pending_pid = (pid_t)v;
+    if (placer_state_json_uint(j, "log_seq", INT64_MAX, true, &s->log_seq, "state", err) < 0)
+      return -1;
     json_t *journal = json_object_get(j, "journal");
     size_t n = json_array_size(journal);
     if (n > PLACER_STATE_MAX_RECORDS)
@@ -147,6 +152,7 @@ int placer_state_open_kind(const char *dir, const struct placer_state_kind *kind
   }
   s->kind = kind;
   s->lock_fd = -1;
+  s->log_fd = -1;
   int rc = 0;
   if (lock != PLACER_STATE_NO_LOCK) {
     rc = placer_statedir_lock(&d, kind->lock, lock == PLACER_STATE_LOCK_EXCLUSIVE, &s->lock_fd, &s->lock_made, err);
@@ -162,6 +168,8 @@ int placer_state_open_kind(const char *dir, const struct placer_state_kind *kind
   json_t *j = NULL;
   if (rc == 0)
     rc = placer_statedir_load(&d, kind->file, &j, &s->boot_id, &s->state_id, err);
+  if (rc == 0 && j) /* the records appended since it was written */
+    rc = placer_state_log_merge(&d, kind, j, err);
   placer_statedir_close(&d);
   if (rc == 0 && j) {
     free(s->boot_id); /* the file's own, checked by the load */
@@ -189,18 +197,32 @@ int placer_state_save(struct placer_state *s, struct placer_error **err) {
   cleanup_free char *path = NULL;
   if (asprintf(&path, "%s/%s", s->dir, kind->file) < 0)
     return placer_error_oom(err, NULL);
+  /* The file written takes in what the log held: a log_seq of its own, and
+   * the log of the old one removed once it is in place (read before, it
+   * holds the records the new file has; left by a kill, another log_seq). */
+  bool logged = kind->log && (s->journal_appends || s->log_seq != 0);
+  if (logged) {
+    placer_state_log_close(s);
+    s->log_seq = placer_state_log_next_seq(s->log_seq);
+  }
   if (placer_state_is_empty(s)) { /* nothing applied, nothing to undo: the file goes */
     if (unlink(path) < 0 && errno != ENOENT)
       return placer_error_errno(err, PLACER_EXIT_SYSTEM, errno, "remove %s", path);
-    return 0;
+    return logged ? placer_state_log_restart(s, false, err) : 0;
   }
   json_t *doc = placer_state_to_json(s);
   cleanup_free char *text = doc ? json_dumps(doc, JSON_INDENT(1) | JSON_PRESERVE_ORDER) : NULL;
   json_decref(doc);
   if (text == NULL)
     return placer_error_oom(err, kind->file);
-  return s->volatile_saves ? placer_file_replace_volatile(s->dir, kind->file, text, strlen(text), err)
-                           : placer_file_replace(s->dir, kind->file, text, err);
+  int rc = s->volatile_saves ? placer_file_replace_volatile(s->dir, kind->file, text, strlen(text), err)
+                             : placer_file_replace(s->dir, kind->file, text, err);
+  if (rc < 0 || !logged)
+    return rc;
+  struct placer_error *log_err = NULL;
+  if (placer_state_log_restart(s, s->journal_appends, &log_err) < 0)
+    placer_error_free(log_err); /* the file holds it all: the next record saves it whole again */
+  return 0;
 }
 
 int placer_state_journal_add(struct placer_state *s, struct placer_journal_entry *entry, struct placer_error **err) {
@@ -212,7 +234,10 @@ int placer_state_journal_add(struct placer_state *s, struct placer_journal_entry
   s->journal = bigger;
   s->journal[s->n_journal++] = *entry;
   memset(entry, 0, sizeof(*entry));
-  if (placer_state_save(s, err) < 0) {
+  /* Appended to the log that goes with the file as it is, else saved whole. */
+  int rc = s->journal_appends && s->log_open ? placer_state_log_append(s, &s->journal[s->n_journal - 1], err)
+                                             : placer_state_save(s, err);
+  if (rc < 0) {
     /* Not recorded, so the step must not happen: forget it again. */
     placer_journal_entry_clear(&s->journal[--s->n_journal]);
     return placer_error_prefix(err, "%s journal", kind_of(s)->file);

@@ -4,7 +4,9 @@
  * units) and irq.json (the IRQs), each a struct placer_state of its kind.
  * A file is rewritten atomically (write, fsync, rename) before every
  * mutating step, so it is a journal: after a crash (even SIGKILL), reset
- * undoes exactly the steps that may have happened.  STATE_DIR/lock is
+ * undoes exactly the steps that may have happened (a state that records a
+ * step many times a second appends each record to state.log instead, read
+ * with state.json: state-log.c).  STATE_DIR/lock is
  * flock(2)ed by apply and reset (both backends), irq.lock by the IRQ part.
  * The directory and its files are read through lib/statedir.h (trusted only
  * while root alone can change them), and a state is taken only for what
@@ -28,6 +30,7 @@
 #define PLACER_STATE_SCHEMA 1
 #define PLACER_STATE_DEFAULT_DIR "/run/placer"
 #define PLACER_STATE_FILE "state.json"
+#define PLACER_STATE_LOG_FILE "state.log" /* state.json's journal's appended tail (state-log.c) */
 #define PLACER_STATE_LOCK_FILE "lock"
 #define PLACER_STATE_SYSTEMD_FILE "systemd.json"
 #define PLACER_STATE_IRQ_FILE "irq.json"
@@ -173,12 +176,14 @@ struct placer_state_irq {
 };
 
 struct placer_state;
+struct placer_statedir;
 /* Which of the state files a struct placer_state is, and how its own part
  * reads and writes (state.c keeps what every one has: the boot and
  * directory, the transactions, the journal). */
 struct placer_state_kind {
   const char *file;            /* in the state directory */
   const char *lock;            /* what an open with a lock takes */
+  const char *log;             /* the file its journal's records may be appended to (journal_appends), or NULL */
   bool journaled;              /* it keeps a journal and its transaction numbers */
   const char *const *op_names; /* a journal op's name in this file, NULL for one it never holds */
   int (*to_json)(const struct placer_state *s, json_t *doc); /* its own keys into DOC; -1 when out of memory */
@@ -203,9 +208,17 @@ struct placer_state {
    * the machine that could lose it ends the boot, the groups and the
    * processes it names. */
   bool volatile_saves;
-  char *boot_id;  /* the boot it was written in (placer_boot_id()) */
-  char *state_id; /* the directory it was written for ("DEV:INO:BIRTH"): the mark its groups carry */
-  char *backend;  /* the apply backend that wrote it ("cgroupfs"); NULL in a state.json from before the record */
+  /* Not stored: each record placer_state_journal_add adds is appended to
+   * the kind's log (one line) instead of the whole file rewritten; the
+   * next placer_state_save takes them in (state-log.c).  For a journal
+   * that grows many times a second (placer watch). */
+  bool journal_appends;
+  bool log_open; /* not stored: log_fd is the log of this log_seq, open for appending */
+  int log_fd;
+  uint64_t log_seq; /* "log_seq": which log goes with the file (0: none ever did); new at each save */
+  char *boot_id;    /* the boot it was written in (placer_boot_id()) */
+  char *state_id;   /* the directory it was written for ("DEV:INO:BIRTH"): the mark its groups carry */
+  char *backend;    /* the apply backend that wrote it ("cgroupfs"); NULL in a state.json from before the record */
   char *profile_name;
   char *profile_path;
   char *applied_at;     /* RFC 3339 UTC of the last successful apply */
@@ -265,6 +278,18 @@ int placer_state_save(struct placer_state *state, struct placer_error **err);
 /* Append ENTRY (taken over, also on failure) and save: the step may then
  * happen (unrecorded, it must not: the entry is forgotten again). */
 int placer_state_journal_add(struct placer_state *state, struct placer_journal_entry *entry, struct placer_error **err);
+/* state-log.c, for state.c: the log closed; the next log_seq after SEQ
+ * (0: a state begun anew, a value no earlier log can name); the log of the
+ * state's log_seq made anew (OPEN_NEW; else only the old one removed); a
+ * record appended as one line; the records of the log that goes with DOC
+ * (a state file's JSON, as read from D) appended to its journal, its
+ * last_txn raised to theirs. */
+void placer_state_log_close(struct placer_state *s);
+uint64_t placer_state_log_next_seq(uint64_t seq);
+int placer_state_log_restart(struct placer_state *s, bool open_new, struct placer_error **err);
+int placer_state_log_append(struct placer_state *s, const struct placer_journal_entry *e, struct placer_error **err);
+int placer_state_log_merge(const struct placer_statedir *d, const struct placer_state_kind *kind, json_t *doc,
+                           struct placer_error **err);
 /* Drop journal entry I (its undo is done); not saved. */
 void placer_state_journal_remove(struct placer_state *state, size_t i);
 /* Undo the records of TXN (0: all), newest first, with UNDO: each undone

@@ -231,7 +231,7 @@ static bool is_thread_of(pid_t pid, pid_t tid) {
   return stat(path, &st) == 0;
 }
 
-static int vcpus_by_name(pid_t pid, struct placer_vcpu **out, size_t *n, struct placer_error **err) {
+int placer_vcpu_find_by_name(pid_t pid, struct placer_vcpu **out, size_t *n, struct placer_error **err) {
   cleanup_free pid_t *tids = NULL;
   size_t n_tids = 0;
   if (placer_task_list(pid, &tids, &n_tids, err) < 0)
@@ -285,7 +285,7 @@ int placer_vcpu_find(pid_t pid, const char *qmp_socket, struct placer_vcpu **out
     }
     placer_error_free(qerr); /* fall back to thread names */
   }
-  if (vcpus_by_name(pid, out, n, err) < 0)
+  if (placer_vcpu_find_by_name(pid, out, n, err) < 0)
     return -1;
   *source = "thread names";
   return 0;

@@ -27,5 +27,9 @@ int placer_qmp_query_cpus(const char *socket_path, struct placer_vcpu **out, siz
  * which ("qmp" or "thread names"; static).  None found is not an error. */
 int placer_vcpu_find(pid_t pid, const char *qmp_socket, struct placer_vcpu **out, size_t *n, const char **source,
                      struct placer_error **err);
+/* The vCPU threads of PID by thread name only (never QMP: placer watch asks
+ * from its loop, which a monitor socket that does not answer would stall),
+ * sorted by cpu_index.  None found is not an error. */
+int placer_vcpu_find_by_name(pid_t pid, struct placer_vcpu **out, size_t *n, struct placer_error **err);
 
 #endif

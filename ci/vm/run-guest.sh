@@ -6,6 +6,7 @@
 # usage: run-guest.sh --kernel K --initrd I [--numa N] [--smp N] [--mem MiB] [--timeout S]
 #                     [--name NAME] [--qmp SOCK] [--pidfile F] [--append ARGS] [--log F]
 #                     [--background] [--machine q35] [--pxb NODE] [--nvme FILE] [--nic MODEL]
+#                     [--hotplug-port]
 #
 #   --numa N      N guest NUMA nodes (memory-backend-ram objects; the vCPUs and the memory are
 #                 split between them in contiguous blocks). Default: no NUMA topology.
@@ -29,6 +30,9 @@
 #                 nvme0n1); its queue interrupts are MSI-X, managed by the guest's kernel
 #   --nic MODEL   a NIC with MSI-X (e1000e, virtio-net-pci) on a hub port that leads nowhere:
 #                 no host network at all; the guest can send, nobody answers
+#   --hotplug-port (q35) an empty pcie-root-port, id hp1, after the other devices' ports: a
+#                 slot where a device is hot-added through QMP (device_add e1000e,bus=hp1,...)
+#                 and removed (device_del); the guest sees it at the port's secondary bus
 #   --background  daemonize qemu (-display none, serial console only to the log), print
 #                 "PID=<pid> LOG=<log>" and return at once. The guest's result is then the
 #                 PLACER-GUEST-EXIT=N line in the log.
@@ -48,7 +52,7 @@ posint() {
 }
 
 kernel='' initrd='' numa=0 smp='' mem=512 timeout='' name=placer-guest qmp='' pidfile='' append=''
-log='' background=0 machine='' pxb='' nvme='' nic=''
+log='' background=0 machine='' pxb='' nvme='' nic='' hotplug_port=0
 while [ $# -gt 0 ]; do
     case "$1" in
         --kernel) need $#; kernel=$2; shift 2 ;;
@@ -67,6 +71,7 @@ while [ $# -gt 0 ]; do
         --pxb) need $#; pxb=$2; shift 2 ;;
         --nvme) need $#; nvme=$2; shift 2 ;;
         --nic) need $#; nic=$2; shift 2 ;;
+        --hotplug-port) hotplug_port=1; shift ;;
         -h|--help) usage ;;
         *) echo "$me: unknown argument: $1" >&2; usage ;;
     esac
@@ -89,6 +94,7 @@ fi
 [ -z "$nvme" ] || [ -r "$nvme" ] || { echo "$me: cannot read --nvme $nvme" >&2; exit 2; }
 case "$nvme$nic" in *,*|*' '*) echo "$me: --nvme and --nic must not contain commas or blanks" >&2; exit 2 ;; esac
 case "$nic" in ''|e1000e|virtio-net-pci) ;; *) echo "$me: --nic wants e1000e or virtio-net-pci" >&2; exit 2 ;; esac
+[ "$hotplug_port" = 0 ] || [ "$machine" = q35 ] || { echo "$me: --hotplug-port needs --machine q35" >&2; exit 2; }
 
 set -- -accel tcg -name "guest=$name,debug-threads=on" -smp "$smp" -m "$mem" \
     -kernel "$kernel" -initrd "$initrd" \
@@ -140,6 +146,10 @@ if [ -n "$nic" ]; then
     else
         set -- "$@" -device "$nic,netdev=nic0"
     fi
+fi
+if [ "$hotplug_port" = 1 ]; then
+    port=$((port + 1))
+    set -- "$@" -device "pcie-root-port,id=hp1,bus=$bus,chassis=$port,slot=$port"
 fi
 [ -z "$qmp" ] || set -- "$@" -qmp "unix:$qmp,server=on,wait=off"
 [ -z "$pidfile" ] || set -- "$@" -pidfile "$pidfile"

@@ -69,6 +69,9 @@ int applier_check_state(struct applier *a, const char *cgroup_root, struct place
 int applier_build_targets(struct applier *a, struct placer_error **err);
 int applier_check_fit(struct applier *a, struct placer_error **err);
 int applier_resolve_processes(struct applier *a, struct placer_error **err);
+/* P's vcpu_cpus from its vcpus: the k-th vCPU (by cpu-index) on the k-th
+ * PU of T's cpus (placer_cpulist_nth), a note when they share PUs. */
+int applier_vcpu_pus(struct applier *a, struct target *t, struct bound_proc *p, struct placer_error **err);
 /* Add process PID to T (a descendant of ROOT_PID, or 0); *index (may be
  * NULL) says where it is.  A pid already there is not added twice. */
 int applier_add_proc(struct target *t, pid_t pid, pid_t root_pid, size_t *index, struct placer_error **err);

@@ -75,8 +75,12 @@ static int plan_vcpus(struct applier *a, struct target *t, struct bound_proc *p,
                             t->inst->name, (int)p->pid, p->comm);
     return 0;
   }
+  return applier_vcpu_pus(a, t, p, err);
+}
+
+int applier_vcpu_pus(struct applier *a, struct target *t, struct bound_proc *p, struct placer_error **err) {
   unsigned n_pus = (unsigned)hwloc_bitmap_weight(t->inst->cpus);
-  if ((p->vcpu_cpus = calloc(p->n_vcpus, sizeof(*p->vcpu_cpus))) == NULL)
+  if ((p->vcpu_cpus = calloc(p->n_vcpus ? p->n_vcpus : 1, sizeof(*p->vcpu_cpus))) == NULL)
     return placer_error_oom(err, NULL);
   if (n_pus < p->n_vcpus)
     placer_string_list_addf(&a->notes, "%s: pid %d has %zu vCPUs on %u PUs: some vCPUs share a PU", t->inst->name,

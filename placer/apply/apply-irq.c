@@ -196,6 +196,36 @@ static int steer_one(struct irq_txn *t, size_t i, struct placer_error **err) {
   return 0;
 }
 
+/* The records of IRQs whose device went away since they were journaled (a NIC removed,
+ * hot-unplugged, its driver unbound): /proc/irq/N gone, or N another handler's now (the
+ * number given to another device).  Nothing of placer's is left to put back there, and a
+ * record kept would write its list onto the other device's IRQ, or (the oldest record of
+ * N) outrank the one journaled when N's new device is steered.  An IRQ with no handler
+ * now (a NIC down keeps its vectors, and their lists) keeps its records. */
+static int forget_gone(struct irq_txn *t, struct placer_error **err) {
+  struct placer_state *s = t->state;
+  bool dropped = false;
+  for (size_t j = s->n_journal; j-- > 0;) {
+    const struct placer_journal_entry *e = &s->journal[j];
+    if (e->op != PLACER_JOURNAL_IRQ)
+      continue;
+    cleanup_free char *name = placer_irq_read_name(t->root, e->irq);
+    if (name && (*name == '\0' || e->name == NULL || strcmp(name, e->name) == 0))
+      continue;
+    unsigned irq = e->irq;
+    if (placer_string_list_addf(&t->notes, "IRQ %u (%s) is %s%s: its record dropped, nothing to put back", irq,
+                                e->name ? e->name : "?", name ? "now " : "gone", name ? name : "") < 0)
+      return placer_error_oom(err, NULL);
+    if (t->dry_run)
+      continue;
+    placer_state_journal_remove(s, j);
+    dropped = true;
+    if (!irq_journal_names(s, irq))
+      irq_owner_release(t->root, s, irq);
+  }
+  return dropped ? placer_state_save(s, err) : 0;
+}
+
 /* IRQs an earlier apply steered that this plan no longer names: back to where they were
  * before placer (the oldest journal record of each). */
 static int unsteer_dropped(struct irq_txn *t, struct placer_error **err) {
@@ -393,7 +423,16 @@ int irq_apply_begin(const struct placer_plan *plan, const struct placer_apply_op
       return -1;
     }
   }
-  int rc = unsteer_dropped(t, err);
+  int rc = 0;
+  for (size_t i = 0; rc == 0 && i < plan->n_irq_rules; i++)
+    if (plan->irq_rules[i].pending) {
+      cleanup_free char *said = placer_plan_irq_pending_text(&plan->irq_rules[i]);
+      rc = said && placer_string_list_addf(&t->notes, "%s", said) == 0 ? 0 : placer_error_oom(err, NULL);
+    }
+  if (rc == 0)
+    rc = forget_gone(t, err);
+  if (rc == 0)
+    rc = unsteer_dropped(t, err);
   for (size_t i = 0; rc == 0 && i < plan->n_irqs; i++)
     rc = steer_one(t, i, err);
   if (rc == 0 && irqbalance && opt->irqbalance == PLACER_IRQBALANCE_BAN) {

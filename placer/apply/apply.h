@@ -188,11 +188,24 @@ void placer_apply_report_free(struct placer_apply_report *report);
  * bind PID to P of PL through the model (placer_placement_bind_pid: every
  * check, its descendants with it) and move each of them in, each move
  * journaled in STATE before it happens (a transaction of its own), as apply
- * moves its processes: reset puts them back where they were.  *MOVED: how
+ * moves its processes: reset puts them back where they were; the vCPU
+ * threads a pin_vcpus VM's qemu has by then pinned one per PU, as apply
+ * pins them (placer_apply_pin_vcpus below, for those it makes after).  *MOVED: how
  * many moved (0: all there already); a process that exits meanwhile is
  * *GONE, not an error. */
 int placer_apply_bind_pid(struct placer_state *state, struct placer_cgroup *cg, struct placer_placement *pl,
                           struct placer_placed *p, pid_t pid, size_t *moved, bool *gone, struct placer_error **err);
+/* The threads of PID, the qemu of a pin_vcpus VM P binds itself (not a
+ * descendant), pinned as apply pins them: each vCPU thread (found by its
+ * name, "CPU 1/TCG") on its PU of the instance's cpus (placer_cpulist_nth
+ * of its cpu-index), every other thread on the instance's cpus; each
+ * change journaled in STATE before it is made (a transaction of its own):
+ * reset gives each thread its affinity back.  placer_apply_bind_pid pins a
+ * pin_vcpus qemu's vCPU threads the same way as it moves it in; this is for
+ * the threads qemu makes after.  *CHANGED: the steps made (0: all as
+ * planned); a process that has exited: 0, nothing done. */
+int placer_apply_pin_vcpus(struct placer_state *state, struct placer_cgroup *cg, struct placer_placement *pl,
+                           const struct placer_placed *p, pid_t pid, size_t *changed, struct placer_error **err);
 /* The journal's records of processes that have exited since (nothing to
  * put back) dropped, and the state saved when there were any: a watcher
  * placing short processes keeps its journal the size of what runs.

@@ -29,8 +29,8 @@ static double eta_s(const struct bench *b) {
 size_t bench_pass_runs(const struct bench *b, int repeat) {
   if (repeat < 0)
     return b->n_workloads; /* a warm-up pass runs each workload alone */
-  size_t n = b->n_workloads * b->n_conds + (b->study->recovery.enabled ? 1 : 0);
-  return repeat == 0 ? n + (b->n_conds - 1) : n; /* the neighbours' solo rates: in the first pass */
+  /* the cells, the recovery run and the neighbours' solo rate at each level */
+  return b->n_workloads * b->n_conds + (b->study->recovery.enabled ? 1 : 0) + (b->n_conds - 1);
 }
 
 void bench_runs_skipped(struct bench *b, size_t n) {
@@ -153,9 +153,16 @@ static json_t *study_json(const struct bench *b) {
     ok &= append(bs, json_integer((json_int_t)s->workloads.block_sizes[i]));
   for (size_t i = 0; i < s->workloads.patterns.n; i++)
     ok &= append(pats, json_string(s->workloads.patterns.items[i]));
-  for (size_t i = 0; i < b->n_vars; i++)
-    ok &= append(vars, json_pack("{s:s, s:s, s:s}", "name", b->vars[i].spec->name, "profile", b->vars[i].profile_path,
-                                 "profile_name", b->vars[i].profile->name));
+  for (size_t i = 0; i < b->n_vars; i++) {
+    /* its changes of the profile as placer exec gets them (the study's set:
+     * and a sweep step's), so that a reader can plan it as bench did */
+    json_t *sets = json_array();
+    for (char **kv = b->vars[i].sets; sets && kv && *kv; kv++)
+      ok &= append(sets, json_string(*kv));
+    ok &= sets != NULL &&
+          append(vars, json_pack("{s:s, s:s, s:s, s:o}", "name", b->vars[i].spec->name, "profile",
+                                 b->vars[i].profile_path, "profile_name", b->vars[i].profile->name, "set", sets));
+  }
   for (size_t i = 0; i < s->n_neighbours; i++) {
     const struct placer_study_neighbour *n = &s->neighbours[i];
     ok &= append(nbs, json_pack("{s:s, s:s, s:s, s:i}", "name", n->name, "role", n->role, "kind", n->kind, "intensity",

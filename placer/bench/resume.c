@@ -111,7 +111,7 @@ bool bench_pass_done(const struct bench *b, size_t v, int repeat) {
   if (repeat < 0) /* a warm-up pass: only before the first measured run */
     return b->resumed;
   for (size_t c = 0; c < b->n_conds; c++) {
-    if (repeat == 0 && c > 0 && isnan(placer_bench_results_solo(b->results, v, c, 0)))
+    if (c > 0 && isnan(placer_bench_results_solo(b->results, v, c, (size_t)repeat)))
       return false;
     for (size_t w = 0; w < b->n_workloads; w++)
       if (!bench_run_done(b, v, c, w, (size_t)repeat))

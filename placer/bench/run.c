@@ -178,7 +178,10 @@ static bool same_neighbour_placement(const struct bench *b, const struct variant
   return true;
 }
 
-/* The neighbours alone (storage idle) at each intensity: their solo rate. */
+/* The neighbours alone (storage idle) at each intensity: their solo rate,
+ * in every measured pass before its cells, so that each share of it (the
+ * neighbours' rate next to storage over it) divides two figures of one pass,
+ * measured minutes apart under the same conditions of the machine. */
 static int solo(struct bench *b, struct pass *p, struct placer_error **err) {
   if (b->n_conds < 2)
     return 0; /* no neighbours: nothing to measure alone */
@@ -516,7 +519,7 @@ static int run_pass(struct bench *b, size_t vi, int repeat, unsigned warmup_inde
   }
   if (rc == 0)
     rc = bench_irqs_place(b, p.v, err);
-  if (rc == 0 && repeat == 0)
+  if (rc == 0 && repeat >= 0)
     rc = solo(b, &p, err);
   for (size_t w = 0; rc == 0 && w < b->n_workloads && !placer_bench_stop; w++)
     for (size_t c = 0; rc == 0 && c < b->n_conds && !placer_bench_stop; c++) {

@@ -769,7 +769,7 @@ int placer_bench_describe(const struct placer_study *study, const struct placer_
         int repeat = (int)k - (int)study->warmup;
         fprintf(out, "pass %s %s%d:", b.vars[v].spec->name, repeat < 0 ? "warm-up " : "repeat ",
                 repeat < 0 ? (int)k : repeat);
-        if (repeat == 0)
+        if (repeat >= 0) /* the neighbours' solo rates: every measured pass (run.c) */
           for (size_t c = 1; c < b.n_conds; c++)
             fprintf(out, " solo:%s", b.conds[c].name);
         for (size_t w = 0; w < b.n_workloads; w++)

@@ -28,9 +28,9 @@ void placer_study_estimate(const struct placer_study *s, unsigned repeats, struc
   out->steps = s->workloads.n_load_steps ? s->workloads.n_load_steps : 1;
   bool by_intensity = s->sweep.enabled && s->sweep.parameter == PLACER_STUDY_SWEEP_INTENSITY;
   out->conditions = 1 + (s->n_neighbours == 0 ? 0 : by_intensity ? s->sweep.n_values : 1);
-  /* warm-up passes run each workload alone; the first measured pass takes the neighbours' solo rates */
+  /* warm-up passes run each workload alone; every measured pass takes the neighbours' solo rates */
   out->cell_runs = out->variants * out->workloads * out->conditions * repeats;
-  out->other_runs = out->variants * (out->workloads * s->warmup + (repeats ? out->conditions - 1 : 0));
+  out->other_runs = out->variants * (out->workloads * s->warmup + repeats * (out->conditions - 1));
   if (s->baseline.enabled)
     out->other_runs += out->workloads;
   out->passes = out->variants * (repeats + s->warmup);

@@ -13,6 +13,7 @@
 #include <sys/xattr.h>
 
 #include "cgroup/cgroup-internal.h"
+#include "lib/path-levels.h"
 
 #define MARK_XATTR "trusted.placer.state"
 
@@ -79,6 +80,29 @@ enum placer_cgroup_mark_state placer_cgroup_mark_check(const struct placer_cgrou
   return unknown ? PLACER_CGROUP_MARK_UNKNOWN : PLACER_CGROUP_MARK_OURS;
 }
 
+struct marked_levels {
+  struct placer_cgroup *cg;
+  const char *mark;
+  bool *missing; /* per level: not there before this call made it */
+  int unmarked;
+};
+
+static int note_missing_level(void *ctx, const struct placer_path_level *level, struct placer_error **err) {
+  (void)err;
+  struct marked_levels *m = ctx;
+  m->missing[level->index] = !cg_group_dir_exists(m->cg, PLACER_CGROUP_CPUSET, level->path);
+  return 0;
+}
+
+static int mark_made_level(void *ctx, const struct placer_path_level *level, struct placer_error **err) {
+  struct marked_levels *m = ctx;
+  int rc = m->missing[level->index] ? placer_cgroup_mark(m->cg, level->path, m->mark, err) : 0;
+  if (rc < 0)
+    return -1;
+  m->unmarked |= rc;
+  return 0;
+}
+
 int placer_cgroup_create_marked(struct placer_cgroup *cg, const char *group, const char *mark,
                                 struct placer_error **err) {
   if (cg_check_group(group, err) < 0)
@@ -86,42 +110,17 @@ int placer_cgroup_create_marked(struct placer_cgroup *cg, const char *group, con
   if (mark == NULL)
     return placer_cgroup_create(cg, group, err);
   /* the levels missing now are the ones this call makes: only those get the mark */
-  cleanup_free char *path = strdup(group);
-  if (path == NULL)
-    return placer_error_oom(err, NULL);
   size_t n_levels = 1;
   for (const char *p = group; *p; p++)
     n_levels += *p == '/';
   cleanup_free bool *missing = calloc(n_levels, sizeof(*missing));
   if (missing == NULL)
     return placer_error_oom(err, NULL);
-  size_t level = 0;
-  for (char *slash = path;; slash++, level++) {
-    slash = strchr(slash, '/');
-    if (slash)
-      *slash = '\0';
-    missing[level] = !cg_group_dir_exists(cg, PLACER_CGROUP_CPUSET, path);
-    if (slash == NULL)
-      break;
-    *slash = '/';
-  }
-  if (placer_cgroup_create(cg, group, err) < 0)
+  struct marked_levels m = { .cg = cg, .mark = mark, .missing = missing };
+  if (placer_path_each_level(group, note_missing_level, &m, err) < 0 || placer_cgroup_create(cg, group, err) < 0 ||
+      placer_path_each_level(group, mark_made_level, &m, err) < 0)
     return -1;
-  int unmarked = 0;
-  level = 0;
-  for (char *slash = path;; slash++, level++) {
-    slash = strchr(slash, '/');
-    if (slash)
-      *slash = '\0';
-    int rc = missing[level] ? placer_cgroup_mark(cg, path, mark, err) : 0;
-    if (rc < 0)
-      return -1;
-    unmarked |= rc;
-    if (slash == NULL)
-      break;
-    *slash = '/';
-  }
-  return unmarked;
+  return m.unmarked;
 }
 
 /* Does DIR or a directory below it (DEPTH levels at most) carry a mark

@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 
 #include "cgroup/cgroup-internal.h"
+#include "lib/path-levels.h"
 
 /* memory.limit_in_bytes reads back "no limit" as LONG_MAX rounded down to
  * a page (9223372036854771712 with 4 KiB pages); anything this large is it. */
@@ -65,25 +66,44 @@ static int populate_cpuset(const char *parent, const char *dir, struct placer_er
   return 0;
 }
 
+static int level_missing_in_cpuacct_only(void *ctx, const struct placer_path_level *level, struct placer_error **err) {
+  (void)err;
+  const struct placer_cgroup *cg = ctx;
+  return !cg_group_dir_exists(cg, PLACER_CGROUP_CPUACCT, level->path) &&
+         cg_group_dir_exists(cg, PLACER_CGROUP_CPUSET, level->path);
+}
+
 /* May GROUP be made in a separately mounted cpuacct?  Not below a level
  * that exists in cpuset but not in cpuacct (made by hand, or by a placer
  * before cpuacct was part of the layer): making it there would leave a
  * cpuacct group behind that nobody removes.  Such a group does not
  * account (placer_cgroup_accounts). */
 static bool cpuacct_may_create(const struct placer_cgroup *cg, const char *group) {
-  cleanup_free char *path = strdup(group);
-  if (path == NULL)
-    return false;
-  for (char *slash = path;; slash++) {
-    slash = strchr(slash, '/');
-    if (slash)
-      *slash = '\0';
-    if (!cg_group_dir_exists(cg, PLACER_CGROUP_CPUACCT, path) && cg_group_dir_exists(cg, PLACER_CGROUP_CPUSET, path))
-      return false;
-    if (slash == NULL)
-      return true;
-    *slash = '/';
-  }
+  struct placer_error *err = NULL;
+  int rc = placer_path_each_level(group, level_missing_in_cpuacct_only, (void *)cg, &err);
+  placer_error_free(err);
+  return rc == 0;
+}
+
+struct v1_level {
+  struct placer_cgroup *cg;
+  int controller;
+};
+
+/* One level in one controller's hierarchy: made, and a cpuset given its
+ * parent's cpus and mems (v1 leaves a new one empty). */
+static int v1_create_level(void *ctx, const struct placer_path_level *level, struct placer_error **err) {
+  struct v1_level *v = ctx;
+  cleanup_free char *dir = dir_of(v->cg, v->controller, level->path);
+  cleanup_free char *parent =
+      level->parent ? dir_of(v->cg, v->controller, level->parent) : strdup(v->cg->hier[v->controller].mount_point);
+  if (dir == NULL || parent == NULL)
+    return placer_error_oom(err, NULL);
+  if (mkdir(dir, 0755) < 0 && errno != EEXIST)
+    return placer_error_errno(err, PLACER_EXIT_SYSTEM, errno, "mkdir %s", dir);
+  if (v->controller == PLACER_CGROUP_CPUSET && populate_cpuset(parent, dir, err) < 0)
+    return -1;
+  return 0;
 }
 
 static int v1_create(struct placer_cgroup *cg, const char *group, struct placer_error **err) {
@@ -91,34 +111,10 @@ static int v1_create(struct placer_cgroup *cg, const char *group, struct placer_
   for (int c = 0; c < PLACER_CGROUP_N_CONTROLLERS; c++) {
     if (cg->hier[c].shared || (c == PLACER_CGROUP_CPUACCT && !acct))
       continue;
-    cleanup_free char *path = strdup(group);
-    if (path == NULL)
-      return placer_error_oom(err, NULL);
     /* Each level in turn, root side first: "placer", "placer/osd", ... */
-    for (char *slash = path;; slash++) {
-      slash = strchr(slash, '/');
-      if (slash)
-        *slash = '\0';
-      cleanup_free char *dir = dir_of(cg, c, path);
-      cleanup_free char *parent = NULL;
-      char *up = strrchr(path, '/');
-      if (up) {
-        *up = '\0';
-        parent = dir_of(cg, c, path);
-        *up = '/';
-      } else {
-        parent = strdup(cg->hier[c].mount_point);
-      }
-      if (dir == NULL || parent == NULL)
-        return placer_error_oom(err, NULL);
-      if (mkdir(dir, 0755) < 0 && errno != EEXIST)
-        return placer_error_errno(err, PLACER_EXIT_SYSTEM, errno, "mkdir %s", dir);
-      if (c == PLACER_CGROUP_CPUSET && populate_cpuset(parent, dir, err) < 0)
-        return -1;
-      if (slash == NULL)
-        break;
-      *slash = '/';
-    }
+    struct v1_level v = { .cg = cg, .controller = c };
+    if (placer_path_each_level(group, v1_create_level, &v, err) < 0)
+      return -1;
   }
   /* So that a process's pages follow it to the instance's nodes when it is
    * moved in or its mems change (v2 always does this). */

@@ -9,6 +9,7 @@
 
 #include "lib/array.h"
 #include "cgroup/cgroup-internal.h"
+#include "lib/path-levels.h"
 
 static const char *const needed_controllers[] = { "cpuset", "memory", "cpu" };
 
@@ -69,31 +70,23 @@ static int enable_controllers(const char *dir, struct placer_error **err) {
   return 0;
 }
 
+/* One level: made; every level but the leaf passes the controllers on.  A
+ * new v2 cpuset is usable at once (empty means "the parent's"). */
+static int v2_create_level(void *ctx, const struct placer_path_level *level, struct placer_error **err) {
+  const char *mount = ctx;
+  cleanup_free char *dir = cg_group_dir(mount, level->path);
+  if (dir == NULL)
+    return placer_error_oom(err, NULL);
+  if (mkdir(dir, 0755) < 0 && errno != EEXIST)
+    return placer_error_errno(err, PLACER_EXIT_SYSTEM, errno, "mkdir %s", dir);
+  return level->last ? 0 : enable_controllers(dir, err);
+}
+
 static int v2_create(struct placer_cgroup *cg, const char *group, struct placer_error **err) {
   const char *mount = cg->hier[0].mount_point;
   if (enable_controllers(mount, err) < 0)
     return -1;
-  cleanup_free char *path = strdup(group);
-  if (path == NULL)
-    return placer_error_oom(err, NULL);
-  /* mkdir each level; every level but the leaf passes the controllers on.
-   * A new v2 cpuset is usable at once (empty means "the parent's"). */
-  for (char *slash = path;; slash++) {
-    slash = strchr(slash, '/');
-    if (slash)
-      *slash = '\0';
-    cleanup_free char *dir = cg_group_dir(mount, path);
-    if (dir == NULL)
-      return placer_error_oom(err, NULL);
-    if (mkdir(dir, 0755) < 0 && errno != EEXIST)
-      return placer_error_errno(err, PLACER_EXIT_SYSTEM, errno, "mkdir %s", dir);
-    if (slash == NULL)
-      break;
-    if (enable_controllers(dir, err) < 0)
-      return -1;
-    *slash = '/';
-  }
-  return 0;
+  return placer_path_each_level(group, v2_create_level, (void *)mount, err) < 0 ? -1 : 0;
 }
 
 static uint64_t weight_as_is(unsigned weight) {

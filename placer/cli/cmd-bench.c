@@ -65,7 +65,7 @@ const struct placer_cli_command placer_cli_bench = {
       "placement is switched between variants (or rebuilt per variant), an existing cluster, or a local file. "
       "Without STUDY, the built-in default study sized to the node: unpinned against demo-local on a "
       "throwaway local cluster, 4K random writes through rbd next to a half-busy stress-ng neighbour, and a "
-      "CPU quota sweep of the OSDs, about six minutes on 2 cores (its OSDs, fio's queue, the neighbour's "
+      "CPU quota sweep of the OSDs, about seven minutes on 2 cores (its OSDs, fio's queue, the neighbour's "
       "workers and the steps grow with the node's cores, NUMA nodes and NVMe devices). Before the first run, "
       "a study whose repeats cannot give a p below its alpha is refused.\n\n"
       "Prints the report (medians, min-max, the change against the first variant with its 95% CI and "

@@ -28,7 +28,10 @@ int placer_plan_irqs_print_text(const struct placer_plan *plan, FILE *out) {
       placer_table_row(&t, false);
       placer_table_cell_l(&t, "  %s", r->device);
       placer_table_cell_l(&t, "%s", rule_for(r));
-      if (r->target == PLACER_IRQ_TO_NONE)
+      if (r->pending)
+        placer_table_cell_l(&t, "not present: cpus %s when it appears (%s)", cpus ? cpus : "?",
+                            placer_irq_target_name(r->target));
+      else if (r->target == PLACER_IRQ_TO_NONE)
         placer_table_cell_l(&t, "left where they are (none)");
       else
         placer_table_cell_l(&t, "cpus %s%s (%s)", cpus ? cpus : "?", r->spread ? ", one IRQ per cpu" : "",
@@ -63,7 +66,12 @@ int placer_plan_irqs_print_text(const struct placer_plan *plan, FILE *out) {
       placer_table_cell_l(&t, "%s", q->to);
   }
   for (size_t i = 0; i < plan->n_irq_rules; i++)
-    if (plan->irq_rules[i].target == PLACER_IRQ_TO_NONE) {
+    if (plan->irq_rules[i].pending) {
+      cleanup_free char *cpus = placer_cpulist_format(plan->irq_rules[i].cpus);
+      placer_table_row(&t, true);
+      placer_table_cell_l(&t, "  %s (%s): not present: its IRQs go to cpus %s when it appears",
+                          plan->irq_rules[i].device, rule_for(&plan->irq_rules[i]), cpus ? cpus : "?");
+    } else if (plan->irq_rules[i].target == PLACER_IRQ_TO_NONE) {
       placer_table_row(&t, true);
       placer_table_cell_l(&t, "  %s (%s): left where they are (none)", plan->irq_rules[i].device,
                           rule_for(&plan->irq_rules[i]));
@@ -98,6 +106,7 @@ int placer_plan_irqs_to_json(const struct placer_plan *plan, json_t *doc) {
     json_object_set_new(j, "to", json_string(placer_irq_target_name(r->target)));
     json_object_set_new(j, "cpus", json_string(cpus ? cpus : ""));
     json_object_set_new(j, "spread", json_boolean(r->spread));
+    json_object_set_new(j, "pending", json_boolean(r->pending));
     free(cpus);
     json_array_append_new(rules, j);
   }

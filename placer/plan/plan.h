@@ -61,6 +61,8 @@ struct placer_plan_irq_rule {
   hwloc_bitmap_t cpus; /* where they go; empty for none */
   bool spread;         /* a NIC: one IRQ per CPU of cpus, round robin, in IRQ order */
   char *where;         /* "FILE:LINE:COL: irqs[0]" / "roles[0].irqs": for messages */
+  bool pending;        /* an optional: entry whose device is not on the node (yet): no IRQ of it
+                        * planned; steered when it appears (the next plan on the node) */
 };
 
 /* One IRQ of this node the plan steers (or reports), read live (plan->irqs_known). */
@@ -148,6 +150,9 @@ const char *placer_locality_name(enum placer_locality loc);
 int placer_plan_irqs(const struct placer_topology *topo, const struct placer_profile *profile, struct placer_plan *plan,
                      struct placer_error **err);
 /* The instance's managed IRQs and how many complete on its own cpus. */
+/* "WHERE: DEVICE not present: its IRQs are steered when it appears (...)" for a pending
+ * rule, said by plan, apply and watch alike; NULL on ENOMEM. */
+char *placer_plan_irq_pending_text(const struct placer_plan_irq_rule *r);
 void placer_plan_irq_own_share(const struct placer_plan *plan, const char *instance, size_t *on_own, size_t *managed);
 
 /* The MDS (planner-mds.c, docs/profiles.md "The MDS").  An MDS's resident

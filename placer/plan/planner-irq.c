@@ -235,13 +235,15 @@ static int top_level_rule(struct irq_planner *ip, size_t i, const char *device) 
   hwloc_bitmap_t nodes = hwloc_bitmap_alloc();
   if (nodes == NULL)
     return oom(ip);
-  if (!find_device(ip->topo, device, &is_nic, &busid, nodes)) {
+  /* absent and optional: a pending rule with no IRQ, said once, its target checked all the same */
+  bool found = find_device(ip->topo, device, &is_nic, &busid, nodes);
+  if (!found && !spec->optional) {
     hwloc_bitmap_free(nodes);
     cleanup_free char *here = device_names(ip->topo);
     return placer_error_set(ip->err, PLACER_EXIT_USAGE, 0, "%s: no block device, NIC or PCI device '%s' (here: %s)",
                             where_dev, device, here ? here : "?");
   }
-  const struct placer_plan_irq_rule *same = rule_of_device(ip, device, busid, ip->plan->n_irq_rules);
+  const struct placer_plan_irq_rule *same = found ? rule_of_device(ip, device, busid, ip->plan->n_irq_rules) : NULL;
   if (same) {
     hwloc_bitmap_free(nodes);
     return placer_error_set(ip->err, PLACER_EXIT_USAGE, 0, "%s: '%s' is the device of %s already (%s)", where_dev,
@@ -256,9 +258,13 @@ static int top_level_rule(struct irq_planner *ip, size_t i, const char *device) 
   }
   r->target = spec->to.target;
   r->spread = is_nic;
+  r->pending = !found;
   int rc = target_cpus(ip, &spec->to, where_to, device, is_nic, nodes, NULL, r->cpus);
   hwloc_bitmap_free(nodes);
-  return rc;
+  if (rc < 0 || found)
+    return rc;
+  cleanup_free char *said = placer_plan_irq_pending_text(r);
+  return said ? warn(ip, "%s", said) : oom(ip);
 }
 
 static int top_level_rules(struct irq_planner *ip) {
@@ -363,7 +369,7 @@ static int role_rules(struct irq_planner *ip) {
 
 static int resolve_rule(struct irq_planner *ip, const struct placer_plan_irq_rule *r) {
   const struct placer_irq_inventory *inv = ip->topo->irqs;
-  const struct placer_irq_dev *dev = placer_irq_inventory_device(inv, r->device);
+  const struct placer_irq_dev *dev = r->pending ? NULL : placer_irq_inventory_device(inv, r->device);
   if (dev == NULL || r->target == PLACER_IRQ_TO_NONE)
     return 0;
   if (dev->n_irqs == 0)
@@ -454,6 +460,14 @@ void placer_plan_irq_queue_cpus(const struct placer_topology *topo, const char *
       hwloc_bitmap_or(out, out, one);
   }
   hwloc_bitmap_free(one);
+}
+
+char *placer_plan_irq_pending_text(const struct placer_plan_irq_rule *r) {
+  char *text = NULL;
+  if (asprintf(&text, "%s: %s not present: its IRQs are steered when it appears (placer watch, or the next apply)",
+               r->where, r->device) < 0)
+    return NULL;
+  return text;
 }
 
 void placer_plan_irq_own_share(const struct placer_plan *plan, const char *instance, size_t *on_own, size_t *managed) {

@@ -3,6 +3,7 @@
 #include "profile/profile-irq.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -139,6 +140,7 @@ static int parse_spec_to(struct pyaml_walk *w, const struct pyaml_field *f, yaml
 static const struct pyaml_field irq_fields[] = {
   { .key = "device", .type = PYAML_FIELD_CUSTOM, .parse = parse_device },
   { .key = "to", .type = PYAML_FIELD_CUSTOM, .parse = parse_spec_to },
+  { .key = "optional", .type = PYAML_FIELD_BOOL, .offset = offsetof(struct placer_irq_spec, optional) },
 };
 static const struct pyaml_schema irq_schema = { "irqs entry", irq_fields, N_OF(irq_fields) };
 
@@ -159,6 +161,10 @@ int placer_profile_parse_irqs(struct pyaml_walk *w, const struct pyaml_field *f,
       rc = pyaml_walk_error(w, item, "missing key 'device' (a block device, a NIC or a PCI address)");
     if (rc == 0 && pyaml_walk_lookup(w, item, "to") == NULL)
       rc = pyaml_walk_error(w, item, "missing key 'to' (reserve, nic_cores, none or a cpu list)");
+    if (rc == 0 && spec->optional && strcmp(spec->device, "auto") == 0)
+      rc = pyaml_walk_key_error(w, pyaml_walk_lookup(w, item, "optional"), "optional",
+                                "auto stands for the NICs reserve.nics gives cores to, which are there: name the "
+                                "device that may be absent (a NIC or a PCI address)");
     for (size_t k = 0; rc == 0 && k < i; k++)
       if (strcmp(profile->irqs[k].device, spec->device) == 0)
         rc = pyaml_walk_key_error(w, pyaml_walk_lookup(w, item, "device"), "device",

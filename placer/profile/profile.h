@@ -88,6 +88,8 @@ struct placer_irq_spec {
   char *device; /* a block device, a NIC, or a PCI address 0000:00:02.0 */
   struct placer_irq_to to;
   unsigned line, col; /* of the device's value */
+  bool optional;      /* optional: true: the device may be absent (not there yet, hot-plugged
+                       * later): planned as pending, steered when it appears */
 };
 
 struct placer_role_spec {

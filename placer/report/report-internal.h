@@ -42,6 +42,9 @@ int report_split_table(const struct placer_bench_results *r, FILE *out);
 int report_curves_section(const struct placer_bench_results *r, FILE *out);
 int report_efficiency_lines(const struct placer_bench_results *r, FILE *out);
 int report_verdict_lines(const struct placer_bench_results *r, FILE *out);
+/* report-shares.c: every cell whose neighbours kept more than 100% of the
+ * first variant's solo rate, said within noise or not; nothing when none. */
+int report_share_lines(const struct placer_bench_results *r, FILE *out);
 int report_cost_table(const struct placer_bench_results *r, FILE *out);
 int report_role_tables(const struct placer_bench_results *r, FILE *out);
 int report_threads_table(const struct placer_bench_results *r, FILE *out);

@@ -323,7 +323,9 @@ int report_sweep_table(const struct placer_bench_results *r, FILE *out) {
         snprintf(a, sizeof(a), DASH);
       }
       placer_table_cell_r(&t, "%s", a);
-      report_fmt_percent(placer_bench_ratio(s.neighbour_rate.median, placer_bench_solo_median(r, 0, c)), a, sizeof(a));
+      struct placer_bench_share kept; /* each pass against its own solo rate (placer_bench_kept) */
+      placer_bench_neighbour_share(r, v, c, w, 0, &kept);
+      report_fmt_percent(kept.median, a, sizeof(a));
       placer_table_cell_r(&t, "%s", (int)c == alone ? DASH : a);
     }
   }

@@ -227,6 +227,7 @@ int placer_bench_report_text(const struct placer_bench_results *r, const json_t 
   rc |= report_curves_section(r, f);
   rc |= report_efficiency_lines(r, f);
   rc |= report_verdict_lines(r, f);
+  rc |= report_share_lines(r, f);
   placer_bench_recovery_report(r->recovery, r->variants, f);
   rc |= report_cost_table(r, f);
   rc |= report_role_tables(r, f);

@@ -108,21 +108,6 @@ static double cell_median(const struct placer_bench_results *r, size_t v, size_t
   return med;
 }
 
-double placer_bench_solo_median(const struct placer_bench_results *r, size_t v, size_t c) {
-  double *values = malloc(r->repeats * sizeof(*values));
-  if (values == NULL)
-    return NAN;
-  size_t n = 0;
-  for (size_t k = 0; k < r->repeats; k++) {
-    double x = placer_bench_results_solo(r, v, c, k);
-    if (!isnan(x))
-      values[n++] = x;
-  }
-  double med = placer_stats_median(values, n);
-  free(values);
-  return med;
-}
-
 void placer_bench_cell_stats(const struct placer_bench_results *r, size_t variant, size_t condition, size_t workload,
                              struct placer_bench_cell_stats *out) {
   memset(out, 0, sizeof(*out));
@@ -235,24 +220,26 @@ void placer_bench_kept(const struct placer_bench_results *r, size_t variant, siz
                                 cell_median(r, 0, (size_t)alone, workload, MAIN));
   if (!(r->conditions[condition].neighbour_level > 0))
     return;
-  double rate = cell_median(r, variant, condition, workload, NEIGHBOUR);
-  *neighbour = placer_bench_ratio(rate, placer_bench_solo_median(r, 0, condition));
-  *neighbour_own = placer_bench_ratio(rate, placer_bench_solo_median(r, variant, condition));
+  /* each run against the solo rate of its own pass (neighbour-share.c) */
+  struct placer_bench_share kept, own;
+  placer_bench_neighbour_share(r, variant, condition, workload, 0, &kept);
+  placer_bench_neighbour_share(r, variant, condition, workload, variant, &own);
+  *neighbour = kept.median;
+  *neighbour_own = own.median;
 }
 
 /* ---- the CPU model's bound ---- */
 
 /* What the efficiency is computed from, per run: variant 0 alone (its main
  * metric and the CPU of every role but the neighbours'), the cell (storage's
- * main metric, the neighbours' rate and cores) and variant 0's solo rates.
- * NAN where a run lacks a figure. */
+ * main metric, the neighbours' rate and cores, variant 0's solo rate of the
+ * run's pass and the share of it the run kept).  NAN where a run lacks a
+ * figure. */
 struct eff_sample {
   double *alone_main, *alone_cores;
   size_t n_alone;
-  double *main, *nb_rate, *nb_cores;
+  double *main, *nb_rate, *nb_cores, *nb_solo, *nb_share;
   size_t n_cell;
-  double *solo;
-  size_t n_solo;
 };
 
 static double median_defined(const double *x, size_t n, double *buf) {
@@ -277,8 +264,8 @@ static void eff_compute(const struct eff_sample *e, double cpus, double *buf, st
   f->c_alone = median_defined(e->alone_cores, e->n_alone, buf);
   f->cpu_per_op = placer_bench_ratio(f->c_alone, alone);
   f->s = placer_bench_ratio(median_defined(e->main, e->n_cell, buf), alone);
-  double rate = median_defined(e->nb_rate, e->n_cell, buf), solo = median_defined(e->solo, e->n_solo, buf);
-  f->n = placer_bench_ratio(rate, solo);
+  double rate = median_defined(e->nb_rate, e->n_cell, buf), solo = median_defined(e->nb_solo, e->n_cell, buf);
+  f->n = median_defined(e->nb_share, e->n_cell, buf);
   /* the neighbours' CPU per op in the cell, times their unconstrained solo rate */
   f->demand = placer_bench_ratio(median_defined(e->nb_cores, e->n_cell, buf), rate) * solo;
   f->n_max = (cpus - f->s * f->c_alone) / f->demand;
@@ -294,7 +281,8 @@ static void eff_sample_free(struct eff_sample *e) {
   free(e->main);
   free(e->nb_rate);
   free(e->nb_cores);
-  free(e->solo);
+  free(e->nb_solo);
+  free(e->nb_share);
 }
 
 static int eff_sample_fill(const struct placer_bench_results *r, size_t v, size_t c, size_t w, size_t alone,
@@ -306,9 +294,10 @@ static int eff_sample_fill(const struct placer_bench_results *r, size_t v, size_
     .main = malloc(n * sizeof(double)),
     .nb_rate = malloc(n * sizeof(double)),
     .nb_cores = malloc(n * sizeof(double)),
-    .solo = malloc(n * sizeof(double)),
+    .nb_solo = malloc(n * sizeof(double)),
+    .nb_share = malloc(n * sizeof(double)),
   };
-  if (!e->alone_main || !e->alone_cores || !e->main || !e->nb_rate || !e->nb_cores || !e->solo)
+  if (!e->alone_main || !e->alone_cores || !e->main || !e->nb_rate || !e->nb_cores || !e->nb_solo || !e->nb_share)
     return -1;
   const struct placer_bench_workload *wl = &r->workloads[w];
   for (size_t k = 0; k < r->repeats; k++) {
@@ -321,24 +310,23 @@ static int eff_sample_fill(const struct placer_bench_results *r, size_t v, size_
     if (x->done) {
       e->main[e->n_cell] = placer_bench_run_main_metric(x, wl);
       e->nb_rate[e->n_cell] = x->neighbour_rate;
-      e->nb_cores[e->n_cell++] = r->neighbour_role[0] ? placer_bench_run_role_cores(x, r->neighbour_role) : NAN;
+      e->nb_cores[e->n_cell] = r->neighbour_role[0] ? placer_bench_run_role_cores(x, r->neighbour_role) : NAN;
+      e->nb_solo[e->n_cell] = placer_bench_pass_solo(r, 0, c, k);
+      e->nb_share[e->n_cell++] = placer_bench_run_neighbour_share(r, v, c, w, k, 0);
     }
-    double solo = placer_bench_results_solo(r, 0, c, k);
-    if (!isnan(solo))
-      e->solo[e->n_solo++] = solo;
   }
   return 0;
 }
 
 /* Percentile bootstrap of the efficiency: the runs of A alone (as pairs of
- * rate and CPU), of the cell (rate, neighbour rate and cores together) and
- * A's solo rates, each resampled with replacement. */
+ * rate and CPU) and of the cell (rate, neighbour rate and cores, and the
+ * solo rate of the run's pass, together), each resampled with replacement. */
 static void eff_ci(const struct eff_sample *e, double cpus, double *buf, double *low, double *high) {
   *low = *high = NAN;
-  if (e->n_alone == 0 || e->n_cell == 0 || e->n_solo == 0)
+  if (e->n_alone == 0 || e->n_cell == 0)
     return;
-  size_t n = e->n_alone + e->n_cell + e->n_solo;
-  double *store = malloc(6 * n * sizeof(double)), *effs = malloc(PLACER_STATS_BOOTSTRAP_RESAMPLES * sizeof(double));
+  size_t n = e->n_alone + e->n_cell;
+  double *store = malloc(7 * n * sizeof(double)), *effs = malloc(PLACER_STATS_BOOTSTRAP_RESAMPLES * sizeof(double));
   if (store == NULL || effs == NULL) {
     free(store);
     free(effs);
@@ -350,10 +338,10 @@ static void eff_ci(const struct eff_sample *e, double cpus, double *buf, double 
     .main = store + 2 * n,
     .nb_rate = store + 3 * n,
     .nb_cores = store + 4 * n,
-    .solo = store + 5 * n,
+    .nb_solo = store + 5 * n,
+    .nb_share = store + 6 * n,
     .n_alone = e->n_alone,
     .n_cell = e->n_cell,
-    .n_solo = e->n_solo,
   };
   uint64_t state = PLACER_STATS_BOOTSTRAP_SEED;
   size_t m = 0;
@@ -368,9 +356,9 @@ static void eff_ci(const struct eff_sample *e, double cpus, double *buf, double 
       b.main[k] = e->main[j];
       b.nb_rate[k] = e->nb_rate[j];
       b.nb_cores[k] = e->nb_cores[j];
+      b.nb_solo[k] = e->nb_solo[j];
+      b.nb_share[k] = e->nb_share[j];
     }
-    for (size_t k = 0; k < e->n_solo; k++)
-      b.solo[k] = e->solo[(size_t)(((unsigned __int128)placer_stats_splitmix64(&state) * e->n_solo) >> 64)];
     struct eff_figures f;
     eff_compute(&b, cpus, buf, &f);
     if (isnan(f.efficiency)) { /* a resample without a figure: no CI */
@@ -511,8 +499,9 @@ void placer_bench_interference(const struct placer_bench_results *r, size_t vari
     return;
   *storage_ratio = placer_bench_ratio(cell_median(r, variant, condition, workload, MAIN),
                                       cell_median(r, variant, alone, workload, MAIN));
-  *neighbour_ratio = placer_bench_ratio(cell_median(r, variant, condition, workload, NEIGHBOUR),
-                                        placer_bench_solo_median(r, variant, condition));
+  struct placer_bench_share own; /* against its own solo rate, each pass's (neighbour-share.c) */
+  placer_bench_neighbour_share(r, variant, condition, workload, variant, &own);
+  *neighbour_ratio = own.median;
 }
 
 void placer_bench_sweep_balance(const struct placer_bench_results *r, size_t variant,
@@ -538,9 +527,10 @@ void placer_bench_sweep_balance(const struct placer_bench_results *r, size_t var
     steps[n] = (struct placer_bench_sweep_step){
       .level = r->conditions[c].neighbour_level,
       .storage = cell_median(r, variant, c, w, MAIN),
-      .neighbour = cell_median(r, variant, c, w, NEIGHBOUR),
-      .neighbour_solo = placer_bench_solo_median(r, 0, c),
     };
+    struct placer_bench_share kept; /* against variant 0's solo rate of each pass (placer_bench_kept) */
+    placer_bench_neighbour_share(r, variant, c, w, 0, &kept);
+    steps[n].neighbour_kept = kept.median;
     cond_of[n++] = c;
   }
   placer_bench_balance_point(steps, n, &crit, out);

@@ -59,26 +59,6 @@ static struct placer_curve_sample sample_of(const struct placer_bench_results *r
   return s;
 }
 
-/* The neighbours' rates of a cell against the first variant's solo median. */
-static int share_of(const struct placer_bench_results *r, size_t v, size_t c, size_t w, struct placer_bench_share *out,
-                    double *buf) {
-  *out = (struct placer_bench_share){ NAN, NAN, NAN };
-  double solo = placer_bench_solo_median(r, 0, c);
-  if (!(r->conditions[c].neighbour_level > 0) || !(solo > 0))
-    return 0;
-  size_t n = 0;
-  for (size_t k = 0; k < r->repeats; k++) {
-    const struct placer_bench_run *run = placer_bench_results_run_const(r, v, c, w, k);
-    if (run && run->done && isfinite(run->neighbour_rate))
-      buf[n++] = run->neighbour_rate / solo;
-  }
-  if (n == 0)
-    return 0;
-  out->median = placer_stats_median(buf, n);
-  return placer_stats_bootstrap_median_ci(buf, n, PLACER_STATS_BOOTSTRAP_RESAMPLES, PLACER_STATS_BOOTSTRAP_SEED, 0.95,
-                                          &out->ci_low, &out->ci_high);
-}
-
 /* The SLO in the curves' unit (MB/s where they are). */
 static struct placer_slo slo_in_unit(const struct placer_slo *slo, double scale) {
   struct placer_slo s = *slo;
@@ -106,12 +86,8 @@ int placer_bench_curve_get(const struct placer_bench_results *r, const char *nam
     return 0;
   struct placer_curve_step_input in[PLACER_BENCH_MAX];
   struct placer_curve_sample *samples = calloc(n * r->repeats, sizeof(*samples));
-  double *buf = calloc(r->repeats, sizeof(*buf));
-  if (samples == NULL || buf == NULL) {
-    free(samples);
-    free(buf);
+  if (samples == NULL)
     return placer_error_oom(err, "response curve");
-  }
   size_t steps = 0;
   int rc = 0;
   for (size_t i = 0; i < n; i++) {
@@ -127,7 +103,8 @@ int placer_bench_curve_get(const struct placer_bench_results *r, const char *nam
       continue; /* a step without a run (an interrupted study) is left out of the curve */
     in[steps] = (struct placer_curve_step_input){ .load = w->load, .n = m, .samples = at };
     out->step_workload[steps] = ws[i];
-    rc |= share_of(r, variant, condition, ws[i], &out->kept[steps], buf);
+    /* against the first variant's solo rate, each pass's own (placer_bench_kept) */
+    rc |= placer_bench_neighbour_share(r, variant, condition, ws[i], 0, &out->kept[steps]);
     steps++;
   }
   const struct placer_bench_workload *w0 = &r->workloads[ws[0]];
@@ -136,7 +113,6 @@ int placer_bench_curve_get(const struct placer_bench_results *r, const char *nam
     out->built = rc == 0;
   }
   free(samples);
-  free(buf);
   if (rc < 0 || !out->built)
     return rc < 0 ? -1 : 0;
   placer_curve_knee(&out->curve, &PLACER_CURVE_KNEE_RULE_DEFAULT, &out->knee);
@@ -172,7 +148,8 @@ static struct placer_bench_share share_at(const struct placer_bench_curve *c, do
   double f = x1 > x0 ? (target - x0) / (x1 - x0) : 1;
   const struct placer_bench_share *a = &c->kept[i - 1], *b = &c->kept[i];
   return (struct placer_bench_share){ a->median + f * (b->median - a->median), a->ci_low + f * (b->ci_low - a->ci_low),
-                                      a->ci_high + f * (b->ci_high - a->ci_high) };
+                                      a->ci_high + f * (b->ci_high - a->ci_high), a->n < b->n ? a->n : b->n,
+                                      a->pooled || b->pooled };
 }
 
 int placer_bench_curve_balance(const struct placer_bench_results *r, struct placer_bench_curve_balance *out,

@@ -28,13 +28,6 @@ size_t placer_bench_curve_workloads(const struct placer_bench_results *r, const 
  * is no curve. */
 int placer_bench_curve_last_workload(const struct placer_bench_results *r, const char *name);
 
-/* The neighbours' share at a step: their rate next to storage against the
- * first variant's solo rate (placer_bench_kept), its median and a 95% CI
- * (the bootstrap of the median of the rates, over that solo median). */
-struct placer_bench_share {
-  double median, ci_low, ci_high; /* NAN: unknown */
-};
-
 /* One variant's curve in one condition. */
 struct placer_bench_curve {
   const char *name; /* the curve's ("4k-randwrite"), into the results */

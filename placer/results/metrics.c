@@ -26,8 +26,7 @@ bool placer_bench_step_passes(const struct placer_bench_sweep_step *step,
                               const struct placer_bench_balance_criteria *c) {
   double storage = c->storage_lower_is_better ? placer_bench_ratio(c->storage_baseline, step->storage)
                                               : placer_bench_ratio(step->storage, c->storage_baseline);
-  double neighbour = placer_bench_ratio(step->neighbour, step->neighbour_solo);
-  return storage >= c->storage_min_fraction && neighbour >= c->neighbour_min_fraction;
+  return storage >= c->storage_min_fraction && step->neighbour_kept >= c->neighbour_min_fraction;
 }
 
 void placer_bench_balance_point(const struct placer_bench_sweep_step *steps, size_t n,

@@ -24,8 +24,8 @@ double placer_bench_ratio(double with, double alone);
 struct placer_bench_sweep_step {
   double level;          /* what the sweep varies; ascending order not required */
   double storage;        /* the storage metric at this step (median over repeats) */
-  double neighbour;      /* the neighbours' work rate at this step, with storage running */
-  double neighbour_solo; /* the same neighbours' rate without storage (their baseline) */
+  double neighbour_kept; /* the neighbours' rate with storage running over their solo rate
+                            (median over passes, each against its own pass's solo run) */
 };
 
 struct placer_bench_balance_criteria {

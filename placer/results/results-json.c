@@ -183,6 +183,12 @@ static json_t *cells_json(const struct placer_bench_results *r) {
                       num_or_null(storage_ratio), "neighbours_with_storage_vs_solo", num_or_null(neighbour_ratio));
         json_object_set_new(cell, "storage_kept", num_or_null(storage_kept));
         json_object_set_new(cell, "neighbour_kept", num_or_null(neighbour_kept));
+        struct placer_bench_share kept; /* its CI: the passes' shares, each against its own solo run */
+        placer_bench_neighbour_share(r, v, c, w, 0, &kept);
+        if (!isnan(kept.median)) {
+          json_object_set_new(cell, "neighbour_kept_ci95_low", num_or_null(kept.ci_low));
+          json_object_set_new(cell, "neighbour_kept_ci95_high", num_or_null(kept.ci_high));
+        }
         if (v > 0) {
           struct placer_stats_comparison main_metric, p99;
           struct placer_stats_paired main_paired, p99_paired;

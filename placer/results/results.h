@@ -324,8 +324,31 @@ void placer_bench_compare_neighbours(const struct placer_bench_results *r, size_
  * which, naming the widest cell. */
 bool placer_bench_repeats_decide(const struct placer_bench_results *r, size_t done, unsigned max, double ci_width,
                                  char *reason, size_t len);
+/* --- the neighbours' share of their solo rate (neighbour-share.c) ------ */
+
 /* Median of the neighbours' solo rates of a variant and condition; NAN if none. */
 double placer_bench_solo_median(const struct placer_bench_results *r, size_t variant, size_t condition);
+
+/* A share's median over the passes and its 95% CI (bootstrap of that median). */
+struct placer_bench_share {
+  double median, ci_low, ci_high; /* NAN: unknown */
+  size_t n;                       /* passes with a share */
+  bool pooled; /* some pass had no solo run of its own (results written before every pass measured one): the
+                  median of the solo runs there are divided it, and the CI leaves their noise out */
+};
+/* The denominator of pass REPEAT: VARIANT's solo rate at CONDITION measured in
+ * that pass; results written before it was measured in every pass (the first
+ * pass only) give the median of the solo rates they hold.  NAN: none. */
+double placer_bench_pass_solo(const struct placer_bench_results *r, size_t variant, size_t condition, size_t repeat);
+/* One run's share: its neighbours' rate over SOLO_VARIANT's solo rate of the
+ * same pass (placer_bench_pass_solo); NAN alone, for a run not done or
+ * without a rate or a solo rate. */
+double placer_bench_run_neighbour_share(const struct placer_bench_results *r, size_t variant, size_t condition,
+                                        size_t workload, size_t repeat, size_t solo_variant);
+/* The cell's shares over its passes: their median and its 95% CI (NAN where
+ * no run has one).  -1 only out of memory. */
+int placer_bench_neighbour_share(const struct placer_bench_results *r, size_t variant, size_t condition,
+                                 size_t workload, size_t solo_variant, struct placer_bench_share *out);
 /* Interference: storage with neighbours / storage alone (same variant and
  * workload; "alone" = the condition with level 0), and neighbours with storage
  * / neighbours solo. Medians over repeats; NAN when a side is missing. */

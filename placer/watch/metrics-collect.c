@@ -15,7 +15,7 @@
 #include "lib/textfile.h"
 #include "watch-internal.h"
 
-static const char *const drift_kind_names[PLACER_WATCH_DRIFT_N_KINDS] = { "process", "group", "irq" };
+static const char *const drift_kind_names[PLACER_WATCH_DRIFT_N_KINDS] = { "process", "group", "irq", "vcpu" };
 
 static unsigned cpu_count(const char *cpus) {
   if (cpus == NULL || *cpus == '\0')

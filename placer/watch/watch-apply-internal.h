@@ -1,6 +1,7 @@
 /* What placer watch's parts share: watch-apply.c (the profile applied, the
  * hooks, the life), watch-keep.c (the periodic check: group values,
- * steered IRQs, the node's IRQs) and watch-log.c (its log). */
+ * steered IRQs, the node's IRQs), watch-vcpu.c (a VM's vCPU threads one
+ * per PU) and watch-log.c (its log). */
 #ifndef PLACER_WATCH_APPLY_INTERNAL_H
 #define PLACER_WATCH_APPLY_INTERNAL_H
 
@@ -49,5 +50,12 @@ void keeper_started(struct keeper *k);
  * reported); the IRQ numbers /proc/interrupts lists now, as one number. */
 int keeper_check(struct keeper *k, struct placer_watch *w, struct placer_error **err);
 uint64_t keeper_irq_signature(void);
+/* watch-vcpu.c: a pin_vcpus VM's qemu.  The core's thread_named hook (CTX:
+ * the keeper): a vCPU thread qemu has just named pinned to its PU.  Every
+ * interval: each vCPU thread compared with its PU, one never pinned pinned
+ * now, one moved by someone put back or reported (DRIFTS[i] set for the
+ * instance). */
+int keeper_vcpu_named(void *ctx, pid_t pid, pid_t tid, uint64_t since_ns, struct placer_error **err);
+int keeper_check_vcpus(struct keeper *k, bool *drifts, struct placer_error **err);
 
 #endif

@@ -21,6 +21,7 @@ struct loaded {
   struct placer_topology *topo;
   struct placer_plan *plan;
   struct placer_placement *pl;
+  uint64_t irq_signature; /* the node's IRQs and devices just before topo was read */
 };
 
 static void loaded_free(struct loaded *l) {
@@ -33,6 +34,9 @@ static void loaded_free(struct loaded *l) {
 
 static int load_plan(struct keeper *k, struct loaded *l, struct placer_error **err) {
   memset(l, 0, sizeof(*l));
+  /* taken before the node is read, so that a change while it is read or applied (a
+   * device's sysfs entry going after its IRQs) is a change at the next check */
+  l->irq_signature = keeper_irq_signature();
   if (placer_profile_load(k->opt->profile_path, &l->profile, err) < 0 ||
       placer_topology_load(NULL, &l->topo, err) < 0 || placer_plan_compute(l->topo, l->profile, &l->plan, err) < 0 ||
       placer_placement_compute(l->plan, placer_apply_prefix(k->opt->prefix), NULL, 0, &l->pl, err) < 0) {
@@ -78,6 +82,33 @@ static int set_rules(struct keeper *k, const struct placer_apply_report *report,
   return rc;
 }
 
+/* Each device pending in the plan in force (OLD) that NEW finds: said with its IRQs,
+ * which the apply just steered. */
+static void say_appeared(struct keeper *k, const struct placer_plan *old, const struct placer_plan *new) {
+  for (size_t i = 0; old && i < new->n_irq_rules; i++) {
+    const struct placer_plan_irq_rule *r = &new->irq_rules[i];
+    bool was_pending = false;
+    for (size_t j = 0; !r->pending && j < old->n_irq_rules; j++)
+      was_pending |= old->irq_rules[j].pending && strcmp(old->irq_rules[j].device, r->device) == 0;
+    if (!was_pending)
+      continue;
+    char list[256] = "";
+    size_t n = 0;
+    for (size_t q = 0; q < new->n_irqs; q++)
+      if (strcmp(new->irqs[q].device, r->device) == 0 && new->irqs[q].to) {
+        size_t used = strlen(list);
+        snprintf(list + used, sizeof(list) - used, "%s%u on %s", n ? ", " : "", new->irqs[q].irq, new->irqs[q].to);
+        n++;
+      }
+    if (n)
+      keeper_say(k, "%s: %s appeared: %zu IRQ%s steered as planned (%s)", r->where, r->device, n, n == 1 ? "" : "s",
+                 list);
+    else
+      keeper_say(k, "%s: %s appeared, no IRQ requested yet: steered when its driver requests them", r->where,
+                 r->device);
+  }
+}
+
 /* L applied as `placer apply` applies it, under the lock this watcher
  * holds; on success it becomes the plan in force (L emptied). */
 static int apply_loaded(struct keeper *k, struct loaded *l, struct placer_error **err) {
@@ -97,13 +128,14 @@ static int apply_loaded(struct keeper *k, struct loaded *l, struct placer_error 
              report->state_dir, k->by_units ? "the units of new processes follow" : "their processes follow");
   for (size_t i = 0; i < report->n_notes; i++)
     keeper_say(k, "note: %s", report->notes[i]);
+  say_appeared(k, k->plan, l->plan);
   /* The model in force binds no process yet: the watcher's rescan binds
    * what runs, one process at a time, right after. */
-  struct loaded old = { k->profile, k->topo, k->plan, k->pl };
+  struct loaded old = { k->profile, k->topo, k->plan, k->pl, 0 };
   k->profile = l->profile, k->topo = l->topo, k->plan = l->plan, k->pl = l->pl;
+  k->irq_signature = k->plan->n_irq_rules ? l->irq_signature : 0;
   memset(l, 0, sizeof(*l));
   int rc = set_rules(k, report, err);
-  k->irq_signature = k->plan->n_irq_rules ? keeper_irq_signature() : 0;
   placer_apply_report_free(report);
   loaded_free(&old);
   return rc;
@@ -181,7 +213,7 @@ static int reload_hook(void *ctx, struct placer_watch *w, struct placer_error **
 
 static void keeper_free(struct keeper *k) {
   placer_watch_free(k->w);
-  struct loaded in_force = { k->profile, k->topo, k->plan, k->pl };
+  struct loaded in_force = { k->profile, k->topo, k->plan, k->pl, 0 };
   loaded_free(&in_force);
   placer_state_free(k->state); /* the lock goes with it */
   placer_cgroup_close(k->cg);
@@ -191,7 +223,12 @@ static void keeper_free(struct keeper *k) {
 int placer_watch_apply(const struct placer_watch_apply_options *opt, int *signo, struct placer_error **err) {
   struct keeper k = { .opt = opt, .state_dir = opt->state_dir ? opt->state_dir : placer_state_default_dir() };
   struct placer_watch_hooks hooks = {
-    .ctx = &k, .place = place_hook, .check = check_hook, .reload = reload_hook, .log = keeper_log
+    .ctx = &k,
+    .place = place_hook,
+    .thread_named = keeper_vcpu_named,
+    .check = check_hook,
+    .reload = reload_hook,
+    .log = keeper_log,
   };
   struct loaded l = { 0 };
   /* What bad input can fail on first, before anything changes. */
@@ -218,8 +255,10 @@ int placer_watch_apply(const struct placer_watch_apply_options *opt, int *signo,
     placer_error_prefix(err, "the state lock");
     goto fail;
   }
-  /* a move recorded per process placed: not fsynced (state.h); a unit's record is one per unit, kept as apply keeps it */
+  /* cgroupfs: a move recorded per process placed, not fsynced (state.h) and appended to state.log, not
+   * state.json rewritten each time; systemd: a record per unit, saved as apply saves it */
   k.state->volatile_saves = !k.by_units;
+  k.state->journal_appends = !k.by_units;
   keeper_say(&k, "holding the state lock of %s: no apply, reset or other watcher until this one ends", k.state_dir);
   if (apply_loaded(&k, &l, err) < 0)
     goto fail;

@@ -3,9 +3,11 @@
  * group, each placed instance's group values read through the cgroupfs
  * writer (or, through systemd, each placed unit's properties through apply's
  * systemd writer) and compared with the model's, the steered IRQs compared
- * with the plan (apply-irq-keep.c), each put back or reported; and what tells a
- * change of the node's IRQs (a device added, a driver reloaded, a NIC's
- * queues changed), on which watch-apply.c plans the profile again. */
+ * with the plan (apply-irq-keep.c), each put back or reported; and what
+ * tells a change of the node's IRQs or devices (a device added or removed, a
+ * driver reloaded, a NIC's queues changed), on which watch-apply.c plans the
+ * profile again. */
+#include <dirent.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +17,19 @@
 #include "proc.h"
 #include "topology/irq.h"
 #include "watch/watch-apply-internal.h"
+
+/* FNV-1a of the names in DIR into H: which devices of that kind the node has. */
+static uint64_t hash_names(uint64_t h, const char *dir) {
+  DIR *d = opendir(dir);
+  for (struct dirent *de; d && (de = readdir(d)) != NULL;)
+    for (const char *c = de->d_name; *c; c++) {
+      h ^= (unsigned char)*c;
+      h *= 1099511628211ull;
+    }
+  if (d)
+    closedir(d);
+  return h;
+}
 
 uint64_t keeper_irq_signature(void) {
   struct placer_interrupts in = { 0 };
@@ -29,6 +44,10 @@ uint64_t keeper_irq_signature(void) {
     h *= 1099511628211ull;
   }
   placer_interrupts_clear(&in);
+  /* and the PCI functions and NICs: a device removed frees its IRQs before its sysfs entry
+   * goes, so a plan made in between still finds it; its entry gone is a change too (and
+   * one that appears before requesting an IRQ) */
+  h = hash_names(hash_names(h, "/sys/bus/pci/devices"), "/sys/class/net");
   return h ? h : 2;
 }
 
@@ -166,6 +185,8 @@ int keeper_check(struct keeper *k, struct placer_watch *w, struct placer_error *
       rc = placer_error_prefix(err, "%s", p->inst->name);
     drifts[i] = check_processes(k, p) || drifts[i];
   }
+  if (rc == 0 && !k->by_units)
+    rc = keeper_check_vcpus(k, drifts, err);
   if (rc == 0)
     rc = check_irqs(k, drifts, err);
   for (size_t i = 0; i < k->pl->n; i++)

@@ -249,8 +249,17 @@ static int on_event(void *ctx, const struct watch_event *ev, struct placer_error
     return result;
   }
   case WATCH_EVENT_COMM:
-    /* A thread naming itself (ceph-osd names its 60) is not a new process. */
-    return ev->pid == ev->tgid ? consider(w, ev->tgid, ev->time_ns, NULL, err) : 0;
+    if (ev->pid == ev->tgid)
+      return consider(w, ev->tgid, ev->time_ns, NULL, err);
+    /* A thread naming itself (ceph-osd names its 60) is not a new process;
+     * qemu's vCPU threads are the caller's. */
+    if (w->hooks.thread_named) {
+      struct placer_error *e = NULL;
+      if (w->hooks.thread_named(w->hooks.ctx, ev->tgid, ev->pid, ev->time_ns, &e) < 0)
+        watch_say(w, "thread %d of pid %d: %s", (int)ev->pid, (int)ev->tgid, e && e->msg ? e->msg : "failed");
+      placer_error_free(e);
+    }
+    return PLACER_WATCH_MATCH_NONE;
   default: return 0; /* a fork inherits its parent's groups; an exit needs nothing */
   }
 }

@@ -70,6 +70,7 @@ enum placer_watch_drift_kind {
   PLACER_WATCH_DRIFT_PROCESS, /* a process of an instance found outside its group */
   PLACER_WATCH_DRIFT_GROUP,   /* a group's value changed by someone (cpuset.cpus, ...) */
   PLACER_WATCH_DRIFT_IRQ,     /* a steered IRQ moved */
+  PLACER_WATCH_DRIFT_VCPU,    /* a pinned vCPU thread off its PU */
   PLACER_WATCH_DRIFT_N_KINDS,
 };
 
@@ -88,6 +89,11 @@ struct placer_watch_hooks {
    * placer_watch_place_cgroup into rule->group. */
   int (*place)(void *ctx, const struct placer_watch_rule *rule, pid_t pid, enum placer_watch_placed *out,
                struct placer_error **err);
+  /* Thread TID of process PID renamed itself (the proc connector's comm
+   * event; the scan sees no threads): qemu names each vCPU thread it makes,
+   * "CPU 1/TCG", for the caller's pins.  SINCE_NS: the rename (CLOCK_MONOTONIC).
+   * An error is logged, not fatal. */
+  int (*thread_named)(void *ctx, pid_t pid, pid_t tid, uint64_t since_ns, struct placer_error **err);
   /* Every interval: the group values and IRQ affinities (put back or
    * reported, placer_watch_count_drift).  An error is logged, not fatal. */
   int (*check)(void *ctx, struct placer_watch *w, struct placer_error **err);

@@ -128,6 +128,23 @@ case("state-reset-group-outside-prefix",
      state({"state.json": cgroupfs_state([{"txn": 1, "op": "create", "group": "placer-hostile-decoy-group"}])}),
      RESET, 4, r"journal\[0\]: a create record of group 'placer-hostile-decoy-group' that placer never writes for "
      r"prefix 'placer-hostile-none'")
+def logged(records, seq=7):
+    """A state.json that names log_seq SEQ and the state.log it goes with: its head, then RECORDS,
+    one line each (placer watch appends its journal's records there)."""
+    def setup(ws):
+        state({"state.json": cgroupfs_state(log_seq=seq)})(ws)
+        head = dict(binding(ws.path("st")), log_seq=seq)
+        ws.write("st/state.log", "".join(json.dumps(r) + "\n" for r in [head] + list(records)))
+    return setup
+
+
+# A record appended to the log is held to what state.json's own may name; the log is a state file.
+case("state-reset-log-group-outside-prefix",
+     logged([{"txn": 2, "op": "create", "group": "placer-hostile-decoy-group"}]), RESET, 4,
+     r"journal\[0\]: a create record of group 'placer-hostile-decoy-group' that placer never writes for "
+     r"prefix 'placer-hostile-none'")
+case("state-reset-log-fifo", lambda ws: (state({"state.json": cgroupfs_state(log_seq=7)})(ws), ws.fifo("st/state.log")),
+     RESET, 2, r"state file '.*/st/state\.log': a FIFO, not a regular file placer wrote", timeout=10)
 case("state-reset-copied", state({"state.json": dict(cgroupfs_state([{"txn": 1, "op": "create",
                                                                       "group": "placer-hostile-none"}]),
                                                      state_id="1:2")}), RESET, 4,

@@ -57,12 +57,7 @@ grep -q "^vm.2 .*bound pid $V2 .*; 2 vCPUs pinned one per PU (found by qmp)" "$W
 for i in 0 1 2; do
     eval "pid=\$V$i"
     set -- $(planned "$profile" "vm.$i"); cpus=$1 mems=$2
-    pu0=$("$PY" -c 'import sys; from itertools import chain
-r=[range(int(a),int(b or a)+1) for a,_,b in (p.partition("-") for p in sys.argv[1].split(","))]
-print(sorted(chain(*r))[int(sys.argv[2])])' "$cpus" 0)
-    pu1=$("$PY" -c 'import sys; from itertools import chain
-r=[range(int(a),int(b or a)+1) for a,_,b in (p.partition("-") for p in sys.argv[1].split(","))]
-print(sorted(chain(*r))[int(sys.argv[2])])' "$cpus" 1)
+    pu0=$(cpulist_nth "$cpus" 0) pu1=$(cpulist_nth "$cpus" 1)
     "$PY" "$LIB/check_placement.py" "$pid" "$TAG/vm/vm.$i" "$cpus" "$mems" \
         "$(vcpu_tid "$pid" 0)=$pu0" "$(vcpu_tid "$pid" 1)=$pu1" || fail "vm.$i placement"
 done

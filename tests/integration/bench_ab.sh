@@ -10,7 +10,7 @@ T=bench_ab
 export PLACER_BIN=${PLACER_BIN:?PLACER_BIN not set}
 need_root
 need_cmd ceph-mon ceph-mgr ceph-osd fio stress-ng /usr/bin/python3
-fio --enghelp=rbd >/dev/null 2>&1 || skip "this fio has no rbd engine"
+need_fio_engine rbd
 t_begin
 # the job's work directory and groups are the test's own: the teardown finds what it leaves
 TMPDIR=$T_WORK BENCH_AB_PREFIX=$T_TAG sh "$SRC/ci/bench-ab.sh"

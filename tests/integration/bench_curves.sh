@@ -20,7 +20,7 @@ T=bench_curves
 . "${PLACER_SOURCE_DIR:?PLACER_SOURCE_DIR not set}/tests/integration/lib/bench.sh"
 need_root
 need_cmd ceph-mon ceph-mgr ceph-osd fio stress-ng gnuplot /usr/bin/python3
-fio --enghelp=rbd >/dev/null 2>&1 || skip "this fio has no rbd engine"
+need_fio_engine rbd
 [ "$(nproc)" -ge 2 ] || skip "needs 2 CPUs"
 bench_setup
 

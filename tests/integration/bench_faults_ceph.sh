@@ -18,7 +18,7 @@ T=bench_faults_ceph
 . "${PLACER_SOURCE_DIR:?PLACER_SOURCE_DIR not set}/tests/integration/lib/bench.sh"
 need_root
 need_cmd ceph-mon ceph-mgr ceph-osd fio /usr/bin/python3
-fio --enghelp=rbd >/dev/null 2>&1 || skip "this fio has no rbd engine"
+need_fio_engine rbd
 
 bench_setup
 bg=""

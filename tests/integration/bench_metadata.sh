@@ -26,10 +26,7 @@ PY=/usr/bin/python3
 need_root
 need_cmd ceph-mon ceph-mgr ceph-osd ceph-mds ceph-fuse fio stress-ng "$PY"
 [ -e /dev/fuse ] || skip "no /dev/fuse for ceph-fuse"
-# (fio --enghelp=filecreate exits 1 for an engine without options: the list is what tells)
-for e in filecreate filestat filedelete; do
-  fio --enghelp 2>/dev/null | grep -qx "[[:space:]]*$e" || skip "this fio has no $e engine"
-done
+need_fio_engine filecreate filestat filedelete
 bench_setup
 
 sed 's/^  files: [0-9]*/  files: 200/' "$SRC/studies/cephfs-metadata.yaml" >"$work/study.yaml"

@@ -8,7 +8,9 @@
 #     at most about half a core; the warm-up runs left their fio JSON; the baseline and
 #     its shares are in summary.json; the report is on stdout, and it is report.txt, what
 #     `placer bench --report` prints and `placer report` writes (one route, the baseline's lines
-#     in each);
+#     in each); the neighbours' solo rate measured in every pass, before its cells, and each
+#     share in summary.json the median over the passes of the runs' rates each over the solo
+#     run of its own pass;
 #   - fio and the neighbour hold none of the results files open;
 #   - Ctrl-C (SIGINT) in the middle of a long run stops within seconds with exit 130,
 #     the summary says interrupted and keeps the runs done so far, and no process and
@@ -100,6 +102,36 @@ cores = sorted(u["cpu_ns"] / 1e9 / r["duration_s"] for r in s["runs"]
                if r["condition"] == "hog" and r["variant"] == "unpinned"
                for u in r["roles"] if u["role"] == "neighbour")
 assert cores and 0 < cores[len(cores) // 2] <= 0.7, cores
+PY
+# the neighbours' solo rate, every pass: each variant's solo run of pass k in summary.json and
+# solo.csv, run in that pass before its cells (the progress log's order), and every share of
+# summary.json's cells is the median of its runs' rates each over the solo run of its own pass
+$PY - "$work/r1" <<'PY' || fail "summary.json: the solo runs per pass"
+import csv, json, os, re, statistics, sys
+out = sys.argv[1]
+s = json.load(open(os.path.join(out, "summary.json")))
+solo = {(x["variant"], x["condition"], x["repeat"]): x["neighbour_rate"] for x in s["solo"]}
+want = {(v, "hog", k) for v in ("unpinned", "pinned") for k in (0, 1)}
+assert set(solo) == want and all(x > 0 for x in solo.values()), solo
+rows = {(r["variant"], r["condition"], int(r["repeat"])) for r in csv.DictReader(open(os.path.join(out, "solo.csv")))}
+assert rows == want, rows
+log = [l for l in open(out + ".err").read().splitlines() if "] " in l]
+for v in ("unpinned", "pinned"):
+    for k in (0, 1):
+        tag = f"{v}-r{k}: "
+        steps = [l.split("] ", 1)[1].split(" | ")[0] for l in log if "] " + tag in l]
+        first_cell = next(i for i, x in enumerate(steps) if re.match(tag + "4k-", x))
+        solo_at = steps.index(tag + "hog alone (solo rate)")
+        assert solo_at < first_cell, steps
+for c in s["summary"]["cells"]:
+    if c["condition"] != "hog":
+        continue
+    shares = [r["neighbour_rate"] / solo[("unpinned", "hog", r["repeat"])] for r in s["runs"]
+              if (r["variant"], r["condition"], r["workload"]) == (c["variant"], "hog", c["workload"])]
+    assert len(shares) == 2 and abs(c["neighbour_kept"] - statistics.median(shares)) < 1e-6 * c["neighbour_kept"], (c, shares)
+    assert c["neighbour_kept_ci95_low"] <= c["neighbour_kept"] <= c["neighbour_kept_ci95_high"], c
+# each variant's changes of its profile, recorded (none in this study)
+assert [v.get("set") for v in s["study"]["variants"]] == [[], []], s["study"]["variants"]
 PY
 [ ! -e "$work/r1/hw.img" ] || fail "the baseline's file was not removed"
 [ -z "$(bench_ours)" ] || fail "processes left after the study: $(bench_ours)"

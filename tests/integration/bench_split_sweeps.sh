@@ -10,7 +10,8 @@
 #     default for cores: the first variant that pins; summary.json's split.from says so): fio's
 #     pool gets one CPU and the neighbour's the other (placement.csv: disjoint
 #     Cpus_allowed_list), while demo-local shares one CPU and unpinned has them all (1 s runs:
-#     placement, not rates, is judged).
+#     placement, not rates, is judged); summary.json records each variant's changes of its
+#     profile (the step's cpu.cores), so that ci/bench-check.py plans it without the study.
 # The weight's shares are judged between fio and the neighbour only, so another test beside it
 # does not skew them.  About 1 minute.
 # ctest: cost=60
@@ -67,5 +68,13 @@ print(f"cores: unpinned fio {fu}; pinned fio {fb} neighbour {nb}; cores-1 fio {f
 assert "-" in fu or "," in fu, fu  # unpinned: every CPU
 assert fb == nb, (fb, nb)  # demo-local: one clients CPU for both
 assert fc != nc and "," not in fc + nc and "-" not in fc + nc, (fc, nc)  # one CPU each, not the same
+# the step's changes of demo-local, recorded as placer exec got them
+sets = {v["name"]: v["set"] for v in s["study"]["variants"]}
+assert sets["unpinned"] == [] and sets["pinned"] == [], sets
+assert any(kv.endswith("cpu.cores=1") for kv in sets["cores-1"]), sets
 PY
+# ... so that bench-check plans each variant from summary.json alone: cores-1 with its set
+# (planned as demo-local, its fio and neighbour would be on the wrong CPUs)
+$PY "$SRC/ci/bench-check.py" "$work/cores" --roles fio --placer "$PLACER" >"$work/check" 2>&1 ||
+  { cat "$work/check" >&2; fail "bench-check.py without --study"; }
 say "OK"

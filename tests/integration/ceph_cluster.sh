@@ -21,7 +21,7 @@ note() { say "$@"; }
 
 need_root
 need_cmd ceph-mon ceph-mgr ceph-osd ceph fio /usr/bin/python3
-fio --enghelp=rbd >/dev/null 2>&1 || skip "this fio has no rbd ioengine"
+need_fio_engine rbd
 [ -r "$CC" ] || fail "$CC not found (PLACER_SOURCE_DIR=$SRC)"
 
 t_begin

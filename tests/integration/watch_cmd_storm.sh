@@ -38,10 +38,18 @@ roles:
     cpu: { threads: 1, pool: one }
     match: { cmdline: "storm-child m $TAG *" }
 EOF
+# The journal as placer reads it: state.json's, and the records appended to state.log since (its
+# first line names state.json's log_seq; a last line without its newline was torn by a kill).
 journal_moves() {
-    "$PY" -c 'import json, sys
-d = json.load(open(sys.argv[1]))
-print(sum(1 for e in d.get("journal", []) if e["op"] == "move"))' "$PLACER_STATE_DIR/state.json"
+    "$PY" -c 'import json, os, sys
+d = json.load(open(sys.argv[1] + "/state.json"))
+journal = d.get("journal", [])
+log = sys.argv[1] + "/state.log"
+if "log_seq" in d and os.path.exists(log):
+    lines = open(log).read().split("\n")[:-1]
+    if lines and json.loads(lines[0]).get("log_seq") == d["log_seq"]:
+        journal += [json.loads(l) for l in lines[1:]]
+print(sum(1 for e in journal if e["op"] == "move"))' "$PLACER_STATE_DIR"
 }
 
 # A long-lived process of the instance, its groups and affinities before: what reset must restore

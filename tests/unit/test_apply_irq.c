@@ -59,10 +59,10 @@ static int teardown(void **state) {
   return 0;
 }
 
-/* vda and the rng function to CPU 0 on the scratch root. */
-static struct placer_plan *plan_here(struct placer_topology **topo_out) {
-  const char text[] = "irqs:\n  - { device: vda, to: \"0\" }\n  - { device: \"0000:00:05.0\", to: \"0\" }\n"
-                      "roles:\n  - name: a\n    kind: generic\n    cpu: { threads: 1 }\n    match: {}\n";
+#define ROLE_A "roles:\n  - name: a\n    kind: generic\n    cpu: { threads: 1 }\n    match: {}\n"
+
+/* TEXT planned on the scratch root. */
+static struct placer_plan *plan_from(const char *text, struct placer_topology **topo_out) {
   struct placer_profile *p = NULL;
   struct placer_topology *topo = NULL;
   struct placer_plan *plan = NULL;
@@ -74,6 +74,12 @@ static struct placer_plan *plan_here(struct placer_topology **topo_out) {
   placer_profile_free(p);
   *topo_out = topo;
   return plan;
+}
+
+/* vda and the rng function to CPU 0 on the scratch root. */
+static struct placer_plan *plan_here(struct placer_topology **topo_out) {
+  return plan_from("irqs:\n  - { device: vda, to: \"0\" }\n  - { device: \"0000:00:05.0\", to: \"0\" }\n" ROLE_A,
+                   topo_out);
 }
 
 static struct placer_apply_options options(void) {
@@ -452,6 +458,60 @@ static void long_journal(void **state) {
   assert_false(placer_state_file_exists(state_dir, PLACER_STATE_IRQ_FILE));
 }
 
+/* An optional device removed (the rng function, hot-unplugged): applied again, it is pending
+ * (said, nothing steered for it); the records of its IRQs are dropped, one gone (33) and one
+ * whose number another device has now (34): that one is not "restored" with the removed
+ * device's list, neither by this apply nor by reset. */
+static void optional_device_removed(void **state) {
+  (void)state;
+  const char optional[] = "irqs:\n  - { device: vda, to: \"0\" }\n"
+                          "  - { device: \"0000:00:05.0\", to: \"0\", optional: true }\n" ROLE_A;
+  struct placer_topology *topo;
+  struct placer_plan *plan = plan_from(optional, &topo);
+  struct placer_apply_options opt = options();
+  struct placer_apply_report *report = NULL;
+  struct placer_error *err = NULL;
+  if (placer_apply(plan, &opt, &report, &err) < 0)
+    fail_msg("apply: %s", err->msg);
+  assert_int_equal(report->steps, 3);
+  check_list(34, "0");
+  placer_apply_report_free(report);
+  placer_plan_free(plan);
+  placer_topology_free(topo);
+
+  sh("rm -rf '%s/sys/bus/pci/devices/0000:00:05.0' && mv '%s/proc/irq/33' '%s/irq33'", root, root, root);
+  sh("mv '%s/proc/irq/34/virtio4-input' '%s/proc/irq/34/nvme0q0' && printf 1 >'%s/proc/irq/34/smp_affinity_list'", root,
+     root, root);
+  plan = plan_from(optional, &topo);
+  assert_true(plan->irq_rules[1].pending);
+  if (placer_apply(plan, &opt, &report, &err) < 0)
+    fail_msg("apply: %s", err->msg);
+  assert_int_equal(report->steps, 0);
+  assert_int_equal(report->n_notes, 3);
+  assert_string_equal(report->notes[0], "irqs: p.yaml:3:15: irqs[1]: 0000:00:05.0 not present: its IRQs are steered "
+                                        "when it appears (placer watch, or the next apply)");
+  assert_string_equal(report->notes[1], "irqs: IRQ 34 (virtio4-input) is now nvme0q0: its record dropped, nothing to "
+                                        "put back");
+  assert_string_equal(report->notes[2], "irqs: IRQ 33 (virtio4-config) is gone: its record dropped, nothing to put "
+                                        "back");
+  check_list(34, "1");
+  placer_apply_report_free(report);
+  struct placer_state *s = NULL;
+  assert_int_equal(irq_state_open(state_dir, false, &s, &err), 0);
+  assert_int_equal(s->n_journal, 1); /* vda's config IRQ, 35 */
+  assert_int_equal(s->journal[0].irq, 35);
+  placer_state_free(s);
+
+  struct placer_reset_result res = { 0 };
+  assert_int_equal(irq_reset(state_dir, &opt, &res, &err), 0);
+  assert_int_equal(res.n_irqs_restored, 1);
+  check_list(35, "0-1");
+  check_list(34, "1");
+  placer_reset_result_clear(&res);
+  placer_plan_free(plan);
+  placer_topology_free(topo);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test_setup_teardown(apply_status_reset, setup, teardown),
@@ -461,6 +521,7 @@ int main(void) {
     cmocka_unit_test_setup_teardown(owners, setup, teardown),
     cmocka_unit_test_setup_teardown(crafted_states, setup, teardown),
     cmocka_unit_test_setup_teardown(long_journal, setup, teardown),
+    cmocka_unit_test_setup_teardown(optional_device_removed, setup, teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -41,7 +41,8 @@ static const struct placer_bench_balance_criteria iops_criteria = {
 static void test_balance_point(void **state) {
   /* pinned: storage 100%, 98%, 95%, 91%, 80%; neighbours always >= 85%. */
   const struct placer_bench_sweep_step pinned[] = {
-    { 1, 1000, 200, 200 }, { 2, 980, 195, 200 }, { 4, 950, 190, 200 }, { 6, 910, 180, 200 }, { 8, 800, 175, 200 },
+    { 1, 1000, 200 / 200.0 }, { 2, 980, 195 / 200.0 }, { 4, 950, 190 / 200.0 },
+    { 6, 910, 180 / 200.0 },  { 8, 800, 175 / 200.0 },
   };
   struct placer_bench_balance b;
   placer_bench_balance_point(pinned, 5, &iops_criteria, &b);
@@ -52,24 +53,26 @@ static void test_balance_point(void **state) {
   assert_int_equal(b.n_passing, 4);
   /* unpinned: the neighbours fall below 85% (170) from 4 cores on. */
   const struct placer_bench_sweep_step unpinned[] = {
-    { 1, 990, 190, 200 },
-    { 2, 950, 171, 200 },
-    { 4, 940, 169.9, 200 },
-    { 6, 700, 110, 200 },
+    { 1, 990, 190 / 200.0 },
+    { 2, 950, 171 / 200.0 },
+    { 4, 940, 169.9 / 200.0 },
+    { 6, 700, 110 / 200.0 },
   };
   placer_bench_balance_point(unpinned, 4, &iops_criteria, &b);
   assert_true(b.found && b.level == 2 && b.index == 1);
   /* Exactly 90% and 85% pass. */
-  const struct placer_bench_sweep_step edge[] = { { 3, 900, 170, 200 } };
+  const struct placer_bench_sweep_step edge[] = { { 3, 900, 170 / 200.0 } };
   placer_bench_balance_point(edge, 1, &iops_criteria, &b);
   assert_true(b.found && b.level == 3);
   /* Each step has its own solo rate (more neighbour cores do more work alone):
    * 300 of a solo 400 is 75%. */
-  const struct placer_bench_sweep_step grow[] = { { 1, 1000, 95, 100 }, { 2, 990, 190, 200 }, { 4, 980, 300, 400 } };
+  const struct placer_bench_sweep_step grow[] = { { 1, 1000, 95 / 100.0 },
+                                                  { 2, 990, 190 / 200.0 },
+                                                  { 4, 980, 300 / 400.0 } };
   placer_bench_balance_point(grow, 3, &iops_criteria, &b);
   assert_true(b.found && b.level == 2);
-  /* No solo measurement: the step cannot be judged, so it fails. */
-  const struct placer_bench_sweep_step no_solo[] = { { 1, 1000, 95, NAN } };
+  /* No solo measurement, so no share: the step cannot be judged, so it fails. */
+  const struct placer_bench_sweep_step no_solo[] = { { 1, 1000, NAN } };
   placer_bench_balance_point(no_solo, 1, &iops_criteria, &b);
   assert_false(b.found);
 }
@@ -77,7 +80,7 @@ static void test_balance_point(void **state) {
 static void test_balance_none_and_noise(void **state) {
   struct placer_bench_balance b;
   /* Already the first step fails: none. */
-  const struct placer_bench_sweep_step none[] = { { 1, 850, 200, 200 }, { 2, 800, 200, 200 } };
+  const struct placer_bench_sweep_step none[] = { { 1, 850, 200 / 200.0 }, { 2, 800, 200 / 200.0 } };
   placer_bench_balance_point(none, 2, &iops_criteria, &b);
   assert_false(b.found);
   assert_true(isnan(b.level));
@@ -87,10 +90,10 @@ static void test_balance_none_and_noise(void **state) {
   /* Out of order input, a missing measurement (NAN) at 4 and a pass at 6 after
    * it: "up to 2", and the later pass is flagged. */
   const struct placer_bench_sweep_step noisy[] = {
-    { 6, 920, 190, 200 },
-    { 1, 1000, 200, 200 },
-    { 4, NAN, 190, 200 },
-    { 2, 990, 199, 200 },
+    { 6, 920, 190 / 200.0 },
+    { 1, 1000, 200 / 200.0 },
+    { 4, NAN, 190 / 200.0 },
+    { 2, 990, 199 / 200.0 },
   };
   placer_bench_balance_point(noisy, 4, &iops_criteria, &b);
   assert_true(b.found);
@@ -108,7 +111,9 @@ static void test_balance_latency(void **state) {
     .neighbour_min_fraction = 0.85,
     .storage_lower_is_better = true,
   };
-  const struct placer_bench_sweep_step steps[] = { { 1, 10.5, 100, 100 }, { 2, 11.1, 90, 100 }, { 3, 11.2, 95, 100 } };
+  const struct placer_bench_sweep_step steps[] = { { 1, 10.5, 100 / 100.0 },
+                                                   { 2, 11.1, 90 / 100.0 },
+                                                   { 3, 11.2, 95 / 100.0 } };
   struct placer_bench_balance b;
   placer_bench_balance_point(steps, 3, &c, &b);
   assert_true(b.found && b.level == 2);

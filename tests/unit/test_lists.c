@@ -1,9 +1,13 @@
-/* The string list and the pid list of lib/ (string-list.c, pid-list.c):
- * what is added is there in order, copies are the list's own, a list built
- * by hand grows from where it is, and lists hand their PIDs over sorted. */
+/* The string list, the pid list and a group path's levels of lib/
+ * (string-list.c, pid-list.c, path-levels.c): what is added is there in
+ * order, copies are the list's own, a list built by hand grows from where it
+ * is, lists hand their PIDs over sorted, and a path's levels come parents
+ * first, each with the one above it, a walk stopped where its step says. */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/path-levels.h"
 #include "lib/pid-list.h"
 #include "lib/string-list.h"
 #include "test_support.h"
@@ -130,12 +134,53 @@ static void test_pids(void **state) {
   assert_int_equal(n, 0);
 }
 
+/* Each level as "index path<parent>last;", so that one string shows the walk. */
+static int record_level(void *ctx, const struct placer_path_level *level, struct placer_error **err) {
+  (void)err;
+  struct placer_string_list *seen = ctx;
+  assert_int_equal(placer_string_list_addf(seen, "%zu %s<%s>%d", level->index, level->path,
+                                           level->parent ? level->parent : "-", level->last),
+                   0);
+  return strcmp(level->path, "a/stop") == 0 ? 7 : 0;
+}
+
+static int fail_at_second(void *ctx, const struct placer_path_level *level, struct placer_error **err) {
+  (void)ctx;
+  return level->index == 1 ? placer_error_set(err, PLACER_EXIT_SYSTEM, EACCES, "mkdir %s", level->path) : 0;
+}
+
+static void test_path_levels(void **state) {
+  (void)state;
+  struct placer_string_list seen = { 0 };
+  assert_int_equal(placer_path_each_level("placer/osd/osd.0", record_level, &seen, NULL), 0);
+  cleanup_free char *walk = placer_string_list_join(&seen, ";");
+  assert_string_equal(walk, "0 placer<->0;1 placer/osd<placer>0;2 placer/osd/osd.0<placer/osd>1");
+  placer_string_list_free(&seen);
+
+  assert_int_equal(placer_path_each_level("one", record_level, &seen, NULL), 0);
+  assert_int_equal(seen.n, 1);
+  assert_string_equal(seen.items[0], "0 one<->1");
+  placer_string_list_free(&seen);
+
+  /* a step that says stop: its value back, the levels below never visited */
+  assert_int_equal(placer_path_each_level("a/stop/below", record_level, &seen, NULL), 7);
+  assert_int_equal(seen.n, 2);
+  placer_string_list_free(&seen);
+
+  struct placer_error *err = NULL;
+  assert_int_equal(placer_path_each_level("x/y/z", fail_at_second, NULL, &err), -1);
+  assert_non_null(err);
+  assert_string_equal(err->msg, "mkdir x/y");
+  placer_error_free(err);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_strings_added_in_order),
     cmocka_unit_test(test_hand_built_list_grows),
     cmocka_unit_test(test_release),
     cmocka_unit_test(test_pids),
+    cmocka_unit_test(test_path_levels),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -71,6 +71,17 @@ static void profile_fails(const char *text, const char *message) {
   placer_error_free(err);
 }
 
+/* PLAN as `placer plan` prints it (caller frees). */
+static char *plan_text(const struct placer_plan *plan) {
+  char *text = NULL;
+  size_t size = 0;
+  FILE *f = open_memstream(&text, &size);
+  assert_non_null(f);
+  assert_int_equal(placer_plan_print_text(plan, f), 0);
+  fclose(f);
+  return text;
+}
+
 static const struct placer_plan_irq *irq_of(const struct placer_plan *plan, unsigned irq) {
   for (size_t i = 0; i < plan->n_irqs; i++)
     if (plan->irqs[i].irq == irq)
@@ -107,11 +118,7 @@ static void vm_devices(void **state) {
   assert_null(rng->instance);
 
   /* printed: one row per IRQ, the managed one with where it completes */
-  char *text = NULL;
-  size_t size = 0;
-  FILE *f = open_memstream(&text, &size);
-  assert_int_equal(placer_plan_print_text(plan, f), 0);
-  fclose(f);
+  char *text = plan_text(plan);
   assert_non_null(strstr(text, "irqs: 3 steered, 1 managed by the kernel"));
   assert_non_null(strstr(text, "   35  virtio1-config  vda           -    0-1   0\n"));
   assert_non_null(strstr(text, "   36  virtio1-req.0   vda           -    0-1   managed: completes on cpu 1\n"));
@@ -340,10 +347,102 @@ static void set_irqs(void **state) {
   placer_profile_free(p);
 }
 
+/* optional: true: a device that is not there (yet) is a pending rule with no IRQ, said once
+ * as a warning and in the plan's text and JSON; by NIC name and by PCI address (the slot
+ * where a card will appear); a device that is there is planned as without the key. */
+static void optional_absent(void **state) {
+  (void)state;
+  struct placer_topology *topo = hostvm();
+  struct placer_plan *plan =
+      plan_ok(topo, "irqs:\n"
+                    "  - { device: vda, to: \"0\" }\n"
+                    "  - { device: eth1, to: \"1\", optional: true }\n"
+                    "  - device: \"0000:01:00.0\"\n    to: \"0-1\"\n    optional: true\n" ONE_ROLE);
+  assert_int_equal(plan->n_irq_rules, 3);
+  assert_false(plan->irq_rules[0].pending);
+  assert_true(plan->irq_rules[1].pending);
+  assert_true(plan->irq_rules[2].pending);
+  for (size_t i = 0; i < plan->n_irqs; i++)
+    assert_string_equal(plan->irqs[i].device, "vda"); /* nothing of the absent two */
+  assert_int_equal(plan->n_warnings, 2);
+  assert_string_equal(plan->warnings[0], "p.yaml:3:15: irqs[1]: eth1 not present: its IRQs are steered when it appears "
+                                         "(placer watch, or the next apply)");
+  assert_string_equal(plan->warnings[1], "p.yaml:4:13: irqs[2]: 0000:01:00.0 not present: its IRQs are steered when it "
+                                         "appears (placer watch, or the next apply)");
+  char *text = plan_text(plan);
+  assert_non_null(strstr(text, "  eth1 (-): not present: its IRQs go to cpus 1 when it appears\n"));
+  assert_non_null(strstr(text, "  0000:01:00.0 (-): not present: its IRQs go to cpus 0-1 when it appears\n"));
+  free(text);
+  json_t *j = placer_plan_to_json(plan);
+  json_t *rules = json_object_get(j, "irq_rules");
+  assert_true(json_is_false(json_object_get(json_array_get(rules, 0), "pending")));
+  assert_true(json_is_true(json_object_get(json_array_get(rules, 1), "pending")));
+  assert_string_equal(json_string_value(json_object_get(json_array_get(rules, 2), "cpus")), "0-1");
+  json_decref(j);
+  placer_plan_free(plan);
+
+  /* there: as without the key (eth0's three IRQs spread) */
+  plan = plan_ok(topo, "irqs:\n  - { device: eth0, to: \"0-1\", optional: true }\n" ONE_ROLE);
+  assert_false(plan->irq_rules[0].pending);
+  assert_int_equal(plan->n_warnings, 0);
+  assert_string_equal(irq_of(plan, 37)->to, "0");
+  assert_string_equal(irq_of(plan, 38)->to, "1");
+  placer_plan_free(plan);
+
+  /* absent, its target still checked against the node; without the key, absent is bad input */
+  plan_fails(topo, "irqs:\n  - { device: eth1, to: \"5\", optional: true }\n" ONE_ROLE, PLACER_EXIT_USAGE,
+             "p.yaml:2:25: irqs[0].to: cpus 5 is not on this node (cpus here: 0-1)");
+  plan_fails(topo, "irqs:\n  - { device: eth1, to: \"1\", optional: false }\n" ONE_ROLE, PLACER_EXIT_USAGE,
+             "p.yaml:2:15: irqs[0].device: no block device, NIC or PCI device 'eth1' (here: vda, eth0)");
+  profile_fails("irqs:\n  - { device: eth1, to: \"1\", optional: yes }\n" ONE_ROLE,
+                "p.yaml:2:40: irqs[0].optional: expected true or false, got 'yes'");
+  profile_fails("irqs:\n  - { device: auto, to: nic_cores, optional: true }\n" ONE_ROLE,
+                "p.yaml:2:46: irqs[0].optional: auto stands for the NICs reserve.nics gives cores to, which are "
+                "there: name the device that may be absent (a NIC or a PCI address)");
+
+  /* --set on an optional entry keeps it optional; a new absent one is bad input, named by its --set */
+  struct placer_profile *p = profile("irqs:\n  - { device: eth1, to: \"1\", optional: true }\n" ONE_ROLE);
+  struct placer_error *err = NULL;
+  assert_int_equal(placer_profile_set(p, "irqs.eth1=0", &err), 0);
+  assert_int_equal(placer_plan_compute(topo, p, &plan, &err), 0);
+  assert_true(plan->irq_rules[0].pending);
+  char *cpus = placer_cpulist_format(plan->irq_rules[0].cpus);
+  assert_string_equal(cpus, "0");
+  free(cpus);
+  placer_plan_free(plan);
+  assert_int_equal(placer_profile_set(p, "irqs.eth2=0", &err), 0);
+  assert_int_equal(placer_plan_compute(topo, p, &plan, &err), -1);
+  assert_string_equal(err->msg,
+                      "--set irqs.eth2: irqs[1].device: no block device, NIC or PCI device 'eth2' (here: vda, eth0)");
+  placer_error_clear(&err);
+  placer_profile_free(p);
+  hostvm_done(topo);
+}
+
+/* From another machine's XML (no IRQ numbers): an absent optional NIC is a pending rule
+ * in the rules table, a NIC that is there a rule as before. */
+static void optional_from_xml(void **state) {
+  (void)state;
+  struct placer_topology *topo = xml("crafted-hci-2s16c-8nvme.xml");
+  struct placer_plan *plan = plan_ok(
+      topo, "irqs:\n  - { device: eth9, to: \"0\", optional: true }\n  - { device: nvme0n1, to: \"1\" }\n" ONE_ROLE);
+  assert_false(plan->irqs_known);
+  assert_int_equal(plan->n_irq_rules, 2);
+  assert_true(plan->irq_rules[0].pending);
+  assert_false(plan->irq_rules[1].pending);
+  char *text = plan_text(plan);
+  assert_non_null(strstr(text, "eth9"));
+  assert_non_null(strstr(text, "not present: cpus 0 when it appears (cpus)"));
+  free(text);
+  placer_plan_free(plan);
+  placer_topology_free(topo);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
-    cmocka_unit_test(vm_devices), cmocka_unit_test(nic_spread_and_own), cmocka_unit_test(nic_cores_target),
-    cmocka_unit_test(bad_input),  cmocka_unit_test(guest_locality),     cmocka_unit_test(set_irqs),
+    cmocka_unit_test(vm_devices),      cmocka_unit_test(nic_spread_and_own), cmocka_unit_test(nic_cores_target),
+    cmocka_unit_test(bad_input),       cmocka_unit_test(guest_locality),     cmocka_unit_test(set_irqs),
+    cmocka_unit_test(optional_absent), cmocka_unit_test(optional_from_xml),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -251,16 +251,17 @@ static void test_estimate(void **state) {
   assert_int_equal(e.steps, 4);
   assert_int_equal(e.conditions, 2);
   assert_int_equal(e.cell_runs, 3 * 4 * 2 * 4);
-  assert_int_equal(e.other_runs, 3 * 4 + 3); /* one warm-up pass of each workload alone, a solo rate each */
+  /* one warm-up pass of each workload alone; a solo rate in each variant's measured pass */
+  assert_int_equal(e.other_runs, 3 * 4 + 3 * 4);
   assert_int_equal(e.passes, 3 * 5);
   assert_true(e.live);
-  /* (96 + 15) runs x (2 + 1 + 1) s + 15 passes x 1 s + the cluster, 30 s */
-  assert_true(fabs(e.seconds - (111 * 4.0 + 15 + 30)) < 1e-9);
+  /* (96 + 24) runs x (2 + 1 + 1) s + 15 passes x 1 s + the cluster, 30 s */
+  assert_true(fabs(e.seconds - (120 * 4.0 + 15 + 30)) < 1e-9);
   char line[512];
   placer_study_estimate_describe(s, &e, line, sizeof(line));
-  assert_string_equal(line, "111 runs of 1+2 s: 24 cells (3 variants x 1 workload x 4 load steps x 2 conditions) x 4 "
-                            "repeats, and 15 more (warm-up, the neighbours' solo rates, the hardware baseline): about "
-                            "8m09s");
+  assert_string_equal(line, "120 runs of 1+2 s: 24 cells (3 variants x 1 workload x 4 load steps x 2 conditions) x 4 "
+                            "repeats, and 24 more (warm-up, the neighbours' solo rates, the hardware baseline): about "
+                            "8m45s");
   placer_study_free(s);
 }
 

@@ -129,6 +129,14 @@ for i in plan["instances"]:
 ' "$2"
 }
 
+# The INDEX-th CPU (from 0) of the cpu list CPUS ("0-1,4"): the PU of vCPU INDEX under
+# pin_vcpus (placer_cpulist_nth), without wrapping around.
+cpulist_nth() {
+    "$PY" -c 'import sys; from itertools import chain
+r=[range(int(a),int(b or a)+1) for a,_,b in (p.partition("-") for p in sys.argv[1].split(","))]
+print(sorted(chain(*r))[int(sys.argv[2])])' "$1" "$2"
+}
+
 # What a rollback or a reset must restore, printed: placer's groups under
 # the prefix (with their values), the given groups' values, and for each
 # PID its groups and every thread's allowed cpus and mems.

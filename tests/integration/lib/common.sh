@@ -53,6 +53,15 @@ need_cmd() {
         command -v "$_nc" >/dev/null 2>&1 || skip "$_nc not installed (ci/install-deps.sh all)"
     done
 }
+# fio with each ioengine named (rbd, filecreate, ...), read from `fio --enghelp`'s list:
+# --enghelp=NAME exits 1 alike for an engine it lacks and one without options (filecreate).
+need_fio_engine() {
+    need_cmd fio
+    _engines=$(fio --enghelp 2>/dev/null)
+    for _ne in "$@"; do
+        printf '%s\n' "$_engines" | grep -qx "[[:space:]]*$_ne" || skip "this fio has no $_ne engine"
+    done
+}
 
 t_begin() {
     T_WORK=$(mktemp -d "${1:-${TMPDIR:-/tmp}}/placer-t-$T.XXXXXX") || fail "mktemp"

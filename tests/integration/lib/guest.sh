@@ -21,6 +21,10 @@
 #   the defaults (--numa 2 --smp 2 --mem 1024), e.g. "--smp 4 --machine q35".  Console lines matching SHOW_REGEX are echoed; the whole
 #   console is printed on failure.  qemu's pidfile is in $tmp, so that the
 #   teardown finds a qemu left running.
+#   With $GUEST_ON_LINE (a regex) set, each console line matching it, in order,
+#   runs `guest_on_line LINE` (a function of the test) on the host while the guest
+#   runs: what the guest asks the host for mid-run (a QMP device_add, say; the
+#   guest then waits for what it asked).  A hook that fails ends the test.
 #
 # systemd_guest_run NAME TIMEOUT_S [HOST:GUEST]...
 #   The same for the guest whose init is systemd (ci/vm/build-systemd-guest.sh: the
@@ -69,9 +73,21 @@ guest_run_test() {
     for g_extra in "$@"; do g_adds="$g_adds --add $g_extra"; done
     # shellcheck disable=SC2086 # paths with blanks are refused by build-initramfs.sh
     eval "$(sh "$src/libexec/vm/build-initramfs.sh" "$cache" --name "$g_name" $g_adds | tail -n 2)"
-    if sh "$src/ci/vm/run-guest.sh" --kernel "$PLACER_VM_KERNEL" --initrd "$PLACER_VM_INITRD" \
+    sh "$src/ci/vm/run-guest.sh" --kernel "$PLACER_VM_KERNEL" --initrd "$PLACER_VM_INITRD" \
         --numa 2 --smp 2 --mem 1024 ${GUEST_ARGS:-} --timeout "$g_timeout" --name "placer-$g_name-$$" --pidfile "$tmp/qemu-$g_name.pid" \
-        --append "placer.mode=test placer.test=/t/$g_name.sh placer.cgroup=v2" >"$tmp/console" 2>&1; then
+        --append "placer.mode=test placer.test=/t/$g_name.sh placer.cgroup=v2" >"$tmp/console" 2>&1 &
+    g_pid=$! g_rc=0 g_hooked=0
+    while [ -n "${GUEST_ON_LINE:-}" ] && kill -0 "$g_pid" 2>/dev/null; do
+        g_seen=$(tr -d '\r' <"$tmp/console" | grep -cE "$GUEST_ON_LINE" || true)
+        while [ "$g_hooked" -lt "$g_seen" ]; do
+            g_hooked=$((g_hooked + 1))
+            g_line=$(tr -d '\r' <"$tmp/console" | grep -E "$GUEST_ON_LINE" | sed -n "${g_hooked}p")
+            guest_on_line "$g_line" >>"$tmp/hooks" 2>&1 || { echo "FAIL: the host's hook on '$g_line': $(cat "$tmp/hooks")"; return 1; }
+        done
+        sleep 0.2
+    done
+    wait "$g_pid" || g_rc=$?
+    if [ "$g_rc" = 0 ]; then
         tr -d '\r' <"$tmp/console" | grep -E "$g_show"
         tr -d '\r' <"$tmp/console" | grep -q '^GUEST OK' || { echo "FAIL: no GUEST OK line"; return 1; }
     else
