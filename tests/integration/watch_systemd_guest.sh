@@ -2,6 +2,8 @@
 # placer watch where PID 1 is systemd (issue #40, the systemd backend): in apply_systemd_guest.sh's
 # guest (ci/vm/build-systemd-guest.sh: Debian 12's systemd on pure cgroup v2, 2 NUMA nodes, TCG),
 # a watcher started with the backend chosen automatically (systemd), then, after it:
+#   - a process of an instance in init.scope: refused as apply refuses it, one line in the log,
+#     init.scope untouched, the watcher goes on;
 #   - a transient service (systemd-run --unit) running a threaded load that matches the role app
 #     and a transient scope (systemd-run --scope, as libvirt runs a VM in machine-qemu-N.scope)
 #     that matches the role vm: each unit gets its instance's AllowedCPUs (and the app's weight
@@ -94,6 +96,17 @@ $P watch --interval 500 /t/p.yaml >/tmp/watch1.log 2>&1 &
 W=$!
 wait_for "the watcher started" 300 grep -q "^watching 2 instances" /tmp/watch1.log
 grep -q "(systemd units, state /run/placer-w)" /tmp/watch1.log || fail "the watcher did not choose the systemd backend"
+
+# ---- refused as apply refuses, logged, and the watcher goes on: a process of vm.0 in init.scope
+INIT_SCOPE=/sys/fs/cgroup/init.scope # the throwaway guest's, never the host's
+sh -c "echo \$\$ >$INIT_SCOPE/cgroup.procs && exec /usr/bin/stress-ng --cpu 1 --timeout 0 --cpu-load 5 --quiet" &
+R=$!
+wait_for "the refusal of pid $R in init.scope" 100 grep -q "^vm.0: could not place pid $R: .*init.scope" /tmp/watch1.log
+[ "$(systemctl show -p AllowedCPUs --value init.scope)" = "" ] || fail "init.scope was given properties"
+kill $R
+wait $R 2>/dev/null
+kill -0 $W 2>/dev/null || fail "the watcher ended after the refusal"
+echo "GUEST refused: $(grep "^vm.0: could not place pid $R" /tmp/watch1.log | head -n 1)"
 
 # ---- started after the watcher: a transient service and a transient scope
 systemd-run --quiet --unit=$S /usr/bin/stress-ng --cpu 1 --sleep 1 --sleep-max 4 --cpu-load 5 --timeout 0 --quiet ||
