@@ -59,23 +59,9 @@ V=placer-w-vm.scope VG=/sys/fs/cgroup/system.slice/placer-w-vm.scope
 C=/run/systemd/system.control
 guest_on_fail() { echo "--- watch log"; cat /tmp/watch*.log 2>/dev/null; systemctl status $S $V --no-pager 2>&1 | head -n 30; }
 procs() { cat "$1/cgroup.procs" 2>/dev/null; }
-# every thread of every process in group $1: "pids threads bad"; at least $4 processes
-threads_on() {  # GROUP CPUS MEMS MIN_PROCS
-    np=0 nt=0 bad=0
-    for p in $(procs "$1"); do
-        np=$((np + 1))
-        for t in /proc/$p/task/*; do
-            t=${t##*/}
-            st=$(cat /proc/$p/task/$t/status 2>/dev/null)
-            c=$(echo "$st" | sed -n 's/^Cpus_allowed_list:[[:space:]]*//p')
-            m=$(echo "$st" | sed -n 's/^Mems_allowed_list:[[:space:]]*//p')
-            [ -n "$c" ] && [ -n "$m" ] || continue
-            nt=$((nt + 1))
-            if [ "$c" != "$2" ] || [ "$m" != "$3" ]; then bad=$((bad + 1)); echo "GUEST thread $t of $p: cpus $c mems $m"; fi
-        done
-    done
-    echo "GUEST ${1##*/}: $np processes, $nt threads, $bad not on cpus $2 mems $3"
-    [ $np -ge "$4" ] && [ $bad = 0 ]
+# every thread of every process in GROUP on CPUS and MEMS, at least MIN processes
+threads_on() {  # GROUP CPUS MEMS MIN
+    threads_in "$1" "$2" "$3" && [ $np -ge "$4" ]
 }
 # every process of group $1 still in it (not moved by placer): its v2 line names the unit's group
 in_unit() {  # GROUP
