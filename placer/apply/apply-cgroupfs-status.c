@@ -520,13 +520,12 @@ int cgroupfs_status(const char *state_dir, json_t **out, bool *drift_found, stru
   bool busy = false;
   if (placer_state_open(state_dir, PLACER_STATE_LOCK_SHARED, &state, &busy, err) < 0)
     return -1;
-  json_t *doc = json_object();
-  json_object_set_new(doc, "schema", json_integer(PLACER_STATUS_JSON_SCHEMA));
-  json_object_set_new(doc, "backend", json_string("cgroupfs"));
-  json_object_set_new(doc, "state_dir", json_string(state_dir));
-  json_object_set_new(doc, "applied", json_boolean(state->n_instances > 0));
-  json_object_set_new(doc, "profile", placer_json_str_or_null(state->profile_name));
-  json_object_set_new(doc, "profile_path", placer_json_str_or_null(state->profile_path));
+  json_t *doc =
+      apply_status_doc_new("cgroupfs", state_dir, state->n_instances > 0, state->profile_name, state->profile_path);
+  if (doc == NULL) {
+    placer_state_free(state);
+    return placer_error_oom(err, NULL);
+  }
   json_object_set_new(doc, "topology", placer_json_str_or_null(state->topology_source));
   json_object_set_new(doc, "applied_at", placer_json_str_or_null(state->applied_at));
   json_object_set_new(doc, "cgroup_mode", placer_json_str_or_null(state->cgroup_mode));

@@ -169,13 +169,11 @@ int sd_status(const char *state_dir, json_t **out, bool *drift, struct placer_er
     return -1;
   struct sd_ctx c;
   sd_ctx_init(&c, NULL);
-  json_t *doc = json_object();
-  json_object_set_new(doc, "schema", json_integer(PLACER_STATUS_JSON_SCHEMA));
-  json_object_set_new(doc, "backend", json_string("systemd"));
-  json_object_set_new(doc, "state_dir", json_string(dir));
-  json_object_set_new(doc, "applied", json_boolean(s->n_units > 0));
-  json_object_set_new(doc, "profile", placer_json_str_or_null(s->profile_name));
-  json_object_set_new(doc, "profile_path", placer_json_str_or_null(s->profile_path));
+  json_t *doc = apply_status_doc_new("systemd", dir, s->n_units > 0, s->profile_name, s->profile_path);
+  if (doc == NULL) {
+    placer_state_free(s);
+    return placer_error_oom(err, NULL);
+  }
   json_object_set_new(doc, "applied_at", placer_json_str_or_null(s->applied_at));
   json_object_set_new(doc, "persist", json_boolean(s->persist));
   json_object_set_new(doc, "cgroup_mode", json_string("v2"));
