@@ -18,6 +18,7 @@
 #include "lib/statedir.h"
 #include "lib/substitute.h"
 #include "lib/textfile.h"
+#include "lib/json-str.h"
 
 int placer_runstate_dir(const char *state_dir, const char *profile, char **out, struct placer_error **err) {
   cleanup_free char *name = NULL;
@@ -68,23 +69,20 @@ void placer_runstate_tidy(const char *state_dir) {
   placer_state_dir_tidy(state_dir);
 }
 
-static json_t *str_or_null(const char *s) {
-  return s ? json_string(s) : json_null();
-}
-
 json_t *placer_launch_record_to_json(const struct placer_launch_record *rec) {
   json_t *argv = json_array();
   for (size_t i = 0; rec->argv && rec->argv[i]; i++)
     json_array_append_new(argv, json_string(rec->argv[i]));
-  json_t *j =
-      json_pack("{s:i, s:o, s:o, s:o, s:o, s:I, s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:i, s:I, s:i, s:o}", "schema",
-                PLACER_RUNSTATE_SCHEMA, "profile", str_or_null(rec->profile), "instance", str_or_null(rec->instance),
-                "role", str_or_null(rec->role), "backend", str_or_null(rec->backend), "pid", (json_int_t)rec->pid,
-                "start_time", (json_int_t)rec->start_time, "group", str_or_null(rec->group), "container_name",
-                str_or_null(rec->container_name), "container_id", str_or_null(rec->container_id), "container_cgroup",
-                str_or_null(rec->container_cgroup), "log", str_or_null(rec->log_path), "accel", str_or_null(rec->accel),
-                "argv", argv, "stop_timeout", (int)rec->stop_timeout_s, "started_at", (json_int_t)rec->started_at,
-                "seq", (int)rec->seq, "joined_by", str_or_null(rec->joined_by));
+  json_t *j = json_pack(
+      "{s:i, s:o, s:o, s:o, s:o, s:I, s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:i, s:I, s:i, s:o}", "schema",
+      PLACER_RUNSTATE_SCHEMA, "profile", placer_json_str_or_null(rec->profile), "instance",
+      placer_json_str_or_null(rec->instance), "role", placer_json_str_or_null(rec->role), "backend",
+      placer_json_str_or_null(rec->backend), "pid", (json_int_t)rec->pid, "start_time", (json_int_t)rec->start_time,
+      "group", placer_json_str_or_null(rec->group), "container_name", placer_json_str_or_null(rec->container_name),
+      "container_id", placer_json_str_or_null(rec->container_id), "container_cgroup",
+      placer_json_str_or_null(rec->container_cgroup), "log", placer_json_str_or_null(rec->log_path), "accel",
+      placer_json_str_or_null(rec->accel), "argv", argv, "stop_timeout", (int)rec->stop_timeout_s, "started_at",
+      (json_int_t)rec->started_at, "seq", (int)rec->seq, "joined_by", placer_json_str_or_null(rec->joined_by));
   if (j && rec->unmarked) /* only then: records of older placers read the same */
     json_object_set_new(j, "unmarked", json_true());
   return j;

@@ -62,21 +62,22 @@ static bool groups_hold(const struct placer_state *s) {
 /* ------------------------------------------------------------------ to JSON */
 
 static json_t *instance_to_json(const struct placer_state_instance *inst) {
-  json_t *j = json_pack("{s:o, s:o, s:s, s:o, s:b, s:o, s:o, s:o, s:o}", "name", placer_state_json_str(inst->name),
-                        "role", placer_state_json_str(inst->role), "kind", placer_role_kind_name(inst->kind), "group",
-                        placer_state_json_str(inst->group), "pinned", inst->pinned, "cpus",
-                        placer_state_json_str(inst->cpus), "mems", placer_state_json_str(inst->mems), "memory_bytes",
-                        inst->has_memory_limit ? json_integer((json_int_t)inst->memory_bytes) : json_null(),
-                        "cpu_weight", inst->cpu_weight ? json_integer(inst->cpu_weight) : json_null());
+  json_t *j =
+      json_pack("{s:o, s:o, s:s, s:o, s:b, s:o, s:o, s:o, s:o}", "name", placer_json_str_or_null(inst->name), "role",
+                placer_json_str_or_null(inst->role), "kind", placer_role_kind_name(inst->kind), "group",
+                placer_json_str_or_null(inst->group), "pinned", inst->pinned, "cpus",
+                placer_json_str_or_null(inst->cpus), "mems", placer_json_str_or_null(inst->mems), "memory_bytes",
+                inst->has_memory_limit ? json_integer((json_int_t)inst->memory_bytes) : json_null(), "cpu_weight",
+                inst->cpu_weight ? json_integer(inst->cpu_weight) : json_null());
   json_t *match = json_pack("{s:s, s:o}", "kind", placer_match_kind_name(inst->match.kind), "value",
-                            placer_state_json_str(inst->match.value));
+                            placer_json_str_or_null(inst->match.value));
   json_t *procs = placer_state_processes_to_json(inst->procs, inst->n_procs);
   if (j == NULL || match == NULL || procs == NULL ||
       (inst->cpu_quota && /* only when set: state files of older placers read the same */
        json_object_set_new(j, "cpu_quota", json_integer(inst->cpu_quota)) < 0) ||
       json_object_set_new(j, "pin_vcpus", json_boolean(inst->pin_vcpus)) < 0 ||
       json_object_set_new(j, "match", match) < 0 ||
-      json_object_set_new(j, "qmp_socket", placer_state_json_str(inst->qmp_socket)) < 0 ||
+      json_object_set_new(j, "qmp_socket", placer_json_str_or_null(inst->qmp_socket)) < 0 ||
       json_object_set_new(j, "by_pid", json_boolean(inst->by_pid)) < 0 ||
       json_object_set_new(j, "processes", procs) < 0) {
     json_decref(j);
@@ -87,17 +88,17 @@ static json_t *instance_to_json(const struct placer_state_instance *inst) {
 
 static int groups_to_json(const struct placer_state *s, json_t *j) {
   json_t *profile =
-      json_pack("{s:o, s:o, s:o}", "name", placer_state_json_str(s->profile_name), "path",
-                placer_state_json_str(s->profile_path), "topology", placer_state_json_str(s->topology_source));
+      json_pack("{s:o, s:o, s:o}", "name", placer_json_str_or_null(s->profile_name), "path",
+                placer_json_str_or_null(s->profile_path), "topology", placer_json_str_or_null(s->topology_source));
   json_t *insts = json_array();
   int rc = profile && insts ? 0 : -1;
   if (rc == 0 && s->backend)
     rc = json_object_set_new(j, "backend", json_string(s->backend));
-  if (rc == 0 && (json_object_set_new(j, "cgroup_mode", placer_state_json_str(s->cgroup_mode)) < 0 ||
-                  json_object_set_new(j, "cgroup_root", placer_state_json_str(s->cgroup_root)) < 0 ||
-                  json_object_set_new(j, "prefix", placer_state_json_str(s->prefix)) < 0 ||
+  if (rc == 0 && (json_object_set_new(j, "cgroup_mode", placer_json_str_or_null(s->cgroup_mode)) < 0 ||
+                  json_object_set_new(j, "cgroup_root", placer_json_str_or_null(s->cgroup_root)) < 0 ||
+                  json_object_set_new(j, "prefix", placer_json_str_or_null(s->prefix)) < 0 ||
                   json_object_set_new(j, "profile", profile) < 0 ||
-                  json_object_set_new(j, "applied_at", placer_state_json_str(s->applied_at)) < 0))
+                  json_object_set_new(j, "applied_at", placer_json_str_or_null(s->applied_at)) < 0))
     rc = -1;
   else
     profile = NULL;

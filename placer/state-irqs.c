@@ -54,17 +54,17 @@ static json_t *irq_to_json(const struct placer_state_irq *q) {
     }
   if (counts == NULL)
     return NULL;
-  return json_pack("{s:i, s:o, s:o, s:o, s:o, s:b, s:o}", "irq", (int)q->irq, "name", placer_state_json_str(q->name),
-                   "device", placer_state_json_str(q->device), "instance", placer_state_json_str(q->instance),
-                   "planned", placer_state_json_str(q->planned), "managed", q->managed, "counts", counts);
+  return json_pack("{s:i, s:o, s:o, s:o, s:o, s:b, s:o}", "irq", (int)q->irq, "name", placer_json_str_or_null(q->name),
+                   "device", placer_json_str_or_null(q->device), "instance", placer_json_str_or_null(q->instance),
+                   "planned", placer_json_str_or_null(q->planned), "managed", q->managed, "counts", counts);
 }
 
 static int irqs_to_json(const struct placer_state *s, json_t *j) {
-  if (json_object_set_new(j, "profile", placer_state_json_str(s->profile_name)) < 0 ||
-      json_object_set_new(j, "applied_at", placer_state_json_str(s->applied_at)) < 0)
+  if (json_object_set_new(j, "profile", placer_json_str_or_null(s->profile_name)) < 0 ||
+      json_object_set_new(j, "applied_at", placer_json_str_or_null(s->applied_at)) < 0)
     return -1;
-#define PUT(key, field)                                                 \
-  if (json_object_set_new(j, key, placer_state_json_str(s->field)) < 0) \
+#define PUT(key, field)                                                   \
+  if (json_object_set_new(j, key, placer_json_str_or_null(s->field)) < 0) \
     return -1;
   PATH_KEYS(PUT)
 #undef PUT

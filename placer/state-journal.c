@@ -43,17 +43,18 @@ static int move_to_json(const struct placer_journal_entry *e, json_t *j) {
   json_t *orig = json_object(), *threads = json_array();
   int rc = orig && threads ? 0 : -1;
   for (int c = 0; rc == 0 && c < PLACER_CGROUP_N_CONTROLLERS; c++)
-    rc = put(orig, placer_cgroup_controller_name(c), placer_state_json_str(e->original.path[c]));
+    rc = put(orig, placer_cgroup_controller_name(c), placer_json_str_or_null(e->original.path[c]));
   for (size_t i = 0; rc == 0 && i < e->n_threads; i++) {
     json_t *t = json_object();
     rc = t == NULL || put(t, "tid", json_integer(e->threads[i].tid)) < 0 ||
-                 put(t, "cpus", placer_state_json_str(e->threads[i].cpus)) < 0 || json_array_append_new(threads, t) < 0
+                 put(t, "cpus", placer_json_str_or_null(e->threads[i].cpus)) < 0 ||
+                 json_array_append_new(threads, t) < 0
              ? -1
              : 0;
   }
   if (put(j, "pid", json_integer(e->pid)) < 0 || put(j, "start_time", json_integer((json_int_t)e->start_time)) < 0 ||
-      put(j, "instance", placer_state_json_str(e->instance)) < 0 ||
-      put(j, "group", placer_state_json_str(e->group)) < 0)
+      put(j, "instance", placer_json_str_or_null(e->instance)) < 0 ||
+      put(j, "group", placer_json_str_or_null(e->group)) < 0)
     rc = -1;
   if (rc == 0 && put(j, "original", orig) == 0) {
     orig = NULL;
@@ -74,14 +75,14 @@ json_t *placer_journal_entry_to_json(const struct placer_journal_entry *e, const
   switch (e->op) {
   case PLACER_JOURNAL_CREATE:
     if (rc == 0)
-      rc = put(j, "group", placer_state_json_str(e->group));
+      rc = put(j, "group", placer_json_str_or_null(e->group));
     if (rc == 0 && e->unmarked) /* only then: state files of older placers read the same */
       rc = put(j, "unmarked", json_true());
     break;
   case PLACER_JOURNAL_SET:
-    if (rc == 0 && (put(j, "group", placer_state_json_str(e->group)) < 0 ||
+    if (rc == 0 && (put(j, "group", placer_json_str_or_null(e->group)) < 0 ||
                     put(j, "setting", json_string(placer_setting_name(e->setting))) < 0 ||
-                    put(j, "previous", placer_state_json_str(e->previous)) < 0))
+                    put(j, "previous", placer_json_str_or_null(e->previous)) < 0))
       rc = -1;
     break;
   case PLACER_JOURNAL_MOVE:
@@ -91,19 +92,19 @@ json_t *placer_journal_entry_to_json(const struct placer_journal_entry *e, const
   case PLACER_JOURNAL_AFFINITY:
     if (rc == 0 &&
         (put(j, "pid", json_integer(e->pid)) < 0 || put(j, "start_time", json_integer((json_int_t)e->start_time)) < 0 ||
-         put(j, "tid", json_integer(e->tid)) < 0 || put(j, "previous", placer_state_json_str(e->previous)) < 0))
+         put(j, "tid", json_integer(e->tid)) < 0 || put(j, "previous", placer_json_str_or_null(e->previous)) < 0))
       rc = -1;
     break;
   case PLACER_JOURNAL_IRQ:
-    if (rc == 0 && (put(j, "irq", json_integer(e->irq)) < 0 || put(j, "name", placer_state_json_str(e->name)) < 0 ||
-                    put(j, "previous", placer_state_json_str(e->previous)) < 0))
+    if (rc == 0 && (put(j, "irq", json_integer(e->irq)) < 0 || put(j, "name", placer_json_str_or_null(e->name)) < 0 ||
+                    put(j, "previous", placer_json_str_or_null(e->previous)) < 0))
       rc = -1;
     break;
   case PLACER_JOURNAL_FILE:
   case PLACER_JOURNAL_LINK:
-    if (rc == 0 && (put(j, "path", placer_state_json_str(e->path)) < 0 ||
-                    (e->op == PLACER_JOURNAL_FILE && put(j, "previous", placer_state_json_str(e->previous)) < 0) ||
-                    put(j, "dir_created", placer_state_json_str(e->dir_created)) < 0))
+    if (rc == 0 && (put(j, "path", placer_json_str_or_null(e->path)) < 0 ||
+                    (e->op == PLACER_JOURNAL_FILE && put(j, "previous", placer_json_str_or_null(e->previous)) < 0) ||
+                    put(j, "dir_created", placer_json_str_or_null(e->dir_created)) < 0))
       rc = -1;
     break;
   case PLACER_JOURNAL_ACTION:

@@ -6,10 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-json_t *placer_state_json_str(const char *s) {
-  return s ? json_string(s) : json_null();
-}
-
 int placer_state_json_dup(json_t *obj, const char *key, char **out, const char *where, struct placer_error **err) {
   json_t *v = json_object_get(obj, key);
   *out = NULL;

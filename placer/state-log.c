@@ -89,7 +89,7 @@ int placer_state_log_restart(struct placer_state *s, bool open_new, struct place
   s->log_fd = fd;
   s->log_open = true;
   json_t *head = json_pack("{s:I, s:o, s:o}", "log_seq", (json_int_t)s->log_seq, "boot_id",
-                           placer_state_json_str(s->boot_id), "state_id", placer_state_json_str(s->state_id));
+                           placer_json_str_or_null(s->boot_id), "state_id", placer_json_str_or_null(s->state_id));
   cleanup_free char *text = head ? json_dumps(head, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
   json_decref(head);
   if (text == NULL || write_line(s, text, err) < 0) {

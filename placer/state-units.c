@@ -66,13 +66,14 @@ static bool units_hold(const struct placer_state *s) {
 }
 
 static json_t *unit_to_json(const struct placer_state_unit *u) {
-  json_t *j = json_pack(
-      "{s:o, s:o, s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:i, s:b, s:o}", "name", placer_state_json_str(u->name), "role",
-      placer_state_json_str(u->role), "kind", placer_role_kind_name(u->kind), "match", placer_state_json_str(u->match),
-      "unit", placer_state_json_str(u->unit), "cgroup", placer_state_json_str(u->cgroup), "cpus",
-      placer_state_json_str(u->cpus), "mems", placer_state_json_str(u->mems), "memory_bytes",
-      u->has_memory_limit ? json_integer((json_int_t)u->memory_bytes) : json_null(), "cpu_weight", (int)u->cpu_weight,
-      "pin_vcpus", u->pin_vcpus, "qmp_socket", placer_state_json_str(u->qmp_socket));
+  json_t *j =
+      json_pack("{s:o, s:o, s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:i, s:b, s:o}", "name",
+                placer_json_str_or_null(u->name), "role", placer_json_str_or_null(u->role), "kind",
+                placer_role_kind_name(u->kind), "match", placer_json_str_or_null(u->match), "unit",
+                placer_json_str_or_null(u->unit), "cgroup", placer_json_str_or_null(u->cgroup), "cpus",
+                placer_json_str_or_null(u->cpus), "mems", placer_json_str_or_null(u->mems), "memory_bytes",
+                u->has_memory_limit ? json_integer((json_int_t)u->memory_bytes) : json_null(), "cpu_weight",
+                (int)u->cpu_weight, "pin_vcpus", u->pin_vcpus, "qmp_socket", placer_json_str_or_null(u->qmp_socket));
   json_t *prev = json_object(), *created = json_array();
   json_t *procs = placer_state_processes_to_json(u->procs, u->n_procs);
   bool oom = j == NULL || prev == NULL || created == NULL || procs == NULL;
@@ -83,7 +84,7 @@ static json_t *unit_to_json(const struct placer_state_unit *u) {
     prev = NULL;
     oom = json_object_set_new(j, "runtime_dropins_created", created) < 0;
     created = NULL;
-    oom = oom || json_object_set_new(j, "dropin", placer_state_json_str(u->dropin)) < 0 ||
+    oom = oom || json_object_set_new(j, "dropin", placer_json_str_or_null(u->dropin)) < 0 ||
           json_object_set_new(j, "dropin_dir_created", json_boolean(u->dropin_dir_created)) < 0 ||
           json_object_set_new(j, "processes", procs) < 0;
     procs = NULL;
@@ -100,10 +101,10 @@ static json_t *unit_to_json(const struct placer_state_unit *u) {
 
 static int units_to_json(const struct placer_state *s, json_t *j) {
   json_t *insts = json_array();
-  if (insts == NULL || json_object_set_new(j, "backend", placer_state_json_str(s->backend)) < 0 ||
-      json_object_set_new(j, "profile", placer_state_json_str(s->profile_name)) < 0 ||
-      json_object_set_new(j, "profile_path", placer_state_json_str(s->profile_path)) < 0 ||
-      json_object_set_new(j, "applied_at", placer_state_json_str(s->applied_at)) < 0 ||
+  if (insts == NULL || json_object_set_new(j, "backend", placer_json_str_or_null(s->backend)) < 0 ||
+      json_object_set_new(j, "profile", placer_json_str_or_null(s->profile_name)) < 0 ||
+      json_object_set_new(j, "profile_path", placer_json_str_or_null(s->profile_path)) < 0 ||
+      json_object_set_new(j, "applied_at", placer_json_str_or_null(s->applied_at)) < 0 ||
       json_object_set_new(j, "persist", json_boolean(s->persist)) < 0) {
     json_decref(insts);
     return -1;

@@ -70,8 +70,8 @@ json_t *placer_state_to_json(const struct placer_state *s) {
   if (j == NULL)
     return NULL;
   bool oom = json_object_set_new(j, "schema", json_integer(PLACER_STATE_SCHEMA)) < 0 ||
-             json_object_set_new(j, "boot_id", placer_state_json_str(s->boot_id)) < 0 ||
-             json_object_set_new(j, "state_id", placer_state_json_str(s->state_id)) < 0 || kind->to_json(s, j) < 0;
+             json_object_set_new(j, "boot_id", placer_json_str_or_null(s->boot_id)) < 0 ||
+             json_object_set_new(j, "state_id", placer_json_str_or_null(s->state_id)) < 0 || kind->to_json(s, j) < 0;
   if (!oom && kind->journaled) {
     json_t *journal = json_array();
     oom = journal == NULL || json_object_set_new(j, "last_txn", json_integer(s->last_txn)) < 0 ||

@@ -24,6 +24,7 @@
 
 #include "cgroup/cgroup.h"
 #include "lib/error.h"
+#include "lib/json-str.h"
 #include "lib/string-list.h"
 #include "plan/plan.h"
 
@@ -331,7 +332,6 @@ int placer_memory_limit_parse(const char *text, uint64_t *bytes);
  * state*.c: a string or null; a string key copied (NULL when absent or
  * null; not a string: an error naming WHERE); an unsigned number up to MAX
  * (OPTIONAL: absent or null is 0). */
-json_t *placer_state_json_str(const char *s);
 int placer_state_json_dup(json_t *obj, const char *key, char **out, const char *where, struct placer_error **err);
 int placer_state_json_uint(json_t *obj, const char *key, uint64_t max, bool optional, uint64_t *out, const char *where,
                            struct placer_error **err);

@@ -19,10 +19,7 @@
 #include "topology/topology.h"
 #include "lib/units.h"
 #include "vcpu.h"
-
-static json_t *str_or_null(const char *s) {
-  return s ? json_string(s) : json_null();
-}
+#include "lib/json-str.h"
 
 static json_t *limit_json(uint64_t bytes) {
   return bytes == PLACER_CGROUP_UNLIMITED ? json_null() : json_integer((json_int_t)bytes);
@@ -174,7 +171,7 @@ static bool check_process(struct placer_cgroup *cg, const struct placer_state_in
   }
   json_t *jp = json_object();
   json_object_set_new(jp, "pid", json_integer(pid));
-  json_object_set_new(jp, "comm", str_or_null(comm));
+  json_object_set_new(jp, "comm", placer_json_str_or_null(comm));
   json_object_set_new(jp, "bound", json_boolean(bound || below));
   if (below)
     json_object_set_new(jp, "descendant_of", json_integer(below));
@@ -183,7 +180,7 @@ static bool check_process(struct placer_cgroup *cg, const struct placer_state_in
   bool in_group = true;
   char elsewhere[512] = "";
   for (int c = 0; c < PLACER_CGROUP_N_CONTROLLERS; c++) {
-    json_object_set_new(groups, placer_cgroup_controller_name(c), str_or_null(m.path[c]));
+    json_object_set_new(groups, placer_cgroup_controller_name(c), placer_json_str_or_null(m.path[c]));
     if (c == PLACER_CGROUP_CPUACCT && !placer_cgroup_accounts(cg, si->group))
       continue; /* a group made without it: not accounted, not misplaced */
     if (m.path[c] == NULL || strcmp(m.path[c], si->group) != 0) {
@@ -258,9 +255,9 @@ static bool check_process(struct placer_cgroup *cg, const struct placer_state_in
     tcomm = placer_task_comm(pid, tids[i]);
     json_t *jt = json_object();
     json_object_set_new(jt, "tid", json_integer(tids[i]));
-    json_object_set_new(jt, "comm", str_or_null(tcomm));
-    json_object_set_new(jt, "cpus", str_or_null(tcpus));
-    json_object_set_new(jt, "mems", str_or_null(tmems));
+    json_object_set_new(jt, "comm", placer_json_str_or_null(tcomm));
+    json_object_set_new(jt, "cpus", placer_json_str_or_null(tcpus));
+    json_object_set_new(jt, "mems", placer_json_str_or_null(tmems));
     json_object_set_new(jt, "planned_cpus", json_string(want));
     json_object_set_new(jt, "planned_mems", json_string(si->mems));
     if (*pin)
@@ -330,7 +327,7 @@ static json_t *memory_locality(const struct placer_numa_host *host, const struct
   json_object_set_new(loc, "node_bytes", nodes);
   json_object_set_new(loc, "n_processes", json_integer((json_int_t)u.n_processes));
   cleanup_free char *shown = placer_numa_locality_format(&u, si->mems);
-  json_object_set_new(loc, "shown", str_or_null(shown));
+  json_object_set_new(loc, "shown", placer_json_str_or_null(shown));
   placer_numa_usage_clear(&u);
   return loc;
 }
@@ -420,14 +417,14 @@ static json_t *check_instance(struct placer_cgroup *cg, const struct placer_stat
                               size_t self, unsigned planned_role_weight, const struct placer_numa_host *host) {
   const struct placer_state_instance *si = &state->instances[self];
   json_t *inst = json_object();
-  json_object_set_new(inst, "name", str_or_null(si->name));
-  json_object_set_new(inst, "role", str_or_null(si->role));
+  json_object_set_new(inst, "name", placer_json_str_or_null(si->name));
+  json_object_set_new(inst, "role", placer_json_str_or_null(si->role));
   json_object_set_new(inst, "kind", json_string(placer_role_kind_name(si->kind)));
   json_object_set_new(inst, "group", json_string(si->group));
   json_object_set_new(inst, "drift", json_array());
   json_object_set_new(inst, "notes", json_array());
   cleanup_free char *desc = placer_match_describe(si->kind, &si->match);
-  json_object_set_new(inst, "match", str_or_null(desc));
+  json_object_set_new(inst, "match", placer_json_str_or_null(desc));
 
   /* What the state recorded of the model's values (borrowed: not cleared). */
   struct placer_group_values want = { .cpus = si->cpus,
@@ -523,18 +520,17 @@ int cgroupfs_status(const char *state_dir, json_t **out, bool *drift_found, stru
   bool busy = false;
   if (placer_state_open(state_dir, PLACER_STATE_LOCK_SHARED, &state, &busy, err) < 0)
     return -1;
-  json_t *doc = json_object();
-  json_object_set_new(doc, "schema", json_integer(PLACER_STATUS_JSON_SCHEMA));
-  json_object_set_new(doc, "backend", json_string("cgroupfs"));
-  json_object_set_new(doc, "state_dir", json_string(state_dir));
-  json_object_set_new(doc, "applied", json_boolean(state->n_instances > 0));
-  json_object_set_new(doc, "profile", str_or_null(state->profile_name));
-  json_object_set_new(doc, "profile_path", str_or_null(state->profile_path));
-  json_object_set_new(doc, "topology", str_or_null(state->topology_source));
-  json_object_set_new(doc, "applied_at", str_or_null(state->applied_at));
-  json_object_set_new(doc, "cgroup_mode", str_or_null(state->cgroup_mode));
-  json_object_set_new(doc, "cgroup_root", str_or_null(state->cgroup_root));
-  json_object_set_new(doc, "prefix", str_or_null(state->prefix));
+  json_t *doc =
+      apply_status_doc_new("cgroupfs", state_dir, state->n_instances > 0, state->profile_name, state->profile_path);
+  if (doc == NULL) {
+    placer_state_free(state);
+    return placer_error_oom(err, NULL);
+  }
+  json_object_set_new(doc, "topology", placer_json_str_or_null(state->topology_source));
+  json_object_set_new(doc, "applied_at", placer_json_str_or_null(state->applied_at));
+  json_object_set_new(doc, "cgroup_mode", placer_json_str_or_null(state->cgroup_mode));
+  json_object_set_new(doc, "cgroup_root", placer_json_str_or_null(state->cgroup_root));
+  json_object_set_new(doc, "prefix", placer_json_str_or_null(state->prefix));
   json_object_set_new(doc, "busy", json_boolean(busy));
   json_object_set_new(doc, "interrupted", json_boolean(state->pending_txn != 0 && !busy));
   json_t *problems = json_array();

@@ -10,6 +10,7 @@
 
 #include "apply/apply-internal.h"
 #include "lib/error.h"
+#include "lib/json-str.h"
 
 char *apply_now_rfc3339(void) {
   time_t now = time(NULL);
@@ -99,6 +100,13 @@ int apply_reset_detail(struct placer_reset_result *res, const char *key, json_t 
 
 size_t apply_reset_detail_count(const struct placer_reset_result *res, const char *key) {
   return json_array_size(json_object_get(res->details, key));
+}
+
+json_t *apply_status_doc_new(const char *backend, const char *state_dir, bool applied, const char *profile,
+                             const char *profile_path) {
+  return json_pack("{s:i, s:s, s:s, s:b, s:o, s:o}", "schema", PLACER_STATUS_JSON_SCHEMA, "backend", backend,
+                   "state_dir", state_dir, "applied", applied, "profile", placer_json_str_or_null(profile),
+                   "profile_path", placer_json_str_or_null(profile_path));
 }
 
 void apply_print_instance_lines(json_t *inst, FILE *out) {

@@ -32,6 +32,12 @@ int apply_reset_details(struct placer_reset_result *res, const char *const *keys
 int apply_reset_detail(struct placer_reset_result *res, const char *key, json_t *value);
 size_t apply_reset_detail_count(const struct placer_reset_result *res, const char *key);
 
+/* The head of either backend's status document (docs/apply.md, status
+ * --json): schema, backend, state_dir, applied, profile, profile_path, in
+ * that order; the backend adds its own keys after.  NULL on ENOMEM. */
+json_t *apply_status_doc_new(const char *backend, const char *state_dir, bool applied, const char *profile,
+                             const char *profile_path);
+
 /* The status text's lines under an instance of either backend: its "drift"
  * and its "notes", escaped for the terminal (a comm is any 15 bytes). */
 void apply_print_instance_lines(json_t *inst, FILE *out);

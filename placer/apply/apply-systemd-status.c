@@ -12,10 +12,7 @@
 #include "lib/units.h"
 #include "proc.h"
 #include "state.h"
-
-static json_t *str_or_null(const char *s) {
-  return s ? json_string(s) : json_null();
-}
+#include "lib/json-str.h"
 
 static void add_line(json_t *inst, const char *key, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static void add_line(json_t *inst, const char *key, const char *fmt, ...) {
@@ -51,22 +48,22 @@ static struct placer_group_values planned_values(const struct placer_state_unit 
 
 static json_t *check_instance(const struct sd_ctx *c, struct placer_state_unit *si) {
   json_t *inst = json_object();
-  json_object_set_new(inst, "name", str_or_null(si->name));
-  json_object_set_new(inst, "role", str_or_null(si->role));
+  json_object_set_new(inst, "name", placer_json_str_or_null(si->name));
+  json_object_set_new(inst, "role", placer_json_str_or_null(si->role));
   json_object_set_new(inst, "kind", json_string(placer_role_kind_name(si->kind)));
   json_object_set_new(inst, "unit", json_string(si->unit));
   json_object_set_new(inst, "group", json_string(si->cgroup));
-  json_object_set_new(inst, "match", str_or_null(si->match));
+  json_object_set_new(inst, "match", placer_json_str_or_null(si->match));
   json_object_set_new(inst, "drift", json_array());
   json_object_set_new(inst, "notes", json_array());
   json_t *planned = json_object();
-  json_object_set_new(planned, "cpus", str_or_null(si->cpus));
-  json_object_set_new(planned, "mems", str_or_null(si->mems));
+  json_object_set_new(planned, "cpus", placer_json_str_or_null(si->cpus));
+  json_object_set_new(planned, "mems", placer_json_str_or_null(si->mems));
   json_object_set_new(planned, "memory_bytes",
                       si->has_memory_limit ? json_integer((json_int_t)si->memory_bytes) : json_null());
   json_object_set_new(planned, "cpu_weight", si->cpu_weight ? json_integer(si->cpu_weight) : json_null());
   json_object_set_new(planned, "pin_vcpus", json_boolean(si->pin_vcpus));
-  json_object_set_new(planned, "dropin", str_or_null(si->dropin));
+  json_object_set_new(planned, "dropin", placer_json_str_or_null(si->dropin));
   json_object_set_new(inst, "planned", planned);
 
   json_t *actual = json_object();
@@ -78,7 +75,7 @@ static json_t *check_instance(const struct sd_ctx *c, struct placer_state_unit *
   } else {
     cleanup_free char *active = placer_systemd_show_value(show, "ActiveState");
     cleanup_free char *cg = placer_systemd_show_value(show, "ControlGroup");
-    json_object_set_new(actual, "active_state", str_or_null(active));
+    json_object_set_new(actual, "active_state", placer_json_str_or_null(active));
     if (active == NULL || strcmp(active, "active") != 0)
       add_line(inst, "drift", "unit %s is %s", si->unit, active ? active : "unknown");
     if (cg && *cg && strcmp(cg, si->cgroup) != 0) {
@@ -93,7 +90,7 @@ static json_t *check_instance(const struct sd_ctx *c, struct placer_state_unit *
     placer_error_free(unread);
     for (int p = 0; p < SD_N_PROPS; p++) {
       cleanup_free char *v = placer_systemd_show_value(show, placer_state_unit_props[p]);
-      json_object_set_new(actual, placer_state_unit_props[p], str_or_null(v));
+      json_object_set_new(actual, placer_state_unit_props[p], placer_json_str_or_null(v));
       enum placer_setting s = prop_setting[p];
       if ((want.planned & PLACER_SETTING_BIT(s)) && (!read || !placer_group_value_equal(s, &now, &want))) {
         char shown[32];
@@ -112,7 +109,7 @@ static json_t *check_instance(const struct sd_ctx *c, struct placer_state_unit *
   static const char *const files[] = { "cpuset.cpus.effective", "cpuset.mems.effective", "memory.max", "cpu.weight" };
   for (size_t i = 0; i < N_OF(files); i++) {
     cleanup_free char *v = sd_cgroup_read(c, si->cgroup, files[i]);
-    json_object_set_new(actual, files[i], str_or_null(v));
+    json_object_set_new(actual, files[i], placer_json_str_or_null(v));
   }
   if (si->dropin && access(si->dropin, F_OK) != 0)
     add_line(inst, "drift", "drop-in %s is missing: the placement will not survive a restart", si->dropin);
@@ -142,7 +139,7 @@ static json_t *check_instance(const struct sd_ctx *c, struct placer_state_unit *
     cleanup_free char *comm = placer_proc_comm(pids[i]);
     json_t *jp = json_object();
     json_object_set_new(jp, "pid", json_integer(pids[i]));
-    json_object_set_new(jp, "comm", str_or_null(comm));
+    json_object_set_new(jp, "comm", placer_json_str_or_null(comm));
     json_object_set_new(jp, "n_threads", json_integer((json_int_t)n_tids));
     json_object_set_new(jp, "bound", json_boolean(bound));
     json_object_set_new(jp, "in_group", json_true());
@@ -172,14 +169,12 @@ int sd_status(const char *state_dir, json_t **out, bool *drift, struct placer_er
     return -1;
   struct sd_ctx c;
   sd_ctx_init(&c, NULL);
-  json_t *doc = json_object();
-  json_object_set_new(doc, "schema", json_integer(PLACER_STATUS_JSON_SCHEMA));
-  json_object_set_new(doc, "backend", json_string("systemd"));
-  json_object_set_new(doc, "state_dir", json_string(dir));
-  json_object_set_new(doc, "applied", json_boolean(s->n_units > 0));
-  json_object_set_new(doc, "profile", str_or_null(s->profile_name));
-  json_object_set_new(doc, "profile_path", str_or_null(s->profile_path));
-  json_object_set_new(doc, "applied_at", str_or_null(s->applied_at));
+  json_t *doc = apply_status_doc_new("systemd", dir, s->n_units > 0, s->profile_name, s->profile_path);
+  if (doc == NULL) {
+    placer_state_free(s);
+    return placer_error_oom(err, NULL);
+  }
+  json_object_set_new(doc, "applied_at", placer_json_str_or_null(s->applied_at));
   json_object_set_new(doc, "persist", json_boolean(s->persist));
   json_object_set_new(doc, "cgroup_mode", json_string("v2"));
   json_object_set_new(doc, "busy", json_boolean(busy));

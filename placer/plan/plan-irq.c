@@ -7,6 +7,7 @@
 
 #include "lib/text-table.h"
 #include "plan/plan.h"
+#include "lib/json-str.h"
 
 static const char *rule_for(const struct placer_plan_irq_rule *r) {
   return r->instance ? r->instance : "-";
@@ -89,10 +90,6 @@ int placer_plan_irqs_print_text(const struct placer_plan *plan, FILE *out) {
   return 0;
 }
 
-static json_t *str_or_null(const char *s) {
-  return s ? json_string(s) : json_null();
-}
-
 int placer_plan_irqs_to_json(const struct placer_plan *plan, json_t *doc) {
   if (plan->n_irq_rules == 0)
     return 0; /* older readers and the golden plans of profiles without irqs: see no change */
@@ -102,7 +99,7 @@ int placer_plan_irqs_to_json(const struct placer_plan *plan, json_t *doc) {
     json_t *j = json_object();
     char *cpus = placer_cpulist_format(r->cpus);
     json_object_set_new(j, "device", json_string(r->device));
-    json_object_set_new(j, "instance", str_or_null(r->instance));
+    json_object_set_new(j, "instance", placer_json_str_or_null(r->instance));
     json_object_set_new(j, "to", json_string(placer_irq_target_name(r->target)));
     json_object_set_new(j, "cpus", json_string(cpus ? cpus : ""));
     json_object_set_new(j, "spread", json_boolean(r->spread));
@@ -116,11 +113,11 @@ int placer_plan_irqs_to_json(const struct placer_plan *plan, json_t *doc) {
     json_object_set_new(j, "irq", json_integer(q->irq));
     json_object_set_new(j, "name", json_string(q->name));
     json_object_set_new(j, "device", json_string(q->device));
-    json_object_set_new(j, "instance", str_or_null(q->instance));
-    json_object_set_new(j, "from", str_or_null(q->from));
-    json_object_set_new(j, "to", str_or_null(q->to));
+    json_object_set_new(j, "instance", placer_json_str_or_null(q->instance));
+    json_object_set_new(j, "from", placer_json_str_or_null(q->from));
+    json_object_set_new(j, "to", placer_json_str_or_null(q->to));
     json_object_set_new(j, "managed", json_boolean(q->managed));
-    json_object_set_new(j, "effective", str_or_null(q->effective));
+    json_object_set_new(j, "effective", placer_json_str_or_null(q->effective));
     if (q->managed && q->instance)
       json_object_set_new(j, "on_own_cpus", json_boolean(q->on_own_cpus));
     json_array_append_new(irqs, j);

@@ -11,6 +11,7 @@
 #include "results/stats.h"
 #include "lib/text-table.h"
 #include "lib/units.h"
+#include "lib/json-str.h"
 
 #define DASH "-"
 
@@ -122,10 +123,6 @@ static uint64_t u64(const json_t *obj, const char *key) {
   return json_is_integer(v) && json_integer_value(v) > 0 ? (uint64_t)json_integer_value(v) : 0;
 }
 
-static json_t *str_or_null(const char *s) {
-  return s ? json_string(s) : json_null();
-}
-
 json_t *placer_bench_recovery_to_json(const struct placer_bench_recovery *r, char *const *variants) {
   if (r == NULL)
     return json_null();
@@ -143,8 +140,8 @@ json_t *placer_bench_recovery_to_json(const struct placer_bench_recovery *r, cha
                                                (json_int_t)run->roles[i].rss_peak_bytes));
       json_array_append_new(
           runs, json_pack("{s:s, s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "variant", variants[v],
-                          "repeat", (json_int_t)k, "fio_json", str_or_null(run->fio_json), "watch_log",
-                          str_or_null(run->watch_log), "detect_s", num_or_null(run->detect_s), "down_s",
+                          "repeat", (json_int_t)k, "fio_json", placer_json_str_or_null(run->fio_json), "watch_log",
+                          placer_json_str_or_null(run->watch_log), "detect_s", num_or_null(run->detect_s), "down_s",
                           num_or_null(run->down_s), "recovery_s", num_or_null(run->recovery_s), "total_s",
                           num_or_null(run->total_s), "iops_before", num_or_null(run->iops_before), "iops_during",
                           num_or_null(run->iops_during), "iops_min", num_or_null(run->iops_min), "degraded_peak",

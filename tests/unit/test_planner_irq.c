@@ -71,17 +71,6 @@ static void profile_fails(const char *text, const char *message) {
   placer_error_free(err);
 }
 
-/* PLAN as `placer plan` prints it (caller frees). */
-static char *plan_text(const struct placer_plan *plan) {
-  char *text = NULL;
-  size_t size = 0;
-  FILE *f = open_memstream(&text, &size);
-  assert_non_null(f);
-  assert_int_equal(placer_plan_print_text(plan, f), 0);
-  fclose(f);
-  return text;
-}
-
 static const struct placer_plan_irq *irq_of(const struct placer_plan *plan, unsigned irq) {
   for (size_t i = 0; i < plan->n_irqs; i++)
     if (plan->irqs[i].irq == irq)
@@ -118,7 +107,7 @@ static void vm_devices(void **state) {
   assert_null(rng->instance);
 
   /* printed: one row per IRQ, the managed one with where it completes */
-  char *text = plan_text(plan);
+  char *text = test_plan_text(plan);
   assert_non_null(strstr(text, "irqs: 3 steered, 1 managed by the kernel"));
   assert_non_null(strstr(text, "   35  virtio1-config  vda           -    0-1   0\n"));
   assert_non_null(strstr(text, "   36  virtio1-req.0   vda           -    0-1   managed: completes on cpu 1\n"));
@@ -369,7 +358,7 @@ static void optional_absent(void **state) {
                                          "(placer watch, or the next apply)");
   assert_string_equal(plan->warnings[1], "p.yaml:4:13: irqs[2]: 0000:01:00.0 not present: its IRQs are steered when it "
                                          "appears (placer watch, or the next apply)");
-  char *text = plan_text(plan);
+  char *text = test_plan_text(plan);
   assert_non_null(strstr(text, "  eth1 (-): not present: its IRQs go to cpus 1 when it appears\n"));
   assert_non_null(strstr(text, "  0000:01:00.0 (-): not present: its IRQs go to cpus 0-1 when it appears\n"));
   free(text);
@@ -430,7 +419,7 @@ static void optional_from_xml(void **state) {
   assert_int_equal(plan->n_irq_rules, 2);
   assert_true(plan->irq_rules[0].pending);
   assert_false(plan->irq_rules[1].pending);
-  char *text = plan_text(plan);
+  char *text = test_plan_text(plan);
   assert_non_null(strstr(text, "eth9"));
   assert_non_null(strstr(text, "not present: cpus 0 when it appears (cpus)"));
   free(text);
