@@ -11,6 +11,8 @@
 #     process in it Cpus_allowed_list / Mems_allowed_list as planned, and every process is still
 #     in its unit's own group (/proc/PID/cgroup): nothing moved, no group of placer's own;
 #   - AllowedCPUs changed by hand on the service: put back at the next check, the log says so;
+#   - the service restarted: the new processes on its CPUs from the runtime properties, the
+#     watcher placing nothing again;
 #   - systemctl stop of the placed service ends every process of it (systemd still owns them);
 #     the watcher goes on;
 #   - the watcher killed -9 and started again: "0 changes", the scope's record untouched (the
@@ -121,6 +123,17 @@ wait_for "AllowedCPUs put back" 50 shows $S AllowedCPUs 1
 wait_for "the log of the fix" 30 grep -q "^app.0: $S cpus is 0-1, planned 1: put back" /tmp/watch1.log
 wait_for "$S's threads back" 50 threads_on $SG 1 1 3
 echo "GUEST drift: AllowedCPUs=0-1 by hand on $S put back"
+
+# ---- restarted: its runtime properties hold; the watcher has nothing to set
+old=$(systemctl show -p MainPID --value $S)
+systemctl restart $S || fail "restart $S"
+new=$(systemctl show -p MainPID --value $S)
+[ "$new" != "$old" ] && [ "$new" != 0 ] || fail "$S not restarted (MainPID $old -> $new)"
+wait_for "$S's workers after the restart" 100 threads_on $SG 1 1 3
+in_unit $SG
+sleep 0.6 # the exec seen and a check of the watcher made
+[ "$(grep -c "^app.0: placed pid" /tmp/watch1.log)" = 1 ] || fail "the restarted unit was placed again"
+echo "GUEST restart of $S: MainPID $old -> $new, every thread on cpu 1 from its runtime properties"
 
 # ---- systemd still owns what the watcher placed
 systemctl stop $S || fail "stop $S"
