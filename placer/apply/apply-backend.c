@@ -57,6 +57,11 @@ bool placer_apply_backend_known(const char *name) {
   return name && (strcmp(name, "auto") == 0 || find(name) != NULL);
 }
 
+const char *placer_apply_backend_resolve(const char *name) {
+  const struct placer_apply_backend_ops *ops = placer_apply_backend_get(name);
+  return ops ? ops->name : NULL;
+}
+
 const char *placer_apply_backend_ops_check(const struct placer_apply_backend_ops *ops) {
   if (ops->name == NULL || ops->name[0] == '\0')
     return "no name";
@@ -171,10 +176,9 @@ static int apply_run(const struct placer_plan *plan, const struct placer_apply_o
                             PLACER_APPLY_BACKEND_NAMES);
   if (check_settings(ops, opt, err) < 0)
     return -1;
-  if ((opt->state || opt->processes_by_watcher) && ops != &placer_apply_backend_cgroupfs)
+  if (opt->processes_by_watcher && ops != &placer_apply_backend_cgroupfs)
     return placer_error_set(err, PLACER_EXIT_USAGE, EINVAL,
-                            "the %s backend does not apply under a state its caller holds (placer watch places "
-                            "through the cgroupfs backend)",
+                            "the %s backend binds what runs itself (only cgroupfs leaves it to the watcher)",
                             ops->name);
   if (opt->irqs_only)
     return apply_irqs_only(plan, opt, report, err);

@@ -1,6 +1,7 @@
 /* The systemd apply backend's own types and helpers, shared by
- * apply-systemd.c (apply, reset), apply-systemd-state.c (systemctl, the
- * units' groups and threads) and apply-systemd-status.c (status).  Not for
+ * apply-systemd.c (apply, reset), apply-systemd-bind.c (a unit's record,
+ * placer watch's units), apply-systemd-state.c (systemctl, the units'
+ * groups and threads) and apply-systemd-status.c (status).  Not for
  * the rest of placer. */
 #ifndef PLACER_APPLY_SYSTEMD_INTERNAL_H
 #define PLACER_APPLY_SYSTEMD_INTERNAL_H
@@ -48,6 +49,22 @@ int sd_show_values(const char *show, struct placer_group_values *v, struct place
 char **sd_setting_argv(const struct sd_ctx *c, const char *unit, enum placer_setting s,
                        const struct placer_group_values *want);
 
+/* apply-systemd-bind.c: what a unit records before placer changes it.
+ * The model's values a unit gets: the ones the plan gives itself (a unit
+ * keeps its own where the plan gives none). */
+unsigned sd_unit_settings(const struct placer_placed *pd);
+/* R's name, role, match and planned values, from the model PD. */
+int sd_record_model(const struct placer_placed *pd, struct placer_state_unit *r, struct placer_error **err);
+/* R (its unit and cgroup set, from PD's processes) checked (loaded, in the
+ * group /proc says, the plan's cpus and nodes on this host) and its
+ * previous values recorded: what `systemctl show` says now, or OLD's (an
+ * earlier record's) when the instance was placed before: the first record
+ * wins.  *needs_set: a property differs from the plan. */
+int sd_record_unit(const struct sd_ctx *c, const struct placer_placed *pd, const struct placer_state_unit *old,
+                   struct placer_state_unit *r, bool *needs_set, struct placer_error **err);
+/* R's processes: every one in its unit now. */
+int sd_record_procs(const struct sd_ctx *c, struct placer_state_unit *r, struct placer_error **err);
+
 /* apply-systemd-state.c */
 void sd_ctx_init(struct sd_ctx *c, const struct placer_apply_options *opt);
 /* The properties an instance sets. */
@@ -86,7 +103,7 @@ struct sd_undone {
   bool dropin_removed; /* the drop-in of apply --persist removed */
 };
 
-/* apply-systemd.c: undo what the state records for SI (properties back,
+/* apply-systemd-bind.c: undo what the state records for SI (properties back,
  * drop-ins placer made removed); *reload is set when a daemon-reload is
  * needed; *done (may be NULL) says what was done. */
 int sd_undo_instance(const struct sd_ctx *c, const struct placer_state_unit *si, bool *reload,

@@ -93,7 +93,8 @@ static void applier_clear(struct sd_applier *a) {
   }
   free(a->t);
   placer_placement_free(a->placement);
-  placer_state_free(a->state);
+  if (a->state != a->opt->state)
+    placer_state_free(a->state); /* the caller's stays open, and locked */
   placer_string_list_free(&a->actions);
   placer_string_list_free(&a->notes);
 }
@@ -139,69 +140,14 @@ static int find_unit(struct sd_applier *a, struct sd_target *t, struct placer_er
   return 0;
 }
 
-static int check_fit(struct sd_applier *a, struct sd_target *t, struct placer_error **err) {
-  cleanup_free char *root_cpus = sd_cgroup_read(&a->ctx, "", "cpuset.cpus.effective");
-  cleanup_free char *root_mems = sd_cgroup_read(&a->ctx, "", "cpuset.mems.effective");
-  struct {
-    const char *what, *want, *have;
-  } sets[] = { { "cpus", t->rec.cpus, root_cpus }, { "mems", t->rec.mems, root_mems } };
-  for (size_t i = 0; i < 2; i++) {
-    if (sets[i].want == NULL || sets[i].have == NULL)
-      continue;
-    hwloc_bitmap_t w = hwloc_bitmap_alloc(), h = hwloc_bitmap_alloc();
-    bool bad = w == NULL || h == NULL || placer_cpulist_parse(sets[i].want, w) < 0 ||
-               placer_cpulist_parse(sets[i].have, h) < 0 || !hwloc_bitmap_isincluded(w, h);
-    hwloc_bitmap_free(w);
-    hwloc_bitmap_free(h);
-    if (bad)
-      return placer_error_set(err, PLACER_EXIT_INFEASIBLE, EINVAL,
-                              "%s: planned %s %s, but this host's cgroup2 root has %s; was the plan made for another "
-                              "machine (--topology)?",
-                              t->inst->name, sets[i].what, sets[i].want, sets[i].have);
-  }
-  return 0;
-}
-
-/* The model's values a unit gets: the ones the plan gives itself; a unit
- * keeps its own where the plan gives none. */
-static unsigned unit_settings(const struct placer_placed *pd) {
-  return pd->values.planned & PLACER_GROUP_SETTINGS;
-}
-
-/* Does what `systemctl show` says (SHOW) differ from the plan? */
-static int shown_differs(const struct placer_placed *pd, const char *show, bool *differs, struct placer_error **err) {
-  struct placer_group_values now;
-  if (sd_show_values(show, &now, err) < 0)
-    return -1;
-  *differs = false;
-  for (enum placer_setting s = 0; s < PLACER_SETTING_N; s++)
-    if ((unit_settings(pd) & PLACER_SETTING_BIT(s)) && !placer_group_value_equal(s, &now, &pd->values))
-      *differs = true;
-  placer_group_values_clear(&now);
-  return 0;
-}
-
-/* What the unit gets: the values the plan gives itself (the model's
- * planned ones); a unit keeps its own where the plan gives none. */
+/* What the unit gets (the model's planned values) and what it had, recorded
+ * (sd_record_unit: an earlier record's originals win); a target with no
+ * process keeps the record of an earlier apply so that reset can undo it. */
 static int fill_record(struct sd_applier *a, struct sd_target *t, struct placer_error **err) {
   const struct placer_instance *inst = t->inst;
-  const struct placer_group_values *v = &t->pd->values;
   struct placer_state_unit *r = &t->rec;
-  r->name = strdup(inst->name);
-  r->role = strdup(inst->role);
-  r->kind = inst->kind;
-  r->match = placer_match_describe(inst->kind, &inst->match);
-  if ((v->planned & PLACER_SETTING_BIT(PLACER_SETTING_CPUS)) &&
-      ((r->cpus = strdup(v->cpus)) == NULL || (r->mems = strdup(v->mems)) == NULL))
-    return placer_error_oom(err, NULL);
-  r->has_memory_limit = v->planned & PLACER_SETTING_BIT(PLACER_SETTING_MEMORY_LIMIT);
-  r->memory_bytes = r->has_memory_limit ? v->memory_limit : 0;
-  r->cpu_weight = (v->planned & PLACER_SETTING_BIT(PLACER_SETTING_CPU_WEIGHT)) ? v->cpu_weight : 0;
-  r->pin_vcpus = inst->pin_vcpus;
-  if (t->pd->qmp_socket && (r->qmp_socket = strdup(t->pd->qmp_socket)) == NULL)
-    return placer_error_oom(err, NULL);
-  if (r->name == NULL || r->role == NULL)
-    return placer_error_oom(err, NULL);
+  if (sd_record_model(t->pd, r, err) < 0)
+    return -1;
   const struct placer_state_unit *old = state_find(a->state, inst->name);
   if (r->unit == NULL) {
     if (old) {
@@ -220,31 +166,9 @@ static int fill_record(struct sd_applier *a, struct sd_target *t, struct placer_
     return placer_error_set(err, PLACER_EXIT_USAGE, EINVAL,
                             "%s: now runs in %s but was applied to %s; run 'placer reset' first", inst->name, r->unit,
                             old->unit);
-  cleanup_free char *show = NULL;
-  if (sd_show(&a->ctx, r->unit, &show, err) < 0)
-    return placer_error_prefix(err, "%s", inst->name);
-  cleanup_free char *load = placer_systemd_show_value(show, "LoadState");
-  cleanup_free char *cg = placer_systemd_show_value(show, "ControlGroup");
-  if (load == NULL || strcmp(load, "loaded") != 0)
-    return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOENT, "%s: unit %s is %s", inst->name, r->unit,
-                            load ? load : "unknown to systemd");
-  if (cg && *cg && strcmp(cg, r->cgroup) != 0)
-    return placer_error_set(err, PLACER_EXIT_SYSTEM, EINVAL, "%s: systemd says %s is in %s, /proc says %s", inst->name,
-                            r->unit, cg, r->cgroup);
-  if (shown_differs(t->pd, show, &t->needs_set, err) < 0)
-    return placer_error_prefix(err, "%s: %s", inst->name, r->unit);
-  for (int p = 0; p < SD_N_PROPS; p++) {
-    cleanup_free char *shown = placer_systemd_show_value(show, placer_state_unit_props[p]);
-    if (old) {
-      t->known = true;
-      r->previous[p] = old->previous[p] ? strdup(old->previous[p]) : NULL;
-      r->created[p] = old->created[p];
-    } else {
-      r->previous[p] = TAKE_PTR(shown);
-      cleanup_free char *file = sd_control_file(&a->ctx, r->unit, (enum sd_prop)p);
-      r->created[p] = file && access(file, F_OK) != 0;
-    }
-  }
+  if (sd_record_unit(&a->ctx, t->pd, old, r, &t->needs_set, err) < 0)
+    return -1;
+  t->known = old != NULL;
   if (old && old->dropin) {
     r->dropin = strdup(old->dropin);
     r->dropin_dir_created = old->dropin_dir_created;
@@ -258,7 +182,7 @@ static int fill_record(struct sd_applier *a, struct sd_target *t, struct placer_
   if (a->set.restart_rolling && !(ulen > 8 && strcmp(r->unit + ulen - 8, ".service") == 0))
     return placer_error_set(err, PLACER_EXIT_USAGE, EINVAL, "%s: --restart: %s is not a service systemd can restart",
                             inst->name, r->unit);
-  return check_fit(a, t, err);
+  return 0;
 }
 
 static int build_targets(struct sd_applier *a, struct placer_error **err) {
@@ -324,28 +248,6 @@ static int save_state(struct sd_applier *a, struct placer_error **err) {
   s->profile_path = a->plan->profile_path ? strdup(a->plan->profile_path) : NULL;
   s->persist = s->persist || a->set.persist;
   return placer_state_save(s, err);
-}
-
-static int record_procs(struct sd_applier *a, struct sd_target *t, struct placer_error **err) {
-  cleanup_free pid_t *pids = NULL;
-  size_t n = 0;
-  if (sd_cgroup_pids(&a->ctx, t->rec.cgroup, &pids, &n, err) < 0)
-    return -1;
-  free(t->rec.procs);
-  t->rec.procs = calloc(n ? n : 1, sizeof(*t->rec.procs));
-  if (t->rec.procs == NULL)
-    return placer_error_oom(err, NULL);
-  t->rec.n_procs = 0;
-  for (size_t i = 0; i < n; i++) {
-    struct placer_error *gone = NULL;
-    uint64_t start;
-    if (placer_proc_start_time(pids[i], &start, &gone) < 0) {
-      placer_error_clear(&gone);
-      continue;
-    }
-    t->rec.procs[t->rec.n_procs++] = (struct placer_state_process){ pids[i], start };
-  }
-  return 0;
 }
 
 /* ------------------------------------------------------------------ changes */
@@ -432,7 +334,7 @@ static int after_set(void *ctx, const struct placer_placed *p, enum placer_write
 static int set_properties(struct sd_applier *a, struct sd_target *t, struct placer_error **err) {
   struct placer_writer w = { &sd_writer_ops, &a->ctx };
   struct placer_write_hooks hooks = { a, before_set, after_set };
-  if (placer_placed_write_values(&w, t->pd, t->rec.unit, unit_settings(t->pd), &hooks, err) < 0)
+  if (placer_placed_write_values(&w, t->pd, t->rec.unit, sd_unit_settings(t->pd), &hooks, err) < 0)
     return placer_error_prefix(err, "%s", t->rec.name);
   return 0;
 }
@@ -463,67 +365,6 @@ static int verify_target(struct sd_applier *a, struct sd_target *t, const char *
     placer_string_list_free(&pr.lines);
     sleep_ms(200);
   }
-}
-
-int sd_undo_instance(const struct sd_ctx *c, const struct placer_state_unit *si, bool *reload,
-                     struct placer_string_list *notes, struct sd_undone *done, struct placer_error **err) {
-  struct sd_undone did = { false, false };
-  int ret = 0;
-  if (si->dropin) {
-    if (unlink(si->dropin) == 0)
-      did.dropin_removed = true;
-    else if (errno != ENOENT)
-      return placer_error_errno(err, PLACER_EXIT_SYSTEM, errno, "%s: remove %s", si->name, si->dropin);
-    placer_string_list_addf(notes, "%s: removed %s", si->name, si->dropin);
-    if (si->dropin_dir_created) {
-      char *dir = strdup(si->dropin);
-      char *slash = dir ? strrchr(dir, '/') : NULL;
-      if (slash) {
-        *slash = '\0';
-        rmdir(dir); /* only when empty: an admin's drop-in stays */
-      }
-      free(dir);
-    }
-    *reload = true;
-  }
-  cleanup_free char *show = NULL;
-  struct placer_error *e = NULL;
-  cleanup_free char *load = NULL;
-  if (sd_show(c, si->unit, &show, &e) == 0)
-    load = placer_systemd_show_value(show, "LoadState");
-  placer_error_free(e);
-  struct placer_systemd_props props = sd_instance_props(si);
-  if (load && strcmp(load, "loaded") == 0) {
-    char **argv = placer_systemd_restore_argv(c->systemctl, si->unit, &props, si->previous[SD_ALLOWED_CPUS],
-                                              si->previous[SD_ALLOWED_MEMORY_NODES], si->previous[SD_MEMORY_MAX],
-                                              si->previous[SD_CPU_WEIGHT]);
-    if (argv == NULL)
-      return placer_error_oom(err, NULL);
-    ret = sd_systemctl(c, argv, NULL, err);
-    placer_systemd_argv_free(argv);
-    if (ret < 0)
-      return placer_error_prefix(err, "%s: set %s back", si->name, si->unit);
-    did.unit_set_back = true;
-    placer_string_list_addf(notes, "%s: %s properties set back", si->name, si->unit);
-  } else {
-    placer_string_list_addf(notes, "%s: unit %s is %s: only its drop-ins are removed", si->name, si->unit,
-                            load ? load : "unknown");
-  }
-  for (int p = 0; p < SD_N_PROPS; p++) {
-    bool sets = (p == SD_ALLOWED_CPUS && props.allowed_cpus) ||
-                (p == SD_ALLOWED_MEMORY_NODES && props.allowed_memory_nodes) ||
-                (p == SD_MEMORY_MAX && props.has_memory_max) || (p == SD_CPU_WEIGHT && props.cpu_weight);
-    if (!si->created[p] || !sets)
-      continue;
-    cleanup_free char *file = sd_control_file(c, si->unit, (enum sd_prop)p);
-    if (file && unlink(file) == 0)
-      *reload = true;
-    else if (file && errno != ENOENT)
-      return placer_error_errno(err, PLACER_EXIT_SYSTEM, errno, "%s: remove %s", si->name, file);
-  }
-  if (done)
-    *done = did;
-  return 0;
 }
 
 int sd_reset_result_add(struct placer_reset_result *res, const struct placer_state_unit *si,
@@ -647,7 +488,7 @@ static int restart_rolling(struct sd_applier *a, struct placer_error **err) {
     if (wait_healthy(a, when, err) < 0)
       return -1;
     if (sd_pin_vcpus(&a->ctx, &t->rec, &t->n_vcpus_pinned, &t->vcpu_source, err) < 0 ||
-        verify_target(a, t, "after the restart", err) < 0 || record_procs(a, t, err) < 0)
+        verify_target(a, t, "after the restart", err) < 0 || sd_record_procs(&a->ctx, &t->rec, err) < 0)
       return -1;
     placer_string_list_addf(&a->notes, "%s: %s restarted; the placement holds on every thread", t->rec.name,
                             t->rec.unit);
@@ -723,12 +564,16 @@ static int build_report(struct sd_applier *a, struct placer_apply_report **out, 
 
 /* ------------------------------------------------------------------ apply */
 
-/* systemd.json of DIR (with the state directory's lock, LOCK), refused
- * while the directory holds the cgroupfs backend's placement. */
-static int open_state(const char *dir, enum placer_state_lock lock, struct placer_state **out,
-                      struct placer_error **err) {
+/* systemd.json of DIR (with the state directory's lock, LOCK; HELD when
+ * the caller holds it open and locked: placer watch), refused while the
+ * directory holds the cgroupfs backend's placement. */
+static int open_state(const char *dir, enum placer_state_lock lock, struct placer_state *held,
+                      struct placer_state **out, struct placer_error **err) {
   struct placer_state *groups = NULL;
-  if (placer_state_open_kind(dir, &placer_state_units, lock, out, NULL, err) < 0 ||
+  if (held && held->kind != &placer_state_units)
+    return placer_error_set(err, PLACER_EXIT_USAGE, EINVAL, "the systemd backend applies under systemd.json's state");
+  *out = held;
+  if ((held == NULL && placer_state_open_kind(dir, &placer_state_units, lock, out, NULL, err) < 0) ||
       placer_state_open(dir, PLACER_STATE_NO_LOCK, &groups, NULL, err) < 0)
     return -1;
   int rc = 0;
@@ -750,7 +595,7 @@ static int systemd_apply(const struct placer_plan *plan, const struct placer_app
   const char *dir = opt->state_dir ? opt->state_dir : placer_state_default_dir();
   int ret = -1;
   if (read_settings(opt, &a.set, err) < 0 ||
-      open_state(dir, opt->dry_run ? PLACER_STATE_NO_LOCK : PLACER_STATE_LOCK_EXCLUSIVE, &a.state, err) < 0)
+      open_state(dir, opt->dry_run ? PLACER_STATE_NO_LOCK : PLACER_STATE_LOCK_EXCLUSIVE, opt->state, &a.state, err) < 0)
     goto out;
   if (a.state->n_units > 0 && a.state->profile_name && plan->profile_name &&
       strcmp(a.state->profile_name, plan->profile_name)) {
@@ -791,7 +636,7 @@ static int systemd_apply(const struct placer_plan *plan, const struct placer_app
       if (t->rec.unit == NULL || t->kept)
         continue;
       if (sd_pin_vcpus(&a.ctx, &t->rec, &t->n_vcpus_pinned, &t->vcpu_source, err) < 0 ||
-          verify_target(&a, t, "after apply", err) < 0 || record_procs(&a, t, err) < 0)
+          verify_target(&a, t, "after apply", err) < 0 || sd_record_procs(&a.ctx, &t->rec, err) < 0)
         goto fail;
     }
     if (a.steps > 0 || a.state->applied_at == NULL) {

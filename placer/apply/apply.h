@@ -52,10 +52,10 @@ struct placer_state;
 
 struct placer_apply_options {
   const char *state_dir; /* NULL: placer_state_default_dir() */
-  /* STATE_DIR's state.json opened and locked by the caller, who holds the
-   * lock for its whole life (placer watch: no apply or reset meanwhile):
-   * applied under it and left open.  The cgroupfs backend only; NULL:
-   * opened and locked here. */
+  /* STATE_DIR's state opened and locked by the caller, who holds the lock
+   * for its whole life (placer watch: no apply or reset meanwhile): applied
+   * under it and left open: state.json for the cgroupfs backend,
+   * systemd.json for the systemd backend; NULL: opened and locked here. */
   struct placer_state *state;
   /* placer watch: the groups, their values and the IRQs, no process bound:
    * the watcher binds each one itself right after, and as they come
@@ -172,6 +172,9 @@ struct placer_reset_result {
 #define PLACER_APPLY_BACKEND_NAMES "auto" PLACER_APPLY_BACKENDS(PLACER_APPLY_BACKEND_WORD)
 /* Whether NAME is one of them. */
 bool placer_apply_backend_known(const char *name);
+/* The backend NAME (one of PLACER_APPLY_BACKEND_NAMES; NULL: auto) means
+ * on this host: "systemd" or "cgroupfs"; NULL when none has that name. */
+const char *placer_apply_backend_resolve(const char *name);
 
 /* Validate PLAN against this node and the running processes, then apply it.
  * On failure after a change, everything done is rolled back and the error
@@ -208,6 +211,29 @@ int placer_apply_pin_vcpus(struct placer_state *state, struct placer_cgroup *cg,
  * placing short processes keeps its journal the size of what runs.
  * *FORGOTTEN (may be NULL): how many. */
 int placer_apply_forget_exited(struct placer_state *state, size_t *forgotten, struct placer_error **err);
+
+/* apply-systemd-bind.c, placer watch's way in to what apply put in force
+ * with the systemd backend (STATE: the caller's systemd.json, locked):
+ * PID, of P of PL, bound through the model (placer_placement_bind_pid: its
+ * checks) and its unit found as apply finds it (/proc/PID/cgroup: a
+ * service or a scope; none, init.scope, or a unit another instance holds:
+ * an error).  A unit not yet placed for P is placed as apply places it:
+ * recorded in STATE (what `systemctl show` says) before `systemctl
+ * set-property --runtime` of each property that differs (*PLACED); P's
+ * earlier unit, when no process runs in it any more, set back and
+ * forgotten first.  A unit placed already needs nothing: its processes
+ * have its properties.  *UNIT_CGROUP: the unit's group
+ * ("/system.slice/x.service"); a process that exits meanwhile is *GONE,
+ * not an error. */
+int placer_apply_systemd_bind_pid(struct placer_state *state, struct placer_placement *pl, struct placer_placed *p,
+                                  pid_t pid, char **unit_cgroup, bool *placed, bool *gone, struct placer_error **err);
+/* Each running unit STATE records, its properties read (`systemctl show`)
+ * and compared with its instance's in PL through the backend's writer:
+ * HOOKS (placement.h) hear of each that differs and say whether it is put
+ * back.  A unit stopped or gone is left: started again, it has its runtime
+ * properties. */
+int placer_apply_systemd_keep(struct placer_state *state, const struct placer_placement *pl,
+                              const struct placer_write_hooks *hooks, struct placer_error **err);
 
 /* apply-irq-keep.c: each IRQ that STATE_DIR's irq.json steers, compared
  * with its plan (as status compares it); one moved by someone is written

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "apply/apply.h"
 #include "cli/commands.h"
 #include "watch/watch-apply.h"
 
@@ -23,6 +24,10 @@ static const struct placer_cli_option watch_options[] = {
   { "interval", 'i', "MS", PLACER_CLI_TEXT,
     "How often the group values and IRQs are checked, the pid files read, the metrics file written, and /proc "
     "scanned where the proc connector is not available (default 2000, 10 to 3600000)." },
+  { "backend", 'b', PLACER_APPLY_BACKEND_NAMES, PLACER_CLI_WORDS,
+    "Who puts the profile in force, as placer apply's --backend: auto (the default) is systemd where PID 1 is "
+    "systemd (/run/systemd/system exists), else cgroupfs. systemd sets each instance's unit's properties and moves "
+    "no process; cgroupfs moves processes into placer's own groups." },
   { "scan", 's', NULL, PLACER_CLI_TEXT,
     "Scan /proc every interval even where the kernel's proc connector is available (short processes are "
     "missed)." },
@@ -34,16 +39,19 @@ const struct placer_cli_command placer_cli_watch = {
   .run = cmd_watch,
   .summary = "apply a profile and keep it in force as processes, groups and IRQs change",
   .synopsis = { "[--state-dir DIR] [--on-drift fix|report] [--metrics ADDR] [--metrics-file FILE] [--interval MS] "
-                "[--scan] PROFILE" },
+                "[--backend BACKEND] [--scan] PROFILE" },
   .description =
-      "Apply PROFILE as placer apply does (the same transaction and journal, through placer's own groups: the "
-      "cgroupfs backend), then stay in the foreground and keep it in force: every process that starts and matches "
-      "an instance (seen through the kernel's proc connector, else a scan of /proc every interval) is moved into "
-      "its group with its threads and descendants, journaled so that placer reset puts it back; every interval the "
-      "groups' values and the steered IRQs' affinities are compared with the plan and put back (or, with "
-      "--on-drift report, counted and logged), and a new IRQ of the profile's devices plans the profile again, "
-      "which steers it. An instance with no process is said, not an error. One line per action on standard "
-      "output.\n\n"
+      "Apply PROFILE as placer apply does (the same transaction and state, through the backend --backend names: "
+      "systemd where PID 1 is systemd, else cgroupfs), then stay in the foreground and keep it in force: every "
+      "process that starts and matches an instance (seen through the kernel's proc connector, else a scan of /proc "
+      "every interval) is placed: with cgroupfs moved into its group with its threads and descendants, journaled so "
+      "that placer reset puts it back; with systemd its unit (a service or a scope) gets the instance's properties "
+      "with systemctl set-property --runtime, recorded first so that placer reset sets them back, and the process "
+      "stays in its unit (a process in no unit, in init.scope or in another instance's unit is logged and left). "
+      "Every interval the groups' values (or the units' properties) and the steered IRQs' affinities are compared "
+      "with the plan and put back (or, with --on-drift report, counted and logged), and a new IRQ of the profile's "
+      "devices plans the profile again, which steers it. An instance with no process is said, not an error. One "
+      "line per action on standard output.\n\n"
       "The state lock is held for the watcher's whole life: placer apply, placer reset and a second watcher on "
       "the same state directory are refused meanwhile. SIGHUP reads PROFILE again: a valid one that fits is "
       "applied as a transaction, else one line is logged and the running plan stays. SIGTERM and SIGINT end it "
@@ -54,7 +62,8 @@ const struct placer_cli_command placer_cli_watch = {
   .exit_status = "0 stopped by SIGTERM or SIGINT, the plan left in force\n"
                  "2 bad command line or profile; a metrics address malformed or in use; a metrics file in no "
                  "directory; what placer apply refuses with 2 (another profile applied)\n"
-                 "3 the plan does not fit this node\n"
+                 "3 the plan does not fit this node; with the systemd backend, a process of an instance already "
+                 "running in no unit or in init.scope, or PID 1 not systemd\n"
                  "4 not root; the state lock held (another watcher, an apply or a reset); the system refused a "
                  "change (everything rolled back)",
   .examples = "Keep a profile in force, with metrics for Prometheus on port 9101:\n"
@@ -106,6 +115,13 @@ int cmd_watch(int argc, char **argv) {
       break;
     }
     case 's': opt.watch.scan = true; break;
+    case 'b':
+      if (!placer_apply_backend_known(optarg)) {
+        fprintf(stderr, "placer watch: --backend wants one of %s, got '%s'\n", PLACER_APPLY_BACKEND_NAMES, optarg);
+        return PLACER_EXIT_USAGE;
+      }
+      opt.backend = optarg;
+      break;
     case 'h': return placer_cli_print_help(&placer_cli_watch);
     default: return placer_usage_error("watch", c, argc, argv);
     }

@@ -20,7 +20,12 @@ struct keeper {
   const struct placer_watch_apply_options *opt;
   const char *state_dir;
   struct placer_cgroup *cg;
-  struct placer_state *state; /* state.json, locked for the watcher's whole life */
+  /* Through systemd's units (apply's systemd backend), else placer's own
+   * groups (cgroupfs). */
+  bool by_units;
+  /* state.json (cgroupfs) or systemd.json (systemd), locked for the
+   * watcher's whole life */
+  struct placer_state *state;
   struct placer_watch *w;
   /* the plan in force */
   struct placer_profile *profile;

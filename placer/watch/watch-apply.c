@@ -1,8 +1,9 @@
 /* placer watch's life (watch-apply.h): the options checked and the metrics
  * listener opened, the state lock taken and held, the profile applied
- * through apply's cgroupfs transaction, then the core's loop with the hooks
- * that bind each new process through the model (journaled, so that reset
- * puts it back) and re-apply the profile on SIGHUP. */
+ * through apply's transaction (cgroupfs, or systemd where PID 1 is
+ * systemd), then the core's loop with the hooks that bind each new process
+ * through the model (journaled, so that reset puts it back) or place its
+ * unit, and re-apply the profile on SIGHUP. */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -63,6 +64,11 @@ static int set_rules(struct keeper *k, const struct placer_apply_report *report,
                                            .match = p->inst->match,
                                            .group = p->group,
                                            .cpus = p->inst->pinned ? p->values.cpus : NULL };
+    /* through systemd, an instance's processes are in its unit's group, once it has one */
+    for (size_t u = 0; k->by_units && u < k->state->n_units; u++)
+      if (strcmp(k->state->units[u].name, p->inst->name) == 0 && k->state->units[u].cgroup &&
+          placer_cgroup_group_is_valid(k->state->units[u].cgroup + 1))
+        rules[i].group = k->state->units[u].cgroup + 1;
   }
   size_t n_irqs = 0;
   for (size_t i = 0; i < report->n_irqs; i++)
@@ -109,17 +115,17 @@ static int apply_loaded(struct keeper *k, struct loaded *l, struct placer_error 
   struct placer_apply_options opt = {
     .state_dir = k->state_dir,
     .state = k->state,
-    .processes_by_watcher = true,
+    .processes_by_watcher = !k->by_units, /* systemd: apply places the units of what runs */
     .prefix = k->opt->prefix,
-    .backend = "cgroupfs",
+    .backend = k->by_units ? "systemd" : "cgroupfs",
   };
   struct placer_apply_report *report = NULL;
   if (placer_apply(l->plan, &opt, &report, err) < 0)
     return -1;
-  keeper_say(k, "applied profile %s: %zu instance%s, %u change%s (%s, state %s); their processes follow",
+  keeper_say(k, "applied profile %s: %zu instance%s, %u change%s (%s, state %s); %s",
              l->plan->profile_name ? l->plan->profile_name : "?", report->n_instances,
              report->n_instances == 1 ? "" : "s", report->steps, report->steps == 1 ? "" : "s", report->where,
-             report->state_dir);
+             report->state_dir, k->by_units ? "the units of new processes follow" : "their processes follow");
   for (size_t i = 0; i < report->n_notes; i++)
     keeper_say(k, "note: %s", report->notes[i]);
   say_appeared(k, k->plan, l->plan);
@@ -146,12 +152,30 @@ static int keeper_reapply(struct keeper *k, const char *why, struct placer_error
 
 /* ------------------------------------------------------------------ hooks */
 
+/* Through systemd: the unit PID runs in placed when it is not yet (its
+ * processes then have its properties: none is moved), and the rule's group
+ * made the unit's, where its processes are counted. */
+static int place_unit(struct keeper *k, struct placer_placed *p, pid_t pid, enum placer_watch_placed *out,
+                      struct placer_error **err) {
+  cleanup_free char *unit_cgroup = NULL;
+  bool placed = false, gone = false;
+  if (placer_apply_systemd_bind_pid(k->state, k->pl, p, pid, &unit_cgroup, &placed, &gone, err) < 0)
+    return -1;
+  *out = gone ? PLACER_WATCH_GONE : placed ? PLACER_WATCH_PLACED : PLACER_WATCH_ALREADY;
+  if (unit_cgroup && placer_cgroup_group_is_valid(unit_cgroup + 1) &&
+      placer_watch_set_rule_group(k->w, p->inst->name, unit_cgroup + 1, err) < 0)
+    return -1;
+  return 0;
+}
+
 static int place_hook(void *ctx, const struct placer_watch_rule *rule, pid_t pid, enum placer_watch_placed *out,
                       struct placer_error **err) {
   struct keeper *k = ctx;
   struct placer_placed *p = (struct placer_placed *)placer_placement_find(k->pl, rule->instance);
   if (p == NULL)
     return placer_error_set(err, PLACER_EXIT_SYSTEM, ENOENT, "%s is not in the plan in force", rule->instance);
+  if (k->by_units)
+    return place_unit(k, p, pid, out, err);
   size_t moved = 0;
   bool gone = false;
   if (placer_apply_bind_pid(k->state, k->cg, k->pl, p, pid, &moved, &gone, err) < 0)
@@ -210,19 +234,31 @@ int placer_watch_apply(const struct placer_watch_apply_options *opt, int *signo,
   /* What bad input can fail on first, before anything changes. */
   if (placer_cgroup_open(NULL, &k.cg, err) < 0 || placer_watch_new(&opt->watch, &hooks, k.cg, &k.w, err) < 0)
     goto fail;
+  const char *backend = placer_apply_backend_resolve(opt->backend);
+  if (backend == NULL) {
+    placer_error_set(err, PLACER_EXIT_USAGE, EINVAL, "--backend wants one of %s, got '%s'", PLACER_APPLY_BACKEND_NAMES,
+                     opt->backend);
+    goto fail;
+  }
+  k.by_units = strcmp(backend, "systemd") == 0;
   if (load_plan(&k, &l, err) < 0)
     goto fail;
   if (geteuid() != 0) {
     placer_error_set(err, PLACER_EXIT_SYSTEM, EPERM,
-                     "placer watch must run as root: it moves processes between cgroups and writes their files");
+                     k.by_units ? "placer watch must run as root: it sets units' properties through systemd"
+                                : "placer watch must run as root: it moves processes between cgroups and writes their "
+                                  "files");
     goto fail;
   }
-  if (placer_state_open(k.state_dir, PLACER_STATE_LOCK_EXCLUSIVE, &k.state, NULL, err) < 0) {
+  if (placer_state_open_kind(k.state_dir, k.by_units ? &placer_state_units : &placer_state_groups,
+                             PLACER_STATE_LOCK_EXCLUSIVE, &k.state, NULL, err) < 0) {
     placer_error_prefix(err, "the state lock");
     goto fail;
   }
-  k.state->volatile_saves = true;  /* a move recorded per process placed: not fsynced (state.h) */
-  k.state->journal_appends = true; /* and appended to state.log, not state.json rewritten each time */
+  /* cgroupfs: a move recorded per process placed, not fsynced (state.h) and appended to state.log, not
+   * state.json rewritten each time; systemd: a record per unit, saved as apply saves it */
+  k.state->volatile_saves = !k.by_units;
+  k.state->journal_appends = !k.by_units;
   keeper_say(&k, "holding the state lock of %s: no apply, reset or other watcher until this one ends", k.state_dir);
   if (apply_loaded(&k, &l, err) < 0)
     goto fail;

@@ -1,10 +1,11 @@
-/* placer watch: a profile applied as `placer apply` applies it (the
- * cgroupfs backend's transaction and journal, under the state lock it holds
- * for its whole life), then kept in force by the watcher's core (watch.h):
- * each new process of an instance bound through the model and journaled,
- * the group values and steered IRQs compared every interval (put back or
- * reported), new IRQs of the profile's devices steered, SIGHUP re-reading
- * the profile.  docs/apply.md, "placer watch". */
+/* placer watch: a profile applied as `placer apply` applies it (a
+ * backend's transaction and state, under the state lock it holds for its
+ * whole life), then kept in force by the watcher's core (watch.h): each new
+ * process of an instance bound through the model and journaled (cgroupfs),
+ * or its unit placed (systemd), the group values or unit properties and the
+ * steered IRQs compared every interval (put back or reported), new IRQs of
+ * the profile's devices steered, SIGHUP re-reading the profile.
+ * docs/apply.md, "placer watch". */
 #ifndef PLACER_WATCH_APPLY_H
 #define PLACER_WATCH_APPLY_H
 
@@ -17,6 +18,7 @@ struct placer_watch_apply_options {
   const char *profile_path;
   const char *state_dir; /* NULL: placer_state_default_dir() */
   const char *prefix;    /* NULL: $PLACER_CGROUP_PREFIX, else placer */
+  const char *backend;   /* apply's: "cgroupfs", "systemd"; NULL or "auto": systemd where PID 1 is systemd */
   bool report_only;      /* --on-drift report: drift counted and logged, left as it is */
   struct placer_watch_options watch;
   void (*log)(void *ctx, const char *line); /* one line per action, no newline */

@@ -1,10 +1,11 @@
 /* placer watch's check, every interval (watch-apply-internal.h): the
  * journal and the model rid of processes gone, each bound process in its
  * group, each placed instance's group values read through the cgroupfs
- * writer and compared with the model's, the steered IRQs compared with the
- * plan (apply-irq-keep.c), each put back or reported; and what tells a
- * change of the node's IRQs or devices (a device added or removed, a driver
- * reloaded, a NIC's queues changed), on which watch-apply.c plans the
+ * writer (or, through systemd, each placed unit's properties through apply's
+ * systemd writer) and compared with the model's, the steered IRQs compared
+ * with the plan (apply-irq-keep.c), each put back or reported; and what
+ * tells a change of the node's IRQs or devices (a device added or removed, a
+ * driver reloaded, a NIC's queues changed), on which watch-apply.c plans the
  * profile again. */
 #include <dirent.h>
 #include <inttypes.h>
@@ -54,7 +55,7 @@ uint64_t keeper_irq_signature(void) {
 
 struct value_check {
   struct keeper *k;
-  bool drift; /* of the instance being checked */
+  bool *drifts; /* per instance of k->pl */
 };
 
 static void shown(enum placer_setting s, const struct placer_group_values *v, char *buf, size_t len) {
@@ -79,7 +80,7 @@ static int value_before(void *ctx, const struct placer_placed *p, enum placer_wr
                         const struct placer_group_values *want, struct placer_error **err) {
   (void)err;
   struct value_check *c = ctx;
-  c->drift = true;
+  c->drifts[p - c->k->pl->v] = true;
   if (step == PLACER_WRITE_CREATE) {
     /* not made again behind the journal's back: apply (or SIGHUP) makes it, journaled */
     placer_watch_count_drift(c->k->w, PLACER_WATCH_DRIFT_GROUP, false);
@@ -167,23 +168,24 @@ static int check_irqs(struct keeper *k, bool *drifts, struct placer_error **err)
 int keeper_check(struct keeper *k, struct placer_watch *w, struct placer_error **err) {
   (void)w;
   placer_placement_forget_exited(k->pl);
-  if (placer_apply_forget_exited(k->state, NULL, err) < 0)
+  if (!k->by_units && placer_apply_forget_exited(k->state, NULL, err) < 0)
     return -1;
   bool *drifts = calloc(k->pl->n ? k->pl->n : 1, sizeof(*drifts));
   if (drifts == NULL)
     return placer_error_oom(err, NULL);
   struct placer_writer writer = placer_writer_cgroupfs(k->cg);
-  struct value_check c = { k, false };
+  struct value_check c = { k, drifts };
   struct placer_write_hooks hooks = { &c, value_before, value_after };
   int rc = 0;
-  for (size_t i = 0; rc == 0 && i < k->pl->n; i++) {
+  if (k->by_units) /* the units' properties: a process is where systemd put it, none is moved */
+    rc = placer_apply_systemd_keep(k->state, k->pl, &hooks, err);
+  for (size_t i = 0; !k->by_units && rc == 0 && i < k->pl->n; i++) {
     const struct placer_placed *p = &k->pl->v[i];
-    c.drift = false;
     if (placer_placed_write(&writer, p, PLACER_GROUP_SETTINGS, p->role_writes, NULL, &hooks, NULL, err) < 0)
       rc = placer_error_prefix(err, "%s", p->inst->name);
-    drifts[i] = check_processes(k, p) || c.drift;
+    drifts[i] = check_processes(k, p) || drifts[i];
   }
-  if (rc == 0)
+  if (rc == 0 && !k->by_units)
     rc = keeper_check_vcpus(k, drifts, err);
   if (rc == 0)
     rc = check_irqs(k, drifts, err);

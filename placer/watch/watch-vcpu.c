@@ -56,6 +56,8 @@ static int find_vcpus(pid_t pid, struct placer_vcpu **out, size_t *n, struct pla
 
 int keeper_vcpu_named(void *ctx, pid_t pid, pid_t tid, uint64_t since_ns, struct placer_error **err) {
   struct keeper *k = ctx;
+  if (k->by_units)
+    return 0; /* through systemd, apply pins a unit's vCPUs (not journaled as these pins are): not the watcher */
   const struct placer_placed *p = pinning_instance(k, pid);
   if (p == NULL)
     return 0; /* not a qemu this plan pins: most renames on a node (ceph-osd names its 60 threads) */

@@ -92,6 +92,22 @@ int placer_watch_set_rules(struct placer_watch *w, const struct placer_watch_rul
   return 0;
 }
 
+int placer_watch_set_rule_group(struct placer_watch *w, const char *instance, const char *group,
+                                struct placer_error **err) {
+  if (!placer_cgroup_group_is_valid(group))
+    return placer_error_set(err, PLACER_EXIT_USAGE, EINVAL, "watch rule %s: group '%s' not valid", instance, group);
+  for (size_t i = 0; i < w->n_rules; i++) {
+    if (strcmp(w->rules[i].instance, instance) != 0 || strcmp(w->rules[i].group, group) == 0)
+      continue;
+    char *copy = strdup(group);
+    if (copy == NULL)
+      return placer_error_oom(err, "watch rules");
+    free((char *)w->rules[i].group);
+    w->rules[i].group = copy;
+  }
+  return 0;
+}
+
 int placer_watch_set_irqs(struct placer_watch *w, const struct placer_watch_irq *irqs, size_t n,
                           struct placer_error **err) {
   struct placer_watch_irq *copy = calloc(n ? n : 1, sizeof(*copy));

@@ -121,6 +121,12 @@ void placer_watch_free(struct placer_watch *w);
 /* The instances to keep placed (replaces the previous ones; a reload). */
 int placer_watch_set_rules(struct placer_watch *w, const struct placer_watch_rule *rules, size_t n,
                            struct placer_error **err);
+/* Where INSTANCE's processes are now: GROUP (a valid group path) in place of
+ * its rule's, its counts kept (the systemd backend: the unit's group, known
+ * once a process of the instance runs in it).  0 also when no rule has
+ * that instance. */
+int placer_watch_set_rule_group(struct placer_watch *w, const char *instance, const char *group,
+                                struct placer_error **err);
 /* The steered IRQs the metrics count. */
 int placer_watch_set_irqs(struct placer_watch *w, const struct placer_watch_irq *irqs, size_t n,
                           struct placer_error **err);

@@ -1,4 +1,5 @@
 """The hostile cases of `placer watch` (issue #40): its command line (--on-drift, --interval,
+--backend,
 --metrics, --metrics-file, the operand), a profile that is not YAML, not there, or does not
 fit, and a state directory placer may not trust.  Each is refused before anything is applied:
 one line on stderr with its exit code, nothing on stdout (the lines the watcher says before the
@@ -40,6 +41,8 @@ for bad in ("0", "9", "3600001", "2s", "-5", ""):
     watch_case("interval-" + (bad or "empty"), ["--interval", bad, P], 2,
                r"placer watch: --interval wants milliseconds from 10 to 3600000, got '%s'" % bad)
 watch_case("unknown-option", ["--pid", "app.0=1", P], 2, r"placer watch: unknown option '--pid'")
+watch_case("backend-unknown", ["--backend", "podman", P], 2,
+           r"placer watch: --backend wants one of auto\|cgroupfs\|systemd, got 'podman'")
 
 # ---- the metrics: checked (the listener opened) before anything else ------------------------------
 for name, addr in (("port-too-large", "127.0.0.1:99999"), ("no-port", "[::1]9101"), ("name", "node.example:9101"),

@@ -25,6 +25,13 @@
 #   runs `guest_on_line LINE` (a function of the test) on the host while the guest
 #   runs: what the guest asks the host for mid-run (a QMP device_add, say; the
 #   guest then waits for what it asked).  A hook that fails ends the test.
+#
+# systemd_guest_run NAME TIMEOUT_S [HOST:GUEST]...
+#   The same for the guest whose init is systemd (ci/vm/build-systemd-guest.sh: the
+#   Debian rootfs, cached), named NAME (its archive removed at teardown): placer's
+#   binary, $tmp/test.sh (run by the guest's test service), lib/in-guest.sh and every
+#   HOST:GUEST file packed, booted (--numa 2 --smp 2 --mem 1024); succeeds on exit 0
+#   with a "GUEST OK" line, echoing the GUEST lines; else the whole console, and fails.
 . "${PLACER_SOURCE_DIR:?PLACER_SOURCE_DIR not set}/tests/integration/lib/common.sh"
 
 guest_begin() {
@@ -88,4 +95,25 @@ guest_run_test() {
         echo "FAIL: guest test failed"
         return 1
     fi
+}
+
+systemd_guest_run() {
+    g_name=$1 g_timeout=$2
+    shift 2
+    t_defer "rm -f '$cache/$g_name.cpio' '$cache/$g_name.cpio.key'"
+    g_adds="--add ${PLACER_BIN:?}:/t/placer --add $tmp/test.sh:/t/test.sh --add $LIB/in-guest.sh:/t/in-guest.sh"
+    for g_extra in "$@"; do g_adds="$g_adds --add $g_extra"; done
+    # shellcheck disable=SC2086 # paths with blanks are refused by build-systemd-guest.sh
+    eval "$(sh "$src/ci/vm/build-systemd-guest.sh" "$cache" --name "$g_name" $g_adds | tail -n 3)"
+    g_rc=0
+    sh "$src/ci/vm/run-guest.sh" --kernel "$PLACER_VM_KERNEL" --initrd "$PLACER_VM_INITRD" \
+        --numa 2 --smp 2 --mem 1024 --timeout "$g_timeout" --name "placer-$g_name" --pidfile "$tmp/qemu.pid" \
+        --append "$PLACER_VM_APPEND" >"$tmp/console" 2>&1 || g_rc=$?
+    if [ $g_rc = 0 ] && tr -d '\r' <"$tmp/console" | grep -q '^GUEST OK'; then
+        tr -d '\r' <"$tmp/console" | grep -E '^GUEST|PLACER-GUEST-BOOTED'
+        return 0
+    fi
+    tr -d '\r' <"$tmp/console"
+    echo "FAIL: systemd guest test failed (run-guest exit $g_rc)"
+    return 1
 }

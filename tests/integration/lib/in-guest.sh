@@ -13,6 +13,10 @@
 #                        fail "WHAT exited RC"
 #   exits RC WHAT CMD... the same, unless CMD exits RC (status on a drift: 1)
 #   need_v2              fail unless /sys/fs/cgroup is cgroup v2
+#   threads_in GROUP CPUS MEMS  every thread of every process in the cgroup directory GROUP
+#                        checked: "GUEST NAME: N processes, M threads, B not on cpus CPUS mems
+#                        MEMS" and a line per thread off them; $np and $nt hold the counts;
+#                        exits 0 when none is off
 # shellcheck disable=SC2034 # for the script that sources this file
 P=/t/placer
 
@@ -42,3 +46,25 @@ exits() {
 }
 
 need_v2() { [ -f /sys/fs/cgroup/cgroup.controllers ] || fail "not cgroup v2"; }
+
+threads_in() {
+    np=0 nt=0 _ig_bad=0
+    for _ig_p in $(cat "$1/cgroup.procs" 2>/dev/null); do
+        np=$((np + 1))
+        for _ig_t in /proc/$_ig_p/task/*; do
+            _ig_t=${_ig_t##*/}
+            # one read of the status file: a thread that ends between two reads is gone, not wrong
+            _ig_st=$(cat /proc/$_ig_p/task/$_ig_t/status 2>/dev/null)
+            _ig_c=$(echo "$_ig_st" | sed -n 's/^Cpus_allowed_list:[[:space:]]*//p')
+            _ig_m=$(echo "$_ig_st" | sed -n 's/^Mems_allowed_list:[[:space:]]*//p')
+            [ -n "$_ig_c" ] && [ -n "$_ig_m" ] || continue
+            nt=$((nt + 1))
+            if [ "$_ig_c" != "$2" ] || [ "$_ig_m" != "$3" ]; then
+                _ig_bad=$((_ig_bad + 1))
+                echo "GUEST thread $_ig_t of $_ig_p ($(cat /proc/$_ig_p/task/$_ig_t/comm 2>/dev/null)): cpus $_ig_c mems $_ig_m"
+            fi
+        done
+    done
+    echo "GUEST ${1##*/}: $np processes, $nt threads, $_ig_bad not on cpus $2 mems $3"
+    [ $_ig_bad = 0 ]
+}
