@@ -5,6 +5,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -160,6 +161,14 @@ static bool vmid_template_ok(const char *s) {
 }
 
 /* match: {ceph_id|container|qemu_name|pidfile|cmdline|proxmox_vmid: VALUE}; one key. */
+/* PATTERN is only wildcards ('*', '?'): fnmatch(3) takes it for every
+ * command line, whatever the node runs (apply's count of unrelated
+ * trees only catches that where the node runs more of them than the
+ * profile has instances: not in a container with one other process). */
+static bool pattern_matches_anything(const char *pattern) {
+  return pattern[strspn(pattern, "*?")] == '\0';
+}
+
 static int parse_match(struct pyaml_walk *w, const struct pyaml_field *f, yaml_node_t *v, void *target) {
   struct placer_role_spec *role = target;
   if (!pyaml_walk_is_scalar(v) || *pyaml_walk_scalar(v) == '\0')
@@ -169,6 +178,11 @@ static int parse_match(struct pyaml_walk *w, const struct pyaml_field *f, yaml_n
                                 placer_match_kind_name(role->match_kind), f->key);
   if (check_template(w, f->key, v, pyaml_walk_scalar(v)) < 0)
     return -1;
+  if (f->arg == PLACER_MATCH_CMDLINE && pattern_matches_anything(pyaml_walk_scalar(v)))
+    return pyaml_walk_key_error(w, v, f->key,
+                                "'%s' names no character of a command line, so it matches every process: name the "
+                                "program ('*fio --name=vm1*')",
+                                pyaml_walk_scalar(v));
   if (f->arg == PLACER_MATCH_PROXMOX_VMID && !vmid_template_ok(pyaml_walk_scalar(v)))
     return pyaml_walk_key_error(w, v, f->key,
                                 "a Proxmox VMID is a number: digits, {index} or {N+index} (\"{100+index}\"), got '%s'",

@@ -120,6 +120,7 @@ class Case:
     check: Optional[Callable] = None
     needs: tuple = ()
     timeout: int = 30
+    teardown: Optional[Callable] = None  # undoes what setup started (processes), pass or fail
 
 
 CASES = []

@@ -9,7 +9,11 @@ a decoy file to be deleted stays, a decoy program that would leave a marker
 file never runs (docs/apply.md, "What placer trusts")."""
 import json
 import os
+import shutil
+import signal
+import subprocess
 import sys
+import time
 
 from cases import XML, case
 
@@ -208,8 +212,42 @@ case("apply-pid-1", lambda ws: ws.write("p.yaml", APP % "no-such-process-here"),
                                                                                                "{w}/p.yaml"], 2,
      r"--pid a\.0=1: that is PID 1, the init of the whole system, which placer never binds")
 case("apply-match-everything", lambda ws: ws.write("p.yaml", APP % "*"), DRY_APPLY + ["{w}/p.yaml"], 2,
-     r"a\.0: cmdline '\*' finds \d+ unrelated processes \(pids .*\), more than the profile's 1 instance: a match that "
-     r"broad would bind much of the node; narrow it, or bind with --pid")
+     r"p\.yaml:7:23: roles\[0\]\.match\.cmdline: '\*' names no character of a command line, so it matches every process: "
+     r"name the program")
+case("apply-match-wildcards", lambda ws: ws.write("p.yaml", APP % "?*?"), DRY_APPLY + ["{w}/p.yaml"], 2,
+     r"p\.yaml:7:23: roles\[0\]\.match\.cmdline: '\?\*\?' names no character")
+
+
+def two_unrelated_trees(ws):
+    """Two processes whose command line says MARK, in two trees (one a child of
+    the runner, one below an interpreter whose own command line does not say it):
+    more unrelated trees than the profile's one instance wherever the suite runs,
+    a node of a thousand processes or a container of three (CI's).  The case's
+    teardown kills them."""
+    mark = "placer-hostile-broad-%d" % os.getpid()
+    sleep = shutil.which("sleep")
+    ws.procs = [subprocess.Popen([mark, "60"], executable=sleep, start_new_session=True),
+                subprocess.Popen([sys.executable, "-c", "import os, subprocess; subprocess.run([os.environ['M'], '60'], "
+                                  "executable=os.environ['S'])"], env={"M": mark, "S": sleep}, start_new_session=True)]
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:  # until the second tree's sleep runs
+        out = subprocess.run(["pgrep", "-c", "-f", "^" + mark], capture_output=True, text=True).stdout.strip()
+        if out == "2":
+            break
+        time.sleep(0.02)
+    ws.write("p.yaml", APP % ("*" + mark + "*"))
+
+
+def kill_trees(ws):
+    for p in getattr(ws, "procs", []):
+        os.killpg(p.pid, signal.SIGKILL)
+        p.wait()
+
+
+case("apply-match-broad", two_unrelated_trees, DRY_APPLY + ["{w}/p.yaml"], 2,
+     r"a\.0: cmdline '\*placer-hostile-broad-\d+\*' finds 2 unrelated processes \(pids \d+ \d+\), more than the "
+     r"profile's 1 instance: a match that broad would bind much of the node; narrow it, or bind with --pid",
+     teardown=kill_trees)
 case("apply-cgroup-prefix-empty", lambda ws: ws.write("p.yaml", APP % "no-such-process-here"),
      DRY_APPLY + ["--cgroup-prefix", "", "{w}/p.yaml"], 2,
      r"placer apply: --cgroup-prefix is empty; name the top group \(the default is placer\)")

@@ -183,6 +183,8 @@ def run_case(case, placer, data, asan, keep):
     except Exception as e:  # a setup that failed is the case's failure
         return case.name, "FAIL", "setup: %r" % e, 0, 0
     finally:
+        if case.teardown:
+            case.teardown(ws)
         if keep and problems:
             print("kept %s for %s" % (ws.root, case.name), file=sys.stderr)
         else:

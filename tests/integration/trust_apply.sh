@@ -8,9 +8,9 @@
 #     a copy of a real applied state directory is refused too (exit 4), the original resets;
 #   - a crafted run record naming the decoy group and process (a session leader: a kill of its
 #     process group would hit it), or a group outside the prefix: stop refuses, nothing signalled;
-#   - binding PID 1, one of placer's own ancestors, `match: { cmdline: "*" }`, a kernel thread or one
-#     process to two instances: exit 2 with both backends (the same checks: the model binds for
-#     both), nothing changed;
+#   - binding PID 1, one of placer's own ancestors, `match: { cmdline: "*" }` (refused with the
+#     profile), a kernel thread or one process to two instances: exit 2 with both backends (the same
+#     checks: the model binds for both), nothing changed;
 #   - one owner per IRQ: two state directories steering virtio1-config: the second refuses (exit 2)
 #     while the first steers it; with the first's directory removed by hand, the second takes the
 #     IRQ over with the first's recorded list; after every order of resets the IRQ is at its
@@ -175,7 +175,8 @@ for backend in cgroupfs systemd; do
         case "$what" in
         *=1) one_line "that is PID 1, the init of the whole system, which placer never binds" "$backend $what" ;;
         *=*) one_line "that is one of placer's own ancestors" "$backend $what" ;;
-        *) one_line "app.0: cmdline '\*' finds [0-9]* unrelated processes" "$backend cmdline *" ;;
+        *) one_line "match.cmdline: '\*' names no character of a command line, so it matches every process" \
+            "$backend cmdline *" ;;
         esac
         [ ! -e "$WORK/bind" ] || fail "$backend ${what:-cmdline *}: a state directory was left"
     done
