@@ -65,7 +65,7 @@ void placer_runstate_tidy(const char *state_dir) {
   if (asprintf(&dir, "%s/" PLACER_STATE_RUN_DIR, state_dir) < 0)
     return;
   static const char *const locks[] = { "lock", NULL };
-  placer_statedir_tidy(dir, NULL, locks); /* only when no profile's directory is left in it */
+  placer_statedir_tidy(dir, NULL, NULL, locks); /* only when no profile's directory is left in it */
   placer_state_dir_tidy(state_dir);
 }
 

@@ -54,9 +54,10 @@ static json_t *irq_to_json(const struct placer_state_irq *q) {
     }
   if (counts == NULL)
     return NULL;
-  return json_pack("{s:i, s:o, s:o, s:o, s:o, s:b, s:o}", "irq", (int)q->irq, "name", placer_json_str_or_null(q->name),
-                   "device", placer_json_str_or_null(q->device), "instance", placer_json_str_or_null(q->instance),
-                   "planned", placer_json_str_or_null(q->planned), "managed", q->managed, "counts", counts);
+  return json_pack("{s:i, s:o, s:o, s:o, s:o, s:b, s:b, s:o}", "irq", (int)q->irq, "name",
+                   placer_json_str_or_null(q->name), "device", placer_json_str_or_null(q->device), "instance",
+                   placer_json_str_or_null(q->instance), "planned", placer_json_str_or_null(q->planned), "managed",
+                   q->managed, "optional", q->optional, "counts", counts);
 }
 
 static int irqs_to_json(const struct placer_state *s, json_t *j) {
@@ -106,6 +107,7 @@ static int irqs_from_json(json_t *j, struct placer_state *s, struct placer_error
       return -1;
     q->irq = (unsigned)v;
     q->managed = json_is_true(json_object_get(o, "managed"));
+    q->optional = json_is_true(json_object_get(o, "optional")); /* absent: an older placer's state */
     if (placer_state_json_dup(o, "name", &q->name, "irqs[]", err) < 0 ||
         placer_state_json_dup(o, "device", &q->device, "irqs[]", err) < 0 ||
         placer_state_json_dup(o, "instance", &q->instance, "irqs[]", err) < 0 ||

@@ -290,6 +290,7 @@ bool placer_state_file_exists(const char *dir, const char *name) {
 void placer_state_dir_tidy(const char *dir) {
   static const char *const files[] = { PLACER_STATE_FILE, PLACER_STATE_SYSTEMD_FILE, PLACER_STATE_IRQ_FILE,
                                        PLACER_STATE_RUN_DIR, NULL };
+  static const char *const strays[] = { PLACER_STATE_LOG_FILE, NULL }; /* state.json's tail, of no state.json */
   static const char *const locks[] = { PLACER_STATE_LOCK_FILE, PLACER_STATE_IRQ_LOCK_FILE, NULL };
-  placer_statedir_tidy(dir, files, locks);
+  placer_statedir_tidy(dir, files, strays, locks);
 }

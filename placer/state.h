@@ -172,6 +172,7 @@ struct placer_state_irq {
   char *instance; /* NULL: top level */
   char *planned;  /* NULL: managed (reported, not steered) */
   bool managed;
+  bool optional;    /* of an optional: device: gone with it is no drift (state-irqs.c: absent is false) */
   uint64_t *counts; /* each CPU's count when applied */
   unsigned n_cpus;
 };

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "apply/apply-irq.h"
+#include "lib/cpulist.h"
 #include "lib/textfile.h"
 #include "systemd-unit.h"
 
@@ -32,6 +33,17 @@ char *irq_read_line(const char *root, unsigned irq, const char *file, int *saved
   }
   text[strcspn(text, "\n")] = '\0';
   return text;
+}
+
+enum irq_now irq_now(const char *root, const struct placer_state_irq *q, char **now, char **name) {
+  int saved = 0;
+  *now = irq_read_line(root, q->irq, "smp_affinity_list", &saved);
+  *name = placer_irq_read_name(root, q->irq);
+  if (*name == NULL || (q->name && *q->name && strcmp(*name, q->name) != 0))
+    return IRQ_NOW_GONE;
+  if (q->planned && !q->managed && (*now == NULL || !placer_cpulist_equal(*now, q->planned)))
+    return IRQ_NOW_MOVED;
+  return IRQ_NOW_AS_PLANNED;
 }
 
 int irq_write_affinity(const char *root, unsigned irq, const char *list, struct placer_error **err) {

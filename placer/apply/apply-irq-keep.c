@@ -19,16 +19,15 @@ void placer_apply_irqs_kept_free(struct placer_apply_irq_kept *v, size_t n) {
 
 /* What differs about steered IRQ Q now; NULL when nothing (or out of memory). */
 static char *irq_drift_line(const char *root, const struct placer_state_irq *q, bool *movable) {
-  int saved = 0;
-  cleanup_free char *now = irq_read_line(root, q->irq, "smp_affinity_list", &saved);
-  cleanup_free char *name = placer_irq_read_name(root, q->irq);
+  cleanup_free char *now = NULL, *name = NULL;
+  enum irq_now seen = irq_now(root, q, &now, &name);
   char *line = NULL;
   *movable = false;
-  if (name == NULL || (q->name && *q->name && strcmp(name, q->name) != 0)) {
+  if (seen == IRQ_NOW_GONE && !q->optional) { /* an optional device's: the watcher's re-plan says it */
     if (asprintf(&line, "IRQ %u (%s) is gone%s%s", q->irq, q->name ? q->name : "?", name ? ": it is " : "",
                  name ? name : "") < 0)
       line = NULL;
-  } else if (now == NULL || !placer_cpulist_equal(now, q->planned)) {
+  } else if (seen == IRQ_NOW_MOVED) {
     *movable = true;
     if (asprintf(&line, "IRQ %u (%s): smp_affinity_list %s, planned %s", q->irq, q->name ? q->name : "?",
                  now ? now : "unreadable", q->planned) < 0)
@@ -37,8 +36,8 @@ static char *irq_drift_line(const char *root, const struct placer_state_irq *q, 
   return line;
 }
 
-int placer_apply_irqs_keep(const char *state_dir, bool fix, struct placer_apply_irq_kept **out, size_t *n,
-                           struct placer_error **err) {
+int placer_apply_irqs_keep(const char *state_dir, const char *irq_root, bool fix, struct placer_apply_irq_kept **out,
+                           size_t *n, struct placer_error **err) {
   *out = NULL;
   *n = 0;
   const char *dir = state_dir ? state_dir : placer_state_default_dir();
@@ -46,6 +45,8 @@ int placer_apply_irqs_keep(const char *state_dir, bool fix, struct placer_apply_
     return 0;
   struct irq_etc etc;
   irq_etc_defaults(&etc, NULL);
+  if (irq_root)
+    etc.root = irq_root;
   struct placer_state *s = NULL;
   if (irq_state_open_checked(dir, false, &etc, &s, err) < 0)
     return -1;

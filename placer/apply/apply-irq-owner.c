@@ -234,5 +234,5 @@ void irq_owner_release(const char *root, const struct placer_state *s, unsigned 
   placer_error_free(e);
   placer_statedir_close(&d);
   if (dir)
-    placer_statedir_tidy(dir, NULL, NULL); /* gone with its last record */
+    placer_statedir_tidy(dir, NULL, NULL, NULL); /* gone with its last record */
 }

@@ -40,15 +40,17 @@ int irq_status(const char *state_dir, const struct placer_apply_options *opt, js
   for (size_t i = 0; i < s->n_irqs; i++) {
     const struct placer_state_irq *q = &s->irqs[i];
     int saved = 0;
-    cleanup_free char *now = irq_read_line(root, q->irq, "smp_affinity_list", &saved);
+    cleanup_free char *now = NULL, *name = NULL;
+    enum irq_now seen = irq_now(root, q, &now, &name);
     cleanup_free char *effective = irq_read_line(root, q->irq, "effective_affinity_list", &saved);
-    cleanup_free char *name = placer_irq_read_name(root, q->irq);
     json_t *o = json_object(), *since = json_object();
     json_object_set_new(o, "irq", json_integer(q->irq));
     json_object_set_new(o, "name", json_string(q->name ? q->name : ""));
     json_object_set_new(o, "device", json_string(q->device ? q->device : ""));
     json_object_set_new(o, "instance", q->instance ? json_string(q->instance) : json_null());
     json_object_set_new(o, "managed", json_boolean(q->managed));
+    json_object_set_new(o, "optional", json_boolean(q->optional));
+    json_object_set_new(o, "gone", json_boolean(seen == IRQ_NOW_GONE));
     json_object_set_new(o, "planned", q->planned ? json_string(q->planned) : json_null());
     json_object_set_new(o, "actual", now ? json_string(now) : json_null());
     json_object_set_new(o, "effective", effective ? json_string(effective) : json_null());
@@ -64,14 +66,14 @@ int irq_status(const char *state_dir, const struct placer_apply_options *opt, js
     free(counts);
     json_object_set_new(o, "interrupts_since_apply", since);
     json_t *problem = NULL;
-    if (name == NULL || (q->name && *q->name && strcmp(name, q->name) != 0))
+    if (seen == IRQ_NOW_GONE && !q->optional) /* an optional device's: pending until it is back */
       problem =
           json_sprintf("IRQ %u (%s) of %s is gone%s%s", q->irq, q->name ? q->name : "?", q->device ? q->device : "?",
                        name ? ": it is "
                             : " (its device removed, or its driver "
                               "unloaded)",
                        name ? name : "");
-    else if (q->planned && !q->managed && (now == NULL || !placer_cpulist_equal(now, q->planned)))
+    else if (seen == IRQ_NOW_MOVED)
       problem = json_sprintf("IRQ %u (%s) of %s: smp_affinity_list %s, planned %s (moved by someone else: "
                              "irqbalance, a script?)",
                              q->irq, q->name, q->device, now ? now : "unreadable", q->planned);
@@ -118,7 +120,9 @@ int irq_status_print_text(json_t *doc, FILE *out) {
       placer_text_put(out, instance);
     }
     fputs("): ", out);
-    if (json_is_true(json_object_get(o, "managed")))
+    if (json_is_true(json_object_get(o, "gone")) && json_is_true(json_object_get(o, "optional")))
+      fputs("gone with its optional device, steered again when it is back", out);
+    else if (json_is_true(json_object_get(o, "managed")))
       fprintf(out, "managed by the kernel, completes on cpu %s", effective ? effective : "?");
     else {
       fputs("planned ", out);

@@ -501,6 +501,7 @@ static int record_irqs(struct irq_txn *t, struct placer_error **err) {
     struct placer_state_irq *q = &s->irqs[s->n_irqs++];
     q->irq = r->irq;
     q->managed = r->managed;
+    q->optional = t->plan->irqs[i].optional;
     if ((q->name = strdup(r->name)) == NULL || (q->device = strdup(r->device)) == NULL ||
         (r->instance && (q->instance = strdup(r->instance)) == NULL) || (r->to && (q->planned = strdup(r->to)) == NULL))
       rc = placer_error_oom(err, NULL);

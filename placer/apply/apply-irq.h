@@ -70,6 +70,14 @@ bool irq_journal_names(const struct placer_state *s, unsigned irq);
 int irq_write_affinity(const char *root, unsigned irq, const char *list, struct placer_error **err);
 /* The first line of /proc/irq/IRQ/FILE below ROOT; NULL (and *saved_errno) when unreadable. */
 char *irq_read_line(const char *root, unsigned irq, const char *file, int *saved_errno);
+/* Where IRQ Q that apply placed is now, below ROOT (status and the watcher's
+ * check: one rule): GONE when no handler has its number or another one does
+ * (its device removed, its driver unloaded; an optional device's is no
+ * drift), MOVED when it is steered and its smp_affinity_list is not the
+ * planned one.  *now: that list, *name: the handlers now (NULL when
+ * unreadable or gone; caller frees both). */
+enum irq_now { IRQ_NOW_AS_PLANNED, IRQ_NOW_MOVED, IRQ_NOW_GONE };
+enum irq_now irq_now(const char *root, const struct placer_state_irq *q, char **now, char **name);
 /* The paths and programs this placer uses (OPT's test hooks, else this machine's). */
 void irq_etc_defaults(struct irq_etc *etc, const struct placer_apply_options *opt);
 

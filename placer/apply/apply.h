@@ -238,7 +238,9 @@ int placer_apply_systemd_keep(struct placer_state *state, const struct placer_pl
 /* apply-irq-keep.c: each IRQ that STATE_DIR's irq.json steers, compared
  * with its plan (as status compares it); one moved by someone is written
  * back when FIX, as apply wrote it.  FOUND gets one line per IRQ off its
- * plan ("IRQ 24 (virtio1-req.0): smp_affinity_list 0-1, planned 1"). */
+ * plan ("IRQ 24 (virtio1-req.0): smp_affinity_list 0-1, planned 1"); one
+ * gone with an optional device has none.  IRQ_ROOT: where /proc/irq is
+ * (NULL: this machine's; tests point at a captured tree). */
 struct placer_apply_irq_kept {
   unsigned irq;
   char *name;
@@ -246,8 +248,8 @@ struct placer_apply_irq_kept {
   char *line;     /* what differs, NULL when it is as planned */
   bool fixed;
 };
-int placer_apply_irqs_keep(const char *state_dir, bool fix, struct placer_apply_irq_kept **out, size_t *n,
-                           struct placer_error **err);
+int placer_apply_irqs_keep(const char *state_dir, const char *irq_root, bool fix, struct placer_apply_irq_kept **out,
+                           size_t *n, struct placer_error **err);
 void placer_apply_irqs_kept_free(struct placer_apply_irq_kept *v, size_t n);
 
 /* Undo everything in the state directory STATE_DIR (NULL: default): bound

@@ -162,9 +162,7 @@ static bool is_neighbour_role(const struct bench *b, const char *role) {
   return false;
 }
 
-/* V places the neighbours exactly as variant 0 does (a quota or weight sweep
- * of storage): their solo rate, measured with storage idle, is variant 0's. */
-static bool same_neighbour_placement(const struct bench *b, const struct variant *v) {
+bool bench_solo_of_first(const struct bench *b, const struct variant *v) {
   const struct placer_plan *a = b->vars[0].plan, *p = v->plan;
   for (size_t i = 0; i < p->n_instances; i++) {
     const struct placer_instance *x = &p->instances[i];
@@ -188,7 +186,7 @@ static int solo(struct bench *b, struct pass *p, struct placer_error **err) {
   cleanup_free char *log_dir = bench_path_join(b->out, "logs");
   if (log_dir == NULL)
     return placer_error_oom(err, "bench run");
-  if (p->vi > 0 && same_neighbour_placement(b, p->v)) {
+  if (p->vi > 0 && bench_solo_of_first(b, p->v)) {
     bool all = true;
     for (size_t c = 1; c < b->n_conds; c++) {
       double rate = placer_bench_results_solo(b->results, 0, c, (size_t)p->repeat);

@@ -769,7 +769,9 @@ int placer_bench_describe(const struct placer_study *study, const struct placer_
         int repeat = (int)k - (int)study->warmup;
         fprintf(out, "pass %s %s%d:", b.vars[v].spec->name, repeat < 0 ? "warm-up " : "repeat ",
                 repeat < 0 ? (int)k : repeat);
-        if (repeat >= 0) /* the neighbours' solo rates: every measured pass (run.c) */
+        if (repeat >= 0 && v > 0 && bench_solo_of_first(&b, &b.vars[v]) && b.n_conds > 1)
+          fprintf(out, " (the solo rates of %s)", b.vars[0].spec->name);
+        else if (repeat >= 0) /* the neighbours' solo rates: every measured pass (run.c) */
           for (size_t c = 1; c < b.n_conds; c++)
             fprintf(out, " solo:%s", b.conds[c].name);
         for (size_t w = 0; w < b.n_workloads; w++)
@@ -783,7 +785,10 @@ int placer_bench_describe(const struct placer_study *study, const struct placer_
       }
     struct placer_study_estimate est;
     char line[512];
-    placer_study_estimate(study, study->repeats, &est);
+    size_t solo_shared = 0;
+    for (size_t v = 1; v < b.n_vars; v++)
+      solo_shared += bench_solo_of_first(&b, &b.vars[v]);
+    placer_study_estimate(study, study->repeats, solo_shared, &est);
     placer_study_estimate_describe(study, &est, line, sizeof(line));
     if (est.live)
       fprintf(out, "%s; one cluster (rebuild: never; placement switched %zu times)\n", line, est.passes);

@@ -21,16 +21,19 @@ double placer_study_pass_overhead_s(const struct placer_study *s) {
   }
 }
 
-void placer_study_estimate(const struct placer_study *s, unsigned repeats, struct placer_study_estimate *out) {
+void placer_study_estimate(const struct placer_study *s, unsigned repeats, size_t solo_shared,
+                           struct placer_study_estimate *out) {
   *out = (struct placer_study_estimate){ .repeats = repeats, .warmup = s->warmup };
   out->variants = s->n_variants;
   out->workloads = placer_study_n_workloads(s);
   out->steps = s->workloads.n_load_steps ? s->workloads.n_load_steps : 1;
   bool by_intensity = s->sweep.enabled && s->sweep.parameter == PLACER_STUDY_SWEEP_INTENSITY;
   out->conditions = 1 + (s->n_neighbours == 0 ? 0 : by_intensity ? s->sweep.n_values : 1);
-  /* warm-up passes run each workload alone; every measured pass takes the neighbours' solo rates */
+  /* warm-up passes run each workload alone; every measured pass takes the neighbours' solo rates,
+   * but those of a variant that places them as the first one does (run.c) */
   out->cell_runs = out->variants * out->workloads * out->conditions * repeats;
-  out->other_runs = out->variants * (out->workloads * s->warmup + repeats * (out->conditions - 1));
+  size_t solo_variants = out->variants > solo_shared ? out->variants - solo_shared : 1;
+  out->other_runs = out->variants * out->workloads * s->warmup + solo_variants * repeats * (out->conditions - 1);
   if (s->baseline.enabled)
     out->other_runs += out->workloads;
   out->passes = out->variants * (repeats + s->warmup);

@@ -247,7 +247,11 @@ struct placer_study_estimate {
   bool live;         /* one local cluster (rebuild: never): its build and prefill once */
   double seconds;
 };
-void placer_study_estimate(const struct placer_study *s, unsigned repeats, struct placer_study_estimate *out);
+/* SOLO_SHARED: how many variants take the first one's solo rates (they
+ * place the neighbours as it does: bench's plans say; 0 when they are not
+ * made yet, an estimate at most). */
+void placer_study_estimate(const struct placer_study *s, unsigned repeats, size_t solo_shared,
+                           struct placer_study_estimate *out);
 /* "136 runs of 1+2 s: 128 cells (...) x 4 repeats, and 8 more (...): about 9m34s" */
 void placer_study_estimate_describe(const struct placer_study *s, const struct placer_study_estimate *e, char *buf,
                                     size_t len);

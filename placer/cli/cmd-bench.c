@@ -164,7 +164,7 @@ static int check_max_time(const struct placer_study *study) {
   if (!(study->max_time_s > 0))
     return 0;
   struct placer_study_estimate e;
-  placer_study_estimate(study, study->repeats_max, &e);
+  placer_study_estimate(study, study->repeats_max, 0, &e); /* no plans yet: at most */
   if (e.seconds <= study->max_time_s)
     return 0;
   char line[512], limit[32];

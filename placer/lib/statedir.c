@@ -313,7 +313,8 @@ void placer_statedir_unlock(int fd, const char *made) {
   close(fd);
 }
 
-void placer_statedir_tidy(const char *dir, const char *const *files, const char *const *locks) {
+void placer_statedir_tidy(const char *dir, const char *const *files, const char *const *strays,
+                          const char *const *locks) {
   struct placer_statedir d;
   struct placer_error *e = NULL;
   if (placer_statedir_open(dir, false, &d, &e) < 0 || d.fd < 0) {
@@ -339,6 +340,10 @@ void placer_statedir_tidy(const char *dir, const char *const *files, const char 
   /* under the locks: nothing is recorded, so nobody needs them */
   for (size_t i = 0; files && files[i] && ok; i++)
     ok = !placer_statedir_has(&d, files[i]);
+  struct stat st;
+  for (size_t i = 0; strays && strays[i] && ok; i++)
+    if (fstatat(d.fd, strays[i], &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode))
+      unlinkat(d.fd, strays[i], 0); /* anything else of that name stays, and so does DIR */
   for (size_t k = 0; k < n; k++) {
     if (ok)
       placer_statedir_unlock_remove(&d, held[k], fds[k]);

@@ -68,10 +68,13 @@ void placer_statedir_unlock_remove(const struct placer_statedir *d, const char *
 void placer_statedir_unlock(int fd, const char *made);
 
 /* Nothing recorded is left in DIR (no entry of FILES, none of LOCKS held):
- * remove the LOCKS and DIR itself when it is then empty, so that no state
+ * remove the STRAYS (regular files that only extend an entry of FILES: a
+ * journal's appended tail left by a kill between removing the file and
+ * it), the LOCKS and DIR itself when it is then empty, so that no state
  * directory outlives what it recorded.  Quiet: a busy lock or a directory
  * with anything else in it stays as it is. */
-void placer_statedir_tidy(const char *dir, const char *const *files, const char *const *locks);
+void placer_statedir_tidy(const char *dir, const char *const *files, const char *const *strays,
+                          const char *const *locks);
 
 /* NAME in D, a JSON document placer wrote there: read as
  * placer_statedir_read says, parsed, and its "boot_id" and "state_id"

@@ -103,6 +103,7 @@ int placer_plan_irqs_to_json(const struct placer_plan *plan, json_t *doc) {
     json_object_set_new(j, "to", json_string(placer_irq_target_name(r->target)));
     json_object_set_new(j, "cpus", json_string(cpus ? cpus : ""));
     json_object_set_new(j, "spread", json_boolean(r->spread));
+    json_object_set_new(j, "optional", json_boolean(r->optional));
     json_object_set_new(j, "pending", json_boolean(r->pending));
     free(cpus);
     json_array_append_new(rules, j);

@@ -61,6 +61,7 @@ struct placer_plan_irq_rule {
   hwloc_bitmap_t cpus; /* where they go; empty for none */
   bool spread;         /* a NIC: one IRQ per CPU of cpus, round robin, in IRQ order */
   char *where;         /* "FILE:LINE:COL: irqs[0]" / "roles[0].irqs": for messages */
+  bool optional;       /* an optional: entry: its device may come and go (hot-plug) */
   bool pending;        /* an optional: entry whose device is not on the node (yet): no IRQ of it
                         * planned; steered when it appears (the next plan on the node) */
 };
@@ -76,6 +77,7 @@ struct placer_plan_irq {
   bool managed;     /* the kernel manages its affinity (NVMe, virtio-blk queues): reported, not steered */
   char *effective;  /* effective_affinity_list when planned; NULL when unknown */
   bool on_own_cpus; /* managed, of an instance: it completes on the instance's own cpus */
+  bool optional;    /* its rule's device is optional: gone with it is no drift */
 };
 
 /* An MDS as the plan places it (planner-mds.c; docs/profiles.md, "The MDS"):

@@ -258,6 +258,7 @@ static int top_level_rule(struct irq_planner *ip, size_t i, const char *device) 
   }
   r->target = spec->to.target;
   r->spread = is_nic;
+  r->optional = spec->optional;
   r->pending = !found;
   int rc = target_cpus(ip, &spec->to, where_to, device, is_nic, nodes, NULL, r->cpus);
   hwloc_bitmap_free(nodes);
@@ -398,6 +399,7 @@ static int resolve_rule(struct irq_planner *ip, const struct placer_plan_irq_rul
     memset(e, 0, sizeof(*e));
     e->irq = q->irq;
     e->managed = q->managed;
+    e->optional = r->optional;
     if ((e->name = strdup(q->name)) == NULL || (e->device = strdup(r->device)) == NULL ||
         (r->instance && (e->instance = strdup(r->instance)) == NULL) ||
         (q->affinity && (e->from = strdup(q->affinity)) == NULL) ||

@@ -184,8 +184,9 @@ static int place_hook(void *ctx, const struct placer_watch_rule *rule, pid_t pid
   return 0;
 }
 
-/* Every interval: the node's IRQs changed, the profile planned again (a
- * new IRQ of its devices gets steered); then the values and IRQs checked. */
+/* Every interval: the node's IRQs, PCI devices or NICs changed
+ * (keeper_irq_signature), the profile planned again (a new IRQ of its
+ * devices gets steered); then the values and IRQs checked. */
 static int check_hook(void *ctx, struct placer_watch *w, struct placer_error **err) {
   struct keeper *k = ctx;
   if (k->irq_signature) {
@@ -193,10 +194,10 @@ static int check_hook(void *ctx, struct placer_watch *w, struct placer_error **e
     if (now != k->irq_signature) {
       k->irq_signature = now;
       struct placer_error *e = NULL;
-      if (keeper_reapply(k, "the node's IRQs changed", &e) < 0)
+      if (keeper_reapply(k, "the node's IRQs or devices changed", &e) < 0)
         keeper_say(k, "%s; the running plan stays", e->msg);
       else
-        keeper_say(k, "the node's IRQs changed: the profile planned and applied again");
+        keeper_say(k, "the node's IRQs or devices changed: the profile planned and applied again");
       placer_error_free(e);
     }
   }

@@ -151,7 +151,7 @@ static void set_drift(struct keeper *k, const char *instance, bool *drifts) {
 static int check_irqs(struct keeper *k, bool *drifts, struct placer_error **err) {
   struct placer_apply_irq_kept *kept = NULL;
   size_t n = 0;
-  if (placer_apply_irqs_keep(k->state_dir, !k->opt->report_only, &kept, &n, err) < 0)
+  if (placer_apply_irqs_keep(k->state_dir, NULL, !k->opt->report_only, &kept, &n, err) < 0)
     return -1;
   for (size_t i = 0; i < n; i++) {
     if (kept[i].line == NULL)

@@ -63,7 +63,7 @@ AFTER=$(eth0_irqs)
 echo "GUEST driver reloaded: eth0's IRQs $BEFORE -> $AFTER"
 wait_until on_cpu1 || wait_until on_cpu1 || wait_until on_cpu1 ||
     fail "eth0's IRQs $AFTER not back on cpu 1: $(for n in $AFTER; do echo "$n:$(cat $I/$n/smp_affinity_list)"; done)"
-grep -E "IRQs changed|put back" /tmp/w.log | sed 's/^/GUEST watch: /'
+grep -E "IRQs or devices changed|put back" /tmp/w.log | sed 's/^/GUEST watch: /'
 echo "GUEST every IRQ of eth0 back on cpu 1 after the reload"
 
 kill -TERM $W

@@ -6,8 +6,10 @@
 # guest asks on its console; every new IRQ of it is on CPU 1 within three seconds through the
 # watcher alone (a change of the node's IRQ numbers plans the profile again); one moved by hand
 # is put back; the NIC removed (device_del) is said and leaves the watcher working, added again
-# it is steered again; SIGTERM, then reset sets the IRQs that were there before back to their
-# lists and the NIC's to what the kernel gives a new IRQ, and fails on no IRQ gone since.
+# it is steered again; SIGTERM; with no watcher, removed again: status exits 0 and says its IRQs
+# went with the optional device (no drift); added a third time, then reset sets the IRQs that
+# were there before back to their lists and the NIC's to what the kernel gives a new IRQ, and
+# fails on no IRQ gone since.
 # Environment: PLACER_BIN, PLACER_SOURCE_DIR, PLACER_CACHE_DIR (default /var/cache/placer).
 # Exit 77 (skip) without qemu, a kernel and its modules, busybox or python3.
 # ctest: cost=3 timeout=300
@@ -106,6 +108,19 @@ echo "GUEST added again: its IRQs $AGAIN on cpu 1"
 
 kill -TERM $W
 wait $W || fail "the watcher exited $?"
+
+# Without a watcher: the card pulled is no drift for status (its IRQs gone with an optional device)
+echo "GUEST HOST device_del with no watcher"
+wait_long sh -c "! test -e /sys/bus/pci/devices/$SLOT" || fail "the NIC still there after the second device_del"
+$P status >/tmp/status.txt 2>&1 ||
+    { rc=$?; cat /tmp/status.txt; fail "status exited $rc with the optional NIC removed and no watcher"; }
+grep -q "gone with its optional device, steered again when it is back" /tmp/status.txt ||
+    fail "status did not say the NIC's IRQs went with it: $(cat /tmp/status.txt)"
+! grep -q DRIFT /tmp/status.txt || fail "status says DRIFT: $(cat /tmp/status.txt)"
+echo "GUEST HOST device_add a third time"
+nic_up
+AGAIN=$(nic_irqs)
+echo "GUEST removed and added with no watcher: status exit 0 while it was gone"
 $P reset >/tmp/reset.txt 2>&1 || { rc=$?; cat /tmp/reset.txt; fail "reset exited $rc"; }
 default=$(cat $I/default_smp_affinity)
 for d in $I/[0-9]*; do

@@ -482,6 +482,45 @@ static void optional_device_removed(void **state) {
   sh("rm -rf '%s/sys/bus/pci/devices/0000:00:05.0' && mv '%s/proc/irq/33' '%s/irq33'", root, root, root);
   sh("mv '%s/proc/irq/34/virtio4-input' '%s/proc/irq/34/nvme0q0' && printf 1 >'%s/proc/irq/34/smp_affinity_list'", root,
      root, root);
+  /* before any apply (no watcher): its IRQs gone with the optional device are no drift, said as such;
+   * the required device's IRQ moved still is */
+  json_t *doc = json_object();
+  bool drift = false; /* status only ever sets it */
+  assert_int_equal(irq_status(state_dir, &opt, doc, &drift, &err), 0);
+  if (drift)
+    fail_msg("drift: %s", json_string_value(json_array_get(json_object_get(doc, "irq_problems"), 0)));
+  size_t gone = 0, i;
+  json_t *o;
+  json_array_foreach(json_object_get(doc, "irqs"), i, o) {
+    bool is_gone = json_is_true(json_object_get(o, "gone"));
+    gone += is_gone;
+    assert_true(json_is_true(json_object_get(o, "ok")));
+    assert_int_equal(json_is_true(json_object_get(o, "optional")), is_gone);
+  }
+  assert_int_equal(gone, 2); /* 33 removed, 34 another handler's now */
+  char *text = NULL;
+  size_t len = 0;
+  FILE *out = open_memstream(&text, &len);
+  assert_int_equal(irq_status_print_text(doc, out), 0);
+  fclose(out);
+  assert_non_null(strstr(text, "IRQ 33 virtio4-config (0000:00:05.0): gone with its optional device, steered again "
+                               "when it is back;"));
+  assert_null(strstr(text, "DRIFT"));
+  free(text);
+  json_decref(doc);
+  struct placer_apply_irq_kept *kept = NULL;
+  size_t n_kept = 0;
+  assert_int_equal(placer_apply_irqs_keep(state_dir, root, false, &kept, &n_kept, &err), 0);
+  for (size_t k = 0; k < n_kept; k++)
+    assert_null(kept[k].line); /* the watcher's check: nothing to say or put back */
+  placer_apply_irqs_kept_free(kept, n_kept);
+  sh("printf 1 >'%s/proc/irq/35/smp_affinity_list'", root);
+  doc = json_object();
+  assert_int_equal(irq_status(state_dir, &opt, doc, &drift, &err), 0);
+  assert_true(drift);
+  assert_int_equal(json_array_size(json_object_get(doc, "irq_problems")), 1);
+  json_decref(doc);
+  sh("printf 0 >'%s/proc/irq/35/smp_affinity_list'", root);
   plan = plan_from(optional, &topo);
   assert_true(plan->irq_rules[1].pending);
   if (placer_apply(plan, &opt, &report, &err) < 0)

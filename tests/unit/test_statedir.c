@@ -199,6 +199,7 @@ static void test_lock(void **state) {
 static void test_tidy(void **state) {
   (void)state;
   static const char *const files[] = { "state.json", "run", NULL };
+  static const char *const strays[] = { "state.log", NULL };
   static const char *const locks[] = { "lock", NULL };
   struct placer_statedir d;
   struct placer_error *err = NULL;
@@ -206,23 +207,32 @@ static void test_tidy(void **state) {
   int fd = -1;
   assert_int_equal(placer_statedir_lock(&d, "lock", true, &fd, NULL, &err), 0);
   test_write_file(in_base("s/state.json"), "{}");
-  /* something recorded: everything stays */
-  placer_statedir_tidy(in_base("s"), files, locks);
+  test_write_file(in_base("s/state.log"), "{\"log_seq\": 1}\n");
+  /* something recorded: everything stays, its log too */
+  placer_statedir_tidy(in_base("s"), files, strays, locks);
   assert_true(placer_statedir_has(&d, "lock"));
+  assert_true(placer_statedir_has(&d, "state.log"));
   /* nothing recorded, but the lock is held: it stays */
   assert_int_equal(unlink(in_base("s/state.json")), 0);
-  placer_statedir_tidy(in_base("s"), files, locks);
+  placer_statedir_tidy(in_base("s"), files, strays, locks);
   assert_true(placer_statedir_has(&d, "lock"));
   close(fd);
-  /* anything else in it: the lock goes, the directory stays */
+  /* anything else in it: the lock goes, and the log of no state.json (a save killed between
+   * removing the file and its log); the directory stays */
   test_write_file(in_base("s/notes.txt"), "mine");
-  placer_statedir_tidy(in_base("s"), files, locks);
+  placer_statedir_tidy(in_base("s"), files, strays, locks);
   assert_false(placer_statedir_has(&d, "lock"));
+  assert_false(placer_statedir_has(&d, "state.log"));
   assert_int_equal(access(in_base("s"), F_OK), 0);
-  /* nothing at all: the directory goes too */
+  /* a directory at the log's name is not the log: it stays, and so does the state directory */
   assert_int_equal(unlink(in_base("s/notes.txt")), 0);
+  assert_int_equal(mkdir(in_base("s/state.log"), 0755), 0);
   placer_statedir_close(&d);
-  placer_statedir_tidy(in_base("s"), files, locks);
+  placer_statedir_tidy(in_base("s"), files, strays, locks);
+  assert_int_equal(access(in_base("s/state.log"), F_OK), 0);
+  /* nothing at all: the directory goes too */
+  assert_int_equal(rmdir(in_base("s/state.log")), 0);
+  placer_statedir_tidy(in_base("s"), files, strays, locks);
   assert_int_equal(access(in_base("s"), F_OK), -1);
 }
 

@@ -245,7 +245,7 @@ static void test_estimate(void **state) {
       HEAD NEIGHBOUR "workloads: { patterns: [randwrite], runtime: 2, ramp: 1, load: { iodepth: [1, 4, 16, 64] } }\n"
                      "sweep: { parameter: quota, values: [0.5, 1] }\nrepeats: 4\nwarmup: 1\n");
   struct placer_study_estimate e;
-  placer_study_estimate(s, 4, &e);
+  placer_study_estimate(s, 4, 0, &e);
   assert_int_equal(e.variants, 3);
   assert_int_equal(e.workloads, 4);
   assert_int_equal(e.steps, 4);
@@ -262,6 +262,10 @@ static void test_estimate(void **state) {
   assert_string_equal(line, "120 runs of 1+2 s: 24 cells (3 variants x 1 workload x 4 load steps x 2 conditions) x 4 "
                             "repeats, and 24 more (warm-up, the neighbours' solo rates, the hardware baseline): about "
                             "8m45s");
+  /* two variants that place the neighbours as the first does take its solo rates: 8 runs fewer */
+  placer_study_estimate(s, 4, 2, &e);
+  assert_int_equal(e.other_runs, 3 * 4 + 1 * 4);
+  assert_true(fabs(e.seconds - (112 * 4.0 + 15 + 30)) < 1e-9);
   placer_study_free(s);
 }
 
@@ -287,7 +291,7 @@ static void test_shipped(void **state) {
   assert_true(s->slo.at == PLACER_SLO_AT_IOPS && s->slo.at_rate == 400 && s->slo.keep == 0.8);
   assert_true(s->max_time_s == 720);
   struct placer_study_estimate e;
-  placer_study_estimate(s, s->repeats_max, &e);
+  placer_study_estimate(s, s->repeats_max, 0, &e);
   assert_int_equal(e.cell_runs, 4 * 4 * 2 * 4);
   assert_true(e.seconds <= s->max_time_s);
   placer_study_free(s);
