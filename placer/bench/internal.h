@@ -194,7 +194,7 @@ int bench_ceph_watch_start(const struct pass *p, struct bench_ceph_watch *w, str
 int bench_ceph_watch_finish(struct bench_ceph_watch *w, struct placer_bench_run *run, struct placer_error **err);
 void bench_ceph_watch_free(struct bench_ceph_watch *w);
 
-/* run.c: V places the neighbours exactly as variant 0 does (a quota or weight
+/* setup.c: V places the neighbours exactly as variant 0 does (a quota or weight
  * sweep of storage): their solo rate, measured with storage idle, is variant
  * 0's, taken over in each pass, not measured again. */
 bool bench_solo_of_first(const struct bench *b, const struct variant *v);

@@ -155,27 +155,6 @@ static int prefill(struct bench *b, struct pass *p, struct placer_error **err) {
   return rc;
 }
 
-static bool is_neighbour_role(const struct bench *b, const char *role) {
-  for (size_t i = 0; i < b->study->n_neighbours; i++)
-    if (strcmp(b->study->neighbours[i].role, role) == 0)
-      return true;
-  return false;
-}
-
-bool bench_solo_of_first(const struct bench *b, const struct variant *v) {
-  const struct placer_plan *a = b->vars[0].plan, *p = v->plan;
-  for (size_t i = 0; i < p->n_instances; i++) {
-    const struct placer_instance *x = &p->instances[i];
-    if (!is_neighbour_role(b, x->role))
-      continue;
-    const struct placer_instance *y = placer_plan_find(a, x->name);
-    if (y == NULL || !hwloc_bitmap_isequal(x->cpus, y->cpus) || !hwloc_bitmap_isequal(x->mems, y->mems) ||
-        x->cpu_weight != y->cpu_weight || x->cpu_quota != y->cpu_quota || x->memory_bytes != y->memory_bytes)
-      return false;
-  }
-  return true;
-}
-
 /* The neighbours alone (storage idle) at each intensity: their solo rate,
  * in every measured pass before its cells, so that each share of it (the
  * neighbours' rate next to storage over it) divides two figures of one pass,

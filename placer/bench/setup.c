@@ -295,6 +295,27 @@ static size_t neighbour_instances(const struct bench *b, const struct variant *v
   return n;
 }
 
+static bool is_neighbour_role(const struct bench *b, const char *role) {
+  for (size_t i = 0; i < b->study->n_neighbours; i++)
+    if (strcmp(b->study->neighbours[i].role, role) == 0)
+      return true;
+  return false;
+}
+
+bool bench_solo_of_first(const struct bench *b, const struct variant *v) {
+  const struct placer_plan *a = b->vars[0].plan, *p = v->plan;
+  for (size_t i = 0; i < p->n_instances; i++) {
+    const struct placer_instance *x = &p->instances[i];
+    if (!is_neighbour_role(b, x->role))
+      continue;
+    const struct placer_instance *y = placer_plan_find(a, x->name);
+    if (y == NULL || !hwloc_bitmap_isequal(x->cpus, y->cpus) || !hwloc_bitmap_isequal(x->mems, y->mems) ||
+        x->cpu_weight != y->cpu_weight || x->cpu_quota != y->cpu_quota || x->memory_bytes != y->memory_bytes)
+      return false;
+  }
+  return true;
+}
+
 static int make_matrix(struct bench *b, struct placer_error **err) {
   const struct placer_study *s = b->study;
   size_t n = placer_study_n_workloads(s);
