@@ -30,6 +30,7 @@ struct variant {
   const struct placer_instance *fio;
   char *fio_group;
   char *fio_cpus, *fio_mems;
+  bool solo_of_first; /* it takes over the first variant's solo rates (bench_solo_of_first) */
 };
 
 /* A file the study writes outside Ceph (files.c). */
@@ -205,8 +206,9 @@ int bench_hardware_baseline(struct bench *b, struct placer_error **err);
 /* output.c: the progress line, the CSV files, summary.json. */
 void bench_progress(struct bench *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void bench_progress_done(struct bench *b);
-/* The runs of one variant's pass REPEAT (-1: a warm-up pass), as the progress line counts them. */
-size_t bench_pass_runs(const struct bench *b, int repeat);
+/* The runs of variant V's pass REPEAT (-1: a warm-up pass), as the progress line counts them:
+ * no solo runs for one that takes over the first variant's. */
+size_t bench_pass_runs(const struct bench *b, size_t v, int repeat);
 /* N runs of the total will not run here (measured before --resume, or a solo rate taken over
  * from the first variant): the progress line's total shrinks by N. */
 void bench_runs_skipped(struct bench *b, size_t n);

@@ -26,11 +26,12 @@ static double eta_s(const struct bench *b) {
   return (double)runs_left * run + (double)passes_left * over;
 }
 
-size_t bench_pass_runs(const struct bench *b, int repeat) {
+size_t bench_pass_runs(const struct bench *b, size_t v, int repeat) {
   if (repeat < 0)
     return b->n_workloads; /* a warm-up pass runs each workload alone */
   /* the cells, the recovery run and the neighbours' solo rate at each level */
-  return b->n_workloads * b->n_conds + (b->study->recovery.enabled ? 1 : 0) + (b->n_conds - 1);
+  return b->n_workloads * b->n_conds + (b->study->recovery.enabled ? 1 : 0) +
+         (b->vars[v].solo_of_first ? 0 : b->n_conds - 1);
 }
 
 void bench_runs_skipped(struct bench *b, size_t n) {

@@ -165,7 +165,7 @@ static int solo(struct bench *b, struct pass *p, struct placer_error **err) {
   cleanup_free char *log_dir = bench_path_join(b->out, "logs");
   if (log_dir == NULL)
     return placer_error_oom(err, "bench run");
-  if (p->vi > 0 && bench_solo_of_first(b, p->v)) {
+  if (p->v->solo_of_first) { /* not counted in the progress line's total */
     bool all = true;
     for (size_t c = 1; c < b->n_conds; c++) {
       double rate = placer_bench_results_solo(b->results, 0, c, (size_t)p->repeat);
@@ -174,10 +174,10 @@ static int solo(struct bench *b, struct pass *p, struct placer_error **err) {
         placer_bench_results_set_solo(b->results, p->vi, c, (size_t)p->repeat, rate);
     }
     if (all) {
-      bench_runs_skipped(b, b->n_conds - 1);
       bench_progress(b, "%s: the neighbours are placed as in %s: its solo rate", p->tag, b->vars[0].spec->name);
       return 0;
     }
+    b->runs_total += b->n_conds - 1; /* the first's missing (a pass of it stopped): measured here, as counted below */
   }
   for (size_t c = 1; c < b->n_conds && !placer_bench_stop; c++) {
     if (!isnan(placer_bench_results_solo(b->results, p->vi, c, (size_t)p->repeat))) {
@@ -580,12 +580,13 @@ int placer_bench_run_study(const struct placer_study *study, const struct placer
     if (repeat >= (int)study->repeats) {
       if (bench_repeats_enough(&b, (size_t)repeat))
         break;
-      b.runs_total += b.n_vars * bench_pass_runs(&b, repeat); /* a dynamic pass: more to run */
+      for (size_t v = 0; v < b.n_vars; v++)
+        b.runs_total += bench_pass_runs(&b, v, repeat); /* a dynamic pass: more to run */
       b.passes_total += b.n_vars;
     }
     for (size_t v = 0; rc == 0 && v < b.n_vars && !placer_bench_stop; v++) {
       if (bench_pass_done(&b, v, repeat)) {
-        bench_runs_skipped(&b, bench_pass_runs(&b, repeat));
+        bench_runs_skipped(&b, bench_pass_runs(&b, v, repeat));
         b.passes_total = b.passes_total ? b.passes_total - 1 : 0;
         continue; /* --resume: all of it measured before */
       }

@@ -268,6 +268,8 @@ static int load_variants(struct bench *b, struct placer_error **err) {
     }
   }
   placer_topology_free(topo);
+  for (size_t i = 1; rc == 0 && i < b->n_vars; i++)
+    b->vars[i].solo_of_first = bench_solo_of_first(b, &b->vars[i]);
   return rc;
 }
 
@@ -712,7 +714,8 @@ int bench_setup(struct bench *b, struct placer_error **err) {
   /* What will run, for the progress line (dynamic repeats add passes as they go). */
   b->runs_total = b->study->baseline.enabled ? b->n_workloads : 0;
   for (int repeat = -(int)b->study->warmup; repeat < (int)b->study->repeats; repeat++)
-    b->runs_total += b->n_vars * bench_pass_runs(b, repeat);
+    for (size_t v = 0; v < b->n_vars; v++)
+      b->runs_total += bench_pass_runs(b, v, repeat);
   b->passes_total = b->n_vars * (b->study->repeats + b->study->warmup);
   return bench_write_summary(b, err);
 }
@@ -790,7 +793,7 @@ int placer_bench_describe(const struct placer_study *study, const struct placer_
         int repeat = (int)k - (int)study->warmup;
         fprintf(out, "pass %s %s%d:", b.vars[v].spec->name, repeat < 0 ? "warm-up " : "repeat ",
                 repeat < 0 ? (int)k : repeat);
-        if (repeat >= 0 && v > 0 && bench_solo_of_first(&b, &b.vars[v]) && b.n_conds > 1)
+        if (repeat >= 0 && b.vars[v].solo_of_first && b.n_conds > 1)
           fprintf(out, " (the solo rates of %s)", b.vars[0].spec->name);
         else if (repeat >= 0) /* the neighbours' solo rates: every measured pass (run.c) */
           for (size_t c = 1; c < b.n_conds; c++)
@@ -808,7 +811,7 @@ int placer_bench_describe(const struct placer_study *study, const struct placer_
     char line[512];
     size_t solo_shared = 0;
     for (size_t v = 1; v < b.n_vars; v++)
-      solo_shared += bench_solo_of_first(&b, &b.vars[v]);
+      solo_shared += b.vars[v].solo_of_first;
     placer_study_estimate(study, study->repeats, solo_shared, &est);
     placer_study_estimate_describe(study, &est, line, sizeof(line));
     if (est.live)

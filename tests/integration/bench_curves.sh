@@ -12,6 +12,8 @@
 #     curves, the curve plots are drawn, and the text report and the page agree;
 #   - the same study with a max_time shorter than it takes is refused before anything runs (one
 #     FILE:LINE:COL line, exit 2, no results directory);
+#   - quota-1 takes over unpinned's solo rate (it places the neighbour alike), and neither the
+#     progress line's first total nor --dry-run counts that run: the total stays what ran;
 #   - nothing of the study is left.
 # About a minute.
 # ctest: cost=70
@@ -43,9 +45,22 @@ grep -q "^placer: $work/short.yaml:$line:11: max_time: 20s is less than the stud
   "$work/short.err" || fail "max_time 20s: $(cat "$work/short.err")"
 [ ! -e "$work/short" ] || fail "max_time 20s: a results directory was made"
 
-"$PLACER" bench --quiet --allow-inconclusive --prefix "$prefix" --out "$work/r" "$work/curves.yaml" \
+"$PLACER" bench --allow-inconclusive --prefix "$prefix" --out "$work/r" "$work/curves.yaml" \
   >"$work/r.out" 2>"$work/r.err" || { rc=$?; cat "$work/r.err" >&2; fail "the study exited $rc"; }
 bench_nothing_left "curves"
+# the progress line counts from the start what will run: quota-1 places the neighbour as unpinned
+# does and takes over its solo rate, a run neither the first line's total nor the dry run counts
+bench_progress_whole "$work/r.err" "the curve study"
+first=$(grep -o '\[[0-9]*/[0-9]*\]' "$work/r.err" | head -1)
+last=$(grep -o '\[[0-9]*/[0-9]*\]' "$work/r.err" | tail -1)
+[ "${first#*/}" = "${last#*/}" ] || fail "the progress total changed from $first to $last"
+grep -q "quota-1-r0: the neighbours are placed as in unpinned: its solo rate" "$work/r.err" ||
+  fail "quota-1 did not take over unpinned's solo rate: $(grep solo "$work/r.err")"
+"$PLACER" bench --dry-run --allow-inconclusive --prefix "$prefix" "$work/curves.yaml" >"$work/dry.out" 2>&1 || fail "dry run: $(cat "$work/dry.out")"
+grep -q "^pass quota-1 repeat 0: (the solo rates of unpinned) " "$work/dry.out" || fail "dry run: $(cat "$work/dry.out")"
+total=${last#*/}
+grep -q "^${total%]} runs of " "$work/dry.out" ||
+  fail "dry run: not the ${total%]} runs the study made: $(grep 'runs of' "$work/dry.out")"
 
 $PY - "$work/r" <<'PY' || fail "curves"
 import json, os, re, statistics, sys
