@@ -30,7 +30,7 @@ struct variant {
   const struct placer_instance *fio;
   char *fio_group;
   char *fio_cpus, *fio_mems;
-  bool solo_of_first; /* it takes over the first variant's solo rates (bench_solo_of_first) */
+  bool solo_of_first; /* it takes over the first variant's solo rates (setup.c) */
 };
 
 /* A file the study writes outside Ceph (files.c). */
@@ -194,11 +194,6 @@ struct bench_ceph_watch {
 int bench_ceph_watch_start(const struct pass *p, struct bench_ceph_watch *w, struct placer_error **err);
 int bench_ceph_watch_finish(struct bench_ceph_watch *w, struct placer_bench_run *run, struct placer_error **err);
 void bench_ceph_watch_free(struct bench_ceph_watch *w);
-
-/* setup.c: V places the neighbours exactly as variant 0 does (a quota or weight
- * sweep of storage): their solo rate, measured with storage idle, is variant
- * 0's, taken over in each pass, not measured again. */
-bool bench_solo_of_first(const struct bench *b, const struct variant *v);
 
 /* baseline.c: the hardware baseline's runs. */
 int bench_hardware_baseline(struct bench *b, struct placer_error **err);

@@ -171,6 +171,30 @@ static int resolve_sets(const struct bench *b, struct variant *v, const struct p
   return 0;
 }
 
+static bool is_neighbour_role(const struct bench *b, const char *role) {
+  for (size_t i = 0; i < b->study->n_neighbours; i++)
+    if (strcmp(b->study->neighbours[i].role, role) == 0)
+      return true;
+  return false;
+}
+
+/* V places the neighbours exactly as variant 0 does (a quota or weight
+ * sweep of storage): their solo rate, measured with storage idle, is
+ * variant 0's, taken over in each pass (run.c), not measured again. */
+static bool solo_of_first(const struct bench *b, const struct variant *v) {
+  const struct placer_plan *a = b->vars[0].plan, *p = v->plan;
+  for (size_t i = 0; i < p->n_instances; i++) {
+    const struct placer_instance *x = &p->instances[i];
+    if (!is_neighbour_role(b, x->role))
+      continue;
+    const struct placer_instance *y = placer_plan_find(a, x->name);
+    if (y == NULL || !hwloc_bitmap_isequal(x->cpus, y->cpus) || !hwloc_bitmap_isequal(x->mems, y->mems) ||
+        x->cpu_weight != y->cpu_weight || x->cpu_quota != y->cpu_quota || x->memory_bytes != y->memory_bytes)
+      return false;
+  }
+  return true;
+}
+
 static int load_variants(struct bench *b, struct placer_error **err) {
   const struct placer_study *s = b->study;
   struct placer_topology *topo = NULL;
@@ -269,7 +293,7 @@ static int load_variants(struct bench *b, struct placer_error **err) {
   }
   placer_topology_free(topo);
   for (size_t i = 1; rc == 0 && i < b->n_vars; i++)
-    b->vars[i].solo_of_first = bench_solo_of_first(b, &b->vars[i]);
+    b->vars[i].solo_of_first = solo_of_first(b, &b->vars[i]);
   return rc;
 }
 
@@ -295,27 +319,6 @@ static size_t neighbour_instances(const struct bench *b, const struct variant *v
     for (size_t i = 0; i < v->plan->n_instances; i++)
       n += strcmp(v->plan->instances[i].role, b->study->neighbours[k].role) == 0;
   return n;
-}
-
-static bool is_neighbour_role(const struct bench *b, const char *role) {
-  for (size_t i = 0; i < b->study->n_neighbours; i++)
-    if (strcmp(b->study->neighbours[i].role, role) == 0)
-      return true;
-  return false;
-}
-
-bool bench_solo_of_first(const struct bench *b, const struct variant *v) {
-  const struct placer_plan *a = b->vars[0].plan, *p = v->plan;
-  for (size_t i = 0; i < p->n_instances; i++) {
-    const struct placer_instance *x = &p->instances[i];
-    if (!is_neighbour_role(b, x->role))
-      continue;
-    const struct placer_instance *y = placer_plan_find(a, x->name);
-    if (y == NULL || !hwloc_bitmap_isequal(x->cpus, y->cpus) || !hwloc_bitmap_isequal(x->mems, y->mems) ||
-        x->cpu_weight != y->cpu_weight || x->cpu_quota != y->cpu_quota || x->memory_bytes != y->memory_bytes)
-      return false;
-  }
-  return true;
 }
 
 static int make_matrix(struct bench *b, struct placer_error **err) {
